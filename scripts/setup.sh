@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Installs what devspec needs on a Debian 12 machine (only what is missing), creates the
+# Python environment in .venv and builds everything into build/.
+#
+#   scripts/setup.sh [--no-build] [--no-python]
+#
+# Environment: DEVSPEC_BUILD_DIR (default build), DEVSPEC_CMAKE_ARGS (extra -D options),
+# DEVSPEC_JOBS (default: number of cores).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+build=1
+python=1
+for arg in "$@"; do
+    case "$arg" in
+    --no-build) build=0 ;;
+    --no-python) python=0 ;;
+    *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
+    esac
+done
+
+# System packages, all from Debian. Each is installed only if it is missing.
+packages=(cmake make gcc pkg-config git libcjson-dev ocl-icd-opencl-dev opencl-headers
+    pocl-opencl-icd clinfo python3 python3-venv python3-pip perl valgrind
+    libclang-rt-14-dev python3-torch)
+missing=()
+for p in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "setup: installing ${missing[*]}" >&2
+    sudo=""
+    [ "$(id -u)" -eq 0 ] || sudo=sudo
+    $sudo apt-get update -q
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+# Python: a virtual environment on Debian's interpreter with the pinned packages from PyPI.
+# It does not see the system site-packages: Debian's python3-torch needs Debian's NumPy 1.x,
+# so the torch adapter runs on /usr/bin/python3 itself (see adapters/adapters.json).
+if [ "$python" -eq 1 ]; then
+    if [ ! -x .venv/bin/python ]; then
+        /usr/bin/python3 -m venv .venv
+    fi
+    stamp=.venv/.requirements.sha256
+    want=$(sha256sum requirements.txt | cut -d' ' -f1)
+    if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+        .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+        echo "$want" >"$stamp"
+    fi
+fi
+
+if [ "$build" -eq 1 ]; then
+    dir=${DEVSPEC_BUILD_DIR:-build}
+    # shellcheck disable=SC2086
+    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${DEVSPEC_CMAKE_ARGS:-} >/dev/null
+    cmake --build "$dir" -j "${DEVSPEC_JOBS:-$(nproc)}"
+fi

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# The project's tests: set-up (scripts/setup.sh), then every test phase. Each phase prints
+# its own output; the last line counts the phases that passed and failed.
+#
+#   scripts/test.sh            all phases
+#   scripts/test.sh PHASE...   only these (names below)
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+
+export DEVSPEC_CMAKE_ARGS="${DEVSPEC_CMAKE_ARGS:--DDEVSPEC_WERROR=ON}"
+bash scripts/setup.sh || { echo "setup failed"; echo "phases: 0 passed, 1 failed"; exit 1; }
+
+jobs=$(nproc)
+# Two OpenCL devices on PoCL's CPU driver, so multi-device behaviour is exercised for real.
+export POCL_DEVICES="${POCL_DEVICES:-pthread pthread}"
+
+phase_build_asan() {
+    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDEVSPEC_SANITIZE=ON -DDEVSPEC_WERROR=ON \
+        -DDEVSPEC_BUILD_BENCH=OFF >/dev/null && cmake --build build-asan -j "$jobs"
+}
+phase_unit() { ctest --test-dir build --output-on-failure -j "$jobs"; }
+phase_asan() {
+    phase_build_asan || return 1
+    ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" \
+        LSAN_OPTIONS="suppressions=$top/.ci/lsan.supp:print_suppressions=0" \
+        UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
+        ctest --test-dir build-asan --output-on-failure -j "$jobs"
+}
+phase_tsan() {
+    cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DDEVSPEC_TSAN=ON -DDEVSPEC_WERROR=ON \
+        -DDEVSPEC_BUILD_BENCH=OFF >/dev/null && cmake --build build-tsan -j "$jobs" &&
+        TSAN_OPTIONS="halt_on_error=1:suppressions=$top/.ci/tsan.supp" \
+            ctest --test-dir build-tsan --output-on-failure -L threads
+}
+phase_spec() { .venv/bin/python spec/tools/check.py; }
+phase_python() {
+    [ -d adapters/python/tests ] || { echo "no Python adapter tests yet"; return 0; }
+    .venv/bin/python -m pytest -q adapters/python/tests
+}
+phase_suite() { bash scripts/run-suite.sh --no-setup; }
+
+all=(unit asan tsan spec python suite)
+want=("$@")
+[ ${#want[@]} -gt 0 ] || want=("${all[@]}")
+passed=0
+failed=0
+failures=()
+for p in "${want[@]}"; do
+    if ! declare -F "phase_$p" >/dev/null; then
+        echo "test.sh: unknown phase '$p' (phases: ${all[*]})" >&2
+        exit 2
+    fi
+    echo "=== phase $p"
+    if "phase_$p"; then
+        passed=$((passed + 1))
+    else
+        failed=$((failed + 1))
+        failures+=("$p")
+    fi
+done
+[ ${#failures[@]} -eq 0 ] || echo "failed phases: ${failures[*]}"
+echo "phases: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
