@@ -1,0 +1,635 @@
+/*
+ * refarray.h: the public interface of refarray, devspec's reference array library.
+ *
+ * This header is the manual. refarray is a small array library whose every behaviour is a
+ * deliberate reading of the device parts of the Python array API standard, of the early
+ * draft's device-string syntax and of Ivy's default-device control. Statement IDs in the
+ * comments (DEV-..., DRAFT-STR-..., IVY-...) refer to spec/statements.json; the choices the
+ * standard leaves open are recorded in spec/decisions.md.
+ *
+ * Conventions used throughout:
+ *  - Actions return an int status: RA_OK (0) on success, a negative RA_E_... code on error.
+ *    The status table below gives each code a name, a message and a kind (the Python
+ *    exception the standard would raise). On error, out-parameters are left NULL (or
+ *    untouched for value outputs), nothing is changed, and the detail (which input, why) is
+ *    available from ra_ctx_message() in the same thread.
+ *  - Getters return the value; predicates return bool.
+ *  - Whoever creates destroys. Arrays are reference counted: every ra_array * returned
+ *    through an out-parameter is a new reference the caller must give back with
+ *    ra_array_release(). ra_..._destroy(NULL) and ra_array_release(NULL) are no-ops.
+ *  - refarray never aborts, exits or prints.
+ *  - Thread safety: a context may be used from several threads at once. Arrays are
+ *    immutable after creation, so they may be shared between threads. Scoped defaults, soft
+ *    device mode and the detail message are per thread (and per context).
+ */
+#ifndef REFARRAY_H
+#define REFARRAY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(RA_BUILDING_LIBRARY)
+#define RA_API __attribute__((visibility("default")))
+#else
+#define RA_API
+#endif
+
+#define RA_VERSION_MAJOR 0
+#define RA_VERSION_MINOR 1
+#define RA_VERSION_PATCH 0
+
+/* The library's version string, "MAJOR.MINOR.PATCH". Static storage. */
+RA_API const char *ra_version(void);
+
+/* ---------------------------------------------------------------------------------------
+ * Status codes
+ *
+ * One table: X(NAME, value, message, kind). Codes are only ever appended; a value is never
+ * reused. RA_OK is 0 and is not in the table.
+ * ------------------------------------------------------------------------------------- */
+#define RA_STATUS_TABLE(X)                                                                     \
+    X(RA_E_NULL, -1, "a required argument is NULL", "TypeError")                               \
+    X(RA_E_ARG, -2, "invalid argument", "ValueError")                                          \
+    X(RA_E_DEVICE_SYNTAX, -3, "malformed device string", "ValueError")                         \
+    X(RA_E_DEVICE_TYPE, -4, "unknown device type", "ValueError")                               \
+    X(RA_E_DEVICE_UNAVAILABLE, -5, "device not available", "ValueError")                       \
+    X(RA_E_DEVICE_MISMATCH, -6, "arrays are on different devices", "ValueError")               \
+    X(RA_E_DTYPE, -7, "unsupported data type for this operation", "TypeError")                 \
+    X(RA_E_DTYPE_DEVICE, -8, "data type not supported on this device", "ValueError")           \
+    X(RA_E_SHAPE, -9, "invalid shape", "ValueError")                                           \
+    X(RA_E_BROADCAST, -10, "shapes cannot be broadcast together", "ValueError")                \
+    X(RA_E_AXIS, -11, "axis out of range", "IndexError")                                       \
+    X(RA_E_NOMEM, -12, "out of memory", "MemoryError")                                         \
+    X(RA_E_TOO_LARGE, -13, "array size exceeds the addressable range", "ValueError")           \
+    X(RA_E_BUFFER, -14, "buffer too small or of the wrong size", "BufferError")                \
+    X(RA_E_SCALAR, -15, "scalar operand not allowed here", "TypeError")                        \
+    X(RA_E_SCALAR_RANGE, -16, "scalar out of range for the data type", "ValueError")           \
+    X(RA_E_COPY, -17, "a copy is required but copy=False was requested", "ValueError")         \
+    X(RA_E_STREAM, -18, "invalid stream for this device", "ValueError")                        \
+    X(RA_E_SCOPE_EMPTY, -19, "no scoped default device to pop", "RuntimeError")                \
+    X(RA_E_NOT_MEASURABLE, -20, "quantity cannot be measured on this device",                 \
+      "NotImplementedError")                                                                   \
+    X(RA_E_NOT_IMPLEMENTED, -21, "operation not implemented", "NotImplementedError")          \
+    X(RA_E_BACKEND, -22, "device backend failure", "RuntimeError")                             \
+    X(RA_E_EMPTY_REDUCTION, -23, "reduction over an empty axis has no identity",              \
+      "ValueError")
+
+enum ra_status {
+    RA_OK = 0,
+#define RA_STATUS_ENUM_(name, value, message, kind) name = value,
+    RA_STATUS_TABLE(RA_STATUS_ENUM_)
+#undef RA_STATUS_ENUM_
+};
+
+/* The status's name ("RA_E_ARG", "RA_OK"), or "RA_E_UNKNOWN" for a value not in the table. */
+RA_API const char *ra_status_name(int status);
+/* The status's fixed message ("invalid argument"), or "unknown status". */
+RA_API const char *ra_status_message(int status);
+/* The Python exception name the standard would raise for this status ("ValueError"); NULL
+ * for RA_OK; "RuntimeError" for a value not in the table. */
+RA_API const char *ra_status_kind(int status);
+
+/* ---------------------------------------------------------------------------------------
+ * Contexts, allocation and the detail message
+ * ------------------------------------------------------------------------------------- */
+
+/* A context owns the discovered devices, their backends (and kernel caches) and the global
+ * default device. Scoped defaults and soft device mode are per thread within a context. */
+typedef struct ra_ctx ra_ctx;
+
+/* The allocation hook. Every allocation refarray makes for a context (the context itself,
+ * array headers, host array data, per-thread state, staging buffers) goes through it.
+ * alloc(n, ud) returns NULL on failure; release(p, ud) accepts NULL. Memory a device
+ * backend allocates on the device itself (OpenCL buffers) does not go through the hook. */
+typedef struct ra_allocator {
+    void *(*alloc)(size_t size, void *user_data);
+    void (*release)(void *ptr, void *user_data);
+    void *user_data;
+} ra_allocator;
+
+enum ra_ctx_flags {
+    /* Do not open the OpenCL backend: the context has only the cpu device. */
+    RA_CTX_NO_OPENCL = 1u << 0,
+};
+
+typedef struct ra_ctx_options {
+    /* NULL: malloc/free. The struct is copied; the functions must stay valid for the
+     * context's lifetime. */
+    const ra_allocator *allocator;
+    unsigned flags; /* ra_ctx_flags, or 0 */
+} ra_ctx_options;
+
+/* Creates a context and discovers devices: cpu (host memory) always, gpu:0..gpu:N-1 for the
+ * OpenCL devices the ICD loader lists when the library was built with OpenCL and
+ * RA_CTX_NO_OPENCL is not set. opts NULL means all defaults. *out receives the context.
+ * Returns RA_E_NULL (out NULL), RA_E_NOMEM, RA_E_BACKEND (device discovery failed; the
+ * detail is in ra_ctx_message(NULL)). */
+RA_API int ra_ctx_create(const ra_ctx_options *opts, ra_ctx **out);
+
+/* Destroys the context, its backends and every thread's state in it. Every array created in
+ * the context must have been released before. NULL is a no-op. */
+RA_API void ra_ctx_destroy(ra_ctx *ctx);
+
+/* The detail message of the calling thread's last error in ctx ("device string 'GPU:0':
+ * upper-case type; types are lower-case cpu, gpu, tpu"), or "" if none. With ctx NULL: the
+ * last error of a call made with a NULL context (ra_device_parse(NULL, ...), a failed
+ * ra_ctx_create). Valid until the thread's next call into refarray with the same ctx. */
+RA_API const char *ra_ctx_message(const ra_ctx *ctx);
+
+/* Frees the calling thread's state in ctx (scoped defaults, soft mode, message). Optional:
+ * a thread that used ctx and is about to exit may call it; otherwise the state lives until
+ * ra_ctx_destroy. */
+RA_API void ra_ctx_thread_release(ra_ctx *ctx);
+
+/* ---------------------------------------------------------------------------------------
+ * Devices (DRAFT-STR-*, DEV-DS-4)
+ * ------------------------------------------------------------------------------------- */
+
+typedef enum ra_device_type {
+    RA_DEVICE_CPU = 1, /* host memory; exactly one: cpu (== cpu:0) */
+    RA_DEVICE_GPU = 2, /* the N-th OpenCL device the ICD loader lists */
+    RA_DEVICE_TPU = 3, /* valid syntax, never available */
+} ra_device_type;
+
+/* A device is a small value. Two devices are equal when type and index are equal
+ * (ra_device_eq). The index is always >= 0: a device string without an index means index
+ * 0, so "cpu" == "cpu:0" and "gpu" == "gpu:0" (spec/decisions.md, "Device strings"). */
+typedef struct ra_device {
+    ra_device_type type;
+    int32_t index;
+} ra_device;
+
+#define RA_CPU ((ra_device){RA_DEVICE_CPU, 0})
+
+/* The longest canonical device string including its NUL ("tpu:2147483647"). */
+#define RA_DEVICE_STR_MAX 16
+
+/* Parses the string form 'type:index' (DRAFT-STR-1..3): a lower-case type cpu, gpu or tpu,
+ * optionally ':' and a decimal index of ASCII digits without sign, leading zeros or spaces,
+ * at most 2147483647. Parsing checks syntax and type only, not availability: a device
+ * value names a device; using one that is not available (creating an array on it, moving
+ * to it, making it the default) is RA_E_DEVICE_UNAVAILABLE. ctx may be NULL (the detail
+ * then goes to ra_ctx_message(NULL)). Returns RA_E_NULL (text or out NULL),
+ * RA_E_DEVICE_SYNTAX (malformed), RA_E_DEVICE_TYPE (well-formed but unknown type); the
+ * message quotes the input and says what is wrong. */
+RA_API int ra_device_parse(ra_ctx *ctx, const char *text, ra_device *out);
+
+/* Builds a device from a type name ("cpu", "gpu", "tpu") and an index >= 0 (OneFlow's
+ * device(type, index)). The type must not carry an index. Returns RA_E_NULL,
+ * RA_E_DEVICE_TYPE, RA_E_DEVICE_SYNTAX (type with ':' or other junk), RA_E_ARG (index < 0
+ * or > INT32_MAX). */
+RA_API int ra_device_from_type_index(ra_ctx *ctx, const char *type, int64_t index,
+                                     ra_device *out);
+
+/* A legacy integer ordinal N means gpu:N (OneFlow's device(1)). Returns RA_E_NULL, RA_E_ARG
+ * (N < 0 or > INT32_MAX). */
+RA_API int ra_device_from_ordinal(ra_ctx *ctx, int64_t ordinal, ra_device *out);
+
+/* Writes the canonical string ("cpu", "gpu:1", "tpu:0") into buf (cap bytes, NUL
+ * terminated). cpu has no index in its canonical form; gpu and tpu always have one.
+ * Returns RA_E_NULL, RA_E_ARG (not a valid device value), RA_E_BUFFER (cap too small;
+ * RA_DEVICE_STR_MAX always suffices). */
+RA_API int ra_device_format(ra_device dev, char *buf, size_t cap);
+
+/* The type's name: "cpu", "gpu", "tpu"; NULL for a value outside ra_device_type. */
+RA_API const char *ra_device_type_name(ra_device_type type);
+
+/* Equality of devices (DEV-DS-4): same type and same index. */
+RA_API bool ra_device_eq(ra_device a, ra_device b);
+
+/* Whether dev is available in ctx (listed by ra_info_devices). */
+RA_API bool ra_device_is_available(const ra_ctx *ctx, ra_device dev);
+
+/* RA_OK when dev is available in ctx; otherwise RA_E_DEVICE_UNAVAILABLE with a message that
+ * names the device and lists the available ones (RA_E_ARG for an invalid value). */
+RA_API int ra_device_check(ra_ctx *ctx, ra_device dev);
+
+/* Facts about an available device. */
+typedef struct ra_device_props {
+    char name[128];    /* the backend's device name ("host", PoCL's "cpu-..." name) */
+    char backend[16];  /* "host" or "opencl" */
+    uint64_t total_memory; /* bytes */
+    bool has_float64;  /* float64 and complex128 supported */
+    int compute_units;
+} ra_device_props;
+
+/* Fills *out for an available device. Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE. */
+RA_API int ra_device_props_get(ra_ctx *ctx, ra_device dev, ra_device_props *out);
+
+/* The device's default stream or queue for ra_to_device: NULL for cpu (no streams), the
+ * device's cl_command_queue for an OpenCL device (borrowed; the context owns it).
+ * Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE. */
+RA_API int ra_device_default_stream(ra_ctx *ctx, ra_device dev, void **out);
+
+/* ---------------------------------------------------------------------------------------
+ * Data types
+ * ------------------------------------------------------------------------------------- */
+
+typedef enum ra_dtype {
+    RA_DTYPE_DEFAULT = 0, /* in options: the function's default */
+    RA_BOOL = 1,
+    RA_INT8,
+    RA_INT16,
+    RA_INT32,
+    RA_INT64,
+    RA_UINT8,
+    RA_UINT16,
+    RA_UINT32,
+    RA_UINT64,
+    RA_FLOAT32,
+    RA_FLOAT64,
+    RA_COMPLEX64,
+    RA_COMPLEX128,
+} ra_dtype;
+
+#define RA_DTYPE_COUNT 13 /* RA_BOOL..RA_COMPLEX128 */
+
+/* The array API name ("float32"); NULL for a value outside RA_BOOL..RA_COMPLEX128. */
+RA_API const char *ra_dtype_name(ra_dtype dtype);
+/* Parses an array API dtype name. Returns RA_E_NULL, RA_E_ARG (unknown name). */
+RA_API int ra_dtype_parse(ra_ctx *ctx, const char *name, ra_dtype *out);
+/* Bytes per element (1..16); 0 for an invalid value. */
+RA_API size_t ra_dtype_size(ra_dtype dtype);
+
+/* Dtype kinds for ra_info_dtypes, as flags (the standard's kind= strings). */
+enum ra_dtype_kind {
+    RA_KIND_BOOL = 1u << 0,
+    RA_KIND_SIGNED_INTEGER = 1u << 1,
+    RA_KIND_UNSIGNED_INTEGER = 1u << 2,
+    RA_KIND_REAL_FLOATING = 1u << 3,
+    RA_KIND_COMPLEX_FLOATING = 1u << 4,
+    RA_KIND_INTEGRAL = RA_KIND_SIGNED_INTEGER | RA_KIND_UNSIGNED_INTEGER,
+    RA_KIND_NUMERIC = RA_KIND_INTEGRAL | RA_KIND_REAL_FLOATING | RA_KIND_COMPLEX_FLOATING,
+    RA_KIND_ALL = RA_KIND_BOOL | RA_KIND_NUMERIC,
+};
+
+/* The kind flag of one dtype (exactly one bit); 0 for an invalid value. */
+RA_API unsigned ra_dtype_kind(ra_dtype dtype);
+
+/* ---------------------------------------------------------------------------------------
+ * Scalars (Python scalars as operands and fill values)
+ * ------------------------------------------------------------------------------------- */
+
+typedef enum ra_scalar_kind {
+    RA_SCALAR_BOOL = 1,
+    RA_SCALAR_INT = 2,     /* Python int within int64 */
+    RA_SCALAR_FLOAT = 3,   /* Python float */
+    RA_SCALAR_COMPLEX = 4, /* Python complex */
+} ra_scalar_kind;
+
+typedef struct ra_scalar {
+    ra_scalar_kind kind;
+    bool b;
+    int64_t i;
+    double re, im; /* float: re; complex: re + im*j */
+} ra_scalar;
+
+static inline ra_scalar ra_scalar_bool(bool b)
+{
+    ra_scalar s = {RA_SCALAR_BOOL, b, 0, 0.0, 0.0};
+    return s;
+}
+static inline ra_scalar ra_scalar_int(int64_t i)
+{
+    ra_scalar s = {RA_SCALAR_INT, false, i, 0.0, 0.0};
+    return s;
+}
+static inline ra_scalar ra_scalar_float(double re)
+{
+    ra_scalar s = {RA_SCALAR_FLOAT, false, 0, re, 0.0};
+    return s;
+}
+static inline ra_scalar ra_scalar_complex(double re, double im)
+{
+    ra_scalar s = {RA_SCALAR_COMPLEX, false, 0, re, im};
+    return s;
+}
+
+/* ---------------------------------------------------------------------------------------
+ * Arrays
+ * ------------------------------------------------------------------------------------- */
+
+/* A contiguous, C-ordered array with a dtype, a shape and a device. Immutable after
+ * creation; reference counted. */
+typedef struct ra_array ra_array;
+
+#define RA_MAX_NDIM 32
+
+/* Adds a reference to x and returns x (NULL stays NULL). */
+RA_API ra_array *ra_array_retain(const ra_array *x);
+/* Gives back one reference; the last one frees the array and its device memory. */
+RA_API void ra_array_release(ra_array *x);
+
+/* The array's device: the .device attribute (DEV-ATTR-1). */
+RA_API ra_device ra_array_device(const ra_array *x);
+RA_API ra_dtype ra_array_dtype(const ra_array *x);
+RA_API size_t ra_array_ndim(const ra_array *x);
+/* The shape, ndim entries, owned by the array (NULL for a 0-d array). */
+RA_API const int64_t *ra_array_shape(const ra_array *x);
+/* Number of elements (1 for 0-d). */
+RA_API int64_t ra_array_size(const ra_array *x);
+/* Size in bytes of the data (size * dtype size). */
+RA_API size_t ra_array_nbytes(const ra_array *x);
+
+/* Copies the array's data to host memory dst (C order, the array's dtype) without moving
+ * the array. dst_bytes must equal ra_array_nbytes(x). Returns RA_E_NULL, RA_E_BUFFER (wrong
+ * size), RA_E_BACKEND. */
+RA_API int ra_array_read(ra_ctx *ctx, const ra_array *x, void *dst, size_t dst_bytes);
+
+/* DLPack's __dlpack_device__: kDLCPU (1) with id 0 for cpu, kDLOpenCL (4) with the gpu
+ * index for gpu (DEV-DLP-1). Returns RA_E_NULL. */
+RA_API int ra_array_dlpack_device(const ra_array *x, int32_t *device_type, int32_t *device_id);
+
+/* ---------------------------------------------------------------------------------------
+ * Creation: options and functions (DEV-CREATE-*, DEV-DS-9)
+ * ------------------------------------------------------------------------------------- */
+
+/* copy= of asarray and astype. */
+typedef enum ra_copy {
+    RA_COPY_DEFAULT = 0, /* the function's default: asarray copies if needed, astype always */
+    RA_COPY_IF_NEEDED,   /* copy=None */
+    RA_COPY_ALWAYS,      /* copy=True */
+    RA_COPY_NEVER,       /* copy=False: RA_E_COPY when a copy is needed */
+} ra_copy;
+
+/* Options, so that C reads like keywords:
+ *   ra_zeros(ctx, shape, 2, &(ra_opts){.dtype = RA_FLOAT32, .device = "gpu:0"}, &x);
+ * A NULL options pointer means all defaults. */
+typedef struct ra_opts {
+    ra_dtype dtype;         /* RA_DTYPE_DEFAULT: the function's default */
+    const char *device;     /* device string; NULL = not given */
+    const ra_device *device_value; /* device value; NULL = not given; not both */
+    ra_copy copy;           /* asarray and astype only */
+} ra_opts;
+
+/* Where the result of a function with a device option goes (the inference order,
+ * DEV-DS-14b, IVY-...): an explicit device (opts->device or opts->device_value) wins;
+ * otherwise the device of the array argument (asarray from an array, *_like, astype);
+ * otherwise the calling thread's innermost scoped default (ra_default_push); otherwise the
+ * context's global default. ra_ctx_set_inference selects the 2021.12-2024.12 order instead.
+ * An explicit device that is malformed or not available is an error (RA_E_DEVICE_SYNTAX,
+ * RA_E_DEVICE_TYPE, RA_E_DEVICE_UNAVAILABLE, ValueError kind). */
+
+/* Default dtypes: float64 for zeros/ones/empty/full with a float fill/linspace/eye (float32
+ * on a device without float64), int64 for integer fills and integer arange, bool for a bool
+ * fill, complex128 (complex64) for a complex fill. A dtype the device does not support is
+ * RA_E_DTYPE_DEVICE (DEV-DS-17).
+ *
+ * Common errors of the creation functions: RA_E_NULL (ctx, out, or shape with ndim > 0
+ * NULL), RA_E_SHAPE (negative extent, ndim > RA_MAX_NDIM), RA_E_TOO_LARGE, RA_E_ARG (both
+ * device and device_value given, invalid dtype value), the device errors above,
+ * RA_E_DTYPE_DEVICE, RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_zeros(ra_ctx *ctx, const int64_t *shape, size_t ndim, const ra_opts *opts,
+                    ra_array **out);
+RA_API int ra_ones(ra_ctx *ctx, const int64_t *shape, size_t ndim, const ra_opts *opts,
+                   ra_array **out);
+/* Like zeros; refarray initialises the memory to zero anyway, so nothing is undefined. */
+RA_API int ra_empty(ra_ctx *ctx, const int64_t *shape, size_t ndim, const ra_opts *opts,
+                    ra_array **out);
+/* The default dtype follows the fill value's kind. RA_E_SCALAR_RANGE when the value does
+ * not fit an explicit integer dtype; RA_E_DTYPE when its kind cannot be stored in the
+ * dtype (a float into an integer dtype, a complex into a real one). */
+RA_API int ra_full(ra_ctx *ctx, const int64_t *shape, size_t ndim, ra_scalar fill_value,
+                   const ra_opts *opts, ra_array **out);
+/* arange(start, stop, step): stop NULL means arange(0, start); step NULL means 1. Integer
+ * scalars give int64 by default, any float gives float64. RA_E_ARG for step 0 or a bool or
+ * complex argument. */
+RA_API int ra_arange(ra_ctx *ctx, ra_scalar start, const ra_scalar *stop, const ra_scalar *step,
+                     const ra_opts *opts, ra_array **out);
+/* num >= 0 evenly spaced values from start to stop (inclusive when endpoint). RA_E_ARG for
+ * num < 0; RA_E_DTYPE for an integer or bool dtype. */
+RA_API int ra_linspace(ra_ctx *ctx, ra_scalar start, ra_scalar stop, int64_t num, bool endpoint,
+                       const ra_opts *opts, ra_array **out);
+/* Ones on the k-th diagonal of an n_rows x n_cols matrix; n_cols < 0 means n_rows. RA_E_ARG
+ * for n_rows < 0. */
+RA_API int ra_eye(ra_ctx *ctx, int64_t n_rows, int64_t n_cols, int64_t k, const ra_opts *opts,
+                  ra_array **out);
+
+/* The *_like functions: x's shape and (unless opts->dtype) dtype; on x's device unless an
+ * explicit device is given (DEV-CREATE-3). */
+RA_API int ra_zeros_like(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array **out);
+RA_API int ra_ones_like(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array **out);
+RA_API int ra_empty_like(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array **out);
+RA_API int ra_full_like(ra_ctx *ctx, const ra_array *x, ra_scalar fill_value, const ra_opts *opts,
+                        ra_array **out);
+
+/* asarray from host memory: data holds size(shape) elements of dtype in C order (copied).
+ * opts->dtype casts (RA_E_DTYPE for a cast that loses the kind: complex to real, float to
+ * integer is allowed as in astype). The result goes where the inference order says (there
+ * is no array argument). opts->copy is ignored (host data is always copied). */
+RA_API int ra_asarray_buffer(ra_ctx *ctx, const void *data, ra_dtype dtype, const int64_t *shape,
+                             size_t ndim, const ra_opts *opts, ra_array **out);
+/* asarray of a Python scalar: a 0-d array; default dtype as for ra_full. */
+RA_API int ra_asarray_scalar(ra_ctx *ctx, ra_scalar value, const ra_opts *opts, ra_array **out);
+/* asarray of an array: on x's device unless an explicit device is given (DEV-CREATE-2).
+ * With copy if-needed (the default) and nothing to change, *out is x itself (retained);
+ * RA_COPY_ALWAYS gives a new array; RA_COPY_NEVER with a dtype or device change is
+ * RA_E_COPY. */
+RA_API int ra_asarray(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array **out);
+/* astype: x's values converted to dtype (C casts; float to integer truncates toward zero,
+ * complex to real is RA_E_DTYPE), on x's device unless an explicit device is given
+ * (DEV-CREATE-6). The default copy is always; RA_COPY_IF_NEEDED or RA_COPY_NEVER with the
+ * same dtype and device returns x itself (retained). opts->dtype is ignored. */
+RA_API int ra_astype(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, const ra_opts *opts,
+                     ra_array **out);
+
+/* to_device (DEV-TODEV-*): a copy of x on dev with the same dtype, shape and values.
+ * stream NULL uses the destination device's default queue; otherwise it must be that
+ * device's stream (for an OpenCL device a cl_command_queue of it; cpu has no streams, so a
+ * non-NULL stream is RA_E_STREAM). The copy is complete when the call returns. When dev is
+ * x's own device, *out is x itself (retained): no copy (spec/decisions.md). Returns
+ * RA_E_NULL, RA_E_DEVICE_UNAVAILABLE, RA_E_DTYPE_DEVICE, RA_E_STREAM, RA_E_NOMEM,
+ * RA_E_BACKEND. */
+RA_API int ra_to_device(ra_ctx *ctx, const ra_array *x, ra_device dev, void *stream,
+                        ra_array **out);
+
+/* ---------------------------------------------------------------------------------------
+ * Operations (DEV-DS-10, DEV-DS-11, DEV-DS-12)
+ *
+ * Outputs live on the inputs' device. Arrays on different devices are RA_E_DEVICE_MISMATCH
+ * (ValueError kind), naming both devices, unless soft device mode is on (then every input
+ * is moved to the default device first and the result is there). Python scalars take the
+ * array operand's device and dtype (the scalar must be representable in the array's kind).
+ * Promotion between two arrays follows the standard's table within a kind (bool, signed,
+ * unsigned, mixed integers, floating, complex); mixing kinds (bool with numbers, integers
+ * with floating) and int64/uint64 are RA_E_DTYPE.
+ * ------------------------------------------------------------------------------------- */
+
+/* An operand: an array, or (array NULL) a Python scalar. */
+typedef struct ra_operand {
+    const ra_array *array;
+    ra_scalar scalar;
+} ra_operand;
+
+static inline ra_operand ra_operand_array(const ra_array *x)
+{
+    ra_operand o = {x, {RA_SCALAR_INT, false, 0, 0.0, 0.0}};
+    return o;
+}
+static inline ra_operand ra_operand_scalar(ra_scalar s)
+{
+    ra_operand o = {NULL, s};
+    return o;
+}
+
+typedef enum ra_binop {
+    RA_ADD = 1,
+    RA_SUBTRACT,
+    RA_MULTIPLY,
+    RA_DIVIDE,  /* floating and complex only */
+    RA_EQUAL,   /* result bool */
+    RA_LESS,    /* result bool; real dtypes only */
+    RA_MAXIMUM, /* real dtypes only; NaN propagates */
+} ra_binop;
+
+typedef enum ra_unop {
+    RA_NEGATIVE = 1, /* numeric */
+    RA_ABS,          /* numeric; complex gives the real magnitude dtype */
+    RA_SQRT,         /* floating and complex only */
+} ra_unop;
+
+typedef enum ra_reduceop {
+    RA_SUM = 1, /* bool and signed integers sum in int64, unsigned in uint64, floats keep */
+    RA_MAX,     /* real numeric; RA_E_EMPTY_REDUCTION on an empty axis */
+} ra_reduceop;
+
+/* The operation's name ("add", "negative", "sum"), or NULL. */
+RA_API const char *ra_binop_name(ra_binop op);
+RA_API const char *ra_unop_name(ra_unop op);
+RA_API const char *ra_reduceop_name(ra_reduceop op);
+
+/* Elementwise x1 op x2 with broadcasting. At least one operand must be an array
+ * (RA_E_SCALAR). Returns RA_E_NULL, RA_E_ARG (op), RA_E_SCALAR, RA_E_SCALAR_RANGE,
+ * RA_E_DTYPE, RA_E_BROADCAST, RA_E_DEVICE_MISMATCH, RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out);
+
+/* Elementwise op x. Returns RA_E_NULL, RA_E_ARG, RA_E_DTYPE, RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out);
+
+/* Reduction over every axis (axis NULL: a 0-d result on x's device, DEV-ATTR-2) or over one
+ * axis (negative counts from the end). Returns RA_E_NULL, RA_E_ARG, RA_E_AXIS, RA_E_DTYPE,
+ * RA_E_EMPTY_REDUCTION, RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis,
+                     ra_array **out);
+
+/* Matrix product with the standard's rules: 1-D operands are promoted and the added axis
+ * removed; more than 2-D stacks of matrices broadcast. Numeric dtypes. Returns RA_E_NULL,
+ * RA_E_SHAPE (0-d operand or inner sizes differ), RA_E_BROADCAST, RA_E_DTYPE,
+ * RA_E_DEVICE_MISMATCH, RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out);
+
+/* Joins n >= 1 arrays of the same shape along a new axis (-ndim-1 <= axis <= ndim). The
+ * result dtype is the promotion of all. Returns RA_E_NULL, RA_E_ARG (n == 0), RA_E_SHAPE,
+ * RA_E_AXIS, RA_E_DTYPE, RA_E_DEVICE_MISMATCH, RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis,
+                    ra_array **out);
+
+/* ---------------------------------------------------------------------------------------
+ * Default devices, scopes and soft device mode (DEV-DS-13, DEV-DS-14a/b, IVY-...)
+ * ------------------------------------------------------------------------------------- */
+
+/* The device a creation function uses now with no device option and no array argument:
+ * the calling thread's innermost scoped default, else the global default. */
+RA_API ra_device ra_default_device(ra_ctx *ctx);
+
+/* The context's global default (shared by every thread). The built-in default is gpu:0
+ * when available, else cpu. */
+RA_API ra_device ra_default_global(ra_ctx *ctx);
+
+/* Sets the global default. Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE (nothing changes). */
+RA_API int ra_default_set(ra_ctx *ctx, ra_device dev);
+
+/* Back to the built-in default. Returns RA_E_NULL. */
+RA_API int ra_default_unset(ra_ctx *ctx);
+
+/* Enters a scoped default for the calling thread only (the C analogue of Ivy's
+ * DefaultDevice context manager): until the matching pop, the thread's default device is
+ * dev, and soft device mode is on (pushed as with ra_soft_set(ctx, true)). Scopes nest.
+ * Other threads are not affected. Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE, RA_E_NOMEM. */
+RA_API int ra_default_push(ra_ctx *ctx, ra_device dev);
+
+/* Leaves the calling thread's innermost scope: restores the previous scoped default (or
+ * none) and pops the soft mode entry its push made (so the soft mode of before the push is
+ * back, unless the scope itself changed the soft mode stack: see spec/decisions.md).
+ * Returns RA_E_NULL, RA_E_SCOPE_EMPTY (no scope; nothing changes). */
+RA_API int ra_default_pop(ra_ctx *ctx);
+
+/* The calling thread's number of open scopes. */
+RA_API size_t ra_default_depth(ra_ctx *ctx);
+
+/* Soft device mode, per thread, as a stack like Ivy's: ra_soft_set pushes a value,
+ * ra_soft_unset pops one (a no-op on an empty stack), ra_soft_get reads the top (false when
+ * empty). Returns RA_E_NULL, RA_E_NOMEM. */
+RA_API int ra_soft_set(ra_ctx *ctx, bool enabled);
+RA_API int ra_soft_unset(ra_ctx *ctx);
+RA_API bool ra_soft_get(ra_ctx *ctx);
+
+/* The inference order for functions with a device option. */
+typedef enum ra_inference {
+    /* 2025.12 (DEV-DS-14b), the default: explicit > array argument > scope > global. */
+    RA_INFER_2025 = 0,
+    /* 2021.12-2024.12 read literally (DEV-DS-14a): explicit > scope > array argument >
+     * global. */
+    RA_INFER_LEGACY = 1,
+} ra_inference;
+
+/* Sets the inference order for the whole context. Returns RA_E_NULL, RA_E_ARG. */
+RA_API int ra_ctx_set_inference(ra_ctx *ctx, ra_inference rule);
+RA_API ra_inference ra_ctx_inference(const ra_ctx *ctx);
+
+/* ---------------------------------------------------------------------------------------
+ * Inspection (the standard's info namespace, DEV-INFO-*)
+ * ------------------------------------------------------------------------------------- */
+
+/* The available devices in refarray's order: cpu first, then gpu:0..gpu:N-1. Writes up to
+ * cap devices to out (out may be NULL when cap is 0) and the total number to *count.
+ * Returns RA_E_NULL (ctx or count NULL, or out NULL with cap > 0). */
+RA_API int ra_info_devices(const ra_ctx *ctx, ra_device *out, size_t cap, size_t *count);
+
+/* The default dtypes on a device (the standard's default_dtypes). */
+typedef struct ra_default_dtypes {
+    ra_dtype real_floating;
+    ra_dtype complex_floating;
+    ra_dtype integral;
+    ra_dtype indexing;
+} ra_default_dtypes;
+
+/* dev NULL means the current default device (DEV-INFO-8). Returns RA_E_NULL,
+ * RA_E_DEVICE_UNAVAILABLE. */
+RA_API int ra_info_default_dtypes(ra_ctx *ctx, const ra_device *dev, ra_default_dtypes *out);
+
+/* The dtypes supported on dev (NULL: the current default device) of the kinds in
+ * kind_mask (ra_dtype_kind flags; 0 means all), as a bit set: bit d is set when dtype d is
+ * supported. A device without float64 leaves out float64 and complex128. Returns RA_E_NULL,
+ * RA_E_DEVICE_UNAVAILABLE, RA_E_ARG (unknown kind bits). */
+RA_API int ra_info_dtypes(ra_ctx *ctx, const ra_device *dev, unsigned kind_mask, uint32_t *out);
+
+/* ---------------------------------------------------------------------------------------
+ * Device utilities (Ivy's device utilities)
+ * ------------------------------------------------------------------------------------- */
+
+/* Number of available gpu devices in ctx (0 when ctx is NULL). */
+RA_API int ra_util_num_gpus(const ra_ctx *ctx);
+/* Number of online CPU cores of this machine (at least 1). */
+RA_API int ra_util_num_cpu_cores(void);
+/* Total memory of an available device in bytes (host: physical memory; OpenCL:
+ * CL_DEVICE_GLOBAL_MEM_SIZE). Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE. */
+RA_API int ra_util_total_memory(ra_ctx *ctx, ra_device dev, uint64_t *out);
+/* Bytes of array data refarray currently holds on the device in this context. Returns
+ * RA_E_NULL, RA_E_DEVICE_UNAVAILABLE. */
+RA_API int ra_util_used_memory(ra_ctx *ctx, ra_device dev, uint64_t *out);
+/* Utilisation in percent [0, 100] where the backend can measure it; otherwise
+ * RA_E_NOT_MEASURABLE (NotImplementedError kind) and *out untouched: refarray never
+ * invents a number. Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE, RA_E_NOT_MEASURABLE. */
+RA_API int ra_util_utilisation(ra_ctx *ctx, ra_device dev, double *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* REFARRAY_H */

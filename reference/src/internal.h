@@ -1,0 +1,132 @@
+/*
+ * internal.h: refarray's internal declarations shared by the core's modules (context,
+ * devices, arrays, creation, operations, defaults, inspection). Backends see only
+ * backend.h.
+ */
+#ifndef RA_INTERNAL_H
+#define RA_INTERNAL_H
+
+#include "backend.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#define RA_MESSAGE_MAX 512
+
+/* One device of a context: its value, backend and facts. */
+typedef struct ra__dev {
+    ra_device device;
+    const ra__backend_ops *ops;
+    void *impl;
+    ra__device_info info;
+    _Atomic uint64_t used_bytes; /* array data refarray holds on the device */
+} ra__dev;
+
+/* The state of one thread in one context: the detail message, the scoped defaults and the
+ * soft-mode stack. Created on first need, found through a per-thread cache. */
+typedef struct ra__thread {
+    struct ra__thread *next;
+    uint64_t thread_id;
+    char message[RA_MESSAGE_MAX];
+    ra_device *scopes;        /* scoped defaults, innermost last */
+    size_t *scope_soft_depth; /* soft stack depth before each scope's push */
+    size_t nscopes, scopes_cap;
+    bool *soft; /* soft-mode stack, top last */
+    size_t nsoft, soft_cap;
+} ra__thread;
+
+struct ra_ctx {
+    ra_allocator allocator;
+    unsigned flags;
+    uint64_t serial; /* unique per context in the process, never 0 */
+    ra__dev **devs;
+    size_t ndevs, devs_cap;
+    ra__dev *host; /* devs[0], the cpu device */
+    pthread_mutex_t lock; /* guards the fields below */
+    ra_device global_default;
+    bool global_default_set;
+    ra__thread *threads;
+    _Atomic int inference;
+    _Atomic long live_arrays;
+};
+
+struct ra_array {
+    _Atomic long refs;
+    ra_ctx *ctx;
+    ra__dev *dev;
+    ra_dtype dtype;
+    size_t ndim;
+    int64_t shape[RA_MAX_NDIM];
+    int64_t size;
+    size_t nbytes;
+    void *buf; /* NULL when nbytes == 0 */
+};
+
+/* ---- context (ctx.c) ---- */
+ra__thread *ra__thread_get(ra_ctx *ctx); /* NULL when it cannot be allocated */
+ra__dev *ra__ctx_find(const ra_ctx *ctx, ra_device dev);
+/* Like ra__ctx_find, but records RA_E_DEVICE_UNAVAILABLE (or RA_E_ARG for an invalid
+ * value) naming the device and what is available; what says where ("zeros: device"). */
+int ra__ctx_require(ra_ctx *ctx, ra_device dev, const char *what, ra__dev **out);
+/* The built-in default: gpu:0 when available, else cpu. */
+ra_device ra__builtin_default(const ra_ctx *ctx);
+
+/* ---- devices (device.c) ---- */
+bool ra__device_valid(ra_device dev);
+/* Canonical string into a buffer that is always large enough; for messages. */
+const char *ra__device_str(ra_device dev, char buf[RA_DEVICE_STR_MAX]);
+/* Resolves an explicit device from options: *given false when none is given. */
+int ra__opts_device(ra_ctx *ctx, const ra_opts *opts, const char *what, bool *given,
+                    ra_device *out);
+
+/* ---- dtypes (dtype.c) ---- */
+bool ra__dtype_valid(ra_dtype dtype);
+bool ra__dtype_is_float(ra_dtype dtype);   /* float32, float64 */
+bool ra__dtype_is_complex(ra_dtype dtype); /* complex64, complex128 */
+bool ra__dtype_is_signed(ra_dtype dtype);
+bool ra__dtype_is_unsigned(ra_dtype dtype);
+bool ra__dtype_is_integer(ra_dtype dtype);
+/* The standard's promotion of two dtypes; RA_DTYPE_DEFAULT when not defined. */
+ra_dtype ra__dtype_promote(ra_dtype a, ra_dtype b);
+/* Whether the device supports the dtype (float64/complex128 need has_float64). */
+bool ra__dtype_on_device(const ra__dev *dev, ra_dtype dtype);
+/* RA_E_DTYPE_DEVICE with a message when not. */
+int ra__dtype_require(ra_ctx *ctx, const ra__dev *dev, ra_dtype dtype, const char *what);
+/* Writes the scalar as one element of dtype into out (ra_dtype_size bytes). Checks the
+ * kind and the range: RA_E_DTYPE, RA_E_SCALAR_RANGE. */
+int ra__scalar_to_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *out, const char *what);
+/* The default dtype for a scalar's kind on a device. */
+ra_dtype ra__scalar_default_dtype(const ra__dev *dev, ra_scalar s);
+ra_dtype ra__default_float(const ra__dev *dev);
+
+/* ---- arrays (array.c) ---- */
+/* Validates a shape and computes its size: RA_E_NULL, RA_E_SHAPE, RA_E_TOO_LARGE. */
+int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *size,
+                    const char *what);
+/* A new array (data zero-initialised) on dev. */
+int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
+                  ra_array **out);
+/* Copies x to device dst (dtype unchanged), through host memory across backends. */
+int ra__array_copy_to(ra_ctx *ctx, const ra_array *x, ra__dev *dst, void *stream, ra_array **out);
+/* Converts x to dtype on its device (a new array). */
+int ra__array_cast(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, ra_array **out);
+/* Writes host data (x->nbytes bytes) into x. */
+int ra__array_write(ra_ctx *ctx, ra_array *x, const void *src);
+/* Fills x with one element value (already in x's dtype). */
+int ra__array_fill(ra_ctx *ctx, ra_array *x, const void *value);
+
+/* ---- defaults (defaults.c) ---- */
+/* The device a function uses: explicit option, else array argument (array_dev NULL when
+ * none), else scope, else global, in the context's inference order. */
+int ra__infer_device(ra_ctx *ctx, const ra_opts *opts, const ra__dev *array_dev,
+                     const char *what, ra__dev **out);
+/* Scoped default of the calling thread, if any. */
+bool ra__scope_top(ra_ctx *ctx, ra_device *out);
+
+/* ---- host backend (backend_host.c) ---- */
+int ra__host_open(ra_ctx *ctx);
+/* Host kernels on host memory, usable by the core as the fallback for NULL slots. */
+void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_dtype,
+                   size_t count);
+
+#endif /* RA_INTERNAL_H */
