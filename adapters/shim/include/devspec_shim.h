@@ -1,0 +1,384 @@
+/*
+ * devspec_shim.h: the C shim library for devspec adapters.
+ *
+ * A devspec adapter answers the requests of spec/protocol.md by calling an array library.
+ * This library does everything except the calls: it reads and writes the JSON messages,
+ * checks arguments, keeps the library's objects behind handles ("device#3", "array#17"),
+ * encodes and decodes typed arrays, and dispatches each op to one typed callback of a
+ * vendor table (ds_vendor). A vendor's C shim is that table and nothing else:
+ *
+ *     static int my_zeros(void *lib, const int64_t *shape, int ndim, ds_dtype dtype,
+ *                         ds_device device, ds_array *out) { ... }
+ *     static const ds_vendor table = {
+ *         .version = DS_VENDOR_VERSION, .size = sizeof(ds_vendor),
+ *         .adapter_name = "mylib", .adapter_version = "1.0",
+ *         .open = my_open, .hello = my_hello, .release_array = my_release,
+ *         .zeros = my_zeros, ...
+ *     };
+ *     DEVSPEC_SHIM_EXPORT(&table)
+ *
+ * Built as a shared object, that file is an in-process adapter (the runner dlopens it and
+ * calls devspec_adapter_call); `devspec-adapter-host FILE.so` serves the same object over
+ * stdin/stdout, the out-of-process transport. ds_shim_serve() is that loop, for a vendor who
+ * prefers a program of their own.
+ *
+ * The library is static and position-independent, so it links into a vendor's shared
+ * object; its own symbols stay hidden there. Only the two entry points are exported.
+ */
+#ifndef DEVSPEC_SHIM_H
+#define DEVSPEC_SHIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The protocol version this library speaks (spec/protocol.md, "Versioning"). */
+#define DS_PROTOCOL_VERSION 1
+/* The longest request line, in bytes, without its newline (spec/protocol.md, "Transports"). */
+#define DS_PROTOCOL_MAX_LINE (1024 * 1024)
+/* The most dimensions an array may have in a message. */
+#define DS_MAX_NDIM 32
+
+#if defined(_WIN32)
+#define DS_EXPORT __declspec(dllexport)
+#else
+#define DS_EXPORT __attribute__((visibility("default")))
+#endif
+
+/* ---------------------------------------------------------------------------------------
+ * The in-process entry point. Every in-process adapter exports exactly these two symbols;
+ * the runner finds them with dlsym and needs nothing else from this header.
+ *
+ * devspec_adapter_call: answers one request. `request` holds `len` bytes of one JSON
+ * request (no newline needed; it need not be NUL-terminated). Returns the reply, a
+ * NUL-terminated compact JSON object on one line without a newline, and stores its length
+ * in *reply_len when reply_len is not NULL. The reply belongs to the caller, who frees it
+ * with devspec_adapter_free. Never returns NULL: even an unreadable request gets an error
+ * reply (only when memory runs out entirely does it return a static error reply, which
+ * devspec_adapter_free recognises). Calls are serialised by the adapter; it is not
+ * reentrant from inside its own callbacks.
+ *
+ * devspec_adapter_free: frees a reply of devspec_adapter_call. NULL is a no-op.
+ * ------------------------------------------------------------------------------------- */
+DS_EXPORT const char *devspec_adapter_call(const char *request, size_t len,
+                                           size_t *reply_len);
+DS_EXPORT void devspec_adapter_free(const char *reply);
+
+typedef const char *(*devspec_adapter_call_fn)(const char *request, size_t len,
+                                               size_t *reply_len);
+typedef void (*devspec_adapter_free_fn)(const char *reply);
+
+/* ---------------------------------------------------------------------------------------
+ * Values passed to the callbacks
+ * ------------------------------------------------------------------------------------- */
+
+/* The array API's dtypes. DS_DTYPE_NONE means "absent": the library's default. */
+typedef enum ds_dtype {
+    DS_DTYPE_NONE = 0,
+    DS_BOOL,
+    DS_INT8,
+    DS_INT16,
+    DS_INT32,
+    DS_INT64,
+    DS_UINT8,
+    DS_UINT16,
+    DS_UINT32,
+    DS_UINT64,
+    DS_FLOAT32,
+    DS_FLOAT64,
+    DS_COMPLEX64,
+    DS_COMPLEX128,
+    DS_DTYPE_COUNT /* one past the last dtype */
+} ds_dtype;
+
+/* The protocol name of a dtype ("float32"), or NULL for DS_DTYPE_NONE and out-of-range. */
+const char *ds_dtype_name(ds_dtype dtype);
+/* The dtype with that protocol name, or DS_DTYPE_NONE when there is none. */
+ds_dtype ds_dtype_from_name(const char *name);
+/* Bytes per element (bool is 1 byte, complex64 is 8), 0 for DS_DTYPE_NONE. */
+size_t ds_dtype_size(ds_dtype dtype);
+
+/* An object of the library behind a handle: whatever pointer the vendor hands out. The
+ * shim never looks inside; it gives it back to the callbacks and, on reset, to the
+ * matching release callback. */
+typedef void *ds_array;
+typedef void *ds_devobj;
+typedef void *ds_stream;
+
+/* A device argument (spec/protocol.md, "Device arguments"). */
+typedef enum ds_device_kind {
+    DS_DEVICE_NONE = 0, /* null or absent: the library's None */
+    DS_DEVICE_OBJECT,   /* a device handle: `object` is the library's device */
+    DS_DEVICE_STRING    /* {"str": ...}: `str` is passed to the library verbatim */
+} ds_device_kind;
+
+typedef struct ds_device {
+    ds_device_kind kind;
+    ds_devobj object; /* DS_DEVICE_OBJECT only */
+    const char *str;  /* DS_DEVICE_STRING only; valid during the call */
+} ds_device;
+
+/* A Python scalar operand: a JSON boolean, number, or {"scalar": "text"}. A JSON number
+ * with an integral value that fits int64 is DS_SCALAR_INT, any other number DS_SCALAR_FLOAT;
+ * {"scalar": "1.0"} or {"scalar": "nan"} is always DS_SCALAR_FLOAT, {"scalar": "7"} an int
+ * (decision recorded in spec/decisions.md, "Protocol and adapters"). */
+typedef enum ds_scalar_kind { DS_SCALAR_BOOL = 1, DS_SCALAR_INT, DS_SCALAR_FLOAT } ds_scalar_kind;
+
+typedef struct ds_scalar {
+    ds_scalar_kind kind;
+    bool b;    /* DS_SCALAR_BOOL */
+    int64_t i; /* DS_SCALAR_INT */
+    double f;  /* DS_SCALAR_FLOAT */
+} ds_scalar;
+
+/* An operand of a binary op: an array or a scalar. */
+typedef struct ds_operand {
+    bool is_array;
+    ds_array array;   /* when is_array */
+    ds_scalar scalar; /* otherwise */
+} ds_operand;
+
+/* The `copy` argument of asarray/from_dlpack: null, false or true. */
+typedef enum ds_copy { DS_COPY_IF_NEEDED = 0, DS_COPY_NEVER, DS_COPY_ALWAYS } ds_copy;
+
+/* A typed array in host memory, C order. Elements are stored natively: bool as one byte
+ * (0 or 1), integers and floats as their C types, complex as two floats (re, im). */
+typedef struct ds_buffer {
+    ds_dtype dtype;
+    int ndim;
+    int64_t shape[DS_MAX_NDIM];
+    void *data;    /* nbytes bytes; may be NULL when nbytes is 0 */
+    size_t nbytes; /* product(shape) * ds_dtype_size(dtype) */
+} ds_buffer;
+
+/* What array.describe reports. `device` is a new device object that the shim will own
+ * (released with release_device, when the table has it). */
+typedef struct ds_array_info {
+    ds_devobj device;
+    ds_dtype dtype;
+    int ndim;
+    int64_t shape[DS_MAX_NDIM];
+} ds_array_info;
+
+/* What device.describe reports. Fields the library does not have stay false/empty. */
+typedef struct ds_device_info {
+    bool has_str;
+    char str[128];
+    bool has_type;
+    char type[64];
+    bool has_index;
+    bool index_is_null; /* the library has an index attribute and it is None */
+    int64_t index;
+} ds_device_info;
+
+/* What the library says about itself in hello. The strings and the list must stay valid
+ * until the library is closed. */
+typedef struct ds_library_info {
+    const char *name;
+    const char *version;
+    const char *const *features; /* names from spec/features.json, NULL-terminated */
+} ds_library_info;
+
+typedef enum ds_binary_fn {
+    DS_ADD = 1,
+    DS_SUBTRACT,
+    DS_MULTIPLY,
+    DS_DIVIDE,
+    DS_EQUAL,
+    DS_LESS,
+    DS_MAXIMUM
+} ds_binary_fn;
+
+typedef enum ds_unary_fn { DS_NEGATIVE = 1, DS_ABS, DS_SQRT } ds_unary_fn;
+
+typedef enum ds_reduce_fn { DS_SUM = 1, DS_MAX } ds_reduce_fn;
+
+/* The creation functions with only a shape (array.create fn zeros/ones/empty). */
+typedef enum ds_fill_fn { DS_ZEROS = 1, DS_ONES, DS_EMPTY } ds_fill_fn;
+
+/* The default dtypes of info.default_dtypes. */
+typedef struct ds_default_dtypes {
+    ds_dtype real_floating, complex_floating, integral, indexing;
+} ds_default_dtypes;
+
+/* ---------------------------------------------------------------------------------------
+ * Errors from callbacks
+ *
+ * Every callback returns an int: 0 on success, anything else on failure (the library's own
+ * status code is the natural choice). On failure the shim builds the error reply, origin
+ * "library", from, in this order:
+ *   1. the kind and message the callback gave with ds_error() before returning, if any;
+ *   2. the table's `error` slot, asked to describe the returned status;
+ *   3. kind "RuntimeError" and a message naming the status.
+ * DS_NOT_IMPLEMENTED returned by a callback means the library cannot express this request
+ * (kind NotImplementedError, origin "adapter"), as a NULL slot does.
+ * Out-parameters are only read on success.
+ * ------------------------------------------------------------------------------------- */
+#define DS_NOT_IMPLEMENTED (-0x7fff)
+
+/* Records the error of the failing callback: `kind` a Python exception name ("ValueError"),
+ * the message printf-formatted. Call it from a callback just before returning non-zero. */
+void ds_error(const char *kind, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ---------------------------------------------------------------------------------------
+ * The vendor table
+ *
+ * `version` and `size` come first; the table only ever grows at the end, so a table built
+ * against an older header keeps working (the slots past its `size` count as NULL). Every
+ * slot says whether it is required; a NULL optional slot answers its op with
+ * NotImplementedError (origin "adapter"). `lib` is what `open` returned.
+ *
+ * Objects returned through `out` parameters (arrays, devices, streams) become the shim's:
+ * it gives each a handle and releases it exactly once, on reset (arrays, streams, devices
+ * made after hello) or on close (devices listed by hello). If a callback may return an
+ * object it already returned (to_device to the same device returning x itself), it must
+ * return a new reference to it (retain it), since each handle releases once. array.same
+ * compares the pointers.
+ * ------------------------------------------------------------------------------------- */
+#define DS_VENDOR_VERSION 1u
+
+typedef struct ds_vendor {
+    uint32_t version; /* required: DS_VENDOR_VERSION */
+    uint32_t size;    /* required: sizeof(ds_vendor) */
+    const char *adapter_name;    /* required: the adapter's name, as in adapters.json */
+    const char *adapter_version; /* required */
+
+    /* Session. */
+    int (*open)(void **lib);                             /* required: start the library */
+    void (*close)(void *lib);                            /* optional: stop it */
+    int (*hello)(void *lib, ds_library_info *out);       /* required */
+    int (*reset)(void *lib);                             /* optional: restore defaults */
+    void (*release_array)(void *lib, ds_array x);        /* required */
+    void (*release_device)(void *lib, ds_devobj d);      /* optional: NULL if devices are not owned */
+    void (*release_stream)(void *lib, ds_stream s);      /* optional: likewise */
+    /* optional: describe a status a callback returned; kind/message are copied at once. */
+    void (*error)(void *lib, int status, const char **kind, const char **message);
+
+    /* device.* */
+    int (*device_parse)(void *lib, const char *text, ds_devobj *out);              /* optional */
+    int (*device_describe)(void *lib, ds_devobj d, ds_device_info *out);           /* optional */
+    int (*device_equal)(void *lib, ds_devobj a, ds_devobj b, bool *out);            /* required */
+    int (*device_from_type_index)(void *lib, const char *type, int64_t index,
+                                  ds_devobj *out); /* optional */
+    int (*device_from_ordinal)(void *lib, int64_t ordinal, ds_devobj *out);       /* optional */
+
+    /* info.* ; info_devices is required (hello lists its result). It fills at most `cap`
+     * devices and sets *n to the number the library has (a larger *n asks again). */
+    int (*info_devices)(void *lib, ds_devobj *out, size_t cap, size_t *n);
+    int (*info_default_device)(void *lib, ds_devobj *out);        /* optional; *out may be NULL */
+    int (*info_default_dtypes)(void *lib, ds_device device, ds_default_dtypes *out); /* opt. */
+    /* optional: the dtypes the device supports, as a bit set (1u << dtype); the shim
+     * applies the standard's `kind` filter. */
+    int (*info_dtypes)(void *lib, ds_device device, uint32_t *out);
+
+    /* array.create */
+    int (*fill)(void *lib, ds_fill_fn fn, const int64_t *shape, int ndim, ds_dtype dtype,
+                ds_device device, ds_array *out);
+    int (*full)(void *lib, const int64_t *shape, int ndim, ds_scalar fill_value, ds_dtype dtype,
+                ds_device device, ds_array *out);
+    /* stop and step are NULL when absent */
+    int (*arange)(void *lib, ds_scalar start, const ds_scalar *stop, const ds_scalar *step,
+                  ds_dtype dtype, ds_device device, ds_array *out);
+    int (*linspace)(void *lib, ds_scalar start, ds_scalar stop, int64_t num, bool endpoint,
+                    ds_dtype dtype, ds_device device, ds_array *out);
+    /* n_cols is NULL when absent */
+    int (*eye)(void *lib, int64_t n_rows, const int64_t *n_cols, int64_t k, ds_dtype dtype,
+               ds_device device, ds_array *out);
+    int (*fill_like)(void *lib, ds_fill_fn fn, ds_array x, ds_dtype dtype, ds_device device,
+                     ds_array *out);
+    int (*full_like)(void *lib, ds_array x, ds_scalar fill_value, ds_dtype dtype,
+                     ds_device device, ds_array *out);
+    /* fn: "fftfreq" or "rfftfreq"; d defaults to 1.0 */
+    int (*fftfreq)(void *lib, bool real, int64_t n, double d, ds_dtype dtype, ds_device device,
+                   ds_array *out);
+
+    /* array.asarray: from a typed array, from a scalar, or from another array. */
+    int (*asarray_buffer)(void *lib, const ds_buffer *obj, ds_dtype dtype, ds_device device,
+                          ds_copy copy, ds_array *out);
+    int (*asarray_scalar)(void *lib, ds_scalar obj, ds_dtype dtype, ds_device device,
+                          ds_copy copy, ds_array *out);
+    int (*asarray_array)(void *lib, ds_array obj, ds_dtype dtype, ds_device device,
+                         ds_copy copy, ds_array *out);
+    int (*astype)(void *lib, ds_array x, ds_dtype dtype, bool copy, ds_device device,
+                  ds_array *out);
+
+    /* array.describe (required) and array.read (required): read copies the elements, in C
+     * order, into `data` (nbytes bytes, sized from describe's dtype and shape). */
+    int (*describe)(void *lib, ds_array x, ds_array_info *out);
+    int (*read)(void *lib, ds_array x, void *data, size_t nbytes);
+
+    int (*to_device)(void *lib, ds_array x, ds_device device, ds_stream stream, ds_array *out);
+    int (*binary)(void *lib, ds_binary_fn fn, ds_operand x1, ds_operand x2, ds_array *out);
+    int (*unary)(void *lib, ds_unary_fn fn, ds_array x, ds_array *out);
+    /* axis is NULL for all axes */
+    int (*reduce)(void *lib, ds_reduce_fn fn, ds_array x, const int64_t *axis, ds_array *out);
+    int (*matmul)(void *lib, ds_array x1, ds_array x2, ds_array *out);
+    int (*stack)(void *lib, const ds_array *xs, size_t n, int64_t axis, ds_array *out);
+    int (*dlpack_device)(void *lib, ds_array x, int32_t *device_type, int32_t *device_id);
+    int (*from_dlpack)(void *lib, ds_array x, ds_device device, ds_copy copy, ds_array *out);
+    int (*stream_default)(void *lib, ds_device device, ds_stream *out);
+
+    /* default.* and soft.* */
+    int (*default_get)(void *lib, ds_devobj *out);
+    int (*default_set)(void *lib, ds_device device);
+    int (*default_unset)(void *lib);
+    int (*default_push)(void *lib, ds_device device);
+    int (*default_pop)(void *lib);
+    int (*soft_get)(void *lib, bool *out);
+    int (*soft_set)(void *lib, bool enabled);
+    int (*soft_unset)(void *lib);
+
+    /* util.* */
+    int (*num_gpus)(void *lib, int64_t *out);
+    int (*num_cpu_cores)(void *lib, int64_t *out);
+    int (*total_memory)(void *lib, ds_device device, int64_t *out);
+    int (*used_memory)(void *lib, ds_device device, int64_t *out);
+    int (*utilisation)(void *lib, ds_device device, double *out);
+} ds_vendor;
+
+/* ---------------------------------------------------------------------------------------
+ * Driving a table
+ * ------------------------------------------------------------------------------------- */
+
+/* Answers one request with `vendor` (the work behind devspec_adapter_call). The session
+ * (handles, hello done or not) is per process and per table. Returns a reply to free with
+ * ds_shim_free; never NULL. */
+const char *ds_shim_call(const ds_vendor *vendor, const char *request, size_t len,
+                         size_t *reply_len);
+void ds_shim_free(const char *reply);
+
+/* Ends the session of `vendor`: releases every handle and closes the library. The next
+ * request must be hello again. Harmless when there is no session. */
+void ds_shim_shutdown(const ds_vendor *vendor);
+
+/* Serves requests from `in` to `out`, one JSON line each, with `call`/`release` (an
+ * in-process entry point: the table's, or one found with dlsym). A line longer than
+ * DS_PROTOCOL_MAX_LINE is answered with an error and skipped. Returns 0 at end of input or
+ * after `bye`, 1 when writing a reply fails. */
+int ds_shim_serve(FILE *in, FILE *out, devspec_adapter_call_fn call,
+                  devspec_adapter_free_fn release);
+
+/* Defines the two exported entry points of an in-process adapter for `vendor_ptr`, a
+ * `const ds_vendor *`. Use it once, at file scope, in the vendor's shared object. */
+#define DEVSPEC_SHIM_EXPORT(vendor_ptr)                                                        \
+    DS_EXPORT const char *devspec_adapter_call(const char *request, size_t len,                \
+                                               size_t *reply_len)                              \
+    {                                                                                          \
+        return ds_shim_call((vendor_ptr), request, len, reply_len);                           \
+    }                                                                                          \
+    DS_EXPORT void devspec_adapter_free(const char *reply) { ds_shim_free(reply); }
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* DEVSPEC_SHIM_H */

@@ -1,0 +1,1337 @@
+/*
+ * ops.c: every op of spec/protocol.md: check its arguments, call the table's slot, build the
+ * result. Argument errors are origin "protocol" and name the argument; a NULL slot answers
+ * NotImplementedError (origin "adapter"); a failing callback's error is origin "library".
+ */
+#include "session.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PROTO DS__ORIGIN_PROTOCOL
+
+/* What an op handler gets. */
+typedef struct req {
+    ds__session *s;
+    const ds_vendor *v;
+    const char *op;
+    const cJSON *args; /* may be NULL */
+    ds__err *e;
+} req;
+
+/* ---- argument checks ---- */
+
+static const cJSON *arg(const req *r, const char *name)
+{
+    return r->args ? cJSON_GetObjectItemCaseSensitive(r->args, name) : NULL;
+}
+
+/* Every argument must be one the op knows: a misspelt name is an error, not a default. */
+static int check_names(const req *r, const char *const *allowed)
+{
+    if (r->args == NULL)
+        return 0;
+    for (const cJSON *a = r->args->child; a; a = a->next) {
+        bool known = false;
+        for (const char *const *n = allowed; *n; n++)
+            if (strcmp(a->string, *n) == 0)
+                known = true;
+        if (!known)
+            return ds__fail(r->e, PROTO, "TypeError", "%s: unexpected argument '%s'", r->op,
+                            a->string);
+    }
+    return 0;
+}
+
+static int missing(const req *r, const char *name)
+{
+    return ds__fail(r->e, PROTO, "TypeError", "%s: missing argument '%s'", r->op, name);
+}
+
+static bool is_int(const cJSON *v)
+{
+    return cJSON_IsNumber(v) && v->valuedouble == trunc(v->valuedouble) &&
+           fabs(v->valuedouble) <= 9007199254740992.0;
+}
+
+/* An integer argument; `required` false leaves *out = dflt when absent or null. */
+static int get_int(const req *r, const char *name, bool required, int64_t dflt, int64_t *out)
+{
+    const cJSON *v = arg(r, name);
+    *out = dflt;
+    if (v == NULL || (!required && cJSON_IsNull(v)))
+        return required ? missing(r, name) : 0;
+    if (!is_int(v))
+        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be an integer",
+                        r->op, name);
+    *out = (int64_t)v->valuedouble;
+    return 0;
+}
+
+static int get_bool(const req *r, const char *name, bool required, bool dflt, bool *out)
+{
+    const cJSON *v = arg(r, name);
+    *out = dflt;
+    if (v == NULL || (!required && cJSON_IsNull(v)))
+        return required ? missing(r, name) : 0;
+    if (!cJSON_IsBool(v))
+        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be true or false",
+                        r->op, name);
+    *out = cJSON_IsTrue(v);
+    return 0;
+}
+
+static int get_string(const req *r, const char *name, const char **out)
+{
+    const cJSON *v = arg(r, name);
+    if (v == NULL)
+        return missing(r, name);
+    if (!cJSON_IsString(v))
+        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a string", r->op,
+                        name);
+    *out = v->valuestring;
+    return 0;
+}
+
+static int get_dtype(const req *r, const char *name, bool required, ds_dtype *out)
+{
+    const cJSON *v = arg(r, name);
+    *out = DS_DTYPE_NONE;
+    if (v == NULL || (!required && cJSON_IsNull(v)))
+        return required ? missing(r, name) : 0;
+    if (!cJSON_IsString(v))
+        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a dtype name",
+                        r->op, name);
+    *out = ds_dtype_from_name(v->valuestring);
+    if (*out == DS_DTYPE_NONE)
+        return ds__fail(r->e, PROTO, "ValueError", "%s: argument '%s': unknown dtype \"%.40s\"",
+                        r->op, name, v->valuestring);
+    return 0;
+}
+
+/* Looks up a handle of `kind` given as the string `v` (argument `name`). */
+static int lookup(const req *r, const cJSON *v, const char *name, ds__hkind kind, void **out)
+{
+    static const char *const kinds[] = {"device", "array", "stream"};
+    int said;
+    if (!cJSON_IsString(v))
+        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a %s handle",
+                        r->op, name, kinds[kind]);
+    ds__handle *h = ds__handle_find(r->s, v->valuestring, &said);
+    if (said < 0)
+        return ds__fail(r->e, PROTO, "ValueError",
+                        "%s: argument '%s': \"%.60s\" is not a handle (type#number)", r->op,
+                        name, v->valuestring);
+    if (said != (int)kind)
+        return ds__fail(r->e, PROTO, "TypeError",
+                        "%s: argument '%s': \"%.60s\" is a %s handle, a %s handle is needed",
+                        r->op, name, v->valuestring, kinds[said], kinds[kind]);
+    if (h == NULL)
+        return ds__fail(r->e, PROTO, "ValueError",
+                        "%s: argument '%s': unknown handle \"%.60s\" (never made, or dropped by "
+                        "reset)",
+                        r->op, name, v->valuestring);
+    *out = h->obj;
+    return 0;
+}
+
+static int get_array(const req *r, const char *name, ds_array *out)
+{
+    const cJSON *v = arg(r, name);
+    if (v == NULL)
+        return missing(r, name);
+    return lookup(r, v, name, DS__H_ARRAY, out);
+}
+
+static int get_devobj(const req *r, const char *name, ds_devobj *out)
+{
+    const cJSON *v = arg(r, name);
+    if (v == NULL)
+        return missing(r, name);
+    return lookup(r, v, name, DS__H_DEVICE, out);
+}
+
+/* A device argument: null/absent, a device handle, or {"str": text}. `required` means the
+ * key must be present (null is still a value). */
+static int get_device(const req *r, const char *name, bool required, ds_device *out)
+{
+    const cJSON *v = arg(r, name);
+    memset(out, 0, sizeof *out);
+    if (v == NULL)
+        return required ? missing(r, name) : 0;
+    if (cJSON_IsNull(v))
+        return 0;
+    if (cJSON_IsString(v)) {
+        out->kind = DS_DEVICE_OBJECT;
+        return lookup(r, v, name, DS__H_DEVICE, &out->object);
+    }
+    const cJSON *str = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "str") : NULL;
+    if (str != NULL && cJSON_IsString(str) && cJSON_GetArraySize(v) == 1) {
+        out->kind = DS_DEVICE_STRING;
+        out->str = str->valuestring;
+        return 0;
+    }
+    return ds__fail(r->e, PROTO, "TypeError",
+                    "%s: argument '%s' must be null, a device handle or {\"str\": text}", r->op,
+                    name);
+}
+
+static int get_stream(const req *r, const char *name, ds_stream *out)
+{
+    const cJSON *v = arg(r, name);
+    *out = NULL;
+    if (v == NULL || cJSON_IsNull(v))
+        return 0;
+    return lookup(r, v, name, DS__H_STREAM, out);
+}
+
+static int get_scalar(const req *r, const char *name, bool required, ds_scalar *out,
+                      bool *present)
+{
+    const cJSON *v = arg(r, name);
+    char label[96];
+    if (present)
+        *present = false;
+    if (v == NULL || (!required && cJSON_IsNull(v)))
+        return required ? missing(r, name) : 0;
+    snprintf(label, sizeof label, "%s: %s", r->op, name);
+    if (ds__scalar_decode(v, label, out, r->e) < 0)
+        return -1;
+    if (present)
+        *present = true;
+    return 0;
+}
+
+static int get_shape(const req *r, const char *name, int64_t *shape, int *ndim)
+{
+    const cJSON *v = arg(r, name);
+    if (v == NULL)
+        return missing(r, name);
+    /* A single integer is a 1-D shape, as in Python's zeros(3). */
+    if (is_int(v)) {
+        shape[0] = (int64_t)v->valuedouble;
+        *ndim = 1;
+        return 0;
+    }
+    if (!cJSON_IsArray(v))
+        return ds__fail(r->e, PROTO, "TypeError",
+                        "%s: argument '%s' must be a list of integers", r->op, name);
+    int n = cJSON_GetArraySize(v);
+    if (n > DS_MAX_NDIM)
+        return ds__fail(r->e, PROTO, "ValueError",
+                        "%s: argument '%s' has %d dimensions, more than %d", r->op, name, n,
+                        DS_MAX_NDIM);
+    int k = 0;
+    for (const cJSON *d = v->child; d; d = d->next, k++) {
+        if (!is_int(d))
+            return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s'[%d] must be an integer",
+                            r->op, name, k);
+        shape[k] = (int64_t)d->valuedouble;
+    }
+    *ndim = n;
+    return 0;
+}
+
+static int get_copy(const req *r, const char *name, ds_copy *out)
+{
+    const cJSON *v = arg(r, name);
+    *out = DS_COPY_IF_NEEDED;
+    if (v == NULL || cJSON_IsNull(v))
+        return 0;
+    if (!cJSON_IsBool(v))
+        return ds__fail(r->e, PROTO, "TypeError",
+                        "%s: argument '%s' must be true, false or null", r->op, name);
+    *out = cJSON_IsTrue(v) ? DS_COPY_ALWAYS : DS_COPY_NEVER;
+    return 0;
+}
+
+/* ---- calling and results ---- */
+
+static int no_slot(const req *r)
+{
+    return ds__fail(r->e, DS__ORIGIN_ADAPTER, "NotImplementedError",
+                    "%s: adapter '%s' does not implement this op", r->op, r->v->adapter_name);
+}
+
+/* Calls a slot: `call` is the expression; NULL slot answers NotImplementedError. */
+#define CALL(r, slot, ...)                                                                     \
+    (DS__SLOT((r)->v, slot) == NULL                                                            \
+         ? no_slot(r)                                                                          \
+         : (ds__call_begin((r)->s),                                                            \
+            ds__status((r)->s, (r)->op, (r)->v->slot((r)->s->lib, __VA_ARGS__), (r)->e)))
+
+#define CALL0(r, slot)                                                                         \
+    (DS__SLOT((r)->v, slot) == NULL                                                            \
+         ? no_slot(r)                                                                          \
+         : (ds__call_begin((r)->s),                                                            \
+            ds__status((r)->s, (r)->op, (r)->v->slot((r)->s->lib), (r)->e)))
+
+static void release_obj(const req *r, ds__hkind kind, void *obj)
+{
+    if (obj == NULL)
+        return;
+    if (kind == DS__H_ARRAY && DS__SLOT(r->v, release_array))
+        r->v->release_array(r->s->lib, obj);
+    else if (kind == DS__H_DEVICE && DS__SLOT(r->v, release_device))
+        r->v->release_device(r->s->lib, obj);
+    else if (kind == DS__H_STREAM && DS__SLOT(r->v, release_stream))
+        r->v->release_stream(r->s->lib, obj);
+}
+
+/* Gives obj, just returned by a callback, a handle and makes that the result. The session
+ * owns obj from here, also on failure. */
+static int handle_result(const req *r, ds__hkind kind, void *obj, bool permanent, cJSON **out)
+{
+    char name[48];
+    if (obj == NULL && kind != DS__H_STREAM)
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                        "%s: the adapter's callback succeeded but returned no object", r->op);
+    if (ds__handle_add(r->s, kind, obj, permanent, name, sizeof name) < 0) {
+        release_obj(r, kind, obj);
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "MemoryError", "%s: out of memory", r->op);
+    }
+    *out = cJSON_CreateString(name);
+    if (*out == NULL)
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "MemoryError", "%s: out of memory", r->op);
+    return 0;
+}
+
+static int array_result(const req *r, ds_array x, cJSON **out)
+{
+    return handle_result(r, DS__H_ARRAY, x, false, out);
+}
+
+/* A device result that may be None (null). */
+static int device_result(const req *r, ds_devobj d, cJSON **out)
+{
+    if (d == NULL) {
+        *out = cJSON_CreateNull();
+        return 0;
+    }
+    return handle_result(r, DS__H_DEVICE, d, false, out);
+}
+
+static int oom(const req *r)
+{
+    return ds__fail(r->e, DS__ORIGIN_ADAPTER, "MemoryError", "%s: out of memory", r->op);
+}
+
+/* ---- session ops ---- */
+
+static const char *const required_slots[] = {"open", "hello", "release_array", "device_equal",
+                                             "info_devices", "describe", "read", NULL};
+
+static int check_table(const req *r)
+{
+    const ds_vendor *v = r->v;
+    const void *have[] = {(const void *)(uintptr_t)DS__SLOT(v, open),
+                          (const void *)(uintptr_t)DS__SLOT(v, hello),
+                          (const void *)(uintptr_t)DS__SLOT(v, release_array),
+                          (const void *)(uintptr_t)DS__SLOT(v, device_equal),
+                          (const void *)(uintptr_t)DS__SLOT(v, info_devices),
+                          (const void *)(uintptr_t)DS__SLOT(v, describe),
+                          (const void *)(uintptr_t)DS__SLOT(v, read)};
+    if (v->version < 1 || v->size < offsetof(ds_vendor, open))
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                        "hello: the vendor table has version %u and size %u, not a ds_vendor",
+                        (unsigned)v->version, (unsigned)v->size);
+    if (v->adapter_name == NULL || v->adapter_version == NULL)
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                        "hello: the vendor table has no adapter_name or adapter_version");
+    for (int i = 0; required_slots[i]; i++)
+        if (have[i] == NULL)
+            return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                            "hello: the vendor table lacks the required slot '%s'",
+                            required_slots[i]);
+    return 0;
+}
+
+/* Lists the library's devices as new device objects: *devs (malloc'd), *n. */
+static int list_devices(const req *r, ds_devobj **devs, size_t *n)
+{
+    size_t cap = 8;
+    *devs = NULL;
+    *n = 0;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        ds_devobj *buf = calloc(cap, sizeof *buf);
+        size_t count = 0;
+        if (buf == NULL)
+            return oom(r);
+        if (CALL(r, info_devices, buf, cap, &count) < 0) {
+            free(buf);
+            return -1;
+        }
+        if (count <= cap) {
+            *devs = buf;
+            *n = count;
+            return 0;
+        }
+        /* Too small: release what was filled and ask again with room for all. */
+        for (size_t i = 0; i < cap; i++)
+            release_obj(r, DS__H_DEVICE, buf[i]);
+        free(buf);
+        cap = count;
+    }
+    return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                    "%s: the device count keeps changing", r->op);
+}
+
+static int op_hello(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"protocol", NULL};
+    ds__session *s = r->s;
+    const ds_vendor *v = r->v;
+    int64_t protocol;
+    ds_library_info info = {0};
+    ds_devobj *devs = NULL;
+    size_t ndev = 0;
+    ds_devobj def = NULL;
+    cJSON *res = NULL;
+
+    if (check_names(r, names) < 0 || get_int(r, "protocol", true, 0, &protocol) < 0)
+        return -1;
+    /* A second hello starts the session afresh. */
+    ds__session_close(s);
+    if (protocol != DS_PROTOCOL_VERSION)
+        return ds__fail(r->e, PROTO, "ValueError",
+                        "hello: protocol version %" PRId64 " requested; this adapter speaks %d",
+                        protocol, DS_PROTOCOL_VERSION);
+    if (check_table(r) < 0)
+        return -1;
+    ds__call_begin(s);
+    if (ds__status(s, "hello (open)", v->open(&s->lib), r->e) < 0)
+        return -1;
+    s->lib_open = true;
+    if (CALL(r, hello, &info) < 0)
+        goto fail;
+    if (list_devices(r, &devs, &ndev) < 0)
+        goto fail;
+    res = cJSON_CreateObject();
+    cJSON *lib = cJSON_AddObjectToObject(res, "library");
+    cJSON *adapter = cJSON_AddObjectToObject(res, "adapter");
+    cJSON *features = cJSON_AddArrayToObject(res, "features");
+    cJSON *jdevs = cJSON_AddArrayToObject(res, "devices");
+    cJSON *strs = cJSON_AddArrayToObject(res, "device_strs");
+    if (res == NULL || lib == NULL || adapter == NULL || features == NULL || jdevs == NULL ||
+        strs == NULL || cJSON_AddNumberToObject(res, "protocol", DS_PROTOCOL_VERSION) == NULL)
+        goto nomem;
+    cJSON_AddStringToObject(lib, "name", info.name ? info.name : v->adapter_name);
+    cJSON_AddStringToObject(lib, "version", info.version ? info.version : "unknown");
+    cJSON_AddStringToObject(adapter, "name", v->adapter_name);
+    cJSON_AddStringToObject(adapter, "version", v->adapter_version);
+    for (const char *const *f = info.features; f && *f; f++)
+        cJSON_AddItemToArray(features, cJSON_CreateString(*f));
+    for (size_t i = 0; i < ndev; i++) {
+        cJSON *h = NULL;
+        ds_devobj d = devs[i];
+        devs[i] = NULL;
+        if (handle_result(r, DS__H_DEVICE, d, true, &h) < 0)
+            goto fail;
+        cJSON_AddItemToArray(jdevs, h);
+        ds_device_info di = {0};
+        if (DS__SLOT(v, device_describe) && (ds__call_begin(s), v->device_describe(s->lib, d, &di)) == 0 &&
+            di.has_str)
+            cJSON_AddItemToArray(strs, cJSON_CreateString(di.str));
+        else
+            cJSON_AddItemToArray(strs, cJSON_CreateNull());
+    }
+    /* default_device: the listed handle it equals, so that $D0 is one of `devices`. */
+    cJSON *jdef = NULL;
+    if (DS__SLOT(v, info_default_device)) {
+        if (CALL(r, info_default_device, &def) < 0)
+            goto fail;
+    }
+    if (def != NULL) {
+        for (size_t i = 0; i < s->nh && jdef == NULL; i++) {
+            bool eq = false;
+            if (s->h[i].kind != DS__H_DEVICE)
+                continue;
+            if (CALL(r, device_equal, def, s->h[i].obj, &eq) < 0)
+                goto fail;
+            if (eq) {
+                char name[48];
+                snprintf(name, sizeof name, "device#%" PRIu64, s->h[i].id);
+                jdef = cJSON_CreateString(name);
+            }
+        }
+        if (jdef == NULL) {
+            ds_devobj d = def;
+            def = NULL;
+            if (handle_result(r, DS__H_DEVICE, d, true, &jdef) < 0)
+                goto fail;
+        }
+    } else {
+        jdef = cJSON_CreateNull();
+    }
+    cJSON_AddItemToObject(res, "default_device", jdef);
+    cJSON_AddNumberToObject(res, "max_line", DS_PROTOCOL_MAX_LINE);
+    release_obj(r, DS__H_DEVICE, def);
+    free(devs);
+    s->hello_ok = true;
+    *result = res;
+    return 0;
+nomem:
+    oom(r);
+fail:
+    release_obj(r, DS__H_DEVICE, def);
+    for (size_t i = 0; i < ndev; i++)
+        release_obj(r, DS__H_DEVICE, devs ? devs[i] : NULL);
+    free(devs);
+    cJSON_Delete(res);
+    ds__session_close(s);
+    return -1;
+}
+
+static int op_reset(const req *r, cJSON **result)
+{
+    static const char *const names[] = {NULL};
+    if (check_names(r, names) < 0)
+        return -1;
+    ds__handles_drop(r->s, false);
+    if (DS__SLOT(r->v, reset) && CALL0(r, reset) < 0)
+        return -1;
+    *result = NULL;
+    return 0;
+}
+
+static int op_bye(const req *r, cJSON **result)
+{
+    static const char *const names[] = {NULL};
+    if (check_names(r, names) < 0)
+        return -1;
+    ds__session_close(r->s);
+    *result = NULL;
+    return 0;
+}
+
+/* ---- device.* ---- */
+
+static int op_device_parse(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"text", NULL};
+    const char *text;
+    ds_devobj d = NULL;
+    if (check_names(r, names) < 0 || get_string(r, "text", &text) < 0 ||
+        CALL(r, device_parse, text, &d) < 0)
+        return -1;
+    return handle_result(r, DS__H_DEVICE, d, false, result);
+}
+
+static int op_device_describe(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"device", NULL};
+    ds_devobj d;
+    ds_device_info di = {0};
+    if (check_names(r, names) < 0 || get_devobj(r, "device", &d) < 0 ||
+        CALL(r, device_describe, d, &di) < 0)
+        return -1;
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL)
+        return oom(r);
+    if (di.has_str)
+        cJSON_AddStringToObject(o, "str", di.str);
+    if (di.has_type)
+        cJSON_AddStringToObject(o, "type", di.type);
+    if (di.has_index && di.index_is_null)
+        cJSON_AddNullToObject(o, "index");
+    else if (di.has_index)
+        cJSON_AddNumberToObject(o, "index", (double)di.index);
+    *result = o;
+    return 0;
+}
+
+static int op_device_equal(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"a", "b", NULL};
+    ds_devobj a, b;
+    bool eq = false;
+    if (check_names(r, names) < 0 || get_devobj(r, "a", &a) < 0 || get_devobj(r, "b", &b) < 0 ||
+        CALL(r, device_equal, a, b, &eq) < 0)
+        return -1;
+    *result = cJSON_CreateBool(eq);
+    return 0;
+}
+
+static int op_device_from_type_index(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"type", "index", NULL};
+    const char *type;
+    int64_t index;
+    ds_devobj d = NULL;
+    if (check_names(r, names) < 0 || get_string(r, "type", &type) < 0 ||
+        get_int(r, "index", true, 0, &index) < 0 ||
+        CALL(r, device_from_type_index, type, index, &d) < 0)
+        return -1;
+    return handle_result(r, DS__H_DEVICE, d, false, result);
+}
+
+static int op_device_from_ordinal(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"ordinal", NULL};
+    int64_t ordinal;
+    ds_devobj d = NULL;
+    if (check_names(r, names) < 0 || get_int(r, "ordinal", true, 0, &ordinal) < 0 ||
+        CALL(r, device_from_ordinal, ordinal, &d) < 0)
+        return -1;
+    return handle_result(r, DS__H_DEVICE, d, false, result);
+}
+
+/* ---- info.* ---- */
+
+static int op_info_devices(const req *r, cJSON **result)
+{
+    static const char *const names[] = {NULL};
+    ds_devobj *devs;
+    size_t n;
+    if (check_names(r, names) < 0 || list_devices(r, &devs, &n) < 0)
+        return -1;
+    cJSON *list = cJSON_CreateArray();
+    int rc = list ? 0 : oom(r);
+    for (size_t i = 0; i < n; i++) {
+        cJSON *h = NULL;
+        if (rc < 0) {
+            release_obj(r, DS__H_DEVICE, devs[i]);
+            continue;
+        }
+        rc = handle_result(r, DS__H_DEVICE, devs[i], false, &h);
+        if (rc == 0)
+            cJSON_AddItemToArray(list, h);
+    }
+    free(devs);
+    if (rc < 0) {
+        cJSON_Delete(list);
+        return -1;
+    }
+    *result = list;
+    return 0;
+}
+
+static int op_info_default_device(const req *r, cJSON **result)
+{
+    static const char *const names[] = {NULL};
+    ds_devobj d = NULL;
+    if (check_names(r, names) < 0 || CALL(r, info_default_device, &d) < 0)
+        return -1;
+    return device_result(r, d, result);
+}
+
+static int op_info_default_dtypes(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"device", NULL};
+    ds_device dev;
+    ds_default_dtypes dd = {0};
+    if (check_names(r, names) < 0 || get_device(r, "device", false, &dev) < 0 ||
+        CALL(r, info_default_dtypes, dev, &dd) < 0)
+        return -1;
+    const char *rf = ds_dtype_name(dd.real_floating), *cf = ds_dtype_name(dd.complex_floating);
+    const char *in = ds_dtype_name(dd.integral), *ix = ds_dtype_name(dd.indexing);
+    if (!rf || !cf || !in || !ix)
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                        "%s: the callback left a default dtype unset", r->op);
+    cJSON *o = cJSON_CreateObject();
+    if (o == NULL)
+        return oom(r);
+    cJSON_AddStringToObject(o, "real floating", rf);
+    cJSON_AddStringToObject(o, "complex floating", cf);
+    cJSON_AddStringToObject(o, "integral", in);
+    cJSON_AddStringToObject(o, "indexing", ix);
+    *result = o;
+    return 0;
+}
+
+/* The standard's kind= strings for dtypes(), as dtype bit sets. */
+static uint32_t kind_bits(const char *kind)
+{
+    const uint32_t b = 1u << DS_BOOL;
+    const uint32_t si = 1u << DS_INT8 | 1u << DS_INT16 | 1u << DS_INT32 | 1u << DS_INT64;
+    const uint32_t ui = 1u << DS_UINT8 | 1u << DS_UINT16 | 1u << DS_UINT32 | 1u << DS_UINT64;
+    const uint32_t rf = 1u << DS_FLOAT32 | 1u << DS_FLOAT64;
+    const uint32_t cf = 1u << DS_COMPLEX64 | 1u << DS_COMPLEX128;
+    if (strcmp(kind, "bool") == 0)
+        return b;
+    if (strcmp(kind, "signed integer") == 0)
+        return si;
+    if (strcmp(kind, "unsigned integer") == 0)
+        return ui;
+    if (strcmp(kind, "integral") == 0)
+        return si | ui;
+    if (strcmp(kind, "real floating") == 0)
+        return rf;
+    if (strcmp(kind, "complex floating") == 0)
+        return cf;
+    if (strcmp(kind, "numeric") == 0)
+        return si | ui | rf | cf;
+    return 0;
+}
+
+static int op_info_dtypes(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"device", "kind", NULL};
+    ds_device dev;
+    uint32_t have = 0, want = 0;
+    const cJSON *kind = arg(r, "kind");
+    if (check_names(r, names) < 0 || get_device(r, "device", false, &dev) < 0)
+        return -1;
+    if (kind == NULL || cJSON_IsNull(kind)) {
+        want = ~0u;
+    } else if (cJSON_IsString(kind) || cJSON_IsArray(kind)) {
+        const cJSON *k = cJSON_IsString(kind) ? kind : kind->child;
+        for (; k; k = cJSON_IsString(kind) ? NULL : k->next) {
+            if (!cJSON_IsString(k))
+                return ds__fail(r->e, PROTO, "TypeError",
+                                "%s: argument 'kind' must be a string or a list of strings",
+                                r->op);
+            uint32_t bits = kind_bits(k->valuestring);
+            /* An unknown kind is the library's ValueError (the standard's dtypes() raises
+             * it); the shim applies the kind filter on the library's behalf. */
+            if (bits == 0)
+                return ds__fail(r->e, DS__ORIGIN_LIBRARY, "ValueError",
+                                "%s: unknown dtype kind \"%.40s\"", r->op, k->valuestring);
+            want |= bits;
+        }
+    } else {
+        return ds__fail(r->e, PROTO, "TypeError",
+                        "%s: argument 'kind' must be a string or a list of strings", r->op);
+    }
+    if (CALL(r, info_dtypes, dev, &have) < 0)
+        return -1;
+    /* Sorted by name, as the protocol says. */
+    const char *sorted[DS_DTYPE_COUNT];
+    int n = 0;
+    for (int t = DS_BOOL; t < DS_DTYPE_COUNT; t++)
+        if (have & want & (1u << t)) {
+            int j = n++;
+            while (j > 0 && strcmp(sorted[j - 1], ds_dtype_name((ds_dtype)t)) > 0) {
+                sorted[j] = sorted[j - 1];
+                j--;
+            }
+            sorted[j] = ds_dtype_name((ds_dtype)t);
+        }
+    cJSON *list = cJSON_CreateStringArray(sorted, n);
+    if (list == NULL)
+        return oom(r);
+    *result = list;
+    return 0;
+}
+
+/* ---- array.* ---- */
+
+static int create_fill(const req *r, ds_fill_fn fn, ds_dtype dtype, ds_device dev, ds_array *x)
+{
+    static const char *const names[] = {"fn", "shape", "dtype", "device", NULL};
+    int64_t shape[DS_MAX_NDIM];
+    int ndim = 0;
+    if (check_names(r, names) < 0 || get_shape(r, "shape", shape, &ndim) < 0)
+        return -1;
+    return CALL(r, fill, fn, shape, ndim, dtype, dev, x);
+}
+
+static int create_like(const req *r, ds_fill_fn fn, ds_dtype dtype, ds_device dev, ds_array *x)
+{
+    static const char *const names[] = {"fn", "x", "dtype", "device", NULL};
+    ds_array src;
+    if (check_names(r, names) < 0 || get_array(r, "x", &src) < 0)
+        return -1;
+    return CALL(r, fill_like, fn, src, dtype, dev, x);
+}
+
+static int op_array_create(const req *r, cJSON **result)
+{
+    const char *fn;
+    ds_dtype dtype;
+    ds_device dev;
+    ds_array x = NULL;
+    int rc;
+    if (get_string(r, "fn", &fn) < 0 || get_dtype(r, "dtype", false, &dtype) < 0 ||
+        get_device(r, "device", false, &dev) < 0)
+        return -1;
+    if (strcmp(fn, "zeros") == 0) {
+        rc = create_fill(r, DS_ZEROS, dtype, dev, &x);
+    } else if (strcmp(fn, "ones") == 0) {
+        rc = create_fill(r, DS_ONES, dtype, dev, &x);
+    } else if (strcmp(fn, "empty") == 0) {
+        rc = create_fill(r, DS_EMPTY, dtype, dev, &x);
+    } else if (strcmp(fn, "full") == 0) {
+        static const char *const names[] = {"fn", "shape", "fill_value", "dtype", "device", NULL};
+        int64_t shape[DS_MAX_NDIM];
+        int ndim = 0;
+        ds_scalar fill;
+        rc = check_names(r, names) < 0 || get_shape(r, "shape", shape, &ndim) < 0 ||
+                     get_scalar(r, "fill_value", true, &fill, NULL) < 0
+                 ? -1
+                 : CALL(r, full, shape, ndim, fill, dtype, dev, &x);
+    } else if (strcmp(fn, "arange") == 0) {
+        static const char *const names[] = {"fn", "start", "stop", "step", "dtype", "device",
+                                            NULL};
+        ds_scalar start, stop, step;
+        bool has_stop, has_step;
+        rc = check_names(r, names) < 0 || get_scalar(r, "start", true, &start, NULL) < 0 ||
+                     get_scalar(r, "stop", false, &stop, &has_stop) < 0 ||
+                     get_scalar(r, "step", false, &step, &has_step) < 0
+                 ? -1
+                 : CALL(r, arange, start, has_stop ? &stop : NULL, has_step ? &step : NULL, dtype,
+                        dev, &x);
+    } else if (strcmp(fn, "linspace") == 0) {
+        static const char *const names[] = {"fn",       "start", "stop",   "num",
+                                            "endpoint", "dtype", "device", NULL};
+        ds_scalar start, stop;
+        int64_t num;
+        bool endpoint;
+        rc = check_names(r, names) < 0 || get_scalar(r, "start", true, &start, NULL) < 0 ||
+                     get_scalar(r, "stop", true, &stop, NULL) < 0 ||
+                     get_int(r, "num", true, 0, &num) < 0 ||
+                     get_bool(r, "endpoint", false, true, &endpoint) < 0
+                 ? -1
+                 : CALL(r, linspace, start, stop, num, endpoint, dtype, dev, &x);
+    } else if (strcmp(fn, "eye") == 0) {
+        static const char *const names[] = {"fn", "n_rows", "n_cols", "k", "dtype", "device",
+                                            NULL};
+        int64_t n_rows, n_cols, k;
+        const cJSON *nc = arg(r, "n_cols");
+        bool has_cols = nc != NULL && !cJSON_IsNull(nc);
+        rc = check_names(r, names) < 0 || get_int(r, "n_rows", true, 0, &n_rows) < 0 ||
+                     get_int(r, "n_cols", false, 0, &n_cols) < 0 ||
+                     get_int(r, "k", false, 0, &k) < 0
+                 ? -1
+                 : CALL(r, eye, n_rows, has_cols ? &n_cols : NULL, k, dtype, dev, &x);
+    } else if (strcmp(fn, "zeros_like") == 0) {
+        rc = create_like(r, DS_ZEROS, dtype, dev, &x);
+    } else if (strcmp(fn, "ones_like") == 0) {
+        rc = create_like(r, DS_ONES, dtype, dev, &x);
+    } else if (strcmp(fn, "empty_like") == 0) {
+        rc = create_like(r, DS_EMPTY, dtype, dev, &x);
+    } else if (strcmp(fn, "full_like") == 0) {
+        static const char *const names[] = {"fn", "x", "fill_value", "dtype", "device", NULL};
+        ds_array src;
+        ds_scalar fill;
+        rc = check_names(r, names) < 0 || get_array(r, "x", &src) < 0 ||
+                     get_scalar(r, "fill_value", true, &fill, NULL) < 0
+                 ? -1
+                 : CALL(r, full_like, src, fill, dtype, dev, &x);
+    } else if (strcmp(fn, "fftfreq") == 0 || strcmp(fn, "rfftfreq") == 0) {
+        static const char *const names[] = {"fn", "n", "d", "dtype", "device", NULL};
+        int64_t n;
+        ds_scalar d = {.kind = DS_SCALAR_FLOAT, .f = 1.0};
+        rc = check_names(r, names) < 0 || get_int(r, "n", true, 0, &n) < 0 ||
+                     get_scalar(r, "d", false, &d, NULL) < 0
+                 ? -1
+                 : CALL(r, fftfreq, fn[0] == 'r', n,
+                        d.kind == DS_SCALAR_FLOAT ? d.f : d.kind == DS_SCALAR_INT ? (double)d.i : d.b,
+                        dtype, dev, &x);
+    } else {
+        return ds__fail(r->e, PROTO, "ValueError", "%s: unknown creation function \"%.40s\"",
+                        r->op, fn);
+    }
+    if (rc < 0)
+        return -1;
+    return array_result(r, x, result);
+}
+
+static int op_array_asarray(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"obj", "dtype", "device", "copy", NULL};
+    const cJSON *obj = arg(r, "obj");
+    ds_dtype dtype;
+    ds_device dev;
+    ds_copy copy;
+    ds_array x = NULL;
+    int rc;
+    if (check_names(r, names) < 0 || get_dtype(r, "dtype", false, &dtype) < 0 ||
+        get_device(r, "device", false, &dev) < 0 || get_copy(r, "copy", &copy) < 0)
+        return -1;
+    if (obj == NULL)
+        return missing(r, "obj");
+    if (cJSON_IsString(obj)) {
+        ds_array src;
+        rc = lookup(r, obj, "obj", DS__H_ARRAY, &src) < 0
+                 ? -1
+                 : CALL(r, asarray_array, src, dtype, dev, copy, &x);
+    } else if (ds__is_scalar(obj)) {
+        ds_scalar sc;
+        rc = get_scalar(r, "obj", true, &sc, NULL) < 0
+                 ? -1
+                 : CALL(r, asarray_scalar, sc, dtype, dev, copy, &x);
+    } else if (cJSON_IsObject(obj)) {
+        ds_buffer buf;
+        if (ds__buffer_decode(obj, "obj", &buf, r->e) < 0)
+            return -1;
+        rc = CALL(r, asarray_buffer, &buf, dtype, dev, copy, &x);
+        ds__buffer_clear(&buf);
+    } else {
+        return ds__fail(r->e, PROTO, "TypeError",
+                        "%s: argument 'obj' must be a typed array, a scalar or an array handle",
+                        r->op);
+    }
+    if (rc < 0)
+        return -1;
+    return array_result(r, x, result);
+}
+
+static int op_array_astype(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"x", "dtype", "copy", "device", NULL};
+    ds_array src, x = NULL;
+    ds_dtype dtype;
+    bool copy;
+    ds_device dev;
+    if (check_names(r, names) < 0 || get_array(r, "x", &src) < 0 ||
+        get_dtype(r, "dtype", true, &dtype) < 0 || get_bool(r, "copy", false, true, &copy) < 0 ||
+        get_device(r, "device", false, &dev) < 0 ||
+        CALL(r, astype, src, dtype, copy, dev, &x) < 0)
+        return -1;
+    return array_result(r, x, result);
+}
+
+static int describe_array(const req *r, ds_array x, ds_array_info *info)
+{
+    memset(info, 0, sizeof *info);
+    if (CALL(r, describe, x, info) < 0)
+        return -1;
+    if (info->ndim < 0 || info->ndim > DS_MAX_NDIM || ds_dtype_name(info->dtype) == NULL ||
+        ds__shape_count(info->shape, info->ndim) < 0) {
+        release_obj(r, DS__H_DEVICE, info->device);
+        info->device = NULL;
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                        "%s: the describe callback returned an invalid dtype or shape", r->op);
+    }
+    return 0;
+}
+
+static int op_array_describe(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"array", NULL};
+    ds_array x;
+    ds_array_info info;
+    cJSON *dev = NULL;
+    if (check_names(r, names) < 0 || get_array(r, "array", &x) < 0 ||
+        describe_array(r, x, &info) < 0 || device_result(r, info.device, &dev) < 0)
+        return -1;
+    cJSON *o = cJSON_CreateObject();
+    cJSON *shape = cJSON_CreateArray();
+    if (o == NULL || shape == NULL) {
+        cJSON_Delete(o);
+        cJSON_Delete(shape);
+        cJSON_Delete(dev);
+        return oom(r);
+    }
+    for (int k = 0; k < info.ndim; k++)
+        cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)info.shape[k]));
+    cJSON_AddItemToObject(o, "device", dev);
+    cJSON_AddStringToObject(o, "dtype", ds_dtype_name(info.dtype));
+    cJSON_AddItemToObject(o, "shape", shape);
+    *result = o;
+    return 0;
+}
+
+static int op_array_read(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"array", NULL};
+    ds_array x;
+    ds_array_info info;
+    ds_buffer buf = {0};
+    if (check_names(r, names) < 0 || get_array(r, "array", &x) < 0 ||
+        describe_array(r, x, &info) < 0)
+        return -1;
+    /* describe's device is not needed here. */
+    release_obj(r, DS__H_DEVICE, info.device);
+    buf.dtype = info.dtype;
+    buf.ndim = info.ndim;
+    memcpy(buf.shape, info.shape, sizeof buf.shape);
+    buf.nbytes = (size_t)ds__shape_count(info.shape, info.ndim) * ds_dtype_size(info.dtype);
+    if (buf.nbytes > 0 && (buf.data = malloc(buf.nbytes)) == NULL)
+        return oom(r);
+    int rc = CALL(r, read, x, buf.data, buf.nbytes);
+    if (rc == 0 && (*result = ds__buffer_encode(&buf)) == NULL)
+        rc = oom(r);
+    ds__buffer_clear(&buf);
+    return rc;
+}
+
+static int op_array_to_device(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"array", "device", "stream", NULL};
+    ds_array src, x = NULL;
+    ds_device dev;
+    ds_stream stream;
+    if (check_names(r, names) < 0 || get_array(r, "array", &src) < 0 ||
+        get_device(r, "device", true, &dev) < 0 || get_stream(r, "stream", &stream) < 0 ||
+        CALL(r, to_device, src, dev, stream, &x) < 0)
+        return -1;
+    return array_result(r, x, result);
+}
+
+static int op_array_same(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"a", "b", NULL};
+    ds_array a, b;
+    if (check_names(r, names) < 0 || get_array(r, "a", &a) < 0 || get_array(r, "b", &b) < 0)
+        return -1;
+    *result = cJSON_CreateBool(a == b);
+    return 0;
+}
+
+static int get_operand(const req *r, const char *name, ds_operand *out)
+{
+    const cJSON *v = arg(r, name);
+    memset(out, 0, sizeof *out);
+    if (v == NULL)
+        return missing(r, name);
+    if (cJSON_IsString(v)) {
+        out->is_array = true;
+        return lookup(r, v, name, DS__H_ARRAY, &out->array);
+    }
+    return get_scalar(r, name, true, &out->scalar, NULL);
+}
+
+static int op_array_binary(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"fn", "x1", "x2", NULL};
+    static const char *const fns[] = {[DS_ADD] = "add",           [DS_SUBTRACT] = "subtract",
+                                      [DS_MULTIPLY] = "multiply", [DS_DIVIDE] = "divide",
+                                      [DS_EQUAL] = "equal",       [DS_LESS] = "less",
+                                      [DS_MAXIMUM] = "maximum"};
+    const char *fn;
+    ds_operand x1, x2;
+    ds_array x = NULL;
+    int which = 0;
+    if (check_names(r, names) < 0 || get_string(r, "fn", &fn) < 0)
+        return -1;
+    for (int i = DS_ADD; i <= DS_MAXIMUM; i++)
+        if (strcmp(fn, fns[i]) == 0)
+            which = i;
+    if (which == 0)
+        return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
+    if (get_operand(r, "x1", &x1) < 0 || get_operand(r, "x2", &x2) < 0 ||
+        CALL(r, binary, (ds_binary_fn)which, x1, x2, &x) < 0)
+        return -1;
+    return array_result(r, x, result);
+}
+
+static int op_array_unary(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"fn", "x", NULL};
+    static const char *const fns[] = {[DS_NEGATIVE] = "negative", [DS_ABS] = "abs",
+                                      [DS_SQRT] = "sqrt"};
+    const char *fn;
+    ds_array src, x = NULL;
+    int which = 0;
+    if (check_names(r, names) < 0 || get_string(r, "fn", &fn) < 0)
+        return -1;
+    for (int i = DS_NEGATIVE; i <= DS_SQRT; i++)
+        if (strcmp(fn, fns[i]) == 0)
+            which = i;
+    if (which == 0)
+        return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
+    if (get_array(r, "x", &src) < 0 || CALL(r, unary, (ds_unary_fn)which, src, &x) < 0)
+        return -1;
+    return array_result(r, x, result);
+}
+
+static int op_array_reduce(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"fn", "x", "axis", NULL};
+    const char *fn;
+    ds_array src, x = NULL;
+    int64_t axis;
+    const cJSON *jaxis = arg(r, "axis");
+    bool has_axis = jaxis != NULL && !cJSON_IsNull(jaxis);
+    ds_reduce_fn which;
+    if (check_names(r, names) < 0 || get_string(r, "fn", &fn) < 0)
+        return -1;
+    if (strcmp(fn, "sum") == 0)
+        which = DS_SUM;
+    else if (strcmp(fn, "max") == 0)
+        which = DS_MAX;
+    else
+        return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
+    if (get_array(r, "x", &src) < 0 || get_int(r, "axis", false, 0, &axis) < 0 ||
+        CALL(r, reduce, which, src, has_axis ? &axis : NULL, &x) < 0)
+        return -1;
+    return array_result(r, x, result);
+}
+
+static int op_array_matmul(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"x1", "x2", NULL};
+    ds_array a, b, x = NULL;
+    if (check_names(r, names) < 0 || get_array(r, "x1", &a) < 0 || get_array(r, "x2", &b) < 0 ||
+        CALL(r, matmul, a, b, &x) < 0)
+        return -1;
+    return array_result(r, x, result);
+}
+
+static int op_array_stack(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"arrays", "axis", NULL};
+    const cJSON *list = arg(r, "arrays");
+    int64_t axis;
+    ds_array x = NULL;
+    if (check_names(r, names) < 0 || get_int(r, "axis", false, 0, &axis) < 0)
+        return -1;
+    if (list == NULL)
+        return missing(r, "arrays");
+    if (!cJSON_IsArray(list))
+        return ds__fail(r->e, PROTO, "TypeError",
+                        "%s: argument 'arrays' must be a list of array handles", r->op);
+    int n = cJSON_GetArraySize(list);
+    ds_array *xs = calloc(n > 0 ? (size_t)n : 1, sizeof *xs);
+    if (xs == NULL)
+        return oom(r);
+    int i = 0, rc = 0;
+    for (const cJSON *h = list->child; h && rc == 0; h = h->next, i++) {
+        char name[32];
+        snprintf(name, sizeof name, "arrays[%d]", i);
+        rc = lookup(r, h, name, DS__H_ARRAY, &xs[i]);
+    }
+    if (rc == 0)
+        rc = CALL(r, stack, xs, (size_t)n, axis, &x);
+    free(xs);
+    if (rc < 0)
+        return -1;
+    return array_result(r, x, result);
+}
+
+static int op_array_dlpack_device(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"array", NULL};
+    ds_array x;
+    int32_t type = 0, id = 0;
+    if (check_names(r, names) < 0 || get_array(r, "array", &x) < 0 ||
+        CALL(r, dlpack_device, x, &type, &id) < 0)
+        return -1;
+    cJSON *pair = cJSON_CreateArray();
+    if (pair == NULL)
+        return oom(r);
+    cJSON_AddItemToArray(pair, cJSON_CreateNumber(type));
+    cJSON_AddItemToArray(pair, cJSON_CreateNumber(id));
+    *result = pair;
+    return 0;
+}
+
+static int op_array_from_dlpack(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"x", "device", "copy", NULL};
+    ds_array src, x = NULL;
+    ds_device dev;
+    ds_copy copy;
+    if (check_names(r, names) < 0 || get_array(r, "x", &src) < 0 ||
+        get_device(r, "device", false, &dev) < 0 || get_copy(r, "copy", &copy) < 0 ||
+        CALL(r, from_dlpack, src, dev, copy, &x) < 0)
+        return -1;
+    return array_result(r, x, result);
+}
+
+static int op_stream_default(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"device", NULL};
+    ds_device dev;
+    ds_stream st = NULL;
+    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0 ||
+        CALL(r, stream_default, dev, &st) < 0)
+        return -1;
+    return handle_result(r, DS__H_STREAM, st, false, result);
+}
+
+/* ---- default.* and soft.* ---- */
+
+static int op_default_get(const req *r, cJSON **result)
+{
+    static const char *const names[] = {NULL};
+    ds_devobj d = NULL;
+    if (check_names(r, names) < 0 || CALL(r, default_get, &d) < 0)
+        return -1;
+    return device_result(r, d, result);
+}
+
+static int op_default_set(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"device", NULL};
+    ds_device dev;
+    *result = NULL;
+    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0)
+        return -1;
+    return CALL(r, default_set, dev);
+}
+
+static int op_default_unset(const req *r, cJSON **result)
+{
+    static const char *const names[] = {NULL};
+    *result = NULL;
+    return check_names(r, names) < 0 ? -1 : CALL0(r, default_unset);
+}
+
+static int op_default_push(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"device", NULL};
+    ds_device dev;
+    *result = NULL;
+    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0)
+        return -1;
+    return CALL(r, default_push, dev);
+}
+
+static int op_default_pop(const req *r, cJSON **result)
+{
+    static const char *const names[] = {NULL};
+    *result = NULL;
+    return check_names(r, names) < 0 ? -1 : CALL0(r, default_pop);
+}
+
+static int op_soft_get(const req *r, cJSON **result)
+{
+    static const char *const names[] = {NULL};
+    bool on = false;
+    if (check_names(r, names) < 0 || CALL(r, soft_get, &on) < 0)
+        return -1;
+    *result = cJSON_CreateBool(on);
+    return 0;
+}
+
+static int op_soft_set(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"enabled", NULL};
+    bool on;
+    *result = NULL;
+    if (check_names(r, names) < 0 || get_bool(r, "enabled", true, false, &on) < 0)
+        return -1;
+    return CALL(r, soft_set, on);
+}
+
+static int op_soft_unset(const req *r, cJSON **result)
+{
+    static const char *const names[] = {NULL};
+    *result = NULL;
+    return check_names(r, names) < 0 ? -1 : CALL0(r, soft_unset);
+}
+
+/* ---- util.* ---- */
+
+static int int_result(const req *r, int64_t v, cJSON **result)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%" PRId64, v);
+    *result = cJSON_CreateRaw(buf);
+    return *result ? 0 : oom(r);
+}
+
+static int op_util_num_gpus(const req *r, cJSON **result)
+{
+    static const char *const names[] = {NULL};
+    int64_t n = 0;
+    if (check_names(r, names) < 0 || CALL(r, num_gpus, &n) < 0)
+        return -1;
+    return int_result(r, n, result);
+}
+
+static int op_util_num_cpu_cores(const req *r, cJSON **result)
+{
+    static const char *const names[] = {NULL};
+    int64_t n = 0;
+    if (check_names(r, names) < 0 || CALL(r, num_cpu_cores, &n) < 0)
+        return -1;
+    return int_result(r, n, result);
+}
+
+static int op_util_total_memory(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"device", NULL};
+    ds_device dev;
+    int64_t n = 0;
+    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0 ||
+        CALL(r, total_memory, dev, &n) < 0)
+        return -1;
+    return int_result(r, n, result);
+}
+
+static int op_util_used_memory(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"device", NULL};
+    ds_device dev;
+    int64_t n = 0;
+    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0 ||
+        CALL(r, used_memory, dev, &n) < 0)
+        return -1;
+    return int_result(r, n, result);
+}
+
+static int op_util_utilisation(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"device", NULL};
+    ds_device dev;
+    double pct = 0;
+    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0 ||
+        CALL(r, utilisation, dev, &pct) < 0)
+        return -1;
+    *result = cJSON_CreateNumber(pct);
+    return *result ? 0 : oom(r);
+}
+
+/* ---- dispatch ---- */
+
+static const struct {
+    const char *name;
+    int (*run)(const req *r, cJSON **result);
+} ops[] = {
+    {"hello", op_hello},
+    {"reset", op_reset},
+    {"bye", op_bye},
+    {"device.parse", op_device_parse},
+    {"device.describe", op_device_describe},
+    {"device.equal", op_device_equal},
+    {"device.from_type_index", op_device_from_type_index},
+    {"device.from_ordinal", op_device_from_ordinal},
+    {"info.devices", op_info_devices},
+    {"info.default_device", op_info_default_device},
+    {"info.default_dtypes", op_info_default_dtypes},
+    {"info.dtypes", op_info_dtypes},
+    {"array.create", op_array_create},
+    {"array.asarray", op_array_asarray},
+    {"array.astype", op_array_astype},
+    {"array.describe", op_array_describe},
+    {"array.read", op_array_read},
+    {"array.to_device", op_array_to_device},
+    {"array.same", op_array_same},
+    {"array.binary", op_array_binary},
+    {"array.unary", op_array_unary},
+    {"array.reduce", op_array_reduce},
+    {"array.matmul", op_array_matmul},
+    {"array.stack", op_array_stack},
+    {"array.dlpack_device", op_array_dlpack_device},
+    {"array.from_dlpack", op_array_from_dlpack},
+    {"stream.default", op_stream_default},
+    {"default.get", op_default_get},
+    {"default.set", op_default_set},
+    {"default.unset", op_default_unset},
+    {"default.push", op_default_push},
+    {"default.pop", op_default_pop},
+    {"soft.get", op_soft_get},
+    {"soft.set", op_soft_set},
+    {"soft.unset", op_soft_unset},
+    {"util.num_gpus", op_util_num_gpus},
+    {"util.num_cpu_cores", op_util_num_cpu_cores},
+    {"util.total_memory", op_util_total_memory},
+    {"util.used_memory", op_util_used_memory},
+    {"util.utilisation", op_util_utilisation},
+};
+
+int ds__dispatch(ds__session *s, const char *op, const cJSON *args, cJSON **result, ds__err *e)
+{
+    req r = {s, s->vendor, op, args, e};
+    *result = NULL;
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        if (strcmp(ops[i].name, op) != 0)
+            continue;
+        if (ops[i].run != op_hello && !s->hello_ok)
+            return ds__fail(e, PROTO, "RuntimeError",
+                            "%s: no successful hello yet; hello must come first", op);
+        return ops[i].run(&r, result);
+    }
+    if (!s->hello_ok)
+        return ds__fail(e, PROTO, "RuntimeError",
+                        "%.60s: no successful hello yet; hello must come first", op);
+    return ds__fail(e, DS__ORIGIN_ADAPTER, "NotImplementedError",
+                    "unknown op \"%.60s\" (this adapter speaks protocol %d)", op,
+                    DS_PROTOCOL_VERSION);
+}

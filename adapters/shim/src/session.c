@@ -1,0 +1,396 @@
+/*
+ * session.c: one adapter session per vendor table. Reads a request, checks it, keeps the
+ * handles, calls the table (through ops.c) and writes the reply (spec/protocol.md).
+ */
+#include "session.h"
+
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* One session per table in this process: a shared object normally holds one table. */
+#define MAX_SESSIONS 8
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static ds__session sessions[MAX_SESSIONS];
+
+/* The error the running callback gave with ds_error(); calls are serialised by `lock`. */
+static ds__err *callback_err;
+
+/* The reply given when there is no memory even for an error reply. */
+static const char oom_reply[] =
+    "{\"id\":null,\"ok\":false,\"error\":{\"kind\":\"MemoryError\",\"message\":\"out of memory "
+    "while answering\",\"origin\":\"adapter\"}}";
+
+void ds_error(const char *kind, const char *fmt, ...)
+{
+    va_list ap;
+    if (callback_err == NULL)
+        return;
+    callback_err->set = true;
+    callback_err->origin = DS__ORIGIN_LIBRARY;
+    snprintf(callback_err->kind, sizeof callback_err->kind, "%s", kind ? kind : "RuntimeError");
+    va_start(ap, fmt);
+    vsnprintf(callback_err->message, sizeof callback_err->message, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- handles ---- */
+
+static const char *const kind_names[] = {"device", "array", "stream"};
+
+int ds__handle_add(ds__session *s, ds__hkind kind, void *obj, bool permanent, char *name,
+                   size_t size)
+{
+    if (s->nh == s->caph) {
+        size_t cap = s->caph ? s->caph * 2 : 64;
+        ds__handle *h = realloc(s->h, cap * sizeof *h);
+        if (h == NULL)
+            return -1;
+        s->h = h;
+        s->caph = cap;
+    }
+    ds__handle *h = &s->h[s->nh++];
+    h->kind = kind;
+    h->id = s->next_id[kind]++;
+    h->obj = obj;
+    h->permanent = permanent;
+    snprintf(name, size, "%s#%" PRIu64, kind_names[kind], h->id);
+    return 0;
+}
+
+ds__handle *ds__handle_find(ds__session *s, const char *name, int *kind_out)
+{
+    if (kind_out)
+        *kind_out = -1;
+    const char *hash = strchr(name, '#');
+    if (hash == NULL)
+        return NULL;
+    size_t tlen = (size_t)(hash - name);
+    int kind = -1;
+    for (int k = 0; k < 3; k++)
+        if (strlen(kind_names[k]) == tlen && strncmp(name, kind_names[k], tlen) == 0)
+            kind = k;
+    const char *digits = hash + 1;
+    if (kind < 0 || *digits < '0' || *digits > '9' || (digits[0] == '0' && digits[1]))
+        return NULL;
+    uint64_t id = 0;
+    for (const char *p = digits; *p; p++) {
+        if (*p < '0' || *p > '9' || id > (UINT64_MAX - 9) / 10)
+            return NULL;
+        id = id * 10 + (uint64_t)(*p - '0');
+    }
+    if (kind_out)
+        *kind_out = kind;
+    for (size_t i = 0; i < s->nh; i++)
+        if (s->h[i].kind == (ds__hkind)kind && s->h[i].id == id)
+            return &s->h[i];
+    return NULL;
+}
+
+static void release(ds__session *s, const ds__handle *h)
+{
+    const ds_vendor *v = s->vendor;
+    switch (h->kind) {
+    case DS__H_ARRAY:
+        if (DS__SLOT(v, release_array))
+            v->release_array(s->lib, h->obj);
+        break;
+    case DS__H_DEVICE:
+        if (DS__SLOT(v, release_device) && h->obj)
+            v->release_device(s->lib, h->obj);
+        break;
+    case DS__H_STREAM:
+        if (DS__SLOT(v, release_stream) && h->obj)
+            v->release_stream(s->lib, h->obj);
+        break;
+    }
+}
+
+void ds__handles_drop(ds__session *s, bool all)
+{
+    /* Arrays first (newest first), then streams and devices: an array may refer to its
+     * device, so the device outlives it. */
+    for (int pass = 0; pass < 3; pass++) {
+        ds__hkind want = pass == 0 ? DS__H_ARRAY : pass == 1 ? DS__H_STREAM : DS__H_DEVICE;
+        for (size_t i = s->nh; i-- > 0;)
+            if (s->h[i].kind == want && (all || !s->h[i].permanent))
+                release(s, &s->h[i]);
+    }
+    size_t keep = 0;
+    for (size_t i = 0; i < s->nh; i++)
+        if (!all && s->h[i].permanent)
+            s->h[keep++] = s->h[i];
+    s->nh = keep;
+    if (all) {
+        free(s->h);
+        s->h = NULL;
+        s->caph = 0;
+    }
+}
+
+void ds__session_close(ds__session *s)
+{
+    if (s->lib_open) {
+        ds__handles_drop(s, true);
+        if (DS__SLOT(s->vendor, close))
+            s->vendor->close(s->lib);
+    }
+    s->lib = NULL;
+    s->lib_open = false;
+    s->hello_ok = false;
+}
+
+/* ---- calling the table ---- */
+
+int ds__status(ds__session *s, const char *op, int status, ds__err *e)
+{
+    if (status == 0)
+        return 0;
+    if (status == DS_NOT_IMPLEMENTED)
+        return ds__fail(e, DS__ORIGIN_ADAPTER, "NotImplementedError",
+                        "%s: the library cannot express this request", op);
+    if (s->callback_err.set) {
+        *e = s->callback_err;
+        e->origin = DS__ORIGIN_LIBRARY;
+        return -1;
+    }
+    const char *kind = NULL, *message = NULL;
+    if (DS__SLOT(s->vendor, error))
+        s->vendor->error(s->lib, status, &kind, &message);
+    return ds__fail(e, DS__ORIGIN_LIBRARY, kind ? kind : "RuntimeError", "%s",
+                    message ? message : "the library failed");
+}
+
+void ds__call_begin(ds__session *s)
+{
+    s->callback_err.set = false;
+    callback_err = &s->callback_err;
+}
+
+/* ---- replies ---- */
+
+static char *print_reply(cJSON *reply, size_t *reply_len)
+{
+    char *text = cJSON_PrintUnformatted(reply);
+    cJSON_Delete(reply);
+    if (text == NULL)
+        return NULL;
+    if (reply_len)
+        *reply_len = strlen(text);
+    return text;
+}
+
+/* The id as it goes back: the request's integer, or null when it had none usable. */
+static cJSON *id_value(bool has_id, uint64_t id)
+{
+    char buf[32];
+    if (!has_id)
+        return cJSON_CreateNull();
+    snprintf(buf, sizeof buf, "%" PRIu64, id);
+    return cJSON_CreateRaw(buf);
+}
+
+static char *error_reply(bool has_id, uint64_t id, const ds__err *e, size_t *reply_len)
+{
+    cJSON *reply = cJSON_CreateObject();
+    cJSON *err = cJSON_CreateObject();
+    cJSON *idv = id_value(has_id, id);
+    if (reply == NULL || err == NULL || idv == NULL) {
+        cJSON_Delete(reply);
+        cJSON_Delete(err);
+        cJSON_Delete(idv);
+        return NULL;
+    }
+    cJSON_AddItemToObject(reply, "id", idv);
+    cJSON_AddFalseToObject(reply, "ok");
+    cJSON_AddStringToObject(err, "kind", e->kind);
+    cJSON_AddStringToObject(err, "message", e->message);
+    cJSON_AddStringToObject(err, "origin", ds__origin_name(e->origin));
+    cJSON_AddItemToObject(reply, "error", err);
+    return print_reply(reply, reply_len);
+}
+
+static char *ok_reply(uint64_t id, cJSON *result, size_t *reply_len)
+{
+    cJSON *reply = cJSON_CreateObject();
+    cJSON *idv = id_value(true, id);
+    if (reply == NULL || idv == NULL) {
+        cJSON_Delete(reply);
+        cJSON_Delete(idv);
+        cJSON_Delete(result);
+        return NULL;
+    }
+    cJSON_AddItemToObject(reply, "id", idv);
+    cJSON_AddTrueToObject(reply, "ok");
+    cJSON_AddItemToObject(reply, "result", result ? result : cJSON_CreateNull());
+    return print_reply(reply, reply_len);
+}
+
+/* ---- one request ---- */
+
+static ds__session *session_for(const ds_vendor *vendor)
+{
+    for (int i = 0; i < MAX_SESSIONS; i++)
+        if (sessions[i].vendor == vendor)
+            return &sessions[i];
+    for (int i = 0; i < MAX_SESSIONS; i++)
+        if (sessions[i].vendor == NULL) {
+            memset(&sessions[i], 0, sizeof sessions[i]);
+            sessions[i].vendor = vendor;
+            return &sessions[i];
+        }
+    return NULL;
+}
+
+static const char *json_type_name(const cJSON *v)
+{
+    if (cJSON_IsArray(v))
+        return "a list";
+    if (cJSON_IsString(v))
+        return "a string";
+    if (cJSON_IsNumber(v))
+        return "a number";
+    if (cJSON_IsBool(v))
+        return "a boolean";
+    if (cJSON_IsNull(v))
+        return "null";
+    return "an object";
+}
+
+static char *answer(ds__session *s, const char *request, size_t len, size_t *reply_len)
+{
+    ds__err e = {0};
+    bool has_id = false;
+    uint64_t id = 0;
+    cJSON *req = NULL;
+    cJSON *result = NULL;
+    char *reply;
+
+    if (request == NULL) {
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError", "request is NULL");
+        goto error;
+    }
+    if (len > DS_PROTOCOL_MAX_LINE) {
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError",
+                 "request is %zu bytes, longer than the limit of %d bytes", len,
+                 DS_PROTOCOL_MAX_LINE);
+        goto error;
+    }
+    if (memchr(request, '\0', len) != NULL) {
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError", "request contains a NUL byte at %zu",
+                 (size_t)((const char *)memchr(request, '\0', len) - request));
+        goto error;
+    }
+    long bad = ds__utf8_invalid_at(request, len);
+    if (bad >= 0) {
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError",
+                 "request is not valid UTF-8 (byte %ld)", bad);
+        goto error;
+    }
+    const char *end = NULL;
+    req = cJSON_ParseWithLengthOpts(request, len, &end, false);
+    if (req == NULL) {
+        const char *at = cJSON_GetErrorPtr();
+        size_t off = (at && at >= request && at <= request + len) ? (size_t)(at - request) : 0;
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError",
+                 "request is not valid JSON (error near byte %zu)", off);
+        goto error;
+    }
+    for (const char *p = end; p && p < request + len; p++)
+        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
+            ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError",
+                     "request has text after its JSON object (byte %zu)",
+                     (size_t)(p - request));
+            goto error;
+        }
+    if (!cJSON_IsObject(req)) {
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "TypeError", "request must be a JSON object, not %s",
+                 json_type_name(req));
+        goto error;
+    }
+    const cJSON *jid = cJSON_GetObjectItemCaseSensitive(req, "id");
+    if (jid == NULL) {
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError", "request has no \"id\"");
+        goto error;
+    }
+    if (!cJSON_IsNumber(jid) || jid->valuedouble < 0 || jid->valuedouble > 9007199254740991.0 ||
+        jid->valuedouble != (double)(uint64_t)jid->valuedouble) {
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "TypeError",
+                 "request \"id\" must be a non-negative integer below 2^53");
+        goto error;
+    }
+    has_id = true;
+    id = (uint64_t)jid->valuedouble;
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(req, "op");
+    if (op == NULL) {
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError", "request has no \"op\"");
+        goto error;
+    }
+    if (!cJSON_IsString(op)) {
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "TypeError", "request \"op\" must be a string, not %s",
+                 json_type_name(op));
+        goto error;
+    }
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(req, "args");
+    if (args != NULL && !cJSON_IsNull(args) && !cJSON_IsObject(args)) {
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "TypeError",
+                 "request \"args\" must be an object, not %s", json_type_name(args));
+        goto error;
+    }
+    if (args != NULL && cJSON_IsNull(args))
+        args = NULL;
+    if (ds__dispatch(s, op->valuestring, args, &result, &e) < 0)
+        goto error;
+    cJSON_Delete(req);
+    reply = ok_reply(id, result, reply_len);
+    return reply;
+error:
+    cJSON_Delete(req);
+    cJSON_Delete(result);
+    return error_reply(has_id, id, &e, reply_len);
+}
+
+const char *ds_shim_call(const ds_vendor *vendor, const char *request, size_t len,
+                         size_t *reply_len)
+{
+    char *reply;
+    pthread_mutex_lock(&lock);
+    ds__session *s = vendor ? session_for(vendor) : NULL;
+    if (s == NULL) {
+        ds__err e;
+        ds__fail(&e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                 vendor ? "too many vendor tables in one process" : "no vendor table");
+        reply = error_reply(false, 0, &e, reply_len);
+    } else {
+        reply = answer(s, request, len, reply_len);
+    }
+    callback_err = NULL;
+    pthread_mutex_unlock(&lock);
+    if (reply == NULL) {
+        if (reply_len)
+            *reply_len = sizeof oom_reply - 1;
+        return oom_reply;
+    }
+    return reply;
+}
+
+void ds_shim_free(const char *reply)
+{
+    if (reply == NULL || reply == oom_reply)
+        return;
+    cJSON_free((void *)reply);
+}
+
+void ds_shim_shutdown(const ds_vendor *vendor)
+{
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < MAX_SESSIONS; i++)
+        if (vendor != NULL && sessions[i].vendor == vendor) {
+            ds__session_close(&sessions[i]);
+            sessions[i].vendor = NULL;
+        }
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,52 @@
+/*
+ * Internal declarations of the devspec shim library, shared by its modules and its tests.
+ * Nothing here is installed.
+ */
+#ifndef DEVSPEC_SHIM_INTERNAL_H
+#define DEVSPEC_SHIM_INTERNAL_H
+
+#include "devspec_shim.h"
+
+#include <cjson/cJSON.h>
+
+/* Where an error comes from (spec/protocol.md, "Messages"). */
+typedef enum ds__origin { DS__ORIGIN_LIBRARY = 0, DS__ORIGIN_ADAPTER, DS__ORIGIN_PROTOCOL } ds__origin;
+
+typedef struct ds__err {
+    bool set;
+    ds__origin origin;
+    char kind[64];
+    char message[1024];
+} ds__err;
+
+/* Sets *e (overwriting it) and returns -1, so a check reads `return ds__fail(...)`. */
+int ds__fail(ds__err *e, ds__origin origin, const char *kind, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+const char *ds__origin_name(ds__origin origin);
+
+/* typed.c: typed arrays and scalars. */
+
+/* Decodes the typed array `v` (argument `arg`, for messages) into *out, whose data it
+ * allocates with malloc (free with ds__buffer_clear). Returns 0, or -1 with *e set (origin
+ * protocol) and *out empty. */
+int ds__buffer_decode(const cJSON *v, const char *arg, ds_buffer *out, ds__err *e);
+/* Frees out->data and empties *out. */
+void ds__buffer_clear(ds_buffer *buf);
+/* Encodes *buf as a typed array; NULL when memory runs out. */
+cJSON *ds__buffer_encode(const ds_buffer *buf);
+/* Element count of a shape, or -1 when it overflows or a dimension is negative. */
+int64_t ds__shape_count(const int64_t *shape, int ndim);
+/* Decodes a scalar operand (a JSON boolean, number or {"scalar": text}). */
+int ds__scalar_decode(const cJSON *v, const char *arg, ds_scalar *out, ds__err *e);
+/* Whether `v` has the form of a scalar operand. */
+bool ds__is_scalar(const cJSON *v);
+/* Writes the shortest decimal that reads back as exactly `d` (as float when `single`). */
+void ds__format_float(double d, bool single, char *buf, size_t size);
+/* Checks that `len` bytes of `s` are UTF-8; returns the offset of the first bad byte or -1. */
+long ds__utf8_invalid_at(const char *s, size_t len);
+
+#endif

@@ -1,0 +1,550 @@
+/*
+ * typed.c: dtypes, typed arrays and scalars as they travel in messages
+ * (spec/protocol.md, "Values"), decoded and encoded here once for every shim.
+ */
+#include "shim_internal.h"
+
+#include <errno.h>
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* 2^53: the largest magnitude up to which every integer is exact in a JSON number read as
+ * a double. Beyond it integers travel as decimal strings. */
+#define EXACT_LIMIT 9007199254740992.0
+
+static const struct {
+    const char *name;
+    size_t size;
+} dtypes[DS_DTYPE_COUNT] = {
+    [DS_DTYPE_NONE] = {NULL, 0},         [DS_BOOL] = {"bool", 1},
+    [DS_INT8] = {"int8", 1},             [DS_INT16] = {"int16", 2},
+    [DS_INT32] = {"int32", 4},           [DS_INT64] = {"int64", 8},
+    [DS_UINT8] = {"uint8", 1},           [DS_UINT16] = {"uint16", 2},
+    [DS_UINT32] = {"uint32", 4},         [DS_UINT64] = {"uint64", 8},
+    [DS_FLOAT32] = {"float32", 4},       [DS_FLOAT64] = {"float64", 8},
+    [DS_COMPLEX64] = {"complex64", 8},   [DS_COMPLEX128] = {"complex128", 16},
+};
+
+const char *ds_dtype_name(ds_dtype dtype)
+{
+    if (dtype <= DS_DTYPE_NONE || dtype >= DS_DTYPE_COUNT)
+        return NULL;
+    return dtypes[dtype].name;
+}
+
+ds_dtype ds_dtype_from_name(const char *name)
+{
+    if (name == NULL)
+        return DS_DTYPE_NONE;
+    for (int t = DS_BOOL; t < DS_DTYPE_COUNT; t++)
+        if (strcmp(dtypes[t].name, name) == 0)
+            return (ds_dtype)t;
+    return DS_DTYPE_NONE;
+}
+
+size_t ds_dtype_size(ds_dtype dtype)
+{
+    if (dtype <= DS_DTYPE_NONE || dtype >= DS_DTYPE_COUNT)
+        return 0;
+    return dtypes[dtype].size;
+}
+
+int ds__fail(ds__err *e, ds__origin origin, const char *kind, const char *fmt, ...)
+{
+    va_list ap;
+    e->set = true;
+    e->origin = origin;
+    snprintf(e->kind, sizeof e->kind, "%s", kind);
+    va_start(ap, fmt);
+    vsnprintf(e->message, sizeof e->message, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+const char *ds__origin_name(ds__origin origin)
+{
+    switch (origin) {
+    case DS__ORIGIN_ADAPTER:
+        return "adapter";
+    case DS__ORIGIN_PROTOCOL:
+        return "protocol";
+    case DS__ORIGIN_LIBRARY:
+        break;
+    }
+    return "library";
+}
+
+int64_t ds__shape_count(const int64_t *shape, int ndim)
+{
+    int64_t n = 1;
+    for (int i = 0; i < ndim; i++) {
+        if (shape[i] < 0)
+            return -1;
+        if (shape[i] != 0 && n > INT64_MAX / shape[i])
+            return -1;
+        n *= shape[i];
+    }
+    return n;
+}
+
+long ds__utf8_invalid_at(const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t i = 0;
+    while (i < len) {
+        unsigned char c = p[i];
+        size_t need;
+        uint32_t cp;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        if (c >= 0xc2 && c <= 0xdf) {
+            need = 1;
+            cp = c & 0x1f;
+        } else if (c >= 0xe0 && c <= 0xef) {
+            need = 2;
+            cp = c & 0x0f;
+        } else if (c >= 0xf0 && c <= 0xf4) {
+            need = 3;
+            cp = c & 0x07;
+        } else {
+            return (long)i;
+        }
+        if (len - i <= need)
+            return (long)i;
+        for (size_t k = 1; k <= need; k++) {
+            if ((p[i + k] & 0xc0) != 0x80)
+                return (long)i;
+            cp = (cp << 6) | (p[i + k] & 0x3f);
+        }
+        /* Overlong forms, surrogates and code points past U+10FFFF are not UTF-8. */
+        if ((need == 2 && cp < 0x800) || (need == 3 && cp < 0x10000) || cp > 0x10ffff ||
+            (cp >= 0xd800 && cp <= 0xdfff))
+            return (long)i;
+        i += need + 1;
+    }
+    return -1;
+}
+
+void ds__format_float(double d, bool single, char *buf, size_t size)
+{
+    /* The shortest of %.1g .. %.17g (%.9g for float32) that reads back exactly. */
+    int max = single ? 9 : 17;
+    for (int p = 1; p <= max; p++) {
+        snprintf(buf, size, "%.*g", p, d);
+        if (single ? strtof(buf, NULL) == (float)d : strtod(buf, NULL) == d)
+            return;
+    }
+}
+
+/* Parses a whole decimal integer string; `neg_ok` false for unsigned. */
+static bool parse_int_text(const char *t, bool neg_ok, int64_t *si, uint64_t *ui)
+{
+    const char *p = t;
+    char *end;
+    if (*p == '+' || *p == '-')
+        p++;
+    if (*p < '0' || *p > '9')
+        return false;
+    for (const char *q = p; *q; q++)
+        if (*q < '0' || *q > '9')
+            return false;
+    errno = 0;
+    if (neg_ok) {
+        long long v = strtoll(t, &end, 10);
+        if (errno == ERANGE || *end)
+            return false;
+        *si = v;
+    } else {
+        if (t[0] == '-')
+            return false;
+        unsigned long long v = strtoull(t, &end, 10);
+        if (errno == ERANGE || *end)
+            return false;
+        *ui = v;
+    }
+    return true;
+}
+
+/* Parses a whole float string: any decimal strtod accepts, nan, inf, -inf, -0.0. */
+static bool parse_float_text(const char *t, bool single, double *out)
+{
+    char *end;
+    if (*t == '\0' || *t == ' ' || *t == '\t' || *t == '\n')
+        return false;
+    if (single) {
+        float f = strtof(t, &end);
+        *out = f;
+    } else {
+        *out = strtod(t, &end);
+    }
+    return *end == '\0';
+}
+
+static int float_element(const cJSON *v, bool single, double *out, const char *arg, size_t i,
+                         ds__err *e)
+{
+    if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        if (single && isfinite(d) && fabs(d) > FLT_MAX)
+            return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                            "argument '%s': element %zu (%g) is out of the float32 range", arg,
+                            i, d);
+        *out = single ? (double)(float)d : d;
+        return 0;
+    }
+    if (cJSON_IsString(v) && parse_float_text(v->valuestring, single, out))
+        return 0;
+    if (cJSON_IsString(v))
+        return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                        "argument '%s': element %zu (\"%.40s\") is not a float", arg, i,
+                        v->valuestring);
+    return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
+                    "argument '%s': element %zu must be a number or a string", arg, i);
+}
+
+static int int_element(const cJSON *v, ds_dtype dt, void *dst, const char *arg, size_t i,
+                       ds__err *e)
+{
+    static const int64_t lo[] = {[DS_INT8] = INT8_MIN, [DS_INT16] = INT16_MIN,
+                                 [DS_INT32] = INT32_MIN, [DS_INT64] = INT64_MIN};
+    static const int64_t hi[] = {[DS_INT8] = INT8_MAX, [DS_INT16] = INT16_MAX,
+                                 [DS_INT32] = INT32_MAX, [DS_INT64] = INT64_MAX};
+    static const uint64_t uhi[] = {[DS_UINT8] = UINT8_MAX, [DS_UINT16] = UINT16_MAX,
+                                   [DS_UINT32] = UINT32_MAX, [DS_UINT64] = UINT64_MAX};
+    bool is_signed = dt <= DS_INT64;
+    int64_t s = 0;
+    uint64_t u = 0;
+    if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        if (d != trunc(d))
+            return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                            "argument '%s': element %zu (%g) is not an integer", arg, i, d);
+        if (fabs(d) > EXACT_LIMIT)
+            return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                            "argument '%s': element %zu (%g) is beyond 2^53; write it as a "
+                            "decimal string",
+                            arg, i, d);
+        if (is_signed)
+            s = (int64_t)d;
+        else if (d < 0)
+            return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                            "argument '%s': element %zu (%g) is out of the %s range", arg, i, d,
+                            ds_dtype_name(dt));
+        else
+            u = (uint64_t)d;
+    } else if (cJSON_IsString(v)) {
+        if (!parse_int_text(v->valuestring, is_signed, &s, &u))
+            return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                            "argument '%s': element %zu (\"%.40s\") is not a %s", arg, i,
+                            v->valuestring, ds_dtype_name(dt));
+    } else {
+        return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
+                        "argument '%s': element %zu must be an integer or a decimal string", arg,
+                        i);
+    }
+    if ((is_signed && (s < lo[dt] || s > hi[dt])) || (!is_signed && u > uhi[dt]))
+        return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                        "argument '%s': element %zu is out of the %s range", arg, i,
+                        ds_dtype_name(dt));
+    switch (dt) {
+    case DS_INT8: *(int8_t *)dst = (int8_t)s; break;
+    case DS_INT16: *(int16_t *)dst = (int16_t)s; break;
+    case DS_INT32: *(int32_t *)dst = (int32_t)s; break;
+    case DS_INT64: *(int64_t *)dst = s; break;
+    case DS_UINT8: *(uint8_t *)dst = (uint8_t)u; break;
+    case DS_UINT16: *(uint16_t *)dst = (uint16_t)u; break;
+    case DS_UINT32: *(uint32_t *)dst = (uint32_t)u; break;
+    default: *(uint64_t *)dst = u; break;
+    }
+    return 0;
+}
+
+static int decode_element(const cJSON *v, ds_dtype dt, unsigned char *dst, const char *arg,
+                          size_t i, ds__err *e)
+{
+    double re, im;
+    switch (dt) {
+    case DS_BOOL:
+        if (!cJSON_IsBool(v))
+            return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
+                            "argument '%s': element %zu of a bool array must be true or false",
+                            arg, i);
+        *dst = cJSON_IsTrue(v) ? 1 : 0;
+        return 0;
+    case DS_FLOAT32:
+        if (float_element(v, true, &re, arg, i, e) < 0)
+            return -1;
+        *(float *)(void *)dst = (float)re;
+        return 0;
+    case DS_FLOAT64:
+        if (float_element(v, false, &re, arg, i, e) < 0)
+            return -1;
+        *(double *)(void *)dst = re;
+        return 0;
+    case DS_COMPLEX64:
+    case DS_COMPLEX128: {
+        bool single = dt == DS_COMPLEX64;
+        if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2)
+            return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
+                            "argument '%s': element %zu of a complex array must be [re, im]", arg,
+                            i);
+        if (float_element(v->child, single, &re, arg, i, e) < 0 ||
+            float_element(v->child->next, single, &im, arg, i, e) < 0)
+            return -1;
+        if (single) {
+            float pair[2] = {(float)re, (float)im};
+            memcpy(dst, pair, sizeof pair);
+        } else {
+            double pair[2] = {re, im};
+            memcpy(dst, pair, sizeof pair);
+        }
+        return 0;
+    }
+    default:
+        return int_element(v, dt, dst, arg, i, e);
+    }
+}
+
+void ds__buffer_clear(ds_buffer *buf)
+{
+    free(buf->data);
+    memset(buf, 0, sizeof *buf);
+}
+
+int ds__buffer_decode(const cJSON *v, const char *arg, ds_buffer *out, ds__err *e)
+{
+    memset(out, 0, sizeof *out);
+    if (!cJSON_IsObject(v))
+        return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
+                        "argument '%s' must be a typed array {dtype, shape, data}", arg);
+    const cJSON *jdt = cJSON_GetObjectItemCaseSensitive(v, "dtype");
+    const cJSON *jshape = cJSON_GetObjectItemCaseSensitive(v, "shape");
+    const cJSON *jdata = cJSON_GetObjectItemCaseSensitive(v, "data");
+    if (!cJSON_IsString(jdt))
+        return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
+                        "argument '%s': \"dtype\" must be a dtype name", arg);
+    ds_dtype dt = ds_dtype_from_name(jdt->valuestring);
+    if (dt == DS_DTYPE_NONE)
+        return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                        "argument '%s': unknown dtype \"%.40s\"", arg, jdt->valuestring);
+    if (!cJSON_IsArray(jshape))
+        return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
+                        "argument '%s': \"shape\" must be a list of integers", arg);
+    int ndim = cJSON_GetArraySize(jshape);
+    if (ndim > DS_MAX_NDIM)
+        return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                        "argument '%s': %d dimensions, more than the %d a message may carry",
+                        arg, ndim, DS_MAX_NDIM);
+    int k = 0;
+    for (const cJSON *d = jshape->child; d; d = d->next, k++) {
+        if (!cJSON_IsNumber(d) || d->valuedouble != trunc(d->valuedouble) ||
+            d->valuedouble < 0 || d->valuedouble > EXACT_LIMIT)
+            return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                            "argument '%s': shape[%d] must be a non-negative integer", arg, k);
+        out->shape[k] = (int64_t)d->valuedouble;
+    }
+    if (!cJSON_IsArray(jdata))
+        return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
+                        "argument '%s': \"data\" must be a flat list of elements", arg);
+    int64_t count = ds__shape_count(out->shape, ndim);
+    int have = cJSON_GetArraySize(jdata);
+    if (count < 0 || count != (int64_t)have)
+        return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                        "argument '%s': shape holds %" PRId64 " elements but data has %d", arg,
+                        count, have);
+    size_t esize = ds_dtype_size(dt);
+    out->dtype = dt;
+    out->ndim = ndim;
+    out->nbytes = (size_t)count * esize;
+    if (out->nbytes > 0) {
+        out->data = calloc((size_t)count, esize);
+        if (out->data == NULL) {
+            ds__buffer_clear(out);
+            return ds__fail(e, DS__ORIGIN_PROTOCOL, "MemoryError",
+                            "argument '%s': out of memory for %" PRId64 " elements", arg, count);
+        }
+    }
+    size_t i = 0;
+    for (const cJSON *el = jdata->child; el; el = el->next, i++) {
+        if (decode_element(el, dt, (unsigned char *)out->data + i * esize, arg, i, e) < 0) {
+            ds__buffer_clear(out);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Appends one float element: a number, or a string for nan, inf, -inf and -0.0. */
+static cJSON *encode_float(double d, bool single)
+{
+    char buf[40];
+    if (isnan(d))
+        return cJSON_CreateString("nan");
+    if (isinf(d))
+        return cJSON_CreateString(d > 0 ? "inf" : "-inf");
+    if (d == 0 && signbit(d))
+        return cJSON_CreateString("-0.0");
+    ds__format_float(d, single, buf, sizeof buf);
+    return cJSON_CreateRaw(buf);
+}
+
+static cJSON *encode_element(const unsigned char *src, ds_dtype dt)
+{
+    char buf[32];
+    int64_t s = 0;
+    uint64_t u = 0;
+    bool is_unsigned = false;
+    switch (dt) {
+    case DS_BOOL:
+        return cJSON_CreateBool(*src != 0);
+    case DS_INT8: s = *(const int8_t *)src; break;
+    case DS_INT16: { int16_t x; memcpy(&x, src, sizeof x); s = x; break; }
+    case DS_INT32: { int32_t x; memcpy(&x, src, sizeof x); s = x; break; }
+    case DS_INT64: memcpy(&s, src, sizeof s); break;
+    case DS_UINT8: u = *src; is_unsigned = true; break;
+    case DS_UINT16: { uint16_t x; memcpy(&x, src, sizeof x); u = x; is_unsigned = true; break; }
+    case DS_UINT32: { uint32_t x; memcpy(&x, src, sizeof x); u = x; is_unsigned = true; break; }
+    case DS_UINT64: memcpy(&u, src, sizeof u); is_unsigned = true; break;
+    case DS_FLOAT32: { float x; memcpy(&x, src, sizeof x); return encode_float(x, true); }
+    case DS_FLOAT64: { double x; memcpy(&x, src, sizeof x); return encode_float(x, false); }
+    case DS_COMPLEX64:
+    case DS_COMPLEX128: {
+        bool single = dt == DS_COMPLEX64;
+        double re, im;
+        if (single) {
+            float p[2];
+            memcpy(p, src, sizeof p);
+            re = p[0];
+            im = p[1];
+        } else {
+            double p[2];
+            memcpy(p, src, sizeof p);
+            re = p[0];
+            im = p[1];
+        }
+        cJSON *pair = cJSON_CreateArray();
+        cJSON *a = encode_float(re, single), *b = encode_float(im, single);
+        if (pair == NULL || a == NULL || b == NULL) {
+            cJSON_Delete(pair);
+            cJSON_Delete(a);
+            cJSON_Delete(b);
+            return NULL;
+        }
+        cJSON_AddItemToArray(pair, a);
+        cJSON_AddItemToArray(pair, b);
+        return pair;
+    }
+    default:
+        return NULL;
+    }
+    /* Integers beyond 2^53 become strings, so that no JSON reader rounds them. */
+    if (is_unsigned) {
+        snprintf(buf, sizeof buf, "%" PRIu64, u);
+        return u > (uint64_t)EXACT_LIMIT ? cJSON_CreateString(buf) : cJSON_CreateRaw(buf);
+    }
+    snprintf(buf, sizeof buf, "%" PRId64, s);
+    return (s > (int64_t)EXACT_LIMIT || s < -(int64_t)EXACT_LIMIT) ? cJSON_CreateString(buf)
+                                                                    : cJSON_CreateRaw(buf);
+}
+
+cJSON *ds__buffer_encode(const ds_buffer *buf)
+{
+    size_t esize = ds_dtype_size(buf->dtype);
+    const char *name = ds_dtype_name(buf->dtype);
+    int64_t count = ds__shape_count(buf->shape, buf->ndim);
+    if (name == NULL || count < 0 || buf->nbytes != (size_t)count * esize)
+        return NULL;
+    cJSON *obj = cJSON_CreateObject();
+    cJSON *shape = cJSON_CreateArray();
+    cJSON *data = cJSON_CreateArray();
+    if (obj == NULL || shape == NULL || data == NULL)
+        goto fail;
+    for (int k = 0; k < buf->ndim; k++) {
+        cJSON *d = cJSON_CreateNumber((double)buf->shape[k]);
+        if (d == NULL)
+            goto fail;
+        cJSON_AddItemToArray(shape, d);
+    }
+    /* Appending through a tail pointer keeps encoding linear in the element count. */
+    cJSON *tail = NULL;
+    for (int64_t i = 0; i < count; i++) {
+        cJSON *el = encode_element((const unsigned char *)buf->data + (size_t)i * esize,
+                                   buf->dtype);
+        if (el == NULL)
+            goto fail;
+        if (tail == NULL) {
+            data->child = el;
+        } else {
+            tail->next = el;
+            el->prev = tail;
+        }
+        tail = el;
+        data->child->prev = tail;
+    }
+    if (cJSON_AddStringToObject(obj, "dtype", name) == NULL)
+        goto fail;
+    cJSON_AddItemToObject(obj, "shape", shape);
+    shape = NULL;
+    cJSON_AddItemToObject(obj, "data", data);
+    return obj;
+fail:
+    cJSON_Delete(obj);
+    cJSON_Delete(shape);
+    cJSON_Delete(data);
+    return NULL;
+}
+
+bool ds__is_scalar(const cJSON *v)
+{
+    return cJSON_IsBool(v) || cJSON_IsNumber(v) ||
+           (cJSON_IsObject(v) && cJSON_GetObjectItemCaseSensitive(v, "scalar") != NULL &&
+            cJSON_GetArraySize(v) == 1);
+}
+
+int ds__scalar_decode(const cJSON *v, const char *arg, ds_scalar *out, ds__err *e)
+{
+    memset(out, 0, sizeof *out);
+    if (cJSON_IsBool(v)) {
+        out->kind = DS_SCALAR_BOOL;
+        out->b = cJSON_IsTrue(v);
+        return 0;
+    }
+    if (cJSON_IsNumber(v)) {
+        double d = v->valuedouble;
+        /* -2^63 <= d < 2^63, integral: an int. */
+        if (d == trunc(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
+            out->kind = DS_SCALAR_INT;
+            out->i = (int64_t)d;
+        } else {
+            out->kind = DS_SCALAR_FLOAT;
+            out->f = d;
+        }
+        return 0;
+    }
+    const cJSON *t = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "scalar") : NULL;
+    if (t != NULL && cJSON_IsString(t)) {
+        int64_t s;
+        uint64_t u;
+        if (parse_int_text(t->valuestring, true, &s, &u)) {
+            out->kind = DS_SCALAR_INT;
+            out->i = s;
+            return 0;
+        }
+        if (parse_float_text(t->valuestring, false, &out->f)) {
+            out->kind = DS_SCALAR_FLOAT;
+            return 0;
+        }
+        return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                        "argument '%s': {\"scalar\": \"%.40s\"} is neither an integer nor a float",
+                        arg, t->valuestring);
+    }
+    return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
+                    "argument '%s' must be a scalar (a boolean, a number or {\"scalar\": text})",
+                    arg);
+}
