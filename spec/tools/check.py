@@ -1,0 +1,638 @@
+#!/usr/bin/env python3
+"""Check devspec's standard-as-data and the case files.
+
+    check.py [--root DIR] [--write]
+
+Validates every JSON file under spec/ against its JSON Schema (draft 2020-12), checks that
+the schemas in spec/schema/ are themselves valid schemas, validates conformance/cases/*.json
+against spec/schema/case.json, and checks the cross-references no schema can express:
+unique IDs, features naming existing statements, retired IDs never reused, profiles naming
+features that apply to them, cases citing existing statements and features, case IDs
+unique across files, every $name bound before use. Finally it regenerates
+spec/statements.md in memory and compares it with the file (--write rewrites it).
+
+Every problem is printed as `FILE: POINTER: RULE: message` (POINTER is a JSON pointer, ""
+for the whole document); warnings (a case citing a statement of a feature it does not
+claim) are printed with a `warning: ` prefix and fail only under --strict.
+Exit status: 0 all good, 1 problems found, 2 bad usage.
+"""
+
+import argparse
+import json
+import os
+import re
+import sys
+import tempfile
+
+try:
+    import jsonschema
+except ImportError:  # pragma: no cover - reported to the user, not tested
+    sys.stderr.write("check.py: the Python package 'jsonschema' is missing; "
+                     "run scripts/setup.sh and use .venv/bin/python\n")
+    sys.exit(2)
+
+ARRAY_API = "array-api"
+CHECKED_LEVELS = ("must", "should", "may", "implementation-defined")
+SESSION_OPS = ("hello", "reset", "bye")
+REF_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
+DEVICE_REF = re.compile(r"^D([0-9])$")
+
+# Files in spec/ and the schema each must satisfy. Any other .json file in spec/ (outside
+# spec/schema/) is an error: every JSON file there has a schema.
+SPEC_FILES = {
+    "spec/statements.json": "spec/schema/statements.json",
+    "spec/features.json": "spec/schema/features.json",
+    "spec/profiles.json": "spec/schema/profiles.json",
+}
+CASE_SCHEMA = "spec/schema/case.json"
+
+
+class Problem:
+    def __init__(self, file, pointer, rule, message):
+        self.file, self.pointer, self.rule, self.message = file, pointer, rule, message
+
+    def __str__(self):
+        return "%s: %s: %s: %s" % (self.file, self.pointer or '""', self.rule, self.message)
+
+
+def pointer(*parts):
+    """JSON pointer (RFC 6901) from path parts."""
+    out = ""
+    for p in parts:
+        out += "/" + str(p).replace("~", "~0").replace("/", "~1")
+    return out
+
+
+class DuplicateKey(ValueError):
+    pass
+
+
+def _no_duplicates(pairs):
+    seen = {}
+    for k, v in pairs:
+        if k in seen:
+            raise DuplicateKey(k)
+        seen[k] = v
+    return seen
+
+
+class Checker:
+    def __init__(self, root):
+        self.root = root
+        self.problems = []
+        self.warnings = []
+
+    def add(self, file, ptr, rule, message):
+        self.problems.append(Problem(file, ptr, rule, message))
+
+    def warn(self, file, ptr, rule, message):
+        self.warnings.append(Problem(file, ptr, rule, message))
+
+    # ---- loading -------------------------------------------------------------------------
+
+    def load(self, rel):
+        """Parse a JSON file; None (and a problem) when it cannot be read or parsed."""
+        path = os.path.join(self.root, rel)
+        try:
+            with open(path, "rb") as f:
+                raw = f.read()
+        except OSError as e:
+            self.add(rel, "", "file-unreadable", e.strerror or str(e))
+            return None
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            self.add(rel, "", "json-syntax", "not UTF-8 (byte offset %d)" % e.start)
+            return None
+        try:
+            return json.loads(text, object_pairs_hook=_no_duplicates,
+                              parse_constant=self._reject_constant)
+        except DuplicateKey as e:
+            self.add(rel, "", "json-duplicate-key",
+                     "key %s appears twice in one object" % json.dumps(str(e)))
+        except ValueError as e:
+            if isinstance(e, json.JSONDecodeError):
+                self.add(rel, "", "json-syntax",
+                         "line %d column %d: %s" % (e.lineno, e.colno, e.msg))
+            else:
+                self.add(rel, "", "json-syntax", str(e))
+        return None
+
+    @staticmethod
+    def _reject_constant(name):
+        raise ValueError("%s is not JSON" % name)
+
+    def load_schema(self, rel):
+        schema = self.load(rel)
+        if schema is None:
+            return None
+        try:
+            jsonschema.Draft202012Validator.check_schema(schema)
+        except jsonschema.SchemaError as e:
+            self.add(rel, pointer(*e.absolute_path), "schema-invalid",
+                     "not a valid draft 2020-12 schema: %s" % e.message)
+            return None
+        if schema.get("$schema") != "https://json-schema.org/draft/2020-12/schema":
+            self.add(rel, "/$schema", "schema-draft",
+                     "must declare https://json-schema.org/draft/2020-12/schema")
+        return schema
+
+    def validate(self, rel, data, schema, schema_rel):
+        validator = jsonschema.Draft202012Validator(schema)
+        errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+        for e in errors:
+            msg = e.message
+            if e.context:
+                inner = sorted({c.message for c in e.context})
+                msg += " (" + "; ".join(inner[:4]) + ")"
+            self.add(rel, pointer(*e.absolute_path), "schema:" + str(e.validator),
+                     "%s [%s]" % (msg, os.path.basename(schema_rel)))
+        return not errors
+
+    # ---- spec/ -----------------------------------------------------------------------------
+
+    def check_schema_dir(self):
+        sdir = os.path.join(self.root, "spec", "schema")
+        schemas = {}
+        if not os.path.isdir(sdir):
+            self.add("spec/schema", "", "file-missing", "the schema folder is missing")
+            return schemas
+        for name in sorted(os.listdir(sdir)):
+            if name.endswith(".json"):
+                rel = "spec/schema/" + name
+                schemas[rel] = self.load_schema(rel)
+        return schemas
+
+    def check_unknown_spec_files(self):
+        sdir = os.path.join(self.root, "spec")
+        for dirpath, dirnames, filenames in os.walk(sdir):
+            dirnames[:] = sorted(d for d in dirnames if d not in ("schema", "__pycache__"))
+            for name in sorted(filenames):
+                if not name.endswith(".json"):
+                    continue
+                rel = os.path.relpath(os.path.join(dirpath, name), self.root).replace(os.sep, "/")
+                if rel.startswith("spec/tools/tests/"):
+                    continue  # the check's own test data
+                if rel not in SPEC_FILES:
+                    self.add(rel, "", "file-unknown",
+                             "no schema is known for this file; add it to SPEC_FILES in "
+                             "spec/tools/check.py with its schema")
+
+    def run(self, write=False):
+        schemas = self.check_schema_dir()
+        self.check_unknown_spec_files()
+        data = {}
+        for rel, srel in SPEC_FILES.items():
+            doc = self.load(rel)
+            schema = schemas.get(srel)
+            if srel not in schemas:
+                self.add(srel, "", "file-missing", "schema for %s is missing" % rel)
+            ok = doc is not None and schema is not None and self.validate(rel, doc, schema, srel)
+            data[rel] = doc if ok else None
+        st, fe, pr = (data["spec/statements.json"], data["spec/features.json"],
+                      data["spec/profiles.json"])
+        index = None
+        if st is not None:
+            index = self.check_statements(st)
+        if st is not None and fe is not None and index is not None:
+            self.check_features(fe, index)
+            if pr is not None:
+                self.check_profiles(pr, fe, index)
+        if CASE_SCHEMA in schemas and schemas[CASE_SCHEMA] is not None:
+            self.check_case_ops(schemas[CASE_SCHEMA])
+            self.check_cases(schemas[CASE_SCHEMA], index, fe)
+        elif CASE_SCHEMA not in schemas:
+            self.add(CASE_SCHEMA, "", "file-missing", "the case schema is missing")
+        if st is not None and fe is not None and pr is not None and index is not None:
+            self.check_generated(st, fe, pr, write)
+        return self.problems
+
+    def check_statements(self, st):
+        rel = "spec/statements.json"
+        docs = {}
+        for i, d in enumerate(st["documents"]):
+            if d["id"] in docs:
+                self.add(rel, pointer("documents", i, "id"), "document-id-unique",
+                         "document %s is defined twice" % d["id"])
+            docs[d["id"]] = d
+        topics = set()
+        for i, t in enumerate(st["topics"]):
+            if t["id"] in topics:
+                self.add(rel, pointer("topics", i, "id"), "topic-id-unique",
+                         "topic %s is defined twice" % t["id"])
+            topics.add(t["id"])
+        by_id = {}
+        for i, s in enumerate(st["statements"]):
+            sid = s["id"]
+            if sid in by_id:
+                self.add(rel, pointer("statements", i, "id"), "statement-id-unique",
+                         "statement %s already defined at %s" % (sid, pointer("statements", by_id[sid][0])))
+                continue
+            by_id[sid] = (i, s)
+            if s["topic"] not in topics:
+                self.add(rel, pointer("statements", i, "topic"), "statement-topic-known",
+                         "topic %s is not in /topics" % s["topic"])
+            src = s["source"]
+            doc = docs.get(src["document"])
+            if doc is None:
+                self.add(rel, pointer("statements", i, "source", "document"), "statement-document-known",
+                         "document %s is not in /documents" % src["document"])
+                continue
+            self.check_statement_versions(rel, i, s, doc)
+        retired = {}
+        for i, r in enumerate(st["retired"]):
+            if r["id"] in retired:
+                self.add(rel, pointer("retired", i, "id"), "retired-id-unique",
+                         "%s is retired twice" % r["id"])
+            retired[r["id"]] = i
+            if r["id"] in by_id:
+                self.add(rel, pointer("statements", by_id[r["id"]][0], "id"), "retired-id-reused",
+                         "%s was retired (%s) and must never be used again" % (r["id"], pointer("retired", i)))
+            for j, rep in enumerate(r.get("replaced_by", [])):
+                if rep not in by_id:
+                    self.add(rel, pointer("retired", i, "replaced_by", j), "retired-replacement-exists",
+                             "replacement %s is not a statement" % rep)
+        return {"docs": docs, "by_id": by_id, "retired": retired}
+
+    def check_statement_versions(self, rel, i, s, doc):
+        order = doc["versions"]
+        src = s["source"]
+        vs = s["versions"]
+        for j, v in enumerate(vs):
+            if v not in order:
+                self.add(rel, pointer("statements", i, "versions", j), "statement-version-known",
+                         "%s is not a version of %s (%s)" % (v, doc["id"], ", ".join(order)))
+                return
+        if [v for v in order if v in vs] != vs:
+            self.add(rel, pointer("statements", i, "versions"), "statement-versions-order",
+                     "versions must be listed oldest first, as in /documents")
+        if src["introduced"] not in order:
+            self.add(rel, pointer("statements", i, "source", "introduced"), "statement-version-known",
+                     "%s is not a version of %s" % (src["introduced"], doc["id"]))
+        elif vs[0] != src["introduced"]:
+            self.add(rel, pointer("statements", i, "versions", 0), "statement-introduced-first",
+                     "the first version (%s) must be the one that introduced it (%s)"
+                     % (vs[0], src["introduced"]))
+        # The versions are one run: from introduction to removal (or the newest version).
+        start = order.index(vs[0])
+        end = order.index(src["removed"]) if src.get("removed") in order else len(order)
+        if "removed" in src and src["removed"] not in order:
+            self.add(rel, pointer("statements", i, "source", "removed"), "statement-version-known",
+                     "%s is not a version of %s" % (src["removed"], doc["id"]))
+        elif vs != order[start:end]:
+            self.add(rel, pointer("statements", i, "versions"), "statement-versions-span",
+                     "versions must run from %s to %s without gaps, i.e. %s"
+                     % (vs[0], "before " + src["removed"] if "removed" in src else "the newest version",
+                        ", ".join(order[start:end])))
+        for j, c in enumerate(src.get("changed", [])):
+            if c["version"] not in vs:
+                self.add(rel, pointer("statements", i, "source", "changed", j, "version"),
+                         "statement-change-version", "changed in %s, which is not one of its versions"
+                         % c["version"])
+
+    def check_features(self, fe, index):
+        rel = "spec/features.json"
+        by_id = index["by_id"]
+        names = {}
+        listed = {}
+        for i, f in enumerate(fe["features"]):
+            if f["name"] in names:
+                self.add(rel, pointer("features", i, "name"), "feature-name-unique",
+                         "feature %s already defined at %s" % (f["name"], pointer("features", names[f["name"]])))
+                continue
+            names[f["name"]] = i
+            api_versions = set()
+            for j, sid in enumerate(f["statements"]):
+                if sid in index["retired"]:
+                    self.add(rel, pointer("features", i, "statements", j), "feature-statement-retired",
+                             "%s is retired" % sid)
+                    continue
+                if sid not in by_id:
+                    self.add(rel, pointer("features", i, "statements", j), "feature-statement-exists",
+                             "%s is not in spec/statements.json" % sid)
+                    continue
+                listed.setdefault(sid, []).append(f["name"])
+                s = by_id[sid][1]
+                if s["source"]["document"] == ARRAY_API:
+                    api_versions.update(s["versions"])
+            for j, v in enumerate(f["versions"]):
+                if v not in api_versions:
+                    self.add(rel, pointer("features", i, "versions", j), "feature-versions",
+                             "no array API statement of this feature applies to %s" % v)
+            if api_versions and not f["versions"]:
+                self.add(rel, pointer("features", i, "versions"), "feature-versions",
+                         "the feature has array API statements, so it must name the versions it applies to")
+        # Back-references: statement.features lists exactly the features naming it.
+        srel = "spec/statements.json"
+        for sid, (i, s) in by_id.items():
+            want = listed.get(sid, [])
+            have = s["features"]
+            for j, name in enumerate(have):
+                if name not in names:
+                    self.add(srel, pointer("statements", i, "features", j), "statement-feature-exists",
+                             "feature %s is not in spec/features.json" % name)
+                elif name not in want:
+                    self.add(srel, pointer("statements", i, "features", j), "statement-feature-backref",
+                             "feature %s does not list %s in its statements" % (name, sid))
+            for name in want:
+                if name not in have:
+                    self.add(srel, pointer("statements", i, "features"), "statement-feature-backref",
+                             "feature %s lists %s, so its features must include %s" % (name, sid, name))
+            if (not want and s["level"] in CHECKED_LEVELS and s.get("testable", True)):
+                self.add(srel, pointer("statements", i), "statement-unassigned",
+                         "%s is a %s statement that no feature covers" % (sid, s["level"]))
+        index["features"] = {f["name"]: f for f in fe["features"]}
+
+    def applies(self, s, document, version):
+        return s["source"]["document"] == document and version in s["versions"]
+
+    def check_profiles(self, pr, fe, index):
+        rel = "spec/profiles.json"
+        feats = index.get("features", {})
+        docs = index["docs"]
+        seen = {}
+        for i, p in enumerate(pr["profiles"]):
+            if p["name"] in seen:
+                self.add(rel, pointer("profiles", i, "name"), "profile-name-unique",
+                         "profile %s already defined at %s" % (p["name"], pointer("profiles", seen[p["name"]])))
+                continue
+            seen[p["name"]] = i
+            doc = docs.get(p["document"])
+            if doc is None:
+                self.add(rel, pointer("profiles", i, "document"), "profile-document-known",
+                         "document %s is not in spec/statements.json /documents" % p["document"])
+                continue
+            if p["version"] not in doc["versions"]:
+                self.add(rel, pointer("profiles", i, "version"), "profile-version-known",
+                         "%s is not a version of %s (%s)" % (p["version"], doc["id"], ", ".join(doc["versions"])))
+                continue
+            for key in ("required", "optional"):
+                for j, name in enumerate(p[key]):
+                    ptr = pointer("profiles", i, key, j)
+                    f = feats.get(name)
+                    if f is None:
+                        self.add(rel, ptr, "profile-feature-exists", "feature %s is not in spec/features.json" % name)
+                        continue
+                    if key == "optional" and name in p["required"]:
+                        self.add(rel, ptr, "profile-feature-twice", "%s is both required and optional" % name)
+                    if p["document"] == ARRAY_API and p["version"] not in f["versions"]:
+                        self.add(rel, ptr, "profile-feature-version",
+                                 "feature %s does not apply to %s (its versions: %s)"
+                                 % (name, p["version"], ", ".join(f["versions"]) or "none"))
+                        continue
+                    if not any(sid in index["by_id"] and self.applies(index["by_id"][sid][1], p["document"], p["version"])
+                               for sid in f["statements"]):
+                        self.add(rel, ptr, "profile-feature-applies",
+                                 "no statement of feature %s comes from %s %s" % (name, p["document"], p["version"]))
+
+    # ---- case files ------------------------------------------------------------------------
+
+    def check_case_ops(self, case_schema):
+        """The case schema's op list must equal the protocol's ops minus the session ops."""
+        rel = "spec/protocol.md"
+        try:
+            with open(os.path.join(self.root, rel), encoding="utf-8") as f:
+                text = f.read()
+        except OSError as e:
+            self.add(rel, "", "file-unreadable", e.strerror or str(e))
+            return
+        ops_part = text.split("\n## Ops", 1)[1] if "\n## Ops" in text else ""
+        ops_part = re.split(r"\n## (?!#)", ops_part, maxsplit=1)[0]
+        proto = set(re.findall(r"^\|\s*`([a-z_]+(?:\.[a-z_]+)?)`\s*\|", ops_part, re.M)) - set(SESSION_OPS)
+        if not proto:
+            self.add(rel, "", "protocol-ops", "no op table found under '## Ops'")
+            return
+        try:
+            enum = set(case_schema["$defs"]["op"]["enum"])
+        except (KeyError, TypeError):
+            self.add(CASE_SCHEMA, "/$defs/op/enum", "schema-ops-protocol", "the op list is missing")
+            return
+        for op in sorted(proto - enum):
+            self.add(CASE_SCHEMA, "/$defs/op/enum", "schema-ops-protocol",
+                     "op %s is in spec/protocol.md but not allowed in cases" % op)
+        for op in sorted(enum - proto):
+            self.add(CASE_SCHEMA, "/$defs/op/enum", "schema-ops-protocol",
+                     "op %s is allowed in cases but not in spec/protocol.md" % op)
+
+    def check_cases(self, schema, index, fe):
+        cdir = os.path.join(self.root, "conformance", "cases")
+        if not os.path.isdir(cdir):
+            return
+        seen = {}
+        for name in sorted(os.listdir(cdir)):
+            if not name.endswith(".json"):
+                continue
+            rel = "conformance/cases/" + name
+            doc = self.load(rel)
+            if doc is None or not self.validate(rel, doc, schema, CASE_SCHEMA):
+                continue
+            for i, case in enumerate(doc["cases"]):
+                cptr = pointer("cases", i)
+                cid = case["id"]
+                if cid in seen:
+                    self.add(rel, pointer("cases", i, "id"), "case-id-unique",
+                             "case %s is already defined in %s at %s" % (cid, seen[cid][0], seen[cid][1]))
+                else:
+                    seen[cid] = (rel, cptr)
+                self.check_case_refs(rel, i, case, index)
+                self.check_case_bindings(rel, i, case)
+
+    def check_case_refs(self, rel, i, case, index):
+        if index is None or "features" not in index:
+            return  # spec files broken: already reported
+        by_id, feats = index["by_id"], index["features"]
+        claimed = set(case["features"])
+        for j, name in enumerate(case["features"]):
+            if name not in feats:
+                self.add(rel, pointer("cases", i, "features", j), "case-feature-exists",
+                         "feature %s is not in spec/features.json" % name)
+        for j, sid in enumerate(case["spec"]):
+            ptr = pointer("cases", i, "spec", j)
+            if sid in index["retired"]:
+                self.add(rel, ptr, "case-statement-retired", "%s is retired" % sid)
+                continue
+            if sid not in by_id:
+                self.add(rel, ptr, "case-statement-exists", "%s is not in spec/statements.json" % sid)
+                continue
+            s = by_id[sid][1]
+            if s["level"] not in CHECKED_LEVELS:
+                self.add(rel, ptr, "case-statement-level",
+                         "%s is %s; cases check only must, should, may and implementation-defined statements"
+                         % (sid, s["level"]))
+            if not claimed.intersection(s["features"]):
+                # A warning: a case may cite a statement as the reason for an expectation
+                # without needing that feature. --strict makes it an error.
+                self.warn(rel, ptr, "case-statement-feature",
+                         "%s belongs to %s, none of which the case claims"
+                         % (sid, ", ".join(s["features"]) or "no feature"))
+
+    def check_case_bindings(self, rel, i, case):
+        bound = set()
+        highest = -1
+        for k, step in enumerate(case["steps"]):
+            for where, value in (("args", step.get("args")), ("expect", step.get("expect")),
+                                 ("either", step.get("either"))):
+                if value is None:
+                    continue
+                for path, s in _strings(value, [where]):
+                    if not s.startswith("$") or s.startswith("$$"):
+                        continue
+                    name = s[1:]
+                    ptr = pointer("cases", i, "steps", k, *path)
+                    m = DEVICE_REF.match(name)
+                    if m:
+                        highest = max(highest, int(m.group(1)))
+                    elif not REF_NAME.match(name):
+                        self.add(rel, ptr, "case-bad-reference",
+                                 "%s is neither $D0..$D9 nor $name (write $$ for a literal $)" % json.dumps(s))
+                    elif name not in bound:
+                        self.add(rel, ptr, "case-unbound-reference",
+                                 "$%s is not bound by an earlier step's \"as\"" % name)
+            if "as" in step:
+                bound.add(step["as"])
+        if "devices" in case and case["devices"] < highest + 1:
+            self.add(rel, pointer("cases", i, "devices"), "case-devices-too-few",
+                     "the case uses $D%d, so it needs at least %d devices" % (highest, highest + 1))
+
+    # ---- the generated view ------------------------------------------------------------------
+
+    def check_generated(self, st, fe, pr, write):
+        rel = "spec/statements.md"
+        text = render_markdown(st, fe, pr)
+        path = os.path.join(self.root, rel)
+        if write:
+            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".statements.md.")
+            try:
+                with os.fdopen(fd, "w", encoding="utf-8") as f:
+                    f.write(text)
+                os.replace(tmp, path)
+            except BaseException:
+                os.unlink(tmp)
+                raise
+            return
+        try:
+            with open(path, encoding="utf-8") as f:
+                current = f.read()
+        except OSError:
+            self.add(rel, "", "generated-stale", "missing; run spec/tools/check.py --write")
+            return
+        if current != text:
+            a, b = current.splitlines(), text.splitlines()
+            line = next((n for n, (x, y) in enumerate(zip(a, b), 1) if x != y), min(len(a), len(b)) + 1)
+            self.add(rel, "", "generated-stale",
+                     "out of date with the JSON (first difference at line %d); "
+                     "run spec/tools/check.py --write" % line)
+
+
+def _strings(value, path):
+    """Every string inside a JSON value, with its path."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, list):
+        for n, v in enumerate(value):
+            yield from _strings(v, path + [n])
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            yield from _strings(v, path + [k])
+
+
+def _versions_text(vs, order):
+    """'2021.12 – draft' for a run of versions, else a comma list."""
+    if len(vs) > 2 and vs == order[order.index(vs[0]):order.index(vs[0]) + len(vs)]:
+        return "%s – %s" % (vs[0], vs[-1])
+    return ", ".join(vs)
+
+
+def _cell(text):
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(st, fe, pr):
+    docs = {d["id"]: d for d in st["documents"]}
+    out = ["# devspec statements", "",
+           "Generated from `spec/statements.json`, `spec/features.json` and `spec/profiles.json`",
+           "by `spec/tools/check.py --write`; do not edit by hand. The JSON is the source of truth.",
+           "", "Levels: must, should, may, implementation-defined (checked by cases); unspecified and",
+           "informative (recorded, never checked). \"no case\" marks duties no case can observe.", "",
+           "## Documents", "", "| document | title | versions |", "| --- | --- | --- |"]
+    for d in st["documents"]:
+        out.append("| `%s` | %s | %s |" % (d["id"], _cell(d["title"]), ", ".join(d["versions"])))
+    out.append("")
+    counts = {}
+    for s in st["statements"]:
+        counts[s["level"]] = counts.get(s["level"], 0) + 1
+    out.append("%d statements: %s." % (len(st["statements"]), ", ".join(
+        "%d %s" % (counts[lv], lv) for lv in
+        ("must", "should", "may", "implementation-defined", "unspecified", "informative") if lv in counts)))
+    out.append("")
+    for t in st["topics"]:
+        rows = [s for s in st["statements"] if s["topic"] == t["id"]]
+        if not rows:
+            continue
+        out += ["## " + t["title"], "", "| ID | level | versions | features | statement |",
+                "| --- | --- | --- | --- | --- |"]
+        for s in rows:
+            doc = docs.get(s["source"]["document"], {"versions": s["versions"]})
+            vs = _versions_text(s["versions"], doc["versions"])
+            src = s["source"]
+            extra = []
+            for c in src.get("changed", []):
+                extra.append("changed %s: %s" % (c["version"], c["change"]))
+            if "removed" in src:
+                extra.append("removed in %s" % src["removed"])
+            level = s["level"] + ("" if s.get("testable", True) else " (no case)")
+            text = s["text"]
+            if s.get("note"):
+                text += " *Note: " + s["note"] + "*"
+            text += " Source: `%s`%s." % (src["section"], "; " + "; ".join(extra) if extra else "")
+            feats = ", ".join("`%s`" % f for f in s["features"]) or "–"
+            out.append("| %s | %s | %s | %s | %s |" % (s["id"], level, vs, feats, _cell(text)))
+        out.append("")
+    out += ["## Profiles", "", "| profile | document, version | required features | optional features |",
+            "| --- | --- | --- | --- |"]
+    for p in pr["profiles"]:
+        out.append("| `%s`%s | %s %s | %s | %s |" % (
+            p["name"], " (core)" if p["core"] else "", p["document"], p["version"],
+            ", ".join("`%s`" % f for f in p["required"]),
+            ", ".join("`%s`" % f for f in p["optional"]) or "–"))
+    out.append("")
+    out += ["## Retired IDs", ""]
+    if st["retired"]:
+        out += ["| ID | reason |", "| --- | --- |"]
+        for r in st["retired"]:
+            out.append("| %s | %s |" % (r["id"], _cell(r["reason"])))
+    else:
+        out.append("None yet.")
+    out.append("")
+    return "\n".join(out)
+
+
+def main(argv=None):
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description="Check spec/ and conformance/cases/.")
+    ap.add_argument("--root", default=os.path.dirname(os.path.dirname(here)),
+                    help="the repository root (default: two folders above this script)")
+    ap.add_argument("--write", action="store_true", help="rewrite spec/statements.md")
+    ap.add_argument("--strict", action="store_true", help="treat warnings as problems")
+    args = ap.parse_args(argv)
+    if not os.path.isdir(os.path.join(args.root, "spec")):
+        sys.stderr.write("check.py: %s has no spec/ folder\n" % args.root)
+        return 2
+    checker = Checker(args.root)
+    problems = checker.run(write=args.write)
+    if args.strict:
+        problems = problems + checker.warnings
+    else:
+        for w in checker.warnings:
+            print("warning: %s" % w)
+    for p in problems:
+        print(p)
+    if problems:
+        print("check.py: %d problem%s" % (len(problems), "" if len(problems) == 1 else "s"), file=sys.stderr)
+        return 1
+    print("check.py: spec/ and conformance/cases/ are consistent")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
