@@ -1,0 +1,1 @@
+"""devspec's adapter for Python array libraries (see ../README.md)."""

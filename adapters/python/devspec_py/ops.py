@@ -1,0 +1,353 @@
+"""The protocol's ops (spec/protocol.md, "Ops"): argument checks, then one backend call.
+
+Each handler reads its arguments with the checks of protocol.py (a missing or mistyped
+argument is a protocol error naming it), calls the backend, and turns the library's objects
+into handles. Standard-library only.
+"""
+
+from .protocol import (ProtocolError, TypedArray, Unsupported, arg, dtype_arg, int_arg, op,
+                       shape_arg, DTYPES)
+
+BINARY = ("add", "subtract", "multiply", "divide", "equal", "less", "maximum")
+UNARY = ("negative", "abs", "sqrt")
+REDUCE = ("sum", "max")
+CREATE = ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "zeros_like",
+          "ones_like", "empty_like", "full_like", "fftfreq", "rfftfreq")
+NUMBER = (int, float)
+
+
+def choice(args, name, choices):
+    value = arg(args, name, str)
+    if value not in choices:
+        raise ProtocolError("argument '%s': '%s' is not one of %s" %
+                            (name, value, ", ".join(choices)))
+    return value
+
+
+def number(args, name, default=None, required=False):
+    if name not in args or args[name] is None:
+        if required:
+            raise ProtocolError("missing argument '%s'" % name)
+        return default
+    value = args[name]
+    if isinstance(value, dict):
+        from .protocol import decode_scalar
+        return decode_scalar(value, "argument '%s'" % name)
+    return arg(args, name, NUMBER, what="a number")
+
+
+def device_kw(server, args, name="device"):
+    """{} when the argument is absent, else {"device": the library's device or None}."""
+    if name not in args:
+        return {}
+    return {"device": server.device(args, name)}
+
+
+# -- device.* -----------------------------------------------------------------------------
+
+@op("device.parse")
+def device_parse(server, args):
+    return server.new_handle("device", server.backend.parse_device(arg(args, "text", str)))
+
+
+@op("device.describe")
+def device_describe(server, args):
+    dev = server.lookup(arg(args, "device", str), "device", "device")
+    return server.backend.describe_device(dev)
+
+
+@op("device.equal")
+def device_equal(server, args):
+    a = server.lookup(arg(args, "a", str), "device", "a")
+    b = server.lookup(arg(args, "b", str), "device", "b")
+    return bool(server.backend.device_equal(a, b))
+
+
+@op("device.from_type_index")
+def device_from_type_index(server, args):
+    dev = server.backend.device_from_type_index(arg(args, "type", str), int_arg(args, "index"))
+    return server.new_handle("device", dev)
+
+
+@op("device.from_ordinal")
+def device_from_ordinal(server, args):
+    return server.new_handle("device", server.backend.device_from_ordinal(int_arg(args, "ordinal")))
+
+
+# -- info.* -------------------------------------------------------------------------------
+
+@op("info.devices")
+def info_devices(server, args):
+    return [server.device_handle(d) for d in server.backend.info_devices()]
+
+
+@op("info.default_device")
+def info_default_device(server, args):
+    dev = server.backend.info_default_device()
+    return None if dev is None else server.device_handle(dev)
+
+
+@op("info.default_dtypes")
+def info_default_dtypes(server, args):
+    return server.backend.info_default_dtypes(**device_kw(server, args))
+
+
+@op("info.dtypes")
+def info_dtypes(server, args):
+    kw = device_kw(server, args)
+    if "kind" in args and args["kind"] is not None:
+        kind = args["kind"]
+        if isinstance(kind, list):
+            if not all(isinstance(k, str) for k in kind):
+                raise ProtocolError("argument 'kind' must be a string or a list of strings",
+                                    "TypeError")
+            kind = tuple(kind)
+        elif not isinstance(kind, str):
+            raise ProtocolError("argument 'kind' must be a string or a list of strings",
+                                "TypeError")
+        kw["kind"] = kind
+    return sorted(server.backend.info_dtypes(**kw))
+
+
+# -- array.* ------------------------------------------------------------------------------
+
+@op("array.create")
+def array_create(server, args):
+    fn = choice(args, "fn", CREATE)
+    kw = device_kw(server, args)
+    dtype = dtype_arg(args)
+    if dtype is not None:
+        kw["dtype"] = dtype
+    a = {}
+    if fn in ("zeros", "ones", "empty"):
+        a["shape"] = shape_arg(args)
+    elif fn == "full":
+        a["shape"] = shape_arg(args)
+        a["fill_value"] = number_or_bool(args, "fill_value")
+    elif fn == "arange":
+        a["start"] = number(args, "start", required=True)
+        for name in ("stop", "step"):
+            if args.get(name) is not None:
+                a[name] = number(args, name)
+    elif fn == "linspace":
+        a["start"] = number(args, "start", required=True)
+        a["stop"] = number(args, "stop", required=True)
+        a["num"] = int_arg(args, "num", minimum=0)
+        a["endpoint"] = arg(args, "endpoint", bool, True)
+    elif fn == "eye":
+        a["n_rows"] = int_arg(args, "n_rows", minimum=0)
+        if args.get("n_cols") is not None:
+            a["n_cols"] = int_arg(args, "n_cols", minimum=0)
+        a["k"] = int_arg(args, "k", 0)
+    elif fn in ("zeros_like", "ones_like", "empty_like"):
+        a["x"] = server.array(args, "x")
+    elif fn == "full_like":
+        a["x"] = server.array(args, "x")
+        a["fill_value"] = number_or_bool(args, "fill_value")
+    else:  # fftfreq, rfftfreq
+        a["n"] = int_arg(args, "n", minimum=1)
+        if args.get("d") is not None:
+            a["d"] = number(args, "d")
+    return server.reply_array(server.backend.create(fn, a, kw))
+
+
+def number_or_bool(args, name):
+    if name not in args:
+        raise ProtocolError("missing argument '%s'" % name)
+    if isinstance(args[name], bool):
+        return args[name]
+    return number(args, name, required=True)
+
+
+@op("array.asarray")
+def array_asarray(server, args):
+    if "obj" not in args:
+        raise ProtocolError("missing argument 'obj'")
+    obj = args["obj"]
+    kw = device_kw(server, args)
+    dtype = dtype_arg(args)
+    if dtype is not None:
+        kw["dtype"] = dtype
+    if "copy" in args:
+        kw["copy"] = arg(args, "copy", (bool, type(None)), what="a boolean or null")
+    if isinstance(obj, str):
+        return server.reply_array(server.backend.asarray_array(server.array(args, "obj"), kw))
+    if isinstance(obj, dict) and "data" in obj:
+        typed = TypedArray.decode(obj, "argument 'obj'")
+        return server.reply_array(server.backend.asarray_typed(typed, kw))
+    from .protocol import decode_scalar
+    return server.reply_array(server.backend.asarray_scalar(decode_scalar(obj, "argument 'obj'"),
+                                                            kw))
+
+
+@op("array.astype")
+def array_astype(server, args):
+    x = server.array(args, "x")
+    dtype = dtype_arg(args, required=True)
+    kw = device_kw(server, args)
+    kw["copy"] = arg(args, "copy", bool, True)
+    return server.reply_array(server.backend.astype(x, dtype, kw))
+
+
+@op("array.describe")
+def array_describe(server, args):
+    x = server.array(args, "array")
+    b = server.backend
+    return {"device": server.device_handle(b.array_device(x)), "dtype": b.array_dtype(x),
+            "shape": list(b.array_shape(x))}
+
+
+@op("array.read")
+def array_read(server, args):
+    x = server.array(args, "array")
+    dtype, shape, flat = server.backend.read(x)
+    if dtype not in DTYPES:
+        raise Unsupported("the array's dtype %s has no protocol name" % dtype)
+    return TypedArray(dtype, shape, flat).encode()
+
+
+@op("array.to_device")
+def array_to_device(server, args):
+    x = server.array(args, "array")
+    if "device" not in args:
+        raise ProtocolError("missing argument 'device'")
+    dev = server.device(args)
+    kw = {}
+    if "stream" in args:
+        kw["stream"] = None if args["stream"] is None else \
+            server.lookup(args["stream"], "stream", "stream")
+    return server.reply_array(server.backend.to_device(x, dev, kw))
+
+
+@op("array.same")
+def array_same(server, args):
+    return server.array(args, "a") is server.array(args, "b")
+
+
+@op("array.binary")
+def array_binary(server, args):
+    fn = choice(args, "fn", BINARY)
+    return server.reply_array(server.backend.binary(fn, server.operand(args, "x1"),
+                                                    server.operand(args, "x2")))
+
+
+@op("array.unary")
+def array_unary(server, args):
+    fn = choice(args, "fn", UNARY)
+    return server.reply_array(server.backend.unary(fn, server.array(args, "x")))
+
+
+@op("array.reduce")
+def array_reduce(server, args):
+    fn = choice(args, "fn", REDUCE)
+    axis = arg(args, "axis", (int, type(None)), None, what="an integer or null")
+    return server.reply_array(server.backend.reduce(fn, server.array(args, "x"), axis))
+
+
+@op("array.matmul")
+def array_matmul(server, args):
+    return server.reply_array(server.backend.matmul(server.array(args, "x1"),
+                                                    server.array(args, "x2")))
+
+
+@op("array.stack")
+def array_stack(server, args):
+    handles = arg(args, "arrays", list)
+    arrays = [server.lookup(h, "array", "arrays[%d]" % i) for i, h in enumerate(handles)]
+    axis = int_arg(args, "axis", 0)
+    return server.reply_array(server.backend.stack(arrays, axis))
+
+
+@op("array.dlpack_device")
+def array_dlpack_device(server, args):
+    kind, index = server.backend.dlpack_device(server.array(args, "array"))
+    return [int(kind), int(index)]
+
+
+@op("array.from_dlpack")
+def array_from_dlpack(server, args):
+    x = server.array(args, "x")
+    kw = device_kw(server, args)
+    if "copy" in args:
+        kw["copy"] = arg(args, "copy", (bool, type(None)), what="a boolean or null")
+    return server.reply_array(server.backend.from_dlpack(x, kw))
+
+
+@op("stream.default")
+def stream_default(server, args):
+    if "device" not in args:
+        raise ProtocolError("missing argument 'device'")
+    return server.new_handle("stream", server.backend.default_stream(server.device(args)))
+
+
+# -- default.* and soft.* -------------------------------------------------------------------
+
+@op("default.get")
+def default_get(server, args):
+    return server.device_handle(server.backend.default_get())
+
+
+@op("default.set")
+def default_set(server, args):
+    if "device" not in args:
+        raise ProtocolError("missing argument 'device'")
+    server.backend.default_set(server.device(args))
+
+
+@op("default.unset")
+def default_unset(server, args):
+    server.backend.default_unset()
+
+
+@op("default.push")
+def default_push(server, args):
+    if "device" not in args:
+        raise ProtocolError("missing argument 'device'")
+    server.backend.default_push(server.device(args))
+
+
+@op("default.pop")
+def default_pop(server, args):
+    server.backend.default_pop()
+
+
+@op("soft.get")
+def soft_get(server, args):
+    return bool(server.backend.soft_get())
+
+
+@op("soft.set")
+def soft_set(server, args):
+    server.backend.soft_set(arg(args, "enabled", bool))
+
+
+@op("soft.unset")
+def soft_unset(server, args):
+    server.backend.soft_unset()
+
+
+# -- util.* -------------------------------------------------------------------------------
+
+@op("util.num_gpus")
+def util_num_gpus(server, args):
+    return int(server.backend.num_gpus())
+
+
+@op("util.num_cpu_cores")
+def util_num_cpu_cores(server, args):
+    return int(server.backend.num_cpu_cores())
+
+
+@op("util.total_memory")
+def util_total_memory(server, args):
+    return int(server.backend.total_memory(server.device(args)))
+
+
+@op("util.used_memory")
+def util_used_memory(server, args):
+    return int(server.backend.used_memory(server.device(args)))
+
+
+@op("util.utilisation")
+def util_utilisation(server, args):
+    return float(server.backend.utilisation(server.device(args)))
