@@ -78,7 +78,8 @@ def device_from_ordinal(server, args):
 
 @op("info.devices")
 def info_devices(server, args):
-    return [server.device_handle(d) for d in server.backend.info_devices()]
+    # JAX lists None among its devices (an uncommitted placement): it travels as null.
+    return [None if d is None else server.device_handle(d) for d in server.backend.info_devices()]
 
 
 @op("info.default_device")
