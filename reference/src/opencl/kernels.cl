@@ -1,0 +1,357 @@
+/* refarray's OpenCL kernels (OpenCL C 1.2).
+ *
+ * One source, built many times: the host code picks a kernel family and the element types
+ * with -D options (see kernel_options in opencl_kernels.c), so each program holds only what
+ * one (device, family, dtype) needs. Nothing here relies on a vendor extension except
+ * cl_khr_fp64, which is enabled only for float64 and complex128 and only after the host has
+ * checked that the device reports it.
+ *
+ * Options given by the host:
+ *   RA_FAMILY    2 cast, 3 binary, 4 unary, 5 reduce, 6 matmul (fills and copies use
+ *                clEnqueueFillBuffer and clEnqueueCopyBuffer[Rect] instead)
+ *   RA_TI        the input element type (OpenCL C type name)
+ *   RA_KI        its kind: 0 bool, 1 signed integer, 2 unsigned integer, 3 real float,
+ *                4 complex (a float2/double2 of real, imaginary)
+ *   RA_UI        the unsigned type of the same width (integers; arithmetic wraps through it)
+ *   RA_RI        the real component type (complex; the result type of abs)
+ *   RA_TO, RA_KO the output element type and kind, where it differs (cast, reduce)
+ *   RA_FP64      1 when double is used
+ *
+ * Every kernel walks its index space with a grid-stride loop, so any global size is correct
+ * and the host may cap it; booleans are stored as one byte holding 0 or 1.
+ */
+#if RA_FP64
+#pragma OPENCL EXTENSION cl_khr_fp64 : enable
+#endif
+
+#define KIND_BOOL 0
+#define KIND_INT 1
+#define KIND_UINT 2
+#define KIND_FLOAT 3
+#define KIND_COMPLEX 4
+
+typedef RA_TI TI;
+#ifdef RA_TO
+typedef RA_TO TO;
+#endif
+
+#define GRID_LOOP(i, n) for (ulong i = get_global_id(0); i < (n); i += get_global_size(0))
+
+/* Broadcasting index: the output's shape and, per operand, the element stride of each output
+ * dimension (0 where the operand is broadcast). RA_CL_MAXDIM must equal the host's
+ * RA_OPENCL_MAXDIM; the host collapses dimensions before it fills this in. */
+#ifndef RA_CL_MAXDIM
+#define RA_CL_MAXDIM 8
+#endif
+typedef struct {
+    long ndim;
+    long shape[RA_CL_MAXDIM];
+    long sa[RA_CL_MAXDIM];
+    long sb[RA_CL_MAXDIM];
+} ra_index;
+
+/* ---------------------------------------------------------------- element operations */
+
+#if RA_KI == KIND_COMPLEX
+#define CMUL(a, b) ((TI)((a).x * (b).x - (a).y * (b).y, (a).x * (b).y + (a).y * (b).x))
+/* Smith's algorithm: scales by the larger component of the divisor so that |b|^2 neither
+ * overflows nor underflows for ordinary values. */
+inline TI cdiv(TI a, TI b)
+{
+    RA_RI r, d;
+    if (fabs(b.x) >= fabs(b.y)) {
+        if (b.x == 0 && b.y == 0)
+            return (TI)(a.x / fabs(b.x), a.y / fabs(b.y));
+        r = b.y / b.x;
+        d = b.x + b.y * r;
+        return (TI)((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+    }
+    r = b.x / b.y;
+    d = b.y + b.x * r;
+    return (TI)((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+}
+/* Principal square root, branch cut along the negative real axis (as C's csqrt). */
+inline TI csqrt_(TI z)
+{
+    if (z.x == 0 && z.y == 0)
+        return (TI)(0, z.y);
+    if (isinf(z.y))
+        return (TI)(INFINITY, z.y);
+    RA_RI t = sqrt((fabs(z.x) + hypot(z.x, z.y)) / 2);
+    if (z.x >= 0)
+        return (TI)(t, z.y / (2 * t));
+    return (TI)(fabs(z.y) / (2 * t), copysign(t, z.y));
+}
+#endif
+
+#if RA_KI == KIND_BOOL
+#define OP_ADD(a, b) ((TI)((a) | (b)))
+#define OP_MUL(a, b) ((TI)((a) & (b)))
+#elif RA_KI == KIND_INT || RA_KI == KIND_UINT
+/* Integer arithmetic wraps modulo 2^bits (as C's unsigned arithmetic); going through the
+ * unsigned type keeps signed overflow defined. */
+#define OP_ADD(a, b) ((TI)((RA_UI)(a) + (RA_UI)(b)))
+#define OP_SUB(a, b) ((TI)((RA_UI)(a) - (RA_UI)(b)))
+#define OP_MUL(a, b) ((TI)((RA_UI)(a) * (RA_UI)(b)))
+/* Integer division truncates; a zero divisor gives 0 and MIN / -1 wraps to MIN, so that no
+ * device traps (x86 raises SIGFPE for both). */
+#if RA_KI == KIND_INT
+#define OP_DIV(a, b) ((b) == 0 ? (TI)0 : (b) == (TI)-1 ? OP_SUB((TI)0, a) : (TI)((a) / (b)))
+#else
+#define OP_DIV(a, b) ((b) == 0 ? (TI)0 : (TI)((a) / (b)))
+#endif
+#elif RA_KI == KIND_FLOAT
+#define OP_ADD(a, b) ((a) + (b))
+#define OP_SUB(a, b) ((a) - (b))
+#define OP_MUL(a, b) ((a) * (b))
+#define OP_DIV(a, b) ((a) / (b))
+#else
+#define OP_ADD(a, b) ((a) + (b))
+#define OP_SUB(a, b) ((a) - (b))
+#define OP_MUL(a, b) CMUL(a, b)
+#define OP_DIV(a, b) cdiv(a, b)
+#endif
+
+#if RA_KI == KIND_COMPLEX
+#define OP_EQ(a, b) ((uchar)((a).x == (b).x && (a).y == (b).y))
+#else
+#define OP_EQ(a, b) ((uchar)((a) == (b)))
+#define OP_LT(a, b) ((uchar)((a) < (b)))
+#endif
+
+/* maximum: a NaN in either operand gives NaN (the array API's special case), unlike fmax. */
+#if RA_KI == KIND_FLOAT
+#define OP_MAX(a, b) (isnan(a) ? (a) : isnan(b) ? (b) : (a) > (b) ? (a) : (b))
+#elif RA_KI != KIND_COMPLEX
+#define OP_MAX(a, b) ((a) > (b) ? (a) : (b))
+#endif
+
+/* ---------------------------------------------------------------- 2: cast */
+#if RA_FAMILY == 2
+/* Converts element by element (astype). Complex to real keeps the real part; real to
+ * complex sets the imaginary part to 0; anything to bool is "not equal to zero". Float to
+ * integer uses OpenCL's default conversion (round toward zero; NaN and out-of-range values
+ * are implementation-defined, as in C). */
+__kernel void ra_cast(__global TO *dst, __global const TI *src, ulong n)
+{
+    GRID_LOOP(i, n)
+    {
+        TI v = src[i];
+#if RA_KI == KIND_COMPLEX && RA_KO == KIND_COMPLEX
+        dst[i] = (TO)(v.x, v.y);
+#elif RA_KI == KIND_COMPLEX && RA_KO == KIND_BOOL
+        dst[i] = (TO)(v.x != 0 || v.y != 0);
+#elif RA_KI == KIND_COMPLEX
+        dst[i] = (TO)v.x;
+#elif RA_KO == KIND_COMPLEX
+        dst[i] = (TO)(v, 0);
+#elif RA_KO == KIND_BOOL
+        dst[i] = (TO)(v != 0);
+#else
+        dst[i] = (TO)v;
+#endif
+    }
+}
+#endif
+
+/* ---------------------------------------------------------------- 3: binary */
+#if RA_FAMILY == 3
+/* Four variants per operation: vv both operands have the output's shape; v1 the second is
+ * one element broadcast to all; 1v the first is; bc general broadcasting through ra_index. */
+#define RA_BINARY(name, R, OP)                                                                 \
+    __kernel void ra_##name##_vv(__global const TI *a, ulong oa, __global const TI *b,         \
+                                 ulong ob, __global R *c, ulong n)                             \
+    {                                                                                          \
+        GRID_LOOP(i, n)                                                                        \
+        c[i] = OP(a[oa + i], b[ob + i]);                                                       \
+    }                                                                                          \
+    __kernel void ra_##name##_v1(__global const TI *a, ulong oa, __global const TI *b,         \
+                                 ulong ob, __global R *c, ulong n)                             \
+    {                                                                                          \
+        TI s = b[ob];                                                                          \
+        GRID_LOOP(i, n)                                                                        \
+        c[i] = OP(a[oa + i], s);                                                               \
+    }                                                                                          \
+    __kernel void ra_##name##_1v(__global const TI *a, ulong oa, __global const TI *b,         \
+                                 ulong ob, __global R *c, ulong n)                             \
+    {                                                                                          \
+        TI s = a[oa];                                                                          \
+        GRID_LOOP(i, n)                                                                        \
+        c[i] = OP(s, b[ob + i]);                                                               \
+    }                                                                                          \
+    __kernel void ra_##name##_bc(__global const TI *a, ulong oa, __global const TI *b,         \
+                                 ulong ob, __global R *c, ulong n, ra_index idx)               \
+    {                                                                                          \
+        GRID_LOOP(i, n)                                                                        \
+        {                                                                                      \
+            ulong rest = i, ia = oa, ib = ob;                                                  \
+            for (long d = idx.ndim - 1; d >= 0; d--) {                                         \
+                ulong k = rest % (ulong)idx.shape[d];                                          \
+                rest /= (ulong)idx.shape[d];                                                   \
+                ia += k * (ulong)idx.sa[d];                                                    \
+                ib += k * (ulong)idx.sb[d];                                                    \
+            }                                                                                  \
+            c[i] = OP(a[ia], b[ib]);                                                           \
+        }                                                                                      \
+    }
+
+RA_BINARY(add, TI, OP_ADD)
+RA_BINARY(multiply, TI, OP_MUL)
+RA_BINARY(equal, uchar, OP_EQ)
+#if RA_KI != KIND_BOOL
+RA_BINARY(subtract, TI, OP_SUB)
+RA_BINARY(divide, TI, OP_DIV)
+#endif
+#if RA_KI != KIND_COMPLEX
+RA_BINARY(less, uchar, OP_LT)
+RA_BINARY(maximum, TI, OP_MAX)
+#endif
+#endif
+
+/* ---------------------------------------------------------------- 4: unary */
+#if RA_FAMILY == 4
+__kernel void ra_negative(__global const TI *a, __global TI *c, ulong n)
+{
+    GRID_LOOP(i, n)
+    {
+#if RA_KI == KIND_BOOL
+        c[i] = (TI)(!a[i]);
+#elif RA_KI == KIND_INT || RA_KI == KIND_UINT
+        c[i] = (TI)((RA_UI)0 - (RA_UI)a[i]);
+#else
+        c[i] = -a[i];
+#endif
+    }
+}
+
+#if RA_KI == KIND_COMPLEX
+__kernel void ra_abs(__global const TI *a, __global RA_RI *c, ulong n)
+{
+    GRID_LOOP(i, n)
+    c[i] = hypot(a[i].x, a[i].y);
+}
+#else
+__kernel void ra_abs(__global const TI *a, __global TI *c, ulong n)
+{
+    GRID_LOOP(i, n)
+    {
+#if RA_KI == KIND_INT
+        /* abs(MIN) wraps to MIN, as two's complement negation does. */
+        c[i] = a[i] < 0 ? (TI)((RA_UI)0 - (RA_UI)a[i]) : a[i];
+#elif RA_KI == KIND_FLOAT
+        c[i] = fabs(a[i]);
+#else
+        c[i] = a[i];
+#endif
+    }
+}
+#endif
+
+#if RA_KI == KIND_FLOAT
+__kernel void ra_sqrt(__global const TI *a, __global TI *c, ulong n)
+{
+    GRID_LOOP(i, n)
+    c[i] = sqrt(a[i]);
+}
+#elif RA_KI == KIND_COMPLEX
+__kernel void ra_sqrt(__global const TI *a, __global TI *c, ulong n)
+{
+    GRID_LOOP(i, n)
+    c[i] = csqrt_(a[i]);
+}
+#endif
+#endif
+
+/* ---------------------------------------------------------------- 5: reduce */
+#if RA_FAMILY == 5
+/* sum accumulates in the output type TO (the host chooses it: e.g. int64 for int32 input);
+ * max keeps the input type and propagates NaN. */
+#if RA_KO == KIND_BOOL
+#define ACC_ADD(s, v) ((TO)((s) | ((v) != 0)))
+#elif RA_KO == KIND_INT || RA_KO == KIND_UINT
+#define ACC_ADD(s, v) ((TO)((RA_UO)(s) + (RA_UO)(TO)(v)))
+#elif RA_KO == KIND_COMPLEX && RA_KI == KIND_COMPLEX
+#define ACC_ADD(s, v) ((s) + (TO)((v).x, (v).y))
+#elif RA_KO == KIND_COMPLEX
+#define ACC_ADD(s, v) ((s) + (TO)((v), 0))
+#else
+#define ACC_ADD(s, v) ((s) + (TO)(v))
+#endif
+
+/* The input is viewed as [outer, len, inner]; output element (o, j) reduces over the middle
+ * axis, in index order. */
+__kernel void ra_sum_axis(__global const TI *a, __global TO *c, ulong outer, ulong len,
+                          ulong inner)
+{
+    GRID_LOOP(i, outer * inner)
+    {
+        ulong o = i / inner, j = i % inner;
+        __global const TI *p = a + o * len * inner + j;
+        TO s = (TO)0;
+        for (ulong k = 0; k < len; k++)
+            s = ACC_ADD(s, p[k * inner]);
+        c[i] = s;
+    }
+}
+
+/* First stage of a reduction over everything: partial g sums elements g, g + G, g + 2G, ...
+ * (G the global size, so that neighbouring work-items read neighbouring elements). */
+__kernel void ra_sum_chunks(__global const TI *a, __global TO *partial, ulong n)
+{
+    TO s = (TO)0;
+    GRID_LOOP(i, n)
+    s = ACC_ADD(s, a[i]);
+    partial[get_global_id(0)] = s;
+}
+
+#if RA_KI != KIND_COMPLEX
+/* Same shapes for max; the host never calls it with len == 0 (max of nothing is an error). */
+__kernel void ra_max_axis(__global const TI *a, __global TI *c, ulong outer, ulong len,
+                          ulong inner)
+{
+    GRID_LOOP(i, outer * inner)
+    {
+        ulong o = i / inner, j = i % inner;
+        __global const TI *p = a + o * len * inner + j;
+        TI m = p[0];
+        for (ulong k = 1; k < len; k++)
+            m = OP_MAX(m, p[k * inner]);
+        c[i] = m;
+    }
+}
+
+/* Work-items past the end start from element 0, which is part of every maximum. */
+__kernel void ra_max_chunks(__global const TI *a, __global TI *partial, ulong n)
+{
+    TI m = a[0];
+    GRID_LOOP(i, n)
+    m = OP_MAX(m, a[i]);
+    partial[get_global_id(0)] = m;
+}
+#endif
+#endif
+
+/* ---------------------------------------------------------------- 6: matmul */
+#if RA_FAMILY == 6
+/* One matrix product c(rows, cols) = a(rows, kk) @ x(kk, cols), row-major, at element offsets
+ * oa, ox, oc; accumulates in TI (integers wrap). kk == 0 gives zeros. */
+__kernel void ra_matmul(__global const TI *a, ulong oa, __global const TI *x, ulong ox,
+                        __global TI *c, ulong oc, ulong rows, ulong kk, ulong cols)
+{
+    GRID_LOOP(t, rows * cols)
+    {
+        ulong i = t / cols, j = t % cols;
+        __global const TI *pa = a + oa + i * kk;
+        __global const TI *px = x + ox + j;
+        TI s = (TI)0;
+        for (ulong k = 0; k < kk; k++) {
+#if RA_KI == KIND_BOOL
+            s = (TI)(s | (pa[k] & px[k * cols]));
+#else
+            s = OP_ADD(s, OP_MUL(pa[k], px[k * cols]));
+#endif
+        }
+        c[oc + t] = s;
+    }
+}
+#endif
