@@ -1,0 +1,300 @@
+/* array.c: array headers, reference counting, data movement (read, write, fill, cast,
+ * copies between devices) and to_device. */
+#include "internal.h"
+
+#include <string.h>
+
+int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *size,
+                    const char *what)
+{
+    if (ndim > RA_MAX_NDIM)
+        return ra__ctx_error(ctx, RA_E_SHAPE, "%s: %zu dimensions; refarray supports at most %d",
+                             what, ndim, RA_MAX_NDIM);
+    if (ndim > 0 && !shape)
+        return ra__ctx_error(ctx, RA_E_NULL, "%s: shape is NULL with ndim %zu", what, ndim);
+    int64_t n = 1;
+    bool overflow = false;
+    for (size_t i = 0; i < ndim; i++) {
+        if (shape[i] < 0)
+            return ra__ctx_error(ctx, RA_E_SHAPE, "%s: shape[%zu] is %lld; extents must be >= 0",
+                                 what, i, (long long)shape[i]);
+        if (shape[i] != 0 && n > INT64_MAX / 16 / shape[i])
+            overflow = true;
+        else
+            n *= shape[i];
+    }
+    /* A zero extent makes the array empty whatever the others are. */
+    for (size_t i = 0; i < ndim; i++)
+        if (shape[i] == 0) {
+            n = 0;
+            overflow = false;
+        }
+    if (overflow)
+        return ra__ctx_error(ctx, RA_E_TOO_LARGE, "%s: the shape's element count overflows",
+                             what);
+    *size = n;
+    return RA_OK;
+}
+
+int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
+                  ra_array **out)
+{
+    int64_t size;
+    int status = ra__shape_check(ctx, shape, ndim, &size, "array");
+    if (status != RA_OK)
+        return status;
+    size_t esize = ra_dtype_size(dtype);
+    if ((uint64_t)size > SIZE_MAX / esize)
+        return ra__ctx_error(ctx, RA_E_TOO_LARGE, "array: %lld elements of %zu bytes overflow",
+                             (long long)size, esize);
+    size_t nbytes = (size_t)size * esize;
+    if (dev->info.max_alloc && nbytes > dev->info.max_alloc) {
+        char buf[RA_DEVICE_STR_MAX];
+        return ra__ctx_error(ctx, RA_E_NOMEM,
+                             "array: %zu bytes exceed the largest allocation of device '%s' "
+                             "(%llu bytes)",
+                             nbytes, ra__device_str(dev->device, buf),
+                             (unsigned long long)dev->info.max_alloc);
+    }
+    ra_array *x = ra__calloc(ctx, 1, sizeof *x);
+    if (!x)
+        return ra__ctx_error(ctx, RA_E_NOMEM, "array: out of memory for the array header");
+    if (nbytes) {
+        status = dev->ops->alloc(dev->impl, nbytes, &x->buf);
+        if (status != RA_OK) {
+            ra__free(ctx, x);
+            return status;
+        }
+    }
+    atomic_init(&x->refs, 1);
+    x->ctx = ctx;
+    x->dev = dev;
+    x->dtype = dtype;
+    x->ndim = ndim;
+    if (ndim)
+        memcpy(x->shape, shape, ndim * sizeof *shape);
+    x->size = size;
+    x->nbytes = nbytes;
+    atomic_fetch_add(&dev->used_bytes, (uint64_t)nbytes);
+    atomic_fetch_add(&ctx->live_arrays, 1);
+    *out = x;
+    return RA_OK;
+}
+
+ra_array *ra_array_retain(const ra_array *cx)
+{
+    ra_array *x = (ra_array *)cx;
+    if (x)
+        atomic_fetch_add(&x->refs, 1);
+    return x;
+}
+
+void ra_array_release(ra_array *x)
+{
+    if (!x)
+        return;
+    if (atomic_fetch_sub(&x->refs, 1) != 1)
+        return;
+    ra_ctx *ctx = x->ctx;
+    if (x->buf)
+        x->dev->ops->free(x->dev->impl, x->buf);
+    atomic_fetch_sub(&x->dev->used_bytes, (uint64_t)x->nbytes);
+    atomic_fetch_sub(&ctx->live_arrays, 1);
+    ra__free(ctx, x);
+}
+
+ra_device ra_array_device(const ra_array *x)
+{
+    return x ? x->dev->device : RA_CPU;
+}
+
+ra_dtype ra_array_dtype(const ra_array *x)
+{
+    return x ? x->dtype : RA_DTYPE_DEFAULT;
+}
+
+size_t ra_array_ndim(const ra_array *x)
+{
+    return x ? x->ndim : 0;
+}
+
+const int64_t *ra_array_shape(const ra_array *x)
+{
+    return x && x->ndim ? x->shape : NULL;
+}
+
+int64_t ra_array_size(const ra_array *x)
+{
+    return x ? x->size : 0;
+}
+
+size_t ra_array_nbytes(const ra_array *x)
+{
+    return x ? x->nbytes : 0;
+}
+
+int ra_array_read(ra_ctx *ctx, const ra_array *x, void *dst, size_t dst_bytes)
+{
+    if (!ctx)
+        return ra__ctx_error(NULL, RA_E_NULL, "ra_array_read: ctx is NULL");
+    if (!x)
+        return ra__ctx_error(ctx, RA_E_NULL, "ra_array_read: x is NULL");
+    if (!dst && x->nbytes)
+        return ra__ctx_error(ctx, RA_E_NULL, "ra_array_read: dst is NULL");
+    if (dst_bytes != x->nbytes)
+        return ra__ctx_error(ctx, RA_E_BUFFER,
+                             "ra_array_read: the buffer has %zu bytes; the array needs %zu",
+                             dst_bytes, x->nbytes);
+    if (!x->nbytes)
+        return RA_OK;
+    return x->dev->ops->read(x->dev->impl, x->buf, 0, dst, x->nbytes, NULL);
+}
+
+int ra_array_dlpack_device(const ra_array *x, int32_t *device_type, int32_t *device_id)
+{
+    if (!x || !device_type || !device_id)
+        return ra__ctx_error(x ? x->ctx : NULL, RA_E_NULL,
+                             "ra_array_dlpack_device: x, device_type or device_id is NULL");
+    /* DLPack's DLDeviceType: kDLCPU = 1, kDLOpenCL = 4. */
+    if (x->dev->device.type == RA_DEVICE_CPU) {
+        *device_type = 1;
+        *device_id = 0;
+    } else {
+        *device_type = 4;
+        *device_id = x->dev->device.index;
+    }
+    return RA_OK;
+}
+
+int ra__array_write(ra_ctx *ctx, ra_array *x, const void *src)
+{
+    (void)ctx;
+    if (!x->nbytes)
+        return RA_OK;
+    return x->dev->ops->write(x->dev->impl, x->buf, 0, src, x->nbytes, NULL);
+}
+
+int ra__array_fill(ra_ctx *ctx, ra_array *x, const void *value)
+{
+    if (!x->nbytes)
+        return RA_OK;
+    size_t esize = ra_dtype_size(x->dtype);
+    if (x->dev->ops->fill)
+        return x->dev->ops->fill(x->dev->impl, x->buf, 0, value, esize, (size_t)x->size);
+    char *host = ra__alloc(ctx, x->nbytes);
+    if (!host)
+        return ra__ctx_error(ctx, RA_E_NOMEM, "fill: out of memory for a staging buffer");
+    for (int64_t i = 0; i < x->size; i++)
+        memcpy(host + (size_t)i * esize, value, esize);
+    int status = ra__array_write(ctx, x, host);
+    ra__free(ctx, host);
+    return status;
+}
+
+int ra__array_cast(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, ra_array **out)
+{
+    ra_array *y = NULL;
+    int status = ra__array_new(ctx, x->dev, dtype, x->shape, x->ndim, &y);
+    if (status != RA_OK)
+        return status;
+    if (!x->nbytes) {
+        *out = y;
+        return RA_OK;
+    }
+    if (x->dev->ops->cast) {
+        status = x->dev->ops->cast(x->dev->impl, y->buf, dtype, x->buf, x->dtype, (size_t)x->size);
+    } else {
+        char *src = ra__alloc(ctx, x->nbytes);
+        char *dst = ra__alloc(ctx, y->nbytes);
+        if (!src || !dst) {
+            status = ra__ctx_error(ctx, RA_E_NOMEM, "astype: out of memory for staging buffers");
+        } else {
+            status = x->dev->ops->read(x->dev->impl, x->buf, 0, src, x->nbytes, NULL);
+            if (status == RA_OK) {
+                ra__host_cast(dst, dtype, src, x->dtype, (size_t)x->size);
+                status = ra__array_write(ctx, y, dst);
+            }
+        }
+        ra__free(ctx, src);
+        ra__free(ctx, dst);
+    }
+    if (status != RA_OK) {
+        ra_array_release(y);
+        return status;
+    }
+    *out = y;
+    return RA_OK;
+}
+
+int ra__array_copy_to(ra_ctx *ctx, const ra_array *x, ra__dev *dst, void *stream, ra_array **out)
+{
+    ra_array *y = NULL;
+    int status = ra__array_new(ctx, dst, x->dtype, x->shape, x->ndim, &y);
+    if (status != RA_OK)
+        return status;
+    if (x->nbytes) {
+        if (dst == x->dev && dst->ops->copy) {
+            status = dst->ops->copy(dst->impl, y->buf, 0, x->nbytes, x->buf, 0, x->nbytes,
+                                    x->nbytes, 1, stream);
+        } else if (x->dev->ops == &ra__host_ops) {
+            /* From host memory the source bytes are directly readable. */
+            status = dst->ops->write(dst->impl, y->buf, 0, x->buf, x->nbytes, stream);
+        } else if (dst->ops == &ra__host_ops) {
+            status = x->dev->ops->read(x->dev->impl, x->buf, 0, y->buf, x->nbytes, NULL);
+        } else {
+            /* Between two non-host devices: staged through host memory. */
+            void *host = ra__alloc(ctx, x->nbytes);
+            if (!host) {
+                status = ra__ctx_error(ctx, RA_E_NOMEM, "to_device: out of memory for staging");
+            } else {
+                status = x->dev->ops->read(x->dev->impl, x->buf, 0, host, x->nbytes, NULL);
+                if (status == RA_OK)
+                    status = dst->ops->write(dst->impl, y->buf, 0, host, x->nbytes, stream);
+                ra__free(ctx, host);
+            }
+        }
+    }
+    if (status != RA_OK) {
+        ra_array_release(y);
+        return status;
+    }
+    *out = y;
+    return RA_OK;
+}
+
+int ra_to_device(ra_ctx *ctx, const ra_array *x, ra_device device, void *stream, ra_array **out)
+{
+    static const char fn[] = "ra_to_device";
+    if (!ctx)
+        return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
+    if (!out)
+        return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
+    *out = NULL;
+    if (!x)
+        return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
+    ra__dev *dst;
+    int status = ra__ctx_require(ctx, device, fn, &dst);
+    if (status != RA_OK)
+        return status;
+    if (stream) {
+        char buf[RA_DEVICE_STR_MAX];
+        if (!dst->ops->check_stream)
+            return ra__ctx_error(ctx, RA_E_STREAM,
+                                 "%s: device '%s' has no streams; pass NULL for its default",
+                                 fn, ra__device_str(device, buf));
+        status = dst->ops->check_stream(dst->impl, stream);
+        if (status != RA_OK)
+            return ra__ctx_error(ctx, RA_E_STREAM, "%s: the stream is not one of device '%s'",
+                                 fn, ra__device_str(device, buf));
+    }
+    status = ra__dtype_require(ctx, dst, x->dtype, fn);
+    if (status != RA_OK)
+        return status;
+    /* Same device: the array itself (DEV-TODEV-6 allows either; arrays are immutable, so
+     * sharing is unobservable except through identity). */
+    if (dst == x->dev) {
+        *out = ra_array_retain(x);
+        return RA_OK;
+    }
+    return ra__array_copy_to(ctx, x, dst, stream, out);
+}

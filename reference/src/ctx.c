@@ -1,0 +1,337 @@
+/* ctx.c: contexts, the allocation hook, per-thread state and the detail message. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static _Atomic uint64_t next_ctx_serial = 1;
+static _Atomic uint64_t next_thread_id = 1;
+
+/* The calling thread's identity for per-context state. A counter rather than pthread_self,
+ * because pthread_t values are reused after a thread exits and a new thread must not
+ * inherit an old thread's scopes. */
+static _Thread_local uint64_t tls_thread_id;
+/* One-entry cache: the state of the calling thread in the context used last. The serial
+ * (never reused) rather than the pointer identifies the context, since a new context may be
+ * allocated at a destroyed one's address. */
+static _Thread_local uint64_t tls_cache_serial;
+static _Thread_local ra__thread *tls_cache_state;
+/* Messages of calls without a context, or when a thread's state cannot be allocated. */
+static _Thread_local char tls_free_message[RA_MESSAGE_MAX];
+
+static void *default_alloc(size_t size, void *user_data)
+{
+    (void)user_data;
+    return malloc(size);
+}
+
+static void default_release(void *ptr, void *user_data)
+{
+    (void)user_data;
+    free(ptr);
+}
+
+static uint64_t thread_id(void)
+{
+    if (tls_thread_id == 0)
+        tls_thread_id = atomic_fetch_add(&next_thread_id, 1);
+    return tls_thread_id;
+}
+
+void *ra__alloc(ra_ctx *ctx, size_t size)
+{
+    if (size == 0)
+        size = 1;
+    return ctx->allocator.alloc(size, ctx->allocator.user_data);
+}
+
+void *ra__calloc(ra_ctx *ctx, size_t count, size_t size)
+{
+    if (size != 0 && count > SIZE_MAX / size)
+        return NULL;
+    void *p = ra__alloc(ctx, count * size);
+    if (p)
+        memset(p, 0, count * size > 0 ? count * size : 1);
+    return p;
+}
+
+void ra__free(ra_ctx *ctx, void *ptr)
+{
+    if (ptr)
+        ctx->allocator.release(ptr, ctx->allocator.user_data);
+}
+
+static ra__thread *thread_find(ra_ctx *ctx, bool create)
+{
+    if (tls_cache_serial == ctx->serial && tls_cache_state)
+        return tls_cache_state;
+    uint64_t id = thread_id();
+    pthread_mutex_lock(&ctx->lock);
+    ra__thread *t = ctx->threads;
+    while (t && t->thread_id != id)
+        t = t->next;
+    if (!t && create) {
+        t = ra__calloc(ctx, 1, sizeof *t);
+        if (t) {
+            t->thread_id = id;
+            t->next = ctx->threads;
+            ctx->threads = t;
+        }
+    }
+    pthread_mutex_unlock(&ctx->lock);
+    if (t) {
+        tls_cache_serial = ctx->serial;
+        tls_cache_state = t;
+    }
+    return t;
+}
+
+ra__thread *ra__thread_get(ra_ctx *ctx)
+{
+    return thread_find(ctx, true);
+}
+
+int ra__ctx_error(ra_ctx *ctx, int status, const char *fmt, ...)
+{
+    char *buf = tls_free_message;
+    if (ctx) {
+        ra__thread *t = thread_find(ctx, true);
+        if (t)
+            buf = t->message;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, RA_MESSAGE_MAX, fmt, ap);
+    va_end(ap);
+    return status;
+}
+
+const char *ra_ctx_message(const ra_ctx *ctx)
+{
+    if (!ctx)
+        return tls_free_message;
+    /* Looking up never creates state: a thread without state in ctx has no message there,
+     * unless its state could not be allocated, in which case the message went to the
+     * context-free slot. */
+    ra__thread *t = thread_find((ra_ctx *)ctx, false);
+    return t ? t->message : tls_free_message;
+}
+
+static void thread_free(ra_ctx *ctx, ra__thread *t)
+{
+    ra__free(ctx, t->scopes);
+    ra__free(ctx, t->scope_soft_depth);
+    ra__free(ctx, t->soft);
+    ra__free(ctx, t);
+}
+
+void ra_ctx_thread_release(ra_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    uint64_t id = thread_id();
+    pthread_mutex_lock(&ctx->lock);
+    ra__thread **link = &ctx->threads;
+    while (*link && (*link)->thread_id != id)
+        link = &(*link)->next;
+    ra__thread *t = *link;
+    if (t)
+        *link = t->next;
+    pthread_mutex_unlock(&ctx->lock);
+    if (tls_cache_serial == ctx->serial) {
+        tls_cache_serial = 0;
+        tls_cache_state = NULL;
+    }
+    if (t)
+        thread_free(ctx, t);
+}
+
+int ra__ctx_add_device(ra_ctx *ctx, ra_device_type type, const ra__backend_ops *ops, void *impl)
+{
+    int status = RA_OK;
+    ra__dev *dev = NULL;
+    if (!ops || !ops->query || !ops->close || !ops->alloc || !ops->free || !ops->write ||
+        !ops->read) {
+        status = ra__ctx_error(ctx, RA_E_BACKEND, "backend '%s' lacks a required slot",
+                               ops && ops->name ? ops->name : "?");
+        goto fail;
+    }
+    if (ops->version != RA_BACKEND_VERSION || ops->size > sizeof(ra__backend_ops)) {
+        status = ra__ctx_error(ctx, RA_E_BACKEND,
+                               "backend '%s' has table version %u size %u; this library "
+                               "speaks version %u size %zu",
+                               ops->name ? ops->name : "?", (unsigned)ops->version,
+                               (unsigned)ops->size, RA_BACKEND_VERSION,
+                               sizeof(ra__backend_ops));
+        goto fail;
+    }
+    int32_t index = 0;
+    for (size_t i = 0; i < ctx->ndevs; i++)
+        if (ctx->devs[i]->device.type == type)
+            index++;
+    if (ctx->ndevs == ctx->devs_cap) {
+        size_t cap = ctx->devs_cap ? ctx->devs_cap * 2 : 4;
+        ra__dev **devs = ra__calloc(ctx, cap, sizeof *devs);
+        if (!devs) {
+            status = ra__ctx_error(ctx, RA_E_NOMEM, "out of memory adding a device");
+            goto fail;
+        }
+        if (ctx->ndevs)
+            memcpy(devs, ctx->devs, ctx->ndevs * sizeof *devs);
+        ra__free(ctx, ctx->devs);
+        ctx->devs = devs;
+        ctx->devs_cap = cap;
+    }
+    dev = ra__calloc(ctx, 1, sizeof *dev);
+    if (!dev) {
+        status = ra__ctx_error(ctx, RA_E_NOMEM, "out of memory adding a device");
+        goto fail;
+    }
+    dev->device = (ra_device){type, index};
+    dev->ops = ops;
+    dev->impl = impl;
+    atomic_init(&dev->used_bytes, 0);
+    status = ops->query(impl, &dev->info);
+    if (status != RA_OK)
+        goto fail;
+    ctx->devs[ctx->ndevs++] = dev;
+    return RA_OK;
+
+fail:
+    ra__free(ctx, dev);
+    if (ops && ops->close)
+        ops->close(impl);
+    return status;
+}
+
+int ra_ctx_create(const ra_ctx_options *opts, ra_ctx **out)
+{
+    if (!out)
+        return ra__ctx_error(NULL, RA_E_NULL, "ra_ctx_create: out is NULL");
+    *out = NULL;
+    ra_allocator allocator = {default_alloc, default_release, NULL};
+    if (opts && opts->allocator) {
+        if (!opts->allocator->alloc || !opts->allocator->release)
+            return ra__ctx_error(NULL, RA_E_NULL,
+                                 "ra_ctx_create: allocator with a NULL alloc or release");
+        allocator = *opts->allocator;
+    }
+    ra_ctx *ctx = allocator.alloc(sizeof *ctx, allocator.user_data);
+    if (!ctx)
+        return ra__ctx_error(NULL, RA_E_NOMEM, "ra_ctx_create: out of memory");
+    memset(ctx, 0, sizeof *ctx);
+    ctx->allocator = allocator;
+    ctx->flags = opts ? opts->flags : 0;
+    ctx->serial = atomic_fetch_add(&next_ctx_serial, 1);
+    atomic_init(&ctx->inference, RA_INFER_2025);
+    atomic_init(&ctx->live_arrays, 0);
+    if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
+        allocator.release(ctx, allocator.user_data);
+        return ra__ctx_error(NULL, RA_E_BACKEND, "ra_ctx_create: cannot create a mutex");
+    }
+    int status = ra__host_open(ctx);
+    if (status != RA_OK)
+        goto fail;
+    ctx->host = ctx->devs[0];
+#ifdef RA_HAVE_OPENCL
+    if (!(ctx->flags & RA_CTX_NO_OPENCL)) {
+        status = ra__opencl_backend_open(ctx);
+        if (status != RA_OK)
+            goto fail;
+    }
+#endif
+    ctx->global_default = ra__builtin_default(ctx);
+    *out = ctx;
+    return RA_OK;
+
+fail:
+    /* Keep the detail: the context's message dies with it, so copy it to the free slot. */
+    {
+        const char *msg = ra_ctx_message(ctx);
+        if (msg != tls_free_message)
+            snprintf(tls_free_message, sizeof tls_free_message, "ra_ctx_create: %s", msg);
+    }
+    ra_ctx_destroy(ctx);
+    return status;
+}
+
+void ra_ctx_destroy(ra_ctx *ctx)
+{
+    if (!ctx)
+        return;
+    for (size_t i = ctx->ndevs; i-- > 0;) {
+        ctx->devs[i]->ops->close(ctx->devs[i]->impl);
+        ra__free(ctx, ctx->devs[i]);
+    }
+    ra__free(ctx, ctx->devs);
+    ra__thread *t = ctx->threads;
+    while (t) {
+        ra__thread *next = t->next;
+        thread_free(ctx, t);
+        t = next;
+    }
+    if (tls_cache_serial == ctx->serial) {
+        tls_cache_serial = 0;
+        tls_cache_state = NULL;
+    }
+    pthread_mutex_destroy(&ctx->lock);
+    ra_allocator a = ctx->allocator;
+    a.release(ctx, a.user_data);
+}
+
+ra__dev *ra__ctx_find(const ra_ctx *ctx, ra_device dev)
+{
+    for (size_t i = 0; i < ctx->ndevs; i++)
+        if (ra_device_eq(ctx->devs[i]->device, dev))
+            return ctx->devs[i];
+    return NULL;
+}
+
+int ra__ctx_require(ra_ctx *ctx, ra_device dev, const char *what, ra__dev **out)
+{
+    char buf[RA_DEVICE_STR_MAX];
+    if (!ra__device_valid(dev))
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: not a valid device value (type %d, index %d)",
+                             what, (int)dev.type, (int)dev.index);
+    ra__dev *d = ra__ctx_find(ctx, dev);
+    if (!d) {
+        char list[256] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < ctx->ndevs && used < sizeof list; i++) {
+            char one[RA_DEVICE_STR_MAX];
+            int n = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+                             ra__device_str(ctx->devs[i]->device, one));
+            if (n < 0)
+                break;
+            used += (size_t)n;
+        }
+        const char *why = dev.type == RA_DEVICE_TPU ? " (refarray has no tpu backend)" : "";
+        return ra__ctx_error(ctx, RA_E_DEVICE_UNAVAILABLE,
+                             "%s: device '%s' is not available%s; available: %s", what,
+                             ra__device_str(dev, buf), why, list);
+    }
+    *out = d;
+    return RA_OK;
+}
+
+ra_device ra__builtin_default(const ra_ctx *ctx)
+{
+    ra_device gpu0 = {RA_DEVICE_GPU, 0};
+    return ra__ctx_find(ctx, gpu0) ? gpu0 : RA_CPU;
+}
+
+int ra_ctx_set_inference(ra_ctx *ctx, ra_inference rule)
+{
+    if (!ctx)
+        return ra__ctx_error(NULL, RA_E_NULL, "ra_ctx_set_inference: ctx is NULL");
+    if (rule != RA_INFER_2025 && rule != RA_INFER_LEGACY)
+        return ra__ctx_error(ctx, RA_E_ARG, "ra_ctx_set_inference: unknown rule %d", (int)rule);
+    atomic_store(&ctx->inference, (int)rule);
+    return RA_OK;
+}
+
+ra_inference ra_ctx_inference(const ra_ctx *ctx)
+{
+    return ctx ? (ra_inference)atomic_load(&((ra_ctx *)ctx)->inference) : RA_INFER_2025;
+}

@@ -1,0 +1,293 @@
+/* dtype.c: data types, kinds, promotion and scalar conversion. */
+#include "internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    size_t size;
+    unsigned kind;
+} dtypes[RA_DTYPE_COUNT + 1] = {
+    {NULL, 0, 0},
+    {"bool", 1, RA_KIND_BOOL},
+    {"int8", 1, RA_KIND_SIGNED_INTEGER},
+    {"int16", 2, RA_KIND_SIGNED_INTEGER},
+    {"int32", 4, RA_KIND_SIGNED_INTEGER},
+    {"int64", 8, RA_KIND_SIGNED_INTEGER},
+    {"uint8", 1, RA_KIND_UNSIGNED_INTEGER},
+    {"uint16", 2, RA_KIND_UNSIGNED_INTEGER},
+    {"uint32", 4, RA_KIND_UNSIGNED_INTEGER},
+    {"uint64", 8, RA_KIND_UNSIGNED_INTEGER},
+    {"float32", 4, RA_KIND_REAL_FLOATING},
+    {"float64", 8, RA_KIND_REAL_FLOATING},
+    {"complex64", 8, RA_KIND_COMPLEX_FLOATING},
+    {"complex128", 16, RA_KIND_COMPLEX_FLOATING},
+};
+
+bool ra__dtype_valid(ra_dtype dtype)
+{
+    return dtype >= RA_BOOL && dtype <= RA_COMPLEX128;
+}
+
+const char *ra_dtype_name(ra_dtype dtype)
+{
+    return ra__dtype_valid(dtype) ? dtypes[dtype].name : NULL;
+}
+
+size_t ra_dtype_size(ra_dtype dtype)
+{
+    return ra__dtype_valid(dtype) ? dtypes[dtype].size : 0;
+}
+
+unsigned ra_dtype_kind(ra_dtype dtype)
+{
+    return ra__dtype_valid(dtype) ? dtypes[dtype].kind : 0;
+}
+
+int ra_dtype_parse(ra_ctx *ctx, const char *name, ra_dtype *out)
+{
+    if (!name)
+        return ra__ctx_error(ctx, RA_E_NULL, "ra_dtype_parse: name is NULL");
+    if (!out)
+        return ra__ctx_error(ctx, RA_E_NULL, "ra_dtype_parse: out is NULL");
+    for (int d = RA_BOOL; d <= RA_COMPLEX128; d++) {
+        if (strcmp(dtypes[d].name, name) == 0) {
+            *out = (ra_dtype)d;
+            return RA_OK;
+        }
+    }
+    return ra__ctx_error(ctx, RA_E_ARG, "ra_dtype_parse: unknown data type '%.64s'", name);
+}
+
+bool ra__dtype_is_float(ra_dtype d)
+{
+    return d == RA_FLOAT32 || d == RA_FLOAT64;
+}
+
+bool ra__dtype_is_complex(ra_dtype d)
+{
+    return d == RA_COMPLEX64 || d == RA_COMPLEX128;
+}
+
+bool ra__dtype_is_signed(ra_dtype d)
+{
+    return d >= RA_INT8 && d <= RA_INT64;
+}
+
+bool ra__dtype_is_unsigned(ra_dtype d)
+{
+    return d >= RA_UINT8 && d <= RA_UINT64;
+}
+
+bool ra__dtype_is_integer(ra_dtype d)
+{
+    return ra__dtype_is_signed(d) || ra__dtype_is_unsigned(d);
+}
+
+/* Integer width in bytes of an integer dtype. */
+static size_t int_bits(ra_dtype d)
+{
+    return dtypes[d].size * 8;
+}
+
+static ra_dtype signed_of_bits(size_t bits)
+{
+    switch (bits) {
+    case 8:
+        return RA_INT8;
+    case 16:
+        return RA_INT16;
+    case 32:
+        return RA_INT32;
+    default:
+        return RA_INT64;
+    }
+}
+
+ra_dtype ra__dtype_promote(ra_dtype a, ra_dtype b)
+{
+    if (a == b)
+        return a;
+    /* The standard's table: within bool, within integers, within floating (real and
+     * complex); nothing across those kinds, and no int64 with uint64. */
+    if (a == RA_BOOL || b == RA_BOOL)
+        return RA_DTYPE_DEFAULT;
+    if (ra__dtype_is_integer(a) && ra__dtype_is_integer(b)) {
+        if (ra__dtype_is_signed(a) == ra__dtype_is_signed(b))
+            return int_bits(a) >= int_bits(b) ? a : b;
+        ra_dtype s = ra__dtype_is_signed(a) ? a : b;
+        ra_dtype u = ra__dtype_is_signed(a) ? b : a;
+        if (int_bits(s) > int_bits(u))
+            return s;
+        if (int_bits(u) == 64)
+            return RA_DTYPE_DEFAULT;
+        return signed_of_bits(int_bits(u) * 2);
+    }
+    bool fa = ra__dtype_is_float(a) || ra__dtype_is_complex(a);
+    bool fb = ra__dtype_is_float(b) || ra__dtype_is_complex(b);
+    if (!fa || !fb)
+        return RA_DTYPE_DEFAULT;
+    bool wide = a == RA_FLOAT64 || a == RA_COMPLEX128 || b == RA_FLOAT64 || b == RA_COMPLEX128;
+    bool cplx = ra__dtype_is_complex(a) || ra__dtype_is_complex(b);
+    if (cplx)
+        return wide ? RA_COMPLEX128 : RA_COMPLEX64;
+    return wide ? RA_FLOAT64 : RA_FLOAT32;
+}
+
+bool ra__dtype_on_device(const ra__dev *dev, ra_dtype dtype)
+{
+    if (dtype == RA_FLOAT64 || dtype == RA_COMPLEX128)
+        return dev->info.has_float64;
+    return ra__dtype_valid(dtype);
+}
+
+int ra__dtype_require(ra_ctx *ctx, const ra__dev *dev, ra_dtype dtype, const char *what)
+{
+    if (ra__dtype_on_device(dev, dtype))
+        return RA_OK;
+    char buf[RA_DEVICE_STR_MAX];
+    return ra__ctx_error(ctx, RA_E_DTYPE_DEVICE,
+                         "%s: data type %s is not supported on device '%s' (no float64)", what,
+                         ra_dtype_name(dtype), ra__device_str(dev->device, buf));
+}
+
+ra_dtype ra__default_float(const ra__dev *dev)
+{
+    return dev->info.has_float64 ? RA_FLOAT64 : RA_FLOAT32;
+}
+
+ra_dtype ra__scalar_default_dtype(const ra__dev *dev, ra_scalar s)
+{
+    switch (s.kind) {
+    case RA_SCALAR_BOOL:
+        return RA_BOOL;
+    case RA_SCALAR_INT:
+        return RA_INT64;
+    case RA_SCALAR_FLOAT:
+        return ra__default_float(dev);
+    case RA_SCALAR_COMPLEX:
+        return dev->info.has_float64 ? RA_COMPLEX128 : RA_COMPLEX64;
+    }
+    return RA_DTYPE_DEFAULT;
+}
+
+static const char *scalar_kind_name(ra_scalar_kind k)
+{
+    switch (k) {
+    case RA_SCALAR_BOOL:
+        return "bool";
+    case RA_SCALAR_INT:
+        return "int";
+    case RA_SCALAR_FLOAT:
+        return "float";
+    case RA_SCALAR_COMPLEX:
+        return "complex";
+    }
+    return "invalid";
+}
+
+int ra__scalar_to_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *out, const char *what)
+{
+    if (s.kind < RA_SCALAR_BOOL || s.kind > RA_SCALAR_COMPLEX)
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: scalar of invalid kind %d", what, (int)s.kind);
+    /* Which Python scalar goes with which array kind: bool with bool; int with integers
+     * (in range) and floating; float with floating; complex with complex. */
+    bool ok;
+    switch (s.kind) {
+    case RA_SCALAR_BOOL:
+        ok = dtype == RA_BOOL;
+        break;
+    case RA_SCALAR_INT:
+        ok = dtype != RA_BOOL;
+        break;
+    case RA_SCALAR_FLOAT:
+        ok = ra__dtype_is_float(dtype) || ra__dtype_is_complex(dtype);
+        break;
+    default:
+        ok = ra__dtype_is_complex(dtype);
+        break;
+    }
+    if (!ok)
+        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: a Python %s scalar cannot be used with %s",
+                             what, scalar_kind_name(s.kind), ra_dtype_name(dtype));
+    if (s.kind == RA_SCALAR_INT && ra__dtype_is_integer(dtype)) {
+        int64_t lo = 0;
+        uint64_t hi = 0;
+        switch (dtype) {
+        case RA_INT8:
+            lo = INT8_MIN, hi = INT8_MAX;
+            break;
+        case RA_INT16:
+            lo = INT16_MIN, hi = INT16_MAX;
+            break;
+        case RA_INT32:
+            lo = INT32_MIN, hi = INT32_MAX;
+            break;
+        case RA_INT64:
+            lo = INT64_MIN, hi = INT64_MAX;
+            break;
+        case RA_UINT8:
+            hi = UINT8_MAX;
+            break;
+        case RA_UINT16:
+            hi = UINT16_MAX;
+            break;
+        case RA_UINT32:
+            hi = UINT32_MAX;
+            break;
+        default:
+            hi = UINT64_MAX;
+            break;
+        }
+        if (s.i < lo || (s.i > 0 && (uint64_t)s.i > hi))
+            return ra__ctx_error(ctx, RA_E_SCALAR_RANGE,
+                                 "%s: the Python int %lld is out of range for %s", what,
+                                 (long long)s.i, ra_dtype_name(dtype));
+    }
+    double re = s.kind == RA_SCALAR_INT ? (double)s.i : s.re;
+    double im = s.kind == RA_SCALAR_COMPLEX ? s.im : 0.0;
+    switch (dtype) {
+    case RA_BOOL: {
+        bool v = s.b;
+        memcpy(out, &v, 1);
+        break;
+    }
+#define INT_CASE(DT, T)                                                                        \
+    case DT: {                                                                                 \
+        T v = (T)s.i;                                                                          \
+        memcpy(out, &v, sizeof v);                                                             \
+        break;                                                                                 \
+    }
+        INT_CASE(RA_INT8, int8_t)
+        INT_CASE(RA_INT16, int16_t)
+        INT_CASE(RA_INT32, int32_t)
+        INT_CASE(RA_INT64, int64_t)
+        INT_CASE(RA_UINT8, uint8_t)
+        INT_CASE(RA_UINT16, uint16_t)
+        INT_CASE(RA_UINT32, uint32_t)
+        INT_CASE(RA_UINT64, uint64_t)
+#undef INT_CASE
+    case RA_FLOAT32: {
+        float v = (float)re;
+        memcpy(out, &v, sizeof v);
+        break;
+    }
+    case RA_FLOAT64:
+        memcpy(out, &re, sizeof re);
+        break;
+    case RA_COMPLEX64: {
+        float v[2] = {(float)re, (float)im};
+        memcpy(out, v, sizeof v);
+        break;
+    }
+    case RA_COMPLEX128: {
+        double v[2] = {re, im};
+        memcpy(out, v, sizeof v);
+        break;
+    }
+    default:
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: invalid data type %d", what, (int)dtype);
+    }
+    return RA_OK;
+}

@@ -1,0 +1,640 @@
+/* ops.c: elementwise binary and unary operations, reductions, matmul and stack, with the
+ * device rules (outputs on the inputs' device; mixed devices raise unless soft mode moves
+ * them) and the fallback to host kernels for backend slots left NULL. */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *ra_binop_name(ra_binop op)
+{
+    static const char *const names[] = {NULL,    "add",   "subtract", "multiply",
+                                        "divide", "equal", "less",     "maximum"};
+    return op >= RA_ADD && op <= RA_MAXIMUM ? names[op] : NULL;
+}
+
+const char *ra_unop_name(ra_unop op)
+{
+    static const char *const names[] = {NULL, "negative", "abs", "sqrt"};
+    return op >= RA_NEGATIVE && op <= RA_SQRT ? names[op] : NULL;
+}
+
+const char *ra_reduceop_name(ra_reduceop op)
+{
+    static const char *const names[] = {NULL, "sum", "max"};
+    return op >= RA_SUM && op <= RA_MAX ? names[op] : NULL;
+}
+
+static void release_all(ra_array **xs, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        ra_array_release(xs[i]);
+        xs[i] = NULL;
+    }
+}
+
+/* The device every input is on. When they differ: with soft device mode on, each input is
+ * moved to the default device (the innermost scope, else the global default) and that is the
+ * device; otherwise RA_E_DEVICE_MISMATCH naming the devices (DEV-DS-11, IVY soft mode).
+ * owned[i] receives a new reference to the array to use for input i. */
+static int common_device(ra_ctx *ctx, const char *fn, const ra_array *const *xs, size_t n,
+                         ra__dev **dev, ra_array **owned)
+{
+    ra__dev *first = xs[0]->dev;
+    size_t other = 0;
+    for (size_t i = 1; i < n && !other; i++)
+        if (xs[i]->dev != first)
+            other = i;
+    if (!other) {
+        for (size_t i = 0; i < n; i++)
+            owned[i] = ra_array_retain(xs[i]);
+        *dev = first;
+        return RA_OK;
+    }
+    char b1[RA_DEVICE_STR_MAX], b2[RA_DEVICE_STR_MAX];
+    if (!ra_soft_get(ctx))
+        return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
+                             "%s: arrays on different devices ('%s' and '%s') cannot be "
+                             "combined; move them with ra_to_device or turn on soft device "
+                             "mode (ra_soft_set)",
+                             fn, ra__device_str(first->device, b1),
+                             ra__device_str(xs[other]->dev->device, b2));
+    ra__dev *target;
+    int status = ra__ctx_require(ctx, ra_default_device(ctx), fn, &target);
+    if (status != RA_OK)
+        return status;
+    for (size_t i = 0; i < n; i++) {
+        if (xs[i]->dev == target) {
+            owned[i] = ra_array_retain(xs[i]);
+            continue;
+        }
+        status = ra__dtype_require(ctx, target, xs[i]->dtype, fn);
+        if (status == RA_OK)
+            status = ra__array_copy_to(ctx, xs[i], target, NULL, &owned[i]);
+        if (status != RA_OK) {
+            release_all(owned, i);
+            return status;
+        }
+    }
+    *dev = target;
+    return RA_OK;
+}
+
+/* Replaces *x by its conversion to dtype when it differs. */
+static int cast_in_place(ra_ctx *ctx, ra_array **x, ra_dtype dtype)
+{
+    if ((*x)->dtype == dtype)
+        return RA_OK;
+    ra_array *y;
+    int status = ra__array_cast(ctx, *x, dtype, &y);
+    if (status != RA_OK)
+        return status;
+    ra_array_release(*x);
+    *x = y;
+    return RA_OK;
+}
+
+/* Host copy of an array's data (NULL data for an empty array). */
+static int stage_in(ra_ctx *ctx, const ra_array *x, void **host)
+{
+    *host = ra__alloc(ctx, x->nbytes);
+    if (!*host)
+        return ra__ctx_error(ctx, RA_E_NOMEM, "out of memory for a staging buffer");
+    if (!x->nbytes)
+        return RA_OK;
+    int status = x->dev->ops->read(x->dev->impl, x->buf, 0, *host, x->nbytes, NULL);
+    if (status != RA_OK) {
+        ra__free(ctx, *host);
+        *host = NULL;
+    }
+    return status;
+}
+
+static int64_t shape_size(const int64_t *shape, size_t ndim)
+{
+    int64_t n = 1;
+    for (size_t i = 0; i < ndim; i++)
+        n *= shape[i];
+    return n;
+}
+
+/* Broadcasts shapes a and b (right-aligned) into out; RA_E_BROADCAST when incompatible. */
+static int broadcast(ra_ctx *ctx, const char *fn, const int64_t *a, size_t na, const int64_t *b,
+                     size_t nb, int64_t *out, size_t *nout)
+{
+    size_t n = na > nb ? na : nb;
+    for (size_t i = 0; i < n; i++) {
+        int64_t da = i < n - na ? 1 : a[i - (n - na)];
+        int64_t db = i < n - nb ? 1 : b[i - (n - nb)];
+        if (da != db && da != 1 && db != 1) {
+            char sa[160] = "", sb[160] = "";
+            size_t oa = 0, ob = 0;
+            for (size_t j = 0; j < na && oa < sizeof sa - 24; j++)
+                oa += (size_t)snprintf(sa + oa, sizeof sa - oa, "%s%lld", j ? ", " : "",
+                                       (long long)a[j]);
+            for (size_t j = 0; j < nb && ob < sizeof sb - 24; j++)
+                ob += (size_t)snprintf(sb + ob, sizeof sb - ob, "%s%lld", j ? ", " : "",
+                                       (long long)b[j]);
+            return ra__ctx_error(ctx, RA_E_BROADCAST,
+                                 "%s: shapes (%s) and (%s) cannot be broadcast together", fn, sa,
+                                 sb);
+        }
+        out[i] = da == 1 ? db : da;
+    }
+    *nout = n;
+    return RA_OK;
+}
+
+/* Element strides of x viewed with shape out (ndim nout), 0 along broadcast axes. */
+static void broadcast_strides(const ra_array *x, size_t nout, const int64_t *out,
+                              int64_t *strides)
+{
+    int64_t s = 1;
+    for (size_t i = nout; i-- > 0;) {
+        size_t lead = nout - x->ndim;
+        if (i < lead) {
+            strides[i] = 0;
+            continue;
+        }
+        int64_t d = x->shape[i - lead];
+        strides[i] = d == 1 && out[i] != 1 ? 0 : s;
+        s *= d;
+    }
+}
+
+static bool binop_allowed(ra_binop op, ra_dtype t)
+{
+    if (t == RA_BOOL)
+        return op == RA_EQUAL;
+    if (ra__dtype_is_integer(t))
+        return op != RA_DIVIDE;
+    if (ra__dtype_is_complex(t))
+        return op != RA_LESS && op != RA_MAXIMUM;
+    return true;
+}
+
+int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
+{
+    if (!ctx)
+        return ra__ctx_error(NULL, RA_E_NULL, "ra_binary: ctx is NULL");
+    if (!out)
+        return ra__ctx_error(ctx, RA_E_NULL, "ra_binary: out is NULL");
+    *out = NULL;
+    const char *fn = ra_binop_name(op);
+    if (!fn)
+        return ra__ctx_error(ctx, RA_E_ARG, "ra_binary: unknown operation %d", (int)op);
+    if (!x1.array && !x2.array)
+        return ra__ctx_error(ctx, RA_E_SCALAR, "%s: at least one operand must be an array", fn);
+
+    /* Dtype: the promotion of two arrays, or the array's dtype with a scalar (DEV-DS-12:
+     * the scalar also takes the array's device). */
+    ra_dtype dtype;
+    if (x1.array && x2.array) {
+        dtype = ra__dtype_promote(x1.array->dtype, x2.array->dtype);
+        if (dtype == RA_DTYPE_DEFAULT)
+            return ra__ctx_error(ctx, RA_E_DTYPE, "%s: no promotion between %s and %s", fn,
+                                 ra_dtype_name(x1.array->dtype), ra_dtype_name(x2.array->dtype));
+    } else {
+        dtype = (x1.array ? x1.array : x2.array)->dtype;
+    }
+    if (!binop_allowed(op, dtype))
+        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s", fn, ra_dtype_name(dtype));
+    unsigned char scalar_elem[16];
+    if (!x1.array || !x2.array) {
+        int status = ra__scalar_to_element(ctx, x1.array ? x2.scalar : x1.scalar, dtype,
+                                           scalar_elem, fn);
+        if (status != RA_OK)
+            return status;
+    }
+    int64_t oshape[RA_MAX_NDIM];
+    size_t ondim;
+    const ra_array *arr1 = x1.array ? x1.array : x2.array;
+    const ra_array *arr2 = x1.array && x2.array ? x2.array : NULL;
+    int status = arr2 ? broadcast(ctx, fn, arr1->shape, arr1->ndim, arr2->shape, arr2->ndim,
+                                  oshape, &ondim)
+                      : RA_OK;
+    if (status != RA_OK)
+        return status;
+    if (!arr2) {
+        ondim = arr1->ndim;
+        memcpy(oshape, arr1->shape, sizeof oshape);
+    }
+
+    /* Devices, then dtypes. in[0], in[1] are x1 and x2 (the scalar as a 0-d array). */
+    ra_array *in[2] = {NULL, NULL};
+    ra__dev *dev;
+    const ra_array *arrays[2] = {arr1, arr2};
+    ra_array *owned[2] = {NULL, NULL};
+    status = common_device(ctx, fn, arrays, arr2 ? 2 : 1, &dev, owned);
+    if (status != RA_OK)
+        return status;
+    ra_array *scalar_arr = NULL;
+    ra_array *result = NULL;
+    if (!arr2) {
+        status = ra__array_new(ctx, dev, dtype, NULL, 0, &scalar_arr);
+        if (status == RA_OK)
+            status = ra__array_write(ctx, scalar_arr, scalar_elem);
+        if (status != RA_OK)
+            goto done;
+        in[0] = x1.array ? owned[0] : scalar_arr;
+        in[1] = x1.array ? scalar_arr : owned[0];
+    } else {
+        in[0] = owned[0];
+        in[1] = owned[1];
+    }
+    for (int i = 0; i < 2; i++) {
+        ra_array **slot = in[i] == owned[0] ? &owned[0] : in[i] == owned[1] ? &owned[1]
+                                                                         : &scalar_arr;
+        status = cast_in_place(ctx, slot, dtype);
+        if (status != RA_OK)
+            goto done;
+        in[i] = *slot;
+    }
+    ra_dtype odtype = op == RA_EQUAL || op == RA_LESS ? RA_BOOL : dtype;
+    status = ra__array_new(ctx, dev, odtype, oshape, ondim, &result);
+    if (status != RA_OK)
+        goto done;
+    if (result->size > 0) {
+        int64_t sa[RA_MAX_NDIM], sb[RA_MAX_NDIM], so[RA_MAX_NDIM];
+        broadcast_strides(in[0], ondim, oshape, sa);
+        broadcast_strides(in[1], ondim, oshape, sb);
+        broadcast_strides(result, ondim, oshape, so);
+        ra__view va = {in[0]->buf, dtype, ondim, oshape, sa, 0};
+        ra__view vb = {in[1]->buf, dtype, ondim, oshape, sb, 0};
+        ra__view vo = {result->buf, odtype, ondim, oshape, so, 0};
+        if (dev->ops->binary) {
+            status = dev->ops->binary(dev->impl, op, &va, &vb, &vo);
+        } else {
+            void *ha = NULL, *hb = NULL, *ho = NULL;
+            status = stage_in(ctx, in[0], &ha);
+            if (status == RA_OK)
+                status = stage_in(ctx, in[1], &hb);
+            if (status == RA_OK && !(ho = ra__alloc(ctx, result->nbytes)))
+                status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
+            if (status == RA_OK) {
+                va.buf = ha;
+                vb.buf = hb;
+                vo.buf = ho;
+                status = ra__host_ops.binary(NULL, op, &va, &vb, &vo);
+            }
+            if (status == RA_OK)
+                status = ra__array_write(ctx, result, ho);
+            ra__free(ctx, ha);
+            ra__free(ctx, hb);
+            ra__free(ctx, ho);
+        }
+    }
+done:
+    ra_array_release(scalar_arr);
+    release_all(owned, 2);
+    if (status != RA_OK) {
+        ra_array_release(result);
+        return status;
+    }
+    *out = result;
+    return RA_OK;
+}
+
+int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
+{
+    if (!ctx)
+        return ra__ctx_error(NULL, RA_E_NULL, "ra_unary: ctx is NULL");
+    if (!out)
+        return ra__ctx_error(ctx, RA_E_NULL, "ra_unary: out is NULL");
+    *out = NULL;
+    const char *fn = ra_unop_name(op);
+    if (!fn)
+        return ra__ctx_error(ctx, RA_E_ARG, "ra_unary: unknown operation %d", (int)op);
+    if (!x)
+        return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
+    bool ok = op == RA_SQRT ? ra__dtype_is_float(x->dtype) || ra__dtype_is_complex(x->dtype)
+                            : x->dtype != RA_BOOL;
+    if (!ok)
+        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s", fn,
+                             ra_dtype_name(x->dtype));
+    ra_dtype odtype = x->dtype;
+    if (op == RA_ABS && x->dtype == RA_COMPLEX64)
+        odtype = RA_FLOAT32;
+    if (op == RA_ABS && x->dtype == RA_COMPLEX128)
+        odtype = RA_FLOAT64;
+    ra_array *y;
+    int status = ra__array_new(ctx, x->dev, odtype, x->shape, x->ndim, &y);
+    if (status != RA_OK)
+        return status;
+    if (x->size > 0) {
+        ra__dev *dev = x->dev;
+        if (dev->ops->unary) {
+            status = dev->ops->unary(dev->impl, op, x->buf, x->dtype, y->buf, odtype,
+                                     (size_t)x->size);
+        } else {
+            void *hx = NULL, *hy = NULL;
+            status = stage_in(ctx, x, &hx);
+            if (status == RA_OK && !(hy = ra__alloc(ctx, y->nbytes)))
+                status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
+            if (status == RA_OK)
+                status = ra__host_ops.unary(NULL, op, hx, x->dtype, hy, odtype, (size_t)x->size);
+            if (status == RA_OK)
+                status = ra__array_write(ctx, y, hy);
+            ra__free(ctx, hx);
+            ra__free(ctx, hy);
+        }
+    }
+    if (status != RA_OK) {
+        ra_array_release(y);
+        return status;
+    }
+    *out = y;
+    return RA_OK;
+}
+
+int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, ra_array **out)
+{
+    if (!ctx)
+        return ra__ctx_error(NULL, RA_E_NULL, "ra_reduce: ctx is NULL");
+    if (!out)
+        return ra__ctx_error(ctx, RA_E_NULL, "ra_reduce: out is NULL");
+    *out = NULL;
+    const char *fn = ra_reduceop_name(op);
+    if (!fn)
+        return ra__ctx_error(ctx, RA_E_ARG, "ra_reduce: unknown operation %d", (int)op);
+    if (!x)
+        return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
+    ra_dtype dtype = x->dtype;
+    if (op == RA_MAX) {
+        if (dtype == RA_BOOL || ra__dtype_is_complex(dtype))
+            return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s", fn,
+                                 ra_dtype_name(dtype));
+    } else if (dtype == RA_BOOL || ra__dtype_is_signed(dtype)) {
+        dtype = RA_INT64; /* the standard's default accumulation dtype */
+    } else if (ra__dtype_is_unsigned(dtype)) {
+        dtype = RA_UINT64;
+    }
+    size_t outer = 1, len = (size_t)x->size, inner = 1;
+    int64_t oshape[RA_MAX_NDIM];
+    size_t ondim = 0;
+    if (axis) {
+        int a = *axis;
+        int nd = (int)x->ndim;
+        if (nd == 0 || a < -nd || a >= nd)
+            return ra__ctx_error(ctx, RA_E_AXIS, "%s: axis %d is out of range for %d dimensions",
+                                 fn, a, nd);
+        if (a < 0)
+            a += nd;
+        outer = (size_t)shape_size(x->shape, (size_t)a);
+        len = (size_t)x->shape[a];
+        inner = (size_t)shape_size(x->shape + a + 1, x->ndim - (size_t)a - 1);
+        for (int i = 0; i < nd; i++)
+            if (i != a)
+                oshape[ondim++] = x->shape[i];
+    }
+    if (op == RA_MAX && len == 0)
+        return ra__ctx_error(ctx, RA_E_EMPTY_REDUCTION,
+                             "%s: the reduced axis is empty and max has no identity", fn);
+    ra_array *src = ra_array_retain(x);
+    int status = cast_in_place(ctx, &src, dtype);
+    if (status != RA_OK) {
+        ra_array_release(src);
+        return status;
+    }
+    ra_array *y;
+    status = ra__array_new(ctx, x->dev, dtype, oshape, ondim, &y);
+    if (status != RA_OK) {
+        ra_array_release(src);
+        return status;
+    }
+    if (y->size > 0 && len > 0) {
+        ra__dev *dev = x->dev;
+        if (dev->ops->reduce) {
+            status = dev->ops->reduce(dev->impl, op, src->buf, dtype, outer, len, inner, y->buf);
+        } else {
+            void *hx = NULL, *hy = NULL;
+            status = stage_in(ctx, src, &hx);
+            if (status == RA_OK && !(hy = ra__calloc(ctx, 1, y->nbytes)))
+                status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
+            if (status == RA_OK)
+                status = ra__host_ops.reduce(NULL, op, hx, dtype, outer, len, inner, hy);
+            if (status == RA_OK)
+                status = ra__array_write(ctx, y, hy);
+            ra__free(ctx, hx);
+            ra__free(ctx, hy);
+        }
+    }
+    ra_array_release(src);
+    if (status != RA_OK) {
+        ra_array_release(y);
+        return status;
+    }
+    *out = y;
+    return RA_OK;
+}
+
+int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out)
+{
+    static const char fn[] = "matmul";
+    if (!ctx)
+        return ra__ctx_error(NULL, RA_E_NULL, "ra_matmul: ctx is NULL");
+    if (!out)
+        return ra__ctx_error(ctx, RA_E_NULL, "ra_matmul: out is NULL");
+    *out = NULL;
+    if (!x1 || !x2)
+        return ra__ctx_error(ctx, RA_E_NULL, "%s: x1 or x2 is NULL", fn);
+    if (x1->ndim == 0 || x2->ndim == 0)
+        return ra__ctx_error(ctx, RA_E_SHAPE, "%s: operands must have at least one dimension",
+                             fn);
+    ra_dtype dtype = ra__dtype_promote(x1->dtype, x2->dtype);
+    if (dtype == RA_DTYPE_DEFAULT || dtype == RA_BOOL)
+        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s and %s", fn,
+                             ra_dtype_name(x1->dtype), ra_dtype_name(x2->dtype));
+    /* Matrix views: 1-D x1 is a row (1, k), 1-D x2 a column (k, 1). */
+    int64_t n = x1->ndim == 1 ? 1 : x1->shape[x1->ndim - 2];
+    int64_t k = x1->shape[x1->ndim - 1];
+    int64_t k2 = x2->ndim == 1 ? x2->shape[0] : x2->shape[x2->ndim - 2];
+    int64_t m = x2->ndim == 1 ? 1 : x2->shape[x2->ndim - 1];
+    if (k != k2)
+        return ra__ctx_error(ctx, RA_E_SHAPE,
+                             "%s: the inner sizes differ (%lld and %lld)", fn, (long long)k,
+                             (long long)k2);
+    size_t nb1 = x1->ndim > 2 ? x1->ndim - 2 : 0;
+    size_t nb2 = x2->ndim > 2 ? x2->ndim - 2 : 0;
+    int64_t bshape[RA_MAX_NDIM];
+    size_t nb;
+    int status = broadcast(ctx, fn, x1->shape, nb1, x2->shape, nb2, bshape, &nb);
+    if (status != RA_OK)
+        return status;
+    int64_t oshape[RA_MAX_NDIM];
+    size_t ondim = nb;
+    memcpy(oshape, bshape, nb * sizeof *bshape);
+    if (x1->ndim > 1)
+        oshape[ondim++] = n;
+    if (x2->ndim > 1)
+        oshape[ondim++] = m;
+
+    const ra_array *arrays[2] = {x1, x2};
+    ra_array *in[2] = {NULL, NULL};
+    ra__dev *dev;
+    status = common_device(ctx, fn, arrays, 2, &dev, in);
+    if (status != RA_OK)
+        return status;
+    ra_array *y = NULL;
+    void *ha = NULL, *hb = NULL, *hy = NULL;
+    status = cast_in_place(ctx, &in[0], dtype);
+    if (status == RA_OK)
+        status = cast_in_place(ctx, &in[1], dtype);
+    if (status == RA_OK)
+        status = ra__array_new(ctx, dev, dtype, oshape, ondim, &y);
+    if (status != RA_OK || y->size == 0)
+        goto done;
+    bool staged = !dev->ops->matmul;
+    if (staged) {
+        status = stage_in(ctx, in[0], &ha);
+        if (status == RA_OK)
+            status = stage_in(ctx, in[1], &hb);
+        if (status == RA_OK && !(hy = ra__calloc(ctx, 1, y->nbytes)))
+            status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
+        if (status != RA_OK)
+            goto done;
+    }
+    /* Batch strides (in matrices) of each operand along the broadcast batch shape. */
+    int64_t s1[RA_MAX_NDIM], s2[RA_MAX_NDIM];
+    {
+        int64_t acc1 = 1, acc2 = 1;
+        for (size_t i = nb; i-- > 0;) {
+            size_t l1 = nb - nb1, l2 = nb - nb2;
+            int64_t d1 = i < l1 ? 1 : x1->shape[i - l1];
+            int64_t d2 = i < l2 ? 1 : x2->shape[i - l2];
+            s1[i] = d1 == 1 ? 0 : acc1;
+            s2[i] = d2 == 1 ? 0 : acc2;
+            acc1 *= d1;
+            acc2 *= d2;
+        }
+    }
+    int64_t batches = shape_size(bshape, nb);
+    int64_t idx[RA_MAX_NDIM] = {0};
+    for (int64_t bi = 0; bi < batches && status == RA_OK; bi++) {
+        int64_t o1 = 0, o2 = 0;
+        for (size_t d = 0; d < nb; d++) {
+            o1 += idx[d] * s1[d];
+            o2 += idx[d] * s2[d];
+        }
+        size_t a_off = (size_t)(o1 * n * k), b_off = (size_t)(o2 * k * m),
+               y_off = (size_t)(bi * n * m);
+        if (staged)
+            status = ra__host_ops.matmul(NULL, dtype, ha, a_off, hb, b_off, hy, y_off, (size_t)n,
+                                         (size_t)k, (size_t)m);
+        else
+            status = dev->ops->matmul(dev->impl, dtype, in[0]->buf, a_off, in[1]->buf, b_off,
+                                      y->buf, y_off, (size_t)n, (size_t)k, (size_t)m);
+        for (size_t d = nb; d-- > 0;) {
+            if (++idx[d] < bshape[d])
+                break;
+            idx[d] = 0;
+        }
+    }
+    if (status == RA_OK && staged)
+        status = ra__array_write(ctx, y, hy);
+done:
+    ra__free(ctx, ha);
+    ra__free(ctx, hb);
+    ra__free(ctx, hy);
+    release_all(in, 2);
+    if (status != RA_OK) {
+        ra_array_release(y);
+        return status;
+    }
+    *out = y;
+    return RA_OK;
+}
+
+int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_array **out)
+{
+    static const char fn[] = "stack";
+    if (!ctx)
+        return ra__ctx_error(NULL, RA_E_NULL, "ra_stack: ctx is NULL");
+    if (!out)
+        return ra__ctx_error(ctx, RA_E_NULL, "ra_stack: out is NULL");
+    *out = NULL;
+    if (!arrays)
+        return ra__ctx_error(ctx, RA_E_NULL, "%s: arrays is NULL", fn);
+    if (n == 0)
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: needs at least one array", fn);
+    for (size_t i = 0; i < n; i++)
+        if (!arrays[i])
+            return ra__ctx_error(ctx, RA_E_NULL, "%s: arrays[%zu] is NULL", fn, i);
+    const ra_array *x0 = arrays[0];
+    if (x0->ndim + 1 > RA_MAX_NDIM)
+        return ra__ctx_error(ctx, RA_E_SHAPE, "%s: the result would exceed %d dimensions", fn,
+                             RA_MAX_NDIM);
+    ra_dtype dtype = x0->dtype;
+    for (size_t i = 1; i < n; i++) {
+        const ra_array *xi = arrays[i];
+        if (xi->ndim != x0->ndim ||
+            memcmp(xi->shape, x0->shape, x0->ndim * sizeof *x0->shape) != 0)
+            return ra__ctx_error(ctx, RA_E_SHAPE, "%s: arrays[%zu] has a different shape", fn,
+                                 i);
+        ra_dtype p = ra__dtype_promote(dtype, xi->dtype);
+        if (p == RA_DTYPE_DEFAULT)
+            return ra__ctx_error(ctx, RA_E_DTYPE, "%s: no promotion between %s and %s", fn,
+                                 ra_dtype_name(dtype), ra_dtype_name(xi->dtype));
+        dtype = p;
+    }
+    int nd = (int)x0->ndim;
+    if (axis < -nd - 1 || axis > nd)
+        return ra__ctx_error(ctx, RA_E_AXIS, "%s: axis %d is out of range for %d dimensions",
+                             fn, axis, nd + 1);
+    if (axis < 0)
+        axis += nd + 1;
+    if (n > (size_t)INT64_MAX / 2)
+        return ra__ctx_error(ctx, RA_E_TOO_LARGE, "%s: too many arrays", fn);
+    int64_t oshape[RA_MAX_NDIM];
+    for (int i = 0, j = 0; i <= nd; i++)
+        oshape[i] = i == axis ? (int64_t)n : x0->shape[j++];
+
+    ra_array **in = ra__calloc(ctx, n, sizeof *in);
+    if (!in)
+        return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
+    ra__dev *dev;
+    ra_array *y = NULL;
+    void *hy = NULL, *hx = NULL;
+    int status = common_device(ctx, fn, arrays, n, &dev, in);
+    if (status != RA_OK) {
+        ra__free(ctx, in);
+        return status;
+    }
+    for (size_t i = 0; i < n && status == RA_OK; i++)
+        status = cast_in_place(ctx, &in[i], dtype);
+    if (status == RA_OK)
+        status = ra__array_new(ctx, dev, dtype, oshape, (size_t)nd + 1, &y);
+    if (status != RA_OK || y->size == 0)
+        goto done;
+    size_t es = ra_dtype_size(dtype);
+    size_t outer = (size_t)shape_size(x0->shape, (size_t)axis);
+    size_t row = (size_t)shape_size(x0->shape + axis, (size_t)nd - (size_t)axis) * es;
+    if (dev->ops->copy) {
+        for (size_t i = 0; i < n && status == RA_OK; i++)
+            status = dev->ops->copy(dev->impl, y->buf, i * row, n * row, in[i]->buf, 0, row, row,
+                                    outer, NULL);
+    } else {
+        if (!(hy = ra__alloc(ctx, y->nbytes)))
+            status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
+        for (size_t i = 0; i < n && status == RA_OK; i++) {
+            status = stage_in(ctx, in[i], &hx);
+            if (status == RA_OK)
+                status = ra__host_ops.copy(NULL, hy, i * row, n * row, hx, 0, row, row, outer,
+                                           NULL);
+            ra__free(ctx, hx);
+            hx = NULL;
+        }
+        if (status == RA_OK)
+            status = ra__array_write(ctx, y, hy);
+    }
+done:
+    ra__free(ctx, hy);
+    release_all(in, n);
+    ra__free(ctx, in);
+    if (status != RA_OK) {
+        ra_array_release(y);
+        return status;
+    }
+    *out = y;
+    return RA_OK;
+}
