@@ -35,7 +35,7 @@ EXACT_INT = 1 << 53  # beyond this, integers travel as decimal strings
 KINDS = (
     "NotImplementedError", "RecursionError", "ModuleNotFoundError", "ImportError",
     "ZeroDivisionError", "OverflowError", "FloatingPointError", "ArithmeticError",
-    "IndexError", "KeyError", "LookupError", "UnicodeError", "ValueError", "TypeError",
+    "IndexError", "KeyError", "LookupError", "ValueError", "TypeError",
     "BufferError", "MemoryError", "AttributeError", "AssertionError", "OSError",
     "RuntimeError",
 )

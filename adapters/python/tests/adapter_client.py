@@ -1,5 +1,6 @@
 """Drives the adapter program through a pipe, as the runner does (spec/protocol.md)."""
 
+import functools
 import json
 import os
 import subprocess
@@ -30,6 +31,7 @@ def interpreter(library):
     return VENV_PYTHON if os.path.exists(VENV_PYTHON) else sys.executable
 
 
+@functools.lru_cache(maxsize=None)
 def importable(library):
     """(True, "") when the library loads under its interpreter, else (False, why)."""
     module = {"array-api-strict": "array_api_strict"}.get(library, library)

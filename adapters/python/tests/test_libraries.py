@@ -1,0 +1,221 @@
+"""Each backend's op mapping and exception mapping against its real library, through the
+adapter program. A library that cannot be imported here is skipped with the reason.
+
+Expected values come from each library's documented behaviour (see spec/decisions.md,
+"Python libraries"): device counts from the configuration in adapters/adapters.json, error
+kinds from the exception classes the libraries raise.
+"""
+
+import math
+
+import pytest
+
+from adapter_client import LIBRARIES, Adapter, importable
+
+EXPECTED = {
+    # name: (devices in hello, default dtype of zeros(), device strings of hello)
+    "numpy": (1, "float64", ["cpu"]),
+    "array-api-strict": (5, "float64", None),
+    "jax": (4, "float64", ["cpu:0", "cpu:1", "cpu:2", "cpu:3"]),
+    "torch": (2, "float32", ["cpu", "meta"]),
+    "tinygrad": (4, "float32", ["CPU", "CPU:1", "CPU:2", "CPU:3"]),
+    "ivy": (1, "float32", ["cpu"]),
+}
+
+_SESSIONS = {}
+
+
+def session(library):
+    ok, why = importable(library)
+    if not ok:
+        pytest.skip(why)
+    if library not in _SESSIONS:
+        a = Adapter(library)
+        _SESSIONS[library] = (a, a.ok("hello", {"protocol": 1}))
+    a, hello = _SESSIONS[library]
+    a.ok("reset")
+    return a, hello
+
+
+def teardown_module(module):
+    for a, _ in _SESSIONS.values():
+        assert a.close() == 0
+
+
+ALL = sorted(LIBRARIES)
+
+
+@pytest.mark.parametrize("library", ALL)
+def test_hello_names_library_devices_and_features(library):
+    a, h = session(library)
+    count, _, strs = EXPECTED[library]
+    assert h["protocol"] == 1
+    assert h["library"]["name"] == library and h["library"]["version"]
+    assert len(h["devices"]) == count and len(set(h["devices"])) == count
+    assert len(h["device_strs"]) == count
+    if strs is not None:
+        assert h["device_strs"] == strs
+    assert h["default_device"] == h["devices"][0]
+    assert "device-attr" in h["features"] and "to-device" in h["features"]
+
+
+@pytest.mark.parametrize("library", ALL)
+def test_typed_array_round_trip_is_exact(library):
+    a, h = session(library)
+    values = {"dtype": "float32", "shape": [2, 2], "data": [1.5, "nan", "-0.0", "inf"]}
+    x = a.ok("array.asarray", {"obj": values})
+    assert a.ok("array.read", {"array": x}) == values
+    ints = {"dtype": "int32", "shape": [3], "data": [-2147483648, 0, 2147483647]}
+    assert a.ok("array.read", {"array": a.ok("array.asarray", {"obj": ints})}) == ints
+    z = a.ok("array.asarray", {"obj": {"dtype": "int32", "shape": [0, 2], "data": []}})
+    assert a.ok("array.describe", {"array": z})["shape"] == [0, 2]
+
+
+@pytest.mark.parametrize("library", ALL)
+def test_create_places_on_each_listed_device(library):
+    a, h = session(library)
+    _, dtype, _ = EXPECTED[library]
+    for dev in h["devices"]:
+        x = a.ok("array.create", {"fn": "zeros", "shape": [3], "device": dev})
+        d = a.ok("array.describe", {"array": x})
+        if library == "array-api-strict" and h["device_strs"][h["devices"].index(dev)] in (
+                "array_api_strict.Device('device2')", "array_api_strict.Device('no_float64')",
+                "array_api_strict.Device('no_x64')"):
+            assert d["dtype"] == "float32"     # these devices default to float32
+        else:
+            assert d["dtype"] == dtype
+        assert d["shape"] == [3]
+        assert a.ok("device.equal", {"a": d["device"], "b": dev}) is True
+
+
+@pytest.mark.parametrize("library", ALL)
+def test_arithmetic_values(library):
+    a, h = session(library)
+    x = a.ok("array.asarray", {"obj": {"dtype": "float32", "shape": [3], "data": [1, 4, 9]}})
+    s = a.ok("array.unary", {"fn": "sqrt", "x": x})
+    assert a.ok("array.read", {"array": s})["data"] == [1.0, 2.0, 3.0]
+    y = a.ok("array.binary", {"fn": "add", "x1": x, "x2": 0.5})
+    assert a.ok("array.read", {"array": y})["data"] == [1.5, 4.5, 9.5]
+    t = a.ok("array.reduce", {"fn": "sum", "x": x})
+    r = a.ok("array.read", {"array": t})
+    assert r["shape"] == [] and r["data"] == [14.0]
+    m = a.ok("array.binary", {"fn": "less", "x1": x, "x2": 4})
+    assert a.ok("array.read", {"array": m}) == {"dtype": "bool", "shape": [3],
+                                                   "data": [True, False, False]}
+
+
+MIXED_KIND = {"array-api-strict": "ValueError", "jax": "ValueError", "torch": "RuntimeError",
+              "tinygrad": "RuntimeError"}
+
+
+@pytest.mark.parametrize("library", sorted(MIXED_KIND))
+def test_mixed_devices_raise_the_library_error(library):
+    # Arrays placed explicitly on two devices (for JAX: committed to them) are combined.
+    a, h = session(library)
+    x = a.ok("array.create", {"fn": "ones", "shape": [2], "device": h["devices"][0]})
+    y = a.ok("array.create", {"fn": "ones", "shape": [2], "device": h["devices"][1]})
+    e = a.err("array.binary", {"fn": "add", "x1": x, "x2": y})
+    assert e["kind"] == MIXED_KIND[library] and e["origin"] == "library"
+
+
+@pytest.mark.parametrize("library", ALL)
+def test_to_device_moves_and_keeps_values(library):
+    a, h = session(library)
+    target = h["devices"][-1]
+    x = a.ok("array.asarray", {"obj": {"dtype": "int32", "shape": [2], "data": [3, 4]}})
+    y = a.ok("array.to_device", {"array": x, "device": target})
+    d = a.ok("array.describe", {"array": y})
+    assert a.ok("device.equal", {"a": d["device"], "b": target}) is True
+    assert d["dtype"] == "int32"
+    if not (library == "torch"):    # torch's second device is meta, which holds no data
+        assert a.ok("array.read", {"array": y})["data"] == [3, 4]
+
+
+def test_numpy_rejects_other_devices_with_value_error():
+    a, h = session("numpy")
+    x = a.ok("array.create", {"fn": "zeros", "shape": [1]})
+    e = a.err("array.to_device", {"array": x, "device": {"str": "gpu"}})
+    assert e["kind"] == "ValueError" and e["origin"] == "library"
+    assert e["message"].startswith("ValueError: Unsupported device")
+    e = a.err("array.create", {"fn": "zeros", "shape": [1], "device": {"str": "cpu:0"}})
+    assert e["kind"] == "ValueError" and "Device not understood" in e["message"]
+
+
+def test_numpy_cannot_express_scoped_defaults():
+    a, h = session("numpy")
+    e = a.err("default.push", {"device": h["devices"][0]})
+    assert e == {"kind": "NotImplementedError", "origin": "adapter",
+                 "message": "numpy has no scoped default device"}
+
+
+def test_strict_device_without_float64_raises_for_it():
+    a, h = session("array-api-strict")
+    dev = h["devices"][h["device_strs"].index("array_api_strict.Device('no_float64')")]
+    e = a.err("array.create", {"fn": "zeros", "shape": [1], "dtype": "float64", "device": dev})
+    assert e["kind"] == "ValueError" and "does not support dtype" in e["message"]
+    e = a.err("device.parse", {"text": "cpu"})
+    assert e["kind"] == "ValueError" and e["origin"] == "library"
+
+
+def test_strict_reads_arrays_on_non_cpu_devices_without_moving_them():
+    a, h = session("array-api-strict")
+    x = a.ok("array.asarray", {"obj": {"dtype": "int64", "shape": [1],
+                                       "data": ["9007199254740993"]}, "device": h["devices"][1]})
+    assert a.ok("array.read", {"array": x})["data"] == ["9007199254740993"]
+    d = a.ok("array.describe", {"array": x})["device"]
+    assert a.ok("device.equal", {"a": d, "b": h["devices"][1]}) is True
+
+
+def test_jax_inspection_lists_none_and_scoped_default():
+    a, h = session("jax")
+    devs = a.ok("info.devices")
+    assert devs[0] is None and len(devs) == 5   # JAX lists None (uncommitted) first
+    assert a.ok("device.describe", {"device": h["devices"][2]}) == {
+        "str": "cpu:2", "type": "cpu", "index": 2}
+    a.ok("default.push", {"device": h["devices"][2]})
+    x = a.ok("array.create", {"fn": "zeros", "shape": [1]})
+    d = a.ok("array.describe", {"array": x})["device"]
+    assert a.ok("device.equal", {"a": d, "b": h["devices"][2]}) is True
+    a.ok("default.pop")
+    e = a.err("default.pop")
+    assert e["kind"] == "IndexError"
+
+
+def test_torch_meta_and_device_strings():
+    a, h = session("torch")
+    cpu, meta = h["devices"]
+    x = a.ok("array.create", {"fn": "ones", "shape": [2], "device": meta})
+    e = a.err("array.read", {"array": x})
+    # torch raises NotImplementedError itself: origin library, not adapter
+    assert e["kind"] == "NotImplementedError" and e["origin"] == "library"
+    e = a.err("array.dlpack_device", {"array": x})
+    assert e["kind"] == "ValueError" and "meta" in e["message"]
+    d = a.ok("device.parse", {"text": "cpu:0"})
+    assert a.ok("device.describe", {"device": d}) == {"str": "cpu:0", "type": "cpu",
+                                                      "index": 0}
+    assert a.ok("device.equal", {"a": d, "b": cpu}) is False   # torch: cpu != cpu:0
+    e = a.err("device.parse", {"text": "GPU:0"})
+    assert e["kind"] == "RuntimeError" and e["origin"] == "library"
+
+
+def test_tinygrad_canonical_names():
+    a, h = session("tinygrad")
+    d = a.ok("device.parse", {"text": "cpu:0"})
+    assert a.ok("device.describe", {"device": d}) == {"str": "CPU"}
+    assert a.ok("device.equal", {"a": d, "b": h["devices"][0]}) is True
+    e = a.err("array.create", {"fn": "zeros", "shape": [1], "dtype": "complex64"})
+    assert e["kind"] == "NotImplementedError" and e["origin"] == "adapter"
+
+
+def test_ivy_device_strings_and_soft_mode():
+    a, h = session("ivy")
+    e = a.err("device.parse", {"text": "CPU"})
+    assert e["kind"] == "Exception" and e["origin"] == "library"
+    assert e["message"].startswith("ivy.utils.exceptions.IvyException")
+    assert a.ok("soft.get") is False
+    a.ok("soft.set", {"enabled": True})
+    assert a.ok("soft.get") is True
+    a.ok("reset")
+    assert a.ok("soft.get") is False
+    assert a.ok("util.num_cpu_cores") >= 1
+    assert a.ok("util.num_gpus") == 0
