@@ -1,0 +1,499 @@
+"""Tests for spec/tools/check.py: a valid tree passes, and each rule fires on a deliberately
+bad input with the right file, JSON pointer and rule name."""
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOLS = os.path.dirname(HERE)
+REPO = os.path.dirname(os.path.dirname(TOOLS))
+sys.path.insert(0, TOOLS)
+
+import check  # noqa: E402
+
+# A case file written for these tests (the real case files belong to the suite and change).
+SAMPLE_CASES = {
+    "description": "Sample cases for the check's tests.",
+    "cases": [
+        {
+            "id": "sample.zeros.explicit-device",
+            "description": "zeros(device=D1) creates the array on D1.",
+            "spec": ["DEV-DS-9", "DEV-CREATE-1"],
+            "features": ["creation-device-kw"],
+            "devices": 2,
+            "steps": [
+                {"op": "array.create", "args": {"fn": "zeros", "shape": [3], "device": "$D1"}, "as": "x"},
+                {"op": "array.describe", "args": {"array": "$x"},
+                 "expect": {"device": "$D1", "dtype": "float64", "shape": [3]}},
+            ],
+        },
+        {
+            "id": "sample.parse.literal-dollar",
+            "description": "A string starting with $ is passed with $$ and rejected as a device.",
+            "spec": ["DRAFT-STR-9"],
+            "features": ["device-string"],
+            "steps": [
+                {"op": "device.parse", "args": {"text": "$$gpu"}, "raises": "ValueError"},
+                {"op": "device.parse", "args": {"text": "gpu:0"},
+                 "either": [{"expect": "$D0"}, {"raises": "ValueError"}]},
+            ],
+        },
+    ],
+}
+
+# The example case file of the project's design document. Its second case has no
+# description, which spec/case-format.md requires; with one added it must validate.
+DESIGN_EXAMPLE = {
+    "description": "Creation functions place arrays where device= says.",
+    "cases": [
+        {
+            "id": "creation.zeros.explicit-device",
+            "description": "zeros(device=D1) creates the array on D1.",
+            "spec": ["DEV-DS-9", "DEV-CREATE-1"],
+            "features": ["creation-device-kw"],
+            "steps": [
+                {"op": "array.create", "args": {"fn": "zeros", "shape": [3], "device": "$D1"}, "as": "x"},
+                {"op": "array.describe", "args": {"array": "$x"},
+                 "expect": {"device": "$D1", "dtype": "float64", "shape": [3]}},
+            ],
+        },
+        {
+            "id": "device-string.parse.uppercase-rejected",
+            "spec": ["DRAFT-STR-1"],
+            "features": ["device-string"],
+            "steps": [{"op": "device.parse", "args": {"text": "GPU:0"}, "raises": "ValueError"}],
+        },
+    ],
+}
+
+
+@pytest.fixture
+def root(tmp_path):
+    """A copy of the real spec/ with a sample case file instead of the suite's cases."""
+    shutil.copytree(os.path.join(REPO, "spec"), tmp_path / "spec",
+                    ignore=shutil.ignore_patterns("tools", "*.md"))
+    for name in ("protocol.md", "statements.md"):
+        shutil.copy(os.path.join(REPO, "spec", name), tmp_path / "spec" / name)
+    (tmp_path / "conformance" / "cases").mkdir(parents=True)
+    write(tmp_path, "conformance/cases/sample.json", SAMPLE_CASES)
+    return tmp_path
+
+
+def read(root, rel):
+    with open(os.path.join(root, rel), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def write(root, rel, data):
+    with open(os.path.join(root, rel), "w", encoding="utf-8") as f:
+        json.dump(data, f, indent=2)
+
+
+def edit(root, rel, fn):
+    data = read(root, rel)
+    fn(data)
+    write(root, rel, data)
+
+
+def problems(root):
+    return [(p.file, p.pointer, p.rule) for p in check.Checker(str(root)).run()]
+
+
+def find(data, key, value):
+    """Index of the item whose key equals value."""
+    return next(i for i, x in enumerate(data) if x[key] == value)
+
+
+def stmt(root, sid):
+    return find(read(root, "spec/statements.json")["statements"], "id", sid)
+
+
+def feat(root, name):
+    return find(read(root, "spec/features.json")["features"], "name", name)
+
+
+# ---- valid inputs ---------------------------------------------------------------------------
+
+def test_valid_tree_passes(root):
+    assert problems(root) == []
+
+
+def test_case_format_example_validates(root):
+    with open(os.path.join(REPO, "spec", "case-format.md"), encoding="utf-8") as f:
+        block = re.search(r"```json\n(.*?)```", f.read(), re.S).group(1)
+    (root / "conformance/cases/example.json").write_text(
+        block.replace("creation.zeros.explicit-device", "format.zeros.explicit-device"))
+    assert problems(root) == []
+
+
+def test_design_example_needs_description_then_validates(root):
+    write(root, "conformance/cases/design.json", DESIGN_EXAMPLE)
+    assert ("conformance/cases/design.json", "/cases/1", "schema:required") in problems(root)
+    fixed = json.loads(json.dumps(DESIGN_EXAMPLE))
+    fixed["cases"][1]["description"] = "Upper-case device types are unknown devices."
+    write(root, "conformance/cases/design.json", fixed)
+    assert problems(root) == []
+
+
+def test_real_repository_spec_files_pass(tmp_path):
+    # The real spec/ (without the suite's case files, which have their own owner).
+    shutil.copytree(os.path.join(REPO, "spec"), tmp_path / "spec")
+    assert problems(tmp_path) == []
+
+
+# ---- JSON syntax ------------------------------------------------------------------------------
+
+def test_json_syntax_error_names_line(root):
+    (root / "spec/features.json").write_text('{"features": [\n  {"name": }\n]}\n')
+    ps = check.Checker(str(root)).run()
+    bad = [p for p in ps if p.file == "spec/features.json"]
+    assert [(p.pointer, p.rule) for p in bad] == [("", "json-syntax")]
+    assert "line 2" in bad[0].message
+
+
+def test_duplicate_key_is_rejected(root):
+    (root / "conformance/cases/dup.json").write_text('{"description": "a", "description": "b", "cases": []}')
+    assert ("conformance/cases/dup.json", "", "json-duplicate-key") in problems(root)
+
+
+def test_nan_literal_is_rejected(root):
+    (root / "conformance/cases/nan.json").write_text(
+        json.dumps(SAMPLE_CASES).replace('"devices": 2', '"devices": NaN'))
+    assert ("conformance/cases/nan.json", "", "json-syntax") in problems(root)
+
+
+# ---- spec/statements.json -------------------------------------------------------------------
+
+def test_bad_level_is_a_schema_error(root):
+    i = stmt(root, "DEV-DS-4")
+    edit(root, "spec/statements.json", lambda d: d["statements"][i].update(level="mandatory"))
+    assert ("spec/statements.json", "/statements/%d/level" % i, "schema:enum") in problems(root)
+
+
+def test_duplicate_statement_id(root):
+    i = stmt(root, "DEV-DS-5")
+    edit(root, "spec/statements.json", lambda d: d["statements"][i].update(id="DEV-DS-4"))
+    assert ("spec/statements.json", "/statements/%d/id" % i, "statement-id-unique") in problems(root)
+
+
+def test_retired_id_never_reused(root):
+    i = stmt(root, "DEV-DS-4")
+    edit(root, "spec/statements.json",
+         lambda d: d["retired"].append({"id": "DEV-DS-4", "reason": "test"}))
+    assert ("spec/statements.json", "/statements/%d/id" % i, "retired-id-reused") in problems(root)
+
+
+def test_unknown_topic_and_document(root):
+    i = stmt(root, "DEV-DS-4")
+
+    def change(d):
+        d["statements"][i]["topic"] = "nowhere"
+        d["statements"][i]["source"]["document"] = "no-such-document"
+    edit(root, "spec/statements.json", change)
+    ps = problems(root)
+    assert ("spec/statements.json", "/statements/%d/topic" % i, "statement-topic-known") in ps
+    assert ("spec/statements.json", "/statements/%d/source/document" % i, "statement-document-known") in ps
+
+
+def test_versions_must_start_at_introduction_and_have_no_gaps(root):
+    i, j = stmt(root, "DEV-DS-4"), stmt(root, "DEV-DS-5")
+
+    def change(d):
+        d["statements"][i]["versions"] = ["2022.12", "2023.12"]
+        d["statements"][j]["versions"] = ["2021.12", "2023.12", "2024.12", "2025.12", "draft"]
+    edit(root, "spec/statements.json", change)
+    ps = problems(root)
+    assert ("spec/statements.json", "/statements/%d/versions/0" % i, "statement-introduced-first") in ps
+    assert ("spec/statements.json", "/statements/%d/versions" % j, "statement-versions-span") in ps
+
+
+def test_unknown_version(root):
+    i = stmt(root, "DEV-DS-4")
+    edit(root, "spec/statements.json", lambda d: d["statements"][i].update(versions=["2021.12", "2099.12"]))
+    assert ("spec/statements.json", "/statements/%d/versions/1" % i, "statement-version-known") in problems(root)
+
+
+def test_removed_statement_must_stop_before_removal(root):
+    i = stmt(root, "DEV-DS-14a")
+    edit(root, "spec/statements.json",
+         lambda d: d["statements"][i]["versions"].append("2025.12"))
+    assert ("spec/statements.json", "/statements/%d/versions" % i, "statement-versions-span") in problems(root)
+
+
+def test_backreference_must_match_features(root):
+    i = stmt(root, "DEV-DS-6")
+    edit(root, "spec/statements.json", lambda d: d["statements"][i].update(features=["device-eq"]))
+    ps = problems(root)
+    assert ("spec/statements.json", "/statements/%d/features/0" % i, "statement-feature-backref") in ps
+    assert ("spec/statements.json", "/statements/%d/features" % i, "statement-feature-backref") in ps
+
+
+def test_checked_statement_without_feature(root):
+    i = stmt(root, "DEV-CREATE-8")
+    f = feat(root, "output-follows-input")
+    edit(root, "spec/features.json",
+         lambda d: d["features"][f]["statements"].remove("DEV-CREATE-8"))
+    edit(root, "spec/statements.json", lambda d: d["statements"][i].update(features=[]))
+    assert ("spec/statements.json", "/statements/%d" % i, "statement-unassigned") in problems(root)
+
+
+# ---- spec/features.json -----------------------------------------------------------------------
+
+def test_feature_names_missing_statement(root):
+    f = feat(root, "device-eq")
+    edit(root, "spec/features.json", lambda d: d["features"][f]["statements"].append("DEV-NOPE-1"))
+    assert ("spec/features.json", "/features/%d/statements/1" % f, "feature-statement-exists") in problems(root)
+
+
+def test_feature_names_retired_statement(root):
+    f = feat(root, "device-eq")
+    edit(root, "spec/statements.json", lambda d: d["retired"].append({"id": "DEV-OLD-1", "reason": "test"}))
+    edit(root, "spec/features.json", lambda d: d["features"][f]["statements"].append("DEV-OLD-1"))
+    assert ("spec/features.json", "/features/%d/statements/1" % f, "feature-statement-retired") in problems(root)
+
+
+def test_feature_duplicate_statement_is_a_schema_error(root):
+    f = feat(root, "device-eq")
+    edit(root, "spec/features.json", lambda d: d["features"][f]["statements"].append("DEV-DS-4"))
+    assert ("spec/features.json", "/features/%d/statements" % f, "schema:uniqueItems") in problems(root)
+
+
+def test_feature_missing_field(root):
+    f = feat(root, "device-eq")
+    edit(root, "spec/features.json", lambda d: d["features"][f].pop("optional"))
+    assert ("spec/features.json", "/features/%d" % f, "schema:required") in problems(root)
+
+
+def test_feature_version_without_statement(root):
+    f = feat(root, "scalar-follows-array")
+    edit(root, "spec/features.json", lambda d: d["features"][f]["versions"].insert(0, "2024.12"))
+    assert ("spec/features.json", "/features/%d/versions/0" % f, "feature-versions") in problems(root)
+
+
+def test_duplicate_feature_name(root):
+    f = feat(root, "device-eq")
+    edit(root, "spec/features.json", lambda d: d["features"][f].update(name="device-attr"))
+    assert ("spec/features.json", "/features/%d/name" % f, "feature-name-unique") in problems(root)
+
+
+# ---- spec/profiles.json -----------------------------------------------------------------------
+
+def prof(root, name):
+    return find(read(root, "spec/profiles.json")["profiles"], "name", name)
+
+
+def test_profile_unknown_feature(root):
+    p = prof(root, "ivy-device")
+    edit(root, "spec/profiles.json", lambda d: d["profiles"][p]["required"].append("teleport"))
+    n = len(read(root, "spec/profiles.json")["profiles"][p]["required"]) - 1
+    assert ("spec/profiles.json", "/profiles/%d/required/%d" % (p, n), "profile-feature-exists") in problems(root)
+
+
+def test_profile_feature_of_another_version(root):
+    p = prof(root, "array-api-2021.12")
+    edit(root, "spec/profiles.json", lambda d: d["profiles"][p]["required"].append("astype-device"))
+    n = len(read(root, "spec/profiles.json")["profiles"][p]["required"]) - 1
+    assert ("spec/profiles.json", "/profiles/%d/required/%d" % (p, n), "profile-feature-version") in problems(root)
+
+
+def test_profile_feature_without_statement_of_its_document(root):
+    p = prof(root, "draft-device-syntax")
+    edit(root, "spec/profiles.json", lambda d: d["profiles"][p]["optional"].append("sharding"))
+    assert ("spec/profiles.json", "/profiles/%d/optional/0" % p, "profile-feature-applies") in problems(root)
+
+
+def test_profile_unknown_document_and_version(root):
+    p, q = prof(root, "ivy-device"), prof(root, "array-api-2023.12")
+
+    def change(d):
+        d["profiles"][p]["document"] = "ivy-handbook"
+        d["profiles"][q]["version"] = "2023.06"
+    edit(root, "spec/profiles.json", change)
+    ps = problems(root)
+    assert ("spec/profiles.json", "/profiles/%d/document" % p, "profile-document-known") in ps
+    assert ("spec/profiles.json", "/profiles/%d/version" % q, "profile-version-known") in ps
+
+
+def test_profile_feature_both_required_and_optional(root):
+    p = prof(root, "array-api-2021.12")
+    edit(root, "spec/profiles.json", lambda d: d["profiles"][p]["optional"].append("device-attr"))
+    n = len(read(root, "spec/profiles.json")["profiles"][p]["optional"]) - 1
+    assert ("spec/profiles.json", "/profiles/%d/optional/%d" % (p, n), "profile-feature-twice") in problems(root)
+
+
+# ---- other files in spec/ -----------------------------------------------------------------
+
+def test_unknown_json_file_in_spec(root):
+    write(root, "spec/extra.json", {})
+    assert ("spec/extra.json", "", "file-unknown") in problems(root)
+
+
+def test_invalid_schema_in_schema_folder(root):
+    write(root, "spec/schema/report.json",
+          {"$schema": "https://json-schema.org/draft/2020-12/schema", "type": 5})
+    assert ("spec/schema/report.json", "/type", "schema-invalid") in problems(root)
+
+
+def test_schema_must_be_draft_2020_12(root):
+    write(root, "spec/schema/reply.json", {"$schema": "http://json-schema.org/draft-07/schema#"})
+    assert ("spec/schema/reply.json", "/$schema", "schema-draft") in problems(root)
+
+
+def test_case_ops_must_match_protocol(root):
+    def change(d):
+        d["$defs"]["op"]["enum"].remove("array.read")
+        d["$defs"]["op"]["enum"].append("array.teleport")
+    edit(root, "spec/schema/case.json", change)
+    ps = check.Checker(str(root)).run()
+    msgs = [p.message for p in ps if p.rule == "schema-ops-protocol"]
+    assert any("array.read" in m for m in msgs) and any("array.teleport" in m for m in msgs)
+    assert all(p.file == "spec/schema/case.json" for p in ps if p.rule == "schema-ops-protocol")
+
+
+# ---- case files ---------------------------------------------------------------------------------
+
+def case_problems(root, mutate, name="sample.json"):
+    data = json.loads(json.dumps(SAMPLE_CASES))
+    mutate(data)
+    write(root, "conformance/cases/" + name, data)
+    return problems(root)
+
+
+F = "conformance/cases/sample.json"
+
+
+def test_case_schema_rules(root):
+    def change(d):
+        c = d["cases"][0]
+        c["steps"][1]["raises"] = "any"           # expect and raises together
+        c["steps"][0]["as"] = "D1"                # reserved binding name
+        c["steps"][0]["op"] = "hello"             # session op
+        c["id"] = "Sample.Bad"                    # id pattern
+        d["cases"][1]["steps"][1]["either"] = [{"expect": 1, "raises": "ValueError"}]
+        d["cases"][1]["comment"] = "not allowed"  # unknown key
+    ps = case_problems(root, change)
+    assert (F, "/cases/0/steps/1", "schema:not") in ps
+    assert (F, "/cases/0/steps/0/as", "schema:pattern") in ps
+    assert (F, "/cases/0/steps/0/op", "schema:enum") in ps
+    assert (F, "/cases/0/id", "schema:pattern") in ps
+    assert (F, "/cases/1/steps/1/either/0", "schema:oneOf") in ps
+    assert (F, "/cases/1", "schema:additionalProperties") in ps
+
+
+def test_case_empty_lists(root):
+    def change(d):
+        d["cases"][0]["spec"] = []
+        d["cases"][0]["steps"] = []
+        d["cases"][1]["devices"] = 0
+    ps = case_problems(root, change)
+    assert (F, "/cases/0/spec", "schema:minItems") in ps
+    assert (F, "/cases/0/steps", "schema:minItems") in ps
+    assert (F, "/cases/1/devices", "schema:minimum") in ps
+
+
+def test_case_ids_unique_across_files(root):
+    write(root, "conformance/cases/zz-other.json", SAMPLE_CASES)
+    ps = check.Checker(str(root)).run()
+    dup = [p for p in ps if p.rule == "case-id-unique"]
+    assert [(p.file, p.pointer) for p in dup] == [("conformance/cases/zz-other.json", "/cases/0/id"),
+                                                  ("conformance/cases/zz-other.json", "/cases/1/id")]
+    assert "conformance/cases/sample.json" in dup[0].message
+
+
+def test_case_references_must_exist(root):
+    def change(d):
+        d["cases"][0]["spec"].append("DEV-NOPE-9")
+        d["cases"][0]["features"].append("teleport")
+        d["cases"][1]["spec"].append("DEV-DS-1")   # informative
+    ps = case_problems(root, change)
+    assert (F, "/cases/0/spec/2", "case-statement-exists") in ps
+    assert (F, "/cases/0/features/1", "case-feature-exists") in ps
+    assert (F, "/cases/1/spec/1", "case-statement-level") in ps
+
+
+def test_case_cites_retired_statement(root):
+    edit(root, "spec/statements.json", lambda d: d["retired"].append({"id": "DEV-OLD-2", "reason": "test"}))
+    ps = case_problems(root, lambda d: d["cases"][0]["spec"].append("DEV-OLD-2"))
+    assert (F, "/cases/0/spec/2", "case-statement-retired") in ps
+
+
+def test_case_bindings(root):
+    def change(d):
+        s = d["cases"][0]["steps"]
+        s[1]["args"]["array"] = "$y"                       # never bound
+        s[1]["expect"]["device"] = "$D3"                   # needs 4 devices, case says 2
+        s[0]["args"]["shape"] = ["$Bad"]                   # not a valid name
+    ps = case_problems(root, change)
+    assert (F, "/cases/0/steps/1/args/array", "case-unbound-reference") in ps
+    assert (F, "/cases/0/steps/0/args/shape/0", "case-bad-reference") in ps
+    assert (F, "/cases/0/devices", "case-devices-too-few") in ps
+
+
+def test_case_binding_used_before_it_is_made(root):
+    def change(d):
+        s = d["cases"][0]["steps"]
+        s[0], s[1] = s[1], s[0]
+    assert (F, "/cases/0/steps/0/args/array", "case-unbound-reference") in case_problems(root, change)
+
+
+def test_case_statement_outside_claimed_features_is_a_warning(root):
+    data = json.loads(json.dumps(SAMPLE_CASES))
+    data["cases"][1]["spec"].append("DEV-DS-11")
+    write(root, F, data)
+    c = check.Checker(str(root))
+    assert c.run() == []
+    assert [(w.file, w.pointer, w.rule) for w in c.warnings] == [(F, "/cases/1/spec/1", "case-statement-feature")]
+
+
+# ---- the generated view and the command line ---------------------------------------------------
+
+def test_stale_markdown_and_write(root):
+    i = stmt(root, "DEV-DS-4")
+    edit(root, "spec/statements.json",
+         lambda d: d["statements"][i].update(text="Arrays have a device property (reworded for a test)."))
+    assert ("spec/statements.md", "", "generated-stale") in problems(root)
+    assert check.Checker(str(root)).run(write=True) == []
+    assert problems(root) == []
+    assert "reworded for a test" in (root / "spec/statements.md").read_text()
+    assert not [n for n in os.listdir(root / "spec") if n.startswith(".statements.md.")]
+
+
+def test_markdown_lists_level_versions_and_features(root):
+    text = (root / "spec/statements.md").read_text()
+    row = next(line for line in text.splitlines() if line.startswith("| DEV-DS-14a |"))
+    assert "| should | 2021.12 – 2024.12 | `priority-context-first` |" in row
+    assert "removed in 2025.12" in row
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, os.path.join(TOOLS, "check.py")] + list(args),
+                          capture_output=True, text=True)
+
+
+def test_cli_exit_status(root, tmp_path):
+    ok = run_cli("--root", str(root))
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    edit(root, "spec/features.json", lambda d: d["features"][0]["statements"].append("DEV-NOPE-1"))
+    bad = run_cli("--root", str(root))
+    assert bad.returncode == 1
+    assert "spec/features.json: /features/0/statements/" in bad.stdout
+    assert ": feature-statement-exists: " in bad.stdout
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    assert run_cli("--root", str(empty)).returncode == 2
+
+
+def test_cli_strict_turns_warnings_into_failures(root):
+    data = json.loads(json.dumps(SAMPLE_CASES))
+    data["cases"][1]["spec"].append("DEV-DS-11")
+    write(root, F, data)
+    assert run_cli("--root", str(root)).returncode == 0
+    strict = run_cli("--root", str(root), "--strict")
+    assert strict.returncode == 1
+    assert "case-statement-feature" in strict.stdout
