@@ -1,0 +1,527 @@
+/* The two transports of spec/protocol.md.
+ *
+ * In process: the adapter is a shared object; each request is a function call. Fast, and
+ * what debuggers and sanitizers want, but not isolated: a crash or a hang of the library is
+ * a crash or a hang of the runner.
+ *
+ * Out of process: the adapter is a program, one persistent worker in its own process
+ * group. Requests go to its stdin, replies come from its stdout, one JSON object per line;
+ * its stderr is drained all the time (so it can never block on a full pipe) and its tail is
+ * kept for crash reports. All three pipes are non-blocking and multiplexed with poll()
+ * against the case's deadline; on a timeout the whole process group is killed. */
+#define _POSIX_C_SOURCE 200809L
+#include "devspec.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MAX_REPLY_LINE (16u << 20) /* far above the protocol's 1 MiB: a corrupt stream */
+#define STDERR_TAIL 4096
+
+volatile int ds__interrupted;
+
+typedef const char *(*call_fn)(const char *request, size_t len, size_t *reply_len);
+typedef void (*free_fn)(const char *reply);
+
+struct ds_adapter {
+    bool inproc;
+    void *dl;
+    call_fn call;
+    free_fn release;
+
+    char **argv;
+    char **env_add;
+    pid_t pid;
+    int in_fd, out_fd, err_fd;
+    ds_buf rbuf;     /* bytes read from stdout and not yet returned */
+    size_t scanned;  /* rbuf[0..scanned) holds no '\n' */
+    char ring[STDERR_TAIL];
+    size_t ring_len; /* total bytes written into the ring since the last clear */
+    char *tail;      /* linearised copy handed out by ds__adapter_stderr */
+    char death[160];
+};
+
+ds_adapter *ds__adapter_open_so(const char *path, char *err, size_t errlen)
+{
+    /* dlopen searches the library path for a bare name; a path with a slash is a file. */
+    ds_buf p = {0};
+    if (!strchr(path, '/'))
+        ds__buf_printf(&p, "./%s", path);
+    else
+        ds__buf_puts(&p, path);
+    void *dl = dlopen(p.data, RTLD_NOW | RTLD_LOCAL);
+    ds__buf_free(&p);
+    if (!dl) {
+        snprintf(err, errlen, "cannot load %s: %s", path, dlerror());
+        return NULL;
+    }
+    call_fn call;
+    free_fn release;
+    /* POSIX guarantees that a data pointer from dlsym converts to a function pointer. */
+    *(void **)&call = dlsym(dl, "devspec_adapter_call");
+    *(void **)&release = dlsym(dl, "devspec_adapter_free");
+    if (!call || !release) {
+        snprintf(err, errlen, "%s does not export devspec_adapter_call and devspec_adapter_free",
+                 path);
+        dlclose(dl);
+        return NULL;
+    }
+    ds_adapter *a = ds__xmalloc(sizeof *a);
+    memset(a, 0, sizeof *a);
+    a->inproc = true;
+    a->dl = dl;
+    a->call = call;
+    a->release = release;
+    a->pid = -1;
+    return a;
+}
+
+static char **copy_list(char *const *l)
+{
+    int n = 0;
+    while (l && l[n])
+        n++;
+    char **out = ds__xmalloc(sizeof(char *) * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+        out[i] = ds__xstrdup(l[i]);
+    out[n] = NULL;
+    return out;
+}
+
+static void free_list(char **l)
+{
+    for (int i = 0; l && l[i]; i++)
+        free(l[i]);
+    free(l);
+}
+
+ds_adapter *ds__adapter_open_cmd(char *const *argv, char *const *env_add)
+{
+    ds_adapter *a = ds__xmalloc(sizeof *a);
+    memset(a, 0, sizeof *a);
+    a->argv = copy_list(argv);
+    a->env_add = copy_list(env_add);
+    a->pid = -1;
+    a->in_fd = a->out_fd = a->err_fd = -1;
+    return a;
+}
+
+bool ds__adapter_in_process(const ds_adapter *a) { return a->inproc; }
+
+static void set_nonblock(int fd)
+{
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    fcntl(fd, F_SETFD, FD_CLOEXEC);
+}
+
+static void close_fd(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static void ring_add(ds_adapter *a, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        a->ring[(a->ring_len + i) % STDERR_TAIL] = s[i];
+    a->ring_len += n;
+}
+
+static void drain_stderr(ds_adapter *a)
+{
+    char chunk[4096];
+    while (a->err_fd >= 0) {
+        ssize_t r = read(a->err_fd, chunk, sizeof chunk);
+        if (r > 0) {
+            ring_add(a, chunk, (size_t)r);
+            continue;
+        }
+        if (r == 0)
+            close_fd(&a->err_fd);
+        else if (errno == EINTR)
+            continue;
+        else if (errno != EAGAIN && errno != EWOULDBLOCK)
+            close_fd(&a->err_fd);
+        break;
+    }
+}
+
+static void describe_status(ds_adapter *a, int status)
+{
+    if (WIFSIGNALED(status)) {
+        int sig = WTERMSIG(status);
+        const char *name = sig == SIGSEGV   ? "SIGSEGV"
+                           : sig == SIGABRT ? "SIGABRT"
+                           : sig == SIGKILL ? "SIGKILL"
+                           : sig == SIGBUS  ? "SIGBUS"
+                           : sig == SIGFPE  ? "SIGFPE"
+                           : sig == SIGILL  ? "SIGILL"
+                           : sig == SIGTERM ? "SIGTERM"
+                                            : "signal";
+        snprintf(a->death, sizeof a->death, "killed by signal %d (%s)", sig, name);
+    } else if (WIFEXITED(status)) {
+        int code = WEXITSTATUS(status);
+        /* A shell between the runner and the adapter (--adapter-cmd) reports a signal
+         * death of its child as 128+N. */
+        if (code > 128 && code < 128 + 65)
+            snprintf(a->death, sizeof a->death,
+                     "exited with status %d (a shell's report of signal %d?)", code, code - 128);
+        else
+            snprintf(a->death, sizeof a->death, "exited with status %d", code);
+    }
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Reaps the worker, waiting up to GRACE seconds before killing its process group. */
+static void reap(ds_adapter *a, double grace)
+{
+    if (a->pid <= 0)
+        return;
+    double until = ds__now() + grace;
+    int status = 0;
+    pid_t r;
+    for (;;) {
+        r = waitpid(a->pid, &status, WNOHANG);
+        if (r == a->pid || (r < 0 && errno != EINTR))
+            break;
+        if (ds__now() >= until) {
+            kill(-a->pid, SIGKILL);
+            while ((r = waitpid(a->pid, &status, 0)) < 0 && errno == EINTR)
+                ;
+            break;
+        }
+        drain_stderr(a);
+        sleep_ms(2);
+    }
+    if (r == a->pid)
+        describe_status(a, status);
+    /* Anything the worker left behind in its group goes with it. */
+    kill(-a->pid, SIGKILL);
+    a->pid = -1;
+}
+
+static void shut(ds_adapter *a, double grace)
+{
+    close_fd(&a->in_fd);
+    if (a->pid > 0)
+        reap(a, grace);
+    drain_stderr(a);
+    close_fd(&a->out_fd);
+    close_fd(&a->err_fd);
+    a->rbuf.len = 0;
+    a->scanned = 0;
+}
+
+int ds__adapter_start(ds_adapter *a, char *err, size_t errlen)
+{
+    if (a->inproc)
+        return 0;
+    shut(a, 0);
+    int in[2], out[2], errp[2];
+    if (pipe(in) != 0)
+        goto pipe_fail;
+    if (pipe(out) != 0) {
+        close(in[0]);
+        close(in[1]);
+        goto pipe_fail;
+    }
+    if (pipe(errp) != 0) {
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        goto pipe_fail;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        snprintf(err, errlen, "cannot start the adapter: fork: %s", strerror(errno));
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        close(errp[0]);
+        close(errp[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        /* Child: its own process group, so a timeout can kill it and its children. */
+        setpgid(0, 0);
+        signal(SIGPIPE, SIG_DFL);
+        signal(SIGINT, SIG_DFL);
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        dup2(errp[1], 2);
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        close(errp[0]);
+        close(errp[1]);
+        for (char **e = a->env_add; e && *e; e++) {
+            char *eq = strchr(*e, '='); /* the child's own copy: safe to cut */
+            if (eq) {
+                *eq = '\0';
+                setenv(*e, eq + 1, 1);
+            }
+        }
+        execvp(a->argv[0], a->argv);
+        dprintf(2, "devspec: cannot execute %s: %s\n", a->argv[0], strerror(errno));
+        _exit(127);
+    }
+    setpgid(pid, pid); /* also from the parent: no race with the first kill */
+    close(in[0]);
+    close(out[1]);
+    close(errp[1]);
+    a->pid = pid;
+    a->in_fd = in[1];
+    a->out_fd = out[0];
+    a->err_fd = errp[0];
+    set_nonblock(a->in_fd);
+    set_nonblock(a->out_fd);
+    set_nonblock(a->err_fd);
+    a->death[0] = '\0';
+    return 0;
+pipe_fail:
+    snprintf(err, errlen, "cannot start the adapter: pipe: %s", strerror(errno));
+    return -1;
+}
+
+/* Takes a complete line out of the read buffer, if there is one. */
+static bool take_line(ds_adapter *a, char **reply, size_t *reply_len)
+{
+    char *nl = memchr(a->rbuf.data + a->scanned, '\n', a->rbuf.len - a->scanned);
+    if (!nl) {
+        a->scanned = a->rbuf.len;
+        return false;
+    }
+    size_t n = (size_t)(nl - a->rbuf.data);
+    char *line = ds__xmalloc(n + 1);
+    memcpy(line, a->rbuf.data, n);
+    line[n] = '\0';
+    if (n > 0 && line[n - 1] == '\r')
+        line[--n] = '\0';
+    size_t rest = a->rbuf.len - (size_t)(nl + 1 - a->rbuf.data);
+    memmove(a->rbuf.data, nl + 1, rest);
+    a->rbuf.len = rest;
+    a->scanned = 0;
+    *reply = line;
+    *reply_len = n;
+    return true;
+}
+
+static ds_io dead(ds_adapter *a)
+{
+    /* stdout closed: collect the rest of stderr and the exit status. */
+    close_fd(&a->in_fd);
+    double until = ds__now() + 1.0;
+    while (a->err_fd >= 0 && ds__now() < until) {
+        struct pollfd p = {a->err_fd, POLLIN, 0};
+        poll(&p, 1, 50);
+        drain_stderr(a);
+    }
+    reap(a, 1.0);
+    if (!a->death[0])
+        snprintf(a->death, sizeof a->death, "closed its stdout");
+    if (a->rbuf.len > 0) {
+        size_t n = strlen(a->death);
+        snprintf(a->death + n, sizeof a->death - n, " after a partial line of %zu bytes",
+                 a->rbuf.len);
+    }
+    shut(a, 0);
+    return DS_IO_DEAD;
+}
+
+static ds_io call_inproc(ds_adapter *a, const char *req, size_t len, char **reply,
+                         size_t *reply_len)
+{
+    size_t n = 0;
+    const char *r = a->call(req, len, &n);
+    if (!r) {
+        snprintf(a->death, sizeof a->death, "devspec_adapter_call returned NULL");
+        return DS_IO_DEAD;
+    }
+    char *copy = ds__xmalloc(n + 1);
+    memcpy(copy, r, n);
+    copy[n] = '\0';
+    a->release(r);
+    *reply = copy;
+    *reply_len = n;
+    return ds__interrupted ? DS_IO_INTERRUPTED : DS_IO_OK;
+}
+
+ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadline,
+                       char **reply, size_t *reply_len)
+{
+    *reply = NULL;
+    *reply_len = 0;
+    if (a->inproc)
+        return call_inproc(a, req, len, reply, reply_len);
+    if (a->pid <= 0 || a->out_fd < 0)
+        return dead(a);
+
+    /* The request and its newline go out in one write where the pipe allows. */
+    ds_buf out = {0};
+    ds__buf_add(&out, req, len);
+    ds__buf_add(&out, "\n", 1);
+    size_t sent = 0;
+    ds_io result;
+    for (;;) {
+        if (sent < out.len && a->in_fd >= 0) {
+            ssize_t w = write(a->in_fd, out.data + sent, out.len - sent);
+            if (w > 0)
+                sent += (size_t)w;
+            else if (w < 0 && errno == EPIPE)
+                close_fd(&a->in_fd); /* it is gone; its stdout will say so */
+            else if (w < 0 && errno != EAGAIN && errno != EINTR)
+                close_fd(&a->in_fd);
+        }
+        if (a->rbuf.len && take_line(a, reply, reply_len)) {
+            result = DS_IO_OK;
+            break;
+        }
+        struct pollfd p[3];
+        int np = 0;
+        p[np++] = (struct pollfd){a->out_fd, POLLIN, 0};
+        if (a->err_fd >= 0)
+            p[np++] = (struct pollfd){a->err_fd, POLLIN, 0};
+        if (sent < out.len && a->in_fd >= 0)
+            p[np++] = (struct pollfd){a->in_fd, POLLOUT, 0};
+        int wait_ms = -1;
+        if (deadline > 0) {
+            double left = deadline - ds__now();
+            if (left <= 0) {
+                result = DS_IO_TIMEOUT;
+                break;
+            }
+            wait_ms = (int)(left * 1000) + 1;
+        }
+        int r = poll(p, (nfds_t)np, wait_ms);
+        if (ds__interrupted) {
+            result = DS_IO_INTERRUPTED;
+            break;
+        }
+        if (r < 0) {
+            if (errno == EINTR)
+                continue;
+            result = dead(a);
+            break;
+        }
+        if (a->err_fd >= 0)
+            drain_stderr(a);
+        if (p[0].revents) {
+            bool eof = false;
+            for (;;) {
+                char chunk[65536];
+                ssize_t n = read(a->out_fd, chunk, sizeof chunk);
+                if (n > 0) {
+                    ds__buf_add(&a->rbuf, chunk, (size_t)n);
+                    if ((size_t)n < sizeof chunk)
+                        break;
+                    continue;
+                }
+                if (n == 0)
+                    eof = true;
+                else if (errno == EINTR)
+                    continue;
+                else if (errno != EAGAIN && errno != EWOULDBLOCK)
+                    eof = true;
+                break;
+            }
+            if (take_line(a, reply, reply_len)) {
+                result = DS_IO_OK;
+                break;
+            }
+            if (a->rbuf.len > MAX_REPLY_LINE) {
+                result = DS_IO_TOO_LONG;
+                break;
+            }
+            if (eof) {
+                result = dead(a);
+                break;
+            }
+        }
+    }
+    ds__buf_free(&out);
+    return result;
+}
+
+void ds__adapter_kill(ds_adapter *a)
+{
+    if (a->inproc || a->pid <= 0)
+        return;
+    kill(-a->pid, SIGKILL);
+    shut(a, 5.0);
+}
+
+void ds__adapter_stop(ds_adapter *a, double grace)
+{
+    if (!a->inproc)
+        shut(a, grace);
+}
+
+void ds__adapter_destroy(ds_adapter *a)
+{
+    if (!a)
+        return;
+    if (a->inproc) {
+        dlclose(a->dl);
+    } else {
+        shut(a, 0);
+        free_list(a->argv);
+        free_list(a->env_add);
+    }
+    ds__buf_free(&a->rbuf);
+    free(a->tail);
+    free(a);
+}
+
+const char *ds__adapter_death(const ds_adapter *a) { return a->death; }
+
+const char *ds__adapter_stderr(ds_adapter *a)
+{
+    if (!a->inproc && a->err_fd >= 0)
+        drain_stderr(a);
+    size_t n = a->ring_len < STDERR_TAIL ? a->ring_len : STDERR_TAIL;
+    size_t start = a->ring_len < STDERR_TAIL ? 0 : a->ring_len % STDERR_TAIL;
+    free(a->tail);
+    a->tail = ds__xmalloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        a->tail[i] = a->ring[(start + i) % STDERR_TAIL];
+    a->tail[n] = '\0';
+    /* The tail goes into JSON and XML: cut a split character at the start and replace
+     * anything that is not UTF-8 or is a control character other than newline and tab. */
+    size_t off = 0;
+    while (off < n && ((unsigned char)a->tail[off] & 0xC0) == 0x80)
+        off++;
+    memmove(a->tail, a->tail + off, n - off + 1);
+    n -= off;
+    long bad;
+    while ((bad = ds__utf8_invalid_at(a->tail, n)) >= 0)
+        a->tail[bad] = '?';
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)a->tail[i] < 0x20 && a->tail[i] != '\n' && a->tail[i] != '\t')
+            a->tail[i] = '?';
+    return a->tail;
+}
+
+void ds__adapter_stderr_clear(ds_adapter *a)
+{
+    if (!a->inproc && a->err_fd >= 0)
+        drain_stderr(a);
+    a->ring_len = 0;
+}

@@ -1,0 +1,744 @@
+/* Loading and validating case files (spec/case-format.md). Every file is parsed and
+ * checked before anything runs; each problem is reported with file, line, column and the
+ * field at fault. The rules are those of spec/schema/case.json plus what a schema cannot
+ * say: unknown features and statements, case IDs unique across the suite, references to
+ * names no earlier step binds, duplicate object keys. */
+#define _POSIX_C_SOURCE 200809L
+#include "devspec.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The ops of spec/protocol.md that a step may use (hello, reset and bye belong to the
+ * runner). */
+static const char *const OPS[] = {
+    "device.parse", "device.describe", "device.equal", "device.from_type_index",
+    "device.from_ordinal", "info.devices", "info.default_device", "info.default_dtypes",
+    "info.dtypes", "array.create", "array.asarray", "array.astype", "array.describe",
+    "array.read", "array.to_device", "array.same", "array.binary", "array.unary",
+    "array.reduce", "array.matmul", "array.stack", "array.dlpack_device",
+    "array.from_dlpack", "stream.default", "default.get", "default.set", "default.unset",
+    "default.push", "default.pop", "soft.get", "soft.set", "soft.unset", "util.num_gpus",
+    "util.num_cpu_cores", "util.total_memory", "util.used_memory", "util.utilisation", NULL};
+
+bool ds__op_known(const char *op)
+{
+    for (int i = 0; OPS[i]; i++)
+        if (!strcmp(OPS[i], op))
+            return true;
+    return false;
+}
+
+#define MAX_DEPTH 64
+
+typedef struct loader {
+    const ds_registry *reg;
+    ds_file *file;
+    FILE *err;
+    int problems;
+    ds_seg path[MAX_DEPTH];
+    int depth;
+    /* names bound so far in the current case */
+    const char **bound;
+    int nbound;
+    int max_device; /* highest $Dn mentioned, -1 for none */
+} loader;
+
+static void push_key(loader *L, const char *key)
+{
+    if (L->depth < MAX_DEPTH)
+        L->path[L->depth] = (ds_seg){.key = key};
+    L->depth++;
+}
+
+static void push_index(loader *L, int i)
+{
+    if (L->depth < MAX_DEPTH)
+        L->path[L->depth] = (ds_seg){.index = i};
+    L->depth++;
+}
+
+static void pop(loader *L) { L->depth--; }
+
+static void vproblem_at(loader *L, bool at_key, int nth, const char *fmt, va_list ap)
+{
+    int depth = L->depth < MAX_DEPTH ? L->depth : MAX_DEPTH;
+    ds_seg saved = {0};
+    if (depth > 0) {
+        saved = L->path[depth - 1];
+        L->path[depth - 1].at_key = at_key;
+        L->path[depth - 1].nth = nth;
+    }
+    size_t off = ds__json_locate(L->file->text, L->path, depth);
+    if (depth > 0)
+        L->path[depth - 1] = saved;
+    int line, col;
+    ds__offset_to_linecol(L->file->text, off, &line, &col);
+    ds_buf field = {0};
+    ds__path_format(L->path, depth, &field);
+    fprintf(L->err, "%s:%d:%d: %s: ", L->file->path, line, col, field.data);
+    vfprintf(L->err, fmt, ap);
+    fputc('\n', L->err);
+    ds__buf_free(&field);
+    L->problems++;
+}
+
+__attribute__((format(printf, 2, 3))) static void problem(loader *L, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vproblem_at(L, false, 0, fmt, ap);
+    va_end(ap);
+}
+
+__attribute__((format(printf, 3, 4))) static void problem_key(loader *L, int nth,
+                                                               const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vproblem_at(L, true, nth, fmt, ap);
+    va_end(ap);
+}
+
+static const char *type_name(const cJSON *v)
+{
+    if (cJSON_IsObject(v))
+        return "an object";
+    if (cJSON_IsArray(v))
+        return "a list";
+    if (cJSON_IsString(v))
+        return "a string";
+    if (cJSON_IsNumber(v))
+        return "a number";
+    if (cJSON_IsBool(v))
+        return "a boolean";
+    return "null";
+}
+
+/* Duplicate keys are legal JSON, but a case file with two "expect"s is a mistake that
+ * JSON readers resolve differently (cJSON keeps the first, Python the last). */
+static void check_duplicates(loader *L, const cJSON *v)
+{
+    if (cJSON_IsObject(v)) {
+        for (const cJSON *a = v->child; a; a = a->next) {
+            int nth = 0;
+            for (const cJSON *b = v->child; b != a; b = b->next)
+                if (!strcmp(a->string, b->string))
+                    nth++;
+            if (nth == 1) {
+                push_key(L, a->string);
+                problem_key(L, 1, "duplicate key \"%s\"", a->string);
+                pop(L);
+            }
+            push_key(L, a->string);
+            check_duplicates(L, a);
+            pop(L);
+        }
+    } else if (cJSON_IsArray(v)) {
+        int i = 0;
+        for (const cJSON *a = v->child; a; a = a->next, i++) {
+            push_index(L, i);
+            check_duplicates(L, a);
+            pop(L);
+        }
+    }
+}
+
+static bool only_keys(loader *L, const cJSON *obj, const char *const *allowed)
+{
+    bool ok = true;
+    for (const cJSON *a = obj->child; a; a = a->next) {
+        bool found = false;
+        for (int i = 0; allowed[i]; i++)
+            if (!strcmp(allowed[i], a->string))
+                found = true;
+        if (!found) {
+            push_key(L, a->string);
+            ds_buf list = {0};
+            for (int i = 0; allowed[i]; i++)
+                ds__buf_printf(&list, "%s%s", i ? ", " : "", allowed[i]);
+            problem_key(L, 0, "unknown field \"%s\" (allowed: %s)", a->string, list.data);
+            ds__buf_free(&list);
+            pop(L);
+            ok = false;
+        }
+    }
+    return ok;
+}
+
+static bool matches_id(const char *s)
+{
+    /* ^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)*$ */
+    bool start = true;
+    if (!*s)
+        return false;
+    for (; *s; s++) {
+        char c = *s;
+        bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+        if (start) {
+            if (!alnum)
+                return false;
+            start = false;
+        } else if (c == '.') {
+            start = true;
+        } else if (!alnum && c != '_' && c != '-') {
+            return false;
+        }
+    }
+    return !start;
+}
+
+static bool matches_name(const char *s)
+{
+    /* ^[a-z_][a-z0-9_]*$ */
+    if (!((*s >= 'a' && *s <= 'z') || *s == '_'))
+        return false;
+    for (s++; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+    return true;
+}
+
+static bool matches_kind(const char *s)
+{
+    if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+        return false;
+    for (s++; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+              (*s >= '0' && *s <= '9') || *s == '_'))
+            return false;
+    return true;
+}
+
+static bool is_device_ref(const char *name) { return name[0] == 'D' && name[1] >= '0' && name[1] <= '9' && !name[2]; }
+
+/* Walks a value (args or an expectation) checking every "$name" reference. */
+static void check_refs(loader *L, const cJSON *v)
+{
+    if (cJSON_IsString(v) && v->valuestring[0] == '$') {
+        const char *name = v->valuestring + 1;
+        if (name[0] == '$')
+            return; /* "$$..." is a literal */
+        if (is_device_ref(name)) {
+            if (name[1] - '0' > L->max_device)
+                L->max_device = name[1] - '0';
+            return;
+        }
+        if (!matches_name(name)) {
+            problem(L, "\"%s\" is not a valid reference (\"$name\" with name matching "
+                       "^[a-z_][a-z0-9_]*$, \"$D0\"..\"$D9\", or \"$$...\" for a literal)",
+                    v->valuestring);
+            return;
+        }
+        for (int i = 0; i < L->nbound; i++)
+            if (!strcmp(L->bound[i], name))
+                return;
+        problem(L, "reference to undefined name \"$%s\" (no earlier step binds it with \"as\")",
+                name);
+        return;
+    }
+    int i = 0;
+    for (const cJSON *a = v->child; a && (cJSON_IsArray(v) || cJSON_IsObject(v)); a = a->next, i++) {
+        if (cJSON_IsObject(v))
+            push_key(L, a->string);
+        else
+            push_index(L, i);
+        check_refs(L, a);
+        pop(L);
+    }
+}
+
+static void check_raises(loader *L, const cJSON *v)
+{
+    if (!cJSON_IsString(v))
+        problem(L, "must be an error kind (a string such as \"ValueError\", or \"any\"), not %s",
+                type_name(v));
+    else if (!matches_kind(v->valuestring))
+        problem(L, "\"%s\" is not an error kind (an exception name such as \"ValueError\", or "
+                   "\"any\")",
+                v->valuestring);
+}
+
+static const char *const STEP_KEYS[] = {"op", "args", "as", "expect", "raises", "either", NULL};
+static const char *const ALT_KEYS[] = {"expect", "raises", NULL};
+
+static void load_step(loader *L, ds_step *st, const cJSON *v)
+{
+    memset(st, 0, sizeof *st);
+    if (!cJSON_IsObject(v)) {
+        problem(L, "a step must be an object, not %s", type_name(v));
+        return;
+    }
+    only_keys(L, v, STEP_KEYS);
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(v, "op");
+    push_key(L, "op");
+    if (!op)
+        problem_key(L, 0, "missing");
+    else if (!cJSON_IsString(op))
+        problem(L, "must be a string, not %s", type_name(op));
+    else if (!strcmp(op->valuestring, "hello") || !strcmp(op->valuestring, "reset") ||
+             !strcmp(op->valuestring, "bye"))
+        problem(L, "\"%s\" is sent by the runner itself and cannot be a step", op->valuestring);
+    else if (!ds__op_known(op->valuestring))
+        problem(L, "unknown op \"%s\" (see spec/protocol.md)", op->valuestring);
+    else
+        st->op = op->valuestring;
+    pop(L);
+    if (!op) {
+        /* "missing" was located at the step itself */
+    }
+
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(v, "args");
+    if (args) {
+        push_key(L, "args");
+        if (!cJSON_IsObject(args))
+            problem(L, "must be an object, not %s", type_name(args));
+        else {
+            st->args = (cJSON *)args;
+            check_refs(L, args);
+        }
+        pop(L);
+    }
+
+    int outcomes = 0;
+    const char *names[] = {"expect", "raises", "either"};
+    for (int k = 0; k < 3; k++)
+        if (cJSON_GetObjectItemCaseSensitive(v, names[k]))
+            outcomes++;
+    if (outcomes > 1) {
+        push_key(L, cJSON_GetObjectItemCaseSensitive(v, "raises") ? "raises" : "either");
+        problem_key(L, 0, "a step has at most one of \"expect\", \"raises\", \"either\"");
+        pop(L);
+    }
+    const cJSON *expect = cJSON_GetObjectItemCaseSensitive(v, "expect");
+    const cJSON *raises = cJSON_GetObjectItemCaseSensitive(v, "raises");
+    const cJSON *either = cJSON_GetObjectItemCaseSensitive(v, "either");
+    if (expect) {
+        push_key(L, "expect");
+        check_refs(L, expect);
+        pop(L);
+        st->outcome = DS_OUTCOME_EXPECT;
+        st->value = (cJSON *)expect;
+    } else if (raises) {
+        push_key(L, "raises");
+        check_raises(L, raises);
+        pop(L);
+        st->outcome = DS_OUTCOME_RAISES;
+        st->value = (cJSON *)raises;
+    } else if (either) {
+        push_key(L, "either");
+        if (!cJSON_IsArray(either) || cJSON_GetArraySize(either) == 0)
+            problem(L, "must be a non-empty list of alternatives ({\"expect\": ...} or "
+                       "{\"raises\": ...})");
+        else {
+            int i = 0;
+            const cJSON *alt;
+            cJSON_ArrayForEach(alt, either)
+            {
+                push_index(L, i++);
+                if (!cJSON_IsObject(alt)) {
+                    problem(L, "an alternative must be an object, not %s", type_name(alt));
+                } else {
+                    only_keys(L, alt, ALT_KEYS);
+                    const cJSON *ae = cJSON_GetObjectItemCaseSensitive(alt, "expect");
+                    const cJSON *ar = cJSON_GetObjectItemCaseSensitive(alt, "raises");
+                    if (ae && ar) {
+                        push_key(L, "raises");
+                        problem_key(L, 0, "an alternative has exactly one of \"expect\" and "
+                                          "\"raises\"");
+                        pop(L);
+                    } else if (!ae && !ar) {
+                        problem(L, "an alternative needs \"expect\" or \"raises\"");
+                    } else if (ae) {
+                        push_key(L, "expect");
+                        check_refs(L, ae);
+                        pop(L);
+                    } else {
+                        push_key(L, "raises");
+                        check_raises(L, ar);
+                        pop(L);
+                    }
+                }
+                pop(L);
+            }
+        }
+        pop(L);
+        st->outcome = DS_OUTCOME_EITHER;
+        st->value = (cJSON *)either;
+    }
+
+    /* "as" binds after the step, so its own args and expectation cannot use the name. */
+    const cJSON *as = cJSON_GetObjectItemCaseSensitive(v, "as");
+    if (as) {
+        push_key(L, "as");
+        if (!cJSON_IsString(as))
+            problem(L, "must be a string, not %s", type_name(as));
+        else if (!matches_name(as->valuestring))
+            problem(L, "\"%s\" is not a valid name (^[a-z_][a-z0-9_]*$; D0..D9 are reserved)",
+                    as->valuestring);
+        else {
+            st->as = as->valuestring;
+            L->bound = ds__xrealloc(L->bound, sizeof(char *) * (size_t)(L->nbound + 1));
+            L->bound[L->nbound++] = as->valuestring;
+        }
+        pop(L);
+    }
+}
+
+static const char **load_string_list(loader *L, const cJSON *v, const char *what, int *n,
+                                     bool (*known)(loader *, const char *))
+{
+    *n = 0;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) == 0) {
+        problem(L, "must be a non-empty list of %s", what);
+        return NULL;
+    }
+    const char **out = ds__xmalloc(sizeof(char *) * (size_t)cJSON_GetArraySize(v));
+    int i = 0;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, v)
+    {
+        push_index(L, i++);
+        if (!cJSON_IsString(it)) {
+            problem(L, "must be a string (one of the %s), not %s", what, type_name(it));
+        } else {
+            bool dup = false;
+            for (int k = 0; k < *n; k++)
+                if (!strcmp(out[k], it->valuestring))
+                    dup = true;
+            if (dup)
+                problem(L, "\"%s\" is listed twice", it->valuestring);
+            else if (known(L, it->valuestring))
+                out[(*n)++] = it->valuestring;
+        }
+        pop(L);
+    }
+    return out;
+}
+
+static bool known_statement(loader *L, const char *id)
+{
+    if (ds__registry_retired(L->reg, id)) {
+        problem(L, "statement \"%s\" is retired (spec/statements.json)", id);
+        return false;
+    }
+    if (L->reg->have_statements && !ds__registry_statement(L->reg, id)) {
+        problem(L, "unknown statement \"%s\" (not in spec/statements.json)", id);
+        return false;
+    }
+    return true;
+}
+
+static bool known_feature(loader *L, const char *name)
+{
+    if (!ds__registry_feature(L->reg, name)) {
+        problem(L, "unknown feature \"%s\" (not in spec/features.json)", name);
+        return false;
+    }
+    return true;
+}
+
+static const char *const CASE_KEYS[] = {"id", "description", "spec", "features", "devices",
+                                        "steps", NULL};
+
+static void load_case(loader *L, ds_case *c, const cJSON *v)
+{
+    memset(c, 0, sizeof *c);
+    c->file = L->file;
+    if (!cJSON_IsObject(v)) {
+        problem(L, "a case must be an object, not %s", type_name(v));
+        return;
+    }
+    only_keys(L, v, CASE_KEYS);
+
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(v, "id");
+    if (!id)
+        problem(L, "missing field \"id\"");
+    push_key(L, "id");
+    if (id && !cJSON_IsString(id))
+        problem(L, "must be a string, not %s", type_name(id));
+    else if (id && !matches_id(id->valuestring))
+        problem(L, "\"%s\" is not a valid case ID (^[a-z0-9][a-z0-9_-]*(\\.[a-z0-9][a-z0-9_-]*)*$)",
+                id->valuestring);
+    else if (id)
+        c->id = id->valuestring;
+    pop(L);
+
+    const cJSON *desc = cJSON_GetObjectItemCaseSensitive(v, "description");
+    if (!desc)
+        problem(L, "missing field \"description\"");
+    else {
+        push_key(L, "description");
+        if (!cJSON_IsString(desc) || !desc->valuestring[0])
+            problem(L, "must be a non-empty string");
+        else
+            c->description = desc->valuestring;
+        pop(L);
+    }
+
+    const cJSON *spec = cJSON_GetObjectItemCaseSensitive(v, "spec");
+    if (!spec)
+        problem(L, "missing field \"spec\"");
+    else {
+        push_key(L, "spec");
+        c->spec = load_string_list(L, spec, "statement IDs", &c->nspec, known_statement);
+        pop(L);
+    }
+
+    const cJSON *features = cJSON_GetObjectItemCaseSensitive(v, "features");
+    if (!features)
+        problem(L, "missing field \"features\"");
+    else {
+        push_key(L, "features");
+        c->features = load_string_list(L, features, "feature names", &c->nfeatures, known_feature);
+        pop(L);
+    }
+
+    const cJSON *devices = cJSON_GetObjectItemCaseSensitive(v, "devices");
+    if (devices) {
+        push_key(L, "devices");
+        double d = cJSON_IsNumber(devices) ? devices->valuedouble : 0;
+        if (!cJSON_IsNumber(devices) || d != (double)(long)d || d < 1)
+            problem(L, "must be an integer >= 1");
+        else if (d > DS_MAX_DEVICES)
+            problem(L, "at most %d devices can be bound ($D0..$D9)", DS_MAX_DEVICES);
+        else
+            c->devices = (int)d;
+        pop(L);
+    }
+
+    const cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
+    L->nbound = 0;
+    L->max_device = -1;
+    if (!steps)
+        problem(L, "missing field \"steps\"");
+    else {
+        push_key(L, "steps");
+        if (!cJSON_IsArray(steps) || cJSON_GetArraySize(steps) == 0)
+            problem(L, "must be a non-empty list of steps");
+        else {
+            c->steps = ds__xmalloc(sizeof(ds_step) * (size_t)cJSON_GetArraySize(steps));
+            const cJSON *st;
+            cJSON_ArrayForEach(st, steps)
+            {
+                push_index(L, c->nsteps);
+                load_step(L, &c->steps[c->nsteps], st);
+                c->nsteps++;
+                pop(L);
+            }
+        }
+        pop(L);
+    }
+    if (!devices)
+        c->devices = L->max_device + 1;
+    else if (c->devices && c->devices < L->max_device + 1) {
+        push_key(L, "devices");
+        problem(L, "says %d but the steps use $D%d", c->devices, L->max_device);
+        pop(L);
+    }
+}
+
+static const char *const FILE_KEYS[] = {"description", "cases", NULL};
+
+static void load_file(loader *L)
+{
+    ds_file *f = L->file;
+    size_t len = strlen(f->text);
+    long bad = ds__utf8_invalid_at(f->text, len);
+    if (bad >= 0) {
+        int line, col;
+        ds__offset_to_linecol(f->text, (size_t)bad, &line, &col);
+        fprintf(L->err, "%s:%d:%d: (file): invalid UTF-8\n", f->path, line, col);
+        L->problems++;
+        return;
+    }
+    const char *end = NULL;
+    f->root = cJSON_ParseWithLengthOpts(f->text, len + 1, &end, true);
+    if (!f->root) {
+        size_t off = end ? (size_t)(end - f->text) : 0;
+        int line, col;
+        ds__offset_to_linecol(f->text, off, &line, &col);
+        fprintf(L->err, "%s:%d:%d: (file): invalid JSON%s\n", f->path, line, col,
+                off >= len ? " (unexpected end of file)" : "");
+        L->problems++;
+        return;
+    }
+    check_duplicates(L, f->root);
+    if (!cJSON_IsObject(f->root)) {
+        problem(L, "a case file must be an object with \"description\" and \"cases\", not %s",
+                type_name(f->root));
+        return;
+    }
+    only_keys(L, f->root, FILE_KEYS);
+    const cJSON *desc = cJSON_GetObjectItemCaseSensitive(f->root, "description");
+    if (!desc)
+        problem(L, "missing field \"description\"");
+    else if (!cJSON_IsString(desc) || !desc->valuestring[0]) {
+        push_key(L, "description");
+        problem(L, "must be a non-empty string");
+        pop(L);
+    }
+    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(f->root, "cases");
+    if (!cases) {
+        problem(L, "missing field \"cases\"");
+        return;
+    }
+    push_key(L, "cases");
+    if (!cJSON_IsArray(cases) || cJSON_GetArraySize(cases) == 0) {
+        problem(L, "must be a non-empty list of cases");
+        pop(L);
+        return;
+    }
+    f->cases = ds__xmalloc(sizeof(ds_case) * (size_t)cJSON_GetArraySize(cases));
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cases)
+    {
+        push_index(L, f->ncases);
+        load_case(L, &f->cases[f->ncases], c);
+        f->cases[f->ncases].index = f->ncases;
+        f->ncases++;
+        pop(L);
+    }
+    pop(L);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+static void add_file(ds_suite *s, const char *path, const char *name)
+{
+    s->files = ds__xrealloc(s->files, sizeof(ds_file) * (size_t)(s->nfiles + 1));
+    ds_file *f = &s->files[s->nfiles++];
+    memset(f, 0, sizeof *f);
+    f->path = ds__xstrdup(path);
+    f->name = ds__xstrdup(name);
+}
+
+static int collect(ds_suite *s, const char *dir, const char *prefix, FILE *err)
+{
+    DIR *d = opendir(dir);
+    if (!d) {
+        fprintf(err, "%s: cannot open directory: %s\n", dir, strerror(errno));
+        return 1;
+    }
+    char **names = NULL;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        names = ds__xrealloc(names, sizeof(char *) * (size_t)(n + 1));
+        names[n++] = ds__xstrdup(e->d_name);
+    }
+    closedir(d);
+    if (n)
+        qsort(names, (size_t)n, sizeof(char *), cmp_str);
+    int problems = 0;
+    for (int i = 0; i < n; i++) {
+        ds_buf path = {0}, name = {0};
+        ds__buf_printf(&path, "%s/%s", dir, names[i]);
+        ds__buf_printf(&name, "%s%s", prefix, names[i]);
+        size_t len = strlen(names[i]);
+        if (ds__is_dir(path.data)) {
+            ds__buf_puts(&name, "/");
+            problems += collect(s, path.data, name.data, err);
+        } else if (len > 5 && !strcmp(names[i] + len - 5, ".json")) {
+            add_file(s, path.data, name.data);
+        }
+        ds__buf_free(&path);
+        ds__buf_free(&name);
+        free(names[i]);
+    }
+    free(names);
+    return problems;
+}
+
+int ds__suite_load(ds_suite *s, const ds_registry *reg, char *const *paths, int npaths,
+                   FILE *err)
+{
+    memset(s, 0, sizeof *s);
+    int problems = 0;
+    for (int i = 0; i < npaths; i++) {
+        if (ds__is_dir(paths[i])) {
+            int before = s->nfiles;
+            problems += collect(s, paths[i], "", err);
+            if (s->nfiles == before) {
+                fprintf(err, "%s: no case files (*.json) in this directory\n", paths[i]);
+                problems++;
+            }
+        } else {
+            const char *slash = strrchr(paths[i], '/');
+            add_file(s, paths[i], slash ? slash + 1 : paths[i]);
+        }
+    }
+    loader L = {.reg = reg, .err = err};
+    for (int i = 0; i < s->nfiles; i++) {
+        ds_file *f = &s->files[i];
+        f->text = ds__read_file(f->path, NULL);
+        if (!f->text) {
+            fprintf(err, "%s: cannot read: %s\n", f->path, strerror(errno));
+            problems++;
+            continue;
+        }
+        L.file = f;
+        L.depth = 0;
+        load_file(&L);
+        s->ncases += f->ncases;
+    }
+    free(L.bound);
+    problems += L.problems;
+
+    /* Case IDs are unique across the whole suite (spec/case-format.md). */
+    for (int i = 0; i < s->nfiles; i++) {
+        for (int j = 0; j < s->files[i].ncases; j++) {
+            const ds_case *c = &s->files[i].cases[j];
+            if (!c->id)
+                continue;
+            for (int i2 = 0; i2 <= i; i2++) {
+                int lim = i2 == i ? j : s->files[i2].ncases;
+                for (int j2 = 0; j2 < lim; j2++) {
+                    const ds_case *o = &s->files[i2].cases[j2];
+                    if (!o->id || strcmp(o->id, c->id))
+                        continue;
+                    ds_seg here[3] = {{.key = "cases"}, {.index = j}, {.key = "id"}};
+                    ds_seg there[3] = {{.key = "cases"}, {.index = j2}, {.key = "id"}};
+                    int l1, c1, l2, c2;
+                    ds__offset_to_linecol(s->files[i].text,
+                                          ds__json_locate(s->files[i].text, here, 3), &l1, &c1);
+                    ds__offset_to_linecol(s->files[i2].text,
+                                          ds__json_locate(s->files[i2].text, there, 3), &l2, &c2);
+                    fprintf(err, "%s:%d:%d: cases[%d].id: duplicate case ID \"%s\" (first at %s:%d:%d)\n",
+                            s->files[i].path, l1, c1, j, c->id, s->files[i2].path, l2, c2);
+                    problems++;
+                    i2 = i + 1; /* report each duplicate once */
+                    break;
+                }
+            }
+        }
+    }
+    return problems;
+}
+
+void ds__suite_free(ds_suite *s)
+{
+    for (int i = 0; i < s->nfiles; i++) {
+        ds_file *f = &s->files[i];
+        for (int j = 0; j < f->ncases; j++) {
+            free(f->cases[j].spec);
+            free(f->cases[j].features);
+            free(f->cases[j].steps);
+        }
+        free(f->cases);
+        cJSON_Delete(f->root);
+        free(f->text);
+        free(f->path);
+        free(f->name);
+    }
+    free(s->files);
+    memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,122 @@
+/* The expectations file: a library's known results. One entry per line,
+ *   <case id or glob> <status> [# reason]
+ * with '#' comments and blank lines ignored. Statuses: fail, error, crash, timeout (an
+ * expected failure of that exact class), skip (do not run: for cases that hang or damage
+ * later cases), pass (documents a case that must pass; changes nothing). */
+#define _POSIX_C_SOURCE 200809L
+#include "devspec.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const STATUS_NAMES[DS_STATUS_COUNT] = {
+    "pass", "fail", "error", "skip", "xfail", "xpass", "crash", "timeout"};
+
+const char *ds__status_name(ds_status s)
+{
+    return (unsigned)s < DS_STATUS_COUNT ? STATUS_NAMES[s] : "?";
+}
+
+int ds__status_parse(const char *name)
+{
+    for (int i = 0; i < DS_STATUS_COUNT; i++)
+        if (!strcmp(STATUS_NAMES[i], name))
+            return i;
+    return -1;
+}
+
+static char *trim(char *s)
+{
+    while (*s == ' ' || *s == '\t')
+        s++;
+    char *e = s + strlen(s);
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r' || e[-1] == '\n'))
+        *--e = '\0';
+    return s;
+}
+
+int ds__expectations_load(ds_expectations *e, const char *path, FILE *err)
+{
+    memset(e, 0, sizeof *e);
+    size_t len;
+    char *text = ds__read_file(path, &len);
+    if (!text) {
+        fprintf(err, "%s: cannot read expectations file: %s\n", path, strerror(errno));
+        return 1;
+    }
+    e->path = ds__xstrdup(path);
+    ds__sha256_hex(text, len, e->sha256);
+    int problems = 0;
+    int line = 0;
+    char *save = NULL;
+    /* strtok_r would merge empty lines and lose the numbering; split by hand. */
+    for (char *p = text; p && *p; line++) {
+        char *nl = strchr(p, '\n');
+        if (nl)
+            *nl = '\0';
+        char *cur = p;
+        p = nl ? nl + 1 : NULL;
+        char *reason = strchr(cur, '#');
+        if (reason)
+            *reason++ = '\0';
+        cur = trim(cur);
+        if (!*cur)
+            continue;
+        char *pattern = strtok_r(cur, " \t", &save);
+        char *status = strtok_r(NULL, " \t", &save);
+        char *extra = strtok_r(NULL, " \t", &save);
+        int st = status ? ds__status_parse(status) : -1;
+        if (!status) {
+            fprintf(err, "%s:%d: '%s' has no status (expected '<id or glob> <status> [# reason]')\n",
+                    path, line + 1, pattern);
+            problems++;
+            continue;
+        }
+        if (extra) {
+            fprintf(err, "%s:%d: unexpected '%s' after the status (a reason starts with '#')\n",
+                    path, line + 1, extra);
+            problems++;
+            continue;
+        }
+        if (st < 0 || st == DS_XFAIL || st == DS_XPASS) {
+            fprintf(err, "%s:%d: '%s' is not a status here (use pass, fail, error, crash, timeout "
+                         "or skip)\n",
+                    path, line + 1, status);
+            problems++;
+            continue;
+        }
+        e->items = ds__xrealloc(e->items, sizeof(ds_expectation) * (size_t)(e->count + 1));
+        ds_expectation *x = &e->items[e->count++];
+        x->pattern = ds__xstrdup(pattern);
+        x->status = (ds_status)st;
+        x->reason = ds__xstrdup(reason ? trim(reason) : "");
+        x->line = line + 1;
+        x->matches = 0;
+    }
+    free(text);
+    return problems;
+}
+
+void ds__expectations_free(ds_expectations *e)
+{
+    for (int i = 0; i < e->count; i++) {
+        free(e->items[i].pattern);
+        free(e->items[i].reason);
+    }
+    free(e->items);
+    free(e->path);
+    memset(e, 0, sizeof *e);
+}
+
+ds_expectation *ds__expectations_match(ds_expectations *e, const char *id)
+{
+    for (int i = 0; e && i < e->count; i++) {
+        if (fnmatch(e->items[i].pattern, id, 0) == 0) {
+            e->items[i].matches++;
+            return &e->items[i];
+        }
+    }
+    return NULL;
+}

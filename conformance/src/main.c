@@ -1,0 +1,670 @@
+/* devspec: the command line. */
+#define _POSIX_C_SOURCE 200809L
+#include "devspec.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef DEVSPEC_VERSION
+#define DEVSPEC_VERSION "0.0.0"
+#endif
+#ifndef DEVSPEC_SOURCE_DIR
+#define DEVSPEC_SOURCE_DIR "."
+#endif
+#ifndef DEVSPEC_BUILD_DIR
+#define DEVSPEC_BUILD_DIR "."
+#endif
+
+static const char USAGE[] =
+    "usage: devspec run [OPTIONS]        run the suite against an adapter\n"
+    "       devspec list [cases|features|profiles|adapters] [--cases PATH]... [--json]\n"
+    "       devspec coverage [--profile P]... [--core] [--fail-uncovered LEVELS] [--json]\n"
+    "       devspec validate [--cases PATH]...  load and check case files, run nothing\n"
+    "       devspec --help | --version\n"
+    "\n"
+    "run options:\n"
+    "  --adapter NAME|PATH     a name from adapters/adapters.json (run out of process),\n"
+    "                          an adapter program, or PATH.so loaded in process\n"
+    "  --adapter-cmd 'CMD'     run CMD with /bin/sh as the out-of-process adapter\n"
+    "  --in-process            with a NAME: load its shared_object instead of its command\n"
+    "  --cases FILE|DIR        case files (repeatable; default: the suite's cases)\n"
+    "  --profile P             only the cases of profile P's features\n"
+    "  --feature F             only cases with feature F (repeatable)\n"
+    "  --exclude-feature F     drop cases with feature F (repeatable; applied last)\n"
+    "  --case GLOB             only cases whose ID matches GLOB (repeatable)\n"
+    "  --expectations FILE     known results: '<id or glob> <status> [# reason]' lines\n"
+    "                          (default: the named adapter's file from adapters.json)\n"
+    "  --report PATH           JSON report (default reports/<adapter>.json); streamed to\n"
+    "                          PATH-without-.json + .jsonl while running\n"
+    "  --junit PATH            also write JUnit XML\n"
+    "  --tap / --no-tap        TAP 14 on stdout (default on)\n"
+    "  --timeout SECONDS       per case, out of process (default 10; 0: none)\n"
+    "  --max-restarts N        worker restarts before the run stops (default 10)\n"
+    "  --strict                unexpected passes and stale expectations fail the run\n"
+    "  --no-progress           no progress line on stderr\n"
+    "\n"
+    "common options:\n"
+    "  --spec DIR              the spec directory (default: the suite's spec/)\n"
+    "\n"
+    "Isolation: out of process (the default for NAME and programs) each adapter runs as one\n"
+    "worker in its own process group; a crash is recorded as 'crash', the worker is\n"
+    "restarted and the run goes on; a case past --timeout is killed and recorded as\n"
+    "'timeout'. In-process adapters (PATH.so, --in-process) are NOT isolated: a crash or a\n"
+    "hang of the library is one of the runner, and --timeout does not apply.\n"
+    "\n"
+    "Statuses: pass fail error skip xfail xpass crash timeout.\n"
+    "Exit status: 0 nothing unexpected; 1 unexpected fail, error, crash or timeout (also\n"
+    "xpass and stale expectations with --strict); 2 usage error or invalid case files;\n"
+    "3 the adapter could not start, or the run is incomplete (restart limit, SIGINT).\n"
+    "\n"
+    "Environment: DEVSPEC_SOURCE and DEVSPEC_BUILD override the source and build trees used\n"
+    "for defaults and for ${SOURCE}/${BUILD} in adapters.json; NO_COLOR disables colour.\n";
+
+typedef struct strlist {
+    char **items;
+    int n;
+} strlist;
+
+static void strlist_add(strlist *l, const char *s)
+{
+    l->items = ds__xrealloc(l->items, sizeof(char *) * (size_t)(l->n + 2));
+    l->items[l->n++] = ds__xstrdup(s);
+    l->items[l->n] = NULL;
+}
+
+static void strlist_free(strlist *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->n = 0;
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("devspec: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n(devspec --help for usage)\n", stderr);
+    return 2;
+}
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    ds__interrupted = 1;
+}
+
+typedef struct args {
+    strlist cases, globs, features, excludes, profiles;
+    const char *adapter, *adapter_cmd, *expectations, *report, *junit, *spec, *fail_uncovered;
+    const char *what;
+    bool tap, strict, progress, in_process, json, core;
+    double timeout;
+    int max_restarts;
+} args;
+
+/* "--name value" or "--name=value". Returns the value, or NULL (and *bad set) when the
+ * option needs one and has none. */
+static const char *value_of(int argc, char **argv, int *i, const char *name, bool *matched,
+                            bool *bad)
+{
+    size_t n = strlen(name);
+    *matched = false;
+    if (strncmp(argv[*i], name, n))
+        return NULL;
+    if (argv[*i][n] == '=') {
+        *matched = true;
+        return argv[*i] + n + 1;
+    }
+    if (argv[*i][n] != '\0')
+        return NULL;
+    *matched = true;
+    if (*i + 1 >= argc) {
+        *bad = true;
+        return NULL;
+    }
+    return argv[++*i];
+}
+
+static int parse(int argc, char **argv, int first, args *a, const char *cmd)
+{
+    a->tap = true;
+    a->progress = true;
+    a->timeout = 10;
+    a->max_restarts = 10;
+    for (int i = first; i < argc; i++) {
+        bool m = false, bad = false;
+        const char *v;
+        const char *opt = argv[i];
+#define OPT(name) (v = value_of(argc, argv, &i, name, &m, &bad), m)
+        if (OPT("--cases"))
+            v ? strlist_add(&a->cases, v) : (void)0;
+        else if (OPT("--case"))
+            v ? strlist_add(&a->globs, v) : (void)0;
+        else if (OPT("--feature"))
+            v ? strlist_add(&a->features, v) : (void)0;
+        else if (OPT("--exclude-feature"))
+            v ? strlist_add(&a->excludes, v) : (void)0;
+        else if (OPT("--profile"))
+            v ? strlist_add(&a->profiles, v) : (void)0;
+        else if (OPT("--adapter"))
+            a->adapter = v;
+        else if (OPT("--adapter-cmd"))
+            a->adapter_cmd = v;
+        else if (OPT("--expectations"))
+            a->expectations = v;
+        else if (OPT("--report"))
+            a->report = v;
+        else if (OPT("--junit"))
+            a->junit = v;
+        else if (OPT("--spec"))
+            a->spec = v;
+        else if (OPT("--fail-uncovered"))
+            a->fail_uncovered = v;
+        else if (OPT("--timeout")) {
+            char *end;
+            a->timeout = v ? strtod(v, &end) : 0;
+            if (v && (*end || a->timeout < 0 || !v[0]))
+                return usage_error("--timeout needs a number of seconds >= 0, not '%s'", v);
+        } else if (OPT("--max-restarts")) {
+            char *end;
+            long n = v ? strtol(v, &end, 10) : 0;
+            if (v && (*end || n < 0 || !v[0] || n > 1000000))
+                return usage_error("--max-restarts needs a count >= 0, not '%s'", v);
+            a->max_restarts = (int)n;
+        } else if (!strcmp(opt, "--tap"))
+            a->tap = true;
+        else if (!strcmp(opt, "--no-tap"))
+            a->tap = false;
+        else if (!strcmp(opt, "--strict"))
+            a->strict = true;
+        else if (!strcmp(opt, "--no-progress"))
+            a->progress = false;
+        else if (!strcmp(opt, "--in-process"))
+            a->in_process = true;
+        else if (!strcmp(opt, "--json"))
+            a->json = true;
+        else if (!strcmp(opt, "--core") || !strcmp(opt, "--profile-core"))
+            a->core = true;
+        else if (opt[0] != '-' && !a->what && !strcmp(cmd, "list"))
+            a->what = opt;
+        else
+            return usage_error("unknown option or argument '%s'", opt);
+        if (bad)
+            return usage_error("%s needs a value", opt);
+#undef OPT
+    }
+    return 0;
+}
+
+static void free_args(args *a)
+{
+    strlist_free(&a->cases);
+    strlist_free(&a->globs);
+    strlist_free(&a->features);
+    strlist_free(&a->excludes);
+    strlist_free(&a->profiles);
+}
+
+static const char *root(const char *env, const char *fallback)
+{
+    const char *v = getenv(env);
+    return v && v[0] ? v : fallback;
+}
+
+/* Loads the registry and the suite; returns 0, or the exit status (2). */
+static int load_all(args *a, const char *source, ds_registry *reg, ds_suite *suite)
+{
+    ds_buf spec = {0};
+    if (a->spec)
+        ds__buf_puts(&spec, a->spec);
+    else
+        ds__buf_printf(&spec, "%s/spec", source);
+    int rc = ds__registry_load(reg, spec.data);
+    ds__buf_free(&spec);
+    if (rc != 0)
+        return 2;
+    if (a->cases.n == 0) {
+        ds_buf def = {0};
+        ds__buf_printf(&def, "%s/conformance/cases", source);
+        strlist_add(&a->cases, def.data);
+        ds__buf_free(&def);
+    }
+    for (int i = 0; i < a->features.n; i++)
+        if (!ds__registry_feature(reg, a->features.items[i]))
+            return usage_error("unknown feature '%s' (devspec list features)", a->features.items[i]);
+    for (int i = 0; i < a->excludes.n; i++)
+        if (!ds__registry_feature(reg, a->excludes.items[i]))
+            return usage_error("unknown feature '%s' (devspec list features)", a->excludes.items[i]);
+    for (int i = 0; i < a->profiles.n; i++)
+        if (!ds__registry_profile(reg, a->profiles.items[i]))
+            return usage_error("unknown profile '%s' (devspec list profiles)", a->profiles.items[i]);
+    int problems = ds__suite_load(suite, reg, a->cases.items, a->cases.n, stderr);
+    if (problems) {
+        fprintf(stderr, "devspec: %d problem%s in the case files; nothing was run\n", problems,
+                problems == 1 ? "" : "s");
+        return 2;
+    }
+    return 0;
+}
+
+static int cmd_run(args *a, int argc, char **argv)
+{
+    const char *source = root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR);
+    const char *build = root("DEVSPEC_BUILD", DEVSPEC_BUILD_DIR);
+    if (!a->adapter && !a->adapter_cmd)
+        return usage_error("%s", "run needs --adapter NAME|PATH or --adapter-cmd 'CMD'");
+    if (a->profiles.n > 1)
+        return usage_error("%s", "run takes one --profile");
+
+    ds_registry reg;
+    ds_suite suite = {0};
+    int rc = load_all(a, source, &reg, &suite);
+    if (rc) {
+        if (reg.spec_dir)
+            ds__registry_free(&reg);
+        ds__suite_free(&suite);
+        return rc;
+    }
+
+    ds_named_adapter named = {0};
+    ds_adapter *ad = NULL;
+    char err[512] = "";
+    char *label = NULL;
+    const char *transport = "out-of-process";
+    const char *expectations = a->expectations;
+    if (a->adapter_cmd) {
+        char *argv_sh[] = {"/bin/sh", "-c", (char *)a->adapter_cmd, NULL};
+        char *noenv[] = {NULL};
+        ad = ds__adapter_open_cmd(argv_sh, noenv);
+        label = a->adapter ? ds__xstrdup(a->adapter) : NULL;
+    } else {
+        const char *x = a->adapter;
+        size_t n = strlen(x);
+        bool so = n > 3 && !strcmp(x + n - 3, ".so");
+        if (so || strchr(x, '/')) {
+            const char *base = strrchr(x, '/') ? strrchr(x, '/') + 1 : x;
+            label = ds__xstrdup(base);
+            char *dot = strrchr(label, '.');
+            if (dot && dot != label)
+                *dot = '\0';
+            if (so) {
+                ad = ds__adapter_open_so(x, err, sizeof err);
+                transport = "in-process";
+            } else {
+                char *av[] = {(char *)x, NULL};
+                char *noenv[] = {NULL};
+                ad = ds__adapter_open_cmd(av, noenv);
+            }
+        } else if (ds__named_adapter_find(source, build, x, &named) == 0) {
+            label = ds__xstrdup(named.name);
+            if (!expectations)
+                expectations = named.expectations;
+            if (a->in_process) {
+                if (!named.shared_object)
+                    snprintf(err, sizeof err, "adapter '%s' has no shared_object for --in-process", x);
+                else {
+                    ad = ds__adapter_open_so(named.shared_object, err, sizeof err);
+                    transport = "in-process";
+                }
+            } else if (!named.command || !named.command[0]) {
+                snprintf(err, sizeof err, "adapter '%s' has no command", x);
+            } else {
+                ad = ds__adapter_open_cmd(named.command, named.env);
+            }
+        } else {
+            snprintf(err, sizeof err, "unknown adapter '%s'", x);
+        }
+    }
+    ds_expectations ex = {0};
+    int code;
+    if (!ad) {
+        fprintf(stderr, "devspec: the adapter could not start: %s\n", err);
+        code = 3;
+        goto out;
+    }
+    if (expectations && ds__expectations_load(&ex, expectations, stderr) != 0) {
+        code = 2;
+        goto out;
+    }
+    ds_options o = {0};
+    o.cases = a->cases.items;
+    o.ncases = a->cases.n;
+    o.case_globs = a->globs.items;
+    o.ncase_globs = a->globs.n;
+    o.features = a->features.items;
+    o.nfeatures = a->features.n;
+    o.exclude_features = a->excludes.items;
+    o.nexclude_features = a->excludes.n;
+    o.profile = a->profiles.n ? a->profiles.items[0] : NULL;
+    o.expectations = expectations;
+    o.report = a->report;
+    o.junit = a->junit;
+    o.tap = a->tap;
+    o.strict = a->strict;
+    o.progress = a->progress && isatty(2);
+    const char *nc = getenv("NO_COLOR");
+    o.color = o.progress && !(nc && nc[0]);
+    o.timeout = a->timeout;
+    o.max_restarts = a->max_restarts;
+    o.adapter_label = label;
+    o.adapter_spec = a->adapter_cmd ? a->adapter_cmd : a->adapter;
+    o.transport = transport;
+    o.source = source;
+    o.build = build;
+    o.argc = argc;
+    o.argv = argv;
+    code = ds__run(&o, &reg, &suite, ex.path ? &ex : NULL, ad);
+out:
+    ds__adapter_destroy(ad);
+    ds__expectations_free(&ex);
+    ds__named_adapter_free(&named);
+    free(label);
+    ds__suite_free(&suite);
+    ds__registry_free(&reg);
+    return code;
+}
+
+static int cmd_list(args *a)
+{
+    const char *source = root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR);
+    const char *what = a->what ? a->what : "cases";
+    if (!strcmp(what, "adapters"))
+        return ds__named_adapter_list(source, stdout) == 0 ? 0 : 2;
+    if (strcmp(what, "cases") && strcmp(what, "features") && strcmp(what, "profiles"))
+        return usage_error("list what? '%s' (cases, features, profiles, adapters)", what);
+    ds_registry reg;
+    ds_suite suite = {0};
+    int rc = load_all(a, source, &reg, &suite);
+    if (rc) {
+        if (reg.spec_dir)
+            ds__registry_free(&reg);
+        ds__suite_free(&suite);
+        return rc;
+    }
+    cJSON *out = a->json ? cJSON_CreateArray() : NULL;
+    if (!strcmp(what, "cases")) {
+        for (int f = 0; f < suite.nfiles; f++)
+            for (int k = 0; k < suite.files[f].ncases; k++) {
+                const ds_case *c = &suite.files[f].cases[k];
+                if (out) {
+                    cJSON *j = cJSON_CreateObject();
+                    cJSON_AddStringToObject(j, "id", c->id);
+                    cJSON_AddStringToObject(j, "file", c->file->name);
+                    cJSON_AddNumberToObject(j, "devices", c->devices);
+                    cJSON *fs = cJSON_AddArrayToObject(j, "features");
+                    for (int i = 0; i < c->nfeatures; i++)
+                        cJSON_AddItemToArray(fs, cJSON_CreateString(c->features[i]));
+                    cJSON *ss = cJSON_AddArrayToObject(j, "spec");
+                    for (int i = 0; i < c->nspec; i++)
+                        cJSON_AddItemToArray(ss, cJSON_CreateString(c->spec[i]));
+                    cJSON_AddItemToArray(out, j);
+                } else {
+                    printf("%s\t%s\t", c->id, c->file->name);
+                    for (int i = 0; i < c->nfeatures; i++)
+                        printf("%s%s", i ? "," : "", c->features[i]);
+                    putchar('\n');
+                }
+            }
+    } else if (!strcmp(what, "features")) {
+        for (int i = 0; i < reg.nfeatures; i++) {
+            int n = 0;
+            for (int f = 0; f < suite.nfiles; f++)
+                for (int k = 0; k < suite.files[f].ncases; k++)
+                    for (int x = 0; x < suite.files[f].cases[k].nfeatures; x++)
+                        n += !strcmp(suite.files[f].cases[k].features[x], reg.features[i].name);
+            if (out) {
+                cJSON *j = cJSON_CreateObject();
+                cJSON_AddStringToObject(j, "name", reg.features[i].name);
+                cJSON_AddNumberToObject(j, "cases", n);
+                cJSON_AddItemToArray(out, j);
+            } else
+                printf("%-28s %4d case%s\n", reg.features[i].name, n, n == 1 ? "" : "s");
+        }
+    } else {
+        for (int i = 0; i < reg.nprofiles; i++) {
+            const ds_profile *p = &reg.profiles[i];
+            if (out) {
+                cJSON *j = cJSON_CreateObject();
+                cJSON_AddStringToObject(j, "name", p->name);
+                cJSON_AddBoolToObject(j, "core", p->core);
+                cJSON *r = cJSON_AddArrayToObject(j, "required");
+                for (int k = 0; k < p->nrequired; k++)
+                    cJSON_AddItemToArray(r, cJSON_CreateString(p->required[k]));
+                cJSON *o = cJSON_AddArrayToObject(j, "optional");
+                for (int k = 0; k < p->noptional; k++)
+                    cJSON_AddItemToArray(o, cJSON_CreateString(p->optional[k]));
+                cJSON_AddItemToArray(out, j);
+            } else {
+                printf("%s%s:", p->name, p->core ? " (core)" : "");
+                for (int k = 0; k < p->nrequired; k++)
+                    printf(" %s", p->required[k]);
+                for (int k = 0; k < p->noptional; k++)
+                    printf(" [%s]", p->optional[k]);
+                putchar('\n');
+            }
+        }
+        if (!reg.have_profiles)
+            fprintf(stderr, "devspec: %s/profiles.json does not exist yet\n", reg.spec_dir);
+    }
+    if (out) {
+        char *s = cJSON_Print(out);
+        puts(s);
+        cJSON_free(s);
+        cJSON_Delete(out);
+    }
+    ds__suite_free(&suite);
+    ds__registry_free(&reg);
+    return 0;
+}
+
+static bool level_listed(const char *levels, const char *level)
+{
+    size_t n = strlen(level);
+    for (const char *p = levels; *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && !strncmp(p, level, n))
+            return true;
+        p += len + (comma ? 1 : 0);
+    }
+    return false;
+}
+
+/* devspec coverage: per profile, every statement of its features and the cases that cite
+ * it. With --fail-uncovered LEVELS the exit status is 1 when a statement of one of those
+ * levels has no case, in the selected profiles (all, --profile P, or --core). */
+static int cmd_coverage(args *a)
+{
+    const char *source = root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR);
+    ds_registry reg;
+    ds_suite suite = {0};
+    int rc = load_all(a, source, &reg, &suite);
+    if (rc) {
+        if (reg.spec_dir)
+            ds__registry_free(&reg);
+        ds__suite_free(&suite);
+        return rc;
+    }
+    if (a->fail_uncovered) {
+        for (const char *p = a->fail_uncovered; *p;) {
+            const char *comma = strchr(p, ',');
+            size_t len = comma ? (size_t)(comma - p) : strlen(p);
+            char lv[64];
+            snprintf(lv, sizeof lv, "%.*s", (int)(len < 63 ? len : 63), p);
+            if (strcmp(lv, "must") && strcmp(lv, "should") && strcmp(lv, "may") &&
+                strcmp(lv, "implementation-defined")) {
+                ds__suite_free(&suite);
+                ds__registry_free(&reg);
+                return usage_error("--fail-uncovered: unknown level '%s' (must, should, may, "
+                                   "implementation-defined)",
+                                   lv);
+            }
+            p += len + (comma ? 1 : 0);
+        }
+    }
+    cJSON *out = cJSON_CreateArray();
+    int uncovered_gate = 0;
+    int shown = 0;
+    for (int i = 0; i < reg.nprofiles; i++) {
+        const ds_profile *p = &reg.profiles[i];
+        bool want = a->profiles.n == 0 && !a->core;
+        for (int k = 0; k < a->profiles.n; k++)
+            want = want || !strcmp(a->profiles.items[k], p->name);
+        want = want || (a->core && p->core);
+        if (!want)
+            continue;
+        shown++;
+        cJSON *pj = cJSON_CreateObject();
+        cJSON_AddStringToObject(pj, "profile", p->name);
+        cJSON_AddBoolToObject(pj, "core", p->core);
+        cJSON *stmts = cJSON_AddArrayToObject(pj, "statements");
+        int total = 0, covered = 0;
+        if (!a->json)
+            printf("profile %s%s\n", p->name, p->core ? " (core)" : "");
+        /* The statements of the profile: those of its features, each once. */
+        for (int pass = 0; pass < 2; pass++) {
+            char **feats = pass ? p->optional : p->required;
+            int nf = pass ? p->noptional : p->nrequired;
+            for (int fi = 0; fi < nf; fi++) {
+                const ds_feature *f = ds__registry_feature(&reg, feats[fi]);
+                for (int s = 0; f && s < f->nstatements; s++) {
+                    const char *id = f->statements[s];
+                    bool seen = false;
+                    for (const cJSON *x = stmts->child; x; x = x->next)
+                        seen = seen || !strcmp(cJSON_GetObjectItem(x, "id")->valuestring, id);
+                    if (seen)
+                        continue;
+                    const ds_statement *st = ds__registry_statement(&reg, id);
+                    const char *level = st ? st->level : "";
+                    cJSON *sj = cJSON_CreateObject();
+                    cJSON_AddStringToObject(sj, "id", id);
+                    cJSON_AddStringToObject(sj, "level", level);
+                    cJSON_AddStringToObject(sj, "feature", f->name);
+                    cJSON_AddBoolToObject(sj, "optional_feature", pass == 1);
+                    cJSON *cs = cJSON_AddArrayToObject(sj, "cases");
+                    for (int fl = 0; fl < suite.nfiles; fl++)
+                        for (int k = 0; k < suite.files[fl].ncases; k++) {
+                            const ds_case *c = &suite.files[fl].cases[k];
+                            for (int x = 0; x < c->nspec; x++)
+                                if (!strcmp(c->spec[x], id))
+                                    cJSON_AddItemToArray(cs, cJSON_CreateString(c->id));
+                        }
+                    int n = cJSON_GetArraySize(cs);
+                    total++;
+                    covered += n > 0;
+                    bool gate = n == 0 && a->fail_uncovered && level_listed(a->fail_uncovered, level);
+                    uncovered_gate += gate;
+                    cJSON_AddBoolToObject(sj, "covered", n > 0);
+                    cJSON_AddItemToArray(stmts, sj);
+                    if (!a->json) {
+                        printf("  %-18s %-22s %-26s ", id, level[0] ? level : "?", f->name);
+                        if (n == 0)
+                            printf("%s\n", gate ? "UNCOVERED (gating)" : "uncovered");
+                        else {
+                            int k = 0;
+                            for (const cJSON *x = cs->child; x; x = x->next, k++) {
+                                if (k == 3) {
+                                    printf(" ... (%d cases)", n);
+                                    break;
+                                }
+                                printf("%s%s", k ? ", " : "", x->valuestring);
+                            }
+                            putchar('\n');
+                        }
+                    }
+                }
+            }
+        }
+        cJSON_AddNumberToObject(pj, "total", total);
+        cJSON_AddNumberToObject(pj, "covered", covered);
+        if (!a->json)
+            printf("  %d of %d statements covered\n", covered, total);
+        cJSON_AddItemToArray(out, pj);
+    }
+    if (a->json) {
+        char *s = cJSON_Print(out);
+        puts(s);
+        cJSON_free(s);
+    }
+    cJSON_Delete(out);
+    if (shown == 0)
+        fprintf(stderr, "devspec: no profile selected%s\n",
+                reg.have_profiles ? "" : " (spec/profiles.json does not exist yet)");
+    if (uncovered_gate)
+        fprintf(stderr, "devspec: %d statement%s of level %s without a case\n", uncovered_gate,
+                uncovered_gate == 1 ? "" : "s", a->fail_uncovered);
+    ds__suite_free(&suite);
+    ds__registry_free(&reg);
+    return uncovered_gate ? 1 : 0;
+}
+
+static int cmd_validate(args *a)
+{
+    const char *source = root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR);
+    ds_registry reg;
+    ds_suite suite = {0};
+    int rc = load_all(a, source, &reg, &suite);
+    if (rc == 0)
+        printf("%d case file%s, %d cases: valid\n", suite.nfiles, suite.nfiles == 1 ? "" : "s",
+               suite.ncases);
+    if (reg.spec_dir)
+        ds__registry_free(&reg);
+    ds__suite_free(&suite);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fputs(USAGE, stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+        fputs(USAGE, stdout);
+        return 0;
+    }
+    if (!strcmp(cmd, "--version")) {
+        printf("devspec %s (protocol %d, report version %d)\n", DEVSPEC_VERSION,
+               DS_PROTOCOL_VERSION, DS_REPORT_VERSION);
+        return 0;
+    }
+    if (strcmp(cmd, "run") && strcmp(cmd, "list") && strcmp(cmd, "coverage") &&
+        strcmp(cmd, "validate"))
+        return usage_error("unknown command '%s' (run, list, coverage, validate)", cmd);
+    for (int i = 2; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(USAGE, stdout);
+            return 0;
+        }
+
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = 0; /* no SA_RESTART: poll() must return EINTR */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+
+    args a;
+    memset(&a, 0, sizeof a);
+    int rc = parse(argc, argv, 2, &a, cmd);
+    if (rc == 0) {
+        if (!strcmp(cmd, "run"))
+            rc = cmd_run(&a, argc, argv);
+        else if (!strcmp(cmd, "list"))
+            rc = cmd_list(&a);
+        else if (!strcmp(cmd, "coverage"))
+            rc = cmd_coverage(&a);
+        else
+            rc = cmd_validate(&a);
+    }
+    free_args(&a);
+    return rc;
+}

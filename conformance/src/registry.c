@@ -1,0 +1,368 @@
+/* The spec as data, read at run time: spec/features.json (required), spec/profiles.json
+ * and spec/statements.json (used when present), and the named-adapter registry
+ * adapters/adapters.json. */
+#define _POSIX_C_SOURCE 200809L
+#include "devspec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static cJSON *load_json(const char *path, bool required)
+{
+    size_t len;
+    char *text = ds__read_file(path, &len);
+    if (!text) {
+        if (required || errno != ENOENT)
+            fprintf(stderr, "devspec: cannot read %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, true);
+    if (!root) {
+        int line, col;
+        ds__offset_to_linecol(text, end ? (size_t)(end - text) : 0, &line, &col);
+        fprintf(stderr, "devspec: %s:%d:%d: invalid JSON\n", path, line, col);
+    }
+    free(text);
+    return root;
+}
+
+static char **string_list(const cJSON *arr, int *n)
+{
+    *n = 0;
+    if (!cJSON_IsArray(arr))
+        return NULL;
+    char **out = ds__xmalloc(sizeof(char *) * ((size_t)cJSON_GetArraySize(arr) + 1));
+    const cJSON *it;
+    cJSON_ArrayForEach(it, arr)
+    {
+        if (cJSON_IsString(it))
+            out[(*n)++] = ds__xstrdup(it->valuestring);
+        else if (cJSON_IsObject(it) && cJSON_IsString(cJSON_GetObjectItem(it, "name")))
+            out[(*n)++] = ds__xstrdup(cJSON_GetObjectItem(it, "name")->valuestring);
+    }
+    out[*n] = NULL;
+    return out;
+}
+
+static void free_list(char **l, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(l[i]);
+    free(l);
+}
+
+static const char *str_field(const cJSON *o, const char *k1, const char *k2)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k1);
+    if (!cJSON_IsString(v) && k2)
+        v = cJSON_GetObjectItemCaseSensitive(o, k2);
+    return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+/* profiles.json is a list under "profiles" (or an object keyed by name); a profile lists
+ * its required features under "required" (or "features") and may list "optional" ones. */
+static void load_profile(ds_profile *p, const char *name, const cJSON *o)
+{
+    p->name = ds__xstrdup(name);
+    const char *d = str_field(o, "description", NULL);
+    p->description = d ? ds__xstrdup(d) : NULL;
+    const cJSON *req = cJSON_GetObjectItemCaseSensitive(o, "required");
+    if (!req)
+        req = cJSON_GetObjectItemCaseSensitive(o, "features");
+    p->required = string_list(req, &p->nrequired);
+    p->optional = string_list(cJSON_GetObjectItemCaseSensitive(o, "optional"), &p->noptional);
+    const cJSON *core = cJSON_GetObjectItemCaseSensitive(o, "core");
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
+    const cJSON *tier = cJSON_GetObjectItemCaseSensitive(o, "tier");
+    p->core = cJSON_IsTrue(core) || (cJSON_IsString(kind) && !strcmp(kind->valuestring, "core")) ||
+              (cJSON_IsString(tier) && !strcmp(tier->valuestring, "core"));
+}
+
+int ds__registry_load(ds_registry *r, const char *spec_dir)
+{
+    memset(r, 0, sizeof *r);
+    r->spec_dir = ds__xstrdup(spec_dir);
+    ds_buf path = {0};
+
+    ds__buf_printf(&path, "%s/features.json", spec_dir);
+    cJSON *root = load_json(path.data, true);
+    if (!root) {
+        ds__buf_free(&path);
+        return -1;
+    }
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "features");
+    if (!cJSON_IsArray(list)) {
+        fprintf(stderr, "devspec: %s: \"features\" is not a list\n", path.data);
+        cJSON_Delete(root);
+        ds__buf_free(&path);
+        return -1;
+    }
+    r->features = ds__xmalloc(sizeof(ds_feature) * ((size_t)cJSON_GetArraySize(list) + 1));
+    const cJSON *it;
+    cJSON_ArrayForEach(it, list)
+    {
+        const char *name = str_field(it, "name", NULL);
+        if (!name)
+            continue;
+        ds_feature *f = &r->features[r->nfeatures++];
+        f->name = ds__xstrdup(name);
+        f->statements =
+            string_list(cJSON_GetObjectItemCaseSensitive(it, "statements"), &f->nstatements);
+        f->optional = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "optional"));
+    }
+    cJSON_Delete(root);
+
+    path.len = 0;
+    ds__buf_printf(&path, "%s/profiles.json", spec_dir);
+    root = load_json(path.data, false);
+    if (root) {
+        r->have_profiles = true;
+        list = cJSON_GetObjectItemCaseSensitive(root, "profiles");
+        if (!list)
+            list = root;
+        r->profiles = ds__xmalloc(sizeof(ds_profile) * ((size_t)cJSON_GetArraySize(list) + 1));
+        cJSON_ArrayForEach(it, list)
+        {
+            const char *name = cJSON_IsArray(list) ? str_field(it, "name", "id") : it->string;
+            if (!name || !cJSON_IsObject(it))
+                continue;
+            load_profile(&r->profiles[r->nprofiles++], name, it);
+        }
+        cJSON_Delete(root);
+    }
+
+    path.len = 0;
+    ds__buf_printf(&path, "%s/statements.json", spec_dir);
+    root = load_json(path.data, false);
+    if (root) {
+        r->have_statements = true;
+        list = cJSON_GetObjectItemCaseSensitive(root, "statements");
+        r->statements =
+            ds__xmalloc(sizeof(ds_statement) * ((size_t)cJSON_GetArraySize(list) + 1));
+        cJSON_ArrayForEach(it, list)
+        {
+            const char *id = str_field(it, "id", NULL);
+            if (!id)
+                continue;
+            ds_statement *s = &r->statements[r->nstatements++];
+            s->id = ds__xstrdup(id);
+            const char *level = str_field(it, "level", NULL);
+            s->level = ds__xstrdup(level ? level : "");
+            const char *text = str_field(it, "text", "paraphrase");
+            s->text = ds__xstrdup(text ? text : "");
+        }
+        r->retired =
+            string_list(cJSON_GetObjectItemCaseSensitive(root, "retired"), &r->nretired);
+        cJSON_Delete(root);
+    }
+    ds__buf_free(&path);
+    return 0;
+}
+
+void ds__registry_free(ds_registry *r)
+{
+    for (int i = 0; i < r->nfeatures; i++) {
+        free(r->features[i].name);
+        free_list(r->features[i].statements, r->features[i].nstatements);
+    }
+    free(r->features);
+    for (int i = 0; i < r->nprofiles; i++) {
+        free(r->profiles[i].name);
+        free(r->profiles[i].description);
+        free_list(r->profiles[i].required, r->profiles[i].nrequired);
+        free_list(r->profiles[i].optional, r->profiles[i].noptional);
+    }
+    free(r->profiles);
+    for (int i = 0; i < r->nstatements; i++) {
+        free(r->statements[i].id);
+        free(r->statements[i].level);
+        free(r->statements[i].text);
+    }
+    free(r->statements);
+    free_list(r->retired, r->nretired);
+    free(r->spec_dir);
+    memset(r, 0, sizeof *r);
+}
+
+const ds_feature *ds__registry_feature(const ds_registry *r, const char *name)
+{
+    for (int i = 0; i < r->nfeatures; i++)
+        if (!strcmp(r->features[i].name, name))
+            return &r->features[i];
+    return NULL;
+}
+
+const ds_profile *ds__registry_profile(const ds_registry *r, const char *name)
+{
+    for (int i = 0; i < r->nprofiles; i++)
+        if (!strcmp(r->profiles[i].name, name))
+            return &r->profiles[i];
+    return NULL;
+}
+
+const ds_statement *ds__registry_statement(const ds_registry *r, const char *id)
+{
+    for (int i = 0; i < r->nstatements; i++)
+        if (!strcmp(r->statements[i].id, id))
+            return &r->statements[i];
+    return NULL;
+}
+
+bool ds__registry_retired(const ds_registry *r, const char *id)
+{
+    for (int i = 0; i < r->nretired; i++)
+        if (!strcmp(r->retired[i], id))
+            return true;
+    return false;
+}
+
+bool ds__profile_has_feature(const ds_profile *p, const char *feature, bool *optional)
+{
+    for (int i = 0; i < p->nrequired; i++)
+        if (!strcmp(p->required[i], feature)) {
+            if (optional)
+                *optional = false;
+            return true;
+        }
+    for (int i = 0; i < p->noptional; i++)
+        if (!strcmp(p->optional[i], feature)) {
+            if (optional)
+                *optional = true;
+            return true;
+        }
+    return false;
+}
+
+/* ---- adapters/adapters.json ------------------------------------------------------ */
+
+static char *substitute(const char *s, const char *source, const char *build)
+{
+    ds_buf b = {0};
+    while (*s) {
+        if (!strncmp(s, "${SOURCE}", 9)) {
+            ds__buf_puts(&b, source);
+            s += 9;
+        } else if (!strncmp(s, "${BUILD}", 8)) {
+            ds__buf_puts(&b, build);
+            s += 8;
+        } else {
+            ds__buf_add(&b, s, 1);
+            s++;
+        }
+    }
+    if (!b.data)
+        ds__buf_puts(&b, "");
+    return b.data;
+}
+
+static cJSON *load_adapters(const char *source)
+{
+    ds_buf path = {0};
+    ds__buf_printf(&path, "%s/adapters/adapters.json", source);
+    cJSON *root = load_json(path.data, true);
+    ds__buf_free(&path);
+    return root;
+}
+
+int ds__named_adapter_find(const char *source, const char *build, const char *name,
+                           ds_named_adapter *out)
+{
+    memset(out, 0, sizeof *out);
+    cJSON *root = load_adapters(source);
+    if (!root)
+        return -1;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "adapters"))
+    {
+        const char *n = str_field(it, "name", NULL);
+        if (!n || strcmp(n, name))
+            continue;
+        out->name = ds__xstrdup(n);
+        const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(it, "command");
+        int ncmd = cJSON_GetArraySize(cmd);
+        out->command = ds__xmalloc(sizeof(char *) * ((size_t)ncmd + 1));
+        int k = 0;
+        const cJSON *a;
+        cJSON_ArrayForEach(a, cmd)
+        {
+            if (cJSON_IsString(a))
+                out->command[k++] = substitute(a->valuestring, source, build);
+        }
+        out->command[k] = NULL;
+        const char *so = str_field(it, "shared_object", NULL);
+        out->shared_object = so ? substitute(so, source, build) : NULL;
+        const cJSON *env = cJSON_GetObjectItemCaseSensitive(it, "env");
+        out->env = ds__xmalloc(sizeof(char *) * ((size_t)cJSON_GetArraySize(env) + 1));
+        k = 0;
+        cJSON_ArrayForEach(a, env)
+        {
+            if (!cJSON_IsString(a))
+                continue;
+            char *v = substitute(a->valuestring, source, build);
+            ds_buf kv = {0};
+            ds__buf_printf(&kv, "%s=%s", a->string, v);
+            free(v);
+            out->env[k++] = kv.data;
+        }
+        out->env[k] = NULL;
+        const char *ex = str_field(it, "expectations", NULL);
+        if (ex) {
+            ds_buf p = {0};
+            char *rel = substitute(ex, source, build);
+            if (rel[0] == '/')
+                ds__buf_puts(&p, rel);
+            else
+                ds__buf_printf(&p, "%s/%s", source, rel);
+            free(rel);
+            out->expectations = p.data;
+        }
+        cJSON_Delete(root);
+        if (k == 0 && out->command[0] == NULL && !out->shared_object) {
+            fprintf(stderr, "devspec: adapter '%s' has neither command nor shared_object\n", name);
+            ds__named_adapter_free(out);
+            return -1;
+        }
+        return 0;
+    }
+    cJSON_Delete(root);
+    fprintf(stderr,
+            "devspec: no adapter named '%s' in adapters/adapters.json (give a path to a .so, "
+            "or --adapter-cmd)\n",
+            name);
+    return -1;
+}
+
+void ds__named_adapter_free(ds_named_adapter *a)
+{
+    free(a->name);
+    if (a->command)
+        for (char **p = a->command; *p; p++)
+            free(*p);
+    free(a->command);
+    free(a->shared_object);
+    if (a->env)
+        for (char **p = a->env; *p; p++)
+            free(*p);
+    free(a->env);
+    free(a->expectations);
+    memset(a, 0, sizeof *a);
+}
+
+int ds__named_adapter_list(const char *source, FILE *out)
+{
+    cJSON *root = load_adapters(source);
+    if (!root)
+        return -1;
+    const cJSON *it;
+    cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "adapters"))
+    {
+        const char *n = str_field(it, "name", NULL);
+        const char *d = str_field(it, "description", NULL);
+        if (n)
+            fprintf(out, "%-20s %s\n", n, d ? d : "");
+    }
+    cJSON_Delete(root);
+    return 0;
+}

@@ -1,0 +1,180 @@
+/* TAP 14 on stdout: one subtest per case file, one test point per case, the plans at the
+ * end so the output streams.
+ *
+ *   pass -> ok; skip -> ok # SKIP reason; xfail -> not ok # TODO reason;
+ *   xpass -> ok # TODO reason (a "TODO passed"); fail, error, crash, timeout -> not ok
+ *   with a YAML block holding status, message, expected, observed and location.
+ *
+ * A file's test point is "not ok" when one of its cases is unexpected. */
+#define _POSIX_C_SOURCE 200809L
+#include "devspec.h"
+
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct ds_tap {
+    FILE *out;
+    const ds_file *file; /* the open subtest */
+    int sub_n;
+    bool sub_bad;
+    int top_n;
+};
+
+ds_tap *ds__tap_open(FILE *out)
+{
+    ds_tap *t = ds__xmalloc(sizeof *t);
+    memset(t, 0, sizeof *t);
+    t->out = out;
+    fputs("TAP version 14\n", out);
+    fflush(out);
+    return t;
+}
+
+void ds__tap_comment(ds_tap *t, const char *fmt, ...)
+{
+    va_list ap;
+    fputs("# ", t->out);
+    va_start(ap, fmt);
+    vfprintf(t->out, fmt, ap);
+    va_end(ap);
+    fputc('\n', t->out);
+}
+
+/* TAP escapes only '\' and '#' in descriptions and directives; newlines end a line, so
+ * they become spaces. */
+static void put_escaped(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\\' || *s == '#')
+            fputc('\\', out);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
+    }
+}
+
+void ds__yaml_quote(ds_buf *b, const char *s)
+{
+    ds__buf_puts(b, "\"");
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            ds__buf_printf(b, "\\%c", *p);
+        else if (*p == '\n')
+            ds__buf_puts(b, "\\n");
+        else if (*p == '\t')
+            ds__buf_puts(b, "\\t");
+        else if (*p < 0x20 || *p == 0x7f)
+            ds__buf_printf(b, "\\x%02x", *p);
+        else
+            ds__buf_add(b, (const char *)p, 1);
+    }
+    ds__buf_puts(b, "\"");
+}
+
+static void close_subtest(ds_tap *t)
+{
+    if (!t->file)
+        return;
+    fprintf(t->out, "    1..%d\n", t->sub_n);
+    t->top_n++;
+    fprintf(t->out, "%sok %d - ", t->sub_bad ? "not " : "", t->top_n);
+    put_escaped(t->out, t->file->name);
+    fputc('\n', t->out);
+    t->file = NULL;
+    fflush(t->out);
+}
+
+static void yaml_line(ds_buf *b, const char *key, const char *value)
+{
+    ds__buf_printf(b, "      %s: ", key);
+    ds__yaml_quote(b, value);
+    ds__buf_puts(b, "\n");
+}
+
+static void yaml_json(ds_buf *b, const char *key, const cJSON *v)
+{
+    char *s = cJSON_PrintUnformatted(v);
+    yaml_line(b, key, s ? s : "");
+    cJSON_free(s);
+}
+
+void ds__tap_result(ds_tap *t, const ds_result *r)
+{
+    const ds_case *c = r->c;
+    if (t->file != c->file) {
+        close_subtest(t);
+        t->file = c->file;
+        t->sub_n = 0;
+        t->sub_bad = false;
+        fputs("# Subtest: ", t->out);
+        put_escaped(t->out, c->file->name);
+        fputc('\n', t->out);
+    }
+    t->sub_n++;
+    bool bad = r->status == DS_FAIL || r->status == DS_ERROR || r->status == DS_CRASH ||
+               r->status == DS_TIMEOUT;
+    t->sub_bad = t->sub_bad || bad;
+    bool not_ok = bad || r->status == DS_XFAIL;
+    fprintf(t->out, "    %sok %d - ", not_ok ? "not " : "", t->sub_n);
+    put_escaped(t->out, c->id);
+    const char *why = r->expectation ? r->expectation->reason : "";
+    if (r->status == DS_SKIP) {
+        fputs(" # SKIP ", t->out);
+        put_escaped(t->out, r->reason ? r->reason : "");
+    } else if (r->status == DS_XFAIL) {
+        fprintf(t->out, " # TODO expected %s: ", ds__status_name(r->raw_status));
+        put_escaped(t->out, why[0] ? why : "listed in the expectations file");
+    } else if (r->status == DS_XPASS) {
+        fprintf(t->out, " # TODO unexpected pass, expected %s: ",
+                ds__status_name(r->expectation->status));
+        put_escaped(t->out, why[0] ? why : "listed in the expectations file");
+    }
+    fputc('\n', t->out);
+    if (not_ok) {
+        ds_buf b = {0};
+        ds__buf_puts(&b, "      ---\n");
+        yaml_line(&b, "status", ds__status_name(r->status));
+        yaml_line(&b, "message", r->reason ? r->reason : "");
+        if (r->step >= 0) {
+            ds__buf_printf(&b, "      step: %d\n", r->step);
+            yaml_line(&b, "op", c->steps[r->step].op);
+        }
+        if (r->expected)
+            yaml_json(&b, "expected", r->expected);
+        if (r->observed)
+            yaml_json(&b, "observed", r->observed);
+        yaml_line(&b, "file", c->file->name);
+        yaml_line(&b, "id", c->id);
+        ds_buf list = {0};
+        for (int i = 0; i < c->nfeatures; i++)
+            ds__buf_printf(&list, "%s%s", i ? ", " : "", c->features[i]);
+        yaml_line(&b, "features", list.data ? list.data : "");
+        list.len = 0;
+        for (int i = 0; i < c->nspec; i++)
+            ds__buf_printf(&list, "%s%s", i ? ", " : "", c->spec[i]);
+        yaml_line(&b, "spec", list.data ? list.data : "");
+        ds__buf_free(&list);
+        ds__buf_printf(&b, "      duration_ms: %.3f\n", r->duration * 1e3);
+        if (r->stderr_tail)
+            yaml_line(&b, "stderr", r->stderr_tail);
+        ds__buf_puts(&b, "      ...\n");
+        fputs(b.data, t->out);
+        ds__buf_free(&b);
+    }
+    fflush(t->out);
+}
+
+void ds__tap_bail(ds_tap *t, const char *reason)
+{
+    close_subtest(t);
+    fputs("Bail out! ", t->out);
+    put_escaped(t->out, reason);
+    fputc('\n', t->out);
+    fflush(t->out);
+}
+
+void ds__tap_close(ds_tap *t)
+{
+    close_subtest(t);
+    fprintf(t->out, "1..%d\n", t->top_n);
+    fflush(t->out);
+}
