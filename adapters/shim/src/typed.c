@@ -133,13 +133,30 @@ long ds__utf8_invalid_at(const char *s, size_t len)
 
 void ds__format_float(double d, bool single, char *buf, size_t size)
 {
-    /* The shortest of %.1g .. %.17g (%.9g for float32) that reads back exactly. */
+    /* Integral values below 1e16 print in full ("100", not "1e+02"): exact and readable.
+     * Others: the shortest of %.1g .. %.17g (%.9g for float32) that reads back exactly. */
+    if (d == trunc(d) && fabs(d) < 1e16) {
+        snprintf(buf, size, "%.0f", d);
+        return;
+    }
     int max = single ? 9 : 17;
     for (int p = 1; p <= max; p++) {
         snprintf(buf, size, "%.*g", p, d);
         if (single ? strtof(buf, NULL) == (float)d : strtod(buf, NULL) == d)
             return;
     }
+}
+
+/* Whether t has the form of a decimal integer: an optional sign and ASCII digits. */
+static bool int_form(const char *t)
+{
+    const char *p = t + (*t == '+' || *t == '-');
+    if (*p == '\0')
+        return false;
+    for (; *p; p++)
+        if (*p < '0' || *p > '9')
+            return false;
+    return true;
 }
 
 /* Parses a whole decimal integer string; `neg_ok` false for unsigned. */
@@ -531,7 +548,11 @@ int ds__scalar_decode(const cJSON *v, const char *arg, ds_scalar *out, ds__err *
     if (t != NULL && cJSON_IsString(t)) {
         int64_t s;
         uint64_t u;
-        if (parse_int_text(t->valuestring, true, &s, &u)) {
+        if (int_form(t->valuestring)) {
+            if (!parse_int_text(t->valuestring, true, &s, &u))
+                return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                                "argument '%s': integer \"%.40s\" is outside the int64 range",
+                                arg, t->valuestring);
             out->kind = DS_SCALAR_INT;
             out->i = s;
             return 0;

@@ -1,0 +1,85 @@
+/* toylib: the stand-in library of the template (see toylib.h). */
+#include "toylib.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char last_error[256];
+
+static int fail(int status, const char *message, const char *detail)
+{
+    snprintf(last_error, sizeof last_error, "%s%s", message, detail ? detail : "");
+    return status;
+}
+
+const char *toy_last_error(void)
+{
+    return last_error;
+}
+
+int toy_device_parse(const char *text, int *device)
+{
+    if (strcmp(text, "toy") == 0 || strcmp(text, "toy:0") == 0)
+        *device = 0;
+    else if (strcmp(text, "toy:1") == 0)
+        *device = 1;
+    else
+        return fail(TOY_E_DEVICE, "unknown device: ", text);
+    return TOY_OK;
+}
+
+static int make(const int64_t *shape, int ndim, int dtype, size_t itemsize, int device,
+                toy_array **out)
+{
+    size_t count = 1;
+    if (ndim < 0 || ndim > TOY_MAX_NDIM || itemsize == 0)
+        return fail(TOY_E_ARG, "bad rank or element size", NULL);
+    if (device < 0 || device >= TOY_NUM_DEVICES)
+        return fail(TOY_E_DEVICE, "no such device", NULL);
+    for (int k = 0; k < ndim; k++) {
+        if (shape[k] < 0)
+            return fail(TOY_E_ARG, "negative dimension", NULL);
+        count *= (size_t)shape[k];
+    }
+    toy_array *x = calloc(1, sizeof *x);
+    if (x == NULL || (count > 0 && (x->data = calloc(count, itemsize)) == NULL)) {
+        free(x);
+        return fail(TOY_E_NOMEM, "out of memory", NULL);
+    }
+    x->device = device;
+    x->dtype = dtype;
+    x->itemsize = itemsize;
+    x->ndim = ndim;
+    memcpy(x->shape, shape, (size_t)ndim * sizeof *shape);
+    x->nbytes = count * itemsize;
+    *out = x;
+    return TOY_OK;
+}
+
+int toy_zeros(const int64_t *shape, int ndim, int dtype, size_t itemsize, int device,
+              toy_array **out)
+{
+    return make(shape, ndim, dtype, itemsize, device, out);
+}
+
+int toy_from_host(const void *data, const int64_t *shape, int ndim, int dtype, size_t itemsize,
+                  int device, toy_array **out)
+{
+    int st = make(shape, ndim, dtype, itemsize, device, out);
+    if (st == TOY_OK && (*out)->nbytes > 0)
+        memcpy((*out)->data, data, (*out)->nbytes);
+    return st;
+}
+
+int toy_to_device(const toy_array *x, int device, toy_array **out)
+{
+    return toy_from_host(x->data, x->shape, x->ndim, x->dtype, x->itemsize, device, out);
+}
+
+void toy_free(toy_array *x)
+{
+    if (x != NULL)
+        free(x->data);
+    free(x);
+}

@@ -1,0 +1,44 @@
+/*
+ * toylib: a deliberately tiny array library that stands in for YOUR library in this
+ * template. It has two "devices" (toy:0 and toy:1, both plain host memory), arrays with a
+ * dtype code, a shape and a device, and a handful of functions. Replace it with your own
+ * library; the adapter in adapter.c shows how each protocol op maps onto library calls.
+ */
+#ifndef TOYLIB_H
+#define TOYLIB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TOY_NUM_DEVICES 2
+#define TOY_MAX_NDIM 8
+
+/* Status codes: 0 is success, errors are negative. */
+enum { TOY_OK = 0, TOY_E_ARG = -1, TOY_E_DEVICE = -2, TOY_E_NOMEM = -3, TOY_E_MISMATCH = -4 };
+
+/* Element types: the toy stores any element size the caller names. */
+typedef struct toy_array {
+    int device;     /* 0 .. TOY_NUM_DEVICES-1 */
+    int dtype;      /* the caller's dtype code */
+    size_t itemsize;
+    int ndim;
+    int64_t shape[TOY_MAX_NDIM];
+    size_t nbytes;
+    unsigned char *data;
+} toy_array;
+
+/* The message of the last error, for the adapter to report. */
+const char *toy_last_error(void);
+/* Parses "toy", "toy:0" or "toy:1" into a device index. */
+int toy_device_parse(const char *text, int *device);
+/* A zero-filled array. */
+int toy_zeros(const int64_t *shape, int ndim, int dtype, size_t itemsize, int device,
+              toy_array **out);
+/* An array holding a copy of `data`. */
+int toy_from_host(const void *data, const int64_t *shape, int ndim, int dtype, size_t itemsize,
+                  int device, toy_array **out);
+/* A copy of x on another device. */
+int toy_to_device(const toy_array *x, int device, toy_array **out);
+void toy_free(toy_array *x);
+
+#endif

@@ -1,0 +1,322 @@
+/*
+ * protocol_test: the shim's handling of the protocol itself, through the template's toy
+ * adapter in either transport: hello first, malformed requests of every kind, argument and
+ * handle errors, reset, typed arrays of all 13 dtypes (spec/protocol.md, "Values"), slots
+ * the table leaves NULL, and bye.
+ *
+ *   protocol_test inproc devspec_adapter_toy.so
+ *   protocol_test host devspec-adapter-host devspec_adapter_toy.so
+ */
+#include "driver.h"
+
+#include "devspec_shim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Sends `len` raw bytes and expects an error reply with id null (or `id`), kind, origin. */
+static void raw_err(drv *d, const char *name, const char *request, size_t len, const char *id,
+                    const char *kind)
+{
+    char *reply = drv_raw(d, request, len);
+    cJSON *r = reply ? cJSON_Parse(reply) : NULL;
+    const cJSON *err = cJSON_GetObjectItemCaseSensitive(r, "error");
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(err, "kind");
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(err, "origin");
+    const cJSON *rid = cJSON_GetObjectItemCaseSensitive(r, "id");
+    char *idtext = rid ? cJSON_PrintUnformatted(rid) : NULL;
+    bool pass = r != NULL && cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "ok")) &&
+                cJSON_IsString(k) && strcmp(k->valuestring, kind) == 0 && cJSON_IsString(o) &&
+                strcmp(o->valuestring, "protocol") == 0 && idtext && strcmp(idtext, id) == 0;
+    tap_ok(pass, "%s", name);
+    if (!pass) {
+        tap_diag("  at %s:%d: expected error kind %s origin protocol id %s", __FILE__, __LINE__,
+                 kind, id);
+        tap_diag("  observed: %s", reply ? reply : "(no reply)");
+    }
+    free(idtext);
+    cJSON_Delete(r);
+    free(reply);
+}
+
+/* A raw request given as a string literal, sent without its terminating NUL. */
+#define RAW(d, name, lit, id, kind) raw_err(d, name, lit, sizeof(lit) - 1, id, kind)
+
+static void malformed(drv *d)
+{
+    static const char bad_utf8[] = "{\"id\":1,\"op\":\"\xff\xfe\"}";
+    static const char overlong[] = "{\"id\":1,\"op\":\"\xc0\xaf\"}";
+    static const char surrogate[] = "{\"id\":1,\"op\":\"\xed\xa0\x80\"}";
+    static const char with_nul[] = "{\"id\":1,\0\"op\":\"reset\"}";
+    RAW(d, "malformed: not JSON", "garbage", "null", "ValueError");
+    RAW(d, "malformed: empty line", "", "null", "ValueError");
+    RAW(d, "malformed: truncated object", "{\"id\":1,\"op\":", "null", "ValueError");
+    raw_err(d, "malformed: invalid UTF-8", bad_utf8, sizeof bad_utf8 - 1, "null", "ValueError");
+    raw_err(d, "malformed: overlong UTF-8", overlong, sizeof overlong - 1, "null", "ValueError");
+    raw_err(d, "malformed: UTF-8 surrogate", surrogate, sizeof surrogate - 1, "null",
+            "ValueError");
+    raw_err(d, "malformed: NUL byte inside", with_nul, sizeof with_nul - 1, "null", "ValueError");
+    RAW(d, "malformed: a list, not an object", "[1,2]", "null", "TypeError");
+    RAW(d, "malformed: a string, not an object", "\"hello\"", "null", "TypeError");
+    RAW(d, "malformed: text after the object", "{\"id\":1,\"op\":\"reset\"} x", "null",
+            "ValueError");
+    RAW(d, "malformed: missing id", "{\"op\":\"reset\"}", "null", "ValueError");
+    RAW(d, "malformed: negative id", "{\"id\":-1,\"op\":\"reset\"}", "null",
+            "TypeError");
+    RAW(d, "malformed: fractional id", "{\"id\":1.5,\"op\":\"reset\"}", "null",
+            "TypeError");
+    RAW(d, "malformed: string id", "{\"id\":\"1\",\"op\":\"reset\"}", "null",
+            "TypeError");
+    RAW(d, "malformed: missing op (id echoed)", "{\"id\":41}", "41", "ValueError");
+    RAW(d, "malformed: op not a string", "{\"id\":42,\"op\":7}", "42", "TypeError");
+    RAW(d, "malformed: args not an object", "{\"id\":43,\"op\":\"reset\",\"args\":[1]}",
+            "43", "TypeError");
+
+    /* An oversized line: refused with a message, and the session goes on. */
+    size_t big = (size_t)DS_PROTOCOL_MAX_LINE + 10;
+    char *line = malloc(big);
+    memset(line, ' ', big);
+    memcpy(line, "{\"id\":44,\"op\":\"reset\"}", 22);
+    raw_err(d, "malformed: line over DS_PROTOCOL_MAX_LINE is refused", line, big, "null",
+            "ValueError");
+    free(line);
+    OK(d, "the session goes on after an oversized line", NULL, "null", "\"op\":\"reset\"");
+    char *reply = drv_raw(d, "{\"id\":9007199254740991,\"op\":\"reset\"}", 36);
+    tap_ok(reply && strstr(reply, "\"id\":9007199254740991") != NULL,
+           "id 2^53-1 is echoed exactly");
+    free(reply);
+}
+
+static void typed_round_trip(drv *d, const char *name, const char *in, const char *out)
+{
+    char label[160];
+    snprintf(label, sizeof label, "typed array %s: asarray", name);
+    if (!OK(d, label, "t", NULL, "\"op\":\"array.asarray\",\"args\":{\"obj\":%s}", in))
+        return;
+    snprintf(label, sizeof label, "typed array %s: read gives it back exactly", name);
+    OK(d, label, NULL, out, "\"op\":\"array.read\",\"args\":{\"array\":$t}");
+}
+
+static void typed_arrays(drv *d)
+{
+    typed_round_trip(d, "bool", "{\"dtype\":\"bool\",\"shape\":[2],\"data\":[true,false]}",
+                     "{\"dtype\":\"bool\",\"shape\":[2],\"data\":[true,false]}");
+    typed_round_trip(d, "int8", "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[-128,\"127\"]}",
+                     "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[-128,127]}");
+    typed_round_trip(d, "int16", "{\"dtype\":\"int16\",\"shape\":[2],\"data\":[-32768,32767]}",
+                     "{\"dtype\":\"int16\",\"shape\":[2],\"data\":[-32768,32767]}");
+    typed_round_trip(d, "int32",
+                     "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[-2147483648,2147483647]}",
+                     "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[-2147483648,2147483647]}");
+    /* Beyond 2^53 integers travel as strings; up to it as numbers. */
+    typed_round_trip(d, "int64",
+                     "{\"dtype\":\"int64\",\"shape\":[2,2],\"data\":[\"-9223372036854775808\","
+                     "\"9223372036854775807\",9007199254740992,\"9007199254740993\"]}",
+                     "{\"dtype\":\"int64\",\"shape\":[2,2],\"data\":[\"-9223372036854775808\","
+                     "\"9223372036854775807\",9007199254740992,\"9007199254740993\"]}");
+    typed_round_trip(d, "uint8", "{\"dtype\":\"uint8\",\"shape\":[2],\"data\":[0,255]}",
+                     "{\"dtype\":\"uint8\",\"shape\":[2],\"data\":[0,255]}");
+    typed_round_trip(d, "uint16", "{\"dtype\":\"uint16\",\"shape\":[1],\"data\":[65535]}",
+                     "{\"dtype\":\"uint16\",\"shape\":[1],\"data\":[65535]}");
+    typed_round_trip(d, "uint32", "{\"dtype\":\"uint32\",\"shape\":[1],\"data\":[4294967295]}",
+                     "{\"dtype\":\"uint32\",\"shape\":[1],\"data\":[4294967295]}");
+    typed_round_trip(d, "uint64",
+                     "{\"dtype\":\"uint64\",\"shape\":[2],\"data\":[\"18446744073709551615\",1]}",
+                     "{\"dtype\":\"uint64\",\"shape\":[2],\"data\":[\"18446744073709551615\",1]}");
+    /* float32: 0.1 is written as its shortest float32 decimal; 1e-45 rounds to the
+     * smallest subnormal, whose shortest decimal is 1e-45; FLT_MAX prints as 3.4028235e+38. */
+    typed_round_trip(d, "float32",
+                     "{\"dtype\":\"float32\",\"shape\":[7],\"data\":[\"nan\",\"inf\",\"-inf\","
+                     "\"-0.0\",0.1,1e-45,3.4028234663852886e38]}",
+                     "{\"dtype\":\"float32\",\"shape\":[7],\"data\":[\"nan\",\"inf\",\"-inf\","
+                     "\"-0.0\",0.1,1e-45,3.4028235e+38]}");
+    typed_round_trip(d, "float64",
+                     "{\"dtype\":\"float64\",\"shape\":[6],\"data\":[\"NaN\",\"-inf\",\"-0.0\","
+                     "0.1,5e-324,\"0.5\"]}",
+                     "{\"dtype\":\"float64\",\"shape\":[6],\"data\":[\"nan\",\"-inf\",\"-0.0\","
+                     "0.1,5e-324,0.5]}");
+    typed_round_trip(d, "complex64",
+                     "{\"dtype\":\"complex64\",\"shape\":[2],\"data\":[[1.5,\"-0.0\"],[\"nan\","
+                     "\"inf\"]]}",
+                     "{\"dtype\":\"complex64\",\"shape\":[2],\"data\":[[1.5,\"-0.0\"],[\"nan\","
+                     "\"inf\"]]}");
+    typed_round_trip(d, "complex128",
+                     "{\"dtype\":\"complex128\",\"shape\":[1],\"data\":[[0.1,-2]]}",
+                     "{\"dtype\":\"complex128\",\"shape\":[1],\"data\":[[0.1,-2]]}");
+    typed_round_trip(d, "0-d", "{\"dtype\":\"int32\",\"shape\":[],\"data\":[7]}",
+                     "{\"dtype\":\"int32\",\"shape\":[],\"data\":[7]}");
+    typed_round_trip(d, "empty", "{\"dtype\":\"float32\",\"shape\":[0,3],\"data\":[]}",
+                     "{\"dtype\":\"float32\",\"shape\":[0,3],\"data\":[]}");
+
+    static const struct {
+        const char *name, *obj, *kind;
+    } bad[] = {
+        {"int8 element 128 is out of range", "{\"dtype\":\"int8\",\"shape\":[1],\"data\":[128]}",
+         "ValueError"},
+        {"uint64 element \"-1\" is refused", "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[\"-1\"]}",
+         "ValueError"},
+        {"int64 element 2^60 as a number is refused (not exact)",
+         "{\"dtype\":\"int64\",\"shape\":[1],\"data\":[1152921504606846976]}", "ValueError"},
+        {"int32 element 1.5 is refused", "{\"dtype\":\"int32\",\"shape\":[1],\"data\":[1.5]}",
+         "ValueError"},
+        {"bool element 1 is refused", "{\"dtype\":\"bool\",\"shape\":[1],\"data\":[1]}",
+         "TypeError"},
+        {"float string \"abc\" is refused", "{\"dtype\":\"float64\",\"shape\":[1],\"data\":[\"abc\"]}",
+         "ValueError"},
+        {"float32 element 1e39 is out of range",
+         "{\"dtype\":\"float32\",\"shape\":[1],\"data\":[1e39]}", "ValueError"},
+        {"complex element that is not a pair",
+         "{\"dtype\":\"complex64\",\"shape\":[1],\"data\":[[1]]}", "TypeError"},
+        {"shape and data disagree", "{\"dtype\":\"int32\",\"shape\":[2,2],\"data\":[1,2,3]}",
+         "ValueError"},
+        {"negative shape", "{\"dtype\":\"int32\",\"shape\":[-1],\"data\":[]}", "ValueError"},
+        {"unknown dtype", "{\"dtype\":\"float16\",\"shape\":[1],\"data\":[1]}", "ValueError"},
+        {"missing data", "{\"dtype\":\"int32\",\"shape\":[1]}", "TypeError"},
+        {"a nested list is not a typed array", "[[1,2],[3,4]]", "TypeError"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char label[160];
+        snprintf(label, sizeof label, "typed array: %s", bad[i].name);
+        ERR(d, label, bad[i].kind, "protocol", "\"op\":\"array.asarray\",\"args\":{\"obj\":%s}",
+            bad[i].obj);
+    }
+}
+
+static void arguments_and_handles(drv *d)
+{
+    ERR(d, "array.create without fn", "TypeError", "protocol",
+        "\"op\":\"array.create\",\"args\":{\"shape\":[2]}");
+    ERR(d, "array.create with an unknown fn", "ValueError", "protocol",
+        "\"op\":\"array.create\",\"args\":{\"fn\":\"zeroes\",\"shape\":[2]}");
+    ERR(d, "zeros with a string shape", "TypeError", "protocol",
+        "\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":\"abc\"}");
+    ERR(d, "zeros with an unknown dtype", "ValueError", "protocol",
+        "\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[2],\"dtype\":\"float128\"}");
+    ERR(d, "zeros with a misspelt argument", "TypeError", "protocol",
+        "\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[2],\"devcie\":null}");
+    ERR(d, "zeros with a number as device", "TypeError", "protocol",
+        "\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[2],\"device\":0}");
+    ERR(d, "zeros with 33 dimensions", "ValueError", "protocol",
+        "\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[1,1,1,1,1,1,1,1,1,1,1,1,1,"
+        "1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]}");
+    ERR(d, "device.parse without text", "TypeError", "protocol", "\"op\":\"device.parse\"");
+    ERR(d, "device.parse with a number", "TypeError", "protocol",
+        "\"op\":\"device.parse\",\"args\":{\"text\":0}");
+
+    OK(d, "zeros on the default device", "x", "\"*\"",
+       "\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[2,3],\"dtype\":\"int16\"}");
+    OK(d, "describe it", NULL, "{\"device\":\"*\",\"dtype\":\"int16\",\"shape\":[2,3]}",
+       "\"op\":\"array.describe\",\"args\":{\"array\":$x}");
+    OK(d, "read it", NULL, "{\"dtype\":\"int16\",\"shape\":[2,3],\"data\":[0,0,0,0,0,0]}",
+       "\"op\":\"array.read\",\"args\":{\"array\":$x}");
+    ERR(d, "handle: unknown array handle", "ValueError", "protocol",
+        "\"op\":\"array.describe\",\"args\":{\"array\":\"array#999999\"}");
+    ERR(d, "handle: a device handle where an array is needed", "TypeError", "protocol",
+        "\"op\":\"array.describe\",\"args\":{\"array\":$dev0}");
+    ERR(d, "handle: an array handle where a device is needed", "TypeError", "protocol",
+        "\"op\":\"device.describe\",\"args\":{\"device\":$x}");
+    ERR(d, "handle: not a handle at all", "ValueError", "protocol",
+        "\"op\":\"array.describe\",\"args\":{\"array\":\"bogus\"}");
+    ERR(d, "handle: leading zero is not a handle", "ValueError", "protocol",
+        "\"op\":\"array.describe\",\"args\":{\"array\":\"array#01\"}");
+    ERR(d, "handle: a number is not a handle", "TypeError", "protocol",
+        "\"op\":\"array.describe\",\"args\":{\"array\":0}");
+    ERR(d, "handle: unknown stream handle", "ValueError", "protocol",
+        "\"op\":\"array.to_device\",\"args\":{\"array\":$x,\"device\":$dev1,\"stream\":\"stream#5\"}");
+
+    /* Slots the toy table leaves NULL, and a callback that says it cannot. */
+    ERR(d, "a NULL slot answers NotImplementedError (matmul)", "NotImplementedError", "adapter",
+        "\"op\":\"array.matmul\",\"args\":{\"x1\":$x,\"x2\":$x}");
+    ERR(d, "a NULL slot answers NotImplementedError (default.get)", "NotImplementedError",
+        "adapter", "\"op\":\"default.get\"");
+    ERR(d, "DS_NOT_IMPLEMENTED from a callback (ones)", "NotImplementedError", "adapter",
+        "\"op\":\"array.create\",\"args\":{\"fn\":\"ones\",\"shape\":[2]}");
+    ERR(d, "an unknown op answers NotImplementedError", "NotImplementedError", "adapter",
+        "\"op\":\"shard.split\"");
+    /* Errors the library reports: kind from the table's error slot, origin library. */
+    ERR(d, "library error: unknown device string", "ValueError", "library",
+        "\"op\":\"device.parse\",\"args\":{\"text\":\"gpu\"}");
+    ERR(d, "library error: ds_error() kind and message", "TypeError", "library",
+        "\"op\":\"array.to_device\",\"args\":{\"array\":$x,\"device\":null}");
+    ERR(d, "to_device needs its device argument", "TypeError", "protocol",
+        "\"op\":\"array.to_device\",\"args\":{\"array\":$x}");
+
+    OK(d, "to_device to the second device", "y", "\"*\"",
+       "\"op\":\"array.to_device\",\"args\":{\"array\":$x,\"device\":$dev1}");
+    OK(d, "describe the copy", "ydesc", "{\"dtype\":\"int16\",\"shape\":[2,3]}",
+       "\"op\":\"array.describe\",\"args\":{\"array\":$y}");
+    cJSON *desc = cJSON_Parse(drv_bound(d, "ydesc"));
+    drv_bind(d, "ydev", cJSON_GetObjectItemCaseSensitive(desc, "device"));
+    cJSON_Delete(desc);
+    OK(d, "the copy is on the second device (device.equal)", NULL, "true",
+       "\"op\":\"device.equal\",\"args\":{\"a\":$ydev,\"b\":$dev1}");
+    OK(d, "device strings travel as {\"str\": ...}", "z", "\"*\"",
+       "\"op\":\"array.to_device\",\"args\":{\"array\":$x,\"device\":{\"str\":\"toy:1\"}}");
+    OK(d, "array.same: a handle is itself", NULL, "true",
+       "\"op\":\"array.same\",\"args\":{\"a\":$x,\"b\":$x}");
+    OK(d, "array.same: a copy is not", NULL, "false",
+       "\"op\":\"array.same\",\"args\":{\"a\":$x,\"b\":$y}");
+
+    OK(d, "reset", NULL, "null", "\"op\":\"reset\"");
+    ERR(d, "reset drops array handles", "ValueError", "protocol",
+        "\"op\":\"array.describe\",\"args\":{\"array\":$x}");
+    ERR(d, "reset drops device handles made after hello", "ValueError", "protocol",
+        "\"op\":\"device.describe\",\"args\":{\"device\":$ydev}");
+    OK(d, "device handles listed by hello survive reset", NULL,
+       "{\"str\":\"toy:0\",\"type\":\"toy\",\"index\":0}",
+       "\"op\":\"device.describe\",\"args\":{\"device\":$dev0}");
+    OK(d, "handle numbers are not reused after reset", "x2", "\"*\"",
+       "\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[1]}");
+    tap_ok(strcmp(drv_bound(d, "x2"), drv_bound(d, "x")) != 0, "new handle %s differs from %s",
+           drv_bound(d, "x2"), drv_bound(d, "x"));
+}
+
+int main(int argc, char **argv)
+{
+    drv *d = drv_open(argc, argv);
+    tap_diag("transport: %s", drv_is_host(d) ? "out of process (devspec-adapter-host)"
+                                             : "in process (devspec_adapter_call)");
+
+    ERR(d, "an op before hello is a protocol error", "RuntimeError", "protocol",
+        "\"op\":\"info.devices\"");
+    ERR(d, "reset before hello is a protocol error", "RuntimeError", "protocol", "\"op\":\"reset\"");
+    ERR(d, "hello without protocol", "TypeError", "protocol", "\"op\":\"hello\"");
+    ERR(d, "hello with protocol 2 is refused", "ValueError", "protocol",
+        "\"op\":\"hello\",\"args\":{\"protocol\":2}");
+    ERR(d, "an op after a failed hello is a protocol error", "RuntimeError", "protocol",
+        "\"op\":\"info.devices\"");
+    ERR(d, "hello with an unknown argument", "TypeError", "protocol",
+        "\"op\":\"hello\",\"args\":{\"protocol\":1,\"x\":1}");
+    if (!OK(d, "hello", "hello",
+            "{\"protocol\":1,\"library\":{\"name\":\"toylib\",\"version\":\"0.0\"},"
+            "\"adapter\":{\"name\":\"toylib-template\",\"version\":\"0.1\"},"
+            "\"features\":[\"device-eq\",\"to-device\"],\"devices\":[\"*\",\"*\"],"
+            "\"device_strs\":[\"toy:0\",\"toy:1\"],\"default_device\":\"*\",\"max_line\":1048576}",
+            "\"op\":\"hello\",\"args\":{\"protocol\":1}")) {
+        printf("Bail out! hello failed\n");
+        return 1;
+    }
+    cJSON *hello = cJSON_Parse(drv_bound(d, "hello"));
+    const cJSON *devs = cJSON_GetObjectItemCaseSensitive(hello, "devices");
+    drv_bind(d, "dev0", cJSON_GetArrayItem(devs, 0));
+    drv_bind(d, "dev1", cJSON_GetArrayItem(devs, 1));
+    OK(d, "info.default_device gives a device handle", "def", "\"*\"",
+       "\"op\":\"info.default_device\"");
+    OK(d, "it equals the first listed device", NULL, "true",
+       "\"op\":\"device.equal\",\"args\":{\"a\":$def,\"b\":$dev0}");
+    tap_ok(cJSON_Compare(cJSON_GetObjectItemCaseSensitive(hello, "default_device"),
+                         cJSON_GetArrayItem(devs, 0), true),
+           "hello's default_device is one of its devices' handles");
+    cJSON_Delete(hello);
+
+    malformed(d);
+    typed_arrays(d);
+    arguments_and_handles(d);
+
+    OK(d, "bye", NULL, "null", "\"op\":\"bye\"");
+    if (!drv_is_host(d))
+        ERR(d, "after bye, hello is needed again", "RuntimeError", "protocol",
+            "\"op\":\"info.devices\"");
+    drv_close(d);
+    return tap_done();
+}
