@@ -366,6 +366,8 @@ class Checker:
                 self.add(rel, pointer("profiles", i, "version"), "profile-version-known",
                          "%s is not a version of %s (%s)" % (p["version"], doc["id"], ", ".join(doc["versions"])))
                 continue
+            if p["document"] == ARRAY_API:
+                self.check_array_api_profile(rel, i, p, feats)
             for key in ("required", "optional"):
                 for j, name in enumerate(p[key]):
                     ptr = pointer("profiles", i, key, j)
@@ -384,6 +386,18 @@ class Checker:
                                for sid in f["statements"]):
                         self.add(rel, ptr, "profile-feature-applies",
                                  "no statement of feature %s comes from %s %s" % (name, p["document"], p["version"]))
+
+    def check_array_api_profile(self, rel, i, p, feats):
+        """An array API profile is derived from the registry: it requires every non-optional
+        feature stated in its version and offers every optional one."""
+        v = p["version"]
+        for key, optional in (("required", False), ("optional", True)):
+            want = [n for n, f in feats.items() if v in f["versions"] and f["optional"] == optional]
+            for name in want:
+                if name not in p[key]:
+                    self.add(rel, pointer("profiles", i, key), "profile-array-api-features",
+                             "feature %s (%s, stated in %s) must be %s here"
+                             % (name, "optional" if optional else "not optional", v, key))
 
     # ---- case files ------------------------------------------------------------------------
 

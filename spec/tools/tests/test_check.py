@@ -320,6 +320,15 @@ def test_profile_unknown_document_and_version(root):
     assert ("spec/profiles.json", "/profiles/%d/version" % q, "profile-version-known") in ps
 
 
+def test_array_api_profile_must_list_every_feature_of_its_version(root):
+    p = prof(root, "array-api-2023.12")
+    edit(root, "spec/profiles.json", lambda d: d["profiles"][p]["required"].remove("info-devices"))
+    edit(root, "spec/profiles.json", lambda d: d["profiles"][p]["optional"].remove("dlpack-device"))
+    ps = problems(root)
+    assert ("spec/profiles.json", "/profiles/%d/required" % p, "profile-array-api-features") in ps
+    assert ("spec/profiles.json", "/profiles/%d/optional" % p, "profile-array-api-features") in ps
+
+
 def test_profile_feature_both_required_and_optional(root):
     p = prof(root, "array-api-2021.12")
     edit(root, "spec/profiles.json", lambda d: d["profiles"][p]["optional"].append("device-attr"))
