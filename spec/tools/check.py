@@ -284,6 +284,13 @@ class Checker:
                      "versions must run from %s to %s without gaps, i.e. %s"
                      % (vs[0], "before " + src["removed"] if "removed" in src else "the newest version",
                         ", ".join(order[start:end])))
+        for v, lv in s.get("levels", {}).items():
+            ptr = pointer("statements", i, "levels", v)
+            if v not in vs:
+                self.add(rel, ptr, "statement-levels", "%s is not one of the statement's versions" % v)
+            elif lv == s["level"]:
+                self.add(rel, ptr, "statement-levels",
+                         "the level in %s equals level; list only versions where it differs" % v)
         for j, c in enumerate(src.get("changed", [])):
             if c["version"] not in vs:
                 self.add(rel, pointer("statements", i, "source", "changed", j, "version"),
@@ -594,7 +601,13 @@ def render_markdown(st, fe, pr):
                 extra.append("changed %s: %s" % (c["version"], c["change"]))
             if "removed" in src:
                 extra.append("removed in %s" % src["removed"])
-            level = s["level"] + ("" if s.get("testable", True) else " (no case)")
+            level = s["level"]
+            if s.get("levels"):
+                by = {}
+                for v, lv in s["levels"].items():
+                    by.setdefault(lv, []).append(v)
+                level += " (%s)" % "; ".join("%s in %s" % (lv, ", ".join(v)) for lv, v in by.items())
+            level += "" if s.get("testable", True) else " (no case)"
             text = s["text"]
             if s.get("note"):
                 text += " *Note: " + s["note"] + "*"

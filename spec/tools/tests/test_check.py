@@ -226,6 +226,18 @@ def test_removed_statement_must_stop_before_removal(root):
     assert ("spec/statements.json", "/statements/%d/versions" % i, "statement-versions-span") in problems(root)
 
 
+def test_levels_by_version(root):
+    i = stmt(root, "DEV-INFO-8")
+    edit(root, "spec/statements.json",
+         lambda d: d["statements"][i].update(levels={"2021.12": "should", "2025.12": "must"}))
+    ps = problems(root)
+    assert ("spec/statements.json", "/statements/%d/levels/2021.12" % i, "statement-levels") in ps
+    assert ("spec/statements.json", "/statements/%d/levels/2025.12" % i, "statement-levels") in ps
+    row = next(line for line in (root / "spec/statements.md").read_text().splitlines()
+               if line.startswith("| DEV-INFO-8 |"))
+    assert "| must (should in 2023.12, 2024.12) |" in row
+
+
 def test_backreference_must_match_features(root):
     i = stmt(root, "DEV-DS-6")
     edit(root, "spec/statements.json", lambda d: d["statements"][i].update(features=["device-eq"]))
