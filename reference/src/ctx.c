@@ -19,6 +19,9 @@ static _Thread_local uint64_t tls_cache_serial;
 static _Thread_local ra__thread *tls_cache_state;
 /* Messages of calls without a context, or when a thread's state cannot be allocated. */
 static _Thread_local char tls_free_message[RA_MESSAGE_MAX];
+/* The context whose last message had to go to the free slot (its state could not be
+ * allocated), so that ra_ctx_message still finds it. */
+static _Thread_local uint64_t tls_fallback_serial;
 
 static void *default_alloc(size_t size, void *user_data)
 {
@@ -99,6 +102,8 @@ int ra__ctx_error(ra_ctx *ctx, int status, const char *fmt, ...)
         ra__thread *t = thread_find(ctx, true);
         if (t)
             buf = t->message;
+        else
+            tls_fallback_serial = ctx->serial;
     }
     va_list ap;
     va_start(ap, fmt);
@@ -115,7 +120,9 @@ const char *ra_ctx_message(const ra_ctx *ctx)
      * unless its state could not be allocated, in which case the message went to the
      * context-free slot. */
     ra__thread *t = thread_find((ra_ctx *)ctx, false);
-    return t ? t->message : tls_free_message;
+    if (t)
+        return t->message;
+    return tls_fallback_serial == ctx->serial ? tls_free_message : "";
 }
 
 static void thread_free(ra_ctx *ctx, ra__thread *t)
@@ -225,6 +232,7 @@ int ra_ctx_create(const ra_ctx_options *opts, ra_ctx **out)
     ctx->flags = opts ? opts->flags : 0;
     ctx->serial = atomic_fetch_add(&next_ctx_serial, 1);
     atomic_init(&ctx->inference, RA_INFER_2025);
+    atomic_init(&ctx->soft_policy, RA_SOFT_MOVE_MIXED);
     atomic_init(&ctx->live_arrays, 0);
     if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
         allocator.release(ctx, allocator.user_data);
@@ -334,4 +342,20 @@ int ra_ctx_set_inference(ra_ctx *ctx, ra_inference rule)
 ra_inference ra_ctx_inference(const ra_ctx *ctx)
 {
     return ctx ? (ra_inference)atomic_load(&((ra_ctx *)ctx)->inference) : RA_INFER_2025;
+}
+
+int ra_ctx_set_soft_policy(ra_ctx *ctx, ra_soft_policy policy)
+{
+    if (!ctx)
+        return ra__ctx_error(NULL, RA_E_NULL, "ra_ctx_set_soft_policy: ctx is NULL");
+    if (policy != RA_SOFT_MOVE_MIXED && policy != RA_SOFT_MOVE_ALL)
+        return ra__ctx_error(ctx, RA_E_ARG, "ra_ctx_set_soft_policy: unknown policy %d",
+                             (int)policy);
+    atomic_store(&ctx->soft_policy, (int)policy);
+    return RA_OK;
+}
+
+ra_soft_policy ra_ctx_soft_policy(const ra_ctx *ctx)
+{
+    return ctx ? (ra_soft_policy)atomic_load(&((ra_ctx *)ctx)->soft_policy) : RA_SOFT_MOVE_MIXED;
 }

@@ -47,6 +47,7 @@ struct ra_ctx {
     bool global_default_set;
     ra__thread *threads;
     _Atomic int inference;
+    _Atomic int soft_policy;
     _Atomic long live_arrays;
 };
 

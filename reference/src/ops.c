@@ -35,7 +35,9 @@ static void release_all(ra_array **xs, size_t n)
 
 /* The device every input is on. When they differ: with soft device mode on, each input is
  * moved to the default device (the innermost scope, else the global default) and that is the
- * device; otherwise RA_E_DEVICE_MISMATCH naming the devices (DEV-DS-11, IVY soft mode).
+ * device; otherwise RA_E_DEVICE_MISMATCH naming the devices (DEV-DS-11, IVY-SOFT-3). Under
+ * the RA_SOFT_MOVE_ALL policy soft mode moves every input, shared device or not
+ * (IVY-SOFT-1).
  * owned[i] receives a new reference to the array to use for input i. */
 static int common_device(ra_ctx *ctx, const char *fn, const ra_array *const *xs, size_t n,
                          ra__dev **dev, ra_array **owned)
@@ -45,14 +47,16 @@ static int common_device(ra_ctx *ctx, const char *fn, const ra_array *const *xs,
     for (size_t i = 1; i < n && !other; i++)
         if (xs[i]->dev != first)
             other = i;
-    if (!other) {
+    bool soft = ra_soft_get(ctx);
+    bool move_all = soft && ra_ctx_soft_policy(ctx) == RA_SOFT_MOVE_ALL;
+    if (!other && !move_all) {
         for (size_t i = 0; i < n; i++)
             owned[i] = ra_array_retain(xs[i]);
         *dev = first;
         return RA_OK;
     }
     char b1[RA_DEVICE_STR_MAX], b2[RA_DEVICE_STR_MAX];
-    if (!ra_soft_get(ctx))
+    if (!soft)
         return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
                              "%s: arrays on different devices ('%s' and '%s') cannot be "
                              "combined; move them with ra_to_device or turn on soft device "

@@ -14,8 +14,10 @@
  *                4 complex (a float2/double2 of real, imaginary)
  *   RA_UI        the unsigned type of the same width (integers; arithmetic wraps through it)
  *   RA_RI        the real component type (complex; the result type of abs)
- *   RA_TO, RA_KO the output element type and kind, where it differs (cast, reduce)
- *   RA_FP64      1 when double is used
+ *   RA_C64       1 when the input is complex64
+ *   RA_TO, RA_KO the output element type and kind, where it differs (cast)
+ *   RA_FP64      1 when double is used (float64, complex128, and complex64 division on a
+ *                device with cl_khr_fp64, which is computed in double as the host does)
  *
  * Every kernel walks its index space with a grid-stride loop, so any global size is correct
  * and the host may cap it; booleans are stored as one byte holding 0 or 1.
@@ -23,6 +25,9 @@
 #if RA_FP64
 #pragma OPENCL EXTENSION cl_khr_fp64 : enable
 #endif
+/* No fused multiply-add contraction: a*b + c rounds twice, as the host's C does (ISO C mode,
+ * -ffp-contract=off), so results agree bit for bit with the cpu device. */
+#pragma OPENCL FP_CONTRACT OFF
 
 #define KIND_BOOL 0
 #define KIND_INT 1
@@ -53,34 +58,102 @@ typedef struct {
 /* ---------------------------------------------------------------- element operations */
 
 #if RA_KI == KIND_COMPLEX
+#if RA_C64
+#define RA_RI_MIN FLT_MIN
+#else
+#define RA_RI_MIN DBL_MIN
+#endif
 #define CMUL(a, b) ((TI)((a).x * (b).x - (a).y * (b).y, (a).x * (b).y + (a).y * (b).x))
-/* Smith's algorithm: scales by the larger component of the divisor so that |b|^2 neither
- * overflows nor underflows for ordinary values. */
-inline TI cdiv(TI a, TI b)
+/* Complex division as the host's C library does it (GCC's libgcc, __divsc3/__divdc3), so
+ * that gpu and cpu agree bit for bit for ordinary values: complex64 is computed in double
+ * with the textbook formula where the device has double; otherwise (and for complex128)
+ * Smith's method with the ratio-underflow branch. The extra rescaling libgcc does near the
+ * overflow and underflow thresholds is left out. Then C99 Annex G's recovery of infinities
+ * and zeros from a NaN + NaN j result. */
+inline TI cdiv(TI p, TI q)
 {
-    RA_RI r, d;
-    if (fabs(b.x) >= fabs(b.y)) {
-        if (b.x == 0 && b.y == 0)
-            return (TI)(a.x / fabs(b.x), a.y / fabs(b.y));
-        r = b.y / b.x;
-        d = b.x + b.y * r;
-        return (TI)((a.x + a.y * r) / d, (a.y - a.x * r) / d);
+    RA_RI a = p.x, b = p.y, c = q.x, d = q.y, x, y;
+#if RA_FP64 && RA_C64
+    double aa = a, bb = b, cc = c, dd = d;
+    double den = cc * cc + dd * dd;
+    x = (RA_RI)((aa * cc + bb * dd) / den);
+    y = (RA_RI)((bb * cc - aa * dd) / den);
+#else
+    RA_RI ratio, den;
+    if (fabs(c) < fabs(d)) {
+        ratio = c / d;
+        den = c * ratio + d;
+        if (fabs(ratio) > RA_RI_MIN) {
+            x = (a * ratio + b) / den;
+            y = (b * ratio - a) / den;
+        } else {
+            x = (c * (a / d) + b) / den;
+            y = (c * (b / d) - a) / den;
+        }
+    } else {
+        ratio = d / c;
+        den = d * ratio + c;
+        if (fabs(ratio) > RA_RI_MIN) {
+            x = (b * ratio + a) / den;
+            y = (b - a * ratio) / den;
+        } else {
+            x = (a + d * (b / c)) / den;
+            y = (b - d * (a / c)) / den;
+        }
     }
-    r = b.x / b.y;
-    d = b.y + b.x * r;
-    return (TI)((a.x * r + a.y) / d, (a.y * r - a.x) / d);
+#endif
+    if (isnan(x) && isnan(y)) {
+        if (c == 0 && d == 0 && (!isnan(a) || !isnan(b))) {
+            x = copysign((RA_RI)INFINITY, c) * a;
+            y = copysign((RA_RI)INFINITY, c) * b;
+        } else if ((isinf(a) || isinf(b)) && isfinite(c) && isfinite(d)) {
+            a = copysign(isinf(a) ? (RA_RI)1 : (RA_RI)0, a);
+            b = copysign(isinf(b) ? (RA_RI)1 : (RA_RI)0, b);
+            x = (RA_RI)INFINITY * (a * c + b * d);
+            y = (RA_RI)INFINITY * (b * c - a * d);
+        } else if ((isinf(c) || isinf(d)) && isfinite(a) && isfinite(b)) {
+            c = copysign(isinf(c) ? (RA_RI)1 : (RA_RI)0, c);
+            d = copysign(isinf(d) ? (RA_RI)1 : (RA_RI)0, d);
+            x = (RA_RI)0 * (a * c + b * d);
+            y = (RA_RI)0 * (b * c - a * d);
+        }
+    }
+    return (TI)(x, y);
 }
-/* Principal square root, branch cut along the negative real axis (as C's csqrt). */
+
+/* Principal square root as the host's C library (glibc's csqrt) computes it for ordinary
+ * values, with its special cases for infinities, NaN and zero parts; glibc's rescaling of
+ * huge and tiny inputs is left out. */
 inline TI csqrt_(TI z)
 {
-    if (z.x == 0 && z.y == 0)
-        return (TI)(0, z.y);
-    if (isinf(z.y))
-        return (TI)(INFINITY, z.y);
-    RA_RI t = sqrt((fabs(z.x) + hypot(z.x, z.y)) / 2);
-    if (z.x >= 0)
-        return (TI)(t, z.y / (2 * t));
-    return (TI)(fabs(z.y) / (2 * t), copysign(t, z.y));
+    RA_RI re = z.x, im = z.y, r, s;
+    if (isinf(im))
+        return (TI)(INFINITY, im);
+    if (isinf(re)) {
+        if (re < 0)
+            return (TI)(isnan(im) ? NAN : 0, copysign((RA_RI)INFINITY, im));
+        return (TI)(re, isnan(im) ? NAN : copysign((RA_RI)0, im));
+    }
+    if (isnan(re) || isnan(im))
+        return (TI)(NAN, NAN);
+    if (im == 0) {
+        if (re < 0)
+            return (TI)(0, copysign(sqrt(-re), im));
+        return (TI)(fabs(sqrt(re)), copysign((RA_RI)0, im));
+    }
+    if (re == 0) {
+        r = sqrt((RA_RI)0.5 * fabs(im));
+        return (TI)(r, copysign(r, im));
+    }
+    RA_RI d = hypot(re, im);
+    if (re > 0) {
+        r = sqrt((RA_RI)0.5 * (d + re));
+        s = (RA_RI)0.5 * (im / r);
+    } else {
+        s = sqrt((RA_RI)0.5 * (d - re));
+        r = fabs((RA_RI)0.5 * (im / s));
+    }
+    return (TI)(r, copysign(s, im));
 }
 #endif
 

@@ -111,11 +111,13 @@ static int program_build(ra__cl_device *dev, ra__cl_family family, ra_dtype in, 
                              "dtype %s is not supported on OpenCL device '%s': it has no "
                              "cl_khr_fp64 (double precision)",
                              ra_dtype_name(ti->fp64 ? in : out), dev->name);
+    /* complex64 division is computed in double where the device has it (see cdiv). */
+    bool fp64 = ti->fp64 || to->fp64 || (in == RA_COMPLEX64 && dev->has_fp64);
     snprintf(options, sizeof options,
              "-D RA_FAMILY=%d -D RA_TI=%s -D RA_KI=%d -D RA_UI=%s -D RA_RI=%s -D RA_TO=%s "
-             "-D RA_KO=%d -D RA_UO=%s -D RA_FP64=%d -D RA_CL_MAXDIM=%d%s",
+             "-D RA_KO=%d -D RA_UO=%s -D RA_FP64=%d -D RA_C64=%d -D RA_CL_MAXDIM=%d%s",
              (int)family, ti->type, ti->kind, ti->utype, ti->rtype, to->type, to->kind,
-             to->utype, (ti->fp64 || to->fp64) ? 1 : 0, RA_CL_MAXDIM,
+             to->utype, fp64 ? 1 : 0, in == RA_COMPLEX64 ? 1 : 0, RA_CL_MAXDIM,
              dev->fp32_correct_div_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
 
     program = clCreateProgramWithSource(dev->context, 1, &source, NULL, &err);
