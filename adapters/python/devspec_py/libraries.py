@@ -401,8 +401,6 @@ class TinygradBackend(Backend):
             x = a["x"]
             if fn == "full_like":
                 return self._done(x.full_like(a["fill_value"], **kw))
-            if fn == "empty_like":
-                raise Unsupported("tinygrad has no empty_like")
             return self._done(getattr(x, fn)(**kw))
         raise Unsupported("tinygrad has no %s" % fn)
 
@@ -493,7 +491,7 @@ class IvyBackend(ArrayAPIBackend):
                 "asarray-inherits-device", "to-device", "output-follows-input",
                 "mixed-device-raises", "default-device-consistent", "device-string",
                 "device-string-kw", "default-device-global", "default-device-scoped",
-                "soft-device-mode", "device-inference-order", "device-utils")
+                "soft-device-mode", "device-inference-order", "device-utils", "device-names")
 
     def __init__(self):
         import ivy

@@ -50,16 +50,27 @@ def device_parse(server, args):
     return server.new_handle("device", server.backend.parse_device(arg(args, "text", str)))
 
 
+def device_object(server, args, name):
+    """A device argument that must name a device: a handle, or {"str": text}, which becomes
+    the library's device for that text (its device constructor, as device.parse)."""
+    if name not in args or args[name] is None:
+        raise ProtocolError("argument '%s' must be a device handle or {\"str\": text}" % name,
+                            "TypeError" if name in args else "ValueError")
+    dev = server.device(args, name)
+    if isinstance(args[name], dict):
+        dev = server.backend.parse_device(dev)
+    return dev
+
+
 @op("device.describe")
 def device_describe(server, args):
-    dev = server.lookup(arg(args, "device", str), "device", "device")
-    return server.backend.describe_device(dev)
+    return server.backend.describe_device(device_object(server, args, "device"))
 
 
 @op("device.equal")
 def device_equal(server, args):
-    a = server.lookup(arg(args, "a", str), "device", "a")
-    b = server.lookup(arg(args, "b", str), "device", "b")
+    a = device_object(server, args, "a")
+    b = device_object(server, args, "b")
     return bool(server.backend.device_equal(a, b))
 
 
@@ -194,8 +205,10 @@ def array_astype(server, args):
 def array_describe(server, args):
     x = server.array(args, "array")
     b = server.backend
-    return {"device": server.device_handle(b.array_device(x)), "dtype": b.array_dtype(x),
-            "shape": list(b.array_shape(x))}
+    dev = b.array_device(x)
+    # tinygrad's constants (arange, eye, 0-d scalars) have no device: .device is None.
+    return {"device": None if dev is None else server.device_handle(dev),
+            "dtype": b.array_dtype(x), "shape": list(b.array_shape(x))}
 
 
 @op("array.read")
