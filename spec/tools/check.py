@@ -139,7 +139,12 @@ class Checker:
 
     def validate(self, rel, data, schema, schema_rel):
         validator = jsonschema.Draft202012Validator(schema)
-        errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+        try:
+            errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
+        except Exception as e:  # an unresolvable $ref and the like: the schema is at fault
+            self.add(schema_rel, "", "schema-unusable",
+                     "validating %s failed: %s: %s" % (rel, type(e).__name__, e))
+            return False
         for e in errors:
             msg = e.message
             if e.context:

@@ -366,6 +366,13 @@ def test_schema_must_be_draft_2020_12(root):
     assert ("spec/schema/reply.json", "/$schema", "schema-draft") in problems(root)
 
 
+def test_schema_with_dangling_reference_is_reported_not_a_crash(root):
+    edit(root, "spec/schema/case.json",
+         lambda d: d["$defs"]["case"]["properties"]["steps"]["items"].update({"$ref": "#/$defs/nowhere"}))
+    ps = problems(root)
+    assert ("spec/schema/case.json", "", "schema-unusable") in ps
+
+
 def test_case_ops_must_match_protocol(root):
     def change(d):
         d["$defs"]["op"]["enum"].remove("array.read")
