@@ -26,10 +26,8 @@ _Static_assert((int)DS_BOOL == (int)RA_BOOL && (int)DS_INT64 == (int)RA_INT64 &&
                    (int)DS_COMPLEX128 == (int)RA_COMPLEX128,
                "ds_dtype and ra_dtype differ");
 
-#pragma weak ra_version
-#pragma weak ra_status_name
-#pragma weak ra_status_kind
-#pragma weak ra_status_message
+/* The version and status functions are referenced strongly: they exist in every refarray,
+ * and a strong reference makes the loader bring refarray in with the adapter. */
 #pragma weak ra_ctx_create
 #pragma weak ra_ctx_destroy
 #pragma weak ra_ctx_message
@@ -186,7 +184,7 @@ static int open_lib(void **lib)
     }
     int st = ra_ctx_create(&opts, &a->ctx);
     if (st != RA_OK) {
-        ds_error(ra_status_kind ? ra_status_kind(st) : "RuntimeError",
+        ds_error(ra_status_kind(st),
                  "ra_ctx_create failed: %s", ra_ctx_message ? ra_ctx_message(NULL) : "");
         free(a);
         return -1;
@@ -224,7 +222,7 @@ static int hello(void *lib, ds_library_info *out)
 {
     adapter *a = lib;
     out->name = "refarray";
-    out->version = ra_version ? ra_version() : "unknown";
+    out->version = ra_version();
     out->features = a->claimed;
     return 0;
 }
@@ -233,11 +231,11 @@ static void describe_error(void *lib, int status, const char **kind, const char 
 {
     adapter *a = lib;
     const char *detail = ra_ctx_message ? ra_ctx_message(a->ctx) : "";
-    const char *name = ra_status_name ? ra_status_name(status) : "status";
+    const char *name = ra_status_name(status);
     if (detail == NULL || detail[0] == '\0')
-        detail = ra_status_message ? ra_status_message(status) : "";
+        detail = ra_status_message(status);
     snprintf(a->message, sizeof a->message, "%s: %s", name, detail);
-    *kind = ra_status_kind ? ra_status_kind(status) : "RuntimeError";
+    *kind = ra_status_kind(status);
     *message = a->message;
 }
 

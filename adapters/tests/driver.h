@@ -25,6 +25,8 @@ char *drv_raw(drv *d, const char *request, size_t len);
 /* Binds $name (letters, digits, _) to a JSON value's text for later requests and
  * expectations. */
 void drv_bind(drv *d, const char *name, const cJSON *value);
+/* Binds `name` to field `field` of the object bound to `from` (nothing when absent). */
+void drv_bind_field(drv *d, const char *name, const char *from, const char *field);
 /* The bound value of `name` as a string, or NULL. */
 const char *drv_bound(drv *d, const char *name);
 
@@ -41,6 +43,10 @@ bool drv_ok(drv *d, const char *file, int line, const char *name, const char *bi
 /* Expects an error of `kind` and `origin` (NULL: any). */
 bool drv_err(drv *d, const char *file, int line, const char *name, const char *kind,
              const char *origin, const char *request_fmt, ...);
+
+/* When on, a reply NotImplementedError with origin "adapter" (the library lacks the
+ * function) makes drv_ok/drv_err print a SKIP line instead of a failure. */
+void drv_skip_unimplemented(drv *d, bool on);
 
 /* TAP bookkeeping. */
 void tap_ok(bool pass, const char *fmt, ...);

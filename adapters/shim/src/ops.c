@@ -409,13 +409,14 @@ static int op_hello(const req *r, cJSON **result)
     if (list_devices(r, &devs, &ndev) < 0)
         goto fail;
     res = cJSON_CreateObject();
+    if (res == NULL || cJSON_AddNumberToObject(res, "protocol", DS_PROTOCOL_VERSION) == NULL)
+        goto nomem;
     cJSON *lib = cJSON_AddObjectToObject(res, "library");
     cJSON *adapter = cJSON_AddObjectToObject(res, "adapter");
     cJSON *features = cJSON_AddArrayToObject(res, "features");
     cJSON *jdevs = cJSON_AddArrayToObject(res, "devices");
     cJSON *strs = cJSON_AddArrayToObject(res, "device_strs");
-    if (res == NULL || lib == NULL || adapter == NULL || features == NULL || jdevs == NULL ||
-        strs == NULL || cJSON_AddNumberToObject(res, "protocol", DS_PROTOCOL_VERSION) == NULL)
+    if (lib == NULL || adapter == NULL || features == NULL || jdevs == NULL || strs == NULL)
         goto nomem;
     cJSON_AddStringToObject(lib, "name", info.name ? info.name : v->adapter_name);
     cJSON_AddStringToObject(lib, "version", info.version ? info.version : "unknown");

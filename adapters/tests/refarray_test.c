@@ -1,0 +1,420 @@
+/*
+ * refarray_test: a protocol round trip for every op of spec/protocol.md on refarray's
+ * adapter, in either transport. Expected values follow refarray.h (cpu is listed first; the
+ * built-in default is gpu:0 when there is one; to_device to the array's own device returns
+ * the array itself; ...) and the standard where refarray follows it. Runs with one device
+ * (cpu) or more (cpu, gpu:0, gpu:1, ... on OpenCL); the multi-device steps skip with a reason
+ * on one. An op whose refarray function is not exported answers NotImplementedError and is
+ * reported as a SKIP.
+ *
+ *   refarray_test inproc devspec_adapter_refarray.so
+ *   refarray_test host devspec-adapter-host devspec_adapter_refarray.so
+ */
+#include "driver.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define A(text) "\"op\":\"" text
+
+static void devices(drv *d, int ndev)
+{
+    OK(d, "device.describe cpu", NULL, "{\"str\":\"cpu\",\"type\":\"cpu\",\"index\":0}",
+       A("device.describe\",\"args\":{\"device\":$cpu}"));
+    OK(d, "device.parse cpu:0", "c0", NULL, A("device.parse\",\"args\":{\"text\":\"cpu:0\"}"));
+    OK(d, "cpu:0 equals cpu (spec/decisions.md: no index means index 0)", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$c0,\"b\":$cpu}"));
+    OK(d, "device.parse gpu:1 (syntax only, not availability)", "g1", NULL,
+       A("device.parse\",\"args\":{\"text\":\"gpu:1\"}"));
+    OK(d, "device.describe gpu:1", NULL, "{\"str\":\"gpu:1\",\"type\":\"gpu\",\"index\":1}",
+       A("device.describe\",\"args\":{\"device\":$g1}"));
+    OK(d, "cpu does not equal gpu:1", NULL, "false",
+       A("device.equal\",\"args\":{\"a\":$g1,\"b\":$cpu}"));
+    ERR(d, "DRAFT-STR-1: upper-case GPU:0 is refused", "ValueError", "library",
+        A("device.parse\",\"args\":{\"text\":\"GPU:0\"}"));
+    ERR(d, "the empty string is refused", "ValueError", "library",
+        A("device.parse\",\"args\":{\"text\":\"\"}"));
+    ERR(d, "an unknown type is refused", "ValueError", "library",
+        A("device.parse\",\"args\":{\"text\":\"npu:0\"}"));
+    OK(d, "device.from_type_index tpu 2", "t2", NULL,
+       A("device.from_type_index\",\"args\":{\"type\":\"tpu\",\"index\":2}"));
+    OK(d, "it describes as tpu:2", NULL, "{\"str\":\"tpu:2\",\"type\":\"tpu\",\"index\":2}",
+       A("device.describe\",\"args\":{\"device\":$t2}"));
+    ERR(d, "from_type_index refuses a type with an index", "ValueError", "library",
+        A("device.from_type_index\",\"args\":{\"type\":\"gpu:0\",\"index\":1}"));
+    ERR(d, "from_type_index refuses a negative index", "ValueError", "library",
+        A("device.from_type_index\",\"args\":{\"type\":\"cpu\",\"index\":-1}"));
+    OK(d, "device.from_ordinal 1", "o1", NULL, A("device.from_ordinal\",\"args\":{\"ordinal\":1}"));
+    OK(d, "ordinal 1 is gpu:1", NULL, "true", A("device.equal\",\"args\":{\"a\":$o1,\"b\":$g1}"));
+    ERR(d, "a negative ordinal is refused", "ValueError", "library",
+        A("device.from_ordinal\",\"args\":{\"ordinal\":-1}"));
+
+    char expect[64];
+    snprintf(expect, sizeof expect, "[%s]", ndev == 1 ? "\"*\"" : ndev == 2 ? "\"*\",\"*\"" : "\"*\",\"*\",\"*\"");
+    if (ndev <= 3)
+        OK(d, "info.devices lists every device", "list", expect, A("info.devices\""));
+    else
+        OK(d, "info.devices lists every device", "list", NULL, A("info.devices\""));
+    cJSON *list = cJSON_Parse(drv_bound(d, "list") ? drv_bound(d, "list") : "[]");
+    drv_bind(d, "first", cJSON_GetArrayItem(list, 0));
+    cJSON_Delete(list);
+    OK(d, "the first is cpu", NULL, "true", A("device.equal\",\"args\":{\"a\":$first,\"b\":$cpu}"));
+    OK(d, "info.default_device", "def", NULL, A("info.default_device\""));
+    OK(d, "it is hello's default device", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$def,\"b\":$D0}"));
+    OK(d, "info.default_dtypes on cpu", NULL,
+       "{\"real floating\":\"float64\",\"complex floating\":\"complex128\","
+       "\"integral\":\"int64\",\"indexing\":\"int64\"}",
+       A("info.default_dtypes\",\"args\":{\"device\":$cpu}"));
+    OK(d, "info.dtypes on cpu, kind integral, sorted by name", NULL,
+       "[\"int16\",\"int32\",\"int64\",\"int8\",\"uint16\",\"uint32\",\"uint64\",\"uint8\"]",
+       A("info.dtypes\",\"args\":{\"device\":$cpu,\"kind\":\"integral\"}"));
+    OK(d, "info.dtypes with a list of kinds", NULL, "[\"bool\",\"complex128\",\"complex64\"]",
+       A("info.dtypes\",\"args\":{\"device\":$cpu,\"kind\":[\"bool\",\"complex floating\"]}"));
+    OK(d, "info.dtypes on cpu: all 13", NULL,
+       "[\"bool\",\"complex128\",\"complex64\",\"float32\",\"float64\",\"int16\",\"int32\","
+       "\"int64\",\"int8\",\"uint16\",\"uint32\",\"uint64\",\"uint8\"]",
+       A("info.dtypes\",\"args\":{\"device\":{\"str\":\"cpu\"}}"));
+    ERR(d, "info.dtypes with an unknown kind", "ValueError", "library",
+        A("info.dtypes\",\"args\":{\"kind\":\"decimal\"}"));
+}
+
+static void creation(drv *d)
+{
+    OK(d, "zeros float32 on cpu", "z", NULL,
+       A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[2,3],\"dtype\":\"float32\",\"device\":$cpu}"));
+    OK(d, "zeros reads as zeros", NULL, "{\"dtype\":\"float32\",\"shape\":[2,3],\"data\":[0,0,0,0,0,0]}",
+       A("array.read\",\"args\":{\"array\":$z}"));
+    OK(d, "zeros is on cpu (describe)", "zd", "{\"dtype\":\"float32\",\"shape\":[2,3]}",
+       A("array.describe\",\"args\":{\"array\":$z}"));
+    drv_bind_field(d, "zdev", "zd", "device");
+    OK(d, "DEV-CREATE-1: the device is the one asked for", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$zdev,\"b\":$cpu}"));
+    OK(d, "ones int8", "o", NULL,
+       A("array.create\",\"args\":{\"fn\":\"ones\",\"shape\":[2],\"dtype\":\"int8\",\"device\":$cpu}"));
+    OK(d, "ones reads as ones", NULL, "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[1,1]}",
+       A("array.read\",\"args\":{\"array\":$o}"));
+    OK(d, "empty with a zero extent", "e", NULL,
+       A("array.create\",\"args\":{\"fn\":\"empty\",\"shape\":[0],\"device\":$cpu}"));
+    OK(d, "it has no elements", NULL, "{\"dtype\":\"float64\",\"shape\":[0],\"data\":[]}",
+       A("array.read\",\"args\":{\"array\":$e}"));
+    OK(d, "full int32 7", "f", NULL,
+       A("array.create\",\"args\":{\"fn\":\"full\",\"shape\":[2],\"fill_value\":7,\"dtype\":\"int32\",\"device\":$cpu}"));
+    OK(d, "full reads 7s", NULL, "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[7,7]}",
+       A("array.read\",\"args\":{\"array\":$f}"));
+    OK(d, "full with a float fill defaults to float64", "ff", NULL,
+       A("array.create\",\"args\":{\"fn\":\"full\",\"shape\":[1],\"fill_value\":2.5,\"device\":$cpu}"));
+    OK(d, "it reads 2.5 as float64", NULL, "{\"dtype\":\"float64\",\"shape\":[1],\"data\":[2.5]}",
+       A("array.read\",\"args\":{\"array\":$ff}"));
+    OK(d, "full with a bool fill is bool", "fb", NULL,
+       A("array.create\",\"args\":{\"fn\":\"full\",\"shape\":[],\"fill_value\":true,\"device\":$cpu}"));
+    OK(d, "it reads true", NULL, "{\"dtype\":\"bool\",\"shape\":[],\"data\":[true]}",
+       A("array.read\",\"args\":{\"array\":$fb}"));
+    OK(d, "arange(5)", "a5", NULL, A("array.create\",\"args\":{\"fn\":\"arange\",\"start\":5,\"device\":$cpu}"));
+    OK(d, "arange(5) is int64 0..4", NULL,
+       "{\"dtype\":\"int64\",\"shape\":[5],\"data\":[0,1,2,3,4]}",
+       A("array.read\",\"args\":{\"array\":$a5}"));
+    OK(d, "arange(1, 2, 0.25)", "af", NULL,
+       A("array.create\",\"args\":{\"fn\":\"arange\",\"start\":1,\"stop\":2,\"step\":0.25,\"device\":$cpu}"));
+    OK(d, "arange(1, 2, 0.25) is float64 1..1.75", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[4],\"data\":[1,1.25,1.5,1.75]}",
+       A("array.read\",\"args\":{\"array\":$af}"));
+    OK(d, "linspace(0, 1, 5)", "ls", NULL,
+       A("array.create\",\"args\":{\"fn\":\"linspace\",\"start\":0,\"stop\":1,\"num\":5,\"device\":$cpu}"));
+    OK(d, "linspace reads quarters", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[5],\"data\":[0,0.25,0.5,0.75,1]}",
+       A("array.read\",\"args\":{\"array\":$ls}"));
+    OK(d, "linspace(0, 1, 4, endpoint=false)", "ls2", NULL,
+       A("array.create\",\"args\":{\"fn\":\"linspace\",\"start\":0,\"stop\":1,\"num\":4,\"endpoint\":false,\"device\":$cpu}"));
+    OK(d, "it stops before 1", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[4],\"data\":[0,0.25,0.5,0.75]}",
+       A("array.read\",\"args\":{\"array\":$ls2}"));
+    OK(d, "eye(2)", "i2", NULL, A("array.create\",\"args\":{\"fn\":\"eye\",\"n_rows\":2,\"device\":$cpu}"));
+    OK(d, "eye(2) reads the identity", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[2,2],\"data\":[1,0,0,1]}",
+       A("array.read\",\"args\":{\"array\":$i2}"));
+    OK(d, "eye(2, 3, k=1)", "i3", NULL,
+       A("array.create\",\"args\":{\"fn\":\"eye\",\"n_rows\":2,\"n_cols\":3,\"k\":1,\"device\":$cpu}"));
+    OK(d, "eye(2, 3, k=1) has ones above the diagonal", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[2,3],\"data\":[0,1,0,0,0,1]}",
+       A("array.read\",\"args\":{\"array\":$i3}"));
+    OK(d, "zeros_like", "zl", NULL, A("array.create\",\"args\":{\"fn\":\"zeros_like\",\"x\":$z}"));
+    OK(d, "zeros_like keeps dtype and shape", NULL,
+       "{\"dtype\":\"float32\",\"shape\":[2,3],\"data\":[0,0,0,0,0,0]}",
+       A("array.read\",\"args\":{\"array\":$zl}"));
+    OK(d, "ones_like", "ol", NULL, A("array.create\",\"args\":{\"fn\":\"ones_like\",\"x\":$o}"));
+    OK(d, "ones_like reads ones", NULL, "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[1,1]}",
+       A("array.read\",\"args\":{\"array\":$ol}"));
+    OK(d, "empty_like", "el", NULL,
+       A("array.create\",\"args\":{\"fn\":\"empty_like\",\"x\":$o,\"dtype\":\"uint16\"}"));
+    OK(d, "empty_like takes the dtype asked for", NULL, "{\"dtype\":\"uint16\",\"shape\":[2]}",
+       A("array.describe\",\"args\":{\"array\":$el}"));
+    OK(d, "full_like", "fl", NULL,
+       A("array.create\",\"args\":{\"fn\":\"full_like\",\"x\":$z,\"fill_value\":3}"));
+    OK(d, "full_like reads 3s in float32", NULL,
+       "{\"dtype\":\"float32\",\"shape\":[2,3],\"data\":[3,3,3,3,3,3]}",
+       A("array.read\",\"args\":{\"array\":$fl}"));
+    OK(d, "a device string works as device=", "zs", NULL,
+       A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[1],\"device\":{\"str\":\"cpu\"}}"));
+    ERR(d, "DEV-DS-9: an unavailable device raises (tpu)", "ValueError", "library",
+        A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[1],\"device\":{\"str\":\"tpu\"}}"));
+    ERR(d, "a malformed device string raises", "ValueError", "library",
+        A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[1],\"device\":{\"str\":\"GPU:0\"}}"));
+    ERR(d, "a negative extent raises", "ValueError", "library",
+        A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[-1],\"device\":$cpu}"));
+    ERR(d, "refarray has no fftfreq", "NotImplementedError", "adapter",
+        A("array.create\",\"args\":{\"fn\":\"fftfreq\",\"n\":4}"));
+}
+
+static void conversion(drv *d)
+{
+    OK(d, "asarray from a typed array", "t", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[3],\"data\":[1.5,\"-0.0\",\"nan\"]},\"device\":$cpu}"));
+    OK(d, "it reads back exactly", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[3],\"data\":[1.5,\"-0.0\",\"nan\"]}",
+       A("array.read\",\"args\":{\"array\":$t}"));
+    OK(d, "asarray with a dtype converts", "tc", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[2],\"data\":[1,2]},\"dtype\":\"float64\",\"device\":$cpu}"));
+    OK(d, "it reads float64", NULL, "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[1,2]}",
+       A("array.read\",\"args\":{\"array\":$tc}"));
+    OK(d, "asarray of a scalar", "s", NULL, A("array.asarray\",\"args\":{\"obj\":3,\"device\":$cpu}"));
+    OK(d, "it is a 0-d int64", NULL, "{\"dtype\":\"int64\",\"shape\":[],\"data\":[3]}",
+       A("array.read\",\"args\":{\"array\":$s}"));
+    OK(d, "asarray of an array", "same", NULL, A("array.asarray\",\"args\":{\"obj\":$t}"));
+    OK(d, "with nothing to change it is the array itself", NULL, "true",
+       A("array.same\",\"args\":{\"a\":$same,\"b\":$t}"));
+    OK(d, "asarray(copy=true)", "cp", NULL, A("array.asarray\",\"args\":{\"obj\":$t,\"copy\":true}"));
+    OK(d, "copy=true gives a new array", NULL, "false",
+       A("array.same\",\"args\":{\"a\":$cp,\"b\":$t}"));
+    ERR(d, "copy=false with a dtype change raises", "ValueError", "library",
+        A("array.asarray\",\"args\":{\"obj\":$t,\"dtype\":\"float32\",\"copy\":false}"));
+    OK(d, "astype int32 -> float64", "as", NULL,
+       A("array.astype\",\"args\":{\"x\":$tc,\"dtype\":\"int32\"}"));
+    OK(d, "astype reads int32", NULL, "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[1,2]}",
+       A("array.read\",\"args\":{\"array\":$as}"));
+    OK(d, "astype(copy=false) to the same dtype", "as2", NULL,
+       A("array.astype\",\"args\":{\"x\":$as,\"dtype\":\"int32\",\"copy\":false}"));
+    OK(d, "returns the array itself", NULL, "true",
+       A("array.same\",\"args\":{\"a\":$as2,\"b\":$as}"));
+    OK(d, "to_device to its own device", "td", NULL,
+       A("array.to_device\",\"args\":{\"array\":$t,\"device\":$cpu}"));
+    OK(d, "returns the array itself (spec/decisions.md)", NULL, "true",
+       A("array.same\",\"args\":{\"a\":$td,\"b\":$t}"));
+    ERR(d, "to_device to an unavailable device raises", "ValueError", "library",
+        A("array.to_device\",\"args\":{\"array\":$t,\"device\":{\"str\":\"gpu:99\"}}"));
+    OK(d, "stream.default of cpu", "scpu", NULL, A("stream.default\",\"args\":{\"device\":$cpu}"));
+    OK(d, "to_device with cpu's default stream", NULL, NULL,
+       A("array.to_device\",\"args\":{\"array\":$t,\"device\":$cpu,\"stream\":$scpu}"));
+    OK(d, "dlpack_device of a cpu array is (kDLCPU, 0)", NULL, "[1,0]",
+       A("array.dlpack_device\",\"args\":{\"array\":$t}"));
+    ERR(d, "refarray has no from_dlpack", "NotImplementedError", "adapter",
+        A("array.from_dlpack\",\"args\":{\"x\":$t}"));
+}
+
+static void operations(drv *d)
+{
+    OK(d, "x = [1, 2] int32", "x", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[2],\"data\":[1,2]},\"device\":$cpu}"));
+    OK(d, "add x + 1", "r", NULL, A("array.binary\",\"args\":{\"fn\":\"add\",\"x1\":$x,\"x2\":1}"));
+    OK(d, "DEV-DS-10: x + 1 is int32 [2, 3]", NULL, "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[2,3]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "subtract 10 - x", "r", NULL,
+       A("array.binary\",\"args\":{\"fn\":\"subtract\",\"x1\":10,\"x2\":$x}"));
+    OK(d, "10 - x is [9, 8]", NULL, "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[9,8]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "multiply x * x", "r", NULL,
+       A("array.binary\",\"args\":{\"fn\":\"multiply\",\"x1\":$x,\"x2\":$x}"));
+    OK(d, "x * x is [1, 4]", NULL, "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[1,4]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "y = [4, 9] float64", "y", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2],\"data\":[4,9]},\"device\":$cpu}"));
+    OK(d, "divide y / 2", "r", NULL, A("array.binary\",\"args\":{\"fn\":\"divide\",\"x1\":$y,\"x2\":2}"));
+    OK(d, "y / 2 is [2, 4.5]", NULL, "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[2,4.5]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "equal x == 2", "r", NULL, A("array.binary\",\"args\":{\"fn\":\"equal\",\"x1\":$x,\"x2\":2}"));
+    OK(d, "x == 2 is [false, true]", NULL, "{\"dtype\":\"bool\",\"shape\":[2],\"data\":[false,true]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "less x < 2", "r", NULL, A("array.binary\",\"args\":{\"fn\":\"less\",\"x1\":$x,\"x2\":2}"));
+    OK(d, "x < 2 is [true, false]", NULL, "{\"dtype\":\"bool\",\"shape\":[2],\"data\":[true,false]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "maximum(y, 5)", "r", NULL,
+       A("array.binary\",\"args\":{\"fn\":\"maximum\",\"x1\":$y,\"x2\":5}"));
+    OK(d, "maximum(y, 5) is [5, 9]", NULL, "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[5,9]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    ERR(d, "unknown binary function", "ValueError", "protocol",
+        A("array.binary\",\"args\":{\"fn\":\"power\",\"x1\":$y,\"x2\":5}"));
+    OK(d, "negative x", "r", NULL, A("array.unary\",\"args\":{\"fn\":\"negative\",\"x\":$x}"));
+    OK(d, "-x is [-1, -2]", NULL, "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[-1,-2]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "abs(-x)", "r", NULL, A("array.unary\",\"args\":{\"fn\":\"abs\",\"x\":$r}"));
+    OK(d, "abs(-x) is [1, 2]", NULL, "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[1,2]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "sqrt y", "r", NULL, A("array.unary\",\"args\":{\"fn\":\"sqrt\",\"x\":$y}"));
+    OK(d, "sqrt(y) is [2, 3]", NULL, "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[2,3]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "sum of x", "r", NULL, A("array.reduce\",\"args\":{\"fn\":\"sum\",\"x\":$x}"));
+    OK(d, "DEV-ATTR-2: sum is a 0-d int64 3", NULL, "{\"dtype\":\"int64\",\"shape\":[],\"data\":[3]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "m = [[1, 5], [3, 2]] float64", "m", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2,2],\"data\":[1,5,3,2]},\"device\":$cpu}"));
+    OK(d, "max of m over axis 0", "r", NULL, A("array.reduce\",\"args\":{\"fn\":\"max\",\"x\":$m,\"axis\":0}"));
+    OK(d, "it is [3, 5]", NULL, "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[3,5]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    ERR(d, "an axis out of range raises IndexError", "IndexError", "library",
+        A("array.reduce\",\"args\":{\"fn\":\"max\",\"x\":$m,\"axis\":5}"));
+    OK(d, "c = [[1], [1]] float64", "c", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2,1],\"data\":[1,1]},\"device\":$cpu}"));
+    OK(d, "matmul m @ c", "r", NULL, A("array.matmul\",\"args\":{\"x1\":$m,\"x2\":$c}"));
+    OK(d, "m @ c is [[6], [5]]", NULL, "{\"dtype\":\"float64\",\"shape\":[2,1],\"data\":[6,5]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    ERR(d, "matmul with mismatched inner sizes raises", "ValueError", "library",
+        A("array.matmul\",\"args\":{\"x1\":$c,\"x2\":$m}"));
+    OK(d, "stack [x, x] on axis 1", "r", NULL,
+       A("array.stack\",\"args\":{\"arrays\":[$x,$x],\"axis\":1}"));
+    OK(d, "it is [[1, 1], [2, 2]]", NULL, "{\"dtype\":\"int32\",\"shape\":[2,2],\"data\":[1,1,2,2]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    ERR(d, "stack of no arrays raises", "ValueError", "library", A("array.stack\",\"args\":{\"arrays\":[]}"));
+    ERR(d, "stack with a bad handle in the list", "ValueError", "protocol",
+        A("array.stack\",\"args\":{\"arrays\":[$x,\"array#999999\"]}"));
+}
+
+static void defaults(drv *d)
+{
+    OK(d, "default.get", "g", NULL, A("default.get\""));
+    OK(d, "it is hello's default", NULL, "true", A("device.equal\",\"args\":{\"a\":$g,\"b\":$D0}"));
+    OK(d, "default.set cpu", NULL, "null", A("default.set\",\"args\":{\"device\":$cpu}"));
+    OK(d, "default.get after set", "g", NULL, A("default.get\""));
+    OK(d, "it is cpu", NULL, "true", A("device.equal\",\"args\":{\"a\":$g,\"b\":$cpu}"));
+    OK(d, "zeros without device= after set", "zz", NULL,
+       A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[1]}"));
+    OK(d, "describe it", "zzd", NULL, A("array.describe\",\"args\":{\"array\":$zz}"));
+    drv_bind_field(d, "zzdev", "zzd", "device");
+    OK(d, "DEV-DS-13: it lands on the global default", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$zzdev,\"b\":$cpu}"));
+    ERR(d, "default.set to an unavailable device raises", "ValueError", "library",
+        A("default.set\",\"args\":{\"device\":{\"str\":\"tpu:0\"}}"));
+    ERR(d, "default.set needs a device", "TypeError", "protocol", A("default.set\""));
+    OK(d, "default.unset", NULL, "null", A("default.unset\""));
+    OK(d, "default.get after unset", "g", NULL, A("default.get\""));
+    OK(d, "it is the built-in default again", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$g,\"b\":$D0}"));
+    OK(d, "default.push cpu", NULL, "null", A("default.push\",\"args\":{\"device\":$cpu}"));
+    OK(d, "default.get in the scope", "g", NULL, A("default.get\""));
+    OK(d, "it is cpu", NULL, "true", A("device.equal\",\"args\":{\"a\":$g,\"b\":$cpu}"));
+    OK(d, "default.pop", NULL, "null", A("default.pop\""));
+    ERR(d, "default.pop with no scope raises", "RuntimeError", "library", A("default.pop\""));
+    OK(d, "soft.get is off", NULL, "false", A("soft.get\""));
+    OK(d, "soft.set true", NULL, "null", A("soft.set\",\"args\":{\"enabled\":true}"));
+    OK(d, "soft.get is on", NULL, "true", A("soft.get\""));
+    OK(d, "soft.unset", NULL, "null", A("soft.unset\""));
+    OK(d, "soft.get is off again", NULL, "false", A("soft.get\""));
+    ERR(d, "soft.set needs a boolean", "TypeError", "protocol",
+        A("soft.set\",\"args\":{\"enabled\":1}"));
+
+    /* reset restores the global default, leaves every scope and undoes soft mode. */
+    OK(d, "default.set cpu before reset", NULL, "null", A("default.set\",\"args\":{\"device\":$cpu}"));
+    OK(d, "default.push cpu before reset", NULL, "null", A("default.push\",\"args\":{\"device\":$cpu}"));
+    OK(d, "soft.set true before reset", NULL, "null", A("soft.set\",\"args\":{\"enabled\":true}"));
+    OK(d, "reset", NULL, "null", A("reset\""));
+    OK(d, "default.get after reset", "g", NULL, A("default.get\""));
+    OK(d, "reset restored the built-in default", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$g,\"b\":$D0}"));
+    OK(d, "reset turned soft mode off", NULL, "false", A("soft.get\""));
+    ERR(d, "reset left no scope to pop", "RuntimeError", "library", A("default.pop\""));
+}
+
+static void utilities(drv *d, int ndev)
+{
+    char n[16];
+    snprintf(n, sizeof n, "%d", ndev - 1);
+    OK(d, "util.num_gpus counts the gpu devices", NULL, n, A("util.num_gpus\""));
+    OK(d, "util.num_cpu_cores", "cores", NULL, A("util.num_cpu_cores\""));
+    tap_ok(drv_bound(d, "cores") && atoi(drv_bound(d, "cores")) >= 1, "at least one core (%s)",
+           drv_bound(d, "cores") ? drv_bound(d, "cores") : "none");
+    OK(d, "util.total_memory of cpu", "mem", NULL, A("util.total_memory\",\"args\":{\"device\":$cpu}"));
+    tap_ok(drv_bound(d, "mem") && atof(drv_bound(d, "mem")) > 0, "cpu has memory (%s bytes)",
+           drv_bound(d, "mem") ? drv_bound(d, "mem") : "none");
+    OK(d, "util.used_memory of cpu", NULL, NULL, A("util.used_memory\",\"args\":{\"device\":$cpu}"));
+    ERR(d, "util.total_memory needs a device", "TypeError", "library",
+        A("util.total_memory\",\"args\":{\"device\":null}"));
+    cJSON *r = drv_send(d, __FILE__, __LINE__, A("util.utilisation\",\"args\":{\"device\":$cpu}"));
+    const cJSON *res = cJSON_GetObjectItemCaseSensitive(r, "result");
+    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "error"), "kind");
+    tap_ok((cJSON_IsNumber(res) && res->valuedouble >= 0 && res->valuedouble <= 100) ||
+               (cJSON_IsString(kind) && strcmp(kind->valuestring, "NotImplementedError") == 0),
+           "util.utilisation is a percentage or NotImplementedError");
+    cJSON_Delete(r);
+}
+
+static void multi_device(drv *d, int ndev)
+{
+    const char *why = "needs a second device (build with OpenCL; POCL_DEVICES)";
+    if (ndev < 2) {
+        const char *names[] = {"to_device to gpu:0", "values survive the move",
+                               "the copy is on gpu:0", "to_device with gpu:0's stream",
+                               "dlpack_device of a gpu array", "mixed devices raise"};
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            tap_skip(names[i], why);
+        return;
+    }
+    OK(d, "x = [1.5, -2] float32 on cpu", "x", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float32\",\"shape\":[2],\"data\":[1.5,-2]},\"device\":$cpu}"));
+    OK(d, "to_device to gpu:0", "g", NULL, A("array.to_device\",\"args\":{\"array\":$x,\"device\":$gpu0}"));
+    OK(d, "values survive the move", NULL, "{\"dtype\":\"float32\",\"shape\":[2],\"data\":[1.5,-2]}",
+       A("array.read\",\"args\":{\"array\":$g}"));
+    OK(d, "describe the copy", "gd", NULL, A("array.describe\",\"args\":{\"array\":$g}"));
+    drv_bind_field(d, "gdev", "gd", "device");
+    OK(d, "the copy is on gpu:0", NULL, "true", A("device.equal\",\"args\":{\"a\":$gdev,\"b\":$gpu0}"));
+    OK(d, "stream.default of gpu:0", "sg", NULL, A("stream.default\",\"args\":{\"device\":$gpu0}"));
+    OK(d, "to_device with gpu:0's stream", "g2", NULL,
+       A("array.to_device\",\"args\":{\"array\":$x,\"device\":$gpu0,\"stream\":$sg}"));
+    ERR(d, "cpu has no streams: gpu:0's stream to cpu raises", "ValueError", "library",
+        A("array.to_device\",\"args\":{\"array\":$g,\"device\":$cpu,\"stream\":$sg}"));
+    OK(d, "dlpack_device of a gpu array", NULL, "[4,0]", A("array.dlpack_device\",\"args\":{\"array\":$g}"));
+    ERR(d, "mixed devices raise", "ValueError", "library",
+        A("array.binary\",\"args\":{\"fn\":\"add\",\"x1\":$x,\"x2\":$g}"));
+}
+
+int main(int argc, char **argv)
+{
+    drv *d = drv_open(argc, argv);
+    drv_skip_unimplemented(d, true);
+    tap_diag("transport: %s", drv_is_host(d) ? "out of process (devspec-adapter-host)"
+                                             : "in process (devspec_adapter_call)");
+    if (!OK(d, "hello", "hello",
+            "{\"protocol\":1,\"library\":{\"name\":\"refarray\"},\"adapter\":{\"name\":\"refarray\"},"
+            "\"max_line\":1048576}",
+            A("hello\",\"args\":{\"protocol\":1}"))) {
+        printf("Bail out! refarray's adapter does not answer hello\n");
+        drv_close(d);
+        return 1;
+    }
+    cJSON *hello = cJSON_Parse(drv_bound(d, "hello"));
+    const cJSON *devs = cJSON_GetObjectItemCaseSensitive(hello, "devices");
+    const cJSON *strs = cJSON_GetObjectItemCaseSensitive(hello, "device_strs");
+    int ndev = cJSON_GetArraySize(devs);
+    char *feats = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(hello, "features"));
+    tap_diag("devices: %d; features claimed: %s", ndev, feats);
+    free(feats);
+    const cJSON *s0 = cJSON_GetArrayItem(strs, 0);
+    tap_ok(ndev >= 1 && cJSON_IsString(s0) && strcmp(s0->valuestring, "cpu") == 0,
+           "hello lists cpu first (device_strs[0] is \"cpu\")");
+    drv_bind(d, "cpu", cJSON_GetArrayItem(devs, 0));
+    drv_bind(d, "D0", cJSON_GetObjectItemCaseSensitive(hello, "default_device"));
+    if (ndev >= 2)
+        drv_bind(d, "gpu0", cJSON_GetArrayItem(devs, 1));
+    cJSON_Delete(hello);
+
+    devices(d, ndev);
+    creation(d);
+    conversion(d);
+    operations(d);
+    defaults(d);
+    utilities(d, ndev);
+    multi_device(d, ndev);
+
+    OK(d, "bye", NULL, "null", A("bye\""));
+    drv_close(d);
+    return tap_done();
+}

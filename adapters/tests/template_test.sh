@@ -1,0 +1,35 @@
+#!/bin/sh
+# The vendor template, built as a vendor builds it: install the devspec_shim package into
+# a fresh prefix, configure adapters/template against it with find_package, build, and run
+# its smoke checks. Prints TAP.
+#
+#   template_test.sh BUILD_DIR TEMPLATE_DIR WORK_DIR
+set -u
+build=$1
+template=$2
+work=$3
+n=0
+fail=0
+step() {
+    name=$1
+    shift
+    n=$((n + 1))
+    if "$@" >"$work/step$n.log" 2>&1; then
+        echo "ok $n - $name"
+    else
+        echo "not ok $n - $name"
+        sed 's/^/#   /' "$work/step$n.log"
+        fail=1
+    fi
+}
+rm -rf "$work" && mkdir -p "$work" || exit 1
+step "install the devspec_shim component into a fresh prefix" \
+    cmake --install "$build" --prefix "$work/prefix" --component devspec_shim
+step "configure the template with find_package(devspec_shim)" \
+    cmake -S "$template" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix"
+step "build the template adapter" cmake --build "$work/build"
+step "its smoke checks pass" ctest --test-dir "$work/build" --output-on-failure
+step "the adapter exports only the two entry points" \
+    sh -c "nm -D --defined-only '$work/build/devspec_adapter_toy.so' | awk '\$2 == \"T\" {print \$3}' | sort | tr '\n' ' ' | grep -qx 'devspec_adapter_call devspec_adapter_free '"
+echo "1..$n"
+exit $fail
