@@ -99,8 +99,11 @@ typedef struct ra__backend_ops {
                 size_t count);
 
     /* May be NULL (core: on host). Converts count contiguous elements from src (dtype
-     * src_dtype) to dst (dtype dst_dtype) with C conversions; complex to real never comes
-     * here; bool results are 0 or 1. */
+     * src_dtype) to dst (dtype dst_dtype) as the host backend does: to bool, nonzero gives 1
+     * and zero 0; real floating to an integer dtype, NaN gives 0, values beyond the dtype's
+     * range saturate to its minimum or maximum, others truncate toward zero (OpenCL C's
+     * convert_<type>_sat_rtz); every other pair is C's conversion. Complex to real never
+     * comes here. */
     int (*cast)(void *impl, void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_dtype,
                 size_t count);
 
