@@ -63,6 +63,8 @@ typedef struct ds_seg {
 void ds__offset_to_linecol(const char *text, size_t offset, int *line, int *col);
 /* Offset of the value (or key) at PATH in the valid JSON TEXT; as deep as it gets. */
 size_t ds__json_locate(const char *text, const ds_seg *path, int depth);
+/* The offset of the first byte of TEXT that cannot continue a valid JSON document. */
+size_t ds__json_error_offset(const char *text, size_t len);
 /* "cases[3].steps[0].op" */
 void ds__path_format(const ds_seg *path, int depth, ds_buf *out);
 
@@ -83,12 +85,18 @@ typedef struct ds_profile {
     char **optional;
     int noptional;
     bool core;
+    char *document; /* NULL: statements of every document apply */
+    char *version;
 } ds_profile;
 
 typedef struct ds_statement {
     char *id;
     char *level;
     char *text;
+    char *document; /* source.document; may be NULL */
+    char **versions;
+    int nversions;
+    bool testable;
 } ds_statement;
 
 typedef struct ds_registry {
@@ -114,6 +122,9 @@ const ds_profile *ds__registry_profile(const ds_registry *r, const char *name);
 const ds_statement *ds__registry_statement(const ds_registry *r, const char *id);
 bool ds__registry_retired(const ds_registry *r, const char *id);
 bool ds__profile_has_feature(const ds_profile *p, const char *feature, bool *optional);
+/* spec/README.md: a statement applies to a profile when it comes from the profile's
+ * document and the profile's version is one of its versions. */
+bool ds__statement_applies(const ds_statement *s, const ds_profile *p);
 
 /* A named adapter from adapters/adapters.json, variables already substituted. */
 typedef struct ds_named_adapter {
@@ -322,6 +333,10 @@ typedef struct ds_options {
 /* Runs the selected cases. Returns the exit status (0, 1, 3). */
 int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite,
             ds_expectations *ex, ds_adapter *ad);
+/* spec/README.md: a case counts for a profile when all its features are in the profile, at
+ * least one statement it cites applies, and none it cites from the profile's document is
+ * outside the profile's version. */
+bool ds__case_counts(const ds_registry *reg, const ds_case *c, const ds_profile *p);
 /* True when C passes the --case/--feature/--exclude-feature/--profile filters. */
 bool ds__case_selected(const ds_options *o, const ds_registry *reg, const ds_case *c);
 

@@ -135,3 +135,166 @@ void ds__path_format(const ds_seg *path, int depth, ds_buf *out)
     if (depth == 0)
         ds__buf_puts(out, "(file)");
 }
+
+/* A strict JSON syntax check (RFC 8259) that returns the offset of the first byte that
+ * cannot continue a valid document, for the error message when cJSON refuses a file
+ * (cJSON's own error pointer is sometimes one byte past the fault). */
+typedef struct scan {
+    const char *s;
+    size_t i, n;
+    int depth;
+} scan;
+
+static void ws(scan *c)
+{
+    while (c->i < c->n && strchr(" \t\r\n", c->s[c->i]) && c->s[c->i])
+        c->i++;
+}
+
+static bool lit(scan *c, const char *w)
+{
+    size_t k = 0;
+    while (w[k] && c->i < c->n && c->s[c->i] == w[k]) {
+        c->i++;
+        k++;
+    }
+    return !w[k];
+}
+
+static bool digits(scan *c)
+{
+    size_t start = c->i;
+    while (c->i < c->n && c->s[c->i] >= '0' && c->s[c->i] <= '9')
+        c->i++;
+    return c->i > start;
+}
+
+static bool value(scan *c);
+
+static bool string(scan *c)
+{
+    c->i++; /* the opening quote */
+    while (c->i < c->n) {
+        unsigned char ch = (unsigned char)c->s[c->i];
+        if (ch == '"') {
+            c->i++;
+            return true;
+        }
+        if (ch < 0x20)
+            return false;
+        if (ch == '\\') {
+            c->i++;
+            if (c->i >= c->n)
+                return false;
+            char e = c->s[c->i];
+            if (e == 'u') {
+                for (int k = 0; k < 4; k++) {
+                    c->i++;
+                    if (c->i >= c->n || !strchr("0123456789abcdefABCDEF", c->s[c->i]) || !c->s[c->i])
+                        return false;
+                }
+            } else if (!strchr("\"\\/bfnrt", e) || !e) {
+                return false;
+            }
+        }
+        c->i++;
+    }
+    return false;
+}
+
+static bool number(scan *c)
+{
+    if (c->s[c->i] == '-')
+        c->i++;
+    if (c->i < c->n && c->s[c->i] == '0')
+        c->i++;
+    else if (!digits(c))
+        return false;
+    if (c->i < c->n && c->s[c->i] == '.') {
+        c->i++;
+        if (!digits(c))
+            return false;
+    }
+    if (c->i < c->n && (c->s[c->i] == 'e' || c->s[c->i] == 'E')) {
+        c->i++;
+        if (c->i < c->n && (c->s[c->i] == '+' || c->s[c->i] == '-'))
+            c->i++;
+        if (!digits(c))
+            return false;
+    }
+    return true;
+}
+
+static bool container(scan *c, char close)
+{
+    if (++c->depth > 1000)
+        return false;
+    c->i++;
+    ws(c);
+    if (c->i < c->n && c->s[c->i] == close) {
+        c->i++;
+        c->depth--;
+        return true;
+    }
+    for (;;) {
+        if (close == '}') {
+            if (c->i >= c->n || c->s[c->i] != '"' || !string(c))
+                return false;
+            ws(c);
+            if (c->i >= c->n || c->s[c->i] != ':')
+                return false;
+            c->i++;
+        }
+        if (!value(c))
+            return false;
+        ws(c);
+        if (c->i < c->n && c->s[c->i] == ',') {
+            c->i++;
+            ws(c);
+            continue;
+        }
+        if (c->i < c->n && c->s[c->i] == close) {
+            c->i++;
+            c->depth--;
+            return true;
+        }
+        return false;
+    }
+}
+
+static bool value(scan *c)
+{
+    ws(c);
+    if (c->i >= c->n)
+        return false;
+    switch (c->s[c->i]) {
+    case '{':
+        return container(c, '}');
+    case '[':
+        return container(c, ']');
+    case '"':
+        return string(c);
+    case 't':
+        return lit(c, "true");
+    case 'f':
+        return lit(c, "false");
+    case 'n':
+        return lit(c, "null");
+    default:
+        return number(c);
+    }
+}
+
+size_t ds__json_error_offset(const char *text, size_t len)
+{
+    scan c = {text, 0, len, 0};
+    if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&
+        (unsigned char)text[2] == 0xBF)
+        c.i = 3;
+    if (value(&c)) {
+        ws(&c);
+        if (c.i >= len)
+            return len; /* valid as far as this check goes */
+    }
+    return c.i;
+}

@@ -540,16 +540,22 @@ static int cmd_coverage(args *a)
                     if (seen)
                         continue;
                     const ds_statement *st = ds__registry_statement(&reg, id);
+                    if (st && !ds__statement_applies(st, p))
+                        continue;
                     const char *level = st ? st->level : "";
+                    bool testable = !st || st->testable;
                     cJSON *sj = cJSON_CreateObject();
                     cJSON_AddStringToObject(sj, "id", id);
                     cJSON_AddStringToObject(sj, "level", level);
                     cJSON_AddStringToObject(sj, "feature", f->name);
                     cJSON_AddBoolToObject(sj, "optional_feature", pass == 1);
+                    cJSON_AddBoolToObject(sj, "testable", testable);
                     cJSON *cs = cJSON_AddArrayToObject(sj, "cases");
                     for (int fl = 0; fl < suite.nfiles; fl++)
                         for (int k = 0; k < suite.files[fl].ncases; k++) {
                             const ds_case *c = &suite.files[fl].cases[k];
+                            if (!ds__case_counts(&reg, c, p))
+                                continue;
                             for (int x = 0; x < c->nspec; x++)
                                 if (!strcmp(c->spec[x], id))
                                     cJSON_AddItemToArray(cs, cJSON_CreateString(c->id));
@@ -557,14 +563,18 @@ static int cmd_coverage(args *a)
                     int n = cJSON_GetArraySize(cs);
                     total++;
                     covered += n > 0;
-                    bool gate = n == 0 && a->fail_uncovered && level_listed(a->fail_uncovered, level);
+                    /* Only statements of required features that a case can observe gate. */
+                    bool gate = n == 0 && pass == 0 && testable && a->fail_uncovered &&
+                                level_listed(a->fail_uncovered, level);
                     uncovered_gate += gate;
                     cJSON_AddBoolToObject(sj, "covered", n > 0);
                     cJSON_AddItemToArray(stmts, sj);
                     if (!a->json) {
                         printf("  %-18s %-22s %-26s ", id, level[0] ? level : "?", f->name);
                         if (n == 0)
-                            printf("%s\n", gate ? "UNCOVERED (gating)" : "uncovered");
+                            printf("%s\n", gate ? "UNCOVERED (gating)"
+                                           : testable ? "uncovered"
+                                                      : "not testable");
                         else {
                             int k = 0;
                             for (const cJSON *x = cs->child; x; x = x->next, k++) {

@@ -76,6 +76,10 @@ static void load_profile(ds_profile *p, const char *name, const cJSON *o)
     const cJSON *core = cJSON_GetObjectItemCaseSensitive(o, "core");
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
     const cJSON *tier = cJSON_GetObjectItemCaseSensitive(o, "tier");
+    const char *doc = str_field(o, "document", NULL);
+    const char *ver = str_field(o, "version", NULL);
+    p->document = doc ? ds__xstrdup(doc) : NULL;
+    p->version = ver ? ds__xstrdup(ver) : NULL;
     p->core = cJSON_IsTrue(core) || (cJSON_IsString(kind) && !strcmp(kind->valuestring, "core")) ||
               (cJSON_IsString(tier) && !strcmp(tier->valuestring, "core"));
 }
@@ -152,6 +156,12 @@ int ds__registry_load(ds_registry *r, const char *spec_dir)
             s->level = ds__xstrdup(level ? level : "");
             const char *text = str_field(it, "text", "paraphrase");
             s->text = ds__xstrdup(text ? text : "");
+            const char *doc =
+                str_field(cJSON_GetObjectItemCaseSensitive(it, "source"), "document", NULL);
+            s->document = doc ? ds__xstrdup(doc) : NULL;
+            s->versions =
+                string_list(cJSON_GetObjectItemCaseSensitive(it, "versions"), &s->nversions);
+            s->testable = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(it, "testable"));
         }
         r->retired =
             string_list(cJSON_GetObjectItemCaseSensitive(root, "retired"), &r->nretired);
@@ -171,6 +181,8 @@ void ds__registry_free(ds_registry *r)
     for (int i = 0; i < r->nprofiles; i++) {
         free(r->profiles[i].name);
         free(r->profiles[i].description);
+        free(r->profiles[i].document);
+        free(r->profiles[i].version);
         free_list(r->profiles[i].required, r->profiles[i].nrequired);
         free_list(r->profiles[i].optional, r->profiles[i].noptional);
     }
@@ -179,6 +191,8 @@ void ds__registry_free(ds_registry *r)
         free(r->statements[i].id);
         free(r->statements[i].level);
         free(r->statements[i].text);
+        free(r->statements[i].document);
+        free_list(r->statements[i].versions, r->statements[i].nversions);
     }
     free(r->statements);
     free_list(r->retired, r->nretired);
@@ -232,6 +246,20 @@ bool ds__profile_has_feature(const ds_profile *p, const char *feature, bool *opt
                 *optional = true;
             return true;
         }
+    return false;
+}
+
+bool ds__statement_applies(const ds_statement *s, const ds_profile *p)
+{
+    if (!p->document || !s->document)
+        return true;
+    if (strcmp(p->document, s->document))
+        return false;
+    if (!p->version)
+        return true;
+    for (int i = 0; i < s->nversions; i++)
+        if (!strcmp(s->versions[i], p->version))
+            return true;
     return false;
 }
 

@@ -564,12 +564,26 @@ static bool run_case(runner *r, const ds_case *c, ds_result *res)
 
 /* ---- selection ----------------------------------------------------------------------- */
 
-static bool case_in_profile(const ds_case *c, const ds_profile *p)
+bool ds__case_counts(const ds_registry *reg, const ds_case *c, const ds_profile *p)
 {
     for (int i = 0; i < c->nfeatures; i++)
         if (!ds__profile_has_feature(p, c->features[i], NULL))
             return false;
-    return c->nfeatures > 0;
+    if (c->nfeatures == 0)
+        return false;
+    bool applies = false;
+    for (int i = 0; i < c->nspec; i++) {
+        const ds_statement *s = ds__registry_statement(reg, c->spec[i]);
+        if (!s) {
+            applies = applies || !reg->have_statements;
+            continue;
+        }
+        if (ds__statement_applies(s, p))
+            applies = true;
+        else if (p->document && s->document && !strcmp(s->document, p->document))
+            return false; /* cites a statement of another version of the document */
+    }
+    return applies;
 }
 
 bool ds__case_selected(const ds_options *o, const ds_registry *reg, const ds_case *c)
@@ -591,7 +605,7 @@ bool ds__case_selected(const ds_options *o, const ds_registry *reg, const ds_cas
     }
     if (o->profile) {
         const ds_profile *p = ds__registry_profile(reg, o->profile);
-        if (!p || !case_in_profile(c, p))
+        if (!p || !ds__case_counts(reg, c, p))
             return false;
     }
     /* Exclusion is applied last. */
@@ -824,8 +838,9 @@ static const ds_result *find_result(const runner *r, const ds_case *c)
     return NULL;
 }
 
-/* A profile's verdict (DESIGN.md): a library conforms when it claims every required
- * feature and every case of the profile's features that it claims ran and passed. */
+/* A profile's verdict (spec/README.md): a library conforms when it claims every required
+ * feature and every case that counts for the profile and claims only required features
+ * passes. Cases of optional features are reported beside the verdict. */
 static cJSON *profile_json(const runner *r, const ds_profile *p, bool complete)
 {
     cJSON *j = cJSON_CreateObject();
@@ -833,47 +848,51 @@ static cJSON *profile_json(const runner *r, const ds_profile *p, bool complete)
     for (int i = 0; i < p->nrequired; i++)
         if (!r->hello || !claimed(r, p->required[i]))
             cJSON_AddItemToArray(missing, cJSON_CreateString(p->required[i]));
-    int total = 0, passed = 0, failed = 0, skipped = 0, not_run = 0;
+    /* [0]: cases of required features only (the verdict); [1]: cases of optional ones */
+    int total[2] = {0}, passed[2] = {0}, failed[2] = {0}, skipped[2] = {0}, not_run[2] = {0};
     for (int f = 0; f < r->suite->nfiles; f++) {
         for (int k = 0; k < r->suite->files[f].ncases; k++) {
             const ds_case *c = &r->suite->files[f].cases[k];
-            if (!case_in_profile(c, p))
+            if (!ds__case_counts(r->reg, c, p))
                 continue;
-            /* Cases of optional features the library does not claim do not count. */
-            bool counts = true;
+            int g = 0;
             for (int i = 0; i < c->nfeatures; i++) {
                 bool opt = false;
                 ds__profile_has_feature(p, c->features[i], &opt);
-                if (opt && (!r->hello || !claimed(r, c->features[i])))
-                    counts = false;
+                if (opt)
+                    g = 1;
             }
-            if (!counts)
-                continue;
-            total++;
+            total[g]++;
             const ds_result *res = find_result(r, c);
             if (!res)
-                not_run++;
+                not_run[g]++;
             else if (res->status == DS_PASS || res->status == DS_XPASS)
-                passed++;
+                passed[g]++;
             else if (res->status == DS_SKIP)
-                skipped++;
+                skipped[g]++;
             else
-                failed++;
+                failed[g]++;
         }
     }
-    cJSON_AddNumberToObject(j, "cases", total);
-    cJSON_AddNumberToObject(j, "passed", passed);
-    cJSON_AddNumberToObject(j, "failed", failed);
-    cJSON_AddNumberToObject(j, "skipped", skipped);
-    cJSON_AddNumberToObject(j, "not_run", not_run);
+    cJSON_AddNumberToObject(j, "cases", total[0]);
+    cJSON_AddNumberToObject(j, "passed", passed[0]);
+    cJSON_AddNumberToObject(j, "failed", failed[0]);
+    cJSON_AddNumberToObject(j, "skipped", skipped[0]);
+    cJSON_AddNumberToObject(j, "not_run", not_run[0]);
     const char *verdict;
-    if (cJSON_GetArraySize(missing) > 0 || failed > 0)
+    if (cJSON_GetArraySize(missing) > 0 || failed[0] > 0)
         verdict = "does-not-conform";
-    else if (skipped > 0 || not_run > 0 || total == 0 || !complete)
+    else if (skipped[0] > 0 || not_run[0] > 0 || total[0] == 0 || !complete)
         verdict = "undetermined";
     else
         verdict = "conforms";
     cJSON_AddStringToObject(j, "verdict", verdict);
+    cJSON *opt = cJSON_AddObjectToObject(j, "optional");
+    cJSON_AddNumberToObject(opt, "cases", total[1]);
+    cJSON_AddNumberToObject(opt, "passed", passed[1]);
+    cJSON_AddNumberToObject(opt, "failed", failed[1]);
+    cJSON_AddNumberToObject(opt, "skipped", skipped[1]);
+    cJSON_AddNumberToObject(opt, "not_run", not_run[1]);
     return j;
 }
 

@@ -1,0 +1,697 @@
+#!/usr/bin/env python3
+"""The devspec runner's own tests: drive the real `devspec` binary against the fixture
+adapters (fixtures/fake_adapter.py, the null adapter) and the real suite, and check exit
+statuses, verdicts, reports (against spec/schema/report.json), TAP (with Perl's
+TAP::Parser, as prove uses it) and JUnit XML. Prints TAP.
+
+    test_runner.py --devspec PATH --source DIR --build DIR GROUP
+
+GROUP is one of: load judge isolation expectations sigint inprocess filters coverage cli
+tap suite. Standard library only; schema checks use the project's .venv when it has
+jsonschema and say SKIP otherwise.
+"""
+import argparse
+import inspect
+import json
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TEST_SPEC = os.path.join(HERE, "spec")
+CASES = os.path.join(HERE, "cases")
+FAKE = os.path.join(HERE, "fixtures", "fake_adapter.py")
+
+n_tests = 0
+n_failed = 0
+
+
+def check(cond, name, expected=None, observed=None):
+    global n_tests, n_failed
+    n_tests += 1
+    if cond:
+        print(f"ok {n_tests} - {name}")
+        return True
+    n_failed += 1
+    caller = inspect.stack()[1]
+    print(f"not ok {n_tests} - {name}")
+    print("  ---")
+    print(f"  expected: {json.dumps(str(expected))}")
+    print(f"  observed: {json.dumps(str(observed)[:2000])}")
+    print(f"  at: {json.dumps(os.path.basename(caller.filename) + ':' + str(caller.lineno))}")
+    print("  ...")
+    return False
+
+
+def todo(name, why, observed):
+    """A check that is known not to hold yet: reported, not counted as a failure."""
+    global n_tests
+    n_tests += 1
+    print(f"not ok {n_tests} - {name} # TODO {why}")
+    print("  ---")
+    print(f"  observed: {json.dumps(str(observed)[:4000])}")
+    print("  ...")
+
+
+def skip(name, why):
+    global n_tests
+    n_tests += 1
+    print(f"ok {n_tests} - {name} # SKIP {why}")
+
+
+class Env:
+    def __init__(self, a):
+        self.devspec = os.path.abspath(a.devspec)
+        self.source = os.path.abspath(a.source)
+        self.build = os.path.abspath(a.build)
+        self.null_prog = os.path.abspath(a.null_program) if a.null_program else None
+        self.null_so = os.path.abspath(a.null_so) if a.null_so else None
+        self.tmp = tempfile.mkdtemp(prefix="devspec-test-")
+
+    def run(self, args, timeout=120, env=None, spec=True, cwd=None):
+        e = dict(os.environ)
+        e["DEVSPEC_SOURCE"] = self.source
+        e["DEVSPEC_BUILD"] = self.build
+        e.pop("NO_COLOR", None)
+        if env:
+            e.update(env)
+        cmd = [self.devspec] + args
+        if spec and args and args[0] in ("run", "list", "coverage", "validate"):
+            cmd += ["--spec", TEST_SPEC]
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, env=e,
+                           cwd=cwd or self.tmp)
+        return p.returncode, p.stdout, p.stderr
+
+    def path(self, name):
+        return os.path.join(self.tmp, name)
+
+
+def fake_cmd(*opts):
+    # exec: no shell between runner and adapter, so signals are reported as signals.
+    return "exec " + " ".join([sys.executable, FAKE] + list(opts))
+
+
+def load_report(path):
+    with open(path) as f:
+        return json.load(f)
+
+
+def load_jsonl(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def statuses(report):
+    return {c["id"]: c["status"] for c in report["cases"]}
+
+
+_validator = None
+
+
+def schema_validators(env):
+    """Draft 2020-12 validators for the report and its JSON Lines records, or None."""
+    global _validator
+    if _validator is not None:
+        return _validator
+    try:
+        import jsonschema  # noqa: F401
+        py = sys.executable
+    except ImportError:
+        py = os.path.join(env.source, ".venv", "bin", "python")
+        if not os.path.exists(py):
+            _validator = False
+            return False
+        ok = subprocess.run([py, "-c", "import jsonschema"], capture_output=True).returncode == 0
+        if not ok:
+            _validator = False
+            return False
+    _validator = py
+    return py
+
+
+VALIDATE = r'''
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+jsonschema.Draft202012Validator.check_schema(schema)
+doc = jsonschema.Draft202012Validator(schema)
+rec = jsonschema.Draft202012Validator({"$defs": schema["$defs"], "$ref": "#/$defs/record"})
+errors = [f"{e.json_path}: {e.message[:200]}" for e in doc.iter_errors(json.load(open(sys.argv[2])))]
+for i, line in enumerate(open(sys.argv[3])):
+    errors += [f"jsonl line {i + 1} {e.json_path}: {e.message[:200]}" for e in rec.iter_errors(json.loads(line))]
+print("\n".join(errors))
+sys.exit(1 if errors else 0)
+'''
+
+
+def check_schema(env, report, jsonl, name):
+    py = schema_validators(env)
+    if not py:
+        skip(f"{name}: report and JSON Lines validate against spec/schema/report.json",
+             "jsonschema is not installed (scripts/setup.sh makes .venv)")
+        return
+    p = subprocess.run([py, "-c", VALIDATE, os.path.join(env.source, "spec", "schema", "report.json"),
+                        report, jsonl], capture_output=True, text=True)
+    check(p.returncode == 0, f"{name}: report and JSON Lines validate against spec/schema/report.json",
+          "no schema errors", p.stdout + p.stderr)
+
+
+def check_junit(path, report, name):
+    try:
+        root = ET.parse(path).getroot()
+    except ET.ParseError as e:
+        check(False, f"{name}: JUnit XML parses", "well-formed XML", e)
+        return
+    cases = root.findall(".//testcase")
+    pairs = [(c.get("classname"), c.get("name")) for c in cases]
+    check(len(pairs) == len(set(pairs)), f"{name}: JUnit (classname, name) pairs are unique",
+          "unique", pairs)
+    check(len(cases) == len(report["cases"]), f"{name}: JUnit has one testcase per case",
+          len(report["cases"]), len(cases))
+    want = {"fail": "failure", "error": "error", "crash": "error", "timeout": "error",
+            "skip": "skipped", "xfail": "skipped"}
+    by_name = {c.get("name"): c for c in cases}
+    bad = []
+    for c in report["cases"]:
+        tc = by_name.get(c["id"])
+        tag = want.get(c["status"])
+        if tc is None or (tag and tc.find(tag) is None) or (not tag and len(tc.findall("failure") + tc.findall("error"))):
+            bad.append(c["id"])
+    check(not bad, f"{name}: JUnit elements follow the statuses", [], bad)
+    if shutil.which("xmllint"):
+        p = subprocess.run(["xmllint", "--noout", path], capture_output=True, text=True)
+        check(p.returncode == 0, f"{name}: xmllint accepts the JUnit XML", 0, p.stderr)
+
+
+TAP_CHECK = os.path.join(HERE, "tap_check.pl")
+
+
+def check_tap(env, tap_text, name, expect_ok):
+    """Parses the TAP with TAP::Parser: the whole stream and each subtest's body."""
+    if not shutil.which("perl"):
+        skip(f"{name}: TAP parses with TAP::Parser", "perl is not installed")
+        return
+    check(tap_text.startswith("TAP version 14\n"), f"{name}: TAP starts with 'TAP version 14'",
+          "TAP version 14", tap_text[:40])
+    f = env.path(name.replace(" ", "_") + ".tap")
+    with open(f, "w") as out:
+        out.write(tap_text)
+    p = subprocess.run(["perl", TAP_CHECK, f], capture_output=True, text=True)
+    check(p.returncode == 0, f"{name}: TAP and every subtest parse without errors (TAP::Parser)",
+          "no parse errors", p.stdout + p.stderr)
+    # prove judges the stream as a CI harness would (TAP::Harness 3.44 knows version 13,
+    # whose parsers ignore the indented subtests by design; see tap_check.pl).
+    if shutil.which("prove"):
+        f13 = f + "13"
+        with open(f13, "w") as out:
+            out.write(tap_text.replace("TAP version 14\n", "TAP version 13\n", 1))
+        p = subprocess.run(["prove", "-e", "cat", f13], capture_output=True, text=True)
+        check((p.returncode == 0) == expect_ok, f"{name}: prove says {'PASS' if expect_ok else 'FAIL'}",
+              expect_ok, p.stdout + p.stderr)
+        check("Parse errors" not in p.stdout, f"{name}: prove reports no parse errors", "none", p.stdout)
+
+
+# ---- groups ---------------------------------------------------------------------------
+
+def group_load(env):
+    manifest = os.path.join(HERE, "invalid", "expected.txt")
+    marker = env.path("adapter-started")
+    for line in open(manifest):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        fname, loc, field, reason = line.split(" ", 3)
+        path = os.path.join(HERE, "invalid", fname)
+        rc, out, err = env.run(["run", "--cases", path, "--adapter-cmd", f"touch {marker}; " + fake_cmd(),
+                                "--report", env.path("never.json")])
+        want = f"{path}:{loc}: {field}"
+        check(rc == 2, f"invalid {fname}: exit status 2", 2, rc)
+        check(want in err and reason in err, f"invalid {fname}: names {loc} and {field}",
+              f"{want} ... {reason}", err)
+        check(not os.path.exists(marker) and not os.path.exists(env.path("never.json")),
+              f"invalid {fname}: nothing ran, no report written", "no adapter, no report",
+              os.listdir(env.tmp))
+    # Every problem of every file is reported, not only the first.
+    d = env.path("two-bad")
+    os.makedirs(d)
+    for f in ("unknown-op.json", "bad-id.json"):
+        shutil.copy(os.path.join(HERE, "invalid", f), d)
+    shutil.copy(os.path.join(CASES, "pass.json"), d)
+    rc, out, err = env.run(["validate", "--cases", d])
+    check(rc == 2 and "unknown-op.json:11:16" in err and "bad-id.json:5:13" in err,
+          "problems in two files of a directory are all reported", "both locations", err)
+    rc, out, err = env.run(["validate", "--cases", CASES])
+    check(rc == 0 and "cases: valid" in out, "the fixture cases are valid", 0, err)
+    rc, out, err = env.run(["validate", "--cases", env.path("nowhere")])
+    check(rc == 2 and "nowhere" in err, "a missing case path is exit 2 naming it", 2, err)
+
+
+def group_judge(env):
+    rep, junit = env.path("pass.json"), env.path("pass.xml")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"),
+                            "--adapter-cmd", fake_cmd(), "--report", rep, "--junit", junit])
+    check(rc == 0, "pass.json: exit 0 when everything passes", 0, (rc, err))
+    r = load_report(rep)
+    st = statuses(r)
+    check(len(st) == 14 and set(st.values()) == {"pass"}, "pass.json: all 14 cases pass",
+          "14 x pass", st)
+    check(r["footer"]["complete"] is True and r["footer"]["gate"]["exit_status"] == 0,
+          "pass.json: footer complete, gate 0", True, r["footer"])
+    check_schema(env, rep, env.path("pass.jsonl"), "pass.json")
+    check_junit(junit, r, "pass.json")
+    check_tap(env, out, "pass run", True)
+
+    rep, junit = env.path("fail.json"), env.path("fail.xml")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "fail.json"),
+                            "--adapter-cmd", fake_cmd(), "--report", rep, "--junit", junit])
+    check(rc == 1, "fail.json: exit 1 on unexpected failures", 1, rc)
+    r = load_report(rep)
+    st = statuses(r)
+    want = {"fail.wrong-dtype": "fail", "fail.value-where-error": "fail",
+            "fail.error-where-value": "fail", "fail.wrong-kind": "fail",
+            "fail.negative-zero": "fail", "fail.other-device": "fail", "fail.either-none": "fail",
+            "fail.unexpressible": "fail", "fail.weird-message": "fail",
+            "error.protocol-origin": "error", "skip.unsupported": "skip", "skip.needs-three": "skip"}
+    for k, v in want.items():
+        check(st.get(k) == v, f"fail.json: {k} is {v}", v, st.get(k))
+    cases = {c["id"]: c for c in r["cases"]}
+    c = cases["fail.error-where-value"]
+    check("ValueError" in c["reason"] and "unknown device string" in c["reason"],
+          "an error where a value was expected names the kind and message", "ValueError: ...", c["reason"])
+    check(c["observed"] == {"error": {"kind": "ValueError", "message": "unknown device string 'nope'",
+                                      "origin": "library"}},
+          "the observed error is recorded", "error object", c["observed"])
+    c = cases["fail.negative-zero"]
+    check("data[0]" in c["reason"], "a typed-array mismatch names the element", "data[0]", c["reason"])
+    c = cases["fail.other-device"]
+    check("device.equal" in c["reason"], "devices are compared through device.equal",
+          "device.equal", c["reason"])
+    check(cases["skip.unsupported"]["reason"] == "unsupported: device-utils" and
+          cases["skip.unsupported"]["skip_source"] == "unsupported",
+          "an unclaimed feature is skip (unsupported: feature)", "unsupported: device-utils",
+          cases["skip.unsupported"])
+    check(cases["skip.needs-three"]["reason"] == "needs 3 devices, library has 2",
+          "too few devices is a skip with the counts", "needs 3 devices, library has 2",
+          cases["skip.needs-three"]["reason"])
+    check(cases["fail.wrong-dtype"]["step"] == 1 and cases["fail.wrong-dtype"]["op"] == "array.describe",
+          "the failing step and op are recorded", (1, "array.describe"),
+          (cases["fail.wrong-dtype"].get("step"), cases["fail.wrong-dtype"].get("op")))
+    check_schema(env, rep, env.path("fail.jsonl"), "fail.json")
+    check_junit(junit, r, "fail.json")
+    check_tap(env, out, "fail run", False)
+    check("# SKIP unsupported: device-utils" in out, "TAP marks skips with # SKIP and the reason",
+          "# SKIP unsupported: device-utils", out)
+    m = re.search(r"    not ok \d+ - fail.weird-message\n      ---\n(.*?)      \.\.\.\n", out, re.S)
+    check(m is not None and "message:" in m.group(1) and "expected:" in m.group(1) and
+          "observed:" in m.group(1), "a failure has a YAML block with message, expected, observed",
+          "YAML block", out[:3000])
+
+
+def group_isolation(env):
+    state = env.path("hellos")
+    rep = env.path("bad.json")
+    t0 = time.time()
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "misbehave.json"), "--timeout", "1",
+                            "--adapter-cmd", fake_cmd("--state", state), "--report", rep,
+                            "--junit", env.path("bad.xml")])
+    elapsed = time.time() - t0
+    check(rc == 1, "misbehaving adapter: exit 1 (unexpected crash, timeout, error)", 1, (rc, err))
+    r = load_report(rep)
+    st = statuses(r)
+    want = {"bad.first-passes": "pass", "bad.segv": "crash", "bad.after-segv": "pass",
+            "bad.abort": "crash", "bad.exit": "crash", "bad.hang": "timeout",
+            "bad.garbage": "error", "bad.wrong-id": "error", "bad.no-ok": "error",
+            "bad.partial": "crash", "bad.last-passes": "pass"}
+    for k, v in want.items():
+        check(st.get(k) == v, f"misbehave: {k} is {v}", v, st.get(k))
+    cases = {c["id"]: c for c in r["cases"]}
+    check("signal 11 (SIGSEGV)" in cases["bad.segv"]["reason"], "a crash names the signal",
+          "signal 11 (SIGSEGV)", cases["bad.segv"]["reason"])
+    check("about to crash" in cases["bad.segv"].get("stderr", ""), "a crash keeps the tail of stderr",
+          "fake: about to crash", cases["bad.segv"].get("stderr"))
+    check("signal 6 (SIGABRT)" in cases["bad.abort"]["reason"], "an abort is SIGABRT",
+          "SIGABRT", cases["bad.abort"]["reason"])
+    check("exited with status 3" in cases["bad.exit"]["reason"], "an exit names the status",
+          "exited with status 3", cases["bad.exit"]["reason"])
+    check("partial line" in cases["bad.partial"]["reason"], "a partial line is reported",
+          "partial line", cases["bad.partial"]["reason"])
+    check("has id" in cases["bad.wrong-id"]["reason"], "a wrong reply id is a protocol violation",
+          "has id", cases["bad.wrong-id"]["reason"])
+    check("not a JSON object" in cases["bad.garbage"]["reason"], "garbage is a protocol violation",
+          "not a JSON object", cases["bad.garbage"]["reason"])
+    restarts = r["footer"]["restarts"]
+    check(restarts == 8, "one restart per crash, timeout and protocol violation", 8, restarts)
+    hellos = open(state).read().count("hello")
+    check(hellos == restarts + 1, "the handshake is replayed after every restart", restarts + 1, hellos)
+    check(elapsed < 30, "the hang costs about one --timeout, not forever", "< 30 s", elapsed)
+    check_schema(env, rep, env.path("bad.jsonl"), "misbehave")
+    check_junit(env.path("bad.xml"), r, "misbehave")
+    check_tap(env, out, "misbehave run", False)
+
+    # Bounded restarts: the run stops as incomplete (exit 3).
+    rep = env.path("bounded.json")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "misbehave.json"), "--timeout", "1",
+                            "--max-restarts", "2", "--adapter-cmd", fake_cmd(), "--report", rep])
+    r = load_report(rep)
+    check(rc == 3, "past --max-restarts the run is incomplete: exit 3", 3, rc)
+    check(r["footer"]["complete"] is False and "restarts" in r["footer"]["incomplete_reason"],
+          "the footer says why it is incomplete", "complete false", r["footer"])
+    check([c["id"] for c in r["cases"]] == ["bad.first-passes", "bad.segv", "bad.after-segv",
+                                            "bad.abort", "bad.exit"],
+          "cases up to the last crash are reported, none after", 5, [c["id"] for c in r["cases"]])
+    check("Bail out!" in out, "TAP says Bail out! when the run stops", "Bail out!", out[-300:])
+
+    # An adapter that exits right after hello: every case crashes until the bound.
+    rep = env.path("after-hello.json")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--max-restarts", "3",
+                            "--adapter-cmd", fake_cmd("--exit-after-hello"), "--report", rep])
+    r = load_report(rep)
+    st = list(statuses(r).values())
+    check(rc == 3 and st == ["crash"] * 4, "exit after hello: 4 crashes (3 restarts), then exit 3",
+          (3, ["crash"] * 4), (rc, st))
+
+    # An adapter that cannot start.
+    rep = env.path("nostart.json")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"),
+                            "--adapter", env.path("no-such-adapter"), "--report", rep])
+    check(rc == 3, "an adapter that cannot start: exit 3", 3, rc)
+    r = load_report(rep)
+    check(r["footer"]["complete"] is False and "error" in r["header"]["adapter"] and r["cases"] == [],
+          "its report says complete false and why", "complete false, adapter.error",
+          r["header"]["adapter"])
+    check("Bail out!" in out, "TAP says Bail out! when the adapter cannot start", "Bail out!", out)
+    check_schema(env, rep, env.path("nostart.jsonl"), "no start")
+    for opts, what in ((("--protocol", "2"), "another protocol version"),
+                       (("--hello-garbage",), "garbage instead of hello")):
+        rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"),
+                                "--adapter-cmd", fake_cmd(*opts), "--report", env.path("x.json")])
+        check(rc == 3, f"an adapter answering hello with {what}: exit 3", 3, (rc, err))
+
+
+def group_expectations(env):
+    exp = env.path("fake.txt")
+    with open(exp, "w") as f:
+        f.write("# fake adapter's known results\n"
+                "fail.wrong-dtype fail   # float32 by default\n"
+                "fail.value-where-error crash # was a crash once; now a fail: a new failure\n"
+                "pass.describe-default fail  # fixed since: an unexpected pass\n"
+                "fail.negative-zero   skip   # quarantined\n"
+                "fail.other-*  fail\n"
+                "nothing.matches.* fail # stale\n")
+    files = ["--cases", os.path.join(CASES, "pass.json"), "--cases", os.path.join(CASES, "fail.json")]
+    rep = env.path("exp.json")
+    rc, out, err = env.run(["run"] + files + ["--adapter-cmd", fake_cmd(), "--expectations", exp,
+                                              "--report", rep, "--junit", env.path("exp.xml")])
+    r = load_report(rep)
+    st = statuses(r)
+    cases = {c["id"]: c for c in r["cases"]}
+    check(st["fail.wrong-dtype"] == "xfail", "an expected fail that fails is xfail", "xfail",
+          st["fail.wrong-dtype"])
+    check(st["fail.other-device"] == "xfail", "a glob entry matches", "xfail", st["fail.other-device"])
+    check(st["fail.value-where-error"] == "fail" and cases["fail.value-where-error"]["observed_status"] == "fail",
+          "an expected crash that fails is still an unexpected fail", "fail",
+          st["fail.value-where-error"])
+    check(st["pass.describe-default"] == "xpass", "an expected failure that passes is xpass",
+          "xpass", st["pass.describe-default"])
+    check(st["fail.negative-zero"] == "skip" and cases["fail.negative-zero"]["skip_source"] == "expectations",
+          "a skip entry does not run the case", "skip", cases["fail.negative-zero"])
+    stale = [s["pattern"] for s in r["footer"]["stale_expectations"]]
+    check(stale == ["nothing.matches.*"], "an entry matching no case is stale", ["nothing.matches.*"], stale)
+    check(r["header"]["config"]["expectations"]["sha256"] ==
+          __import__("hashlib").sha256(open(exp, "rb").read()).hexdigest(),
+          "the report records the expectations file's SHA-256", "sha256", r["header"]["config"])
+    check(rc == 1, "unexpected failures remain: exit 1", 1, rc)
+    check("# TODO expected fail: float32 by default" in out, "TAP marks xfail with # TODO and the reason",
+          "# TODO", out[:4000])
+    check_schema(env, rep, env.path("exp.jsonl"), "expectations")
+    check_junit(env.path("exp.xml"), r, "expectations")
+    check_tap(env, out, "expectations run", False)
+
+    # Only an xpass and a stale entry: 0 normally, 1 with --strict.
+    exp2 = env.path("fake2.txt")
+    with open(exp2, "w") as f:
+        f.write("pass.describe-default fail # fixed\nnothing.* error\n")
+    args = ["run", "--cases", os.path.join(CASES, "pass.json"), "--adapter-cmd", fake_cmd(),
+            "--expectations", exp2, "--report", env.path("exp2.json")]
+    rc, out, err = env.run(args)
+    check(rc == 0, "xpass and stale entries alone: exit 0", 0, rc)
+    check_tap(env, out, "xpass run", True)
+    rc, out, err = env.run(args + ["--strict"])
+    check(rc == 1, "xpass and stale entries with --strict: exit 1", 1, rc)
+    bad = env.path("bad-exp.txt")
+    with open(bad, "w") as f:
+        f.write("pass.x sometimes\n")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--adapter-cmd",
+                            fake_cmd(), "--expectations", bad, "--report", env.path("x.json")])
+    check(rc == 2 and f"{bad}:1:" in err, "a bad expectations line is exit 2 with file:line", 2, err)
+
+
+def group_sigint(env):
+    d = env.path("hang")
+    os.makedirs(d)
+    with open(os.path.join(d, "hang.json"), "w") as f:
+        json.dump({"description": "One pass, then a hang.", "cases": [
+            {"id": "h.pass", "description": "passes", "spec": ["T-EQ-1"], "features": ["device-eq"],
+             "steps": [{"op": "device.parse", "args": {"text": "cpu"}, "expect": "$D0"}]},
+            {"id": "h.hang", "description": "hangs", "spec": ["T-STR-1"], "features": ["device-string"],
+             "steps": [{"op": "device.parse", "args": {"text": "hang"}}]},
+            {"id": "h.never", "description": "never runs", "spec": ["T-EQ-1"], "features": ["device-eq"],
+             "steps": [{"op": "device.parse", "args": {"text": "cpu"}}]}]}, f)
+    rep = env.path("int.json")
+    e = dict(os.environ, DEVSPEC_SOURCE=env.source, DEVSPEC_BUILD=env.build)
+    p = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", d, "--timeout", "60",
+                          "--adapter-cmd", fake_cmd(), "--report", rep], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
+    jsonl = env.path("int.jsonl")
+    # Wait until the first case is recorded, so the hang is in flight.
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        if os.path.exists(jsonl) and '"h.pass"' in open(jsonl).read():
+            break
+        time.sleep(0.05)
+    time.sleep(0.3)
+    t0 = time.time()
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    check(p.returncode == 3, "SIGINT: exit 3", 3, (p.returncode, err))
+    check(time.time() - t0 < 10, "SIGINT stops the run promptly", "< 10 s", time.time() - t0)
+    r = load_report(rep)
+    check(r["footer"]["complete"] is False and r["footer"]["interrupted"] is True,
+          "SIGINT: the report says complete false, interrupted", "complete false", r["footer"])
+    check([c["id"] for c in r["cases"]] == ["h.pass"], "SIGINT: the finished case is kept",
+          ["h.pass"], [c["id"] for c in r["cases"]])
+    lines = load_jsonl(jsonl)
+    check(lines[0]["type"] == "header" and lines[-1]["type"] == "footer" and
+          lines[-1]["complete"] is False, "SIGINT: the JSON Lines end with a footer, complete false",
+          "header ... footer", [l["type"] for l in lines])
+    check(not os.path.exists(rep + ".tmp"), "no temporary report is left behind", "absent", rep + ".tmp")
+    check_schema(env, rep, jsonl, "interrupted")
+
+    # A runner killed outright leaves readable JSON Lines without a footer, and no report
+    # that looks complete.
+    with open(rep, "w") as f:
+        f.write('{"stale": true}')
+    os.unlink(jsonl)
+    # The orphaned worker's hang is short, so it leaves soon after its stdin closes.
+    p = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", d, "--timeout", "60",
+                          "--adapter-cmd", fake_cmd("--hang-seconds", "3"), "--report", rep],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
+    deadline = time.time() + 30
+    while time.time() < deadline:
+        if os.path.exists(jsonl) and '"h.pass"' in open(jsonl).read():
+            break
+        time.sleep(0.05)
+    p.kill()
+    p.communicate()
+    lines = load_jsonl(jsonl)
+    check([l["type"] for l in lines] == ["header", "case"],
+          "a killed runner leaves JSON Lines that parse, without a footer", ["header", "case"],
+          [l["type"] for l in lines])
+    check(not os.path.exists(rep), "a killed runner leaves no complete-looking report", "absent",
+          os.path.exists(rep))
+
+
+def group_inprocess(env):
+    results = {}
+    for label, adapter in (("in process", env.null_so), ("out of process", env.null_prog)):
+        rep = env.path(f"null-{label[:2]}.json")
+        rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "null.json"), "--adapter", adapter,
+                                "--report", rep], env={"DEVSPEC_NULL_FEATURES": "device-attr"})
+        r = load_report(rep)
+        results[label] = statuses(r)
+        check(rc == 0, f"null adapter {label}: exit 0", 0, (rc, err))
+        check(r["header"]["adapter"]["transport"] == ("in-process" if label == "in process" else "out-of-process"),
+              f"null adapter {label}: the transport is recorded", label, r["header"]["adapter"])
+        check_schema(env, rep, rep[:-5] + ".jsonl", f"null {label}")
+    check(results["in process"] == results["out of process"] == {"null.one": "pass", "null.three": "pass"},
+          "both transports give the same results", "same", results)
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "null.json"),
+                            "--adapter", env.path("missing.so"), "--report", env.path("m.json")])
+    check(rc == 3 and "cannot load" in err, "a .so that cannot be loaded: exit 3", 3, (rc, err))
+
+
+def group_filters(env):
+    allc = ["--cases", os.path.join(CASES, "pass.json")]
+
+    def ids(extra):
+        rep = env.path("f.json")
+        rc, out, err = env.run(["run"] + allc + ["--adapter-cmd", fake_cmd(), "--report", rep] + extra)
+        return rc, [c["id"] for c in load_report(rep)["cases"]], load_report(rep)
+
+    rc, got, _ = ids(["--case", "pass.raises-*"])
+    check(got == ["pass.raises-kind", "pass.raises-any"], "--case GLOB selects by ID",
+          ["pass.raises-kind", "pass.raises-any"], got)
+    rc, got, _ = ids(["--feature", "mixed-device-raises", "--feature", "to-device"])
+    check(got == ["pass.to-device", "pass.mixed-devices-raise", "pass.output-follows-input"],
+          "--feature F (repeated) selects cases with any of them", 3, got)
+    rc, got, _ = ids(["--feature", "device-string", "--exclude-feature", "creation-device-kw"])
+    check(got == ["pass.raises-kind", "pass.raises-any", "pass.either", "pass.literal-dollar"],
+          "--exclude-feature is applied last", 4, got)
+    rc, got, r = ids(["--profile", "test-multi"])
+    check(got == ["pass.mixed-devices-raise"], "--profile P runs the cases that count for it",
+          ["pass.mixed-devices-raise"], got)
+    rc, got, r = ids([])
+    prof = r["footer"]["profiles"]
+    check(prof["test-core"]["verdict"] == "conforms" and prof["test-core"]["cases"] == 7 and
+          prof["test-core"]["optional"]["cases"] == 5,
+          "profile verdict: conforms; required-only cases decide, optional ones beside",
+          ("conforms", 7, 5), prof["test-core"])
+    check(prof["test-utils"]["verdict"] == "does-not-conform" and
+          prof["test-utils"]["missing_features"] == ["device-utils"],
+          "profile verdict: a required feature not claimed does not conform", "device-utils",
+          prof["test-utils"])
+    check(prof["test-multi"]["verdict"] == "conforms", "profile verdict for test-multi", "conforms",
+          prof["test-multi"])
+    sts = r["footer"]["statements"]
+    check(sts["T-STR-1"]["pass"] == 4 and sts["T-CREATE-1"]["pass"] == 2,
+          "per-statement counts", (4, 2), (sts["T-STR-1"], sts["T-CREATE-1"]))
+    feats = r["footer"]["features"]
+    check(feats["device-string"]["pass"] == 5, "per-feature counts", 5, feats["device-string"])
+    rc, got, r = ids(["--case", "pass.describe-default", "--case", "pass.to-device"])
+    check(r["footer"]["profiles"]["test-core"]["verdict"] == "undetermined" and
+          r["footer"]["not_run"] == 12, "a filtered run leaves the verdict undetermined",
+          "undetermined", r["footer"]["profiles"]["test-core"])
+    r2 = env.path("fail-v.json")
+    env.run(["run", "--cases", os.path.join(CASES, "fail.json"), "--adapter-cmd", fake_cmd(),
+             "--report", r2])
+    check(load_report(r2)["footer"]["profiles"]["test-core"]["verdict"] == "does-not-conform",
+          "a failing case of a required feature: does not conform", "does-not-conform",
+          load_report(r2)["footer"]["profiles"]["test-core"])
+
+
+def group_coverage(env):
+    rc, out, err = env.run(["coverage", "--cases", CASES, "--core", "--fail-uncovered", "must"])
+    check(rc == 0, "coverage: every must statement of the core profile has a case: exit 0", 0,
+          (rc, out, err))
+    rc, out, err = env.run(["coverage", "--cases", CASES, "--core", "--fail-uncovered", "must,should"])
+    check(rc == 1 and "T-ATTR-2" in out and "UNCOVERED (gating)" in out,
+          "coverage: an uncovered should statement fails with --fail-uncovered must,should", 1, (rc, out))
+    rc, out, err = env.run(["coverage", "--cases", CASES, "--profile", "test-core", "--json"])
+    cov = json.loads(out)
+    st = {s["id"]: s for s in cov[0]["statements"]}
+    check(st["T-TODEV-1"]["cases"] == ["pass.to-device"], "coverage lists the cases that cite a statement",
+          ["pass.to-device"], st["T-TODEV-1"])
+    check(st["T-CREATE-2"]["cases"] == [] and not st["T-CREATE-2"]["covered"],
+          "coverage marks uncovered statements", [], st["T-CREATE-2"])
+    check("pass.output-follows-input" not in st["T-TODEV-1"]["cases"],
+          "only cases that count for the profile cover its statements", "absent", st["T-TODEV-1"])
+    rc, out, err = env.run(["coverage", "--cases", CASES, "--fail-uncovered", "sometimes"])
+    check(rc == 2, "coverage: an unknown level is a usage error", 2, rc)
+
+
+def group_cli(env):
+    rc, out, err = env.run(["--help"])
+    check(rc == 0 and "not isolated" in out.lower() and "exit status" in out.lower(),
+          "--help explains isolation and exit statuses", 0, out)
+    rc, out, err = env.run(["--version"])
+    check(rc == 0 and out.startswith("devspec "), "--version", "devspec X", out)
+    for args, what in ((["run", "--bogus"], "an unknown option"),
+                       (["run", "--cases", CASES], "run without an adapter"),
+                       (["run", "--cases", CASES, "--adapter-cmd", "x", "--feature", "no-such"], "an unknown feature"),
+                       (["run", "--cases", CASES, "--adapter-cmd", "x", "--timeout", "soon"], "a bad timeout"),
+                       (["frobnicate"], "an unknown command"),
+                       (["run", "--report"], "an option without its value")):
+        rc, out, err = env.run(args)
+        check(rc == 2 and err.startswith("devspec: "), f"{what}: exit 2 with a message", 2, (rc, err))
+    for what in ("cases", "features", "profiles"):
+        rc, out, err = env.run(["list", what, "--cases", CASES])
+        check(rc == 0 and out, f"list {what}", 0, (rc, err))
+    rc, out, err = env.run(["list", "cases", "--cases", CASES, "--json"])
+    check(rc == 0 and len(json.loads(out)) == 39, "list cases --json lists every case", 39,
+          len(json.loads(out)) if rc == 0 else err)
+    rc, out, err = env.run(["run", "--cases", CASES, "--adapter", "no-such-name"], spec=True)
+    check(rc == 3 and "no-such-name" in err, "an unknown adapter name: exit 3 naming it", 3, (rc, err))
+    rc, out, err = env.run(["list", "adapters"], spec=False)
+    check(rc == 0 and "refarray" in out, "list adapters reads adapters/adapters.json", "refarray", out)
+
+
+def group_suite(env):
+    rc, out, err = env.run(["validate"], spec=False)
+    check(rc == 0, "the suite's case files load and validate against the real spec", 0, err[-2000:])
+    so = os.path.join(env.build, "adapters", "refarray", "devspec_adapter_refarray.so")
+    host = os.path.join(env.build, "adapters", "host", "devspec-adapter-host")
+    if not (os.path.exists(so) and os.path.exists(host)):
+        skip("devspec run --adapter refarray runs the whole suite", "refarray's adapter is not built")
+        return
+    for mode in ([], ["--in-process"]):
+        rep = env.path("refarray%s.json" % ("-inproc" if mode else ""))
+        junit = env.path("refarray.xml")
+        rc, out, err = env.run(["run", "--adapter", "refarray", "--report", rep, "--junit", junit] + mode,
+                               spec=False, timeout=900, env={"POCL_DEVICES": os.environ.get("POCL_DEVICES", "pthread pthread")})
+        what = "in process" if mode else "out of process"
+        r = load_report(rep)
+        bad = {c["id"]: (c["status"], c.get("reason", "")[:200]) for c in r["cases"]
+               if c["status"] in ("fail", "error", "crash", "timeout")}
+        # The runner's part: the exit status is the gate over what the report says.
+        check(rc == (1 if r["footer"]["unexpected"] else 0),
+              f"refarray ({what}): exit status {rc} agrees with the report's unexpected results",
+              1 if r["footer"]["unexpected"] else 0, rc)
+        if rc == 0:
+            check(True, f"refarray ({what}): the whole suite, exit 0")
+        else:
+            # Content, not the runner: cases and refarray disagree; listed for their owners.
+            todo(f"refarray ({what}): the whole suite, exit 0",
+                 f"{len(bad)} cases fail against refarray", bad)
+        check(r["footer"]["complete"] and r["footer"]["total"] > 0,
+              f"refarray ({what}): complete, every case reported", "complete", r["footer"]["counts"])
+        check_schema(env, rep, rep[:-5] + ".jsonl", f"refarray {what}")
+        check_junit(junit, r, f"refarray {what}")
+        check_tap(env, out, f"refarray {what}", rc == 0)
+
+
+GROUPS = {"load": group_load, "judge": group_judge, "isolation": group_isolation,
+          "expectations": group_expectations, "sigint": group_sigint,
+          "inprocess": group_inprocess, "filters": group_filters, "coverage": group_coverage,
+          "cli": group_cli, "suite": group_suite}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--devspec", required=True)
+    ap.add_argument("--source", required=True)
+    ap.add_argument("--build", required=True)
+    ap.add_argument("--null-program")
+    ap.add_argument("--null-so")
+    ap.add_argument("group", choices=sorted(GROUPS))
+    a = ap.parse_args()
+    env = Env(a)
+    print("TAP version 13")
+    try:
+        GROUPS[a.group](env)
+    except Exception as e:  # a broken expectation of the test itself is a failure, not a crash
+        import traceback
+        check(False, f"group {a.group} ran to the end", "no exception",
+              repr(e) + " " + traceback.format_exc()[-600:])
+    finally:
+        shutil.rmtree(env.tmp, ignore_errors=True)
+    print(f"1..{n_tests}")
+    sys.exit(1 if n_failed else 0)
+
+
+if __name__ == "__main__":
+    main()
