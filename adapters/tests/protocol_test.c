@@ -241,6 +241,15 @@ static void arguments_and_handles(drv *d)
     ERR(d, "to_device needs its device argument", "TypeError", "protocol",
         "\"op\":\"array.to_device\",\"args\":{\"array\":$x}");
 
+    OK(d, "device.describe of a device string describes the library's device for it", NULL,
+       "{\"str\":\"toy:1\",\"type\":\"toy\",\"index\":1}",
+       "\"op\":\"device.describe\",\"args\":{\"device\":{\"str\":\"toy:1\"}}");
+    OK(d, "device.equal of a string and a handle", NULL, "true",
+       "\"op\":\"device.equal\",\"args\":{\"a\":{\"str\":\"toy\"},\"b\":$dev0}");
+    ERR(d, "device.describe of a string the library refuses", "ValueError", "library",
+        "\"op\":\"device.describe\",\"args\":{\"device\":{\"str\":\"gpu\"}}");
+    ERR(d, "device.describe of null", "TypeError", "protocol",
+        "\"op\":\"device.describe\",\"args\":{\"device\":null}");
     OK(d, "to_device to the second device", "y", "\"*\"",
        "\"op\":\"array.to_device\",\"args\":{\"array\":$x,\"device\":$dev1}");
     OK(d, "describe the copy", "ydesc", "{\"dtype\":\"int16\",\"shape\":[2,3]}",

@@ -33,6 +33,13 @@ static void devices(drv *d, int ndev)
        A("device.equal\",\"args\":{\"a\":$g1,\"b\":$cpu}"));
     ERR(d, "DRAFT-STR-1: upper-case GPU:0 is refused", "ValueError", "library",
         A("device.parse\",\"args\":{\"text\":\"GPU:0\"}"));
+    OK(d, "device.describe of the string gpu:0 (not necessarily available)", NULL,
+       "{\"str\":\"gpu:0\",\"type\":\"gpu\",\"index\":0}",
+       A("device.describe\",\"args\":{\"device\":{\"str\":\"gpu:0\"}}"));
+    ERR(d, "device.describe of the string GPU:0 raises", "ValueError", "library",
+        A("device.describe\",\"args\":{\"device\":{\"str\":\"GPU:0\"}}"));
+    OK(d, "device.equal of the strings cpu and cpu:0", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":{\"str\":\"cpu\"},\"b\":{\"str\":\"cpu:0\"}}"));
     ERR(d, "the empty string is refused", "ValueError", "library",
         A("device.parse\",\"args\":{\"text\":\"\"}"));
     ERR(d, "an unknown type is refused", "ValueError", "library",

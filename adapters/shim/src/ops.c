@@ -145,14 +145,6 @@ static int get_array(const req *r, const char *name, ds_array *out)
     return lookup(r, v, name, DS__H_ARRAY, out);
 }
 
-static int get_devobj(const req *r, const char *name, ds_devobj *out)
-{
-    const cJSON *v = arg(r, name);
-    if (v == NULL)
-        return missing(r, name);
-    return lookup(r, v, name, DS__H_DEVICE, out);
-}
-
 /* A device argument: null/absent, a device handle, or {"str": text}. `required` means the
  * key must be present (null is still a value). */
 static int get_device(const req *r, const char *name, bool required, ds_device *out)
@@ -520,13 +512,44 @@ static int op_device_parse(const req *r, cJSON **result)
     return handle_result(r, DS__H_DEVICE, d, false, result);
 }
 
+/* A device argument that must be a device object: a handle, or {"str": text} turned into
+ * the library's device for that text with the device_parse slot (what describing or
+ * comparing a string means). *parsed is set when the object is new and must be released. */
+static int get_device_object(const req *r, const char *name, ds_devobj *out, bool *parsed)
+{
+    ds_device dev;
+    *parsed = false;
+    *out = NULL;
+    if (get_device(r, name, true, &dev) < 0)
+        return -1;
+    if (dev.kind == DS_DEVICE_OBJECT) {
+        *out = dev.object;
+        return 0;
+    }
+    if (dev.kind == DS_DEVICE_NONE)
+        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a device, not null",
+                        r->op, name);
+    if (CALL(r, device_parse, dev.str, out) < 0)
+        return -1;
+    if (*out == NULL)
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                        "%s: device_parse succeeded but returned no device", r->op);
+    *parsed = true;
+    return 0;
+}
+
 static int op_device_describe(const req *r, cJSON **result)
 {
     static const char *const names[] = {"device", NULL};
     ds_devobj d;
+    bool parsed;
     ds_device_info di = {0};
-    if (check_names(r, names) < 0 || get_devobj(r, "device", &d) < 0 ||
-        CALL(r, device_describe, d, &di) < 0)
+    if (check_names(r, names) < 0 || get_device_object(r, "device", &d, &parsed) < 0)
+        return -1;
+    int rc = CALL(r, device_describe, d, &di);
+    if (parsed)
+        release_obj(r, DS__H_DEVICE, d);
+    if (rc < 0)
         return -1;
     cJSON *o = cJSON_CreateObject();
     if (o == NULL)
@@ -546,10 +569,21 @@ static int op_device_describe(const req *r, cJSON **result)
 static int op_device_equal(const req *r, cJSON **result)
 {
     static const char *const names[] = {"a", "b", NULL};
-    ds_devobj a, b;
+    ds_devobj a = NULL, b = NULL;
+    bool pa = false, pb = false;
     bool eq = false;
-    if (check_names(r, names) < 0 || get_devobj(r, "a", &a) < 0 || get_devobj(r, "b", &b) < 0 ||
-        CALL(r, device_equal, a, b, &eq) < 0)
+    int rc = check_names(r, names);
+    if (rc == 0)
+        rc = get_device_object(r, "a", &a, &pa);
+    if (rc == 0)
+        rc = get_device_object(r, "b", &b, &pb);
+    if (rc == 0)
+        rc = CALL(r, device_equal, a, b, &eq);
+    if (pa)
+        release_obj(r, DS__H_DEVICE, a);
+    if (pb)
+        release_obj(r, DS__H_DEVICE, b);
+    if (rc < 0)
         return -1;
     *result = cJSON_CreateBool(eq);
     return 0;
