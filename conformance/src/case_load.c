@@ -513,10 +513,9 @@ static void load_case(loader *L, ds_case *c, const cJSON *v)
         c->id = id->valuestring;
     pop(L);
 
+    /* description is optional in a case (spec/case-format.md), non-empty when present */
     const cJSON *desc = cJSON_GetObjectItemCaseSensitive(v, "description");
-    if (!desc)
-        problem(L, "missing field \"description\"");
-    else {
+    if (desc) {
         push_key(L, "description");
         if (!cJSON_IsString(desc) || !desc->valuestring[0])
             problem(L, "must be a non-empty string");
