@@ -121,6 +121,10 @@ int ra__cl_launch(ra__cl_device *dev, cl_kernel kernel, size_t n);
 /* The global size ra__cl_launch uses for n work-items of kernel. */
 size_t ra__cl_global_size(ra__cl_device *dev, cl_kernel kernel, size_t n, size_t *local);
 
+/* Programs built in this process so far, over all contexts and devices (for the tests of
+ * the kernel cache). */
+unsigned long ra__cl_total_builds(void);
+
 /* Releases every cached program of dev. */
 void ra__cl_programs_release(ra__cl_device *dev);
 

@@ -42,7 +42,6 @@ static const cl_type cl_types[RA_DTYPE_COUNT + 1] = {
 /* Process-wide count of successful builds, for the kernel-cache tests. */
 static atomic_ulong total_builds;
 
-unsigned long ra__cl_total_builds(void);
 unsigned long ra__cl_total_builds(void)
 {
     return atomic_load(&total_builds);

@@ -1,0 +1,126 @@
+/*
+ * test_opencl_internal.c: the OpenCL backend's internals that the public API cannot show:
+ * the one mapping from OpenCL errors to refarray statuses, and the kernel cache (programs
+ * are built once per context, device and dtype, then reused).
+ *
+ * Built against refarray's sources (a static copy), so that the internal functions of
+ * src/opencl/opencl.h are reachable.
+ */
+#include "common.h"
+#include "opencl.h"
+
+static void test_error_mapping(ra_ctx *ctx)
+{
+    static const struct {
+        cl_int err;
+        int status;
+        const char *kind;
+    } table[] = {
+        {CL_SUCCESS, RA_OK, NULL},
+        {CL_MEM_OBJECT_ALLOCATION_FAILURE, RA_E_NOMEM, "MemoryError"},
+        {CL_OUT_OF_RESOURCES, RA_E_NOMEM, "MemoryError"},
+        {CL_OUT_OF_HOST_MEMORY, RA_E_NOMEM, "MemoryError"},
+        {CL_INVALID_BUFFER_SIZE, RA_E_NOMEM, "MemoryError"},
+        {CL_DEVICE_NOT_AVAILABLE, RA_E_DEVICE_UNAVAILABLE, "ValueError"},
+        {CL_DEVICE_NOT_FOUND, RA_E_DEVICE_UNAVAILABLE, "ValueError"},
+        {CL_INVALID_COMMAND_QUEUE, RA_E_STREAM, "ValueError"},
+        {CL_INVALID_CONTEXT, RA_E_STREAM, "ValueError"},
+        {CL_BUILD_PROGRAM_FAILURE, RA_E_BACKEND, "RuntimeError"},
+        {CL_INVALID_KERNEL_ARGS, RA_E_BACKEND, "RuntimeError"},
+        {-9999, RA_E_BACKEND, "RuntimeError"},
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        int st = ra__cl_status(table[i].err);
+        EXPECT_STATUS(ctx, st, table[i].status, "%s (%d) maps to %s",
+                      ra__cl_error_name(table[i].err), (int)table[i].err,
+                      ra_status_name(table[i].status));
+        if (table[i].kind)
+            EXPECT_STR(ra_status_kind(st), table[i].kind, "%s is a %s",
+                       ra__cl_error_name(table[i].err), table[i].kind);
+    }
+    EXPECT_STR(ra__cl_error_name(CL_MEM_OBJECT_ALLOCATION_FAILURE),
+               "CL_MEM_OBJECT_ALLOCATION_FAILURE", "error names come from the code");
+    EXPECT_STR(ra__cl_error_name(-1001), "CL_PLATFORM_NOT_FOUND_KHR", "the loader's own code");
+    EXPECT_STR(ra__cl_error_name(-9999), "CL_UNKNOWN_ERROR", "an unknown code");
+    int st = ra__cl_fail(ctx, CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer", NULL);
+    EXPECT_STATUS(ctx, st, RA_E_NOMEM, "ra__cl_fail returns the mapped status");
+    OK(strstr(ra_ctx_message(ctx), "clCreateBuffer") &&
+           strstr(ra_ctx_message(ctx), "CL_MEM_OBJECT_ALLOCATION_FAILURE"),
+       "the detail names the call and the OpenCL error: \"%s\"", ra_ctx_message(ctx));
+}
+
+/* Runs op on two fresh arrays of dtype t on dev; returns the status. */
+static int run_op(ra_ctx *ctx, ra_device dev, ra_dtype t, int which)
+{
+    const int64_t n = 16;
+    ra_array *a = NULL, *r = NULL;
+    int st = ra_ones(ctx, &n, 1, &(ra_opts){.dtype = t, .device_value = &dev}, &a);
+    if (st == RA_OK) {
+        if (which == 0)
+            st = ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(a), &r);
+        else if (which == 1)
+            st = ra_binary(ctx, RA_SUBTRACT, ra_operand_array(a), ra_operand_array(a), &r);
+        else
+            st = ra_reduce(ctx, RA_SUM, a, NULL, &r);
+    }
+    ra_array_release(a);
+    ra_array_release(r);
+    return st;
+}
+
+static void test_kernel_cache(void)
+{
+    ra_ctx *ctx = NULL, *ctx2 = NULL;
+    ra_device gpus[4];
+    if (ra_ctx_create(NULL, &ctx) != RA_OK)
+        return;
+    size_t ngpu = gpu_devices(ctx, gpus, 4);
+    if (ngpu == 0) {
+        tap_skip("no OpenCL device is available", "kernel cache");
+        ra_ctx_destroy(ctx);
+        return;
+    }
+    unsigned long b0 = ra__cl_total_builds();
+    int st = run_op(ctx, gpus[0], RA_FLOAT32, 0);
+    EXPECT_STATUS(ctx, st, RA_OK, "add float32 on gpu:0");
+    EXPECT_INT(ra__cl_total_builds() - b0, 1, "the first add float32 builds one program");
+    for (int i = 0; i < 5; i++)
+        run_op(ctx, gpus[0], RA_FLOAT32, 0);
+    EXPECT_INT(ra__cl_total_builds() - b0, 1, "five more adds build nothing (cache hit)");
+    run_op(ctx, gpus[0], RA_FLOAT32, 1);
+    EXPECT_INT(ra__cl_total_builds() - b0, 1,
+               "subtract float32 shares the binary program of float32");
+    run_op(ctx, gpus[0], RA_INT32, 0);
+    EXPECT_INT(ra__cl_total_builds() - b0, 2, "add int32 builds the binary program of int32");
+    run_op(ctx, gpus[0], RA_FLOAT32, 2);
+    EXPECT_INT(ra__cl_total_builds() - b0, 3, "sum float32 builds the reduce program");
+    run_op(ctx, gpus[0], RA_FLOAT32, 2);
+    EXPECT_INT(ra__cl_total_builds() - b0, 3, "a second sum builds nothing");
+    if (ngpu > 1) {
+        run_op(ctx, gpus[1], RA_FLOAT32, 0);
+        EXPECT_INT(ra__cl_total_builds() - b0, 4, "gpu:1 builds its own program");
+    } else {
+        tap_skip("needs two OpenCL devices", "gpu:1 builds its own program");
+    }
+    unsigned long b1 = ra__cl_total_builds();
+    if (ra_ctx_create(NULL, &ctx2) == RA_OK) {
+        run_op(ctx2, gpus[0], RA_FLOAT32, 0);
+        EXPECT_INT(ra__cl_total_builds() - b1, 1, "another context builds its own program");
+        run_op(ctx2, gpus[0], RA_FLOAT32, 0);
+        EXPECT_INT(ra__cl_total_builds() - b1, 1, "and then reuses it");
+        ra_ctx_destroy(ctx2);
+    }
+    ra_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    ra_ctx *ctx = NULL;
+    if (!OK(ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) == RA_OK,
+            "context created"))
+        return tap_done();
+    test_error_mapping(ctx);
+    ra_ctx_destroy(ctx);
+    test_kernel_cache();
+    return tap_done();
+}
