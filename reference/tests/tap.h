@@ -42,6 +42,23 @@ static inline int tap_ok(int cond, const char *file, int line, const char *fmt, 
     return r;
 }
 
+/* A check of a known, reported bug: "not ok N - name # TODO reason" does not fail the run
+ * (TAP's TODO directive); once it passes it prints "ok N - name # TODO reason". */
+static inline int tap_todo(int cond, const char *reason, const char *file, int line,
+                           const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    printf("%sok %d - ", cond ? "" : "not ", ++tap_count);
+    vprintf(fmt, ap);
+    printf(" # TODO %s\n", reason);
+    va_end(ap);
+    if (!cond)
+        printf("#   at %s:%d\n", file, line);
+    fflush(stdout);
+    return cond;
+}
+
 static inline void tap_skip(const char *reason, const char *fmt, ...)
 {
     va_list ap;
