@@ -1,0 +1,235 @@
+#!/usr/bin/env python3
+"""Writes reports/SUMMARY.md, the compliance matrix, from devspec's JSON reports.
+
+    summary.py --source TOP [--startup FILE] --out SUMMARY.md REPORT.json...
+
+Everything in the summary is derived from the reports (their footers' per-profile verdicts
+and counts); nothing is a second source of truth. --startup names a JSON file of start-up
+times measured by measure_startup() (seconds from starting the adapter program to its reply
+to 'hello': interpreter start and the library's import), so the table can show the suite's
+own time apart from the import.
+
+    summary.py --source TOP --measure-startup NAME... > startup.json
+    summary.py --source TOP --relativise REPORT.json...
+
+--relativise rewrites reports in place so that they name no path of the machine that ran
+them: every string that starts with the source tree becomes relative to it, and the host name
+is removed. Standard-library only.
+"""
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass", "crash", "timeout")
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return json.load(f)
+
+
+# -- relativising --------------------------------------------------------------------------
+
+def relativise(value, top):
+    if isinstance(value, str):
+        if value == top:
+            return "."
+        if value.startswith(top + os.sep):
+            return value[len(top) + 1:]
+        return value
+    if isinstance(value, list):
+        return [relativise(v, top) for v in value]
+    if isinstance(value, dict):
+        return {k: relativise(v, top) for k, v in value.items()}
+    return value
+
+
+def relativise_file(path, top):
+    report = relativise(load(path), top)
+    env = report.get("header", {}).get("environment")
+    if isinstance(env, dict) and "hostname" in env:
+        env["hostname"] = None
+    tmp = path + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        json.dump(report, f, indent=1, ensure_ascii=False)
+        f.write("\n")
+    os.replace(tmp, path)
+
+
+# -- start-up times ------------------------------------------------------------------------
+
+def adapter_entry(top, name):
+    registry = load(os.path.join(top, "adapters", "adapters.json"))
+    for entry in registry["adapters"]:
+        if entry["name"] == name:
+            return entry
+    raise SystemExit("summary.py: no adapter named '%s' in adapters/adapters.json" % name)
+
+
+def expand(s, top, build):
+    return s.replace("${SOURCE}", top).replace("${BUILD}", build)
+
+
+def measure_startup(top, build, name, runs=3):
+    """Median seconds from starting the adapter to its reply to 'hello'; None if it fails."""
+    entry = adapter_entry(top, name)
+    argv = [expand(a, top, build) for a in entry["command"]]
+    env = dict(os.environ)
+    env.update({k: expand(v, top, build) for k, v in entry.get("env", {}).items()})
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        try:
+            proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                    stderr=subprocess.DEVNULL, env=env)
+        except OSError:
+            return None
+        proc.stdin.write(b'{"id":0,"op":"hello","args":{"protocol":1}}\n')
+        proc.stdin.flush()
+        line = proc.stdout.readline()
+        elapsed = time.perf_counter() - start
+        proc.stdin.write(b'{"id":1,"op":"bye"}\n')
+        proc.stdin.close()
+        proc.stdout.read()
+        proc.wait()
+        try:
+            if not json.loads(line).get("ok"):
+                return None
+        except ValueError:
+            return None
+        times.append(elapsed)
+    return statistics.median(times)
+
+
+# -- the summary ---------------------------------------------------------------------------
+
+def verdict_cell(p):
+    if p["verdict"] == "conforms":
+        return "**conforms** (%d/%d)" % (p["passed"], p["cases"])
+    parts = []
+    if p.get("missing_features"):
+        parts.append("lacks " + ", ".join("`%s`" % f for f in p["missing_features"]))
+    if p.get("failed"):
+        parts.append("%d failing" % p["failed"])
+    if p.get("skipped"):
+        parts.append("%d skipped" % p["skipped"])
+    if p.get("not_run"):
+        parts.append("%d not run" % p["not_run"])
+    return "no: " + "; ".join(parts or ["see report"]) + " (%d/%d pass)" % (p["passed"],
+                                                                           p["cases"])
+
+
+def fmt_seconds(x):
+    return "–" if x is None else "%.2f" % x
+
+
+def summary(reports, startup, wall):
+    rows = []
+    profiles = []
+    for path, report in reports:
+        for name in report["footer"].get("profiles", {}):
+            if name not in profiles:
+                profiles.append(name)
+        rows.append((path, report))
+    out = ["# devspec compliance summary", ""]
+    out.append("Generated by `scripts/publish-reports.sh` from the JSON reports beside this "
+               "file; do not edit by hand. Suite commit `%s`." %
+               (rows[0][1]["header"]["suite"].get("commit") or "?")[:12] if rows else "?")
+    out.append("")
+    out.append("Counts are per case: *xfail* is a failure listed, with its reason, in the "
+               "library's expectations file (`adapters/python/expectations/`); *skip* is a "
+               "case whose features the library does not claim or that needs more devices "
+               "than it has. Start-up is the time from starting the adapter to its answer to "
+               "`hello` (interpreter start and the library's import), the median of three "
+               "separate starts; *cases* is the time spent running the cases (the sum of the "
+               "report's per-case durations: the suite without the import); *run* is the "
+               "wall time of the whole `devspec run`, start-up and case loading included. "
+               "Times are from one run on the machine that generated this file.")
+    out.append("")
+    out.append("| library | version | devices | pass | fail | error | skip | xfail | xpass "
+               "| crash | timeout | gate | start-up s | cases s | run s |")
+    out.append("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+               "| --- | ---: | ---: | ---: |")
+    for path, r in rows:
+        h, f = r["header"], r["footer"]
+        label = h["adapter"].get("label") or h["library"]["name"]
+        c = f["counts"]
+        up = startup.get(label)
+        elapsed = wall.get(label, f.get("elapsed"))
+        own = sum(case.get("duration") or 0.0 for case in r.get("cases", []))
+        gate = "ok" if not f.get("unexpected") else "%d unexpected" % len(f["unexpected"])
+        if not f.get("complete", True):
+            gate += ", incomplete"
+        out.append("| [%s](%s) | %s | %d | %s | %s | %s |" % (
+            label, os.path.basename(path), h["library"].get("version", "?"),
+            len(h.get("devices", [])),
+            " | ".join(str(c.get(s, 0)) for s in STATUSES), gate,
+            " | ".join(fmt_seconds(x) for x in (up, own, elapsed))))
+    out.append("")
+    out.append("## Profiles")
+    out.append("")
+    out.append("A library conforms to a profile when it claims every required feature and "
+               "every case of those features passes (see `spec/profiles.json`).")
+    out.append("")
+    out.append("| library | " + " | ".join(profiles) + " |")
+    out.append("| --- | " + " | ".join("---" for _ in profiles) + " |")
+    for path, r in rows:
+        label = r["header"]["adapter"].get("label") or r["header"]["library"]["name"]
+        cells = []
+        for p in profiles:
+            v = r["footer"].get("profiles", {}).get(p)
+            cells.append("–" if v is None else verdict_cell(v))
+        out.append("| %s | %s |" % (label, " | ".join(cells)))
+    out.append("")
+    return "\n".join(out)
+
+
+def main(argv):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--source", required=True, help="the devspec source tree")
+    ap.add_argument("--build", default=None, help="the build tree (default SOURCE/build)")
+    ap.add_argument("--out", help="where to write the summary (Markdown)")
+    ap.add_argument("--startup", help="JSON file of start-up times by adapter name")
+    ap.add_argument("--wall", help="JSON file of each run's wall time by adapter name")
+    ap.add_argument("--measure-startup", action="store_true",
+                    help="print the start-up times of the adapters named as arguments")
+    ap.add_argument("--relativise", action="store_true",
+                    help="rewrite the reports named as arguments without machine paths")
+    ap.add_argument("items", nargs="*")
+    args = ap.parse_args(argv)
+    top = os.path.realpath(args.source)
+    build = os.path.realpath(args.build or os.path.join(top, "build"))
+    if args.measure_startup:
+        json.dump({n: measure_startup(top, build, n) for n in args.items}, sys.stdout, indent=1)
+        sys.stdout.write("\n")
+        return 0
+    if args.relativise:
+        for path in args.items:
+            relativise_file(path, top)
+        return 0
+    if not args.out:
+        ap.error("--out is required")
+    reports = []
+    for path in args.items:
+        try:
+            reports.append((path, load(path)))
+        except (OSError, ValueError) as exc:
+            sys.stderr.write("summary.py: %s: cannot read the report: %s\n" % (path, exc))
+            return 1
+    startup = load(args.startup) if args.startup else {}
+    wall = load(args.wall) if args.wall else {}
+    text = summary(reports, startup, wall)
+    tmp = args.out + ".tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Regenerates the published reports: the whole suite against refarray and every Python
+# library of adapters/adapters.json, each with its expectations file, then the compliance
+# summary. Writes reports/NAME.json for each adapter and reports/SUMMARY.md.
+#
+#   scripts/publish-reports.sh [--no-setup] [NAME...]   (default: every adapter below)
+#
+# A report is moved into reports/ only when its run completed; a run that could not start
+# or stopped early leaves the published report as it was and is named on stderr.
+# Exit status: 0 every run complete with nothing unexpected; 1 some run had unexpected
+# results; 3 some adapter could not start or its run is incomplete.
+set -uo pipefail
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+if [ "${1:-}" = "--no-setup" ]; then
+    shift
+else
+    bash scripts/setup.sh || exit 3
+fi
+export POCL_DEVICES="${POCL_DEVICES:-pthread pthread}"
+build=${DEVSPEC_BUILD_DIR:-build}
+export DEVSPEC_SOURCE="$top" DEVSPEC_BUILD="$top/$build"
+devspec="$build/conformance/devspec"
+if [ ! -x "$devspec" ]; then
+    echo "publish-reports: $devspec is not built (run scripts/setup.sh)" >&2
+    exit 3
+fi
+python=.venv/bin/python
+[ -x "$python" ] || python=/usr/bin/python3
+names=("$@")
+[ ${#names[@]} -gt 0 ] || names=(refarray numpy array-api-strict jax torch tinygrad ivy)
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+status=0
+published=()
+echo "{" >"$work/wall.json"
+sep=""
+for n in "${names[@]}"; do
+    start=$(date +%s%N)
+    "$devspec" run --adapter "$n" --report "$work/$n.json" --no-progress >"$work/$n.tap" 2>"$work/$n.err"
+    rc=$?
+    end=$(date +%s%N)
+    if [ "$rc" -ge 2 ] || [ ! -s "$work/$n.json" ]; then
+        echo "publish-reports: $n: run failed (exit $rc); reports/$n.json left as it was" >&2
+        tail -n 5 "$work/$n.err" >&2
+        status=3
+        continue
+    fi
+    [ "$rc" -eq 1 ] && [ "$status" -eq 0 ] && status=1
+    mv "$work/$n.json" "reports/$n.json"
+    published+=("reports/$n.json")
+    printf '%s"%s": %d.%09d\n' "$sep" "$n" $(((end - start) / 1000000000)) $(((end - start) % 1000000000)) >>"$work/wall.json"
+    sep=","
+    echo "publish-reports: $n: exit $rc" >&2
+done
+echo "}" >>"$work/wall.json"
+[ ${#published[@]} -gt 0 ] || exit 3
+"$python" reports/summary.py --source . --relativise "${published[@]}" || exit 3
+"$python" reports/summary.py --source . --build "$build" --measure-startup "${names[@]}" \
+    >"$work/startup.json" || exit 3
+reports=()
+for n in "${names[@]}"; do
+    [ -f "reports/$n.json" ] && reports+=("reports/$n.json")
+done
+"$python" reports/summary.py --source . --startup "$work/startup.json" --wall "$work/wall.json" \
+    --out reports/SUMMARY.md "${reports[@]}" || exit 3
+echo "publish-reports: wrote reports/SUMMARY.md" >&2
+exit "$status"
