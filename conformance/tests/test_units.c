@@ -1,0 +1,302 @@
+/* Unit tests of the runner's modules that need no adapter: matching (judge.c), source
+ * locations (jsonloc.c), the expectations file, escaping for XML and YAML, UTF-8 checks
+ * and SHA-256. Prints TAP. */
+#define _POSIX_C_SOURCE 200809L
+#include "devspec.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+static int n_tests, n_failed;
+
+#define CHECK(cond, name, expected, observed)                                                  \
+    check_at((cond), (name), (expected), (observed), __FILE__, __LINE__)
+
+static void check_at(bool ok, const char *name, const char *expected, const char *observed,
+                     const char *file, int line)
+{
+    n_tests++;
+    if (ok) {
+        printf("ok %d - %s\n", n_tests, name);
+        return;
+    }
+    n_failed++;
+    printf("not ok %d - %s\n  ---\n  expected: \"%s\"\n  observed: \"%s\"\n  at: \"%s:%d\"\n  ...\n",
+           n_tests, name, expected, observed ? observed : "(null)", file, line);
+}
+
+/* ---- judge ---------------------------------------------------------------------------- */
+
+static int eq_calls;
+
+/* Device equality for the tests: "device#0" and "device#100" are one device; asking about
+ * "device#bad" fails. */
+static int fake_equal(void *ctx, const char *a, const char *b, ds_buf *err)
+{
+    (void)ctx;
+    eq_calls++;
+    if (!strcmp(a, "device#bad") || !strcmp(b, "device#bad")) {
+        ds__buf_puts(err, "no such device");
+        return -1;
+    }
+    const char *ca = !strcmp(a, "device#100") ? "device#0" : a;
+    const char *cb = !strcmp(b, "device#100") ? "device#0" : b;
+    return strcmp(ca, cb) == 0;
+}
+
+static int match(const char *expected, const char *observed, char *why, size_t cap)
+{
+    cJSON *e = cJSON_Parse(expected);
+    cJSON *o = cJSON_Parse(observed);
+    if (!e || !o) {
+        fprintf(stderr, "bad test JSON: %s / %s\n", expected, observed);
+        exit(2);
+    }
+    ds_judge j = {fake_equal, NULL};
+    ds_buf b = {0};
+    int r = ds__judge_match(&j, e, o, &b);
+    snprintf(why, cap, "%s", b.data ? b.data : "");
+    ds__buf_free(&b);
+    cJSON_Delete(e);
+    cJSON_Delete(o);
+    return r;
+}
+
+static void expect_match(const char *name, const char *e, const char *o, int want)
+{
+    char why[1024];
+    int r = match(e, o, why, sizeof why);
+    char obs[1100];
+    snprintf(obs, sizeof obs, "%d (%s)", r, why);
+    char exp[16];
+    snprintf(exp, sizeof exp, "%d", want);
+    CHECK(r == want, name, exp, obs);
+}
+
+static void test_judge(void)
+{
+    expect_match("object: partial match ignores extra keys", "{\"a\":1}", "{\"a\":1,\"b\":2}", 1);
+    expect_match("object: a missing key does not match", "{\"a\":1,\"c\":3}", "{\"a\":1}", 0);
+    expect_match("list: same length, element-wise", "[1,[2,3]]", "[1,[2,3]]", 1);
+    expect_match("list: a longer result does not match", "[1]", "[1,2]", 0);
+    expect_match("numbers compare by value (1 and 1.0)", "1", "1.0", 1);
+    expect_match("a string is not a number", "\"1\"", "1", 0);
+    expect_match("null matches null", "null", "null", 1);
+    expect_match("true is not false", "true", "false", 0);
+    expect_match("true is not 1", "true", "1", 0);
+
+    eq_calls = 0;
+    expect_match("devices: the same handle needs no question", "\"device#1\"", "\"device#1\"", 1);
+    CHECK(eq_calls == 0, "devices: identical handles are not sent to device.equal", "0 calls",
+          eq_calls ? "called" : "0 calls");
+    expect_match("devices: two handles of one device match through device.equal",
+                 "{\"device\":\"device#0\"}", "{\"device\":\"device#100\"}", 1);
+    CHECK(eq_calls == 1, "devices: device.equal was asked once", "1", eq_calls == 1 ? "1" : "other");
+    expect_match("devices: different devices do not match", "\"device#0\"", "\"device#1\"", 0);
+    expect_match("devices: a failing device.equal is -1", "\"device#0\"", "\"device#bad\"", -1);
+    expect_match("devices: a handle is not compared with a non-handle string", "\"device#0\"",
+                 "\"cpu\"", 0);
+
+    const char *f32 = "{\"dtype\":\"float32\",\"shape\":[4],\"data\":[\"nan\",\"-0.0\",\"0.1\",\"inf\"]}";
+    expect_match("typed float32: NaN, -0.0, 0.1 and inf match their float32 images", f32,
+                 "{\"dtype\":\"float32\",\"shape\":[4],\"data\":[\"NaN\",\"-0.0\",0.10000000149011612,\"inf\"]}",
+                 1);
+    expect_match("typed float32: -0.0 differs from 0.0",
+                 "{\"dtype\":\"float32\",\"shape\":[1],\"data\":[\"-0.0\"]}",
+                 "{\"dtype\":\"float32\",\"shape\":[1],\"data\":[0]}", 0);
+    expect_match("typed float64: 0.1 differs from float32's 0.1",
+                 "{\"dtype\":\"float64\",\"shape\":[1],\"data\":[0.1]}",
+                 "{\"dtype\":\"float64\",\"shape\":[1],\"data\":[0.10000000149011612]}", 0);
+    expect_match("typed float64: NaN does not match a number",
+                 "{\"dtype\":\"float64\",\"shape\":[1],\"data\":[\"nan\"]}",
+                 "{\"dtype\":\"float64\",\"shape\":[1],\"data\":[1]}", 0);
+    expect_match("typed int64: extremes compare exactly as strings",
+                 "{\"dtype\":\"int64\",\"shape\":[2],\"data\":[\"9223372036854775807\",\"-9223372036854775808\"]}",
+                 "{\"dtype\":\"int64\",\"shape\":[2],\"data\":[\"9223372036854775807\",\"-9223372036854775808\"]}",
+                 1);
+    expect_match("typed int64: 2^53+1 differs from 2^53",
+                 "{\"dtype\":\"int64\",\"shape\":[1],\"data\":[\"9007199254740993\"]}",
+                 "{\"dtype\":\"int64\",\"shape\":[1],\"data\":[\"9007199254740992\"]}", 0);
+    expect_match("typed uint64: the maximum as a string",
+                 "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[\"18446744073709551615\"]}",
+                 "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[\"18446744073709551615\"]}", 1);
+    expect_match("typed int8: a number and its decimal string are one value",
+                 "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[-5,\"7\"]}",
+                 "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[\"-5\",7]}", 1);
+    expect_match("typed int32: 1.5 is not an integer element",
+                 "{\"dtype\":\"int32\",\"shape\":[1],\"data\":[1]}",
+                 "{\"dtype\":\"int32\",\"shape\":[1],\"data\":[1.5]}", 0);
+    expect_match("typed bool: true is not 1",
+                 "{\"dtype\":\"bool\",\"shape\":[1],\"data\":[true]}",
+                 "{\"dtype\":\"bool\",\"shape\":[1],\"data\":[1]}", 0);
+    expect_match("typed complex128: [re, im] pairs with -inf",
+                 "{\"dtype\":\"complex128\",\"shape\":[1],\"data\":[[1.5,\"-inf\"]]}",
+                 "{\"dtype\":\"complex128\",\"shape\":[1],\"data\":[[\"1.5\",\"-inf\"]]}", 1);
+    expect_match("typed: the dtype must be equal", f32,
+                 "{\"dtype\":\"float64\",\"shape\":[4],\"data\":[\"nan\",\"-0.0\",\"0.1\",\"inf\"]}", 0);
+    expect_match("typed: the shape must be equal",
+                 "{\"dtype\":\"int8\",\"shape\":[2,1],\"data\":[1,2]}",
+                 "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[1,2]}", 0);
+    expect_match("typed: 0-d arrays", "{\"dtype\":\"int8\",\"shape\":[],\"data\":[3]}",
+                 "{\"dtype\":\"int8\",\"shape\":[],\"data\":[3]}", 1);
+
+    char why[1024];
+    match("{\"x\":{\"dtype\":\"int8\",\"shape\":[3],\"data\":[1,2,3]}}",
+          "{\"x\":{\"dtype\":\"int8\",\"shape\":[3],\"data\":[1,2,4]}}", why, sizeof why);
+    CHECK(strstr(why, ".x.data[2]") != NULL, "a mismatch names the path to the element",
+          ".x.data[2]", why);
+}
+
+/* ---- locations -------------------------------------------------------------------------- */
+
+static void test_locations(void)
+{
+    int line, col;
+    const char *t = "{\n  \"a\": [1, {\"b\": \"caf\xc3\xa9\", \"c\": 2}]\n}";
+    ds__offset_to_linecol(t, strlen("{\n  \"a\": [1"), &line, &col);
+    CHECK(line == 2 && col == 10, "offset to line and column", "2:10",
+          line == 2 && col == 10 ? "2:10" : "other");
+    ds_seg path[3] = {{.key = "a"}, {.index = 1}, {.key = "c"}};
+    size_t off = ds__json_locate(t, path, 3);
+    ds__offset_to_linecol(t, off, &line, &col);
+    char obs[32];
+    snprintf(obs, sizeof obs, "%d:%d", line, col);
+    /* "  \"a\": [1, {\"b\": \"café\", \"c\": 2}]": the value 2 is the 31st character */
+    CHECK(line == 2 && col == 31, "locate a.[1].c; columns count characters, not bytes", "2:31", obs);
+    path[2].at_key = true;
+    off = ds__json_locate(t, path, 3);
+    ds__offset_to_linecol(t, off, &line, &col);
+    snprintf(obs, sizeof obs, "%d:%d", line, col);
+    CHECK(line == 2 && col == 26, "locate the key itself", "2:26", obs);
+
+    struct {
+        const char *text;
+        size_t want;
+        const char *name;
+    } bad[] = {
+        {"{\"a\": 1,}", 8, "a trailing comma: at the brace"},
+        {"[1 2]", 3, "a missing comma: at the second value"},
+        {"{\"a\" 1}", 5, "a missing colon"},
+        {"[01]", 2, "a leading zero"},
+        {"\"a\\x\"", 3, "a bad escape"},
+        {"[1] x", 4, "trailing text"},
+        {"[1.]", 3, "a fraction without digits"},
+        {"[tru]", 4, "a misspelt literal"},
+        {"{\"a\": [1, 2]", 12, "end of input"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t got = ds__json_error_offset(bad[i].text, strlen(bad[i].text));
+        char e[16], o[16];
+        snprintf(e, sizeof e, "%zu", bad[i].want);
+        snprintf(o, sizeof o, "%zu", got);
+        CHECK(got == bad[i].want, bad[i].name, e, o);
+    }
+    const char *good = " {\"a\": [1, -2.5e3, true, null, \"\\u00e9\"]} ";
+    CHECK(ds__json_error_offset(good, strlen(good)) == strlen(good), "valid JSON has no error",
+          "end", "an error");
+}
+
+/* ---- expectations --------------------------------------------------------------------- */
+
+static void test_expectations(void)
+{
+    char path[] = "/tmp/devspec-exp-XXXXXX";
+    int fd = mkstemp(path);
+    const char *text = "# comment\n\na.* fail # known\na.b error\n  c.d   skip   # hangs\n";
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) {
+        CHECK(false, "write a temporary expectations file", "written", "failed");
+        return;
+    }
+    close(fd);
+    ds_expectations e;
+    FILE *devnull = fopen("/dev/null", "w");
+    int problems = ds__expectations_load(&e, path, devnull);
+    CHECK(problems == 0 && e.count == 3, "three entries, comments and blank lines ignored", "3",
+          e.count == 3 ? "3" : "other");
+    ds_expectation *x = ds__expectations_match(&e, "a.b");
+    CHECK(x && x->status == DS_FAIL && x->line == 3, "the first matching entry wins (a.* before a.b)",
+          "fail, line 3", x ? ds__status_name(x->status) : "none");
+    CHECK(x && !strcmp(x->reason, "known"), "the reason follows '#'", "known", x ? x->reason : "none");
+    x = ds__expectations_match(&e, "c.d");
+    CHECK(x && x->status == DS_SKIP && x->line == 5, "leading blanks are allowed", "skip, line 5",
+          x ? ds__status_name(x->status) : "none");
+    CHECK(ds__expectations_match(&e, "zzz") == NULL, "no entry matches zzz", "NULL", "an entry");
+    CHECK(e.items[1].matches == 0, "a.b never matched: stale", "0", "matched");
+    char sha[65];
+    ds__sha256_hex(text, strlen(text), sha);
+    CHECK(!strcmp(sha, e.sha256), "the file's SHA-256 is kept", sha, e.sha256);
+    ds__expectations_free(&e);
+
+    text = "x fail\ny maybe\nz\nw fail extra\nv xpass\n";
+    fd = open(path, O_WRONLY | O_TRUNC);
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+        return;
+    close(fd);
+    problems = ds__expectations_load(&e, path, devnull);
+    char obs[16];
+    snprintf(obs, sizeof obs, "%d", problems);
+    CHECK(problems == 4, "unknown status, missing status, extra words, xpass: four problems", "4", obs);
+    ds__expectations_free(&e);
+    fclose(devnull);
+    unlink(path);
+}
+
+/* ---- escaping, UTF-8, SHA-256 ------------------------------------------------------------ */
+
+static void test_text(void)
+{
+    ds_buf b = {0};
+    ds__xml_escape(&b, "<a href=\"x\">&'\x01\xff caf\xc3\xa9\n");
+    CHECK(!strcmp(b.data, "&lt;a href=&quot;x&quot;&gt;&amp;&apos;?? caf\xc3\xa9&#10;"),
+          "XML escaping: markup, quotes, control bytes and invalid UTF-8",
+          "&lt;a href=&quot;x&quot;&gt;&amp;&apos;?? café&#10;", b.data);
+    b.len = 0;
+    ds__yaml_quote(&b, "say \"hi\"\\\n\x02");
+    CHECK(!strcmp(b.data, "\"say \\\"hi\\\"\\\\\\n\\x02\""), "YAML double-quoted scalar",
+          "\"say \\\"hi\\\"\\\\\\n\\x02\"", b.data);
+    ds__buf_free(&b);
+
+    struct {
+        const char *s;
+        long want;
+        const char *name;
+    } u[] = {{"plain", -1, "ASCII is valid"},
+             {"caf\xc3\xa9", -1, "a two-byte character"},
+             {"\xf0\x9f\x98\x80", -1, "a four-byte character"},
+             {"ab\xc0\xaf", 2, "an overlong encoding"},
+             {"\xed\xa0\x80", 0, "a surrogate"},
+             {"x\xe2\x82", 1, "a truncated sequence"},
+             {"\x80", 0, "a lone continuation byte"}};
+    for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
+        long got = ds__utf8_invalid_at(u[i].s, strlen(u[i].s));
+        char e[16], o[16];
+        snprintf(e, sizeof e, "%ld", u[i].want);
+        snprintf(o, sizeof o, "%ld", got);
+        CHECK(got == u[i].want, u[i].name, e, o);
+    }
+
+    char sha[65];
+    ds__sha256_hex("", 0, sha);
+    CHECK(!strcmp(sha, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+          "SHA-256 of the empty string (FIPS 180-4 example)", "e3b0c442...", sha);
+    ds__sha256_hex("abc", 3, sha);
+    CHECK(!strcmp(sha, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+          "SHA-256 of \"abc\"", "ba7816bf...", sha);
+    const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    ds__sha256_hex(two, strlen(two), sha);
+    CHECK(!strcmp(sha, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
+          "SHA-256 of the two-block example", "248d6a61...", sha);
+}
+
+int main(void)
+{
+    printf("TAP version 13\n");
+    test_judge();
+    test_locations();
+    test_expectations();
+    test_text();
+    printf("1..%d\n", n_tests);
+    return n_failed ? 1 : 0;
+}
