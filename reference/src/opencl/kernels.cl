@@ -201,10 +201,15 @@ inline TI csqrt_(TI z)
 
 /* ---------------------------------------------------------------- 2: cast */
 #if RA_FAMILY == 2
-/* Converts element by element (astype). Complex to real keeps the real part; real to
- * complex sets the imaginary part to 0; anything to bool is "not equal to zero". Float to
- * integer uses OpenCL's default conversion (round toward zero; NaN and out-of-range values
- * are implementation-defined, as in C). */
+#define RA_CAT_(a, b) a##b
+#define RA_CAT(a, b) RA_CAT_(a, b)
+/* convert_<TO>_sat: clamps to the target's range, rounds toward zero, NaN gives 0. */
+#define CONVERT_SAT(v) RA_CAT(RA_CAT(convert_, RA_TO), _sat)(v)
+
+/* Converts element by element (astype), as the host does: anything to bool is "not equal
+ * to zero" (NaN is true); real floating to an integer truncates toward zero, clamps values
+ * beyond the target's range and gives 0 for NaN; integers convert modulo 2^bits; real to
+ * complex sets the imaginary part to 0. Complex to real never comes here. */
 __kernel void ra_cast(__global TO *dst, __global const TI *src, ulong n)
 {
     GRID_LOOP(i, n)
@@ -220,6 +225,8 @@ __kernel void ra_cast(__global TO *dst, __global const TI *src, ulong n)
         dst[i] = (TO)(v, 0);
 #elif RA_KO == KIND_BOOL
         dst[i] = (TO)(v != 0);
+#elif RA_KI == KIND_FLOAT && (RA_KO == KIND_INT || RA_KO == KIND_UINT)
+        dst[i] = CONVERT_SAT(v);
 #else
         dst[i] = (TO)v;
 #endif

@@ -216,6 +216,26 @@ static void test_dtype(ra_device dev, ra_dtype t)
         }
         ra_array_release(hf);
         ra_array_release(df);
+        hf = df = NULL;
+        /* Out of range and NaN: integers clamp, NaN gives 0 (the host's rule). */
+        const double x_re[6] = {NAN, 1e10, -1e10, 3.75, -3.75, 300};
+        hf = make(RA_FLOAT32, x_re, NULL, s23, 2, 6);
+        if (hf && ra_to_device(ctx, hf, dev, NULL, &df) == RA_OK) {
+            ws = ra_astype(ctx, hf, t, NULL, &w);
+            gs = ra_astype(ctx, df, t, NULL, &g);
+            compare(dev, ws, w, gs, g, "astype(NaN, +-1e10, +-3.75, 300) from float32 to", t);
+            ra_array *h64 = NULL, *d64 = NULL;
+            if (ra_astype(ctx, hf, RA_FLOAT64, NULL, &h64) == RA_OK &&
+                ra_astype(ctx, df, RA_FLOAT64, NULL, &d64) == RA_OK) {
+                ws = ra_astype(ctx, h64, t, NULL, &w);
+                gs = ra_astype(ctx, d64, t, NULL, &g);
+                compare(dev, ws, w, gs, g, "astype(NaN, +-1e10, +-3.75, 300) from float64 to", t);
+            }
+            ra_array_release(h64);
+            ra_array_release(d64);
+        }
+        ra_array_release(hf);
+        ra_array_release(df);
     }
 done:
     ra_array_release(ha);
