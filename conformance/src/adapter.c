@@ -304,6 +304,8 @@ pipe_fail:
 /* Takes a complete line out of the read buffer, if there is one. */
 static bool take_line(ds_adapter *a, char **reply, size_t *reply_len)
 {
+    if (a->rbuf.len == 0)
+        return false;
     char *nl = memchr(a->rbuf.data + a->scanned, '\n', a->rbuf.len - a->scanned);
     if (!nl) {
         a->scanned = a->rbuf.len;

@@ -34,7 +34,7 @@ typedef struct runner {
     int restarts;
     bool incomplete;
     bool interrupted;
-    char why_incomplete[512];
+    char why_incomplete[1200];
     bool need_reset;
     double deadline;
     cJSON *bindings;
