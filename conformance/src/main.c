@@ -308,6 +308,15 @@ static int cmd_run(args *a, int argc, char **argv)
                 if (!named.shared_object)
                     snprintf(err, sizeof err, "adapter '%s' has no shared_object for --in-process", x);
                 else {
+                    /* In process the adapter's environment is the runner's own. */
+                    for (char **e = named.env; e && *e; e++) {
+                        char *eq = strchr(*e, '=');
+                        if (eq) {
+                            *eq = '\0';
+                            setenv(*e, eq + 1, 1);
+                            *eq = '=';
+                        }
+                    }
                     ad = ds__adapter_open_so(named.shared_object, err, sizeof err);
                     transport = "in-process";
                 }

@@ -630,6 +630,46 @@ def group_cli(env):
     check(rc == 0 and "refarray" in out, "list adapters reads adapters/adapters.json", "refarray", out)
 
 
+def run_on_tty(env, args, extra_env):
+    """Runs devspec with its stderr on a pseudo-terminal; returns (rc, what the tty saw)."""
+    import pty
+    master, slave = pty.openpty()
+    e = dict(os.environ, DEVSPEC_SOURCE=env.source, DEVSPEC_BUILD=env.build)
+    e.pop("NO_COLOR", None)
+    e.update(extra_env)
+    p = subprocess.Popen([env.devspec] + args + ["--spec", TEST_SPEC], stdout=subprocess.DEVNULL,
+                         stderr=slave, env=e, cwd=env.tmp)
+    os.close(slave)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        seen += chunk
+    p.wait()
+    os.close(master)
+    return p.returncode, seen.decode("utf-8", "replace")
+
+
+def group_progress(env):
+    args = ["run", "--cases", os.path.join(CASES, "fail.json"), "--adapter-cmd", fake_cmd(),
+            "--report", env.path("p.json")]
+    rc, seen = run_on_tty(env, args, {})
+    check("[1/12]" in seen and "\r" in seen, "a progress line on stderr when it is a terminal",
+          "[1/12] with carriage returns", seen[:300])
+    check("\033[31m" in seen, "the progress line uses colour on a terminal", "red", seen[:300])
+    rc, seen = run_on_tty(env, args, {"NO_COLOR": "1"})
+    check("[1/12]" in seen and "\033[31m" not in seen, "NO_COLOR: progress without colour",
+          "no colour", seen[:300])
+    rc, seen = run_on_tty(env, args + ["--no-progress"], {})
+    check("[1/12]" not in seen, "--no-progress: no progress line", "none", seen[:300])
+    rc, out, err = env.run(args)
+    check("[1/12]" not in err, "no progress line when stderr is not a terminal", "none", err[:300])
+
+
 def group_suite(env):
     rc, out, err = env.run(["validate"], spec=False)
     check(rc == 0, "the suite's case files load and validate against the real spec", 0, err[-2000:])
@@ -667,7 +707,7 @@ def group_suite(env):
 GROUPS = {"load": group_load, "judge": group_judge, "isolation": group_isolation,
           "expectations": group_expectations, "sigint": group_sigint,
           "inprocess": group_inprocess, "filters": group_filters, "coverage": group_coverage,
-          "cli": group_cli, "suite": group_suite}
+          "cli": group_cli, "progress": group_progress, "suite": group_suite}
 
 
 def main():
