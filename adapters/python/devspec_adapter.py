@@ -15,9 +15,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from devspec_py import ops  # noqa: E402,F401  (registers the ops)
 from devspec_py.libraries import BACKENDS  # noqa: E402
-from devspec_py.protocol import Server  # noqa: E402
+from devspec_py.ops import make_server  # noqa: E402
 
 USAGE = "usage: devspec_adapter.py --library NAME   (NAME: %s)" % ", ".join(BACKENDS)
 
@@ -64,7 +63,7 @@ def main(argv):
         return 3
     sys.stderr.write("devspec_adapter: %s %s loaded in %.3f s\n" %
                      (name, backend.library_version(), time.perf_counter() - start))
-    return Server(backend).serve(sys.stdin.buffer, out)
+    return make_server(backend).serve(sys.stdin.buffer, out)
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@ argument is a protocol error naming it), calls the backend, and turns the librar
 into handles. Standard-library only.
 """
 
-from .protocol import (ProtocolError, TypedArray, Unsupported, arg, dtype_arg, int_arg, op,
-                       shape_arg, DTYPES)
+from .protocol import (ProtocolError, Server, TypedArray, Unsupported, arg, dtype_arg, int_arg,
+                       op, shape_arg, DTYPES)
 
 BINARY = ("add", "subtract", "multiply", "divide", "equal", "less", "maximum")
 UNARY = ("negative", "abs", "sqrt")
@@ -14,6 +14,15 @@ REDUCE = ("sum", "max")
 CREATE = ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "zeros_like",
           "ones_like", "empty_like", "full_like", "fftfreq", "rfftfreq")
 NUMBER = (int, float)
+_COMMON = {"fn", "dtype", "device"}
+CREATE_ARGS = {
+    "zeros": {"shape"}, "ones": {"shape"}, "empty": {"shape"}, "full": {"shape", "fill_value"},
+    "arange": {"start", "stop", "step"}, "linspace": {"start", "stop", "num", "endpoint"},
+    "eye": {"n_rows", "n_cols", "k"}, "zeros_like": {"x"}, "ones_like": {"x"},
+    "empty_like": {"x"}, "full_like": {"x", "fill_value"}, "fftfreq": {"n", "d"},
+    "rfftfreq": {"n", "d"},
+}
+CREATE_ARGS = {fn: names | _COMMON for fn, names in CREATE_ARGS.items()}
 
 
 def choice(args, name, choices):
@@ -126,6 +135,10 @@ def info_dtypes(server, args):
 @op("array.create")
 def array_create(server, args):
     fn = choice(args, "fn", CREATE)
+    for name in args:
+        if name not in CREATE_ARGS[fn]:
+            raise ProtocolError("array.create with fn '%s' takes no argument '%s'" % (fn, name),
+                                "TypeError")
     kw = device_kw(server, args)
     dtype = dtype_arg(args)
     if dtype is not None:
@@ -365,3 +378,8 @@ def util_used_memory(server, args):
 @op("util.utilisation")
 def util_utilisation(server, args):
     return float(server.backend.utilisation(server.device(args)))
+
+
+def make_server(backend):
+    """A protocol server for backend with every op of this module registered."""
+    return Server(backend)

@@ -9,7 +9,7 @@ kinds. A backend (see backends.py) maps each op to one library's public API.
 
 import json
 import math
-import sys
+import struct
 
 PROTOCOL_VERSION = 1
 ADAPTER_NAME = "devspec-python"
@@ -125,7 +125,11 @@ def int_arg(args, name, default=_MISSING, minimum=None):
 
 
 def shape_arg(args, name="shape"):
-    shape = arg(args, name, list)
+    """A list of non-negative integers; a single integer is a 1-D shape, as in zeros(3)."""
+    if isinstance(args.get(name), int) and not isinstance(args.get(name), bool):
+        shape = [args[name]]
+    else:
+        shape = arg(args, name, list)
     for i, n in enumerate(shape):
         if not isinstance(n, int) or isinstance(n, bool) or n < 0:
             raise ProtocolError("argument '%s'[%d] must be a non-negative integer" % (name, i),
@@ -174,13 +178,16 @@ def decode_element(dtype, value, where):
         if isinstance(value, bool):
             raise ProtocolError("%s: expected an integer, got a boolean" % where, "TypeError")
         if isinstance(value, int):
+            if not -EXACT_INT <= value <= EXACT_INT:
+                raise ProtocolError("%s: the integer %d is beyond 2^53; write it as a decimal "
+                                    "string" % (where, value))
             n = value
         elif isinstance(value, str):
             try:
                 n = int(value.strip(), 10)
             except ValueError:
                 raise ProtocolError("%s: '%s' is not an integer" % (where, value)) from None
-        elif isinstance(value, float) and value.is_integer():
+        elif isinstance(value, float) and value.is_integer() and abs(value) <= EXACT_INT:
             n = int(value)
         else:
             raise ProtocolError("%s: expected an integer" % where, "TypeError")
@@ -189,13 +196,22 @@ def decode_element(dtype, value, where):
             raise ProtocolError("%s: %d is out of range for %s" % (where, n, dtype))
         return n
     if dtype in FLOAT_DTYPES:
-        return decode_float(value, where)
+        x = decode_float(value, where)
+        if dtype == "float32" and math.isfinite(x):
+            try:
+                struct.pack("<f", x)
+            except OverflowError:
+                raise ProtocolError("%s: %r is beyond the float32 range" % (where, x)) from None
+        return x
     if not isinstance(value, list) or len(value) != 2:
         raise ProtocolError("%s: a complex element is a [re, im] pair" % where, "TypeError")
     return complex(decode_float(value[0], where + ".re"), decode_float(value[1], where + ".im"))
 
 
-def encode_float(x):
+def encode_float(x, single=False):
+    """A float element as written: NaN, infinities and -0.0 as strings; integral values below
+    1e16 as integers; others as the shortest decimal that reads back to the same float32
+    (single) or float64."""
     x = float(x)
     if math.isnan(x):
         return "nan"
@@ -203,6 +219,13 @@ def encode_float(x):
         return "inf" if x > 0 else "-inf"
     if x == 0.0 and math.copysign(1.0, x) < 0:
         return "-0.0"
+    if x.is_integer() and abs(x) < 1e16:
+        return int(x)
+    if single:
+        for digits in range(1, 10):
+            y = float("%.*g" % (digits, x))
+            if struct.unpack("<f", struct.pack("<f", y))[0] == x:
+                return y
     return x
 
 
@@ -213,17 +236,30 @@ def encode_element(dtype, x):
         n = int(x)
         return n if -EXACT_INT <= n <= EXACT_INT else str(n)
     if dtype in FLOAT_DTYPES:
-        return encode_float(x)
+        return encode_float(x, dtype == "float32")
     z = complex(x)
-    return [encode_float(z.real), encode_float(z.imag)]
+    single = dtype == "complex64"
+    return [encode_float(z.real, single), encode_float(z.imag, single)]
 
 
 def decode_scalar(value, where):
-    """A Python scalar operand: JSON number or boolean, or {"scalar": "nan"}."""
-    if isinstance(value, (bool, int, float)):
+    """A Python scalar operand: a JSON number or boolean, or {"scalar": TEXT}. A number with
+    an integral value within int64 is an int, any other a float (JSON readers do not keep
+    1.0 apart from 1); TEXT is an int when it is a decimal integer, else a float."""
+    if isinstance(value, bool):
         return value
-    if isinstance(value, dict) and set(value) == {"scalar"}:
-        return decode_float(value["scalar"], where)
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float):
+        if value.is_integer() and -(1 << 63) <= value < (1 << 63):
+            return int(value)
+        return value
+    if isinstance(value, dict) and set(value) == {"scalar"} and isinstance(value["scalar"], str):
+        text = value["scalar"].strip()
+        try:
+            return int(text, 10)
+        except ValueError:
+            return decode_float(text, where)
     raise ProtocolError("%s: expected a scalar" % where, "TypeError")
 
 
@@ -299,7 +335,6 @@ class Server:
         self.objects = {}          # handle -> library object
         self.counters = {t: 0 for t in HANDLE_TYPES}
         self.session_devices = []  # [(handle, device)] listed by hello; survive reset
-        self.device_handles = []   # every device handle handed out, for interning
 
     # -- handles --------------------------------------------------------------------------
 
@@ -307,23 +342,10 @@ class Server:
         handle = "%s#%d" % (htype, self.counters[htype])
         self.counters[htype] += 1
         self.objects[handle] = obj
-        if htype == "device":
-            self.device_handles.append(handle)
         return handle
 
     def device_handle(self, dev):
-        """A handle for a library device; equal devices of the same type share one."""
-        for handle in self.device_handles:
-            known = self.objects.get(handle)
-            if known is dev:
-                return handle
-        for handle in self.device_handles:
-            known = self.objects.get(handle)
-            try:
-                if type(known) is type(dev) and bool(known == dev):
-                    return handle
-            except Exception:  # a library whose == refuses a comparison: no interning
-                continue
+        """A new handle for a library device (handles are never shared or reused)."""
         return self.new_handle("device", dev)
 
     def lookup(self, value, htype, name):
@@ -379,11 +401,13 @@ class Server:
         if not isinstance(request, dict):
             return self.failure(None, "TypeError", "request must be a JSON object", "protocol")
         rid = request.get("id")
-        if not isinstance(rid, int) or isinstance(rid, bool) or rid < 0:
+        if not isinstance(rid, int) or isinstance(rid, bool) or not 0 <= rid < EXACT_INT:
             return self.failure(None, "ValueError",
-                                "request 'id' must be a non-negative integer", "protocol")
+                                "request 'id' must be an integer in [0, 2^53)", "protocol")
         op = request.get("op")
-        args = request.get("args", {})
+        args = request.get("args")
+        if args is None:
+            args = {}
         if not isinstance(op, str):
             return self.failure(rid, "TypeError", "request 'op' must be a string", "protocol")
         if not isinstance(args, dict):
@@ -394,10 +418,16 @@ class Server:
     def call(self, rid, op, args):
         try:
             if op != "hello" and not self.started:
-                raise ProtocolError("'%s' before 'hello'" % op)
+                raise ProtocolError("'%s' before a successful 'hello'" % op, "RuntimeError")
             method = OPS.get(op)
             if method is None:
                 raise Unsupported("unknown op '%s'" % op)
+            allowed = ARGS.get(op)
+            if allowed is not None:
+                for name in args:
+                    if name not in allowed:
+                        raise ProtocolError("'%s' takes no argument '%s'" % (op, name),
+                                            "TypeError")
             result = method(self, args)
         except ProtocolError as exc:
             return self.failure(rid, exc.kind, str(exc), "protocol")
@@ -445,34 +475,42 @@ class Server:
     # -- session ops ---------------------------------------------------------------------
 
     def op_hello(self, args):
-        version = arg(args, "protocol", int, PROTOCOL_VERSION)
+        version = arg(args, "protocol", int)
         if version != PROTOCOL_VERSION:
             raise ProtocolError("protocol version %d is not spoken here (this adapter speaks %d)"
                                 % (version, PROTOCOL_VERSION))
         b = self.backend
-        if not self.started:
-            devices = b.devices()
-            self.session_devices = [(self.device_handle(d), d) for d in devices]
-            self.started = True
+        # A second hello starts the session afresh: every handle of the old one is dropped.
+        self.started = False
+        self.objects.clear()
+        b.reset()
+        self.session_devices = [(self.device_handle(d), d) for d in b.devices()]
         default = b.default_device()
-        return {
+        result = {
             "protocol": PROTOCOL_VERSION,
             "library": {"name": b.library_name, "version": b.library_version()},
             "adapter": {"name": ADAPTER_NAME, "version": ADAPTER_VERSION},
             "features": list(b.features),
             "devices": [h for h, _ in self.session_devices],
             "device_strs": [b.device_str(d) for _, d in self.session_devices],
-            "default_device": None if default is None else self.device_handle(default),
+            "default_device": None if default is None else self._session_handle(default),
             "max_line": MAX_LINE,
         }
+        self.started = True
+        return result
+
+    def _session_handle(self, dev):
+        """The handle hello gave for dev (the default device is one of the listed ones)."""
+        for handle, known in self.session_devices:
+            if known is dev or (type(known) is type(dev) and bool(known == dev)):
+                return handle
+        return self.device_handle(dev)
 
     def op_reset(self, args):
         keep = {h for h, _ in self.session_devices}
         for handle in list(self.objects):
-            htype = handle.split("#", 1)[0]
-            if htype != "device" or handle not in keep:
+            if handle not in keep:
                 del self.objects[handle]
-        self.device_handles = [h for h in self.device_handles if h in self.objects]
         self.backend.reset()
         return None
 
@@ -482,6 +520,30 @@ class Server:
 
 
 OPS = {}
+
+# The arguments each op defines (spec/schema/request.json); any other is a protocol error.
+ARGS = {
+    "hello": {"protocol"}, "reset": set(), "bye": set(),
+    "device.parse": {"text"}, "device.describe": {"device"}, "device.equal": {"a", "b"},
+    "device.from_type_index": {"type", "index"}, "device.from_ordinal": {"ordinal"},
+    "info.devices": set(), "info.default_device": set(), "info.default_dtypes": {"device"},
+    "info.dtypes": {"device", "kind"},
+    "array.create": {"fn", "dtype", "device", "shape", "fill_value", "start", "stop", "step",
+                     "num", "endpoint", "n_rows", "n_cols", "k", "x", "n", "d"},
+    "array.asarray": {"obj", "dtype", "device", "copy"},
+    "array.astype": {"x", "dtype", "copy", "device"},
+    "array.describe": {"array"}, "array.read": {"array"},
+    "array.to_device": {"array", "device", "stream"}, "array.same": {"a", "b"},
+    "array.binary": {"fn", "x1", "x2"}, "array.unary": {"fn", "x"},
+    "array.reduce": {"fn", "x", "axis"}, "array.matmul": {"x1", "x2"},
+    "array.stack": {"arrays", "axis"}, "array.dlpack_device": {"array"},
+    "array.from_dlpack": {"x", "device", "copy"}, "stream.default": {"device"},
+    "default.get": set(), "default.set": {"device"}, "default.unset": set(),
+    "default.push": {"device"}, "default.pop": set(),
+    "soft.get": set(), "soft.set": {"enabled"}, "soft.unset": set(),
+    "util.num_gpus": set(), "util.num_cpu_cores": set(), "util.total_memory": {"device"},
+    "util.used_memory": {"device"}, "util.utilisation": {"device"},
+}
 
 
 def op(name):

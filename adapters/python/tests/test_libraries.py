@@ -6,8 +6,6 @@ Expected values come from each library's documented behaviour (see spec/decision
 kinds from the exception classes the libraries raise.
 """
 
-import math
-
 import pytest
 
 from adapter_client import LIBRARIES, Adapter, importable

@@ -2,7 +2,6 @@
 adapter program's session behaviour, driven through a pipe. Uses the numpy backend where a
 library is needed, because NumPy is the lightest of the pinned libraries."""
 
-import json
 import math
 import subprocess
 
@@ -114,10 +113,37 @@ def test_nest_and_flatten_are_inverse():
 
 
 def test_scalars():
+    # An integral JSON number is an int (cJSON writes 1.0 as 1); {"scalar": TEXT} decides
+    # by its text (spec/protocol.md, values).
     assert decode_scalar(2, "x") == 2 and type(decode_scalar(2, "x")) is int
+    assert type(decode_scalar(2.0, "x")) is int
+    assert type(decode_scalar(2.5, "x")) is float
+    assert type(decode_scalar({"scalar": "1.0"}, "x")) is float
+    assert decode_scalar({"scalar": "-9223372036854775808"}, "x") == -(1 << 63)
     assert math.isnan(decode_scalar({"scalar": "nan"}, "x"))
+    z = decode_scalar({"scalar": "-0.0"}, "x")
+    assert z == 0.0 and math.copysign(1, z) == -1
     with pytest.raises(ProtocolError):
         decode_scalar("2", "x")
+
+
+def test_numbers_that_would_lose_precision_are_refused():
+    with pytest.raises(ProtocolError, match="beyond 2\\^53"):
+        decode_element("int64", 2 ** 53 + 1, "obj.data[0]")
+    assert decode_element("int64", str(2 ** 53 + 1), "x") == 2 ** 53 + 1
+    with pytest.raises(ProtocolError, match="float32 range"):
+        decode_element("float32", 1e39, "obj.data[0]")
+    assert decode_element("float64", 1e39, "x") == 1e39
+    assert decode_element("float32", "inf", "x") == float("inf")
+
+
+def test_float32_written_as_shortest_decimal():
+    import struct
+    f32 = struct.unpack("<f", struct.pack("<f", 0.1))[0]   # 0.10000000149011612
+    assert encode_element("float32", f32) == 0.1
+    assert encode_element("float64", f32) == f32
+    assert encode_element("float32", 100.0) == 100 and type(encode_element("float32", 100.0)) is int
+    assert encode_element("complex64", complex(f32, 2)) == [0.1, 2]
 
 
 # -- the program, through a pipe ----------------------------------------------------------
@@ -135,7 +161,21 @@ def numpy_adapter():
 @needs_numpy
 def test_op_before_hello_is_a_protocol_error(numpy_adapter):
     e = numpy_adapter.err("array.create", {"fn": "zeros", "shape": [1]})
-    assert e["origin"] == "protocol"
+    assert e["origin"] == "protocol" and e["kind"] == "RuntimeError"
+    numpy_adapter.err("hello", {"protocol": 7})
+    e = numpy_adapter.err("info.devices")      # still no session after a failed hello
+    assert e["kind"] == "RuntimeError"
+
+
+@needs_numpy
+def test_null_args_shapes_as_integers(numpy_adapter):
+    a = numpy_adapter
+    a.ok("hello", {"protocol": 1})
+    assert a.request("info.devices", None)["ok"]
+    r = a.send_raw('{"id": 9, "op": "info.devices", "args": null}\n')
+    assert r["ok"] and r["id"] == 9
+    x = a.ok("array.create", {"fn": "zeros", "shape": 3})
+    assert a.ok("array.describe", {"array": x})["shape"] == [3]
 
 
 @needs_numpy
@@ -158,11 +198,17 @@ def test_bad_requests_are_protocol_errors(numpy_adapter):
     assert e["origin"] == "protocol" and e["kind"] == "TypeError"
     e = a.err("hello", {"protocol": 2})
     assert e["origin"] == "protocol"
+    e = a.err("array.create", {"fn": "zeros", "shape": [1], "devcie": None})
+    assert e["kind"] == "TypeError" and "devcie" in e["message"] and e["origin"] == "protocol"
+    e = a.err("array.create", {"fn": "zeros", "shape": [1], "fill_value": 1})
+    assert e["kind"] == "TypeError" and "fill_value" in e["message"]
+    e = a.err("array.read", {"array": "array#0", "extra": 1})
+    assert e["kind"] == "TypeError" and "extra" in e["message"]
 
 
 @needs_numpy
 def test_unknown_op_is_adapter_not_implemented(numpy_adapter):
-    numpy_adapter.ok("hello")
+    numpy_adapter.ok("hello", {"protocol": 1})
     e = numpy_adapter.err("shard.split", {})
     assert e["kind"] == "NotImplementedError" and e["origin"] == "adapter"
 
@@ -170,32 +216,53 @@ def test_unknown_op_is_adapter_not_implemented(numpy_adapter):
 @needs_numpy
 def test_overlong_line_answered_and_skipped(numpy_adapter):
     a = numpy_adapter
-    a.ok("hello")
+    a.ok("hello", {"protocol": 1})
     r = a.send_raw(b'{"id": 5, "op": "hello", "pad": "' + b"x" * (protocol.MAX_LINE + 10)
                    + b'"}\n')
     assert not r["ok"] and r["error"]["origin"] == "protocol"
-    assert a.ok("info.default_device") == "device#0"   # the session goes on
+    assert a.ok("info.devices")                         # the session goes on
 
 
 @needs_numpy
 def test_reset_drops_arrays_keeps_session_devices(numpy_adapter):
     a = numpy_adapter
-    h = a.ok("hello")
+    h = a.ok("hello", {"protocol": 1})
     x = a.ok("array.create", {"fn": "zeros", "shape": [2]})
+    d = a.ok("array.describe", {"array": x})["device"]
+    assert d != h["devices"][0]            # each op yields a new handle
+    assert a.ok("device.equal", {"a": d, "b": h["devices"][0]}) is True
     a.ok("reset")
-    e = a.err("array.describe", {"array": x})
-    assert e["origin"] == "protocol"
+    for stale in (x, d):                     # arrays and later device handles are dropped
+        e = a.err("device.describe" if stale == d else "array.describe",
+                  {"device": stale} if stale == d else {"array": stale})
+        assert e["origin"] == "protocol" and "unknown handle" in e["message"]
     assert a.ok("device.describe", {"device": h["devices"][0]}) == {"str": "cpu"}
+    y = a.ok("array.create", {"fn": "zeros", "shape": [2]})
+    assert y != x                            # numbers are never given twice
+
+
+@needs_numpy
+def test_second_hello_starts_afresh(numpy_adapter):
+    a = numpy_adapter
+    h1 = a.ok("hello", {"protocol": 1})
+    x = a.ok("array.create", {"fn": "zeros", "shape": [2]})
+    h2 = a.ok("hello", {"protocol": 1})
+    assert h2["devices"] != h1["devices"] and len(h2["devices"]) == len(h1["devices"])
+    assert a.err("array.read", {"array": x})["origin"] == "protocol"
+    assert a.err("device.describe", {"device": h1["devices"][0]})["origin"] == "protocol"
 
 
 @needs_numpy
 def test_bye_and_end_of_input_exit_zero():
     a = Adapter("numpy")
-    a.ok("hello")
+    a.ok("hello", {"protocol": 1})
     assert a.ok("bye") is None
     assert a.close() == 0
     b = Adapter("numpy")
     assert b.close() == 0
+    c = Adapter("numpy")                     # a CR before the newline is ignored
+    assert c.send_raw('{"id": 3, "op": "hello", "args": {"protocol": 1}}\r\n')["ok"]
+    assert c.close() == 0
 
 
 def test_bad_command_lines_exit_2():
@@ -209,7 +276,7 @@ def test_bad_command_lines_exit_2():
 @needs_numpy
 def test_stdout_carries_only_replies(numpy_adapter):
     a = numpy_adapter
-    a.ok("hello")
+    a.ok("hello", {"protocol": 1})
     for i in range(3):
         a.ok("array.create", {"fn": "ones", "shape": [i]})
     a.proc.stdin.close()
