@@ -217,3 +217,49 @@ def test_ivy_device_strings_and_soft_mode():
     assert a.ok("soft.get") is False
     assert a.ok("util.num_cpu_cores") >= 1
     assert a.ok("util.num_gpus") == 0
+
+
+# -- every reply has the shape of spec/schema/reply.json ------------------------------------
+
+_REPLY_SCHEMA = None
+
+
+def reply_validator(definition=None):
+    import json
+    import os
+    jsonschema = pytest.importorskip("jsonschema")
+    global _REPLY_SCHEMA
+    if _REPLY_SCHEMA is None:
+        top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__)))))
+        with open(os.path.join(top, "spec", "schema", "reply.json"), encoding="utf-8") as f:
+            _REPLY_SCHEMA = json.load(f)
+    schema = dict(_REPLY_SCHEMA)
+    if definition:
+        schema = {"$ref": "#/$defs/" + definition, "$defs": _REPLY_SCHEMA["$defs"]}
+    return jsonschema.Draft202012Validator(schema)
+
+
+@pytest.mark.parametrize("library", ALL)
+def test_replies_match_the_reply_schema(library):
+    a, h = session(library)
+    envelope = reply_validator()
+    replies = [a.request("hello", {"protocol": 1})]
+    h = replies[0]["result"]
+    reply_validator("helloResult").validate(h)
+    x = a.request("array.asarray", {"obj": {"dtype": "float32", "shape": [2],
+                                            "data": [0.1, "-0.0"]}})
+    replies.append(x)
+    d = a.request("array.describe", {"array": x["result"]})
+    reply_validator("arrayInfo").validate(d["result"])
+    r = a.request("array.read", {"array": x["result"]})
+    reply_validator("typedArray").validate(r["result"])
+    assert r["result"]["data"] == [0.1, "-0.0"]
+    dev = a.request("device.describe", {"device": h["devices"][0]})
+    reply_validator("deviceInfo").validate(dev["result"])
+    replies += [d, r, dev, a.request("array.read", {"array": "array#999999"}),
+                a.request("default.pop"), a.request("no.such.op"),
+                a.request("array.create", {"fn": "zeros", "shape": [1], "dtype": "float64",
+                                           "device": {"str": "no-such-device"}})]
+    for reply in replies:
+        envelope.validate(reply)
