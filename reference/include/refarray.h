@@ -52,32 +52,31 @@ RA_API const char *ra_version(void);
  * One table: X(NAME, value, message, kind). Codes are only ever appended; a value is never
  * reused. RA_OK is 0 and is not in the table.
  * ------------------------------------------------------------------------------------- */
-#define RA_STATUS_TABLE(X)                                                                     \
-    X(RA_E_NULL, -1, "a required argument is NULL", "TypeError")                               \
-    X(RA_E_ARG, -2, "invalid argument", "ValueError")                                          \
-    X(RA_E_DEVICE_SYNTAX, -3, "malformed device string", "ValueError")                         \
-    X(RA_E_DEVICE_TYPE, -4, "unknown device type", "ValueError")                               \
-    X(RA_E_DEVICE_UNAVAILABLE, -5, "device not available", "ValueError")                       \
-    X(RA_E_DEVICE_MISMATCH, -6, "arrays are on different devices", "ValueError")               \
-    X(RA_E_DTYPE, -7, "unsupported data type for this operation", "TypeError")                 \
-    X(RA_E_DTYPE_DEVICE, -8, "data type not supported on this device", "ValueError")           \
-    X(RA_E_SHAPE, -9, "invalid shape", "ValueError")                                           \
-    X(RA_E_BROADCAST, -10, "shapes cannot be broadcast together", "ValueError")                \
-    X(RA_E_AXIS, -11, "axis out of range", "IndexError")                                       \
-    X(RA_E_NOMEM, -12, "out of memory", "MemoryError")                                         \
-    X(RA_E_TOO_LARGE, -13, "array size exceeds the addressable range", "ValueError")           \
-    X(RA_E_BUFFER, -14, "buffer too small or of the wrong size", "BufferError")                \
-    X(RA_E_SCALAR, -15, "scalar operand not allowed here", "TypeError")                        \
-    X(RA_E_SCALAR_RANGE, -16, "scalar out of range for the data type", "ValueError")           \
-    X(RA_E_COPY, -17, "a copy is required but copy=False was requested", "ValueError")         \
-    X(RA_E_STREAM, -18, "invalid stream for this device", "ValueError")                        \
-    X(RA_E_SCOPE_EMPTY, -19, "no scoped default device to pop", "RuntimeError")                \
-    X(RA_E_NOT_MEASURABLE, -20, "quantity cannot be measured on this device",                 \
-      "NotImplementedError")                                                                   \
-    X(RA_E_NOT_IMPLEMENTED, -21, "operation not implemented", "NotImplementedError")          \
-    X(RA_E_BACKEND, -22, "device backend failure", "RuntimeError")                             \
-    X(RA_E_EMPTY_REDUCTION, -23, "reduction over an empty axis has no identity",              \
-      "ValueError")
+#define RA_STATUS_TABLE(X)                                                                         \
+    X(RA_E_NULL, -1, "a required argument is NULL", "TypeError")                                   \
+    X(RA_E_ARG, -2, "invalid argument", "ValueError")                                              \
+    X(RA_E_DEVICE_SYNTAX, -3, "malformed device string", "ValueError")                             \
+    X(RA_E_DEVICE_TYPE, -4, "unknown device type", "ValueError")                                   \
+    X(RA_E_DEVICE_UNAVAILABLE, -5, "device not available", "ValueError")                           \
+    X(RA_E_DEVICE_MISMATCH, -6, "arrays are on different devices", "ValueError")                   \
+    X(RA_E_DTYPE, -7, "unsupported data type for this operation", "TypeError")                     \
+    X(RA_E_DTYPE_DEVICE, -8, "data type not supported on this device", "ValueError")               \
+    X(RA_E_SHAPE, -9, "invalid shape", "ValueError")                                               \
+    X(RA_E_BROADCAST, -10, "shapes cannot be broadcast together", "ValueError")                    \
+    X(RA_E_AXIS, -11, "axis out of range", "IndexError")                                           \
+    X(RA_E_NOMEM, -12, "out of memory", "MemoryError")                                             \
+    X(RA_E_TOO_LARGE, -13, "array size exceeds the addressable range", "ValueError")               \
+    X(RA_E_BUFFER, -14, "buffer too small or of the wrong size", "BufferError")                    \
+    X(RA_E_SCALAR, -15, "scalar operand not allowed here", "TypeError")                            \
+    X(RA_E_SCALAR_RANGE, -16, "scalar out of range for the data type", "ValueError")               \
+    X(RA_E_COPY, -17, "a copy is required but copy=False was requested", "ValueError")             \
+    X(RA_E_STREAM, -18, "invalid stream for this device", "ValueError")                            \
+    X(RA_E_SCOPE_EMPTY, -19, "no scoped default device to pop", "RuntimeError")                    \
+    X(RA_E_NOT_MEASURABLE, -20, "quantity cannot be measured on this device",                      \
+      "NotImplementedError")                                                                       \
+    X(RA_E_NOT_IMPLEMENTED, -21, "operation not implemented", "NotImplementedError")               \
+    X(RA_E_BACKEND, -22, "device backend failure", "RuntimeError")                                 \
+    X(RA_E_EMPTY_REDUCTION, -23, "reduction over an empty axis has no identity", "ValueError")
 
 enum ra_status {
     RA_OK = 0,
@@ -183,8 +182,7 @@ RA_API int ra_device_parse(ra_ctx *ctx, const char *text, ra_device *out);
  * device(type, index)). The type must not carry an index. Returns RA_E_NULL,
  * RA_E_DEVICE_TYPE, RA_E_DEVICE_SYNTAX (type with ':' or other junk), RA_E_ARG (index < 0
  * or > INT32_MAX). */
-RA_API int ra_device_from_type_index(ra_ctx *ctx, const char *type, int64_t index,
-                                     ra_device *out);
+RA_API int ra_device_from_type_index(ra_ctx *ctx, const char *type, int64_t index, ra_device *out);
 
 /* A legacy integer ordinal N means gpu:N (OneFlow's device(1)). Returns RA_E_NULL, RA_E_ARG
  * (N < 0 or > INT32_MAX). */
@@ -211,10 +209,10 @@ RA_API int ra_device_check(ra_ctx *ctx, ra_device dev);
 
 /* Facts about an available device. */
 typedef struct ra_device_props {
-    char name[128];    /* the backend's device name ("host", PoCL's "cpu-..." name) */
-    char backend[16];  /* "host" or "opencl" */
+    char name[128];        /* the backend's device name ("host", PoCL's "cpu-..." name) */
+    char backend[16];      /* "host" or "opencl" */
     uint64_t total_memory; /* bytes */
-    bool has_float64;  /* float64 and complex128 supported */
+    bool has_float64;      /* float64 and complex128 supported */
     int compute_units;
 } ra_device_props;
 
@@ -361,10 +359,10 @@ typedef enum ra_copy {
  *   ra_zeros(ctx, shape, 2, &(ra_opts){.dtype = RA_FLOAT32, .device = "gpu:0"}, &x);
  * A NULL options pointer means all defaults. */
 typedef struct ra_opts {
-    ra_dtype dtype;         /* RA_DTYPE_DEFAULT: the function's default */
-    const char *device;     /* device string; NULL = not given */
+    ra_dtype dtype;                /* RA_DTYPE_DEFAULT: the function's default */
+    const char *device;            /* device string; NULL = not given */
     const ra_device *device_value; /* device value; NULL = not given; not both */
-    ra_copy copy;           /* asarray and astype only */
+    ra_copy copy;                  /* asarray and astype only */
 } ra_opts;
 
 /* Where the result of a function with a device option goes (the inference order,
@@ -526,8 +524,7 @@ RA_API int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_arr
 /* Joins n >= 1 arrays of the same shape along a new axis (-ndim-1 <= axis <= ndim). The
  * result dtype is the promotion of all. Returns RA_E_NULL, RA_E_ARG (n == 0), RA_E_SHAPE,
  * RA_E_AXIS, RA_E_DTYPE, RA_E_DEVICE_MISMATCH, RA_E_NOMEM, RA_E_BACKEND. */
-RA_API int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis,
-                    ra_array **out);
+RA_API int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_array **out);
 
 /* ---------------------------------------------------------------------------------------
  * Default devices, scopes and soft device mode (DEV-DS-13, DEV-DS-14a/b, IVY-...)

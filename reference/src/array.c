@@ -4,8 +4,7 @@
 
 #include <string.h>
 
-int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *size,
-                    const char *what)
+int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *size, const char *what)
 {
     if (ndim > RA_MAX_NDIM)
         return ra__ctx_error(ctx, RA_E_SHAPE, "%s: %zu dimensions; refarray supports at most %d",
@@ -30,8 +29,7 @@ int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *siz
             overflow = false;
         }
     if (overflow)
-        return ra__ctx_error(ctx, RA_E_TOO_LARGE, "%s: the shape's element count overflows",
-                             what);
+        return ra__ctx_error(ctx, RA_E_TOO_LARGE, "%s: the shape's element count overflows", what);
     *size = n;
     return RA_OK;
 }
@@ -41,8 +39,7 @@ int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shap
 {
     int64_t size;
     int status = ra__shape_check(ctx, shape, ndim, &size, "array");
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     size_t esize = ra_dtype_size(dtype);
     if ((uint64_t)size > SIZE_MAX / esize)
         return ra__ctx_error(ctx, RA_E_TOO_LARGE, "array: %lld elements of %zu bytes overflow",
@@ -57,8 +54,7 @@ int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shap
                              (unsigned long long)dev->info.max_alloc);
     }
     ra_array *x = ra__calloc(ctx, 1, sizeof *x);
-    if (!x)
-        return ra__ctx_error(ctx, RA_E_NOMEM, "array: out of memory for the array header");
+    if (!x) return ra__ctx_error(ctx, RA_E_NOMEM, "array: out of memory for the array header");
     if (nbytes) {
         status = dev->ops->alloc(dev->impl, nbytes, &x->buf);
         if (status != RA_OK) {
@@ -71,8 +67,7 @@ int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shap
     x->dev = dev;
     x->dtype = dtype;
     x->ndim = ndim;
-    if (ndim)
-        memcpy(x->shape, shape, ndim * sizeof *shape);
+    if (ndim) memcpy(x->shape, shape, ndim * sizeof *shape);
     x->size = size;
     x->nbytes = nbytes;
     atomic_fetch_add(&dev->used_bytes, (uint64_t)nbytes);
@@ -84,20 +79,16 @@ int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shap
 ra_array *ra_array_retain(const ra_array *cx)
 {
     ra_array *x = (ra_array *)cx;
-    if (x)
-        atomic_fetch_add(&x->refs, 1);
+    if (x) atomic_fetch_add(&x->refs, 1);
     return x;
 }
 
 void ra_array_release(ra_array *x)
 {
-    if (!x)
-        return;
-    if (atomic_fetch_sub(&x->refs, 1) != 1)
-        return;
+    if (!x) return;
+    if (atomic_fetch_sub(&x->refs, 1) != 1) return;
     ra_ctx *ctx = x->ctx;
-    if (x->buf)
-        x->dev->ops->free(x->dev->impl, x->buf);
+    if (x->buf) x->dev->ops->free(x->dev->impl, x->buf);
     atomic_fetch_sub(&x->dev->used_bytes, (uint64_t)x->nbytes);
     atomic_fetch_sub(&ctx->live_arrays, 1);
     ra__free(ctx, x);
@@ -135,18 +126,14 @@ size_t ra_array_nbytes(const ra_array *x)
 
 int ra_array_read(ra_ctx *ctx, const ra_array *x, void *dst, size_t dst_bytes)
 {
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_array_read: ctx is NULL");
-    if (!x)
-        return ra__ctx_error(ctx, RA_E_NULL, "ra_array_read: x is NULL");
-    if (!dst && x->nbytes)
-        return ra__ctx_error(ctx, RA_E_NULL, "ra_array_read: dst is NULL");
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_array_read: ctx is NULL");
+    if (!x) return ra__ctx_error(ctx, RA_E_NULL, "ra_array_read: x is NULL");
+    if (!dst && x->nbytes) return ra__ctx_error(ctx, RA_E_NULL, "ra_array_read: dst is NULL");
     if (dst_bytes != x->nbytes)
         return ra__ctx_error(ctx, RA_E_BUFFER,
                              "ra_array_read: the buffer has %zu bytes; the array needs %zu",
                              dst_bytes, x->nbytes);
-    if (!x->nbytes)
-        return RA_OK;
+    if (!x->nbytes) return RA_OK;
     return x->dev->ops->read(x->dev->impl, x->buf, 0, dst, x->nbytes, NULL);
 }
 
@@ -169,21 +156,18 @@ int ra_array_dlpack_device(const ra_array *x, int32_t *device_type, int32_t *dev
 int ra__array_write(ra_ctx *ctx, ra_array *x, const void *src)
 {
     (void)ctx;
-    if (!x->nbytes)
-        return RA_OK;
+    if (!x->nbytes) return RA_OK;
     return x->dev->ops->write(x->dev->impl, x->buf, 0, src, x->nbytes, NULL);
 }
 
 int ra__array_fill(ra_ctx *ctx, ra_array *x, const void *value)
 {
-    if (!x->nbytes)
-        return RA_OK;
+    if (!x->nbytes) return RA_OK;
     size_t esize = ra_dtype_size(x->dtype);
     if (x->dev->ops->fill)
         return x->dev->ops->fill(x->dev->impl, x->buf, 0, value, esize, (size_t)x->size);
     char *host = ra__alloc(ctx, x->nbytes);
-    if (!host)
-        return ra__ctx_error(ctx, RA_E_NOMEM, "fill: out of memory for a staging buffer");
+    if (!host) return ra__ctx_error(ctx, RA_E_NOMEM, "fill: out of memory for a staging buffer");
     for (int64_t i = 0; i < x->size; i++)
         memcpy(host + (size_t)i * esize, value, esize);
     int status = ra__array_write(ctx, x, host);
@@ -195,8 +179,7 @@ int ra__array_cast(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, ra_array **ou
 {
     ra_array *y = NULL;
     int status = ra__array_new(ctx, x->dev, dtype, x->shape, x->ndim, &y);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     if (!x->nbytes) {
         *out = y;
         return RA_OK;
@@ -230,8 +213,7 @@ int ra__array_copy_to(ra_ctx *ctx, const ra_array *x, ra__dev *dst, void *stream
 {
     ra_array *y = NULL;
     int status = ra__array_new(ctx, dst, x->dtype, x->shape, x->ndim, &y);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     if (x->nbytes) {
         if (dst == x->dev && dst->ops->copy) {
             status = dst->ops->copy(dst->impl, y->buf, 0, x->nbytes, x->buf, 0, x->nbytes,
@@ -265,31 +247,26 @@ int ra__array_copy_to(ra_ctx *ctx, const ra_array *x, ra__dev *dst, void *stream
 int ra_to_device(ra_ctx *ctx, const ra_array *x, ra_device device, void *stream, ra_array **out)
 {
     static const char fn[] = "ra_to_device";
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     *out = NULL;
-    if (!x)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
+    if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
     ra__dev *dst;
     int status = ra__ctx_require(ctx, device, fn, &dst);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     if (stream) {
         char buf[RA_DEVICE_STR_MAX];
         if (!dst->ops->check_stream)
             return ra__ctx_error(ctx, RA_E_STREAM,
-                                 "%s: device '%s' has no streams; pass NULL for its default",
-                                 fn, ra__device_str(device, buf));
+                                 "%s: device '%s' has no streams; pass NULL for its default", fn,
+                                 ra__device_str(device, buf));
         status = dst->ops->check_stream(dst->impl, stream);
         if (status != RA_OK)
-            return ra__ctx_error(ctx, RA_E_STREAM, "%s: the stream is not one of device '%s'",
-                                 fn, ra__device_str(device, buf));
+            return ra__ctx_error(ctx, RA_E_STREAM, "%s: the stream is not one of device '%s'", fn,
+                                 ra__device_str(device, buf));
     }
     status = ra__dtype_require(ctx, dst, x->dtype, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     /* Same device: the array itself (DEV-TODEV-6 allows either; arrays are immutable, so
      * sharing is unobservable except through identity). */
     if (dst == x->dev) {

@@ -43,8 +43,8 @@ typedef struct ra__view {
 /* What the core needs to know about a device, filled by query. */
 typedef struct ra__device_info {
     char name[128];
-    uint64_t total_memory;  /* bytes */
-    uint64_t max_alloc;     /* largest single allocation, bytes (0: unknown) */
+    uint64_t total_memory; /* bytes */
+    uint64_t max_alloc;    /* largest single allocation, bytes (0: unknown) */
     bool has_float64;
     int compute_units;
 } ra__device_info;
@@ -89,8 +89,7 @@ typedef struct ra__backend_ops {
      * src (byte offset src_offset, rows src_pitch bytes apart) to dst (dst_offset,
      * dst_pitch) on this device. rows == 1 is a plain copy. src and dst do not overlap. */
     int (*copy)(void *impl, void *dst, size_t dst_offset, size_t dst_pitch, const void *src,
-                size_t src_offset, size_t src_pitch, size_t row_bytes, size_t rows,
-                void *stream);
+                size_t src_offset, size_t src_pitch, size_t row_bytes, size_t rows, void *stream);
 
     /* May be NULL (core: build on host, write). Fills count elements of elem_size bytes at
      * byte offset dst_offset with the pattern at value (one element, already in the
@@ -130,8 +129,7 @@ typedef struct ra__backend_ops {
      * contiguous row-major at the given element offsets, one dtype (numeric). k may be 0
      * (zeros). The core loops over batches. */
     int (*matmul)(void *impl, ra_dtype dtype, const void *a, size_t a_offset, const void *b,
-                  size_t b_offset, void *out, size_t out_offset, size_t n, size_t k,
-                  size_t m);
+                  size_t b_offset, void *out, size_t out_offset, size_t n, size_t k, size_t m);
 
     /* May be NULL (then ra_util_utilisation answers RA_E_NOT_MEASURABLE). The device's
      * current utilisation in percent [0, 100]; RA_E_NOT_MEASURABLE when it cannot be

@@ -16,35 +16,35 @@ typedef struct host_impl {
 
 /* Every dtype with its C type and kind: B bool, I signed, U unsigned, F real floating,
  * C complex floating (K-prefixed: <complex.h> defines I). */
-#define HOST_TYPES(X)                                                                          \
-    X(RA_BOOL, bool, KB)                                                                        \
-    X(RA_INT8, int8_t, KI)                                                                      \
-    X(RA_INT16, int16_t, KI)                                                                    \
-    X(RA_INT32, int32_t, KI)                                                                    \
-    X(RA_INT64, int64_t, KI)                                                                    \
-    X(RA_UINT8, uint8_t, KU)                                                                    \
-    X(RA_UINT16, uint16_t, KU)                                                                  \
-    X(RA_UINT32, uint32_t, KU)                                                                  \
-    X(RA_UINT64, uint64_t, KU)                                                                  \
-    X(RA_FLOAT32, float, KF)                                                                    \
-    X(RA_FLOAT64, double, KF)                                                                   \
-    X(RA_COMPLEX64, float complex, KC)                                                          \
+#define HOST_TYPES(X)                                                                              \
+    X(RA_BOOL, bool, KB)                                                                           \
+    X(RA_INT8, int8_t, KI)                                                                         \
+    X(RA_INT16, int16_t, KI)                                                                       \
+    X(RA_INT32, int32_t, KI)                                                                       \
+    X(RA_INT64, int64_t, KI)                                                                       \
+    X(RA_UINT8, uint8_t, KU)                                                                       \
+    X(RA_UINT16, uint16_t, KU)                                                                     \
+    X(RA_UINT32, uint32_t, KU)                                                                     \
+    X(RA_UINT64, uint64_t, KU)                                                                     \
+    X(RA_FLOAT32, float, KF)                                                                       \
+    X(RA_FLOAT64, double, KF)                                                                      \
+    X(RA_COMPLEX64, float complex, KC)                                                             \
     X(RA_COMPLEX128, double complex, KC)
 
 /* The same list with an extra argument passed through, for the nested cast switch. */
-#define HOST_TYPES_WITH(X, A)                                                                  \
-    X(A, RA_BOOL, bool, KB, 0, 1)                                                               \
-    X(A, RA_INT8, int8_t, KI, INT8_MIN, INT8_MAX)                                               \
-    X(A, RA_INT16, int16_t, KI, INT16_MIN, INT16_MAX)                                           \
-    X(A, RA_INT32, int32_t, KI, INT32_MIN, INT32_MAX)                                           \
-    X(A, RA_INT64, int64_t, KI, INT64_MIN, INT64_MAX)                                           \
-    X(A, RA_UINT8, uint8_t, KU, 0, UINT8_MAX)                                                   \
-    X(A, RA_UINT16, uint16_t, KU, 0, UINT16_MAX)                                                \
-    X(A, RA_UINT32, uint32_t, KU, 0, UINT32_MAX)                                                \
-    X(A, RA_UINT64, uint64_t, KU, 0, UINT64_MAX)                                                \
-    X(A, RA_FLOAT32, float, KF, 0, 0)                                                           \
-    X(A, RA_FLOAT64, double, KF, 0, 0)                                                          \
-    X(A, RA_COMPLEX64, float complex, KC, 0, 0)                                                 \
+#define HOST_TYPES_WITH(X, A)                                                                      \
+    X(A, RA_BOOL, bool, KB, 0, 1)                                                                  \
+    X(A, RA_INT8, int8_t, KI, INT8_MIN, INT8_MAX)                                                  \
+    X(A, RA_INT16, int16_t, KI, INT16_MIN, INT16_MAX)                                              \
+    X(A, RA_INT32, int32_t, KI, INT32_MIN, INT32_MAX)                                              \
+    X(A, RA_INT64, int64_t, KI, INT64_MIN, INT64_MAX)                                              \
+    X(A, RA_UINT8, uint8_t, KU, 0, UINT8_MAX)                                                      \
+    X(A, RA_UINT16, uint16_t, KU, 0, UINT16_MAX)                                                   \
+    X(A, RA_UINT32, uint32_t, KU, 0, UINT32_MAX)                                                   \
+    X(A, RA_UINT64, uint64_t, KU, 0, UINT64_MAX)                                                   \
+    X(A, RA_FLOAT32, float, KF, 0, 0)                                                              \
+    X(A, RA_FLOAT64, double, KF, 0, 0)                                                             \
+    X(A, RA_COMPLEX64, float complex, KC, 0, 0)                                                    \
     X(A, RA_COMPLEX128, double complex, KC, 0, 0)
 
 /* ---- casts ----
@@ -54,21 +54,16 @@ typedef struct host_impl {
  * part; the core never asks for it. Everything else is C's conversion. */
 static int64_t sat_signed(double v, int64_t lo, int64_t hi)
 {
-    if (isnan(v))
-        return 0;
-    if (v <= (double)lo)
-        return lo;
-    if (v >= (double)hi)
-        return hi;
+    if (isnan(v)) return 0;
+    if (v <= (double)lo) return lo;
+    if (v >= (double)hi) return hi;
     return (int64_t)v;
 }
 
 static uint64_t sat_unsigned(double v, uint64_t hi)
 {
-    if (isnan(v) || v <= 0.0)
-        return 0;
-    if (v >= (double)hi)
-        return hi;
+    if (isnan(v) || v <= 0.0) return 0;
+    if (v >= (double)hi) return hi;
     return (uint64_t)v;
 }
 
@@ -101,26 +96,25 @@ static uint64_t sat_unsigned(double v, uint64_t hi)
 /* Inner case: source (SE, ST, SK) given in A as a parenthesised triple. */
 #define CAST_SRC_ST(SE, ST, SK) ST
 #define CAST_SRC_SK(SE, ST, SK) SK
-#define CAST_INNER(A, DE, DT, DK, LO, HI)                                                      \
-    case DE: {                                                                                 \
-        DT *d = dst;                                                                           \
-        const CAST_SRC_ST A *s = src;                                                          \
-        for (size_t i = 0; i < count; i++)                                                     \
-            d[i] = CAST_APPLY(DK, DT, LO, HI, CAST_SRC_SK A, s[i]);                            \
-        return;                                                                                \
+#define CAST_INNER(A, DE, DT, DK, LO, HI)                                                          \
+    case DE: {                                                                                     \
+        DT *d = dst;                                                                               \
+        const CAST_SRC_ST A *s = src;                                                              \
+        for (size_t i = 0; i < count; i++)                                                         \
+            d[i] = CAST_APPLY(DK, DT, LO, HI, CAST_SRC_SK A, s[i]);                                \
+        return;                                                                                    \
     }
 #define CAST_APPLY(DK, DT, LO, HI, SK, v) CAST_APPLY2(DK, DT, LO, HI, SK, v)
 #define CAST_APPLY2(DK, DT, LO, HI, SK, v) CONV_##DK(DT, LO, HI, SK, v)
-#define CAST_OUTER(SE, ST, SK)                                                                 \
-    case SE:                                                                                   \
-        switch (dst_dtype) {                                                                   \
-            HOST_TYPES_WITH(CAST_INNER, (SE, ST, SK))                                          \
-        default:                                                                               \
-            return;                                                                            \
+#define CAST_OUTER(SE, ST, SK)                                                                     \
+    case SE:                                                                                       \
+        switch (dst_dtype) {                                                                       \
+            HOST_TYPES_WITH(CAST_INNER, (SE, ST, SK))                                              \
+        default:                                                                                   \
+            return;                                                                                \
         }
 
-void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_dtype,
-                   size_t count)
+void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_dtype, size_t count)
 {
     switch (src_dtype) {
         HOST_TYPES(CAST_OUTER)
@@ -133,27 +127,26 @@ void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_
 
 /* Runs BODY for every element i of out (contiguous), with ia and ib the element indices
  * into a and b, stepping a multi-index. */
-#define STRIDED_FOR(a, b, out, ...)                                                            \
-    do {                                                                                       \
-        size_t nd_ = (out)->ndim;                                                              \
-        int64_t idx_[RA_MAX_NDIM] = {0};                                                       \
-        int64_t n_ = 1;                                                                        \
-        for (size_t d_ = 0; d_ < nd_; d_++)                                                    \
-            n_ *= (out)->shape[d_];                                                            \
-        int64_t ia = (a)->offset, ib = (b)->offset;                                            \
-        for (int64_t i = 0; i < n_; i++) {                                                     \
-            __VA_ARGS__;                                                                         \
-            for (size_t d_ = nd_; d_-- > 0;) {                                                 \
-                idx_[d_]++;                                                                    \
-                ia += (a)->strides[d_];                                                        \
-                ib += (b)->strides[d_];                                                        \
-                if (idx_[d_] < (out)->shape[d_])                                               \
-                    break;                                                                     \
-                ia -= (a)->strides[d_] * (out)->shape[d_];                                     \
-                ib -= (b)->strides[d_] * (out)->shape[d_];                                     \
-                idx_[d_] = 0;                                                                  \
-            }                                                                                  \
-        }                                                                                      \
+#define STRIDED_FOR(a, b, out, ...)                                                                \
+    do {                                                                                           \
+        size_t nd_ = (out)->ndim;                                                                  \
+        int64_t idx_[RA_MAX_NDIM] = {0};                                                           \
+        int64_t n_ = 1;                                                                            \
+        for (size_t d_ = 0; d_ < nd_; d_++)                                                        \
+            n_ *= (out)->shape[d_];                                                                \
+        int64_t ia = (a)->offset, ib = (b)->offset;                                                \
+        for (int64_t i = 0; i < n_; i++) {                                                         \
+            __VA_ARGS__;                                                                           \
+            for (size_t d_ = nd_; d_-- > 0;) {                                                     \
+                idx_[d_]++;                                                                        \
+                ia += (a)->strides[d_];                                                            \
+                ib += (b)->strides[d_];                                                            \
+                if (idx_[d_] < (out)->shape[d_]) break;                                            \
+                ia -= (a)->strides[d_] * (out)->shape[d_];                                         \
+                ib -= (b)->strides[d_] * (out)->shape[d_];                                         \
+                idx_[d_] = 0;                                                                      \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 /* Arithmetic on signed integers wraps (two's complement), through the unsigned type, since
@@ -162,104 +155,104 @@ void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_
 #define WRAP_SUB(T, UT, x, y) (T)((UT)(x) - (UT)(y))
 #define WRAP_MUL(T, UT, x, y) (T)((UT)(x) * (UT)(y))
 
-#define BIN_INTEGER(NAME, T, UT)                                                               \
-    static void NAME(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)    \
-    {                                                                                          \
-        const T *pa = a->buf;                                                                  \
-        const T *pb = b->buf;                                                                  \
-        T *po = o->buf;                                                                        \
-        bool *pq = o->buf;                                                                     \
-        STRIDED_FOR(a, b, o, {                                                                 \
-            T x = pa[ia], y = pb[ib];                                                          \
-            switch (op) {                                                                      \
-            case RA_ADD:                                                                       \
-                po[i] = WRAP_ADD(T, UT, x, y);                                                 \
-                break;                                                                         \
-            case RA_SUBTRACT:                                                                  \
-                po[i] = WRAP_SUB(T, UT, x, y);                                                 \
-                break;                                                                         \
-            case RA_MULTIPLY:                                                                  \
-                po[i] = WRAP_MUL(T, UT, x, y);                                                 \
-                break;                                                                         \
-            case RA_EQUAL:                                                                     \
-                pq[i] = x == y;                                                                \
-                break;                                                                         \
-            case RA_LESS:                                                                      \
-                pq[i] = x < y;                                                                 \
-                break;                                                                         \
-            case RA_MAXIMUM:                                                                   \
-                po[i] = x > y ? x : y;                                                         \
-                break;                                                                         \
-            default:                                                                           \
-                break;                                                                         \
-            }                                                                                  \
-        });                                                                                    \
+#define BIN_INTEGER(NAME, T, UT)                                                                   \
+    static void NAME(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)         \
+    {                                                                                              \
+        const T *pa = a->buf;                                                                      \
+        const T *pb = b->buf;                                                                      \
+        T *po = o->buf;                                                                            \
+        bool *pq = o->buf;                                                                         \
+        STRIDED_FOR(a, b, o, {                                                                     \
+            T x = pa[ia], y = pb[ib];                                                              \
+            switch (op) {                                                                          \
+            case RA_ADD:                                                                           \
+                po[i] = WRAP_ADD(T, UT, x, y);                                                     \
+                break;                                                                             \
+            case RA_SUBTRACT:                                                                      \
+                po[i] = WRAP_SUB(T, UT, x, y);                                                     \
+                break;                                                                             \
+            case RA_MULTIPLY:                                                                      \
+                po[i] = WRAP_MUL(T, UT, x, y);                                                     \
+                break;                                                                             \
+            case RA_EQUAL:                                                                         \
+                pq[i] = x == y;                                                                    \
+                break;                                                                             \
+            case RA_LESS:                                                                          \
+                pq[i] = x < y;                                                                     \
+                break;                                                                             \
+            case RA_MAXIMUM:                                                                       \
+                po[i] = x > y ? x : y;                                                             \
+                break;                                                                             \
+            default:                                                                               \
+                break;                                                                             \
+            }                                                                                      \
+        });                                                                                        \
     }
 
-#define BIN_FLOAT(NAME, T)                                                                     \
-    static void NAME(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)    \
-    {                                                                                          \
-        const T *pa = a->buf;                                                                  \
-        const T *pb = b->buf;                                                                  \
-        T *po = o->buf;                                                                        \
-        bool *pq = o->buf;                                                                     \
-        STRIDED_FOR(a, b, o, {                                                                 \
-            T x = pa[ia], y = pb[ib];                                                          \
-            switch (op) {                                                                      \
-            case RA_ADD:                                                                       \
-                po[i] = x + y;                                                                 \
-                break;                                                                         \
-            case RA_SUBTRACT:                                                                  \
-                po[i] = x - y;                                                                 \
-                break;                                                                         \
-            case RA_MULTIPLY:                                                                  \
-                po[i] = x * y;                                                                 \
-                break;                                                                         \
-            case RA_DIVIDE:                                                                    \
-                po[i] = x / y;                                                                 \
-                break;                                                                         \
-            case RA_EQUAL:                                                                     \
-                pq[i] = x == y;                                                                \
-                break;                                                                         \
-            case RA_LESS:                                                                      \
-                pq[i] = x < y;                                                                 \
-                break;                                                                         \
-            case RA_MAXIMUM:                                                                   \
-                po[i] = isnan(x) ? x : isnan(y) ? y : (x > y ? x : y);                         \
-                break;                                                                         \
-            }                                                                                  \
-        });                                                                                    \
+#define BIN_FLOAT(NAME, T)                                                                         \
+    static void NAME(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)         \
+    {                                                                                              \
+        const T *pa = a->buf;                                                                      \
+        const T *pb = b->buf;                                                                      \
+        T *po = o->buf;                                                                            \
+        bool *pq = o->buf;                                                                         \
+        STRIDED_FOR(a, b, o, {                                                                     \
+            T x = pa[ia], y = pb[ib];                                                              \
+            switch (op) {                                                                          \
+            case RA_ADD:                                                                           \
+                po[i] = x + y;                                                                     \
+                break;                                                                             \
+            case RA_SUBTRACT:                                                                      \
+                po[i] = x - y;                                                                     \
+                break;                                                                             \
+            case RA_MULTIPLY:                                                                      \
+                po[i] = x * y;                                                                     \
+                break;                                                                             \
+            case RA_DIVIDE:                                                                        \
+                po[i] = x / y;                                                                     \
+                break;                                                                             \
+            case RA_EQUAL:                                                                         \
+                pq[i] = x == y;                                                                    \
+                break;                                                                             \
+            case RA_LESS:                                                                          \
+                pq[i] = x < y;                                                                     \
+                break;                                                                             \
+            case RA_MAXIMUM:                                                                       \
+                po[i] = isnan(x) ? x : isnan(y) ? y : (x > y ? x : y);                             \
+                break;                                                                             \
+            }                                                                                      \
+        });                                                                                        \
     }
 
-#define BIN_COMPLEX(NAME, T)                                                                   \
-    static void NAME(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)    \
-    {                                                                                          \
-        const T *pa = a->buf;                                                                  \
-        const T *pb = b->buf;                                                                  \
-        T *po = o->buf;                                                                        \
-        bool *pq = o->buf;                                                                     \
-        STRIDED_FOR(a, b, o, {                                                                 \
-            T x = pa[ia], y = pb[ib];                                                          \
-            switch (op) {                                                                      \
-            case RA_ADD:                                                                       \
-                po[i] = x + y;                                                                 \
-                break;                                                                         \
-            case RA_SUBTRACT:                                                                  \
-                po[i] = x - y;                                                                 \
-                break;                                                                         \
-            case RA_MULTIPLY:                                                                  \
-                po[i] = x * y;                                                                 \
-                break;                                                                         \
-            case RA_DIVIDE:                                                                    \
-                po[i] = x / y;                                                                 \
-                break;                                                                         \
-            case RA_EQUAL:                                                                     \
-                pq[i] = x == y;                                                                \
-                break;                                                                         \
-            default:                                                                           \
-                break;                                                                         \
-            }                                                                                  \
-        });                                                                                    \
+#define BIN_COMPLEX(NAME, T)                                                                       \
+    static void NAME(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)         \
+    {                                                                                              \
+        const T *pa = a->buf;                                                                      \
+        const T *pb = b->buf;                                                                      \
+        T *po = o->buf;                                                                            \
+        bool *pq = o->buf;                                                                         \
+        STRIDED_FOR(a, b, o, {                                                                     \
+            T x = pa[ia], y = pb[ib];                                                              \
+            switch (op) {                                                                          \
+            case RA_ADD:                                                                           \
+                po[i] = x + y;                                                                     \
+                break;                                                                             \
+            case RA_SUBTRACT:                                                                      \
+                po[i] = x - y;                                                                     \
+                break;                                                                             \
+            case RA_MULTIPLY:                                                                      \
+                po[i] = x * y;                                                                     \
+                break;                                                                             \
+            case RA_DIVIDE:                                                                        \
+                po[i] = x / y;                                                                     \
+                break;                                                                             \
+            case RA_EQUAL:                                                                         \
+                pq[i] = x == y;                                                                    \
+                break;                                                                             \
+            default:                                                                               \
+                break;                                                                             \
+            }                                                                                      \
+        });                                                                                        \
     }
 
 static void bin_bool(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)
@@ -268,8 +261,7 @@ static void bin_bool(ra_binop op, const ra__view *a, const ra__view *b, const ra
     const bool *pb = b->buf;
     bool *pq = o->buf;
     /* The core allows only equal on bool. */
-    if (op == RA_EQUAL)
-        STRIDED_FOR(a, b, o, { pq[i] = pa[ia] == pb[ib]; });
+    if (op == RA_EQUAL) STRIDED_FOR(a, b, o, { pq[i] = pa[ia] == pb[ib]; });
 }
 
 BIN_INTEGER(bin_i8, int8_t, uint8_t)
@@ -337,24 +329,24 @@ static int host_binary(void *impl, ra_binop op, const ra__view *a, const ra__vie
 
 /* ---- elementwise unary ---- */
 
-#define UN_SIGNED(T, UT)                                                                       \
-    {                                                                                          \
-        const T *s = x;                                                                        \
-        T *d = out;                                                                            \
-        for (size_t i = 0; i < count; i++) {                                                   \
-            T v = s[i];                                                                        \
-            T neg = (T)((UT)0 - (UT)v);                                                        \
-            d[i] = op == RA_NEGATIVE ? neg : (v < 0 ? neg : v);                                \
-        }                                                                                      \
-        break;                                                                                 \
+#define UN_SIGNED(T, UT)                                                                           \
+    {                                                                                              \
+        const T *s = x;                                                                            \
+        T *d = out;                                                                                \
+        for (size_t i = 0; i < count; i++) {                                                       \
+            T v = s[i];                                                                            \
+            T neg = (T)((UT)0 - (UT)v);                                                            \
+            d[i] = op == RA_NEGATIVE ? neg : (v < 0 ? neg : v);                                    \
+        }                                                                                          \
+        break;                                                                                     \
     }
-#define UN_UNSIGNED(T)                                                                         \
-    {                                                                                          \
-        const T *s = x;                                                                        \
-        T *d = out;                                                                            \
-        for (size_t i = 0; i < count; i++)                                                     \
-            d[i] = op == RA_NEGATIVE ? (T)(0u - s[i]) : s[i];                                  \
-        break;                                                                                 \
+#define UN_UNSIGNED(T)                                                                             \
+    {                                                                                              \
+        const T *s = x;                                                                            \
+        T *d = out;                                                                                \
+        for (size_t i = 0; i < count; i++)                                                         \
+            d[i] = op == RA_NEGATIVE ? (T)(0u - s[i]) : s[i];                                      \
+        break;                                                                                     \
     }
 
 static int host_unary(void *impl, ra_unop op, const void *x, ra_dtype dtype, void *out,
@@ -421,28 +413,30 @@ static int host_unary(void *impl, ra_unop op, const void *x, ra_dtype dtype, voi
 
 /* ---- reductions over the middle axis of (outer, len, inner) ---- */
 
-#define RED_LOOP(T, ACC_INIT, ...)                                                              \
-    {                                                                                          \
-        const T *s = x;                                                                        \
-        T *d = out;                                                                            \
-        for (size_t o = 0; o < outer; o++)                                                     \
-            for (size_t j = 0; j < inner; j++) {                                               \
-                const T *p = s + o * len * inner + j;                                          \
-                T acc = ACC_INIT;                                                              \
-                for (size_t r = (op == RA_MAX ? 1 : 0); r < len; r++) {                        \
-                    T v = p[r * inner];                                                        \
-                    __VA_ARGS__;                                                              \
-                }                                                                              \
-                d[o * inner + j] = acc;                                                        \
-            }                                                                                  \
-        break;                                                                                 \
+#define RED_LOOP(T, ACC_INIT, ...)                                                                 \
+    {                                                                                              \
+        const T *s = x;                                                                            \
+        T *d = out;                                                                                \
+        for (size_t o = 0; o < outer; o++)                                                         \
+            for (size_t j = 0; j < inner; j++) {                                                   \
+                const T *p = s + o * len * inner + j;                                              \
+                T acc = ACC_INIT;                                                                  \
+                for (size_t r = (op == RA_MAX ? 1 : 0); r < len; r++) {                            \
+                    T v = p[r * inner];                                                            \
+                    __VA_ARGS__;                                                                   \
+                }                                                                                  \
+                d[o * inner + j] = acc;                                                            \
+            }                                                                                      \
+        break;                                                                                     \
     }
-#define RED_INT(T, UT)                                                                         \
-    RED_LOOP(T, (op == RA_MAX ? p[0] : (T)0),                                                  \
+#define RED_INT(T, UT)                                                                             \
+    RED_LOOP(T, (op == RA_MAX ? p[0] : (T)0),                                                      \
              acc = op == RA_MAX ? (v > acc ? v : acc) : WRAP_ADD(T, UT, acc, v))
-#define RED_FLOAT(T)                                                                           \
-    RED_LOOP(T, (op == RA_MAX ? p[0] : (T)0),                                                  \
-             acc = op == RA_MAX ? (isnan(acc) ? acc : isnan(v) ? v : (v > acc ? v : acc))    \
+#define RED_FLOAT(T)                                                                               \
+    RED_LOOP(T, (op == RA_MAX ? p[0] : (T)0),                                                      \
+             acc = op == RA_MAX ? (isnan(acc) ? acc                                                \
+                                   : isnan(v) ? v                                                  \
+                                              : (v > acc ? v : acc))                               \
                                 : acc + v)
 
 static int host_reduce(void *impl, ra_reduceop op, const void *x, ra_dtype dtype, size_t outer,
@@ -486,28 +480,27 @@ static int host_reduce(void *impl, ra_reduceop op, const void *x, ra_dtype dtype
 
 /* ---- matrix product ---- */
 
-#define MM_LOOP(T, ...)                                                                        \
-    {                                                                                          \
-        const T *pa = (const T *)a + a_offset;                                                 \
-        const T *pb = (const T *)b + b_offset;                                                 \
-        T *po = (T *)out + out_offset;                                                         \
-        for (size_t i = 0; i < n; i++)                                                         \
-            for (size_t j = 0; j < m; j++) {                                                   \
-                T acc = 0;                                                                     \
-                for (size_t q = 0; q < k; q++) {                                               \
-                    T x = pa[i * k + q], y = pb[q * m + j];                                    \
-                    __VA_ARGS__;                                                                \
-                }                                                                              \
-                po[i * m + j] = acc;                                                           \
-            }                                                                                  \
-        break;                                                                                 \
+#define MM_LOOP(T, ...)                                                                            \
+    {                                                                                              \
+        const T *pa = (const T *)a + a_offset;                                                     \
+        const T *pb = (const T *)b + b_offset;                                                     \
+        T *po = (T *)out + out_offset;                                                             \
+        for (size_t i = 0; i < n; i++)                                                             \
+            for (size_t j = 0; j < m; j++) {                                                       \
+                T acc = 0;                                                                         \
+                for (size_t q = 0; q < k; q++) {                                                   \
+                    T x = pa[i * k + q], y = pb[q * m + j];                                        \
+                    __VA_ARGS__;                                                                   \
+                }                                                                                  \
+                po[i * m + j] = acc;                                                               \
+            }                                                                                      \
+        break;                                                                                     \
     }
 #define MM_INT(T, UT) MM_LOOP(T, acc = WRAP_ADD(T, UT, acc, WRAP_MUL(T, UT, x, y)))
 #define MM_PLAIN(T) MM_LOOP(T, acc += x * y)
 
 static int host_matmul(void *impl, ra_dtype dtype, const void *a, size_t a_offset, const void *b,
-                       size_t b_offset, void *out, size_t out_offset, size_t n, size_t k,
-                       size_t m)
+                       size_t b_offset, void *out, size_t out_offset, size_t n, size_t k, size_t m)
 {
     (void)impl;
     switch (dtype) {
@@ -547,8 +540,7 @@ static int host_alloc(void *impl, size_t nbytes, void **buf)
 {
     host_impl *h = impl;
     void *p = ra__calloc(h->ctx, 1, nbytes);
-    if (!p)
-        return ra__ctx_error(h->ctx, RA_E_NOMEM, "cpu: cannot allocate %zu bytes", nbytes);
+    if (!p) return ra__ctx_error(h->ctx, RA_E_NOMEM, "cpu: cannot allocate %zu bytes", nbytes);
     *buf = p;
     return RA_OK;
 }
@@ -564,8 +556,7 @@ static int host_write(void *impl, void *buf, size_t dst_offset, const void *src,
 {
     (void)impl;
     (void)stream;
-    if (nbytes)
-        memcpy((char *)buf + dst_offset, src, nbytes);
+    if (nbytes) memcpy((char *)buf + dst_offset, src, nbytes);
     return RA_OK;
 }
 
@@ -574,8 +565,7 @@ static int host_read(void *impl, const void *buf, size_t src_offset, void *dst, 
 {
     (void)impl;
     (void)stream;
-    if (nbytes)
-        memcpy(dst, (const char *)buf + src_offset, nbytes);
+    if (nbytes) memcpy(dst, (const char *)buf + src_offset, nbytes);
     return RA_OK;
 }
 
@@ -591,8 +581,8 @@ static int host_copy(void *impl, void *dst, size_t dst_offset, size_t dst_pitch,
     return RA_OK;
 }
 
-static int host_fill(void *impl, void *dst, size_t dst_offset, const void *value,
-                     size_t elem_size, size_t count)
+static int host_fill(void *impl, void *dst, size_t dst_offset, const void *value, size_t elem_size,
+                     size_t count)
 {
     (void)impl;
     char *p = (char *)dst + dst_offset;
@@ -601,8 +591,8 @@ static int host_fill(void *impl, void *dst, size_t dst_offset, const void *value
     return RA_OK;
 }
 
-static int host_cast(void *impl, void *dst, ra_dtype dst_dtype, const void *src,
-                     ra_dtype src_dtype, size_t count)
+static int host_cast(void *impl, void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_dtype,
+                     size_t count)
 {
     (void)impl;
     ra__host_cast(dst, dst_dtype, src, src_dtype, count);
@@ -629,14 +619,12 @@ static int host_query(void *impl, ra__device_info *info)
 static bool read_cpu_times(uint64_t *busy, uint64_t *total)
 {
     FILE *f = fopen("/proc/stat", "r");
-    if (!f)
-        return false;
+    if (!f) return false;
     unsigned long long v[8] = {0};
     int n = fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0], &v[1], &v[2], &v[3],
                    &v[4], &v[5], &v[6], &v[7]);
     fclose(f);
-    if (n < 4)
-        return false;
+    if (n < 4) return false;
     uint64_t t = 0;
     for (int i = 0; i < 8; i++)
         t += v[i];
@@ -696,8 +684,7 @@ const ra__backend_ops ra__host_ops = {
 int ra__host_open(ra_ctx *ctx)
 {
     host_impl *h = ra__calloc(ctx, 1, sizeof *h);
-    if (!h)
-        return ra__ctx_error(ctx, RA_E_NOMEM, "cpu: out of memory opening the host backend");
+    if (!h) return ra__ctx_error(ctx, RA_E_NOMEM, "cpu: out of memory opening the host backend");
     h->ctx = ctx;
     return ra__ctx_add_device(ctx, RA_DEVICE_CPU, &ra__host_ops, h);
 }

@@ -6,13 +6,11 @@
 #include <string.h>
 
 /* Common checks: ctx and out, then *out = NULL. */
-#define CHECK_CTX_OUT(fn)                                                                      \
-    do {                                                                                       \
-        if (!ctx)                                                                              \
-            return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);                      \
-        if (!out)                                                                              \
-            return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);                       \
-        *out = NULL;                                                                           \
+#define CHECK_CTX_OUT(fn)                                                                          \
+    do {                                                                                           \
+        if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);                    \
+        if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);                     \
+        *out = NULL;                                                                               \
     } while (0)
 
 static int check_dtype_opt(ra_ctx *ctx, const ra_opts *opts, const char *fn)
@@ -34,41 +32,34 @@ static int create_filled(ra_ctx *ctx, const char *fn, const int64_t *shape, size
                          ra_dtype dtype_hint, ra_array **out)
 {
     int status = check_dtype_opt(ctx, opts, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     int64_t size;
     status = ra__shape_check(ctx, shape, ndim, &size, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     ra__dev *dev;
     status = ra__infer_device(ctx, opts, array_dev, fn, &dev);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     ra_dtype dtype = dtype_hint;
     if (dtype == RA_DTYPE_DEFAULT)
         dtype = fill ? ra__scalar_default_dtype(dev, *fill) : ra__default_float(dev);
     dtype = opt_dtype(opts, dtype);
     status = ra__dtype_require(ctx, dev, dtype, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     unsigned char elem[16];
     if (fill) {
         status = ra__scalar_to_element(ctx, *fill, dtype, elem, fn);
-        if (status != RA_OK)
-            return status;
+        if (status != RA_OK) return status;
     }
     ra_array *x;
     status = ra__array_new(ctx, dev, dtype, shape, ndim, &x);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     if (fill) {
         /* Memory is zeroed at allocation; skip the fill when the value's bytes are zero.
          * (-0.0 is not all-zero bytes, so it is filled.) */
         bool zero = true;
         for (size_t i = 0; i < ra_dtype_size(dtype); i++)
             zero = zero && elem[i] == 0;
-        if (!zero)
-            status = ra__array_fill(ctx, x, elem);
+        if (!zero) status = ra__array_fill(ctx, x, elem);
     }
     if (status != RA_OK) {
         ra_array_release(x);
@@ -78,15 +69,13 @@ static int create_filled(ra_ctx *ctx, const char *fn, const int64_t *shape, size
     return RA_OK;
 }
 
-int ra_zeros(ra_ctx *ctx, const int64_t *shape, size_t ndim, const ra_opts *opts,
-             ra_array **out)
+int ra_zeros(ra_ctx *ctx, const int64_t *shape, size_t ndim, const ra_opts *opts, ra_array **out)
 {
     CHECK_CTX_OUT("ra_zeros");
     return create_filled(ctx, "ra_zeros", shape, ndim, opts, NULL, NULL, RA_DTYPE_DEFAULT, out);
 }
 
-int ra_empty(ra_ctx *ctx, const int64_t *shape, size_t ndim, const ra_opts *opts,
-             ra_array **out)
+int ra_empty(ra_ctx *ctx, const int64_t *shape, size_t ndim, const ra_opts *opts, ra_array **out)
 {
     CHECK_CTX_OUT("ra_empty");
     return create_filled(ctx, "ra_empty", shape, ndim, opts, NULL, NULL, RA_DTYPE_DEFAULT, out);
@@ -95,12 +84,9 @@ int ra_empty(ra_ctx *ctx, const int64_t *shape, size_t ndim, const ra_opts *opts
 /* ones: the fill is 1 of the result's kind (true for bool). */
 static ra_scalar one_for(ra_dtype dtype)
 {
-    if (dtype == RA_BOOL)
-        return ra_scalar_bool(true);
-    if (ra__dtype_is_integer(dtype))
-        return ra_scalar_int(1);
-    if (ra__dtype_is_complex(dtype))
-        return ra_scalar_complex(1.0, 0.0);
+    if (dtype == RA_BOOL) return ra_scalar_bool(true);
+    if (ra__dtype_is_integer(dtype)) return ra_scalar_int(1);
+    if (ra__dtype_is_complex(dtype)) return ra_scalar_complex(1.0, 0.0);
     return ra_scalar_float(1.0);
 }
 
@@ -111,14 +97,12 @@ static int ones_impl(ra_ctx *ctx, const char *fn, const int64_t *shape, size_t n
     /* The dtype decides the fill's kind, and the dtype may depend on the device (float64 or
      * float32), so resolve the device first. */
     int status = check_dtype_opt(ctx, opts, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     ra__dev *dev;
     status = ra__infer_device(ctx, opts, array_dev, fn, &dev);
-    if (status != RA_OK)
-        return status;
-    ra_dtype dtype = opt_dtype(opts, like_dtype != RA_DTYPE_DEFAULT ? like_dtype
-                                                                     : ra__default_float(dev));
+    if (status != RA_OK) return status;
+    ra_dtype dtype =
+        opt_dtype(opts, like_dtype != RA_DTYPE_DEFAULT ? like_dtype : ra__default_float(dev));
     ra_scalar one = one_for(dtype);
     ra_opts o = {.dtype = dtype, .device_value = &dev->device};
     return create_filled(ctx, fn, shape, ndim, &o, NULL, &one, dtype, out);
@@ -140,10 +124,9 @@ int ra_full(ra_ctx *ctx, const int64_t *shape, size_t ndim, ra_scalar fill_value
 
 /* ---- the *_like functions ---- */
 
-#define CHECK_X(fn)                                                                            \
-    do {                                                                                       \
-        if (!x)                                                                                \
-            return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);                         \
+#define CHECK_X(fn)                                                                                \
+    do {                                                                                           \
+        if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);                         \
     } while (0)
 
 int ra_zeros_like(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array **out)
@@ -188,8 +171,7 @@ static int create_from_host(ra_ctx *ctx, const char *fn, ra__dev *dev, ra_dtype 
 {
     ra_array *x;
     int status = ra__array_new(ctx, dev, dtype, shape, ndim, &x);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     if (x->nbytes) {
         void *conv = ra__alloc(ctx, x->nbytes);
         if (!conv) {
@@ -229,8 +211,7 @@ int ra_arange(ra_ctx *ctx, ra_scalar start, const ra_scalar *stop, const ra_scal
     static const char fn[] = "ra_arange";
     CHECK_CTX_OUT(fn);
     int status = check_dtype_opt(ctx, opts, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     ra_scalar s0 = stop ? start : ra_scalar_int(0);
     ra_scalar s1 = stop ? *stop : start;
     ra_scalar st = step ? *step : ra_scalar_int(1);
@@ -240,13 +221,11 @@ int ra_arange(ra_ctx *ctx, ra_scalar start, const ra_scalar *stop, const ra_scal
         return ra__ctx_error(ctx, RA_E_ARG, "%s: start, stop and step must be int or float", fn);
     if (!isfinite(a) || !isfinite(b) || !isfinite(c))
         return ra__ctx_error(ctx, RA_E_ARG, "%s: start, stop and step must be finite", fn);
-    if (c == 0.0)
-        return ra__ctx_error(ctx, RA_E_ARG, "%s: step must not be zero", fn);
+    if (c == 0.0) return ra__ctx_error(ctx, RA_E_ARG, "%s: step must not be zero", fn);
     bool all_int = ia && ib && ic;
     ra__dev *dev;
     status = ra__infer_device(ctx, opts, NULL, fn, &dev);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     ra_dtype dtype = opt_dtype(opts, all_int ? RA_INT64 : ra__default_float(dev));
     if (dtype == RA_BOOL || ra__dtype_is_complex(dtype))
         return ra__ctx_error(ctx, RA_E_DTYPE, "%s: dtype %s is not a real numeric type", fn,
@@ -256,8 +235,7 @@ int ra_arange(ra_ctx *ctx, ra_scalar start, const ra_scalar *stop, const ra_scal
                              "%s: float arguments cannot make an integer range (%s)", fn,
                              ra_dtype_name(dtype));
     status = ra__dtype_require(ctx, dev, dtype, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     /* Length ceil((stop - start) / step), at least 0; integers exactly. */
     int64_t n;
     if (all_int) {
@@ -299,8 +277,8 @@ int ra_arange(ra_ctx *ctx, ra_scalar start, const ra_scalar *stop, const ra_scal
         for (int64_t i = 0; i < n; i++)
             v[i] = a + (double)i * c;
     }
-    status = create_from_host(ctx, fn, dev, dtype, shape, 1, host,
-                              all_int ? RA_INT64 : RA_FLOAT64, out);
+    status =
+        create_from_host(ctx, fn, dev, dtype, shape, 1, host, all_int ? RA_INT64 : RA_FLOAT64, out);
     ra__free(ctx, host);
     return status;
 }
@@ -311,31 +289,26 @@ int ra_linspace(ra_ctx *ctx, ra_scalar start, ra_scalar stop, int64_t num, bool 
     static const char fn[] = "ra_linspace";
     CHECK_CTX_OUT(fn);
     int status = check_dtype_opt(ctx, opts, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     double a, b;
     bool ia, ib;
     if (!scalar_real(start, &a, &ia) || !scalar_real(stop, &b, &ib))
         return ra__ctx_error(ctx, RA_E_ARG, "%s: start and stop must be int or float", fn);
     if (num < 0)
-        return ra__ctx_error(ctx, RA_E_ARG, "%s: num is %lld; it must be >= 0", fn,
-                             (long long)num);
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: num is %lld; it must be >= 0", fn, (long long)num);
     ra__dev *dev;
     status = ra__infer_device(ctx, opts, NULL, fn, &dev);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     ra_dtype dtype = opt_dtype(opts, ra__default_float(dev));
     if (!ra__dtype_is_float(dtype) && !ra__dtype_is_complex(dtype))
         return ra__ctx_error(ctx, RA_E_DTYPE, "%s: dtype %s is not floating", fn,
                              ra_dtype_name(dtype));
     status = ra__dtype_require(ctx, dev, dtype, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     int64_t shape[1] = {num};
     int64_t size;
     status = ra__shape_check(ctx, shape, 1, &size, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     if ((uint64_t)num > SIZE_MAX / 8)
         return ra__ctx_error(ctx, RA_E_TOO_LARGE, "%s: num is too large", fn);
     double *host = ra__alloc(ctx, (num ? (size_t)num : 1) * sizeof(double));
@@ -346,8 +319,7 @@ int ra_linspace(ra_ctx *ctx, ra_scalar start, ra_scalar stop, int64_t num, bool 
     double step = div > 0 ? (b - a) / (double)div : 0.0;
     for (int64_t i = 0; i < num; i++)
         host[i] = a + (double)i * step;
-    if (endpoint && num > 1)
-        host[num - 1] = b; /* exactly stop, not start + (num-1)*step */
+    if (endpoint && num > 1) host[num - 1] = b; /* exactly stop, not start + (num-1)*step */
     status = create_from_host(ctx, fn, dev, dtype, shape, 1, host, RA_FLOAT64, out);
     ra__free(ctx, host);
     return status;
@@ -361,27 +333,23 @@ int ra_eye(ra_ctx *ctx, int64_t n_rows, int64_t n_cols, int64_t k, const ra_opts
     if (n_rows < 0)
         return ra__ctx_error(ctx, RA_E_ARG, "%s: n_rows is %lld; it must be >= 0", fn,
                              (long long)n_rows);
-    if (n_cols < 0)
-        n_cols = n_rows;
+    if (n_cols < 0) n_cols = n_rows;
     int64_t shape[2] = {n_rows, n_cols};
     ra_array *x;
     int status = create_filled(ctx, fn, shape, 2, opts, NULL, NULL, RA_DTYPE_DEFAULT, &x);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     if (x->nbytes) {
         /* Build on the host in the array's dtype, then write. */
         unsigned char one[16];
         status = ra__scalar_to_element(ctx, one_for(x->dtype), x->dtype, one, fn);
         unsigned char *host = status == RA_OK ? ra__calloc(ctx, 1, x->nbytes) : NULL;
         if (status == RA_OK && !host)
-            status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for a staging buffer",
-                                   fn);
+            status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for a staging buffer", fn);
         if (status == RA_OK) {
             size_t es = ra_dtype_size(x->dtype);
             for (int64_t r = 0; r < n_rows; r++) {
                 int64_t c = r + k;
-                if (c >= 0 && c < n_cols)
-                    memcpy(host + (size_t)(r * n_cols + c) * es, one, es);
+                if (c >= 0 && c < n_cols) memcpy(host + (size_t)(r * n_cols + c) * es, one, es);
             }
             status = ra__array_write(ctx, x, host);
         }
@@ -405,12 +373,10 @@ int ra_asarray_buffer(ra_ctx *ctx, const void *data, ra_dtype dtype, const int64
     if (!ra__dtype_valid(dtype))
         return ra__ctx_error(ctx, RA_E_ARG, "%s: invalid dtype value %d", fn, (int)dtype);
     int status = check_dtype_opt(ctx, opts, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     int64_t size;
     status = ra__shape_check(ctx, shape, ndim, &size, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     if (!data && size > 0)
         return ra__ctx_error(ctx, RA_E_NULL, "%s: data is NULL for %lld elements", fn,
                              (long long)size);
@@ -420,19 +386,17 @@ int ra_asarray_buffer(ra_ctx *ctx, const void *data, ra_dtype dtype, const int64
                              ra_dtype_name(target));
     ra__dev *dev;
     status = ra__infer_device(ctx, opts, NULL, fn, &dev);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     status = ra__dtype_require(ctx, dev, target, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     return create_from_host(ctx, fn, dev, target, shape, ndim, data, dtype, out);
 }
 
 int ra_asarray_scalar(ra_ctx *ctx, ra_scalar value, const ra_opts *opts, ra_array **out)
 {
     CHECK_CTX_OUT("ra_asarray_scalar");
-    return create_filled(ctx, "ra_asarray_scalar", NULL, 0, opts, NULL, &value,
-                         RA_DTYPE_DEFAULT, out);
+    return create_filled(ctx, "ra_asarray_scalar", NULL, 0, opts, NULL, &value, RA_DTYPE_DEFAULT,
+                         out);
 }
 
 /* The device for asarray(x)/astype(x): explicit, else x's own (or the scope first under
@@ -449,11 +413,9 @@ static int convert(ra_ctx *ctx, const char *fn, const ra_array *x, ra_dtype dtyp
                              ra_dtype_name(x->dtype), ra_dtype_name(dtype));
     ra__dev *dev;
     int status = ra__infer_device(ctx, opts, x->dev, fn, &dev);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     status = ra__dtype_require(ctx, dev, dtype, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     bool same = dev == x->dev && dtype == x->dtype;
     if (same && copy != RA_COPY_ALWAYS) {
         *out = ra_array_retain(x);
@@ -471,8 +433,7 @@ static int convert(ra_ctx *ctx, const char *fn, const ra_array *x, ra_dtype dtyp
     if (dev != x->dev && dtype != x->dtype && !ra__dtype_on_device(dev, x->dtype)) {
         ra_array *cast = NULL;
         status = ra__array_cast(ctx, x, dtype, &cast);
-        if (status != RA_OK)
-            return status;
+        if (status != RA_OK) return status;
         status = ra__array_copy_to(ctx, cast, dev, NULL, out);
         ra_array_release(cast);
         return status;
@@ -480,8 +441,7 @@ static int convert(ra_ctx *ctx, const char *fn, const ra_array *x, ra_dtype dtyp
     ra_array *moved = NULL;
     if (dev != x->dev || dtype == x->dtype) {
         status = ra__array_copy_to(ctx, x, dev, NULL, &moved);
-        if (status != RA_OK)
-            return status;
+        if (status != RA_OK) return status;
     } else {
         moved = ra_array_retain(x);
     }
@@ -492,8 +452,7 @@ static int convert(ra_ctx *ctx, const char *fn, const ra_array *x, ra_dtype dtyp
     ra_array *cast = NULL;
     status = ra__array_cast(ctx, moved, dtype, &cast);
     ra_array_release(moved);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     *out = cast;
     return RA_OK;
 }
@@ -504,14 +463,12 @@ int ra_asarray(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array **o
     CHECK_CTX_OUT(fn);
     CHECK_X(fn);
     int status = check_dtype_opt(ctx, opts, fn);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     ra_copy copy = opts && opts->copy != RA_COPY_DEFAULT ? opts->copy : RA_COPY_IF_NEEDED;
     return convert(ctx, fn, x, opt_dtype(opts, x->dtype), opts, copy, out);
 }
 
-int ra_astype(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, const ra_opts *opts,
-              ra_array **out)
+int ra_astype(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, const ra_opts *opts, ra_array **out)
 {
     static const char fn[] = "ra_astype";
     CHECK_CTX_OUT(fn);

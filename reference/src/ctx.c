@@ -37,38 +37,32 @@ static void default_release(void *ptr, void *user_data)
 
 static uint64_t thread_id(void)
 {
-    if (tls_thread_id == 0)
-        tls_thread_id = atomic_fetch_add(&next_thread_id, 1);
+    if (tls_thread_id == 0) tls_thread_id = atomic_fetch_add(&next_thread_id, 1);
     return tls_thread_id;
 }
 
 void *ra__alloc(ra_ctx *ctx, size_t size)
 {
-    if (size == 0)
-        size = 1;
+    if (size == 0) size = 1;
     return ctx->allocator.alloc(size, ctx->allocator.user_data);
 }
 
 void *ra__calloc(ra_ctx *ctx, size_t count, size_t size)
 {
-    if (size != 0 && count > SIZE_MAX / size)
-        return NULL;
+    if (size != 0 && count > SIZE_MAX / size) return NULL;
     void *p = ra__alloc(ctx, count * size);
-    if (p)
-        memset(p, 0, count * size > 0 ? count * size : 1);
+    if (p) memset(p, 0, count * size > 0 ? count * size : 1);
     return p;
 }
 
 void ra__free(ra_ctx *ctx, void *ptr)
 {
-    if (ptr)
-        ctx->allocator.release(ptr, ctx->allocator.user_data);
+    if (ptr) ctx->allocator.release(ptr, ctx->allocator.user_data);
 }
 
 static ra__thread *thread_find(ra_ctx *ctx, bool create)
 {
-    if (tls_cache_serial == ctx->serial && tls_cache_state)
-        return tls_cache_state;
+    if (tls_cache_serial == ctx->serial && tls_cache_state) return tls_cache_state;
     uint64_t id = thread_id();
     pthread_mutex_lock(&ctx->lock);
     ra__thread *t = ctx->threads;
@@ -114,14 +108,12 @@ int ra__ctx_error(ra_ctx *ctx, int status, const char *fmt, ...)
 
 const char *ra_ctx_message(const ra_ctx *ctx)
 {
-    if (!ctx)
-        return tls_free_message;
+    if (!ctx) return tls_free_message;
     /* Looking up never creates state: a thread without state in ctx has no message there,
      * unless its state could not be allocated, in which case the message went to the
      * context-free slot. */
     ra__thread *t = thread_find((ra_ctx *)ctx, false);
-    if (t)
-        return t->message;
+    if (t) return t->message;
     return tls_fallback_serial == ctx->serial ? tls_free_message : "";
 }
 
@@ -135,23 +127,20 @@ static void thread_free(ra_ctx *ctx, ra__thread *t)
 
 void ra_ctx_thread_release(ra_ctx *ctx)
 {
-    if (!ctx)
-        return;
+    if (!ctx) return;
     uint64_t id = thread_id();
     pthread_mutex_lock(&ctx->lock);
     ra__thread **link = &ctx->threads;
     while (*link && (*link)->thread_id != id)
         link = &(*link)->next;
     ra__thread *t = *link;
-    if (t)
-        *link = t->next;
+    if (t) *link = t->next;
     pthread_mutex_unlock(&ctx->lock);
     if (tls_cache_serial == ctx->serial) {
         tls_cache_serial = 0;
         tls_cache_state = NULL;
     }
-    if (t)
-        thread_free(ctx, t);
+    if (t) thread_free(ctx, t);
 }
 
 int ra__ctx_add_device(ra_ctx *ctx, ra_device_type type, const ra__backend_ops *ops, void *impl)
@@ -169,14 +158,12 @@ int ra__ctx_add_device(ra_ctx *ctx, ra_device_type type, const ra__backend_ops *
                                "backend '%s' has table version %u size %u; this library "
                                "speaks version %u size %zu",
                                ops->name ? ops->name : "?", (unsigned)ops->version,
-                               (unsigned)ops->size, RA_BACKEND_VERSION,
-                               sizeof(ra__backend_ops));
+                               (unsigned)ops->size, RA_BACKEND_VERSION, sizeof(ra__backend_ops));
         goto fail;
     }
     int32_t index = 0;
     for (size_t i = 0; i < ctx->ndevs; i++)
-        if (ctx->devs[i]->device.type == type)
-            index++;
+        if (ctx->devs[i]->device.type == type) index++;
     if (ctx->ndevs == ctx->devs_cap) {
         size_t cap = ctx->devs_cap ? ctx->devs_cap * 2 : 4;
         ra__dev **devs = ra__calloc(ctx, cap, sizeof *devs);
@@ -184,8 +171,7 @@ int ra__ctx_add_device(ra_ctx *ctx, ra_device_type type, const ra__backend_ops *
             status = ra__ctx_error(ctx, RA_E_NOMEM, "out of memory adding a device");
             goto fail;
         }
-        if (ctx->ndevs)
-            memcpy(devs, ctx->devs, ctx->ndevs * sizeof *devs);
+        if (ctx->ndevs) memcpy(devs, ctx->devs, ctx->ndevs * sizeof *devs);
         ra__free(ctx, ctx->devs);
         ctx->devs = devs;
         ctx->devs_cap = cap;
@@ -200,22 +186,19 @@ int ra__ctx_add_device(ra_ctx *ctx, ra_device_type type, const ra__backend_ops *
     dev->impl = impl;
     atomic_init(&dev->used_bytes, 0);
     status = ops->query(impl, &dev->info);
-    if (status != RA_OK)
-        goto fail;
+    if (status != RA_OK) goto fail;
     ctx->devs[ctx->ndevs++] = dev;
     return RA_OK;
 
 fail:
     ra__free(ctx, dev);
-    if (ops && ops->close)
-        ops->close(impl);
+    if (ops && ops->close) ops->close(impl);
     return status;
 }
 
 int ra_ctx_create(const ra_ctx_options *opts, ra_ctx **out)
 {
-    if (!out)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_ctx_create: out is NULL");
+    if (!out) return ra__ctx_error(NULL, RA_E_NULL, "ra_ctx_create: out is NULL");
     *out = NULL;
     ra_allocator allocator = {default_alloc, default_release, NULL};
     if (opts && opts->allocator) {
@@ -225,8 +208,7 @@ int ra_ctx_create(const ra_ctx_options *opts, ra_ctx **out)
         allocator = *opts->allocator;
     }
     ra_ctx *ctx = allocator.alloc(sizeof *ctx, allocator.user_data);
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NOMEM, "ra_ctx_create: out of memory");
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NOMEM, "ra_ctx_create: out of memory");
     memset(ctx, 0, sizeof *ctx);
     ctx->allocator = allocator;
     ctx->flags = opts ? opts->flags : 0;
@@ -239,14 +221,12 @@ int ra_ctx_create(const ra_ctx_options *opts, ra_ctx **out)
         return ra__ctx_error(NULL, RA_E_BACKEND, "ra_ctx_create: cannot create a mutex");
     }
     int status = ra__host_open(ctx);
-    if (status != RA_OK)
-        goto fail;
+    if (status != RA_OK) goto fail;
     ctx->host = ctx->devs[0];
 #ifdef RA_HAVE_OPENCL
     if (!(ctx->flags & RA_CTX_NO_OPENCL)) {
         status = ra__opencl_backend_open(ctx);
-        if (status != RA_OK)
-            goto fail;
+        if (status != RA_OK) goto fail;
     }
 #endif
     ctx->global_default = ra__builtin_default(ctx);
@@ -266,8 +246,7 @@ fail:
 
 void ra_ctx_destroy(ra_ctx *ctx)
 {
-    if (!ctx)
-        return;
+    if (!ctx) return;
     for (size_t i = ctx->ndevs; i-- > 0;) {
         ctx->devs[i]->ops->close(ctx->devs[i]->impl);
         ra__free(ctx, ctx->devs[i]);
@@ -291,8 +270,7 @@ void ra_ctx_destroy(ra_ctx *ctx)
 ra__dev *ra__ctx_find(const ra_ctx *ctx, ra_device dev)
 {
     for (size_t i = 0; i < ctx->ndevs; i++)
-        if (ra_device_eq(ctx->devs[i]->device, dev))
-            return ctx->devs[i];
+        if (ra_device_eq(ctx->devs[i]->device, dev)) return ctx->devs[i];
     return NULL;
 }
 
@@ -310,8 +288,7 @@ int ra__ctx_require(ra_ctx *ctx, ra_device dev, const char *what, ra__dev **out)
             char one[RA_DEVICE_STR_MAX];
             int n = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
                              ra__device_str(ctx->devs[i]->device, one));
-            if (n < 0)
-                break;
+            if (n < 0) break;
             used += (size_t)n;
         }
         const char *why = dev.type == RA_DEVICE_TPU ? " (refarray has no tpu backend)" : "";
@@ -331,8 +308,7 @@ ra_device ra__builtin_default(const ra_ctx *ctx)
 
 int ra_ctx_set_inference(ra_ctx *ctx, ra_inference rule)
 {
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_ctx_set_inference: ctx is NULL");
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_ctx_set_inference: ctx is NULL");
     if (rule != RA_INFER_2025 && rule != RA_INFER_LEGACY)
         return ra__ctx_error(ctx, RA_E_ARG, "ra_ctx_set_inference: unknown rule %d", (int)rule);
     atomic_store(&ctx->inference, (int)rule);
@@ -346,8 +322,7 @@ ra_inference ra_ctx_inference(const ra_ctx *ctx)
 
 int ra_ctx_set_soft_policy(ra_ctx *ctx, ra_soft_policy policy)
 {
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_ctx_set_soft_policy: ctx is NULL");
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_ctx_set_soft_policy: ctx is NULL");
     if (policy != RA_SOFT_MOVE_MIXED && policy != RA_SOFT_MOVE_ALL)
         return ra__ctx_error(ctx, RA_E_ARG, "ra_ctx_set_soft_policy: unknown policy %d",
                              (int)policy);

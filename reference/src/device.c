@@ -8,8 +8,7 @@ static const char *const type_names[] = {NULL, "cpu", "gpu", "tpu"};
 
 const char *ra_device_type_name(ra_device_type type)
 {
-    if (type < RA_DEVICE_CPU || type > RA_DEVICE_TPU)
-        return NULL;
+    if (type < RA_DEVICE_CPU || type > RA_DEVICE_TPU) return NULL;
     return type_names[type];
 }
 
@@ -25,8 +24,7 @@ bool ra_device_eq(ra_device a, ra_device b)
 
 int ra_device_format(ra_device dev, char *buf, size_t cap)
 {
-    if (!buf)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_device_format: buf is NULL");
+    if (!buf) return ra__ctx_error(NULL, RA_E_NULL, "ra_device_format: buf is NULL");
     if (!ra__device_valid(dev))
         return ra__ctx_error(NULL, RA_E_ARG,
                              "ra_device_format: not a valid device value (type %d, index %d)",
@@ -40,8 +38,7 @@ int ra_device_format(ra_device dev, char *buf, size_t cap)
         snprintf(tmp, sizeof tmp, "%s:%d", type_names[dev.type], (int)dev.index);
     size_t len = strlen(tmp);
     if (len + 1 > cap) {
-        if (cap)
-            buf[0] = '\0';
+        if (cap) buf[0] = '\0';
         return ra__ctx_error(NULL, RA_E_BUFFER,
                              "ra_device_format: '%s' needs %zu bytes, the buffer has %zu", tmp,
                              len + 1, cap);
@@ -149,10 +146,8 @@ int ra_device_parse(ra_ctx *ctx, const char *text, ra_device *out)
 {
     static const char fn[] = "ra_device_parse";
     char q[96];
-    if (!text)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: text is NULL", fn);
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
+    if (!text) return ra__ctx_error(ctx, RA_E_NULL, "%s: text is NULL", fn);
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     if (text[0] == '\0')
         return ra__ctx_error(ctx, RA_E_DEVICE_SYNTAX,
                              "%s: device string '' is empty; write 'type' or 'type:index' with "
@@ -162,8 +157,7 @@ int ra_device_parse(ra_ctx *ctx, const char *text, ra_device *out)
     size_t type_len = colon ? (size_t)(colon - text) : strlen(text);
     ra_device_type type;
     int status = parse_type(ctx, fn, text, text, type_len, &type);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     int32_t index = 0;
     if (colon) {
         const char *digits = colon + 1;
@@ -182,8 +176,7 @@ int ra_device_parse(ra_ctx *ctx, const char *text, ra_device *out)
                                      "%s: device string '%s': the index must be ASCII decimal "
                                      "digits (no sign, space, prefix or separator)",
                                      fn, quote(text, q, sizeof q));
-            if (value <= INT32_MAX)
-                value = value * 10 + (*p - '0');
+            if (value <= INT32_MAX) value = value * 10 + (*p - '0');
         }
         if (digits[0] == '0' && digits[1] != '\0')
             return ra__ctx_error(ctx, RA_E_DEVICE_SYNTAX,
@@ -203,14 +196,11 @@ int ra_device_parse(ra_ctx *ctx, const char *text, ra_device *out)
 int ra_device_from_type_index(ra_ctx *ctx, const char *type, int64_t index, ra_device *out)
 {
     static const char fn[] = "ra_device_from_type_index";
-    if (!type)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: type is NULL", fn);
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
+    if (!type) return ra__ctx_error(ctx, RA_E_NULL, "%s: type is NULL", fn);
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     ra_device_type t;
     int status = parse_type(ctx, fn, type, type, strlen(type), &t);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     if (index < 0 || index > INT32_MAX)
         return ra__ctx_error(ctx, RA_E_ARG,
                              "%s: index %lld for type '%s' is out of range 0..2147483647", fn,
@@ -222,8 +212,7 @@ int ra_device_from_type_index(ra_ctx *ctx, const char *type, int64_t index, ra_d
 
 int ra_device_from_ordinal(ra_ctx *ctx, int64_t ordinal, ra_device *out)
 {
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "ra_device_from_ordinal: out is NULL");
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_device_from_ordinal: out is NULL");
     if (ordinal < 0 || ordinal > INT32_MAX)
         return ra__ctx_error(ctx, RA_E_ARG,
                              "ra_device_from_ordinal: ordinal %lld is out of range 0..2147483647",
@@ -240,22 +229,18 @@ bool ra_device_is_available(const ra_ctx *ctx, ra_device dev)
 
 int ra_device_check(ra_ctx *ctx, ra_device dev)
 {
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_device_check: ctx is NULL");
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_device_check: ctx is NULL");
     ra__dev *d;
     return ra__ctx_require(ctx, dev, "ra_device_check", &d);
 }
 
 int ra_device_props_get(ra_ctx *ctx, ra_device dev, ra_device_props *out)
 {
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_device_props_get: ctx is NULL");
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "ra_device_props_get: out is NULL");
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_device_props_get: ctx is NULL");
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_device_props_get: out is NULL");
     ra__dev *d;
     int status = ra__ctx_require(ctx, dev, "ra_device_props_get", &d);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     memset(out, 0, sizeof *out);
     snprintf(out->name, sizeof out->name, "%s", d->info.name);
     snprintf(out->backend, sizeof out->backend, "%s", d->ops->name);
@@ -267,24 +252,19 @@ int ra_device_props_get(ra_ctx *ctx, ra_device dev, ra_device_props *out)
 
 int ra_device_default_stream(ra_ctx *ctx, ra_device dev, void **out)
 {
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_device_default_stream: ctx is NULL");
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "ra_device_default_stream: out is NULL");
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_device_default_stream: ctx is NULL");
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_device_default_stream: out is NULL");
     ra__dev *d;
     int status = ra__ctx_require(ctx, dev, "ra_device_default_stream", &d);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     *out = d->ops->default_stream ? d->ops->default_stream(d->impl) : NULL;
     return RA_OK;
 }
 
-int ra__opts_device(ra_ctx *ctx, const ra_opts *opts, const char *what, bool *given,
-                    ra_device *out)
+int ra__opts_device(ra_ctx *ctx, const ra_opts *opts, const char *what, bool *given, ra_device *out)
 {
     *given = false;
-    if (!opts || (!opts->device && !opts->device_value))
-        return RA_OK;
+    if (!opts || (!opts->device && !opts->device_value)) return RA_OK;
     if (opts->device && opts->device_value)
         return ra__ctx_error(ctx, RA_E_ARG,
                              "%s: both device ('%s') and device_value are given; give one", what,

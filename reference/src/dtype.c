@@ -47,10 +47,8 @@ unsigned ra_dtype_kind(ra_dtype dtype)
 
 int ra_dtype_parse(ra_ctx *ctx, const char *name, ra_dtype *out)
 {
-    if (!name)
-        return ra__ctx_error(ctx, RA_E_NULL, "ra_dtype_parse: name is NULL");
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "ra_dtype_parse: out is NULL");
+    if (!name) return ra__ctx_error(ctx, RA_E_NULL, "ra_dtype_parse: name is NULL");
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_dtype_parse: out is NULL");
     for (int d = RA_BOOL; d <= RA_COMPLEX128; d++) {
         if (strcmp(dtypes[d].name, name) == 0) {
             *out = (ra_dtype)d;
@@ -107,45 +105,37 @@ static ra_dtype signed_of_bits(size_t bits)
 
 ra_dtype ra__dtype_promote(ra_dtype a, ra_dtype b)
 {
-    if (a == b)
-        return a;
+    if (a == b) return a;
     /* The standard's table: within bool, within integers, within floating (real and
      * complex); nothing across those kinds, and no int64 with uint64. */
-    if (a == RA_BOOL || b == RA_BOOL)
-        return RA_DTYPE_DEFAULT;
+    if (a == RA_BOOL || b == RA_BOOL) return RA_DTYPE_DEFAULT;
     if (ra__dtype_is_integer(a) && ra__dtype_is_integer(b)) {
         if (ra__dtype_is_signed(a) == ra__dtype_is_signed(b))
             return int_bits(a) >= int_bits(b) ? a : b;
         ra_dtype s = ra__dtype_is_signed(a) ? a : b;
         ra_dtype u = ra__dtype_is_signed(a) ? b : a;
-        if (int_bits(s) > int_bits(u))
-            return s;
-        if (int_bits(u) == 64)
-            return RA_DTYPE_DEFAULT;
+        if (int_bits(s) > int_bits(u)) return s;
+        if (int_bits(u) == 64) return RA_DTYPE_DEFAULT;
         return signed_of_bits(int_bits(u) * 2);
     }
     bool fa = ra__dtype_is_float(a) || ra__dtype_is_complex(a);
     bool fb = ra__dtype_is_float(b) || ra__dtype_is_complex(b);
-    if (!fa || !fb)
-        return RA_DTYPE_DEFAULT;
+    if (!fa || !fb) return RA_DTYPE_DEFAULT;
     bool wide = a == RA_FLOAT64 || a == RA_COMPLEX128 || b == RA_FLOAT64 || b == RA_COMPLEX128;
     bool cplx = ra__dtype_is_complex(a) || ra__dtype_is_complex(b);
-    if (cplx)
-        return wide ? RA_COMPLEX128 : RA_COMPLEX64;
+    if (cplx) return wide ? RA_COMPLEX128 : RA_COMPLEX64;
     return wide ? RA_FLOAT64 : RA_FLOAT32;
 }
 
 bool ra__dtype_on_device(const ra__dev *dev, ra_dtype dtype)
 {
-    if (dtype == RA_FLOAT64 || dtype == RA_COMPLEX128)
-        return dev->info.has_float64;
+    if (dtype == RA_FLOAT64 || dtype == RA_COMPLEX128) return dev->info.has_float64;
     return ra__dtype_valid(dtype);
 }
 
 int ra__dtype_require(ra_ctx *ctx, const ra__dev *dev, ra_dtype dtype, const char *what)
 {
-    if (ra__dtype_on_device(dev, dtype))
-        return RA_OK;
+    if (ra__dtype_on_device(dev, dtype)) return RA_OK;
     char buf[RA_DEVICE_STR_MAX];
     return ra__ctx_error(ctx, RA_E_DTYPE_DEVICE,
                          "%s: data type %s is not supported on device '%s' (no float64)", what,
@@ -209,8 +199,8 @@ int ra__scalar_to_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *out, c
         break;
     }
     if (!ok)
-        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: a Python %s scalar cannot be used with %s",
-                             what, scalar_kind_name(s.kind), ra_dtype_name(dtype));
+        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: a Python %s scalar cannot be used with %s", what,
+                             scalar_kind_name(s.kind), ra_dtype_name(dtype));
     if (s.kind == RA_SCALAR_INT && ra__dtype_is_integer(dtype)) {
         int64_t lo = 0;
         uint64_t hi = 0;
@@ -253,11 +243,11 @@ int ra__scalar_to_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *out, c
         memcpy(out, &v, 1);
         break;
     }
-#define INT_CASE(DT, T)                                                                        \
-    case DT: {                                                                                 \
-        T v = (T)s.i;                                                                          \
-        memcpy(out, &v, sizeof v);                                                             \
-        break;                                                                                 \
+#define INT_CASE(DT, T)                                                                            \
+    case DT: {                                                                                     \
+        T v = (T)s.i;                                                                              \
+        memcpy(out, &v, sizeof v);                                                                 \
+        break;                                                                                     \
     }
         INT_CASE(RA_INT8, int8_t)
         INT_CASE(RA_INT16, int16_t)

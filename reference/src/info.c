@@ -4,10 +4,8 @@
 
 int ra_info_devices(const ra_ctx *ctx, ra_device *out, size_t cap, size_t *count)
 {
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_info_devices: ctx is NULL");
-    if (!count)
-        return ra__ctx_error((ra_ctx *)ctx, RA_E_NULL, "ra_info_devices: count is NULL");
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_info_devices: ctx is NULL");
+    if (!count) return ra__ctx_error((ra_ctx *)ctx, RA_E_NULL, "ra_info_devices: count is NULL");
     if (!out && cap > 0)
         return ra__ctx_error((ra_ctx *)ctx, RA_E_NULL, "ra_info_devices: out is NULL, cap %zu",
                              cap);
@@ -26,14 +24,11 @@ static int info_device(ra_ctx *ctx, const ra_device *dev, const char *fn, ra__de
 int ra_info_default_dtypes(ra_ctx *ctx, const ra_device *dev, ra_default_dtypes *out)
 {
     static const char fn[] = "ra_info_default_dtypes";
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     ra__dev *d;
     int status = info_device(ctx, dev, fn, &d);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     out->real_floating = ra__default_float(d);
     out->complex_floating = d->info.has_float64 ? RA_COMPLEX128 : RA_COMPLEX64;
     out->integral = RA_INT64;
@@ -44,19 +39,15 @@ int ra_info_default_dtypes(ra_ctx *ctx, const ra_device *dev, ra_default_dtypes 
 int ra_info_dtypes(ra_ctx *ctx, const ra_device *dev, unsigned kind_mask, uint32_t *out)
 {
     static const char fn[] = "ra_info_dtypes";
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     if (kind_mask & ~(unsigned)RA_KIND_ALL)
         return ra__ctx_error(ctx, RA_E_ARG, "%s: unknown kind bits 0x%x", fn,
                              kind_mask & ~(unsigned)RA_KIND_ALL);
     ra__dev *d;
     int status = info_device(ctx, dev, fn, &d);
-    if (status != RA_OK)
-        return status;
-    if (kind_mask == 0)
-        kind_mask = RA_KIND_ALL;
+    if (status != RA_OK) return status;
+    if (kind_mask == 0) kind_mask = RA_KIND_ALL;
     uint32_t set = 0;
     for (int t = RA_BOOL; t <= RA_COMPLEX128; t++)
         if ((ra_dtype_kind((ra_dtype)t) & kind_mask) && ra__dtype_on_device(d, (ra_dtype)t))
@@ -67,26 +58,21 @@ int ra_info_dtypes(ra_ctx *ctx, const ra_device *dev, unsigned kind_mask, uint32
 
 int ra_util_num_gpus(const ra_ctx *ctx)
 {
-    if (!ctx)
-        return 0;
+    if (!ctx) return 0;
     int n = 0;
     for (size_t i = 0; i < ctx->ndevs; i++)
-        if (ctx->devs[i]->device.type == RA_DEVICE_GPU)
-            n++;
+        if (ctx->devs[i]->device.type == RA_DEVICE_GPU) n++;
     return n;
 }
 
 int ra_util_total_memory(ra_ctx *ctx, ra_device dev, uint64_t *out)
 {
     static const char fn[] = "ra_util_total_memory";
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     ra__dev *d;
     int status = ra__ctx_require(ctx, dev, fn, &d);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     if (d->info.total_memory == 0)
         return ra__ctx_error(ctx, RA_E_NOT_MEASURABLE, "%s: the backend does not report it", fn);
     *out = d->info.total_memory;
@@ -96,14 +82,11 @@ int ra_util_total_memory(ra_ctx *ctx, ra_device dev, uint64_t *out)
 int ra_util_used_memory(ra_ctx *ctx, ra_device dev, uint64_t *out)
 {
     static const char fn[] = "ra_util_used_memory";
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     ra__dev *d;
     int status = ra__ctx_require(ctx, dev, fn, &d);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     *out = atomic_load(&d->used_bytes);
     return RA_OK;
 }
@@ -111,14 +94,11 @@ int ra_util_used_memory(ra_ctx *ctx, ra_device dev, uint64_t *out)
 int ra_util_utilisation(ra_ctx *ctx, ra_device dev, double *out)
 {
     static const char fn[] = "ra_util_utilisation";
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     ra__dev *d;
     int status = ra__ctx_require(ctx, dev, fn, &d);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     if (!d->ops->utilisation) {
         char buf[RA_DEVICE_STR_MAX];
         return ra__ctx_error(ctx, RA_E_NOT_MEASURABLE,
@@ -127,8 +107,7 @@ int ra_util_utilisation(ra_ctx *ctx, ra_device dev, double *out)
     }
     double p;
     status = d->ops->utilisation(d->impl, &p);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     *out = p;
     return RA_OK;
 }

@@ -41,7 +41,7 @@ struct ra_ctx {
     uint64_t serial; /* unique per context in the process, never 0 */
     ra__dev **devs;
     size_t ndevs, devs_cap;
-    ra__dev *host; /* devs[0], the cpu device */
+    ra__dev *host;        /* devs[0], the cpu device */
     pthread_mutex_t lock; /* guards the fields below */
     ra_device global_default;
     bool global_default_set;
@@ -119,8 +119,8 @@ int ra__array_fill(ra_ctx *ctx, ra_array *x, const void *value);
 /* ---- defaults (defaults.c) ---- */
 /* The device a function uses: explicit option, else array argument (array_dev NULL when
  * none), else scope, else global, in the context's inference order. */
-int ra__infer_device(ra_ctx *ctx, const ra_opts *opts, const ra__dev *array_dev,
-                     const char *what, ra__dev **out);
+int ra__infer_device(ra_ctx *ctx, const ra_opts *opts, const ra__dev *array_dev, const char *what,
+                     ra__dev **out);
 /* Scoped default of the calling thread, if any. */
 bool ra__scope_top(ra_ctx *ctx, ra_device *out);
 

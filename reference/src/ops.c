@@ -8,7 +8,7 @@
 
 const char *ra_binop_name(ra_binop op)
 {
-    static const char *const names[] = {NULL,    "add",   "subtract", "multiply",
+    static const char *const names[] = {NULL,     "add",   "subtract", "multiply",
                                         "divide", "equal", "less",     "maximum"};
     return op >= RA_ADD && op <= RA_MAXIMUM ? names[op] : NULL;
 }
@@ -45,8 +45,7 @@ static int common_device(ra_ctx *ctx, const char *fn, const ra_array *const *xs,
     ra__dev *first = xs[0]->dev;
     size_t other = 0;
     for (size_t i = 1; i < n && !other; i++)
-        if (xs[i]->dev != first)
-            other = i;
+        if (xs[i]->dev != first) other = i;
     bool soft = ra_soft_get(ctx);
     bool move_all = soft && ra_ctx_soft_policy(ctx) == RA_SOFT_MOVE_ALL;
     if (!other && !move_all) {
@@ -65,16 +64,14 @@ static int common_device(ra_ctx *ctx, const char *fn, const ra_array *const *xs,
                              ra__device_str(xs[other]->dev->device, b2));
     ra__dev *target;
     int status = ra__ctx_require(ctx, ra_default_device(ctx), fn, &target);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     for (size_t i = 0; i < n; i++) {
         if (xs[i]->dev == target) {
             owned[i] = ra_array_retain(xs[i]);
             continue;
         }
         status = ra__dtype_require(ctx, target, xs[i]->dtype, fn);
-        if (status == RA_OK)
-            status = ra__array_copy_to(ctx, xs[i], target, NULL, &owned[i]);
+        if (status == RA_OK) status = ra__array_copy_to(ctx, xs[i], target, NULL, &owned[i]);
         if (status != RA_OK) {
             release_all(owned, i);
             return status;
@@ -87,12 +84,10 @@ static int common_device(ra_ctx *ctx, const char *fn, const ra_array *const *xs,
 /* Replaces *x by its conversion to dtype when it differs. */
 static int cast_in_place(ra_ctx *ctx, ra_array **x, ra_dtype dtype)
 {
-    if ((*x)->dtype == dtype)
-        return RA_OK;
+    if ((*x)->dtype == dtype) return RA_OK;
     ra_array *y;
     int status = ra__array_cast(ctx, *x, dtype, &y);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     ra_array_release(*x);
     *x = y;
     return RA_OK;
@@ -102,10 +97,8 @@ static int cast_in_place(ra_ctx *ctx, ra_array **x, ra_dtype dtype)
 static int stage_in(ra_ctx *ctx, const ra_array *x, void **host)
 {
     *host = ra__alloc(ctx, x->nbytes);
-    if (!*host)
-        return ra__ctx_error(ctx, RA_E_NOMEM, "out of memory for a staging buffer");
-    if (!x->nbytes)
-        return RA_OK;
+    if (!*host) return ra__ctx_error(ctx, RA_E_NOMEM, "out of memory for a staging buffer");
+    if (!x->nbytes) return RA_OK;
     int status = x->dev->ops->read(x->dev->impl, x->buf, 0, *host, x->nbytes, NULL);
     if (status != RA_OK) {
         ra__free(ctx, *host);
@@ -150,8 +143,7 @@ static int broadcast(ra_ctx *ctx, const char *fn, const int64_t *a, size_t na, c
 }
 
 /* Element strides of x viewed with shape out (ndim nout), 0 along broadcast axes. */
-static void broadcast_strides(const ra_array *x, size_t nout, const int64_t *out,
-                              int64_t *strides)
+static void broadcast_strides(const ra_array *x, size_t nout, const int64_t *out, int64_t *strides)
 {
     int64_t s = 1;
     for (size_t i = nout; i-- > 0;) {
@@ -168,25 +160,19 @@ static void broadcast_strides(const ra_array *x, size_t nout, const int64_t *out
 
 static bool binop_allowed(ra_binop op, ra_dtype t)
 {
-    if (t == RA_BOOL)
-        return op == RA_EQUAL;
-    if (ra__dtype_is_integer(t))
-        return op != RA_DIVIDE;
-    if (ra__dtype_is_complex(t))
-        return op != RA_LESS && op != RA_MAXIMUM;
+    if (t == RA_BOOL) return op == RA_EQUAL;
+    if (ra__dtype_is_integer(t)) return op != RA_DIVIDE;
+    if (ra__dtype_is_complex(t)) return op != RA_LESS && op != RA_MAXIMUM;
     return true;
 }
 
 int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
 {
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_binary: ctx is NULL");
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "ra_binary: out is NULL");
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_binary: ctx is NULL");
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_binary: out is NULL");
     *out = NULL;
     const char *fn = ra_binop_name(op);
-    if (!fn)
-        return ra__ctx_error(ctx, RA_E_ARG, "ra_binary: unknown operation %d", (int)op);
+    if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_binary: unknown operation %d", (int)op);
     if (!x1.array && !x2.array)
         return ra__ctx_error(ctx, RA_E_SCALAR, "%s: at least one operand must be an array", fn);
 
@@ -205,20 +191,18 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
         return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s", fn, ra_dtype_name(dtype));
     unsigned char scalar_elem[16];
     if (!x1.array || !x2.array) {
-        int status = ra__scalar_to_element(ctx, x1.array ? x2.scalar : x1.scalar, dtype,
-                                           scalar_elem, fn);
-        if (status != RA_OK)
-            return status;
+        int status =
+            ra__scalar_to_element(ctx, x1.array ? x2.scalar : x1.scalar, dtype, scalar_elem, fn);
+        if (status != RA_OK) return status;
     }
     int64_t oshape[RA_MAX_NDIM];
     size_t ondim;
     const ra_array *arr1 = x1.array ? x1.array : x2.array;
     const ra_array *arr2 = x1.array && x2.array ? x2.array : NULL;
-    int status = arr2 ? broadcast(ctx, fn, arr1->shape, arr1->ndim, arr2->shape, arr2->ndim,
-                                  oshape, &ondim)
-                      : RA_OK;
-    if (status != RA_OK)
-        return status;
+    int status =
+        arr2 ? broadcast(ctx, fn, arr1->shape, arr1->ndim, arr2->shape, arr2->ndim, oshape, &ondim)
+             : RA_OK;
+    if (status != RA_OK) return status;
     if (!arr2) {
         ondim = arr1->ndim;
         memcpy(oshape, arr1->shape, sizeof oshape);
@@ -230,16 +214,13 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
     const ra_array *arrays[2] = {arr1, arr2};
     ra_array *owned[2] = {NULL, NULL};
     status = common_device(ctx, fn, arrays, arr2 ? 2 : 1, &dev, owned);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     ra_array *scalar_arr = NULL;
     ra_array *result = NULL;
     if (!arr2) {
         status = ra__array_new(ctx, dev, dtype, NULL, 0, &scalar_arr);
-        if (status == RA_OK)
-            status = ra__array_write(ctx, scalar_arr, scalar_elem);
-        if (status != RA_OK)
-            goto done;
+        if (status == RA_OK) status = ra__array_write(ctx, scalar_arr, scalar_elem);
+        if (status != RA_OK) goto done;
         in[0] = x1.array ? owned[0] : scalar_arr;
         in[1] = x1.array ? scalar_arr : owned[0];
     } else {
@@ -247,17 +228,16 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
         in[1] = owned[1];
     }
     for (int i = 0; i < 2; i++) {
-        ra_array **slot = in[i] == owned[0] ? &owned[0] : in[i] == owned[1] ? &owned[1]
-                                                                         : &scalar_arr;
+        ra_array **slot = in[i] == owned[0]   ? &owned[0]
+                          : in[i] == owned[1] ? &owned[1]
+                                              : &scalar_arr;
         status = cast_in_place(ctx, slot, dtype);
-        if (status != RA_OK)
-            goto done;
+        if (status != RA_OK) goto done;
         in[i] = *slot;
     }
     ra_dtype odtype = op == RA_EQUAL || op == RA_LESS ? RA_BOOL : dtype;
     status = ra__array_new(ctx, dev, odtype, oshape, ondim, &result);
-    if (status != RA_OK)
-        goto done;
+    if (status != RA_OK) goto done;
     if (result->size > 0) {
         int64_t sa[RA_MAX_NDIM], sb[RA_MAX_NDIM], so[RA_MAX_NDIM];
         broadcast_strides(in[0], ondim, oshape, sa);
@@ -271,8 +251,7 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
         } else {
             void *ha = NULL, *hb = NULL, *ho = NULL;
             status = stage_in(ctx, in[0], &ha);
-            if (status == RA_OK)
-                status = stage_in(ctx, in[1], &hb);
+            if (status == RA_OK) status = stage_in(ctx, in[1], &hb);
             if (status == RA_OK && !(ho = ra__alloc(ctx, result->nbytes)))
                 status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
             if (status == RA_OK) {
@@ -281,8 +260,7 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
                 vo.buf = ho;
                 status = ra__host_ops.binary(NULL, op, &va, &vb, &vo);
             }
-            if (status == RA_OK)
-                status = ra__array_write(ctx, result, ho);
+            if (status == RA_OK) status = ra__array_write(ctx, result, ho);
             ra__free(ctx, ha);
             ra__free(ctx, hb);
             ra__free(ctx, ho);
@@ -301,35 +279,28 @@ done:
 
 int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
 {
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_unary: ctx is NULL");
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "ra_unary: out is NULL");
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_unary: ctx is NULL");
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_unary: out is NULL");
     *out = NULL;
     const char *fn = ra_unop_name(op);
-    if (!fn)
-        return ra__ctx_error(ctx, RA_E_ARG, "ra_unary: unknown operation %d", (int)op);
-    if (!x)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
+    if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_unary: unknown operation %d", (int)op);
+    if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
     bool ok = op == RA_SQRT ? ra__dtype_is_float(x->dtype) || ra__dtype_is_complex(x->dtype)
                             : x->dtype != RA_BOOL;
     if (!ok)
         return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s", fn,
                              ra_dtype_name(x->dtype));
     ra_dtype odtype = x->dtype;
-    if (op == RA_ABS && x->dtype == RA_COMPLEX64)
-        odtype = RA_FLOAT32;
-    if (op == RA_ABS && x->dtype == RA_COMPLEX128)
-        odtype = RA_FLOAT64;
+    if (op == RA_ABS && x->dtype == RA_COMPLEX64) odtype = RA_FLOAT32;
+    if (op == RA_ABS && x->dtype == RA_COMPLEX128) odtype = RA_FLOAT64;
     ra_array *y;
     int status = ra__array_new(ctx, x->dev, odtype, x->shape, x->ndim, &y);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     if (x->size > 0) {
         ra__dev *dev = x->dev;
         if (dev->ops->unary) {
-            status = dev->ops->unary(dev->impl, op, x->buf, x->dtype, y->buf, odtype,
-                                     (size_t)x->size);
+            status =
+                dev->ops->unary(dev->impl, op, x->buf, x->dtype, y->buf, odtype, (size_t)x->size);
         } else {
             void *hx = NULL, *hy = NULL;
             status = stage_in(ctx, x, &hx);
@@ -337,8 +308,7 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
                 status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
             if (status == RA_OK)
                 status = ra__host_ops.unary(NULL, op, hx, x->dtype, hy, odtype, (size_t)x->size);
-            if (status == RA_OK)
-                status = ra__array_write(ctx, y, hy);
+            if (status == RA_OK) status = ra__array_write(ctx, y, hy);
             ra__free(ctx, hx);
             ra__free(ctx, hy);
         }
@@ -353,16 +323,12 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
 
 int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, ra_array **out)
 {
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_reduce: ctx is NULL");
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "ra_reduce: out is NULL");
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_reduce: ctx is NULL");
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_reduce: out is NULL");
     *out = NULL;
     const char *fn = ra_reduceop_name(op);
-    if (!fn)
-        return ra__ctx_error(ctx, RA_E_ARG, "ra_reduce: unknown operation %d", (int)op);
-    if (!x)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
+    if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_reduce: unknown operation %d", (int)op);
+    if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
     ra_dtype dtype = x->dtype;
     if (op == RA_MAX) {
         if (dtype == RA_BOOL || ra__dtype_is_complex(dtype))
@@ -382,14 +348,12 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
         if (nd == 0 || a < -nd || a >= nd)
             return ra__ctx_error(ctx, RA_E_AXIS, "%s: axis %d is out of range for %d dimensions",
                                  fn, a, nd);
-        if (a < 0)
-            a += nd;
+        if (a < 0) a += nd;
         outer = (size_t)shape_size(x->shape, (size_t)a);
         len = (size_t)x->shape[a];
         inner = (size_t)shape_size(x->shape + a + 1, x->ndim - (size_t)a - 1);
         for (int i = 0; i < nd; i++)
-            if (i != a)
-                oshape[ondim++] = x->shape[i];
+            if (i != a) oshape[ondim++] = x->shape[i];
     }
     if (op == RA_MAX && len == 0)
         return ra__ctx_error(ctx, RA_E_EMPTY_REDUCTION,
@@ -417,8 +381,7 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
                 status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
             if (status == RA_OK)
                 status = ra__host_ops.reduce(NULL, op, hx, dtype, outer, len, inner, hy);
-            if (status == RA_OK)
-                status = ra__array_write(ctx, y, hy);
+            if (status == RA_OK) status = ra__array_write(ctx, y, hy);
             ra__free(ctx, hx);
             ra__free(ctx, hy);
         }
@@ -435,16 +398,12 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
 int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out)
 {
     static const char fn[] = "matmul";
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_matmul: ctx is NULL");
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "ra_matmul: out is NULL");
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_matmul: ctx is NULL");
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_matmul: out is NULL");
     *out = NULL;
-    if (!x1 || !x2)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: x1 or x2 is NULL", fn);
+    if (!x1 || !x2) return ra__ctx_error(ctx, RA_E_NULL, "%s: x1 or x2 is NULL", fn);
     if (x1->ndim == 0 || x2->ndim == 0)
-        return ra__ctx_error(ctx, RA_E_SHAPE, "%s: operands must have at least one dimension",
-                             fn);
+        return ra__ctx_error(ctx, RA_E_SHAPE, "%s: operands must have at least one dimension", fn);
     ra_dtype dtype = ra__dtype_promote(x1->dtype, x2->dtype);
     if (dtype == RA_DTYPE_DEFAULT || dtype == RA_BOOL)
         return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s and %s", fn,
@@ -455,48 +414,38 @@ int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **ou
     int64_t k2 = x2->ndim == 1 ? x2->shape[0] : x2->shape[x2->ndim - 2];
     int64_t m = x2->ndim == 1 ? 1 : x2->shape[x2->ndim - 1];
     if (k != k2)
-        return ra__ctx_error(ctx, RA_E_SHAPE,
-                             "%s: the inner sizes differ (%lld and %lld)", fn, (long long)k,
-                             (long long)k2);
+        return ra__ctx_error(ctx, RA_E_SHAPE, "%s: the inner sizes differ (%lld and %lld)", fn,
+                             (long long)k, (long long)k2);
     size_t nb1 = x1->ndim > 2 ? x1->ndim - 2 : 0;
     size_t nb2 = x2->ndim > 2 ? x2->ndim - 2 : 0;
     int64_t bshape[RA_MAX_NDIM];
     size_t nb;
     int status = broadcast(ctx, fn, x1->shape, nb1, x2->shape, nb2, bshape, &nb);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     int64_t oshape[RA_MAX_NDIM];
     size_t ondim = nb;
     memcpy(oshape, bshape, nb * sizeof *bshape);
-    if (x1->ndim > 1)
-        oshape[ondim++] = n;
-    if (x2->ndim > 1)
-        oshape[ondim++] = m;
+    if (x1->ndim > 1) oshape[ondim++] = n;
+    if (x2->ndim > 1) oshape[ondim++] = m;
 
     const ra_array *arrays[2] = {x1, x2};
     ra_array *in[2] = {NULL, NULL};
     ra__dev *dev;
     status = common_device(ctx, fn, arrays, 2, &dev, in);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     ra_array *y = NULL;
     void *ha = NULL, *hb = NULL, *hy = NULL;
     status = cast_in_place(ctx, &in[0], dtype);
-    if (status == RA_OK)
-        status = cast_in_place(ctx, &in[1], dtype);
-    if (status == RA_OK)
-        status = ra__array_new(ctx, dev, dtype, oshape, ondim, &y);
-    if (status != RA_OK || y->size == 0)
-        goto done;
+    if (status == RA_OK) status = cast_in_place(ctx, &in[1], dtype);
+    if (status == RA_OK) status = ra__array_new(ctx, dev, dtype, oshape, ondim, &y);
+    if (status != RA_OK || y->size == 0) goto done;
     bool staged = !dev->ops->matmul;
     if (staged) {
         status = stage_in(ctx, in[0], &ha);
-        if (status == RA_OK)
-            status = stage_in(ctx, in[1], &hb);
+        if (status == RA_OK) status = stage_in(ctx, in[1], &hb);
         if (status == RA_OK && !(hy = ra__calloc(ctx, 1, y->nbytes)))
             status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
-        if (status != RA_OK)
-            goto done;
+        if (status != RA_OK) goto done;
     }
     /* Batch strides (in matrices) of each operand along the broadcast batch shape. */
     int64_t s1[RA_MAX_NDIM], s2[RA_MAX_NDIM];
@@ -529,13 +478,11 @@ int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **ou
             status = dev->ops->matmul(dev->impl, dtype, in[0]->buf, a_off, in[1]->buf, b_off,
                                       y->buf, y_off, (size_t)n, (size_t)k, (size_t)m);
         for (size_t d = nb; d-- > 0;) {
-            if (++idx[d] < bshape[d])
-                break;
+            if (++idx[d] < bshape[d]) break;
             idx[d] = 0;
         }
     }
-    if (status == RA_OK && staged)
-        status = ra__array_write(ctx, y, hy);
+    if (status == RA_OK && staged) status = ra__array_write(ctx, y, hy);
 done:
     ra__free(ctx, ha);
     ra__free(ctx, hb);
@@ -552,18 +499,13 @@ done:
 int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_array **out)
 {
     static const char fn[] = "stack";
-    if (!ctx)
-        return ra__ctx_error(NULL, RA_E_NULL, "ra_stack: ctx is NULL");
-    if (!out)
-        return ra__ctx_error(ctx, RA_E_NULL, "ra_stack: out is NULL");
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_stack: ctx is NULL");
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_stack: out is NULL");
     *out = NULL;
-    if (!arrays)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: arrays is NULL", fn);
-    if (n == 0)
-        return ra__ctx_error(ctx, RA_E_ARG, "%s: needs at least one array", fn);
+    if (!arrays) return ra__ctx_error(ctx, RA_E_NULL, "%s: arrays is NULL", fn);
+    if (n == 0) return ra__ctx_error(ctx, RA_E_ARG, "%s: needs at least one array", fn);
     for (size_t i = 0; i < n; i++)
-        if (!arrays[i])
-            return ra__ctx_error(ctx, RA_E_NULL, "%s: arrays[%zu] is NULL", fn, i);
+        if (!arrays[i]) return ra__ctx_error(ctx, RA_E_NULL, "%s: arrays[%zu] is NULL", fn, i);
     const ra_array *x0 = arrays[0];
     if (x0->ndim + 1 > RA_MAX_NDIM)
         return ra__ctx_error(ctx, RA_E_SHAPE, "%s: the result would exceed %d dimensions", fn,
@@ -571,10 +513,8 @@ int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_
     ra_dtype dtype = x0->dtype;
     for (size_t i = 1; i < n; i++) {
         const ra_array *xi = arrays[i];
-        if (xi->ndim != x0->ndim ||
-            memcmp(xi->shape, x0->shape, x0->ndim * sizeof *x0->shape) != 0)
-            return ra__ctx_error(ctx, RA_E_SHAPE, "%s: arrays[%zu] has a different shape", fn,
-                                 i);
+        if (xi->ndim != x0->ndim || memcmp(xi->shape, x0->shape, x0->ndim * sizeof *x0->shape) != 0)
+            return ra__ctx_error(ctx, RA_E_SHAPE, "%s: arrays[%zu] has a different shape", fn, i);
         ra_dtype p = ra__dtype_promote(dtype, xi->dtype);
         if (p == RA_DTYPE_DEFAULT)
             return ra__ctx_error(ctx, RA_E_DTYPE, "%s: no promotion between %s and %s", fn,
@@ -583,10 +523,9 @@ int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_
     }
     int nd = (int)x0->ndim;
     if (axis < -nd - 1 || axis > nd)
-        return ra__ctx_error(ctx, RA_E_AXIS, "%s: axis %d is out of range for %d dimensions",
-                             fn, axis, nd + 1);
-    if (axis < 0)
-        axis += nd + 1;
+        return ra__ctx_error(ctx, RA_E_AXIS, "%s: axis %d is out of range for %d dimensions", fn,
+                             axis, nd + 1);
+    if (axis < 0) axis += nd + 1;
     if (n > (size_t)INT64_MAX / 2)
         return ra__ctx_error(ctx, RA_E_TOO_LARGE, "%s: too many arrays", fn);
     int64_t oshape[RA_MAX_NDIM];
@@ -594,8 +533,7 @@ int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_
         oshape[i] = i == axis ? (int64_t)n : x0->shape[j++];
 
     ra_array **in = ra__calloc(ctx, n, sizeof *in);
-    if (!in)
-        return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
+    if (!in) return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
     ra__dev *dev;
     ra_array *y = NULL;
     void *hy = NULL, *hx = NULL;
@@ -606,10 +544,8 @@ int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_
     }
     for (size_t i = 0; i < n && status == RA_OK; i++)
         status = cast_in_place(ctx, &in[i], dtype);
-    if (status == RA_OK)
-        status = ra__array_new(ctx, dev, dtype, oshape, (size_t)nd + 1, &y);
-    if (status != RA_OK || y->size == 0)
-        goto done;
+    if (status == RA_OK) status = ra__array_new(ctx, dev, dtype, oshape, (size_t)nd + 1, &y);
+    if (status != RA_OK || y->size == 0) goto done;
     size_t es = ra_dtype_size(dtype);
     size_t outer = (size_t)shape_size(x0->shape, (size_t)axis);
     size_t row = (size_t)shape_size(x0->shape + axis, (size_t)nd - (size_t)axis) * es;
@@ -623,13 +559,12 @@ int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_
         for (size_t i = 0; i < n && status == RA_OK; i++) {
             status = stage_in(ctx, in[i], &hx);
             if (status == RA_OK)
-                status = ra__host_ops.copy(NULL, hy, i * row, n * row, hx, 0, row, row, outer,
-                                           NULL);
+                status =
+                    ra__host_ops.copy(NULL, hy, i * row, n * row, hx, 0, row, row, outer, NULL);
             ra__free(ctx, hx);
             hx = NULL;
         }
-        if (status == RA_OK)
-            status = ra__array_write(ctx, y, hy);
+        if (status == RA_OK) status = ra__array_write(ctx, y, hy);
     }
 done:
     ra__free(ctx, hy);

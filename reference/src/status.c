@@ -6,8 +6,7 @@
 
 const char *ra_version(void)
 {
-    return RA_XSTR_(RA_VERSION_MAJOR) "." RA_XSTR_(RA_VERSION_MINOR) "." RA_XSTR_(
-        RA_VERSION_PATCH);
+    return RA_XSTR_(RA_VERSION_MAJOR) "." RA_XSTR_(RA_VERSION_MINOR) "." RA_XSTR_(RA_VERSION_PATCH);
 }
 
 const char *ra_status_name(int status)
@@ -15,8 +14,8 @@ const char *ra_status_name(int status)
     switch (status) {
     case RA_OK:
         return "RA_OK";
-#define NAME_CASE(name, value, message, kind)                                                  \
-    case value:                                                                                \
+#define NAME_CASE(name, value, message, kind)                                                      \
+    case value:                                                                                    \
         return #name;
         RA_STATUS_TABLE(NAME_CASE)
 #undef NAME_CASE
@@ -29,8 +28,8 @@ const char *ra_status_message(int status)
     switch (status) {
     case RA_OK:
         return "success";
-#define MESSAGE_CASE(name, value, message, kind)                                               \
-    case value:                                                                                \
+#define MESSAGE_CASE(name, value, message, kind)                                                   \
+    case value:                                                                                    \
         return message;
         RA_STATUS_TABLE(MESSAGE_CASE)
 #undef MESSAGE_CASE
@@ -43,8 +42,8 @@ const char *ra_status_kind(int status)
     switch (status) {
     case RA_OK:
         return NULL;
-#define KIND_CASE(name, value, message, kind)                                                  \
-    case value:                                                                                \
+#define KIND_CASE(name, value, message, kind)                                                      \
+    case value:                                                                                    \
         return kind;
         RA_STATUS_TABLE(KIND_CASE)
 #undef KIND_CASE

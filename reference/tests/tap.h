@@ -53,8 +53,7 @@ static inline int tap_todo(int cond, const char *reason, const char *file, int l
     vprintf(fmt, ap);
     printf(" # TODO %s\n", reason);
     va_end(ap);
-    if (!cond)
-        printf("#   at %s:%d\n", file, line);
+    if (!cond) printf("#   at %s:%d\n", file, line);
     fflush(stdout);
     return cond;
 }
@@ -88,36 +87,35 @@ static inline int tap_done(void)
 
 #define OK(cond, ...) tap_ok((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
 
-#define EXPECT_STATUS(ctx, got, want, ...)                                                     \
-    do {                                                                                       \
-        int got_ = (got), want_ = (want);                                                      \
-        if (!OK(got_ == want_, __VA_ARGS__))                                                   \
-            printf("#   expected %s, observed %s: %s\n", ra_status_name(want_),               \
-                   ra_status_name(got_), ra_ctx_message(ctx));                                 \
+#define EXPECT_STATUS(ctx, got, want, ...)                                                         \
+    do {                                                                                           \
+        int got_ = (got), want_ = (want);                                                          \
+        if (!OK(got_ == want_, __VA_ARGS__))                                                       \
+            printf("#   expected %s, observed %s: %s\n", ra_status_name(want_),                    \
+                   ra_status_name(got_), ra_ctx_message(ctx));                                     \
     } while (0)
 
-#define EXPECT_INT(got, want, ...)                                                             \
-    do {                                                                                       \
-        long long got_ = (long long)(got), want_ = (long long)(want);                          \
-        if (!OK(got_ == want_, __VA_ARGS__))                                                   \
-            printf("#   expected %lld, observed %lld\n", want_, got_);                         \
+#define EXPECT_INT(got, want, ...)                                                                 \
+    do {                                                                                           \
+        long long got_ = (long long)(got), want_ = (long long)(want);                              \
+        if (!OK(got_ == want_, __VA_ARGS__))                                                       \
+            printf("#   expected %lld, observed %lld\n", want_, got_);                             \
     } while (0)
 
-#define EXPECT_STR(got, want, ...)                                                             \
-    do {                                                                                       \
-        const char *got_ = (got), *want_ = (want);                                             \
-        if (!OK(got_ && want_ && strcmp(got_, want_) == 0, __VA_ARGS__))                       \
-            printf("#   expected \"%s\", observed \"%s\"\n", want_ ? want_ : "(null)",        \
-                   got_ ? got_ : "(null)");                                                    \
+#define EXPECT_STR(got, want, ...)                                                                 \
+    do {                                                                                           \
+        const char *got_ = (got), *want_ = (want);                                                 \
+        if (!OK(got_ && want_ && strcmp(got_, want_) == 0, __VA_ARGS__))                           \
+            printf("#   expected \"%s\", observed \"%s\"\n", want_ ? want_ : "(null)",             \
+                   got_ ? got_ : "(null)");                                                        \
     } while (0)
 
 /* The detail message contains a substring. */
-#define EXPECT_MSG(ctx, sub, ...)                                                              \
-    do {                                                                                       \
-        const char *m_ = ra_ctx_message(ctx);                                                  \
-        if (!OK(strstr(m_, (sub)) != NULL, __VA_ARGS__))                                       \
-            printf("#   expected the message to contain \"%s\", observed \"%s\"\n", (sub),   \
-                   m_);                                                                        \
+#define EXPECT_MSG(ctx, sub, ...)                                                                  \
+    do {                                                                                           \
+        const char *m_ = ra_ctx_message(ctx);                                                      \
+        if (!OK(strstr(m_, (sub)) != NULL, __VA_ARGS__))                                           \
+            printf("#   expected the message to contain \"%s\", observed \"%s\"\n", (sub), m_);    \
     } while (0)
 
 static inline const char *dev_str(ra_device d, char buf[RA_DEVICE_STR_MAX])
@@ -127,13 +125,13 @@ static inline const char *dev_str(ra_device d, char buf[RA_DEVICE_STR_MAX])
     return buf;
 }
 
-#define EXPECT_DEV(got, want, ...)                                                             \
-    do {                                                                                       \
-        ra_device got_ = (got), want_ = (want);                                                \
-        char g_[RA_DEVICE_STR_MAX], w_[RA_DEVICE_STR_MAX];                                     \
-        if (!OK(ra_device_eq(got_, want_), __VA_ARGS__))                                       \
-            printf("#   expected device %s, observed %s\n", dev_str(want_, w_),               \
-                   dev_str(got_, g_));                                                         \
+#define EXPECT_DEV(got, want, ...)                                                                 \
+    do {                                                                                           \
+        ra_device got_ = (got), want_ = (want);                                                    \
+        char g_[RA_DEVICE_STR_MAX], w_[RA_DEVICE_STR_MAX];                                         \
+        if (!OK(ra_device_eq(got_, want_), __VA_ARGS__))                                           \
+            printf("#   expected device %s, observed %s\n", dev_str(want_, w_),                    \
+                   dev_str(got_, g_));                                                             \
     } while (0)
 
 /* Reads any real array's values as doubles (through a float64 copy on cpu). Returns the
@@ -142,8 +140,7 @@ static inline long read_values(ra_ctx *ctx, const ra_array *x, double *out, size
 {
     ra_array *h = NULL, *d = NULL;
     long n = -1;
-    if (ra_to_device(ctx, x, RA_CPU, NULL, &h) != RA_OK)
-        return -1;
+    if (ra_to_device(ctx, x, RA_CPU, NULL, &h) != RA_OK) return -1;
     if (ra_astype(ctx, h, RA_FLOAT64, NULL, &d) == RA_OK) {
         size_t size = (size_t)ra_array_size(d);
         if (size <= cap && ra_array_read(ctx, d, out, size * sizeof(double)) == RA_OK)
@@ -159,33 +156,32 @@ static inline long read_values(ra_ctx *ctx, const ra_array *x, double *out, size
 static inline int values_equal(const double *got, const double *want, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (isnan(want[i]) ? !isnan(got[i]) : got[i] != want[i])
-            return 0;
+        if (isnan(want[i]) ? !isnan(got[i]) : got[i] != want[i]) return 0;
     }
     return 1;
 }
 
-#define EXPECT_VALUES(ctx, x, name, ...)                                                         \
-    do {                                                                                       \
-        const double want_[] = {__VA_ARGS__};                                                  \
-        size_t nw_ = sizeof want_ / sizeof want_[0];                                           \
-        double got_[64];                                                                       \
-        long ng_ = (x) ? read_values((ctx), (x), got_, 64) : -1;                               \
-        int ok_ = ng_ == (long)nw_ && values_equal(got_, want_, nw_);                          \
-        if (!tap_ok(ok_, __FILE__, __LINE__, "%s", (name)))   {                        \
-            printf("#   expected [");                                                          \
-            for (size_t i_ = 0; i_ < nw_; i_++)                                                \
-                printf("%s%g", i_ ? ", " : "", want_[i_]);                                     \
-            printf("], observed ");                                                            \
-            if (ng_ < 0)                                                                       \
-                printf("(unreadable: %s)\n", ra_ctx_message(ctx));                             \
-            else {                                                                             \
-                printf("[");                                                                   \
-                for (long i_ = 0; i_ < ng_; i_++)                                              \
-                    printf("%s%g", i_ ? ", " : "", got_[i_]);                                  \
-                printf("]\n");                                                                 \
-            }                                                                                  \
-        }                                                                                      \
+#define EXPECT_VALUES(ctx, x, name, ...)                                                           \
+    do {                                                                                           \
+        const double want_[] = {__VA_ARGS__};                                                      \
+        size_t nw_ = sizeof want_ / sizeof want_[0];                                               \
+        double got_[64];                                                                           \
+        long ng_ = (x) ? read_values((ctx), (x), got_, 64) : -1;                                   \
+        int ok_ = ng_ == (long)nw_ && values_equal(got_, want_, nw_);                              \
+        if (!tap_ok(ok_, __FILE__, __LINE__, "%s", (name))) {                                      \
+            printf("#   expected [");                                                              \
+            for (size_t i_ = 0; i_ < nw_; i_++)                                                    \
+                printf("%s%g", i_ ? ", " : "", want_[i_]);                                         \
+            printf("], observed ");                                                                \
+            if (ng_ < 0)                                                                           \
+                printf("(unreadable: %s)\n", ra_ctx_message(ctx));                                 \
+            else {                                                                                 \
+                printf("[");                                                                       \
+                for (long i_ = 0; i_ < ng_; i_++)                                                  \
+                    printf("%s%g", i_ ? ", " : "", got_[i_]);                                      \
+                printf("]\n");                                                                     \
+            }                                                                                      \
+        }                                                                                          \
     } while (0)
 
 /* Opens a context or exits with a TAP bail-out. */

@@ -6,10 +6,10 @@
 #include "tap.h"
 
 typedef struct failing {
-    long live;     /* blocks handed out and not yet released */
-    long count;    /* allocations since arming */
-    long fail_at;  /* the allocation (0-based) that fails; -1: none */
-    bool failed;   /* the armed failure happened */
+    long live;    /* blocks handed out and not yet released */
+    long count;   /* allocations since arming */
+    long fail_at; /* the allocation (0-based) that fails; -1: none */
+    bool failed;  /* the armed failure happened */
 } failing;
 
 static void *f_alloc(size_t size, void *ud)
@@ -20,40 +20,37 @@ static void *f_alloc(size_t size, void *ud)
         return NULL;
     }
     void *p = malloc(size);
-    if (p)
-        f->live++;
+    if (p) f->live++;
     return p;
 }
 
 static void f_release(void *p, void *ud)
 {
     failing *f = ud;
-    if (p)
-        f->live--;
+    if (p) f->live--;
     free(p);
 }
 
 /* One step of a scenario: on RA_E_NOMEM the scenario stops; any other error is a bug. */
-#define STEP(call, outp)                                                                       \
-    do {                                                                                       \
-        int st_ = (call);                                                                      \
-        if (st_ == RA_E_NOMEM) {                                                               \
-            if ((outp) != NULL)                                                                \
-                *bad = "an out-parameter is not NULL after RA_E_NOMEM";                        \
-            return;                                                                            \
-        }                                                                                      \
-        if (st_ != RA_OK) {                                                                    \
-            *bad = #call;                                                                      \
-            snprintf(detail, 256, "%s: %s", ra_status_name(st_), ra_ctx_message(ctx));        \
-            return;                                                                            \
-        }                                                                                      \
+#define STEP(call, outp)                                                                           \
+    do {                                                                                           \
+        int st_ = (call);                                                                          \
+        if (st_ == RA_E_NOMEM) {                                                                   \
+            if ((outp) != NULL) *bad = "an out-parameter is not NULL after RA_E_NOMEM";            \
+            return;                                                                                \
+        }                                                                                          \
+        if (st_ != RA_OK) {                                                                        \
+            *bad = #call;                                                                          \
+            snprintf(detail, 256, "%s: %s", ra_status_name(st_), ra_ctx_message(ctx));             \
+            return;                                                                                \
+        }                                                                                          \
     } while (0)
 
 #define NARR 32
 
 /* Uses every allocating function on dev; arrays land in a[], released by the caller. */
-static void scenario(ra_ctx *ctx, ra_device dev, ra_device other, ra_array **a,
-                     const char **bad, char *detail)
+static void scenario(ra_ctx *ctx, ra_device dev, ra_device other, ra_array **a, const char **bad,
+                     char *detail)
 {
     int k = 0;
     ra_opts on = {.dtype = RA_FLOAT32, .device_value = &dev};
@@ -82,8 +79,7 @@ static void scenario(ra_ctx *ctx, ra_device dev, ra_device other, ra_array **a,
     k++;
     STEP(ra_astype(ctx, a[1], RA_INT64, NULL, &a[k]), a[k]);
     k++;
-    STEP(ra_asarray(ctx, a[2], &(ra_opts){.device_value = &other, .dtype = RA_INT16}, &a[k]),
-         a[k]);
+    STEP(ra_asarray(ctx, a[2], &(ra_opts){.device_value = &other, .dtype = RA_INT16}, &a[k]), a[k]);
     k++;
     STEP(ra_to_device(ctx, a[2], other, NULL, &a[k]), a[k]);
     k++;
@@ -91,8 +87,7 @@ static void scenario(ra_ctx *ctx, ra_device dev, ra_device other, ra_array **a,
     k++;
     STEP(ra_binary(ctx, RA_ADD, ra_operand_array(a[0]), ra_operand_array(a[3]), &a[k]), a[k]);
     k++;
-    STEP(ra_binary(ctx, RA_MULTIPLY, ra_operand_array(a[1]), ra_operand_array(a[10]), &a[k]),
-         a[k]);
+    STEP(ra_binary(ctx, RA_MULTIPLY, ra_operand_array(a[1]), ra_operand_array(a[10]), &a[k]), a[k]);
     k++;
     STEP(ra_binary(ctx, RA_LESS, ra_operand_scalar(ra_scalar_float(0.5)), ra_operand_array(a[2]),
                    &a[k]),
@@ -175,11 +170,10 @@ static int run_device(ra_ctx *ctx, failing *f, ra_device dev, ra_device other)
             failures++;
             OK(0, "%s: allocation %ld failing leaks %ld blocks", ds, n, f->live - base);
         }
-        if (!f->failed)
-            break;
+        if (!f->failed) break;
     }
-    OK(failures == 0, "%s (other device %s): each of %ld allocations failed once, cleanly", ds,
-       os, n);
+    OK(failures == 0, "%s (other device %s): each of %ld allocations failed once, cleanly", ds, os,
+       n);
     return failures;
 }
 
@@ -216,8 +210,7 @@ int main(void)
             }
             if (!f.failed && status != RA_OK) {
                 failures++;
-                OK(0, "ra_ctx_create failed without an injected failure: %s",
-                   ra_ctx_message(NULL));
+                OK(0, "ra_ctx_create failed without an injected failure: %s", ra_ctx_message(NULL));
             }
             ra_ctx_destroy(status == RA_OK ? ctx : NULL);
             if (f.live != 0) {
@@ -225,16 +218,17 @@ int main(void)
                 OK(0, "ra_ctx_create with allocation %ld failing leaks %ld blocks", n, f.live);
                 f.live = 0;
             }
-            if (!f.failed)
-                break;
+            if (!f.failed) break;
         }
         if (with_cl)
             tap_todo(failures == 0, cl_bug, __FILE__, __LINE__,
                      "ra_ctx_create (with OpenCL): each of %ld allocations failed once, cleanly",
                      n);
         else
-            OK(failures == 0, "ra_ctx_create (cpu only): each of %ld allocations failed once, "
-               "cleanly", n);
+            OK(failures == 0,
+               "ra_ctx_create (cpu only): each of %ld allocations failed once, "
+               "cleanly",
+               n);
     }
 
     /* The scenario on every device of one context. */

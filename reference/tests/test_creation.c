@@ -47,8 +47,8 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     EXPECT_STATUS(ctx, ra_empty(ctx, shape, 2, &on, &x), RA_OK, "%s: empty", ds);
     EXPECT_DEV(ra_array_device(x), dev, "DEV-CREATE-1 %s: empty is there", ds);
     ra_array_release(x);
-    EXPECT_STATUS(ctx, ra_full(ctx, shape, 1, ra_scalar_int(-7), &on, &x), RA_OK,
-                  "%s: full int", ds);
+    EXPECT_STATUS(ctx, ra_full(ctx, shape, 1, ra_scalar_int(-7), &on, &x), RA_OK, "%s: full int",
+                  ds);
     EXPECT_INT(ra_array_dtype(x), RA_INT64, "%s: full(int) defaults to int64", ds);
     EXPECT_VALUES(ctx, x, "full -7", -7, -7);
     ra_array_release(x);
@@ -149,14 +149,12 @@ static void on_device(ra_ctx *ctx, ra_device dev)
 
     /* Shape errors. */
     int64_t negshape[1] = {-1};
-    EXPECT_STATUS(ctx, ra_zeros(ctx, negshape, 1, &on, &x), RA_E_SHAPE, "%s: negative extent",
-                  ds);
+    EXPECT_STATUS(ctx, ra_zeros(ctx, negshape, 1, &on, &x), RA_E_SHAPE, "%s: negative extent", ds);
     EXPECT_STATUS(ctx, ra_zeros(ctx, NULL, 1, &on, &x), RA_E_NULL, "%s: NULL shape", ds);
     EXPECT_STATUS(ctx, ra_zeros(ctx, shape, RA_MAX_NDIM + 1, &on, &x), RA_E_SHAPE,
                   "%s: too many dimensions", ds);
     int64_t huge[3] = {INT64_MAX / 4, 8, 8};
-    EXPECT_STATUS(ctx, ra_zeros(ctx, huge, 3, &on, &x), RA_E_TOO_LARGE, "%s: size overflow",
-                  ds);
+    EXPECT_STATUS(ctx, ra_zeros(ctx, huge, 3, &on, &x), RA_E_TOO_LARGE, "%s: size overflow", ds);
     int64_t zero_ext[3] = {INT64_MAX, 0, 5};
     EXPECT_STATUS(ctx, ra_zeros(ctx, zero_ext, 3, &on, &x), RA_OK,
                   "%s: a zero extent makes any shape empty", ds);
@@ -187,8 +185,8 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     EXPECT_STATUS(ctx, ra_empty_like(ctx, src, NULL, &x), RA_OK, "%s: empty_like", ds);
     EXPECT_DEV(ra_array_device(x), dev, "DEV-CREATE-3 %s: empty_like inherits the device", ds);
     ra_array_release(x);
-    EXPECT_STATUS(ctx, ra_full_like(ctx, src, ra_scalar_int(9), NULL, &x), RA_OK,
-                  "%s: full_like", ds);
+    EXPECT_STATUS(ctx, ra_full_like(ctx, src, ra_scalar_int(9), NULL, &x), RA_OK, "%s: full_like",
+                  ds);
     EXPECT_DEV(ra_array_device(x), dev, "DEV-CREATE-3 %s: full_like inherits the device", ds);
     EXPECT_VALUES(ctx, x, "full_like values", 9, 9, 9, 9, 9, 9);
     ra_array_release(x);
@@ -206,8 +204,9 @@ static void on_device(ra_ctx *ctx, ra_device dev)
 
     /* asarray from host memory, from a scalar and from an array (DEV-CREATE-2). */
     double host[6] = {1.5, -2, 3, 4, 5, 6};
-    EXPECT_STATUS(ctx, ra_asarray_buffer(ctx, host, RA_FLOAT64, shape, 2,
-                                         &(ra_opts){.dtype = ft, .device_value = &dev}, &x),
+    EXPECT_STATUS(ctx,
+                  ra_asarray_buffer(ctx, host, RA_FLOAT64, shape, 2,
+                                    &(ra_opts){.dtype = ft, .device_value = &dev}, &x),
                   RA_OK, "%s: asarray from host doubles", ds);
     EXPECT_DEV(ra_array_device(x), dev, "DEV-CREATE-1 %s: asarray(device=) is there", ds);
     EXPECT_VALUES(ctx, x, "asarray values", 1.5, -2, 3, 4, 5, 6);
@@ -243,12 +242,12 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     EXPECT_STATUS(ctx, ra_asarray_buffer(ctx, host, (ra_dtype)0, shape, 2, &on, &y), RA_E_ARG,
                   "%s: asarray_buffer(invalid dtype)", ds);
     float cplx[2] = {1, 2};
-    EXPECT_STATUS(ctx, ra_asarray_buffer(ctx, cplx, RA_COMPLEX64, NULL, 0,
-                                         &(ra_opts){.dtype = RA_FLOAT32, .device_value = &dev},
-                                         &y),
+    EXPECT_STATUS(ctx,
+                  ra_asarray_buffer(ctx, cplx, RA_COMPLEX64, NULL, 0,
+                                    &(ra_opts){.dtype = RA_FLOAT32, .device_value = &dev}, &y),
                   RA_E_DTYPE, "%s: complex data to a real dtype", ds);
-    EXPECT_STATUS(ctx, ra_asarray_scalar(ctx, ra_scalar_int(42), &on, &y), RA_OK,
-                  "%s: asarray(42)", ds);
+    EXPECT_STATUS(ctx, ra_asarray_scalar(ctx, ra_scalar_int(42), &on, &y), RA_OK, "%s: asarray(42)",
+                  ds);
     OK(ra_array_ndim(y) == 0 && ra_array_dtype(y) == RA_INT64, "%s: a 0-d int64", ds);
     EXPECT_DEV(ra_array_device(y), dev, "%s: asarray(42, device=) is there", ds);
     EXPECT_VALUES(ctx, y, "asarray(42)", 42);
@@ -277,11 +276,10 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     EXPECT_DEV(ra_array_device(z), RA_CPU, "DEV-CREATE-6 %s: astype(device=) moves", ds);
     EXPECT_VALUES(ctx, z, "astype to cpu values", 1, -2, 3, 4, 5, 6);
     ra_array_release(z);
-    EXPECT_STATUS(ctx,
-                  ra_astype(ctx, y, RA_INT16, &(ra_opts){.device = "cpu", .copy = RA_COPY_NEVER},
-                            &z),
-                  dev.type == RA_DEVICE_CPU ? RA_OK : RA_E_COPY,
-                  "%s: astype(copy=False, device=cpu) needs a copy unless already there", ds);
+    EXPECT_STATUS(
+        ctx, ra_astype(ctx, y, RA_INT16, &(ra_opts){.device = "cpu", .copy = RA_COPY_NEVER}, &z),
+        dev.type == RA_DEVICE_CPU ? RA_OK : RA_E_COPY,
+        "%s: astype(copy=False, device=cpu) needs a copy unless already there", ds);
     ra_array_release(z);
     z = NULL;
     ra_array *cx = NULL;
@@ -354,8 +352,8 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     EXPECT_STATUS(ctx, ra_to_device(ctx, x, tpu0, NULL, &z), RA_E_DEVICE_UNAVAILABLE,
                   "DRAFT-STR-9 %s: to_device(tpu) is a ValueError kind", ds);
     OK(z == NULL, "%s: out stays NULL", ds);
-    EXPECT_STATUS(ctx, ra_to_device(ctx, NULL, RA_CPU, NULL, &z), RA_E_NULL,
-                  "%s: to_device(NULL)", ds);
+    EXPECT_STATUS(ctx, ra_to_device(ctx, NULL, RA_CPU, NULL, &z), RA_E_NULL, "%s: to_device(NULL)",
+                  ds);
     EXPECT_STATUS(ctx, ra_to_device(ctx, x, RA_CPU, NULL, NULL), RA_E_NULL,
                   "%s: to_device NULL out", ds);
     ra_array_release(y);
@@ -409,8 +407,8 @@ int main(void)
     ra_array_retain(NULL);
     ra_array_release(NULL);
     OK(ra_array_device(NULL).type == RA_DEVICE_CPU && ra_array_ndim(NULL) == 0 &&
-           ra_array_size(NULL) == 0 && ra_array_nbytes(NULL) == 0 &&
-           ra_array_shape(NULL) == NULL && ra_array_dtype(NULL) == RA_DTYPE_DEFAULT,
+           ra_array_size(NULL) == 0 && ra_array_nbytes(NULL) == 0 && ra_array_shape(NULL) == NULL &&
+           ra_array_dtype(NULL) == RA_DTYPE_DEFAULT,
        "getters on NULL give neutral values");
     /* dtype names. */
     ra_dtype t;

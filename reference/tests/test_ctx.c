@@ -21,8 +21,7 @@ static void *count_alloc(size_t size, void *ud)
 static void count_release(void *p, void *ud)
 {
     counting *c = ud;
-    if (p)
-        c->live--;
+    if (p) c->live--;
     free(p);
 }
 

@@ -47,8 +47,7 @@ static void global_default(ra_ctx *ctx)
                   "setting tpu as default is a ValueError kind");
     EXPECT_DEV(ra_default_global(ctx), builtin, "a failed set changes nothing");
     ra_device other = ndevs > 1 ? dev_at(ndevs - 1) : RA_CPU;
-    if (ra_device_eq(other, builtin))
-        other = RA_CPU;
+    if (ra_device_eq(other, builtin)) other = RA_CPU;
     EXPECT_STATUS(ctx, ra_default_set(ctx, other), RA_OK, "IVY-INFER-2 set the global default");
     EXPECT_DEV(ra_default_global(ctx), other, "the global default is the new device");
     ra_zeros(ctx, NULL, 0, NULL, &x);
@@ -154,25 +153,25 @@ static void soft_mode(ra_ctx *ctx)
                   RA_E_DEVICE_MISMATCH, "IVY-SOFT-3 soft mode off: mixed devices raise");
     ra_default_set(ctx, RA_CPU);
     ra_soft_set(ctx, true);
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(x), ra_operand_array(y), &z),
-                  RA_OK, "IVY-SOFT-1 soft mode on: mixed devices are moved");
+    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(x), ra_operand_array(y), &z), RA_OK,
+                  "IVY-SOFT-1 soft mode on: mixed devices are moved");
     EXPECT_DEV(ra_array_device(z), RA_CPU, "IVY-SOFT-1 the result is on the default device");
     EXPECT_VALUES(ctx, z, "soft add values", 3, 3);
     ra_array_release(z);
     EXPECT_DEV(ra_array_device(y), d1, "IVY-UTIL-7 the input itself did not move");
     /* Inputs that share a device stay there under the default policy. */
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(y), ra_operand_array(y), &z),
-                  RA_OK, "soft mode on, inputs on one device");
+    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(y), ra_operand_array(y), &z), RA_OK,
+                  "soft mode on, inputs on one device");
     EXPECT_DEV(ra_array_device(z), d1, "IVY-SOFT-2 shared-device inputs stay (move-mixed)");
     ra_array_release(z);
     ra_ctx_set_soft_policy(ctx, RA_SOFT_MOVE_ALL);
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(y), ra_operand_array(y), &z),
-                  RA_OK, "soft mode on, move-all policy");
+    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(y), ra_operand_array(y), &z), RA_OK,
+                  "soft mode on, move-all policy");
     EXPECT_DEV(ra_array_device(z), RA_CPU, "IVY-SOFT-1 move-all: every input goes to default");
     ra_array_release(z);
     ra_soft_unset(ctx);
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(y), ra_operand_array(y), &z),
-                  RA_OK, "soft mode off, move-all policy");
+    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(y), ra_operand_array(y), &z), RA_OK,
+                  "soft mode off, move-all policy");
     EXPECT_DEV(ra_array_device(z), d1, "the policy matters only in soft mode");
     ra_array_release(z);
     /* Inside a scope (soft mode on) with move-all, operations run on the scoped device. */
@@ -259,8 +258,8 @@ static void inspection(ra_ctx *ctx)
     for (size_t i = 0; i < ndevs; i++) {
         ra_array *x = NULL;
         int64_t s1[1] = {1};
-        all_work = all_work && ra_empty(ctx, s1, 1, &(ra_opts){.device_value = &devs[i]}, &x) ==
-                                   RA_OK;
+        all_work =
+            all_work && ra_empty(ctx, s1, 1, &(ra_opts){.device_value = &devs[i]}, &x) == RA_OK;
         ra_array_release(x);
     }
     OK(all_work, "DEV-INFO-5 every listed device works with empty(device=d)");
@@ -300,9 +299,9 @@ static void inspection(ra_ctx *ctx)
     }
     uint32_t set = 0;
     ra_info_dtypes(ctx, &devs[0], RA_KIND_INTEGRAL, &set);
-    EXPECT_INT(set, (1u << RA_INT8) | (1u << RA_INT16) | (1u << RA_INT32) | (1u << RA_INT64) |
-                        (1u << RA_UINT8) | (1u << RA_UINT16) | (1u << RA_UINT32) |
-                        (1u << RA_UINT64),
+    EXPECT_INT(set,
+               (1u << RA_INT8) | (1u << RA_INT16) | (1u << RA_INT32) | (1u << RA_INT64) |
+                   (1u << RA_UINT8) | (1u << RA_UINT16) | (1u << RA_UINT32) | (1u << RA_UINT64),
                "DEV-INFO-9 kind integral");
     ra_info_dtypes(ctx, &devs[0], RA_KIND_BOOL | RA_KIND_REAL_FLOATING, &set);
     EXPECT_INT(set, (1u << RA_BOOL) | (1u << RA_FLOAT32) | (1u << RA_FLOAT64),

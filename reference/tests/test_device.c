@@ -8,8 +8,7 @@ static void parse_case(ra_ctx *ctx, const char *text, int want, ra_device_type t
     ra_device d = {0, -1};
     int status = ra_device_parse(ctx, text, &d);
     if (want == RA_OK) {
-        if (!OK(status == RA_OK && d.type == type && d.index == index, "parse '%s': %s", text,
-                why))
+        if (!OK(status == RA_OK && d.type == type && d.index == index, "parse '%s': %s", text, why))
             printf("#   expected %s:%d, observed status %s, type %d, index %d: %s\n",
                    ra_device_type_name(type), index, ra_status_name(status), (int)d.type,
                    (int)d.index, ra_ctx_message(ctx));
@@ -137,8 +136,8 @@ int main(void)
     EXPECT_DEV(d, RA_CPU, "(cpu, 0) is cpu");
     EXPECT_STATUS(ctx, ra_device_from_type_index(ctx, "gpu", -1, &d), RA_E_ARG,
                   "(gpu, -1) is rejected");
-    EXPECT_STATUS(ctx, ra_device_from_type_index(ctx, "gpu", (int64_t)INT32_MAX + 1, &d),
-                  RA_E_ARG, "(gpu, 2^31) is rejected");
+    EXPECT_STATUS(ctx, ra_device_from_type_index(ctx, "gpu", (int64_t)INT32_MAX + 1, &d), RA_E_ARG,
+                  "(gpu, 2^31) is rejected");
     EXPECT_STATUS(ctx, ra_device_from_type_index(ctx, "gpu:0", 1, &d), RA_E_DEVICE_SYNTAX,
                   "a type with an index is rejected");
     EXPECT_STATUS(ctx, ra_device_from_type_index(ctx, "cuda", 0, &d), RA_E_DEVICE_TYPE,
@@ -177,9 +176,8 @@ int main(void)
         ra_device_props p;
         EXPECT_STATUS(ctx, ra_device_props_get(ctx, devs[i], &p), RA_OK, "props of %s",
                       dev_str(devs[i], buf));
-        OK(p.total_memory > 0 && p.name[0] && p.backend[0],
-           "%s: backend %s, name '%s', %llu bytes", buf, p.backend, p.name,
-           (unsigned long long)p.total_memory);
+        OK(p.total_memory > 0 && p.name[0] && p.backend[0], "%s: backend %s, name '%s', %llu bytes",
+           buf, p.backend, p.name, (unsigned long long)p.total_memory);
         void *stream = (void *)1;
         EXPECT_STATUS(ctx, ra_device_default_stream(ctx, devs[i], &stream), RA_OK,
                       "default stream of %s", buf);
@@ -189,8 +187,7 @@ int main(void)
             OK(stream != NULL, "%s has a default queue", buf);
     }
     ra_device_props p;
-    EXPECT_STATUS(ctx, ra_device_props_get(ctx, tpu, &p), RA_E_DEVICE_UNAVAILABLE,
-                  "props of tpu");
+    EXPECT_STATUS(ctx, ra_device_props_get(ctx, tpu, &p), RA_E_DEVICE_UNAVAILABLE, "props of tpu");
     EXPECT_STATUS(ctx, ra_device_props_get(ctx, RA_CPU, NULL), RA_E_NULL, "props NULL out");
     EXPECT_STATUS(NULL, ra_device_props_get(NULL, RA_CPU, &p), RA_E_NULL, "props NULL ctx");
     void *s;

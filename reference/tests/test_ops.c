@@ -35,8 +35,7 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     /* Broadcasting (2,3) with (3,) and with (2,1); outputs on the inputs' device
      * (DEV-DS-10). */
     EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, A(a), A(b), &y), RA_OK, "%s: add (2,3)+(3,)", ds);
-    EXPECT_DEV(ra_array_device(y), dev, "DEV-DS-10 %s: add's output is on the inputs' device",
-               ds);
+    EXPECT_DEV(ra_array_device(y), dev, "DEV-DS-10 %s: add's output is on the inputs' device", ds);
     EXPECT_VALUES(ctx, y, "add broadcast values", 11, 22, 33, 14, 25, 36);
     ra_array_release(y);
     EXPECT_STATUS(ctx, ra_binary(ctx, RA_SUBTRACT, A(c), A(a), &y), RA_OK,
@@ -108,8 +107,7 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     ra_ones(ctx, s3, 1, &(ra_opts){.dtype = RA_BOOL, .device_value = &dev}, &bl);
     EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, A(bl), A(bl), &y), RA_E_DTYPE,
                   "%s: bool + bool is refused", ds);
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_EQUAL, A(bl), ra_operand_scalar(ra_scalar_bool(true)),
-                                 &y),
+    EXPECT_STATUS(ctx, ra_binary(ctx, RA_EQUAL, A(bl), ra_operand_scalar(ra_scalar_bool(true)), &y),
                   RA_OK, "%s: bool == True", ds);
     EXPECT_VALUES(ctx, y, "bool equal values", 1, 1, 1);
     ra_array_release(y);
@@ -131,12 +129,12 @@ static void on_device(ra_ctx *ctx, ra_device dev)
                   "%s: unknown operation", ds);
     EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, A(a), A(a), NULL), RA_E_NULL, "%s: NULL out", ds);
     ra_array *cx = NULL;
-    ra_full(ctx, s3, 1, ra_scalar_complex(3, 4), &(ra_opts){.device_value = &dev,
-                                                             .dtype = RA_COMPLEX64}, &cx);
+    ra_full(ctx, s3, 1, ra_scalar_complex(3, 4),
+            &(ra_opts){.device_value = &dev, .dtype = RA_COMPLEX64}, &cx);
     EXPECT_STATUS(ctx, ra_binary(ctx, RA_LESS, A(cx), A(cx), &y), RA_E_DTYPE,
                   "%s: less on complex is refused", ds);
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_MULTIPLY, A(cx), A(cx), &y), RA_OK,
-                  "%s: complex multiply", ds);
+    EXPECT_STATUS(ctx, ra_binary(ctx, RA_MULTIPLY, A(cx), A(cx), &y), RA_OK, "%s: complex multiply",
+                  ds);
     float cv[6];
     ra_array *h = NULL;
     ra_to_device(ctx, y, RA_CPU, NULL, &h);
@@ -148,8 +146,8 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     int64_t s0[1] = {0};
     ra_array *e = NULL;
     ra_zeros(ctx, s0, 1, &(ra_opts){.dtype = ft, .device_value = &dev}, &e);
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, A(e), ra_operand_scalar(ra_scalar_int(1)), &y),
-                  RA_OK, "%s: empty + 1", ds);
+    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, A(e), ra_operand_scalar(ra_scalar_int(1)), &y), RA_OK,
+                  "%s: empty + 1", ds);
     EXPECT_INT(ra_array_size(y), 0, "%s: empty result", ds);
     ra_array_release(y);
 
@@ -216,8 +214,7 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     EXPECT_VALUES(ctx, y, "sum of 0-d 3", 3);
     ra_array_release(y);
     EXPECT_STATUS(ctx, ra_reduce(ctx, RA_MAX, bl, NULL, &y), RA_E_DTYPE, "%s: max of bool", ds);
-    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_MAX, cx, NULL, &y), RA_E_DTYPE, "%s: max of complex",
-                  ds);
+    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_MAX, cx, NULL, &y), RA_E_DTYPE, "%s: max of complex", ds);
     EXPECT_STATUS(ctx, ra_reduce(ctx, (ra_reduceop)5, a, NULL, &y), RA_E_ARG, "%s: unknown", ds);
     EXPECT_STATUS(ctx, ra_reduce(ctx, RA_SUM, NULL, NULL, &y), RA_E_NULL, "%s: NULL x", ds);
 
@@ -307,8 +304,8 @@ static void mixed(ra_ctx *ctx, ra_device d0, ra_device d1)
     EXPECT_STATUS(ctx, ra_binary(ctx, RA_MULTIPLY, A(x), A(zd), &z), RA_E_DEVICE_MISMATCH,
                   "DEV-DS-11 a 0-d array on another device also raises");
     /* Python scalars take the array's device (DEV-DS-12). */
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, A(y), ra_operand_scalar(ra_scalar_int(1)), &z),
-                  RA_OK, "DEV-DS-12 a scalar with an array on %s", s1);
+    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, A(y), ra_operand_scalar(ra_scalar_int(1)), &z), RA_OK,
+                  "DEV-DS-12 a scalar with an array on %s", s1);
     EXPECT_DEV(ra_array_device(z), d1, "DEV-DS-12 the result is on %s", s1);
     ra_array_release(z);
     ra_array_release(zd);
@@ -328,8 +325,7 @@ int main(void)
     else
         for (size_t i = 1; i < n; i++) {
             mixed(ctx, devs[0], devs[i]);
-            if (i + 1 < n)
-                mixed(ctx, devs[i], devs[i + 1]);
+            if (i + 1 < n) mixed(ctx, devs[i], devs[i + 1]);
         }
     EXPECT_STATUS(NULL, ra_binary(NULL, RA_ADD, A(NULL), A(NULL), NULL), RA_E_NULL, "NULL ctx");
     EXPECT_STATUS(NULL, ra_unary(NULL, RA_ABS, NULL, NULL), RA_E_NULL, "unary NULL ctx");

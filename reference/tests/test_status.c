@@ -11,8 +11,8 @@ int main(void)
     EXPECT_STR(ra_status_kind(-9999), "RuntimeError", "an unknown status is a RuntimeError");
 
     /* Every entry: negative, unique, a name starting RA_E_, a message and a Python kind. */
-    static const char *const kinds[] = {"ValueError",  "TypeError",           "IndexError",
-                                        "MemoryError", "BufferError",         "RuntimeError",
+    static const char *const kinds[] = {"ValueError",         "TypeError",   "IndexError",
+                                        "MemoryError",        "BufferError", "RuntimeError",
                                         "NotImplementedError"};
     int values[] = {
 #define VALUE(name, value, message, kind) value,

@@ -16,13 +16,13 @@ static ra_array *shared_array;
 
 typedef struct worker {
     int id;
-    ra_device scope;          /* the device this thread pushes */
-    bool saw_own_scope;       /* default_device() was its own scope after everyone pushed */
-    bool array_on_scope;      /* zeros() landed on its scope's device */
-    bool soft_own;            /* soft mode is what this thread set */
-    bool message_own;         /* its detail message is its own */
-    bool restored;            /* after pop, the global default is back */
-    bool ops_ok;              /* many operations on the shared array gave the right sum */
+    ra_device scope;     /* the device this thread pushes */
+    bool saw_own_scope;  /* default_device() was its own scope after everyone pushed */
+    bool array_on_scope; /* zeros() landed on its scope's device */
+    bool soft_own;       /* soft mode is what this thread set */
+    bool message_own;    /* its detail message is its own */
+    bool restored;       /* after pop, the global default is back */
+    bool ops_ok;         /* many operations on the shared array gave the right sum */
     char message[256];
 } worker;
 
@@ -30,8 +30,7 @@ static void *run(void *arg)
 {
     worker *w = arg;
     /* Odd threads turn soft mode on, even ones leave it off. */
-    if (w->id % 2)
-        ra_soft_set(ctx, true);
+    if (w->id % 2) ra_soft_set(ctx, true);
     ra_default_push(ctx, w->scope);
     char bad[32];
     snprintf(bad, sizeof bad, "bad%d", w->id);
@@ -66,10 +65,8 @@ static void *run(void *arg)
         ra_array_release(y);
         ra_array_release(mine);
     }
-    if (w->id % 2)
-        ra_soft_unset(ctx);
-    if (w->id == 0)
-        ra_ctx_thread_release(ctx); /* the others leave theirs to ra_ctx_destroy */
+    if (w->id % 2) ra_soft_unset(ctx);
+    if (w->id == 0) ra_ctx_thread_release(ctx); /* the others leave theirs to ra_ctx_destroy */
     return NULL;
 }
 
@@ -104,8 +101,7 @@ int main(void)
     for (int i = 0; i < NTHREADS; i++) {
         char ds[RA_DEVICE_STR_MAX];
         dev_str(w[i].scope, ds);
-        OK(w[i].saw_own_scope, "thread %d sees its own scoped default %s, not the others'", i,
-           ds);
+        OK(w[i].saw_own_scope, "thread %d sees its own scoped default %s, not the others'", i, ds);
         OK(w[i].array_on_scope, "thread %d creates arrays on its scope's device %s", i, ds);
         OK(w[i].soft_own, "thread %d: soft mode is per thread (%s below the scope)", i,
            i % 2 ? "on" : "off");

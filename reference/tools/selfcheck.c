@@ -10,8 +10,7 @@ static int failures;
 
 static void report(const char *what, ra_ctx *ctx, int status)
 {
-    if (status == RA_OK)
-        return;
+    if (status == RA_OK) return;
     failures++;
     printf("  FAIL %s: %s (%s): %s\n", what, ra_status_name(status), ra_status_kind(status),
            ra_ctx_message(ctx));
@@ -45,35 +44,26 @@ static void run_on(ra_ctx *ctx, ra_device dev)
     int64_t shape[2] = {2, 3};
     ra_scalar start = ra_scalar_int(0), stop = ra_scalar_int(6);
     report("arange", ctx, status = ra_arange(ctx, start, &stop, NULL, &on, &a));
-    if (status != RA_OK)
-        goto done;
+    if (status != RA_OK) goto done;
     /* b = ones(2, 3) * 2; c = a(2x3) + b */
     report("full", ctx, status = ra_full(ctx, shape, 2, ra_scalar_float(2.0), &on, &b));
-    if (status != RA_OK)
-        goto done;
+    if (status != RA_OK) goto done;
     double host[6] = {0, 1, 2, 3, 4, 5};
-    report("asarray", ctx,
-           status = ra_asarray_buffer(ctx, host, RA_FLOAT64, shape, 2, &on, &h));
-    if (status != RA_OK)
-        goto done;
+    report("asarray", ctx, status = ra_asarray_buffer(ctx, host, RA_FLOAT64, shape, 2, &on, &h));
+    if (status != RA_OK) goto done;
     report("add", ctx,
            status = ra_binary(ctx, RA_ADD, ra_operand_array(h), ra_operand_array(b), &c));
-    if (status != RA_OK)
-        goto done;
+    if (status != RA_OK) goto done;
     report("sum", ctx, status = ra_reduce(ctx, RA_SUM, c, NULL, &s));
-    if (status != RA_OK)
-        goto done;
+    if (status != RA_OK) goto done;
     ra_array *eye = NULL;
     report("eye", ctx, status = ra_eye(ctx, 3, -1, 0, &on, &eye));
-    if (status != RA_OK)
-        goto done;
+    if (status != RA_OK) goto done;
     report("matmul", ctx, status = ra_matmul(ctx, c, eye, &m));
     ra_array_release(eye);
-    if (status != RA_OK)
-        goto done;
+    if (status != RA_OK) goto done;
     report("to_device cpu", ctx, status = ra_to_device(ctx, m, RA_CPU, NULL, &back));
-    if (status != RA_OK)
-        goto done;
+    if (status != RA_OK) goto done;
     printf("  arange(0, 6) on %s: dtype %s, device %s\n", name, ra_dtype_name(ra_array_dtype(a)),
            ra_device_eq(ra_array_device(a), dev) ? "as requested" : "WRONG");
     if (!ra_device_eq(ra_array_device(c), dev) || !ra_device_eq(ra_array_device(s), dev)) {
