@@ -352,6 +352,9 @@ static int list_devices(const req *r, ds_devobj **devs, size_t *n)
         if (buf == NULL)
             return oom(r);
         if (CALL(r, info_devices, buf, cap, &count) < 0) {
+            /* Whatever the callback filled before failing is released, not leaked. */
+            for (size_t i = 0; i < cap; i++)
+                release_obj(r, DS__H_DEVICE, buf[i]);
             free(buf);
             return -1;
         }
