@@ -10,7 +10,9 @@
  * and prints steps per second and the ratios between them. No figure here is a pass/fail
  * threshold: the benchmark reports, the note in README.md records.
  *
- *   devspec-bench [CASES [STEPS [ROUNDTRIPS]]]     (default 2000 50 100000) */
+ * Each figure is the median of 5 interleaved repetitions.
+ *
+ *   devspec-bench [CASES [STEPS [ROUNDTRIPS]]]     (default 1000 50 50000) */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdio.h>
@@ -124,6 +126,30 @@ static double run_devspec(char *const argv[])
     return t;
 }
 
+#define REPEATS 5
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(const double v[REPEATS])
+{
+    double s[REPEATS];
+    memcpy(s, v, sizeof s);
+    qsort(s, REPEATS, sizeof s[0], cmp_double);
+    return s[REPEATS / 2];
+}
+
+static double minimum(const double v[REPEATS])
+{
+    double m = v[0];
+    for (int i = 1; i < REPEATS; i++)
+        m = v[i] < m ? v[i] : m;
+    return m;
+}
+
 static int write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");
@@ -135,9 +161,9 @@ static int write_text(const char *path, const char *text)
 
 int main(int argc, char **argv)
 {
-    long cases = argc > 1 ? atol(argv[1]) : 2000;
+    long cases = argc > 1 ? atol(argv[1]) : 1000;
     long steps = argc > 2 ? atol(argv[2]) : 50;
-    long rounds = argc > 3 ? atol(argv[3]) : 100000;
+    long rounds = argc > 3 ? atol(argv[3]) : 50000;
     if (cases < 1 || steps < 1 || rounds < 1) {
         fputs("usage: devspec-bench [CASES [STEPS [ROUNDTRIPS]]]\n", stderr);
         return 2;
@@ -182,33 +208,41 @@ int main(int argc, char **argv)
     printf("devspec-bench: %ld cases x %ld steps = %ld steps (%ld requests with the resets)\n",
            cases, steps, total_steps, requests);
 
-    double rt = bare_round_trip(rounds);
-    if (rt < 0) {
-        fputs("devspec-bench: the bare round trip failed\n", stderr);
-        return 1;
-    }
     char *load_argv[] = {DEVSPEC_EXE, "validate", "--spec", spec, "--cases", casef, NULL};
     char *oop_argv[] = {DEVSPEC_EXE, "run", "--spec", spec, "--cases", casef, "--adapter",
                         NULL_ADAPTER_EXE, "--no-tap", "--no-progress", "--report", report, NULL};
     char *inp_argv[] = {DEVSPEC_EXE, "run", "--spec", spec, "--cases", casef, "--adapter",
                         NULL_ADAPTER_SO, "--no-tap", "--no-progress", "--report", report, NULL};
-    double load = run_devspec(load_argv);
-    double oop = run_devspec(oop_argv);
-    double inp = run_devspec(inp_argv);
-    if (load < 0 || oop < 0 || inp < 0)
-        return 1;
-    double oop_req = (oop - load) / (double)requests;
-    double inp_req = (inp - load) / (double)requests;
-    printf("bare pipe round trip            %8.2f us   (%.0f round trips/s)\n", rt * 1e6, 1 / rt);
-    printf("load + validate the suite       %8.3f s\n", load);
-    printf("out of process, whole run       %8.3f s    %10.0f steps/s\n", oop,
-           (double)total_steps / oop);
-    printf("  per request, load excluded    %8.2f us   = %.2f x the bare round trip\n",
-           oop_req * 1e6, oop_req / rt);
+    /* The machine may be busy: each figure is taken REPEATS times, interleaved, and the
+     * median is reported (the minimum beside it, the least disturbed run). */
+    double rt[REPEATS], load[REPEATS], oop[REPEATS], inp[REPEATS], ratio[REPEATS];
+    for (int k = 0; k < REPEATS; k++) {
+        rt[k] = bare_round_trip(rounds);
+        load[k] = run_devspec(load_argv);
+        oop[k] = run_devspec(oop_argv);
+        inp[k] = run_devspec(inp_argv);
+        if (rt[k] < 0 || load[k] < 0 || oop[k] < 0 || inp[k] < 0) {
+            fputs("devspec-bench: a measurement failed\n", stderr);
+            return 1;
+        }
+        /* per request, loading the suite excluded, against this repetition's round trip */
+        ratio[k] = (oop[k] - load[k]) / (double)requests / rt[k];
+    }
+    double rt_m = median(rt), load_m = median(load), oop_m = median(oop), inp_m = median(inp);
+    double oop_req = (oop_m - load_m) / (double)requests;
+    double inp_req = (inp_m - load_m) / (double)requests;
+    printf("medians of %d interleaved repetitions (minimum in brackets)\n", REPEATS);
+    printf("bare pipe round trip            %8.2f us   [%.2f]\n", rt_m * 1e6, minimum(rt) * 1e6);
+    printf("load + validate the suite       %8.3f s    [%.3f]\n", load_m, minimum(load));
+    printf("out of process, whole run       %8.3f s    [%.3f]  %8.0f steps/s\n", oop_m,
+           minimum(oop), (double)total_steps / oop_m);
+    printf("  per request, load excluded    %8.2f us   = %.2f x the bare round trip "
+           "(median of the per-repetition ratios %.2f)\n",
+           oop_req * 1e6, oop_req / rt_m, median(ratio));
     printf("  runner overhead per request   %8.2f us   = %.2f x the bare round trip\n",
-           (oop_req - rt) * 1e6, (oop_req - rt) / rt);
-    printf("in process, whole run           %8.3f s    %10.0f steps/s\n", inp,
-           (double)total_steps / inp);
+           (oop_req - rt_m) * 1e6, (oop_req - rt_m) / rt_m);
+    printf("in process, whole run           %8.3f s    [%.3f]  %8.0f steps/s\n", inp_m,
+           minimum(inp), (double)total_steps / inp_m);
     printf("  per request, load excluded    %8.2f us   (%.0f requests/s)\n", inp_req * 1e6,
            1 / inp_req);
 

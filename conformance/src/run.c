@@ -45,6 +45,7 @@ typedef struct runner {
     cJSON *header;
     ds_result *results;
     int nresults;
+    ds_buf req; /* the request being sent */
     /* the failure of the last request, for the result */
     ds_buf msg;
     cJSON *expected;
@@ -110,17 +111,22 @@ static step_end request(runner *r, const char *op, cJSON *args, reply *rep, bool
 {
     memset(rep, 0, sizeof *rep);
     long id = r->next_id++;
-    cJSON *req = cJSON_CreateObject();
-    cJSON_AddNumberToObject(req, "id", (double)id);
-    cJSON_AddStringToObject(req, "op", op);
-    if (args)
-        cJSON_AddItemToObject(req, "args", args);
-    char *text = cJSON_PrintUnformatted(req);
-    cJSON_Delete(req);
+    /* Composed by hand: cJSON prints every number through sprintf and sscanf, which was a
+     * quarter of the runner's time per step. OP comes from the validated list of ops and
+     * needs no escaping. */
+    r->req.len = 0;
+    ds__buf_printf(&r->req, "{\"id\":%ld,\"op\":\"%s\"", id, op);
+    if (args) {
+        char *a = cJSON_PrintUnformatted(args);
+        ds__buf_puts(&r->req, ",\"args\":");
+        ds__buf_puts(&r->req, a);
+        cJSON_free(a);
+        cJSON_Delete(args);
+    }
+    ds__buf_puts(&r->req, "}");
     char *line = NULL;
     size_t len = 0;
-    ds_io io = ds__adapter_call(r->ad, text, strlen(text), r->deadline, &line, &len);
-    cJSON_free(text);
+    ds_io io = ds__adapter_call(r->ad, r->req.data, r->req.len, r->deadline, &line, &len);
     switch (io) {
     case DS_IO_OK:
         break;
@@ -1264,6 +1270,7 @@ done:;
     cJSON_Delete(r->expected);
     cJSON_Delete(r->observed);
     ds__buf_free(&r->msg);
+    ds__buf_free(&r->req);
     free(r->report_path);
     free(r->jsonl_path);
     if (r->jsonl)
