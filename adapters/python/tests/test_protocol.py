@@ -281,3 +281,16 @@ def test_stdout_carries_only_replies(numpy_adapter):
         a.ok("array.create", {"fn": "ones", "shape": [i]})
     a.proc.stdin.close()
     assert a.proc.stdout.read() == b""
+
+
+def test_library_that_cannot_load_exits_3():
+    # The venv has no torch (torch comes from Debian's interpreter), so asking the venv's
+    # interpreter for it must fail cleanly, naming the library and the reason.
+    proc = subprocess.run([interpreter("numpy"), "-c", "import torch"], capture_output=True)
+    if proc.returncode == 0:
+        pytest.skip("this interpreter has torch; nothing to check")
+    proc = subprocess.run([interpreter("numpy"), PROGRAM, "--library", "torch"],
+                          capture_output=True, text=True, input="")
+    assert proc.returncode == 3
+    assert "cannot load torch: ModuleNotFoundError" in proc.stderr
+    assert proc.stdout == ""
