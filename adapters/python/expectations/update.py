@@ -1,0 +1,121 @@
+#!/usr/bin/env python3
+"""Rewrites a library's expectations file from a report of a run without it.
+
+    update.py LIBRARY REPORT.json      (writes LIBRARY.txt beside this script)
+
+Run the suite with no expectations first, e.g.
+    devspec run --adapter jax --expectations /dev/null --report /tmp/jax.json
+then `update.py jax /tmp/jax.json`. Every case that did not pass or skip is written with the
+reason of the first rule below that matches its id and the runner's account of the failure;
+a failure that no rule explains is printed and the file is left unchanged (exit 1), so each
+entry's reason is written by a person who looked at what the library does. Standard-library
+Python.
+"""
+
+import fnmatch
+import json
+import os
+import re
+import sys
+
+# Per library, ordered rules: (case id glob, regular expression searched in the runner's
+# reason for the failure, the reason written into the file).
+R = {
+"array-api-strict": [
+ ("copy.asarray.no-copy-other-device", "", "asarray(x, copy=False, device=D) of an array on another device returns a new Array on D sharing x's NumPy buffer instead of raising: every array-api-strict device lives in host memory, so no copy is needed"),
+ ("copy.from-dlpack.no-copy-other-device", "", "from_dlpack(x, device=D, copy=False) of an array on another device succeeds without copying: array-api-strict devices share host memory and NumPy's from_dlpack needs no copy"),
+ ("*", "different devices", "from_dlpack without device= puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
+],
+"jax": [
+ ("copy.from-dlpack.no-copy-other-device", "", "jnp.from_dlpack(x, device=cpu:0, copy=False) of an array on cpu:1 returns an array instead of raising: every JAX CPU device exports (kDLCPU, 0), so no device change is seen"),
+ ("*", "different devices", "jnp.from_dlpack without device= puts the result on cpu:0: every JAX CPU device exports (kDLCPU, 0) whatever its id, so the import cannot tell cpu:1 from cpu:0"),
+ ("*", "Received incompatible devices", "jnp.asarray/jnp.astype with device= of an array committed to another device raise 'Received incompatible devices for jitted computation' (the conversion runs under jit with the target device as a sharding constraint) instead of copying; x.to_device(d) works"),
+],
+"torch": [
+ ("*", "Cannot copy out of meta tensor", "the second device is meta, whose tensors hold no data: reading values or copying them off meta raises NotImplementedError('Cannot copy out of meta tensor; no data!')"),
+ ("*", "Unknown device type meta for Dlpack", "a meta tensor has no DLPack device: __dlpack_device__ raises ValueError('Unknown device type meta for Dlpack')"),
+ ("*", "from_dlpack\\(\\) got an unexpected keyword", "torch.from_dlpack in torch 1.13 takes no device= or copy= keyword (TypeError); those arguments came with the 2023.12 array API"),
+ ("mixed.matmul", "", "torch.matmul(cpu tensor, meta tensor) returns a meta tensor instead of raising: dispatch picks the meta kernel, which does not check that its inputs share a device"),
+ ("mixed.stack*", "", "torch.stack of cpu and meta tensors returns a meta tensor instead of raising: dispatch picks the meta kernel, which does not check that its inputs share a device"),
+ ("device-string.listed-device.other.type", "", "the second device is meta, a torch device type outside the draft's cpu, gpu and tpu"),
+ ("*", "Torch not compiled with CUDA enabled", "device='cuda:0' on a build without CUDA raises AssertionError('Torch not compiled with CUDA enabled') when memory is allocated, not ValueError"),
+ ("device-string.invalid.unknown-*", "returned a value", "torch.device accepts every device type torch knows (cuda, xpu, opencl, meta) whether or not one is present; availability is checked only when memory is allocated"),
+ ("device-string.*", "device type at start of device string: (gpu|tpu|GPU|TPU|CPU|Cpu|gPu|cpux)", "torch.device raises RuntimeError('Expected one of cpu, cuda, ... device type at start of device string'), not ValueError, for a type name it does not know: torch has no 'gpu' or 'tpu' type and type names are case-sensitive"),
+ ("device-string.*", "Invalid device string", "torch.device's grammar is [a-z_]+(:(0|[1-9][0-9]*))? and anything else raises RuntimeError('Invalid device string'), not ValueError"),
+ ("device-string.*", "Device string must not be empty", "torch.device('') raises RuntimeError('Device string must not be empty'), not ValueError"),
+ ("device-string.*", "Could not parse device index", "an index beyond int32 makes torch.device raise RuntimeError('Could not parse device index'), not ValueError"),
+],
+"tinygrad": [
+ ("creation.*", "got an unexpected keyword argument 'device'", "Tensor.arange, Tensor.linspace and Tensor.eye (OpMixin in tinygrad 0.14) take no device= keyword: TypeError"),
+ ("*", "observed null", "tinygrad builds arange, linspace, eye and Python-scalar tensors as device-less constants: .device is None (Tensor(2.5, device=D) drops D) until they meet a placed tensor"),
+ ("like.zero-d.inherits", "", "Tensor(3, device=D) is a device-less constant (device= is dropped), so ones_like of it lands on the default device"),
+ ("scope.explicit-device-wins", "", "Context(DEV='CPU:1') names a backend and a renderer, not a device index: tinygrad reads the '1' as a renderer and opening the device raises RuntimeError(\"CPU has no renderer '1'\")"),
+ ("scope.*", "different devices", "Context(DEV='CPU:1') names a backend and a renderer, not a device index: the default device stays 'CPU' ('CPU:1' is Target(device='CPU', renderer='1'))"),
+ ("device-string.kw.rejected.upper-case", "", "'CPU' is tinygrad's own canonical device name, so device='CPU' is accepted"),
+ ("device-string.*", "No module named 'tinygrad.runtime.ops_", "tinygrad validates no device name: an unknown one fails only when its backend is loaded, with ModuleNotFoundError, not ValueError"),
+ ("device-string.*", "failed to load library cuda", "tinygrad validates no device name: 'cuda:0' fails only when the CUDA backend is opened, with AttributeError('failed to load library cuda'), not ValueError"),
+ ("device-string.invalid.*", "returned a value", "Device.canonicalize validates nothing: every string is accepted (upper-cased, ':0' dropped) and fails only when the device is opened"),
+ ("device-string.*", "strings differ|missing from the result", "tinygrad's devices are plain canonical strings ('cpu:0' -> 'CPU', 'gpu:1' -> 'GPU:1'): upper-case, no ':0', and no type or index fields"),
+],
+"ivy": [
+ ("device-names.*", "missing from the result", "ivy.Device is a str subclass with no type or index attribute: only the string itself describes the device"),
+ ("device-string.kw.rejected.*", "returned a value", "with the NumPy backend Ivy maps every device string to 'cpu' before any check, so device='cuda:0', 'CPU' or 'gpu:4096' creates the array on cpu (with a logged warning for gpu) instead of raising"),
+ ("device-string.to-device.rejected", "", "with the NumPy backend ivy.to_device maps the target to 'cpu' before its GPU check, so to_device(x, 'gpu:4096') returns x instead of raising"),
+ ("device-string.invalid.empty", "", "ivy.Device('') is accepted: the empty string skips validation"),
+ ("device-string.invalid.*-separator", "", "ivy.Device never checks the separator (the fourth character): 'gpuX0' and 'gpu-0' are accepted"),
+ ("device-string.*", "raised Exception", "ivy.Device raises IvyException, a direct subclass of Exception (not of ValueError), for a malformed name: a type outside gpu/tpu/cpu, or an index that fails str.isnumeric (empty, signed, hex, '1_0', '0 ', 'gpu' without index)"),
+ ("device-string.*", "missing from the result", "ivy.Device is a str subclass with no type or index attribute, and accepts leading zeros, Unicode digits and any index size (str.isnumeric)"),
+ ("device-string.cpu.describe", "", "ivy.Device is a str subclass with no type or index attribute"),
+],
+}
+
+
+def entries(library, report):
+    rules = R.get(library, [])
+    found, unexplained = [], []
+    for case in report["cases"]:
+        status = case.get("observed_status", case["status"])
+        if status in ("pass", "skip"):
+            continue
+        text = case.get("reason", "")
+        for glob, rx, why in rules:
+            if fnmatch.fnmatchcase(case["id"], glob) and re.search(rx, text):
+                found.append((case["id"], status, why))
+                break
+        else:
+            unexplained.append((case["id"], status, text))
+    return found, unexplained
+
+
+def main(argv):
+    if len(argv) != 2:
+        sys.stderr.write(__doc__)
+        return 2
+    library, path = argv
+    with open(path, encoding="utf-8") as f:
+        report = json.load(f)
+    if report["header"]["library"]["name"] != library:
+        sys.stderr.write("update.py: %s is a report of %s, not %s\n" %
+                         (path, report["header"]["library"]["name"], library))
+        return 2
+    found, unexplained = entries(library, report)
+    for case_id, status, text in unexplained:
+        sys.stderr.write("update.py: no rule explains %s (%s): %s\n" % (case_id, status, text))
+    if unexplained:
+        return 1
+    lines = ["# Known results of the conformance suite against %s %s (adapters/python)." %
+             (library, report["header"]["library"]["version"]),
+             "# One entry per line: <case id> <status> # reason, written from what the library "
+             "does.",
+             "# Generated by update.py from a run without expectations; edit the rules there."]
+    lines += ["%s %s # %s" % entry for entry in found]
+    out = os.path.join(os.path.dirname(os.path.abspath(__file__)), library + ".txt")
+    with open(out + ".tmp", "w", encoding="utf-8") as f:
+        f.write("\n".join(lines) + "\n")
+    os.replace(out + ".tmp", out)
+    print("update.py: %s: %d entries" % (out, len(found)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
