@@ -1,0 +1,63 @@
+"""The expectations files: every entry names a case of the suite, a status the runner knows,
+and a reason; update.py explains failures by its rules and refuses unexplained ones."""
+
+import glob
+import json
+import os
+import sys
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+EXPECTATIONS = os.path.join(os.path.dirname(HERE), "expectations")
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, EXPECTATIONS)
+
+import update  # noqa: E402
+
+LIBRARIES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy")
+
+
+def suite_ids():
+    ids = set()
+    for path in glob.glob(os.path.join(TOP, "conformance", "cases", "*.json")):
+        with open(path, encoding="utf-8") as f:
+            ids.update(case["id"] for case in json.load(f)["cases"])
+    return ids
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_every_entry_names_a_case_a_status_and_a_reason(library):
+    ids = suite_ids()
+    with open(os.path.join(EXPECTATIONS, library + ".txt"), encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip() or line.startswith("#"):
+                continue
+            entry, _, reason = line.partition("#")
+            case_id, status = entry.split()
+            assert status in ("fail", "error", "crash", "timeout"), (number, line)
+            assert len(reason.strip()) > 20, "line %d has no reason" % number
+            assert case_id in ids, "line %d: %s is not a case of the suite" % (number, case_id)
+
+
+def report(*cases):
+    return {"header": {"library": {"name": "torch", "version": "1"}},
+            "cases": [dict(id=i, status=s, reason=r) for i, s, r in cases]}
+
+
+def test_update_uses_the_first_matching_rule_and_skips_passes():
+    found, unexplained = update.entries("torch", report(
+        ("output.binary.add", "fail", "array.read raised NotImplementedError: Cannot copy out "
+                                      "of meta tensor; no data!"),
+        ("mixed.matmul", "fail", "array.matmul returned a value where an error was expected"),
+        ("to-device.other", "pass", ""),
+        ("creation.zeros.device-none", "skip", "unsupported")))
+    assert [f[0] for f in found] == ["output.binary.add", "mixed.matmul"]
+    assert "meta" in found[0][2] and "matmul" in found[1][2]
+    assert unexplained == []
+
+
+def test_update_refuses_a_failure_no_rule_explains():
+    found, unexplained = update.entries("numpy", report(
+        ("creation.zeros.device-none", "fail", "something new")))
+    assert found == [] and unexplained[0][0] == "creation.zeros.device-none"
