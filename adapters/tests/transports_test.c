@@ -34,6 +34,14 @@ static int run(char *const argv[], const char *log)
     if (pid < 0)
         return -1;
     if (pid == 0) {
+        /* Leak checking is left to the adapter tests: the runner unloads an in-process
+         * adapter at exit, and with it the OpenCL loader, so LeakSanitizer could no longer
+         * tell OpenCL's process-lifetime state (suppressed by name in .ci/lsan.supp) from
+         * a leak. Memory errors are still reported. */
+        const char *asan = getenv("ASAN_OPTIONS");
+        char opts[1024];
+        snprintf(opts, sizeof opts, "%s%sdetect_leaks=0", asan ? asan : "", asan && *asan ? ":" : "");
+        setenv("ASAN_OPTIONS", opts, 1);
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) {
             dup2(fd, STDOUT_FILENO);
