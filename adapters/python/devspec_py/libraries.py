@@ -42,7 +42,10 @@ class _ScopeStack:
 # ---------------------------------------------------------------------------------------
 
 class NumPyBackend(ArrayAPIBackend):
-    """NumPy 2.x: its main namespace is its array API namespace; one device, "cpu"."""
+    """NumPy 2.x: its main namespace is its array API namespace (it declares
+    __array_api_version__); one device, "cpu". array-api-compat would answer its own wrapper
+    module for NumPy arrays, whose behaviour is array-api-compat's, so NumPy is driven
+    directly."""
 
     library_name = "numpy"
     features = ARRAY_API_2023 + ("fft-freq-device", "dlpack-device")
@@ -75,11 +78,14 @@ class StrictBackend(ArrayAPIBackend):
                                  "dtype-device-support")
 
     def __init__(self):
+        import array_api_compat
         import array_api_strict
-        self.xp = array_api_strict
+        # array-api-compat answers array_api_strict itself for its arrays.
+        self.xp = array_api_compat.array_namespace(array_api_strict.zeros(0))
 
     def library_version(self):
-        return self.xp.__version__
+        import array_api_strict
+        return array_api_strict.__version__
 
     def devices(self):
         return list(self.info().devices())
@@ -107,9 +113,12 @@ class JaxBackend(ArrayAPIBackend):
                                  "default-device-global", "default-device-scoped")
 
     def __init__(self):
+        import array_api_compat
         import jax
         import jax.numpy as jnp
-        self.jax, self.xp = jax, jnp
+        # array-api-compat is how the ecosystem reaches a library's array API namespace; for
+        # JAX it answers jax.numpy itself.
+        self.jax, self.xp = jax, array_api_compat.array_namespace(jnp.zeros(0))
         self.scopes = _ScopeStack()
 
     def library_version(self):
