@@ -527,9 +527,32 @@ unlock:
     return status == RA_OK ? finish(dev, dev->queue) : status;
 }
 
-/* Reductions over everything use two passes above this many elements: a grid of partial
- * results, then one reduction of those. */
-#define TWO_PASS_MIN 4096
+/* Reductions over everything use passes of contiguous runs of CHUNK elements above this
+ * many elements, each pass shrinking the data CHUNK-fold, and one work-item for the rest. */
+#define MULTI_PASS_MIN 4096
+#define CHUNK 64
+
+/* One pass: partial[g] = op over src[g*CHUNK ..) for g < ceil(n / CHUNK). */
+static int reduce_pass(ra__cl_device *dev, ra_reduceop op, ra_dtype dtype, cl_mem src, size_t n,
+                       void *partial)
+{
+    cl_kernel k;
+    cl_ulong nn = n, chunk = CHUNK;
+    int status;
+    pthread_mutex_lock(&dev->lock);
+    status = ra__cl_kernel(dev, RA_CL_REDUCE, dtype, dtype,
+                           op == RA_SUM ? "ra_sum_chunks" : "ra_max_chunks", &k);
+    if (status != RA_OK)
+        goto unlock;
+    ARG(k, 0, src);
+    ARG(k, 1, ((ra__cl_buffer *)partial)->mem);
+    ARG(k, 2, nn);
+    ARG(k, 3, chunk);
+    status = ra__cl_launch(dev, k, (n + CHUNK - 1) / CHUNK);
+unlock:
+    pthread_mutex_unlock(&dev->lock);
+    return status;
+}
 
 static int ocl_reduce(void *impl, ra_reduceop op, const void *x, ra_dtype dtype, size_t outer,
                       size_t len, size_t inner, void *out)
@@ -554,38 +577,30 @@ static int ocl_reduce(void *impl, ra_reduceop op, const void *x, ra_dtype dtype,
     if (status != RA_OK)
         return status;
 
-    const char *axis_name = op == RA_SUM ? "ra_sum_axis" : "ra_max_axis";
     cl_mem src = ((const ra__cl_buffer *)x)->mem;
     cl_ulong o = outer, l = len, in = inner;
-    if (nout == 1 && len >= TWO_PASS_MIN) {
-        size_t local = 1, groups;
-        pthread_mutex_lock(&dev->lock);
-        status = ra__cl_kernel(dev, RA_CL_REDUCE, dtype, dtype,
-                               op == RA_SUM ? "ra_sum_chunks" : "ra_max_chunks", &k);
-        groups = status == RA_OK ? ra__cl_global_size(dev, k, len, &local) : 0;
-        pthread_mutex_unlock(&dev->lock);
-        if (status != RA_OK)
-            return status;
-        status = ocl_alloc(impl, groups * esize, &partial);
-        if (status != RA_OK)
-            return status;
-        ((ra__cl_buffer *)partial)->needs_zero = false;
-        cl_ulong n = len;
-        pthread_mutex_lock(&dev->lock);
-        ARG(k, 0, src);
-        ARG(k, 1, ((ra__cl_buffer *)partial)->mem);
-        ARG(k, 2, n);
-        status = ra__cl_launch(dev, k, len);
-        pthread_mutex_unlock(&dev->lock);
-        if (status != RA_OK)
-            goto done;
-        src = ((ra__cl_buffer *)partial)->mem;
-        o = 1;
-        l = groups;
-        in = 1;
+    if (nout == 1 && len >= MULTI_PASS_MIN) {
+        size_t count = len;
+        while (count > CHUNK) {
+            size_t groups = (count + CHUNK - 1) / CHUNK;
+            void *next = NULL;
+            status = ocl_alloc(impl, groups * esize, &next);
+            if (status != RA_OK)
+                goto done;
+            ((ra__cl_buffer *)next)->needs_zero = false;
+            status = reduce_pass(dev, op, dtype, src, count, next);
+            ocl_free(impl, partial);
+            partial = next;
+            if (status != RA_OK)
+                goto done;
+            src = ((ra__cl_buffer *)partial)->mem;
+            count = groups;
+        }
+        l = count;
     }
     pthread_mutex_lock(&dev->lock);
-    status = ra__cl_kernel(dev, RA_CL_REDUCE, dtype, dtype, axis_name, &k);
+    status = ra__cl_kernel(dev, RA_CL_REDUCE, dtype, dtype,
+                           op == RA_SUM ? "ra_sum_axis" : "ra_max_axis", &k);
     if (status != RA_OK)
         goto unlock;
     ARG(k, 0, src);

@@ -374,14 +374,19 @@ __kernel void ra_sum_axis(__global const TI *a, __global TO *c, ulong outer, ulo
     }
 }
 
-/* First stage of a reduction over everything: partial g sums elements g, g + G, g + 2G, ...
- * (G the global size, so that neighbouring work-items read neighbouring elements). */
-__kernel void ra_sum_chunks(__global const TI *a, __global TO *partial, ulong n)
+/* A pass of a reduction over everything: partial g reduces the contiguous run
+ * a[g*k .. g*k + k) (the last run may be shorter). Contiguous runs suit CPU devices, where a
+ * work-item's loads then stream through the cache, and cost GPUs little for short runs. */
+__kernel void ra_sum_chunks(__global const TI *a, __global TO *partial, ulong n, ulong k)
 {
-    TO s = (TO)0;
-    GRID_LOOP(i, n)
-    s = ACC_ADD(s, a[i]);
-    partial[get_global_id(0)] = s;
+    GRID_LOOP(g, (n + k - 1) / k)
+    {
+        ulong end = min(n, g * k + k);
+        TO s = (TO)0;
+        for (ulong i = g * k; i < end; i++)
+            s = ACC_ADD(s, a[i]);
+        partial[g] = s;
+    }
 }
 
 #if RA_KI != KIND_COMPLEX
@@ -400,13 +405,16 @@ __kernel void ra_max_axis(__global const TI *a, __global TI *c, ulong outer, ulo
     }
 }
 
-/* Work-items past the end start from element 0, which is part of every maximum. */
-__kernel void ra_max_chunks(__global const TI *a, __global TI *partial, ulong n)
+__kernel void ra_max_chunks(__global const TI *a, __global TI *partial, ulong n, ulong k)
 {
-    TI m = a[0];
-    GRID_LOOP(i, n)
-    m = OP_MAX(m, a[i]);
-    partial[get_global_id(0)] = m;
+    GRID_LOOP(g, (n + k - 1) / k)
+    {
+        ulong end = min(n, g * k + k);
+        TI m = a[g * k];
+        for (ulong i = g * k + 1; i < end; i++)
+            m = OP_MAX(m, a[i]);
+        partial[g] = m;
+    }
 }
 #endif
 #endif

@@ -212,10 +212,13 @@ size_t ra__cl_global_size(ra__cl_device *dev, cl_kernel kernel, size_t n, size_t
         wg == 0)
         wg = 1;
     /* One fixed local size per kernel: a driver that compiles per local size (PoCL does)
-     * then compiles each kernel once. 256 is a multiple of every common SIMD width. */
-    size_t l = wg < 256 ? wg : 256;
-    size_t units = dev->compute_units ? dev->compute_units : 1;
-    size_t cap = l * units * 32;
+     * then compiles each kernel once. Large work-groups matter on CPU devices, where each
+     * group is a unit of scheduling (1024 halves PoCL's time against 256); GPUs run them
+     * well too, and the kernel's own limit (CL_KERNEL_WORK_GROUP_SIZE) is respected. */
+    size_t l = wg < 1024 ? wg : 1024;
+    /* One work-item per element; the kernels' grid-stride loops take over only beyond
+     * 2^20 work-groups. */
+    size_t cap = l << 20;
     size_t global = (n + l - 1) / l * l;
     if (global > cap)
         global = cap;
