@@ -329,6 +329,12 @@ class TinygradBackend(Backend):
         from tinygrad.helpers import DEV, Context
         self.tinygrad, self.Device, self.Tensor, self.dtypes = tinygrad, Device, Tensor, dtypes
         self.DEV, self.Context = DEV, Context
+        if Device.DEFAULT.split(":")[0] == "CPU":
+            import shutil
+            cc = os.environ.get("CC", "clang")
+            if shutil.which(cc) is None:
+                raise ImportError("tinygrad's CPU backend compiles its kernels with '%s', which "
+                                  "is not installed (Debian package clang)" % cc)
         self.initial_dev = DEV.value
         self.scopes = _ScopeStack()
         self.count = int(os.environ.get("DEVSPEC_TINYGRAD_DEVICES", self.DEVICE_COUNT))

@@ -3,6 +3,7 @@
 import functools
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -35,6 +36,8 @@ def interpreter(library):
 def importable(library):
     """(True, "") when the library loads under its interpreter, else (False, why)."""
     module = {"array-api-strict": "array_api_strict"}.get(library, library)
+    if library == "tinygrad" and shutil.which(os.environ.get("CC", "clang")) is None:
+        return False, "tinygrad's CPU backend needs clang, which is not installed"
     env = dict(os.environ, **LIBRARIES[library])
     proc = subprocess.run([interpreter(library), "-c", "import " + module],
                           capture_output=True, text=True, env=env)
