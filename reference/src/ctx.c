@@ -238,7 +238,7 @@ fail:
     {
         const char *msg = ra_ctx_message(ctx);
         if (msg != tls_free_message)
-            snprintf(tls_free_message, sizeof tls_free_message, "ra_ctx_create: %s", msg);
+            snprintf(tls_free_message, sizeof tls_free_message, "ra_ctx_create: %.480s", msg);
     }
     ra_ctx_destroy(ctx);
     return status;

@@ -389,6 +389,12 @@ int main(void)
         EXPECT_STATUS(ctx, ra_to_device(ctx, x, devs[2], NULL, &y), RA_OK, "gpu to gpu");
         EXPECT_DEV(ra_array_device(y), devs[2], "DEV-TODEV-1 the copy is on the other gpu");
         EXPECT_VALUES(ctx, y, "gpu to gpu values", 0, 1, 2);
+        void *other_queue = NULL;
+        ra_device_default_stream(ctx, devs[2], &other_queue);
+        ra_array *z = NULL;
+        EXPECT_STATUS(ctx, ra_to_device(ctx, x, devs[1], other_queue, &z), RA_E_STREAM,
+                      "DEV-TODEV-4 a queue of another device is refused");
+        OK(z == NULL, "no result");
         (void)shape;
         ra_array_release(x);
         ra_array_release(y);

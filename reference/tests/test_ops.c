@@ -313,6 +313,58 @@ static void mixed(ra_ctx *ctx, ra_device d0, ra_device d1)
     ra_array_release(y);
 }
 
+/* The standard's promotion table between two arrays (checked through add on cpu). */
+static void promotion(ra_ctx *ctx)
+{
+    static const struct {
+        ra_dtype a, b, want; /* want RA_DTYPE_DEFAULT: no promotion (TypeError kind) */
+    } table[] = {
+        {RA_INT8, RA_INT16, RA_INT16},
+        {RA_INT32, RA_INT64, RA_INT64},
+        {RA_UINT8, RA_UINT16, RA_UINT16},
+        {RA_UINT32, RA_UINT64, RA_UINT64},
+        {RA_UINT8, RA_INT8, RA_INT16},
+        {RA_UINT16, RA_INT8, RA_INT32},
+        {RA_UINT32, RA_INT32, RA_INT64},
+        {RA_INT64, RA_UINT32, RA_INT64},
+        {RA_UINT8, RA_INT64, RA_INT64},
+        {RA_INT64, RA_UINT64, RA_DTYPE_DEFAULT},
+        {RA_FLOAT32, RA_FLOAT64, RA_FLOAT64},
+        {RA_FLOAT32, RA_COMPLEX64, RA_COMPLEX64},
+        {RA_FLOAT64, RA_COMPLEX64, RA_COMPLEX128},
+        {RA_COMPLEX64, RA_COMPLEX128, RA_COMPLEX128},
+        {RA_FLOAT32, RA_COMPLEX128, RA_COMPLEX128},
+        {RA_BOOL, RA_BOOL, RA_BOOL},
+        {RA_BOOL, RA_INT8, RA_DTYPE_DEFAULT},
+        {RA_INT32, RA_FLOAT32, RA_DTYPE_DEFAULT},
+        {RA_UINT8, RA_COMPLEX64, RA_DTYPE_DEFAULT},
+        {RA_BOOL, RA_FLOAT64, RA_DTYPE_DEFAULT},
+    };
+    int64_t s1[1] = {1};
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
+        ra_array *a = NULL, *b = NULL, *y = NULL;
+        ra_zeros(ctx, s1, 1, &(ra_opts){.dtype = table[i].a, .device = "cpu"}, &a);
+        ra_zeros(ctx, s1, 1, &(ra_opts){.dtype = table[i].b, .device = "cpu"}, &b);
+        /* equal is defined on every dtype, so only the promotion decides. */
+        int st = ra_binary(ctx, RA_EQUAL, ra_operand_array(b), ra_operand_array(a), &y);
+        if (table[i].want == RA_DTYPE_DEFAULT) {
+            EXPECT_STATUS(ctx, st, RA_E_DTYPE, "%s with %s has no promotion",
+                          ra_dtype_name(table[i].a), ra_dtype_name(table[i].b));
+        } else {
+            ra_array *sum = NULL;
+            if (table[i].want != RA_BOOL)
+                ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(b), &sum);
+            OK(st == RA_OK && (table[i].want == RA_BOOL || ra_array_dtype(sum) == table[i].want),
+               "%s with %s promotes to %s", ra_dtype_name(table[i].a), ra_dtype_name(table[i].b),
+               ra_dtype_name(table[i].want));
+            ra_array_release(sum);
+        }
+        ra_array_release(y);
+        ra_array_release(a);
+        ra_array_release(b);
+    }
+}
+
 int main(void)
 {
     ra_ctx *ctx = open_ctx();
@@ -327,6 +379,7 @@ int main(void)
             mixed(ctx, devs[0], devs[i]);
             if (i + 1 < n) mixed(ctx, devs[i], devs[i + 1]);
         }
+    promotion(ctx);
     EXPECT_STATUS(NULL, ra_binary(NULL, RA_ADD, A(NULL), A(NULL), NULL), RA_E_NULL, "NULL ctx");
     EXPECT_STATUS(NULL, ra_unary(NULL, RA_ABS, NULL, NULL), RA_E_NULL, "unary NULL ctx");
     EXPECT_STATUS(NULL, ra_reduce(NULL, RA_SUM, NULL, NULL, NULL), RA_E_NULL, "reduce NULL ctx");
