@@ -11,7 +11,7 @@
 # results; 3 some adapter could not start or its run is incomplete.
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 3
 if [ "${1:-}" = "--no-setup" ]; then
     shift
 else
