@@ -7,7 +7,7 @@ through an array API namespace `xp` (the standard's function names and keywords)
 library's module only states what differs. Nothing here imports a library.
 """
 
-from .protocol import DTYPES, Unsupported, flatten, nest
+from .protocol import DTYPES, Unsupported, nest
 
 
 class Backend:
@@ -298,5 +298,3 @@ class ArrayAPIBackend(Backend):
         by creating an empty 0-d array, which is what the definition says."""
         return self.array_device(self.xp.empty(()))
 
-
-__all__ = ["Backend", "ArrayAPIBackend", "flatten", "nest"]

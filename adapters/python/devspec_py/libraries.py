@@ -9,7 +9,7 @@ own documentation describes; see spec/decisions.md, "Python libraries", for each
 import os
 
 from .backend import ArrayAPIBackend, Backend
-from .protocol import DTYPES, Unsupported, flatten
+from .protocol import DTYPES, Unsupported, flatten, nest
 
 # Features of every array API version from 2023.12 on that are not optional.
 ARRAY_API_2023 = (
@@ -247,7 +247,6 @@ class TorchBackend(Backend):
     def asarray_typed(self, typed, kw):
         kw = dict(kw)
         kw["dtype"] = self.dtype(kw.get("dtype") or typed.dtype)
-        from .protocol import nest
         if 0 in typed.shape:
             return self.torch.asarray(typed.data, **kw).reshape(typed.shape)
         return self.torch.asarray(nest(typed.data, typed.shape), **kw)
@@ -423,7 +422,6 @@ class TinygradBackend(Backend):
         kw = self._kw(kw)
         kw.setdefault("dtype", self.dtype(typed.dtype))
         kw.pop("copy", None)
-        from .protocol import nest
         if 0 in typed.shape or not typed.shape:
             x = self.Tensor(list(typed.data), **kw).reshape(typed.shape)
         else:

@@ -374,9 +374,6 @@ class Server:
             return value["str"]
         return self.lookup(value, "device", name)
 
-    def has(self, args, name):
-        return name in args
-
     def operand(self, args, name):
         """An array handle or a scalar."""
         value = args.get(name, _MISSING)
