@@ -293,9 +293,19 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
     ra_dtype odtype = x->dtype;
     if (op == RA_ABS && x->dtype == RA_COMPLEX64) odtype = RA_FLOAT32;
     if (op == RA_ABS && x->dtype == RA_COMPLEX128) odtype = RA_FLOAT64;
-    ra_array *y;
-    int status = ra__array_new(ctx, x->dev, odtype, x->shape, x->ndim, &y);
+    /* One input has no device to disagree with, but soft mode's move-all policy still moves
+     * it to the default device (IVY-SOFT-1). */
+    ra__dev *target;
+    ra_array *moved = NULL;
+    int status = common_device(ctx, fn, &x, 1, &target, &moved);
     if (status != RA_OK) return status;
+    x = moved;
+    ra_array *y;
+    status = ra__array_new(ctx, x->dev, odtype, x->shape, x->ndim, &y);
+    if (status != RA_OK) {
+        ra_array_release(moved);
+        return status;
+    }
     if (x->size > 0) {
         ra__dev *dev = x->dev;
         if (dev->ops->unary) {
@@ -313,6 +323,7 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
             ra__free(ctx, hy);
         }
     }
+    ra_array_release(moved);
     if (status != RA_OK) {
         ra_array_release(y);
         return status;
@@ -358,20 +369,23 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
     if (op == RA_MAX && len == 0)
         return ra__ctx_error(ctx, RA_E_EMPTY_REDUCTION,
                              "%s: the reduced axis is empty and max has no identity", fn);
-    ra_array *src = ra_array_retain(x);
-    int status = cast_in_place(ctx, &src, dtype);
+    ra__dev *target;
+    ra_array *src = NULL;
+    int status = common_device(ctx, fn, &x, 1, &target, &src); /* soft mode, as in unary */
+    if (status != RA_OK) return status;
+    status = cast_in_place(ctx, &src, dtype);
     if (status != RA_OK) {
         ra_array_release(src);
         return status;
     }
     ra_array *y;
-    status = ra__array_new(ctx, x->dev, dtype, oshape, ondim, &y);
+    status = ra__array_new(ctx, target, dtype, oshape, ondim, &y);
     if (status != RA_OK) {
         ra_array_release(src);
         return status;
     }
     if (y->size > 0 && len > 0) {
-        ra__dev *dev = x->dev;
+        ra__dev *dev = target;
         if (dev->ops->reduce) {
             status = dev->ops->reduce(dev->impl, op, src->buf, dtype, outer, len, inner, y->buf);
         } else {

@@ -164,6 +164,9 @@ static void soft_mode(ra_ctx *ctx)
                   "soft mode on, inputs on one device");
     EXPECT_DEV(ra_array_device(z), d1, "IVY-SOFT-2 shared-device inputs stay (move-mixed)");
     ra_array_release(z);
+    EXPECT_STATUS(ctx, ra_unary(ctx, RA_ABS, y, &z), RA_OK, "abs in soft mode, move-mixed");
+    EXPECT_DEV(ra_array_device(z), d1, "move-mixed: a single input stays on its device");
+    ra_array_release(z);
     ra_ctx_set_soft_policy(ctx, RA_SOFT_MOVE_ALL);
     EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(y), ra_operand_array(y), &z), RA_OK,
                   "soft mode on, move-all policy");
@@ -179,6 +182,13 @@ static void soft_mode(ra_ctx *ctx)
     EXPECT_STATUS(ctx, ra_binary(ctx, RA_MULTIPLY, ra_operand_array(x), ra_operand_array(x), &z),
                   RA_OK, "multiply cpu arrays inside a gpu scope");
     EXPECT_DEV(ra_array_device(z), d1, "IVY-CTX-1 move-all: the op runs on the scoped device");
+    ra_array_release(z);
+    EXPECT_STATUS(ctx, ra_unary(ctx, RA_NEGATIVE, x, &z), RA_OK, "negative inside the scope");
+    EXPECT_DEV(ra_array_device(z), d1, "IVY-SOFT-1 move-all: a unary op moves its input too");
+    ra_array_release(z);
+    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_SUM, x, NULL, &z), RA_OK, "sum inside the scope");
+    EXPECT_DEV(ra_array_device(z), d1, "IVY-SOFT-1 move-all: a reduction moves its input too");
+    EXPECT_VALUES(ctx, z, "sum of the moved input", 2);
     ra_array_release(z);
     /* An explicit device still wins (IVY-CTX-4). */
     EXPECT_STATUS(ctx, ra_zeros_like(ctx, x, &(ra_opts){.device = "cpu"}, &z), RA_OK,
