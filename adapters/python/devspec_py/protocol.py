@@ -7,6 +7,7 @@ handles, decoding and encoding typed arrays and scalars, and turning exceptions 
 kinds. A backend (see backends.py) maps each op to one library's public API.
 """
 
+import builtins
 import json
 import math
 import struct
@@ -39,9 +40,7 @@ KINDS = (
     "BufferError", "MemoryError", "AttributeError", "AssertionError", "OSError",
     "RuntimeError",
 )
-KIND_CLASSES = tuple((name, getattr(__builtins__, name, None)
-                      if not isinstance(__builtins__, dict) else __builtins__.get(name))
-                     for name in KINDS)
+KIND_CLASSES = tuple((name, getattr(builtins, name)) for name in KINDS)
 
 
 class ProtocolError(Exception):
@@ -60,7 +59,7 @@ class Unsupported(Exception):
 def error_kind(exc):
     """The protocol kind of a library exception, by class."""
     for name, cls in KIND_CLASSES:
-        if cls is not None and isinstance(exc, cls):
+        if isinstance(exc, cls):
             return name
     return "Exception"
 
