@@ -347,7 +347,7 @@ static int list_devices(const req *r, ds_devobj **devs, size_t *n)
     *devs = NULL;
     *n = 0;
     for (int attempt = 0; attempt < 4; attempt++) {
-        ds_devobj *buf = calloc(cap, sizeof *buf);
+        ds_devobj *buf = ds__calloc(cap, sizeof *buf);
         size_t count = 0;
         if (buf == NULL)
             return oom(r);
@@ -355,7 +355,7 @@ static int list_devices(const req *r, ds_devobj **devs, size_t *n)
             /* Whatever the callback filled before failing is released, not leaked. */
             for (size_t i = 0; i < cap; i++)
                 release_obj(r, DS__H_DEVICE, buf[i]);
-            free(buf);
+            ds__free(buf);
             return -1;
         }
         if (count <= cap) {
@@ -366,7 +366,7 @@ static int list_devices(const req *r, ds_devobj **devs, size_t *n)
         /* Too small: release what was filled and ask again with room for all. */
         for (size_t i = 0; i < cap; i++)
             release_obj(r, DS__H_DEVICE, buf[i]);
-        free(buf);
+        ds__free(buf);
         cap = count;
     }
     return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
@@ -403,35 +403,35 @@ static int op_hello(const req *r, cJSON **result)
         goto fail;
     if (list_devices(r, &devs, &ndev) < 0)
         goto fail;
+    cJSON *lib = NULL, *adapter = NULL, *features = NULL, *jdevs = NULL, *strs = NULL;
     res = cJSON_CreateObject();
-    if (res == NULL || cJSON_AddNumberToObject(res, "protocol", DS_PROTOCOL_VERSION) == NULL)
+    bool ok = res != NULL && ds__put(res, "protocol", cJSON_CreateNumber(DS_PROTOCOL_VERSION)) &&
+              ds__put(res, "library", (lib = cJSON_CreateObject())) &&
+              ds__put(lib, "name", cJSON_CreateString(info.name ? info.name : v->adapter_name)) &&
+              ds__put(lib, "version", cJSON_CreateString(info.version ? info.version : "unknown")) &&
+              ds__put(res, "adapter", (adapter = cJSON_CreateObject())) &&
+              ds__put(adapter, "name", cJSON_CreateString(v->adapter_name)) &&
+              ds__put(adapter, "version", cJSON_CreateString(v->adapter_version)) &&
+              ds__put(res, "features", (features = cJSON_CreateArray())) &&
+              ds__put(res, "devices", (jdevs = cJSON_CreateArray())) &&
+              ds__put(res, "device_strs", (strs = cJSON_CreateArray()));
+    for (const char *const *f = info.features; ok && f && *f; f++)
+        ok = ds__push(features, cJSON_CreateString(*f));
+    if (!ok)
         goto nomem;
-    cJSON *lib = cJSON_AddObjectToObject(res, "library");
-    cJSON *adapter = cJSON_AddObjectToObject(res, "adapter");
-    cJSON *features = cJSON_AddArrayToObject(res, "features");
-    cJSON *jdevs = cJSON_AddArrayToObject(res, "devices");
-    cJSON *strs = cJSON_AddArrayToObject(res, "device_strs");
-    if (lib == NULL || adapter == NULL || features == NULL || jdevs == NULL || strs == NULL)
-        goto nomem;
-    cJSON_AddStringToObject(lib, "name", info.name ? info.name : v->adapter_name);
-    cJSON_AddStringToObject(lib, "version", info.version ? info.version : "unknown");
-    cJSON_AddStringToObject(adapter, "name", v->adapter_name);
-    cJSON_AddStringToObject(adapter, "version", v->adapter_version);
-    for (const char *const *f = info.features; f && *f; f++)
-        cJSON_AddItemToArray(features, cJSON_CreateString(*f));
     for (size_t i = 0; i < ndev; i++) {
         cJSON *h = NULL;
         ds_devobj d = devs[i];
         devs[i] = NULL;
         if (handle_result(r, DS__H_DEVICE, d, true, &h) < 0)
             goto fail;
-        cJSON_AddItemToArray(jdevs, h);
+        if (!ds__push(jdevs, h))
+            goto nomem;
         ds_device_info di = {0};
-        if (DS__SLOT(v, device_describe) && (ds__call_begin(s), v->device_describe(s->lib, d, &di)) == 0 &&
-            di.has_str)
-            cJSON_AddItemToArray(strs, cJSON_CreateString(di.str));
-        else
-            cJSON_AddItemToArray(strs, cJSON_CreateNull());
+        bool has_str = DS__SLOT(v, device_describe) &&
+                       (ds__call_begin(s), v->device_describe(s->lib, d, &di)) == 0 && di.has_str;
+        if (!ds__push(strs, has_str ? cJSON_CreateString(di.str) : cJSON_CreateNull()))
+            goto nomem;
     }
     /* default_device: the listed handle it equals, so that $D0 is one of `devices`. */
     cJSON *jdef = NULL;
@@ -440,7 +440,8 @@ static int op_hello(const req *r, cJSON **result)
             goto fail;
     }
     if (def != NULL) {
-        for (size_t i = 0; i < s->nh && jdef == NULL; i++) {
+        bool found = false;
+        for (size_t i = 0; i < s->nh && !found; i++) {
             bool eq = false;
             if (s->h[i].kind != DS__H_DEVICE)
                 continue;
@@ -450,9 +451,10 @@ static int op_hello(const req *r, cJSON **result)
                 char name[48];
                 snprintf(name, sizeof name, "device#%" PRIu64, s->h[i].id);
                 jdef = cJSON_CreateString(name);
+                found = true;
             }
         }
-        if (jdef == NULL) {
+        if (!found) {
             ds_devobj d = def;
             def = NULL;
             if (handle_result(r, DS__H_DEVICE, d, true, &jdef) < 0)
@@ -461,10 +463,11 @@ static int op_hello(const req *r, cJSON **result)
     } else {
         jdef = cJSON_CreateNull();
     }
-    cJSON_AddItemToObject(res, "default_device", jdef);
-    cJSON_AddNumberToObject(res, "max_line", DS_PROTOCOL_MAX_LINE);
+    if (!ds__put(res, "default_device", jdef) ||
+        !ds__put(res, "max_line", cJSON_CreateNumber(DS_PROTOCOL_MAX_LINE)))
+        goto nomem;
     release_obj(r, DS__H_DEVICE, def);
-    free(devs);
+    ds__free(devs);
     s->hello_ok = true;
     *result = res;
     return 0;
@@ -474,7 +477,7 @@ fail:
     release_obj(r, DS__H_DEVICE, def);
     for (size_t i = 0; i < ndev; i++)
         release_obj(r, DS__H_DEVICE, devs ? devs[i] : NULL);
-    free(devs);
+    ds__free(devs);
     cJSON_Delete(res);
     ds__session_close(s);
     return -1;
@@ -555,16 +558,15 @@ static int op_device_describe(const req *r, cJSON **result)
     if (rc < 0)
         return -1;
     cJSON *o = cJSON_CreateObject();
-    if (o == NULL)
+    bool ok = o != NULL && (!di.has_str || ds__put(o, "str", cJSON_CreateString(di.str))) &&
+              (!di.has_type || ds__put(o, "type", cJSON_CreateString(di.type))) &&
+              (!di.has_index ||
+               ds__put(o, "index", di.index_is_null ? cJSON_CreateNull()
+                                                    : cJSON_CreateNumber((double)di.index)));
+    if (!ok) {
+        cJSON_Delete(o);
         return oom(r);
-    if (di.has_str)
-        cJSON_AddStringToObject(o, "str", di.str);
-    if (di.has_type)
-        cJSON_AddStringToObject(o, "type", di.type);
-    if (di.has_index && di.index_is_null)
-        cJSON_AddNullToObject(o, "index");
-    else if (di.has_index)
-        cJSON_AddNumberToObject(o, "index", (double)di.index);
+    }
     *result = o;
     return 0;
 }
@@ -634,10 +636,10 @@ static int op_info_devices(const req *r, cJSON **result)
             continue;
         }
         rc = handle_result(r, DS__H_DEVICE, devs[i], false, &h);
-        if (rc == 0)
-            cJSON_AddItemToArray(list, h);
+        if (rc == 0 && !ds__push(list, h))
+            rc = oom(r);
     }
-    free(devs);
+    ds__free(devs);
     if (rc < 0) {
         cJSON_Delete(list);
         return -1;
@@ -669,12 +671,13 @@ static int op_info_default_dtypes(const req *r, cJSON **result)
         return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
                         "%s: the callback left a default dtype unset", r->op);
     cJSON *o = cJSON_CreateObject();
-    if (o == NULL)
+    if (o == NULL || !ds__put(o, "real floating", cJSON_CreateString(rf)) ||
+        !ds__put(o, "complex floating", cJSON_CreateString(cf)) ||
+        !ds__put(o, "integral", cJSON_CreateString(in)) ||
+        !ds__put(o, "indexing", cJSON_CreateString(ix))) {
+        cJSON_Delete(o);
         return oom(r);
-    cJSON_AddStringToObject(o, "real floating", rf);
-    cJSON_AddStringToObject(o, "complex floating", cf);
-    cJSON_AddStringToObject(o, "integral", in);
-    cJSON_AddStringToObject(o, "indexing", ix);
+    }
     *result = o;
     return 0;
 }
@@ -946,19 +949,18 @@ static int op_array_describe(const req *r, cJSON **result)
     if (check_names(r, names) < 0 || get_array(r, "array", &x) < 0 ||
         describe_array(r, x, &info) < 0 || device_result(r, info.device, &dev) < 0)
         return -1;
-    cJSON *o = cJSON_CreateObject();
-    cJSON *shape = cJSON_CreateArray();
-    if (o == NULL || shape == NULL) {
-        cJSON_Delete(o);
-        cJSON_Delete(shape);
+    cJSON *o = cJSON_CreateObject(), *shape = NULL;
+    bool ok = o != NULL && ds__put(o, "device", dev) &&
+              ds__put(o, "dtype", cJSON_CreateString(ds_dtype_name(info.dtype))) &&
+              ds__put(o, "shape", (shape = cJSON_CreateArray()));
+    if (o == NULL)
         cJSON_Delete(dev);
+    for (int k = 0; ok && k < info.ndim; k++)
+        ok = ds__push(shape, cJSON_CreateNumber((double)info.shape[k]));
+    if (!ok) {
+        cJSON_Delete(o);
         return oom(r);
     }
-    for (int k = 0; k < info.ndim; k++)
-        cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)info.shape[k]));
-    cJSON_AddItemToObject(o, "device", dev);
-    cJSON_AddStringToObject(o, "dtype", ds_dtype_name(info.dtype));
-    cJSON_AddItemToObject(o, "shape", shape);
     *result = o;
     return 0;
 }
@@ -978,7 +980,7 @@ static int op_array_read(const req *r, cJSON **result)
     buf.ndim = info.ndim;
     memcpy(buf.shape, info.shape, sizeof buf.shape);
     buf.nbytes = (size_t)ds__shape_count(info.shape, info.ndim) * ds_dtype_size(info.dtype);
-    if (buf.nbytes > 0 && (buf.data = malloc(buf.nbytes)) == NULL)
+    if (buf.nbytes > 0 && (buf.data = ds__malloc(buf.nbytes)) == NULL)
         return oom(r);
     int rc = CALL(r, read, x, buf.data, buf.nbytes);
     if (rc == 0 && (*result = ds__buffer_encode(&buf)) == NULL)
@@ -1114,7 +1116,7 @@ static int op_array_stack(const req *r, cJSON **result)
         return ds__fail(r->e, PROTO, "TypeError",
                         "%s: argument 'arrays' must be a list of array handles", r->op);
     int n = cJSON_GetArraySize(list);
-    ds_array *xs = calloc(n > 0 ? (size_t)n : 1, sizeof *xs);
+    ds_array *xs = ds__calloc(n > 0 ? (size_t)n : 1, sizeof *xs);
     if (xs == NULL)
         return oom(r);
     int i = 0, rc = 0;
@@ -1125,7 +1127,7 @@ static int op_array_stack(const req *r, cJSON **result)
     }
     if (rc == 0)
         rc = CALL(r, stack, xs, (size_t)n, axis, &x);
-    free(xs);
+    ds__free(xs);
     if (rc < 0)
         return -1;
     return array_result(r, x, result);
@@ -1140,10 +1142,11 @@ static int op_array_dlpack_device(const req *r, cJSON **result)
         CALL(r, dlpack_device, x, &type, &id) < 0)
         return -1;
     cJSON *pair = cJSON_CreateArray();
-    if (pair == NULL)
+    if (pair == NULL || !ds__push(pair, cJSON_CreateNumber(type)) ||
+        !ds__push(pair, cJSON_CreateNumber(id))) {
+        cJSON_Delete(pair);
         return oom(r);
-    cJSON_AddItemToArray(pair, cJSON_CreateNumber(type));
-    cJSON_AddItemToArray(pair, cJSON_CreateNumber(id));
+    }
     *result = pair;
     return 0;
 }

@@ -46,7 +46,7 @@ int ds__handle_add(ds__session *s, ds__hkind kind, void *obj, bool permanent, ch
 {
     if (s->nh == s->caph) {
         size_t cap = s->caph ? s->caph * 2 : 64;
-        ds__handle *h = realloc(s->h, cap * sizeof *h);
+        ds__handle *h = ds__realloc(s->h, cap * sizeof *h);
         if (h == NULL)
             return -1;
         s->h = h;
@@ -125,7 +125,7 @@ void ds__handles_drop(ds__session *s, bool all)
             s->h[keep++] = s->h[i];
     s->nh = keep;
     if (all) {
-        free(s->h);
+        ds__free(s->h);
         s->h = NULL;
         s->caph = 0;
     }
@@ -195,37 +195,35 @@ static cJSON *id_value(bool has_id, uint64_t id)
 
 static char *error_reply(bool has_id, uint64_t id, const ds__err *e, size_t *reply_len)
 {
-    cJSON *reply = cJSON_CreateObject();
-    cJSON *err = cJSON_CreateObject();
-    cJSON *idv = id_value(has_id, id);
-    if (reply == NULL || err == NULL || idv == NULL) {
+    cJSON *reply = cJSON_CreateObject(), *err = NULL;
+    bool ok = reply != NULL && ds__put(reply, "id", id_value(has_id, id)) &&
+              ds__put(reply, "ok", cJSON_CreateFalse()) &&
+              ds__put(reply, "error", (err = cJSON_CreateObject())) &&
+              ds__put(err, "kind", cJSON_CreateString(e->kind)) &&
+              ds__put(err, "message", cJSON_CreateString(e->message)) &&
+              ds__put(err, "origin", cJSON_CreateString(ds__origin_name(e->origin)));
+    if (!ok) {
         cJSON_Delete(reply);
-        cJSON_Delete(err);
-        cJSON_Delete(idv);
         return NULL;
     }
-    cJSON_AddItemToObject(reply, "id", idv);
-    cJSON_AddFalseToObject(reply, "ok");
-    cJSON_AddStringToObject(err, "kind", e->kind);
-    cJSON_AddStringToObject(err, "message", e->message);
-    cJSON_AddStringToObject(err, "origin", ds__origin_name(e->origin));
-    cJSON_AddItemToObject(reply, "error", err);
     return print_reply(reply, reply_len);
 }
 
+/* Takes `result` (NULL: JSON null) in every case. */
 static char *ok_reply(uint64_t id, cJSON *result, size_t *reply_len)
 {
     cJSON *reply = cJSON_CreateObject();
-    cJSON *idv = id_value(true, id);
-    if (reply == NULL || idv == NULL) {
-        cJSON_Delete(reply);
-        cJSON_Delete(idv);
+    bool ok = reply != NULL && ds__put(reply, "id", id_value(true, id)) &&
+              ds__put(reply, "ok", cJSON_CreateTrue());
+    if (!ok) {
         cJSON_Delete(result);
+        cJSON_Delete(reply);
         return NULL;
     }
-    cJSON_AddItemToObject(reply, "id", idv);
-    cJSON_AddTrueToObject(reply, "ok");
-    cJSON_AddItemToObject(reply, "result", result ? result : cJSON_CreateNull());
+    if (!ds__put(reply, "result", result ? result : cJSON_CreateNull())) {
+        cJSON_Delete(reply);
+        return NULL;
+    }
     return print_reply(reply, reply_len);
 }
 

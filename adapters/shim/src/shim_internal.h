@@ -28,6 +28,24 @@ int ds__fail(ds__err *e, ds__origin origin, const char *kind, const char *fmt, .
 
 const char *ds__origin_name(ds__origin origin);
 
+/* alloc.c: every allocation the shim makes goes through these, so that a test can make the
+ * n-th one fail (ds__alloc_fail_at) and check that nothing crashes or leaks. A test also
+ * hands them to cJSON_InitHooks so that cJSON's allocations count too. */
+void *ds__malloc(size_t size);
+void *ds__calloc(size_t count, size_t size);
+void *ds__realloc(void *ptr, size_t size);
+void ds__free(void *ptr);
+/* From now, allocation number n (1 = the next) fails; 0 turns failures off. */
+void ds__alloc_fail_at(long n);
+/* Allocations made since the last ds__alloc_fail_at call. */
+long ds__alloc_count(void);
+
+/* Adds `item` to an object under `key`, a string constant (not copied), or to a list.
+ * A NULL item (a failed cJSON_Create...) gives false; on failure the item is deleted.
+ * Replies are built only through these, so no allocation failure goes unnoticed. */
+bool ds__put(cJSON *obj, const char *key, cJSON *item);
+bool ds__push(cJSON *arr, cJSON *item);
+
 /* typed.c: typed arrays and scalars. */
 
 /* Decodes the typed array `v` (argument `arg`, for messages) into *out, whose data it

@@ -330,7 +330,7 @@ static int decode_element(const cJSON *v, ds_dtype dt, unsigned char *dst, const
 
 void ds__buffer_clear(ds_buffer *buf)
 {
-    free(buf->data);
+    ds__free(buf->data);
     memset(buf, 0, sizeof *buf);
 }
 
@@ -380,7 +380,7 @@ int ds__buffer_decode(const cJSON *v, const char *arg, ds_buffer *out, ds__err *
     out->ndim = ndim;
     out->nbytes = (size_t)count * esize;
     if (out->nbytes > 0) {
-        out->data = calloc((size_t)count, esize);
+        out->data = ds__calloc((size_t)count, esize);
         if (out->data == NULL) {
             ds__buffer_clear(out);
             return ds__fail(e, DS__ORIGIN_PROTOCOL, "MemoryError",
@@ -446,15 +446,11 @@ static cJSON *encode_element(const unsigned char *src, ds_dtype dt)
             im = p[1];
         }
         cJSON *pair = cJSON_CreateArray();
-        cJSON *a = encode_float(re, single), *b = encode_float(im, single);
-        if (pair == NULL || a == NULL || b == NULL) {
+        if (pair == NULL || !ds__push(pair, encode_float(re, single)) ||
+            !ds__push(pair, encode_float(im, single))) {
             cJSON_Delete(pair);
-            cJSON_Delete(a);
-            cJSON_Delete(b);
             return NULL;
         }
-        cJSON_AddItemToArray(pair, a);
-        cJSON_AddItemToArray(pair, b);
         return pair;
     }
     default:
@@ -477,24 +473,21 @@ cJSON *ds__buffer_encode(const ds_buffer *buf)
     int64_t count = ds__shape_count(buf->shape, buf->ndim);
     if (name == NULL || count < 0 || buf->nbytes != (size_t)count * esize)
         return NULL;
-    cJSON *obj = cJSON_CreateObject();
-    cJSON *shape = cJSON_CreateArray();
-    cJSON *data = cJSON_CreateArray();
-    if (obj == NULL || shape == NULL || data == NULL)
-        goto fail;
-    for (int k = 0; k < buf->ndim; k++) {
-        cJSON *d = cJSON_CreateNumber((double)buf->shape[k]);
-        if (d == NULL)
-            goto fail;
-        cJSON_AddItemToArray(shape, d);
-    }
+    cJSON *obj = cJSON_CreateObject(), *shape = NULL, *data = NULL;
+    bool ok = obj != NULL && ds__put(obj, "dtype", cJSON_CreateString(name)) &&
+              ds__put(obj, "shape", (shape = cJSON_CreateArray())) &&
+              ds__put(obj, "data", (data = cJSON_CreateArray()));
+    for (int k = 0; ok && k < buf->ndim; k++)
+        ok = ds__push(shape, cJSON_CreateNumber((double)buf->shape[k]));
     /* Appending through a tail pointer keeps encoding linear in the element count. */
     cJSON *tail = NULL;
-    for (int64_t i = 0; i < count; i++) {
+    for (int64_t i = 0; ok && i < count; i++) {
         cJSON *el = encode_element((const unsigned char *)buf->data + (size_t)i * esize,
                                    buf->dtype);
-        if (el == NULL)
-            goto fail;
+        if (el == NULL) {
+            ok = false;
+            break;
+        }
         if (tail == NULL) {
             data->child = el;
         } else {
@@ -504,17 +497,34 @@ cJSON *ds__buffer_encode(const ds_buffer *buf)
         tail = el;
         data->child->prev = tail;
     }
-    if (cJSON_AddStringToObject(obj, "dtype", name) == NULL)
-        goto fail;
-    cJSON_AddItemToObject(obj, "shape", shape);
-    shape = NULL;
-    cJSON_AddItemToObject(obj, "data", data);
+    if (!ok) {
+        cJSON_Delete(obj);
+        return NULL;
+    }
     return obj;
-fail:
-    cJSON_Delete(obj);
-    cJSON_Delete(shape);
-    cJSON_Delete(data);
-    return NULL;
+}
+
+bool ds__put(cJSON *obj, const char *key, cJSON *item)
+{
+    if (item == NULL)
+        return false;
+    /* A constant key is not copied, so adding cannot fail for want of memory. */
+    if (!cJSON_AddItemToObjectCS(obj, key, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
+}
+
+bool ds__push(cJSON *arr, cJSON *item)
+{
+    if (item == NULL)
+        return false;
+    if (!cJSON_AddItemToArray(arr, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
 }
 
 bool ds__is_scalar(const cJSON *v)

@@ -1,0 +1,103 @@
+/*
+ * alloc_test: out of memory at every allocation of every request. For each request of a
+ * script that touches every part of the shim (hello, typed arrays both ways, handles,
+ * errors, reset), the n-th allocation the shim or cJSON makes while answering it fails, for
+ * every n up to the number that request makes. Each time the reply must still be one JSON
+ * object with the request's id (or the static out-of-memory reply), the session must go on
+ * working afterwards, and nothing may leak (run under AddressSanitizer in CI).
+ * Uses the template's toy adapter, linked in.
+ */
+#include "shim_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const script[] = {
+    "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}",
+    "{\"id\":2,\"op\":\"array.asarray\",\"args\":{\"obj\":{\"dtype\":\"complex64\",\"shape\":[2],"
+    "\"data\":[[1.5,\"-0.0\"],[\"nan\",2]]}}}",
+    "{\"id\":3,\"op\":\"array.read\",\"args\":{\"array\":\"array#0\"}}",
+    "{\"id\":4,\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[3,2],\"dtype\":\"int64\"}}",
+    "{\"id\":5,\"op\":\"array.to_device\",\"args\":{\"array\":\"array#0\",\"device\":{\"str\":\"toy:1\"}}}",
+    "{\"id\":6,\"op\":\"array.describe\",\"args\":{\"array\":\"array#0\"}}",
+    "{\"id\":7,\"op\":\"device.describe\",\"args\":{\"device\":{\"str\":\"toy:1\"}}}",
+    "{\"id\":8,\"op\":\"info.devices\"}",
+    "{\"id\":9,\"op\":\"device.parse\",\"args\":{\"text\":\"gpu\"}}",
+    "{\"id\":10,\"op\":\"array.describe\",\"args\":{\"array\":\"array#99\"}}",
+    "{\"id\":11,\"op\":\"array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int8\",\"shape\":[1],\"data\":[300]}}}",
+    "{\"id\":12,\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[2],\"devcie\":null}}",
+    "not json",
+    "{\"id\":14,\"op\":\"reset\"}",
+    "{\"id\":15,\"op\":\"bye\"}",
+};
+#define NSCRIPT (sizeof script / sizeof script[0])
+
+static int n, failed;
+
+static void check(bool pass, const char *what, int step, long at, const char *reply)
+{
+    if (pass)
+        return;
+    failed++;
+    printf("not ok %d - %s (request %d, allocation %ld)\n#   reply: %s\n", ++n, what, step + 1,
+           at, reply ? reply : "(NULL)");
+}
+
+static const char *call(const char *req)
+{
+    return devspec_adapter_call(req, strlen(req), NULL);
+}
+
+/* Runs requests [0, upto) with no failure; the session must answer each. */
+static void replay(size_t upto)
+{
+    for (size_t i = 0; i < upto; i++)
+        devspec_adapter_free(call(script[i]));
+}
+
+int main(void)
+{
+    cJSON_Hooks hooks = {ds__malloc, ds__free};
+    cJSON_InitHooks(&hooks);
+    long total = 0;
+    for (size_t k = 0; k < NSCRIPT; k++) {
+        /* How many allocations request k makes when none fails. */
+        replay(k);
+        ds__alloc_fail_at(0);
+        devspec_adapter_free(call(script[k]));
+        long count = ds__alloc_count();
+        devspec_adapter_free(call("{\"id\":0,\"op\":\"bye\"}"));
+        for (long at = 1; at <= count; at++) {
+            replay(k);
+            ds__alloc_fail_at(at);
+            const char *reply = call(script[k]);
+            ds__alloc_fail_at(0);
+            cJSON *r = cJSON_Parse(reply);
+            const cJSON *id = cJSON_GetObjectItemCaseSensitive(r, "id");
+            const cJSON *ok = cJSON_GetObjectItemCaseSensitive(r, "ok");
+            check(r != NULL && cJSON_IsBool(ok) && (cJSON_IsNumber(id) || cJSON_IsNull(id)),
+                  "the reply is a JSON reply", (int)k, at, reply);
+            cJSON_Delete(r);
+            devspec_adapter_free(reply);
+            /* The session goes on: the rest of the script is answered, then bye. */
+            for (size_t i = k + 1; i < NSCRIPT; i++)
+                devspec_adapter_free(call(script[i]));
+            devspec_adapter_free(call("{\"id\":0,\"op\":\"bye\"}"));
+            total++;
+        }
+        printf("ok %d - request %zu: each of its %ld allocations failing gives a reply\n", ++n,
+               k + 1, count);
+    }
+    /* After all that, a clean session still works. */
+    replay(1);
+    const char *reply = call(script[1]);
+    bool fine = strstr(reply, "\"ok\":true") != NULL;
+    printf("%s %d - a fresh session works after %ld injected failures\n", fine ? "ok" : "not ok",
+           ++n, total);
+    failed += !fine;
+    devspec_adapter_free(reply);
+    devspec_adapter_free(call("{\"id\":0,\"op\":\"bye\"}"));
+    printf("1..%d\n", n);
+    return failed ? 1 : 0;
+}
