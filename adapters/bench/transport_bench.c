@@ -62,8 +62,8 @@ int main(int argc, char **argv)
         small[i] = per_request(t[i], "{\"id\":2,\"op\":\"soft.get\"}", n);
         big[i] = per_request(t[i], asarray, n / 10 > 0 ? n / 10 : 1);
         free(drv_raw(t[i], "{\"id\":3,\"op\":\"reset\"}", 21));
-        printf("# %s: small op %.2f us/request; 1000-element asarray %.1f us/request\n",
-               names[i], small[i] * 1e6, big[i] * 1e6);
+        printf("# %s: small op %.2f us/request; 1000-element asarray %.1f us/request\n", names[i],
+               small[i] * 1e6, big[i] * 1e6);
     }
     printf("# ratio out of process / in process: small op %.2f, 1000-element asarray %.2f\n",
            small[1] / small[0], big[1] / big[0]);

@@ -50,8 +50,7 @@ int main(int argc, char **argv)
     char *owned = NULL;
     if (strchr(path, '/') == NULL) {
         owned = malloc(strlen(path) + 3);
-        if (owned == NULL)
-            return 3;
+        if (owned == NULL) return 3;
         strcpy(owned, "./");
         strcat(owned, path);
         path = owned;
@@ -80,8 +79,7 @@ int main(int argc, char **argv)
     /* End the session so that the library closes cleanly (a no-op after bye). */
     static const char bye[] = "{\"id\":0,\"op\":\"bye\"}";
     release(call(bye, sizeof bye - 1, NULL));
-    if (fclose(out) != 0 && status == 0)
-        status = 1;
+    if (fclose(out) != 0 && status == 0) status = 1;
     /* The adapter stays loaded until exit: unloading it would also unload what it loaded
      * (an OpenCL ICD loader, its drivers), whose process-lifetime state leak checkers
      * could then no longer attribute. */

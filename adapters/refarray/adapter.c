@@ -87,10 +87,9 @@ _Static_assert((int)DS_BOOL == (int)RA_BOOL && (int)DS_INT64 == (int)RA_INT64 &&
 #pragma weak ra_util_utilisation
 
 /* Calls refarray's `fn` if the loaded library has it; otherwise the op is not implemented. */
-#define HAVE(fn)                                                                               \
-    do {                                                                                       \
-        if (!(fn))                                                                             \
-            return DS_NOT_IMPLEMENTED;                                                         \
+#define HAVE(fn)                                                                                   \
+    do {                                                                                           \
+        if (!(fn)) return DS_NOT_IMPLEMENTED;                                                      \
     } while (0)
 
 typedef void (*any_fn)(void);
@@ -111,38 +110,51 @@ static const struct feature {
 } features[] = {
     {"device-attr", 0, {F(ra_array_device), F(ra_zeros), F(ra_binary), F(ra_reduce), END}},
     {"device-eq", 0, {F(ra_device_eq), F(ra_device_parse), END}},
-    {"creation-device-kw", 0,
-     {F(ra_zeros), F(ra_ones), F(ra_empty), F(ra_full), F(ra_arange), F(ra_linspace), F(ra_eye), END}},
-    {"like-inherits-device", 0,
+    {"creation-device-kw",
+     0,
+     {F(ra_zeros), F(ra_ones), F(ra_empty), F(ra_full), F(ra_arange), F(ra_linspace), F(ra_eye),
+      END}},
+    {"like-inherits-device",
+     0,
      {F(ra_zeros_like), F(ra_ones_like), F(ra_empty_like), F(ra_full_like), END}},
     {"asarray-inherits-device", 0, {F(ra_asarray), F(ra_asarray_buffer), END}},
     {"astype-device", 0, {F(ra_astype), END}},
     {"to-device", 0, {F(ra_to_device), F(ra_array_read), END}},
     {"to-device-stream", 0, {F(ra_to_device), F(ra_device_default_stream), END}},
-    {"output-follows-input", 0,
+    {"output-follows-input",
+     0,
      {F(ra_binary), F(ra_unary), F(ra_reduce), F(ra_matmul), F(ra_stack), END}},
     {"mixed-device-raises", 0, {F(ra_binary), F(ra_matmul), F(ra_stack), F(ra_to_device), END}},
     {"scalar-follows-array", 0, {F(ra_binary), END}},
-    {"default-device-consistent", 0,
+    {"default-device-consistent",
+     0,
      {F(ra_default_device), F(ra_zeros), F(ra_full), F(ra_arange), F(ra_linspace), F(ra_eye),
       F(ra_asarray_buffer), END}},
     {"info-devices", 0, {F(ra_info_devices), F(ra_default_device), END}},
     {"info-dtypes", 0, {F(ra_info_default_dtypes), F(ra_info_dtypes), END}},
     {"dtype-device-support", 0, {F(ra_info_dtypes), F(ra_zeros), F(ra_astype), END}},
-    {"priority-context-first", LEGACY_ONLY,
+    {"priority-context-first",
+     LEGACY_ONLY,
      {F(ra_default_push), F(ra_default_pop), F(ra_ctx_set_inference), F(ra_zeros_like),
       F(ra_asarray), END}},
-    {"priority-input-first", DEFAULT_ONLY,
+    {"priority-input-first",
+     DEFAULT_ONLY,
      {F(ra_default_push), F(ra_default_pop), F(ra_zeros_like), F(ra_asarray), F(ra_astype), END}},
     {"device-string", 0, {F(ra_device_parse), F(ra_device_format), F(ra_device_type_name), END}},
     {"device-string-kw", 0, {F(ra_zeros), F(ra_device_parse), END}},
     {"device-names", 0, {F(ra_device_parse), F(ra_device_format), END}},
-    {"default-device-global", 0, {F(ra_default_set), F(ra_default_unset), F(ra_default_device), END}},
-    {"default-device-scoped", 0, {F(ra_default_push), F(ra_default_pop), F(ra_default_device), END}},
+    {"default-device-global",
+     0,
+     {F(ra_default_set), F(ra_default_unset), F(ra_default_device), END}},
+    {"default-device-scoped",
+     0,
+     {F(ra_default_push), F(ra_default_pop), F(ra_default_device), END}},
     {"soft-device-mode", 0, {F(ra_soft_set), F(ra_soft_unset), F(ra_soft_get), F(ra_binary), END}},
-    {"device-inference-order", 0,
+    {"device-inference-order",
+     0,
      {F(ra_default_push), F(ra_default_set), F(ra_zeros_like), F(ra_asarray), F(ra_astype), END}},
-    {"device-utils", 0,
+    {"device-utils",
+     0,
      {F(ra_util_num_gpus), F(ra_util_num_cpu_cores), F(ra_util_total_memory),
       F(ra_util_used_memory), F(ra_util_utilisation), END}},
     {"device-ordinal", 0, {F(ra_device_from_type_index), F(ra_device_from_ordinal), END}},
@@ -172,8 +184,7 @@ static int open_lib(void **lib)
     const char *inference = getenv("DEVSPEC_REFARRAY_INFERENCE");
     const char *no_opencl = getenv("DEVSPEC_REFARRAY_NO_OPENCL");
     ra_ctx_options opts = {0};
-    if (no_opencl != NULL && strcmp(no_opencl, "1") == 0)
-        opts.flags |= RA_CTX_NO_OPENCL;
+    if (no_opencl != NULL && strcmp(no_opencl, "1") == 0) opts.flags |= RA_CTX_NO_OPENCL;
     a->legacy = inference != NULL && strcmp(inference, "legacy") == 0;
     if (inference != NULL && !a->legacy && strcmp(inference, "2025") != 0) {
         ds_error("ValueError",
@@ -184,8 +195,8 @@ static int open_lib(void **lib)
     }
     int st = ra_ctx_create(&opts, &a->ctx);
     if (st != RA_OK) {
-        ds_error(ra_status_kind(st),
-                 "ra_ctx_create failed: %s", ra_ctx_message ? ra_ctx_message(NULL) : "");
+        ds_error(ra_status_kind(st), "ra_ctx_create failed: %s",
+                 ra_ctx_message ? ra_ctx_message(NULL) : "");
         free(a);
         return -1;
     }
@@ -200,11 +211,11 @@ static int open_lib(void **lib)
     size_t n = 0;
     for (size_t i = 0; i < NFEATURES; i++) {
         const struct feature *f = &features[i];
-        bool ok = !(f->when == LEGACY_ONLY && !a->legacy) && !(f->when == DEFAULT_ONLY && a->legacy);
+        bool ok =
+            !(f->when == LEGACY_ONLY && !a->legacy) && !(f->when == DEFAULT_ONLY && a->legacy);
         for (size_t k = 0; f->needs[k] != END; k++)
             ok = ok && f->needs[k] != NULL;
-        if (ok)
-            a->claimed[n++] = f->name;
+        if (ok) a->claimed[n++] = f->name;
     }
     a->claimed[n] = NULL;
     *lib = a;
@@ -232,8 +243,7 @@ static void describe_error(void *lib, int status, const char **kind, const char 
     adapter *a = lib;
     const char *detail = ra_ctx_message ? ra_ctx_message(a->ctx) : "";
     const char *name = ra_status_name(status);
-    if (detail == NULL || detail[0] == '\0')
-        detail = ra_status_message(status);
+    if (detail == NULL || detail[0] == '\0') detail = ra_status_message(status);
     snprintf(a->message, sizeof a->message, "%s: %s", name, detail);
     *kind = ra_status_kind(status);
     *message = a->message;
@@ -303,8 +313,7 @@ static int device_describe(void *lib, ds_devobj obj, ds_device_info *out)
     HAVE(ra_device_format);
     HAVE(ra_device_type_name);
     int st = ra_device_format(*d, out->str, sizeof out->str);
-    if (st != RA_OK)
-        return st;
+    if (st != RA_OK) return st;
     const char *type = ra_device_type_name(d->type);
     out->has_str = true;
     out->has_type = type != NULL;
@@ -348,8 +357,7 @@ static int info_devices(void *lib, ds_devobj *out, size_t cap, size_t *n)
     size_t count = 0;
     HAVE(ra_info_devices);
     int st = ra_info_devices(a->ctx, devs, sizeof devs / sizeof devs[0], &count);
-    if (st != RA_OK)
-        return st;
+    if (st != RA_OK) return st;
     if (count > sizeof devs / sizeof devs[0]) {
         ds_error("RuntimeError", "refarray lists %zu devices; the adapter handles at most %zu",
                  count, sizeof devs / sizeof devs[0]);
@@ -357,8 +365,7 @@ static int info_devices(void *lib, ds_devobj *out, size_t cap, size_t *n)
     }
     *n = count;
     for (size_t i = 0; i < count && i < cap; i++)
-        if (new_device(devs[i], &out[i]) < 0)
-            return -1;
+        if (new_device(devs[i], &out[i]) < 0) return -1;
     return 0;
 }
 
@@ -377,12 +384,10 @@ static int info_default_dtypes(void *lib, ds_device device, ds_default_dtypes *o
     HAVE(ra_info_default_dtypes);
     if (device.kind != DS_DEVICE_NONE) {
         int st = device_value(a, device, "default_dtypes", &d);
-        if (st != 0)
-            return st;
+        if (st != 0) return st;
     }
     int st = ra_info_default_dtypes(a->ctx, device.kind == DS_DEVICE_NONE ? NULL : &d, &dd);
-    if (st != RA_OK)
-        return st;
+    if (st != RA_OK) return st;
     out->real_floating = (ds_dtype)dd.real_floating;
     out->complex_floating = (ds_dtype)dd.complex_floating;
     out->integral = (ds_dtype)dd.integral;
@@ -397,8 +402,7 @@ static int info_dtypes(void *lib, ds_device device, uint32_t *out)
     HAVE(ra_info_dtypes);
     if (device.kind != DS_DEVICE_NONE) {
         int st = device_value(a, device, "dtypes", &d);
-        if (st != 0)
-            return st;
+        if (st != 0) return st;
     }
     return ra_info_dtypes(a->ctx, device.kind == DS_DEVICE_NONE ? NULL : &d, 0, out);
 }
@@ -424,7 +428,9 @@ static int fill(void *lib, ds_fill_fn fn, const int64_t *shape, int ndim, ds_dty
     adapter *a = lib;
     ra_opts o = make_opts(dtype, device);
     int (*f)(ra_ctx *, const int64_t *, size_t, const ra_opts *, ra_array **) =
-        fn == DS_ZEROS ? ra_zeros : fn == DS_ONES ? ra_ones : ra_empty;
+        fn == DS_ZEROS  ? ra_zeros
+        : fn == DS_ONES ? ra_ones
+                        : ra_empty;
     HAVE(f);
     return f(a->ctx, shape, (size_t)ndim, &o, (ra_array **)out);
 }
@@ -445,10 +451,8 @@ static int arange(void *lib, ds_scalar start, const ds_scalar *stop, const ds_sc
     ra_opts o = make_opts(dtype, device);
     ra_scalar s1, s2;
     HAVE(ra_arange);
-    if (stop)
-        s1 = scalar(*stop);
-    if (step)
-        s2 = scalar(*step);
+    if (stop) s1 = scalar(*stop);
+    if (step) s2 = scalar(*step);
     return ra_arange(a->ctx, scalar(start), stop ? &s1 : NULL, step ? &s2 : NULL, &o,
                      (ra_array **)out);
 }
@@ -483,13 +487,15 @@ static int fill_like(void *lib, ds_fill_fn fn, ds_array x, ds_dtype dtype, ds_de
     adapter *a = lib;
     ra_opts o = make_opts(dtype, device);
     int (*f)(ra_ctx *, const ra_array *, const ra_opts *, ra_array **) =
-        fn == DS_ZEROS ? ra_zeros_like : fn == DS_ONES ? ra_ones_like : ra_empty_like;
+        fn == DS_ZEROS  ? ra_zeros_like
+        : fn == DS_ONES ? ra_ones_like
+                        : ra_empty_like;
     HAVE(f);
     return f(a->ctx, x, &o, (ra_array **)out);
 }
 
-static int full_like(void *lib, ds_array x, ds_scalar fill_value, ds_dtype dtype,
-                     ds_device device, ds_array *out)
+static int full_like(void *lib, ds_array x, ds_scalar fill_value, ds_dtype dtype, ds_device device,
+                     ds_array *out)
 {
     adapter *a = lib;
     ra_opts o = make_opts(dtype, device);
@@ -499,8 +505,9 @@ static int full_like(void *lib, ds_array x, ds_scalar fill_value, ds_dtype dtype
 
 static ra_copy copy_mode(ds_copy c)
 {
-    return c == DS_COPY_ALWAYS ? RA_COPY_ALWAYS : c == DS_COPY_NEVER ? RA_COPY_NEVER
-                                                                     : RA_COPY_IF_NEEDED;
+    return c == DS_COPY_ALWAYS  ? RA_COPY_ALWAYS
+           : c == DS_COPY_NEVER ? RA_COPY_NEVER
+                                : RA_COPY_IF_NEEDED;
 }
 
 static int asarray_buffer(void *lib, const ds_buffer *obj, ds_dtype dtype, ds_device device,
@@ -510,12 +517,12 @@ static int asarray_buffer(void *lib, const ds_buffer *obj, ds_dtype dtype, ds_de
     ra_opts o = make_opts(dtype, device);
     o.copy = copy_mode(copy);
     HAVE(ra_asarray_buffer);
-    return ra_asarray_buffer(a->ctx, obj->data, (ra_dtype)obj->dtype, obj->shape,
-                             (size_t)obj->ndim, &o, (ra_array **)out);
+    return ra_asarray_buffer(a->ctx, obj->data, (ra_dtype)obj->dtype, obj->shape, (size_t)obj->ndim,
+                             &o, (ra_array **)out);
 }
 
-static int asarray_scalar(void *lib, ds_scalar obj, ds_dtype dtype, ds_device device,
-                          ds_copy copy, ds_array *out)
+static int asarray_scalar(void *lib, ds_scalar obj, ds_dtype dtype, ds_device device, ds_copy copy,
+                          ds_array *out)
 {
     adapter *a = lib;
     ra_opts o = make_opts(dtype, device);
@@ -524,8 +531,8 @@ static int asarray_scalar(void *lib, ds_scalar obj, ds_dtype dtype, ds_device de
     return ra_asarray_scalar(a->ctx, scalar(obj), &o, (ra_array **)out);
 }
 
-static int asarray_array(void *lib, ds_array obj, ds_dtype dtype, ds_device device,
-                         ds_copy copy, ds_array *out)
+static int asarray_array(void *lib, ds_array obj, ds_dtype dtype, ds_device device, ds_copy copy,
+                         ds_array *out)
 {
     adapter *a = lib;
     ra_opts o = make_opts(dtype, device);
@@ -534,8 +541,7 @@ static int asarray_array(void *lib, ds_array obj, ds_dtype dtype, ds_device devi
     return ra_asarray(a->ctx, obj, &o, (ra_array **)out);
 }
 
-static int astype(void *lib, ds_array x, ds_dtype dtype, bool copy, ds_device device,
-                  ds_array *out)
+static int astype(void *lib, ds_array x, ds_dtype dtype, bool copy, ds_device device, ds_array *out)
 {
     adapter *a = lib;
     ra_opts o = make_opts(DS_DTYPE_NONE, device);
@@ -550,8 +556,7 @@ static int astype(void *lib, ds_array x, ds_dtype dtype, bool copy, ds_device de
 
 static void release_array(void *lib, ds_array x)
 {
-    if (ra_array_release)
-        ra_array_release(x);
+    if (ra_array_release) ra_array_release(x);
 }
 
 static int describe(void *lib, ds_array x, ds_array_info *out)
@@ -587,8 +592,7 @@ static int to_device(void *lib, ds_array x, ds_device device, ds_stream stream, 
     ra_device d;
     HAVE(ra_to_device);
     int st = device_value(a, device, "to_device", &d);
-    if (st != 0)
-        return st;
+    if (st != 0) return st;
     return ra_to_device(a->ctx, x, d, stream, (ra_array **)out);
 }
 
@@ -599,10 +603,10 @@ static ra_operand operand(ds_operand o)
 
 static int binary(void *lib, ds_binary_fn fn, ds_operand x1, ds_operand x2, ds_array *out)
 {
-    static const ra_binop ops[] = {[DS_ADD] = RA_ADD,         [DS_SUBTRACT] = RA_SUBTRACT,
-                                   [DS_MULTIPLY] = RA_MULTIPLY, [DS_DIVIDE] = RA_DIVIDE,
-                                   [DS_EQUAL] = RA_EQUAL,     [DS_LESS] = RA_LESS,
-                                   [DS_MAXIMUM] = RA_MAXIMUM};
+    static const ra_binop ops[] = {
+        [DS_ADD] = RA_ADD,        [DS_SUBTRACT] = RA_SUBTRACT, [DS_MULTIPLY] = RA_MULTIPLY,
+        [DS_DIVIDE] = RA_DIVIDE,  [DS_EQUAL] = RA_EQUAL,       [DS_LESS] = RA_LESS,
+        [DS_MAXIMUM] = RA_MAXIMUM};
     adapter *a = lib;
     HAVE(ra_binary);
     return ra_binary(a->ctx, ops[fn], operand(x1), operand(x2), (ra_array **)out);
@@ -610,8 +614,8 @@ static int binary(void *lib, ds_binary_fn fn, ds_operand x1, ds_operand x2, ds_a
 
 static int unary(void *lib, ds_unary_fn fn, ds_array x, ds_array *out)
 {
-    static const ra_unop ops[] = {[DS_NEGATIVE] = RA_NEGATIVE, [DS_ABS] = RA_ABS,
-                                  [DS_SQRT] = RA_SQRT};
+    static const ra_unop ops[] = {
+        [DS_NEGATIVE] = RA_NEGATIVE, [DS_ABS] = RA_ABS, [DS_SQRT] = RA_SQRT};
     adapter *a = lib;
     HAVE(ra_unary);
     return ra_unary(a->ctx, ops[fn], x, (ra_array **)out);
@@ -633,8 +637,7 @@ static int reduce(void *lib, ds_reduce_fn fn, ds_array x, const int64_t *axis, d
     adapter *a = lib;
     int ax;
     HAVE(ra_reduce);
-    if (axis && axis_int(*axis, &ax) < 0)
-        return -1;
+    if (axis && axis_int(*axis, &ax) < 0) return -1;
     return ra_reduce(a->ctx, fn == DS_SUM ? RA_SUM : RA_MAX, x, axis ? &ax : NULL,
                      (ra_array **)out);
 }
@@ -651,8 +654,7 @@ static int stack(void *lib, const ds_array *xs, size_t n, int64_t axis, ds_array
     adapter *a = lib;
     int ax;
     HAVE(ra_stack);
-    if (axis_int(axis, &ax) < 0)
-        return -1;
+    if (axis_int(axis, &ax) < 0) return -1;
     return ra_stack(a->ctx, (const ra_array *const *)xs, n, ax, (ra_array **)out);
 }
 
@@ -668,8 +670,7 @@ static int stream_default(void *lib, ds_device device, ds_stream *out)
     ra_device d;
     HAVE(ra_device_default_stream);
     int st = device_value(a, device, "stream.default", &d);
-    if (st != 0)
-        return st;
+    if (st != 0) return st;
     /* Borrowed: the context owns its queues, so the table has no release_stream. */
     return ra_device_default_stream(a->ctx, d, out);
 }
@@ -728,8 +729,7 @@ static int soft_set(void *lib, bool enabled)
     adapter *a = lib;
     HAVE(ra_soft_set);
     int st = ra_soft_set(a->ctx, enabled);
-    if (st == RA_OK)
-        a->soft_depth++;
+    if (st == RA_OK) a->soft_depth++;
     return st;
 }
 
@@ -738,8 +738,7 @@ static int soft_unset(void *lib)
     adapter *a = lib;
     HAVE(ra_soft_unset);
     int st = ra_soft_unset(a->ctx);
-    if (st == RA_OK && a->soft_depth > 0)
-        a->soft_depth--;
+    if (st == RA_OK && a->soft_depth > 0) a->soft_depth--;
     return st;
 }
 
@@ -749,8 +748,7 @@ static int reset(void *lib)
     adapter *a = lib;
     if (ra_default_depth && ra_default_pop)
         while (ra_default_depth(a->ctx) > 0)
-            if (ra_default_pop(a->ctx) != RA_OK)
-                break;
+            if (ra_default_pop(a->ctx) != RA_OK) break;
     if (ra_soft_unset) {
         for (; a->soft_depth > 0; a->soft_depth--)
             ra_soft_unset(a->ctx);
@@ -759,8 +757,7 @@ static int reset(void *lib)
             ra_soft_unset(a->ctx);
     }
     a->soft_depth = 0;
-    if (ra_default_unset)
-        return ra_default_unset(a->ctx);
+    if (ra_default_unset) return ra_default_unset(a->ctx);
     return 0;
 }
 
@@ -786,11 +783,9 @@ static int memory(adapter *a, ds_device device, bool total, int64_t *out)
     ra_device d;
     uint64_t bytes = 0;
     int st = device_value(a, device, total ? "total_memory" : "used_memory", &d);
-    if (st != 0)
-        return st;
+    if (st != 0) return st;
     st = total ? ra_util_total_memory(a->ctx, d, &bytes) : ra_util_used_memory(a->ctx, d, &bytes);
-    if (st != RA_OK)
-        return st;
+    if (st != RA_OK) return st;
     *out = bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)bytes;
     return 0;
 }

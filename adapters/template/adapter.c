@@ -52,8 +52,7 @@ static int device_parse(void *lib, const char *text, ds_devobj *out)
 {
     int d;
     int st = toy_device_parse(text, &d);
-    if (st == TOY_OK)
-        *out = &device_slots[d];
+    if (st == TOY_OK) *out = &device_slots[d];
     return st;
 }
 
@@ -105,10 +104,8 @@ static int fill(void *lib, ds_fill_fn fn, const int64_t *shape, int ndim, ds_dty
                 ds_device device, ds_array *out)
 {
     int d;
-    if (fn != DS_ZEROS)
-        return DS_NOT_IMPLEMENTED; /* toylib has zeros only */
-    if (dtype == DS_DTYPE_NONE)
-        dtype = DS_FLOAT64;
+    if (fn != DS_ZEROS) return DS_NOT_IMPLEMENTED; /* toylib has zeros only */
+    if (dtype == DS_DTYPE_NONE) dtype = DS_FLOAT64;
     int st = device_index(device, &d);
     return st ? st : toy_zeros(shape, ndim, dtype, ds_dtype_size(dtype), d, (toy_array **)out);
 }
@@ -143,8 +140,7 @@ static int read_array(void *lib, ds_array x, void *data, size_t nbytes)
         ds_error("BufferError", "read: %zu bytes asked, the array holds %zu", nbytes, a->nbytes);
         return -1;
     }
-    if (nbytes > 0)
-        memcpy(data, a->data, nbytes);
+    if (nbytes > 0) memcpy(data, a->data, nbytes);
     return 0;
 }
 

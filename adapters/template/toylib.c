@@ -35,11 +35,9 @@ static int make(const int64_t *shape, int ndim, int dtype, size_t itemsize, int 
     size_t count = 1;
     if (ndim < 0 || ndim > TOY_MAX_NDIM || itemsize == 0)
         return fail(TOY_E_ARG, "bad rank or element size", NULL);
-    if (device < 0 || device >= TOY_NUM_DEVICES)
-        return fail(TOY_E_DEVICE, "no such device", NULL);
+    if (device < 0 || device >= TOY_NUM_DEVICES) return fail(TOY_E_DEVICE, "no such device", NULL);
     for (int k = 0; k < ndim; k++) {
-        if (shape[k] < 0)
-            return fail(TOY_E_ARG, "negative dimension", NULL);
+        if (shape[k] < 0) return fail(TOY_E_ARG, "negative dimension", NULL);
         count *= (size_t)shape[k];
     }
     toy_array *x = calloc(1, sizeof *x);
@@ -67,8 +65,7 @@ int toy_from_host(const void *data, const int64_t *shape, int ndim, int dtype, s
                   int device, toy_array **out)
 {
     int st = make(shape, ndim, dtype, itemsize, device, out);
-    if (st == TOY_OK && (*out)->nbytes > 0)
-        memcpy((*out)->data, data, (*out)->nbytes);
+    if (st == TOY_OK && (*out)->nbytes > 0) memcpy((*out)->data, data, (*out)->nbytes);
     return st;
 }
 
@@ -79,7 +76,6 @@ int toy_to_device(const toy_array *x, int device, toy_array **out)
 
 void toy_free(toy_array *x)
 {
-    if (x != NULL)
-        free(x->data);
+    if (x != NULL) free(x->data);
     free(x);
 }

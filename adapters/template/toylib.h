@@ -18,8 +18,8 @@ enum { TOY_OK = 0, TOY_E_ARG = -1, TOY_E_DEVICE = -2, TOY_E_NOMEM = -3, TOY_E_MI
 
 /* Element types: the toy stores any element size the caller names. */
 typedef struct toy_array {
-    int device;     /* 0 .. TOY_NUM_DEVICES-1 */
-    int dtype;      /* the caller's dtype code */
+    int device; /* 0 .. TOY_NUM_DEVICES-1 */
+    int dtype;  /* the caller's dtype code */
     size_t itemsize;
     int ndim;
     int64_t shape[TOY_MAX_NDIM];

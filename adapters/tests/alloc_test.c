@@ -18,14 +18,17 @@ static const char *const script[] = {
     "{\"id\":2,\"op\":\"array.asarray\",\"args\":{\"obj\":{\"dtype\":\"complex64\",\"shape\":[2],"
     "\"data\":[[1.5,\"-0.0\"],[\"nan\",2]]}}}",
     "{\"id\":3,\"op\":\"array.read\",\"args\":{\"array\":\"array#0\"}}",
-    "{\"id\":4,\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[3,2],\"dtype\":\"int64\"}}",
-    "{\"id\":5,\"op\":\"array.to_device\",\"args\":{\"array\":\"array#0\",\"device\":{\"str\":\"toy:1\"}}}",
+    "{\"id\":4,\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[3,2],\"dtype\":"
+    "\"int64\"}}",
+    "{\"id\":5,\"op\":\"array.to_device\",\"args\":{\"array\":\"array#0\",\"device\":{\"str\":"
+    "\"toy:1\"}}}",
     "{\"id\":6,\"op\":\"array.describe\",\"args\":{\"array\":\"array#0\"}}",
     "{\"id\":7,\"op\":\"device.describe\",\"args\":{\"device\":{\"str\":\"toy:1\"}}}",
     "{\"id\":8,\"op\":\"info.devices\"}",
     "{\"id\":9,\"op\":\"device.parse\",\"args\":{\"text\":\"gpu\"}}",
     "{\"id\":10,\"op\":\"array.describe\",\"args\":{\"array\":\"array#99\"}}",
-    "{\"id\":11,\"op\":\"array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int8\",\"shape\":[1],\"data\":[300]}}}",
+    "{\"id\":11,\"op\":\"array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int8\",\"shape\":[1],"
+    "\"data\":[300]}}}",
     "{\"id\":12,\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[2],\"devcie\":null}}",
     "not json",
     "{\"id\":14,\"op\":\"reset\"}",
@@ -37,11 +40,10 @@ static int n, failed;
 
 static void check(bool pass, const char *what, int step, long at, const char *reply)
 {
-    if (pass)
-        return;
+    if (pass) return;
     failed++;
-    printf("not ok %d - %s (request %d, allocation %ld)\n#   reply: %s\n", ++n, what, step + 1,
-           at, reply ? reply : "(NULL)");
+    printf("not ok %d - %s (request %d, allocation %ld)\n#   reply: %s\n", ++n, what, step + 1, at,
+           reply ? reply : "(NULL)");
 }
 
 static const char *call(const char *req)

@@ -11,19 +11,18 @@
 
 static int n, failed;
 
-#define CHECK(cond, ...)                                                                       \
-    do {                                                                                       \
-        n++;                                                                                   \
-        if (cond) {                                                                            \
-            printf("ok %d - ", n);                                                             \
-        } else {                                                                               \
-            failed++;                                                                          \
-            printf("not ok %d - ", n);                                                         \
-        }                                                                                      \
-        printf(__VA_ARGS__);                                                                   \
-        printf("\n");                                                                          \
-        if (!(cond))                                                                           \
-            printf("#   at %s:%d: %s is false\n", __FILE__, __LINE__, #cond);                  \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        n++;                                                                                       \
+        if (cond) {                                                                                \
+            printf("ok %d - ", n);                                                                 \
+        } else {                                                                                   \
+            failed++;                                                                              \
+            printf("not ok %d - ", n);                                                             \
+        }                                                                                          \
+        printf(__VA_ARGS__);                                                                       \
+        printf("\n");                                                                              \
+        if (!(cond)) printf("#   at %s:%d: %s is false\n", __FILE__, __LINE__, #cond);             \
     } while (0)
 
 static void float_text(double d, bool single, const char *want)
@@ -56,8 +55,8 @@ static void scalar_bad(const char *json, const char *kind)
     int rc = ds__scalar_decode(v, "x", &s, &e);
     CHECK(rc < 0 && strcmp(e.kind, kind) == 0 && e.origin == DS__ORIGIN_PROTOCOL &&
               strstr(e.message, "'x'") != NULL,
-          "scalar %s is refused with %s naming the argument (observed %s: %s)", json, kind,
-          e.kind, e.message);
+          "scalar %s is refused with %s naming the argument (observed %s: %s)", json, kind, e.kind,
+          e.message);
     cJSON_Delete(v);
 }
 

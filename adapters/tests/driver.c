@@ -59,8 +59,7 @@ void tap_ok(bool pass, const char *fmt, ...)
 {
     va_list ap;
     tap_n++;
-    if (!pass)
-        tap_failed++;
+    if (!pass) tap_failed++;
     printf("%s %d - ", pass ? "ok" : "not ok", tap_n);
     va_start(ap, fmt);
     vprintf(fmt, ap);
@@ -99,8 +98,7 @@ static void usage(void)
 drv *drv_open(int argc, char **argv)
 {
     drv *d = calloc(1, sizeof *d);
-    if (d == NULL || argc < 3)
-        usage();
+    if (d == NULL || argc < 3) usage();
     if (strcmp(argv[1], "inproc") == 0 && argc == 3) {
         d->so = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
         if (d->so == NULL) {
@@ -115,8 +113,7 @@ drv *drv_open(int argc, char **argv)
         }
         return d;
     }
-    if (strcmp(argv[1], "host") != 0 || argc != 4)
-        usage();
+    if (strcmp(argv[1], "host") != 0 || argc != 4) usage();
     int in[2], out[2];
     if (pipe(in) < 0 || pipe(out) < 0) {
         perror("pipe");
@@ -196,8 +193,7 @@ char *drv_raw(drv *d, const char *request, size_t len)
         free(line);
         return NULL;
     }
-    if (line[got - 1] == '\n')
-        line[got - 1] = '\0';
+    if (line[got - 1] == '\n') line[got - 1] = '\0';
     return line;
 }
 
@@ -223,16 +219,14 @@ void drv_bind_field(drv *d, const char *name, const char *from, const char *fiel
     const char *text = drv_bound(d, from);
     cJSON *obj = text ? cJSON_Parse(text) : NULL;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, field);
-    if (v != NULL)
-        drv_bind(d, name, v);
+    if (v != NULL) drv_bind(d, name, v);
     cJSON_Delete(obj);
 }
 
 const char *drv_bound(drv *d, const char *name)
 {
     for (int i = 0; i < d->nb; i++)
-        if (strcmp(d->names[i], name) == 0)
-            return d->values[i];
+        if (strcmp(d->names[i], name) == 0) return d->values[i];
     return NULL;
 }
 
@@ -257,8 +251,7 @@ static char *substitute_names(drv *d, const char *text, char *unbound, size_t si
             name[k] = '\0';
             val = drv_bound(d, name);
             if (val == NULL) {
-                if (unbound && unbound[0] == '\0')
-                    snprintf(unbound, size, "%s", name);
+                if (unbound && unbound[0] == '\0') snprintf(unbound, size, "%s", name);
                 val = "\"$unbound\"";
             }
             skip = k + 1;
@@ -287,28 +280,22 @@ static char *substitute(drv *d, const char *text)
 
 static bool match(const cJSON *want, const cJSON *got)
 {
-    if (cJSON_IsString(want) && strcmp(want->valuestring, "*") == 0)
-        return got != NULL;
-    if (got == NULL)
-        return false;
+    if (cJSON_IsString(want) && strcmp(want->valuestring, "*") == 0) return got != NULL;
+    if (got == NULL) return false;
     if (cJSON_IsObject(want)) {
-        if (!cJSON_IsObject(got))
-            return false;
+        if (!cJSON_IsObject(got)) return false;
         for (const cJSON *w = want->child; w; w = w->next)
-            if (!match(w, cJSON_GetObjectItemCaseSensitive(got, w->string)))
-                return false;
+            if (!match(w, cJSON_GetObjectItemCaseSensitive(got, w->string))) return false;
         return true;
     }
     if (cJSON_IsArray(want)) {
         if (!cJSON_IsArray(got) || cJSON_GetArraySize(want) != cJSON_GetArraySize(got))
             return false;
         for (const cJSON *w = want->child, *g = got->child; w; w = w->next, g = g->next)
-            if (!match(w, g))
-                return false;
+            if (!match(w, g)) return false;
         return true;
     }
-    if (cJSON_IsNumber(want))
-        return cJSON_IsNumber(got) && want->valuedouble == got->valuedouble;
+    if (cJSON_IsNumber(want)) return cJSON_IsNumber(got) && want->valuedouble == got->valuedouble;
     return cJSON_Compare(want, got, true);
 }
 
@@ -369,8 +356,7 @@ bool drv_ok(drv *d, const char *file, int line, const char *name, const char *bi
     va_start(ap, fmt);
     cJSON *r = vsend(d, file, line, name, fmt, ap);
     va_end(ap);
-    if (r == NULL)
-        return false;
+    if (r == NULL) return false;
     if (skipped(d, r, name)) {
         cJSON_Delete(r);
         return false;
@@ -406,8 +392,7 @@ bool drv_err(drv *d, const char *file, int line, const char *name, const char *k
     va_start(ap, fmt);
     cJSON *r = vsend(d, file, line, name, fmt, ap);
     va_end(ap);
-    if (r == NULL)
-        return false;
+    if (r == NULL) return false;
     if ((kind == NULL || strcmp(kind, "NotImplementedError") != 0) && skipped(d, r, name)) {
         cJSON_Delete(r);
         return false;

@@ -54,8 +54,9 @@ void tap_skip(const char *name, const char *why);
 void tap_diag(const char *fmt, ...);
 int tap_done(void); /* prints the plan, returns the exit status */
 
-#define OK(d, name, bind, expect, ...) drv_ok(d, __FILE__, __LINE__, name, bind, expect, __VA_ARGS__)
-#define ERR(d, name, kind, origin, ...)                                                        \
+#define OK(d, name, bind, expect, ...)                                                             \
+    drv_ok(d, __FILE__, __LINE__, name, bind, expect, __VA_ARGS__)
+#define ERR(d, name, kind, origin, ...)                                                            \
     drv_err(d, __FILE__, __LINE__, name, kind, origin, __VA_ARGS__)
 
 #endif

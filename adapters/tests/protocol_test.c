@@ -53,24 +53,20 @@ static void malformed(drv *d)
     RAW(d, "malformed: truncated object", "{\"id\":1,\"op\":", "null", "ValueError");
     raw_err(d, "malformed: invalid UTF-8", bad_utf8, sizeof bad_utf8 - 1, "null", "ValueError");
     raw_err(d, "malformed: overlong UTF-8", overlong, sizeof overlong - 1, "null", "ValueError");
-    raw_err(d, "malformed: UTF-8 surrogate", surrogate, sizeof surrogate - 1, "null",
-            "ValueError");
+    raw_err(d, "malformed: UTF-8 surrogate", surrogate, sizeof surrogate - 1, "null", "ValueError");
     raw_err(d, "malformed: NUL byte inside", with_nul, sizeof with_nul - 1, "null", "ValueError");
     RAW(d, "malformed: a list, not an object", "[1,2]", "null", "TypeError");
     RAW(d, "malformed: a string, not an object", "\"hello\"", "null", "TypeError");
     RAW(d, "malformed: text after the object", "{\"id\":1,\"op\":\"reset\"} x", "null",
-            "ValueError");
+        "ValueError");
     RAW(d, "malformed: missing id", "{\"op\":\"reset\"}", "null", "ValueError");
-    RAW(d, "malformed: negative id", "{\"id\":-1,\"op\":\"reset\"}", "null",
-            "TypeError");
-    RAW(d, "malformed: fractional id", "{\"id\":1.5,\"op\":\"reset\"}", "null",
-            "TypeError");
-    RAW(d, "malformed: string id", "{\"id\":\"1\",\"op\":\"reset\"}", "null",
-            "TypeError");
+    RAW(d, "malformed: negative id", "{\"id\":-1,\"op\":\"reset\"}", "null", "TypeError");
+    RAW(d, "malformed: fractional id", "{\"id\":1.5,\"op\":\"reset\"}", "null", "TypeError");
+    RAW(d, "malformed: string id", "{\"id\":\"1\",\"op\":\"reset\"}", "null", "TypeError");
     RAW(d, "malformed: missing op (id echoed)", "{\"id\":41}", "41", "ValueError");
     RAW(d, "malformed: op not a string", "{\"id\":42,\"op\":7}", "42", "TypeError");
-    RAW(d, "malformed: args not an object", "{\"id\":43,\"op\":\"reset\",\"args\":[1]}",
-            "43", "TypeError");
+    RAW(d, "malformed: args not an object", "{\"id\":43,\"op\":\"reset\",\"args\":[1]}", "43",
+        "TypeError");
 
     /* An oversized line: refused with a message, and the session goes on. */
     size_t big = (size_t)DS_PROTOCOL_MAX_LINE + 10;
@@ -91,8 +87,7 @@ static void typed_round_trip(drv *d, const char *name, const char *in, const cha
 {
     char label[160];
     snprintf(label, sizeof label, "typed array %s: asarray", name);
-    if (!OK(d, label, "t", NULL, "\"op\":\"array.asarray\",\"args\":{\"obj\":%s}", in))
-        return;
+    if (!OK(d, label, "t", NULL, "\"op\":\"array.asarray\",\"args\":{\"obj\":%s}", in)) return;
     snprintf(label, sizeof label, "typed array %s: read gives it back exactly", name);
     OK(d, label, NULL, out, "\"op\":\"array.read\",\"args\":{\"array\":$t}");
 }
@@ -153,16 +148,16 @@ static void typed_arrays(drv *d)
     } bad[] = {
         {"int8 element 128 is out of range", "{\"dtype\":\"int8\",\"shape\":[1],\"data\":[128]}",
          "ValueError"},
-        {"uint64 element \"-1\" is refused", "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[\"-1\"]}",
-         "ValueError"},
+        {"uint64 element \"-1\" is refused",
+         "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[\"-1\"]}", "ValueError"},
         {"int64 element 2^60 as a number is refused (not exact)",
          "{\"dtype\":\"int64\",\"shape\":[1],\"data\":[1152921504606846976]}", "ValueError"},
         {"int32 element 1.5 is refused", "{\"dtype\":\"int32\",\"shape\":[1],\"data\":[1.5]}",
          "ValueError"},
         {"bool element 1 is refused", "{\"dtype\":\"bool\",\"shape\":[1],\"data\":[1]}",
          "TypeError"},
-        {"float string \"abc\" is refused", "{\"dtype\":\"float64\",\"shape\":[1],\"data\":[\"abc\"]}",
-         "ValueError"},
+        {"float string \"abc\" is refused",
+         "{\"dtype\":\"float64\",\"shape\":[1],\"data\":[\"abc\"]}", "ValueError"},
         {"float32 element 1e39 is out of range",
          "{\"dtype\":\"float32\",\"shape\":[1],\"data\":[1e39]}", "ValueError"},
         {"complex element that is not a pair",
@@ -222,7 +217,8 @@ static void arguments_and_handles(drv *d)
     ERR(d, "handle: a number is not a handle", "TypeError", "protocol",
         "\"op\":\"array.describe\",\"args\":{\"array\":0}");
     ERR(d, "handle: unknown stream handle", "ValueError", "protocol",
-        "\"op\":\"array.to_device\",\"args\":{\"array\":$x,\"device\":$dev1,\"stream\":\"stream#5\"}");
+        "\"op\":\"array.to_device\",\"args\":{\"array\":$x,\"device\":$dev1,\"stream\":\"stream#"
+        "5\"}");
 
     /* Slots the toy table leaves NULL, and a callback that says it cannot. */
     ERR(d, "a NULL slot answers NotImplementedError (matmul)", "NotImplementedError", "adapter",
@@ -288,7 +284,8 @@ int main(int argc, char **argv)
 
     ERR(d, "an op before hello is a protocol error", "RuntimeError", "protocol",
         "\"op\":\"info.devices\"");
-    ERR(d, "reset before hello is a protocol error", "RuntimeError", "protocol", "\"op\":\"reset\"");
+    ERR(d, "reset before hello is a protocol error", "RuntimeError", "protocol",
+        "\"op\":\"reset\"");
     ERR(d, "hello without protocol", "TypeError", "protocol", "\"op\":\"hello\"");
     ERR(d, "hello with protocol 2 is refused", "ValueError", "protocol",
         "\"op\":\"hello\",\"args\":{\"protocol\":2}");

@@ -58,7 +58,10 @@ static void devices(drv *d, int ndev)
         A("device.from_ordinal\",\"args\":{\"ordinal\":-1}"));
 
     char expect[64];
-    snprintf(expect, sizeof expect, "[%s]", ndev == 1 ? "\"*\"" : ndev == 2 ? "\"*\",\"*\"" : "\"*\",\"*\",\"*\"");
+    snprintf(expect, sizeof expect, "[%s]",
+             ndev == 1   ? "\"*\""
+             : ndev == 2 ? "\"*\",\"*\""
+                         : "\"*\",\"*\",\"*\"");
     if (ndev <= 3)
         OK(d, "info.devices lists every device", "list", expect, A("info.devices\""));
     else
@@ -90,8 +93,10 @@ static void devices(drv *d, int ndev)
 static void creation(drv *d)
 {
     OK(d, "zeros float32 on cpu", "z", NULL,
-       A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[2,3],\"dtype\":\"float32\",\"device\":$cpu}"));
-    OK(d, "zeros reads as zeros", NULL, "{\"dtype\":\"float32\",\"shape\":[2,3],\"data\":[0,0,0,0,0,0]}",
+       A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[2,3],\"dtype\":\"float32\","
+         "\"device\":$cpu}"));
+    OK(d, "zeros reads as zeros", NULL,
+       "{\"dtype\":\"float32\",\"shape\":[2,3],\"data\":[0,0,0,0,0,0]}",
        A("array.read\",\"args\":{\"array\":$z}"));
     OK(d, "zeros is on cpu (describe)", "zd", "{\"dtype\":\"float32\",\"shape\":[2,3]}",
        A("array.describe\",\"args\":{\"array\":$z}"));
@@ -99,7 +104,8 @@ static void creation(drv *d)
     OK(d, "DEV-CREATE-1: the device is the one asked for", NULL, "true",
        A("device.equal\",\"args\":{\"a\":$zdev,\"b\":$cpu}"));
     OK(d, "ones int8", "o", NULL,
-       A("array.create\",\"args\":{\"fn\":\"ones\",\"shape\":[2],\"dtype\":\"int8\",\"device\":$cpu}"));
+       A("array.create\",\"args\":{\"fn\":\"ones\",\"shape\":[2],\"dtype\":\"int8\",\"device\":$"
+         "cpu}"));
     OK(d, "ones reads as ones", NULL, "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[1,1]}",
        A("array.read\",\"args\":{\"array\":$o}"));
     OK(d, "empty with a zero extent", "e", NULL,
@@ -107,42 +113,51 @@ static void creation(drv *d)
     OK(d, "it has no elements", NULL, "{\"dtype\":\"float64\",\"shape\":[0],\"data\":[]}",
        A("array.read\",\"args\":{\"array\":$e}"));
     OK(d, "full int32 7", "f", NULL,
-       A("array.create\",\"args\":{\"fn\":\"full\",\"shape\":[2],\"fill_value\":7,\"dtype\":\"int32\",\"device\":$cpu}"));
+       A("array.create\",\"args\":{\"fn\":\"full\",\"shape\":[2],\"fill_value\":7,\"dtype\":"
+         "\"int32\",\"device\":$cpu}"));
     OK(d, "full reads 7s", NULL, "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[7,7]}",
        A("array.read\",\"args\":{\"array\":$f}"));
     OK(d, "full with a float fill defaults to float64", "ff", NULL,
-       A("array.create\",\"args\":{\"fn\":\"full\",\"shape\":[1],\"fill_value\":2.5,\"device\":$cpu}"));
+       A("array.create\",\"args\":{\"fn\":\"full\",\"shape\":[1],\"fill_value\":2.5,\"device\":$"
+         "cpu}"));
     OK(d, "it reads 2.5 as float64", NULL, "{\"dtype\":\"float64\",\"shape\":[1],\"data\":[2.5]}",
        A("array.read\",\"args\":{\"array\":$ff}"));
     OK(d, "full with a bool fill is bool", "fb", NULL,
-       A("array.create\",\"args\":{\"fn\":\"full\",\"shape\":[],\"fill_value\":true,\"device\":$cpu}"));
+       A("array.create\",\"args\":{\"fn\":\"full\",\"shape\":[],\"fill_value\":true,\"device\":$"
+         "cpu}"));
     OK(d, "it reads true", NULL, "{\"dtype\":\"bool\",\"shape\":[],\"data\":[true]}",
        A("array.read\",\"args\":{\"array\":$fb}"));
-    OK(d, "arange(5)", "a5", NULL, A("array.create\",\"args\":{\"fn\":\"arange\",\"start\":5,\"device\":$cpu}"));
+    OK(d, "arange(5)", "a5", NULL,
+       A("array.create\",\"args\":{\"fn\":\"arange\",\"start\":5,\"device\":$cpu}"));
     OK(d, "arange(5) is int64 0..4", NULL,
        "{\"dtype\":\"int64\",\"shape\":[5],\"data\":[0,1,2,3,4]}",
        A("array.read\",\"args\":{\"array\":$a5}"));
     OK(d, "arange(1, 2, 0.25)", "af", NULL,
-       A("array.create\",\"args\":{\"fn\":\"arange\",\"start\":1,\"stop\":2,\"step\":0.25,\"device\":$cpu}"));
+       A("array.create\",\"args\":{\"fn\":\"arange\",\"start\":1,\"stop\":2,\"step\":0.25,"
+         "\"device\":$cpu}"));
     OK(d, "arange(1, 2, 0.25) is float64 1..1.75", NULL,
        "{\"dtype\":\"float64\",\"shape\":[4],\"data\":[1,1.25,1.5,1.75]}",
        A("array.read\",\"args\":{\"array\":$af}"));
     OK(d, "linspace(0, 1, 5)", "ls", NULL,
-       A("array.create\",\"args\":{\"fn\":\"linspace\",\"start\":0,\"stop\":1,\"num\":5,\"device\":$cpu}"));
+       A("array.create\",\"args\":{\"fn\":\"linspace\",\"start\":0,\"stop\":1,\"num\":5,\"device\":"
+         "$cpu}"));
     OK(d, "linspace reads quarters", NULL,
        "{\"dtype\":\"float64\",\"shape\":[5],\"data\":[0,0.25,0.5,0.75,1]}",
        A("array.read\",\"args\":{\"array\":$ls}"));
     OK(d, "linspace(0, 1, 4, endpoint=false)", "ls2", NULL,
-       A("array.create\",\"args\":{\"fn\":\"linspace\",\"start\":0,\"stop\":1,\"num\":4,\"endpoint\":false,\"device\":$cpu}"));
+       A("array.create\",\"args\":{\"fn\":\"linspace\",\"start\":0,\"stop\":1,\"num\":4,"
+         "\"endpoint\":false,\"device\":$cpu}"));
     OK(d, "it stops before 1", NULL,
        "{\"dtype\":\"float64\",\"shape\":[4],\"data\":[0,0.25,0.5,0.75]}",
        A("array.read\",\"args\":{\"array\":$ls2}"));
-    OK(d, "eye(2)", "i2", NULL, A("array.create\",\"args\":{\"fn\":\"eye\",\"n_rows\":2,\"device\":$cpu}"));
+    OK(d, "eye(2)", "i2", NULL,
+       A("array.create\",\"args\":{\"fn\":\"eye\",\"n_rows\":2,\"device\":$cpu}"));
     OK(d, "eye(2) reads the identity", NULL,
        "{\"dtype\":\"float64\",\"shape\":[2,2],\"data\":[1,0,0,1]}",
        A("array.read\",\"args\":{\"array\":$i2}"));
     OK(d, "eye(2, 3, k=1)", "i3", NULL,
-       A("array.create\",\"args\":{\"fn\":\"eye\",\"n_rows\":2,\"n_cols\":3,\"k\":1,\"device\":$cpu}"));
+       A("array.create\",\"args\":{\"fn\":\"eye\",\"n_rows\":2,\"n_cols\":3,\"k\":1,\"device\":$"
+         "cpu}"));
     OK(d, "eye(2, 3, k=1) has ones above the diagonal", NULL,
        "{\"dtype\":\"float64\",\"shape\":[2,3],\"data\":[0,1,0,0,0,1]}",
        A("array.read\",\"args\":{\"array\":$i3}"));
@@ -167,7 +182,8 @@ static void creation(drv *d)
     ERR(d, "DEV-DS-9: an unavailable device raises (tpu)", "ValueError", "library",
         A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[1],\"device\":{\"str\":\"tpu\"}}"));
     ERR(d, "a malformed device string raises", "ValueError", "library",
-        A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[1],\"device\":{\"str\":\"GPU:0\"}}"));
+        A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[1],\"device\":{\"str\":\"GPU:0\"}"
+          "}"));
     ERR(d, "a negative extent raises", "ValueError", "library",
         A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[-1],\"device\":$cpu}"));
     ERR(d, "refarray has no fftfreq", "NotImplementedError", "adapter",
@@ -177,21 +193,25 @@ static void creation(drv *d)
 static void conversion(drv *d)
 {
     OK(d, "asarray from a typed array", "t", NULL,
-       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[3],\"data\":[1.5,\"-0.0\",\"nan\"]},\"device\":$cpu}"));
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[3],\"data\":[1.5,\"-"
+         "0.0\",\"nan\"]},\"device\":$cpu}"));
     OK(d, "it reads back exactly", NULL,
        "{\"dtype\":\"float64\",\"shape\":[3],\"data\":[1.5,\"-0.0\",\"nan\"]}",
        A("array.read\",\"args\":{\"array\":$t}"));
     OK(d, "asarray with a dtype converts", "tc", NULL,
-       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[2],\"data\":[1,2]},\"dtype\":\"float64\",\"device\":$cpu}"));
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[2],\"data\":[1,2]},"
+         "\"dtype\":\"float64\",\"device\":$cpu}"));
     OK(d, "it reads float64", NULL, "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[1,2]}",
        A("array.read\",\"args\":{\"array\":$tc}"));
-    OK(d, "asarray of a scalar", "s", NULL, A("array.asarray\",\"args\":{\"obj\":3,\"device\":$cpu}"));
+    OK(d, "asarray of a scalar", "s", NULL,
+       A("array.asarray\",\"args\":{\"obj\":3,\"device\":$cpu}"));
     OK(d, "it is a 0-d int64", NULL, "{\"dtype\":\"int64\",\"shape\":[],\"data\":[3]}",
        A("array.read\",\"args\":{\"array\":$s}"));
     OK(d, "asarray of an array", "same", NULL, A("array.asarray\",\"args\":{\"obj\":$t}"));
     OK(d, "with nothing to change it is the array itself", NULL, "true",
        A("array.same\",\"args\":{\"a\":$same,\"b\":$t}"));
-    OK(d, "asarray(copy=true)", "cp", NULL, A("array.asarray\",\"args\":{\"obj\":$t,\"copy\":true}"));
+    OK(d, "asarray(copy=true)", "cp", NULL,
+       A("array.asarray\",\"args\":{\"obj\":$t,\"copy\":true}"));
     OK(d, "copy=true gives a new array", NULL, "false",
        A("array.same\",\"args\":{\"a\":$cp,\"b\":$t}"));
     ERR(d, "copy=false with a dtype change raises", "ValueError", "library",
@@ -222,9 +242,11 @@ static void conversion(drv *d)
 static void operations(drv *d)
 {
     OK(d, "x = [1, 2] int32", "x", NULL,
-       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[2],\"data\":[1,2]},\"device\":$cpu}"));
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[2],\"data\":[1,2]},"
+         "\"device\":$cpu}"));
     OK(d, "add x + 1", "r", NULL, A("array.binary\",\"args\":{\"fn\":\"add\",\"x1\":$x,\"x2\":1}"));
-    OK(d, "DEV-DS-10: x + 1 is int32 [2, 3]", NULL, "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[2,3]}",
+    OK(d, "DEV-DS-10: x + 1 is int32 [2, 3]", NULL,
+       "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[2,3]}",
        A("array.read\",\"args\":{\"array\":$r}"));
     OK(d, "subtract 10 - x", "r", NULL,
        A("array.binary\",\"args\":{\"fn\":\"subtract\",\"x1\":10,\"x2\":$x}"));
@@ -235,15 +257,21 @@ static void operations(drv *d)
     OK(d, "x * x is [1, 4]", NULL, "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[1,4]}",
        A("array.read\",\"args\":{\"array\":$r}"));
     OK(d, "y = [4, 9] float64", "y", NULL,
-       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2],\"data\":[4,9]},\"device\":$cpu}"));
-    OK(d, "divide y / 2", "r", NULL, A("array.binary\",\"args\":{\"fn\":\"divide\",\"x1\":$y,\"x2\":2}"));
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2],\"data\":[4,9]},"
+         "\"device\":$cpu}"));
+    OK(d, "divide y / 2", "r", NULL,
+       A("array.binary\",\"args\":{\"fn\":\"divide\",\"x1\":$y,\"x2\":2}"));
     OK(d, "y / 2 is [2, 4.5]", NULL, "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[2,4.5]}",
        A("array.read\",\"args\":{\"array\":$r}"));
-    OK(d, "equal x == 2", "r", NULL, A("array.binary\",\"args\":{\"fn\":\"equal\",\"x1\":$x,\"x2\":2}"));
-    OK(d, "x == 2 is [false, true]", NULL, "{\"dtype\":\"bool\",\"shape\":[2],\"data\":[false,true]}",
+    OK(d, "equal x == 2", "r", NULL,
+       A("array.binary\",\"args\":{\"fn\":\"equal\",\"x1\":$x,\"x2\":2}"));
+    OK(d, "x == 2 is [false, true]", NULL,
+       "{\"dtype\":\"bool\",\"shape\":[2],\"data\":[false,true]}",
        A("array.read\",\"args\":{\"array\":$r}"));
-    OK(d, "less x < 2", "r", NULL, A("array.binary\",\"args\":{\"fn\":\"less\",\"x1\":$x,\"x2\":2}"));
-    OK(d, "x < 2 is [true, false]", NULL, "{\"dtype\":\"bool\",\"shape\":[2],\"data\":[true,false]}",
+    OK(d, "less x < 2", "r", NULL,
+       A("array.binary\",\"args\":{\"fn\":\"less\",\"x1\":$x,\"x2\":2}"));
+    OK(d, "x < 2 is [true, false]", NULL,
+       "{\"dtype\":\"bool\",\"shape\":[2],\"data\":[true,false]}",
        A("array.read\",\"args\":{\"array\":$r}"));
     OK(d, "maximum(y, 5)", "r", NULL,
        A("array.binary\",\"args\":{\"fn\":\"maximum\",\"x1\":$y,\"x2\":5}"));
@@ -261,17 +289,21 @@ static void operations(drv *d)
     OK(d, "sqrt(y) is [2, 3]", NULL, "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[2,3]}",
        A("array.read\",\"args\":{\"array\":$r}"));
     OK(d, "sum of x", "r", NULL, A("array.reduce\",\"args\":{\"fn\":\"sum\",\"x\":$x}"));
-    OK(d, "DEV-ATTR-2: sum is a 0-d int64 3", NULL, "{\"dtype\":\"int64\",\"shape\":[],\"data\":[3]}",
+    OK(d, "DEV-ATTR-2: sum is a 0-d int64 3", NULL,
+       "{\"dtype\":\"int64\",\"shape\":[],\"data\":[3]}",
        A("array.read\",\"args\":{\"array\":$r}"));
     OK(d, "m = [[1, 5], [3, 2]] float64", "m", NULL,
-       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2,2],\"data\":[1,5,3,2]},\"device\":$cpu}"));
-    OK(d, "max of m over axis 0", "r", NULL, A("array.reduce\",\"args\":{\"fn\":\"max\",\"x\":$m,\"axis\":0}"));
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2,2],\"data\":[1,5,3,"
+         "2]},\"device\":$cpu}"));
+    OK(d, "max of m over axis 0", "r", NULL,
+       A("array.reduce\",\"args\":{\"fn\":\"max\",\"x\":$m,\"axis\":0}"));
     OK(d, "it is [3, 5]", NULL, "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[3,5]}",
        A("array.read\",\"args\":{\"array\":$r}"));
     ERR(d, "an axis out of range raises IndexError", "IndexError", "library",
         A("array.reduce\",\"args\":{\"fn\":\"max\",\"x\":$m,\"axis\":5}"));
     OK(d, "c = [[1], [1]] float64", "c", NULL,
-       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2,1],\"data\":[1,1]},\"device\":$cpu}"));
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2,1],\"data\":[1,1]},"
+         "\"device\":$cpu}"));
     OK(d, "matmul m @ c", "r", NULL, A("array.matmul\",\"args\":{\"x1\":$m,\"x2\":$c}"));
     OK(d, "m @ c is [[6], [5]]", NULL, "{\"dtype\":\"float64\",\"shape\":[2,1],\"data\":[6,5]}",
        A("array.read\",\"args\":{\"array\":$r}"));
@@ -279,9 +311,11 @@ static void operations(drv *d)
         A("array.matmul\",\"args\":{\"x1\":$c,\"x2\":$m}"));
     OK(d, "stack [x, x] on axis 1", "r", NULL,
        A("array.stack\",\"args\":{\"arrays\":[$x,$x],\"axis\":1}"));
-    OK(d, "it is [[1, 1], [2, 2]]", NULL, "{\"dtype\":\"int32\",\"shape\":[2,2],\"data\":[1,1,2,2]}",
+    OK(d, "it is [[1, 1], [2, 2]]", NULL,
+       "{\"dtype\":\"int32\",\"shape\":[2,2],\"data\":[1,1,2,2]}",
        A("array.read\",\"args\":{\"array\":$r}"));
-    ERR(d, "stack of no arrays raises", "ValueError", "library", A("array.stack\",\"args\":{\"arrays\":[]}"));
+    ERR(d, "stack of no arrays raises", "ValueError", "library",
+        A("array.stack\",\"args\":{\"arrays\":[]}"));
     ERR(d, "stack with a bad handle in the list", "ValueError", "protocol",
         A("array.stack\",\"args\":{\"arrays\":[$x,\"array#999999\"]}"));
 }
@@ -320,8 +354,10 @@ static void defaults(drv *d)
         A("soft.set\",\"args\":{\"enabled\":1}"));
 
     /* reset restores the global default, leaves every scope and undoes soft mode. */
-    OK(d, "default.set cpu before reset", NULL, "null", A("default.set\",\"args\":{\"device\":$cpu}"));
-    OK(d, "default.push cpu before reset", NULL, "null", A("default.push\",\"args\":{\"device\":$cpu}"));
+    OK(d, "default.set cpu before reset", NULL, "null",
+       A("default.set\",\"args\":{\"device\":$cpu}"));
+    OK(d, "default.push cpu before reset", NULL, "null",
+       A("default.push\",\"args\":{\"device\":$cpu}"));
     OK(d, "soft.set true before reset", NULL, "null", A("soft.set\",\"args\":{\"enabled\":true}"));
     OK(d, "reset", NULL, "null", A("reset\""));
     OK(d, "default.get after reset", "g", NULL, A("default.get\""));
@@ -339,15 +375,18 @@ static void utilities(drv *d, int ndev)
     OK(d, "util.num_cpu_cores", "cores", NULL, A("util.num_cpu_cores\""));
     tap_ok(drv_bound(d, "cores") && atoi(drv_bound(d, "cores")) >= 1, "at least one core (%s)",
            drv_bound(d, "cores") ? drv_bound(d, "cores") : "none");
-    OK(d, "util.total_memory of cpu", "mem", NULL, A("util.total_memory\",\"args\":{\"device\":$cpu}"));
+    OK(d, "util.total_memory of cpu", "mem", NULL,
+       A("util.total_memory\",\"args\":{\"device\":$cpu}"));
     tap_ok(drv_bound(d, "mem") && atof(drv_bound(d, "mem")) > 0, "cpu has memory (%s bytes)",
            drv_bound(d, "mem") ? drv_bound(d, "mem") : "none");
-    OK(d, "util.used_memory of cpu", NULL, NULL, A("util.used_memory\",\"args\":{\"device\":$cpu}"));
+    OK(d, "util.used_memory of cpu", NULL, NULL,
+       A("util.used_memory\",\"args\":{\"device\":$cpu}"));
     ERR(d, "util.total_memory needs a device", "TypeError", "library",
         A("util.total_memory\",\"args\":{\"device\":null}"));
     cJSON *r = drv_send(d, __FILE__, __LINE__, A("util.utilisation\",\"args\":{\"device\":$cpu}"));
     const cJSON *res = cJSON_GetObjectItemCaseSensitive(r, "result");
-    const cJSON *kind = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "error"), "kind");
+    const cJSON *kind =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "error"), "kind");
     tap_ok((cJSON_IsNumber(res) && res->valuedouble >= 0 && res->valuedouble <= 100) ||
                (cJSON_IsString(kind) && strcmp(kind->valuestring, "NotImplementedError") == 0),
            "util.utilisation is a percentage or NotImplementedError");
@@ -358,27 +397,32 @@ static void multi_device(drv *d, int ndev)
 {
     const char *why = "needs a second device (build with OpenCL; POCL_DEVICES)";
     if (ndev < 2) {
-        const char *names[] = {"to_device to gpu:0", "values survive the move",
-                               "the copy is on gpu:0", "to_device with gpu:0's stream",
+        const char *names[] = {"to_device to gpu:0",           "values survive the move",
+                               "the copy is on gpu:0",         "to_device with gpu:0's stream",
                                "dlpack_device of a gpu array", "mixed devices raise"};
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
             tap_skip(names[i], why);
         return;
     }
     OK(d, "x = [1.5, -2] float32 on cpu", "x", NULL,
-       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float32\",\"shape\":[2],\"data\":[1.5,-2]},\"device\":$cpu}"));
-    OK(d, "to_device to gpu:0", "g", NULL, A("array.to_device\",\"args\":{\"array\":$x,\"device\":$gpu0}"));
-    OK(d, "values survive the move", NULL, "{\"dtype\":\"float32\",\"shape\":[2],\"data\":[1.5,-2]}",
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float32\",\"shape\":[2],\"data\":[1.5,-2]}"
+         ",\"device\":$cpu}"));
+    OK(d, "to_device to gpu:0", "g", NULL,
+       A("array.to_device\",\"args\":{\"array\":$x,\"device\":$gpu0}"));
+    OK(d, "values survive the move", NULL,
+       "{\"dtype\":\"float32\",\"shape\":[2],\"data\":[1.5,-2]}",
        A("array.read\",\"args\":{\"array\":$g}"));
     OK(d, "describe the copy", "gd", NULL, A("array.describe\",\"args\":{\"array\":$g}"));
     drv_bind_field(d, "gdev", "gd", "device");
-    OK(d, "the copy is on gpu:0", NULL, "true", A("device.equal\",\"args\":{\"a\":$gdev,\"b\":$gpu0}"));
+    OK(d, "the copy is on gpu:0", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$gdev,\"b\":$gpu0}"));
     OK(d, "stream.default of gpu:0", "sg", NULL, A("stream.default\",\"args\":{\"device\":$gpu0}"));
     OK(d, "to_device with gpu:0's stream", "g2", NULL,
        A("array.to_device\",\"args\":{\"array\":$x,\"device\":$gpu0,\"stream\":$sg}"));
     ERR(d, "cpu has no streams: gpu:0's stream to cpu raises", "ValueError", "library",
         A("array.to_device\",\"args\":{\"array\":$g,\"device\":$cpu,\"stream\":$sg}"));
-    OK(d, "dlpack_device of a gpu array", NULL, "[4,0]", A("array.dlpack_device\",\"args\":{\"array\":$g}"));
+    OK(d, "dlpack_device of a gpu array", NULL, "[4,0]",
+       A("array.dlpack_device\",\"args\":{\"array\":$g}"));
     ERR(d, "mixed devices raise", "ValueError", "library",
         A("array.binary\",\"args\":{\"fn\":\"add\",\"x1\":$x,\"x2\":$g}"));
 }
@@ -390,7 +434,8 @@ int main(int argc, char **argv)
     tap_diag("transport: %s", drv_is_host(d) ? "out of process (devspec-adapter-host)"
                                              : "in process (devspec_adapter_call)");
     if (!OK(d, "hello", "hello",
-            "{\"protocol\":1,\"library\":{\"name\":\"refarray\"},\"adapter\":{\"name\":\"refarray\"},"
+            "{\"protocol\":1,\"library\":{\"name\":\"refarray\"},\"adapter\":{\"name\":"
+            "\"refarray\"},"
             "\"max_line\":1048576}",
             A("hello\",\"args\":{\"protocol\":1}"))) {
         printf("Bail out! refarray's adapter does not answer hello\n");
@@ -409,8 +454,7 @@ int main(int argc, char **argv)
            "hello lists cpu first (device_strs[0] is \"cpu\")");
     drv_bind(d, "cpu", cJSON_GetArrayItem(devs, 0));
     drv_bind(d, "D0", cJSON_GetObjectItemCaseSensitive(hello, "default_device"));
-    if (ndev >= 2)
-        drv_bind(d, "gpu0", cJSON_GetArrayItem(devs, 1));
+    if (ndev >= 2) drv_bind(d, "gpu0", cJSON_GetArrayItem(devs, 1));
     cJSON_Delete(hello);
 
     devices(d, ndev);

@@ -23,16 +23,14 @@ static void tap(bool pass, const char *what, const char *detail)
     n++;
     failed += !pass;
     printf("%s %d - %s\n", pass ? "ok" : "not ok", n, what);
-    if (!pass && detail)
-        printf("#   at %s: %s\n", __FILE__, detail);
+    if (!pass && detail) printf("#   at %s: %s\n", __FILE__, detail);
 }
 
 /* Runs devspec with its stdout and stderr in `log`; returns its exit status or -1. */
 static int run(char *const argv[], const char *log)
 {
     pid_t pid = fork();
-    if (pid < 0)
-        return -1;
+    if (pid < 0) return -1;
     if (pid == 0) {
         /* Leak checking is left to the adapter tests: the runner unloads an in-process
          * adapter at exit, and with it the OpenCL loader, so LeakSanitizer could no longer
@@ -40,7 +38,8 @@ static int run(char *const argv[], const char *log)
          * a leak. Memory errors are still reported. */
         const char *asan = getenv("ASAN_OPTIONS");
         char opts[1024];
-        snprintf(opts, sizeof opts, "%s%sdetect_leaks=0", asan ? asan : "", asan && *asan ? ":" : "");
+        snprintf(opts, sizeof opts, "%s%sdetect_leaks=0", asan ? asan : "",
+                 asan && *asan ? ":" : "");
         setenv("ASAN_OPTIONS", opts, 1);
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) {
@@ -51,16 +50,14 @@ static int run(char *const argv[], const char *log)
         _exit(127);
     }
     int status;
-    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
-        return -1;
+    if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status)) return -1;
     return WEXITSTATUS(status);
 }
 
 static cJSON *load(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
+    if (f == NULL) return NULL;
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
     fseek(f, 0, SEEK_SET);
@@ -93,17 +90,17 @@ int main(int argc, char **argv)
     snprintf(inproc_report, sizeof inproc_report, "%s/in-process.json", argv[2]);
     snprintf(host_log, sizeof host_log, "%s/out-of-process.log", argv[2]);
     snprintf(inproc_log, sizeof inproc_log, "%s/in-process.log", argv[2]);
-    char *host_argv[] = {argv[1], "run", "--adapter", "refarray", "--no-progress",
-                         "--report", host_report, NULL};
-    char *inproc_argv[] = {argv[1], "run", "--adapter", "refarray", "--in-process",
+    char *host_argv[] = {argv[1],         "run",      "--adapter", "refarray",
+                         "--no-progress", "--report", host_report, NULL};
+    char *inproc_argv[] = {argv[1],         "run",      "--adapter",   "refarray", "--in-process",
                            "--no-progress", "--report", inproc_report, NULL};
     /* 0: all as expected; 1: some cases did not pass. Both are complete runs. */
     int rc_host = run(host_argv, host_log);
     tap(rc_host == 0 || rc_host == 1, "devspec run --adapter refarray completes out of process",
         host_log);
     int rc_inproc = run(inproc_argv, inproc_log);
-    tap(rc_inproc == 0 || rc_inproc == 1,
-        "devspec run --adapter refarray --in-process completes", inproc_log);
+    tap(rc_inproc == 0 || rc_inproc == 1, "devspec run --adapter refarray --in-process completes",
+        inproc_log);
     tap(rc_host == rc_inproc, "both runs exit with the same status", NULL);
 
     cJSON *a = load(host_report), *b = load(inproc_report);
@@ -123,8 +120,7 @@ int main(int argc, char **argv)
     for (const cJSON *x = ca ? ca->child : NULL; x; x = x->next) {
         const cJSON *y = NULL;
         for (const cJSON *z = cb ? cb->child : NULL; z && !y; z = z->next)
-            if (strcmp(str(x, "id"), str(z, "id")) == 0)
-                y = z;
+            if (strcmp(str(x, "id"), str(z, "id")) == 0) y = z;
         bool eq = y && strcmp(str(x, "status"), str(y, "status")) == 0 &&
                   strcmp(str(x, "reason"), str(y, "reason")) == 0;
         if (eq) {

@@ -65,12 +65,10 @@ extern "C" {
  *
  * devspec_adapter_free: frees a reply of devspec_adapter_call. NULL is a no-op.
  * ------------------------------------------------------------------------------------- */
-DS_EXPORT const char *devspec_adapter_call(const char *request, size_t len,
-                                           size_t *reply_len);
+DS_EXPORT const char *devspec_adapter_call(const char *request, size_t len, size_t *reply_len);
 DS_EXPORT void devspec_adapter_free(const char *reply);
 
-typedef const char *(*devspec_adapter_call_fn)(const char *request, size_t len,
-                                               size_t *reply_len);
+typedef const char *(*devspec_adapter_call_fn)(const char *request, size_t len, size_t *reply_len);
 typedef void (*devspec_adapter_free_fn)(const char *reply);
 
 /* ---------------------------------------------------------------------------------------
@@ -247,34 +245,34 @@ void ds_error(const char *kind, const char *fmt, ...)
 #define DS_VENDOR_VERSION 1u
 
 typedef struct ds_vendor {
-    uint32_t version; /* required: DS_VENDOR_VERSION */
-    uint32_t size;    /* required: sizeof(ds_vendor) */
+    uint32_t version;            /* required: DS_VENDOR_VERSION */
+    uint32_t size;               /* required: sizeof(ds_vendor) */
     const char *adapter_name;    /* required: the adapter's name, as in adapters.json */
     const char *adapter_version; /* required */
 
     /* Session. */
-    int (*open)(void **lib);                             /* required: start the library */
-    void (*close)(void *lib);                            /* optional: stop it */
-    int (*hello)(void *lib, ds_library_info *out);       /* required */
-    int (*reset)(void *lib);                             /* optional: restore defaults */
-    void (*release_array)(void *lib, ds_array x);        /* required */
-    void (*release_device)(void *lib, ds_devobj d);      /* optional: NULL if devices are not owned */
-    void (*release_stream)(void *lib, ds_stream s);      /* optional: likewise */
+    int (*open)(void **lib);                        /* required: start the library */
+    void (*close)(void *lib);                       /* optional: stop it */
+    int (*hello)(void *lib, ds_library_info *out);  /* required */
+    int (*reset)(void *lib);                        /* optional: restore defaults */
+    void (*release_array)(void *lib, ds_array x);   /* required */
+    void (*release_device)(void *lib, ds_devobj d); /* optional: NULL if devices are not owned */
+    void (*release_stream)(void *lib, ds_stream s); /* optional: likewise */
     /* optional: describe a status a callback returned; kind/message are copied at once. */
     void (*error)(void *lib, int status, const char **kind, const char **message);
 
     /* device.* */
-    int (*device_parse)(void *lib, const char *text, ds_devobj *out);              /* optional */
-    int (*device_describe)(void *lib, ds_devobj d, ds_device_info *out);           /* optional */
-    int (*device_equal)(void *lib, ds_devobj a, ds_devobj b, bool *out);            /* required */
+    int (*device_parse)(void *lib, const char *text, ds_devobj *out);    /* optional */
+    int (*device_describe)(void *lib, ds_devobj d, ds_device_info *out); /* optional */
+    int (*device_equal)(void *lib, ds_devobj a, ds_devobj b, bool *out); /* required */
     int (*device_from_type_index)(void *lib, const char *type, int64_t index,
-                                  ds_devobj *out); /* optional */
-    int (*device_from_ordinal)(void *lib, int64_t ordinal, ds_devobj *out);       /* optional */
+                                  ds_devobj *out);                          /* optional */
+    int (*device_from_ordinal)(void *lib, int64_t ordinal, ds_devobj *out); /* optional */
 
     /* info.* ; info_devices is required (hello lists its result). It fills at most `cap`
      * devices and sets *n to the number the library has (a larger *n asks again). */
     int (*info_devices)(void *lib, ds_devobj *out, size_t cap, size_t *n);
-    int (*info_default_device)(void *lib, ds_devobj *out);        /* optional; *out may be NULL */
+    int (*info_default_device)(void *lib, ds_devobj *out); /* optional; *out may be NULL */
     int (*info_default_dtypes)(void *lib, ds_device device, ds_default_dtypes *out); /* opt. */
     /* optional: the dtypes the device supports, as a bit set (1u << dtype); the shim
      * applies the standard's `kind` filter. */
@@ -295,8 +293,8 @@ typedef struct ds_vendor {
                ds_device device, ds_array *out);
     int (*fill_like)(void *lib, ds_fill_fn fn, ds_array x, ds_dtype dtype, ds_device device,
                      ds_array *out);
-    int (*full_like)(void *lib, ds_array x, ds_scalar fill_value, ds_dtype dtype,
-                     ds_device device, ds_array *out);
+    int (*full_like)(void *lib, ds_array x, ds_scalar fill_value, ds_dtype dtype, ds_device device,
+                     ds_array *out);
     /* fn: "fftfreq" or "rfftfreq"; d defaults to 1.0 */
     int (*fftfreq)(void *lib, bool real, int64_t n, double d, ds_dtype dtype, ds_device device,
                    ds_array *out);
@@ -304,10 +302,10 @@ typedef struct ds_vendor {
     /* array.asarray: from a typed array, from a scalar, or from another array. */
     int (*asarray_buffer)(void *lib, const ds_buffer *obj, ds_dtype dtype, ds_device device,
                           ds_copy copy, ds_array *out);
-    int (*asarray_scalar)(void *lib, ds_scalar obj, ds_dtype dtype, ds_device device,
-                          ds_copy copy, ds_array *out);
-    int (*asarray_array)(void *lib, ds_array obj, ds_dtype dtype, ds_device device,
-                         ds_copy copy, ds_array *out);
+    int (*asarray_scalar)(void *lib, ds_scalar obj, ds_dtype dtype, ds_device device, ds_copy copy,
+                          ds_array *out);
+    int (*asarray_array)(void *lib, ds_array obj, ds_dtype dtype, ds_device device, ds_copy copy,
+                         ds_array *out);
     int (*astype)(void *lib, ds_array x, ds_dtype dtype, bool copy, ds_device device,
                   ds_array *out);
 
@@ -369,13 +367,15 @@ int ds_shim_serve(FILE *in, FILE *out, devspec_adapter_call_fn call,
 
 /* Defines the two exported entry points of an in-process adapter for `vendor_ptr`, a
  * `const ds_vendor *`. Use it once, at file scope, in the vendor's shared object. */
-#define DEVSPEC_SHIM_EXPORT(vendor_ptr)                                                        \
-    DS_EXPORT const char *devspec_adapter_call(const char *request, size_t len,                \
-                                               size_t *reply_len)                              \
-    {                                                                                          \
-        return ds_shim_call((vendor_ptr), request, len, reply_len);                           \
-    }                                                                                          \
-    DS_EXPORT void devspec_adapter_free(const char *reply) { ds_shim_free(reply); }
+#define DEVSPEC_SHIM_EXPORT(vendor_ptr)                                                            \
+    DS_EXPORT const char *devspec_adapter_call(const char *request, size_t len, size_t *reply_len) \
+    {                                                                                              \
+        return ds_shim_call((vendor_ptr), request, len, reply_len);                                \
+    }                                                                                              \
+    DS_EXPORT void devspec_adapter_free(const char *reply)                                         \
+    {                                                                                              \
+        ds_shim_free(reply);                                                                       \
+    }
 
 #ifdef __cplusplus
 }

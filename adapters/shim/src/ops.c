@@ -31,13 +31,11 @@ static const cJSON *arg(const req *r, const char *name)
 /* Every argument must be one the op knows: a misspelt name is an error, not a default. */
 static int check_names(const req *r, const char *const *allowed)
 {
-    if (r->args == NULL)
-        return 0;
+    if (r->args == NULL) return 0;
     for (const cJSON *a = r->args->child; a; a = a->next) {
         bool known = false;
         for (const char *const *n = allowed; *n; n++)
-            if (strcmp(a->string, *n) == 0)
-                known = true;
+            if (strcmp(a->string, *n) == 0) known = true;
         if (!known)
             return ds__fail(r->e, PROTO, "TypeError", "%s: unexpected argument '%s'", r->op,
                             a->string);
@@ -61,11 +59,10 @@ static int get_int(const req *r, const char *name, bool required, int64_t dflt, 
 {
     const cJSON *v = arg(r, name);
     *out = dflt;
-    if (v == NULL || (!required && cJSON_IsNull(v)))
-        return required ? missing(r, name) : 0;
+    if (v == NULL || (!required && cJSON_IsNull(v))) return required ? missing(r, name) : 0;
     if (!is_int(v))
-        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be an integer",
-                        r->op, name);
+        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be an integer", r->op,
+                        name);
     *out = (int64_t)v->valuedouble;
     return 0;
 }
@@ -74,11 +71,10 @@ static int get_bool(const req *r, const char *name, bool required, bool dflt, bo
 {
     const cJSON *v = arg(r, name);
     *out = dflt;
-    if (v == NULL || (!required && cJSON_IsNull(v)))
-        return required ? missing(r, name) : 0;
+    if (v == NULL || (!required && cJSON_IsNull(v))) return required ? missing(r, name) : 0;
     if (!cJSON_IsBool(v))
-        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be true or false",
-                        r->op, name);
+        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be true or false", r->op,
+                        name);
     *out = cJSON_IsTrue(v);
     return 0;
 }
@@ -86,8 +82,7 @@ static int get_bool(const req *r, const char *name, bool required, bool dflt, bo
 static int get_string(const req *r, const char *name, const char **out)
 {
     const cJSON *v = arg(r, name);
-    if (v == NULL)
-        return missing(r, name);
+    if (v == NULL) return missing(r, name);
     if (!cJSON_IsString(v))
         return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a string", r->op,
                         name);
@@ -99,11 +94,10 @@ static int get_dtype(const req *r, const char *name, bool required, ds_dtype *ou
 {
     const cJSON *v = arg(r, name);
     *out = DS_DTYPE_NONE;
-    if (v == NULL || (!required && cJSON_IsNull(v)))
-        return required ? missing(r, name) : 0;
+    if (v == NULL || (!required && cJSON_IsNull(v))) return required ? missing(r, name) : 0;
     if (!cJSON_IsString(v))
-        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a dtype name",
-                        r->op, name);
+        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a dtype name", r->op,
+                        name);
     *out = ds_dtype_from_name(v->valuestring);
     if (*out == DS_DTYPE_NONE)
         return ds__fail(r->e, PROTO, "ValueError", "%s: argument '%s': unknown dtype \"%.40s\"",
@@ -117,17 +111,17 @@ static int lookup(const req *r, const cJSON *v, const char *name, ds__hkind kind
     static const char *const kinds[] = {"device", "array", "stream"};
     int said;
     if (!cJSON_IsString(v))
-        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a %s handle",
-                        r->op, name, kinds[kind]);
+        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a %s handle", r->op,
+                        name, kinds[kind]);
     ds__handle *h = ds__handle_find(r->s, v->valuestring, &said);
     if (said < 0)
         return ds__fail(r->e, PROTO, "ValueError",
-                        "%s: argument '%s': \"%.60s\" is not a handle (type#number)", r->op,
-                        name, v->valuestring);
+                        "%s: argument '%s': \"%.60s\" is not a handle (type#number)", r->op, name,
+                        v->valuestring);
     if (said != (int)kind)
         return ds__fail(r->e, PROTO, "TypeError",
-                        "%s: argument '%s': \"%.60s\" is a %s handle, a %s handle is needed",
-                        r->op, name, v->valuestring, kinds[said], kinds[kind]);
+                        "%s: argument '%s': \"%.60s\" is a %s handle, a %s handle is needed", r->op,
+                        name, v->valuestring, kinds[said], kinds[kind]);
     if (h == NULL)
         return ds__fail(r->e, PROTO, "ValueError",
                         "%s: argument '%s': unknown handle \"%.60s\" (never made, or dropped by "
@@ -140,8 +134,7 @@ static int lookup(const req *r, const cJSON *v, const char *name, ds__hkind kind
 static int get_array(const req *r, const char *name, ds_array *out)
 {
     const cJSON *v = arg(r, name);
-    if (v == NULL)
-        return missing(r, name);
+    if (v == NULL) return missing(r, name);
     return lookup(r, v, name, DS__H_ARRAY, out);
 }
 
@@ -151,10 +144,8 @@ static int get_device(const req *r, const char *name, bool required, ds_device *
 {
     const cJSON *v = arg(r, name);
     memset(out, 0, sizeof *out);
-    if (v == NULL)
-        return required ? missing(r, name) : 0;
-    if (cJSON_IsNull(v))
-        return 0;
+    if (v == NULL) return required ? missing(r, name) : 0;
+    if (cJSON_IsNull(v)) return 0;
     if (cJSON_IsString(v)) {
         out->kind = DS_DEVICE_OBJECT;
         return lookup(r, v, name, DS__H_DEVICE, &out->object);
@@ -174,33 +165,26 @@ static int get_stream(const req *r, const char *name, ds_stream *out)
 {
     const cJSON *v = arg(r, name);
     *out = NULL;
-    if (v == NULL || cJSON_IsNull(v))
-        return 0;
+    if (v == NULL || cJSON_IsNull(v)) return 0;
     return lookup(r, v, name, DS__H_STREAM, out);
 }
 
-static int get_scalar(const req *r, const char *name, bool required, ds_scalar *out,
-                      bool *present)
+static int get_scalar(const req *r, const char *name, bool required, ds_scalar *out, bool *present)
 {
     const cJSON *v = arg(r, name);
     char label[96];
-    if (present)
-        *present = false;
-    if (v == NULL || (!required && cJSON_IsNull(v)))
-        return required ? missing(r, name) : 0;
+    if (present) *present = false;
+    if (v == NULL || (!required && cJSON_IsNull(v))) return required ? missing(r, name) : 0;
     snprintf(label, sizeof label, "%s: %s", r->op, name);
-    if (ds__scalar_decode(v, label, out, r->e) < 0)
-        return -1;
-    if (present)
-        *present = true;
+    if (ds__scalar_decode(v, label, out, r->e) < 0) return -1;
+    if (present) *present = true;
     return 0;
 }
 
 static int get_shape(const req *r, const char *name, int64_t *shape, int *ndim)
 {
     const cJSON *v = arg(r, name);
-    if (v == NULL)
-        return missing(r, name);
+    if (v == NULL) return missing(r, name);
     /* A single integer is a 1-D shape, as in Python's zeros(3). */
     if (is_int(v)) {
         shape[0] = (int64_t)v->valuedouble;
@@ -208,8 +192,8 @@ static int get_shape(const req *r, const char *name, int64_t *shape, int *ndim)
         return 0;
     }
     if (!cJSON_IsArray(v))
-        return ds__fail(r->e, PROTO, "TypeError",
-                        "%s: argument '%s' must be a list of integers", r->op, name);
+        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a list of integers",
+                        r->op, name);
     int n = cJSON_GetArraySize(v);
     if (n > DS_MAX_NDIM)
         return ds__fail(r->e, PROTO, "ValueError",
@@ -230,11 +214,10 @@ static int get_copy(const req *r, const char *name, ds_copy *out)
 {
     const cJSON *v = arg(r, name);
     *out = DS_COPY_IF_NEEDED;
-    if (v == NULL || cJSON_IsNull(v))
-        return 0;
+    if (v == NULL || cJSON_IsNull(v)) return 0;
     if (!cJSON_IsBool(v))
-        return ds__fail(r->e, PROTO, "TypeError",
-                        "%s: argument '%s' must be true, false or null", r->op, name);
+        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be true, false or null",
+                        r->op, name);
     *out = cJSON_IsTrue(v) ? DS_COPY_ALWAYS : DS_COPY_NEVER;
     return 0;
 }
@@ -248,22 +231,21 @@ static int no_slot(const req *r)
 }
 
 /* Calls a slot: `call` is the expression; NULL slot answers NotImplementedError. */
-#define CALL(r, slot, ...)                                                                     \
-    (DS__SLOT((r)->v, slot) == NULL                                                            \
-         ? no_slot(r)                                                                          \
-         : (ds__call_begin((r)->s),                                                            \
+#define CALL(r, slot, ...)                                                                         \
+    (DS__SLOT((r)->v, slot) == NULL                                                                \
+         ? no_slot(r)                                                                              \
+         : (ds__call_begin((r)->s),                                                                \
             ds__status((r)->s, (r)->op, (r)->v->slot((r)->s->lib, __VA_ARGS__), (r)->e)))
 
-#define CALL0(r, slot)                                                                         \
-    (DS__SLOT((r)->v, slot) == NULL                                                            \
-         ? no_slot(r)                                                                          \
-         : (ds__call_begin((r)->s),                                                            \
+#define CALL0(r, slot)                                                                             \
+    (DS__SLOT((r)->v, slot) == NULL                                                                \
+         ? no_slot(r)                                                                              \
+         : (ds__call_begin((r)->s),                                                                \
             ds__status((r)->s, (r)->op, (r)->v->slot((r)->s->lib), (r)->e)))
 
 static void release_obj(const req *r, ds__hkind kind, void *obj)
 {
-    if (obj == NULL)
-        return;
+    if (obj == NULL) return;
     if (kind == DS__H_ARRAY && DS__SLOT(r->v, release_array))
         r->v->release_array(r->s->lib, obj);
     else if (kind == DS__H_DEVICE && DS__SLOT(r->v, release_device))
@@ -312,8 +294,8 @@ static int oom(const req *r)
 
 /* ---- session ops ---- */
 
-static const char *const required_slots[] = {"open", "hello", "release_array", "device_equal",
-                                             "info_devices", "describe", "read", NULL};
+static const char *const required_slots[] = {
+    "open", "hello", "release_array", "device_equal", "info_devices", "describe", "read", NULL};
 
 static int check_table(const req *r)
 {
@@ -349,8 +331,7 @@ static int list_devices(const req *r, ds_devobj **devs, size_t *n)
     for (int attempt = 0; attempt < 4; attempt++) {
         ds_devobj *buf = ds__calloc(cap, sizeof *buf);
         size_t count = 0;
-        if (buf == NULL)
-            return oom(r);
+        if (buf == NULL) return oom(r);
         if (CALL(r, info_devices, buf, cap, &count) < 0) {
             /* Whatever the callback filled before failing is released, not leaked. */
             for (size_t i = 0; i < cap; i++)
@@ -369,8 +350,8 @@ static int list_devices(const req *r, ds_devobj **devs, size_t *n)
         ds__free(buf);
         cap = count;
     }
-    return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
-                    "%s: the device count keeps changing", r->op);
+    return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError", "%s: the device count keeps changing",
+                    r->op);
 }
 
 static int op_hello(const req *r, cJSON **result)
@@ -385,68 +366,57 @@ static int op_hello(const req *r, cJSON **result)
     ds_devobj def = NULL;
     cJSON *res = NULL;
 
-    if (check_names(r, names) < 0 || get_int(r, "protocol", true, 0, &protocol) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || get_int(r, "protocol", true, 0, &protocol) < 0) return -1;
     /* A second hello starts the session afresh. */
     ds__session_close(s);
     if (protocol != DS_PROTOCOL_VERSION)
         return ds__fail(r->e, PROTO, "ValueError",
                         "hello: protocol version %" PRId64 " requested; this adapter speaks %d",
                         protocol, DS_PROTOCOL_VERSION);
-    if (check_table(r) < 0)
-        return -1;
+    if (check_table(r) < 0) return -1;
     ds__call_begin(s);
-    if (ds__status(s, "hello (open)", v->open(&s->lib), r->e) < 0)
-        return -1;
+    if (ds__status(s, "hello (open)", v->open(&s->lib), r->e) < 0) return -1;
     s->lib_open = true;
-    if (CALL(r, hello, &info) < 0)
-        goto fail;
-    if (list_devices(r, &devs, &ndev) < 0)
-        goto fail;
+    if (CALL(r, hello, &info) < 0) goto fail;
+    if (list_devices(r, &devs, &ndev) < 0) goto fail;
     cJSON *lib = NULL, *adapter = NULL, *features = NULL, *jdevs = NULL, *strs = NULL;
     res = cJSON_CreateObject();
-    bool ok = res != NULL && ds__put(res, "protocol", cJSON_CreateNumber(DS_PROTOCOL_VERSION)) &&
-              ds__put(res, "library", (lib = cJSON_CreateObject())) &&
-              ds__put(lib, "name", cJSON_CreateString(info.name ? info.name : v->adapter_name)) &&
-              ds__put(lib, "version", cJSON_CreateString(info.version ? info.version : "unknown")) &&
-              ds__put(res, "adapter", (adapter = cJSON_CreateObject())) &&
-              ds__put(adapter, "name", cJSON_CreateString(v->adapter_name)) &&
-              ds__put(adapter, "version", cJSON_CreateString(v->adapter_version)) &&
-              ds__put(res, "features", (features = cJSON_CreateArray())) &&
-              ds__put(res, "devices", (jdevs = cJSON_CreateArray())) &&
-              ds__put(res, "device_strs", (strs = cJSON_CreateArray()));
+    bool ok =
+        res != NULL && ds__put(res, "protocol", cJSON_CreateNumber(DS_PROTOCOL_VERSION)) &&
+        ds__put(res, "library", (lib = cJSON_CreateObject())) &&
+        ds__put(lib, "name", cJSON_CreateString(info.name ? info.name : v->adapter_name)) &&
+        ds__put(lib, "version", cJSON_CreateString(info.version ? info.version : "unknown")) &&
+        ds__put(res, "adapter", (adapter = cJSON_CreateObject())) &&
+        ds__put(adapter, "name", cJSON_CreateString(v->adapter_name)) &&
+        ds__put(adapter, "version", cJSON_CreateString(v->adapter_version)) &&
+        ds__put(res, "features", (features = cJSON_CreateArray())) &&
+        ds__put(res, "devices", (jdevs = cJSON_CreateArray())) &&
+        ds__put(res, "device_strs", (strs = cJSON_CreateArray()));
     for (const char *const *f = info.features; ok && f && *f; f++)
         ok = ds__push(features, cJSON_CreateString(*f));
-    if (!ok)
-        goto nomem;
+    if (!ok) goto nomem;
     for (size_t i = 0; i < ndev; i++) {
         cJSON *h = NULL;
         ds_devobj d = devs[i];
         devs[i] = NULL;
-        if (handle_result(r, DS__H_DEVICE, d, true, &h) < 0)
-            goto fail;
-        if (!ds__push(jdevs, h))
-            goto nomem;
+        if (handle_result(r, DS__H_DEVICE, d, true, &h) < 0) goto fail;
+        if (!ds__push(jdevs, h)) goto nomem;
         ds_device_info di = {0};
         bool has_str = DS__SLOT(v, device_describe) &&
                        (ds__call_begin(s), v->device_describe(s->lib, d, &di)) == 0 && di.has_str;
-        if (!ds__push(strs, has_str ? cJSON_CreateString(di.str) : cJSON_CreateNull()))
-            goto nomem;
+        if (!ds__push(strs, has_str ? cJSON_CreateString(di.str) : cJSON_CreateNull())) goto nomem;
     }
     /* default_device: the listed handle it equals, so that $D0 is one of `devices`. */
     cJSON *jdef = NULL;
     if (DS__SLOT(v, info_default_device)) {
-        if (CALL(r, info_default_device, &def) < 0)
-            goto fail;
+        if (CALL(r, info_default_device, &def) < 0) goto fail;
     }
     if (def != NULL) {
         bool found = false;
         for (size_t i = 0; i < s->nh && !found; i++) {
             bool eq = false;
-            if (s->h[i].kind != DS__H_DEVICE)
-                continue;
-            if (CALL(r, device_equal, def, s->h[i].obj, &eq) < 0)
-                goto fail;
+            if (s->h[i].kind != DS__H_DEVICE) continue;
+            if (CALL(r, device_equal, def, s->h[i].obj, &eq) < 0) goto fail;
             if (eq) {
                 char name[48];
                 snprintf(name, sizeof name, "device#%" PRIu64, s->h[i].id);
@@ -457,8 +427,7 @@ static int op_hello(const req *r, cJSON **result)
         if (!found) {
             ds_devobj d = def;
             def = NULL;
-            if (handle_result(r, DS__H_DEVICE, d, true, &jdef) < 0)
-                goto fail;
+            if (handle_result(r, DS__H_DEVICE, d, true, &jdef) < 0) goto fail;
         }
     } else {
         jdef = cJSON_CreateNull();
@@ -486,11 +455,9 @@ fail:
 static int op_reset(const req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
-    if (check_names(r, names) < 0)
-        return -1;
+    if (check_names(r, names) < 0) return -1;
     ds__handles_drop(r->s, false);
-    if (DS__SLOT(r->v, reset) && CALL0(r, reset) < 0)
-        return -1;
+    if (DS__SLOT(r->v, reset) && CALL0(r, reset) < 0) return -1;
     *result = NULL;
     return 0;
 }
@@ -498,8 +465,7 @@ static int op_reset(const req *r, cJSON **result)
 static int op_bye(const req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
-    if (check_names(r, names) < 0)
-        return -1;
+    if (check_names(r, names) < 0) return -1;
     ds__session_close(r->s);
     *result = NULL;
     return 0;
@@ -526,8 +492,7 @@ static int get_device_object(const req *r, const char *name, ds_devobj *out, boo
     ds_device dev;
     *parsed = false;
     *out = NULL;
-    if (get_device(r, name, true, &dev) < 0)
-        return -1;
+    if (get_device(r, name, true, &dev) < 0) return -1;
     if (dev.kind == DS_DEVICE_OBJECT) {
         *out = dev.object;
         return 0;
@@ -535,8 +500,7 @@ static int get_device_object(const req *r, const char *name, ds_devobj *out, boo
     if (dev.kind == DS_DEVICE_NONE)
         return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a device, not null",
                         r->op, name);
-    if (CALL(r, device_parse, dev.str, out) < 0)
-        return -1;
+    if (CALL(r, device_parse, dev.str, out) < 0) return -1;
     if (*out == NULL)
         return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
                         "%s: device_parse succeeded but returned no device", r->op);
@@ -550,19 +514,16 @@ static int op_device_describe(const req *r, cJSON **result)
     ds_devobj d;
     bool parsed;
     ds_device_info di = {0};
-    if (check_names(r, names) < 0 || get_device_object(r, "device", &d, &parsed) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || get_device_object(r, "device", &d, &parsed) < 0) return -1;
     int rc = CALL(r, device_describe, d, &di);
-    if (parsed)
-        release_obj(r, DS__H_DEVICE, d);
-    if (rc < 0)
-        return -1;
+    if (parsed) release_obj(r, DS__H_DEVICE, d);
+    if (rc < 0) return -1;
     cJSON *o = cJSON_CreateObject();
     bool ok = o != NULL && (!di.has_str || ds__put(o, "str", cJSON_CreateString(di.str))) &&
               (!di.has_type || ds__put(o, "type", cJSON_CreateString(di.type))) &&
-              (!di.has_index ||
-               ds__put(o, "index", di.index_is_null ? cJSON_CreateNull()
-                                                    : cJSON_CreateNumber((double)di.index)));
+              (!di.has_index || ds__put(o, "index",
+                                        di.index_is_null ? cJSON_CreateNull()
+                                                         : cJSON_CreateNumber((double)di.index)));
     if (!ok) {
         cJSON_Delete(o);
         return oom(r);
@@ -578,18 +539,12 @@ static int op_device_equal(const req *r, cJSON **result)
     bool pa = false, pb = false;
     bool eq = false;
     int rc = check_names(r, names);
-    if (rc == 0)
-        rc = get_device_object(r, "a", &a, &pa);
-    if (rc == 0)
-        rc = get_device_object(r, "b", &b, &pb);
-    if (rc == 0)
-        rc = CALL(r, device_equal, a, b, &eq);
-    if (pa)
-        release_obj(r, DS__H_DEVICE, a);
-    if (pb)
-        release_obj(r, DS__H_DEVICE, b);
-    if (rc < 0)
-        return -1;
+    if (rc == 0) rc = get_device_object(r, "a", &a, &pa);
+    if (rc == 0) rc = get_device_object(r, "b", &b, &pb);
+    if (rc == 0) rc = CALL(r, device_equal, a, b, &eq);
+    if (pa) release_obj(r, DS__H_DEVICE, a);
+    if (pb) release_obj(r, DS__H_DEVICE, b);
+    if (rc < 0) return -1;
     *result = cJSON_CreateBool(eq);
     return 0;
 }
@@ -625,8 +580,7 @@ static int op_info_devices(const req *r, cJSON **result)
     static const char *const names[] = {NULL};
     ds_devobj *devs;
     size_t n;
-    if (check_names(r, names) < 0 || list_devices(r, &devs, &n) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || list_devices(r, &devs, &n) < 0) return -1;
     cJSON *list = cJSON_CreateArray();
     int rc = list ? 0 : oom(r);
     for (size_t i = 0; i < n; i++) {
@@ -636,8 +590,7 @@ static int op_info_devices(const req *r, cJSON **result)
             continue;
         }
         rc = handle_result(r, DS__H_DEVICE, devs[i], false, &h);
-        if (rc == 0 && !ds__push(list, h))
-            rc = oom(r);
+        if (rc == 0 && !ds__push(list, h)) rc = oom(r);
     }
     ds__free(devs);
     if (rc < 0) {
@@ -652,8 +605,7 @@ static int op_info_default_device(const req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     ds_devobj d = NULL;
-    if (check_names(r, names) < 0 || CALL(r, info_default_device, &d) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || CALL(r, info_default_device, &d) < 0) return -1;
     return device_result(r, d, result);
 }
 
@@ -690,20 +642,13 @@ static uint32_t kind_bits(const char *kind)
     const uint32_t ui = 1u << DS_UINT8 | 1u << DS_UINT16 | 1u << DS_UINT32 | 1u << DS_UINT64;
     const uint32_t rf = 1u << DS_FLOAT32 | 1u << DS_FLOAT64;
     const uint32_t cf = 1u << DS_COMPLEX64 | 1u << DS_COMPLEX128;
-    if (strcmp(kind, "bool") == 0)
-        return b;
-    if (strcmp(kind, "signed integer") == 0)
-        return si;
-    if (strcmp(kind, "unsigned integer") == 0)
-        return ui;
-    if (strcmp(kind, "integral") == 0)
-        return si | ui;
-    if (strcmp(kind, "real floating") == 0)
-        return rf;
-    if (strcmp(kind, "complex floating") == 0)
-        return cf;
-    if (strcmp(kind, "numeric") == 0)
-        return si | ui | rf | cf;
+    if (strcmp(kind, "bool") == 0) return b;
+    if (strcmp(kind, "signed integer") == 0) return si;
+    if (strcmp(kind, "unsigned integer") == 0) return ui;
+    if (strcmp(kind, "integral") == 0) return si | ui;
+    if (strcmp(kind, "real floating") == 0) return rf;
+    if (strcmp(kind, "complex floating") == 0) return cf;
+    if (strcmp(kind, "numeric") == 0) return si | ui | rf | cf;
     return 0;
 }
 
@@ -713,8 +658,7 @@ static int op_info_dtypes(const req *r, cJSON **result)
     ds_device dev;
     uint32_t have = 0, want = 0;
     const cJSON *kind = arg(r, "kind");
-    if (check_names(r, names) < 0 || get_device(r, "device", false, &dev) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || get_device(r, "device", false, &dev) < 0) return -1;
     if (kind == NULL || cJSON_IsNull(kind)) {
         want = ~0u;
     } else if (cJSON_IsString(kind) || cJSON_IsArray(kind)) {
@@ -722,8 +666,7 @@ static int op_info_dtypes(const req *r, cJSON **result)
         for (; k; k = cJSON_IsString(kind) ? NULL : k->next) {
             if (!cJSON_IsString(k))
                 return ds__fail(r->e, PROTO, "TypeError",
-                                "%s: argument 'kind' must be a string or a list of strings",
-                                r->op);
+                                "%s: argument 'kind' must be a string or a list of strings", r->op);
             uint32_t bits = kind_bits(k->valuestring);
             /* An unknown kind is the library's ValueError (the standard's dtypes() raises
              * it); the shim applies the kind filter on the library's behalf. */
@@ -736,8 +679,7 @@ static int op_info_dtypes(const req *r, cJSON **result)
         return ds__fail(r->e, PROTO, "TypeError",
                         "%s: argument 'kind' must be a string or a list of strings", r->op);
     }
-    if (CALL(r, info_dtypes, dev, &have) < 0)
-        return -1;
+    if (CALL(r, info_dtypes, dev, &have) < 0) return -1;
     /* Sorted by name, as the protocol says. */
     const char *sorted[DS_DTYPE_COUNT];
     int n = 0;
@@ -751,8 +693,7 @@ static int op_info_dtypes(const req *r, cJSON **result)
             sorted[j] = ds_dtype_name((ds_dtype)t);
         }
     cJSON *list = cJSON_CreateStringArray(sorted, n);
-    if (list == NULL)
-        return oom(r);
+    if (list == NULL) return oom(r);
     *result = list;
     return 0;
 }
@@ -764,8 +705,7 @@ static int create_fill(const req *r, ds_fill_fn fn, ds_dtype dtype, ds_device de
     static const char *const names[] = {"fn", "shape", "dtype", "device", NULL};
     int64_t shape[DS_MAX_NDIM];
     int ndim = 0;
-    if (check_names(r, names) < 0 || get_shape(r, "shape", shape, &ndim) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || get_shape(r, "shape", shape, &ndim) < 0) return -1;
     return CALL(r, fill, fn, shape, ndim, dtype, dev, x);
 }
 
@@ -773,8 +713,7 @@ static int create_like(const req *r, ds_fill_fn fn, ds_dtype dtype, ds_device de
 {
     static const char *const names[] = {"fn", "x", "dtype", "device", NULL};
     ds_array src;
-    if (check_names(r, names) < 0 || get_array(r, "x", &src) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || get_array(r, "x", &src) < 0) return -1;
     return CALL(r, fill_like, fn, src, dtype, dev, x);
 }
 
@@ -804,8 +743,7 @@ static int op_array_create(const req *r, cJSON **result)
                  ? -1
                  : CALL(r, full, shape, ndim, fill, dtype, dev, &x);
     } else if (strcmp(fn, "arange") == 0) {
-        static const char *const names[] = {"fn", "start", "stop", "step", "dtype", "device",
-                                            NULL};
+        static const char *const names[] = {"fn", "start", "stop", "step", "dtype", "device", NULL};
         ds_scalar start, stop, step;
         bool has_stop, has_step;
         rc = check_names(r, names) < 0 || get_scalar(r, "start", true, &start, NULL) < 0 ||
@@ -827,8 +765,7 @@ static int op_array_create(const req *r, cJSON **result)
                  ? -1
                  : CALL(r, linspace, start, stop, num, endpoint, dtype, dev, &x);
     } else if (strcmp(fn, "eye") == 0) {
-        static const char *const names[] = {"fn", "n_rows", "n_cols", "k", "dtype", "device",
-                                            NULL};
+        static const char *const names[] = {"fn", "n_rows", "n_cols", "k", "dtype", "device", NULL};
         int64_t n_rows, n_cols, k;
         const cJSON *nc = arg(r, "n_cols");
         bool has_cols = nc != NULL && !cJSON_IsNull(nc);
@@ -859,14 +796,15 @@ static int op_array_create(const req *r, cJSON **result)
                      get_scalar(r, "d", false, &d, NULL) < 0
                  ? -1
                  : CALL(r, fftfreq, fn[0] == 'r', n,
-                        d.kind == DS_SCALAR_FLOAT ? d.f : d.kind == DS_SCALAR_INT ? (double)d.i : d.b,
+                        d.kind == DS_SCALAR_FLOAT ? d.f
+                        : d.kind == DS_SCALAR_INT ? (double)d.i
+                                                  : d.b,
                         dtype, dev, &x);
     } else {
-        return ds__fail(r->e, PROTO, "ValueError", "%s: unknown creation function \"%.40s\"",
-                        r->op, fn);
+        return ds__fail(r->e, PROTO, "ValueError", "%s: unknown creation function \"%.40s\"", r->op,
+                        fn);
     }
-    if (rc < 0)
-        return -1;
+    if (rc < 0) return -1;
     return array_result(r, x, result);
 }
 
@@ -882,8 +820,7 @@ static int op_array_asarray(const req *r, cJSON **result)
     if (check_names(r, names) < 0 || get_dtype(r, "dtype", false, &dtype) < 0 ||
         get_device(r, "device", false, &dev) < 0 || get_copy(r, "copy", &copy) < 0)
         return -1;
-    if (obj == NULL)
-        return missing(r, "obj");
+    if (obj == NULL) return missing(r, "obj");
     if (cJSON_IsString(obj)) {
         ds_array src;
         rc = lookup(r, obj, "obj", DS__H_ARRAY, &src) < 0
@@ -896,8 +833,7 @@ static int op_array_asarray(const req *r, cJSON **result)
                  : CALL(r, asarray_scalar, sc, dtype, dev, copy, &x);
     } else if (cJSON_IsObject(obj)) {
         ds_buffer buf;
-        if (ds__buffer_decode(obj, "obj", &buf, r->e) < 0)
-            return -1;
+        if (ds__buffer_decode(obj, "obj", &buf, r->e) < 0) return -1;
         rc = CALL(r, asarray_buffer, &buf, dtype, dev, copy, &x);
         ds__buffer_clear(&buf);
     } else {
@@ -905,8 +841,7 @@ static int op_array_asarray(const req *r, cJSON **result)
                         "%s: argument 'obj' must be a typed array, a scalar or an array handle",
                         r->op);
     }
-    if (rc < 0)
-        return -1;
+    if (rc < 0) return -1;
     return array_result(r, x, result);
 }
 
@@ -919,8 +854,7 @@ static int op_array_astype(const req *r, cJSON **result)
     ds_device dev;
     if (check_names(r, names) < 0 || get_array(r, "x", &src) < 0 ||
         get_dtype(r, "dtype", true, &dtype) < 0 || get_bool(r, "copy", false, true, &copy) < 0 ||
-        get_device(r, "device", false, &dev) < 0 ||
-        CALL(r, astype, src, dtype, copy, dev, &x) < 0)
+        get_device(r, "device", false, &dev) < 0 || CALL(r, astype, src, dtype, copy, dev, &x) < 0)
         return -1;
     return array_result(r, x, result);
 }
@@ -928,8 +862,7 @@ static int op_array_astype(const req *r, cJSON **result)
 static int describe_array(const req *r, ds_array x, ds_array_info *info)
 {
     memset(info, 0, sizeof *info);
-    if (CALL(r, describe, x, info) < 0)
-        return -1;
+    if (CALL(r, describe, x, info) < 0) return -1;
     if (info->ndim < 0 || info->ndim > DS_MAX_NDIM || ds_dtype_name(info->dtype) == NULL ||
         ds__shape_count(info->shape, info->ndim) < 0) {
         release_obj(r, DS__H_DEVICE, info->device);
@@ -953,8 +886,7 @@ static int op_array_describe(const req *r, cJSON **result)
     bool ok = o != NULL && ds__put(o, "device", dev) &&
               ds__put(o, "dtype", cJSON_CreateString(ds_dtype_name(info.dtype))) &&
               ds__put(o, "shape", (shape = cJSON_CreateArray()));
-    if (o == NULL)
-        cJSON_Delete(dev);
+    if (o == NULL) cJSON_Delete(dev);
     for (int k = 0; ok && k < info.ndim; k++)
         ok = ds__push(shape, cJSON_CreateNumber((double)info.shape[k]));
     if (!ok) {
@@ -980,11 +912,9 @@ static int op_array_read(const req *r, cJSON **result)
     buf.ndim = info.ndim;
     memcpy(buf.shape, info.shape, sizeof buf.shape);
     buf.nbytes = (size_t)ds__shape_count(info.shape, info.ndim) * ds_dtype_size(info.dtype);
-    if (buf.nbytes > 0 && (buf.data = ds__malloc(buf.nbytes)) == NULL)
-        return oom(r);
+    if (buf.nbytes > 0 && (buf.data = ds__malloc(buf.nbytes)) == NULL) return oom(r);
     int rc = CALL(r, read, x, buf.data, buf.nbytes);
-    if (rc == 0 && (*result = ds__buffer_encode(&buf)) == NULL)
-        rc = oom(r);
+    if (rc == 0 && (*result = ds__buffer_encode(&buf)) == NULL) rc = oom(r);
     ds__buffer_clear(&buf);
     return rc;
 }
@@ -1016,8 +946,7 @@ static int get_operand(const req *r, const char *name, ds_operand *out)
 {
     const cJSON *v = arg(r, name);
     memset(out, 0, sizeof *out);
-    if (v == NULL)
-        return missing(r, name);
+    if (v == NULL) return missing(r, name);
     if (cJSON_IsString(v)) {
         out->is_array = true;
         return lookup(r, v, name, DS__H_ARRAY, &out->array);
@@ -1028,19 +957,17 @@ static int get_operand(const req *r, const char *name, ds_operand *out)
 static int op_array_binary(const req *r, cJSON **result)
 {
     static const char *const names[] = {"fn", "x1", "x2", NULL};
-    static const char *const fns[] = {[DS_ADD] = "add",           [DS_SUBTRACT] = "subtract",
-                                      [DS_MULTIPLY] = "multiply", [DS_DIVIDE] = "divide",
-                                      [DS_EQUAL] = "equal",       [DS_LESS] = "less",
-                                      [DS_MAXIMUM] = "maximum"};
+    static const char *const fns[] = {
+        [DS_ADD] = "add",        [DS_SUBTRACT] = "subtract", [DS_MULTIPLY] = "multiply",
+        [DS_DIVIDE] = "divide",  [DS_EQUAL] = "equal",       [DS_LESS] = "less",
+        [DS_MAXIMUM] = "maximum"};
     const char *fn;
     ds_operand x1, x2;
     ds_array x = NULL;
     int which = 0;
-    if (check_names(r, names) < 0 || get_string(r, "fn", &fn) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || get_string(r, "fn", &fn) < 0) return -1;
     for (int i = DS_ADD; i <= DS_MAXIMUM; i++)
-        if (strcmp(fn, fns[i]) == 0)
-            which = i;
+        if (strcmp(fn, fns[i]) == 0) which = i;
     if (which == 0)
         return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
     if (get_operand(r, "x1", &x1) < 0 || get_operand(r, "x2", &x2) < 0 ||
@@ -1052,20 +979,17 @@ static int op_array_binary(const req *r, cJSON **result)
 static int op_array_unary(const req *r, cJSON **result)
 {
     static const char *const names[] = {"fn", "x", NULL};
-    static const char *const fns[] = {[DS_NEGATIVE] = "negative", [DS_ABS] = "abs",
-                                      [DS_SQRT] = "sqrt"};
+    static const char *const fns[] = {
+        [DS_NEGATIVE] = "negative", [DS_ABS] = "abs", [DS_SQRT] = "sqrt"};
     const char *fn;
     ds_array src, x = NULL;
     int which = 0;
-    if (check_names(r, names) < 0 || get_string(r, "fn", &fn) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || get_string(r, "fn", &fn) < 0) return -1;
     for (int i = DS_NEGATIVE; i <= DS_SQRT; i++)
-        if (strcmp(fn, fns[i]) == 0)
-            which = i;
+        if (strcmp(fn, fns[i]) == 0) which = i;
     if (which == 0)
         return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
-    if (get_array(r, "x", &src) < 0 || CALL(r, unary, (ds_unary_fn)which, src, &x) < 0)
-        return -1;
+    if (get_array(r, "x", &src) < 0 || CALL(r, unary, (ds_unary_fn)which, src, &x) < 0) return -1;
     return array_result(r, x, result);
 }
 
@@ -1078,8 +1002,7 @@ static int op_array_reduce(const req *r, cJSON **result)
     const cJSON *jaxis = arg(r, "axis");
     bool has_axis = jaxis != NULL && !cJSON_IsNull(jaxis);
     ds_reduce_fn which;
-    if (check_names(r, names) < 0 || get_string(r, "fn", &fn) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || get_string(r, "fn", &fn) < 0) return -1;
     if (strcmp(fn, "sum") == 0)
         which = DS_SUM;
     else if (strcmp(fn, "max") == 0)
@@ -1108,28 +1031,23 @@ static int op_array_stack(const req *r, cJSON **result)
     const cJSON *list = arg(r, "arrays");
     int64_t axis;
     ds_array x = NULL;
-    if (check_names(r, names) < 0 || get_int(r, "axis", false, 0, &axis) < 0)
-        return -1;
-    if (list == NULL)
-        return missing(r, "arrays");
+    if (check_names(r, names) < 0 || get_int(r, "axis", false, 0, &axis) < 0) return -1;
+    if (list == NULL) return missing(r, "arrays");
     if (!cJSON_IsArray(list))
         return ds__fail(r->e, PROTO, "TypeError",
                         "%s: argument 'arrays' must be a list of array handles", r->op);
     int n = cJSON_GetArraySize(list);
     ds_array *xs = ds__calloc(n > 0 ? (size_t)n : 1, sizeof *xs);
-    if (xs == NULL)
-        return oom(r);
+    if (xs == NULL) return oom(r);
     int i = 0, rc = 0;
     for (const cJSON *h = list->child; h && rc == 0; h = h->next, i++) {
         char name[32];
         snprintf(name, sizeof name, "arrays[%d]", i);
         rc = lookup(r, h, name, DS__H_ARRAY, &xs[i]);
     }
-    if (rc == 0)
-        rc = CALL(r, stack, xs, (size_t)n, axis, &x);
+    if (rc == 0) rc = CALL(r, stack, xs, (size_t)n, axis, &x);
     ds__free(xs);
-    if (rc < 0)
-        return -1;
+    if (rc < 0) return -1;
     return array_result(r, x, result);
 }
 
@@ -1181,8 +1099,7 @@ static int op_default_get(const req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     ds_devobj d = NULL;
-    if (check_names(r, names) < 0 || CALL(r, default_get, &d) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || CALL(r, default_get, &d) < 0) return -1;
     return device_result(r, d, result);
 }
 
@@ -1191,8 +1108,7 @@ static int op_default_set(const req *r, cJSON **result)
     static const char *const names[] = {"device", NULL};
     ds_device dev;
     *result = NULL;
-    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0) return -1;
     return CALL(r, default_set, dev);
 }
 
@@ -1208,8 +1124,7 @@ static int op_default_push(const req *r, cJSON **result)
     static const char *const names[] = {"device", NULL};
     ds_device dev;
     *result = NULL;
-    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0) return -1;
     return CALL(r, default_push, dev);
 }
 
@@ -1224,8 +1139,7 @@ static int op_soft_get(const req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     bool on = false;
-    if (check_names(r, names) < 0 || CALL(r, soft_get, &on) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || CALL(r, soft_get, &on) < 0) return -1;
     *result = cJSON_CreateBool(on);
     return 0;
 }
@@ -1235,8 +1149,7 @@ static int op_soft_set(const req *r, cJSON **result)
     static const char *const names[] = {"enabled", NULL};
     bool on;
     *result = NULL;
-    if (check_names(r, names) < 0 || get_bool(r, "enabled", true, false, &on) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || get_bool(r, "enabled", true, false, &on) < 0) return -1;
     return CALL(r, soft_set, on);
 }
 
@@ -1261,8 +1174,7 @@ static int op_util_num_gpus(const req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     int64_t n = 0;
-    if (check_names(r, names) < 0 || CALL(r, num_gpus, &n) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || CALL(r, num_gpus, &n) < 0) return -1;
     return int_result(r, n, result);
 }
 
@@ -1270,8 +1182,7 @@ static int op_util_num_cpu_cores(const req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     int64_t n = 0;
-    if (check_names(r, names) < 0 || CALL(r, num_cpu_cores, &n) < 0)
-        return -1;
+    if (check_names(r, names) < 0 || CALL(r, num_cpu_cores, &n) < 0) return -1;
     return int_result(r, n, result);
 }
 
@@ -1362,8 +1273,7 @@ int ds__dispatch(ds__session *s, const char *op, const cJSON *args, cJSON **resu
     req r = {s, s->vendor, op, args, e};
     *result = NULL;
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
-        if (strcmp(ops[i].name, op) != 0)
-            continue;
+        if (strcmp(ops[i].name, op) != 0) continue;
         if (ops[i].run != op_hello && !s->hello_ok)
             return ds__fail(e, PROTO, "RuntimeError",
                             "%s: no successful hello yet; hello must come first", op);

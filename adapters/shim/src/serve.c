@@ -18,21 +18,17 @@ static long read_line(FILE *in, char *buf, size_t cap, size_t *too_long_len)
     *too_long_len = 0;
     while ((c = getc(in)) != EOF) {
         any = true;
-        if (c == '\n')
-            break;
-        if (n < cap - 1)
-            buf[n] = (char)c;
+        if (c == '\n') break;
+        if (n < cap - 1) buf[n] = (char)c;
         n++;
     }
-    if (!any)
-        return -1;
+    if (!any) return -1;
     if (n > cap - 1) {
         *too_long_len = n;
         return -2;
     }
     /* A CRLF line ending is accepted: the \r is not part of the request. */
-    if (n > 0 && buf[n - 1] == '\r')
-        n--;
+    if (n > 0 && buf[n - 1] == '\r') n--;
     buf[n] = '\0';
     return (long)n;
 }
@@ -41,8 +37,7 @@ static long read_line(FILE *in, char *buf, size_t cap, size_t *too_long_len)
 static bool said_bye(const char *request, size_t len, const char *reply)
 {
     bool bye = false;
-    if (strstr(request, "bye") == NULL)
-        return false;
+    if (strstr(request, "bye") == NULL) return false;
     cJSON *req = cJSON_ParseWithLength(request, len);
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(req, "op");
     if (cJSON_IsString(op) && strcmp(op->valuestring, "bye") == 0)
@@ -67,8 +62,7 @@ int ds_shim_serve(FILE *in, FILE *out, devspec_adapter_call_fn call,
         const char *reply;
         char msg[256];
         bool bye = false;
-        if (n == -1)
-            break;
+        if (n == -1) break;
         if (n == -2) {
             /* Too long to read at all: answered here, with the id unknown. */
             snprintf(msg, sizeof msg,
@@ -82,15 +76,13 @@ int ds_shim_serve(FILE *in, FILE *out, devspec_adapter_call_fn call,
             bye = said_bye(buf, (size_t)n, reply);
         }
         int w = fputs(reply, out) < 0 || fputc('\n', out) == EOF || fflush(out) != 0;
-        if (reply != msg)
-            release(reply);
+        if (reply != msg) release(reply);
         if (w) {
             fputs("devspec shim: cannot write a reply; stopping\n", stderr);
             status = 1;
             break;
         }
-        if (bye)
-            break;
+        if (bye) break;
     }
     free(buf);
     return status;

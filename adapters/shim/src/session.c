@@ -27,8 +27,7 @@ static const char oom_reply[] =
 void ds_error(const char *kind, const char *fmt, ...)
 {
     va_list ap;
-    if (callback_err == NULL)
-        return;
+    if (callback_err == NULL) return;
     callback_err->set = true;
     callback_err->origin = DS__ORIGIN_LIBRARY;
     snprintf(callback_err->kind, sizeof callback_err->kind, "%s", kind ? kind : "RuntimeError");
@@ -47,8 +46,7 @@ int ds__handle_add(ds__session *s, ds__hkind kind, void *obj, bool permanent, ch
     if (s->nh == s->caph) {
         size_t cap = s->caph ? s->caph * 2 : 64;
         ds__handle *h = ds__realloc(s->h, cap * sizeof *h);
-        if (h == NULL)
-            return -1;
+        if (h == NULL) return -1;
         s->h = h;
         s->caph = cap;
     }
@@ -63,30 +61,23 @@ int ds__handle_add(ds__session *s, ds__hkind kind, void *obj, bool permanent, ch
 
 ds__handle *ds__handle_find(ds__session *s, const char *name, int *kind_out)
 {
-    if (kind_out)
-        *kind_out = -1;
+    if (kind_out) *kind_out = -1;
     const char *hash = strchr(name, '#');
-    if (hash == NULL)
-        return NULL;
+    if (hash == NULL) return NULL;
     size_t tlen = (size_t)(hash - name);
     int kind = -1;
     for (int k = 0; k < 3; k++)
-        if (strlen(kind_names[k]) == tlen && strncmp(name, kind_names[k], tlen) == 0)
-            kind = k;
+        if (strlen(kind_names[k]) == tlen && strncmp(name, kind_names[k], tlen) == 0) kind = k;
     const char *digits = hash + 1;
-    if (kind < 0 || *digits < '0' || *digits > '9' || (digits[0] == '0' && digits[1]))
-        return NULL;
+    if (kind < 0 || *digits < '0' || *digits > '9' || (digits[0] == '0' && digits[1])) return NULL;
     uint64_t id = 0;
     for (const char *p = digits; *p; p++) {
-        if (*p < '0' || *p > '9' || id > (UINT64_MAX - 9) / 10)
-            return NULL;
+        if (*p < '0' || *p > '9' || id > (UINT64_MAX - 9) / 10) return NULL;
         id = id * 10 + (uint64_t)(*p - '0');
     }
-    if (kind_out)
-        *kind_out = kind;
+    if (kind_out) *kind_out = kind;
     for (size_t i = 0; i < s->nh; i++)
-        if (s->h[i].kind == (ds__hkind)kind && s->h[i].id == id)
-            return &s->h[i];
+        if (s->h[i].kind == (ds__hkind)kind && s->h[i].id == id) return &s->h[i];
     return NULL;
 }
 
@@ -95,16 +86,13 @@ static void release(ds__session *s, const ds__handle *h)
     const ds_vendor *v = s->vendor;
     switch (h->kind) {
     case DS__H_ARRAY:
-        if (DS__SLOT(v, release_array))
-            v->release_array(s->lib, h->obj);
+        if (DS__SLOT(v, release_array)) v->release_array(s->lib, h->obj);
         break;
     case DS__H_DEVICE:
-        if (DS__SLOT(v, release_device) && h->obj)
-            v->release_device(s->lib, h->obj);
+        if (DS__SLOT(v, release_device) && h->obj) v->release_device(s->lib, h->obj);
         break;
     case DS__H_STREAM:
-        if (DS__SLOT(v, release_stream) && h->obj)
-            v->release_stream(s->lib, h->obj);
+        if (DS__SLOT(v, release_stream) && h->obj) v->release_stream(s->lib, h->obj);
         break;
     }
 }
@@ -116,13 +104,11 @@ void ds__handles_drop(ds__session *s, bool all)
     for (int pass = 0; pass < 3; pass++) {
         ds__hkind want = pass == 0 ? DS__H_ARRAY : pass == 1 ? DS__H_STREAM : DS__H_DEVICE;
         for (size_t i = s->nh; i-- > 0;)
-            if (s->h[i].kind == want && (all || !s->h[i].permanent))
-                release(s, &s->h[i]);
+            if (s->h[i].kind == want && (all || !s->h[i].permanent)) release(s, &s->h[i]);
     }
     size_t keep = 0;
     for (size_t i = 0; i < s->nh; i++)
-        if (!all && s->h[i].permanent)
-            s->h[keep++] = s->h[i];
+        if (!all && s->h[i].permanent) s->h[keep++] = s->h[i];
     s->nh = keep;
     if (all) {
         ds__free(s->h);
@@ -135,8 +121,7 @@ void ds__session_close(ds__session *s)
 {
     if (s->lib_open) {
         ds__handles_drop(s, true);
-        if (DS__SLOT(s->vendor, close))
-            s->vendor->close(s->lib);
+        if (DS__SLOT(s->vendor, close)) s->vendor->close(s->lib);
     }
     s->lib = NULL;
     s->lib_open = false;
@@ -147,8 +132,7 @@ void ds__session_close(ds__session *s)
 
 int ds__status(ds__session *s, const char *op, int status, ds__err *e)
 {
-    if (status == 0)
-        return 0;
+    if (status == 0) return 0;
     if (status == DS_NOT_IMPLEMENTED)
         return ds__fail(e, DS__ORIGIN_ADAPTER, "NotImplementedError",
                         "%s: the library cannot express this request", op);
@@ -158,8 +142,7 @@ int ds__status(ds__session *s, const char *op, int status, ds__err *e)
         return -1;
     }
     const char *kind = NULL, *message = NULL;
-    if (DS__SLOT(s->vendor, error))
-        s->vendor->error(s->lib, status, &kind, &message);
+    if (DS__SLOT(s->vendor, error)) s->vendor->error(s->lib, status, &kind, &message);
     return ds__fail(e, DS__ORIGIN_LIBRARY, kind ? kind : "RuntimeError", "%s",
                     message ? message : "the library failed");
 }
@@ -176,10 +159,8 @@ static char *print_reply(cJSON *reply, size_t *reply_len)
 {
     char *text = cJSON_PrintUnformatted(reply);
     cJSON_Delete(reply);
-    if (text == NULL)
-        return NULL;
-    if (reply_len)
-        *reply_len = strlen(text);
+    if (text == NULL) return NULL;
+    if (reply_len) *reply_len = strlen(text);
     return text;
 }
 
@@ -187,8 +168,7 @@ static char *print_reply(cJSON *reply, size_t *reply_len)
 static cJSON *id_value(bool has_id, uint64_t id)
 {
     char buf[32];
-    if (!has_id)
-        return cJSON_CreateNull();
+    if (!has_id) return cJSON_CreateNull();
     snprintf(buf, sizeof buf, "%" PRIu64, id);
     return cJSON_CreateRaw(buf);
 }
@@ -232,8 +212,7 @@ static char *ok_reply(uint64_t id, cJSON *result, size_t *reply_len)
 static ds__session *session_for(const ds_vendor *vendor)
 {
     for (int i = 0; i < MAX_SESSIONS; i++)
-        if (sessions[i].vendor == vendor)
-            return &sessions[i];
+        if (sessions[i].vendor == vendor) return &sessions[i];
     for (int i = 0; i < MAX_SESSIONS; i++)
         if (sessions[i].vendor == NULL) {
             memset(&sessions[i], 0, sizeof sessions[i]);
@@ -245,16 +224,11 @@ static ds__session *session_for(const ds_vendor *vendor)
 
 static const char *json_type_name(const cJSON *v)
 {
-    if (cJSON_IsArray(v))
-        return "a list";
-    if (cJSON_IsString(v))
-        return "a string";
-    if (cJSON_IsNumber(v))
-        return "a number";
-    if (cJSON_IsBool(v))
-        return "a boolean";
-    if (cJSON_IsNull(v))
-        return "null";
+    if (cJSON_IsArray(v)) return "a list";
+    if (cJSON_IsString(v)) return "a string";
+    if (cJSON_IsNumber(v)) return "a number";
+    if (cJSON_IsBool(v)) return "a boolean";
+    if (cJSON_IsNull(v)) return "null";
     return "an object";
 }
 
@@ -284,8 +258,8 @@ static char *answer(ds__session *s, const char *request, size_t len, size_t *rep
     }
     long bad = ds__utf8_invalid_at(request, len);
     if (bad >= 0) {
-        ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError",
-                 "request is not valid UTF-8 (byte %ld)", bad);
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError", "request is not valid UTF-8 (byte %ld)",
+                 bad);
         goto error;
     }
     const char *end = NULL;
@@ -300,8 +274,7 @@ static char *answer(ds__session *s, const char *request, size_t len, size_t *rep
     for (const char *p = end; p && p < request + len; p++)
         if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
             ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError",
-                     "request has text after its JSON object (byte %zu)",
-                     (size_t)(p - request));
+                     "request has text after its JSON object (byte %zu)", (size_t)(p - request));
             goto error;
         }
     if (!cJSON_IsObject(req)) {
@@ -334,14 +307,12 @@ static char *answer(ds__session *s, const char *request, size_t len, size_t *rep
     }
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(req, "args");
     if (args != NULL && !cJSON_IsNull(args) && !cJSON_IsObject(args)) {
-        ds__fail(&e, DS__ORIGIN_PROTOCOL, "TypeError",
-                 "request \"args\" must be an object, not %s", json_type_name(args));
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "TypeError", "request \"args\" must be an object, not %s",
+                 json_type_name(args));
         goto error;
     }
-    if (args != NULL && cJSON_IsNull(args))
-        args = NULL;
-    if (ds__dispatch(s, op->valuestring, args, &result, &e) < 0)
-        goto error;
+    if (args != NULL && cJSON_IsNull(args)) args = NULL;
+    if (ds__dispatch(s, op->valuestring, args, &result, &e) < 0) goto error;
     cJSON_Delete(req);
     reply = ok_reply(id, result, reply_len);
     return reply;
@@ -368,8 +339,7 @@ const char *ds_shim_call(const ds_vendor *vendor, const char *request, size_t le
     callback_err = NULL;
     pthread_mutex_unlock(&lock);
     if (reply == NULL) {
-        if (reply_len)
-            *reply_len = sizeof oom_reply - 1;
+        if (reply_len) *reply_len = sizeof oom_reply - 1;
         return oom_reply;
     }
     return reply;
@@ -377,8 +347,7 @@ const char *ds_shim_call(const ds_vendor *vendor, const char *request, size_t le
 
 void ds_shim_free(const char *reply)
 {
-    if (reply == NULL || reply == oom_reply)
-        return;
+    if (reply == NULL || reply == oom_reply) return;
     cJSON_free((void *)reply);
 }
 

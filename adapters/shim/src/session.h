@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 /* A slot of the table, or NULL when the table is too old (too small) to have it. */
-#define DS__SLOT(v, field)                                                                     \
+#define DS__SLOT(v, field)                                                                         \
     ((offsetof(ds_vendor, field) + sizeof((v)->field) <= (v)->size) ? (v)->field : NULL)
 
 typedef enum ds__hkind { DS__H_DEVICE = 0, DS__H_ARRAY, DS__H_STREAM } ds__hkind;

@@ -10,7 +10,11 @@
 #include <cjson/cJSON.h>
 
 /* Where an error comes from (spec/protocol.md, "Messages"). */
-typedef enum ds__origin { DS__ORIGIN_LIBRARY = 0, DS__ORIGIN_ADAPTER, DS__ORIGIN_PROTOCOL } ds__origin;
+typedef enum ds__origin {
+    DS__ORIGIN_LIBRARY = 0,
+    DS__ORIGIN_ADAPTER,
+    DS__ORIGIN_PROTOCOL
+} ds__origin;
 
 typedef struct ds__err {
     bool set;

@@ -20,36 +20,32 @@ static const struct {
     const char *name;
     size_t size;
 } dtypes[DS_DTYPE_COUNT] = {
-    [DS_DTYPE_NONE] = {NULL, 0},         [DS_BOOL] = {"bool", 1},
-    [DS_INT8] = {"int8", 1},             [DS_INT16] = {"int16", 2},
-    [DS_INT32] = {"int32", 4},           [DS_INT64] = {"int64", 8},
-    [DS_UINT8] = {"uint8", 1},           [DS_UINT16] = {"uint16", 2},
-    [DS_UINT32] = {"uint32", 4},         [DS_UINT64] = {"uint64", 8},
-    [DS_FLOAT32] = {"float32", 4},       [DS_FLOAT64] = {"float64", 8},
-    [DS_COMPLEX64] = {"complex64", 8},   [DS_COMPLEX128] = {"complex128", 16},
+    [DS_DTYPE_NONE] = {NULL, 0},       [DS_BOOL] = {"bool", 1},
+    [DS_INT8] = {"int8", 1},           [DS_INT16] = {"int16", 2},
+    [DS_INT32] = {"int32", 4},         [DS_INT64] = {"int64", 8},
+    [DS_UINT8] = {"uint8", 1},         [DS_UINT16] = {"uint16", 2},
+    [DS_UINT32] = {"uint32", 4},       [DS_UINT64] = {"uint64", 8},
+    [DS_FLOAT32] = {"float32", 4},     [DS_FLOAT64] = {"float64", 8},
+    [DS_COMPLEX64] = {"complex64", 8}, [DS_COMPLEX128] = {"complex128", 16},
 };
 
 const char *ds_dtype_name(ds_dtype dtype)
 {
-    if (dtype <= DS_DTYPE_NONE || dtype >= DS_DTYPE_COUNT)
-        return NULL;
+    if (dtype <= DS_DTYPE_NONE || dtype >= DS_DTYPE_COUNT) return NULL;
     return dtypes[dtype].name;
 }
 
 ds_dtype ds_dtype_from_name(const char *name)
 {
-    if (name == NULL)
-        return DS_DTYPE_NONE;
+    if (name == NULL) return DS_DTYPE_NONE;
     for (int t = DS_BOOL; t < DS_DTYPE_COUNT; t++)
-        if (strcmp(dtypes[t].name, name) == 0)
-            return (ds_dtype)t;
+        if (strcmp(dtypes[t].name, name) == 0) return (ds_dtype)t;
     return DS_DTYPE_NONE;
 }
 
 size_t ds_dtype_size(ds_dtype dtype)
 {
-    if (dtype <= DS_DTYPE_NONE || dtype >= DS_DTYPE_COUNT)
-        return 0;
+    if (dtype <= DS_DTYPE_NONE || dtype >= DS_DTYPE_COUNT) return 0;
     return dtypes[dtype].size;
 }
 
@@ -82,10 +78,8 @@ int64_t ds__shape_count(const int64_t *shape, int ndim)
 {
     int64_t n = 1;
     for (int i = 0; i < ndim; i++) {
-        if (shape[i] < 0)
-            return -1;
-        if (shape[i] != 0 && n > INT64_MAX / shape[i])
-            return -1;
+        if (shape[i] < 0) return -1;
+        if (shape[i] != 0 && n > INT64_MAX / shape[i]) return -1;
         n *= shape[i];
     }
     return n;
@@ -115,11 +109,9 @@ long ds__utf8_invalid_at(const char *s, size_t len)
         } else {
             return (long)i;
         }
-        if (len - i <= need)
-            return (long)i;
+        if (len - i <= need) return (long)i;
         for (size_t k = 1; k <= need; k++) {
-            if ((p[i + k] & 0xc0) != 0x80)
-                return (long)i;
+            if ((p[i + k] & 0xc0) != 0x80) return (long)i;
             cp = (cp << 6) | (p[i + k] & 0x3f);
         }
         /* Overlong forms, surrogates and code points past U+10FFFF are not UTF-8. */
@@ -142,8 +134,7 @@ void ds__format_float(double d, bool single, char *buf, size_t size)
     int max = single ? 9 : 17;
     for (int p = 1; p <= max; p++) {
         snprintf(buf, size, "%.*g", p, d);
-        if (single ? strtof(buf, NULL) == (float)d : strtod(buf, NULL) == d)
-            return;
+        if (single ? strtof(buf, NULL) == (float)d : strtod(buf, NULL) == d) return;
     }
 }
 
@@ -151,11 +142,9 @@ void ds__format_float(double d, bool single, char *buf, size_t size)
 static bool int_form(const char *t)
 {
     const char *p = t + (*t == '+' || *t == '-');
-    if (*p == '\0')
-        return false;
+    if (*p == '\0') return false;
     for (; *p; p++)
-        if (*p < '0' || *p > '9')
-            return false;
+        if (*p < '0' || *p > '9') return false;
     return true;
 }
 
@@ -164,25 +153,19 @@ static bool parse_int_text(const char *t, bool neg_ok, int64_t *si, uint64_t *ui
 {
     const char *p = t;
     char *end;
-    if (*p == '+' || *p == '-')
-        p++;
-    if (*p < '0' || *p > '9')
-        return false;
+    if (*p == '+' || *p == '-') p++;
+    if (*p < '0' || *p > '9') return false;
     for (const char *q = p; *q; q++)
-        if (*q < '0' || *q > '9')
-            return false;
+        if (*q < '0' || *q > '9') return false;
     errno = 0;
     if (neg_ok) {
         long long v = strtoll(t, &end, 10);
-        if (errno == ERANGE || *end)
-            return false;
+        if (errno == ERANGE || *end) return false;
         *si = v;
     } else {
-        if (t[0] == '-')
-            return false;
+        if (t[0] == '-') return false;
         unsigned long long v = strtoull(t, &end, 10);
-        if (errno == ERANGE || *end)
-            return false;
+        if (errno == ERANGE || *end) return false;
         *ui = v;
     }
     return true;
@@ -192,8 +175,7 @@ static bool parse_int_text(const char *t, bool neg_ok, int64_t *si, uint64_t *ui
 static bool parse_float_text(const char *t, bool single, double *out)
 {
     char *end;
-    if (*t == '\0' || *t == ' ' || *t == '\t' || *t == '\n')
-        return false;
+    if (*t == '\0' || *t == ' ' || *t == '\t' || *t == '\n') return false;
     if (single) {
         float f = strtof(t, &end);
         *out = f;
@@ -210,13 +192,12 @@ static int float_element(const cJSON *v, bool single, double *out, const char *a
         double d = v->valuedouble;
         if (single && isfinite(d) && fabs(d) > FLT_MAX)
             return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
-                            "argument '%s': element %zu (%g) is out of the float32 range", arg,
-                            i, d);
+                            "argument '%s': element %zu (%g) is out of the float32 range", arg, i,
+                            d);
         *out = single ? (double)(float)d : d;
         return 0;
     }
-    if (cJSON_IsString(v) && parse_float_text(v->valuestring, single, out))
-        return 0;
+    if (cJSON_IsString(v) && parse_float_text(v->valuestring, single, out)) return 0;
     if (cJSON_IsString(v))
         return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
                         "argument '%s': element %zu (\"%.40s\") is not a float", arg, i,
@@ -228,12 +209,18 @@ static int float_element(const cJSON *v, bool single, double *out, const char *a
 static int int_element(const cJSON *v, ds_dtype dt, void *dst, const char *arg, size_t i,
                        ds__err *e)
 {
-    static const int64_t lo[] = {[DS_INT8] = INT8_MIN, [DS_INT16] = INT16_MIN,
-                                 [DS_INT32] = INT32_MIN, [DS_INT64] = INT64_MIN};
-    static const int64_t hi[] = {[DS_INT8] = INT8_MAX, [DS_INT16] = INT16_MAX,
-                                 [DS_INT32] = INT32_MAX, [DS_INT64] = INT64_MAX};
-    static const uint64_t uhi[] = {[DS_UINT8] = UINT8_MAX, [DS_UINT16] = UINT16_MAX,
-                                   [DS_UINT32] = UINT32_MAX, [DS_UINT64] = UINT64_MAX};
+    static const int64_t lo[] = {[DS_INT8] = INT8_MIN,
+                                 [DS_INT16] = INT16_MIN,
+                                 [DS_INT32] = INT32_MIN,
+                                 [DS_INT64] = INT64_MIN};
+    static const int64_t hi[] = {[DS_INT8] = INT8_MAX,
+                                 [DS_INT16] = INT16_MAX,
+                                 [DS_INT32] = INT32_MAX,
+                                 [DS_INT64] = INT64_MAX};
+    static const uint64_t uhi[] = {[DS_UINT8] = UINT8_MAX,
+                                   [DS_UINT16] = UINT16_MAX,
+                                   [DS_UINT32] = UINT32_MAX,
+                                   [DS_UINT64] = UINT64_MAX};
     bool is_signed = dt <= DS_INT64;
     int64_t s = 0;
     uint64_t u = 0;
@@ -270,14 +257,30 @@ static int int_element(const cJSON *v, ds_dtype dt, void *dst, const char *arg, 
                         "argument '%s': element %zu is out of the %s range", arg, i,
                         ds_dtype_name(dt));
     switch (dt) {
-    case DS_INT8: *(int8_t *)dst = (int8_t)s; break;
-    case DS_INT16: *(int16_t *)dst = (int16_t)s; break;
-    case DS_INT32: *(int32_t *)dst = (int32_t)s; break;
-    case DS_INT64: *(int64_t *)dst = s; break;
-    case DS_UINT8: *(uint8_t *)dst = (uint8_t)u; break;
-    case DS_UINT16: *(uint16_t *)dst = (uint16_t)u; break;
-    case DS_UINT32: *(uint32_t *)dst = (uint32_t)u; break;
-    default: *(uint64_t *)dst = u; break;
+    case DS_INT8:
+        *(int8_t *)dst = (int8_t)s;
+        break;
+    case DS_INT16:
+        *(int16_t *)dst = (int16_t)s;
+        break;
+    case DS_INT32:
+        *(int32_t *)dst = (int32_t)s;
+        break;
+    case DS_INT64:
+        *(int64_t *)dst = s;
+        break;
+    case DS_UINT8:
+        *(uint8_t *)dst = (uint8_t)u;
+        break;
+    case DS_UINT16:
+        *(uint16_t *)dst = (uint16_t)u;
+        break;
+    case DS_UINT32:
+        *(uint32_t *)dst = (uint32_t)u;
+        break;
+    default:
+        *(uint64_t *)dst = u;
+        break;
     }
     return 0;
 }
@@ -290,18 +293,16 @@ static int decode_element(const cJSON *v, ds_dtype dt, unsigned char *dst, const
     case DS_BOOL:
         if (!cJSON_IsBool(v))
             return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
-                            "argument '%s': element %zu of a bool array must be true or false",
-                            arg, i);
+                            "argument '%s': element %zu of a bool array must be true or false", arg,
+                            i);
         *dst = cJSON_IsTrue(v) ? 1 : 0;
         return 0;
     case DS_FLOAT32:
-        if (float_element(v, true, &re, arg, i, e) < 0)
-            return -1;
+        if (float_element(v, true, &re, arg, i, e) < 0) return -1;
         *(float *)(void *)dst = (float)re;
         return 0;
     case DS_FLOAT64:
-        if (float_element(v, false, &re, arg, i, e) < 0)
-            return -1;
+        if (float_element(v, false, &re, arg, i, e) < 0) return -1;
         *(double *)(void *)dst = re;
         return 0;
     case DS_COMPLEX64:
@@ -356,12 +357,12 @@ int ds__buffer_decode(const cJSON *v, const char *arg, ds_buffer *out, ds__err *
     int ndim = cJSON_GetArraySize(jshape);
     if (ndim > DS_MAX_NDIM)
         return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
-                        "argument '%s': %d dimensions, more than the %d a message may carry",
-                        arg, ndim, DS_MAX_NDIM);
+                        "argument '%s': %d dimensions, more than the %d a message may carry", arg,
+                        ndim, DS_MAX_NDIM);
     int k = 0;
     for (const cJSON *d = jshape->child; d; d = d->next, k++) {
-        if (!cJSON_IsNumber(d) || d->valuedouble != trunc(d->valuedouble) ||
-            d->valuedouble < 0 || d->valuedouble > EXACT_LIMIT)
+        if (!cJSON_IsNumber(d) || d->valuedouble != trunc(d->valuedouble) || d->valuedouble < 0 ||
+            d->valuedouble > EXACT_LIMIT)
             return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
                             "argument '%s': shape[%d] must be a non-negative integer", arg, k);
         out->shape[k] = (int64_t)d->valuedouble;
@@ -401,12 +402,9 @@ int ds__buffer_decode(const cJSON *v, const char *arg, ds_buffer *out, ds__err *
 static cJSON *encode_float(double d, bool single)
 {
     char buf[40];
-    if (isnan(d))
-        return cJSON_CreateString("nan");
-    if (isinf(d))
-        return cJSON_CreateString(d > 0 ? "inf" : "-inf");
-    if (d == 0 && signbit(d))
-        return cJSON_CreateString("-0.0");
+    if (isnan(d)) return cJSON_CreateString("nan");
+    if (isinf(d)) return cJSON_CreateString(d > 0 ? "inf" : "-inf");
+    if (d == 0 && signbit(d)) return cJSON_CreateString("-0.0");
     ds__format_float(d, single, buf, sizeof buf);
     return cJSON_CreateRaw(buf);
 }
@@ -420,16 +418,56 @@ static cJSON *encode_element(const unsigned char *src, ds_dtype dt)
     switch (dt) {
     case DS_BOOL:
         return cJSON_CreateBool(*src != 0);
-    case DS_INT8: s = *(const int8_t *)src; break;
-    case DS_INT16: { int16_t x; memcpy(&x, src, sizeof x); s = x; break; }
-    case DS_INT32: { int32_t x; memcpy(&x, src, sizeof x); s = x; break; }
-    case DS_INT64: memcpy(&s, src, sizeof s); break;
-    case DS_UINT8: u = *src; is_unsigned = true; break;
-    case DS_UINT16: { uint16_t x; memcpy(&x, src, sizeof x); u = x; is_unsigned = true; break; }
-    case DS_UINT32: { uint32_t x; memcpy(&x, src, sizeof x); u = x; is_unsigned = true; break; }
-    case DS_UINT64: memcpy(&u, src, sizeof u); is_unsigned = true; break;
-    case DS_FLOAT32: { float x; memcpy(&x, src, sizeof x); return encode_float(x, true); }
-    case DS_FLOAT64: { double x; memcpy(&x, src, sizeof x); return encode_float(x, false); }
+    case DS_INT8:
+        s = *(const int8_t *)src;
+        break;
+    case DS_INT16: {
+        int16_t x;
+        memcpy(&x, src, sizeof x);
+        s = x;
+        break;
+    }
+    case DS_INT32: {
+        int32_t x;
+        memcpy(&x, src, sizeof x);
+        s = x;
+        break;
+    }
+    case DS_INT64:
+        memcpy(&s, src, sizeof s);
+        break;
+    case DS_UINT8:
+        u = *src;
+        is_unsigned = true;
+        break;
+    case DS_UINT16: {
+        uint16_t x;
+        memcpy(&x, src, sizeof x);
+        u = x;
+        is_unsigned = true;
+        break;
+    }
+    case DS_UINT32: {
+        uint32_t x;
+        memcpy(&x, src, sizeof x);
+        u = x;
+        is_unsigned = true;
+        break;
+    }
+    case DS_UINT64:
+        memcpy(&u, src, sizeof u);
+        is_unsigned = true;
+        break;
+    case DS_FLOAT32: {
+        float x;
+        memcpy(&x, src, sizeof x);
+        return encode_float(x, true);
+    }
+    case DS_FLOAT64: {
+        double x;
+        memcpy(&x, src, sizeof x);
+        return encode_float(x, false);
+    }
     case DS_COMPLEX64:
     case DS_COMPLEX128: {
         bool single = dt == DS_COMPLEX64;
@@ -463,7 +501,7 @@ static cJSON *encode_element(const unsigned char *src, ds_dtype dt)
     }
     snprintf(buf, sizeof buf, "%" PRId64, s);
     return (s > (int64_t)EXACT_LIMIT || s < -(int64_t)EXACT_LIMIT) ? cJSON_CreateString(buf)
-                                                                    : cJSON_CreateRaw(buf);
+                                                                   : cJSON_CreateRaw(buf);
 }
 
 cJSON *ds__buffer_encode(const ds_buffer *buf)
@@ -471,8 +509,7 @@ cJSON *ds__buffer_encode(const ds_buffer *buf)
     size_t esize = ds_dtype_size(buf->dtype);
     const char *name = ds_dtype_name(buf->dtype);
     int64_t count = ds__shape_count(buf->shape, buf->ndim);
-    if (name == NULL || count < 0 || buf->nbytes != (size_t)count * esize)
-        return NULL;
+    if (name == NULL || count < 0 || buf->nbytes != (size_t)count * esize) return NULL;
     cJSON *obj = cJSON_CreateObject(), *shape = NULL, *data = NULL;
     bool ok = obj != NULL && ds__put(obj, "dtype", cJSON_CreateString(name)) &&
               ds__put(obj, "shape", (shape = cJSON_CreateArray())) &&
@@ -482,8 +519,8 @@ cJSON *ds__buffer_encode(const ds_buffer *buf)
     /* Appending through a tail pointer keeps encoding linear in the element count. */
     cJSON *tail = NULL;
     for (int64_t i = 0; ok && i < count; i++) {
-        cJSON *el = encode_element((const unsigned char *)buf->data + (size_t)i * esize,
-                                   buf->dtype);
+        cJSON *el =
+            encode_element((const unsigned char *)buf->data + (size_t)i * esize, buf->dtype);
         if (el == NULL) {
             ok = false;
             break;
@@ -506,8 +543,7 @@ cJSON *ds__buffer_encode(const ds_buffer *buf)
 
 bool ds__put(cJSON *obj, const char *key, cJSON *item)
 {
-    if (item == NULL)
-        return false;
+    if (item == NULL) return false;
     /* A constant key is not copied, so adding cannot fail for want of memory. */
     if (!cJSON_AddItemToObjectCS(obj, key, item)) {
         cJSON_Delete(item);
@@ -518,8 +554,7 @@ bool ds__put(cJSON *obj, const char *key, cJSON *item)
 
 bool ds__push(cJSON *arr, cJSON *item)
 {
-    if (item == NULL)
-        return false;
+    if (item == NULL) return false;
     if (!cJSON_AddItemToArray(arr, item)) {
         cJSON_Delete(item);
         return false;
@@ -561,8 +596,8 @@ int ds__scalar_decode(const cJSON *v, const char *arg, ds_scalar *out, ds__err *
         if (int_form(t->valuestring)) {
             if (!parse_int_text(t->valuestring, true, &s, &u))
                 return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
-                                "argument '%s': integer \"%.40s\" is outside the int64 range",
-                                arg, t->valuestring);
+                                "argument '%s': integer \"%.40s\" is outside the int64 range", arg,
+                                t->valuestring);
             out->kind = DS_SCALAR_INT;
             out->i = s;
             return 0;
