@@ -481,7 +481,10 @@ void ds__adapter_destroy(ds_adapter *a)
     if (!a)
         return;
     if (a->inproc) {
-        dlclose(a->dl);
+        /* The shared object stays loaded until the process exits: a library may have
+         * registered exit handlers or thread-local destructors that would run into
+         * unmapped code, and leak reports could no longer name its frames. */
+        a->dl = NULL;
     } else {
         shut(a, 0);
         free_list(a->argv);

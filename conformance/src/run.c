@@ -1227,8 +1227,9 @@ int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite, ds_exp
     if (o->progress)
         fputs("\r\033[K", stderr);
 
-    /* A polite goodbye; the worker is killed if it does not leave. */
-    if (!r->interrupted && !ds__adapter_in_process(ad)) {
+    /* A polite goodbye, in both transports: an in-process adapter releases its library
+     * here; a worker that does not leave is killed. */
+    if (!r->interrupted) {
         reply rep;
         r->deadline = ds__now() + 2.0;
         if (request(r, "bye", NULL, &rep, false) == STEP_OK)

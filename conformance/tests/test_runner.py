@@ -443,6 +443,18 @@ def group_expectations(env):
     check_tap(env, out, "xpass run", True)
     rc, out, err = env.run(args + ["--strict"])
     check(rc == 1, "xpass and stale entries with --strict: exit 1", 1, rc)
+    # An expected fail that becomes a crash is a new failure (not xfail), and vice versa.
+    exp3 = env.path("fake3.txt")
+    with open(exp3, "w") as f:
+        f.write("bad.segv fail # used to fail\nbad.abort crash # known abort\n")
+    rep = env.path("exp3.json")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "misbehave.json"), "--case", "bad.segv",
+                            "--case", "bad.abort", "--adapter-cmd", fake_cmd(), "--expectations", exp3,
+                            "--report", rep])
+    st = statuses(load_report(rep))
+    check(st == {"bad.segv": "crash", "bad.abort": "xfail"} and rc == 1,
+          "an expected fail that crashes is an unexpected crash; an expected crash is xfail",
+          {"bad.segv": "crash", "bad.abort": "xfail"}, (rc, st))
     bad = env.path("bad-exp.txt")
     with open(bad, "w") as f:
         f.write("pass.x sometimes\n")
