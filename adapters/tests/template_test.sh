@@ -31,5 +31,7 @@ step "build the template adapter" cmake --build "$work/build"
 step "its smoke checks pass" ctest --test-dir "$work/build" --output-on-failure
 step "the adapter exports only the two entry points" \
     sh -c "nm -D --defined-only '$work/build/devspec_adapter_toy.so' | awk '\$2 == \"T\" {print \$3}' | sort | tr '\n' ' ' | grep -qx 'devspec_adapter_call devspec_adapter_free '"
+step "pkg-config devspec_shim gives what a build without CMake needs" \
+    sh -c "cc -std=c11 -shared -fPIC -fvisibility=hidden -o '$work/pc.so' '$template/adapter.c' '$template/toylib.c' \$(PKG_CONFIG_PATH='$work/prefix/lib/pkgconfig' pkg-config --cflags --libs devspec_shim) && '$work/prefix/bin/devspec-adapter-host' '$work/pc.so' <'$template/smoke.jsonl' | cmp - '$template/smoke.expected'"
 echo "1..$n"
 exit $fail
