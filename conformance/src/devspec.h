@@ -350,8 +350,9 @@ void ds__tap_bail(ds_tap *t, const char *reason);
 /* Closes the open subtest, if any, and prints the plan. */
 void ds__tap_close(ds_tap *t);
 
+/* STRICT: an xpass is a <failure type="xpass"> (it fails the run with --strict). */
 int ds__junit_write(const char *path, const ds_result *results, int n, const cJSON *header,
-                    double total_time, char *err, size_t errlen);
+                    double total_time, bool strict, char *err, size_t errlen);
 
 /* Escapes S for an XML attribute or text node, dropping what XML 1.0 cannot hold. */
 void ds__xml_escape(ds_buf *b, const char *s);

@@ -4,7 +4,7 @@
  *
  *   fail -> <failure type="fail">; error, crash, timeout -> <error type="...">;
  *   skip -> <skipped>; xfail -> <skipped type="xfail">; xpass -> a pass with a
- *   <system-out> note. */
+ *   <system-out> note, or <failure type="xpass"> with --strict. */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
 
@@ -117,7 +117,7 @@ static void details(ds_buf *b, const ds_result *r)
 }
 
 int ds__junit_write(const char *path, const ds_result *results, int n, const cJSON *header,
-                    double total_time, char *err, size_t errlen)
+                    double total_time, bool strict, char *err, size_t errlen)
 {
     ds_buf b = {0};
     int counts[DS_STATUS_COUNT] = {0};
@@ -184,6 +184,12 @@ int ds__junit_write(const char *path, const ds_result *results, int n, const cJS
                 ds__buf_puts(&b, "/>\n");
                 continue;
             case DS_XPASS:
+                if (strict) {
+                    ds__buf_puts(&b, ">\n      <failure type=\"xpass\"");
+                    attr(&b, "message", "unexpected pass (--strict)");
+                    ds__buf_puts(&b, "/>\n    </testcase>\n");
+                    continue;
+                }
                 ds__buf_puts(&b, ">\n      <system-out>");
                 ds__xml_escape(&b, "unexpected pass: the expectations file lists this case as ");
                 ds__xml_escape(&b, ds__status_name(r->expectation->status));

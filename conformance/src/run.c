@@ -1101,8 +1101,8 @@ static void finish_reports(runner *r, const cJSON *footer, double elapsed, bool 
     if (r->o->junit) {
         char err[512];
         if (ds__mkdir_parents(r->o->junit) != 0 ||
-            ds__junit_write(r->o->junit, r->results, r->nresults, r->header, elapsed, err,
-                            sizeof err) != 0) {
+            ds__junit_write(r->o->junit, r->results, r->nresults, r->header, elapsed,
+                            r->o->strict, err, sizeof err) != 0) {
             fprintf(stderr, "devspec: cannot write %s: %s\n", r->o->junit,
                     errno ? strerror(errno) : err);
             *write_failed = true;

@@ -265,6 +265,15 @@ def group_judge(env):
     check_schema(env, rep, env.path("pass.jsonl"), "pass.json")
     check_junit(junit, r, "pass.json")
     check_tap(env, out, "pass run", True)
+    check(r["header"]["features_unknown"] == [] and "device-string" in r["header"]["features_claimed"],
+          "the header lists the claimed features", "device-string", r["header"]["features_claimed"])
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--case", "pass.raises-kind",
+                            "--adapter-cmd", fake_cmd("--features", "device-string,no-such-feature"),
+                            "--report", env.path("unk.json")])
+    r2 = load_report(env.path("unk.json"))
+    check(rc == 0 and r2["header"]["features_unknown"] == ["no-such-feature"],
+          "a claimed feature the registry does not know is reported, not fatal", ["no-such-feature"],
+          (rc, r2["header"]["features_unknown"]))
 
     rep, junit = env.path("fail.json"), env.path("fail.xml")
     rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "fail.json"),
@@ -441,8 +450,12 @@ def group_expectations(env):
     rc, out, err = env.run(args)
     check(rc == 0, "xpass and stale entries alone: exit 0", 0, rc)
     check_tap(env, out, "xpass run", True)
-    rc, out, err = env.run(args + ["--strict"])
+    rc, out, err = env.run(args + ["--strict", "--junit", env.path("strict.xml")])
     check(rc == 1, "xpass and stale entries with --strict: exit 1", 1, rc)
+    tc = [c for c in ET.parse(env.path("strict.xml")).getroot().iter("testcase")
+          if c.get("name") == "pass.describe-default"][0]
+    check(tc.find("failure") is not None and tc.find("failure").get("type") == "xpass",
+          "JUnit with --strict: an xpass is a failure of type xpass", "xpass", ET.tostring(tc))
     # An expected fail that becomes a crash is a new failure (not xfail), and vice versa.
     exp3 = env.path("fake3.txt")
     with open(exp3, "w") as f:
@@ -627,6 +640,7 @@ def group_cli(env):
                        (["run", "--cases", CASES, "--adapter-cmd", "x", "--feature", "no-such"], "an unknown feature"),
                        (["run", "--cases", CASES, "--adapter-cmd", "x", "--timeout", "soon"], "a bad timeout"),
                        (["frobnicate"], "an unknown command"),
+                       (["run", "--cases", CASES, "--adapter-cmd", "x", "--profile", "no-such"], "an unknown profile"),
                        (["run", "--report"], "an option without its value")):
         rc, out, err = env.run(args)
         check(rc == 2 and err.startswith("devspec: "), f"{what}: exit 2 with a message", 2, (rc, err))
