@@ -11,12 +11,15 @@ import os
 from .backend import ArrayAPIBackend, Backend
 from .protocol import DTYPES, Unsupported, flatten, nest
 
-# Features of every array API version from 2023.12 on that are not optional.
-ARRAY_API_2023 = (
+# The features that are not optional in array API 2024.12 (spec/features.json; a test checks
+# this list against it). 2025.12 adds scalar-follows-array.
+ARRAY_API_2024 = (
     "device-attr", "device-eq", "creation-device-kw", "like-inherits-device",
     "asarray-inherits-device", "astype-device", "to-device", "output-follows-input",
     "mixed-device-raises", "default-device-consistent", "info-devices", "info-dtypes",
+    "promotion-per-device",
 )
+ARRAY_API_2025 = ARRAY_API_2024 + ("scalar-follows-array",)
 
 
 class _ScopeStack:
@@ -48,7 +51,7 @@ class NumPyBackend(ArrayAPIBackend):
     directly."""
 
     library_name = "numpy"
-    features = ARRAY_API_2023 + ("fft-freq-device", "dlpack-device")
+    features = ARRAY_API_2024 + ("fft-freq-device", "dlpack-device")
 
     def __init__(self):
         import numpy
@@ -74,8 +77,7 @@ class StrictBackend(ArrayAPIBackend):
     all of them in host memory but kept apart as the standard requires."""
 
     library_name = "array-api-strict"
-    features = ARRAY_API_2023 + ("fft-freq-device", "dlpack-device", "scalar-follows-array",
-                                 "dtype-device-support")
+    features = ARRAY_API_2025 + ("fft-freq-device", "dlpack-device", "dtype-device-support")
 
     def __init__(self):
         import array_api_compat
@@ -109,7 +111,7 @@ class JaxBackend(ArrayAPIBackend):
     XLA_FLAGS=--xla_force_host_platform_device_count=N (set by adapters.json)."""
 
     library_name = "jax"
-    features = ARRAY_API_2023 + ("fft-freq-device", "dlpack-device", "priority-context-first",
+    features = ARRAY_API_2024 + ("fft-freq-device", "dlpack-device", "priority-context-first",
                                  "default-device-global", "default-device-scoped")
 
     def __init__(self):

@@ -263,3 +263,27 @@ def test_replies_match_the_reply_schema(library):
                                            "device": {"str": "no-such-device"}})]
     for reply in replies:
         envelope.validate(reply)
+
+
+def test_array_api_claims_follow_the_feature_registry():
+    # A library that declares array API version V claims every feature that is not optional
+    # in V (spec/decisions.md, Python libraries, point 1).
+    import json
+    import os
+    from devspec_py import libraries
+    top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))))
+    with open(os.path.join(top, "spec", "features.json"), encoding="utf-8") as f:
+        registry = json.load(f)["features"]
+
+    def required(version):
+        return {f["name"] for f in registry if version in f["versions"] and not f["optional"]}
+
+    assert set(libraries.ARRAY_API_2024) == required("2024.12")
+    assert set(libraries.ARRAY_API_2025) == required("2025.12")
+    names = {f["name"] for f in registry}
+    for backend in libraries.BACKENDS.values():
+        assert set(backend.features) <= names, backend.library_name
+    assert set(libraries.NumPyBackend.features) >= required("2024.12")
+    assert set(libraries.JaxBackend.features) >= required("2024.12")
+    assert set(libraries.StrictBackend.features) >= required("2025.12")
