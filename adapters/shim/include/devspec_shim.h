@@ -7,13 +7,17 @@
  * encodes and decodes typed arrays, and dispatches each op to one typed callback of a
  * vendor table (ds_vendor). A vendor's C shim is that table and nothing else:
  *
- *     static int my_zeros(void *lib, const int64_t *shape, int ndim, ds_dtype dtype,
- *                         ds_device device, ds_array *out) { ... }
+ *     static int my_fill(void *lib, ds_fill_fn fn, const int64_t *shape, int ndim,
+ *                        ds_dtype dtype, ds_device device, ds_array *out)
+ *     {
+ *         return fn == DS_ZEROS ? mylib_zeros(lib, shape, ndim, dtype, device, out)
+ *                               : DS_NOT_IMPLEMENTED;
+ *     }
  *     static const ds_vendor table = {
  *         .version = DS_VENDOR_VERSION, .size = sizeof(ds_vendor),
  *         .adapter_name = "mylib", .adapter_version = "1.0",
  *         .open = my_open, .hello = my_hello, .release_array = my_release,
- *         .zeros = my_zeros, ...
+ *         .fill = my_fill, ...
  *     };
  *     DEVSPEC_SHIM_EXPORT(&table)
  *
@@ -261,7 +265,8 @@ typedef struct ds_vendor {
     /* optional: describe a status a callback returned; kind/message are copied at once. */
     void (*error)(void *lib, int status, const char **kind, const char **message);
 
-    /* device.* */
+    /* device.* ; device_parse also turns a {"str": s} argument of device.describe and
+     * device.equal into a device (released after the call). */
     int (*device_parse)(void *lib, const char *text, ds_devobj *out);    /* optional */
     int (*device_describe)(void *lib, ds_devobj d, ds_device_info *out); /* optional */
     int (*device_equal)(void *lib, ds_devobj a, ds_devobj b, bool *out); /* required */
