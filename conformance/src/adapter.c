@@ -42,8 +42,8 @@ struct ds_adapter {
     char **env_add;
     pid_t pid;
     int in_fd, out_fd, err_fd;
-    ds_buf rbuf;     /* bytes read from stdout and not yet returned */
-    size_t scanned;  /* rbuf[0..scanned) holds no '\n' */
+    ds_buf rbuf;    /* bytes read from stdout and not yet returned */
+    size_t scanned; /* rbuf[0..scanned) holds no '\n' */
     char ring[STDERR_TAIL];
     size_t ring_len; /* total bytes written into the ring since the last clear */
     char *tail;      /* linearised copy handed out by ds__adapter_stderr */
@@ -115,7 +115,10 @@ ds_adapter *ds__adapter_open_cmd(char *const *argv, char *const *env_add)
     return a;
 }
 
-bool ds__adapter_in_process(const ds_adapter *a) { return a->inproc; }
+bool ds__adapter_in_process(const ds_adapter *a)
+{
+    return a->inproc;
+}
 
 static void set_nonblock(int fd)
 {
@@ -125,8 +128,7 @@ static void set_nonblock(int fd)
 
 static void close_fd(int *fd)
 {
-    if (*fd >= 0)
-        close(*fd);
+    if (*fd >= 0) close(*fd);
     *fd = -1;
 }
 
@@ -190,15 +192,13 @@ static void sleep_ms(int ms)
 /* Reaps the worker, waiting up to GRACE seconds before killing its process group. */
 static void reap(ds_adapter *a, double grace)
 {
-    if (a->pid <= 0)
-        return;
+    if (a->pid <= 0) return;
     double until = ds__now() + grace;
     int status = 0;
     pid_t r;
     for (;;) {
         r = waitpid(a->pid, &status, WNOHANG);
-        if (r == a->pid || (r < 0 && errno != EINTR))
-            break;
+        if (r == a->pid || (r < 0 && errno != EINTR)) break;
         if (ds__now() >= until) {
             kill(-a->pid, SIGKILL);
             while ((r = waitpid(a->pid, &status, 0)) < 0 && errno == EINTR)
@@ -208,8 +208,7 @@ static void reap(ds_adapter *a, double grace)
         drain_stderr(a);
         sleep_ms(2);
     }
-    if (r == a->pid)
-        describe_status(a, status);
+    if (r == a->pid) describe_status(a, status);
     /* Anything the worker left behind in its group goes with it. */
     kill(-a->pid, SIGKILL);
     a->pid = -1;
@@ -218,8 +217,7 @@ static void reap(ds_adapter *a, double grace)
 static void shut(ds_adapter *a, double grace)
 {
     close_fd(&a->in_fd);
-    if (a->pid > 0)
-        reap(a, grace);
+    if (a->pid > 0) reap(a, grace);
     drain_stderr(a);
     close_fd(&a->out_fd);
     close_fd(&a->err_fd);
@@ -229,12 +227,10 @@ static void shut(ds_adapter *a, double grace)
 
 int ds__adapter_start(ds_adapter *a, char *err, size_t errlen)
 {
-    if (a->inproc)
-        return 0;
+    if (a->inproc) return 0;
     shut(a, 0);
     int in[2], out[2], errp[2];
-    if (pipe(in) != 0)
-        goto pipe_fail;
+    if (pipe(in) != 0) goto pipe_fail;
     if (pipe(out) != 0) {
         close(in[0]);
         close(in[1]);
@@ -304,8 +300,7 @@ pipe_fail:
 /* Takes a complete line out of the read buffer, if there is one. */
 static bool take_line(ds_adapter *a, char **reply, size_t *reply_len)
 {
-    if (a->rbuf.len == 0)
-        return false;
+    if (a->rbuf.len == 0) return false;
     char *nl = memchr(a->rbuf.data + a->scanned, '\n', a->rbuf.len - a->scanned);
     if (!nl) {
         a->scanned = a->rbuf.len;
@@ -315,8 +310,7 @@ static bool take_line(ds_adapter *a, char **reply, size_t *reply_len)
     char *line = ds__xmalloc(n + 1);
     memcpy(line, a->rbuf.data, n);
     line[n] = '\0';
-    if (n > 0 && line[n - 1] == '\r')
-        line[--n] = '\0';
+    if (n > 0 && line[n - 1] == '\r') line[--n] = '\0';
     size_t rest = a->rbuf.len - (size_t)(nl + 1 - a->rbuf.data);
     memmove(a->rbuf.data, nl + 1, rest);
     a->rbuf.len = rest;
@@ -337,8 +331,7 @@ static ds_io dead(ds_adapter *a)
         drain_stderr(a);
     }
     reap(a, 1.0);
-    if (!a->death[0])
-        snprintf(a->death, sizeof a->death, "closed its stdout");
+    if (!a->death[0]) snprintf(a->death, sizeof a->death, "closed its stdout");
     if (a->rbuf.len > 0) {
         size_t n = strlen(a->death);
         snprintf(a->death + n, sizeof a->death - n, " after a partial line of %zu bytes",
@@ -366,15 +359,13 @@ static ds_io call_inproc(ds_adapter *a, const char *req, size_t len, char **repl
     return ds__interrupted ? DS_IO_INTERRUPTED : DS_IO_OK;
 }
 
-ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadline,
-                       char **reply, size_t *reply_len)
+ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadline, char **reply,
+                       size_t *reply_len)
 {
     *reply = NULL;
     *reply_len = 0;
-    if (a->inproc)
-        return call_inproc(a, req, len, reply, reply_len);
-    if (a->pid <= 0 || a->out_fd < 0)
-        return dead(a);
+    if (a->inproc) return call_inproc(a, req, len, reply, reply_len);
+    if (a->pid <= 0 || a->out_fd < 0) return dead(a);
 
     /* The request and its newline go out in one write where the pipe allows. */
     ds_buf out = {0};
@@ -399,10 +390,8 @@ ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadli
         struct pollfd p[3];
         int np = 0;
         p[np++] = (struct pollfd){a->out_fd, POLLIN, 0};
-        if (a->err_fd >= 0)
-            p[np++] = (struct pollfd){a->err_fd, POLLIN, 0};
-        if (sent < out.len && a->in_fd >= 0)
-            p[np++] = (struct pollfd){a->in_fd, POLLOUT, 0};
+        if (a->err_fd >= 0) p[np++] = (struct pollfd){a->err_fd, POLLIN, 0};
+        if (sent < out.len && a->in_fd >= 0) p[np++] = (struct pollfd){a->in_fd, POLLOUT, 0};
         int wait_ms = -1;
         if (deadline > 0) {
             double left = deadline - ds__now();
@@ -418,13 +407,11 @@ ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadli
             break;
         }
         if (r < 0) {
-            if (errno == EINTR)
-                continue;
+            if (errno == EINTR) continue;
             result = dead(a);
             break;
         }
-        if (a->err_fd >= 0)
-            drain_stderr(a);
+        if (a->err_fd >= 0) drain_stderr(a);
         if (p[0].revents) {
             bool eof = false;
             for (;;) {
@@ -432,8 +419,7 @@ ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadli
                 ssize_t n = read(a->out_fd, chunk, sizeof chunk);
                 if (n > 0) {
                     ds__buf_add(&a->rbuf, chunk, (size_t)n);
-                    if ((size_t)n < sizeof chunk)
-                        break;
+                    if ((size_t)n < sizeof chunk) break;
                     continue;
                 }
                 if (n == 0)
@@ -464,22 +450,19 @@ ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadli
 
 void ds__adapter_kill(ds_adapter *a)
 {
-    if (a->inproc || a->pid <= 0)
-        return;
+    if (a->inproc || a->pid <= 0) return;
     kill(-a->pid, SIGKILL);
     shut(a, 5.0);
 }
 
 void ds__adapter_stop(ds_adapter *a, double grace)
 {
-    if (!a->inproc)
-        shut(a, grace);
+    if (!a->inproc) shut(a, grace);
 }
 
 void ds__adapter_destroy(ds_adapter *a)
 {
-    if (!a)
-        return;
+    if (!a) return;
     if (a->inproc) {
         /* The shared object stays loaded until the process exits: a library may have
          * registered exit handlers or thread-local destructors that would run into
@@ -495,12 +478,14 @@ void ds__adapter_destroy(ds_adapter *a)
     free(a);
 }
 
-const char *ds__adapter_death(const ds_adapter *a) { return a->death; }
+const char *ds__adapter_death(const ds_adapter *a)
+{
+    return a->death;
+}
 
 const char *ds__adapter_stderr(ds_adapter *a)
 {
-    if (!a->inproc && a->err_fd >= 0)
-        drain_stderr(a);
+    if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
     size_t n = a->ring_len < STDERR_TAIL ? a->ring_len : STDERR_TAIL;
     size_t start = a->ring_len < STDERR_TAIL ? 0 : a->ring_len % STDERR_TAIL;
     free(a->tail);
@@ -526,7 +511,6 @@ const char *ds__adapter_stderr(ds_adapter *a)
 
 void ds__adapter_stderr_clear(ds_adapter *a)
 {
-    if (!a->inproc && a->err_fd >= 0)
-        drain_stderr(a);
+    if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
     a->ring_len = 0;
 }

@@ -15,21 +15,49 @@
 
 /* The ops of spec/protocol.md that a step may use (hello, reset and bye belong to the
  * runner). */
-static const char *const OPS[] = {
-    "device.parse", "device.describe", "device.equal", "device.from_type_index",
-    "device.from_ordinal", "info.devices", "info.default_device", "info.default_dtypes",
-    "info.dtypes", "array.create", "array.asarray", "array.astype", "array.describe",
-    "array.read", "array.to_device", "array.same", "array.binary", "array.unary",
-    "array.reduce", "array.matmul", "array.stack", "array.dlpack_device",
-    "array.from_dlpack", "stream.default", "default.get", "default.set", "default.unset",
-    "default.push", "default.pop", "soft.get", "soft.set", "soft.unset", "util.num_gpus",
-    "util.num_cpu_cores", "util.total_memory", "util.used_memory", "util.utilisation", NULL};
+static const char *const OPS[] = {"device.parse",
+                                  "device.describe",
+                                  "device.equal",
+                                  "device.from_type_index",
+                                  "device.from_ordinal",
+                                  "info.devices",
+                                  "info.default_device",
+                                  "info.default_dtypes",
+                                  "info.dtypes",
+                                  "array.create",
+                                  "array.asarray",
+                                  "array.astype",
+                                  "array.describe",
+                                  "array.read",
+                                  "array.to_device",
+                                  "array.same",
+                                  "array.binary",
+                                  "array.unary",
+                                  "array.reduce",
+                                  "array.matmul",
+                                  "array.stack",
+                                  "array.dlpack_device",
+                                  "array.from_dlpack",
+                                  "stream.default",
+                                  "default.get",
+                                  "default.set",
+                                  "default.unset",
+                                  "default.push",
+                                  "default.pop",
+                                  "soft.get",
+                                  "soft.set",
+                                  "soft.unset",
+                                  "util.num_gpus",
+                                  "util.num_cpu_cores",
+                                  "util.total_memory",
+                                  "util.used_memory",
+                                  "util.utilisation",
+                                  NULL};
 
 bool ds__op_known(const char *op)
 {
     for (int i = 0; OPS[i]; i++)
-        if (!strcmp(OPS[i], op))
-            return true;
+        if (!strcmp(OPS[i], op)) return true;
     return false;
 }
 
@@ -50,19 +78,20 @@ typedef struct loader {
 
 static void push_key(loader *L, const char *key)
 {
-    if (L->depth < MAX_DEPTH)
-        L->path[L->depth] = (ds_seg){.key = key};
+    if (L->depth < MAX_DEPTH) L->path[L->depth] = (ds_seg){.key = key};
     L->depth++;
 }
 
 static void push_index(loader *L, int i)
 {
-    if (L->depth < MAX_DEPTH)
-        L->path[L->depth] = (ds_seg){.index = i};
+    if (L->depth < MAX_DEPTH) L->path[L->depth] = (ds_seg){.index = i};
     L->depth++;
 }
 
-static void pop(loader *L) { L->depth--; }
+static void pop(loader *L)
+{
+    L->depth--;
+}
 
 static void vproblem_at(loader *L, bool at_key, int nth, const char *fmt, va_list ap)
 {
@@ -74,8 +103,7 @@ static void vproblem_at(loader *L, bool at_key, int nth, const char *fmt, va_lis
         L->path[depth - 1].nth = nth;
     }
     size_t off = ds__json_locate(L->file->text, L->path, depth);
-    if (depth > 0)
-        L->path[depth - 1] = saved;
+    if (depth > 0) L->path[depth - 1] = saved;
     int line, col;
     ds__offset_to_linecol(L->file->text, off, &line, &col);
     ds_buf field = {0};
@@ -95,8 +123,8 @@ __attribute__((format(printf, 2, 3))) static void problem(loader *L, const char 
     va_end(ap);
 }
 
-__attribute__((format(printf, 3, 4))) static void problem_key(loader *L, int nth,
-                                                               const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void problem_key(loader *L, int nth, const char *fmt,
+                                                              ...)
 {
     va_list ap;
     va_start(ap, fmt);
@@ -106,16 +134,11 @@ __attribute__((format(printf, 3, 4))) static void problem_key(loader *L, int nth
 
 static const char *type_name(const cJSON *v)
 {
-    if (cJSON_IsObject(v))
-        return "an object";
-    if (cJSON_IsArray(v))
-        return "a list";
-    if (cJSON_IsString(v))
-        return "a string";
-    if (cJSON_IsNumber(v))
-        return "a number";
-    if (cJSON_IsBool(v))
-        return "a boolean";
+    if (cJSON_IsObject(v)) return "an object";
+    if (cJSON_IsArray(v)) return "a list";
+    if (cJSON_IsString(v)) return "a string";
+    if (cJSON_IsNumber(v)) return "a number";
+    if (cJSON_IsBool(v)) return "a boolean";
     return "null";
 }
 
@@ -127,8 +150,7 @@ static void check_duplicates(loader *L, const cJSON *v)
         for (const cJSON *a = v->child; a; a = a->next) {
             int nth = 0;
             for (const cJSON *b = v->child; b != a; b = b->next)
-                if (!strcmp(a->string, b->string))
-                    nth++;
+                if (!strcmp(a->string, b->string)) nth++;
             if (nth == 1) {
                 push_key(L, a->string);
                 problem_key(L, 1, "duplicate key \"%s\"", a->string);
@@ -154,8 +176,7 @@ static bool only_keys(loader *L, const cJSON *obj, const char *const *allowed)
     for (const cJSON *a = obj->child; a; a = a->next) {
         bool found = false;
         for (int i = 0; allowed[i]; i++)
-            if (!strcmp(allowed[i], a->string))
-                found = true;
+            if (!strcmp(allowed[i], a->string)) found = true;
         if (!found) {
             push_key(L, a->string);
             ds_buf list = {0};
@@ -174,14 +195,12 @@ static bool matches_id(const char *s)
 {
     /* ^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)*$ */
     bool start = true;
-    if (!*s)
-        return false;
+    if (!*s) return false;
     for (; *s; s++) {
         char c = *s;
         bool alnum = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
         if (start) {
-            if (!alnum)
-                return false;
+            if (!alnum) return false;
             start = false;
         } else if (c == '.') {
             start = true;
@@ -195,57 +214,55 @@ static bool matches_id(const char *s)
 static bool matches_name(const char *s)
 {
     /* ^[a-z_][a-z0-9_]*$ */
-    if (!((*s >= 'a' && *s <= 'z') || *s == '_'))
-        return false;
+    if (!((*s >= 'a' && *s <= 'z') || *s == '_')) return false;
     for (s++; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_'))
-            return false;
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')) return false;
     return true;
 }
 
 static bool matches_kind(const char *s)
 {
     /* ^(any|[A-Z][A-Za-z0-9_]*)$ */
-    if (!strcmp(s, "any"))
-        return true;
-    if (!(*s >= 'A' && *s <= 'Z'))
-        return false;
+    if (!strcmp(s, "any")) return true;
+    if (!(*s >= 'A' && *s <= 'Z')) return false;
     for (s++; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
-              (*s >= '0' && *s <= '9') || *s == '_'))
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
             return false;
     return true;
 }
 
-static bool is_device_ref(const char *name) { return name[0] == 'D' && name[1] >= '0' && name[1] <= '9' && !name[2]; }
+static bool is_device_ref(const char *name)
+{
+    return name[0] == 'D' && name[1] >= '0' && name[1] <= '9' && !name[2];
+}
 
 /* Walks a value (args or an expectation) checking every "$name" reference. */
 static void check_refs(loader *L, const cJSON *v)
 {
     if (cJSON_IsString(v) && v->valuestring[0] == '$') {
         const char *name = v->valuestring + 1;
-        if (name[0] == '$')
-            return; /* "$$..." is a literal */
+        if (name[0] == '$') return; /* "$$..." is a literal */
         if (is_device_ref(name)) {
-            if (name[1] - '0' > L->max_device)
-                L->max_device = name[1] - '0';
+            if (name[1] - '0' > L->max_device) L->max_device = name[1] - '0';
             return;
         }
         if (!matches_name(name)) {
-            problem(L, "\"%s\" is not a valid reference (\"$name\" with name matching "
-                       "^[a-z_][a-z0-9_]*$, \"$D0\"..\"$D9\", or \"$$...\" for a literal)",
+            problem(L,
+                    "\"%s\" is not a valid reference (\"$name\" with name matching "
+                    "^[a-z_][a-z0-9_]*$, \"$D0\"..\"$D9\", or \"$$...\" for a literal)",
                     v->valuestring);
             return;
         }
         for (int i = 0; i < L->nbound; i++)
-            if (!strcmp(L->bound[i], name))
-                return;
+            if (!strcmp(L->bound[i], name)) return;
         problem(L, "reference to undefined name \"$%s\" (no earlier step binds it with \"as\")",
                 name);
         return;
     }
     int i = 0;
-    for (const cJSON *a = v->child; a && (cJSON_IsArray(v) || cJSON_IsObject(v)); a = a->next, i++) {
+    for (const cJSON *a = v->child; a && (cJSON_IsArray(v) || cJSON_IsObject(v));
+         a = a->next, i++) {
         if (cJSON_IsObject(v))
             push_key(L, a->string);
         else
@@ -261,8 +278,9 @@ static void check_raises(loader *L, const cJSON *v)
         problem(L, "must be an error kind (a string such as \"ValueError\", or \"any\"), not %s",
                 type_name(v));
     else if (!matches_kind(v->valuestring))
-        problem(L, "\"%s\" is not an error kind (an exception name such as \"ValueError\", or "
-                   "\"any\": ^(any|[A-Z][A-Za-z0-9_]*)$)",
+        problem(L,
+                "\"%s\" is not an error kind (an exception name such as \"ValueError\", or "
+                "\"any\": ^(any|[A-Z][A-Za-z0-9_]*)$)",
                 v->valuestring);
 }
 
@@ -310,8 +328,7 @@ static void load_step(loader *L, ds_step *st, const cJSON *v)
     int outcomes = 0;
     const char *names[] = {"expect", "raises", "either"};
     for (int k = 0; k < 3; k++)
-        if (cJSON_GetObjectItemCaseSensitive(v, names[k]))
-            outcomes++;
+        if (cJSON_GetObjectItemCaseSensitive(v, names[k])) outcomes++;
     if (outcomes > 1) {
         push_key(L, cJSON_GetObjectItemCaseSensitive(v, "raises") ? "raises" : "either");
         problem_key(L, 0, "a step has at most one of \"expect\", \"raises\", \"either\"");
@@ -351,8 +368,9 @@ static void load_step(loader *L, ds_step *st, const cJSON *v)
                     const cJSON *ar = cJSON_GetObjectItemCaseSensitive(alt, "raises");
                     if (ae && ar) {
                         push_key(L, "raises");
-                        problem_key(L, 0, "an alternative has exactly one of \"expect\" and "
-                                          "\"raises\"");
+                        problem_key(L, 0,
+                                    "an alternative has exactly one of \"expect\" and "
+                                    "\"raises\"");
                         pop(L);
                     } else if (!ae && !ar) {
                         problem(L, "an alternative needs \"expect\" or \"raises\"");
@@ -411,11 +429,9 @@ static const char **load_string_list(loader *L, const cJSON *v, const char *what
         } else {
             bool dup = false;
             for (int k = 0; k < *n; k++)
-                if (!strcmp(out[k], it->valuestring))
-                    dup = true;
+                if (!strcmp(out[k], it->valuestring)) dup = true;
             /* The schema allows a name twice; it is kept once. */
-            if (known(L, it->valuestring) && !dup)
-                out[(*n)++] = it->valuestring;
+            if (known(L, it->valuestring) && !dup) out[(*n)++] = it->valuestring;
         }
         pop(L);
     }
@@ -426,18 +442,15 @@ static bool statement_pattern(const char *s)
 {
     /* ^[A-Z]+(-[A-Z]+)*-[0-9]+[a-z]?$ : upper-case words joined by '-', then a number */
     const char *dash = strrchr(s, '-');
-    if (!dash || dash == s)
-        return false;
+    if (!dash || dash == s) return false;
     for (const char *p = s; p < dash; p++)
         if (!((*p >= 'A' && *p <= 'Z') || (*p == '-' && p > s && p[-1] != '-' && p + 1 < dash)))
             return false;
     const char *p = dash + 1;
-    if (!(*p >= '0' && *p <= '9'))
-        return false;
+    if (!(*p >= '0' && *p <= '9')) return false;
     while (*p >= '0' && *p <= '9')
         p++;
-    if (*p >= 'a' && *p <= 'z')
-        p++;
+    if (*p >= 'a' && *p <= 'z') p++;
     return *p == '\0';
 }
 
@@ -487,8 +500,8 @@ static bool known_feature(loader *L, const char *name)
     return true;
 }
 
-static const char *const CASE_KEYS[] = {"id", "description", "spec", "features", "devices",
-                                        "steps", NULL};
+static const char *const CASE_KEYS[] = {"id",      "description", "spec", "features",
+                                        "devices", "steps",       NULL};
 
 static void load_case(loader *L, ds_case *c, const cJSON *v)
 {
@@ -501,8 +514,7 @@ static void load_case(loader *L, ds_case *c, const cJSON *v)
     only_keys(L, v, CASE_KEYS);
 
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(v, "id");
-    if (!id)
-        problem(L, "missing field \"id\"");
+    if (!id) problem(L, "missing field \"id\"");
     push_key(L, "id");
     if (id && !cJSON_IsString(id))
         problem(L, "must be a string, not %s", type_name(id));
@@ -675,14 +687,12 @@ static int collect(ds_suite *s, const char *dir, const char *prefix, FILE *err)
     int n = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
+        if (e->d_name[0] == '.') continue;
         names = ds__xrealloc(names, sizeof(char *) * (size_t)(n + 1));
         names[n++] = ds__xstrdup(e->d_name);
     }
     closedir(d);
-    if (n)
-        qsort(names, (size_t)n, sizeof(char *), cmp_str);
+    if (n) qsort(names, (size_t)n, sizeof(char *), cmp_str);
     int problems = 0;
     for (int i = 0; i < n; i++) {
         ds_buf path = {0}, name = {0};
@@ -703,8 +713,7 @@ static int collect(ds_suite *s, const char *dir, const char *prefix, FILE *err)
     return problems;
 }
 
-int ds__suite_load(ds_suite *s, const ds_registry *reg, char *const *paths, int npaths,
-                   FILE *err)
+int ds__suite_load(ds_suite *s, const ds_registry *reg, char *const *paths, int npaths, FILE *err)
 {
     memset(s, 0, sizeof *s);
     int problems = 0;
@@ -742,14 +751,12 @@ int ds__suite_load(ds_suite *s, const ds_registry *reg, char *const *paths, int 
     for (int i = 0; i < s->nfiles; i++) {
         for (int j = 0; j < s->files[i].ncases; j++) {
             const ds_case *c = &s->files[i].cases[j];
-            if (!c->id)
-                continue;
+            if (!c->id) continue;
             for (int i2 = 0; i2 <= i; i2++) {
                 int lim = i2 == i ? j : s->files[i2].ncases;
                 for (int j2 = 0; j2 < lim; j2++) {
                     const ds_case *o = &s->files[i2].cases[j2];
-                    if (!o->id || strcmp(o->id, c->id))
-                        continue;
+                    if (!o->id || strcmp(o->id, c->id)) continue;
                     ds_seg here[3] = {{.key = "cases"}, {.index = j}, {.key = "id"}};
                     ds_seg there[3] = {{.key = "cases"}, {.index = j2}, {.key = "id"}};
                     int l1, c1, l2, c2;
@@ -757,8 +764,10 @@ int ds__suite_load(ds_suite *s, const ds_registry *reg, char *const *paths, int 
                                           ds__json_locate(s->files[i].text, here, 3), &l1, &c1);
                     ds__offset_to_linecol(s->files[i2].text,
                                           ds__json_locate(s->files[i2].text, there, 3), &l2, &c2);
-                    fprintf(err, "%s:%d:%d: cases[%d].id: duplicate case ID \"%s\" (first at %s:%d:%d)\n",
-                            s->files[i].path, l1, c1, j, c->id, s->files[i2].path, l2, c2);
+                    fprintf(
+                        err,
+                        "%s:%d:%d: cases[%d].id: duplicate case ID \"%s\" (first at %s:%d:%d)\n",
+                        s->files[i].path, l1, c1, j, c->id, s->files[i2].path, l2, c2);
                     problems++;
                     i2 = i + 1; /* report each duplicate once */
                     break;

@@ -43,7 +43,7 @@ int ds__write_file_atomic(const char *path, const char *data, size_t len);
 int ds__mkdir_parents(const char *path);
 /* Lowercase hex SHA-256 of DATA into out[65]. */
 void ds__sha256_hex(const void *data, size_t len, char out[65]);
-double ds__now(void);        /* monotonic seconds */
+double ds__now(void);           /* monotonic seconds */
 void ds__utc_iso(char out[32]); /* wall clock, ISO 8601 UTC */
 /* Returns the byte offset of the first invalid UTF-8 sequence, or -1 when valid. */
 long ds__utf8_invalid_at(const char *s, size_t len);
@@ -129,7 +129,7 @@ bool ds__statement_applies(const ds_statement *s, const ds_profile *p);
 /* A named adapter from adapters/adapters.json, variables already substituted. */
 typedef struct ds_named_adapter {
     char *name;
-    char **command; /* NULL-terminated */
+    char **command;      /* NULL-terminated */
     char *shared_object; /* may be NULL */
     char **env;          /* "K=V", NULL-terminated */
     char *expectations;  /* absolute, may be NULL */
@@ -170,8 +170,8 @@ typedef struct ds_case {
 } ds_case;
 
 typedef struct ds_file {
-    char *path;    /* as found */
-    char *name;    /* shown in reports: relative to the cases root */
+    char *path; /* as found */
+    char *name; /* shown in reports: relative to the cases root */
     char *text;
     cJSON *root;
     ds_case *cases;
@@ -187,8 +187,7 @@ typedef struct ds_suite {
 /* Loads every case file under each of PATHS (files, or directories searched recursively
  * for *.json, sorted by name) and validates them all. Each problem is printed on ERR as
  * "FILE:LINE:COL: FIELD: reason". Returns the number of problems (0: the suite is good). */
-int ds__suite_load(ds_suite *s, const ds_registry *reg, char *const *paths, int npaths,
-                   FILE *err);
+int ds__suite_load(ds_suite *s, const ds_registry *reg, char *const *paths, int npaths, FILE *err);
 void ds__suite_free(ds_suite *s);
 bool ds__op_known(const char *op);
 
@@ -252,8 +251,8 @@ ds_adapter *ds__adapter_open_cmd(char *const *argv, char *const *env_add);
 int ds__adapter_start(ds_adapter *a, char *err, size_t errlen);
 /* Sends one request line (without '\n') and waits for one reply line until DEADLINE
  * (ds__now() seconds; <= 0: none). On DS_IO_OK *reply is malloc'd, NUL-terminated. */
-ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadline,
-                       char **reply, size_t *reply_len);
+ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadline, char **reply,
+                       size_t *reply_len);
 /* Kills the worker's process group and reaps it; no-op in process. */
 void ds__adapter_kill(ds_adapter *a);
 /* Closes stdin, waits up to GRACE seconds, then kills. */
@@ -281,8 +280,7 @@ typedef struct ds_judge {
 
 /* 1: OBSERVED matches EXPECTED (spec/case-format.md, "Matching expect"); 0: it does not,
  * and WHY says where; -1: a device comparison could not be made (WHY says why). */
-int ds__judge_match(const ds_judge *j, const cJSON *expected, const cJSON *observed,
-                    ds_buf *why);
+int ds__judge_match(const ds_judge *j, const cJSON *expected, const cJSON *observed, ds_buf *why);
 bool ds__is_typed_array(const cJSON *v);
 bool ds__is_device_handle(const cJSON *v);
 
@@ -291,14 +289,14 @@ bool ds__is_device_handle(const cJSON *v);
 typedef struct ds_result {
     const ds_case *c;
     ds_status status;
-    ds_status raw_status;     /* before the expectations file was applied */
+    ds_status raw_status; /* before the expectations file was applied */
     const ds_expectation *expectation;
-    char *reason;             /* skip reason or failure message; may be NULL */
-    char *skip_source;        /* "unsupported", "devices", "expectations"; may be NULL */
-    int step;                 /* failing step index, -1 if none */
-    cJSON *expected;          /* what the step wanted (owned), may be NULL */
-    cJSON *observed;          /* what came back (owned), may be NULL */
-    char *stderr_tail;        /* may be NULL */
+    char *reason;      /* skip reason or failure message; may be NULL */
+    char *skip_source; /* "unsupported", "devices", "expectations"; may be NULL */
+    int step;          /* failing step index, -1 if none */
+    cJSON *expected;   /* what the step wanted (owned), may be NULL */
+    cJSON *observed;   /* what came back (owned), may be NULL */
+    char *stderr_tail; /* may be NULL */
     double duration;
 } ds_result;
 
@@ -331,8 +329,8 @@ typedef struct ds_options {
 } ds_options;
 
 /* Runs the selected cases. Returns the exit status (0, 1, 3). */
-int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite,
-            ds_expectations *ex, ds_adapter *ad);
+int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite, ds_expectations *ex,
+            ds_adapter *ad);
 /* spec/README.md: a case counts for a profile when all its features are in the profile, at
  * least one statement it cites applies, and none it cites from the profile's document is
  * outside the profile's version. */

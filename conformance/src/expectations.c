@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const STATUS_NAMES[DS_STATUS_COUNT] = {
-    "pass", "fail", "error", "skip", "xfail", "xpass", "crash", "timeout"};
+static const char *const STATUS_NAMES[DS_STATUS_COUNT] = {"pass",  "fail",  "error", "skip",
+                                                          "xfail", "xpass", "crash", "timeout"};
 
 const char *ds__status_name(ds_status s)
 {
@@ -22,8 +22,7 @@ const char *ds__status_name(ds_status s)
 int ds__status_parse(const char *name)
 {
     for (int i = 0; i < DS_STATUS_COUNT; i++)
-        if (!strcmp(STATUS_NAMES[i], name))
-            return i;
+        if (!strcmp(STATUS_NAMES[i], name)) return i;
     return -1;
 }
 
@@ -54,22 +53,20 @@ int ds__expectations_load(ds_expectations *e, const char *path, FILE *err)
     /* strtok_r would merge empty lines and lose the numbering; split by hand. */
     for (char *p = text; p && *p; line++) {
         char *nl = strchr(p, '\n');
-        if (nl)
-            *nl = '\0';
+        if (nl) *nl = '\0';
         char *cur = p;
         p = nl ? nl + 1 : NULL;
         char *reason = strchr(cur, '#');
-        if (reason)
-            *reason++ = '\0';
+        if (reason) *reason++ = '\0';
         cur = trim(cur);
-        if (!*cur)
-            continue;
+        if (!*cur) continue;
         char *pattern = strtok_r(cur, " \t", &save);
         char *status = strtok_r(NULL, " \t", &save);
         char *extra = strtok_r(NULL, " \t", &save);
         int st = status ? ds__status_parse(status) : -1;
         if (!status) {
-            fprintf(err, "%s:%d: '%s' has no status (expected '<id or glob> <status> [# reason]')\n",
+            fprintf(err,
+                    "%s:%d: '%s' has no status (expected '<id or glob> <status> [# reason]')\n",
                     path, line + 1, pattern);
             problems++;
             continue;
@@ -81,8 +78,9 @@ int ds__expectations_load(ds_expectations *e, const char *path, FILE *err)
             continue;
         }
         if (st < 0 || st == DS_XFAIL || st == DS_XPASS) {
-            fprintf(err, "%s:%d: '%s' is not a status here (use pass, fail, error, crash, timeout "
-                         "or skip)\n",
+            fprintf(err,
+                    "%s:%d: '%s' is not a status here (use pass, fail, error, crash, timeout "
+                    "or skip)\n",
                     path, line + 1, status);
             problems++;
             continue;

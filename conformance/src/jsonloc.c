@@ -32,8 +32,7 @@ static const char *skip_string(const char *p)
 {
     p++; /* opening quote */
     while (*p && *p != '"') {
-        if (*p == '\\' && p[1])
-            p++;
+        if (*p == '\\' && p[1]) p++;
         p++;
     }
     return *p ? p + 1 : p;
@@ -42,8 +41,7 @@ static const char *skip_string(const char *p)
 static const char *skip_value(const char *p)
 {
     p = skip_ws(p);
-    if (*p == '"')
-        return skip_string(p);
+    if (*p == '"') return skip_string(p);
     if (*p == '{' || *p == '[') {
         int depth = 0;
         while (*p) {
@@ -54,8 +52,7 @@ static const char *skip_value(const char *p)
             if (*p == '{' || *p == '[')
                 depth++;
             else if (*p == '}' || *p == ']') {
-                if (--depth == 0)
-                    return p + 1;
+                if (--depth == 0) return p + 1;
             }
             p++;
         }
@@ -82,42 +79,34 @@ size_t ds__json_locate(const char *text, const ds_seg *path, int depth)
     for (int d = 0; d < depth; d++) {
         const ds_seg *s = &path[d];
         if (s->key) {
-            if (*p != '{')
-                break;
+            if (*p != '{') break;
             const char *q = skip_ws(p + 1);
             const char *found = NULL;
             int seen = 0;
             while (*q == '"') {
                 const char *k = q;
                 q = skip_ws(skip_string(q));
-                if (*q == ':')
-                    q = skip_ws(q + 1);
+                if (*q == ':') q = skip_ws(q + 1);
                 if (key_equals(k, s->key) && seen++ == s->nth) {
                     found = s->at_key ? k : q;
                     break;
                 }
                 q = skip_ws(skip_value(q));
-                if (*q == ',')
-                    q = skip_ws(q + 1);
+                if (*q == ',') q = skip_ws(q + 1);
             }
-            if (!found)
-                break;
+            if (!found) break;
             p = found;
-            if (s->at_key)
-                break;
+            if (s->at_key) break;
         } else {
-            if (*p != '[')
-                break;
+            if (*p != '[') break;
             const char *q = skip_ws(p + 1);
             int i = 0;
             while (*q && *q != ']' && i < s->index) {
                 q = skip_ws(skip_value(q));
-                if (*q == ',')
-                    q = skip_ws(q + 1);
+                if (*q == ',') q = skip_ws(q + 1);
                 i++;
             }
-            if (i != s->index || *q == ']' || !*q)
-                break;
+            if (i != s->index || *q == ']' || !*q) break;
             p = q;
         }
     }
@@ -132,8 +121,7 @@ void ds__path_format(const ds_seg *path, int depth, ds_buf *out)
         else
             ds__buf_printf(out, "[%d]", path[d].index);
     }
-    if (depth == 0)
-        ds__buf_puts(out, "(file)");
+    if (depth == 0) ds__buf_puts(out, "(file)");
 }
 
 /* A strict JSON syntax check (RFC 8259) that returns the offset of the first byte that
@@ -180,17 +168,16 @@ static bool string(scan *c)
             c->i++;
             return true;
         }
-        if (ch < 0x20)
-            return false;
+        if (ch < 0x20) return false;
         if (ch == '\\') {
             c->i++;
-            if (c->i >= c->n)
-                return false;
+            if (c->i >= c->n) return false;
             char e = c->s[c->i];
             if (e == 'u') {
                 for (int k = 0; k < 4; k++) {
                     c->i++;
-                    if (c->i >= c->n || !strchr("0123456789abcdefABCDEF", c->s[c->i]) || !c->s[c->i])
+                    if (c->i >= c->n || !strchr("0123456789abcdefABCDEF", c->s[c->i]) ||
+                        !c->s[c->i])
                         return false;
                 }
             } else if (!strchr("\"\\/bfnrt", e) || !e) {
@@ -204,31 +191,26 @@ static bool string(scan *c)
 
 static bool number(scan *c)
 {
-    if (c->s[c->i] == '-')
-        c->i++;
+    if (c->s[c->i] == '-') c->i++;
     if (c->i < c->n && c->s[c->i] == '0')
         c->i++;
     else if (!digits(c))
         return false;
     if (c->i < c->n && c->s[c->i] == '.') {
         c->i++;
-        if (!digits(c))
-            return false;
+        if (!digits(c)) return false;
     }
     if (c->i < c->n && (c->s[c->i] == 'e' || c->s[c->i] == 'E')) {
         c->i++;
-        if (c->i < c->n && (c->s[c->i] == '+' || c->s[c->i] == '-'))
-            c->i++;
-        if (!digits(c))
-            return false;
+        if (c->i < c->n && (c->s[c->i] == '+' || c->s[c->i] == '-')) c->i++;
+        if (!digits(c)) return false;
     }
     return true;
 }
 
 static bool container(scan *c, char close)
 {
-    if (++c->depth > 1000)
-        return false;
+    if (++c->depth > 1000) return false;
     c->i++;
     ws(c);
     if (c->i < c->n && c->s[c->i] == close) {
@@ -238,15 +220,12 @@ static bool container(scan *c, char close)
     }
     for (;;) {
         if (close == '}') {
-            if (c->i >= c->n || c->s[c->i] != '"' || !string(c))
-                return false;
+            if (c->i >= c->n || c->s[c->i] != '"' || !string(c)) return false;
             ws(c);
-            if (c->i >= c->n || c->s[c->i] != ':')
-                return false;
+            if (c->i >= c->n || c->s[c->i] != ':') return false;
             c->i++;
         }
-        if (!value(c))
-            return false;
+        if (!value(c)) return false;
         ws(c);
         if (c->i < c->n && c->s[c->i] == ',') {
             c->i++;
@@ -265,8 +244,7 @@ static bool container(scan *c, char close)
 static bool value(scan *c)
 {
     ws(c);
-    if (c->i >= c->n)
-        return false;
+    if (c->i >= c->n) return false;
     switch (c->s[c->i]) {
     case '{':
         return container(c, '}');
@@ -293,8 +271,7 @@ size_t ds__json_error_offset(const char *text, size_t len)
         c.i = 3;
     if (value(&c)) {
         ws(&c);
-        if (c.i >= len)
-            return len; /* valid as far as this check goes */
+        if (c.i >= len) return len; /* valid as far as this check goes */
     }
     return c.i;
 }

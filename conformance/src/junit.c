@@ -90,8 +90,7 @@ static void file_class(ds_buf *b, const char *file)
     /* "devspec.creation" for "creation.json"; sub/dir.json -> devspec.sub.dir */
     ds__buf_puts(b, "devspec.");
     size_t n = strlen(file);
-    if (n > 5 && !strcmp(file + n - 5, ".json"))
-        n -= 5;
+    if (n > 5 && !strcmp(file + n - 5, ".json")) n -= 5;
     for (size_t i = 0; i < n; i++)
         ds__buf_add(b, file[i] == '/' ? "." : file + i, 1);
 }
@@ -100,8 +99,7 @@ static void details(ds_buf *b, const ds_result *r)
 {
     ds_buf t = {0};
     ds__buf_printf(&t, "%s\n", r->reason ? r->reason : "");
-    if (r->step >= 0)
-        ds__buf_printf(&t, "step %d: %s\n", r->step, r->c->steps[r->step].op);
+    if (r->step >= 0) ds__buf_printf(&t, "step %d: %s\n", r->step, r->c->steps[r->step].op);
     if (r->expected) {
         char *s = cJSON_PrintUnformatted(r->expected);
         ds__buf_printf(&t, "expected: %s\n", s ? s : "");
@@ -125,7 +123,8 @@ int ds__junit_write(const char *path, const ds_result *results, int n, const cJS
         counts[results[i].status]++;
     ds__buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
     attr(&b, "name", "devspec");
-    ds__buf_printf(&b, " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n", n,
+    ds__buf_printf(&b,
+                   " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n", n,
                    counts[DS_FAIL], counts[DS_ERROR] + counts[DS_CRASH] + counts[DS_TIMEOUT],
                    counts[DS_SKIP] + counts[DS_XFAIL], total_time);
     const cJSON *lib = cJSON_GetObjectItemCaseSensitive(header, "library");
@@ -152,7 +151,8 @@ int ds__junit_write(const char *path, const ds_result *results, int n, const cJS
         ds__buf_puts(&b, "  <testsuite");
         attr(&b, "name", f->name);
         attr(&b, "file", f->name);
-        ds__buf_printf(&b, " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\"",
+        ds__buf_printf(&b,
+                       " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\"",
                        j - i, fc[DS_FAIL], fc[DS_ERROR] + fc[DS_CRASH] + fc[DS_TIMEOUT],
                        fc[DS_SKIP] + fc[DS_XFAIL], t);
         attr(&b, "timestamp", cJSON_IsString(started) ? started->valuestring : "");
@@ -161,7 +161,8 @@ int ds__junit_write(const char *path, const ds_result *results, int n, const cJS
         const struct {
             const char *k;
             const cJSON *v;
-        } props[] = {{"library", ln}, {"library.version", lv}, {"adapter", al}, {"suite.commit", commit}};
+        } props[] = {
+            {"library", ln}, {"library.version", lv}, {"adapter", al}, {"suite.commit", commit}};
         for (size_t p = 0; p < sizeof props / sizeof props[0]; p++) {
             ds__buf_puts(&b, "      <property");
             attr(&b, "name", props[p].k);
@@ -234,8 +235,7 @@ int ds__junit_write(const char *path, const ds_result *results, int n, const cJS
     }
     ds__buf_puts(&b, "</testsuites>\n");
     int rc = ds__write_file_atomic(path, b.data, b.len);
-    if (rc != 0)
-        snprintf(err, errlen, "write failed");
+    if (rc != 0) snprintf(err, errlen, "write failed");
     ds__buf_free(&b);
     return rc;
 }

@@ -114,14 +114,12 @@ static const char *value_of(int argc, char **argv, int *i, const char *name, boo
 {
     size_t n = strlen(name);
     *matched = false;
-    if (strncmp(argv[*i], name, n))
-        return NULL;
+    if (strncmp(argv[*i], name, n)) return NULL;
     if (argv[*i][n] == '=') {
         *matched = true;
         return argv[*i] + n + 1;
     }
-    if (argv[*i][n] != '\0')
-        return NULL;
+    if (argv[*i][n] != '\0') return NULL;
     *matched = true;
     if (*i + 1 >= argc) {
         *bad = true;
@@ -194,8 +192,7 @@ static int parse(int argc, char **argv, int first, args *a, const char *cmd)
             a->what = opt;
         else
             return usage_error("unknown option or argument '%s'", opt);
-        if (bad)
-            return usage_error("%s needs a value", opt);
+        if (bad) return usage_error("%s needs a value", opt);
 #undef OPT
     }
     return 0;
@@ -226,8 +223,7 @@ static int load_all(args *a, const char *source, ds_registry *reg, ds_suite *sui
         ds__buf_printf(&spec, "%s/spec", source);
     int rc = ds__registry_load(reg, spec.data);
     ds__buf_free(&spec);
-    if (rc != 0)
-        return 2;
+    if (rc != 0) return 2;
     if (a->cases.n == 0) {
         ds_buf def = {0};
         ds__buf_printf(&def, "%s/conformance/cases", source);
@@ -236,13 +232,16 @@ static int load_all(args *a, const char *source, ds_registry *reg, ds_suite *sui
     }
     for (int i = 0; i < a->features.n; i++)
         if (!ds__registry_feature(reg, a->features.items[i]))
-            return usage_error("unknown feature '%s' (devspec list features)", a->features.items[i]);
+            return usage_error("unknown feature '%s' (devspec list features)",
+                               a->features.items[i]);
     for (int i = 0; i < a->excludes.n; i++)
         if (!ds__registry_feature(reg, a->excludes.items[i]))
-            return usage_error("unknown feature '%s' (devspec list features)", a->excludes.items[i]);
+            return usage_error("unknown feature '%s' (devspec list features)",
+                               a->excludes.items[i]);
     for (int i = 0; i < a->profiles.n; i++)
         if (!ds__registry_profile(reg, a->profiles.items[i]))
-            return usage_error("unknown profile '%s' (devspec list profiles)", a->profiles.items[i]);
+            return usage_error("unknown profile '%s' (devspec list profiles)",
+                               a->profiles.items[i]);
     int problems = ds__suite_load(suite, reg, a->cases.items, a->cases.n, stderr);
     if (problems) {
         fprintf(stderr, "devspec: %d problem%s in the case files; nothing was run\n", problems,
@@ -258,15 +257,13 @@ static int cmd_run(args *a, int argc, char **argv)
     const char *build = root("DEVSPEC_BUILD", DEVSPEC_BUILD_DIR);
     if (!a->adapter && !a->adapter_cmd)
         return usage_error("%s", "run needs --adapter NAME|PATH or --adapter-cmd 'CMD'");
-    if (a->profiles.n > 1)
-        return usage_error("%s", "run takes one --profile");
+    if (a->profiles.n > 1) return usage_error("%s", "run takes one --profile");
 
     ds_registry reg;
     ds_suite suite = {0};
     int rc = load_all(a, source, &reg, &suite);
     if (rc) {
-        if (reg.spec_dir)
-            ds__registry_free(&reg);
+        if (reg.spec_dir) ds__registry_free(&reg);
         ds__suite_free(&suite);
         return rc;
     }
@@ -290,8 +287,7 @@ static int cmd_run(args *a, int argc, char **argv)
             const char *base = strrchr(x, '/') ? strrchr(x, '/') + 1 : x;
             label = ds__xstrdup(base);
             char *dot = strrchr(label, '.');
-            if (dot && dot != label)
-                *dot = '\0';
+            if (dot && dot != label) *dot = '\0';
             if (so) {
                 ad = ds__adapter_open_so(x, err, sizeof err);
                 transport = "in-process";
@@ -302,11 +298,11 @@ static int cmd_run(args *a, int argc, char **argv)
             }
         } else if (ds__named_adapter_find(source, build, x, &named) == 0) {
             label = ds__xstrdup(named.name);
-            if (!expectations)
-                expectations = named.expectations;
+            if (!expectations) expectations = named.expectations;
             if (a->in_process) {
                 if (!named.shared_object)
-                    snprintf(err, sizeof err, "adapter '%s' has no shared_object for --in-process", x);
+                    snprintf(err, sizeof err, "adapter '%s' has no shared_object for --in-process",
+                             x);
                 else {
                     /* In process the adapter's environment is the runner's own. */
                     for (char **e = named.env; e && *e; e++) {
@@ -382,16 +378,14 @@ static int cmd_list(args *a)
 {
     const char *source = root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR);
     const char *what = a->what ? a->what : "cases";
-    if (!strcmp(what, "adapters"))
-        return ds__named_adapter_list(source, stdout) == 0 ? 0 : 2;
+    if (!strcmp(what, "adapters")) return ds__named_adapter_list(source, stdout) == 0 ? 0 : 2;
     if (strcmp(what, "cases") && strcmp(what, "features") && strcmp(what, "profiles"))
         return usage_error("list what? '%s' (cases, features, profiles, adapters)", what);
     ds_registry reg;
     ds_suite suite = {0};
     int rc = load_all(a, source, &reg, &suite);
     if (rc) {
-        if (reg.spec_dir)
-            ds__registry_free(&reg);
+        if (reg.spec_dir) ds__registry_free(&reg);
         ds__suite_free(&suite);
         return rc;
     }
@@ -477,8 +471,7 @@ static bool level_listed(const char *levels, const char *level)
     for (const char *p = levels; *p;) {
         const char *comma = strchr(p, ',');
         size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == n && !strncmp(p, level, n))
-            return true;
+        if (len == n && !strncmp(p, level, n)) return true;
         p += len + (comma ? 1 : 0);
     }
     return false;
@@ -494,8 +487,7 @@ static int cmd_coverage(args *a)
     ds_suite suite = {0};
     int rc = load_all(a, source, &reg, &suite);
     if (rc) {
-        if (reg.spec_dir)
-            ds__registry_free(&reg);
+        if (reg.spec_dir) ds__registry_free(&reg);
         ds__suite_free(&suite);
         return rc;
     }
@@ -525,16 +517,14 @@ static int cmd_coverage(args *a)
         for (int k = 0; k < a->profiles.n; k++)
             want = want || !strcmp(a->profiles.items[k], p->name);
         want = want || (a->core && p->core);
-        if (!want)
-            continue;
+        if (!want) continue;
         shown++;
         cJSON *pj = cJSON_CreateObject();
         cJSON_AddStringToObject(pj, "profile", p->name);
         cJSON_AddBoolToObject(pj, "core", p->core);
         cJSON *stmts = cJSON_AddArrayToObject(pj, "statements");
         int total = 0, covered = 0;
-        if (!a->json)
-            printf("profile %s%s\n", p->name, p->core ? " (core)" : "");
+        if (!a->json) printf("profile %s%s\n", p->name, p->core ? " (core)" : "");
         /* The statements of the profile: those of its features, each once. */
         for (int pass = 0; pass < 2; pass++) {
             char **feats = pass ? p->optional : p->required;
@@ -546,11 +536,9 @@ static int cmd_coverage(args *a)
                     bool seen = false;
                     for (const cJSON *x = stmts->child; x; x = x->next)
                         seen = seen || !strcmp(cJSON_GetObjectItem(x, "id")->valuestring, id);
-                    if (seen)
-                        continue;
+                    if (seen) continue;
                     const ds_statement *st = ds__registry_statement(&reg, id);
-                    if (st && !ds__statement_applies(st, p))
-                        continue;
+                    if (st && !ds__statement_applies(st, p)) continue;
                     const char *level = st ? st->level : "";
                     bool testable = !st || st->testable;
                     cJSON *sj = cJSON_CreateObject();
@@ -563,8 +551,7 @@ static int cmd_coverage(args *a)
                     for (int fl = 0; fl < suite.nfiles; fl++)
                         for (int k = 0; k < suite.files[fl].ncases; k++) {
                             const ds_case *c = &suite.files[fl].cases[k];
-                            if (!ds__case_counts(&reg, c, p))
-                                continue;
+                            if (!ds__case_counts(&reg, c, p)) continue;
                             for (int x = 0; x < c->nspec; x++)
                                 if (!strcmp(c->spec[x], id))
                                     cJSON_AddItemToArray(cs, cJSON_CreateString(c->id));
@@ -581,7 +568,7 @@ static int cmd_coverage(args *a)
                     if (!a->json) {
                         printf("  %-18s %-22s %-26s ", id, level[0] ? level : "?", f->name);
                         if (n == 0)
-                            printf("%s\n", gate ? "UNCOVERED (gating)"
+                            printf("%s\n", gate       ? "UNCOVERED (gating)"
                                            : testable ? "uncovered"
                                                       : "not testable");
                         else {
@@ -601,8 +588,7 @@ static int cmd_coverage(args *a)
         }
         cJSON_AddNumberToObject(pj, "total", total);
         cJSON_AddNumberToObject(pj, "covered", covered);
-        if (!a->json)
-            printf("  %d of %d statements covered\n", covered, total);
+        if (!a->json) printf("  %d of %d statements covered\n", covered, total);
         cJSON_AddItemToArray(out, pj);
     }
     if (a->json) {
@@ -631,8 +617,7 @@ static int cmd_validate(args *a)
     if (rc == 0)
         printf("%d case file%s, %d cases: valid\n", suite.nfiles, suite.nfiles == 1 ? "" : "s",
                suite.ncases);
-    if (reg.spec_dir)
-        ds__registry_free(&reg);
+    if (reg.spec_dir) ds__registry_free(&reg);
     ds__suite_free(&suite);
     return rc;
 }

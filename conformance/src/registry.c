@@ -31,8 +31,7 @@ static cJSON *load_json(const char *path, bool required)
 static char **string_list(const cJSON *arr, int *n)
 {
     *n = 0;
-    if (!cJSON_IsArray(arr))
-        return NULL;
+    if (!cJSON_IsArray(arr)) return NULL;
     char **out = ds__xmalloc(sizeof(char *) * ((size_t)cJSON_GetArraySize(arr) + 1));
     const cJSON *it;
     cJSON_ArrayForEach(it, arr)
@@ -56,8 +55,7 @@ static void free_list(char **l, int n)
 static const char *str_field(const cJSON *o, const char *k1, const char *k2)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k1);
-    if (!cJSON_IsString(v) && k2)
-        v = cJSON_GetObjectItemCaseSensitive(o, k2);
+    if (!cJSON_IsString(v) && k2) v = cJSON_GetObjectItemCaseSensitive(o, k2);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
@@ -69,8 +67,7 @@ static void load_profile(ds_profile *p, const char *name, const cJSON *o)
     const char *d = str_field(o, "description", NULL);
     p->description = d ? ds__xstrdup(d) : NULL;
     const cJSON *req = cJSON_GetObjectItemCaseSensitive(o, "required");
-    if (!req)
-        req = cJSON_GetObjectItemCaseSensitive(o, "features");
+    if (!req) req = cJSON_GetObjectItemCaseSensitive(o, "features");
     p->required = string_list(req, &p->nrequired);
     p->optional = string_list(cJSON_GetObjectItemCaseSensitive(o, "optional"), &p->noptional);
     const cJSON *core = cJSON_GetObjectItemCaseSensitive(o, "core");
@@ -108,8 +105,7 @@ int ds__registry_load(ds_registry *r, const char *spec_dir)
     cJSON_ArrayForEach(it, list)
     {
         const char *name = str_field(it, "name", NULL);
-        if (!name)
-            continue;
+        if (!name) continue;
         ds_feature *f = &r->features[r->nfeatures++];
         f->name = ds__xstrdup(name);
         f->statements =
@@ -124,14 +120,12 @@ int ds__registry_load(ds_registry *r, const char *spec_dir)
     if (root) {
         r->have_profiles = true;
         list = cJSON_GetObjectItemCaseSensitive(root, "profiles");
-        if (!list)
-            list = root;
+        if (!list) list = root;
         r->profiles = ds__xmalloc(sizeof(ds_profile) * ((size_t)cJSON_GetArraySize(list) + 1));
         cJSON_ArrayForEach(it, list)
         {
             const char *name = cJSON_IsArray(list) ? str_field(it, "name", "id") : it->string;
-            if (!name || !cJSON_IsObject(it))
-                continue;
+            if (!name || !cJSON_IsObject(it)) continue;
             load_profile(&r->profiles[r->nprofiles++], name, it);
         }
         cJSON_Delete(root);
@@ -143,13 +137,11 @@ int ds__registry_load(ds_registry *r, const char *spec_dir)
     if (root) {
         r->have_statements = true;
         list = cJSON_GetObjectItemCaseSensitive(root, "statements");
-        r->statements =
-            ds__xmalloc(sizeof(ds_statement) * ((size_t)cJSON_GetArraySize(list) + 1));
+        r->statements = ds__xmalloc(sizeof(ds_statement) * ((size_t)cJSON_GetArraySize(list) + 1));
         cJSON_ArrayForEach(it, list)
         {
             const char *id = str_field(it, "id", NULL);
-            if (!id)
-                continue;
+            if (!id) continue;
             ds_statement *s = &r->statements[r->nstatements++];
             s->id = ds__xstrdup(id);
             const char *level = str_field(it, "level", NULL);
@@ -163,8 +155,7 @@ int ds__registry_load(ds_registry *r, const char *spec_dir)
                 string_list(cJSON_GetObjectItemCaseSensitive(it, "versions"), &s->nversions);
             s->testable = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(it, "testable"));
         }
-        r->retired =
-            string_list(cJSON_GetObjectItemCaseSensitive(root, "retired"), &r->nretired);
+        r->retired = string_list(cJSON_GetObjectItemCaseSensitive(root, "retired"), &r->nretired);
         cJSON_Delete(root);
     }
     ds__buf_free(&path);
@@ -203,32 +194,28 @@ void ds__registry_free(ds_registry *r)
 const ds_feature *ds__registry_feature(const ds_registry *r, const char *name)
 {
     for (int i = 0; i < r->nfeatures; i++)
-        if (!strcmp(r->features[i].name, name))
-            return &r->features[i];
+        if (!strcmp(r->features[i].name, name)) return &r->features[i];
     return NULL;
 }
 
 const ds_profile *ds__registry_profile(const ds_registry *r, const char *name)
 {
     for (int i = 0; i < r->nprofiles; i++)
-        if (!strcmp(r->profiles[i].name, name))
-            return &r->profiles[i];
+        if (!strcmp(r->profiles[i].name, name)) return &r->profiles[i];
     return NULL;
 }
 
 const ds_statement *ds__registry_statement(const ds_registry *r, const char *id)
 {
     for (int i = 0; i < r->nstatements; i++)
-        if (!strcmp(r->statements[i].id, id))
-            return &r->statements[i];
+        if (!strcmp(r->statements[i].id, id)) return &r->statements[i];
     return NULL;
 }
 
 bool ds__registry_retired(const ds_registry *r, const char *id)
 {
     for (int i = 0; i < r->nretired; i++)
-        if (!strcmp(r->retired[i], id))
-            return true;
+        if (!strcmp(r->retired[i], id)) return true;
     return false;
 }
 
@@ -236,14 +223,12 @@ bool ds__profile_has_feature(const ds_profile *p, const char *feature, bool *opt
 {
     for (int i = 0; i < p->nrequired; i++)
         if (!strcmp(p->required[i], feature)) {
-            if (optional)
-                *optional = false;
+            if (optional) *optional = false;
             return true;
         }
     for (int i = 0; i < p->noptional; i++)
         if (!strcmp(p->optional[i], feature)) {
-            if (optional)
-                *optional = true;
+            if (optional) *optional = true;
             return true;
         }
     return false;
@@ -251,15 +236,11 @@ bool ds__profile_has_feature(const ds_profile *p, const char *feature, bool *opt
 
 bool ds__statement_applies(const ds_statement *s, const ds_profile *p)
 {
-    if (!p->document || !s->document)
-        return true;
-    if (strcmp(p->document, s->document))
-        return false;
-    if (!p->version)
-        return true;
+    if (!p->document || !s->document) return true;
+    if (strcmp(p->document, s->document)) return false;
+    if (!p->version) return true;
     for (int i = 0; i < s->nversions; i++)
-        if (!strcmp(s->versions[i], p->version))
-            return true;
+        if (!strcmp(s->versions[i], p->version)) return true;
     return false;
 }
 
@@ -280,8 +261,7 @@ static char *substitute(const char *s, const char *source, const char *build)
             s++;
         }
     }
-    if (!b.data)
-        ds__buf_puts(&b, "");
+    if (!b.data) ds__buf_puts(&b, "");
     return b.data;
 }
 
@@ -299,14 +279,12 @@ int ds__named_adapter_find(const char *source, const char *build, const char *na
 {
     memset(out, 0, sizeof *out);
     cJSON *root = load_adapters(source);
-    if (!root)
-        return -1;
+    if (!root) return -1;
     const cJSON *it;
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "adapters"))
     {
         const char *n = str_field(it, "name", NULL);
-        if (!n || strcmp(n, name))
-            continue;
+        if (!n || strcmp(n, name)) continue;
         out->name = ds__xstrdup(n);
         const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(it, "command");
         int ncmd = cJSON_GetArraySize(cmd);
@@ -315,8 +293,7 @@ int ds__named_adapter_find(const char *source, const char *build, const char *na
         const cJSON *a;
         cJSON_ArrayForEach(a, cmd)
         {
-            if (cJSON_IsString(a))
-                out->command[k++] = substitute(a->valuestring, source, build);
+            if (cJSON_IsString(a)) out->command[k++] = substitute(a->valuestring, source, build);
         }
         out->command[k] = NULL;
         const char *so = str_field(it, "shared_object", NULL);
@@ -326,8 +303,7 @@ int ds__named_adapter_find(const char *source, const char *build, const char *na
         k = 0;
         cJSON_ArrayForEach(a, env)
         {
-            if (!cJSON_IsString(a))
-                continue;
+            if (!cJSON_IsString(a)) continue;
             char *v = substitute(a->valuestring, source, build);
             ds_buf kv = {0};
             ds__buf_printf(&kv, "%s=%s", a->string, v);
@@ -381,15 +357,13 @@ void ds__named_adapter_free(ds_named_adapter *a)
 int ds__named_adapter_list(const char *source, FILE *out)
 {
     cJSON *root = load_adapters(source);
-    if (!root)
-        return -1;
+    if (!root) return -1;
     const cJSON *it;
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "adapters"))
     {
         const char *n = str_field(it, "name", NULL);
         const char *d = str_field(it, "description", NULL);
-        if (n)
-            fprintf(out, "%-20s %s\n", n, d ? d : "");
+        if (n) fprintf(out, "%-20s %s\n", n, d ? d : "");
     }
     cJSON_Delete(root);
     return 0;

@@ -134,8 +134,9 @@ static step_end request(runner *r, const char *op, cJSON *args, reply *rep, bool
         failmsg(r, "the adapter died during %s: %s", op, ds__adapter_death(r->ad));
         return STEP_CRASH;
     case DS_IO_TIMEOUT:
-        failmsg(r, "no reply to %s within the case's %.3g s (--timeout); the adapter's process "
-                   "group was killed",
+        failmsg(r,
+                "no reply to %s within the case's %.3g s (--timeout); the adapter's process "
+                "group was killed",
                 op, r->o->timeout);
         ds__adapter_kill(r->ad);
         return STEP_TIMEOUT;
@@ -143,11 +144,11 @@ static step_end request(runner *r, const char *op, cJSON *args, reply *rep, bool
         failmsg(r, "interrupted");
         return STEP_STOP;
     case DS_IO_TOO_LONG:
-        failmsg(r, "protocol violation: the reply to %s is not a line (over %u bytes without a "
-                   "newline)",
+        failmsg(r,
+                "protocol violation: the reply to %s is not a line (over %u bytes without a "
+                "newline)",
                 op, 16u << 20);
-        if (restart_on_error)
-            restart(r);
+        if (restart_on_error) restart(r);
         return STEP_ERROR;
     }
     step_end bad = STEP_ERROR;
@@ -161,10 +162,8 @@ static step_end request(runner *r, const char *op, cJSON *args, reply *rep, bool
         char shown[201];
         snprintf(shown, sizeof shown, "%s", line);
         for (char *p = shown; *p; p++)
-            if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-                *p = '?';
-        failmsg(r, "protocol violation: %s (to %s): %s%s", what, op, shown,
-                len > 200 ? "..." : "");
+            if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f) *p = '?';
+        failmsg(r, "protocol violation: %s (to %s): %s%s", what, op, shown, len > 200 ? "..." : "");
         goto violation;
     }
     const cJSON *rid = cJSON_GetObjectItemCaseSensitive(doc, "id");
@@ -194,8 +193,9 @@ static step_end request(runner *r, const char *op, cJSON *args, reply *rep, bool
         const cJSON *message = cJSON_GetObjectItemCaseSensitive(e, "message");
         const cJSON *origin = cJSON_GetObjectItemCaseSensitive(e, "origin");
         if (!cJSON_IsString(kind) || (origin && !cJSON_IsString(origin))) {
-            failmsg(r, "protocol violation: the error reply to %s has no \"error\" with a string "
-                       "\"kind\"",
+            failmsg(r,
+                    "protocol violation: the error reply to %s has no \"error\" with a string "
+                    "\"kind\"",
                     op);
             rep->doc = NULL;
             goto violation;
@@ -212,8 +212,7 @@ violation:
     doc = NULL;
     free(line);
     /* After a malformed reply the stream cannot be trusted: start a fresh worker. */
-    if (restart_on_error && !ds__adapter_in_process(r->ad))
-        restart(r);
+    if (restart_on_error && !ds__adapter_in_process(r->ad)) restart(r);
     return bad;
 }
 
@@ -225,18 +224,14 @@ static void bind_devices(runner *r)
     const cJSON *def = cJSON_GetObjectItemCaseSensitive(r->hello, "default_device");
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(r->hello, "devices");
     const cJSON *d;
-    if (cJSON_IsString(def))
-        r->devices[r->ndevices++] = ds__xstrdup(def->valuestring);
+    if (cJSON_IsString(def)) r->devices[r->ndevices++] = ds__xstrdup(def->valuestring);
     cJSON_ArrayForEach(d, list)
     {
-        if (!cJSON_IsString(d) || r->ndevices >= DS_MAX_DEVICES)
-            continue;
+        if (!cJSON_IsString(d) || r->ndevices >= DS_MAX_DEVICES) continue;
         bool dup = false;
         for (int i = 0; i < r->ndevices; i++)
-            if (!strcmp(r->devices[i], d->valuestring))
-                dup = true;
-        if (!dup)
-            r->devices[r->ndevices++] = ds__xstrdup(d->valuestring);
+            if (!strcmp(r->devices[i], d->valuestring)) dup = true;
+        if (!dup) r->devices[r->ndevices++] = ds__xstrdup(d->valuestring);
     }
 }
 
@@ -290,8 +285,7 @@ static bool claimed(const runner *r, const char *feature)
     const cJSON *f;
     cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r->hello, "features"))
     {
-        if (cJSON_IsString(f) && !strcmp(f->valuestring, feature))
-            return true;
+        if (cJSON_IsString(f) && !strcmp(f->valuestring, feature)) return true;
     }
     return false;
 }
@@ -301,8 +295,7 @@ static bool claimed(const runner *r, const char *feature)
 static cJSON *substitute(runner *r, const cJSON *v)
 {
     if (cJSON_IsString(v) && v->valuestring[0] == '$') {
-        if (v->valuestring[1] == '$')
-            return cJSON_CreateString(v->valuestring + 1);
+        if (v->valuestring[1] == '$') return cJSON_CreateString(v->valuestring + 1);
         const cJSON *b = cJSON_GetObjectItemCaseSensitive(r->bindings, v->valuestring + 1);
         /* The loader guarantees every reference is bound or a $Dn the case can have. */
         return b ? cJSON_Duplicate(b, true) : cJSON_CreateNull();
@@ -397,8 +390,7 @@ static step_end judge(runner *r, const ds_step *st, const reply *rep)
     }
     switch (st->outcome) {
     case DS_OUTCOME_NONE:
-        if (rep->ok)
-            return STEP_OK;
+        if (rep->ok) return STEP_OK;
         failmsg(r, "%s raised %s: %s", st->op, rep->kind, rep->message);
         set_io(r, cJSON_CreateString("success"), error_json(rep));
         return STEP_FAIL;
@@ -410,10 +402,8 @@ static step_end judge(runner *r, const ds_step *st, const reply *rep)
             set_io(r, cJSON_CreateString(want), cJSON_Duplicate(rep->result, true));
             return STEP_FAIL;
         }
-        if (kind_matches(want, rep->kind))
-            return STEP_OK;
-        failmsg(r, "%s raised %s where %s was expected: %s", st->op, rep->kind, want,
-                rep->message);
+        if (kind_matches(want, rep->kind)) return STEP_OK;
+        failmsg(r, "%s raised %s where %s was expected: %s", st->op, rep->kind, want, rep->message);
         set_io(r, cJSON_CreateString(want), error_json(rep));
         return STEP_FAIL;
     }
@@ -437,10 +427,8 @@ static step_end judge(runner *r, const ds_step *st, const reply *rep)
         for (const cJSON *a = alts->child; a; a = a->next, n++) {
             const cJSON *exp = cJSON_GetObjectItemCaseSensitive(a, "expect");
             const cJSON *rai = cJSON_GetObjectItemCaseSensitive(a, "raises");
-            if (n)
-                ds__buf_puts(&why, "; ");
-            if (st->outcome == DS_OUTCOME_EITHER)
-                ds__buf_printf(&why, "alternative %d: ", n + 1);
+            if (n) ds__buf_puts(&why, "; ");
+            if (st->outcome == DS_OUTCOME_EITHER) ds__buf_printf(&why, "alternative %d: ", n + 1);
             if (exp && rep->ok) {
                 int m = ds__judge_match(&j, exp, rep->result, &why);
                 if (m == 1) {
@@ -540,12 +528,12 @@ static bool run_case(runner *r, const ds_case *c, ds_result *res)
             if (end == STEP_OK && st->as) {
                 cJSON_DeleteItemFromObjectCaseSensitive(r->bindings, st->as);
                 cJSON_AddItemToObject(r->bindings, st->as,
-                                      rep.ok ? cJSON_Duplicate(rep.result, true) : cJSON_CreateNull());
+                                      rep.ok ? cJSON_Duplicate(rep.result, true)
+                                             : cJSON_CreateNull());
             }
             cJSON_Delete(rep.doc);
         }
-        if (end != STEP_OK)
-            failed_step = s;
+        if (end != STEP_OK) failed_step = s;
     }
     res->duration = ds__now() - t0;
     if (end == STEP_STOP) {
@@ -560,11 +548,9 @@ static bool run_case(runner *r, const ds_case *c, ds_result *res)
         res->observed = r->observed;
         r->expected = r->observed = NULL;
         const char *tail = ds__adapter_stderr(r->ad);
-        if (tail[0])
-            res->stderr_tail = ds__xstrdup(tail);
+        if (tail[0]) res->stderr_tail = ds__xstrdup(tail);
     }
-    if (end == STEP_CRASH || end == STEP_TIMEOUT)
-        restart(r);
+    if (end == STEP_CRASH || end == STEP_TIMEOUT) restart(r);
     return !ds__interrupted;
 }
 
@@ -573,10 +559,8 @@ static bool run_case(runner *r, const ds_case *c, ds_result *res)
 bool ds__case_counts(const ds_registry *reg, const ds_case *c, const ds_profile *p)
 {
     for (int i = 0; i < c->nfeatures; i++)
-        if (!ds__profile_has_feature(p, c->features[i], NULL))
-            return false;
-    if (c->nfeatures == 0)
-        return false;
+        if (!ds__profile_has_feature(p, c->features[i], NULL)) return false;
+    if (c->nfeatures == 0) return false;
     bool applies = false;
     for (int i = 0; i < c->nspec; i++) {
         const ds_statement *s = ds__registry_statement(reg, c->spec[i]);
@@ -598,27 +582,23 @@ bool ds__case_selected(const ds_options *o, const ds_registry *reg, const ds_cas
         bool any = false;
         for (int i = 0; i < o->ncase_globs; i++)
             any = any || fnmatch(o->case_globs[i], c->id, 0) == 0;
-        if (!any)
-            return false;
+        if (!any) return false;
     }
     if (o->nfeatures) {
         bool any = false;
         for (int i = 0; i < o->nfeatures; i++)
             for (int k = 0; k < c->nfeatures; k++)
                 any = any || !strcmp(o->features[i], c->features[k]);
-        if (!any)
-            return false;
+        if (!any) return false;
     }
     if (o->profile) {
         const ds_profile *p = ds__registry_profile(reg, o->profile);
-        if (!p || !ds__case_counts(reg, c, p))
-            return false;
+        if (!p || !ds__case_counts(reg, c, p)) return false;
     }
     /* Exclusion is applied last. */
     for (int i = 0; i < o->nexclude_features; i++)
         for (int k = 0; k < c->nfeatures; k++)
-            if (!strcmp(o->exclude_features[i], c->features[k]))
-                return false;
+            if (!strcmp(o->exclude_features[i], c->features[k])) return false;
     return true;
 }
 
@@ -635,13 +615,11 @@ static cJSON *strings(const char *const *l, int n)
 static char *capture(const char *cmd)
 {
     FILE *p = popen(cmd, "r");
-    if (!p)
-        return NULL;
+    if (!p) return NULL;
     char buf[256] = {0};
     char *ok = fgets(buf, sizeof buf, p);
     int rc = pclose(p);
-    if (!ok || rc != 0)
-        return NULL;
+    if (!ok || rc != 0) return NULL;
     buf[strcspn(buf, "\r\n")] = '\0';
     return buf[0] ? ds__xstrdup(buf) : NULL;
 }
@@ -706,8 +684,7 @@ static cJSON *make_header(runner *r, const char *adapter_error)
     cJSON_AddStringToObject(ad, "label", o->adapter_label ? o->adapter_label : "adapter");
     cJSON_AddStringToObject(ad, "given", o->adapter_spec ? o->adapter_spec : "");
     cJSON_AddStringToObject(ad, "transport", o->transport);
-    if (adapter_error)
-        cJSON_AddStringToObject(ad, "error", adapter_error);
+    if (adapter_error) cJSON_AddStringToObject(ad, "error", adapter_error);
     const cJSON *hl = r->hello;
     const cJSON *lib = cJSON_GetObjectItemCaseSensitive(hl, "library");
     const cJSON *adp = cJSON_GetObjectItemCaseSensitive(hl, "adapter");
@@ -728,13 +705,11 @@ static cJSON *make_header(runner *r, const char *adapter_error)
         const cJSON *it;
         cJSON_ArrayForEach(it, all)
         {
-            if (cJSON_IsString(it) && !strcmp(it->valuestring, r->devices[i]))
-                break;
+            if (cJSON_IsString(it) && !strcmp(it->valuestring, r->devices[i])) break;
             k++;
         }
         const cJSON *s = cJSON_GetArrayItem(strs, k);
-        if (cJSON_IsString(s))
-            cJSON_AddStringToObject(d, "str", s->valuestring);
+        if (cJSON_IsString(s)) cJSON_AddStringToObject(d, "str", s->valuestring);
         cJSON_AddItemToArray(devs, d);
     }
     cJSON *feats = cJSON_AddArrayToObject(h, "features_claimed");
@@ -742,8 +717,7 @@ static cJSON *make_header(runner *r, const char *adapter_error)
     const cJSON *f;
     cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(hl, "features"))
     {
-        if (!cJSON_IsString(f))
-            continue;
+        if (!cJSON_IsString(f)) continue;
         cJSON_AddItemToArray(ds__registry_feature(r->reg, f->valuestring) ? feats : unknown,
                              cJSON_CreateString(f->valuestring));
     }
@@ -801,20 +775,15 @@ static cJSON *case_json(const ds_result *res)
         cJSON_AddStringToObject(e, "pattern", res->expectation->pattern);
         cJSON_AddNumberToObject(e, "line", res->expectation->line);
     }
-    if (res->reason)
-        cJSON_AddStringToObject(j, "reason", res->reason);
-    if (res->skip_source)
-        cJSON_AddStringToObject(j, "skip_source", res->skip_source);
+    if (res->reason) cJSON_AddStringToObject(j, "reason", res->reason);
+    if (res->skip_source) cJSON_AddStringToObject(j, "skip_source", res->skip_source);
     if (res->step >= 0) {
         cJSON_AddNumberToObject(j, "step", res->step);
         cJSON_AddStringToObject(j, "op", c->steps[res->step].op);
     }
-    if (res->expected)
-        cJSON_AddItemToObject(j, "expected", cJSON_Duplicate(res->expected, true));
-    if (res->observed)
-        cJSON_AddItemToObject(j, "observed", cJSON_Duplicate(res->observed, true));
-    if (res->stderr_tail)
-        cJSON_AddStringToObject(j, "stderr", res->stderr_tail);
+    if (res->expected) cJSON_AddItemToObject(j, "expected", cJSON_Duplicate(res->expected, true));
+    if (res->observed) cJSON_AddItemToObject(j, "observed", cJSON_Duplicate(res->observed, true));
+    if (res->stderr_tail) cJSON_AddStringToObject(j, "stderr", res->stderr_tail);
     cJSON_AddNumberToObject(j, "duration", res->duration);
     return j;
 }
@@ -839,8 +808,7 @@ static bool unexpected(ds_status s)
 static const ds_result *find_result(const runner *r, const ds_case *c)
 {
     for (int i = 0; i < r->nresults; i++)
-        if (r->results[i].c == c)
-            return &r->results[i];
+        if (r->results[i].c == c) return &r->results[i];
     return NULL;
 }
 
@@ -859,14 +827,12 @@ static cJSON *profile_json(const runner *r, const ds_profile *p, bool complete)
     for (int f = 0; f < r->suite->nfiles; f++) {
         for (int k = 0; k < r->suite->files[f].ncases; k++) {
             const ds_case *c = &r->suite->files[f].cases[k];
-            if (!ds__case_counts(r->reg, c, p))
-                continue;
+            if (!ds__case_counts(r->reg, c, p)) continue;
             int g = 0;
             for (int i = 0; i < c->nfeatures; i++) {
                 bool opt = false;
                 ds__profile_has_feature(p, c->features[i], &opt);
-                if (opt)
-                    g = 1;
+                if (opt) g = 1;
             }
             total[g]++;
             const ds_result *res = find_result(r, c);
@@ -911,8 +877,7 @@ static cJSON *make_footer(runner *r, bool complete, int *gate, double elapsed)
     cJSON_AddStringToObject(f, "finished", when);
     cJSON_AddNumberToObject(f, "elapsed", elapsed);
     cJSON_AddBoolToObject(f, "complete", complete);
-    if (!complete)
-        cJSON_AddStringToObject(f, "incomplete_reason", r->why_incomplete);
+    if (!complete) cJSON_AddStringToObject(f, "incomplete_reason", r->why_incomplete);
     cJSON_AddBoolToObject(f, "interrupted", r->interrupted);
     cJSON_AddNumberToObject(f, "restarts", r->restarts);
     int counts[DS_STATUS_COUNT] = {0};
@@ -928,8 +893,7 @@ static cJSON *make_footer(runner *r, bool complete, int *gate, double elapsed)
             n_unexpected++;
             cJSON_AddItemToArray(unexp, cJSON_CreateString(res->c->id));
         }
-        if (res->status == DS_XPASS)
-            cJSON_AddItemToArray(xpass, cJSON_CreateString(res->c->id));
+        if (res->status == DS_XPASS) cJSON_AddItemToArray(xpass, cJSON_CreateString(res->c->id));
         for (int k = 0; k < res->c->nfeatures; k++)
             counts_add(features, res->c->features[k], res->status);
         for (int k = 0; k < res->c->nspec; k++)
@@ -946,8 +910,7 @@ static cJSON *make_footer(runner *r, bool complete, int *gate, double elapsed)
     cJSON *stale = cJSON_AddArrayToObject(f, "stale_expectations");
     int nstale = 0;
     for (int i = 0; r->ex && i < r->ex->count; i++) {
-        if (r->ex->items[i].matches)
-            continue;
+        if (r->ex->items[i].matches) continue;
         cJSON *s = cJSON_CreateObject();
         cJSON_AddStringToObject(s, "pattern", r->ex->items[i].pattern);
         cJSON_AddStringToObject(s, "status", ds__status_name(r->ex->items[i].status));
@@ -982,8 +945,7 @@ static cJSON *make_footer(runner *r, bool complete, int *gate, double elapsed)
 
 static void jsonl_write(runner *r, const cJSON *record)
 {
-    if (!r->jsonl)
-        return;
+    if (!r->jsonl) return;
     char *s = cJSON_PrintUnformatted(record);
     fputs(s, r->jsonl);
     fputc('\n', r->jsonl);
@@ -993,8 +955,7 @@ static void jsonl_write(runner *r, const cJSON *record)
 
 static void progress(runner *r, int done, int total, const char *id)
 {
-    if (!r->o->progress)
-        return;
+    if (!r->o->progress) return;
     int fails = 0;
     for (int i = 0; i < r->nresults; i++)
         fails += unexpected(r->results[i].status);
@@ -1012,8 +973,7 @@ static void apply_expectation(ds_result *res)
 {
     res->raw_status = res->status;
     const ds_expectation *x = res->expectation;
-    if (!x || x->status == DS_PASS || x->status == DS_SKIP)
-        return;
+    if (!x || x->status == DS_PASS || x->status == DS_SKIP) return;
     if (res->status == DS_PASS)
         res->status = DS_XPASS;
     else if (res->status == x->status)
@@ -1025,8 +985,7 @@ static char *report_label(const runner *r)
     const char *l = r->o->adapter_label;
     const cJSON *lib = cJSON_GetObjectItemCaseSensitive(r->hello, "library");
     const cJSON *n = cJSON_GetObjectItemCaseSensitive(lib, "name");
-    if (!l && cJSON_IsString(n))
-        l = n->valuestring;
+    if (!l && cJSON_IsString(n)) l = n->valuestring;
     char *s = ds__xstrdup(l ? l : "adapter");
     for (char *p = s; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
@@ -1068,8 +1027,7 @@ static void finish_reports(runner *r, const cJSON *footer, double elapsed, bool 
 {
     jsonl_write(r, footer);
     if (r->jsonl) {
-        if (fclose(r->jsonl) != 0)
-            *write_failed = true;
+        if (fclose(r->jsonl) != 0) *write_failed = true;
         r->jsonl = NULL;
     }
     cJSON *doc = cJSON_CreateObject();
@@ -1101,8 +1059,8 @@ static void finish_reports(runner *r, const cJSON *footer, double elapsed, bool 
     if (r->o->junit) {
         char err[512];
         if (ds__mkdir_parents(r->o->junit) != 0 ||
-            ds__junit_write(r->o->junit, r->results, r->nresults, r->header, elapsed,
-                            r->o->strict, err, sizeof err) != 0) {
+            ds__junit_write(r->o->junit, r->results, r->nresults, r->header, elapsed, r->o->strict,
+                            err, sizeof err) != 0) {
             fprintf(stderr, "devspec: cannot write %s: %s\n", r->o->junit,
                     errno ? strerror(errno) : err);
             *write_failed = true;
@@ -1130,15 +1088,13 @@ int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite, ds_exp
 
     char err[1024] = "";
     int started = ds__adapter_start(ad, err, sizeof err);
-    if (started == 0)
-        started = hello(r, err, sizeof err);
+    if (started == 0) started = hello(r, err, sizeof err);
     if (started != 0) {
         fprintf(stderr, "devspec: the adapter could not start: %s\n", err);
         r->header = make_header(r, err);
         open_reports(r);
         jsonl_write(r, r->header);
-        if (r->tap)
-            ds__tap_bail(r->tap, "the adapter could not start");
+        if (r->tap) ds__tap_bail(r->tap, "the adapter could not start");
         r->incomplete = true;
         snprintf(r->why_incomplete, sizeof r->why_incomplete, "the adapter could not start: %s",
                  err);
@@ -1172,11 +1128,9 @@ int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite, ds_exp
     int done = 0;
     for (int f = 0; f < suite->nfiles && !r->incomplete && !r->interrupted; f++) {
         for (int k = 0; k < suite->files[f].ncases; k++, ci++) {
-            if (r->incomplete || r->interrupted || ds__interrupted)
-                break;
+            if (r->incomplete || r->interrupted || ds__interrupted) break;
             const ds_case *c = &suite->files[f].cases[k];
-            if (!ds__case_selected(o, reg, c))
-                continue;
+            if (!ds__case_selected(o, reg, c)) continue;
             progress(r, done, total, c->id);
             ds_result *res = &r->results[r->nresults];
             memset(res, 0, sizeof *res);
@@ -1185,14 +1139,12 @@ int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite, ds_exp
             res->expectation = exp_of[ci];
             const char *missing = NULL;
             for (int i = 0; i < c->nfeatures && !missing; i++)
-                if (!claimed(r, c->features[i]))
-                    missing = c->features[i];
+                if (!claimed(r, c->features[i])) missing = c->features[i];
             ds_buf why = {0};
             if (res->expectation && res->expectation->status == DS_SKIP) {
                 res->status = DS_SKIP;
                 ds__buf_printf(&why, "expectations file: %s",
-                               res->expectation->reason[0] ? res->expectation->reason
-                                                           : "skipped");
+                               res->expectation->reason[0] ? res->expectation->reason : "skipped");
                 res->skip_source = ds__xstrdup("expectations");
             } else if (missing) {
                 res->status = DS_SKIP;
@@ -1203,37 +1155,31 @@ int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite, ds_exp
                 ds__buf_printf(&why, "needs %d devices, library has %d", c->devices, r->ndevices);
                 res->skip_source = ds__xstrdup("devices");
             } else if (!run_case(r, c, res)) {
-                if (r->interrupted)
-                    break;
+                if (r->interrupted) break;
             }
-            if (why.data)
-                res->reason = why.data;
+            if (why.data) res->reason = why.data;
             apply_expectation(res);
             r->nresults++;
             done++;
-            if (r->tap)
-                ds__tap_result(r->tap, res);
+            if (r->tap) ds__tap_result(r->tap, res);
             cJSON *rec = case_json(res);
             jsonl_write(r, rec);
             cJSON_Delete(rec);
         }
     }
-    if (ds__interrupted && !r->interrupted)
-        r->interrupted = true;
+    if (ds__interrupted && !r->interrupted) r->interrupted = true;
     if (r->interrupted) {
         r->incomplete = true;
         snprintf(r->why_incomplete, sizeof r->why_incomplete, "interrupted (SIGINT)");
     }
-    if (o->progress)
-        fputs("\r\033[K", stderr);
+    if (o->progress) fputs("\r\033[K", stderr);
 
     /* A polite goodbye, in both transports: an in-process adapter releases its library
      * here; a worker that does not leave is killed. */
     if (!r->interrupted) {
         reply rep;
         r->deadline = ds__now() + 2.0;
-        if (request(r, "bye", NULL, &rep, false) == STEP_OK)
-            cJSON_Delete(rep.doc);
+        if (request(r, "bye", NULL, &rep, false) == STEP_OK) cJSON_Delete(rep.doc);
     }
     ds__adapter_stop(ad, 2.0);
 
@@ -1247,10 +1193,8 @@ int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite, ds_exp
     }
     finish_reports(r, footer, ds__now() - t0, &write_failed);
     cJSON_Delete(footer);
-    if (r->incomplete)
-        fprintf(stderr, "devspec: the run is incomplete: %s\n", r->why_incomplete);
-    if (write_failed && gate == 0)
-        gate = 3;
+    if (r->incomplete) fprintf(stderr, "devspec: the run is incomplete: %s\n", r->why_incomplete);
+    if (write_failed && gate == 0) gate = 3;
 
 done:;
     int code = r->incomplete ? 3 : gate;
@@ -1274,8 +1218,7 @@ done:;
     ds__buf_free(&r->req);
     free(r->report_path);
     free(r->jsonl_path);
-    if (r->jsonl)
-        fclose(r->jsonl);
+    if (r->jsonl) fclose(r->jsonl);
     free(r->tap);
     return code;
 }

@@ -46,8 +46,7 @@ void ds__tap_comment(ds_tap *t, const char *fmt, ...)
 static void put_escaped(FILE *out, const char *s)
 {
     for (; *s; s++) {
-        if (*s == '\\' || *s == '#')
-            fputc('\\', out);
+        if (*s == '\\' || *s == '#') fputc('\\', out);
         fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
     }
 }
@@ -72,8 +71,7 @@ void ds__yaml_quote(ds_buf *b, const char *s)
 
 static void close_subtest(ds_tap *t)
 {
-    if (!t->file)
-        return;
+    if (!t->file) return;
     fprintf(t->out, "    1..%d\n", t->sub_n);
     t->top_n++;
     fprintf(t->out, "%sok %d - ", t->sub_bad ? "not " : "", t->top_n);
@@ -124,8 +122,8 @@ void ds__tap_result(ds_tap *t, const ds_result *r)
         fprintf(t->out, " # TODO expected %s: ", ds__status_name(r->raw_status));
         put_escaped(t->out, why[0] ? why : "listed in the expectations file");
     } else if (r->status == DS_XPASS) {
-        fprintf(t->out, " # TODO unexpected pass, expected %s: ",
-                ds__status_name(r->expectation->status));
+        fprintf(t->out,
+                " # TODO unexpected pass, expected %s: ", ds__status_name(r->expectation->status));
         put_escaped(t->out, why[0] ? why : "listed in the expectations file");
     }
     fputc('\n', t->out);
@@ -138,10 +136,8 @@ void ds__tap_result(ds_tap *t, const ds_result *r)
             ds__buf_printf(&b, "      step: %d\n", r->step);
             yaml_line(&b, "op", c->steps[r->step].op);
         }
-        if (r->expected)
-            yaml_json(&b, "expected", r->expected);
-        if (r->observed)
-            yaml_json(&b, "observed", r->observed);
+        if (r->expected) yaml_json(&b, "expected", r->expected);
+        if (r->observed) yaml_json(&b, "observed", r->observed);
         yaml_line(&b, "file", c->file->name);
         yaml_line(&b, "id", c->id);
         ds_buf list = {0};
@@ -154,8 +150,7 @@ void ds__tap_result(ds_tap *t, const ds_result *r)
         yaml_line(&b, "spec", list.data ? list.data : "");
         ds__buf_free(&list);
         ds__buf_printf(&b, "      duration_ms: %.3f\n", r->duration * 1e3);
-        if (r->stderr_tail)
-            yaml_line(&b, "stderr", r->stderr_tail);
+        if (r->stderr_tail) yaml_line(&b, "stderr", r->stderr_tail);
         ds__buf_puts(&b, "      ...\n");
         fputs(b.data, t->out);
         ds__buf_free(&b);

@@ -56,7 +56,10 @@ void ds__buf_add(ds_buf *b, const char *s, size_t n)
     b->data[b->len] = '\0';
 }
 
-void ds__buf_puts(ds_buf *b, const char *s) { ds__buf_add(b, s, strlen(s)); }
+void ds__buf_puts(ds_buf *b, const char *s)
+{
+    ds__buf_add(b, s, strlen(s));
+}
 
 void ds__buf_printf(ds_buf *b, const char *fmt, ...)
 {
@@ -65,8 +68,7 @@ void ds__buf_printf(ds_buf *b, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
-    if (n < 0)
-        return;
+    if (n < 0) return;
     if ((size_t)n < sizeof small) {
         ds__buf_add(b, small, (size_t)n);
         return;
@@ -89,8 +91,7 @@ void ds__buf_free(ds_buf *b)
 char *ds__read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
+    if (!f) return NULL;
     ds_buf b = {0};
     char chunk[65536];
     size_t n;
@@ -103,10 +104,8 @@ char *ds__read_file(const char *path, size_t *len)
         errno = EIO;
         return NULL;
     }
-    if (!b.data)
-        ds__buf_add(&b, "", 0);
-    if (len)
-        *len = b.len;
+    if (!b.data) ds__buf_add(&b, "", 0);
+    if (len) *len = b.len;
     return b.data;
 }
 
@@ -114,8 +113,7 @@ int ds__mkdir_parents(const char *path)
 {
     char *p = ds__xstrdup(path);
     for (char *s = p + 1; *s; s++) {
-        if (*s != '/')
-            continue;
+        if (*s != '/') continue;
         *s = '\0';
         if (mkdir(p, 0777) != 0 && errno != EEXIST) {
             int e = errno;
@@ -134,31 +132,27 @@ int ds__write_file_atomic(const char *path, const char *data, size_t len)
     ds_buf tmp = {0};
     ds__buf_printf(&tmp, "%s.tmp", path);
     int fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-    if (fd < 0)
-        goto fail;
+    if (fd < 0) goto fail;
     size_t done = 0;
     while (done < len) {
         ssize_t w = write(fd, data + done, len - done);
         if (w < 0) {
-            if (errno == EINTR)
-                continue;
+            if (errno == EINTR) continue;
             close(fd);
             goto fail_unlink;
         }
         done += (size_t)w;
     }
-    if (fsync(fd) != 0 || close(fd) != 0)
-        goto fail_unlink;
-    if (rename(tmp.data, path) != 0)
-        goto fail_unlink;
+    if (fsync(fd) != 0 || close(fd) != 0) goto fail_unlink;
+    if (rename(tmp.data, path) != 0) goto fail_unlink;
     ds__buf_free(&tmp);
     return 0;
-fail_unlink: {
+fail_unlink : {
     int e = errno;
     unlink(tmp.data);
     errno = e;
 }
-fail: {
+fail : {
     int e = errno;
     ds__buf_free(&tmp);
     errno = e;
@@ -215,12 +209,10 @@ long ds__utf8_invalid_at(const char *s, size_t len)
             return (long)i;
         }
         for (size_t k = 1; k <= n; k++) {
-            if (i + k >= len || (u[i + k] & 0xC0) != 0x80)
-                return (long)i;
+            if (i + k >= len || (u[i + k] & 0xC0) != 0x80) return (long)i;
             c = (c << 6) | (u[i + k] & 0x3F);
         }
-        if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-            return (long)i;
+        if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF)) return (long)i;
         i += n + 1;
     }
     return -1;
@@ -228,16 +220,14 @@ long ds__utf8_invalid_at(const char *s, size_t len)
 
 /* SHA-256 (FIPS 180-4), for the hash of the expectations file in the report header. */
 static const uint32_t K256[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4,
-    0xab1c5ed5, 0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe,
-    0x9bdc06a7, 0xc19bf174, 0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f,
-    0x4a7484aa, 0x5cb0a9dc, 0x76f988da, 0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7,
-    0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967, 0x27b70a85, 0x2e1b2138, 0x4d2c6dfc,
-    0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85, 0xa2bfe8a1, 0xa81a664b,
-    0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070, 0x19a4c116,
-    0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7,
-    0xc67178f2};
+    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
 
 #define ROR(x, n) (((x) >> (n)) | ((x) << (32 - (n))))
 
@@ -254,8 +244,8 @@ static void sha256_block(uint32_t h[8], const unsigned char *p)
     }
     uint32_t a = h[0], b = h[1], c = h[2], d = h[3], e = h[4], f = h[5], g = h[6], hh = h[7];
     for (int i = 0; i < 64; i++) {
-        uint32_t t1 = hh + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) +
-                      K256[i] + w[i];
+        uint32_t t1 =
+            hh + (ROR(e, 6) ^ ROR(e, 11) ^ ROR(e, 25)) + ((e & f) ^ (~e & g)) + K256[i] + w[i];
         uint32_t t2 = (ROR(a, 2) ^ ROR(a, 13) ^ ROR(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
         hh = g;
         g = f;
@@ -293,8 +283,7 @@ void ds__sha256_hex(const void *data, size_t len, char out[65])
     for (int i = 0; i < 8; i++)
         tail[tlen - 1 - i] = (unsigned char)(bits >> (8 * i));
     sha256_block(h, tail);
-    if (tlen == 128)
-        sha256_block(h, tail + 64);
+    if (tlen == 128) sha256_block(h, tail + 64);
     for (int i = 0; i < 8; i++)
         snprintf(out + 8 * i, 9, "%08x", (unsigned)h[i]);
 }

@@ -11,7 +11,7 @@
 
 static int n_tests, n_failed;
 
-#define CHECK(cond, name, expected, observed)                                                  \
+#define CHECK(cond, name, expected, observed)                                                      \
     check_at((cond), (name), (expected), (observed), __FILE__, __LINE__)
 
 static void check_at(bool ok, const char *name, const char *expected, const char *observed,
@@ -23,8 +23,9 @@ static void check_at(bool ok, const char *name, const char *expected, const char
         return;
     }
     n_failed++;
-    printf("not ok %d - %s\n  ---\n  expected: \"%s\"\n  observed: \"%s\"\n  at: \"%s:%d\"\n  ...\n",
-           n_tests, name, expected, observed ? observed : "(null)", file, line);
+    printf(
+        "not ok %d - %s\n  ---\n  expected: \"%s\"\n  observed: \"%s\"\n  at: \"%s:%d\"\n  ...\n",
+        n_tests, name, expected, observed ? observed : "(null)", file, line);
 }
 
 /* ---- judge ---------------------------------------------------------------------------- */
@@ -93,15 +94,18 @@ static void test_judge(void)
           eq_calls ? "called" : "0 calls");
     expect_match("devices: two handles of one device match through device.equal",
                  "{\"device\":\"device#0\"}", "{\"device\":\"device#100\"}", 1);
-    CHECK(eq_calls == 1, "devices: device.equal was asked once", "1", eq_calls == 1 ? "1" : "other");
+    CHECK(eq_calls == 1, "devices: device.equal was asked once", "1",
+          eq_calls == 1 ? "1" : "other");
     expect_match("devices: different devices do not match", "\"device#0\"", "\"device#1\"", 0);
     expect_match("devices: a failing device.equal is -1", "\"device#0\"", "\"device#bad\"", -1);
     expect_match("devices: a handle is not compared with a non-handle string", "\"device#0\"",
                  "\"cpu\"", 0);
 
-    const char *f32 = "{\"dtype\":\"float32\",\"shape\":[4],\"data\":[\"nan\",\"-0.0\",\"0.1\",\"inf\"]}";
+    const char *f32 =
+        "{\"dtype\":\"float32\",\"shape\":[4],\"data\":[\"nan\",\"-0.0\",\"0.1\",\"inf\"]}";
     expect_match("typed float32: NaN, -0.0, 0.1 and inf match their float32 images", f32,
-                 "{\"dtype\":\"float32\",\"shape\":[4],\"data\":[\"NaN\",\"-0.0\",0.10000000149011612,\"inf\"]}",
+                 "{\"dtype\":\"float32\",\"shape\":[4],\"data\":[\"NaN\",\"-0.0\",0."
+                 "10000000149011612,\"inf\"]}",
                  1);
     expect_match("typed float32: -0.0 differs from 0.0",
                  "{\"dtype\":\"float32\",\"shape\":[1],\"data\":[\"-0.0\"]}",
@@ -113,8 +117,10 @@ static void test_judge(void)
                  "{\"dtype\":\"float64\",\"shape\":[1],\"data\":[\"nan\"]}",
                  "{\"dtype\":\"float64\",\"shape\":[1],\"data\":[1]}", 0);
     expect_match("typed int64: extremes compare exactly as strings",
-                 "{\"dtype\":\"int64\",\"shape\":[2],\"data\":[\"9223372036854775807\",\"-9223372036854775808\"]}",
-                 "{\"dtype\":\"int64\",\"shape\":[2],\"data\":[\"9223372036854775807\",\"-9223372036854775808\"]}",
+                 "{\"dtype\":\"int64\",\"shape\":[2],\"data\":[\"9223372036854775807\",\"-"
+                 "9223372036854775808\"]}",
+                 "{\"dtype\":\"int64\",\"shape\":[2],\"data\":[\"9223372036854775807\",\"-"
+                 "9223372036854775808\"]}",
                  1);
     expect_match("typed int64: 2^53+1 differs from 2^53",
                  "{\"dtype\":\"int64\",\"shape\":[1],\"data\":[\"9007199254740993\"]}",
@@ -128,14 +134,14 @@ static void test_judge(void)
     expect_match("typed int32: 1.5 is not an integer element",
                  "{\"dtype\":\"int32\",\"shape\":[1],\"data\":[1]}",
                  "{\"dtype\":\"int32\",\"shape\":[1],\"data\":[1.5]}", 0);
-    expect_match("typed bool: true is not 1",
-                 "{\"dtype\":\"bool\",\"shape\":[1],\"data\":[true]}",
+    expect_match("typed bool: true is not 1", "{\"dtype\":\"bool\",\"shape\":[1],\"data\":[true]}",
                  "{\"dtype\":\"bool\",\"shape\":[1],\"data\":[1]}", 0);
     expect_match("typed complex128: [re, im] pairs with -inf",
                  "{\"dtype\":\"complex128\",\"shape\":[1],\"data\":[[1.5,\"-inf\"]]}",
                  "{\"dtype\":\"complex128\",\"shape\":[1],\"data\":[[\"1.5\",\"-inf\"]]}", 1);
-    expect_match("typed: the dtype must be equal", f32,
-                 "{\"dtype\":\"float64\",\"shape\":[4],\"data\":[\"nan\",\"-0.0\",\"0.1\",\"inf\"]}", 0);
+    expect_match(
+        "typed: the dtype must be equal", f32,
+        "{\"dtype\":\"float64\",\"shape\":[4],\"data\":[\"nan\",\"-0.0\",\"0.1\",\"inf\"]}", 0);
     expect_match("typed: the shape must be equal",
                  "{\"dtype\":\"int8\",\"shape\":[2,1],\"data\":[1,2]}",
                  "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[1,2]}", 0);
@@ -164,7 +170,8 @@ static void test_locations(void)
     char obs[32];
     snprintf(obs, sizeof obs, "%d:%d", line, col);
     /* "  \"a\": [1, {\"b\": \"café\", \"c\": 2}]": the value 2 is the 31st character */
-    CHECK(line == 2 && col == 31, "locate a.[1].c; columns count characters, not bytes", "2:31", obs);
+    CHECK(line == 2 && col == 31, "locate a.[1].c; columns count characters, not bytes", "2:31",
+          obs);
     path[2].at_key = true;
     off = ds__json_locate(t, path, 3);
     ds__offset_to_linecol(t, off, &line, &col);
@@ -216,9 +223,11 @@ static void test_expectations(void)
     CHECK(problems == 0 && e.count == 3, "three entries, comments and blank lines ignored", "3",
           e.count == 3 ? "3" : "other");
     ds_expectation *x = ds__expectations_match(&e, "a.b");
-    CHECK(x && x->status == DS_FAIL && x->line == 3, "the first matching entry wins (a.* before a.b)",
-          "fail, line 3", x ? ds__status_name(x->status) : "none");
-    CHECK(x && !strcmp(x->reason, "known"), "the reason follows '#'", "known", x ? x->reason : "none");
+    CHECK(x && x->status == DS_FAIL && x->line == 3,
+          "the first matching entry wins (a.* before a.b)", "fail, line 3",
+          x ? ds__status_name(x->status) : "none");
+    CHECK(x && !strcmp(x->reason, "known"), "the reason follows '#'", "known",
+          x ? x->reason : "none");
     x = ds__expectations_match(&e, "c.d");
     CHECK(x && x->status == DS_SKIP && x->line == 5, "leading blanks are allowed", "skip, line 5",
           x ? ds__status_name(x->status) : "none");
@@ -231,13 +240,13 @@ static void test_expectations(void)
 
     text = "x fail\ny maybe\nz\nw fail extra\nv xpass\n";
     fd = open(path, O_WRONLY | O_TRUNC);
-    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-        return;
+    if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) return;
     close(fd);
     problems = ds__expectations_load(&e, path, devnull);
     char obs[16];
     snprintf(obs, sizeof obs, "%d", problems);
-    CHECK(problems == 4, "unknown status, missing status, extra words, xpass: four problems", "4", obs);
+    CHECK(problems == 4, "unknown status, missing status, extra words, xpass: four problems", "4",
+          obs);
     ds__expectations_free(&e);
     fclose(devnull);
     unlink(path);
