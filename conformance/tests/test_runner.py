@@ -696,6 +696,105 @@ def group_progress(env):
     check("[1/12]" not in err, "no progress line when stderr is not a terminal", "none", err[:300])
 
 
+SCHEMA_VERDICTS = r'''
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+v = jsonschema.Draft202012Validator(schema)
+docs = json.load(open(sys.argv[2]))
+print(json.dumps([v.is_valid(d) for d in docs]))
+'''
+
+
+def mutations():
+    """Case files around one valid case, each changed in one way that spec/schema/case.json
+    decides: (name, document). Statement IDs and feature names exist in tests/spec, so the
+    loader's extra rules (names must exist, IDs unique, references bound) never fire."""
+    import copy
+    base = {"description": "d", "cases": [{
+        "id": "m.case", "description": "one case", "spec": ["T-ATTR-1"], "features": ["device-attr"],
+        "steps": [{"op": "array.create", "args": {"fn": "zeros", "shape": [1]}, "as": "x"},
+                  {"op": "array.describe", "args": {"array": "$x"}, "expect": {"shape": [1]}}]}]}
+    out = [("the base case", base)]
+
+    def mut(name, f):
+        d = copy.deepcopy(base)
+        f(d)
+        out.append((name, d))
+
+    case = lambda d: d["cases"][0]
+    step = lambda d: d["cases"][0]["steps"][1]
+    for k in ("description", "cases"):
+        mut(f"file without {k}", lambda d, k=k: d.pop(k))
+    mut("file with $schema", lambda d: d.update({"$schema": "x"}))
+    mut("file description empty", lambda d: d.update(description=""))
+    mut("file description a number", lambda d: d.update(description=1))
+    mut("cases empty", lambda d: d.update(cases=[]))
+    mut("cases an object", lambda d: d.update(cases={}))
+    mut("a case that is a string", lambda d: d.update(cases=["x"]))
+    for k in ("id", "description", "spec", "features", "steps"):
+        mut(f"case without {k}", lambda d, k=k: case(d).pop(k))
+    mut("case with an unknown field", lambda d: case(d).update(notes="x"))
+    for v in ("a", "a.b-c_d", "0.9", "a..b", "A.b", "a.", ".a", "a b", "-a", "a.-b", "", 5):
+        mut(f"case id {v!r}", lambda d, v=v: case(d).update(id=v))
+    mut("case description empty", lambda d: case(d).update(description=""))
+    mut("case description a list", lambda d: case(d).update(description=["x"]))
+    for v in ([], ["T-ATTR-1", "T-ATTR-1"], ["lower-1"], ["T-1"], ["TT-ATTR-1a"], [1], "T-ATTR-1"):
+        mut(f"spec {v!r}", lambda d, v=v: case(d).update(spec=v))
+    for v in ([], ["device-attr", "device-attr"], ["Device-attr"], ["device_attr"], [True]):
+        mut(f"features {v!r}", lambda d, v=v: case(d).update(features=v))
+    for v in (1, 2, 1.0, 0, -1, 2.5, "2", True, None):
+        mut(f"devices {v!r}", lambda d, v=v: case(d).update(devices=v))
+    mut("steps empty", lambda d: case(d).update(steps=[]))
+    mut("a step that is a list", lambda d: case(d)["steps"].append([]))
+    mut("step without op", lambda d: step(d).pop("op"))
+    mut("step with an unknown field", lambda d: step(d).update(expects=1))
+    for v in ("util.num_gpus", "device.from_ordinal", "hello", "reset", "bye", "array.nope", 3):
+        mut(f"op {v!r}", lambda d, v=v: step(d).update(op=v))
+    for v in ({}, [], None, "x"):
+        mut(f"args {v!r}", lambda d, v=v: step(d).update(args=v))
+    for v in ("y", "_y", "y_2", "Y", "2y", "y-z", "", 3):
+        mut(f"as {v!r}", lambda d, v=v: step(d).update({"as": v}))
+    for v in (None, 0, [], "anything"):
+        mut(f"expect {v!r}", lambda d, v=v: step(d).update(expect=v))
+    for v in ("any", "ValueError", "Value_Error2", "valueError", "Value-Error", "ANY", "", 1):
+        mut(f"raises {v!r}", lambda d, v=v: (step(d).pop("expect"), step(d).update(raises=v)))
+    for v in ([], [{}], [{"expect": 1}], [{"raises": "any"}, {"expect": None}],
+              [{"expect": 1, "raises": "ValueError"}], [{"expect": 1, "why": "x"}], [{"raises": "x"}],
+              {"expect": 1}, ["x"]):
+        mut(f"either {v!r}", lambda d, v=v: (step(d).pop("expect"), step(d).update(either=v)))
+    mut("expect and raises", lambda d: step(d).update(raises="ValueError"))
+    mut("expect and either", lambda d: step(d).update(either=[{"expect": 1}]))
+    mut("raises and either", lambda d: (step(d).pop("expect"),
+                                        step(d).update(raises="any", either=[{"expect": 1}])))
+    return out
+
+
+def group_schema(env):
+    """The C loader accepts exactly what spec/schema/case.json accepts (spec/case-format.md)."""
+    py = schema_validators(env)
+    if not py:
+        skip("the loader agrees with spec/schema/case.json", "jsonschema is not installed")
+        return
+    muts = mutations()
+    docs = env.path("docs.json")
+    with open(docs, "w") as f:
+        json.dump([d for _, d in muts], f)
+    p = subprocess.run([py, "-c", SCHEMA_VERDICTS, os.path.join(env.source, "spec", "schema", "case.json"),
+                        docs], capture_output=True, text=True)
+    if p.returncode != 0:
+        check(False, "jsonschema judged the mutations", 0, p.stderr)
+        return
+    verdicts = json.loads(p.stdout)
+    for (name, doc), schema_ok in zip(muts, verdicts):
+        path = env.path("m.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        rc, out, err = env.run(["validate", "--cases", path])
+        check((rc == 0) == schema_ok and rc in (0, 2),
+              f"{name}: {'accepted' if schema_ok else 'rejected'} as by the schema",
+              "accepted" if schema_ok else "rejected (exit 2)", (rc, err.strip()[:300]))
+
+
 def group_suite(env):
     rc, out, err = env.run(["validate"], spec=False)
     check(rc == 0, "the suite's case files load and validate against the real spec", 0, err[-2000:])
@@ -733,7 +832,8 @@ def group_suite(env):
 GROUPS = {"load": group_load, "judge": group_judge, "isolation": group_isolation,
           "expectations": group_expectations, "sigint": group_sigint,
           "inprocess": group_inprocess, "filters": group_filters, "coverage": group_coverage,
-          "cli": group_cli, "progress": group_progress, "suite": group_suite}
+          "cli": group_cli, "progress": group_progress, "schema": group_schema,
+          "suite": group_suite}
 
 
 def main():
