@@ -186,6 +186,11 @@ static void creation(drv *d)
           "}"));
     ERR(d, "a negative extent raises", "ValueError", "library",
         A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[-1],\"device\":$cpu}"));
+    OK(d, "zeros with 2^24 + 1 elements", "huge", NULL,
+       A("array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[16777217],\"dtype\":\"bool\","
+         "\"device\":$cpu}"));
+    ERR(d, "array.read refuses more than 2^24 elements, by name", "MemoryError", "adapter",
+        A("array.read\",\"args\":{\"array\":$huge}"));
     ERR(d, "refarray has no fftfreq", "NotImplementedError", "adapter",
         A("array.create\",\"args\":{\"fn\":\"fftfreq\",\"n\":4}"));
 }

@@ -47,6 +47,9 @@ extern "C" {
 #define DS_PROTOCOL_MAX_LINE (1024 * 1024)
 /* The most dimensions an array may have in a message. */
 #define DS_MAX_NDIM 32
+/* The most elements array.read returns (2^24); a larger array is refused with MemoryError,
+ * origin "adapter", rather than written as a reply of hundreds of megabytes. */
+#define DS_MAX_READ_ELEMENTS (1 << 24)
 
 #if defined(_WIN32)
 #define DS_EXPORT __declspec(dllexport)

@@ -911,7 +911,13 @@ static int op_array_read(const req *r, cJSON **result)
     buf.dtype = info.dtype;
     buf.ndim = info.ndim;
     memcpy(buf.shape, info.shape, sizeof buf.shape);
-    buf.nbytes = (size_t)ds__shape_count(info.shape, info.ndim) * ds_dtype_size(info.dtype);
+    int64_t count = ds__shape_count(info.shape, info.ndim);
+    /* A reply of more elements would be hundreds of megabytes of JSON: refused, by name. */
+    if (count > DS_MAX_READ_ELEMENTS)
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "MemoryError",
+                        "%s: the array has %" PRId64 " elements, more than the %d a reply carries",
+                        r->op, count, DS_MAX_READ_ELEMENTS);
+    buf.nbytes = (size_t)count * ds_dtype_size(info.dtype);
     if (buf.nbytes > 0 && (buf.data = ds__malloc(buf.nbytes)) == NULL) return oom(r);
     int rc = CALL(r, read, x, buf.data, buf.nbytes);
     if (rc == 0 && (*result = ds__buffer_encode(&buf)) == NULL) rc = oom(r);
