@@ -61,14 +61,11 @@ typedef struct pair {
 static int measure_pair(bench_fn subject, bench_fn baseline, void *arg, pair *out)
 {
     double t0 = now();
-    if (subject(arg) != 0)
-        return -1;
+    if (subject(arg) != 0) return -1;
     out->cold = now() - t0;
-    if (baseline(arg) != 0)
-        return -1;
+    if (baseline(arg) != 0) return -1;
     double *v = malloc(sizeof(double) * (size_t)runs * 2);
-    if (!v)
-        return -1;
+    if (!v) return -1;
     for (int i = 0; i < runs; i++) {
         t0 = now();
         int a = subject(arg);
@@ -102,7 +99,7 @@ typedef struct state {
     size_t bytes;
     float *src, *dst; /* host buffers, touched */
     ra_array *host_x, *gpu_x;
-    ra_array *ha, *hb, *ga, *gb; /* 16M float32 operands */
+    ra_array *ha, *hb, *ga, *gb;     /* 16M float32 operands */
     ra_array *h1a, *h1b, *g1a, *g1b; /* 1-element operands */
     float *la, *lb, *lc;             /* the loop's buffers */
     size_t n;
@@ -129,8 +126,7 @@ static int b_memcpy_fresh(void *arg)
 {
     state *s = arg;
     unsigned char *d = malloc(s->bytes);
-    if (!d)
-        return 1;
+    if (!d) return 1;
     memcpy(d, s->src, s->bytes);
     sink = d[s->bytes / 2];
     free(d);
@@ -171,8 +167,8 @@ static int b_raw_write(void *arg)
 static int b_raw_read(void *arg)
 {
     state *s = arg;
-    return clEnqueueReadBuffer(s->queue, s->staging, CL_TRUE, 0, s->bytes, s->dst, 0, NULL,
-                               NULL) != CL_SUCCESS;
+    return clEnqueueReadBuffer(s->queue, s->staging, CL_TRUE, 0, s->bytes, s->dst, 0, NULL, NULL) !=
+           CL_SUCCESS;
 }
 
 /* Host -> device through a mapped CL_MEM_ALLOC_HOST_PTR buffer (pinned staging). */
@@ -182,8 +178,7 @@ static int b_raw_map_write(void *arg)
     cl_int err;
     void *p = clEnqueueMapBuffer(s->queue, s->host_staging, CL_TRUE, CL_MAP_WRITE_INVALIDATE_REGION,
                                  0, s->bytes, 0, NULL, NULL, &err);
-    if (err != CL_SUCCESS)
-        return 1;
+    if (err != CL_SUCCESS) return 1;
     memcpy(p, s->src, s->bytes);
     err = clEnqueueUnmapMemObject(s->queue, s->host_staging, p, 0, NULL, NULL);
     return (err != CL_SUCCESS || clFinish(s->queue) != CL_SUCCESS);
@@ -253,8 +248,7 @@ static int b_small_cpu(void *arg)
         ra_array *c = NULL;
         int st = ra_binary(s->ctx, RA_ADD, ra_operand_array(s->h1a), ra_operand_array(s->h1b), &c);
         ra_array_release(c);
-        if (st != RA_OK)
-            return 1;
+        if (st != RA_OK) return 1;
     }
     return 0;
 }
@@ -266,8 +260,7 @@ static int b_small_gpu(void *arg)
         ra_array *c = NULL;
         int st = ra_binary(s->ctx, RA_ADD, ra_operand_array(s->g1a), ra_operand_array(s->g1b), &c);
         ra_array_release(c);
-        if (st != RA_OK)
-            return 1;
+        if (st != RA_OK) return 1;
     }
     return 0;
 }
@@ -276,8 +269,7 @@ static int b_small_raw(void *arg)
 {
     state *s = arg;
     for (int i = 0; i < SMALL_CALLS; i++)
-        if (raw_add(s, s->r1a, s->r1b, s->r1c, 1))
-            return 1;
+        if (raw_add(s, s->r1a, s->r1b, s->r1c, 1)) return 1;
     return 0;
 }
 
@@ -287,24 +279,20 @@ static int raw_setup(state *s)
 {
     void *q = NULL;
     cl_int err;
-    if (ra_device_default_stream(s->ctx, s->gpu, &q) != RA_OK)
-        return 1;
+    if (ra_device_default_stream(s->ctx, s->gpu, &q) != RA_OK) return 1;
     /* A context and queue of our own on the same device: the raw baselines share nothing
      * with refarray's. */
     if (clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof s->cldev, &s->cldev, NULL) != CL_SUCCESS)
         return 1;
     s->clctx = clCreateContext(NULL, 1, &s->cldev, NULL, NULL, &err);
-    if (err != CL_SUCCESS)
-        return 1;
+    if (err != CL_SUCCESS) return 1;
     s->queue = clCreateCommandQueue(s->clctx, s->cldev, 0, &err);
-    if (err != CL_SUCCESS)
-        return 1;
+    if (err != CL_SUCCESS) return 1;
     /* The library's float32 binary program: the same source and options as
      * src/opencl/opencl_kernels.c builds (keep in step with it). */
     const char *src = ra__opencl_source;
     cl_program prog = clCreateProgramWithSource(s->clctx, 1, &src, NULL, &err);
-    if (err != CL_SUCCESS)
-        return 1;
+    if (err != CL_SUCCESS) return 1;
     cl_device_fp_config fp = 0;
     clGetDeviceInfo(s->cldev, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL);
     char options[512];
@@ -313,12 +301,10 @@ static int raw_setup(state *s)
              "-D RA_KO=3 -D RA_UO=uint -D RA_FP64=0 -D RA_C64=0 -D RA_CL_MAXDIM=32%s",
              (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) ? " -cl-fp32-correctly-rounded-divide-sqrt"
                                                         : "");
-    if (clBuildProgram(prog, 1, &s->cldev, options, NULL, NULL) != CL_SUCCESS)
-        return 1;
+    if (clBuildProgram(prog, 1, &s->cldev, options, NULL, NULL) != CL_SUCCESS) return 1;
     s->add = clCreateKernel(prog, "ra_add_vv", &err);
     clReleaseProgram(prog);
-    if (err != CL_SUCCESS)
-        return 1;
+    if (err != CL_SUCCESS) return 1;
     size_t wg = 1;
     clGetKernelWorkGroupInfo(s->add, s->cldev, CL_KERNEL_WORK_GROUP_SIZE, sizeof wg, &wg, NULL);
     s->local = wg < 1024 ? wg : 1024;
@@ -341,14 +327,10 @@ static void raw_teardown(state *s)
 {
     cl_mem mems[] = {s->ra_, s->rb_, s->rc_, s->r1a, s->r1b, s->r1c, s->staging, s->host_staging};
     for (size_t i = 0; i < sizeof mems / sizeof mems[0]; i++)
-        if (mems[i])
-            clReleaseMemObject(mems[i]);
-    if (s->add)
-        clReleaseKernel(s->add);
-    if (s->queue)
-        clReleaseCommandQueue(s->queue);
-    if (s->clctx)
-        clReleaseContext(s->clctx);
+        if (mems[i]) clReleaseMemObject(mems[i]);
+    if (s->add) clReleaseKernel(s->add);
+    if (s->queue) clReleaseCommandQueue(s->queue);
+    if (s->clctx) clReleaseContext(s->clctx);
 }
 
 static void row(const char *what, double t, double base, const char *base_name, double bytes,
@@ -375,8 +357,7 @@ int main(int argc, char **argv)
     state s;
     memset(&s, 0, sizeof s);
     int st = ra_ctx_create(NULL, &s.ctx);
-    if (st != RA_OK)
-        return fail(NULL, st, "ra_ctx_create");
+    if (st != RA_OK) return fail(NULL, st, "ra_ctx_create");
     if (ra_util_num_gpus(s.ctx) < 1) {
         fprintf(stderr, "refarray-bench: no OpenCL device (gpu:0) is available\n");
         ra_ctx_destroy(s.ctx);
@@ -438,7 +419,8 @@ int main(int argc, char **argv)
     pair fresh, h2d, raw_w, raw_mw, d2h, d2h_fresh, rd, raw_r, cpu, gpu, gpu_raw, small_cpu,
         small_gpu;
     if (measure_pair(b_memcpy_fresh, b_memcpy, &s, &fresh) ||
-        measure_pair(b_h2d, b_memcpy, &s, &h2d) || measure_pair(b_raw_write, b_memcpy, &s, &raw_w) ||
+        measure_pair(b_h2d, b_memcpy, &s, &h2d) ||
+        measure_pair(b_raw_write, b_memcpy, &s, &raw_w) ||
         measure_pair(b_raw_map_write, b_memcpy, &s, &raw_mw) ||
         measure_pair(b_d2h, b_memcpy, &s, &d2h) ||
         measure_pair(b_d2h, b_memcpy_fresh, &s, &d2h_fresh) ||
@@ -451,19 +433,19 @@ int main(int argc, char **argv)
         "memcpy (warm dst)", mb, "(for reference)");
     row("to_device host -> gpu:0", h2d.subject, h2d.baseline, "memcpy (warm dst)", mb,
         h2d.baseline / h2d.subject >= 0.8 ? "goal met" : "GOAL MISSED");
-    row("  raw clEnqueueWriteBuffer (blocking)", raw_w.subject, raw_w.baseline,
-        "memcpy (warm dst)", mb, "");
+    row("  raw clEnqueueWriteBuffer (blocking)", raw_w.subject, raw_w.baseline, "memcpy (warm dst)",
+        mb, "");
     row("  raw map ALLOC_HOST_PTR + memcpy + unmap", raw_mw.subject, raw_mw.baseline,
         "memcpy (warm dst)", mb, "");
-    row("to_device gpu:0 -> host (new cpu array)", d2h.subject, d2h.baseline,
-        "memcpy (warm dst)", mb, d2h.baseline / d2h.subject >= 0.8 ? "goal met" : "GOAL MISSED");
+    row("to_device gpu:0 -> host (new cpu array)", d2h.subject, d2h.baseline, "memcpy (warm dst)",
+        mb, d2h.baseline / d2h.subject >= 0.8 ? "goal met" : "GOAL MISSED");
     row("  the same against a fresh-malloc memcpy", d2h_fresh.subject, d2h_fresh.baseline,
         "memcpy (fresh dst)", mb,
         d2h_fresh.baseline / d2h_fresh.subject >= 0.8 ? "goal met" : "GOAL MISSED");
     row("array_read gpu:0 -> caller's host buffer", rd.subject, rd.baseline, "memcpy (warm dst)",
         mb, rd.baseline / rd.subject >= 0.8 ? "goal met" : "GOAL MISSED");
-    row("  raw clEnqueueReadBuffer (blocking)", raw_r.subject, raw_r.baseline,
-        "memcpy (warm dst)", mb, "");
+    row("  raw clEnqueueReadBuffer (blocking)", raw_r.subject, raw_r.baseline, "memcpy (warm dst)",
+        mb, "");
     printf("first (cold) call: to_device host->gpu:0 %.3f ms, gpu:0->host %.3f ms\n",
            h2d.cold * 1e3, d2h.cold * 1e3);
 
@@ -474,8 +456,8 @@ int main(int argc, char **argv)
     }
     printf("\n## add of two 16M-element float32 arrays (goal: cpu >= 0.9 of the C loop)\n");
     row("add on cpu (new result array per call)", cpu.subject, cpu.baseline,
-        "C loop -O3 (warm dst)", abytes, cpu.baseline / cpu.subject >= 0.9 ? "goal met"
-                                                                           : "GOAL MISSED");
+        "C loop -O3 (warm dst)", abytes,
+        cpu.baseline / cpu.subject >= 0.9 ? "goal met" : "GOAL MISSED");
     row("add on gpu:0 (new result array per call)", gpu.subject, gpu.baseline,
         "C loop -O3 (warm dst)", abytes, "(reported)");
     row("  against the same kernel enqueued raw", gpu_raw.subject, gpu_raw.baseline,

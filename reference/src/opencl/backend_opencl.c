@@ -39,10 +39,8 @@ static cl_int zero_now(ra__cl_device *dev, ra__cl_buffer *b)
     size_t pattern = 128;
     while (pattern > 1 && b->size % pattern != 0)
         pattern /= 2;
-    cl_int err = clEnqueueFillBuffer(dev->queue, b->mem, zeros, pattern, 0, b->size, 0, NULL,
-                                     NULL);
-    if (err == CL_SUCCESS)
-        b->needs_zero = false;
+    cl_int err = clEnqueueFillBuffer(dev->queue, b->mem, zeros, pattern, 0, b->size, 0, NULL, NULL);
+    if (err == CL_SUCCESS) b->needs_zero = false;
     return err;
 }
 
@@ -120,8 +118,7 @@ static int ocl_alloc(void *impl, size_t nbytes, void **buf)
         *buf = b;
         return RA_OK;
     }
-    if (dev->live_bytes + nbytes > dev->global_mem)
-        pool_drain(dev);
+    if (dev->live_bytes + nbytes > dev->global_mem) pool_drain(dev);
     if (dev->live_bytes + nbytes > dev->global_mem) {
         status = ra__ctx_error(dev->ctx, RA_E_NOMEM,
                                "out of device memory: %zu bytes requested on OpenCL device "
@@ -142,8 +139,7 @@ static int ocl_alloc(void *impl, size_t nbytes, void **buf)
     }
     err = clEnqueueMigrateMemObjects(dev->queue, 1, &b->mem,
                                      CL_MIGRATE_MEM_OBJECT_CONTENT_UNDEFINED, 0, NULL, NULL);
-    if (err == CL_SUCCESS)
-        err = clFinish(dev->queue);
+    if (err == CL_SUCCESS) err = clFinish(dev->queue);
     if (err != CL_SUCCESS) {
         status = ra__cl_fail(dev->ctx, err, "allocating device memory", dev);
         goto release_mem;
@@ -167,8 +163,7 @@ static void ocl_free(void *impl, void *buf)
 {
     ra__cl_device *dev = impl;
     ra__cl_buffer *b = buf;
-    if (!b)
-        return;
+    if (!b) return;
     pthread_mutex_lock(&dev->lock);
     if (dev->pool_bytes + b->size <= dev->pool_limit) {
         b->next_free = dev->pool;
@@ -200,18 +195,14 @@ static int ocl_query(void *impl, ra__device_info *info)
 static void ocl_close(void *impl)
 {
     ra__cl_device *dev = impl;
-    if (!dev)
-        return;
-    if (dev->queue)
-        clFinish(dev->queue);
+    if (!dev) return;
+    if (dev->queue) clFinish(dev->queue);
     pthread_mutex_lock(&dev->lock);
     pool_drain(dev);
     ra__cl_programs_release(dev);
     pthread_mutex_unlock(&dev->lock);
-    if (dev->queue)
-        clReleaseCommandQueue(dev->queue);
-    if (dev->context)
-        clReleaseContext(dev->context);
+    if (dev->queue) clReleaseCommandQueue(dev->queue);
+    if (dev->context) clReleaseContext(dev->context);
     pthread_mutex_destroy(&dev->lock);
     ra__free(dev->ctx, dev);
 }
@@ -222,8 +213,7 @@ static int ocl_check_stream(void *impl, void *stream)
     cl_command_queue q = stream;
     cl_context qctx = NULL;
     cl_device_id qdev = NULL;
-    if (q == dev->queue)
-        return RA_OK;
+    if (q == dev->queue) return RA_OK;
     /* A caller's queue must be on refarray's context for this device (its buffers live
      * there): make one with clCreateCommandQueue on the context and device of the default
      * queue (ra_device_default_stream). */
@@ -231,9 +221,8 @@ static int ocl_check_stream(void *impl, void *stream)
     if (err == CL_SUCCESS)
         err = clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof qdev, &qdev, NULL);
     if (err != CL_SUCCESS)
-        return ra__ctx_error(dev->ctx, RA_E_STREAM,
-                             "stream %p is not an OpenCL command queue (%s)", stream,
-                             ra__cl_error_name(err));
+        return ra__ctx_error(dev->ctx, RA_E_STREAM, "stream %p is not an OpenCL command queue (%s)",
+                             stream, ra__cl_error_name(err));
     if (qctx != dev->context || qdev != dev->device)
         return ra__ctx_error(dev->ctx, RA_E_STREAM,
                              "stream %p is a command queue of another OpenCL context or device, "
@@ -252,11 +241,9 @@ static void *ocl_default_stream(void *impl)
 static int transfer_queue(ra__cl_device *dev, void *stream, cl_command_queue *q)
 {
     *q = dev->queue;
-    if (!stream || stream == dev->queue)
-        return RA_OK;
+    if (!stream || stream == dev->queue) return RA_OK;
     cl_int err = clFinish(dev->queue);
-    if (err != CL_SUCCESS)
-        return ra__cl_fail(dev->ctx, err, "clFinish", dev);
+    if (err != CL_SUCCESS) return ra__cl_fail(dev->ctx, err, "clFinish", dev);
     *q = stream;
     return RA_OK;
 }
@@ -275,12 +262,10 @@ static int ocl_write(void *impl, void *buf, size_t dst_offset, const void *src, 
     ra__cl_device *dev = impl;
     cl_command_queue q;
     int status = prepare_output(dev, buf, dst_offset, nbytes);
-    if (status == RA_OK)
-        status = transfer_queue(dev, stream, &q);
-    if (status != RA_OK || nbytes == 0)
-        return status;
-    cl_int err = clEnqueueWriteBuffer(q, ((ra__cl_buffer *)buf)->mem, CL_TRUE, dst_offset,
-                                      nbytes, src, 0, NULL, NULL);
+    if (status == RA_OK) status = transfer_queue(dev, stream, &q);
+    if (status != RA_OK || nbytes == 0) return status;
+    cl_int err = clEnqueueWriteBuffer(q, ((ra__cl_buffer *)buf)->mem, CL_TRUE, dst_offset, nbytes,
+                                      src, 0, NULL, NULL);
     return err == CL_SUCCESS ? RA_OK : ra__cl_fail(dev->ctx, err, "clEnqueueWriteBuffer", dev);
 }
 
@@ -290,10 +275,8 @@ static int ocl_read(void *impl, const void *buf, size_t src_offset, void *dst, s
     ra__cl_device *dev = impl;
     cl_command_queue q;
     int status = prepare_input(dev, buf);
-    if (status == RA_OK)
-        status = transfer_queue(dev, stream, &q);
-    if (status != RA_OK || nbytes == 0)
-        return status;
+    if (status == RA_OK) status = transfer_queue(dev, stream, &q);
+    if (status != RA_OK || nbytes == 0) return status;
     cl_int err = clEnqueueReadBuffer(q, ((const ra__cl_buffer *)buf)->mem, CL_TRUE, src_offset,
                                      nbytes, dst, 0, NULL, NULL);
     return err == CL_SUCCESS ? RA_OK : ra__cl_fail(dev->ctx, err, "clEnqueueReadBuffer", dev);
@@ -308,27 +291,22 @@ static int ocl_copy(void *impl, void *dst, size_t dst_offset, size_t dst_pitch, 
     cl_int err;
     bool whole = dst_offset == 0 && (rows == 1 || dst_pitch == row_bytes);
     int status = prepare_output(dev, dst, 0, whole ? row_bytes * rows : 0);
-    if (status == RA_OK)
-        status = prepare_input(dev, src);
-    if (status == RA_OK)
-        status = transfer_queue(dev, stream, &q);
-    if (status != RA_OK || rows == 0 || row_bytes == 0)
-        return status;
+    if (status == RA_OK) status = prepare_input(dev, src);
+    if (status == RA_OK) status = transfer_queue(dev, stream, &q);
+    if (status != RA_OK || rows == 0 || row_bytes == 0) return status;
     cl_mem dmem = ((ra__cl_buffer *)dst)->mem, smem = ((const ra__cl_buffer *)src)->mem;
     if (rows == 1) {
-        err = clEnqueueCopyBuffer(q, smem, dmem, src_offset, dst_offset, row_bytes, 0, NULL,
-                                  NULL);
+        err = clEnqueueCopyBuffer(q, smem, dmem, src_offset, dst_offset, row_bytes, 0, NULL, NULL);
     } else {
         size_t so[3] = {src_offset % src_pitch, src_offset / src_pitch, 0};
         size_t dso[3] = {dst_offset % dst_pitch, dst_offset / dst_pitch, 0};
         size_t region[3] = {row_bytes, rows, 1};
-        err = clEnqueueCopyBufferRect(q, smem, dmem, so, dso, region, src_pitch, 0, dst_pitch, 0,
-                                      0, NULL, NULL);
+        err = clEnqueueCopyBufferRect(q, smem, dmem, so, dso, region, src_pitch, 0, dst_pitch, 0, 0,
+                                      NULL, NULL);
     }
     if (err != CL_SUCCESS)
-        return ra__cl_fail(dev->ctx, err, rows == 1 ? "clEnqueueCopyBuffer"
-                                                    : "clEnqueueCopyBufferRect",
-                           dev);
+        return ra__cl_fail(dev->ctx, err,
+                           rows == 1 ? "clEnqueueCopyBuffer" : "clEnqueueCopyBufferRect", dev);
     return finish(dev, q);
 }
 
@@ -339,8 +317,7 @@ static int ocl_fill(void *impl, void *dst, size_t dst_offset, const void *value,
     unsigned char pattern[128];
     size_t nbytes = elem_size * count;
     int status = prepare_output(dev, dst, dst_offset, nbytes);
-    if (status != RA_OK || count == 0)
-        return status;
+    if (status != RA_OK || count == 0) return status;
     if (elem_size == 0 || elem_size > sizeof pattern)
         return ra__ctx_error(dev->ctx, RA_E_ARG, "OpenCL fill: element size %zu", elem_size);
     /* The widest repetition of the element (at most 128 bytes, a power of two dividing
@@ -353,21 +330,20 @@ static int ocl_fill(void *impl, void *dst, size_t dst_offset, const void *value,
         memcpy(pattern + i, value, elem_size);
     cl_int err = clEnqueueFillBuffer(dev->queue, ((ra__cl_buffer *)dst)->mem, pattern, psize,
                                      dst_offset, nbytes, 0, NULL, NULL);
-    if (err != CL_SUCCESS)
-        return ra__cl_fail(dev->ctx, err, "clEnqueueFillBuffer", dev);
+    if (err != CL_SUCCESS) return ra__cl_fail(dev->ctx, err, "clEnqueueFillBuffer", dev);
     return finish(dev, dev->queue);
 }
 
 /* ---------------------------------------------------------------- kernels */
 
 /* Sets argument i of k; the caller holds the lock. */
-#define ARG(k, i, v)                                                                           \
-    do {                                                                                       \
-        cl_int e_ = clSetKernelArg(k, i, sizeof(v), &(v));                                     \
-        if (e_ != CL_SUCCESS) {                                                                \
-            status = ra__cl_fail(dev->ctx, e_, "clSetKernelArg", dev);                         \
-            goto unlock;                                                                       \
-        }                                                                                      \
+#define ARG(k, i, v)                                                                               \
+    do {                                                                                           \
+        cl_int e_ = clSetKernelArg(k, i, sizeof(v), &(v));                                         \
+        if (e_ != CL_SUCCESS) {                                                                    \
+            status = ra__cl_fail(dev->ctx, e_, "clSetKernelArg", dev);                             \
+            goto unlock;                                                                           \
+        }                                                                                          \
     } while (0)
 
 static int ocl_cast(void *impl, void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_dtype,
@@ -376,15 +352,12 @@ static int ocl_cast(void *impl, void *dst, ra_dtype dst_dtype, const void *src, 
     ra__cl_device *dev = impl;
     cl_kernel k;
     int status = prepare_input(dev, src);
-    if (status == RA_OK)
-        status = prepare_output(dev, dst, 0, count * ra_dtype_size(dst_dtype));
-    if (status != RA_OK || count == 0)
-        return status;
+    if (status == RA_OK) status = prepare_output(dev, dst, 0, count * ra_dtype_size(dst_dtype));
+    if (status != RA_OK || count == 0) return status;
     cl_ulong n = count;
     pthread_mutex_lock(&dev->lock);
     status = ra__cl_kernel(dev, RA_CL_CAST, src_dtype, dst_dtype, "ra_cast", &k);
-    if (status != RA_OK)
-        goto unlock;
+    if (status != RA_OK) goto unlock;
     ARG(k, 0, ((ra__cl_buffer *)dst)->mem);
     ARG(k, 1, ((const ra__cl_buffer *)src)->mem);
     ARG(k, 2, n);
@@ -417,14 +390,12 @@ static const char *binop_kernel(ra_binop op)
 
 /* Drops extents of 1 and merges neighbouring axes that both operands walk contiguously, so
  * that most broadcasts need few index steps. */
-static void collapse(const ra__view *a, const ra__view *b, const ra__view *out,
-                     ra__cl_index *idx)
+static void collapse(const ra__view *a, const ra__view *b, const ra__view *out, ra__cl_index *idx)
 {
     long nd = 0;
     for (size_t d = 0; d < out->ndim; d++) {
         int64_t ext = out->shape[d];
-        if (ext == 1)
-            continue;
+        if (ext == 1) continue;
         if (nd > 0 && idx->sa[nd - 1] == a->strides[d] * ext &&
             idx->sb[nd - 1] == b->strides[d] * ext) {
             idx->shape[nd - 1] *= ext;
@@ -457,12 +428,10 @@ static int ocl_binary(void *impl, ra_binop op, const ra__view *a, const ra__view
     for (size_t d = 0; d < out->ndim; d++)
         count *= (size_t)out->shape[d];
     int status = prepare_input(dev, a->buf);
-    if (status == RA_OK)
-        status = prepare_input(dev, b->buf);
+    if (status == RA_OK) status = prepare_input(dev, b->buf);
     if (status == RA_OK)
         status = prepare_output(dev, out->buf, 0, count * ra_dtype_size(out->dtype));
-    if (status != RA_OK || count == 0)
-        return status;
+    if (status != RA_OK || count == 0) return status;
 
     memset(&idx, 0, sizeof idx);
     collapse(a, b, out, &idx);
@@ -473,24 +442,23 @@ static int ocl_binary(void *impl, ra_binop op, const ra__view *a, const ra__view
         a_one = a_one && idx.sa[d] == 0;
         b_one = b_one && idx.sb[d] == 0;
     }
-    const char *variant = a_flat && b_flat ? "vv" : a_flat && b_one ? "v1"
-                                                  : a_one && b_flat ? "1v"
-                                                                    : "bc";
+    const char *variant = a_flat && b_flat  ? "vv"
+                          : a_flat && b_one ? "v1"
+                          : a_one && b_flat ? "1v"
+                                            : "bc";
     snprintf(name, sizeof name, "ra_%s_%s", opname, variant);
 
     cl_ulong oa = (cl_ulong)a->offset, ob = (cl_ulong)b->offset, n = count;
     pthread_mutex_lock(&dev->lock);
     status = ra__cl_kernel(dev, RA_CL_BINARY, a->dtype, a->dtype, name, &k);
-    if (status != RA_OK)
-        goto unlock;
+    if (status != RA_OK) goto unlock;
     ARG(k, 0, ((ra__cl_buffer *)a->buf)->mem);
     ARG(k, 1, oa);
     ARG(k, 2, ((ra__cl_buffer *)b->buf)->mem);
     ARG(k, 3, ob);
     ARG(k, 4, ((ra__cl_buffer *)out->buf)->mem);
     ARG(k, 5, n);
-    if (variant[0] == 'b')
-        ARG(k, 6, idx);
+    if (variant[0] == 'b') ARG(k, 6, idx);
     status = ra__cl_launch(dev, k, count);
 unlock:
     pthread_mutex_unlock(&dev->lock);
@@ -509,15 +477,12 @@ static int ocl_unary(void *impl, ra_unop op, const void *x, ra_dtype dtype, void
     if (!name)
         return ra__ctx_error(dev->ctx, RA_E_ARG, "OpenCL unary: unknown operation %d", (int)op);
     int status = prepare_input(dev, x);
-    if (status == RA_OK)
-        status = prepare_output(dev, out, 0, count * ra_dtype_size(out_dtype));
-    if (status != RA_OK || count == 0)
-        return status;
+    if (status == RA_OK) status = prepare_output(dev, out, 0, count * ra_dtype_size(out_dtype));
+    if (status != RA_OK || count == 0) return status;
     cl_ulong n = count;
     pthread_mutex_lock(&dev->lock);
     status = ra__cl_kernel(dev, RA_CL_UNARY, dtype, dtype, name, &k);
-    if (status != RA_OK)
-        goto unlock;
+    if (status != RA_OK) goto unlock;
     ARG(k, 0, ((const ra__cl_buffer *)x)->mem);
     ARG(k, 1, ((ra__cl_buffer *)out)->mem);
     ARG(k, 2, n);
@@ -542,8 +507,7 @@ static int reduce_pass(ra__cl_device *dev, ra_reduceop op, ra_dtype dtype, cl_me
     pthread_mutex_lock(&dev->lock);
     status = ra__cl_kernel(dev, RA_CL_REDUCE, dtype, dtype,
                            op == RA_SUM ? "ra_sum_chunks" : "ra_max_chunks", &k);
-    if (status != RA_OK)
-        goto unlock;
+    if (status != RA_OK) goto unlock;
     ARG(k, 0, src);
     ARG(k, 1, ((ra__cl_buffer *)partial)->mem);
     ARG(k, 2, nn);
@@ -564,18 +528,15 @@ static int ocl_reduce(void *impl, ra_reduceop op, const void *x, ra_dtype dtype,
     void *partial = NULL;
     if (op != RA_SUM && op != RA_MAX)
         return ra__ctx_error(dev->ctx, RA_E_ARG, "OpenCL reduce: unknown operation %d", (int)op);
-    if (nout == 0)
-        return RA_OK;
+    if (nout == 0) return RA_OK;
     if (len == 0) {
         /* sum over an empty axis: zeros (the core never asks for max here). */
         static const unsigned char zero[16];
         return ocl_fill(impl, out, 0, zero, esize, nout);
     }
     int status = prepare_input(dev, x);
-    if (status == RA_OK)
-        status = prepare_output(dev, out, 0, nout * esize);
-    if (status != RA_OK)
-        return status;
+    if (status == RA_OK) status = prepare_output(dev, out, 0, nout * esize);
+    if (status != RA_OK) return status;
 
     cl_mem src = ((const ra__cl_buffer *)x)->mem;
     cl_ulong o = outer, l = len, in = inner;
@@ -585,14 +546,12 @@ static int ocl_reduce(void *impl, ra_reduceop op, const void *x, ra_dtype dtype,
             size_t groups = (count + CHUNK - 1) / CHUNK;
             void *next = NULL;
             status = ocl_alloc(impl, groups * esize, &next);
-            if (status != RA_OK)
-                goto done;
+            if (status != RA_OK) goto done;
             ((ra__cl_buffer *)next)->needs_zero = false;
             status = reduce_pass(dev, op, dtype, src, count, next);
             ocl_free(impl, partial);
             partial = next;
-            if (status != RA_OK)
-                goto done;
+            if (status != RA_OK) goto done;
             src = ((ra__cl_buffer *)partial)->mem;
             count = groups;
         }
@@ -601,8 +560,7 @@ static int ocl_reduce(void *impl, ra_reduceop op, const void *x, ra_dtype dtype,
     pthread_mutex_lock(&dev->lock);
     status = ra__cl_kernel(dev, RA_CL_REDUCE, dtype, dtype,
                            op == RA_SUM ? "ra_sum_axis" : "ra_max_axis", &k);
-    if (status != RA_OK)
-        goto unlock;
+    if (status != RA_OK) goto unlock;
     ARG(k, 0, src);
     ARG(k, 1, ((ra__cl_buffer *)out)->mem);
     ARG(k, 2, o);
@@ -611,33 +569,28 @@ static int ocl_reduce(void *impl, ra_reduceop op, const void *x, ra_dtype dtype,
     status = ra__cl_launch(dev, k, nout);
 unlock:
     pthread_mutex_unlock(&dev->lock);
-    if (status == RA_OK)
-        status = finish(dev, dev->queue);
+    if (status == RA_OK) status = finish(dev, dev->queue);
 done:
     ocl_free(impl, partial);
     return status;
 }
 
 static int ocl_matmul(void *impl, ra_dtype dtype, const void *a, size_t a_offset, const void *b,
-                      size_t b_offset, void *out, size_t out_offset, size_t n, size_t k_,
-                      size_t m)
+                      size_t b_offset, void *out, size_t out_offset, size_t n, size_t k_, size_t m)
 {
     ra__cl_device *dev = impl;
     cl_kernel k;
     size_t count = n * m;
     int status = prepare_input(dev, a);
-    if (status == RA_OK)
-        status = prepare_input(dev, b);
+    if (status == RA_OK) status = prepare_input(dev, b);
     if (status == RA_OK)
         status = prepare_output(dev, out, out_offset * ra_dtype_size(dtype),
                                 count * ra_dtype_size(dtype));
-    if (status != RA_OK || count == 0)
-        return status;
+    if (status != RA_OK || count == 0) return status;
     cl_ulong oa = a_offset, ob = b_offset, oc = out_offset, rows = n, kk = k_, cols = m;
     pthread_mutex_lock(&dev->lock);
     status = ra__cl_kernel(dev, RA_CL_MATMUL, dtype, dtype, "ra_matmul", &k);
-    if (status != RA_OK)
-        goto unlock;
+    if (status != RA_OK) goto unlock;
     ARG(k, 0, ((const ra__cl_buffer *)a)->mem);
     ARG(k, 1, oa);
     ARG(k, 2, ((const ra__cl_buffer *)b)->mem);

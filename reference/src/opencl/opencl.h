@@ -45,8 +45,8 @@ typedef struct ra__cl_index {
 /* A device buffer as the core sees it (the opaque buffer handle of backend.h). */
 typedef struct ra__cl_buffer {
     cl_mem mem;
-    size_t size;      /* bytes, as created */
-    bool needs_zero;  /* alloc promised zeros that are not written yet (see backend_opencl.c) */
+    size_t size;     /* bytes, as created */
+    bool needs_zero; /* alloc promised zeros that are not written yet (see backend_opencl.c) */
     struct ra__cl_buffer *next_free; /* pool link while pooled */
 } ra__cl_buffer;
 
@@ -76,7 +76,7 @@ typedef struct ra__cl_device {
     cl_device_type type;
     uint64_t global_mem;
     uint64_t max_alloc;
-    size_t max_wg;         /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
+    size_t max_wg; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     cl_uint compute_units;
     bool has_fp64;
     bool fp32_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in the fp32 config */

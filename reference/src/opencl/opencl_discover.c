@@ -31,10 +31,8 @@ typedef struct candidate {
 
 static int type_rank(cl_device_type type)
 {
-    if (type & CL_DEVICE_TYPE_GPU)
-        return 0;
-    if (type & CL_DEVICE_TYPE_ACCELERATOR)
-        return 1;
+    if (type & CL_DEVICE_TYPE_GPU) return 0;
+    if (type & CL_DEVICE_TYPE_ACCELERATOR) return 1;
     return 2;
 }
 
@@ -42,23 +40,18 @@ static int candidate_cmp(const void *pa, const void *pb)
 {
     const candidate *a = pa, *b = pb;
     int c;
-    if (a->type_rank != b->type_rank)
-        return a->type_rank < b->type_rank ? -1 : 1;
-    if ((c = strcmp(a->platform_name, b->platform_name)) != 0)
-        return c;
-    if ((c = strcmp(a->platform_vendor, b->platform_vendor)) != 0)
-        return c;
+    if (a->type_rank != b->type_rank) return a->type_rank < b->type_rank ? -1 : 1;
+    if ((c = strcmp(a->platform_name, b->platform_name)) != 0) return c;
+    if ((c = strcmp(a->platform_vendor, b->platform_vendor)) != 0) return c;
     if (a->platform_order != b->platform_order)
         return a->platform_order < b->platform_order ? -1 : 1;
-    if (a->device_order != b->device_order)
-        return a->device_order < b->device_order ? -1 : 1;
+    if (a->device_order != b->device_order) return a->device_order < b->device_order ? -1 : 1;
     return 0;
 }
 
 static void platform_string(cl_platform_id p, cl_platform_info what, char *buf, size_t cap)
 {
-    if (clGetPlatformInfo(p, what, cap, buf, NULL) != CL_SUCCESS)
-        buf[0] = '\0';
+    if (clGetPlatformInfo(p, what, cap, buf, NULL) != CL_SUCCESS) buf[0] = '\0';
     buf[cap - 1] = '\0';
 }
 
@@ -74,8 +67,7 @@ static bool has_extension(ra_ctx *ctx, cl_device_id d, const char *name)
     if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &len) != CL_SUCCESS || len == 0)
         return false;
     char *ext = ra__alloc(ctx, len + 1);
-    if (!ext)
-        return false;
+    if (!ext) return false;
     bool found = false;
     if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, len, ext, NULL) == CL_SUCCESS) {
         ext[len] = '\0';
@@ -99,13 +91,10 @@ static int collect(ra_ctx *ctx, candidate **out, size_t *count)
     *out = NULL;
     *count = 0;
     /* -1001 is CL_PLATFORM_NOT_FOUND_KHR: the loader found no driver. */
-    if (err == -1001 || (err == CL_SUCCESS && nplat == 0))
-        return RA_OK;
-    if (err != CL_SUCCESS)
-        return ra__cl_fail(ctx, err, "clGetPlatformIDs", NULL);
+    if (err == -1001 || (err == CL_SUCCESS && nplat == 0)) return RA_OK;
+    if (err != CL_SUCCESS) return ra__cl_fail(ctx, err, "clGetPlatformIDs", NULL);
     cl_platform_id *plats = ra__calloc(ctx, nplat, sizeof *plats);
-    if (!plats)
-        return ra__ctx_error(ctx, RA_E_NOMEM, "out of memory listing OpenCL platforms");
+    if (!plats) return ra__ctx_error(ctx, RA_E_NOMEM, "out of memory listing OpenCL platforms");
     int status = RA_OK;
     err = clGetPlatformIDs(nplat, plats, NULL);
     if (err != CL_SUCCESS) {
@@ -117,8 +106,7 @@ static int collect(ra_ctx *ctx, candidate **out, size_t *count)
     for (cl_uint p = 0; p < nplat; p++) {
         cl_uint ndev = 0;
         err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev);
-        if (err == CL_DEVICE_NOT_FOUND || (err == CL_SUCCESS && ndev == 0))
-            continue;
+        if (err == CL_DEVICE_NOT_FOUND || (err == CL_SUCCESS && ndev == 0)) continue;
         if (err != CL_SUCCESS) {
             status = ra__cl_fail(ctx, err, "clGetDeviceIDs", NULL);
             goto free_list;
@@ -146,8 +134,7 @@ static int collect(ra_ctx *ctx, candidate **out, size_t *count)
                     status = ra__ctx_error(ctx, RA_E_NOMEM, "out of memory listing devices");
                     goto free_list;
                 }
-                if (list)
-                    memcpy(grown, list, total * sizeof *list);
+                if (list) memcpy(grown, list, total * sizeof *list);
                 ra__free(ctx, list);
                 list = grown;
                 cap = ncap;
@@ -161,15 +148,13 @@ static int collect(ra_ctx *ctx, candidate **out, size_t *count)
             c->platform_order = p;
             c->device_order = d;
             c->type_rank = type_rank(type);
-            platform_string(plats[p], CL_PLATFORM_NAME, c->platform_name,
-                            sizeof c->platform_name);
+            platform_string(plats[p], CL_PLATFORM_NAME, c->platform_name, sizeof c->platform_name);
             platform_string(plats[p], CL_PLATFORM_VENDOR, c->platform_vendor,
                             sizeof c->platform_vendor);
         }
         ra__free(ctx, devs);
     }
-    if (total > 1)
-        qsort(list, total, sizeof *list, candidate_cmp);
+    if (total > 1) qsort(list, total, sizeof *list, candidate_cmp);
     *out = list;
     *count = total;
     goto free_plats;
@@ -191,13 +176,11 @@ static int device_describe(ra__cl_device *dev)
         CL_SUCCESS)
         strcpy(dev->name, "OpenCL device");
     dev->name[sizeof dev->name - 1] = '\0';
-    platform_string(dev->platform, CL_PLATFORM_NAME, dev->platform_name,
-                    sizeof dev->platform_name);
+    platform_string(dev->platform, CL_PLATFORM_NAME, dev->platform_name, sizeof dev->platform_name);
     if (clGetDeviceInfo(dev->device, CL_DEVICE_TYPE, sizeof dev->type, &dev->type, NULL) !=
         CL_SUCCESS)
         dev->type = CL_DEVICE_TYPE_DEFAULT;
-    if (clGetDeviceInfo(dev->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof u, &u, NULL) ==
-        CL_SUCCESS)
+    if (clGetDeviceInfo(dev->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof u, &u, NULL) == CL_SUCCESS)
         dev->global_mem = u;
     if (clGetDeviceInfo(dev->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof u, &u, NULL) ==
         CL_SUCCESS)
@@ -205,8 +188,7 @@ static int device_describe(ra__cl_device *dev)
     if (clGetDeviceInfo(dev->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof s, &s, NULL) ==
         CL_SUCCESS)
         dev->max_wg = s;
-    if (clGetDeviceInfo(dev->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof n, &n, NULL) ==
-        CL_SUCCESS)
+    if (clGetDeviceInfo(dev->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof n, &n, NULL) == CL_SUCCESS)
         dev->compute_units = n;
     /* float64 needs the extension and a non-empty double configuration (OpenCL 1.2 lists
      * cl_khr_fp64; some drivers report only the configuration). */
@@ -218,14 +200,11 @@ static int device_describe(ra__cl_device *dev)
         CL_SUCCESS)
         fp = 0;
     dev->fp32_correct_div_sqrt = (fp & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT) != 0;
-    if (dev->global_mem == 0)
-        dev->global_mem = dev->max_alloc;
-    if (dev->max_alloc == 0 || dev->max_alloc > dev->global_mem)
-        dev->max_alloc = dev->global_mem;
+    if (dev->global_mem == 0) dev->global_mem = dev->max_alloc;
+    if (dev->max_alloc == 0 || dev->max_alloc > dev->global_mem) dev->max_alloc = dev->global_mem;
     /* The pool keeps at most a quarter of the device's memory, and at most 512 MiB. */
     dev->pool_limit = (size_t)(dev->global_mem / 4);
-    if (dev->pool_limit > ((size_t)512 << 20))
-        dev->pool_limit = (size_t)512 << 20;
+    if (dev->pool_limit > ((size_t)512 << 20)) dev->pool_limit = (size_t)512 << 20;
     return RA_OK;
 }
 
@@ -234,8 +213,7 @@ static int device_open(ra_ctx *ctx, const candidate *c, ra__cl_device **out)
     cl_int err;
     int status;
     ra__cl_device *dev = ra__calloc(ctx, 1, sizeof *dev);
-    if (!dev)
-        return ra__ctx_error(ctx, RA_E_NOMEM, "out of memory opening an OpenCL device");
+    if (!dev) return ra__ctx_error(ctx, RA_E_NOMEM, "out of memory opening an OpenCL device");
     dev->ctx = ctx;
     dev->platform = c->platform;
     dev->device = c->device;
@@ -244,8 +222,7 @@ static int device_open(ra_ctx *ctx, const candidate *c, ra__cl_device **out)
         return ra__ctx_error(ctx, RA_E_BACKEND, "cannot create a mutex for an OpenCL device");
     }
     device_describe(dev);
-    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)c->platform,
-                                     0};
+    cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)c->platform, 0};
     dev->context = clCreateContext(props, 1, &c->device, NULL, NULL, &err);
     if (err != CL_SUCCESS) {
         status = ra__cl_fail(ctx, err, "clCreateContext", dev);
@@ -259,8 +236,7 @@ static int device_open(ra_ctx *ctx, const candidate *c, ra__cl_device **out)
     *out = dev;
     return RA_OK;
 fail:
-    if (dev->context)
-        clReleaseContext(dev->context);
+    if (dev->context) clReleaseContext(dev->context);
     pthread_mutex_destroy(&dev->lock);
     ra__free(ctx, dev);
     return status;
@@ -271,17 +247,14 @@ int ra__opencl_backend_open(ra_ctx *ctx)
     candidate *list = NULL;
     size_t count = 0;
     int status = collect(ctx, &list, &count);
-    if (status != RA_OK)
-        return status;
+    if (status != RA_OK) return status;
     for (size_t i = 0; i < count; i++) {
         ra__cl_device *dev = NULL;
         status = device_open(ctx, &list[i], &dev);
-        if (status != RA_OK)
-            break;
+        if (status != RA_OK) break;
         /* The context owns dev from here on, also when adding fails. */
         status = ra__ctx_add_device(ctx, RA_DEVICE_GPU, &ra__opencl_ops, dev);
-        if (status != RA_OK)
-            break;
+        if (status != RA_OK) break;
     }
     ra__free(ctx, list);
     return status;

@@ -56,18 +56,14 @@ static double seconds_now(void)
 
 static void program_destroy(ra_ctx *ctx, ra__cl_program *p)
 {
-    if (!p)
-        return;
+    if (!p) return;
     for (cl_uint i = 0; i < p->nkernels; i++) {
-        if (p->kernels && p->kernels[i])
-            clReleaseKernel(p->kernels[i]);
-        if (p->names)
-            ra__free(ctx, p->names[i]);
+        if (p->kernels && p->kernels[i]) clReleaseKernel(p->kernels[i]);
+        if (p->names) ra__free(ctx, p->names[i]);
     }
     ra__free(ctx, p->kernels);
     ra__free(ctx, p->names);
-    if (p->program)
-        clReleaseProgram(p->program);
+    if (p->program) clReleaseProgram(p->program);
     ra__free(ctx, p);
 }
 
@@ -91,8 +87,8 @@ static int build_failed(ra__cl_device *dev, cl_program program, cl_int err, cons
         log[0] = '\0';
     log[sizeof log - 1] = '\0';
     return ra__ctx_error(dev->ctx, err == CL_OUT_OF_HOST_MEMORY ? RA_E_NOMEM : RA_E_BACKEND,
-                         "OpenCL device '%s': building kernels (%s) failed with %s: %s",
-                         dev->name, options, ra__cl_error_name(err), log);
+                         "OpenCL device '%s': building kernels (%s) failed with %s: %s", dev->name,
+                         options, ra__cl_error_name(err), log);
 }
 
 static int program_build(ra__cl_device *dev, ra__cl_family family, ra_dtype in, ra_dtype out,
@@ -115,13 +111,12 @@ static int program_build(ra__cl_device *dev, ra__cl_family family, ra_dtype in, 
     snprintf(options, sizeof options,
              "-D RA_FAMILY=%d -D RA_TI=%s -D RA_KI=%d -D RA_UI=%s -D RA_RI=%s -D RA_TO=%s "
              "-D RA_KO=%d -D RA_UO=%s -D RA_FP64=%d -D RA_C64=%d -D RA_CL_MAXDIM=%d%s",
-             (int)family, ti->type, ti->kind, ti->utype, ti->rtype, to->type, to->kind,
-             to->utype, fp64 ? 1 : 0, in == RA_COMPLEX64 ? 1 : 0, RA_CL_MAXDIM,
+             (int)family, ti->type, ti->kind, ti->utype, ti->rtype, to->type, to->kind, to->utype,
+             fp64 ? 1 : 0, in == RA_COMPLEX64 ? 1 : 0, RA_CL_MAXDIM,
              dev->fp32_correct_div_sqrt ? " -cl-fp32-correctly-rounded-divide-sqrt" : "");
 
     program = clCreateProgramWithSource(dev->context, 1, &source, NULL, &err);
-    if (err != CL_SUCCESS)
-        return ra__cl_fail(dev->ctx, err, "clCreateProgramWithSource", dev);
+    if (err != CL_SUCCESS) return ra__cl_fail(dev->ctx, err, "clCreateProgramWithSource", dev);
     double t0 = seconds_now();
     err = clBuildProgram(program, 1, &dev->device, options, NULL, NULL);
     double t1 = seconds_now();
@@ -190,8 +185,7 @@ int ra__cl_kernel(ra__cl_device *dev, ra__cl_family family, ra_dtype in, ra_dtyp
     ra__cl_program **slot = &dev->programs[family][in][out];
     if (!*slot) {
         int status = program_build(dev, family, in, out, slot);
-        if (status != RA_OK)
-            return status;
+        if (status != RA_OK) return status;
     }
     for (cl_uint i = 0; i < (*slot)->nkernels; i++) {
         if (strcmp((*slot)->names[i], name) == 0) {
@@ -200,8 +194,7 @@ int ra__cl_kernel(ra__cl_device *dev, ra__cl_family family, ra_dtype in, ra_dtyp
         }
     }
     return ra__ctx_error(dev->ctx, RA_E_NOT_IMPLEMENTED,
-                         "OpenCL backend has no kernel %s for dtype %s", name,
-                         ra_dtype_name(in));
+                         "OpenCL backend has no kernel %s for dtype %s", name, ra_dtype_name(in));
 }
 
 size_t ra__cl_global_size(ra__cl_device *dev, cl_kernel kernel, size_t n, size_t *local)
@@ -220,8 +213,7 @@ size_t ra__cl_global_size(ra__cl_device *dev, cl_kernel kernel, size_t n, size_t
      * 2^20 work-groups. */
     size_t cap = l << 20;
     size_t global = (n + l - 1) / l * l;
-    if (global > cap)
-        global = cap;
+    if (global > cap) global = cap;
     *local = l;
     return global;
 }
@@ -230,10 +222,9 @@ int ra__cl_launch(ra__cl_device *dev, cl_kernel kernel, size_t n)
 {
     size_t local = 1;
     size_t global = ra__cl_global_size(dev, kernel, n, &local);
-    cl_int err = clEnqueueNDRangeKernel(dev->queue, kernel, 1, NULL, &global, &local, 0, NULL,
-                                        NULL);
-    if (err != CL_SUCCESS)
-        return ra__cl_fail(dev->ctx, err, "clEnqueueNDRangeKernel", dev);
+    cl_int err =
+        clEnqueueNDRangeKernel(dev->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
+    if (err != CL_SUCCESS) return ra__cl_fail(dev->ctx, err, "clEnqueueNDRangeKernel", dev);
     dev->stats.launches++;
     return RA_OK;
 }

@@ -15,10 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const ra_dtype all_dtypes[] = {RA_BOOL,   RA_INT8,    RA_INT16,     RA_INT32,
-                                      RA_INT64,  RA_UINT8,   RA_UINT16,    RA_UINT32,
-                                      RA_UINT64, RA_FLOAT32, RA_FLOAT64,   RA_COMPLEX64,
-                                      RA_COMPLEX128};
+static const ra_dtype all_dtypes[] = {RA_BOOL,    RA_INT8,      RA_INT16,     RA_INT32,  RA_INT64,
+                                      RA_UINT8,   RA_UINT16,    RA_UINT32,    RA_UINT64, RA_FLOAT32,
+                                      RA_FLOAT64, RA_COMPLEX64, RA_COMPLEX128};
 #define N_DTYPES (sizeof all_dtypes / sizeof all_dtypes[0])
 
 static inline bool is_float_kind(ra_dtype t)
@@ -30,20 +29,49 @@ static inline bool is_float_kind(ra_dtype t)
 static inline void put_elem(ra_dtype t, void *p, double re, double im)
 {
     switch (t) {
-    case RA_BOOL: *(bool *)p = re != 0; break;
-    case RA_INT8: *(int8_t *)p = (int8_t)re; break;
-    case RA_INT16: *(int16_t *)p = (int16_t)re; break;
-    case RA_INT32: *(int32_t *)p = (int32_t)re; break;
-    case RA_INT64: *(int64_t *)p = (int64_t)re; break;
-    case RA_UINT8: *(uint8_t *)p = (uint8_t)re; break;
-    case RA_UINT16: *(uint16_t *)p = (uint16_t)re; break;
-    case RA_UINT32: *(uint32_t *)p = (uint32_t)re; break;
-    case RA_UINT64: *(uint64_t *)p = (uint64_t)re; break;
-    case RA_FLOAT32: *(float *)p = (float)re; break;
-    case RA_FLOAT64: *(double *)p = re; break;
-    case RA_COMPLEX64: ((float *)p)[0] = (float)re; ((float *)p)[1] = (float)im; break;
-    case RA_COMPLEX128: ((double *)p)[0] = re; ((double *)p)[1] = im; break;
-    default: break;
+    case RA_BOOL:
+        *(bool *)p = re != 0;
+        break;
+    case RA_INT8:
+        *(int8_t *)p = (int8_t)re;
+        break;
+    case RA_INT16:
+        *(int16_t *)p = (int16_t)re;
+        break;
+    case RA_INT32:
+        *(int32_t *)p = (int32_t)re;
+        break;
+    case RA_INT64:
+        *(int64_t *)p = (int64_t)re;
+        break;
+    case RA_UINT8:
+        *(uint8_t *)p = (uint8_t)re;
+        break;
+    case RA_UINT16:
+        *(uint16_t *)p = (uint16_t)re;
+        break;
+    case RA_UINT32:
+        *(uint32_t *)p = (uint32_t)re;
+        break;
+    case RA_UINT64:
+        *(uint64_t *)p = (uint64_t)re;
+        break;
+    case RA_FLOAT32:
+        *(float *)p = (float)re;
+        break;
+    case RA_FLOAT64:
+        *(double *)p = re;
+        break;
+    case RA_COMPLEX64:
+        ((float *)p)[0] = (float)re;
+        ((float *)p)[1] = (float)im;
+        break;
+    case RA_COMPLEX128:
+        ((double *)p)[0] = re;
+        ((double *)p)[1] = im;
+        break;
+    default:
+        break;
     }
 }
 
@@ -57,8 +85,7 @@ static inline bool elem_eq(ra_dtype t, const void *a, const void *b)
             float x, y;
             memcpy(&x, (const float *)a + i, sizeof x);
             memcpy(&y, (const float *)b + i, sizeof y);
-            if (!(isnan(x) && isnan(y)) && memcmp(&x, &y, sizeof x) != 0)
-                return false;
+            if (!(isnan(x) && isnan(y)) && memcmp(&x, &y, sizeof x) != 0) return false;
         }
         return true;
     }
@@ -68,8 +95,7 @@ static inline bool elem_eq(ra_dtype t, const void *a, const void *b)
             double x, y;
             memcpy(&x, (const double *)a + i, sizeof x);
             memcpy(&y, (const double *)b + i, sizeof y);
-            if (!(isnan(x) && isnan(y)) && memcmp(&x, &y, sizeof x) != 0)
-                return false;
+            if (!(isnan(x) && isnan(y)) && memcmp(&x, &y, sizeof x) != 0) return false;
         }
         return true;
     }
@@ -80,22 +106,48 @@ static inline bool elem_eq(ra_dtype t, const void *a, const void *b)
 static inline void print_elem(ra_dtype t, const void *p)
 {
     switch (t) {
-    case RA_BOOL: printf("%d", *(const bool *)p); break;
-    case RA_INT8: printf("%d", *(const int8_t *)p); break;
-    case RA_INT16: printf("%d", *(const int16_t *)p); break;
-    case RA_INT32: printf("%d", *(const int32_t *)p); break;
-    case RA_INT64: printf("%lld", (long long)*(const int64_t *)p); break;
-    case RA_UINT8: printf("%u", *(const uint8_t *)p); break;
-    case RA_UINT16: printf("%u", *(const uint16_t *)p); break;
-    case RA_UINT32: printf("%u", *(const uint32_t *)p); break;
-    case RA_UINT64: printf("%llu", (unsigned long long)*(const uint64_t *)p); break;
-    case RA_FLOAT32: printf("%.9g", *(const float *)p); break;
-    case RA_FLOAT64: printf("%.17g", *(const double *)p); break;
-    case RA_COMPLEX64: printf("%.9g%+.9gj", ((const float *)p)[0], ((const float *)p)[1]); break;
+    case RA_BOOL:
+        printf("%d", *(const bool *)p);
+        break;
+    case RA_INT8:
+        printf("%d", *(const int8_t *)p);
+        break;
+    case RA_INT16:
+        printf("%d", *(const int16_t *)p);
+        break;
+    case RA_INT32:
+        printf("%d", *(const int32_t *)p);
+        break;
+    case RA_INT64:
+        printf("%lld", (long long)*(const int64_t *)p);
+        break;
+    case RA_UINT8:
+        printf("%u", *(const uint8_t *)p);
+        break;
+    case RA_UINT16:
+        printf("%u", *(const uint16_t *)p);
+        break;
+    case RA_UINT32:
+        printf("%u", *(const uint32_t *)p);
+        break;
+    case RA_UINT64:
+        printf("%llu", (unsigned long long)*(const uint64_t *)p);
+        break;
+    case RA_FLOAT32:
+        printf("%.9g", *(const float *)p);
+        break;
+    case RA_FLOAT64:
+        printf("%.17g", *(const double *)p);
+        break;
+    case RA_COMPLEX64:
+        printf("%.9g%+.9gj", ((const float *)p)[0], ((const float *)p)[1]);
+        break;
     case RA_COMPLEX128:
         printf("%.17g%+.17gj", ((const double *)p)[0], ((const double *)p)[1]);
         break;
-    default: printf("?"); break;
+    default:
+        printf("?");
+        break;
     }
 }
 
@@ -122,9 +174,8 @@ static inline bool same_values(ra_ctx *ctx, const ra_array *want, const ra_array
         return false;
     }
     if (ra_array_ndim(want) != ra_array_ndim(got) ||
-        (ra_array_ndim(want) &&
-         memcmp(ra_array_shape(want), ra_array_shape(got),
-                ra_array_ndim(want) * sizeof(int64_t)) != 0)) {
+        (ra_array_ndim(want) && memcmp(ra_array_shape(want), ra_array_shape(got),
+                                       ra_array_ndim(want) * sizeof(int64_t)) != 0)) {
         printf("#   shapes differ (ndim %zu vs %zu)\n", ra_array_ndim(want), ra_array_ndim(got));
         return false;
     }
@@ -132,8 +183,7 @@ static inline bool same_values(ra_ctx *ctx, const ra_array *want, const ra_array
     size_t es = ra_dtype_size(t);
     unsigned char *a = read_all(ctx, want), *b = read_all(ctx, got);
     bool ok = a && b;
-    if (!ok)
-        printf("#   reading the arrays failed: %s\n", ra_ctx_message(ctx));
+    if (!ok) printf("#   reading the arrays failed: %s\n", ra_ctx_message(ctx));
     for (int64_t i = 0; ok && i < ra_array_size(want); i++) {
         if (!elem_eq(t, a + i * es, b + i * es)) {
             printf("#   element %lld: expected ", (long long)i);
@@ -154,18 +204,15 @@ static inline size_t gpu_devices(ra_ctx *ctx, ra_device *out, size_t cap)
 {
     ra_device all[64];
     size_t count = 0, n = 0;
-    if (ra_info_devices(ctx, all, 64, &count) != RA_OK)
-        return 0;
+    if (ra_info_devices(ctx, all, 64, &count) != RA_OK) return 0;
     for (size_t i = 0; i < count && i < 64; i++)
-        if (all[i].type == RA_DEVICE_GPU && n < cap)
-            out[n++] = all[i];
+        if (all[i].type == RA_DEVICE_GPU && n < cap) out[n++] = all[i];
     return n;
 }
 
 static inline const char *dev_str(ra_device d, char buf[RA_DEVICE_STR_MAX])
 {
-    if (ra_device_format(d, buf, RA_DEVICE_STR_MAX) != RA_OK)
-        strcpy(buf, "?");
+    if (ra_device_format(d, buf, RA_DEVICE_STR_MAX) != RA_OK) strcpy(buf, "?");
     return buf;
 }
 

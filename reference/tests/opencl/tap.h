@@ -54,27 +54,27 @@ static inline int tap_done(void)
 #define OK(cond, ...) tap_ok((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
 
 /* Status checks: print the expected and observed status names (and the detail message). */
-#define EXPECT_STATUS(ctx, got, want, ...)                                                     \
-    do {                                                                                       \
-        int got_ = (got), want_ = (want);                                                      \
-        if (!OK(got_ == want_, __VA_ARGS__))                                                   \
-            printf("#   expected %s, observed %s: %s\n", ra_status_name(want_),               \
-                   ra_status_name(got_), ra_ctx_message(ctx));                                 \
+#define EXPECT_STATUS(ctx, got, want, ...)                                                         \
+    do {                                                                                           \
+        int got_ = (got), want_ = (want);                                                          \
+        if (!OK(got_ == want_, __VA_ARGS__))                                                       \
+            printf("#   expected %s, observed %s: %s\n", ra_status_name(want_),                    \
+                   ra_status_name(got_), ra_ctx_message(ctx));                                     \
     } while (0)
 
-#define EXPECT_INT(got, want, ...)                                                             \
-    do {                                                                                       \
-        long long got_ = (long long)(got), want_ = (long long)(want);                          \
-        if (!OK(got_ == want_, __VA_ARGS__))                                                   \
-            printf("#   expected %lld, observed %lld\n", want_, got_);                         \
+#define EXPECT_INT(got, want, ...)                                                                 \
+    do {                                                                                           \
+        long long got_ = (long long)(got), want_ = (long long)(want);                              \
+        if (!OK(got_ == want_, __VA_ARGS__))                                                       \
+            printf("#   expected %lld, observed %lld\n", want_, got_);                             \
     } while (0)
 
-#define EXPECT_STR(got, want, ...)                                                             \
-    do {                                                                                       \
-        const char *got_ = (got), *want_ = (want);                                             \
-        if (!OK(got_ && want_ && strcmp(got_, want_) == 0, __VA_ARGS__))                       \
-            printf("#   expected \"%s\", observed \"%s\"\n", want_ ? want_ : "(null)",        \
-                   got_ ? got_ : "(null)");                                                    \
+#define EXPECT_STR(got, want, ...)                                                                 \
+    do {                                                                                           \
+        const char *got_ = (got), *want_ = (want);                                                 \
+        if (!OK(got_ && want_ && strcmp(got_, want_) == 0, __VA_ARGS__))                           \
+            printf("#   expected \"%s\", observed \"%s\"\n", want_ ? want_ : "(null)",             \
+                   got_ ? got_ : "(null)");                                                        \
     } while (0)
 
 #endif /* RA_OPENCL_TAP_H */

@@ -35,8 +35,7 @@ static void test_listing(void)
         clGetPlatformIDs(nplat < 16 ? nplat : 16, plats, NULL);
         for (cl_uint p = 0; p < nplat && p < 16; p++) {
             cl_uint n = 0;
-            if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &n) == CL_SUCCESS)
-                total += n;
+            if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &n) == CL_SUCCESS) total += n;
         }
     }
     EXPECT_INT(ngpu, total, "every device the ICD loader lists is a gpu:N");
@@ -47,7 +46,8 @@ static void test_listing(void)
         OK(st == RA_OK && strcmp(props.backend, "opencl") == 0 && props.name[0] &&
                props.total_memory > 0 && props.compute_units > 0,
            "%s: props (backend opencl, name '%s', %llu bytes, %d units)", dev_str(gpus[i], ds),
-           st == RA_OK ? props.name : "?", st == RA_OK ? (unsigned long long)props.total_memory : 0ULL,
+           st == RA_OK ? props.name : "?",
+           st == RA_OK ? (unsigned long long)props.total_memory : 0ULL,
            st == RA_OK ? props.compute_units : 0);
         void *q = NULL;
         st = ra_device_default_stream(ctx, gpus[i], &q);
@@ -71,8 +71,7 @@ static void test_placement(void)
         int st = ra_full(ctx, shape, 2, ra_scalar_float(2.5),
                          &(ra_opts){.dtype = RA_FLOAT32, .device = name}, &x);
         EXPECT_STATUS(ctx, st, RA_OK, "full(device='%s')", name);
-        if (st != RA_OK)
-            continue;
+        if (st != RA_OK) continue;
         OK(ra_device_eq(ra_array_device(x), gpus[i]), "full(device='%s').device == %s (DEV-DS-9)",
            name, ds);
         float v[6] = {0};
@@ -103,8 +102,8 @@ static void test_placement(void)
     int st = ra_zeros(ctx, shape, 2, &(ra_opts){.device = name}, &x);
     EXPECT_STATUS(ctx, st, RA_E_DEVICE_UNAVAILABLE, "zeros(device='%s') is refused", name);
     EXPECT_STR(ra_status_kind(st), "ValueError", "an unavailable gpu is a ValueError");
-    OK(x == NULL && strstr(ra_ctx_message(ctx), name) != NULL,
-       "the message names %s: \"%s\"", name, ra_ctx_message(ctx));
+    OK(x == NULL && strstr(ra_ctx_message(ctx), name) != NULL, "the message names %s: \"%s\"", name,
+       ra_ctx_message(ctx));
 }
 
 /* Freed device memory is reused; a reused buffer is zeroed again where zeros are promised. */
@@ -119,14 +118,12 @@ static void test_reuse_zeroes(void)
                          &(ra_opts){.dtype = RA_INT32, .device_value = &gpus[i]}, &x);
         ra_array_release(x);
         if (st == RA_OK)
-            st = ra_zeros(ctx, &n, 1, &(ra_opts){.dtype = RA_INT32, .device_value = &gpus[i]},
-                          &z);
+            st = ra_zeros(ctx, &n, 1, &(ra_opts){.dtype = RA_INT32, .device_value = &gpus[i]}, &z);
         int32_t *v = z ? read_all(ctx, z) : NULL;
         bool zero = v != NULL;
         for (int64_t k = 0; zero && k < n; k++)
             zero = v[k] == 0;
-        OK(st == RA_OK && zero, "%s: zeros after freeing an array of 7s of the same size is 0",
-           ds);
+        OK(st == RA_OK && zero, "%s: zeros after freeing an array of 7s of the same size is 0", ds);
         free(v);
         ra_array_release(z);
     }
@@ -144,12 +141,9 @@ static void test_two_devices(void)
     ra_array *h = NULL, *a = NULL, *b = NULL, *back = NULL, *sum = NULL;
     const int64_t n = 5;
     int st = ra_asarray_buffer(ctx, data, RA_FLOAT64, &n, 1, &(ra_opts){.device = "cpu"}, &h);
-    if (st == RA_OK)
-        st = ra_to_device(ctx, h, gpus[0], NULL, &a);
-    if (st == RA_OK)
-        st = ra_to_device(ctx, a, gpus[1], NULL, &b);
-    if (st == RA_OK)
-        st = ra_to_device(ctx, b, RA_CPU, NULL, &back);
+    if (st == RA_OK) st = ra_to_device(ctx, h, gpus[0], NULL, &a);
+    if (st == RA_OK) st = ra_to_device(ctx, a, gpus[1], NULL, &b);
+    if (st == RA_OK) st = ra_to_device(ctx, b, RA_CPU, NULL, &back);
     OK(st == RA_OK && ra_device_eq(ra_array_device(b), gpus[1]) &&
            ra_device_eq(ra_array_device(back), RA_CPU) && same_values(ctx, h, back),
        "cpu -> gpu:0 -> gpu:1 -> cpu keeps every value and bit (DEV-TODEV-1, DEV-TODEV-2)");
@@ -193,10 +187,8 @@ static void test_streams(void)
     int st = ra_arange(ctx, ra_scalar_int(n), NULL, NULL,
                        &(ra_opts){.dtype = RA_INT32, .device = "cpu"}, &h);
     void *q = NULL;
-    if (st == RA_OK)
-        st = ra_device_default_stream(ctx, g, &q);
-    if (st == RA_OK)
-        st = ra_to_device(ctx, h, g, q, &d);
+    if (st == RA_OK) st = ra_device_default_stream(ctx, g, &q);
+    if (st == RA_OK) st = ra_to_device(ctx, h, g, q, &d);
     OK(st == RA_OK && same_values(ctx, h, d), "to_device(gpu:0, its default queue)");
     ra_array_release(d);
     /* A queue the caller makes on the same context and device. */
@@ -219,21 +211,20 @@ static void test_streams(void)
     clReleaseCommandQueue(mine);
     /* Another context's queue is refused. */
     cl_context other = clCreateContext(NULL, 1, &cldev, NULL, NULL, &err);
-    cl_command_queue foreign = err == CL_SUCCESS ? clCreateCommandQueue(other, cldev, 0, &err) : NULL;
+    cl_command_queue foreign =
+        err == CL_SUCCESS ? clCreateCommandQueue(other, cldev, 0, &err) : NULL;
     if (foreign) {
         st = ra_to_device(ctx, h, g, foreign, &d2);
         EXPECT_STATUS(ctx, st, RA_E_STREAM, "a queue of another OpenCL context is refused");
         ra_array_release(d2);
         clReleaseCommandQueue(foreign);
     }
-    if (other)
-        clReleaseContext(other);
+    if (other) clReleaseContext(other);
     /* cpu has no streams. */
     ra_array *hc = NULL;
     ra_array *dd = NULL;
     st = ra_to_device(ctx, h, g, NULL, &dd);
-    if (st == RA_OK)
-        st = ra_to_device(ctx, dd, RA_CPU, q, &hc);
+    if (st == RA_OK) st = ra_to_device(ctx, dd, RA_CPU, q, &hc);
     EXPECT_STATUS(ctx, st, RA_E_STREAM, "to_device(cpu, a gpu queue) is refused");
     ra_array_release(hc);
     ra_array_release(dd);
@@ -264,8 +255,7 @@ static void test_float64(void)
            "%s: has_float64 is %d as cl_khr_fp64 says", ds, fp64);
         ra_array *x = NULL;
         const int64_t n = 3;
-        int st = ra_ones(ctx, &n, 1, &(ra_opts){.dtype = RA_FLOAT64, .device_value = &gpus[i]},
-                         &x);
+        int st = ra_ones(ctx, &n, 1, &(ra_opts){.dtype = RA_FLOAT64, .device_value = &gpus[i]}, &x);
         if (fp64) {
             double v[3] = {0};
             OK(st == RA_OK && ra_array_dtype(x) == RA_FLOAT64 &&
@@ -287,8 +277,7 @@ static void test_out_of_memory(void)
 {
     ra_device g = gpus[0];
     ra_device_props props;
-    if (ra_device_props_get(ctx, g, &props) != RA_OK)
-        return;
+    if (ra_device_props_get(ctx, g, &props) != RA_OK) return;
     /* 1. One array larger than the device's memory. */
     int64_t huge = (int64_t)(props.total_memory / 8) * 2; /* float64: twice the bytes */
     ra_array *x = NULL;
@@ -307,8 +296,7 @@ static void test_out_of_memory(void)
             clGetDeviceInfo(d, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof m, &m, NULL) == CL_SUCCESS)
             max_alloc = m;
     }
-    if (max_alloc == 0 || max_alloc > props.total_memory)
-        max_alloc = props.total_memory;
+    if (max_alloc == 0 || max_alloc > props.total_memory) max_alloc = props.total_memory;
     int64_t each = (int64_t)(max_alloc / 8);
     ra_array *held[64] = {0};
     size_t k = 0;
@@ -316,8 +304,7 @@ static void test_out_of_memory(void)
     st = RA_OK;
     for (k = 0; k < limit && k < 64; k++) {
         st = ra_empty(ctx, &each, 1, &(ra_opts){.dtype = RA_FLOAT64, .device_value = &g}, &held[k]);
-        if (st != RA_OK)
-            break;
+        if (st != RA_OK) break;
     }
     EXPECT_STATUS(ctx, st, RA_E_NOMEM,
                   "gpu:0: arrays of %lld bytes until the device's %llu bytes are used up",
@@ -336,11 +323,9 @@ static void test_out_of_memory(void)
     y = NULL;
     if (st == RA_OK)
         st = ra_ones(ctx, &three, 1, &(ra_opts){.dtype = RA_FLOAT32, .device_value = &g}, &y);
-    if (st == RA_OK)
-        st = ra_reduce(ctx, RA_SUM, y, NULL, &s);
+    if (st == RA_OK) st = ra_reduce(ctx, RA_SUM, y, NULL, &s);
     float v = 0;
-    if (st == RA_OK)
-        st = ra_array_read(ctx, s, &v, sizeof v);
+    if (st == RA_OK) st = ra_array_read(ctx, s, &v, sizeof v);
     OK(st == RA_OK && v == 3.0f, "gpu:0 works after running out of memory");
     ra_array_release(y);
     ra_array_release(s);

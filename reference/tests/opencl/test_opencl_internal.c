@@ -72,8 +72,7 @@ static void test_kernel_cache(void)
 {
     ra_ctx *ctx = NULL, *ctx2 = NULL;
     ra_device gpus[4];
-    if (ra_ctx_create(NULL, &ctx) != RA_OK)
-        return;
+    if (ra_ctx_create(NULL, &ctx) != RA_OK) return;
     size_t ngpu = gpu_devices(ctx, gpus, 4);
     if (ngpu == 0) {
         tap_skip("no OpenCL device is available", "kernel cache");

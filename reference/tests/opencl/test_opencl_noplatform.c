@@ -23,8 +23,7 @@ int main(void)
     ra_ctx *ctx = NULL;
     int st = ra_ctx_create(NULL, &ctx);
     EXPECT_STATUS(NULL, st, RA_OK, "a context opens without any OpenCL platform");
-    if (st != RA_OK)
-        return tap_done();
+    if (st != RA_OK) return tap_done();
     ra_device all[8];
     size_t count = 0;
     st = ra_info_devices(ctx, all, 8, &count);
@@ -46,11 +45,9 @@ int main(void)
     /* cpu works: ones + ones == 2, and to_device to gpu:0 is refused the same way. */
     ra_array *a = NULL, *b = NULL, *g = NULL;
     st = ra_ones(ctx, shape, 1, &(ra_opts){.dtype = RA_FLOAT32}, &a);
-    if (st == RA_OK)
-        st = ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(a), &b);
+    if (st == RA_OK) st = ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(a), &b);
     float v[3] = {0};
-    if (st == RA_OK)
-        st = ra_array_read(ctx, b, v, sizeof v);
+    if (st == RA_OK) st = ra_array_read(ctx, b, v, sizeof v);
     OK(st == RA_OK && v[0] == 2 && v[2] == 2 && ra_device_eq(ra_array_device(b), RA_CPU),
        "operations on cpu work");
     ra_device gpu0 = {RA_DEVICE_GPU, 0};

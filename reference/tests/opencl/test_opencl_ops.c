@@ -33,8 +33,8 @@ static ra_array *make(ra_dtype t, const double *re, const double *im, const int6
     for (size_t i = 0; i < n; i++)
         put_elem(t, buf + i * es, re[i], im ? im[i] : 0.0);
     ra_array *x = NULL;
-    int st = ra_asarray_buffer(ctx, buf, t, shape, ndim,
-                               &(ra_opts){.dtype = t, .device = "cpu"}, &x);
+    int st =
+        ra_asarray_buffer(ctx, buf, t, shape, ndim, &(ra_opts){.dtype = t, .device = "cpu"}, &x);
     if (st != RA_OK)
         printf("#   asarray_buffer(%s) failed: %s\n", ra_dtype_name(t), ra_ctx_message(ctx));
     return x;
@@ -47,12 +47,9 @@ static bool is_unsigned(ra_dtype t)
 
 static ra_scalar scalar_for(ra_dtype t)
 {
-    if (t == RA_BOOL)
-        return ra_scalar_bool(true);
-    if (t == RA_COMPLEX64 || t == RA_COMPLEX128)
-        return ra_scalar_complex(0.5, -1);
-    if (t == RA_FLOAT32 || t == RA_FLOAT64)
-        return ra_scalar_float(0.25);
+    if (t == RA_BOOL) return ra_scalar_bool(true);
+    if (t == RA_COMPLEX64 || t == RA_COMPLEX128) return ra_scalar_complex(0.5, -1);
+    if (t == RA_FLOAT32 || t == RA_FLOAT64) return ra_scalar_float(0.25);
     return ra_scalar_int(3);
 }
 
@@ -71,8 +68,8 @@ static void compare(ra_device dev, int want_st, ra_array *want, int got_st, ra_a
                ra_ctx_message(ctx));
     } else {
         /* DEV-DS-10: the output lives on the inputs' device. */
-        OK(ra_device_eq(ra_array_device(got), dev), "%s: %s %s result on %s (DEV-DS-10)", ds,
-           what, ra_dtype_name(t), ds);
+        OK(ra_device_eq(ra_array_device(got), dev), "%s: %s %s result on %s (DEV-DS-10)", ds, what,
+           ra_dtype_name(t), ds);
         OK(same_values(ctx, want, got), "%s: %s %s values equal the host's", ds, what,
            ra_dtype_name(t));
     }
@@ -97,14 +94,10 @@ static void test_dtype(ra_device dev, ra_dtype t)
         goto done;
     }
     int st = ra_to_device(ctx, ha, dev, NULL, &da);
-    if (st == RA_OK)
-        st = ra_to_device(ctx, hn, dev, NULL, &dn);
-    if (st == RA_OK)
-        st = ra_to_device(ctx, hb, dev, NULL, &db);
-    if (st == RA_OK)
-        st = ra_to_device(ctx, hc, dev, NULL, &dc);
-    if (st == RA_OK)
-        st = ra_to_device(ctx, hm, dev, NULL, &dm);
+    if (st == RA_OK) st = ra_to_device(ctx, hn, dev, NULL, &dn);
+    if (st == RA_OK) st = ra_to_device(ctx, hb, dev, NULL, &db);
+    if (st == RA_OK) st = ra_to_device(ctx, hc, dev, NULL, &dc);
+    if (st == RA_OK) st = ra_to_device(ctx, hm, dev, NULL, &dm);
     ra_device_props props;
     if (st == RA_E_DTYPE_DEVICE && ra_device_props_get(ctx, dev, &props) == RA_OK &&
         !props.has_float64 && (t == RA_FLOAT64 || t == RA_COMPLEX128)) {
@@ -259,16 +252,12 @@ static void test_large_reduction(ra_device dev)
     ra_array *x = NULL, *y = NULL, *s = NULL, *m = NULL;
     int st = ra_arange(ctx, ra_scalar_int(n), NULL, NULL,
                        &(ra_opts){.dtype = RA_INT64, .device_value = &dev}, &x);
-    if (st == RA_OK)
-        st = ra_reduce(ctx, RA_SUM, x, NULL, &s);
+    if (st == RA_OK) st = ra_reduce(ctx, RA_SUM, x, NULL, &s);
     int64_t sum = -1, max = -1;
-    if (st == RA_OK)
-        st = ra_array_read(ctx, s, &sum, sizeof sum);
+    if (st == RA_OK) st = ra_array_read(ctx, s, &sum, sizeof sum);
     EXPECT_INT(sum, n * (n - 1) / 2, "%s: sum(arange(2^20)) over all axes", ds);
-    if (st == RA_OK)
-        st = ra_reduce(ctx, RA_MAX, x, NULL, &m);
-    if (st == RA_OK)
-        st = ra_array_read(ctx, m, &max, sizeof max);
+    if (st == RA_OK) st = ra_reduce(ctx, RA_MAX, x, NULL, &m);
+    if (st == RA_OK) st = ra_array_read(ctx, m, &max, sizeof max);
     EXPECT_INT(max, n - 1, "%s: max(arange(2^20)) over all axes", ds);
     /* float32: 2^20 ones sum exactly to 2^20 in any order. */
     if (st == RA_OK)
@@ -276,14 +265,10 @@ static void test_large_reduction(ra_device dev)
     ra_array_release(s);
     s = NULL;
     float fs = -1;
-    if (st == RA_OK)
-        st = ra_reduce(ctx, RA_SUM, y, NULL, &s);
-    if (st == RA_OK)
-        st = ra_array_read(ctx, s, &fs, sizeof fs);
-    OK(st == RA_OK && fs == (float)n, "%s: sum(ones(2^20, float32)) == 2^20 (observed %g)", ds,
-       fs);
-    if (st != RA_OK)
-        printf("#   %s: %s\n", ra_status_name(st), ra_ctx_message(ctx));
+    if (st == RA_OK) st = ra_reduce(ctx, RA_SUM, y, NULL, &s);
+    if (st == RA_OK) st = ra_array_read(ctx, s, &fs, sizeof fs);
+    OK(st == RA_OK && fs == (float)n, "%s: sum(ones(2^20, float32)) == 2^20 (observed %g)", ds, fs);
+    if (st != RA_OK) printf("#   %s: %s\n", ra_status_name(st), ra_ctx_message(ctx));
     ra_array_release(x);
     ra_array_release(y);
     ra_array_release(s);

@@ -33,15 +33,12 @@ static void *worker(void *arg)
         ra_array *x = NULL, *xf = NULL, *y = NULL, *s = NULL;
         int st = ra_full(ctx, &n, 1, ra_scalar_int(j->id + r),
                          &(ra_opts){.dtype = t, .device_value = &gpus[g]}, &x);
-        if (st == RA_OK)
-            st = ra_astype(ctx, x, RA_FLOAT32, NULL, &xf);
+        if (st == RA_OK) st = ra_astype(ctx, x, RA_FLOAT32, NULL, &xf);
         if (st == RA_OK)
             st = ra_binary(ctx, RA_ADD, ra_operand_array(xf), ra_operand_array(shared[g]), &y);
-        if (st == RA_OK)
-            st = ra_reduce(ctx, RA_SUM, y, NULL, &s);
+        if (st == RA_OK) st = ra_reduce(ctx, RA_SUM, y, NULL, &s);
         float sum = 0;
-        if (st == RA_OK)
-            st = ra_array_read(ctx, s, &sum, sizeof sum);
+        if (st == RA_OK) st = ra_array_read(ctx, s, &sum, sizeof sum);
         /* sum(k + i for i < 256) = 256 k + 255 * 256 / 2, exact in float32. */
         float want = 256.0f * (float)(j->id + r) + 32640.0f;
         if (st != RA_OK || sum != want) {
@@ -61,8 +58,7 @@ static void *worker(void *arg)
 
 int main(void)
 {
-    if (!OK(ra_ctx_create(NULL, &ctx) == RA_OK, "context created"))
-        return tap_done();
+    if (!OK(ra_ctx_create(NULL, &ctx) == RA_OK, "context created")) return tap_done();
     ngpu = gpu_devices(ctx, gpus, 4);
     if (ngpu == 0) {
         tap_skip("no OpenCL device is available", "threads sharing gpu devices");
