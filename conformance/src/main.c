@@ -23,6 +23,8 @@ static const char USAGE[] =
     "       devspec list [cases|features|profiles|adapters] [--cases PATH]... [--json]\n"
     "       devspec coverage [--profile P]... [--core] [--fail-uncovered LEVELS] [--json]\n"
     "       devspec validate [--cases PATH]...  load and check case files, run nothing\n"
+    "       devspec expectations REPORT.json  print an expectations file for the failures\n"
+    "                                         of a report (review before committing it)\n"
     "       devspec --help | --version\n"
     "\n"
     "run options:\n"
@@ -622,6 +624,60 @@ static int cmd_validate(args *a)
     return rc;
 }
 
+/* devspec expectations REPORT: one line per case whose observed status was a failure
+ * (fail, error, crash, timeout), with its message as the reason, so a baseline is
+ * regenerated from a run and reviewed as a diff. The reasons need a human: a maintainer
+ * replaces each with the library's issue. */
+static int cmd_expectations(int argc, char **argv)
+{
+    if (argc != 3)
+        return usage_error("%s", "expectations needs one report: devspec expectations REPORT.json");
+    const char *path = argv[2];
+    size_t len;
+    char *text = ds__read_file(path, &len);
+    if (!text) {
+        fprintf(stderr, "devspec: cannot read %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    cJSON *doc = cJSON_ParseWithLength(text, len);
+    free(text);
+    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
+    if (!cJSON_IsArray(cases)) {
+        fprintf(stderr, "devspec: %s is not a devspec JSON report (no \"cases\" list)\n", path);
+        cJSON_Delete(doc);
+        return 2;
+    }
+    const cJSON *hdr = cJSON_GetObjectItemCaseSensitive(doc, "header");
+    const cJSON *lib = cJSON_GetObjectItemCaseSensitive(hdr, "library");
+    const cJSON *ln = cJSON_GetObjectItemCaseSensitive(lib, "name");
+    const cJSON *lv = cJSON_GetObjectItemCaseSensitive(lib, "version");
+    printf("# Known results of %s %s, from %s. Replace each reason with the library's issue.\n",
+           cJSON_IsString(ln) ? ln->valuestring : "?", cJSON_IsString(lv) ? lv->valuestring : "?",
+           path);
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cases)
+    {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "id");
+        const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "observed_status");
+        const cJSON *why = cJSON_GetObjectItemCaseSensitive(c, "reason");
+        if (!cJSON_IsString(id) || !cJSON_IsString(st))
+            continue;
+        int s = ds__status_parse(st->valuestring);
+        if (s != DS_FAIL && s != DS_ERROR && s != DS_CRASH && s != DS_TIMEOUT)
+            continue;
+        printf("%s %s", id->valuestring, st->valuestring);
+        if (cJSON_IsString(why) && why->valuestring[0]) {
+            fputs(" # ", stdout);
+            /* one line: the reason ends at the first newline */
+            for (const char *p = why->valuestring; *p && *p != '\n'; p++)
+                putchar(*p);
+        }
+        putchar('\n');
+    }
+    cJSON_Delete(doc);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -638,9 +694,12 @@ int main(int argc, char **argv)
                DS_PROTOCOL_VERSION, DS_REPORT_VERSION);
         return 0;
     }
+    if (!strcmp(cmd, "expectations"))
+        return cmd_expectations(argc, argv);
     if (strcmp(cmd, "run") && strcmp(cmd, "list") && strcmp(cmd, "coverage") &&
         strcmp(cmd, "validate"))
-        return usage_error("unknown command '%s' (run, list, coverage, validate)", cmd);
+        return usage_error("unknown command '%s' (run, list, coverage, validate, expectations)",
+                           cmd);
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(USAGE, stdout);

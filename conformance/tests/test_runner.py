@@ -456,6 +456,23 @@ def group_expectations(env):
           if c.get("name") == "pass.describe-default"][0]
     check(tc.find("failure") is not None and tc.find("failure").get("type") == "xpass",
           "JUnit with --strict: an xpass is a failure of type xpass", "xpass", ET.tostring(tc))
+    # devspec expectations REPORT regenerates a baseline; with it the same run exits 0.
+    base = env.path("base.json")
+    env.run(["run", "--cases", os.path.join(CASES, "fail.json"), "--adapter-cmd", fake_cmd(),
+             "--report", base])
+    rc, out, err = env.run(["expectations", base], spec=False)
+    gen = env.path("generated.txt")
+    with open(gen, "w") as f:
+        f.write(out)
+    entries = [l.split()[:2] for l in out.splitlines() if l and not l.startswith("#")]
+    check(rc == 0 and ["fail.wrong-dtype", "fail"] in entries and ["error.protocol-origin", "error"] in entries
+          and len(entries) == 10, "devspec expectations lists every failure with its status", 10,
+          (rc, entries))
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "fail.json"), "--adapter-cmd", fake_cmd(),
+                            "--expectations", gen, "--report", env.path("again.json"), "--strict"])
+    check(rc == 0 and set(statuses(load_report(env.path("again.json"))).values()) == {"xfail", "skip"},
+          "the regenerated expectations make the same run pass, even with --strict", 0, (rc, err))
+
     # An expected fail that becomes a crash is a new failure (not xfail), and vice versa.
     exp3 = env.path("fake3.txt")
     with open(exp3, "w") as f:
