@@ -165,9 +165,10 @@ def summary(reports, startup, wall):
         gate = "ok" if not f.get("unexpected") else "%d unexpected" % len(f["unexpected"])
         if not f.get("complete", True):
             gate += ", incomplete"
-        out.append("| [%s](%s) | %s | %d | %s | %s | %s |" % (
-            label, os.path.basename(path), h["library"].get("version", "?"),
-            len(h.get("devices", [])),
+        devices = ", ".join("`%s`" % d.get("str", d.get("handle", "?"))
+                            for d in h.get("devices", []))
+        out.append("| [%s](%s) | %s | %s | %s | %s | %s |" % (
+            label, os.path.basename(path), h["library"].get("version", "?"), devices or "–",
             " | ".join(str(c.get(s, 0)) for s in STATUSES), gate,
             " | ".join(fmt_seconds(x) for x in (up, own, elapsed))))
     out.append("")
