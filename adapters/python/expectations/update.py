@@ -4,8 +4,8 @@
     update.py LIBRARY REPORT.json      (writes LIBRARY.txt beside this script)
 
 Run the suite with no expectations first, e.g.
-    devspec run --adapter jax --expectations /dev/null --report /tmp/jax.json
-then `update.py jax /tmp/jax.json`. Every case that did not pass or skip is written with the
+    devspec run --adapter jax --expectations /dev/null --report jax-run.json
+then `update.py jax jax-run.json`. Every case that did not pass or skip is written with the
 reason of the first rule below that matches its id and the runner's account of the failure;
 a failure that no rule explains is printed and the file is left unchanged (exit 1), so each
 entry's reason is written by a person who looked at what the library does. Standard-library
