@@ -366,7 +366,7 @@ typedef struct ra_opts {
 } ra_opts;
 
 /* Where the result of a function with a device option goes (the inference order,
- * DEV-DS-14b, IVY-...): an explicit device (opts->device or opts->device_value) wins;
+ * DEV-DS-14b, IVY-INFER-1): an explicit device (opts->device or opts->device_value) wins;
  * otherwise the device of the array argument (asarray from an array, *_like, astype);
  * otherwise the calling thread's innermost scoped default (ra_default_push); otherwise the
  * context's global default. ra_ctx_set_inference selects the 2021.12-2024.12 order instead.
@@ -527,7 +527,8 @@ RA_API int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_arr
 RA_API int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_array **out);
 
 /* ---------------------------------------------------------------------------------------
- * Default devices, scopes and soft device mode (DEV-DS-13, DEV-DS-14a/b, IVY-...)
+ * Default devices, scopes and soft device mode (DEV-DS-13, DEV-DS-14a/b, IVY-INFER-*, IVY-SOFT-*,
+ * IVY-CTX-*)
  * ------------------------------------------------------------------------------------- */
 
 /* The device a creation function uses now with no device option and no array argument:
@@ -551,17 +552,20 @@ RA_API int ra_default_unset(ra_ctx *ctx);
 RA_API int ra_default_push(ra_ctx *ctx, ra_device dev);
 
 /* Leaves the calling thread's innermost scope: restores the previous scoped default (or
- * none) and pops the soft mode entry its push made (so the soft mode of before the push is
- * back, unless the scope itself changed the soft mode stack: see spec/decisions.md).
- * Returns RA_E_NULL, RA_E_SCOPE_EMPTY (no scope; nothing changes). */
+ * none) and restores soft mode to exactly its state before the matching push (the scope's
+ * own entry and whatever was set inside the scope and not unset are dropped). Returns
+ * RA_E_NULL, RA_E_SCOPE_EMPTY (no scope in this thread; nothing changes). */
 RA_API int ra_default_pop(ra_ctx *ctx);
 
 /* The calling thread's number of open scopes. */
 RA_API size_t ra_default_depth(ra_ctx *ctx);
 
 /* Soft device mode, per thread, as a stack like Ivy's: ra_soft_set pushes a value,
- * ra_soft_unset pops one (a no-op on an empty stack), ra_soft_get reads the top (false when
- * empty). Returns RA_E_NULL, RA_E_NOMEM. */
+ * ra_soft_unset pops one (a no-op on an empty stack, and it never pops the entry of an open
+ * scope: that one goes with ra_default_pop), ra_soft_get reads the top (false when empty).
+ * When on, operations whose inputs are on different devices copy them to the default device
+ * (ra_default_device) and compute there; see also ra_ctx_set_soft_policy. Returns RA_E_NULL,
+ * RA_E_NOMEM. */
 RA_API int ra_soft_set(ra_ctx *ctx, bool enabled);
 RA_API int ra_soft_unset(ra_ctx *ctx);
 RA_API bool ra_soft_get(ra_ctx *ctx);
@@ -637,7 +641,9 @@ RA_API int ra_util_total_memory(ra_ctx *ctx, ra_device dev, uint64_t *out);
 RA_API int ra_util_used_memory(ra_ctx *ctx, ra_device dev, uint64_t *out);
 /* Utilisation in percent [0, 100] where the backend can measure it; otherwise
  * RA_E_NOT_MEASURABLE (NotImplementedError kind) and *out untouched: refarray never
- * invents a number. Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE, RA_E_NOT_MEASURABLE. */
+ * invents a number. cpu measures the share of non-idle CPU time over 100 ms (the call takes
+ * that long); OpenCL has no utilisation query, so gpu devices answer RA_E_NOT_MEASURABLE.
+ * Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE, RA_E_NOT_MEASURABLE. */
 RA_API int ra_util_utilisation(ra_ctx *ctx, ra_device dev, double *out);
 
 #ifdef __cplusplus
