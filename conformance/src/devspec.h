@@ -318,6 +318,7 @@ typedef struct ds_options {
     bool progress;
     bool color;
     double timeout;
+    double start_timeout; /* for hello, first and replayed: libraries can be slow to load */
     int max_restarts;
     const char *adapter_label; /* shown in reports */
     const char *adapter_spec;  /* --adapter as given, or the command */

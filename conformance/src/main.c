@@ -44,6 +44,7 @@ static const char USAGE[] =
     "  --junit PATH            also write JUnit XML\n"
     "  --tap / --no-tap        TAP 14 on stdout (default on)\n"
     "  --timeout SECONDS       per case, out of process (default 10; 0: none)\n"
+    "  --start-timeout SECONDS for the adapter's hello, also after a restart (default 60)\n"
     "  --max-restarts N        worker restarts before the run stops (default 10)\n"
     "  --strict                unexpected passes and stale expectations fail the run\n"
     "  --no-progress           no progress line on stderr\n"
@@ -105,7 +106,7 @@ typedef struct args {
     const char *adapter, *adapter_cmd, *expectations, *report, *junit, *spec, *fail_uncovered;
     const char *what;
     bool tap, strict, progress, in_process, json, core;
-    double timeout;
+    double timeout, start_timeout;
     int max_restarts;
 } args;
 
@@ -135,6 +136,7 @@ static int parse(int argc, char **argv, int first, args *a, const char *cmd)
     a->tap = true;
     a->progress = true;
     a->timeout = 10;
+    a->start_timeout = 60;
     a->max_restarts = 10;
     for (int i = first; i < argc; i++) {
         bool m = false, bad = false;
@@ -170,6 +172,11 @@ static int parse(int argc, char **argv, int first, args *a, const char *cmd)
             a->timeout = v ? strtod(v, &end) : 0;
             if (v && (*end || a->timeout < 0 || !v[0]))
                 return usage_error("--timeout needs a number of seconds >= 0, not '%s'", v);
+        } else if (OPT("--start-timeout")) {
+            char *end;
+            a->start_timeout = v ? strtod(v, &end) : 0;
+            if (v && (*end || a->start_timeout < 0 || !v[0]))
+                return usage_error("--start-timeout needs a number of seconds >= 0, not '%s'", v);
         } else if (OPT("--max-restarts")) {
             char *end;
             long n = v ? strtol(v, &end, 10) : 0;
@@ -357,6 +364,7 @@ static int cmd_run(args *a, int argc, char **argv)
     const char *nc = getenv("NO_COLOR");
     o.color = o.progress && !(nc && nc[0]);
     o.timeout = a->timeout;
+    o.start_timeout = a->start_timeout;
     o.max_restarts = a->max_restarts;
     o.adapter_label = label;
     o.adapter_spec = a->adapter_cmd ? a->adapter_cmd : a->adapter;

@@ -240,10 +240,12 @@ static int hello(runner *r, char *err, size_t errlen)
     cJSON *args = cJSON_CreateObject();
     cJSON_AddNumberToObject(args, "protocol", DS_PROTOCOL_VERSION);
     double saved = r->deadline;
-    r->deadline = r->o->timeout > 0 ? ds__now() + r->o->timeout : 0;
+    r->deadline = r->o->start_timeout > 0 ? ds__now() + r->o->start_timeout : 0;
     reply rep;
     step_end e = request(r, "hello", args, &rep, false);
     r->deadline = saved;
+    if (e == STEP_TIMEOUT)
+        failmsg(r, "no reply to hello within %.3g s (--start-timeout)", r->o->start_timeout);
     if (e != STEP_OK) {
         const char *tail = ds__adapter_stderr(r->ad);
         snprintf(err, errlen, "hello failed: %s%s%s", r->msg.data, tail[0] ? "; stderr: " : "",
@@ -733,6 +735,7 @@ static cJSON *make_header(runner *r, const char *adapter_error)
     else
         cJSON_AddNullToObject(cfg, "profile");
     cJSON_AddNumberToObject(cfg, "timeout", o->timeout);
+    cJSON_AddNumberToObject(cfg, "start_timeout", o->start_timeout);
     cJSON_AddNumberToObject(cfg, "max_restarts", o->max_restarts);
     cJSON_AddBoolToObject(cfg, "strict", o->strict);
     cJSON *exj = cJSON_AddObjectToObject(cfg, "expectations");

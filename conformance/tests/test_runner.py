@@ -395,6 +395,12 @@ def group_isolation(env):
           r["header"]["adapter"])
     check("Bail out!" in out, "TAP says Bail out! when the adapter cannot start", "Bail out!", out)
     check_schema(env, rep, env.path("nostart.jsonl"), "no start")
+    t0 = time.time()
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--start-timeout", "1",
+                            "--adapter-cmd", fake_cmd("--hang-hello", "--hang-seconds", "30"),
+                            "--report", env.path("slow.json")])
+    check(rc == 3 and "--start-timeout" in err and time.time() - t0 < 15,
+          "a hello past --start-timeout: exit 3, promptly", 3, (rc, err, time.time() - t0))
     for opts, what in ((("--protocol", "2"), "another protocol version"),
                        (("--hello-garbage",), "garbage instead of hello")):
         rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"),
