@@ -580,11 +580,12 @@ class IvyBackend(ArrayAPIBackend):
     def num_cpu_cores(self):
         return self.ivy.num_cpu_cores()
 
+    # Ivy reports memory in gigabytes (bytes / 1e9); the protocol counts bytes.
     def total_memory(self, dev):
-        return self.ivy.total_mem_on_dev(dev)
+        return round(self.ivy.total_mem_on_dev(dev) * 1e9)
 
     def used_memory(self, dev):
-        return self.ivy.used_mem_on_dev(dev)
+        return round(self.ivy.used_mem_on_dev(dev) * 1e9)
 
     def utilisation(self, dev):
         return self.ivy.dev_util(dev)

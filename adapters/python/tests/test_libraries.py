@@ -217,6 +217,15 @@ def test_ivy_device_strings_and_soft_mode():
     assert a.ok("soft.get") is False
     assert a.ok("util.num_cpu_cores") >= 1
     assert a.ok("util.num_gpus") == 0
+    # Ivy answers gigabytes; the protocol counts bytes (psutil's total, to within 1 kB).
+    import os
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    assert abs(a.ok("util.total_memory", {"device": h["devices"][0]}) - total) < 1000
+    used = a.ok("util.used_memory", {"device": h["devices"][0]})
+    assert 0 < used < total
+    assert 0 <= a.ok("util.utilisation", {"device": h["devices"][0]}) <= 100
+    e = a.err("util.total_memory", {"device": {"str": "cpu:0"}})
+    assert e["origin"] == "library" and "Invalid device string" in e["message"]
 
 
 # -- every reply has the shape of spec/schema/reply.json ------------------------------------
