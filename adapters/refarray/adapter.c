@@ -8,6 +8,10 @@
  *                                      claims priority-context-first instead of
  *                                      priority-input-first.
  *   DEVSPEC_REFARRAY_NO_OPENCL=1       open refarray without its OpenCL devices (cpu only).
+ *   DEVSPEC_REFARRAY_SOFT=move-all     soft device mode moves every input to the default
+ *                                      device (Ivy's rule as its guide shows it) instead of
+ *                                      refarray's default, move-mixed (inputs sharing one
+ *                                      device stay there).
  *
  * refarray's functions are bound weakly: an op whose function the loaded refarray does not
  * export answers NotImplementedError, and a feature is claimed only when every function it
@@ -77,6 +81,7 @@ _Static_assert((int)DS_BOOL == (int)RA_BOOL && (int)DS_INT64 == (int)RA_INT64 &&
 #pragma weak ra_soft_unset
 #pragma weak ra_soft_get
 #pragma weak ra_ctx_set_inference
+#pragma weak ra_ctx_set_soft_policy
 #pragma weak ra_info_devices
 #pragma weak ra_info_default_dtypes
 #pragma weak ra_info_dtypes
@@ -199,6 +204,24 @@ static int open_lib(void **lib)
                  ra_ctx_message ? ra_ctx_message(NULL) : "");
         free(a);
         return -1;
+    }
+    const char *soft = getenv("DEVSPEC_REFARRAY_SOFT");
+    if (soft != NULL && strcmp(soft, "move-all") != 0 && strcmp(soft, "move-mixed") != 0) {
+        ds_error("ValueError",
+                 "DEVSPEC_REFARRAY_SOFT is \"%.40s\"; it must be \"move-all\" or \"move-mixed\"",
+                 soft);
+        ra_ctx_destroy(a->ctx);
+        free(a);
+        return -1;
+    }
+    if (soft != NULL) {
+        if (!ra_ctx_set_soft_policy) {
+            ra_ctx_destroy(a->ctx);
+            free(a);
+            return DS_NOT_IMPLEMENTED;
+        }
+        ra_ctx_set_soft_policy(a->ctx, strcmp(soft, "move-all") == 0 ? RA_SOFT_MOVE_ALL
+                                                                     : RA_SOFT_MOVE_MIXED);
     }
     if (a->legacy) {
         if (!ra_ctx_set_inference) {
