@@ -3,7 +3,8 @@
 # library of adapters/adapters.json, each with its expectations file, then the compliance
 # summary. Writes reports/NAME.json for each adapter and reports/SUMMARY.md.
 #
-#   scripts/publish-reports.sh [--no-setup] [NAME...]   (default: every adapter below)
+#   scripts/publish-reports.sh [--no-setup] [NAME...]   (default: every adapter of
+#                                                        adapters/adapters.json)
 #
 # A report is moved into reports/ only when its run completed; a run that could not start
 # or stopped early leaves the published report as it was and is named on stderr.
@@ -28,7 +29,11 @@ fi
 python=.venv/bin/python
 [ -x "$python" ] || python=/usr/bin/python3
 names=("$@")
-[ ${#names[@]} -gt 0 ] || names=(refarray numpy array-api-strict jax torch tinygrad ivy)
+if [ ${#names[@]} -eq 0 ]; then
+    # Every adapter adapters/adapters.json names, in its order.
+    mapfile -t names < <("$python" -c 'import json, sys
+for a in json.load(open(sys.argv[1]))["adapters"]: print(a["name"])' adapters/adapters.json)
+fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -5,8 +5,8 @@ argument is a protocol error naming it), calls the backend, and turns the librar
 into handles. Standard-library only.
 """
 
-from .protocol import (ProtocolError, Server, TypedArray, Unsupported, arg, dtype_arg, int_arg,
-                       op, shape_arg, DTYPES)
+from .protocol import (MAX_READ, AdapterLimit, ProtocolError, Server, TypedArray, Unsupported,
+                       arg, dtype_arg, int_arg, op, shape_arg, DTYPES)
 
 BINARY = ("add", "subtract", "multiply", "divide", "equal", "less", "maximum")
 UNARY = ("negative", "abs", "sqrt")
@@ -227,6 +227,12 @@ def array_describe(server, args):
 @op("array.read")
 def array_read(server, args):
     x = server.array(args, "array")
+    count = 1
+    for n in server.backend.array_shape(x):
+        count *= n
+    if count > MAX_READ:
+        raise AdapterLimit("array.read: %d elements is more than the %d this adapter writes in "
+                           "one reply" % (count, MAX_READ))
     dtype, shape, flat = server.backend.read(x)
     if dtype not in DTYPES:
         raise Unsupported("the array's dtype %s has no protocol name" % dtype)

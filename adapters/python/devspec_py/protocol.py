@@ -29,6 +29,7 @@ INT_RANGES = {
     "uint32": (0, (1 << 32) - 1), "uint64": (0, (1 << 64) - 1),
 }
 EXACT_INT = 1 << 53  # beyond this, integers travel as decimal strings
+MAX_READ = 1 << 24  # array.read refuses larger arrays (spec/protocol.md)
 
 # The error kinds, most specific first. An exception's kind is the first of these it is an
 # instance of, so a subclass of ValueError is ValueError, and NotImplementedError (itself a
@@ -47,6 +48,14 @@ class ProtocolError(Exception):
     """A malformed request: origin "protocol"."""
 
     def __init__(self, message, kind="ValueError"):
+        super().__init__(message)
+        self.kind = kind
+
+
+class AdapterLimit(Exception):
+    """A request the adapter refuses for its own limits: origin "adapter", kind as given."""
+
+    def __init__(self, message, kind="MemoryError"):
         super().__init__(message)
         self.kind = kind
 
@@ -429,6 +438,8 @@ class Server:
             return self.failure(rid, exc.kind, str(exc), "protocol")
         except Unsupported as exc:
             return self.failure(rid, "NotImplementedError", str(exc), "adapter")
+        except AdapterLimit as exc:
+            return self.failure(rid, exc.kind, str(exc), "adapter")
         except Exception as exc:  # the library's own error: the behaviour under test
             message = "%s: %s" % (native_name(exc), exc)
             return self.failure(rid, error_kind(exc), message, "library")

@@ -294,3 +294,15 @@ def test_library_that_cannot_load_exits_3():
     assert proc.returncode == 3
     assert "cannot load torch: ModuleNotFoundError" in proc.stderr
     assert proc.stdout == ""
+
+
+@needs_numpy
+def test_read_refuses_more_than_2_to_the_24_elements(numpy_adapter):
+    a = numpy_adapter
+    a.ok("hello", {"protocol": 1})
+    big = a.ok("array.create", {"fn": "zeros", "shape": [1 << 12, (1 << 12) + 1],
+                                "dtype": "bool"})
+    e = a.err("array.read", {"array": big})
+    assert e["kind"] == "MemoryError" and e["origin"] == "adapter"
+    ok = a.ok("array.create", {"fn": "zeros", "shape": [1 << 10], "dtype": "bool"})
+    assert len(a.ok("array.read", {"array": ok})["data"]) == 1 << 10
