@@ -49,6 +49,8 @@ static cl_int zero_now(ra__cl_device *dev, ra__cl_buffer *b)
 static int prepare_input(ra__cl_device *dev, const void *buf)
 {
     ra__cl_buffer *b = (ra__cl_buffer *)buf;
+    if (!b) /* an empty array has no buffer */
+        return RA_OK;
     pthread_mutex_lock(&dev->lock);
     cl_int err = b->needs_zero ? zero_now(dev, b) : CL_SUCCESS;
     pthread_mutex_unlock(&dev->lock);
@@ -60,6 +62,8 @@ static int prepare_output(ra__cl_device *dev, void *buf, size_t offset, size_t n
 {
     ra__cl_buffer *b = buf;
     cl_int err = CL_SUCCESS;
+    if (!b)
+        return RA_OK;
     pthread_mutex_lock(&dev->lock);
     if (b->needs_zero) {
         if (offset == 0 && nbytes >= b->size)

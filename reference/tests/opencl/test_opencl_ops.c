@@ -275,6 +275,62 @@ static void test_large_reduction(ra_device dev)
     ra_array_release(m);
 }
 
+/* Empty arrays have no device buffer: every operation on them must still work as on cpu
+ * (sums of nothing are 0, max of nothing is refused, a product over an empty inner
+ * dimension is zeros). */
+static void test_empty(ra_device dev)
+{
+    const int64_t s03[2] = {0, 3}, s3[1] = {3}, s20[2] = {2, 0}, s02[2] = {0, 2};
+    const double v3[3] = {1, 2, 3};
+    ra_array *he = NULL, *hb = make(RA_FLOAT32, v3, NULL, s3, 1, 3), *hl = NULL, *hr = NULL;
+    ra_array *de = NULL, *db = NULL, *dl = NULL, *dr = NULL;
+    int st = ra_zeros(ctx, s03, 2, &(ra_opts){.dtype = RA_FLOAT32, .device = "cpu"}, &he);
+    if (st == RA_OK)
+        st = ra_zeros(ctx, s20, 2, &(ra_opts){.dtype = RA_FLOAT32, .device = "cpu"}, &hl);
+    if (st == RA_OK)
+        st = ra_zeros(ctx, s02, 2, &(ra_opts){.dtype = RA_FLOAT32, .device = "cpu"}, &hr);
+    if (st == RA_OK && hb)
+        st = ra_to_device(ctx, he, dev, NULL, &de);
+    if (st == RA_OK)
+        st = ra_to_device(ctx, hb, dev, NULL, &db);
+    if (st == RA_OK)
+        st = ra_to_device(ctx, hl, dev, NULL, &dl);
+    if (st == RA_OK)
+        st = ra_to_device(ctx, hr, dev, NULL, &dr);
+    if (OK(st == RA_OK && hb, "empty arrays made and moved")) {
+        ra_array *w = NULL, *g = NULL;
+        int ws = ra_binary(ctx, RA_ADD, ra_operand_array(he), ra_operand_array(hb), &w);
+        int gs = ra_binary(ctx, RA_ADD, ra_operand_array(de), ra_operand_array(db), &g);
+        compare(dev, ws, w, gs, g, "add(empty[0,3], b[3])", RA_FLOAT32);
+        ws = ra_unary(ctx, RA_SQRT, he, &w);
+        gs = ra_unary(ctx, RA_SQRT, de, &g);
+        compare(dev, ws, w, gs, g, "sqrt(empty)", RA_FLOAT32);
+        ws = ra_reduce(ctx, RA_SUM, he, NULL, &w);
+        gs = ra_reduce(ctx, RA_SUM, de, NULL, &g);
+        compare(dev, ws, w, gs, g, "sum(empty[0,3])", RA_FLOAT32);
+        const int axis0 = 0;
+        ws = ra_reduce(ctx, RA_SUM, he, &axis0, &w);
+        gs = ra_reduce(ctx, RA_SUM, de, &axis0, &g);
+        compare(dev, ws, w, gs, g, "sum(empty[0,3], axis=0)", RA_FLOAT32);
+        ws = ra_reduce(ctx, RA_MAX, he, &axis0, &w);
+        gs = ra_reduce(ctx, RA_MAX, de, &axis0, &g);
+        compare(dev, ws, w, gs, g, "max(empty[0,3], axis=0)", RA_FLOAT32);
+        ws = ra_matmul(ctx, hl, hr, &w);
+        gs = ra_matmul(ctx, dl, dr, &g);
+        compare(dev, ws, w, gs, g, "matmul([2,0], [0,2])", RA_FLOAT32);
+        ws = ra_astype(ctx, he, RA_INT8, NULL, &w);
+        gs = ra_astype(ctx, de, RA_INT8, NULL, &g);
+        compare(dev, ws, w, gs, g, "astype(empty)", RA_FLOAT32);
+        const ra_array *hs[2] = {he, he}, *gs2[2] = {de, de};
+        ws = ra_stack(ctx, hs, 2, 1, &w);
+        gs = ra_stack(ctx, gs2, 2, 1, &g);
+        compare(dev, ws, w, gs, g, "stack(empty, empty)", RA_FLOAT32);
+    }
+    ra_array *all[] = {he, hb, hl, hr, de, db, dl, dr};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ra_array_release(all[i]);
+}
+
 int main(void)
 {
     int st = ra_ctx_create(NULL, &ctx);
@@ -291,6 +347,7 @@ int main(void)
         for (size_t i = 0; i < N_DTYPES; i++)
             test_dtype(gpus[g], all_dtypes[i]);
         test_large_reduction(gpus[g]);
+        test_empty(gpus[g]);
     }
     ra_ctx_destroy(ctx);
     return tap_done();
