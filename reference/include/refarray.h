@@ -582,15 +582,18 @@ typedef enum ra_inference {
 /* What soft device mode moves (spec/decisions.md, "Default devices, scopes and soft
  * mode"). */
 typedef enum ra_soft_policy {
-    /* The default: inputs that share one device stay there (the 2025.12 order, DEV-DS-14b,
-     * and IVY-SOFT-2); inputs on different devices all go to the default device. */
+    /* Inputs that share one device stay there (IVY-SOFT-2's listed priority); inputs on
+     * different devices all go to the default device. */
     RA_SOFT_MOVE_MIXED = 0,
-    /* Ivy's rule as its guide states and shows it (IVY-SOFT-1, IVY-CTX-1): every input is
-     * moved to the default device, so operations inside a scope run on the scoped device. */
+    /* The default: Ivy's rule as its guide states and shows it (IVY-SOFT-1, IVY-CTX-1):
+     * every input is moved to the default device, so operations inside a scope (which turns
+     * soft mode on) run on the scoped device. With soft mode off neither policy moves
+     * anything, and the 2025.12 order (DEV-DS-14b) holds. */
     RA_SOFT_MOVE_ALL = 1,
 } ra_soft_policy;
 
-/* Sets the soft-mode policy for the whole context. Returns RA_E_NULL, RA_E_ARG. */
+/* Sets the soft-mode policy for the whole context (default RA_SOFT_MOVE_ALL). Returns
+ * RA_E_NULL, RA_E_ARG. */
 RA_API int ra_ctx_set_soft_policy(ra_ctx *ctx, ra_soft_policy policy);
 RA_API ra_soft_policy ra_ctx_soft_policy(const ra_ctx *ctx);
 

@@ -154,6 +154,12 @@ int ra__ctx_error(ra_ctx *ctx, int status, const char *fmt, ...)
  * if this call fails. ops must outlive the context (static storage). */
 int ra__ctx_add_device(ra_ctx *ctx, ra_device_type type, const ra__backend_ops *ops, void *impl);
 
+/* The host's CPU utilisation in percent [0, 100]: the share of non-idle CPU time over a
+ * 100 ms window from the kernel's counters (/proc/stat); RA_E_NOT_MEASURABLE where they
+ * cannot be read. For backends whose device is the host CPU (an OpenCL device of type
+ * CL_DEVICE_TYPE_CPU, such as PoCL's), this is that device's utilisation too. */
+int ra__host_utilisation(ra_ctx *ctx, double *percent);
+
 /* The host backend (cpu): its table and its device state constructor. */
 extern const ra__backend_ops ra__host_ops;
 

@@ -636,21 +636,26 @@ static bool read_cpu_times(uint64_t *busy, uint64_t *total)
 
 /* Host utilisation: the share of non-idle CPU time over a 100 ms window, from the kernel's
  * counters. Where /proc/stat is missing it cannot be measured. */
-static int host_utilisation(void *impl, double *percent)
+int ra__host_utilisation(ra_ctx *ctx, double *percent)
 {
-    host_impl *h = impl;
     uint64_t b0, t0, b1, t1;
     if (!read_cpu_times(&b0, &t0))
-        return ra__ctx_error(h->ctx, RA_E_NOT_MEASURABLE,
+        return ra__ctx_error(ctx, RA_E_NOT_MEASURABLE,
                              "cpu: utilisation cannot be measured (no /proc/stat)");
     struct timespec ts = {0, 100 * 1000 * 1000};
     nanosleep(&ts, NULL);
     if (!read_cpu_times(&b1, &t1) || t1 <= t0)
-        return ra__ctx_error(h->ctx, RA_E_NOT_MEASURABLE,
+        return ra__ctx_error(ctx, RA_E_NOT_MEASURABLE,
                              "cpu: utilisation cannot be measured (no progress in /proc/stat)");
     double p = 100.0 * (double)(b1 - b0) / (double)(t1 - t0);
     *percent = p < 0.0 ? 0.0 : p > 100.0 ? 100.0 : p;
     return RA_OK;
+}
+
+static int host_utilisation(void *impl, double *percent)
+{
+    host_impl *h = impl;
+    return ra__host_utilisation(h->ctx, percent);
 }
 
 static void host_close(void *impl)

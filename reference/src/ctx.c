@@ -214,7 +214,7 @@ int ra_ctx_create(const ra_ctx_options *opts, ra_ctx **out)
     ctx->flags = opts ? opts->flags : 0;
     ctx->serial = atomic_fetch_add(&next_ctx_serial, 1);
     atomic_init(&ctx->inference, RA_INFER_2025);
-    atomic_init(&ctx->soft_policy, RA_SOFT_MOVE_MIXED);
+    atomic_init(&ctx->soft_policy, RA_SOFT_MOVE_ALL);
     atomic_init(&ctx->live_arrays, 0);
     if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
         allocator.release(ctx, allocator.user_data);
@@ -332,5 +332,5 @@ int ra_ctx_set_soft_policy(ra_ctx *ctx, ra_soft_policy policy)
 
 ra_soft_policy ra_ctx_soft_policy(const ra_ctx *ctx)
 {
-    return ctx ? (ra_soft_policy)atomic_load(&((ra_ctx *)ctx)->soft_policy) : RA_SOFT_MOVE_MIXED;
+    return ctx ? (ra_soft_policy)atomic_load(&((ra_ctx *)ctx)->soft_policy) : RA_SOFT_MOVE_ALL;
 }

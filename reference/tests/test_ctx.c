@@ -82,12 +82,13 @@ int main(void)
     EXPECT_INT(ra_ctx_inference(a), RA_INFER_LEGACY, "an invalid set changes nothing");
     EXPECT_STATUS(NULL, ra_ctx_set_inference(NULL, RA_INFER_2025), RA_E_NULL, "NULL ctx");
     EXPECT_INT(ra_ctx_inference(NULL), RA_INFER_2025, "NULL ctx reads the default order");
-    EXPECT_INT(ra_ctx_soft_policy(a), RA_SOFT_MOVE_MIXED, "the default soft policy");
-    EXPECT_STATUS(a, ra_ctx_set_soft_policy(a, RA_SOFT_MOVE_ALL), RA_OK, "set move-all");
-    EXPECT_INT(ra_ctx_soft_policy(a), RA_SOFT_MOVE_ALL, "the policy is move-all now");
+    EXPECT_INT(ra_ctx_soft_policy(a), RA_SOFT_MOVE_ALL, "the default soft policy is move-all");
+    EXPECT_STATUS(a, ra_ctx_set_soft_policy(a, RA_SOFT_MOVE_MIXED), RA_OK, "set move-mixed");
+    EXPECT_INT(ra_ctx_soft_policy(a), RA_SOFT_MOVE_MIXED, "the policy is move-mixed now");
+    EXPECT_INT(ra_ctx_soft_policy(b), RA_SOFT_MOVE_ALL, "another context is unaffected");
     EXPECT_STATUS(a, ra_ctx_set_soft_policy(a, (ra_soft_policy)-1), RA_E_ARG, "unknown policy");
     EXPECT_STATUS(NULL, ra_ctx_set_soft_policy(NULL, RA_SOFT_MOVE_ALL), RA_E_NULL, "NULL ctx");
-    EXPECT_INT(ra_ctx_soft_policy(NULL), RA_SOFT_MOVE_MIXED, "NULL ctx reads the default");
+    EXPECT_INT(ra_ctx_soft_policy(NULL), RA_SOFT_MOVE_ALL, "NULL ctx reads the default");
     ra_ctx_destroy(a);
     ra_ctx_destroy(b);
 

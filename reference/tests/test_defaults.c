@@ -159,7 +159,8 @@ static void soft_mode(ra_ctx *ctx)
     EXPECT_VALUES(ctx, z, "soft add values", 3, 3);
     ra_array_release(z);
     EXPECT_DEV(ra_array_device(y), d1, "IVY-UTIL-7 the input itself did not move");
-    /* Inputs that share a device stay there under the default policy. */
+    /* Inputs that share a device stay there under the move-mixed policy. */
+    ra_ctx_set_soft_policy(ctx, RA_SOFT_MOVE_MIXED);
     EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(y), ra_operand_array(y), &z), RA_OK,
                   "soft mode on, inputs on one device");
     EXPECT_DEV(ra_array_device(z), d1, "IVY-SOFT-2 shared-device inputs stay (move-mixed)");
@@ -200,9 +201,6 @@ static void soft_mode(ra_ctx *ctx)
     EXPECT_DEV(ra_array_device(z), RA_CPU, "IVY-CTX-4 astype's explicit device wins");
     ra_array_release(z);
     ra_default_pop(ctx);
-    ra_ctx_set_soft_policy(ctx, RA_SOFT_MOVE_MIXED);
-    /* Soft mode towards a default that cannot hold the dtype is an error, not a silent
-     * change. */
     ra_default_unset(ctx);
     ra_array_release(x);
     ra_array_release(y);

@@ -165,6 +165,16 @@ int main(void)
     EXPECT_STATUS(ctx, ra_util_utilisation(ctx, g, &pct), RA_E_NOT_MEASURABLE,
                   "IVY-UTIL-5 no utilisation slot: not measurable");
 
+    /* Soft mode towards a default device that cannot hold an input's dtype is an error,
+     * not a silent change of dtype (DEV-DS-17). */
+    ra_default_set(ctx, g);
+    ra_soft_set(ctx, true);
+    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(h64), ra_operand_array(y), &z),
+                  RA_E_DTYPE_DEVICE, "soft mode cannot move float64 to a device without it");
+    OK(z == NULL, "no result");
+    ra_soft_unset(ctx);
+    ra_default_unset(ctx);
+
     ra_array *all[] = {x, y, e, h64, m32};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ra_array_release(all[i]);
