@@ -668,11 +668,9 @@ static int cmd_expectations(int argc, char **argv)
         const cJSON *id = cJSON_GetObjectItemCaseSensitive(c, "id");
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "observed_status");
         const cJSON *why = cJSON_GetObjectItemCaseSensitive(c, "reason");
-        if (!cJSON_IsString(id) || !cJSON_IsString(st))
-            continue;
+        if (!cJSON_IsString(id) || !cJSON_IsString(st)) continue;
         int s = ds__status_parse(st->valuestring);
-        if (s != DS_FAIL && s != DS_ERROR && s != DS_CRASH && s != DS_TIMEOUT)
-            continue;
+        if (s != DS_FAIL && s != DS_ERROR && s != DS_CRASH && s != DS_TIMEOUT) continue;
         printf("%s %s", id->valuestring, st->valuestring);
         if (cJSON_IsString(why) && why->valuestring[0]) {
             fputs(" # ", stdout);
@@ -702,8 +700,7 @@ int main(int argc, char **argv)
                DS_PROTOCOL_VERSION, DS_REPORT_VERSION);
         return 0;
     }
-    if (!strcmp(cmd, "expectations"))
-        return cmd_expectations(argc, argv);
+    if (!strcmp(cmd, "expectations")) return cmd_expectations(argc, argv);
     if (strcmp(cmd, "run") && strcmp(cmd, "list") && strcmp(cmd, "coverage") &&
         strcmp(cmd, "validate"))
         return usage_error("unknown command '%s' (run, list, coverage, validate, expectations)",

@@ -1197,6 +1197,12 @@ int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite, ds_exp
     finish_reports(r, footer, ds__now() - t0, &write_failed);
     cJSON_Delete(footer);
     if (r->incomplete) fprintf(stderr, "devspec: the run is incomplete: %s\n", r->why_incomplete);
+    int ran = 0;
+    for (int i = 0; i < r->nresults; i++)
+        ran += r->results[i].status != DS_SKIP;
+    /* A run where nothing ran proves nothing, though nothing in it was unexpected. */
+    if (ran == 0)
+        fprintf(stderr, "devspec: warning: no case ran (%d selected, all skipped)\n", r->nresults);
     if (write_failed && gate == 0) gate = 3;
 
 done:;

@@ -600,6 +600,10 @@ def group_filters(env):
     rc, got, _ = ids(["--feature", "device-string", "--exclude-feature", "creation-device-kw"])
     check(got == ["pass.raises-kind", "pass.raises-any", "pass.either", "pass.literal-dollar"],
           "--exclude-feature is applied last", 4, got)
+    rep = env.path("none.json")
+    rc, out, err = env.run(["run"] + allc + ["--adapter-cmd", fake_cmd(), "--report", rep, "--case", "nothing.*"])
+    check(rc == 0 and "no case ran" in err and out.rstrip().endswith("1..0"),
+          "no case selected: a warning, the plan 1..0, exit 0", "warning", (rc, err, out))
     rc, got, r = ids(["--profile", "test-multi"])
     check(got == ["pass.mixed-devices-raise"], "--profile P runs the cases that count for it",
           ["pass.mixed-devices-raise"], got)
