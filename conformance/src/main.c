@@ -95,9 +95,16 @@ static int usage_error(const char *fmt, const char *arg)
     return 2;
 }
 
+/* The first SIGINT (or SIGTERM) stops the run cleanly: the case in flight is abandoned, the
+ * worker killed, the reports written with "complete": false. A second one ends the process
+ * at once, for an in-process adapter that hangs and never gives control back. */
 static void on_sigint(int sig)
 {
-    (void)sig;
+    if (ds__interrupted) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     ds__interrupted = 1;
 }
 
