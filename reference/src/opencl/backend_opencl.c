@@ -62,8 +62,7 @@ static int prepare_output(ra__cl_device *dev, void *buf, size_t offset, size_t n
 {
     ra__cl_buffer *b = buf;
     cl_int err = CL_SUCCESS;
-    if (!b)
-        return RA_OK;
+    if (!b) return RA_OK;
     pthread_mutex_lock(&dev->lock);
     if (b->needs_zero) {
         if (offset == 0 && nbytes >= b->size)
@@ -591,6 +590,13 @@ static int ocl_matmul(void *impl, ra_dtype dtype, const void *a, size_t a_offset
         status = prepare_output(dev, out, out_offset * ra_dtype_size(dtype),
                                 count * ra_dtype_size(dtype));
     if (status != RA_OK || count == 0) return status;
+    if (k_ == 0) {
+        /* An empty inner dimension: the operands are empty arrays without buffers, and
+         * every sum is 0. */
+        static const unsigned char zero[16];
+        return ocl_fill(impl, out, out_offset * ra_dtype_size(dtype), zero, ra_dtype_size(dtype),
+                        count);
+    }
     cl_ulong oa = a_offset, ob = b_offset, oc = out_offset, rows = n, kk = k_, cols = m;
     pthread_mutex_lock(&dev->lock);
     status = ra__cl_kernel(dev, RA_CL_MATMUL, dtype, dtype, "ra_matmul", &k);
