@@ -436,6 +436,25 @@ RA_API int ra_asarray(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_ar
 RA_API int ra_astype(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, const ra_opts *opts,
                      ra_array **out);
 
+/* from_dlpack (DEV-DLP-*): refarray's arrays are their own DLPack producers within a
+ * process, so importing one is asarray with the DLPack rules: on x's device unless an
+ * explicit device is given; opts->copy RA_COPY_DEFAULT or RA_COPY_IF_NEEDED returns x itself
+ * (retained) when nothing changes and copies otherwise, RA_COPY_ALWAYS always copies,
+ * RA_COPY_NEVER with a device change is RA_E_BUFFER (BufferError, DEV-DLP-16). opts->dtype
+ * must be RA_DTYPE_DEFAULT (DLPack keeps the dtype). Returns RA_E_NULL, RA_E_ARG, the device
+ * errors, RA_E_DTYPE_DEVICE, RA_E_BUFFER, RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_from_dlpack(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array **out);
+
+/* fftfreq(n, d): the sample frequencies of a length-n discrete Fourier transform with
+ * sample spacing d: [0, 1, ..., ceil(n/2)-1, -floor(n/2), ..., -1] / (d*n). rfftfreq: the
+ * non-negative ones, [0, 1, ..., floor(n/2)] / (d*n), n/2+1 values. The default dtype is the
+ * device's default floating dtype; an explicit dtype must be real floating (RA_E_DTYPE). The
+ * device follows the inference order (no array argument). Returns RA_E_NULL, RA_E_ARG
+ * (n < 1, d zero or not finite), RA_E_DTYPE, the device errors, RA_E_DTYPE_DEVICE,
+ * RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_fftfreq(ra_ctx *ctx, int64_t n, double d, const ra_opts *opts, ra_array **out);
+RA_API int ra_rfftfreq(ra_ctx *ctx, int64_t n, double d, const ra_opts *opts, ra_array **out);
+
 /* to_device (DEV-TODEV-*): a copy of x on dev with the same dtype, shape and values.
  * stream NULL uses the destination device's default queue; otherwise it must be that
  * device's stream (for an OpenCL device a cl_command_queue of it; cpu has no streams, so a

@@ -479,3 +479,75 @@ int ra_astype(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, const ra_opts *opt
     o.dtype = RA_DTYPE_DEFAULT;
     return convert(ctx, fn, x, dtype, &o, copy, out);
 }
+
+int ra_from_dlpack(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array **out)
+{
+    static const char fn[] = "ra_from_dlpack";
+    CHECK_CTX_OUT(fn);
+    CHECK_X(fn);
+    if (opts && opts->dtype != RA_DTYPE_DEFAULT)
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: DLPack keeps the dtype; dtype must not be given",
+                             fn);
+    ra_copy copy = opts && opts->copy != RA_COPY_DEFAULT ? opts->copy : RA_COPY_IF_NEEDED;
+    if (copy == RA_COPY_NEVER) {
+        /* DLPack's own error for an impossible zero-copy import is BufferError
+         * (DEV-DLP-16); asarray's is ValueError. */
+        ra__dev *dev;
+        int status = ra__infer_device(ctx, opts, x->dev, fn, &dev);
+        if (status != RA_OK) return status;
+        if (dev != x->dev) {
+            char b1[RA_DEVICE_STR_MAX], b2[RA_DEVICE_STR_MAX];
+            return ra__ctx_error(
+                ctx, RA_E_BUFFER, "%s: copy=False, but moving from '%s' to '%s' needs a copy", fn,
+                ra__device_str(x->dev->device, b1), ra__device_str(dev->device, b2));
+        }
+    }
+    return convert(ctx, fn, x, x->dtype, opts, copy, out);
+}
+
+/* fftfreq and rfftfreq share everything but the values. */
+static int fft_freq(ra_ctx *ctx, const char *fn, bool real, int64_t n, double d,
+                    const ra_opts *opts, ra_array **out)
+{
+    CHECK_CTX_OUT(fn);
+    int status = check_dtype_opt(ctx, opts, fn);
+    if (status != RA_OK) return status;
+    if (n < 1)
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: n is %lld; it must be >= 1", fn, (long long)n);
+    if (!(d != 0.0) || !isfinite(d))
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: d is %g; it must be finite and nonzero", fn, d);
+    if ((uint64_t)n > SIZE_MAX / sizeof(double) / 2)
+        return ra__ctx_error(ctx, RA_E_TOO_LARGE, "%s: n is too large", fn);
+    ra__dev *dev;
+    status = ra__infer_device(ctx, opts, NULL, fn, &dev);
+    if (status != RA_OK) return status;
+    ra_dtype dtype = opt_dtype(opts, ra__default_float(dev));
+    if (!ra__dtype_is_float(dtype))
+        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: dtype %s is not real floating", fn,
+                             ra_dtype_name(dtype));
+    status = ra__dtype_require(ctx, dev, dtype, fn);
+    if (status != RA_OK) return status;
+    int64_t len = real ? n / 2 + 1 : n;
+    double *host = ra__alloc(ctx, (size_t)len * sizeof(double));
+    if (!host)
+        return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for %lld values", fn,
+                             (long long)len);
+    double scale = 1.0 / (d * (double)n);
+    int64_t positive = real ? len : (n + 1) / 2; /* 0 .. ceil(n/2)-1, or all of rfftfreq */
+    for (int64_t i = 0; i < len; i++)
+        host[i] = (double)(i < positive ? i : i - n) * scale;
+    int64_t shape[1] = {len};
+    status = create_from_host(ctx, fn, dev, dtype, shape, 1, host, RA_FLOAT64, out);
+    ra__free(ctx, host);
+    return status;
+}
+
+int ra_fftfreq(ra_ctx *ctx, int64_t n, double d, const ra_opts *opts, ra_array **out)
+{
+    return fft_freq(ctx, "ra_fftfreq", false, n, d, opts, out);
+}
+
+int ra_rfftfreq(ra_ctx *ctx, int64_t n, double d, const ra_opts *opts, ra_array **out)
+{
+    return fft_freq(ctx, "ra_rfftfreq", true, n, d, opts, out);
+}

@@ -46,7 +46,7 @@ static void f_release(void *p, void *ud)
         }                                                                                          \
     } while (0)
 
-#define NARR 32
+#define NARR 40
 
 /* Uses every allocating function on dev; arrays land in a[], released by the caller. */
 static void scenario(ra_ctx *ctx, ra_device dev, ra_device other, ra_array **a, const char **bad,
@@ -120,6 +120,12 @@ static void scenario(ra_ctx *ctx, ra_device dev, ra_device other, ra_array **a, 
     ra_default_pop(ctx);
     ra_default_pop(ctx);
     ra_soft_unset(ctx);
+    STEP(ra_fftfreq(ctx, 5, 1.0, &on, &a[k]), a[k]);
+    k++;
+    STEP(ra_rfftfreq(ctx, 5, 1.0, &on, &a[k]), a[k]);
+    k++;
+    STEP(ra_from_dlpack(ctx, a[0], &(ra_opts){.device_value = &other}, &a[k]), a[k]);
+    k++;
 }
 
 static int run_device(ra_ctx *ctx, failing *f, ra_device dev, ra_device other)

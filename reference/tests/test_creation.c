@@ -147,6 +147,35 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     ra_array_release(x);
     EXPECT_STATUS(ctx, ra_eye(ctx, -1, 2, 0, &on, &x), RA_E_ARG, "%s: eye(-1)", ds);
 
+    /* fftfreq and rfftfreq. */
+    EXPECT_STATUS(ctx, ra_fftfreq(ctx, 4, 1.0, &on, &x), RA_OK, "%s: fftfreq(4)", ds);
+    EXPECT_DEV(ra_array_device(x), dev, "DEV-CREATE-1 %s: fftfreq is there", ds);
+    EXPECT_INT(ra_array_dtype(x), ft, "%s: fftfreq's dtype is the default float", ds);
+    EXPECT_VALUES(ctx, x, "fftfreq(4)", 0, 0.25, -0.5, -0.25);
+    ra_array_release(x);
+    EXPECT_STATUS(ctx, ra_fftfreq(ctx, 5, 0.5, &on, &x), RA_OK, "%s: fftfreq(5, 0.5)", ds);
+    double f5[5];
+    read_values(ctx, x, f5, 5);
+    OK(f5[0] == 0 && fabs(f5[1] - 0.4) < 1e-6 && fabs(f5[2] - 0.8) < 1e-6 &&
+           fabs(f5[3] + 0.8) < 1e-6 && fabs(f5[4] + 0.4) < 1e-6,
+       "%s: fftfreq(5, 0.5) is [0, 0.4, 0.8, -0.8, -0.4]", ds);
+    ra_array_release(x);
+    EXPECT_STATUS(ctx, ra_rfftfreq(ctx, 4, 1.0, &on, &x), RA_OK, "%s: rfftfreq(4)", ds);
+    EXPECT_DEV(ra_array_device(x), dev, "DEV-CREATE-1 %s: rfftfreq is there", ds);
+    EXPECT_VALUES(ctx, x, "rfftfreq(4)", 0, 0.25, 0.5);
+    ra_array_release(x);
+    EXPECT_STATUS(ctx, ra_rfftfreq(ctx, 5, 1.0, &on, &x), RA_OK, "%s: rfftfreq(5)", ds);
+    EXPECT_VALUES(ctx, x, "rfftfreq(5)", 0, 0.2, 0.4);
+    ra_array_release(x);
+    EXPECT_STATUS(ctx, ra_fftfreq(ctx, 1, 1.0, &on, &x), RA_OK, "%s: fftfreq(1)", ds);
+    EXPECT_VALUES(ctx, x, "fftfreq(1)", 0);
+    ra_array_release(x);
+    EXPECT_STATUS(ctx, ra_fftfreq(ctx, 0, 1.0, &on, &x), RA_E_ARG, "%s: fftfreq(0)", ds);
+    EXPECT_STATUS(ctx, ra_rfftfreq(ctx, 4, 0.0, &on, &x), RA_E_ARG, "%s: rfftfreq d=0", ds);
+    EXPECT_STATUS(ctx, ra_fftfreq(ctx, 4, NAN, &on, &x), RA_E_ARG, "%s: fftfreq d=NaN", ds);
+    EXPECT_STATUS(ctx, ra_fftfreq(ctx, 4, 1.0, &i32, &x), RA_E_DTYPE, "%s: fftfreq int32", ds);
+    EXPECT_STATUS(ctx, ra_fftfreq(ctx, 4, 1.0, &on, NULL), RA_E_NULL, "%s: fftfreq NULL out", ds);
+
     /* Shape errors. */
     int64_t negshape[1] = {-1};
     EXPECT_STATUS(ctx, ra_zeros(ctx, negshape, 1, &on, &x), RA_E_SHAPE, "%s: negative extent", ds);
@@ -317,6 +346,32 @@ static void on_device(ra_ctx *ctx, ra_device dev)
                   "%s: read into NULL", ds);
     EXPECT_STATUS(ctx, ra_array_read(ctx, NULL, buf6, 8), RA_E_NULL, "%s: read NULL array", ds);
     EXPECT_DEV(ra_array_device(x), dev, "%s: reading does not move the array", ds);
+
+    /* from_dlpack (DEV-DLP-*). */
+    EXPECT_STATUS(ctx, ra_from_dlpack(ctx, x, NULL, &y), RA_OK, "%s: from_dlpack(x)", ds);
+    OK(y == x, "%s: from_dlpack without a change is x itself (no copy)", ds);
+    ra_array_release(y);
+    EXPECT_STATUS(ctx, ra_from_dlpack(ctx, x, &(ra_opts){.copy = RA_COPY_ALWAYS}, &y), RA_OK,
+                  "%s: from_dlpack(copy=True)", ds);
+    OK(y != x, "%s: copy=True gives a new array", ds);
+    EXPECT_DEV(ra_array_device(y), dev, "%s: on x's device", ds);
+    EXPECT_VALUES(ctx, y, "from_dlpack copy values", 1.5, -2, 3, 4, 5, 6);
+    ra_array_release(y);
+    EXPECT_STATUS(ctx, ra_from_dlpack(ctx, x, &(ra_opts){.device = "cpu"}, &y), RA_OK,
+                  "%s: from_dlpack(device=cpu)", ds);
+    EXPECT_DEV(ra_array_device(y), RA_CPU, "%s: from_dlpack(device=cpu) is on cpu", ds);
+    EXPECT_VALUES(ctx, y, "from_dlpack to cpu values", 1.5, -2, 3, 4, 5, 6);
+    ra_array_release(y);
+    y = NULL;
+    EXPECT_STATUS(ctx,
+                  ra_from_dlpack(ctx, x, &(ra_opts){.device = "cpu", .copy = RA_COPY_NEVER}, &y),
+                  dev.type == RA_DEVICE_CPU ? RA_OK : RA_E_BUFFER,
+                  "DEV-DLP-16 %s: copy=False to another device is a BufferError kind", ds);
+    ra_array_release(y);
+    y = NULL;
+    EXPECT_STATUS(ctx, ra_from_dlpack(ctx, x, &(ra_opts){.dtype = RA_INT8}, &y), RA_E_ARG,
+                  "%s: from_dlpack with a dtype", ds);
+    EXPECT_STATUS(ctx, ra_from_dlpack(ctx, NULL, NULL, &y), RA_E_NULL, "%s: from_dlpack(NULL)", ds);
 
     /* DLPack device (DEV-DLP-1). */
     int32_t dt = -1, did = -1;
