@@ -11,25 +11,34 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(os.path.dirname(HERE), "devspec_adapter.py")
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 VENV_PYTHON = os.path.join(TOP, ".venv", "bin", "python")
+LIBRARY_NAMES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy")
 
-# Where each library's adapter runs and with what environment (as in adapters/adapters.json).
-LIBRARIES = {
-    "numpy": {},
-    "array-api-strict": {},
-    "jax": {"XLA_FLAGS": "--xla_force_host_platform_device_count=4", "JAX_ENABLE_X64": "1",
-            "JAX_PLATFORMS": "cpu"},
-    "torch": {},
-    "tinygrad": {"DEV": "CPU"},
-    "ivy": {},
-}
+
+def _registry():
+    """Each library's interpreter and environment, as adapters/adapters.json starts it."""
+    with open(os.path.join(TOP, "adapters", "adapters.json"), encoding="utf-8") as f:
+        entries = {a["name"]: a for a in json.load(f)["adapters"]}
+    out = {}
+    for name in LIBRARY_NAMES:
+        entry = entries[name]
+        command = [c.replace("${SOURCE}", TOP) for c in entry["command"]]
+        assert command[1:] == [PROGRAM, "--library", name], command
+        out[name] = (command[0], {k: v.replace("${SOURCE}", TOP)
+                                  for k, v in entry.get("env", {}).items()})
+    return out
+
+
+REGISTRY = _registry()
+LIBRARIES = {name: env for name, (_, env) in REGISTRY.items()}
 
 
 def interpreter(library):
-    """torch runs on Debian's interpreter (python3-torch); the others on the venv's, or on
-    the interpreter running the tests when there is no venv."""
-    if library == "torch":
-        return "/usr/bin/python3"
-    return VENV_PYTHON if os.path.exists(VENV_PYTHON) else sys.executable
+    """The interpreter adapters.json names (Debian's for torch, the venv's for the others);
+    the one running the tests when the venv does not exist."""
+    python = REGISTRY[library][0]
+    if python == VENV_PYTHON and not os.path.exists(VENV_PYTHON):
+        return sys.executable
+    return python
 
 
 @functools.lru_cache(maxsize=None)
