@@ -1,26 +1,83 @@
 #!/usr/bin/env bash
-# The main job: set-up, then the whole conformance suite against refarray, in both
-# transports, writing reports/refarray.json, reports/refarray.junit.xml and TAP on stdout.
+# The main job: set-up, then the whole conformance suite against refarray (or the adapters
+# named), each with its expectations file from adapters/adapters.json. Writes
+# OUT/NAME.json (the report), OUT/NAME.junit.xml and TAP on stdout.
 #
-#   scripts/run-suite.sh [--no-setup] [ADAPTER...]   (default adapter: refarray)
+#   scripts/run-suite.sh [--no-setup] [--out DIR] [--all] [--in-process] [ADAPTER...]
+#
+#   --out DIR      where the reports go (default: reports/runs)
+#   --all          every adapter of adapters/adapters.json
+#   --in-process   also run each adapter that has a shared object in process, and check
+#                  that both transports gave the same status for every case
+# The published reports in reports/ are made by scripts/publish-reports.sh instead.
+# Exit status: the worst of the runs (0 nothing unexpected, 1 unexpected results, 2 bad
+# case files, 3 an adapter could not start or a run is incomplete).
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-if [ "${1:-}" = "--no-setup" ]; then
+cd "$top" || exit 3
+setup=1
+out=reports/runs
+all=0
+inproc=0
+adapters=()
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --no-setup) setup=0 ;;
+    --out) out=$2; shift ;;
+    --all) all=1 ;;
+    --in-process) inproc=1 ;;
+    -*) echo "run-suite.sh: unknown option '$1'" >&2; exit 2 ;;
+    *) adapters+=("$1") ;;
+    esac
     shift
-else
+done
+if [ "$setup" -eq 1 ]; then
     bash scripts/setup.sh || exit 3
 fi
 export POCL_DEVICES="${POCL_DEVICES:-pthread pthread}"
-adapters=("$@")
-[ ${#adapters[@]} -gt 0 ] || adapters=(refarray)
-devspec=build/conformance/devspec
+build=${DEVSPEC_BUILD_DIR:-build}
+export DEVSPEC_SOURCE="$top" DEVSPEC_BUILD="$top/$build"
+devspec=$build/conformance/devspec
 if [ ! -x "$devspec" ]; then
-    echo "run-suite: $devspec is not built" >&2
+    echo "run-suite: $devspec is not built (run scripts/setup.sh)" >&2
     exit 3
 fi
-status=0
+if [ "$all" -eq 1 ]; then
+    mapfile -t adapters < <("$devspec" list adapters | awk '{print $1}')
+fi
+[ ${#adapters[@]} -gt 0 ] || adapters=(refarray)
+mkdir -p "$out"
+
+worst=0
+note() { [ "$1" -gt "$worst" ] && worst=$1; }
+summary=()
 for a in "${adapters[@]}"; do
-    "$devspec" run --adapter "$a" --report "reports/$a.json" --junit "reports/$a.junit.xml" || status=$?
+    echo "# devspec run --adapter $a" >&2
+    "$devspec" run --adapter "$a" --no-progress --report "$out/$a.json" --junit "$out/$a.junit.xml"
+    rc=$?
+    note "$rc"
+    summary+=("$a: exit $rc")
+    if [ "$inproc" -eq 1 ] && grep -q "\"name\": \"$a\"" adapters/adapters.json &&
+        python3 -c 'import json,sys
+a=[x for x in json.load(open("adapters/adapters.json"))["adapters"] if x["name"]==sys.argv[1]]
+sys.exit(0 if a and a[0].get("shared_object") else 1)' "$a"; then
+        echo "# devspec run --adapter $a --in-process" >&2
+        "$devspec" run --adapter "$a" --in-process --no-progress --no-tap \
+            --report "$out/$a.inprocess.json"
+        rc=$?
+        note "$rc"
+        summary+=("$a (in process): exit $rc")
+        python3 - "$out/$a.json" "$out/$a.inprocess.json" <<'PY' || { note 1; summary+=("$a: transports differ"); }
+import json, sys
+def statuses(path):
+    return {c["id"]: c["status"] for c in json.load(open(path))["cases"]}
+a, b = statuses(sys.argv[1]), statuses(sys.argv[2])
+diff = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+for k in diff:
+    print(f"transports differ: {k}: out of process {a.get(k)}, in process {b.get(k)}", file=sys.stderr)
+sys.exit(1 if diff else 0)
+PY
+    fi
 done
-exit "$status"
+printf '# %s\n' "${summary[@]}" >&2
+exit "$worst"

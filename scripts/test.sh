@@ -38,7 +38,7 @@ phase_python() {
     [ -d adapters/python/tests ] || { echo "no Python adapter tests yet"; return 0; }
     .venv/bin/python -m pytest -q adapters/python/tests
 }
-phase_suite() { bash scripts/run-suite.sh --no-setup; }
+phase_suite() { bash scripts/run-suite.sh --no-setup --all --in-process --out reports/runs/ci >/dev/null; }
 
 all=(unit asan tsan spec python suite)
 want=("$@")
