@@ -278,7 +278,9 @@ typedef struct ds_vendor {
     int (*device_from_ordinal)(void *lib, int64_t ordinal, ds_devobj *out); /* optional */
 
     /* info.* ; info_devices is required (hello lists its result). It fills at most `cap`
-     * devices and sets *n to the number the library has (a larger *n asks again). */
+     * devices and sets *n to the number the library has (a larger *n asks again). A NULL
+     * entry is a device the library reports as None: null in info.devices, left out of
+     * hello's list. */
     int (*info_devices)(void *lib, ds_devobj *out, size_t cap, size_t *n);
     int (*info_default_device)(void *lib, ds_devobj *out); /* optional; *out may be NULL */
     int (*info_default_dtypes)(void *lib, ds_device device, ds_default_dtypes *out); /* opt. */

@@ -399,6 +399,8 @@ static int op_hello(const req *r, cJSON **result)
         cJSON *h = NULL;
         ds_devobj d = devs[i];
         devs[i] = NULL;
+        /* A None device cannot be bound to $Dn: hello lists only real ones. */
+        if (d == NULL) continue;
         if (handle_result(r, DS__H_DEVICE, d, true, &h) < 0) goto fail;
         if (!ds__push(jdevs, h)) goto nomem;
         ds_device_info di = {0};
@@ -589,8 +591,12 @@ static int op_info_devices(const req *r, cJSON **result)
             release_obj(r, DS__H_DEVICE, devs[i]);
             continue;
         }
-        rc = handle_result(r, DS__H_DEVICE, devs[i], false, &h);
-        if (rc == 0 && !ds__push(list, h)) rc = oom(r);
+        /* A device the library reports as None travels as null (spec/protocol.md). */
+        if (devs[i] == NULL)
+            rc = ds__push(list, cJSON_CreateNull()) ? 0 : oom(r);
+        else if ((rc = handle_result(r, DS__H_DEVICE, devs[i], false, &h)) == 0 &&
+                 !ds__push(list, h))
+            rc = oom(r);
     }
     ds__free(devs);
     if (rc < 0) {
