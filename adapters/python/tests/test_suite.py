@@ -28,8 +28,8 @@ def test_suite_has_nothing_unexpected(library):
         pytest.skip(why)
     devspec, build = runner()
     if devspec is None:
-        pytest.skip("the runner is not built (%s)" % os.path.join("build", "conformance",
-                                                                 "devspec"))
+        pytest.skip("the runner is not built (no %s)" % os.path.relpath(
+            os.path.join(build, "conformance", "devspec"), TOP))
     env = dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build)
     with tempfile.TemporaryDirectory() as tmp:
         report_path = os.path.join(tmp, library + ".json")
