@@ -55,16 +55,25 @@ int main(int argc, char **argv)
     for (int i = 0; i < 1000; i++)
         k += (size_t)snprintf(asarray + k, sizeof asarray - k, "%s%.17g", i ? "," : "", i * 0.1);
     snprintf(asarray + k, sizeof asarray - k, "]}}}");
-    double small[2], big[2];
+    /* Best of five rounds, the transports interleaved, so that a busy machine (other work
+     * on the same cores) disturbs both alike and the minimum approaches the true cost. */
+    double small[2] = {1e9, 1e9}, big[2] = {1e9, 1e9};
     for (int i = 0; i < 2; i++) {
         const char *hello = "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}";
         free(drv_raw(t[i], hello, strlen(hello)));
-        small[i] = per_request(t[i], "{\"id\":2,\"op\":\"soft.get\"}", n);
-        big[i] = per_request(t[i], asarray, n / 10 > 0 ? n / 10 : 1);
-        free(drv_raw(t[i], "{\"id\":3,\"op\":\"reset\"}", 21));
+    }
+    for (int round = 0; round < 5; round++) {
+        for (int i = 0; i < 2; i++) {
+            double s = per_request(t[i], "{\"id\":2,\"op\":\"soft.get\"}", n);
+            double b = per_request(t[i], asarray, n / 10 > 0 ? n / 10 : 1);
+            free(drv_raw(t[i], "{\"id\":3,\"op\":\"reset\"}", 21));
+            small[i] = s < small[i] ? s : small[i];
+            big[i] = b < big[i] ? b : big[i];
+        }
+    }
+    for (int i = 0; i < 2; i++)
         printf("# %s: small op %.2f us/request; 1000-element asarray %.1f us/request\n", names[i],
                small[i] * 1e6, big[i] * 1e6);
-    }
     printf("# ratio out of process / in process: small op %.2f, 1000-element asarray %.2f\n",
            small[1] / small[0], big[1] / big[0]);
     drv_close(t[0]);
