@@ -178,6 +178,9 @@ class TorchBackend(Backend):
         # "cpu" holds data; "meta" holds shapes and dtypes only. array-api-compat lists both
         # among torch's devices, and meta follows torch's placement rules (creation,
         # Tensor.to, mixed-device errors), so it is the second device; see decisions.md.
+        # DEVSPEC_TORCH_META=0 leaves it out, for a run on cpu alone.
+        if os.environ.get("DEVSPEC_TORCH_META", "1") == "0":
+            return [self.torch.device("cpu")]
         return [self.torch.device("cpu"), self.torch.device("meta")]
 
     def default_device(self):

@@ -296,3 +296,15 @@ def test_array_api_claims_follow_the_feature_registry():
     assert set(libraries.NumPyBackend.features) >= required("2024.12")
     assert set(libraries.JaxBackend.features) >= required("2024.12")
     assert set(libraries.StrictBackend.features) >= required("2025.12")
+
+
+def test_torch_without_meta_has_one_device():
+    ok, why = importable("torch")
+    if not ok:
+        pytest.skip(why)
+    a = Adapter("torch", {"DEVSPEC_TORCH_META": "0"})
+    try:
+        h = a.ok("hello", {"protocol": 1})
+        assert h["device_strs"] == ["cpu"]
+    finally:
+        assert a.close() == 0
