@@ -584,10 +584,13 @@ static int cmd_coverage(args *a)
                     cJSON_AddItemToArray(stmts, sj);
                     if (!a->json) {
                         printf("  %-18s %-22s %-26s ", id, level[0] ? level : "?", f->name);
+                        /* unspecified and informative statements are recorded, never checked */
+                        bool checked = strcmp(level, "unspecified") && strcmp(level, "informative");
                         if (n == 0)
-                            printf("%s\n", gate       ? "UNCOVERED (gating)"
-                                           : testable ? "uncovered"
-                                                      : "not testable");
+                            printf("%s\n", gate        ? "UNCOVERED (gating)"
+                                           : !testable ? "not testable"
+                                           : !checked  ? "not checked (level)"
+                                                       : "uncovered");
                         else {
                             int k = 0;
                             for (const cJSON *x = cs->child; x; x = x->next, k++) {
