@@ -104,6 +104,23 @@ const char *ra__cl_error_name(cl_int err);
 /* Records the mapped status for err with a detail naming what failed, and returns it. */
 int ra__cl_fail(ra_ctx *ctx, cl_int err, const char *what, const ra__cl_device *dev);
 
+/* ---- opencl_discover.c ---- */
+
+/* A device found by discovery, with what decides its place among the gpu:N. */
+typedef struct ra__cl_candidate {
+    cl_platform_id platform;
+    cl_device_id device;
+    cl_uint platform_order; /* index in the loader's platform list */
+    cl_uint device_order;   /* index in the platform's device list */
+    int type_rank;          /* 0 GPU, 1 accelerator, 2 anything else */
+    char platform_name[128];
+    char platform_vendor[128];
+} ra__cl_candidate;
+
+/* The order of gpu:N (qsort comparator): type rank, platform name, platform vendor,
+ * platform order, device order. */
+int ra__cl_candidate_cmp(const void *a, const void *b);
+
 /* ---- opencl_kernels.c ---- */
 
 /* The kernel `name` of family/dtypes on dev, building its program on first use. Call with

@@ -19,16 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef struct candidate {
-    cl_platform_id platform;
-    cl_device_id device;
-    cl_uint platform_order;
-    cl_uint device_order;
-    int type_rank;
-    char platform_name[128];
-    char platform_vendor[128];
-} candidate;
-
 static int type_rank(cl_device_type type)
 {
     if (type & CL_DEVICE_TYPE_GPU) return 0;
@@ -36,9 +26,9 @@ static int type_rank(cl_device_type type)
     return 2;
 }
 
-static int candidate_cmp(const void *pa, const void *pb)
+int ra__cl_candidate_cmp(const void *pa, const void *pb)
 {
-    const candidate *a = pa, *b = pb;
+    const ra__cl_candidate *a = pa, *b = pb;
     int c;
     if (a->type_rank != b->type_rank) return a->type_rank < b->type_rank ? -1 : 1;
     if ((c = strcmp(a->platform_name, b->platform_name)) != 0) return c;
@@ -84,7 +74,7 @@ static bool has_extension(ra_ctx *ctx, cl_device_id d, const char *name)
 }
 
 /* Collects every usable device of every platform into *out (malloc'd; the caller frees). */
-static int collect(ra_ctx *ctx, candidate **out, size_t *count)
+static int collect(ra_ctx *ctx, ra__cl_candidate **out, size_t *count)
 {
     cl_uint nplat = 0;
     cl_int err = clGetPlatformIDs(0, NULL, &nplat);
@@ -102,7 +92,7 @@ static int collect(ra_ctx *ctx, candidate **out, size_t *count)
         goto free_plats;
     }
     size_t total = 0, cap = 0;
-    candidate *list = NULL;
+    ra__cl_candidate *list = NULL;
     for (cl_uint p = 0; p < nplat; p++) {
         cl_uint ndev = 0;
         err = clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &ndev);
@@ -128,7 +118,7 @@ static int collect(ra_ctx *ctx, candidate **out, size_t *count)
                 continue;
             if (total == cap) {
                 size_t ncap = cap ? cap * 2 : 8;
-                candidate *grown = ra__calloc(ctx, ncap, sizeof *grown);
+                ra__cl_candidate *grown = ra__calloc(ctx, ncap, sizeof *grown);
                 if (!grown) {
                     ra__free(ctx, devs);
                     status = ra__ctx_error(ctx, RA_E_NOMEM, "out of memory listing devices");
@@ -139,7 +129,7 @@ static int collect(ra_ctx *ctx, candidate **out, size_t *count)
                 list = grown;
                 cap = ncap;
             }
-            candidate *c = &list[total++];
+            ra__cl_candidate *c = &list[total++];
             cl_device_type type = 0;
             if (clGetDeviceInfo(devs[d], CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS)
                 type = CL_DEVICE_TYPE_DEFAULT;
@@ -154,7 +144,7 @@ static int collect(ra_ctx *ctx, candidate **out, size_t *count)
         }
         ra__free(ctx, devs);
     }
-    if (total > 1) qsort(list, total, sizeof *list, candidate_cmp);
+    if (total > 1) qsort(list, total, sizeof *list, ra__cl_candidate_cmp);
     *out = list;
     *count = total;
     goto free_plats;
@@ -208,7 +198,7 @@ static int device_describe(ra__cl_device *dev)
     return RA_OK;
 }
 
-static int device_open(ra_ctx *ctx, const candidate *c, ra__cl_device **out)
+static int device_open(ra_ctx *ctx, const ra__cl_candidate *c, ra__cl_device **out)
 {
     cl_int err;
     int status;
@@ -244,7 +234,7 @@ fail:
 
 int ra__opencl_backend_open(ra_ctx *ctx)
 {
-    candidate *list = NULL;
+    ra__cl_candidate *list = NULL;
     size_t count = 0;
     int status = collect(ctx, &list, &count);
     if (status != RA_OK) return status;

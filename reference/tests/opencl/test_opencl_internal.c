@@ -9,6 +9,8 @@
 #include "common.h"
 #include "opencl.h"
 
+#include <stdint.h>
+
 static void test_error_mapping(ra_ctx *ctx)
 {
     static const struct {
@@ -112,6 +114,53 @@ static void test_kernel_cache(void)
     ra_ctx_destroy(ctx);
 }
 
+/* The order of gpu:N: GPUs, then accelerators, then CPUs; then platform name, vendor,
+ * loader order, device order. Checked on made-up entries, since one machine rarely has
+ * several kinds of OpenCL devices. */
+static void test_device_order(void)
+{
+    ra__cl_candidate c[5];
+    memset(c, 0, sizeof c);
+    /* As a loader might list them: PoCL's CPU first, then two GPUs of a vendor platform
+     * and an accelerator. */
+    const struct {
+        const char *name;
+        int rank;
+        cl_uint porder, dorder;
+    } in[5] = {
+        {"Portable Computing Language", 2, 0, 0},      /* 1: PoCL cpu 0 */
+        {"Portable Computing Language", 2, 0, 1},      /* 2: PoCL cpu 1 */
+        {"NVIDIA CUDA", 0, 1, 1},                      /* 3: NVIDIA gpu 1 */
+        {"NVIDIA CUDA", 0, 1, 0},                      /* 4: NVIDIA gpu 0 */
+        {"Intel(R) FPGA Emulation Platform", 1, 2, 0}, /* 5: an accelerator */
+    };
+    for (int i = 0; i < 5; i++) {
+        snprintf(c[i].platform_name, sizeof c[i].platform_name, "%s", in[i].name);
+        c[i].type_rank = in[i].rank;
+        c[i].platform_order = in[i].porder;
+        c[i].device_order = in[i].dorder;
+        snprintf(c[i].platform_vendor, sizeof c[i].platform_vendor, "vendor");
+        /* The platform field only identifies the entry here. */
+        c[i].platform = (cl_platform_id)(uintptr_t)(i + 1);
+    }
+    qsort(c, 5, sizeof c[0], ra__cl_candidate_cmp);
+    /* Expected: nvidia gpu 0 (entry 4), nvidia gpu 1 (3), fpga (5), pocl cpu 0 (1), 1 (2). */
+    const uintptr_t want[5] = {4, 3, 5, 1, 2};
+    bool same = true;
+    for (int i = 0; i < 5; i++)
+        same = same && (uintptr_t)c[i].platform == want[i];
+    OK(same, "gpu:N order: GPUs by device order, then accelerators, then CPU devices");
+    /* Two platforms of the same type rank: by platform name, whatever the loader's order. */
+    ra__cl_candidate p[2];
+    memset(p, 0, sizeof p);
+    snprintf(p[0].platform_name, sizeof p[0].platform_name, "Zeta");
+    snprintf(p[1].platform_name, sizeof p[1].platform_name, "Alpha");
+    p[0].platform_order = 0;
+    p[1].platform_order = 1;
+    qsort(p, 2, sizeof p[0], ra__cl_candidate_cmp);
+    EXPECT_STR(p[0].platform_name, "Alpha", "same device type: platforms by name, not load order");
+}
+
 int main(void)
 {
     ra_ctx *ctx = NULL;
@@ -120,6 +169,7 @@ int main(void)
         return tap_done();
     test_error_mapping(ctx);
     ra_ctx_destroy(ctx);
+    test_device_order();
     test_kernel_cache();
     return tap_done();
 }

@@ -289,14 +289,10 @@ static void test_empty(ra_device dev)
         st = ra_zeros(ctx, s20, 2, &(ra_opts){.dtype = RA_FLOAT32, .device = "cpu"}, &hl);
     if (st == RA_OK)
         st = ra_zeros(ctx, s02, 2, &(ra_opts){.dtype = RA_FLOAT32, .device = "cpu"}, &hr);
-    if (st == RA_OK && hb)
-        st = ra_to_device(ctx, he, dev, NULL, &de);
-    if (st == RA_OK)
-        st = ra_to_device(ctx, hb, dev, NULL, &db);
-    if (st == RA_OK)
-        st = ra_to_device(ctx, hl, dev, NULL, &dl);
-    if (st == RA_OK)
-        st = ra_to_device(ctx, hr, dev, NULL, &dr);
+    if (st == RA_OK && hb) st = ra_to_device(ctx, he, dev, NULL, &de);
+    if (st == RA_OK) st = ra_to_device(ctx, hb, dev, NULL, &db);
+    if (st == RA_OK) st = ra_to_device(ctx, hl, dev, NULL, &dl);
+    if (st == RA_OK) st = ra_to_device(ctx, hr, dev, NULL, &dr);
     if (OK(st == RA_OK && hb, "empty arrays made and moved")) {
         ra_array *w = NULL, *g = NULL;
         int ws = ra_binary(ctx, RA_ADD, ra_operand_array(he), ra_operand_array(hb), &w);
