@@ -1,0 +1,113 @@
+"""The op mapping, library by library: each protocol op reaches the library function that
+computes what the standard says, checked on values worked out by hand. Where a library has
+no way to express an op, the adapter must say so (NotImplementedError, origin adapter) rather
+than compute something else."""
+
+import pytest
+
+from test_libraries import ALL, session
+
+F32 = "float32"
+
+
+def arr(a, dtype, shape, data, device=None):
+    args = {"obj": {"dtype": dtype, "shape": shape, "data": data}}
+    if device is not None:
+        args["device"] = device
+    return a.ok("array.asarray", args)
+
+
+def values(a, handle):
+    return a.ok("array.read", {"array": handle})["data"]
+
+
+# (name, args of array.create, expected flat values, libraries whose API cannot express it)
+CREATE = [
+    ("arange-step", {"fn": "arange", "start": 1, "stop": 7, "step": 2, "dtype": "int32"},
+     [1, 3, 5], ()),
+    ("arange-stop-only", {"fn": "arange", "start": 3, "dtype": "int32"}, [0, 1, 2], ()),
+    ("linspace", {"fn": "linspace", "start": 0, "stop": 1, "num": 5, "dtype": F32},
+     [0, 0.25, 0.5, 0.75, 1], ()),
+    ("linspace-no-endpoint", {"fn": "linspace", "start": 0, "stop": 1, "num": 4,
+                              "endpoint": False, "dtype": F32},
+     [0, 0.25, 0.5, 0.75], ("torch", "tinygrad")),
+    ("eye-rect", {"fn": "eye", "n_rows": 2, "n_cols": 3, "dtype": F32}, [1, 0, 0, 0, 1, 0], ()),
+    ("eye-k", {"fn": "eye", "n_rows": 3, "k": 1, "dtype": F32}, [0, 1, 0, 0, 0, 1, 0, 0, 0],
+     ("torch", "tinygrad")),
+    ("full", {"fn": "full", "shape": [2], "fill_value": 1.5, "dtype": F32}, [1.5, 1.5], ()),
+    ("ones", {"fn": "ones", "shape": [1, 2], "dtype": "int32"}, [1, 1], ()),
+    ("fftfreq", {"fn": "fftfreq", "n": 4, "d": 0.5, "dtype": "float64"},
+     [0, 0.5, -1, -0.5], ("tinygrad", "ivy", "numpy")),
+    ("rfftfreq", {"fn": "rfftfreq", "n": 4}, [0, 0.25, 0.5], ("tinygrad", "ivy")),
+]
+
+
+@pytest.mark.parametrize("library", ALL)
+@pytest.mark.parametrize("name, args, expected, cannot", CREATE, ids=[c[0] for c in CREATE])
+def test_create(library, name, args, expected, cannot):
+    a, h = session(library)
+    if library in cannot:
+        reply = a.request("array.create", args)
+        if library == "numpy" and name == "fftfreq":
+            # numpy.fft.fftfreq has no dtype= keyword: the library's own TypeError.
+            assert reply["error"]["kind"] == "TypeError"
+            assert reply["error"]["origin"] == "library"
+        else:
+            assert reply["error"]["kind"] == "NotImplementedError", reply
+            assert reply["error"]["origin"] == "adapter"
+        return
+    assert values(a, a.ok("array.create", args)) == expected
+
+
+@pytest.mark.parametrize("library", ALL)
+def test_like_functions_keep_shape_and_dtype(library):
+    a, h = session(library)
+    x = arr(a, "int32", [2], [5, 6])
+    assert a.ok("array.read", {"array": a.ok("array.create", {"fn": "full_like", "x": x,
+                                                              "fill_value": 7})}) == \
+        {"dtype": "int32", "shape": [2], "data": [7, 7]}
+    z = a.ok("array.create", {"fn": "zeros_like", "x": x, "dtype": F32})
+    assert a.ok("array.read", {"array": z}) == {"dtype": F32, "shape": [2], "data": [0, 0]}
+
+
+@pytest.mark.parametrize("library", ALL)
+def test_stack_reduce_matmul(library):
+    a, h = session(library)
+    p = arr(a, F32, [2], [1, 2])
+    q = arr(a, F32, [2], [3, 4])
+    s = a.ok("array.stack", {"arrays": [p, q], "axis": 1})
+    assert a.ok("array.read", {"array": s}) == {"dtype": F32, "shape": [2, 2],
+                                               "data": [1, 3, 2, 4]}
+    m = arr(a, F32, [2, 2], [1, 4, 3, 2])
+    assert values(a, a.ok("array.reduce", {"fn": "max", "x": m, "axis": 0})) == [3, 4]
+    assert values(a, a.ok("array.reduce", {"fn": "sum", "x": m, "axis": 1})) == [5, 5]
+    assert values(a, a.ok("array.reduce", {"fn": "max", "x": m})) == [4]
+    x = arr(a, F32, [2, 2], [1, 2, 3, 4])
+    y = arr(a, F32, [2, 2], [5, 6, 7, 8])
+    assert values(a, a.ok("array.matmul", {"x1": x, "x2": y})) == [19, 22, 43, 50]
+
+
+@pytest.mark.parametrize("library", ALL)
+def test_elementwise(library):
+    a, h = session(library)
+    x = arr(a, F32, [3], [-1, 4, 2.5])
+    y = arr(a, F32, [3], [2, 2, 2])
+    expect = {"add": [1, 6, 4.5], "subtract": [-3, 2, 0.5], "multiply": [-2, 8, 5],
+              "divide": [-0.5, 2, 1.25], "maximum": [2, 4, 2.5]}
+    for fn, want in expect.items():
+        assert values(a, a.ok("array.binary", {"fn": fn, "x1": x, "x2": y})) == want, fn
+    assert values(a, a.ok("array.binary", {"fn": "equal", "x1": x, "x2": y})) == \
+        [False, False, False]
+    assert values(a, a.ok("array.unary", {"fn": "negative", "x": x})) == [1, -4, -2.5]
+    assert values(a, a.ok("array.unary", {"fn": "abs", "x": x})) == [1, 4, 2.5]
+    # A scalar on the left goes through the library's reflected operator or function.
+    assert values(a, a.ok("array.binary", {"fn": "subtract", "x1": 10, "x2": y})) == [8, 8, 8]
+
+
+@pytest.mark.parametrize("library", ALL)
+def test_astype_changes_dtype_and_keeps_values(library):
+    a, h = session(library)
+    x = arr(a, "int32", [3], [-2, 0, 7])
+    y = a.ok("array.astype", {"x": x, "dtype": F32})
+    assert a.ok("array.read", {"array": y}) == {"dtype": F32, "shape": [3], "data": [-2, 0, 7]}
+    assert a.ok("array.same", {"a": x, "b": y}) is False
