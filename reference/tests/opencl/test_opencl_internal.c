@@ -114,6 +114,45 @@ static void test_kernel_cache(void)
     ra_ctx_destroy(ctx);
 }
 
+/* A real out-of-memory error from the driver, through the mapping: ask the device's own
+ * OpenCL context for a buffer of twice the device's memory. PoCL refuses it
+ * (CL_INVALID_BUFFER_SIZE); a driver that accepts it lazily is not made to touch it, which
+ * could exhaust the machine. */
+static void test_driver_out_of_memory(void)
+{
+    ra_ctx *ctx = NULL;
+    ra_device gpus[1];
+    if (ra_ctx_create(NULL, &ctx) != RA_OK) return;
+    if (gpu_devices(ctx, gpus, 1) == 0) {
+        tap_skip("no OpenCL device is available", "driver out of memory maps to MemoryError");
+        ra_ctx_destroy(ctx);
+        return;
+    }
+    void *q = NULL;
+    cl_context clctx = NULL;
+    cl_device_id dev = NULL;
+    cl_ulong global = 0;
+    cl_int err = CL_INVALID_VALUE;
+    if (ra_device_default_stream(ctx, gpus[0], &q) == RA_OK &&
+        clGetCommandQueueInfo(q, CL_QUEUE_CONTEXT, sizeof clctx, &clctx, NULL) == CL_SUCCESS &&
+        clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof dev, &dev, NULL) == CL_SUCCESS &&
+        clGetDeviceInfo(dev, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof global, &global, NULL) ==
+            CL_SUCCESS) {
+        cl_mem m = clCreateBuffer(clctx, CL_MEM_READ_WRITE, (size_t)global * 2, NULL, &err);
+        if (m) clReleaseMemObject(m);
+    }
+    if (err == CL_SUCCESS) {
+        tap_skip("the driver accepted the buffer lazily; it is not touched here",
+                 "driver out of memory maps to MemoryError");
+    } else {
+        int st = ra__cl_fail(ctx, err, "clCreateBuffer", NULL);
+        OK(st == RA_E_NOMEM && strcmp(ra_status_kind(st), "MemoryError") == 0,
+           "gpu:0 refusing %llu bytes (%s) is RA_E_NOMEM, a MemoryError",
+           (unsigned long long)global * 2, ra__cl_error_name(err));
+    }
+    ra_ctx_destroy(ctx);
+}
+
 /* The order of gpu:N: GPUs, then accelerators, then CPUs; then platform name, vendor,
  * loader order, device order. Checked on made-up entries, since one machine rarely has
  * several kinds of OpenCL devices. */
@@ -170,6 +209,7 @@ int main(void)
     test_error_mapping(ctx);
     ra_ctx_destroy(ctx);
     test_device_order();
+    test_driver_out_of_memory();
     test_kernel_cache();
     return tap_done();
 }
