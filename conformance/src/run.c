@@ -1021,7 +1021,7 @@ static void open_reports(runner *r)
         fprintf(stderr, "devspec: cannot create the directory of %s: %s\n", r->report_path,
                 strerror(errno));
     unlink(r->report_path);
-    r->jsonl = fopen(r->jsonl_path, "w");
+    r->jsonl = fopen(r->jsonl_path, "we") /* not inherited by the worker */;
     if (!r->jsonl)
         fprintf(stderr, "devspec: cannot write %s: %s\n", r->jsonl_path, strerror(errno));
 }

@@ -131,7 +131,7 @@ int ds__write_file_atomic(const char *path, const char *data, size_t len)
 {
     ds_buf tmp = {0};
     ds__buf_printf(&tmp, "%s.tmp", path);
-    int fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+    int fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) goto fail;
     size_t done = 0;
     while (done < len) {
