@@ -616,13 +616,6 @@ unlock:
     return status == RA_OK ? finish(dev, dev->queue) : status;
 }
 
-void ra__cl_stats_get(ra__cl_device *dev, ra__cl_stats *out)
-{
-    pthread_mutex_lock(&dev->lock);
-    *out = dev->stats;
-    pthread_mutex_unlock(&dev->lock);
-}
-
 const ra__backend_ops ra__opencl_ops = {
     .version = RA_BACKEND_VERSION,
     .size = sizeof(ra__backend_ops),

@@ -58,13 +58,6 @@ typedef struct ra__cl_program {
     char **names;
 } ra__cl_program;
 
-/* Launch statistics, for the tests of the kernel cache (read under the mutex). */
-typedef struct ra__cl_stats {
-    unsigned long builds;   /* programs built (clBuildProgram calls that succeeded) */
-    unsigned long launches; /* kernels enqueued */
-    double build_seconds;   /* wall time spent in clBuildProgram */
-} ra__cl_stats;
-
 typedef struct ra__cl_device {
     ra_ctx *ctx;
     cl_platform_id platform;
@@ -72,11 +65,8 @@ typedef struct ra__cl_device {
     cl_context context;
     cl_command_queue queue;
     char name[128];
-    char platform_name[128];
-    cl_device_type type;
     uint64_t global_mem;
     uint64_t max_alloc;
-    size_t max_wg; /* CL_DEVICE_MAX_WORK_GROUP_SIZE */
     cl_uint compute_units;
     bool has_fp64;
     bool fp32_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in the fp32 config */
@@ -89,7 +79,6 @@ typedef struct ra__cl_device {
     size_t pool_bytes;
     size_t pool_limit;
     uint64_t live_bytes; /* bytes in buffers handed out plus pooled */
-    ra__cl_stats stats;
 } ra__cl_device;
 
 /* The embedded kernels.cl (generated at build time). */
@@ -148,9 +137,5 @@ void ra__cl_programs_release(ra__cl_device *dev);
 /* ---- backend_opencl.c ---- */
 
 extern const ra__backend_ops ra__opencl_ops;
-
-/* Testing and benchmark access (not part of the public API; the tests compile against the
- * library's sources): the device state behind an impl, and a copy of its statistics. */
-void ra__cl_stats_get(ra__cl_device *dev, ra__cl_stats *out);
 
 #endif /* RA_OPENCL_H */

@@ -159,25 +159,17 @@ free_plats:
 static int device_describe(ra__cl_device *dev)
 {
     cl_ulong u = 0;
-    size_t s = 0;
     cl_uint n = 0;
     cl_device_fp_config fp = 0;
     if (clGetDeviceInfo(dev->device, CL_DEVICE_NAME, sizeof dev->name, dev->name, NULL) !=
         CL_SUCCESS)
         strcpy(dev->name, "OpenCL device");
     dev->name[sizeof dev->name - 1] = '\0';
-    platform_string(dev->platform, CL_PLATFORM_NAME, dev->platform_name, sizeof dev->platform_name);
-    if (clGetDeviceInfo(dev->device, CL_DEVICE_TYPE, sizeof dev->type, &dev->type, NULL) !=
-        CL_SUCCESS)
-        dev->type = CL_DEVICE_TYPE_DEFAULT;
     if (clGetDeviceInfo(dev->device, CL_DEVICE_GLOBAL_MEM_SIZE, sizeof u, &u, NULL) == CL_SUCCESS)
         dev->global_mem = u;
     if (clGetDeviceInfo(dev->device, CL_DEVICE_MAX_MEM_ALLOC_SIZE, sizeof u, &u, NULL) ==
         CL_SUCCESS)
         dev->max_alloc = u;
-    if (clGetDeviceInfo(dev->device, CL_DEVICE_MAX_WORK_GROUP_SIZE, sizeof s, &s, NULL) ==
-        CL_SUCCESS)
-        dev->max_wg = s;
     if (clGetDeviceInfo(dev->device, CL_DEVICE_MAX_COMPUTE_UNITS, sizeof n, &n, NULL) == CL_SUCCESS)
         dev->compute_units = n;
     /* float64 needs the extension and a non-empty double configuration (OpenCL 1.2 lists

@@ -12,7 +12,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 /* The OpenCL C spelling of each dtype; index is ra_dtype. */
 typedef struct cl_type {
@@ -45,13 +44,6 @@ static atomic_ulong total_builds;
 unsigned long ra__cl_total_builds(void)
 {
     return atomic_load(&total_builds);
-}
-
-static double seconds_now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
 static void program_destroy(ra_ctx *ctx, ra__cl_program *p)
@@ -117,16 +109,12 @@ static int program_build(ra__cl_device *dev, ra__cl_family family, ra_dtype in, 
 
     program = clCreateProgramWithSource(dev->context, 1, &source, NULL, &err);
     if (err != CL_SUCCESS) return ra__cl_fail(dev->ctx, err, "clCreateProgramWithSource", dev);
-    double t0 = seconds_now();
     err = clBuildProgram(program, 1, &dev->device, options, NULL, NULL);
-    double t1 = seconds_now();
     if (err != CL_SUCCESS) {
         int status = build_failed(dev, program, err, options);
         clReleaseProgram(program);
         return status;
     }
-    dev->stats.builds++;
-    dev->stats.build_seconds += t1 - t0;
     atomic_fetch_add(&total_builds, 1);
 
     p = ra__calloc(dev->ctx, 1, sizeof *p);
@@ -225,6 +213,5 @@ int ra__cl_launch(ra__cl_device *dev, cl_kernel kernel, size_t n)
     cl_int err =
         clEnqueueNDRangeKernel(dev->queue, kernel, 1, NULL, &global, &local, 0, NULL, NULL);
     if (err != CL_SUCCESS) return ra__cl_fail(dev->ctx, err, "clEnqueueNDRangeKernel", dev);
-    dev->stats.launches++;
     return RA_OK;
 }
