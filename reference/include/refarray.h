@@ -419,7 +419,8 @@ RA_API int ra_full_like(ra_ctx *ctx, const ra_array *x, ra_scalar fill_value, co
 /* asarray from host memory: data holds size(shape) elements of dtype in C order (copied).
  * opts->dtype casts (RA_E_DTYPE for a cast that loses the kind: complex to real, float to
  * integer is allowed as in astype). The result goes where the inference order says (there
- * is no array argument). opts->copy is ignored (host data is always copied). */
+ * is no array argument). Host data is always copied: opts->copy RA_COPY_NEVER is RA_E_COPY
+ * (ValueError). */
 RA_API int ra_asarray_buffer(ra_ctx *ctx, const void *data, ra_dtype dtype, const int64_t *shape,
                              size_t ndim, const ra_opts *opts, ra_array **out);
 /* asarray of a Python scalar: a 0-d array; default dtype as for ra_full. */

@@ -240,16 +240,18 @@ int ra_arange(ra_ctx *ctx, ra_scalar start, const ra_scalar *stop, const ra_scal
     int64_t n;
     if (all_int) {
         int64_t i0 = s0.i, i1 = s1.i, is = st.i;
-        /* In 128-bit-free arithmetic: count = ceil((i1 - i0) / is) computed in double only
-         * for the overflow check; exact integer division otherwise. */
-        double span = ((double)i1 - (double)i0) / (double)is;
-        if (span <= 0)
+        bool up = is > 0;
+        if (up ? i1 <= i0 : i1 >= i0) {
             n = 0;
-        else if (span > 9.0e15)
-            return ra__ctx_error(ctx, RA_E_TOO_LARGE, "%s: the range is too long", fn);
-        else {
-            int64_t d = i1 - i0;
-            n = d / is + (d % is != 0);
+        } else {
+            /* The distance and the step's magnitude in unsigned arithmetic, where both are
+             * exact (the distance of two int64 values is below 2^64). */
+            uint64_t dist = up ? (uint64_t)i1 - (uint64_t)i0 : (uint64_t)i0 - (uint64_t)i1;
+            uint64_t mag = up ? (uint64_t)is : 0 - (uint64_t)is;
+            uint64_t count = dist / mag + (dist % mag != 0);
+            if (count > (uint64_t)9e15)
+                return ra__ctx_error(ctx, RA_E_TOO_LARGE, "%s: the range is too long", fn);
+            n = (int64_t)count;
         }
     } else {
         double span = ceil((b - a) / c);
@@ -270,8 +272,10 @@ int ra_arange(ra_ctx *ctx, ra_scalar start, const ra_scalar *stop, const ra_scal
                              (long long)n);
     if (all_int) {
         int64_t *v = host;
+        /* Wrapping unsigned arithmetic: every value lies between start and stop, so the
+         * result is exact even where i * step alone would overflow. */
         for (int64_t i = 0; i < n; i++)
-            v[i] = s0.i + i * st.i;
+            v[i] = (int64_t)((uint64_t)s0.i + (uint64_t)i * (uint64_t)st.i);
     } else {
         double *v = host;
         for (int64_t i = 0; i < n; i++)
@@ -380,6 +384,9 @@ int ra_asarray_buffer(ra_ctx *ctx, const void *data, ra_dtype dtype, const int64
     if (!data && size > 0)
         return ra__ctx_error(ctx, RA_E_NULL, "%s: data is NULL for %lld elements", fn,
                              (long long)size);
+    if (opts && opts->copy == RA_COPY_NEVER)
+        return ra__ctx_error(ctx, RA_E_COPY,
+                             "%s: copy=False, but refarray always copies host memory", fn);
     ra_dtype target = opt_dtype(opts, dtype);
     if (ra__dtype_is_complex(dtype) && !ra__dtype_is_complex(target))
         return ra__ctx_error(ctx, RA_E_DTYPE, "%s: complex data cannot become %s", fn,

@@ -109,6 +109,37 @@ static void on_device(ra_ctx *ctx, ra_device dev)
                   "%s: arange(5, 5) is empty", ds);
     EXPECT_INT(ra_array_size(x), 0, "%s: empty range", ds);
     ra_array_release(x);
+    /* Extreme integer ranges: distances beyond int64 are exact. */
+    ra_scalar big_stop = ra_scalar_int(INT64_C(4611686018427387904)); /* 2^62 */
+    ra_scalar big_step = ra_scalar_int(INT64_C(2305843009213693952)); /* 2^61 */
+    EXPECT_STATUS(
+        ctx,
+        ra_arange(ctx, ra_scalar_int(-INT64_C(4611686018427387904)), &big_stop, &big_step, &on, &x),
+        RA_OK, "%s: arange(-2^62, 2^62, 2^61)", ds);
+    int64_t got4[4] = {0};
+    ra_array *h4 = NULL;
+    ra_to_device(ctx, x, RA_CPU, NULL, &h4);
+    ra_array_read(ctx, h4, got4, sizeof got4);
+    OK(ra_array_size(x) == 4 && got4[0] == -INT64_C(4611686018427387904) &&
+           got4[1] == -INT64_C(2305843009213693952) && got4[2] == 0 &&
+           got4[3] == INT64_C(2305843009213693952),
+       "%s: four exact values around a span of 2^63", ds);
+    ra_array_release(h4);
+    ra_array_release(x);
+    ra_scalar min_stop = ra_scalar_int(INT64_MIN),
+              neg_big = ra_scalar_int(-INT64_C(4611686018427387904));
+    EXPECT_STATUS(ctx, ra_arange(ctx, ra_scalar_int(INT64_MAX), &min_stop, &neg_big, &on, &x),
+                  RA_OK, "%s: arange(INT64_MAX, INT64_MIN, -2^62)", ds);
+    EXPECT_INT(ra_array_size(x), 4, "%s: ceil((2^64 - 1) / 2^62) = 4 values", ds);
+    ra_array_release(x);
+    ra_scalar one_step = ra_scalar_int(1);
+    EXPECT_STATUS(ctx, ra_arange(ctx, ra_scalar_int(INT64_MIN), &min_stop, &one_step, &on, &x),
+                  RA_OK, "%s: arange(INT64_MIN, INT64_MIN) is empty", ds);
+    EXPECT_INT(ra_array_size(x), 0, "%s: empty", ds);
+    ra_array_release(x);
+    ra_scalar max_stop = ra_scalar_int(INT64_MAX);
+    EXPECT_STATUS(ctx, ra_arange(ctx, ra_scalar_int(0), &max_stop, NULL, &on, &x), RA_E_TOO_LARGE,
+                  "%s: arange(0, INT64_MAX) is too long", ds);
     ra_scalar zero = ra_scalar_int(0);
     EXPECT_STATUS(ctx, ra_arange(ctx, ra_scalar_int(0), &stop, &zero, &on, &x), RA_E_ARG,
                   "%s: step 0", ds);
@@ -268,6 +299,10 @@ static void on_device(ra_ctx *ctx, ra_device dev)
                   "%s: invalid copy value", ds);
     EXPECT_STATUS(ctx, ra_asarray_buffer(ctx, NULL, RA_FLOAT64, shape, 2, &on, &y), RA_E_NULL,
                   "%s: asarray_buffer(NULL data)", ds);
+    EXPECT_STATUS(ctx,
+                  ra_asarray_buffer(ctx, host, RA_FLOAT64, shape, 2,
+                                    &(ra_opts){.device_value = &dev, .copy = RA_COPY_NEVER}, &y),
+                  RA_E_COPY, "%s: asarray of host memory with copy=False needs a copy", ds);
     EXPECT_STATUS(ctx, ra_asarray_buffer(ctx, host, (ra_dtype)0, shape, 2, &on, &y), RA_E_ARG,
                   "%s: asarray_buffer(invalid dtype)", ds);
     float cplx[2] = {1, 2};
