@@ -669,6 +669,65 @@ RA_API int ra_util_used_memory(ra_ctx *ctx, ra_device dev, uint64_t *out);
  * Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE, RA_E_NOT_MEASURABLE. */
 RA_API int ra_util_utilisation(ra_ctx *ctx, ra_device dev, double *out);
 
+/* ---------------------------------------------------------------------------------------
+ * Promotion per device (DEV-DT-2..5), tril and triu (DEV-CREATE-8), arrays alive on a
+ * device (IVY-UTIL-6)
+ *
+ * Each device has a promotion graph: the standard's promotion table restricted to the
+ * dtypes the device supports. A device without float64 (an OpenCL device lacking
+ * cl_khr_fp64) has a graph without float64 and complex128; every other device's graph is
+ * the whole table. Promotion is defined within a kind only (bool; integers, with no int64
+ * and uint64 pair; real and complex floating), as for the operations above.
+ * ------------------------------------------------------------------------------------- */
+
+/* can_cast(from_, to) with a dtype as from_ (DEV-DT-2): *out is true when from_ promotes to
+ * `to` under the complete promotion table (whatever the devices of ctx support), that is
+ * when from_ == to or the promotion of from_ and `to` is `to`. Pairs of different kinds
+ * (int8 to float32, bool to int8) are false. ctx may be NULL (the detail then goes to
+ * ra_ctx_message(NULL)). Returns RA_E_NULL (out NULL), RA_E_ARG (from_ or to not a dtype);
+ * *out is untouched on error. */
+RA_API int ra_can_cast_dtype(ra_ctx *ctx, ra_dtype from_, ra_dtype to, bool *out);
+
+/* can_cast(from_, to) with an array as from_ (DEV-DT-3): answered from the promotion graph
+ * of x's device: as ra_can_cast_dtype on x's dtype, and false when `to` is not supported on
+ * x's device (so a float32 array on a device without float64 cannot be cast to float64,
+ * although ra_can_cast_dtype(float32, float64) is true). Returns RA_E_NULL (ctx, x or out
+ * NULL), RA_E_ARG (to not a dtype). */
+RA_API int ra_can_cast_array(ra_ctx *ctx, const ra_array *x, ra_dtype to, bool *out);
+
+/* result_type of narrays arrays and ndtypes dtypes, at least one in all (the order does
+ * not matter: promotion within a kind is associative and commutative). With no array, the
+ * complete promotion table decides. With arrays (DEV-DT-4), they must share one device and
+ * that device's graph decides: every dtype argument must be supported there. Arrays on
+ * different devices are refarray's choice where the standard leaves it open (DEV-DT-5):
+ * RA_E_DEVICE_MISMATCH, as for operations. arrays may be NULL when narrays is 0, dtypes when
+ * ndtypes is 0. Returns RA_E_NULL (ctx or out NULL, a NULL list with a count, a NULL array),
+ * RA_E_ARG (nothing given, an invalid dtype), RA_E_DEVICE_MISMATCH, RA_E_DTYPE_DEVICE (a
+ * dtype argument outside the arrays' device's graph), RA_E_DTYPE (no promotion defined, e.g.
+ * int8 with float32, int64 with uint64, bool with int8); *out is untouched on error. */
+RA_API int ra_result_type(ra_ctx *ctx, const ra_array *const *arrays, size_t narrays,
+                          const ra_dtype *dtypes, size_t ndtypes, ra_dtype *out);
+
+/* tril(x, k) and triu(x, k): a copy of x (ndim >= 2, a stack of matrices over the last two
+ * axes) with the elements above (tril) or below (triu) the k-th diagonal set to zero.
+ * Element (i, j) of each matrix is kept by tril when j <= i + k and by triu when
+ * j >= i + k; k = 0 is the main diagonal, k > 0 above it, k < 0 below. Any k is valid (far
+ * out, the result is all kept or all zero). Same dtype and shape as x; the result is on x's
+ * device (DEV-CREATE-8), computed there with the device's own copies. Returns RA_E_NULL
+ * (ctx, x or out NULL), RA_E_SHAPE (ndim < 2), RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_tril(ra_ctx *ctx, const ra_array *x, int64_t k, ra_array **out);
+RA_API int ra_triu(ra_ctx *ctx, const ra_array *x, int64_t k, ra_array **out);
+
+/* Every array currently alive on dev in ctx (Ivy's get_all_ivy_arrays_on_dev, IVY-UTIL-6):
+ * arrays created and not yet released by their last reference, whoever holds them, in the
+ * order they were created. Writes up to cap of them to out as new references (the caller
+ * releases each with ra_array_release) and the number alive to *count; out may be NULL when
+ * cap is 0, which only counts. An array whose last reference is being released by another
+ * thread during the call is not listed. Returns RA_E_NULL (ctx or count NULL, out NULL with
+ * cap > 0), RA_E_DEVICE_UNAVAILABLE; on error nothing is written. */
+RA_API int ra_util_arrays_on_device(ra_ctx *ctx, ra_device dev, ra_array **out, size_t cap,
+                                    size_t *count);
+
 #ifdef __cplusplus
 }
 #endif

@@ -72,6 +72,7 @@ int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shap
     x->nbytes = nbytes;
     atomic_fetch_add(&dev->used_bytes, (uint64_t)nbytes);
     atomic_fetch_add(&ctx->live_arrays, 1);
+    ra__live_add(x);
     *out = x;
     return RA_OK;
 }
@@ -88,6 +89,7 @@ void ra_array_release(ra_array *x)
     if (!x) return;
     if (atomic_fetch_sub(&x->refs, 1) != 1) return;
     ra_ctx *ctx = x->ctx;
+    ra__live_remove(x);
     if (x->buf) x->dev->ops->free(x->dev->impl, x->buf);
     atomic_fetch_sub(&x->dev->used_bytes, (uint64_t)x->nbytes);
     atomic_fetch_sub(&ctx->live_arrays, 1);

@@ -49,6 +49,9 @@ struct ra_ctx {
     _Atomic int inference;
     _Atomic int soft_policy;
     _Atomic long live_arrays;
+    /* Every live array, oldest first, linked through live_prev/live_next (live.c);
+     * guarded by lock. */
+    struct ra_array *live_head, *live_tail;
 };
 
 struct ra_array {
@@ -61,6 +64,7 @@ struct ra_array {
     int64_t size;
     size_t nbytes;
     void *buf; /* NULL when nbytes == 0 */
+    struct ra_array *live_prev, *live_next; /* the context's list of live arrays (live.c) */
 };
 
 /* ---- context (ctx.c) ---- */
@@ -129,5 +133,11 @@ int ra__host_open(ra_ctx *ctx);
 /* Host kernels on host memory, usable by the core as the fallback for NULL slots. */
 void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_dtype,
                    size_t count);
+
+/* ---- live arrays (live.c) ---- */
+/* Adds a new array to its context's list of live arrays (at its creation) and removes it
+ * (when its last reference is released, before it is freed). */
+void ra__live_add(ra_array *x);
+void ra__live_remove(ra_array *x);
 
 #endif /* RA_INTERNAL_H */
