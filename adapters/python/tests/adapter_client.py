@@ -111,3 +111,26 @@ class Adapter:
         self.proc.stdout.close()
         self.proc.stderr.close()
         return self.proc.returncode
+
+
+_SESSIONS = {}
+
+
+def shared_session(library):
+    """One adapter process per library for a whole test run, as the runner uses one per run:
+    (adapter, hello result), after a reset."""
+    if library not in _SESSIONS or _SESSIONS[library][0].proc.poll() is not None:
+        a = Adapter(library)
+        _SESSIONS[library] = (a, a.ok("hello", {"protocol": 1}))
+    a, hello = _SESSIONS[library]
+    a.ok("reset")
+    return a, hello
+
+
+def close_sessions():
+    """Ends every shared session; returns {library: exit status}."""
+    statuses = {}
+    while _SESSIONS:
+        library, (a, _) = _SESSIONS.popitem()
+        statuses[library] = a.close()
+    return statuses

@@ -8,7 +8,7 @@ kinds from the exception classes the libraries raise.
 
 import pytest
 
-from adapter_client import LIBRARIES, Adapter, importable
+from adapter_client import LIBRARIES, Adapter, importable, shared_session
 
 EXPECTED = {
     # name: (devices in hello, default dtype of zeros(), device strings of hello)
@@ -20,24 +20,13 @@ EXPECTED = {
     "ivy": (1, "float32", ["cpu"]),
 }
 
-_SESSIONS = {}
-
-
 def session(library):
+    """The library's shared adapter session (one process per library for all tests), reset,
+    with its hello reply; skips when the library cannot be loaded."""
     ok, why = importable(library)
     if not ok:
         pytest.skip(why)
-    if library not in _SESSIONS:
-        a = Adapter(library)
-        _SESSIONS[library] = (a, a.ok("hello", {"protocol": 1}))
-    a, hello = _SESSIONS[library]
-    a.ok("reset")
-    return a, hello
-
-
-def teardown_module(module):
-    for a, _ in _SESSIONS.values():
-        assert a.close() == 0
+    return shared_session(library)
 
 
 ALL = sorted(LIBRARIES)
