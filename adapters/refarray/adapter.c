@@ -90,6 +90,12 @@ _Static_assert((int)DS_BOOL == (int)RA_BOOL && (int)DS_INT64 == (int)RA_INT64 &&
 #pragma weak ra_util_total_memory
 #pragma weak ra_util_used_memory
 #pragma weak ra_util_utilisation
+#pragma weak ra_can_cast_dtype
+#pragma weak ra_can_cast_array
+#pragma weak ra_result_type
+#pragma weak ra_tril
+#pragma weak ra_triu
+#pragma weak ra_util_arrays_on_device
 
 /* Calls refarray's `fn` if the loaded library has it; otherwise the op is not implemented. */
 #define HAVE(fn)                                                                                   \
@@ -128,7 +134,8 @@ static const struct feature {
     {"to-device-stream", 0, {F(ra_to_device), F(ra_device_default_stream), END}},
     {"output-follows-input",
      0,
-     {F(ra_binary), F(ra_unary), F(ra_reduce), F(ra_matmul), F(ra_stack), END}},
+     {F(ra_binary), F(ra_unary), F(ra_reduce), F(ra_matmul), F(ra_stack), F(ra_tril), F(ra_triu),
+      END}},
     {"mixed-device-raises", 0, {F(ra_binary), F(ra_matmul), F(ra_stack), F(ra_to_device), END}},
     {"scalar-follows-array", 0, {F(ra_binary), END}},
     {"default-device-consistent",
@@ -161,8 +168,11 @@ static const struct feature {
     {"device-utils",
      0,
      {F(ra_util_num_gpus), F(ra_util_num_cpu_cores), F(ra_util_total_memory),
-      F(ra_util_used_memory), F(ra_util_utilisation), END}},
+      F(ra_util_used_memory), F(ra_util_utilisation), F(ra_util_arrays_on_device), END}},
     {"device-ordinal", 0, {F(ra_device_from_type_index), F(ra_device_from_ordinal), END}},
+    {"promotion-per-device",
+     0,
+     {F(ra_can_cast_dtype), F(ra_can_cast_array), F(ra_result_type), F(ra_zeros), END}},
 };
 
 #define NFEATURES (sizeof features / sizeof features[0])
@@ -834,6 +844,69 @@ static int utilisation(void *lib, ds_device device, double *out)
     return st != 0 ? st : ra_util_utilisation(a->ctx, d, out);
 }
 
+/* ---- promotion per device, tril/triu, arrays alive on a device ---- */
+
+static int can_cast(void *lib, ds_array from_array, ds_dtype from_dtype, ds_dtype to, bool *out)
+{
+    adapter *a = lib;
+    if (from_array) {
+        HAVE(ra_can_cast_array);
+        return ra_can_cast_array(a->ctx, from_array, (ra_dtype)to, out);
+    }
+    HAVE(ra_can_cast_dtype);
+    return ra_can_cast_dtype(a->ctx, (ra_dtype)from_dtype, (ra_dtype)to, out);
+}
+
+/* refarray takes the arrays and the dtypes as two lists; the order of the arguments does not
+ * change a promotion. */
+static int result_type(void *lib, const ds_array *arrays, const ds_dtype *dtypes, size_t n,
+                       ds_dtype *out)
+{
+    adapter *a = lib;
+    HAVE(ra_result_type);
+    const ra_array **xs = calloc(n, sizeof *xs);
+    ra_dtype *ds = calloc(n, sizeof *ds);
+    size_t nx = 0, nd = 0;
+    int st = -1;
+    if (xs == NULL || ds == NULL) {
+        ds_error("MemoryError", "refarray adapter: out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (arrays[i])
+            xs[nx++] = arrays[i];
+        else
+            ds[nd++] = (ra_dtype)dtypes[i];
+    }
+    ra_dtype r = RA_DTYPE_DEFAULT;
+    st = ra_result_type(a->ctx, xs, nx, ds, nd, &r);
+    if (st == RA_OK) *out = (ds_dtype)r;
+done:
+    free(xs);
+    free(ds);
+    return st;
+}
+
+static int tri(void *lib, bool upper, ds_array x, int64_t k, ds_array *out)
+{
+    adapter *a = lib;
+    if (upper) {
+        HAVE(ra_triu);
+        return ra_triu(a->ctx, x, k, (ra_array **)out);
+    }
+    HAVE(ra_tril);
+    return ra_tril(a->ctx, x, k, (ra_array **)out);
+}
+
+static int arrays_on_device(void *lib, ds_device device, ds_array *out, size_t cap, size_t *n)
+{
+    adapter *a = lib;
+    ra_device d;
+    HAVE(ra_util_arrays_on_device);
+    int st = device_value(a, device, "arrays_on_device", &d);
+    return st != 0 ? st : ra_util_arrays_on_device(a->ctx, d, (ra_array **)out, cap, n);
+}
+
 static const ds_vendor table = {
     .version = DS_VENDOR_VERSION,
     .size = sizeof(ds_vendor),
@@ -889,6 +962,10 @@ static const ds_vendor table = {
     .total_memory = total_memory,
     .used_memory = used_memory,
     .utilisation = utilisation,
+    .can_cast = can_cast,
+    .result_type = result_type,
+    .tri = tri,
+    .arrays_on_device = arrays_on_device,
 };
 
 DEVSPEC_SHIM_EXPORT(&table)

@@ -5,7 +5,8 @@
  * every n up to the number that request makes. Each time the reply must still be one JSON
  * object with the request's id (or the static out-of-memory reply), the session must go on
  * working afterwards, and nothing may leak (run under AddressSanitizer in CI).
- * Uses the template's toy adapter, linked in.
+ * Uses the template's toy adapter, linked in; built with DS_ALLOC_TEST_REFARRAY, refarray's
+ * adapter and another script.
  */
 #include "shim_internal.h"
 
@@ -13,6 +14,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef DS_ALLOC_TEST_REFARRAY
+/* With refarray's adapter linked in instead: the ops whose results the shim assembles from
+ * lists (dtype.result_type, util.arrays_on_device with its handle look-up) and the other ops
+ * of protocol version 1's later additions. */
+static const char *const script[] = {
+    "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}",
+    "{\"id\":2,\"op\":\"array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[2,2],"
+    "\"data\":[1,2,3,4]},\"device\":{\"str\":\"cpu\"}}}",
+    "{\"id\":3,\"op\":\"array.tril\",\"args\":{\"x\":\"array#0\",\"k\":0}}",
+    "{\"id\":4,\"op\":\"dtype.result_type\",\"args\":{\"args\":[\"array#0\",\"int8\",\"uint8\"]}}",
+    "{\"id\":5,\"op\":\"dtype.can_cast\",\"args\":{\"from_\":\"array#1\",\"to\":\"int64\"}}",
+    "{\"id\":6,\"op\":\"util.arrays_on_device\",\"args\":{\"device\":{\"str\":\"cpu\"}}}",
+    "{\"id\":7,\"op\":\"dtype.result_type\",\"args\":{\"args\":[\"int8\",\"array#7\"]}}",
+    "{\"id\":8,\"op\":\"reset\"}",
+    "{\"id\":9,\"op\":\"bye\"}",
+};
+#else
 static const char *const script[] = {
     "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}",
     "{\"id\":2,\"op\":\"array.asarray\",\"args\":{\"obj\":{\"dtype\":\"complex64\",\"shape\":[2],"
@@ -34,6 +52,7 @@ static const char *const script[] = {
     "{\"id\":14,\"op\":\"reset\"}",
     "{\"id\":15,\"op\":\"bye\"}",
 };
+#endif
 #define NSCRIPT (sizeof script / sizeof script[0])
 
 static int n, failed;

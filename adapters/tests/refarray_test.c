@@ -398,6 +398,100 @@ static void utilities(drv *d, int ndev)
     cJSON_Delete(r);
 }
 
+/* dtype.can_cast, dtype.result_type (DEV-DT-2..4), array.tril/triu (DEV-CREATE-8) and
+ * util.arrays_on_device (IVY-UTIL-6). Starts from a reset so that the arrays alive are the
+ * ones made here. */
+static void promotion_tri_live(drv *d, int ndev)
+{
+    OK(d, "reset before counting arrays", NULL, "null", A("reset\""));
+    OK(d, "IVY-UTIL-6: after reset no array is alive on cpu", NULL, "{\"count\":0,\"arrays\":[]}",
+       A("util.arrays_on_device\",\"args\":{\"device\":$cpu}"));
+    OK(d, "DEV-DT-2: can_cast(float32, float64)", NULL, "true",
+       A("dtype.can_cast\",\"args\":{\"from_\":\"float32\",\"to\":\"float64\"}"));
+    OK(d, "DEV-DT-2: can_cast(int8, float32) is false (across kinds)", NULL, "false",
+       A("dtype.can_cast\",\"args\":{\"from_\":\"int8\",\"to\":\"float32\"}"));
+    OK(d, "DEV-DT-2: can_cast(int64, int32) is false", NULL, "false",
+       A("dtype.can_cast\",\"args\":{\"from_\":\"int64\",\"to\":\"int32\"}"));
+    OK(d, "x = [1.5, -2] float32 on cpu", "x", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float32\",\"shape\":[2],\"data\":[1.5,-2]}"
+         ",\"device\":$cpu}"));
+    OK(d, "DEV-DT-3: can_cast(x on cpu, float64): cpu has float64", NULL, "true",
+       A("dtype.can_cast\",\"args\":{\"from_\":$x,\"to\":\"float64\"}"));
+    OK(d, "DEV-DT-3: can_cast(x, int32) is false", NULL, "false",
+       A("dtype.can_cast\",\"args\":{\"from_\":$x,\"to\":\"int32\"}"));
+    OK(d, "result_type(int8, uint8) is int16", NULL, "\"int16\"",
+       A("dtype.result_type\",\"args\":{\"args\":[\"int8\",\"uint8\"]}"));
+    OK(d, "DEV-DT-4: result_type(x, complex64) is complex64", NULL, "\"complex64\"",
+       A("dtype.result_type\",\"args\":{\"args\":[$x,\"complex64\"]}"));
+    OK(d, "DEV-DT-4: result_type(x, x) is float32", NULL, "\"float32\"",
+       A("dtype.result_type\",\"args\":{\"args\":[$x,$x]}"));
+    ERR(d, "result_type(int8, float32) raises TypeError", "TypeError", "library",
+        A("dtype.result_type\",\"args\":{\"args\":[\"int8\",\"float32\"]}"));
+    ERR(d, "result_type of an empty list is a protocol error", "ValueError", "protocol",
+        A("dtype.result_type\",\"args\":{\"args\":[]}"));
+    ERR(d, "result_type of a non-dtype, non-handle string", "ValueError", "protocol",
+        A("dtype.result_type\",\"args\":{\"args\":[\"float\"]}"));
+    ERR(d, "result_type of a device handle", "TypeError", "protocol",
+        A("dtype.result_type\",\"args\":{\"args\":[$cpu]}"));
+    ERR(d, "result_type's args must be a list", "TypeError", "protocol",
+        A("dtype.result_type\",\"args\":{\"args\":\"int8\"}"));
+    ERR(d, "can_cast needs to", "TypeError", "protocol",
+        A("dtype.can_cast\",\"args\":{\"from_\":\"int8\"}"));
+    ERR(d, "can_cast's from_ must be a string", "TypeError", "protocol",
+        A("dtype.can_cast\",\"args\":{\"from_\":3,\"to\":\"int8\"}"));
+    ERR(d, "can_cast with an unknown dtype in to", "ValueError", "protocol",
+        A("dtype.can_cast\",\"args\":{\"from_\":\"int8\",\"to\":\"int9\"}"));
+
+    OK(d, "m = [[1,2,3],[4,5,6]] int32 on cpu", "m", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[2,3],"
+         "\"data\":[1,2,3,4,5,6]},\"device\":$cpu}"));
+    OK(d, "tril(m)", "t1", NULL, A("array.tril\",\"args\":{\"x\":$m}"));
+    OK(d, "tril(m) keeps j <= i", NULL, "{\"dtype\":\"int32\",\"shape\":[2,3],\"data\":[1,0,0,4,5,0]}",
+       A("array.read\",\"args\":{\"array\":$t1}"));
+    OK(d, "triu(m, k=1)", "t2", NULL, A("array.triu\",\"args\":{\"x\":$m,\"k\":1}"));
+    OK(d, "triu(m, k=1) keeps j >= i + 1", NULL,
+       "{\"dtype\":\"int32\",\"shape\":[2,3],\"data\":[0,2,3,0,0,6]}",
+       A("array.read\",\"args\":{\"array\":$t2}"));
+    OK(d, "describe triu's result", "t2d", NULL, A("array.describe\",\"args\":{\"array\":$t2}"));
+    drv_bind_field(d, "t2dev", "t2d", "device");
+    OK(d, "DEV-CREATE-8: triu's result is on m's device (cpu)", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$t2dev,\"b\":$cpu}"));
+    ERR(d, "tril of a 1-D array raises ValueError", "ValueError", "library",
+        A("array.tril\",\"args\":{\"x\":$x}"));
+    ERR(d, "tril's k must be an integer", "TypeError", "protocol",
+        A("array.tril\",\"args\":{\"x\":$m,\"k\":0.5}"));
+    ERR(d, "triu needs x", "TypeError", "protocol", A("array.triu\",\"args\":{\"k\":1}"));
+
+    OK(d, "y = to_device(x, cpu): x itself under a second handle", "y", NULL,
+       A("array.to_device\",\"args\":{\"array\":$x,\"device\":$cpu}"));
+    OK(d, "IVY-UTIL-6: x, m and the two results are alive on cpu; x keeps its first handle",
+       NULL, "{\"count\":4,\"arrays\":[$x,$m,$t1,$t2]}",
+       A("util.arrays_on_device\",\"args\":{\"device\":$cpu}"));
+    ERR(d, "util.arrays_on_device needs a device", "TypeError", "protocol",
+        A("util.arrays_on_device\""));
+    ERR(d, "util.arrays_on_device of an unavailable device", "ValueError", "library",
+        A("util.arrays_on_device\",\"args\":{\"device\":{\"str\":\"tpu:0\"}}"));
+    if (ndev < 2) {
+        tap_skip("DEV-CREATE-8: tril on gpu:0", "needs a second device (build with OpenCL)");
+        return;
+    }
+    OK(d, "IVY-UTIL-6: nothing alive on gpu:0 yet", NULL, "{\"count\":0,\"arrays\":[]}",
+       A("util.arrays_on_device\",\"args\":{\"device\":$gpu0}"));
+    OK(d, "mg = m on gpu:0", "mg", NULL, A("array.to_device\",\"args\":{\"array\":$m,\"device\":$gpu0}"));
+    OK(d, "tril(mg, k=-1)", "tg", NULL, A("array.tril\",\"args\":{\"x\":$mg,\"k\":-1}"));
+    OK(d, "tril(mg, k=-1) values", NULL,
+       "{\"dtype\":\"int32\",\"shape\":[2,3],\"data\":[0,0,0,4,0,0]}",
+       A("array.read\",\"args\":{\"array\":$tg}"));
+    OK(d, "describe it", "tgd", NULL, A("array.describe\",\"args\":{\"array\":$tg}"));
+    drv_bind_field(d, "tgdev", "tgd", "device");
+    OK(d, "DEV-CREATE-8: tril's result is on gpu:0", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$tgdev,\"b\":$gpu0}"));
+    OK(d, "IVY-UTIL-6: gpu:0 holds mg and its tril", NULL, "{\"count\":2,\"arrays\":[$mg,$tg]}",
+       A("util.arrays_on_device\",\"args\":{\"device\":$gpu0}"));
+    OK(d, "IVY-UTIL-6: cpu still holds its four", NULL, "{\"count\":4}",
+       A("util.arrays_on_device\",\"args\":{\"device\":$cpu}"));
+}
+
 static void multi_device(drv *d, int ndev)
 {
     const char *why = "needs a second device (build with OpenCL; POCL_DEVICES)";
@@ -468,6 +562,7 @@ int main(int argc, char **argv)
     operations(d);
     defaults(d);
     utilities(d, ndev);
+    promotion_tri_live(d, ndev);
     multi_device(d, ndev);
 
     OK(d, "bye", NULL, "null", A("bye\""));

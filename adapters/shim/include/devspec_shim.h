@@ -249,7 +249,7 @@ void ds_error(const char *kind, const char *fmt, ...)
  * return a new reference to it (retain it), since each handle releases once. array.same
  * compares the pointers.
  * ------------------------------------------------------------------------------------- */
-#define DS_VENDOR_VERSION 1u
+#define DS_VENDOR_VERSION 2u
 
 typedef struct ds_vendor {
     uint32_t version;            /* required: DS_VENDOR_VERSION */
@@ -351,6 +351,25 @@ typedef struct ds_vendor {
     int (*total_memory)(void *lib, ds_device device, int64_t *out);
     int (*used_memory)(void *lib, ds_device device, int64_t *out);
     int (*utilisation)(void *lib, ds_device device, double *out);
+
+    /* ---- version 2: slots appended; a version 1 table is shorter and they count as NULL ---- */
+
+    /* optional: dtype.can_cast. from_ is an array (from_array non-NULL: answer from the
+     * promotion graph of its device) or a dtype (from_array NULL: from_dtype, answer from the
+     * complete promotion rules). */
+    int (*can_cast)(void *lib, ds_array from_array, ds_dtype from_dtype, ds_dtype to, bool *out);
+    /* optional: dtype.result_type of n >= 1 arguments in request order; argument i is the
+     * array arrays[i] when that is non-NULL, else the dtype dtypes[i]. */
+    int (*result_type)(void *lib, const ds_array *arrays, const ds_dtype *dtypes, size_t n,
+                       ds_dtype *out);
+    /* optional: array.tril (upper false) and array.triu (upper true) with diagonal offset k. */
+    int (*tri)(void *lib, bool upper, ds_array x, int64_t k, ds_array *out);
+    /* optional: util.arrays_on_device. Fills at most `cap` of the arrays alive on the device
+     * as new objects (new references: the shim releases each once) and sets *n to the number
+     * alive; a larger *n asks again (the shim first releases what it got). The shim answers
+     * an array it already has a handle for with that handle and releases the new
+     * reference. */
+    int (*arrays_on_device)(void *lib, ds_device device, ds_array *out, size_t cap, size_t *n);
 } ds_vendor;
 
 /* ---------------------------------------------------------------------------------------

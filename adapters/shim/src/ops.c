@@ -1232,6 +1232,184 @@ static int op_util_utilisation(const req *r, cJSON **result)
     return *result ? 0 : oom(r);
 }
 
+/* ---- dtype.* ---- */
+
+/* One argument that is an array handle or a dtype name: *x the array (NULL for a dtype),
+ * *dtype the dtype. `name` labels it in messages ("from_", "args[2]"). */
+static int get_array_or_dtype(const req *r, const cJSON *v, const char *name, ds_array *x,
+                              ds_dtype *dtype)
+{
+    *x = NULL;
+    *dtype = DS_DTYPE_NONE;
+    if (!cJSON_IsString(v))
+        return ds__fail(r->e, PROTO, "TypeError",
+                        "%s: argument '%s' must be an array handle or a dtype name", r->op, name);
+    *dtype = ds_dtype_from_name(v->valuestring);
+    if (*dtype != DS_DTYPE_NONE) return 0;
+    if (strchr(v->valuestring, '#') == NULL)
+        return ds__fail(r->e, PROTO, "ValueError",
+                        "%s: argument '%s': \"%.40s\" is neither a dtype name nor an array handle",
+                        r->op, name, v->valuestring);
+    return lookup(r, v, name, DS__H_ARRAY, x);
+}
+
+static int op_dtype_can_cast(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"from_", "to", NULL};
+    const cJSON *from = arg(r, "from_");
+    ds_array x;
+    ds_dtype from_dtype, to;
+    bool yes = false;
+    if (check_names(r, names) < 0) return -1;
+    if (from == NULL) return missing(r, "from_");
+    if (get_array_or_dtype(r, from, "from_", &x, &from_dtype) < 0 ||
+        get_dtype(r, "to", true, &to) < 0 || CALL(r, can_cast, x, from_dtype, to, &yes) < 0)
+        return -1;
+    *result = cJSON_CreateBool(yes);
+    return *result ? 0 : oom(r);
+}
+
+static int op_dtype_result_type(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"args", NULL};
+    const cJSON *list = arg(r, "args");
+    ds_dtype out = DS_DTYPE_NONE;
+    if (check_names(r, names) < 0) return -1;
+    if (list == NULL) return missing(r, "args");
+    if (!cJSON_IsArray(list))
+        return ds__fail(r->e, PROTO, "TypeError",
+                        "%s: argument 'args' must be a list of array handles and dtype names",
+                        r->op);
+    int n = cJSON_GetArraySize(list);
+    if (n == 0)
+        return ds__fail(r->e, PROTO, "ValueError",
+                        "%s: argument 'args' is empty; result_type needs at least one", r->op);
+    ds_array *xs = ds__calloc((size_t)n, sizeof *xs);
+    ds_dtype *dts = ds__calloc((size_t)n, sizeof *dts);
+    int rc = xs && dts ? 0 : oom(r), i = 0;
+    for (const cJSON *v = list->child; v && rc == 0; v = v->next, i++) {
+        char name[32];
+        snprintf(name, sizeof name, "args[%d]", i);
+        rc = get_array_or_dtype(r, v, name, &xs[i], &dts[i]);
+    }
+    if (rc == 0) rc = CALL(r, result_type, xs, dts, (size_t)n, &out);
+    ds__free(xs);
+    ds__free(dts);
+    if (rc < 0) return -1;
+    if (ds_dtype_name(out) == NULL)
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                        "%s: the adapter's callback succeeded but returned no dtype", r->op);
+    *result = cJSON_CreateString(ds_dtype_name(out));
+    return *result ? 0 : oom(r);
+}
+
+/* ---- array.tril, array.triu ---- */
+
+static int tri(const req *r, bool upper, cJSON **result)
+{
+    static const char *const names[] = {"x", "k", NULL};
+    ds_array src, x = NULL;
+    int64_t k;
+    if (check_names(r, names) < 0 || get_array(r, "x", &src) < 0 ||
+        get_int(r, "k", false, 0, &k) < 0 || CALL(r, tri, upper, src, k, &x) < 0)
+        return -1;
+    return array_result(r, x, result);
+}
+
+static int op_array_tril(const req *r, cJSON **result)
+{
+    return tri(r, false, result);
+}
+
+static int op_array_triu(const req *r, cJSON **result)
+{
+    return tri(r, true, result);
+}
+
+/* ---- util.arrays_on_device ---- */
+
+/* Asks the library for the arrays alive on dev: *xs (ds__calloc'd) and *n of them, each a
+ * new reference the caller owns. */
+static int arrays_alive(const req *r, ds_device dev, ds_array **xs, size_t *n)
+{
+    size_t cap = 16;
+    *xs = NULL;
+    *n = 0;
+    /* A library whose arrays change between two calls is asked again, a few times. */
+    for (int tries = 0; tries < 4; tries++) {
+        ds_array *got = ds__calloc(cap, sizeof *got);
+        size_t have = 0;
+        if (got == NULL) return oom(r);
+        if (CALL(r, arrays_on_device, dev, got, cap, &have) < 0) {
+            ds__free(got);
+            return -1;
+        }
+        if (have <= cap) {
+            *xs = got;
+            *n = have;
+            return 0;
+        }
+        for (size_t i = 0; i < cap; i++)
+            release_obj(r, DS__H_ARRAY, got[i]);
+        ds__free(got);
+        cap = have;
+    }
+    return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                    "%s: the number of arrays alive kept growing between calls", r->op);
+}
+
+static int op_util_arrays_on_device(const req *r, cJSON **result)
+{
+    static const char *const names[] = {"device", NULL};
+    ds_device dev;
+    ds_array *xs;
+    size_t n;
+    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0 ||
+        arrays_alive(r, dev, &xs, &n) < 0)
+        return -1;
+    char count[32];
+    snprintf(count, sizeof count, "%zu", n);
+    cJSON *obj = cJSON_CreateObject(), *list = cJSON_CreateArray();
+    int rc = 0;
+    if (obj == NULL || list == NULL || !ds__put(obj, "count", cJSON_CreateRaw(count))) rc = oom(r);
+    for (size_t i = 0; i < n; i++) {
+        if (rc < 0) {
+            release_obj(r, DS__H_ARRAY, xs[i]);
+            continue;
+        }
+        if (xs[i] == NULL) {
+            rc = ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                          "%s: the adapter's callback listed no object at %zu", r->op, i);
+            continue;
+        }
+        /* An array already handed out keeps its handle (spec/protocol.md). */
+        ds__handle *h = ds__handle_find_obj(r->s, DS__H_ARRAY, xs[i]);
+        cJSON *name = NULL;
+        if (h != NULL) {
+            char buf[48];
+            ds__handle_name(h, buf, sizeof buf);
+            release_obj(r, DS__H_ARRAY, xs[i]);
+            name = cJSON_CreateString(buf);
+            rc = name ? 0 : oom(r);
+        } else {
+            rc = handle_result(r, DS__H_ARRAY, xs[i], false, &name);
+        }
+        if (rc == 0 && !ds__push(list, name)) rc = oom(r);
+    }
+    ds__free(xs);
+    if (rc == 0) {
+        rc = ds__put(obj, "arrays", list) ? 0 : oom(r);
+        list = NULL; /* owned by obj now, or deleted by ds__put */
+    }
+    cJSON_Delete(list);
+    if (rc < 0) {
+        cJSON_Delete(obj);
+        return -1;
+    }
+    *result = obj;
+    return 0;
+}
+
 /* ---- dispatch ---- */
 
 static const struct {
@@ -1278,6 +1456,11 @@ static const struct {
     {"util.total_memory", op_util_total_memory},
     {"util.used_memory", op_util_used_memory},
     {"util.utilisation", op_util_utilisation},
+    {"dtype.can_cast", op_dtype_can_cast},
+    {"dtype.result_type", op_dtype_result_type},
+    {"array.tril", op_array_tril},
+    {"array.triu", op_array_triu},
+    {"util.arrays_on_device", op_util_arrays_on_device},
 };
 
 int ds__dispatch(ds__session *s, const char *op, const cJSON *args, cJSON **result, ds__err *e)

@@ -81,6 +81,18 @@ ds__handle *ds__handle_find(ds__session *s, const char *name, int *kind_out)
     return NULL;
 }
 
+ds__handle *ds__handle_find_obj(ds__session *s, ds__hkind kind, const void *obj)
+{
+    for (size_t i = 0; i < s->nh; i++)
+        if (s->h[i].kind == kind && s->h[i].obj == obj) return &s->h[i];
+    return NULL;
+}
+
+void ds__handle_name(const ds__handle *h, char *name, size_t size)
+{
+    snprintf(name, size, "%s#%" PRIu64, kind_names[h->kind], h->id);
+}
+
 static void release(ds__session *s, const ds__handle *h)
 {
     const ds_vendor *v = s->vendor;

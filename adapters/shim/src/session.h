@@ -39,6 +39,11 @@ int ds__handle_add(ds__session *s, ds__hkind kind, void *obj, bool permanent, ch
 /* The live handle called `name`, or NULL. *kind_out gets the kind its name says, or -1 when
  * the name is not a handle, so that a caller can tell "unknown" from "wrong type". */
 ds__handle *ds__handle_find(ds__session *s, const char *name, int *kind_out);
+/* The oldest live handle of `kind` for the object `obj`, or NULL (util.arrays_on_device
+ * answers an array already handed out with its handle). */
+ds__handle *ds__handle_find_obj(ds__session *s, ds__hkind kind, const void *obj);
+/* Writes a handle's name ("array#3") into `name`. */
+void ds__handle_name(const ds__handle *h, char *name, size_t size);
 /* Releases every handle (all) or every handle made after hello (!all). */
 void ds__handles_drop(ds__session *s, bool all);
 /* Releases everything and closes the library; the session needs hello again. */
