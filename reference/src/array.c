@@ -34,8 +34,10 @@ int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *siz
     return RA_OK;
 }
 
-int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
-                  ra_array **out)
+/* A new array on dev; its data zero-initialised when zeroed, else unspecified (the caller
+ * writes it whole before anything reads it). */
+static int array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
+                     bool zeroed, ra_array **out)
 {
     int64_t size;
     int status = ra__shape_check(ctx, shape, ndim, &size, "array");
@@ -56,7 +58,9 @@ int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shap
     ra_array *x = ra__calloc(ctx, 1, sizeof *x);
     if (!x) return ra__ctx_error(ctx, RA_E_NOMEM, "array: out of memory for the array header");
     if (nbytes) {
-        status = dev->ops->alloc(dev->impl, nbytes, &x->buf);
+        status = !zeroed && RA__BACKEND_HAS(dev->ops, alloc_uninit)
+                     ? dev->ops->alloc_uninit(dev->impl, nbytes, &x->buf)
+                     : dev->ops->alloc(dev->impl, nbytes, &x->buf);
         if (status != RA_OK) {
             ra__free(ctx, x);
             return status;
@@ -75,6 +79,18 @@ int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shap
     ra__live_add(x);
     *out = x;
     return RA_OK;
+}
+
+int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
+                  ra_array **out)
+{
+    return array_new(ctx, dev, dtype, shape, ndim, true, out);
+}
+
+int ra__array_new_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape,
+                         size_t ndim, ra_array **out)
+{
+    return array_new(ctx, dev, dtype, shape, ndim, false, out);
 }
 
 ra_array *ra_array_retain(const ra_array *cx)
@@ -180,7 +196,7 @@ int ra__array_fill(ra_ctx *ctx, ra_array *x, const void *value)
 int ra__array_cast(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, ra_array **out)
 {
     ra_array *y = NULL;
-    int status = ra__array_new(ctx, x->dev, dtype, x->shape, x->ndim, &y);
+    int status = ra__array_new_uninit(ctx, x->dev, dtype, x->shape, x->ndim, &y);
     if (status != RA_OK) return status;
     if (!x->nbytes) {
         *out = y;
@@ -214,7 +230,7 @@ int ra__array_cast(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, ra_array **ou
 int ra__array_copy_to(ra_ctx *ctx, const ra_array *x, ra__dev *dst, void *stream, ra_array **out)
 {
     ra_array *y = NULL;
-    int status = ra__array_new(ctx, dst, x->dtype, x->shape, x->ndim, &y);
+    int status = ra__array_new_uninit(ctx, dst, x->dtype, x->shape, x->ndim, &y);
     if (status != RA_OK) return status;
     if (x->nbytes) {
         if (dst == x->dev && dst->ops->copy) {

@@ -26,6 +26,7 @@
 #include "refarray.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 
 #define RA_BACKEND_VERSION 1u
 
@@ -135,7 +136,18 @@ typedef struct ra__backend_ops {
      * current utilisation in percent [0, 100]; RA_E_NOT_MEASURABLE when it cannot be
      * measured now. */
     int (*utilisation)(void *impl, double *percent);
+
+    /* May be NULL (then the core calls alloc). Like alloc, but the contents are unspecified:
+     * the core asks for it only for a buffer that the operation making it writes whole before
+     * anything reads it (the result of a cast, a copy between devices, an elementwise
+     * operation), so a backend can skip zeroing memory that is about to be overwritten.
+     * Read only when size covers it (RA__BACKEND_HAS). */
+    int (*alloc_uninit)(void *impl, size_t nbytes, void **buf);
 } ra__backend_ops;
+
+/* Whether a backend's table, as compiled by the backend, has the slot and it is not NULL. */
+#define RA__BACKEND_HAS(ops, slot)                                                                 \
+    ((ops)->size >= offsetof(ra__backend_ops, slot) + sizeof((ops)->slot) && (ops)->slot != NULL)
 
 /* ---- Services of the core for backends ---- */
 

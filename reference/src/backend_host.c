@@ -10,8 +10,49 @@
 #include <time.h>
 #include <unistd.h>
 
+/* Host buffers and their reuse.
+ *
+ * Every buffer is one block from the context's allocation hook: a header (the block's
+ * capacity in bytes) and then the data, so free knows a block's size. Blocks of at least
+ * CACHE_MIN bytes are not returned to the hook when their array dies but kept in a cache,
+ * bucketed by size (eight buckets per power of two), and handed out again to a request of the
+ * same bucket that fits. Large blocks from the C allocator are fresh pages each time (a new
+ * mmap) whose first touch costs a page fault per page: as much as the operation itself for a
+ * memory-bound elementwise result. A reused block is already touched.
+ *
+ * Bounds: the cache holds at most cache_limit bytes (an eighth of physical memory, at most
+ * CACHE_MAX); a block that does not fit is returned to the hook. When the hook fails, the
+ * cache is emptied and the allocation tried once more, so cached blocks never cause an
+ * out-of-memory. The cache is guarded by its own mutex (blocks below CACHE_MIN never take
+ * it) and emptied when the context is destroyed.
+ *
+ * Zeros: alloc (backend.h) promises zero-initialised memory; alloc_uninit leaves the contents
+ * unspecified for results that are written whole at once. A reused block is zeroed only for
+ * alloc; a new block from the hook is zeroed by memset for alloc only, so a result's pages are
+ * first touched by the operation that writes them and not twice. */
+#define CACHE_MIN ((size_t)256 << 10)
+#define CACHE_MAX ((size_t)1 << 30)
+#define CACHE_MIN_LOG2 18
+#define CACHE_BUCKETS ((64 - CACHE_MIN_LOG2) * 8)
+
+typedef struct host_block {
+    union {
+        size_t cap;              /* data bytes after the header */
+        max_align_t align_;      /* keeps the data as aligned as the hook's blocks */
+    } h;
+} host_block;
+
+typedef struct cached_block {
+    host_block head;
+    struct cached_block *next;
+} cached_block;
+
 typedef struct host_impl {
     ra_ctx *ctx;
+    pthread_mutex_t cache_lock; /* guards the fields below */
+    cached_block *buckets[CACHE_BUCKETS];
+    size_t cached_bytes;
+    size_t cache_limit;
 } host_impl;
 
 /* Every dtype with its C type and kind: B bool, I signed, U unsigned, F real floating,
@@ -277,10 +318,227 @@ BIN_FLOAT(bin_f64, double)
 BIN_COMPLEX(bin_c64, float complex)
 BIN_COMPLEX(bin_c128, double complex)
 
+/* ---- elementwise binary, contiguous fast path ----
+ * When neither operand needs broadcasting (each is either laid out like out, or one element
+ * repeated: a scalar or 0-d operand), the operation is one flat loop over count elements.
+ * Each (dtype, op, layout) gets its own plain loop over restrict pointers so the compiler
+ * vectorises it; the expressions are the strided kernels' own, so results are identical
+ * bit for bit (no reassociation: every element is one operation on two values). */
+
+/* How a view walks out's elements. */
+enum { LAYOUT_OTHER, LAYOUT_FLAT, LAYOUT_REPEAT };
+
+static int view_layout(const ra__view *v, const ra__view *out)
+{
+    bool flat = v->offset == 0, repeat = true;
+    int64_t expect = 1;
+    for (size_t d = out->ndim; d-- > 0;) {
+        int64_t n = out->shape[d];
+        if (n != 1) {
+            if (v->strides[d] != expect) flat = false;
+            if (v->strides[d] != 0) repeat = false;
+        }
+        expect *= n;
+    }
+    return flat ? LAYOUT_FLAT : repeat ? LAYOUT_REPEAT : LAYOUT_OTHER;
+}
+
+/* o[i] = EXPR for i < n with x, y the operands' elements: flat operands step, repeated ones
+ * stay on their one element (both repeated only when n <= 1). */
+#define FAST_LOOP(T, OT, EXPR)                                                                     \
+    do {                                                                                           \
+        OT *restrict o_ = out;                                                                     \
+        if (fa && fb) {                                                                            \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                T x = pa[i], y = pb[i];                                                            \
+                o_[i] = (EXPR);                                                                    \
+            }                                                                                      \
+        } else if (fa) {                                                                           \
+            const T y = pb[0];                                                                     \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                T x = pa[i];                                                                       \
+                o_[i] = (EXPR);                                                                    \
+            }                                                                                      \
+        } else if (fb) {                                                                           \
+            const T x = pa[0];                                                                     \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                T y = pb[i];                                                                       \
+                o_[i] = (EXPR);                                                                    \
+            }                                                                                      \
+        } else {                                                                                   \
+            const T x = pa[0], y = pb[0];                                                          \
+            for (size_t i = 0; i < n; i++)                                                         \
+                o_[i] = (EXPR);                                                                    \
+        }                                                                                          \
+    } while (0)
+
+#define FAST_SIGNATURE(NAME, T)                                                                    \
+    static void NAME(ra_binop op, size_t n, const T *restrict pa, bool fa, const T *restrict pb,  \
+                     bool fb, void *restrict out)
+
+#define FAST_INTEGER(NAME, T, UT)                                                                  \
+    FAST_SIGNATURE(NAME, T)                                                                        \
+    {                                                                                              \
+        switch (op) {                                                                              \
+        case RA_ADD:                                                                               \
+            FAST_LOOP(T, T, WRAP_ADD(T, UT, x, y));                                                \
+            break;                                                                                 \
+        case RA_SUBTRACT:                                                                          \
+            FAST_LOOP(T, T, WRAP_SUB(T, UT, x, y));                                                \
+            break;                                                                                 \
+        case RA_MULTIPLY:                                                                          \
+            FAST_LOOP(T, T, WRAP_MUL(T, UT, x, y));                                                \
+            break;                                                                                 \
+        case RA_EQUAL:                                                                             \
+            FAST_LOOP(T, bool, x == y);                                                            \
+            break;                                                                                 \
+        case RA_LESS:                                                                              \
+            FAST_LOOP(T, bool, x < y);                                                             \
+            break;                                                                                 \
+        case RA_MAXIMUM:                                                                           \
+            FAST_LOOP(T, T, x > y ? x : y);                                                        \
+            break;                                                                                 \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+    }
+
+#define FAST_FLOAT(NAME, T)                                                                        \
+    FAST_SIGNATURE(NAME, T)                                                                        \
+    {                                                                                              \
+        switch (op) {                                                                              \
+        case RA_ADD:                                                                               \
+            FAST_LOOP(T, T, x + y);                                                                \
+            break;                                                                                 \
+        case RA_SUBTRACT:                                                                          \
+            FAST_LOOP(T, T, x - y);                                                                \
+            break;                                                                                 \
+        case RA_MULTIPLY:                                                                          \
+            FAST_LOOP(T, T, x * y);                                                                \
+            break;                                                                                 \
+        case RA_DIVIDE:                                                                            \
+            FAST_LOOP(T, T, x / y);                                                                \
+            break;                                                                                 \
+        case RA_EQUAL:                                                                             \
+            FAST_LOOP(T, bool, x == y);                                                            \
+            break;                                                                                 \
+        case RA_LESS:                                                                              \
+            FAST_LOOP(T, bool, x < y);                                                             \
+            break;                                                                                 \
+        case RA_MAXIMUM:                                                                           \
+            FAST_LOOP(T, T, isnan(x) ? x : isnan(y) ? y : (x > y ? x : y));                        \
+            break;                                                                                 \
+        }                                                                                          \
+    }
+
+#define FAST_COMPLEX(NAME, T)                                                                      \
+    FAST_SIGNATURE(NAME, T)                                                                        \
+    {                                                                                              \
+        switch (op) {                                                                              \
+        case RA_ADD:                                                                               \
+            FAST_LOOP(T, T, x + y);                                                                \
+            break;                                                                                 \
+        case RA_SUBTRACT:                                                                          \
+            FAST_LOOP(T, T, x - y);                                                                \
+            break;                                                                                 \
+        case RA_MULTIPLY:                                                                          \
+            FAST_LOOP(T, T, x * y);                                                                \
+            break;                                                                                 \
+        case RA_DIVIDE:                                                                            \
+            FAST_LOOP(T, T, x / y);                                                                \
+            break;                                                                                 \
+        case RA_EQUAL:                                                                             \
+            FAST_LOOP(T, bool, x == y);                                                            \
+            break;                                                                                 \
+        default:                                                                                   \
+            break;                                                                                 \
+        }                                                                                          \
+    }
+
+FAST_SIGNATURE(fast_bool, bool)
+{
+    /* The core allows only equal on bool. */
+    if (op == RA_EQUAL) FAST_LOOP(bool, bool, x == y);
+}
+
+FAST_INTEGER(fast_i8, int8_t, uint8_t)
+FAST_INTEGER(fast_i16, int16_t, uint16_t)
+FAST_INTEGER(fast_i32, int32_t, uint32_t)
+FAST_INTEGER(fast_i64, int64_t, uint64_t)
+FAST_INTEGER(fast_u8, uint8_t, uint8_t)
+FAST_INTEGER(fast_u16, uint16_t, uint16_t)
+FAST_INTEGER(fast_u32, uint32_t, uint32_t)
+FAST_INTEGER(fast_u64, uint64_t, uint64_t)
+FAST_FLOAT(fast_f32, float)
+FAST_FLOAT(fast_f64, double)
+FAST_COMPLEX(fast_c64, float complex)
+FAST_COMPLEX(fast_c128, double complex)
+
+/* Runs the fast path when both operands allow it; false when one needs broadcasting. */
+static bool host_binary_fast(ra_binop op, const ra__view *a, const ra__view *b,
+                             const ra__view *out)
+{
+    int la = view_layout(a, out), lb = view_layout(b, out);
+    if (la == LAYOUT_OTHER || lb == LAYOUT_OTHER) return false;
+    size_t n = 1;
+    for (size_t d = 0; d < out->ndim; d++)
+        n *= (size_t)out->shape[d];
+    bool fa = la == LAYOUT_FLAT, fb = lb == LAYOUT_FLAT;
+    size_t es = ra_dtype_size(a->dtype);
+    const void *pa = (const char *)a->buf + (size_t)a->offset * es;
+    const void *pb = (const char *)b->buf + (size_t)b->offset * es;
+    void *po = out->buf;
+    switch (a->dtype) {
+    case RA_BOOL:
+        fast_bool(op, n, pa, fa, pb, fb, po);
+        break;
+    case RA_INT8:
+        fast_i8(op, n, pa, fa, pb, fb, po);
+        break;
+    case RA_INT16:
+        fast_i16(op, n, pa, fa, pb, fb, po);
+        break;
+    case RA_INT32:
+        fast_i32(op, n, pa, fa, pb, fb, po);
+        break;
+    case RA_INT64:
+        fast_i64(op, n, pa, fa, pb, fb, po);
+        break;
+    case RA_UINT8:
+        fast_u8(op, n, pa, fa, pb, fb, po);
+        break;
+    case RA_UINT16:
+        fast_u16(op, n, pa, fa, pb, fb, po);
+        break;
+    case RA_UINT32:
+        fast_u32(op, n, pa, fa, pb, fb, po);
+        break;
+    case RA_UINT64:
+        fast_u64(op, n, pa, fa, pb, fb, po);
+        break;
+    case RA_FLOAT32:
+        fast_f32(op, n, pa, fa, pb, fb, po);
+        break;
+    case RA_FLOAT64:
+        fast_f64(op, n, pa, fa, pb, fb, po);
+        break;
+    case RA_COMPLEX64:
+        fast_c64(op, n, pa, fa, pb, fb, po);
+        break;
+    case RA_COMPLEX128:
+        fast_c128(op, n, pa, fa, pb, fb, po);
+        break;
+    default:
+        return false;
+    }
+    return true;
+}
+
 static int host_binary(void *impl, ra_binop op, const ra__view *a, const ra__view *b,
                        const ra__view *out)
 {
     (void)impl;
+    if (host_binary_fast(op, a, b, out)) return RA_OK;
     switch (a->dtype) {
     case RA_BOOL:
         bin_bool(op, a, b, out);
@@ -536,19 +794,103 @@ static int host_matmul(void *impl, ra_dtype dtype, const void *a, size_t a_offse
 
 /* ---- memory ---- */
 
+/* The bucket of a size >= CACHE_MIN: its power of two and which eighth of it. */
+static size_t cache_bucket(size_t nbytes)
+{
+    unsigned k = 63u - (unsigned)__builtin_clzll((unsigned long long)nbytes);
+    size_t eighth = (nbytes >> (k - 3)) & 7u;
+    return (size_t)(k - CACHE_MIN_LOG2) * 8u + eighth;
+}
+
+/* Takes a cached block that holds nbytes (>= CACHE_MIN) from its bucket, or NULL. */
+static host_block *cache_take(host_impl *h, size_t nbytes)
+{
+    size_t b = cache_bucket(nbytes);
+    host_block *found = NULL;
+    pthread_mutex_lock(&h->cache_lock);
+    for (cached_block **p = &h->buckets[b]; *p; p = &(*p)->next) {
+        if ((*p)->head.h.cap >= nbytes) {
+            cached_block *c = *p;
+            *p = c->next;
+            h->cached_bytes -= c->head.h.cap;
+            found = &c->head;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&h->cache_lock);
+    return found;
+}
+
+/* Keeps a block for reuse; false when the cache is full (the caller frees it). */
+static bool cache_put(host_impl *h, host_block *blk)
+{
+    bool kept = false;
+    pthread_mutex_lock(&h->cache_lock);
+    if (h->cached_bytes + blk->h.cap <= h->cache_limit) {
+        cached_block *c = (cached_block *)blk;
+        size_t b = cache_bucket(blk->h.cap);
+        c->next = h->buckets[b];
+        h->buckets[b] = c;
+        h->cached_bytes += blk->h.cap;
+        kept = true;
+    }
+    pthread_mutex_unlock(&h->cache_lock);
+    return kept;
+}
+
+/* Returns every cached block to the hook; the bytes it gave back. */
+static size_t cache_drain(host_impl *h)
+{
+    size_t freed = 0;
+    pthread_mutex_lock(&h->cache_lock);
+    for (size_t b = 0; b < CACHE_BUCKETS; b++) {
+        while (h->buckets[b]) {
+            cached_block *c = h->buckets[b];
+            h->buckets[b] = c->next;
+            h->cached_bytes -= c->head.h.cap;
+            freed += c->head.h.cap;
+            ra__free(h->ctx, c);
+        }
+    }
+    pthread_mutex_unlock(&h->cache_lock);
+    return freed;
+}
+
+static int host_alloc_block(host_impl *h, size_t nbytes, bool zeroed, void **buf)
+{
+    host_block *blk = nbytes >= CACHE_MIN ? cache_take(h, nbytes) : NULL;
+    if (!blk) {
+        if (nbytes > SIZE_MAX - sizeof *blk)
+            return ra__ctx_error(h->ctx, RA_E_NOMEM, "cpu: cannot allocate %zu bytes", nbytes);
+        blk = ra__alloc(h->ctx, sizeof *blk + nbytes);
+        /* Memory held for reuse must not cause an out-of-memory: give it back, retry. */
+        if (!blk && cache_drain(h) > 0) blk = ra__alloc(h->ctx, sizeof *blk + nbytes);
+        if (!blk) return ra__ctx_error(h->ctx, RA_E_NOMEM, "cpu: cannot allocate %zu bytes", nbytes);
+        blk->h.cap = nbytes;
+    }
+    void *data = blk + 1;
+    if (zeroed) memset(data, 0, nbytes);
+    *buf = data;
+    return RA_OK;
+}
+
 static int host_alloc(void *impl, size_t nbytes, void **buf)
 {
-    host_impl *h = impl;
-    void *p = ra__calloc(h->ctx, 1, nbytes);
-    if (!p) return ra__ctx_error(h->ctx, RA_E_NOMEM, "cpu: cannot allocate %zu bytes", nbytes);
-    *buf = p;
-    return RA_OK;
+    return host_alloc_block(impl, nbytes, true, buf);
+}
+
+static int host_alloc_uninit(void *impl, size_t nbytes, void **buf)
+{
+    return host_alloc_block(impl, nbytes, false, buf);
 }
 
 static void host_free(void *impl, void *buf)
 {
     host_impl *h = impl;
-    ra__free(h->ctx, buf);
+    if (!buf) return;
+    host_block *blk = (host_block *)buf - 1;
+    if (blk->h.cap >= CACHE_MIN && cache_put(h, blk)) return;
+    ra__free(h->ctx, blk);
 }
 
 static int host_write(void *impl, void *buf, size_t dst_offset, const void *src, size_t nbytes,
@@ -661,6 +1003,8 @@ static int host_utilisation(void *impl, double *percent)
 static void host_close(void *impl)
 {
     host_impl *h = impl;
+    cache_drain(h);
+    pthread_mutex_destroy(&h->cache_lock);
     ra__free(h->ctx, h);
 }
 
@@ -684,6 +1028,7 @@ const ra__backend_ops ra__host_ops = {
     .reduce = host_reduce,
     .matmul = host_matmul,
     .utilisation = host_utilisation,
+    .alloc_uninit = host_alloc_uninit,
 };
 
 int ra__host_open(ra_ctx *ctx)
@@ -691,6 +1036,14 @@ int ra__host_open(ra_ctx *ctx)
     host_impl *h = ra__calloc(ctx, 1, sizeof *h);
     if (!h) return ra__ctx_error(ctx, RA_E_NOMEM, "cpu: out of memory opening the host backend");
     h->ctx = ctx;
+    if (pthread_mutex_init(&h->cache_lock, NULL) != 0) {
+        ra__free(ctx, h);
+        return ra__ctx_error(ctx, RA_E_BACKEND, "cpu: cannot create the buffer cache's mutex");
+    }
+    long pages = sysconf(_SC_PHYS_PAGES);
+    long page_size = sysconf(_SC_PAGESIZE);
+    uint64_t phys = pages > 0 && page_size > 0 ? (uint64_t)pages * (uint64_t)page_size : 0;
+    h->cache_limit = phys / 8 < CACHE_MAX ? (size_t)(phys / 8) : CACHE_MAX;
     return ra__ctx_add_device(ctx, RA_DEVICE_CPU, &ra__host_ops, h);
 }
 

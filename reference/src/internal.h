@@ -111,6 +111,10 @@ int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *siz
 /* A new array (data zero-initialised) on dev. */
 int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
                   ra_array **out);
+/* The same with the data unspecified, for an array the caller writes whole before anything
+ * reads it (the backend's alloc_uninit slot, where it has one). */
+int ra__array_new_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape,
+                         size_t ndim, ra_array **out);
 /* Copies x to device dst (dtype unchanged), through host memory across backends. */
 int ra__array_copy_to(ra_ctx *ctx, const ra_array *x, ra__dev *dst, void *stream, ra_array **out);
 /* Converts x to dtype on its device (a new array). */

@@ -236,7 +236,8 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
         in[i] = *slot;
     }
     ra_dtype odtype = op == RA_EQUAL || op == RA_LESS ? RA_BOOL : dtype;
-    status = ra__array_new(ctx, dev, odtype, oshape, ondim, &result);
+    /* Written whole by the kernel below (or by the write of the staged result). */
+    status = ra__array_new_uninit(ctx, dev, odtype, oshape, ondim, &result);
     if (status != RA_OK) goto done;
     if (result->size > 0) {
         int64_t sa[RA_MAX_NDIM], sb[RA_MAX_NDIM], so[RA_MAX_NDIM];
@@ -301,7 +302,7 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
     if (status != RA_OK) return status;
     x = moved;
     ra_array *y;
-    status = ra__array_new(ctx, x->dev, odtype, x->shape, x->ndim, &y);
+    status = ra__array_new_uninit(ctx, x->dev, odtype, x->shape, x->ndim, &y); /* written whole */
     if (status != RA_OK) {
         ra_array_release(moved);
         return status;
