@@ -39,6 +39,10 @@ static const char *const OPS[] = {"device.parse",
                                   "array.dlpack_device",
                                   "array.from_dlpack",
                                   "stream.default",
+                                  "array.tril",
+                                  "array.triu",
+                                  "dtype.can_cast",
+                                  "dtype.result_type",
                                   "default.get",
                                   "default.set",
                                   "default.unset",
@@ -52,6 +56,7 @@ static const char *const OPS[] = {"device.parse",
                                   "util.total_memory",
                                   "util.used_memory",
                                   "util.utilisation",
+                                  "util.arrays_on_device",
                                   NULL};
 
 bool ds__op_known(const char *op)
@@ -284,8 +289,107 @@ static void check_raises(loader *L, const cJSON *v)
                 v->valuestring);
 }
 
+static void list_names(ds_buf *b, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        ds__buf_printf(b, "%s%s", i ? ", " : "", names[i]);
+}
+
+/* Checks a matcher's operand (spec/case-format.md, "Matchers"). L's path is at the key. */
+static void check_expected(loader *L, const cJSON *v, bool in_typed);
+
+static void check_matcher(loader *L, const cJSON *m)
+{
+    const char *name = m->string;
+    if (!strcmp(name, "$len_min")) {
+        if (!cJSON_IsNumber(m) || !isfinite(m->valuedouble) ||
+            m->valuedouble != floor(m->valuedouble) || m->valuedouble < 0)
+            problem(L, "$len_min takes an integer >= 0 (the fewest elements), not %s",
+                    cJSON_IsNumber(m) ? "that number" : type_name(m));
+    } else if (!strcmp(name, "$contains")) {
+        check_expected(L, m, false);
+    } else if (!strcmp(name, "$range")) {
+        const cJSON *lo = cJSON_GetArrayItem(m, 0), *hi = cJSON_GetArrayItem(m, 1);
+        if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) != 2 ||
+            !(cJSON_IsNull(lo) || cJSON_IsNumber(lo)) || !(cJSON_IsNull(hi) || cJSON_IsNumber(hi)))
+            problem(L, "$range takes [low, high], each a number or null (an open end)");
+        else if (cJSON_IsNumber(lo) && cJSON_IsNumber(hi) && lo->valuedouble > hi->valuedouble)
+            problem(L, "$range [%.17g, %.17g] is empty: the low end is above the high end",
+                    lo->valuedouble, hi->valuedouble);
+    } else if (!strcmp(name, "$type")) {
+        bool known = false;
+        for (int i = 0; cJSON_IsString(m) && ds__matcher_types[i]; i++)
+            known = known || !strcmp(ds__matcher_types[i], m->valuestring);
+        if (!known) {
+            ds_buf list = {0};
+            list_names(&list, ds__matcher_types);
+            problem(L, "$type takes one of %s", list.data);
+            ds__buf_free(&list);
+        }
+    }
+}
+
+/* Walks an expected value (an "expect", or an alternative's): its references, its matchers
+ * and, inside a typed array (an object with a string "dtype" and lists "shape" and "data"),
+ * the absence of matchers: typed arrays are matched exactly. */
+static void check_expected(loader *L, const cJSON *v, bool in_typed)
+{
+    if (cJSON_IsString(v)) {
+        check_refs(L, v);
+        return;
+    }
+    if (cJSON_IsObject(v)) {
+        const cJSON *m = NULL;
+        for (const cJSON *k = v->child; k && !m; k = k->next)
+            if (ds__is_matcher_key(k->string)) m = k;
+        if (m) {
+            push_key(L, m->string);
+            bool known = false;
+            for (int i = 0; ds__matcher_names[i]; i++)
+                known = known || !strcmp(ds__matcher_names[i], m->string);
+            ds_buf list = {0};
+            list_names(&list, ds__matcher_names);
+            if (in_typed)
+                problem_key(L, 0,
+                            "\"%s\" inside a typed array: a typed array (an object with dtype, "
+                            "shape and data) is matched exactly and holds no matcher; write "
+                            "\"$%s\" for a literal key",
+                            m->string, m->string);
+            else if (v->child->next)
+                problem_key(L, 0,
+                            "a matcher is an object of exactly one key, and \"%s\" stands beside "
+                            "others; write \"$%s\" for a literal key",
+                            m->string, m->string);
+            else if (!known)
+                problem_key(L, 0,
+                            "unknown matcher \"%s\" (matchers: %s); write \"$%s\" for a literal key",
+                            m->string, list.data, m->string);
+            else
+                check_matcher(L, m);
+            ds__buf_free(&list);
+            pop(L);
+            return;
+        }
+        bool typed = in_typed || ds__is_typed_array(v);
+        for (const cJSON *k = v->child; k; k = k->next) {
+            push_key(L, k->string);
+            check_expected(L, k, typed);
+            pop(L);
+        }
+        return;
+    }
+    if (cJSON_IsArray(v)) {
+        int i = 0;
+        for (const cJSON *a = v->child; a; a = a->next, i++) {
+            push_index(L, i);
+            check_expected(L, a, in_typed);
+            pop(L);
+        }
+    }
+}
+
 static const char *const STEP_KEYS[] = {"op", "args", "as", "expect", "raises", "either", NULL};
-static const char *const ALT_KEYS[] = {"expect", "raises", NULL};
+static const char *const ALT_KEYS[] = {"expect", "raises", "stop", NULL};
 
 static void load_step(loader *L, ds_step *st, const cJSON *v)
 {
@@ -339,7 +443,7 @@ static void load_step(loader *L, ds_step *st, const cJSON *v)
     const cJSON *either = cJSON_GetObjectItemCaseSensitive(v, "either");
     if (expect) {
         push_key(L, "expect");
-        check_refs(L, expect);
+        check_expected(L, expect, false);
         pop(L);
         st->outcome = DS_OUTCOME_EXPECT;
         st->value = (cJSON *)expect;
@@ -353,7 +457,7 @@ static void load_step(loader *L, ds_step *st, const cJSON *v)
         push_key(L, "either");
         if (!cJSON_IsArray(either) || cJSON_GetArraySize(either) == 0)
             problem(L, "must be a non-empty list of alternatives ({\"expect\": ...} or "
-                       "{\"raises\": ...})");
+                       "{\"raises\": ...}, either with an optional \"stop\": true)");
         else {
             int i = 0;
             const cJSON *alt;
@@ -376,11 +480,17 @@ static void load_step(loader *L, ds_step *st, const cJSON *v)
                         problem(L, "an alternative needs \"expect\" or \"raises\"");
                     } else if (ae) {
                         push_key(L, "expect");
-                        check_refs(L, ae);
+                        check_expected(L, ae, false);
                         pop(L);
                     } else {
                         push_key(L, "raises");
                         check_raises(L, ar);
+                        pop(L);
+                    }
+                    const cJSON *stop = cJSON_GetObjectItemCaseSensitive(alt, "stop");
+                    if (stop && !cJSON_IsBool(stop)) {
+                        push_key(L, "stop");
+                        problem(L, "must be true or false, not %s", type_name(stop));
                         pop(L);
                     }
                 }

@@ -276,13 +276,24 @@ typedef int (*ds_device_equal_fn)(void *ctx, const char *a, const char *b, ds_bu
 typedef struct ds_judge {
     ds_device_equal_fn device_equal;
     void *ctx;
+    const cJSON *bindings; /* what "$name" refers to (an object by name); NULL: nothing bound */
 } ds_judge;
 
 /* 1: OBSERVED matches EXPECTED (spec/case-format.md, "Matching expect"); 0: it does not,
- * and WHY says where; -1: a device comparison could not be made (WHY says why). */
+ * and WHY says where; -1: a device comparison could not be made (WHY says why). EXPECTED is
+ * the case's own value: its "$name" references are resolved from J's bindings, its
+ * matchers applied, its "$$" escapes undone. */
 int ds__judge_match(const ds_judge *j, const cJSON *expected, const cJSON *observed, ds_buf *why);
 bool ds__is_typed_array(const cJSON *v);
 bool ds__is_device_handle(const cJSON *v);
+/* An object key that makes its object a matcher: one "$", not "$$" (spec/case-format.md). */
+bool ds__is_matcher_key(const char *key);
+/* The matchers ("$len_min", ...) and the names $type accepts; NULL-terminated. */
+extern const char *const ds__matcher_names[];
+extern const char *const ds__matcher_types[];
+/* A copy of V with every "$name" string replaced by its binding (null when unbound) and
+ * "$$text" by "$text"; object keys are copied as they are. The caller deletes it. */
+cJSON *ds__resolve(const cJSON *bindings, const cJSON *v);
 
 /* ---- run.c ----------------------------------------------------------------------- */
 

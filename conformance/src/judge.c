@@ -1,7 +1,11 @@
 /* Matching a step's result against its "expect" (spec/case-format.md, "Matching expect"):
  * objects match partially, lists element-wise, typed arrays exactly by dtype (NaN equals
  * NaN, -0.0 differs from 0.0, integers exact at any width), device handles through the
- * adapter's own device.equal, everything else as JSON. */
+ * adapter's own device.equal, everything else as JSON. A single-key object whose key starts
+ * with one "$" is a matcher ($len_min, $contains, $range, $type); "$name" strings are
+ * references, resolved here from the bindings, and whatever a reference brings in is matched
+ * as a plain value: a bound result is never read as a matcher. "$$" escapes a literal "$" in
+ * a string and at the start of an object key. */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
 
@@ -195,65 +199,245 @@ static int match_typed(const cJSON *e, const cJSON *o, const char *path, ds_buf 
     return 1;
 }
 
-static int match(const ds_judge *j, const cJSON *e, const cJSON *o, ds_buf *path, ds_buf *why)
+bool ds__is_matcher_key(const char *key)
 {
-    if (ds__is_typed_array(e)) return match_typed(e, o, path->data ? path->data : "", why);
-    if (cJSON_IsObject(e)) {
-        if (!cJSON_IsObject(o)) {
-            mismatch(why, path->data ? path->data : "", e, o, "expected an object");
+    return key[0] == '$' && key[1] != '$';
+}
+
+const char *const ds__matcher_names[] = {"$len_min", "$contains", "$range", "$type", NULL};
+const char *const ds__matcher_types[] = {"int",  "number", "bool", "string",
+                                         "list", "object", "null", NULL};
+
+cJSON *ds__resolve(const cJSON *bindings, const cJSON *v)
+{
+    if (cJSON_IsString(v) && v->valuestring[0] == '$') {
+        if (v->valuestring[1] == '$') return cJSON_CreateString(v->valuestring + 1);
+        const cJSON *b =
+            bindings ? cJSON_GetObjectItemCaseSensitive(bindings, v->valuestring + 1) : NULL;
+        return b ? cJSON_Duplicate(b, true) : cJSON_CreateNull();
+    }
+    if (cJSON_IsObject(v)) {
+        cJSON *o = cJSON_CreateObject();
+        for (const cJSON *c = v->child; c; c = c->next)
+            cJSON_AddItemToObject(o, c->string, ds__resolve(bindings, c));
+        return o;
+    }
+    if (cJSON_IsArray(v)) {
+        cJSON *a = cJSON_CreateArray();
+        for (const cJSON *c = v->child; c; c = c->next)
+            cJSON_AddItemToArray(a, ds__resolve(bindings, c));
+        return a;
+    }
+    return cJSON_Duplicate(v, true);
+}
+
+/* The matcher key of an object, or NULL when it is a plain object. */
+static const cJSON *matcher_of(const cJSON *e)
+{
+    for (const cJSON *k = e->child; k; k = k->next)
+        if (ds__is_matcher_key(k->string)) return k;
+    return NULL;
+}
+
+/* A mismatch whose expected side is shown with its references resolved. */
+static void mismatch_resolved(const ds_judge *j, ds_buf *why, const char *path, const cJSON *e,
+                              const cJSON *o, const char *what)
+{
+    cJSON *shown = ds__resolve(j ? j->bindings : NULL, e);
+    mismatch(why, path, shown, o, what);
+    cJSON_Delete(shown);
+}
+
+static int match(const ds_judge *j, const cJSON *e, const cJSON *o, ds_buf *path, ds_buf *why,
+                 bool literal);
+
+static bool is_integral(const cJSON *v)
+{
+    return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble == floor(v->valuedouble);
+}
+
+/* Applies the matcher M (the one key of the expected object E) to O. The loader has checked
+ * the matcher's operand (case_load.c); a malformed one here is reported, never trusted. */
+static int match_matcher(const ds_judge *j, const cJSON *e, const cJSON *m, const cJSON *o,
+                         ds_buf *path, ds_buf *why)
+{
+    const char *p = path->data ? path->data : "";
+    const char *name = m->string;
+    if (!strcmp(name, "$len_min")) {
+        if (!cJSON_IsArray(o)) {
+            mismatch(why, p, e, o, "$len_min wants a list");
             return 0;
         }
-        for (const cJSON *k = e->child; k; k = k->next) {
-            size_t keep = path->len;
-            ds__buf_printf(path, ".%s", k->string);
-            const cJSON *ov = cJSON_GetObjectItemCaseSensitive(o, k->string);
-            int r;
-            if (!ov) {
-                ds__buf_printf(why, "at %s: missing from the result (expected ", path->data);
-                show(why, k);
-                ds__buf_puts(why, ")");
-                r = 0;
-            } else {
-                r = match(j, k, ov, path, why);
-            }
-            path->len = keep;
-            if (path->data) path->data[keep] = '\0';
-            if (r != 1) return r;
-        }
-        return 1;
+        if (!cJSON_IsNumber(m)) goto malformed;
+        if ((double)cJSON_GetArraySize(o) >= m->valuedouble) return 1;
+        mismatch(why, p, e, o, "the list is shorter than $len_min");
+        return 0;
     }
-    if (cJSON_IsArray(e)) {
-        if (!cJSON_IsArray(o) || cJSON_GetArraySize(o) != cJSON_GetArraySize(e)) {
-            mismatch(why, path->data ? path->data : "", e, o,
-                     cJSON_IsArray(o) ? "lists differ in length" : "expected a list");
+    if (!strcmp(name, "$contains")) {
+        if (!cJSON_IsArray(o)) {
+            mismatch_resolved(j, why, p, e, o, "$contains wants a list");
             return 0;
         }
         int i = 0;
-        for (const cJSON *a = e->child, *b = o->child; a; a = a->next, b = b->next, i++) {
+        for (const cJSON *el = o->child; el; el = el->next, i++) {
             size_t keep = path->len;
             ds__buf_printf(path, "[%d]", i);
-            int r = match(j, a, b, path, why);
+            ds_buf scratch = {0};
+            int r = match(j, m, el, path, &scratch, false);
+            path->len = keep;
+            path->data[keep] = '\0';
+            if (r < 0) { /* a device comparison could not be made: the step cannot be judged */
+                ds__buf_puts(why, scratch.data ? scratch.data : "");
+                ds__buf_free(&scratch);
+                return -1;
+            }
+            ds__buf_free(&scratch);
+            if (r == 1) return 1;
+        }
+        mismatch_resolved(j, why, p, e, o, "no element matches $contains");
+        return 0;
+    }
+    if (!strcmp(name, "$range")) {
+        const cJSON *lo = cJSON_GetArrayItem(m, 0), *hi = cJSON_GetArrayItem(m, 1);
+        if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) != 2 ||
+            !(cJSON_IsNull(lo) || cJSON_IsNumber(lo)) || !(cJSON_IsNull(hi) || cJSON_IsNumber(hi)))
+            goto malformed;
+        if (!cJSON_IsNumber(o)) {
+            mismatch(why, p, e, o, "$range wants a number");
+            return 0;
+        }
+        double v = o->valuedouble;
+        if ((cJSON_IsNumber(lo) && v < lo->valuedouble) ||
+            (cJSON_IsNumber(hi) && v > hi->valuedouble)) {
+            mismatch(why, p, e, o, "the number is outside $range");
+            return 0;
+        }
+        return 1;
+    }
+    if (!strcmp(name, "$type")) {
+        if (!cJSON_IsString(m)) goto malformed;
+        const char *t = m->valuestring;
+        bool ok;
+        if (!strcmp(t, "int"))
+            ok = is_integral(o); /* JSON does not keep 1.0 apart from 1 (spec/protocol.md) */
+        else if (!strcmp(t, "number"))
+            ok = cJSON_IsNumber(o);
+        else if (!strcmp(t, "bool"))
+            ok = cJSON_IsBool(o);
+        else if (!strcmp(t, "string"))
+            ok = cJSON_IsString(o);
+        else if (!strcmp(t, "list"))
+            ok = cJSON_IsArray(o);
+        else if (!strcmp(t, "object"))
+            ok = cJSON_IsObject(o);
+        else if (!strcmp(t, "null"))
+            ok = cJSON_IsNull(o);
+        else
+            goto malformed;
+        if (ok) return 1;
+        mismatch(why, p, e, o, "the value is not of the $type");
+        return 0;
+    }
+malformed:
+    mismatch(why, p, e, o, "malformed matcher (spec/case-format.md, \"Matchers\")");
+    return 0;
+}
+
+/* LITERAL: E is a value brought in by a reference (or inside one): "$" means nothing in it. */
+static int match(const ds_judge *j, const cJSON *e, const cJSON *o, ds_buf *path, ds_buf *why,
+                 bool literal)
+{
+    const char *p = path->data ? path->data : "";
+    if (!literal && cJSON_IsString(e) && e->valuestring[0] == '$' && e->valuestring[1] != '$') {
+        const char *name = e->valuestring + 1;
+        const cJSON *b =
+            j && j->bindings ? cJSON_GetObjectItemCaseSensitive(j->bindings, name) : NULL;
+        if (!b) {
+            ds__buf_printf(why, "at %s: the reference %s is not bound", p[0] ? p : "(result)",
+                           e->valuestring);
+            return 0;
+        }
+        return match(j, b, o, path, why, true);
+    }
+    if (!literal && cJSON_IsObject(e)) {
+        const cJSON *m = matcher_of(e);
+        if (m) {
+            if (m != e->child || m->next) {
+                mismatch(why, p, e, o, "a matcher is an object of exactly one key");
+                return 0;
+            }
+            return match_matcher(j, e, m, o, path, why);
+        }
+    }
+    if (ds__is_typed_array(e)) {
+        if (literal) return match_typed(e, o, p, why);
+        /* The elements may hold references and "$$" escapes; a typed array holds no
+         * matcher (the loader refuses one). */
+        cJSON *r = ds__resolve(j ? j->bindings : NULL, e);
+        int res = match_typed(r, o, p, why);
+        cJSON_Delete(r);
+        return res;
+    }
+    if (cJSON_IsObject(e)) {
+        if (!cJSON_IsObject(o)) {
+            mismatch_resolved(j, why, p, e, o, "expected an object");
+            return 0;
+        }
+        for (const cJSON *k = e->child; k; k = k->next) {
+            /* "$$key" in a case stands for the result's key "$key". */
+            const char *key = !literal && k->string[0] == '$' ? k->string + 1 : k->string;
+            size_t keep = path->len;
+            ds__buf_printf(path, ".%s", key);
+            const cJSON *ov = cJSON_GetObjectItemCaseSensitive(o, key);
+            int r;
+            if (!ov) {
+                ds__buf_printf(why, "at %s: missing from the result (expected ", path->data);
+                cJSON *shown = literal ? NULL : ds__resolve(j ? j->bindings : NULL, k);
+                show(why, shown ? shown : k);
+                cJSON_Delete(shown);
+                ds__buf_puts(why, ")");
+                r = 0;
+            } else {
+                r = match(j, k, ov, path, why, literal);
+            }
             path->len = keep;
             path->data[keep] = '\0';
             if (r != 1) return r;
         }
         return 1;
     }
-    const char *p = path->data ? path->data : "";
-    if (ds__is_device_handle(e) && ds__is_device_handle(o)) {
-        if (!strcmp(e->valuestring, o->valuestring)) return 1;
+    if (cJSON_IsArray(e)) {
+        if (!cJSON_IsArray(o) || cJSON_GetArraySize(o) != cJSON_GetArraySize(e)) {
+            mismatch_resolved(j, why, p, e, o,
+                              cJSON_IsArray(o) ? "lists differ in length" : "expected a list");
+            return 0;
+        }
+        int i = 0;
+        for (const cJSON *a = e->child, *b = o->child; a; a = a->next, b = b->next, i++) {
+            size_t keep = path->len;
+            ds__buf_printf(path, "[%d]", i);
+            int r = match(j, a, b, path, why, literal);
+            path->len = keep;
+            path->data[keep] = '\0';
+            if (r != 1) return r;
+        }
+        return 1;
+    }
+    /* "$$text" is the literal string "$text". */
+    const char *es = cJSON_IsString(e) ? e->valuestring : NULL;
+    if (es && !literal && es[0] == '$') es++;
+    if (es && ds__is_device_handle(e) && ds__is_device_handle(o) && es == e->valuestring) {
+        if (!strcmp(es, o->valuestring)) return 1;
         /* Devices compare through the library's own equality, never as strings. */
         ds_buf err = {0};
-        int r = j && j->device_equal ? j->device_equal(j->ctx, e->valuestring, o->valuestring, &err)
-                                     : 0;
+        int r = j && j->device_equal ? j->device_equal(j->ctx, es, o->valuestring, &err) : 0;
         if (r == 1) {
             ds__buf_free(&err);
             return 1;
         }
         if (r < 0) {
             ds__buf_printf(why, "at %s: comparing devices %s and %s failed: %s",
-                           p[0] ? p : "(result)", e->valuestring, o->valuestring,
-                           err.data ? err.data : "?");
+                           p[0] ? p : "(result)", es, o->valuestring, err.data ? err.data : "?");
             ds__buf_free(&err);
             return -1;
         }
@@ -266,13 +450,21 @@ static int match(const ds_judge *j, const cJSON *e, const cJSON *o, ds_buf *path
         mismatch(why, p, e, o, "numbers differ");
         return 0;
     }
-    if (cJSON_IsString(e) && cJSON_IsString(o)) {
-        if (!strcmp(e->valuestring, o->valuestring)) return 1;
-        mismatch(why, p, e, o, "strings differ");
+    if (es && cJSON_IsString(o)) {
+        if (!strcmp(es, o->valuestring)) return 1;
+        cJSON *shown = cJSON_CreateString(es);
+        mismatch(why, p, shown, o, "strings differ");
+        cJSON_Delete(shown);
         return 0;
     }
     if ((cJSON_IsBool(e) && cJSON_IsBool(o)) || (cJSON_IsNull(e) && cJSON_IsNull(o))) {
         if (cJSON_IsTrue(e) == cJSON_IsTrue(o)) return 1;
+    }
+    if (es && es != e->valuestring) {
+        cJSON *shown = cJSON_CreateString(es);
+        mismatch(why, p, shown, o, "values differ");
+        cJSON_Delete(shown);
+        return 0;
     }
     mismatch(why, p, e, o, "values differ");
     return 0;
@@ -282,7 +474,7 @@ int ds__judge_match(const ds_judge *j, const cJSON *expected, const cJSON *obser
 {
     ds_buf path = {0};
     ds__buf_puts(&path, "");
-    int r = match(j, expected, observed, &path, why);
+    int r = match(j, expected, observed, &path, why, false);
     ds__buf_free(&path);
     return r;
 }

@@ -296,25 +296,8 @@ static bool claimed(const runner *r, const char *feature)
 
 static cJSON *substitute(runner *r, const cJSON *v)
 {
-    if (cJSON_IsString(v) && v->valuestring[0] == '$') {
-        if (v->valuestring[1] == '$') return cJSON_CreateString(v->valuestring + 1);
-        const cJSON *b = cJSON_GetObjectItemCaseSensitive(r->bindings, v->valuestring + 1);
-        /* The loader guarantees every reference is bound or a $Dn the case can have. */
-        return b ? cJSON_Duplicate(b, true) : cJSON_CreateNull();
-    }
-    if (cJSON_IsObject(v)) {
-        cJSON *o = cJSON_CreateObject();
-        for (const cJSON *c = v->child; c; c = c->next)
-            cJSON_AddItemToObject(o, c->string, substitute(r, c));
-        return o;
-    }
-    if (cJSON_IsArray(v)) {
-        cJSON *a = cJSON_CreateArray();
-        for (const cJSON *c = v->child; c; c = c->next)
-            cJSON_AddItemToArray(a, substitute(r, c));
-        return a;
-    }
-    return cJSON_Duplicate(v, true);
+    /* The loader guarantees every reference is bound or a $Dn the case can have. */
+    return ds__resolve(r->bindings, v);
 }
 
 typedef struct eq_ctx {
@@ -373,9 +356,11 @@ static bool kind_matches(const char *want, const char *got)
     return !strcmp(want, "any") || !strcmp(want, got);
 }
 
-/* Judges one step's reply against its outcome. */
-static step_end judge(runner *r, const ds_step *st, const reply *rep)
+/* Judges one step's reply against its outcome. *STOP is set when the alternative that
+ * held carries "stop": true (spec/case-format.md): the case ends there as a pass. */
+static step_end judge(runner *r, const ds_step *st, const reply *rep, bool *stop)
 {
+    *stop = false;
     if (!rep->ok && !strcmp(rep->origin, "protocol")) {
         failmsg(r, "the adapter reports a protocol error for %s: %s: %s", st->op, rep->kind,
                 rep->message);
@@ -411,30 +396,25 @@ static step_end judge(runner *r, const ds_step *st, const reply *rep)
     }
     case DS_OUTCOME_EXPECT:
     case DS_OUTCOME_EITHER: {
-        /* An "expect" is an "either" of one alternative. */
-        cJSON *alts = cJSON_CreateArray();
-        if (st->outcome == DS_OUTCOME_EXPECT) {
-            cJSON *a = cJSON_CreateObject();
-            cJSON_AddItemToObject(a, "expect", substitute(r, st->value));
-            cJSON_AddItemToArray(alts, a);
-        } else {
-            for (const cJSON *a = st->value->child; a; a = a->next)
-                cJSON_AddItemToArray(alts, substitute(r, a));
-        }
+        /* An "expect" is an "either" of one alternative. The judge reads the case's own
+         * value (references, matchers, escapes); the report shows it resolved. */
+        bool single = st->outcome == DS_OUTCOME_EXPECT;
         ds_buf why = {0};
         eq_ctx ctx = {r, STEP_OK};
-        ds_judge j = {device_equal, &ctx};
+        ds_judge j = {device_equal, &ctx, r->bindings};
         step_end end = STEP_FAIL;
-        int n = 0;
-        for (const cJSON *a = alts->child; a; a = a->next, n++) {
-            const cJSON *exp = cJSON_GetObjectItemCaseSensitive(a, "expect");
-            const cJSON *rai = cJSON_GetObjectItemCaseSensitive(a, "raises");
+        const cJSON *alt = single ? NULL : st->value->child;
+        for (int n = 0; single ? n < 1 : alt != NULL; n++, alt = alt ? alt->next : NULL) {
+            const cJSON *exp = single ? st->value : cJSON_GetObjectItemCaseSensitive(alt, "expect");
+            const cJSON *rai = single ? NULL : cJSON_GetObjectItemCaseSensitive(alt, "raises");
+            bool stops = !single && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(alt, "stop"));
             if (n) ds__buf_puts(&why, "; ");
-            if (st->outcome == DS_OUTCOME_EITHER) ds__buf_printf(&why, "alternative %d: ", n + 1);
+            if (!single) ds__buf_printf(&why, "alternative %d: ", n + 1);
             if (exp && rep->ok) {
                 int m = ds__judge_match(&j, exp, rep->result, &why);
                 if (m == 1) {
                     end = STEP_OK;
+                    *stop = stops;
                     break;
                 }
                 if (m < 0) {
@@ -447,6 +427,7 @@ static step_end judge(runner *r, const ds_step *st, const reply *rep)
             } else if (rai && !rep->ok) {
                 if (kind_matches(rai->valuestring, rep->kind)) {
                     end = STEP_OK;
+                    *stop = stops;
                     break;
                 }
                 ds__buf_printf(&why, "expected %s, raised %s: %s", rai->valuestring, rep->kind,
@@ -455,18 +436,12 @@ static step_end judge(runner *r, const ds_step *st, const reply *rep)
                 ds__buf_printf(&why, "expected %s, returned a value", rai->valuestring);
             }
         }
-        if (end != STEP_OK) {
-            if (end == STEP_FAIL || end == STEP_ERROR) {
-                if (end == STEP_ERROR || why.len)
-                    failmsg(r, "%s: %s", st->op, why.data ? why.data : "");
-                cJSON *exp = st->outcome == DS_OUTCOME_EXPECT
-                                 ? cJSON_DetachItemFromObject(alts->child, "expect")
-                                 : cJSON_Duplicate(alts, true);
-                set_io(r, exp, rep->ok ? cJSON_Duplicate(rep->result, true) : error_json(rep));
-            }
+        if (end == STEP_FAIL || end == STEP_ERROR) {
+            if (end == STEP_ERROR || why.len) failmsg(r, "%s: %s", st->op, why.data ? why.data : "");
+            set_io(r, substitute(r, st->value),
+                   rep->ok ? cJSON_Duplicate(rep->result, true) : error_json(rep));
         }
         ds__buf_free(&why);
-        cJSON_Delete(alts);
         return end;
     }
     }
@@ -525,9 +500,10 @@ static bool run_case(runner *r, const ds_case *c, ds_result *res)
         cJSON *args = st->args ? substitute(r, st->args) : NULL;
         reply rep;
         end = request(r, st->op, args, &rep, true);
+        bool stop = false;
         if (end == STEP_OK) {
-            end = judge(r, st, &rep);
-            if (end == STEP_OK && st->as) {
+            end = judge(r, st, &rep, &stop);
+            if (end == STEP_OK && st->as && !stop) {
                 cJSON_DeleteItemFromObjectCaseSensitive(r->bindings, st->as);
                 cJSON_AddItemToObject(r->bindings, st->as,
                                       rep.ok ? cJSON_Duplicate(rep.result, true)
@@ -536,6 +512,7 @@ static bool run_case(runner *r, const ds_case *c, ds_result *res)
             cJSON_Delete(rep.doc);
         }
         if (end != STEP_OK) failed_step = s;
+        if (stop) break; /* the alternative that held ends the case as a pass */
     }
     res->duration = ds__now() - t0;
     if (end == STEP_STOP) {

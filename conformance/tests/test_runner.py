@@ -321,6 +321,49 @@ def group_judge(env):
           "YAML block", out[:3000])
 
 
+    # Matchers and "stop" (spec/case-format.md): every case of match.json passes, every case
+    # of match-fail.json fails (one is an error) at the step its description names.
+    rep = env.path("match.json")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "match.json"),
+                            "--adapter-cmd", fake_cmd(), "--report", rep])
+    r = load_report(rep)
+    st = statuses(r)
+    check(rc == 0 and len(st) == 9 and set(st.values()) == {"pass"},
+          "match.json: every matcher and stop case passes, exit 0", "9 x pass", (rc, st))
+    check_schema(env, rep, env.path("match.jsonl"), "match.json")
+    rep = env.path("match-fail.json")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "match-fail.json"),
+                            "--adapter-cmd", fake_cmd(), "--report", rep])
+    r = load_report(rep)
+    cases = {c["id"]: c for c in r["cases"]}
+    want = {"mfail.len-min": ("fail", 0, "shorter than $len_min"),
+            "mfail.contains": ("fail", 0, "no element matches $contains"),
+            "mfail.range": ("fail", 0, "outside $range"),
+            "mfail.type": ("fail", 0, "not of the $type"),
+            "mfail.dollar-key": ("fail", 0, "at .$note"),
+            "mfail.range-or-wrong-kind": ("fail", 0, "expected ValueError, raised NotImplementedError"),
+            "mfail.stop-continues-then-fails": ("fail", 1, "expected \"cpu\""),
+            "mfail.stop-first-alternative-decides": ("fail", 1, "expected 99"),
+            "mfail.stop-false": ("fail", 1, "expected 99"),
+            "merror.contains-device-equal": ("error", 0, "comparing devices device#999")}
+    for cid, (status, step, text) in want.items():
+        c = cases.get(cid, {})
+        check(c.get("status") == status and c.get("step") == step and text in c.get("reason", ""),
+              f"match-fail.json: {cid} is {status} at step {step}, saying {text!r}",
+              (status, step, text), (c.get("status"), c.get("step"), c.get("reason")))
+    check(rc == 1, "match-fail.json: exit 1", 1, rc)
+    c = cases["mfail.range"]
+    check(c.get("expected") == {"$range": [2, None]} and c.get("observed") == 1,
+          "a failed matcher is reported with the matcher as expected and the observed value",
+          ({"$range": [2, None]}, 1), (c.get("expected"), c.get("observed")))
+    m = re.search(r"    not ok \d+ - mfail.range\n      ---\n(.*?)      \.\.\.\n", out, re.S)
+    check(m is not None and 'expected: "{\\"$range\\":[2,null]}"' in m.group(1) and
+          'observed: "1"' in m.group(1), "the TAP YAML block shows the matcher and the observed value",
+          "expected $range, observed 1", m.group(1) if m else out[:2000])
+    check_schema(env, rep, env.path("match-fail.jsonl"), "match-fail.json")
+    check_tap(env, out, "match-fail run", False)
+
+
 def group_isolation(env):
     state = env.path("hellos")
     rep = env.path("bad.json")
@@ -675,7 +718,7 @@ def group_cli(env):
         rc, out, err = env.run(["list", what, "--cases", CASES])
         check(rc == 0 and out, f"list {what}", 0, (rc, err))
     rc, out, err = env.run(["list", "cases", "--cases", CASES, "--json"])
-    check(rc == 0 and len(json.loads(out)) == 39, "list cases --json lists every case", 39,
+    check(rc == 0 and len(json.loads(out)) == 58, "list cases --json lists every case", 58,
           len(json.loads(out)) if rc == 0 else err)
     rc, out, err = env.run(["run", "--cases", CASES, "--adapter", "no-such-name"], spec=True)
     check(rc == 3 and "no-such-name" in err, "an unknown adapter name: exit 3 naming it", 3, (rc, err))
@@ -732,7 +775,7 @@ print(json.dumps([v.is_valid(d) for d in docs]))
 '''
 
 
-def mutations():
+def mutations(schema_ops=()):
     """Case files around one valid case, each changed in one way that spec/schema/case.json
     decides: (name, document). Statement IDs and feature names exist in tests/spec, so the
     loader's extra rules (names must exist, IDs unique, references bound) never fire."""
@@ -775,7 +818,8 @@ def mutations():
     mut("a step that is a list", lambda d: case(d)["steps"].append([]))
     mut("step without op", lambda d: step(d).pop("op"))
     mut("step with an unknown field", lambda d: step(d).update(expects=1))
-    for v in ("util.num_gpus", "device.from_ordinal", "hello", "reset", "bye", "array.nope", 3):
+    # Every op the schema allows, and some it does not.
+    for v in tuple(schema_ops) + ("hello", "reset", "bye", "array.nope", 3):
         mut(f"op {v!r}", lambda d, v=v: step(d).update(op=v))
     for v in ({}, [], None, "x"):
         mut(f"args {v!r}", lambda d, v=v: step(d).update(args=v))
@@ -789,6 +833,43 @@ def mutations():
               [{"expect": 1, "raises": "ValueError"}], [{"expect": 1, "why": "x"}], [{"raises": "x"}],
               {"expect": 1}, ["x"]):
         mut(f"either {v!r}", lambda d, v=v: (step(d).pop("expect"), step(d).update(either=v)))
+    # Matchers (spec/case-format.md, "Matchers"), in an expect and inside an alternative.
+    for v in ({"$len_min": 0}, {"$len_min": 3}, {"$len_min": 2.0}, {"$len_min": -1},
+              {"$len_min": 1.5}, {"$len_min": "1"}, {"$len_min": True}, {"$len_min": None},
+              {"$contains": 1}, {"$contains": "$D0"}, {"$contains": {"$range": [0, None]}},
+              {"$contains": {"$range": [0]}}, {"$contains": {"$nope": 1}},
+              {"$contains": {"a": {"$type": "int"}}}, {"$contains": [{"$type": "nope"}]},
+              {"$range": [0, 100]}, {"$range": [None, 1.5]}, {"$range": [-1, None]},
+              {"$range": [None, None]}, {"$range": [0]}, {"$range": [0, 1, 2]}, {"$range": []},
+              {"$range": ["0", 1]}, {"$range": [0, True]}, {"$range": 5}, {"$range": {"lo": 0}},
+              {"$type": "int"}, {"$type": "number"}, {"$type": "bool"}, {"$type": "string"},
+              {"$type": "list"}, {"$type": "object"}, {"$type": "null"}, {"$type": "float"},
+              {"$type": "Int"}, {"$type": ["int"]}, {"$type": None},
+              {"$nope": 1}, {"$": 1}, {"$len_min": 1, "$type": "list"}, {"$type": "int", "a": 1},
+              {"a": 1, "$type": "int"}, {"$$type": "int"}, {"$$": 1}, {"$$len_min": {"$type": "x"}},
+              {"$$len_min": {"$type": "int"}}, {"shape": {"$len_min": 1}}, {"shape": [{"$type": "int"}]},
+              [{"$range": [0, 1]}, {"$contains": 2}], [{"$bad": 1}],
+              {"dtype": "int8", "shape": [1], "data": [1]},
+              {"dtype": "int8", "shape": [1], "data": [{"$type": "int"}]},
+              {"dtype": "int8", "shape": [{"$range": [1, 1]}], "data": [1]},
+              {"dtype": "int8", "shape": [1], "data": [[{"$type": "int"}, 0]]},
+              {"dtype": "int8", "shape": [1], "data": [1], "note": {"$type": "int"}},
+              {"dtype": "int8", "shape": [1], "data": [{"$$type": "int"}]},
+              {"dtype": {"$type": "string"}, "shape": [1], "data": [1]},
+              {"dtype": "int8", "shape": {"$len_min": 1}, "data": [{"$type": "int"}]},
+              {"dtype": 8, "shape": [1], "data": [{"$type": "int"}]},
+              {"x": {"dtype": "int8", "shape": [], "data": [{"$range": [0, 1]}]}}):
+        mut(f"expect {v!r}", lambda d, v=v: step(d).update(expect=v))
+        mut(f"either expect {v!r}", lambda d, v=v: (step(d).pop("expect"),
+                                                    step(d).update(either=[{"raises": "any"}, {"expect": v}])))
+    # "stop" on an alternative.
+    for v in (True, False, None, 1, "true", [], {}):
+        mut(f"either stop {v!r} on an expect", lambda d, v=v: (step(d).pop("expect"),
+                                                               step(d).update(either=[{"expect": 1, "stop": v}])))
+        mut(f"either stop {v!r} on a raises", lambda d, v=v: (step(d).pop("expect"),
+                                                              step(d).update(either=[{"raises": "any", "stop": v}])))
+    mut("stop on a step", lambda d: step(d).update(stop=True))
+    mut("stop alone in an alternative", lambda d: (step(d).pop("expect"), step(d).update(either=[{"stop": True}])))
     mut("expect and raises", lambda d: step(d).update(raises="ValueError"))
     mut("expect and either", lambda d: step(d).update(either=[{"expect": 1}]))
     mut("raises and either", lambda d: (step(d).pop("expect"),
@@ -802,7 +883,9 @@ def group_schema(env):
     if not py:
         skip("the loader agrees with spec/schema/case.json", "jsonschema is not installed")
         return
-    muts = mutations()
+    with open(os.path.join(env.source, "spec", "schema", "case.json")) as f:
+        ops = json.load(f)["$defs"]["op"]["enum"]
+    muts = mutations(ops)
     docs = env.path("docs.json")
     with open(docs, "w") as f:
         json.dump([d for _, d in muts], f)

@@ -47,21 +47,26 @@ static int fake_equal(void *ctx, const char *a, const char *b, ds_buf *err)
     return strcmp(ca, cb) == 0;
 }
 
+/* The bindings "$name" references resolve to in the matcher tests. */
+static const char *bindings_json = NULL;
+
 static int match(const char *expected, const char *observed, char *why, size_t cap)
 {
     cJSON *e = cJSON_Parse(expected);
     cJSON *o = cJSON_Parse(observed);
-    if (!e || !o) {
+    cJSON *b = bindings_json ? cJSON_Parse(bindings_json) : NULL;
+    if (!e || !o || (bindings_json && !b)) {
         fprintf(stderr, "bad test JSON: %s / %s\n", expected, observed);
         exit(2);
     }
-    ds_judge j = {fake_equal, NULL};
-    ds_buf b = {0};
-    int r = ds__judge_match(&j, e, o, &b);
-    snprintf(why, cap, "%s", b.data ? b.data : "");
-    ds__buf_free(&b);
+    ds_judge j = {fake_equal, NULL, b};
+    ds_buf w = {0};
+    int r = ds__judge_match(&j, e, o, &w);
+    snprintf(why, cap, "%s", w.data ? w.data : "");
+    ds__buf_free(&w);
     cJSON_Delete(e);
     cJSON_Delete(o);
+    cJSON_Delete(b);
     return r;
 }
 
@@ -153,6 +158,129 @@ static void test_judge(void)
           "{\"x\":{\"dtype\":\"int8\",\"shape\":[3],\"data\":[1,2,4]}}", why, sizeof why);
     CHECK(strstr(why, ".x.data[2]") != NULL, "a mismatch names the path to the element",
           ".x.data[2]", why);
+}
+
+/* ---- matchers, references and escapes (spec/case-format.md, "Matchers") ------------- */
+
+static void expect_why(const char *name, const char *e, const char *o, const char *needle)
+{
+    char why[1024];
+    int r = match(e, o, why, sizeof why);
+    CHECK(r == 0 && strstr(why, needle) != NULL, name, needle, why);
+}
+
+static void test_matchers(void)
+{
+    expect_match("$len_min 1: a one-element list", "{\"$len_min\":1}", "[\"device#0\"]", 1);
+    expect_match("$len_min 1: the empty list is too short", "{\"$len_min\":1}", "[]", 0);
+    expect_match("$len_min 0: the empty list", "{\"$len_min\":0}", "[]", 1);
+    expect_match("$len_min 2: three elements are enough", "{\"$len_min\":2}", "[1,2,3]", 1);
+    expect_match("$len_min: an object is not a list", "{\"$len_min\":0}", "{}", 0);
+    expect_match("$len_min: a string is not a list", "{\"$len_min\":0}", "\"ab\"", 0);
+
+    eq_calls = 0;
+    expect_match("$contains: a handle of the same device, through device.equal",
+                 "{\"$contains\":\"device#100\"}", "[null,\"device#2\",\"device#0\"]", 1);
+    CHECK(eq_calls == 2, "$contains: device.equal asked for each handle until one matched (2)",
+          "2", eq_calls == 2 ? "2" : "other");
+    expect_match("$contains: no element is that device", "{\"$contains\":\"device#0\"}",
+                 "[\"device#1\",\"device#2\"]", 0);
+    expect_match("$contains: the empty list contains nothing", "{\"$contains\":1}", "[]", 0);
+    expect_match("$contains: a failing device.equal is -1", "{\"$contains\":\"device#bad\"}",
+                 "[\"device#1\"]", -1);
+    expect_match("$contains: elements match partially", "{\"$contains\":{\"a\":1}}",
+                 "[{\"a\":2},{\"a\":1,\"b\":3}]", 1);
+    expect_match("$contains: a matcher inside", "{\"$contains\":{\"$range\":[10,null]}}",
+                 "[1,\"x\",12]", 1);
+    expect_match("$contains: a list is required", "{\"$contains\":1}", "1", 0);
+    expect_match("$contains: null finds null", "{\"$contains\":null}", "[\"device#0\",null]", 1);
+
+    expect_match("$range: inside", "{\"$range\":[0,100]}", "37.5", 1);
+    expect_match("$range: both ends are inclusive (low)", "{\"$range\":[0,100]}", "0", 1);
+    expect_match("$range: both ends are inclusive (high)", "{\"$range\":[0,100]}", "100", 1);
+    expect_match("$range: just above", "{\"$range\":[0,100]}", "100.000001", 0);
+    expect_match("$range: below", "{\"$range\":[0,100]}", "-1e-300", 0);
+    expect_match("$range: null is an open high end", "{\"$range\":[1,null]}", "1e300", 1);
+    expect_match("$range: null is an open low end", "{\"$range\":[null,0]}", "-5", 1);
+    expect_match("$range: open high end still has a low end", "{\"$range\":[1,null]}", "0", 0);
+    expect_match("$range: [null, null] takes any number", "{\"$range\":[null,null]}", "-2", 1);
+    expect_match("$range: a string is not a number", "{\"$range\":[null,null]}", "\"5\"", 0);
+    expect_match("$range: true is not a number", "{\"$range\":[0,1]}", "true", 0);
+    expect_match("$range: null is not a number", "{\"$range\":[null,null]}", "null", 0);
+
+    struct {
+        const char *type, *value;
+        int want;
+    } t[] = {{"int", "3", 1},           {"int", "3.0", 1},        {"int", "3.5", 0},
+             {"int", "true", 0},        {"int", "\"3\"", 0},      {"number", "3.5", 1},
+             {"number", "-7", 1},       {"number", "false", 0},   {"bool", "false", 1},
+             {"bool", "0", 0},          {"string", "\"\"", 1},    {"string", "\"device#0\"", 1},
+             {"string", "null", 0},     {"list", "[]", 1},        {"list", "{}", 0},
+             {"object", "{}", 1},       {"object", "[]", 0},      {"null", "null", 1},
+             {"null", "0", 0},          {"null", "\"null\"", 0}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
+        char e[64], name[128];
+        snprintf(e, sizeof e, "{\"$type\":\"%s\"}", t[i].type);
+        snprintf(name, sizeof name, "$type %s %s %s", t[i].type,
+                 t[i].want ? "takes" : "refuses", t[i].value);
+        expect_match(name, e, t[i].value, t[i].want);
+    }
+
+    expect_match("matchers stand for values inside objects and lists",
+                 "{\"n\":{\"$type\":\"int\"},\"l\":[{\"$range\":[0,1]},{\"$len_min\":1}]}",
+                 "{\"n\":4,\"l\":[0.5,[7]],\"extra\":1}", 1);
+    expect_match("a matcher that does not hold inside an object", "{\"n\":{\"$type\":\"int\"}}",
+                 "{\"n\":0.5}", 0);
+    expect_match("a malformed matcher never matches", "{\"$range\":[1]}", "1", 0);
+    expect_match("an object with a matcher key and another key never matches",
+                 "{\"$type\":\"int\",\"a\":1}", "1", 0);
+
+    /* "$$" escapes a literal "$" at the start of a key and of a string. */
+    expect_match("$$key: the result's key \"$key\"", "{\"$$type\":\"int\"}",
+                 "{\"$type\":\"int\"}", 1);
+    expect_match("$$key: its value is compared, not applied as a matcher", "{\"$$type\":\"int\"}",
+                 "{\"$type\":3}", 0);
+    expect_match("$$key: the key \"$$type\" is not looked up as written", "{\"$$type\":\"int\"}",
+                 "{\"$$type\":\"int\"}", 0);
+    expect_match("$$text: the string \"$text\"", "\"$$x\"", "\"$x\"", 1);
+    expect_match("$$text: not the string \"$$text\"", "\"$$x\"", "\"$$x\"", 0);
+
+    char why[1024];
+    match("{\"$range\":[0,100]}", "150", why, sizeof why);
+    CHECK(strstr(why, "$range") && strstr(why, "[0,100]") && strstr(why, "150"),
+          "a failed $range names the matcher and the observed value", "$range, [0,100], 150",
+          why);
+    match("{\"a\":{\"$len_min\":2}}", "{\"a\":[1]}", why, sizeof why);
+    CHECK(strstr(why, ".a") && strstr(why, "{\"$len_min\":2}") && strstr(why, "[1]"),
+          "a failed $len_min names the path, the matcher and the observed list",
+          ".a, {\"$len_min\":2}, [1]", why);
+
+    /* References resolve from the bindings; what they bring in is a plain value. */
+    bindings_json = "{\"D0\":\"device#0\",\"v\":{\"$type\":\"int\"},\"s\":\"$$x\","
+                    "\"t\":{\"dtype\":\"int8\",\"shape\":[1],\"data\":[5]},\"n\":5}";
+    expect_match("$D0 resolves to its handle", "\"$D0\"", "\"device#100\"", 1);
+    expect_match("$contains of a reference compares through device.equal",
+                 "{\"$contains\":\"$D0\"}", "[\"device#1\",\"device#100\"]", 1);
+    expect_match("a bound value with a \"$\" key is not a matcher (it matches itself)", "\"$v\"",
+                 "{\"$type\":\"int\"}", 1);
+    expect_match("a bound value with a \"$\" key is not a matcher (an int does not match it)",
+                 "\"$v\"", "3", 0);
+    expect_match("a bound string is compared as written (no escape undone)", "\"$s\"",
+                 "\"$$x\"", 1);
+    expect_match("a bound typed array matches exactly", "{\"r\":\"$t\"}",
+                 "{\"r\":{\"dtype\":\"int8\",\"shape\":[1],\"data\":[5]}}", 1);
+    expect_match("a reference inside a typed array's elements resolves",
+                 "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[\"$n\",6]}",
+                 "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[5,6]}", 1);
+    expect_match("a reference inside a typed array's elements resolves (and can differ)",
+                 "{\"dtype\":\"int8\",\"shape\":[1],\"data\":[\"$n\"]}",
+                 "{\"dtype\":\"int8\",\"shape\":[1],\"data\":[6]}", 0);
+    expect_why("an unbound reference does not match and says so", "\"$nope\"", "1",
+               "not bound");
+    match("{\"$contains\":\"$D0\"}", "[\"device#1\"]", why, sizeof why);
+    CHECK(strstr(why, "device#0") && !strstr(why, "$D0"),
+          "a failed $contains shows the reference resolved", "device#0", why);
+    bindings_json = NULL;
 }
 
 /* ---- locations -------------------------------------------------------------------------- */
@@ -303,6 +431,7 @@ int main(void)
 {
     printf("TAP version 13\n");
     test_judge();
+    test_matchers();
     test_locations();
     test_expectations();
     test_text();

@@ -8,7 +8,7 @@ the schemas in spec/schema/ are themselves valid schemas, validates conformance/
 against spec/schema/case.json, and checks the cross-references no schema can express:
 unique IDs, features naming existing statements, retired IDs never reused, profiles naming
 features that apply to them, cases citing existing statements and features, case IDs
-unique across files, every $name bound before use. Finally it regenerates
+unique across files, every $name bound before use, no empty $range. Finally it regenerates
 spec/statements.md in memory and compares it with the file (--write rewrites it).
 
 Every problem is printed as `FILE: POINTER: RULE: message` (POINTER is a JSON pointer, ""
@@ -462,6 +462,7 @@ class Checker:
                     seen[cid] = (rel, cptr)
                 self.check_case_refs(rel, i, case, index)
                 self.check_case_bindings(rel, i, case)
+                self.check_case_matchers(rel, i, case)
 
     def check_case_refs(self, rel, i, case, index):
         if index is None or "features" not in index:
@@ -520,6 +521,25 @@ class Checker:
             self.add(rel, pointer("cases", i, "devices"), "case-devices-too-few",
                      "the case uses $D%d, so it needs at least %d devices" % (highest, highest + 1))
 
+    def check_case_matchers(self, rel, i, case):
+        """What the schema cannot say about matchers: a $range's low end is not above its
+        high end (spec/case-format.md, "Matchers"). The schema has placed every matcher."""
+        for k, step in enumerate(case["steps"]):
+            values = [(("expect",), step["expect"])] if "expect" in step else []
+            for n, alt in enumerate(step.get("either", [])):
+                if "expect" in alt:
+                    values.append((("either", n, "expect"), alt["expect"]))
+            for where, value in values:
+                for path, m in _matchers(value, list(where)):
+                    if "$range" not in m:
+                        continue
+                    lo, hi = m["$range"]
+                    if lo is not None and hi is not None and lo > hi:
+                        self.add(rel, pointer("cases", i, "steps", k, *path, "$range"),
+                                 "case-range-empty",
+                                 "$range [%s, %s] is empty: the low end is above the high end"
+                                 % (json.dumps(lo), json.dumps(hi)))
+
     # ---- the generated view ------------------------------------------------------------------
 
     def check_generated(self, st, fe, pr, write):
@@ -560,6 +580,21 @@ def _strings(value, path):
     elif isinstance(value, dict):
         for k, v in value.items():
             yield from _strings(v, path + [k])
+
+
+def _matchers(value, path):
+    """Every matcher object inside an expected value (schema-valid), with its path."""
+    if isinstance(value, dict):
+        if any(k.startswith("$") and not k.startswith("$$") for k in value):
+            yield path, value
+            if "$contains" in value:
+                yield from _matchers(value["$contains"], path + ["$contains"])
+            return
+        for k, v in value.items():
+            yield from _matchers(v, path + [k])
+    elif isinstance(value, list):
+        for n, v in enumerate(value):
+            yield from _matchers(v, path + [n])
 
 
 def _versions_text(vs, order):

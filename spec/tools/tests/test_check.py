@@ -474,6 +474,61 @@ def test_case_binding_used_before_it_is_made(root):
     assert (F, "/cases/0/steps/0/args/array", "case-unbound-reference") in case_problems(root, change)
 
 
+def test_case_matchers_and_stop_validate(root):
+    """Matchers and "stop" (spec/case-format.md) in a valid case: no problem."""
+    def change(d):
+        s = d["cases"][1]["steps"]
+        s.append({"op": "info.devices", "expect": {"$len_min": 1}})
+        s.append({"op": "info.devices", "expect": {"$contains": "$D0"}})
+        s.append({"op": "info.devices", "expect": [{"$type": "string"}]})
+        s.append({"op": "util.utilisation", "args": {"device": "$D0"},
+                  "either": [{"expect": {"$range": [0, 100]}}, {"raises": "NotImplementedError"}]})
+        s.append({"op": "util.num_cpu_cores", "expect": {"$range": [1, None]}})
+        s.append({"op": "info.default_dtypes", "expect": {"$$literal": {"$type": "int"}}})
+        s.append({"op": "device.parse", "args": {"text": "gpu:0"},
+                  "either": [{"raises": "ValueError", "stop": True}, {"expect": {"$type": "string"}}]})
+    assert case_problems(root, change) == []
+
+
+def test_case_matcher_schema_rules(root):
+    def change(d):
+        s = d["cases"][1]["steps"]
+        s.append({"op": "info.devices", "expect": {"$len_min": -1}})                 # 2
+        s.append({"op": "info.devices", "expect": {"$nope": 1}})                     # 3
+        s.append({"op": "info.devices", "expect": {"$type": "list", "n": 1}})        # 4
+        s.append({"op": "util.num_gpus", "expect": {"$range": [0]}})                 # 5
+        s.append({"op": "util.num_gpus", "expect": {"$type": "float"}})              # 6
+        s.append({"op": "array.read", "args": {"array": "$D0"},                      # 7
+                  "expect": {"dtype": "int8", "shape": [1], "data": [{"$type": "int"}]}})
+        s.append({"op": "util.num_gpus", "either": [{"expect": 1, "stop": "yes"}]})  # 8
+        s.append({"op": "util.num_gpus", "expect": 1, "stop": True})                 # 9
+    ps = case_problems(root, change)
+    assert (F, "/cases/1/steps/2/expect/$len_min", "schema:minimum") in ps
+    assert (F, "/cases/1/steps/3/expect", "schema:additionalProperties") in ps   # unknown matcher
+    assert (F, "/cases/1/steps/4/expect", "schema:maxProperties") in ps          # matcher beside a key
+    assert (F, "/cases/1/steps/5/expect/$range", "schema:minItems") in ps
+    assert (F, "/cases/1/steps/6/expect/$type", "schema:enum") in ps
+    assert (F, "/cases/1/steps/7/expect/data/0", "schema:not") in ps              # inside a typed array
+    assert (F, "/cases/1/steps/8/either/0", "schema:oneOf") in ps                 # stop not a boolean
+    assert (F, "/cases/1/steps/9", "schema:additionalProperties") in ps           # stop on a step
+    assert not any(p[1].startswith("/cases/0") or p[1].startswith("/cases/1/steps/1") for p in ps), ps
+
+
+def test_case_range_must_not_be_empty(root):
+    def change(d):
+        s = d["cases"][1]["steps"]
+        s.append({"op": "util.num_gpus", "expect": {"$range": [100, 0]}})
+        s.append({"op": "util.num_gpus", "either": [{"raises": "any"},
+                                                     {"expect": {"$contains": {"$range": [2, 1.5]}}}]})
+        s.append({"op": "util.num_gpus", "expect": {"$range": [1, 1]}})          # one value: fine
+        s.append({"op": "util.num_gpus", "expect": {"$range": [None, -5]}})      # open: fine
+    ps = case_problems(root, change)
+    assert [p for p in ps if p[2] == "case-range-empty"] == [
+        (F, "/cases/1/steps/2/expect/$range", "case-range-empty"),
+        (F, "/cases/1/steps/3/either/1/expect/$contains/$range", "case-range-empty")]
+    assert len(ps) == 2, ps
+
+
 def test_case_statement_outside_claimed_features_is_a_warning(root):
     data = json.loads(json.dumps(SAMPLE_CASES))
     data["cases"][1]["spec"].append("DEV-DS-11")
