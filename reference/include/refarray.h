@@ -722,8 +722,11 @@ RA_API int ra_triu(ra_ctx *ctx, const ra_array *x, int64_t k, ra_array **out);
  * arrays created and not yet released by their last reference, whoever holds them, in the
  * order they were created. Writes up to cap of them to out as new references (the caller
  * releases each with ra_array_release) and the number alive to *count; out may be NULL when
- * cap is 0, which only counts. An array whose last reference is being released by another
- * thread during the call is not listed. Returns RA_E_NULL (ctx or count NULL, out NULL with
+ * cap is 0, which only counts. With other threads at work in ctx: an array whose last
+ * reference is being released during the call is not listed, and an array another thread
+ * is creating may be listed before its creating call has returned; its device, dtype and
+ * shape are set, but its data must not be read until that call has returned (it is still
+ * being written). Returns RA_E_NULL (ctx or count NULL, out NULL with
  * cap > 0), RA_E_DEVICE_UNAVAILABLE; on error nothing is written. */
 RA_API int ra_util_arrays_on_device(ra_ctx *ctx, ra_device dev, ra_array **out, size_t cap,
                                     size_t *count);
