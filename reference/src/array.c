@@ -34,14 +34,24 @@ int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *siz
     return RA_OK;
 }
 
-/* A new array on dev; its data zero-initialised when zeroed, else unspecified (the caller
- * writes it whole before anything reads it). */
-static int array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
-                     bool zeroed, ra_array **out)
+/* cpu arrays of at most INLINE_MAX bytes hold their data right after the header, at
+ * INLINE_OFFSET (the header's size rounded up so the data is aligned for any dtype). */
+#define INLINE_MAX ((size_t)64)
+#define INLINE_OFFSET                                                                              \
+    ((sizeof(ra_array) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) *                      \
+     _Alignof(max_align_t))
+
+static void *inline_buf(ra_array *x)
 {
-    int64_t size;
-    int status = ra__shape_check(ctx, shape, ndim, &size, "array");
-    if (status != RA_OK) return status;
+    return (char *)x + INLINE_OFFSET;
+}
+
+/* A new array on dev of a checked shape with size elements; its data zero-initialised when
+ * zeroed, else unspecified (the caller writes it whole before anything reads it). */
+static int array_make(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
+                      int64_t size, bool zeroed, ra_array **out)
+{
+    int status;
     size_t esize = ra_dtype_size(dtype);
     if ((uint64_t)size > SIZE_MAX / esize)
         return ra__ctx_error(ctx, RA_E_TOO_LARGE, "array: %lld elements of %zu bytes overflow",
@@ -55,9 +65,25 @@ static int array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *s
                              nbytes, ra__device_str(dev->device, buf),
                              (unsigned long long)dev->info.max_alloc);
     }
-    ra_array *x = ra__calloc(ctx, 1, sizeof *x);
+    /* Small cpu arrays keep their bytes in the header's own block: one allocation instead of
+     * two, which is most of what a small operation costs. */
+    bool inline_data = nbytes && nbytes <= INLINE_MAX && dev->ops == &ra__host_ops;
+    ra_array *x = ra__alloc(ctx, INLINE_OFFSET + (inline_data ? nbytes : 0));
     if (!x) return ra__ctx_error(ctx, RA_E_NOMEM, "array: out of memory for the array header");
-    if (nbytes) {
+    /* Every member is zero but the shape's unused tail (RA_MAX_NDIM extents: zeroing them
+     * would be most of the work for a small array; only shape[0..ndim) is ever read). */
+    memset(x, 0, offsetof(ra_array, shape));
+    memset(&x->size, 0, sizeof *x - offsetof(ra_array, size));
+    x->ctx = ctx;
+    x->dev = dev;
+    x->dtype = dtype;
+    x->ndim = ndim;
+    x->size = size;
+    x->nbytes = nbytes;
+    if (inline_data) {
+        x->buf = inline_buf(x);
+        if (zeroed) memset(x->buf, 0, nbytes);
+    } else if (nbytes) {
         status = !zeroed && RA__BACKEND_HAS(dev->ops, alloc_uninit)
                      ? dev->ops->alloc_uninit(dev->impl, nbytes, &x->buf)
                      : dev->ops->alloc(dev->impl, nbytes, &x->buf);
@@ -67,18 +93,21 @@ static int array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *s
         }
     }
     atomic_init(&x->refs, 1);
-    x->ctx = ctx;
-    x->dev = dev;
-    x->dtype = dtype;
-    x->ndim = ndim;
-    if (ndim) memcpy(x->shape, shape, ndim * sizeof *shape);
-    x->size = size;
-    x->nbytes = nbytes;
+    for (size_t i = 0; i < ndim; i++)
+        x->shape[i] = shape[i];
     atomic_fetch_add(&dev->used_bytes, (uint64_t)nbytes);
-    atomic_fetch_add(&ctx->live_arrays, 1);
     ra__live_add(x);
     *out = x;
     return RA_OK;
+}
+
+static int array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
+                     bool zeroed, ra_array **out)
+{
+    int64_t size;
+    int status = ra__shape_check(ctx, shape, ndim, &size, "array");
+    if (status != RA_OK) return status;
+    return array_make(ctx, dev, dtype, shape, ndim, size, zeroed, out);
 }
 
 int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
@@ -91,6 +120,13 @@ int ra__array_new_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_
                          size_t ndim, ra_array **out)
 {
     return array_new(ctx, dev, dtype, shape, ndim, false, out);
+}
+
+int ra__array_new_like_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const ra_array *like,
+                              ra_array **out)
+{
+    /* like's shape was checked when it was made. */
+    return array_make(ctx, dev, dtype, like->shape, like->ndim, like->size, false, out);
 }
 
 ra_array *ra_array_retain(const ra_array *cx)
@@ -106,9 +142,8 @@ void ra_array_release(ra_array *x)
     if (atomic_fetch_sub(&x->refs, 1) != 1) return;
     ra_ctx *ctx = x->ctx;
     ra__live_remove(x);
-    if (x->buf) x->dev->ops->free(x->dev->impl, x->buf);
+    if (x->buf && x->buf != inline_buf(x)) x->dev->ops->free(x->dev->impl, x->buf);
     atomic_fetch_sub(&x->dev->used_bytes, (uint64_t)x->nbytes);
-    atomic_fetch_sub(&ctx->live_arrays, 1);
     ra__free(ctx, x);
 }
 
@@ -196,7 +231,7 @@ int ra__array_fill(ra_ctx *ctx, ra_array *x, const void *value)
 int ra__array_cast(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, ra_array **out)
 {
     ra_array *y = NULL;
-    int status = ra__array_new_uninit(ctx, x->dev, dtype, x->shape, x->ndim, &y);
+    int status = ra__array_new_like_uninit(ctx, x->dev, dtype, x, &y);
     if (status != RA_OK) return status;
     if (!x->nbytes) {
         *out = y;
@@ -230,7 +265,7 @@ int ra__array_cast(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, ra_array **ou
 int ra__array_copy_to(ra_ctx *ctx, const ra_array *x, ra__dev *dst, void *stream, ra_array **out)
 {
     ra_array *y = NULL;
-    int status = ra__array_new_uninit(ctx, dst, x->dtype, x->shape, x->ndim, &y);
+    int status = ra__array_new_like_uninit(ctx, dst, x->dtype, x, &y);
     if (status != RA_OK) return status;
     if (x->nbytes) {
         if (dst == x->dev && dst->ops->copy) {

@@ -474,21 +474,26 @@ FAST_FLOAT(fast_f64, double)
 FAST_COMPLEX(fast_c64, float complex)
 FAST_COMPLEX(fast_c128, double complex)
 
-/* Runs the fast path when both operands allow it; false when one needs broadcasting. */
-static bool host_binary_fast(ra_binop op, const ra__view *a, const ra__view *b,
-                             const ra__view *out)
+/* The element size of a dtype (ra_dtype_size without the call and the validity check: the
+ * core passes valid dtypes only). */
+static size_t host_elem_size(ra_dtype dtype)
 {
-    int la = view_layout(a, out), lb = view_layout(b, out);
-    if (la == LAYOUT_OTHER || lb == LAYOUT_OTHER) return false;
-    size_t n = 1;
-    for (size_t d = 0; d < out->ndim; d++)
-        n *= (size_t)out->shape[d];
-    bool fa = la == LAYOUT_FLAT, fb = lb == LAYOUT_FLAT;
-    size_t es = ra_dtype_size(a->dtype);
-    const void *pa = (const char *)a->buf + (size_t)a->offset * es;
-    const void *pb = (const char *)b->buf + (size_t)b->offset * es;
-    void *po = out->buf;
-    switch (a->dtype) {
+    switch (dtype) {
+#define HOST_SIZE(E, T, K)                                                                         \
+    case E:                                                                                        \
+        return sizeof(T);
+        HOST_TYPES(HOST_SIZE)
+#undef HOST_SIZE
+    default:
+        return 0;
+    }
+}
+
+/* Runs the flat loop of dtype over n elements: operands flat (fa, fb) or repeated. */
+static bool fast_dispatch(ra_binop op, ra_dtype dtype, size_t n, const void *pa, bool fa,
+                          const void *pb, bool fb, void *po)
+{
+    switch (dtype) {
     case RA_BOOL:
         fast_bool(op, n, pa, fa, pb, fb, po);
         break;
@@ -532,6 +537,27 @@ static bool host_binary_fast(ra_binop op, const ra__view *a, const ra__view *b,
         return false;
     }
     return true;
+}
+
+void ra__host_binary_flat(ra_binop op, ra_dtype dtype, size_t n, const void *a, const void *b,
+                          void *out)
+{
+    fast_dispatch(op, dtype, n, a, true, b, true, out);
+}
+
+/* Runs the fast path when both operands allow it; false when one needs broadcasting. */
+static bool host_binary_fast(ra_binop op, const ra__view *a, const ra__view *b,
+                             const ra__view *out)
+{
+    int la = view_layout(a, out), lb = view_layout(b, out);
+    if (la == LAYOUT_OTHER || lb == LAYOUT_OTHER) return false;
+    size_t n = 1;
+    for (size_t d = 0; d < out->ndim; d++)
+        n *= (size_t)out->shape[d];
+    size_t es = host_elem_size(a->dtype);
+    const void *pa = (const char *)a->buf + (size_t)a->offset * es;
+    const void *pb = (const char *)b->buf + (size_t)b->offset * es;
+    return fast_dispatch(op, a->dtype, n, pa, la == LAYOUT_FLAT, pb, lb == LAYOUT_FLAT, out->buf);
 }
 
 static int host_binary(void *impl, ra_binop op, const ra__view *a, const ra__view *b,

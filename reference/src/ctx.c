@@ -215,7 +215,6 @@ int ra_ctx_create(const ra_ctx_options *opts, ra_ctx **out)
     ctx->serial = atomic_fetch_add(&next_ctx_serial, 1);
     atomic_init(&ctx->inference, RA_INFER_2025);
     atomic_init(&ctx->soft_policy, RA_SOFT_MOVE_ALL);
-    atomic_init(&ctx->live_arrays, 0);
     if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
         allocator.release(ctx, allocator.user_data);
         return ra__ctx_error(NULL, RA_E_BACKEND, "ra_ctx_create: cannot create a mutex");

@@ -48,7 +48,6 @@ struct ra_ctx {
     ra__thread *threads;
     _Atomic int inference;
     _Atomic int soft_policy;
-    _Atomic long live_arrays;
     /* Every live array, oldest first, linked through live_prev/live_next (live.c);
      * guarded by lock. */
     struct ra_array *live_head, *live_tail;
@@ -60,8 +59,8 @@ struct ra_array {
     ra__dev *dev;
     ra_dtype dtype;
     size_t ndim;
-    int64_t shape[RA_MAX_NDIM];
-    int64_t size;
+    int64_t shape[RA_MAX_NDIM]; /* only [0, ndim) is set; the rest is unspecified */
+    int64_t size;               /* the members from size on are zeroed by array.c's array_make */
     size_t nbytes;
     void *buf; /* NULL when nbytes == 0 */
     struct ra_array *live_prev, *live_next; /* the context's list of live arrays (live.c) */
@@ -115,6 +114,9 @@ int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shap
  * reads it (the backend's alloc_uninit slot, where it has one). */
 int ra__array_new_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape,
                          size_t ndim, ra_array **out);
+/* The same with like's shape (already checked) and the data unspecified. */
+int ra__array_new_like_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const ra_array *like,
+                              ra_array **out);
 /* Copies x to device dst (dtype unchanged), through host memory across backends. */
 int ra__array_copy_to(ra_ctx *ctx, const ra_array *x, ra__dev *dst, void *stream, ra_array **out);
 /* Converts x to dtype on its device (a new array). */
@@ -137,6 +139,10 @@ int ra__host_open(ra_ctx *ctx);
 /* Host kernels on host memory, usable by the core as the fallback for NULL slots. */
 void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_dtype,
                    size_t count);
+/* out[i] = a[i] op b[i] for n contiguous elements of dtype (out bool for equal and less): the
+ * host kernel without views, for operands that need no broadcasting. */
+void ra__host_binary_flat(ra_binop op, ra_dtype dtype, size_t n, const void *a, const void *b,
+                          void *out);
 
 /* ---- live arrays (live.c) ---- */
 /* Adds a new array to its context's list of live arrays (at its creation) and removes it

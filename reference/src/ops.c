@@ -158,12 +158,50 @@ static void broadcast_strides(const ra_array *x, size_t nout, const int64_t *out
     }
 }
 
+static bool same_shape(const ra_array *a, const ra_array *b)
+{
+    if (a->ndim != b->ndim) return false;
+    for (size_t i = 0; i < a->ndim; i++)
+        if (a->shape[i] != b->shape[i]) return false;
+    return true;
+}
+
 static bool binop_allowed(ra_binop op, ra_dtype t)
 {
     if (t == RA_BOOL) return op == RA_EQUAL;
     if (ra__dtype_is_integer(t)) return op != RA_DIVIDE;
     if (ra__dtype_is_complex(t)) return op != RA_LESS && op != RA_MAXIMUM;
     return true;
+}
+
+/* x1 op x2 for two arrays of one dtype, shape and device whose backend has the binary slot,
+ * and nothing to move (soft mode off): what ra_binary's general path would decide is already
+ * decided (no promotion, broadcasting, cast or move), so it only makes the result and runs
+ * the kernel over one flat axis. Small operations are mostly this overhead. */
+static int binary_same(ra_ctx *ctx, ra_binop op, const ra_array *x1, const ra_array *x2,
+                       ra_array **out)
+{
+    ra__dev *dev = x1->dev;
+    ra_dtype odtype = op == RA_EQUAL || op == RA_LESS ? RA_BOOL : x1->dtype;
+    ra_array *y;
+    int status = ra__array_new_like_uninit(ctx, dev, odtype, x1, &y); /* written whole */
+    if (status != RA_OK) return status;
+    if (dev->ops == &ra__host_ops) {
+        ra__host_binary_flat(op, x1->dtype, (size_t)y->size, x1->buf, x2->buf, y->buf);
+        *out = y;
+        return RA_OK;
+    }
+    int64_t n = y->size, step = 1;
+    ra__view va = {x1->buf, x1->dtype, 1, &n, &step, 0};
+    ra__view vb = {x2->buf, x1->dtype, 1, &n, &step, 0};
+    ra__view vo = {y->buf, odtype, 1, &n, &step, 0};
+    status = dev->ops->binary(dev->impl, op, &va, &vb, &vo);
+    if (status != RA_OK) {
+        ra_array_release(y);
+        return status;
+    }
+    *out = y;
+    return RA_OK;
 }
 
 int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
@@ -175,6 +213,10 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
     if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_binary: unknown operation %d", (int)op);
     if (!x1.array && !x2.array)
         return ra__ctx_error(ctx, RA_E_SCALAR, "%s: at least one operand must be an array", fn);
+    if (x1.array && x2.array && x1.array->dtype == x2.array->dtype &&
+        x1.array->dev == x2.array->dev && x1.array->size > 0 && x1.array->dev->ops->binary &&
+        same_shape(x1.array, x2.array) && binop_allowed(op, x1.array->dtype) && !ra_soft_get(ctx))
+        return binary_same(ctx, op, x1.array, x2.array, out);
 
     /* Dtype: the promotion of two arrays, or the array's dtype with a scalar (DEV-DS-12:
      * the scalar also takes the array's device). */
@@ -199,13 +241,14 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
     size_t ondim;
     const ra_array *arr1 = x1.array ? x1.array : x2.array;
     const ra_array *arr2 = x1.array && x2.array ? x2.array : NULL;
-    int status =
-        arr2 ? broadcast(ctx, fn, arr1->shape, arr1->ndim, arr2->shape, arr2->ndim, oshape, &ondim)
-             : RA_OK;
-    if (status != RA_OK) return status;
-    if (!arr2) {
+    /* The same shape (the common case) needs no broadcasting. */
+    int status = RA_OK;
+    if (arr2 && !same_shape(arr1, arr2)) {
+        status = broadcast(ctx, fn, arr1->shape, arr1->ndim, arr2->shape, arr2->ndim, oshape, &ondim);
+        if (status != RA_OK) return status;
+    } else {
         ondim = arr1->ndim;
-        memcpy(oshape, arr1->shape, sizeof oshape);
+        memcpy(oshape, arr1->shape, ondim * sizeof *oshape);
     }
 
     /* Devices, then dtypes. in[0], in[1] are x1 and x2 (the scalar as a 0-d array). */
@@ -241,12 +284,24 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
     if (status != RA_OK) goto done;
     if (result->size > 0) {
         int64_t sa[RA_MAX_NDIM], sb[RA_MAX_NDIM], so[RA_MAX_NDIM];
-        broadcast_strides(in[0], ondim, oshape, sa);
-        broadcast_strides(in[1], ondim, oshape, sb);
-        broadcast_strides(result, ondim, oshape, so);
         ra__view va = {in[0]->buf, dtype, ondim, oshape, sa, 0};
         ra__view vb = {in[1]->buf, dtype, ondim, oshape, sb, 0};
         ra__view vo = {result->buf, odtype, ondim, oshape, so, 0};
+        /* Operands of the result's shape, or of one element (a scalar, a 0-d array), need no
+         * broadcast strides: the views are one flat axis, stepped or repeated. */
+        int64_t flat = result->size;
+        if ((same_shape(in[0], result) || in[0]->size == 1) &&
+            (same_shape(in[1], result) || in[1]->size == 1)) {
+            sa[0] = same_shape(in[0], result) ? 1 : 0;
+            sb[0] = same_shape(in[1], result) ? 1 : 0;
+            so[0] = 1;
+            va.ndim = vb.ndim = vo.ndim = 1;
+            va.shape = vb.shape = vo.shape = &flat;
+        } else {
+            broadcast_strides(in[0], ondim, oshape, sa);
+            broadcast_strides(in[1], ondim, oshape, sb);
+            broadcast_strides(result, ondim, oshape, so);
+        }
         if (dev->ops->binary) {
             status = dev->ops->binary(dev->impl, op, &va, &vb, &vo);
         } else {
@@ -302,7 +357,7 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
     if (status != RA_OK) return status;
     x = moved;
     ra_array *y;
-    status = ra__array_new_uninit(ctx, x->dev, odtype, x->shape, x->ndim, &y); /* written whole */
+    status = ra__array_new_like_uninit(ctx, x->dev, odtype, x, &y); /* written whole */
     if (status != RA_OK) {
         ra_array_release(moved);
         return status;

@@ -616,6 +616,19 @@ unlock:
     return status == RA_OK ? finish(dev, dev->queue) : status;
 }
 
+/* OpenCL has no utilisation query. A device of type CL_DEVICE_TYPE_CPU (PoCL's CPU driver)
+ * runs its kernels on the host's processors, so the host's measure is that device's measure
+ * too; any other device cannot be measured, and refarray does not invent a number. */
+static int ocl_utilisation(void *impl, double *percent)
+{
+    ra__cl_device *dev = impl;
+    if (dev->type & CL_DEVICE_TYPE_CPU) return ra__host_utilisation(dev->ctx, percent);
+    return ra__ctx_error(dev->ctx, RA_E_NOT_MEASURABLE,
+                         "ra_util_utilisation: OpenCL device '%s' is not the host's CPU, and "
+                         "OpenCL has no utilisation query",
+                         dev->name);
+}
+
 const ra__backend_ops ra__opencl_ops = {
     .version = RA_BACKEND_VERSION,
     .size = sizeof(ra__backend_ops),
@@ -635,5 +648,5 @@ const ra__backend_ops ra__opencl_ops = {
     .unary = ocl_unary,
     .reduce = ocl_reduce,
     .matmul = ocl_matmul,
-    .utilisation = NULL,
+    .utilisation = ocl_utilisation,
 };

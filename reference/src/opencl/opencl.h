@@ -68,6 +68,7 @@ typedef struct ra__cl_device {
     uint64_t global_mem;
     uint64_t max_alloc;
     cl_uint compute_units;
+    cl_device_type type; /* CL_DEVICE_TYPE_*: a CPU device's utilisation is the host's */
     bool has_fp64;
     bool fp32_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in the fp32 config */
 

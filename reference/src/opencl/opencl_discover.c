@@ -51,26 +51,32 @@ static bool device_flag(cl_device_id d, cl_device_info what)
     return clGetDeviceInfo(d, what, sizeof v, &v, NULL) == CL_SUCCESS && v;
 }
 
-static bool has_extension(ra_ctx *ctx, cl_device_id d, const char *name)
+/* Whether the device lists extension name; *found false when it lists none. RA_E_NOMEM when
+ * the list cannot be copied (an out-of-memory must not pass for an absent extension: the
+ * device would open without float64). */
+static int has_extension(ra_ctx *ctx, cl_device_id d, const char *name, bool *found)
 {
     size_t len = 0;
+    *found = false;
     if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, 0, NULL, &len) != CL_SUCCESS || len == 0)
-        return false;
+        return RA_OK;
     char *ext = ra__alloc(ctx, len + 1);
-    if (!ext) return false;
-    bool found = false;
+    if (!ext)
+        return ra__ctx_error(ctx, RA_E_NOMEM,
+                             "out of memory reading an OpenCL device's extensions (%zu bytes)",
+                             len + 1);
     if (clGetDeviceInfo(d, CL_DEVICE_EXTENSIONS, len, ext, NULL) == CL_SUCCESS) {
         ext[len] = '\0';
         size_t n = strlen(name);
         for (char *p = strstr(ext, name); p; p = strstr(p + 1, name)) {
             if ((p == ext || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0')) {
-                found = true;
+                *found = true;
                 break;
             }
         }
     }
     ra__free(ctx, ext);
-    return found;
+    return RA_OK;
 }
 
 /* Collects every usable device of every platform into *out (malloc'd; the caller frees). */
@@ -155,7 +161,8 @@ free_plats:
     return status;
 }
 
-/* Fills the device facts refarray uses; the strings are informational. */
+/* Fills the device facts refarray uses; the strings are informational. RA_E_NOMEM when a
+ * fact cannot be read for want of memory. */
 static int device_describe(ra__cl_device *dev)
 {
     cl_ulong u = 0;
@@ -177,7 +184,13 @@ static int device_describe(ra__cl_device *dev)
     if (clGetDeviceInfo(dev->device, CL_DEVICE_DOUBLE_FP_CONFIG, sizeof fp, &fp, NULL) !=
         CL_SUCCESS)
         fp = 0;
-    dev->has_fp64 = has_extension(dev->ctx, dev->device, "cl_khr_fp64") && fp != 0;
+    bool fp64_ext;
+    int status = has_extension(dev->ctx, dev->device, "cl_khr_fp64", &fp64_ext);
+    if (status != RA_OK) return status;
+    dev->has_fp64 = fp64_ext && fp != 0;
+    cl_device_type type = 0;
+    if (clGetDeviceInfo(dev->device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS)
+        dev->type = type;
     if (clGetDeviceInfo(dev->device, CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp, &fp, NULL) !=
         CL_SUCCESS)
         fp = 0;
@@ -203,7 +216,8 @@ static int device_open(ra_ctx *ctx, const ra__cl_candidate *c, ra__cl_device **o
         ra__free(ctx, dev);
         return ra__ctx_error(ctx, RA_E_BACKEND, "cannot create a mutex for an OpenCL device");
     }
-    device_describe(dev);
+    status = device_describe(dev);
+    if (status != RA_OK) goto fail;
     cl_context_properties props[] = {CL_CONTEXT_PLATFORM, (cl_context_properties)c->platform, 0};
     dev->context = clCreateContext(props, 1, &c->device, NULL, NULL, &err);
     if (err != CL_SUCCESS) {
