@@ -361,9 +361,9 @@ static void check_expected(loader *L, const cJSON *v, bool in_typed)
                             "others; write \"$%s\" for a literal key",
                             m->string, m->string);
             else if (!known)
-                problem_key(L, 0,
-                            "unknown matcher \"%s\" (matchers: %s); write \"$%s\" for a literal key",
-                            m->string, list.data, m->string);
+                problem_key(
+                    L, 0, "unknown matcher \"%s\" (matchers: %s); write \"$%s\" for a literal key",
+                    m->string, list.data, m->string);
             else
                 check_matcher(L, m);
             ds__buf_free(&list);

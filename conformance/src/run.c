@@ -437,7 +437,8 @@ static step_end judge(runner *r, const ds_step *st, const reply *rep, bool *stop
             }
         }
         if (end == STEP_FAIL || end == STEP_ERROR) {
-            if (end == STEP_ERROR || why.len) failmsg(r, "%s: %s", st->op, why.data ? why.data : "");
+            if (end == STEP_ERROR || why.len)
+                failmsg(r, "%s: %s", st->op, why.data ? why.data : "");
             set_io(r, substitute(r, st->value),
                    rep->ok ? cJSON_Duplicate(rep->result, true) : error_json(rep));
         }

@@ -181,8 +181,8 @@ static void test_matchers(void)
     eq_calls = 0;
     expect_match("$contains: a handle of the same device, through device.equal",
                  "{\"$contains\":\"device#100\"}", "[null,\"device#2\",\"device#0\"]", 1);
-    CHECK(eq_calls == 2, "$contains: device.equal asked for each handle until one matched (2)",
-          "2", eq_calls == 2 ? "2" : "other");
+    CHECK(eq_calls == 2, "$contains: device.equal asked for each handle until one matched (2)", "2",
+          eq_calls == 2 ? "2" : "other");
     expect_match("$contains: no element is that device", "{\"$contains\":\"device#0\"}",
                  "[\"device#1\",\"device#2\"]", 0);
     expect_match("$contains: the empty list contains nothing", "{\"$contains\":1}", "[]", 0);
@@ -211,18 +211,18 @@ static void test_matchers(void)
     struct {
         const char *type, *value;
         int want;
-    } t[] = {{"int", "3", 1},           {"int", "3.0", 1},        {"int", "3.5", 0},
-             {"int", "true", 0},        {"int", "\"3\"", 0},      {"number", "3.5", 1},
-             {"number", "-7", 1},       {"number", "false", 0},   {"bool", "false", 1},
-             {"bool", "0", 0},          {"string", "\"\"", 1},    {"string", "\"device#0\"", 1},
-             {"string", "null", 0},     {"list", "[]", 1},        {"list", "{}", 0},
-             {"object", "{}", 1},       {"object", "[]", 0},      {"null", "null", 1},
-             {"null", "0", 0},          {"null", "\"null\"", 0}};
+    } t[] = {{"int", "3", 1},       {"int", "3.0", 1},      {"int", "3.5", 0},
+             {"int", "true", 0},    {"int", "\"3\"", 0},    {"number", "3.5", 1},
+             {"number", "-7", 1},   {"number", "false", 0}, {"bool", "false", 1},
+             {"bool", "0", 0},      {"string", "\"\"", 1},  {"string", "\"device#0\"", 1},
+             {"string", "null", 0}, {"list", "[]", 1},      {"list", "{}", 0},
+             {"object", "{}", 1},   {"object", "[]", 0},    {"null", "null", 1},
+             {"null", "0", 0},      {"null", "\"null\"", 0}};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         char e[64], name[128];
         snprintf(e, sizeof e, "{\"$type\":\"%s\"}", t[i].type);
-        snprintf(name, sizeof name, "$type %s %s %s", t[i].type,
-                 t[i].want ? "takes" : "refuses", t[i].value);
+        snprintf(name, sizeof name, "$type %s %s %s", t[i].type, t[i].want ? "takes" : "refuses",
+                 t[i].value);
         expect_match(name, e, t[i].value, t[i].want);
     }
 
@@ -236,8 +236,8 @@ static void test_matchers(void)
                  "{\"$type\":\"int\",\"a\":1}", "1", 0);
 
     /* "$$" escapes a literal "$" at the start of a key and of a string. */
-    expect_match("$$key: the result's key \"$key\"", "{\"$$type\":\"int\"}",
-                 "{\"$type\":\"int\"}", 1);
+    expect_match("$$key: the result's key \"$key\"", "{\"$$type\":\"int\"}", "{\"$type\":\"int\"}",
+                 1);
     expect_match("$$key: its value is compared, not applied as a matcher", "{\"$$type\":\"int\"}",
                  "{\"$type\":3}", 0);
     expect_match("$$key: the key \"$$type\" is not looked up as written", "{\"$$type\":\"int\"}",
@@ -248,8 +248,7 @@ static void test_matchers(void)
     char why[1024];
     match("{\"$range\":[0,100]}", "150", why, sizeof why);
     CHECK(strstr(why, "$range") && strstr(why, "[0,100]") && strstr(why, "150"),
-          "a failed $range names the matcher and the observed value", "$range, [0,100], 150",
-          why);
+          "a failed $range names the matcher and the observed value", "$range, [0,100], 150", why);
     match("{\"a\":{\"$len_min\":2}}", "{\"a\":[1]}", why, sizeof why);
     CHECK(strstr(why, ".a") && strstr(why, "{\"$len_min\":2}") && strstr(why, "[1]"),
           "a failed $len_min names the path, the matcher and the observed list",
@@ -265,8 +264,8 @@ static void test_matchers(void)
                  "{\"$type\":\"int\"}", 1);
     expect_match("a bound value with a \"$\" key is not a matcher (an int does not match it)",
                  "\"$v\"", "3", 0);
-    expect_match("a bound string is compared as written (no escape undone)", "\"$s\"",
-                 "\"$$x\"", 1);
+    expect_match("a bound string is compared as written (no escape undone)", "\"$s\"", "\"$$x\"",
+                 1);
     expect_match("a bound typed array matches exactly", "{\"r\":\"$t\"}",
                  "{\"r\":{\"dtype\":\"int8\",\"shape\":[1],\"data\":[5]}}", 1);
     expect_match("a reference inside a typed array's elements resolves",
@@ -275,8 +274,7 @@ static void test_matchers(void)
     expect_match("a reference inside a typed array's elements resolves (and can differ)",
                  "{\"dtype\":\"int8\",\"shape\":[1],\"data\":[\"$n\"]}",
                  "{\"dtype\":\"int8\",\"shape\":[1],\"data\":[6]}", 0);
-    expect_why("an unbound reference does not match and says so", "\"$nope\"", "1",
-               "not bound");
+    expect_why("an unbound reference does not match and says so", "\"$nope\"", "1", "not bound");
     match("{\"$contains\":\"$D0\"}", "[\"device#1\"]", why, sizeof why);
     CHECK(strstr(why, "device#0") && !strstr(why, "$D0"),
           "a failed $contains shows the reference resolved", "device#0", why);
