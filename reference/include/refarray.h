@@ -713,7 +713,9 @@ RA_API int ra_result_type(ra_ctx *ctx, const ra_array *const *arrays, size_t nar
  * Element (i, j) of each matrix is kept by tril when j <= i + k and by triu when
  * j >= i + k; k = 0 is the main diagonal, k > 0 above it, k < 0 below. Any k is valid (far
  * out, the result is all kept or all zero). Same dtype and shape as x; the result is on x's
- * device (DEV-CREATE-8), computed there with the device's own copies. Returns RA_E_NULL
+ * device (DEV-CREATE-8): the kept parts are copied into it with the device's own copies,
+ * or, where that would take many copies on a non-host device, x is staged through host
+ * memory. Returns RA_E_NULL
  * (ctx, x or out NULL), RA_E_SHAPE (ndim < 2), RA_E_NOMEM, RA_E_BACKEND. */
 RA_API int ra_tril(ra_ctx *ctx, const ra_array *x, int64_t k, ra_array **out);
 RA_API int ra_triu(ra_ctx *ctx, const ra_array *x, int64_t k, ra_array **out);

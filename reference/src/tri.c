@@ -1,8 +1,9 @@
 /* tri.c: tril and triu (DEV-CREATE-8). The result is a new zero-filled array on x's device
  * (ra__array_new zero-initialises); the kept part of each row is copied into it with the
- * device's own copy slot, so the data never leaves the device. Kept segments that touch in
- * memory (whole rows one after another) are merged into one copy. A backend without a copy
- * slot gets the same result through host memory. */
+ * device's own copy slot. Kept segments that touch in memory (whole rows one after another)
+ * are merged into one copy. A backend without a copy slot, and a non-host device where that
+ * would take more than STAGE_ABOVE_SEGMENTS copies, get the same result through host
+ * memory (x read once, the result written once). */
 #include "internal.h"
 
 #include <string.h>
@@ -43,6 +44,48 @@ static int copy_range(const ra_array *x, ra_array *y, char *host, const char *xh
                         NULL);
 }
 
+/* Above this many copies on a device that is not the host, tril/triu stage through host
+ * memory. */
+#define STAGE_ABOVE_SEGMENTS 16
+
+/* Walks the kept byte ranges of x, merging those that touch (whole rows one after another),
+ * and copies each into y; with y NULL it only counts them. Returns the number of ranges;
+ * *status (when not NULL) gets the first copy's failure, after which nothing more is
+ * copied. */
+static size_t walk(const ra_array *x, ra_array *y, bool upper, int64_t k, char *host,
+                   const char *xhost, int *status)
+{
+    int64_t n = x->shape[x->ndim - 2], m = x->shape[x->ndim - 1];
+    size_t esize = ra_dtype_size(x->dtype), row = (size_t)m * esize;
+    size_t matrices = (size_t)(x->size / (n * m)), count = 0;
+    int st = RA_OK;
+    /* The pending byte range [from, to) grows while kept segments follow each other. */
+    size_t from = 0, to = 0;
+    for (size_t b = 0; b < matrices && st == RA_OK; b++) {
+        for (int64_t i = 0; i < n && st == RA_OK; i++) {
+            int64_t lo, hi;
+            kept_columns(upper, i, k, m, &lo, &hi);
+            if (lo >= hi) continue;
+            size_t base = (b * (size_t)n + (size_t)i) * row;
+            size_t s = base + (size_t)lo * esize, e = base + (size_t)hi * esize;
+            if (s != to) {
+                if (to != from) {
+                    count++;
+                    if (y) st = copy_range(x, y, host, xhost, from, to);
+                }
+                from = s;
+            }
+            to = e;
+        }
+    }
+    if (to != from && st == RA_OK) {
+        count++;
+        if (y) st = copy_range(x, y, host, xhost, from, to);
+    }
+    if (status) *status = st;
+    return count;
+}
+
 static int tri(ra_ctx *ctx, const char *fn, bool upper, const ra_array *x, int64_t k,
                ra_array **out)
 {
@@ -64,7 +107,13 @@ static int tri(ra_ctx *ctx, const char *fn, bool upper, const ra_array *x, int64
         return RA_OK;
     }
     char *host = NULL, *xhost = NULL;
-    if (!x->dev->ops->copy) {
+    /* Every device copy is one enqueued command on an OpenCL device (tens of microseconds
+     * each on PoCL), so past a few segments staging the whole matrix through host memory
+     * (one read, one write) is faster; the host backend's copies are plain memcpy. */
+    bool staged = !x->dev->ops->copy ||
+                  (x->dev->ops != &ra__host_ops &&
+                   walk(x, NULL, upper, k, NULL, NULL, NULL) > STAGE_ABOVE_SEGMENTS);
+    if (staged) {
         host = ra__calloc(ctx, 1, x->nbytes);
         xhost = ra__alloc(ctx, x->nbytes);
         if (!host || !xhost) {
@@ -74,26 +123,7 @@ static int tri(ra_ctx *ctx, const char *fn, bool upper, const ra_array *x, int64
         status = x->dev->ops->read(x->dev->impl, x->buf, 0, xhost, x->nbytes, NULL);
         if (status != RA_OK) goto done;
     }
-    int64_t n = x->shape[x->ndim - 2], m = x->shape[x->ndim - 1];
-    size_t esize = ra_dtype_size(x->dtype), row = (size_t)m * esize;
-    size_t matrices = (size_t)(x->size / (n * m));
-    /* The pending byte range [from, to) grows while kept segments follow each other. */
-    size_t from = 0, to = 0;
-    for (size_t b = 0; b < matrices && status == RA_OK; b++) {
-        for (int64_t i = 0; i < n && status == RA_OK; i++) {
-            int64_t lo, hi;
-            kept_columns(upper, i, k, m, &lo, &hi);
-            if (lo >= hi) continue;
-            size_t base = (b * (size_t)n + (size_t)i) * row;
-            size_t s = base + (size_t)lo * esize, e = base + (size_t)hi * esize;
-            if (s != to) {
-                status = copy_range(x, y, host, xhost, from, to);
-                from = s;
-            }
-            to = e;
-        }
-    }
-    if (status == RA_OK) status = copy_range(x, y, host, xhost, from, to);
+    walk(x, y, upper, k, host, xhost, &status);
     if (status == RA_OK && host) status = ra__array_write(ctx, y, host);
 done:
     ra__free(ctx, host);

@@ -79,6 +79,45 @@ static void tri_on_device(ra_ctx *ctx, ra_device dev, ra_dtype dtype)
     ra_array_release(x);
 }
 
+/* A 20x20 matrix: more row segments than the OpenCL path copies one by one, so a non-host
+ * device stages it through host memory; the expected values follow the definition. */
+static void tri_large(ra_ctx *ctx, ra_device dev)
+{
+    char ds[RA_DEVICE_STR_MAX];
+    dev_str(dev, ds);
+    enum { N = 20 };
+    int32_t v[N * N], got[N * N];
+    for (int i = 0; i < N * N; i++)
+        v[i] = i + 1;
+    int64_t shape[2] = {N, N};
+    ra_array *x = NULL;
+    ra_asarray_buffer(ctx, v, RA_INT32, shape, 2, &(ra_opts){.device_value = &dev}, &x);
+    for (int upper = 0; upper < 2; upper++) {
+        for (int64_t k = -3; k <= 3; k += 3) {
+            ra_array *y = NULL;
+            int st = upper ? ra_triu(ctx, x, k, &y) : ra_tril(ctx, x, k, &y);
+            int wrong = -1;
+            if (st == RA_OK && ra_array_read(ctx, y, got, sizeof got) == RA_OK) {
+                wrong = 0;
+                for (int i = 0; i < N; i++)
+                    for (int j = 0; j < N; j++) {
+                        bool keep = upper ? j >= i + k : j <= i + k;
+                        wrong += got[i * N + j] != (keep ? v[i * N + j] : 0);
+                    }
+            }
+            if (!OK(wrong == 0, "%s: %s(20x20, k=%lld) values", ds, upper ? "triu" : "tril",
+                    (long long)k))
+                printf("#   expected 0 wrong elements, observed %d (-1: the call failed: %s)\n",
+                       wrong, ra_ctx_message(ctx));
+            if (y)
+                EXPECT_DEV(ra_array_device(y), dev, "DEV-CREATE-8 %s: the 20x20 result is on x's "
+                           "device", ds);
+            ra_array_release(y);
+        }
+    }
+    ra_array_release(x);
+}
+
 /* IVY-UTIL-6: the arrays alive on dev are exactly those created there and not released. */
 static void live_on_device(ra_ctx *ctx, ra_device dev, ra_device other)
 {
@@ -135,6 +174,7 @@ int main(void)
         tri_on_device(ctx, devs[i], RA_INT32);
         tri_on_device(ctx, devs[i], RA_UINT8);
         tri_on_device(ctx, devs[i], (supported >> RA_FLOAT64) & 1u ? RA_FLOAT64 : RA_FLOAT32);
+        tri_large(ctx, devs[i]);
         live_on_device(ctx, devs[i], devs[(i + 1) % n]);
     }
     if (n < 2) tap_skip("only one device (cpu): no OpenCL device here", "IVY-UTIL-6 two devices");
