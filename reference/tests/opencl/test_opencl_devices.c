@@ -243,6 +243,36 @@ static bool cl_has_fp64(ra_device g)
     return strstr(ext, "cl_khr_fp64") != NULL;
 }
 
+/* IVY-UTIL-5: an OpenCL device of type CL_DEVICE_TYPE_CPU runs on the host's processors and
+ * reports the host's utilisation, a percentage; any other type cannot be measured and says so
+ * (NotImplementedError kind, out untouched). */
+static void test_utilisation(void)
+{
+    for (size_t i = 0; i < ngpu; i++) {
+        char ds[RA_DEVICE_STR_MAX];
+        dev_str(gpus[i], ds);
+        void *q = NULL;
+        cl_device_id d = NULL;
+        cl_device_type type = 0;
+        if (ra_device_default_stream(ctx, gpus[i], &q) != RA_OK ||
+            clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof d, &d, NULL) != CL_SUCCESS ||
+            clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS) {
+            OK(0, "%s: the device's OpenCL type can be read", ds);
+            continue;
+        }
+        double pct = -1;
+        int st = ra_util_utilisation(ctx, gpus[i], &pct);
+        if (type & CL_DEVICE_TYPE_CPU) {
+            EXPECT_STATUS(ctx, st, RA_OK, "IVY-UTIL-5 %s (an OpenCL CPU device): utilisation", ds);
+            OK(pct >= 0 && pct <= 100, "IVY-UTIL-5 %s: %.1f%% is in [0, 100]", ds, pct);
+        } else {
+            EXPECT_STATUS(ctx, st, RA_E_NOT_MEASURABLE,
+                          "IVY-UTIL-5 %s (not a CPU device): utilisation not measurable", ds);
+            OK(pct == -1, "IVY-UTIL-5 %s: out untouched", ds);
+        }
+    }
+}
+
 /* DEV-DS-17: float64 where the device has cl_khr_fp64, a clear error where it has not. */
 static void test_float64(void)
 {
@@ -348,6 +378,7 @@ int main(void)
         test_two_devices();
         test_streams();
         test_float64();
+        test_utilisation();
         test_out_of_memory();
     }
     ra_ctx_destroy(ctx);

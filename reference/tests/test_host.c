@@ -1,0 +1,313 @@
+/* Host backend (cpu) tests: the cache of large blocks and the contiguous elementwise path.
+ *
+ * The cache: a large block freed with its array is handed to the next array of its size
+ * without a new allocation through the hook; zeros are still zeros when the block held other
+ * values; results written whole are right; used memory counts array data only; a failing
+ * allocation first gives the cached blocks back; the context's destruction returns every
+ * block to the hook.
+ *
+ * The contiguous path: operands that need no broadcasting (the same shape, or one element
+ * repeated: a scalar or a 0-d array) run a flat loop per dtype; operands that do take the
+ * strided loop. Both must give the documented results bit for bit: each element computed
+ * here from the same inputs with C's own arithmetic (integers wrap through the unsigned
+ * type, maximum propagates NaN, -0 and NaN kept as they are). The arrays have 1037 elements,
+ * so vectorised loops run both their vector body and their scalar tail. */
+#include "tap.h"
+
+#include <stdint.h>
+
+typedef struct counting {
+    long live;    /* blocks handed out and not yet released */
+    long allocs;  /* allocations since the counter was reset */
+    long fail_at; /* the allocation (counted from the reset) that fails; -1: none */
+} counting;
+
+static void *c_alloc(size_t size, void *ud)
+{
+    counting *c = ud;
+    if (c->allocs++ == c->fail_at) return NULL;
+    void *p = malloc(size);
+    if (p) c->live++;
+    return p;
+}
+
+static void c_release(void *p, void *ud)
+{
+    counting *c = ud;
+    if (p) c->live--;
+    free(p);
+}
+
+#define BIG ((int64_t)1 << 18) /* float32 elements: 1 MiB, above the cache's 256 KiB minimum */
+
+static bool all_equal_f32(ra_ctx *ctx, const ra_array *x, float want)
+{
+    size_t n = (size_t)ra_array_size(x);
+    float *v = malloc(n * sizeof *v);
+    bool ok = v && ra_array_read(ctx, x, v, n * sizeof *v) == RA_OK;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = memcmp(&v[i], &want, sizeof want) == 0;
+    free(v);
+    return ok;
+}
+
+static void test_cache(void)
+{
+    counting c = {0, 0, -1};
+    ra_allocator hook = {c_alloc, c_release, &c};
+    ra_ctx *ctx = NULL;
+    if (!OK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL},
+                          &ctx) == RA_OK,
+            "context with a counting allocator"))
+        return;
+    ra_device cpu = RA_CPU;
+    ra_opts f32 = {.dtype = RA_FLOAT32, .device_value = &cpu};
+    int64_t shape[1] = {BIG};
+    ra_array *a = NULL, *b = NULL, *y = NULL;
+
+    /* A block with sevens in it goes to the cache; zeros made from it are zeros. */
+    ra_full(ctx, shape, 1, ra_scalar_float(7), &f32, &a);
+    OK(a && all_equal_f32(ctx, a, 7.0f), "full: 2^18 sevens");
+    ra_array_release(a);
+    a = NULL;
+    uint64_t used = 1;
+    ra_util_used_memory(ctx, cpu, &used);
+    EXPECT_INT(used, 0, "IVY-UTIL-4 used memory counts array data only, not cached blocks");
+    c.allocs = 0;
+    EXPECT_STATUS(ctx, ra_zeros(ctx, shape, 1, &f32, &a), RA_OK, "zeros of the same size");
+    EXPECT_INT(c.allocs, 1, "only the array's header is allocated: the data block is reused");
+    OK(a && all_equal_f32(ctx, a, 0.0f), "the reused block reads as zeros");
+    ra_util_used_memory(ctx, cpu, &used);
+    EXPECT_INT(used, BIG * 4, "used memory counts the new array");
+
+    /* Results written whole reuse blocks as they are and are still right. */
+    ra_full(ctx, shape, 1, ra_scalar_float(2), &f32, &b);
+    ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(b), &y);
+    OK(y && all_equal_f32(ctx, y, 2.0f), "0 + 2 on reused memory");
+    ra_array_release(y);
+    y = NULL;
+    c.allocs = 0;
+    ra_binary(ctx, RA_MULTIPLY, ra_operand_array(b), ra_operand_scalar(ra_scalar_float(3)), &y);
+    OK(y && all_equal_f32(ctx, y, 6.0f), "2 * 3 on the previous result's block");
+    /* The header, and the scalar operand's 0-d array (header with its element inline). */
+    EXPECT_INT(c.allocs, 2, "the result's data block came from the cache");
+    ra_array_release(y);
+    y = NULL;
+
+    /* A failing allocation gives the cached blocks back and is tried once more. */
+    long live_before = c.live;
+    int64_t shape2[1] = {BIG * 4}; /* 4 MiB: another bucket, so nothing cached fits */
+    c.allocs = 0;
+    c.fail_at = 1; /* allocation 0 is the header, 1 the data block */
+    int st = ra_zeros(ctx, shape2, 1, &f32, &y);
+    c.fail_at = -1;
+    EXPECT_STATUS(ctx, st, RA_OK, "an allocation failing with blocks cached: they are freed, retried");
+    EXPECT_INT(c.live, live_before - 1 + 2, "the cached 1 MiB block went back to the hook");
+    ra_array_release(y);
+    y = NULL;
+
+    EXPECT_INT(c.allocs, 3, "header, the failed try, the retry");
+
+    /* A block of another bucket is not handed out for a request it cannot hold. */
+    c.allocs = 0;
+    int64_t shape3[1] = {BIG * 8};
+    EXPECT_STATUS(ctx, ra_zeros(ctx, shape3, 1, &f32, &y), RA_OK, "zeros of 8 MiB");
+    EXPECT_INT(c.allocs, 2, "8 MiB: header and a new block (the cached 4 MiB cannot hold it)");
+    ra_array_release(y);
+    y = NULL;
+
+    ra_array_release(a);
+    ra_array_release(b);
+    ra_ctx_destroy(ctx);
+    EXPECT_INT(c.live, 0, "destroying the context returns every cached block to the hook");
+
+    /* With nothing cached, a failing large allocation is the caller's MemoryError. */
+    c = (counting){0, 0, -1};
+    if (!OK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL},
+                          &ctx) == RA_OK,
+            "a second context"))
+        return;
+    c.allocs = 0;
+    c.fail_at = 1;
+    y = NULL;
+    EXPECT_STATUS(ctx, ra_zeros(ctx, shape, 1, &f32, &y), RA_E_NOMEM,
+                  "a failing 1 MiB allocation with an empty cache: MemoryError");
+    c.fail_at = -1;
+    OK(y == NULL, "out is NULL after the failure");
+    ra_ctx_destroy(ctx);
+    EXPECT_INT(c.live, 0, "nothing leaks");
+}
+
+/* ---- the contiguous path against C's arithmetic ---- */
+
+#define N 1037
+
+enum { L_SAME, L_SCALAR_RIGHT, L_SCALAR_LEFT, L_ZERO_D_RIGHT, L_BROADCAST };
+static const char *const layout_names[] = {"same shape", "array op scalar", "scalar op array",
+                                           "array op 0-d array", "broadcast (strided path)"};
+
+/* Test inputs: include -0, NaN, infinities and values that wrap. */
+static double input_value(int which, size_t i)
+{
+    static const double specials[] = {0.0, -0.0, 1.0, -1.0, 127.0, -128.0, 255.0, 1e30, -1e-30,
+                                      NAN, INFINITY, -INFINITY, 3.5, -2.25, 65535.0, 1e10};
+    size_t k = (i * (which ? 7u : 3u) + (size_t)which) % (sizeof specials / sizeof specials[0]);
+    double v = specials[k];
+    if (i % 5 == 4) v = (double)((int64_t)(i * 2654435761u) % 100000) * (which ? -1.5 : 0.75);
+    return v;
+}
+
+/* Integer inputs: wrap-around material. */
+static int64_t int_input(int which, size_t i)
+{
+    static const int64_t specials[] = {0, 1, -1, 127, -128, 255, 32767, -32768, INT32_MAX,
+                                       INT32_MIN, INT64_MAX, INT64_MIN, 100, -7};
+    size_t k = (i * (which ? 5u : 3u) + (size_t)which) % (sizeof specials / sizeof specials[0]);
+    return specials[k] + (int64_t)(i % 11) * (which ? 3 : -2);
+}
+
+#define CHECK_TYPE(T, UT, IS_FLOAT, DT)                                                            \
+    static int check_##T(ra_ctx *ctx, ra_binop op, int layout)                                    \
+    {                                                                                              \
+        T a[N], b[N];                                                                              \
+        for (size_t i = 0; i < N; i++) {                                                           \
+            a[i] = IS_FLOAT ? (T)input_value(0, i) : (T)(UT)int_input(0, i);                       \
+            b[i] = IS_FLOAT ? (T)input_value(1, i) : (T)(UT)int_input(1, i);                       \
+        }                                                                                          \
+        ra_device cpu = RA_CPU;                                                                    \
+        ra_opts o = {.dtype = DT, .device_value = &cpu};                                           \
+        int64_t sn[1] = {N}, s1[1] = {1}, scol[2] = {N, 1}, srow[2] = {1, 3};                      \
+        ra_array *xa = NULL, *xb = NULL, *y = NULL;                                                \
+        ra_operand oa, ob;                                                                         \
+        if (layout == L_BROADCAST) {                                                               \
+            /* (N, 1) op (1, 3): each a[i] against b[0..2]. */                                    \
+            ra_asarray_buffer(ctx, a, DT, scol, 2, &o, &xa);                                       \
+            ra_asarray_buffer(ctx, b, DT, srow, 2, &o, &xb);                                       \
+        } else {                                                                                   \
+            ra_asarray_buffer(ctx, a, DT, sn, 1, &o, &xa);                                         \
+            ra_asarray_buffer(ctx, b, DT, layout == L_SAME ? sn : s1,                              \
+                              layout == L_ZERO_D_RIGHT ? 0 : 1, &o, &xb);                          \
+        }                                                                                          \
+        oa = ra_operand_array(xa);                                                                 \
+        ob = ra_operand_array(xb);                                                                 \
+        if (layout == L_SCALAR_RIGHT || layout == L_SCALAR_LEFT) {                                 \
+            ra_scalar sc = IS_FLOAT ? ra_scalar_float((double)b[0]) : ra_scalar_int((int64_t)b[0]); \
+            if (layout == L_SCALAR_RIGHT)                                                          \
+                ob = ra_operand_scalar(sc);                                                        \
+            else {                                                                                 \
+                ob = oa;                                                                           \
+                oa = ra_operand_scalar(sc);                                                        \
+            }                                                                                      \
+        }                                                                                          \
+        int st = ra_binary(ctx, op, oa, ob, &y);                                                   \
+        int bad = 0;                                                                               \
+        if (st != RA_OK || !y) {                                                                   \
+            printf("#   ra_binary: %s: %s\n", ra_status_name(st), ra_ctx_message(ctx));           \
+            bad = 1;                                                                               \
+        } else {                                                                                   \
+            size_t cols = layout == L_BROADCAST ? 3 : 1;                                           \
+            size_t count = N * cols;                                                               \
+            bool boolean = op == RA_EQUAL || op == RA_LESS;                                        \
+            size_t es = boolean ? sizeof(bool) : sizeof(T);                                        \
+            unsigned char *got = malloc(count * es);                                               \
+            ra_array_read(ctx, y, got, count * es);                                                \
+            for (size_t k = 0; k < count && bad < 3; k++) {                                        \
+                size_t i = k / cols, j = k % cols;                                                 \
+                T x = a[i];                                                                        \
+                T v = layout == L_SAME ? b[i] : layout == L_BROADCAST ? b[j] : b[0];               \
+                if (layout == L_SCALAR_LEFT) {                                                     \
+                    v = a[i];                                                                      \
+                    x = b[0];                                                                      \
+                }                                                                                  \
+                T want = 0;                                                                        \
+                bool wantb = false;                                                                \
+                switch (op) {                                                                      \
+                case RA_ADD:                                                                       \
+                    want = IS_FLOAT ? (T)(x + v) : (T)((UT)x + (UT)v);                             \
+                    break;                                                                         \
+                case RA_SUBTRACT:                                                                  \
+                    want = IS_FLOAT ? (T)(x - v) : (T)((UT)x - (UT)v);                             \
+                    break;                                                                         \
+                case RA_MULTIPLY:                                                                  \
+                    want = IS_FLOAT ? (T)(x * v) : (T)((UT)x * (UT)v);                             \
+                    break;                                                                         \
+                case RA_DIVIDE:                                                                    \
+                    want = (T)(x / v);                                                             \
+                    break;                                                                         \
+                case RA_MAXIMUM:                                                                   \
+                    want = x != x ? x : v != v ? v : (x > v ? x : v);                              \
+                    break;                                                                         \
+                case RA_EQUAL:                                                                     \
+                    wantb = x == v;                                                                \
+                    break;                                                                         \
+                case RA_LESS:                                                                      \
+                    wantb = x < v;                                                                 \
+                    break;                                                                         \
+                }                                                                                  \
+                bool same = boolean ? memcmp(got + k * es, &wantb, es) == 0                        \
+                                    : memcmp(got + k * es, &want, es) == 0;                        \
+                if (!same) {                                                                       \
+                    printf("#   element %zu: %s %s: expected bits of %.17g, observed %.17g\n", k, \
+                           #T, ra_binop_name(op), boolean ? (double)wantb : (double)want,         \
+                           boolean ? (double)*(bool *)(got + k * es)                               \
+                                   : (double)*(T *)(got + k * es));                                \
+                    bad++;                                                                         \
+                }                                                                                  \
+            }                                                                                      \
+            free(got);                                                                             \
+        }                                                                                          \
+        ra_array_release(xa);                                                                      \
+        ra_array_release(xb);                                                                      \
+        ra_array_release(y);                                                                       \
+        return bad;                                                                                \
+    }
+
+CHECK_TYPE(float, float, 1, RA_FLOAT32)
+CHECK_TYPE(double, double, 1, RA_FLOAT64)
+CHECK_TYPE(int8_t, uint8_t, 0, RA_INT8)
+CHECK_TYPE(int32_t, uint32_t, 0, RA_INT32)
+CHECK_TYPE(int64_t, uint64_t, 0, RA_INT64)
+CHECK_TYPE(uint8_t, uint8_t, 0, RA_UINT8)
+CHECK_TYPE(uint16_t, uint16_t, 0, RA_UINT16)
+
+static void test_elementwise(void)
+{
+    ra_ctx *ctx = NULL;
+    if (!OK(ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) == RA_OK,
+            "context (cpu)"))
+        return;
+    static const ra_binop float_ops[] = {RA_ADD,   RA_SUBTRACT, RA_MULTIPLY, RA_DIVIDE,
+                                         RA_EQUAL, RA_LESS,     RA_MAXIMUM};
+    static const ra_binop int_ops[] = {RA_ADD,   RA_SUBTRACT, RA_MULTIPLY,
+                                       RA_EQUAL, RA_LESS,     RA_MAXIMUM};
+    for (int layout = L_SAME; layout <= L_BROADCAST; layout++) {
+        for (size_t k = 0; k < sizeof float_ops / sizeof float_ops[0]; k++) {
+            ra_binop op = float_ops[k];
+            OK(check_float(ctx, op, layout) == 0, "float32 %s, %s: bit for bit",
+               ra_binop_name(op), layout_names[layout]);
+            OK(check_double(ctx, op, layout) == 0, "float64 %s, %s: bit for bit",
+               ra_binop_name(op), layout_names[layout]);
+        }
+        for (size_t k = 0; k < sizeof int_ops / sizeof int_ops[0]; k++) {
+            ra_binop op = int_ops[k];
+            OK(check_int8_t(ctx, op, layout) == 0, "int8 %s, %s: wraps, exact", ra_binop_name(op),
+               layout_names[layout]);
+            OK(check_int32_t(ctx, op, layout) == 0, "int32 %s, %s: wraps, exact",
+               ra_binop_name(op), layout_names[layout]);
+            OK(check_int64_t(ctx, op, layout) == 0, "int64 %s, %s: wraps, exact",
+               ra_binop_name(op), layout_names[layout]);
+            OK(check_uint8_t(ctx, op, layout) == 0, "uint8 %s, %s: wraps, exact",
+               ra_binop_name(op), layout_names[layout]);
+            OK(check_uint16_t(ctx, op, layout) == 0, "uint16 %s, %s: wraps, exact",
+               ra_binop_name(op), layout_names[layout]);
+        }
+    }
+    ra_ctx_destroy(ctx);
+}
+
+int main(void)
+{
+    test_cache();
+    test_elementwise();
+    return tap_done();
+}
