@@ -665,7 +665,9 @@ RA_API int ra_util_used_memory(ra_ctx *ctx, ra_device dev, uint64_t *out);
 /* Utilisation in percent [0, 100] where the backend can measure it; otherwise
  * RA_E_NOT_MEASURABLE (NotImplementedError kind) and *out untouched: refarray never
  * invents a number. cpu measures the share of non-idle CPU time over 100 ms (the call takes
- * that long); OpenCL has no utilisation query, so gpu devices answer RA_E_NOT_MEASURABLE.
+ * that long); OpenCL has no utilisation query, so a gpu device answers with the host's
+ * measure when its OpenCL device type is CL_DEVICE_TYPE_CPU (it runs on the host's
+ * processors, as PoCL's CPU driver does) and RA_E_NOT_MEASURABLE otherwise.
  * Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE, RA_E_NOT_MEASURABLE. */
 RA_API int ra_util_utilisation(ra_ctx *ctx, ra_device dev, double *out);
 
