@@ -388,6 +388,22 @@ static void check_expected(loader *L, const cJSON *v, bool in_typed)
     }
 }
 
+/* True when the step STEP may end in an error and the case go on: a "raises", or an
+ * "either" with a raising alternative that does not stop the case. Such a step binds
+ * nothing with "as" (spec/case-format.md): after an error there is no result. */
+static bool may_raise_on(const cJSON *step)
+{
+    if (cJSON_GetObjectItemCaseSensitive(step, "raises")) return true;
+    const cJSON *alt;
+    cJSON_ArrayForEach(alt, cJSON_GetObjectItemCaseSensitive(step, "either"))
+    {
+        if (cJSON_GetObjectItemCaseSensitive(alt, "raises") &&
+            !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(alt, "stop")))
+            return true;
+    }
+    return false;
+}
+
 static const char *const STEP_KEYS[] = {"op", "args", "as", "expect", "raises", "either", NULL};
 static const char *const ALT_KEYS[] = {"expect", "raises", "stop", NULL};
 
@@ -512,6 +528,12 @@ static void load_step(loader *L, ds_step *st, const cJSON *v)
             problem(L, "\"%s\" is not a valid name (^[a-z_][a-z0-9_]*$; D0..D9 are reserved)",
                     as->valuestring);
         else {
+            /* Reported, and bound all the same, so later references add no second problem. */
+            if (may_raise_on(v))
+                problem(L,
+                        "a step that may raise binds nothing: after an error \"$%s\" would be "
+                        "null (give each raising alternative \"stop\": true, or drop \"as\")",
+                        as->valuestring);
             st->as = as->valuestring;
             L->bound = ds__xrealloc(L->bound, sizeof(char *) * (size_t)(L->nbound + 1));
             L->bound[L->nbound++] = as->valuestring;

@@ -8,7 +8,8 @@ the schemas in spec/schema/ are themselves valid schemas, validates conformance/
 against spec/schema/case.json, and checks the cross-references no schema can express:
 unique IDs, features naming existing statements, retired IDs never reused, profiles naming
 features that apply to them, cases citing existing statements and features, case IDs
-unique across files, every $name bound before use, no empty $range. Finally it regenerates
+unique across files, every $name bound before use and never by a step that may raise
+(unless its raising alternatives stop the case), no empty $range. Finally it regenerates
 spec/statements.md in memory and compares it with the file (--write rewrites it).
 
 Every problem is printed as `FILE: POINTER: RULE: message` (POINTER is a JSON pointer, ""
@@ -517,6 +518,12 @@ class Checker:
                                  "$%s is not bound by an earlier step's \"as\"" % name)
             if "as" in step:
                 bound.add(step["as"])
+                if "raises" in step or any("raises" in a and not a.get("stop")
+                                           for a in step.get("either", [])):
+                    self.add(rel, pointer("cases", i, "steps", k, "as"), "case-binding-may-raise",
+                             "a step that may raise binds nothing: after an error $%s would be "
+                             "null (give each raising alternative \"stop\": true, or drop \"as\")"
+                             % step["as"])
         if "devices" in case and case["devices"] < highest + 1:
             self.add(rel, pointer("cases", i, "devices"), "case-devices-too-few",
                      "the case uses $D%d, so it needs at least %d devices" % (highest, highest + 1))

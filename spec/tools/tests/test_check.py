@@ -529,6 +529,19 @@ def test_case_range_must_not_be_empty(root):
     assert len(ps) == 2, ps
 
 
+def test_case_binding_by_a_step_that_may_raise(root):
+    def change(d):
+        s = d["cases"][1]["steps"]
+        s[1]["as"] = "d"                                                            # either: raises, no stop
+        s.append({"op": "device.parse", "args": {"text": "x"}, "raises": "any", "as": "e"})
+        s.append({"op": "device.parse", "args": {"text": "gpu:1"}, "as": "f",      # stops: fine
+                  "either": [{"expect": {"$type": "string"}}, {"raises": "ValueError", "stop": True}]})
+        s.append({"op": "device.describe", "args": {"device": "$f"}})
+    ps = case_problems(root, change)
+    assert ps == [(F, "/cases/1/steps/1/as", "case-binding-may-raise"),
+                  (F, "/cases/1/steps/2/as", "case-binding-may-raise")], ps
+
+
 def test_case_statement_outside_claimed_features_is_a_warning(root):
     data = json.loads(json.dumps(SAMPLE_CASES))
     data["cases"][1]["spec"].append("DEV-DS-11")
