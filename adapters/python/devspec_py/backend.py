@@ -113,6 +113,24 @@ class Backend:
     def from_dlpack(self, x, kw):
         raise Unsupported("%s has no from_dlpack" % self.library_name)
 
+    def tril(self, x, k):
+        raise Unsupported("%s has no tril" % self.library_name)
+
+    def triu(self, x, k):
+        raise Unsupported("%s has no triu" % self.library_name)
+
+    def dtype(self, name):
+        raise Unsupported("%s has no dtype %s" % (self.library_name, name))
+
+    def dtype_name(self, dt):
+        return str(dt)
+
+    def can_cast(self, from_, to):
+        raise Unsupported("%s has no can_cast" % self.library_name)
+
+    def result_type(self, objs):
+        raise Unsupported("%s has no result_type" % self.library_name)
+
     def default_stream(self, dev):
         raise Unsupported("%s has no stream objects for its devices" % self.library_name)
 
@@ -156,6 +174,9 @@ class Backend:
 
     def utilisation(self, dev):
         raise Unsupported("%s has no device utilities" % self.library_name)
+
+    def arrays_on_device(self, dev):
+        raise Unsupported("%s cannot list the arrays alive on a device" % self.library_name)
 
 
 class ArrayAPIBackend(Backend):
@@ -203,6 +224,21 @@ class ArrayAPIBackend(Backend):
 
     def info_dtypes(self, **kw):
         return list(self.info().dtypes(**kw))
+
+    def dtype_name(self, dt):
+        return self._dtype_name(dt)
+
+    def can_cast(self, from_, to):
+        return self.xp.can_cast(from_, to)
+
+    def result_type(self, objs):
+        return self.xp.result_type(*objs)
+
+    def tril(self, x, k):
+        return self.xp.tril(x, k=k)
+
+    def triu(self, x, k):
+        return self.xp.triu(x, k=k)
 
     def _dtype_name(self, dt):
         for name in DTYPES:

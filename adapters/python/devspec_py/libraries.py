@@ -199,7 +199,22 @@ class TorchBackend(Backend):
         return out
 
     def array_dtype(self, x):
-        return str(x.dtype).replace("torch.", "")
+        return self.dtype_name(x.dtype)
+
+    def dtype_name(self, dt):
+        return str(dt).replace("torch.", "")
+
+    def can_cast(self, from_, to):
+        return self.torch.can_cast(from_, to)
+
+    def result_type(self, objs):
+        return self.torch.result_type(*objs)
+
+    def tril(self, x, k):
+        return self.torch.tril(x, diagonal=k)
+
+    def triu(self, x, k):
+        return self.torch.triu(x, diagonal=k)
 
     # device.*
     def parse_device(self, text):
@@ -380,10 +395,19 @@ class TinygradBackend(Backend):
         return out
 
     def array_dtype(self, x):
-        for name, dt in self.names.items():
-            if x.dtype == dt:
+        return self.dtype_name(x.dtype)
+
+    def dtype_name(self, dt):
+        for name, mine in self.names.items():
+            if dt == mine:
                 return name
-        return str(x.dtype)
+        return str(dt)
+
+    def tril(self, x, k):
+        return self._done(x.tril(diagonal=k))
+
+    def triu(self, x, k):
+        return self._done(x.triu(diagonal=k))
 
     def describe_device(self, dev):
         return {"str": dev}
@@ -592,6 +616,9 @@ class IvyBackend(ArrayAPIBackend):
 
     def utilisation(self, dev):
         return self.ivy.dev_util(dev)
+
+    def arrays_on_device(self, dev):
+        return list(self.ivy.get_all_ivy_arrays_on_dev(dev).values())
 
     def reset(self):
         self.scopes.clear()

@@ -386,6 +386,64 @@ def util_utilisation(server, args):
     return float(server.backend.utilisation(server.device(args)))
 
 
+@op("util.arrays_on_device")
+def util_arrays_on_device(server, args):
+    if "device" not in args:
+        raise ProtocolError("missing argument 'device'")
+    found = server.backend.arrays_on_device(server.device(args))
+    handles = []
+    for x in found:
+        # An array already handed out keeps its oldest handle; any other gets a new one.
+        known = [h for h, obj in server.objects.items()
+                 if obj is x and h.startswith("array#")]
+        handles.append(min(known, key=lambda h: int(h.split("#")[1])) if known
+                       else server.new_handle("array", x))
+    return {"count": len(handles), "arrays": handles}
+
+
+# -- dtype.* ------------------------------------------------------------------------------
+
+def dtype_or_array(server, value, name):
+    """A dtype name is the library's dtype; any other string must be an array handle."""
+    if isinstance(value, str) and value in DTYPES:
+        return server.backend.dtype(value)
+    if isinstance(value, str):
+        return server.lookup(value, "array", name)
+    raise ProtocolError("argument '%s' must be a dtype name or an array handle" % name,
+                        "TypeError")
+
+
+@op("dtype.can_cast")
+def dtype_can_cast(server, args):
+    if "from_" not in args:
+        raise ProtocolError("missing argument 'from_'")
+    from_ = dtype_or_array(server, args["from_"], "from_")
+    to = server.backend.dtype(dtype_arg(args, "to", required=True))
+    return bool(server.backend.can_cast(from_, to))
+
+
+@op("dtype.result_type")
+def dtype_result_type(server, args):
+    items = arg(args, "args", list)
+    if not items:
+        raise ProtocolError("argument 'args' must not be empty")
+    objs = [dtype_or_array(server, v, "args[%d]" % i) for i, v in enumerate(items)]
+    name = server.backend.dtype_name(server.backend.result_type(objs))
+    if name not in DTYPES:
+        raise Unsupported("the result dtype %s has no protocol name" % name)
+    return name
+
+
+@op("array.tril")
+def array_tril(server, args):
+    return server.reply_array(server.backend.tril(server.array(args, "x"), int_arg(args, "k", 0)))
+
+
+@op("array.triu")
+def array_triu(server, args):
+    return server.reply_array(server.backend.triu(server.array(args, "x"), int_arg(args, "k", 0)))
+
+
 def make_server(backend):
     """A protocol server for backend with every op of this module registered."""
     return Server(backend)

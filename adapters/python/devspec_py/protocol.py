@@ -550,6 +550,9 @@ ARGS = {
     "soft.get": set(), "soft.set": {"enabled"}, "soft.unset": set(),
     "util.num_gpus": set(), "util.num_cpu_cores": set(), "util.total_memory": {"device"},
     "util.used_memory": {"device"}, "util.utilisation": {"device"},
+    "util.arrays_on_device": {"device"},
+    "dtype.can_cast": {"from_", "to"}, "dtype.result_type": {"args"},
+    "array.tril": {"x", "k"}, "array.triu": {"x", "k"},
 }
 
 

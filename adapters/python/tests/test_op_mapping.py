@@ -111,3 +111,63 @@ def test_astype_changes_dtype_and_keeps_values(library):
     y = a.ok("array.astype", {"x": x, "dtype": F32})
     assert a.ok("array.read", {"array": y}) == {"dtype": F32, "shape": [3], "data": [-2, 0, 7]}
     assert a.ok("array.same", {"a": x, "b": y}) is False
+
+
+@pytest.mark.parametrize("library", ALL)
+def test_tril_triu(library):
+    a, h = session(library)
+    x = arr(a, "int32", [3, 3], [1, 2, 3, 4, 5, 6, 7, 8, 9])
+    assert values(a, a.ok("array.tril", {"x": x})) == [1, 0, 0, 4, 5, 0, 7, 8, 9]
+    assert values(a, a.ok("array.triu", {"x": x, "k": 1})) == [0, 2, 3, 0, 0, 6, 0, 0, 0]
+    assert values(a, a.ok("array.tril", {"x": x, "k": -1})) == [0, 0, 0, 4, 0, 0, 7, 8, 0]
+
+
+# can_cast and result_type by the standard's promotion table (libraries without them, or
+# whose functions take other arguments, are listed with what they answer).
+@pytest.mark.parametrize("library", ALL)
+def test_can_cast_and_result_type(library):
+    a, h = session(library)
+    if library == "tinygrad":
+        e = a.err("dtype.can_cast", {"from_": "int8", "to": "int16"})
+        assert e["kind"] == "NotImplementedError" and e["origin"] == "adapter"
+        return
+    assert a.ok("dtype.can_cast", {"from_": "int8", "to": "int16"}) is True
+    # torch.can_cast answers torch's casting rule, which allows any cast within a kind
+    # (int16 -> int8 too); the others answer the standard's promotion graph.
+    assert a.ok("dtype.can_cast", {"from_": "int16", "to": "int8"}) is (library == "torch")
+    assert a.ok("dtype.can_cast", {"from_": "float64", "to": "int8"}) is False
+    assert a.ok("dtype.can_cast", {"from_": "float32", "to": "float64"}) is True
+    i8 = arr(a, "int8", [1], [1])
+    u8 = arr(a, "uint8", [1], [1])
+    assert a.ok("dtype.result_type", {"args": [i8, u8]}) == "int16"
+    if library == "torch":
+        # torch.result_type takes exactly two tensors or scalars, never dtypes.
+        e = a.err("dtype.result_type", {"args": ["int8", "uint8"]})
+        assert e["kind"] == "TypeError" and e["origin"] == "library"
+    else:
+        assert a.ok("dtype.result_type", {"args": ["int8", "uint8", "int32"]}) == "int32"
+
+
+def test_dtype_ops_check_their_arguments():
+    a, h = session("numpy")
+    assert a.err("dtype.result_type", {"args": []})["origin"] == "protocol"
+    e = a.err("dtype.can_cast", {"from_": "array#999999", "to": "int8"})
+    assert e["origin"] == "protocol" and "unknown handle" in e["message"]
+    e = a.err("dtype.can_cast", {"from_": "int8", "to": "float16"})
+    assert e["origin"] == "protocol" and "float16" in e["message"]
+
+
+@pytest.mark.parametrize("library", ALL)
+def test_arrays_on_device(library):
+    a, h = session(library)
+    if library != "ivy":
+        e = a.err("util.arrays_on_device", {"device": h["devices"][0]})
+        assert e["kind"] == "NotImplementedError" and e["origin"] == "adapter"
+        return
+    arr(a, "int32", [1], [1])
+    r = a.ok("util.arrays_on_device", {"device": h["devices"][0]})
+    # Ivy's get_all_ivy_arrays_on_dev answers what it finds (see expectations/ivy.txt);
+    # the adapter reports exactly that list, each array by a valid handle.
+    assert r["count"] == len(r["arrays"])
+    for handle in r["arrays"]:
+        assert a.ok("array.describe", {"array": handle})
