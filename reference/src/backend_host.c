@@ -191,10 +191,11 @@ void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_
     } while (0)
 
 /* Arithmetic on signed integers wraps (two's complement), through the unsigned type, since
- * signed overflow is undefined in C. */
+ * signed overflow is undefined in C. Products go through at least unsigned int: a 16-bit
+ * unsigned type is promoted to int, and 65535 * 65535 would overflow it. */
 #define WRAP_ADD(T, UT, x, y) (T)((UT)(x) + (UT)(y))
 #define WRAP_SUB(T, UT, x, y) (T)((UT)(x) - (UT)(y))
-#define WRAP_MUL(T, UT, x, y) (T)((UT)(x) * (UT)(y))
+#define WRAP_MUL(T, UT, x, y) (T)((UT)(x) * 1u * (UT)(y))
 
 #define BIN_INTEGER(NAME, T, UT)                                                                   \
     static void NAME(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)         \

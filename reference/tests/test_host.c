@@ -160,10 +160,11 @@ static double input_value(int which, size_t i)
 /* Integer inputs: wrap-around material. */
 static int64_t int_input(int which, size_t i)
 {
-    static const int64_t specials[] = {0, 1, -1, 127, -128, 255, 32767, -32768, INT32_MAX,
+    static const int64_t specials[] = {0, 1, -1, 127, -128, 255, 65535, 32767, -32768, INT32_MAX,
                                        INT32_MIN, INT64_MAX, INT64_MIN, 100, -7};
     size_t k = (i * (which ? 5u : 3u) + (size_t)which) % (sizeof specials / sizeof specials[0]);
-    return specials[k] + (int64_t)(i % 11) * (which ? 3 : -2);
+    /* Added through uint64_t: the sum wraps rather than overflow. */
+    return (int64_t)((uint64_t)specials[k] + (uint64_t)((int64_t)(i % 11) * (which ? 3 : -2)));
 }
 
 #define CHECK_TYPE(T, UT, IS_FLOAT, DT)                                                            \
@@ -229,7 +230,7 @@ static int64_t int_input(int which, size_t i)
                     want = IS_FLOAT ? (T)(x - v) : (T)((UT)x - (UT)v);                             \
                     break;                                                                         \
                 case RA_MULTIPLY:                                                                  \
-                    want = IS_FLOAT ? (T)(x * v) : (T)((UT)x * (UT)v);                             \
+                    want = IS_FLOAT ? (T)(x * v) : (T)((UT)x * 1u * (UT)v);                        \
                     break;                                                                         \
                 case RA_DIVIDE:                                                                    \
                     want = (T)(x / v);                                                             \
