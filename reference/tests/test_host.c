@@ -14,6 +14,7 @@
  * so vectorised loops run both their vector body and their scalar tail. */
 #include "tap.h"
 
+#include <pthread.h>
 #include <stdint.h>
 
 typedef struct counting {
@@ -136,6 +137,51 @@ static void test_cache(void)
     OK(y == NULL, "out is NULL after the failure");
     ra_ctx_destroy(ctx);
     EXPECT_INT(c.live, 0, "nothing leaks");
+}
+
+/* Two threads make and release large arrays of one context at once: the cache is shared and
+ * guarded, every result is right, and nothing is left when the context is destroyed. */
+typedef struct worker {
+    ra_ctx *ctx;
+    float value;
+    int bad;
+} worker;
+
+static void *work(void *arg)
+{
+    worker *w = arg;
+    ra_device cpu = RA_CPU;
+    ra_opts f32 = {.dtype = RA_FLOAT32, .device_value = &cpu};
+    int64_t shape[1] = {BIG};
+    for (int i = 0; i < 20; i++) {
+        ra_array *x = NULL, *y = NULL;
+        if (ra_full(w->ctx, shape, 1, ra_scalar_float(w->value), &f32, &x) != RA_OK ||
+            ra_binary(w->ctx, RA_ADD, ra_operand_array(x), ra_operand_array(x), &y) != RA_OK ||
+            !all_equal_f32(w->ctx, y, 2 * w->value))
+            w->bad++;
+        ra_array_release(x);
+        ra_array_release(y);
+    }
+    ra_ctx_thread_release(w->ctx);
+    return NULL;
+}
+
+static void test_cache_threads(void)
+{
+    ra_ctx *ctx = NULL;
+    if (!OK(ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) == RA_OK,
+            "context for two threads"))
+        return;
+    worker w[2] = {{ctx, 1.5f, 0}, {ctx, -3.0f, 0}};
+    pthread_t t[2];
+    int started = 0;
+    for (int i = 0; i < 2; i++)
+        if (pthread_create(&t[i], NULL, work, &w[i]) == 0) started++;
+    for (int i = 0; i < started; i++)
+        pthread_join(t[i], NULL);
+    OK(started == 2, "two threads started");
+    EXPECT_INT(w[0].bad + w[1].bad, 0, "two threads sharing the cache: every result is right");
+    ra_ctx_destroy(ctx);
 }
 
 /* ---- the contiguous path against C's arithmetic ---- */
@@ -309,6 +355,7 @@ static void test_elementwise(void)
 int main(void)
 {
     test_cache();
+    test_cache_threads();
     test_elementwise();
     return tap_done();
 }
