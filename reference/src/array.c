@@ -38,8 +38,7 @@ int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *siz
  * INLINE_OFFSET (the header's size rounded up so the data is aligned for any dtype). */
 #define INLINE_MAX ((size_t)64)
 #define INLINE_OFFSET                                                                              \
-    ((sizeof(ra_array) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) *                      \
-     _Alignof(max_align_t))
+    ((sizeof(ra_array) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * _Alignof(max_align_t))
 
 static void *inline_buf(ra_array *x)
 {

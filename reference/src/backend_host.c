@@ -37,8 +37,8 @@
 
 typedef struct host_block {
     union {
-        size_t cap;              /* data bytes after the header */
-        max_align_t align_;      /* keeps the data as aligned as the hook's blocks */
+        size_t cap;         /* data bytes after the header */
+        max_align_t align_; /* keeps the data as aligned as the hook's blocks */
     } h;
 } host_block;
 
@@ -195,7 +195,7 @@ void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_
  * unsigned type is promoted to int, and 65535 * 65535 would overflow it. */
 #define WRAP_ADD(T, UT, x, y) (T)((UT)(x) + (UT)(y))
 #define WRAP_SUB(T, UT, x, y) (T)((UT)(x) - (UT)(y))
-#define WRAP_MUL(T, UT, x, y) (T)((UT)(x) * 1u * (UT)(y))
+#define WRAP_MUL(T, UT, x, y) (T)((UT)(x)*1u * (UT)(y))
 
 #define BIN_INTEGER(NAME, T, UT)                                                                   \
     static void NAME(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)         \
@@ -374,7 +374,7 @@ static int view_layout(const ra__view *v, const ra__view *out)
     } while (0)
 
 #define FAST_SIGNATURE(NAME, T)                                                                    \
-    static void NAME(ra_binop op, size_t n, const T *restrict pa, bool fa, const T *restrict pb,  \
+    static void NAME(ra_binop op, size_t n, const T *restrict pa, bool fa, const T *restrict pb,   \
                      bool fb, void *restrict out)
 
 #define FAST_INTEGER(NAME, T, UT)                                                                  \
@@ -415,7 +415,7 @@ static int view_layout(const ra__view *v, const ra__view *out)
             FAST_LOOP(T, T, x - y);                                                                \
             break;                                                                                 \
         case RA_MULTIPLY:                                                                          \
-            FAST_LOOP(T, T, x * y);                                                                \
+            FAST_LOOP(T, T, x *y);                                                                 \
             break;                                                                                 \
         case RA_DIVIDE:                                                                            \
             FAST_LOOP(T, T, x / y);                                                                \
@@ -443,7 +443,7 @@ static int view_layout(const ra__view *v, const ra__view *out)
             FAST_LOOP(T, T, x - y);                                                                \
             break;                                                                                 \
         case RA_MULTIPLY:                                                                          \
-            FAST_LOOP(T, T, x * y);                                                                \
+            FAST_LOOP(T, T, x *y);                                                                 \
             break;                                                                                 \
         case RA_DIVIDE:                                                                            \
             FAST_LOOP(T, T, x / y);                                                                \
@@ -547,8 +547,7 @@ void ra__host_binary_flat(ra_binop op, ra_dtype dtype, size_t n, const void *a, 
 }
 
 /* Runs the fast path when both operands allow it; false when one needs broadcasting. */
-static bool host_binary_fast(ra_binop op, const ra__view *a, const ra__view *b,
-                             const ra__view *out)
+static bool host_binary_fast(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *out)
 {
     int la = view_layout(a, out), lb = view_layout(b, out);
     if (la == LAYOUT_OTHER || lb == LAYOUT_OTHER) return false;
@@ -892,7 +891,8 @@ static int host_alloc_block(host_impl *h, size_t nbytes, bool zeroed, void **buf
         blk = ra__alloc(h->ctx, sizeof *blk + nbytes);
         /* Memory held for reuse must not cause an out-of-memory: give it back, retry. */
         if (!blk && cache_drain(h) > 0) blk = ra__alloc(h->ctx, sizeof *blk + nbytes);
-        if (!blk) return ra__ctx_error(h->ctx, RA_E_NOMEM, "cpu: cannot allocate %zu bytes", nbytes);
+        if (!blk)
+            return ra__ctx_error(h->ctx, RA_E_NOMEM, "cpu: cannot allocate %zu bytes", nbytes);
         blk->h.cap = nbytes;
     }
     void *data = blk + 1;

@@ -62,7 +62,7 @@ struct ra_array {
     int64_t shape[RA_MAX_NDIM]; /* only [0, ndim) is set; the rest is unspecified */
     int64_t size;               /* the members from size on are zeroed by array.c's array_make */
     size_t nbytes;
-    void *buf; /* NULL when nbytes == 0 */
+    void *buf;                              /* NULL when nbytes == 0 */
     struct ra_array *live_prev, *live_next; /* the context's list of live arrays (live.c) */
 };
 

@@ -244,7 +244,8 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
     /* The same shape (the common case) needs no broadcasting. */
     int status = RA_OK;
     if (arr2 && !same_shape(arr1, arr2)) {
-        status = broadcast(ctx, fn, arr1->shape, arr1->ndim, arr2->shape, arr2->ndim, oshape, &ondim);
+        status =
+            broadcast(ctx, fn, arr1->shape, arr1->ndim, arr2->shape, arr2->ndim, oshape, &ondim);
         if (status != RA_OK) return status;
     } else {
         ondim = arr1->ndim;

@@ -57,8 +57,8 @@ static void test_cache(void)
     counting c = {0, 0, -1};
     ra_allocator hook = {c_alloc, c_release, &c};
     ra_ctx *ctx = NULL;
-    if (!OK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL},
-                          &ctx) == RA_OK,
+    if (!OK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL}, &ctx) ==
+                RA_OK,
             "context with a counting allocator"))
         return;
     ra_device cpu = RA_CPU;
@@ -102,7 +102,8 @@ static void test_cache(void)
     c.fail_at = 1; /* allocation 0 is the header, 1 the data block */
     int st = ra_zeros(ctx, shape2, 1, &f32, &y);
     c.fail_at = -1;
-    EXPECT_STATUS(ctx, st, RA_OK, "an allocation failing with blocks cached: they are freed, retried");
+    EXPECT_STATUS(ctx, st, RA_OK,
+                  "an allocation failing with blocks cached: they are freed, retried");
     EXPECT_INT(c.live, live_before - 1 + 2, "the cached 1 MiB block went back to the hook");
     ra_array_release(y);
     y = NULL;
@@ -124,8 +125,8 @@ static void test_cache(void)
 
     /* With nothing cached, a failing large allocation is the caller's MemoryError. */
     c = (counting){0, 0, -1};
-    if (!OK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL},
-                          &ctx) == RA_OK,
+    if (!OK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL}, &ctx) ==
+                RA_OK,
             "a second context"))
         return;
     c.allocs = 0;
@@ -195,8 +196,9 @@ static const char *const layout_names[] = {"same shape", "array op scalar", "sca
 /* Test inputs: include -0, NaN, infinities and values that wrap. */
 static double input_value(int which, size_t i)
 {
-    static const double specials[] = {0.0, -0.0, 1.0, -1.0, 127.0, -128.0, 255.0, 1e30, -1e-30,
-                                      NAN, INFINITY, -INFINITY, 3.5, -2.25, 65535.0, 1e10};
+    static const double specials[] = {0.0,   -0.0,  1.0,     -1.0, 127.0,    -128.0,
+                                      255.0, 1e30,  -1e-30,  NAN,  INFINITY, -INFINITY,
+                                      3.5,   -2.25, 65535.0, 1e10};
     size_t k = (i * (which ? 7u : 3u) + (size_t)which) % (sizeof specials / sizeof specials[0]);
     double v = specials[k];
     if (i % 5 == 4) v = (double)((int64_t)(i * 2654435761u) % 100000) * (which ? -1.5 : 0.75);
@@ -206,15 +208,16 @@ static double input_value(int which, size_t i)
 /* Integer inputs: wrap-around material. */
 static int64_t int_input(int which, size_t i)
 {
-    static const int64_t specials[] = {0, 1, -1, 127, -128, 255, 65535, 32767, -32768, INT32_MAX,
-                                       INT32_MIN, INT64_MAX, INT64_MIN, 100, -7};
+    static const int64_t specials[] = {0,         1,         -1,        127,    -128,
+                                       255,       65535,     32767,     -32768, INT32_MAX,
+                                       INT32_MIN, INT64_MAX, INT64_MIN, 100,    -7};
     size_t k = (i * (which ? 5u : 3u) + (size_t)which) % (sizeof specials / sizeof specials[0]);
     /* Added through uint64_t: the sum wraps rather than overflow. */
     return (int64_t)((uint64_t)specials[k] + (uint64_t)((int64_t)(i % 11) * (which ? 3 : -2)));
 }
 
 #define CHECK_TYPE(T, UT, IS_FLOAT, DT)                                                            \
-    static int check_##T(ra_ctx *ctx, ra_binop op, int layout)                                    \
+    static int check_##T(ra_ctx *ctx, ra_binop op, int layout)                                     \
     {                                                                                              \
         T a[N], b[N];                                                                              \
         for (size_t i = 0; i < N; i++) {                                                           \
@@ -227,7 +230,7 @@ static int64_t int_input(int which, size_t i)
         ra_array *xa = NULL, *xb = NULL, *y = NULL;                                                \
         ra_operand oa, ob;                                                                         \
         if (layout == L_BROADCAST) {                                                               \
-            /* (N, 1) op (1, 3): each a[i] against b[0..2]. */                                    \
+            /* (N, 1) op (1, 3): each a[i] against b[0..2]. */                                     \
             ra_asarray_buffer(ctx, a, DT, scol, 2, &o, &xa);                                       \
             ra_asarray_buffer(ctx, b, DT, srow, 2, &o, &xb);                                       \
         } else {                                                                                   \
@@ -238,7 +241,8 @@ static int64_t int_input(int which, size_t i)
         oa = ra_operand_array(xa);                                                                 \
         ob = ra_operand_array(xb);                                                                 \
         if (layout == L_SCALAR_RIGHT || layout == L_SCALAR_LEFT) {                                 \
-            ra_scalar sc = IS_FLOAT ? ra_scalar_float((double)b[0]) : ra_scalar_int((int64_t)b[0]); \
+            ra_scalar sc =                                                                         \
+                IS_FLOAT ? ra_scalar_float((double)b[0]) : ra_scalar_int((int64_t)b[0]);           \
             if (layout == L_SCALAR_RIGHT)                                                          \
                 ob = ra_operand_scalar(sc);                                                        \
             else {                                                                                 \
@@ -249,7 +253,7 @@ static int64_t int_input(int which, size_t i)
         int st = ra_binary(ctx, op, oa, ob, &y);                                                   \
         int bad = 0;                                                                               \
         if (st != RA_OK || !y) {                                                                   \
-            printf("#   ra_binary: %s: %s\n", ra_status_name(st), ra_ctx_message(ctx));           \
+            printf("#   ra_binary: %s: %s\n", ra_status_name(st), ra_ctx_message(ctx));            \
             bad = 1;                                                                               \
         } else {                                                                                   \
             size_t cols = layout == L_BROADCAST ? 3 : 1;                                           \
@@ -257,7 +261,7 @@ static int64_t int_input(int which, size_t i)
             bool boolean = op == RA_EQUAL || op == RA_LESS;                                        \
             size_t es = boolean ? sizeof(bool) : sizeof(T);                                        \
             unsigned char *got = malloc(count * es);                                               \
-            ra_array_read(ctx, y, got, count * es);                                                \
+            ra_array_read(ctx, y, got, count *es);                                                 \
             for (size_t k = 0; k < count && bad < 3; k++) {                                        \
                 size_t i = k / cols, j = k % cols;                                                 \
                 T x = a[i];                                                                        \
@@ -294,8 +298,8 @@ static int64_t int_input(int which, size_t i)
                 bool same = boolean ? memcmp(got + k * es, &wantb, es) == 0                        \
                                     : memcmp(got + k * es, &want, es) == 0;                        \
                 if (!same) {                                                                       \
-                    printf("#   element %zu: %s %s: expected bits of %.17g, observed %.17g\n", k, \
-                           #T, ra_binop_name(op), boolean ? (double)wantb : (double)want,         \
+                    printf("#   element %zu: %s %s: expected bits of %.17g, observed %.17g\n", k,  \
+                           #T, ra_binop_name(op), boolean ? (double)wantb : (double)want,          \
                            boolean ? (double)*(bool *)(got + k * es)                               \
                                    : (double)*(T *)(got + k * es));                                \
                     bad++;                                                                         \
@@ -330,21 +334,21 @@ static void test_elementwise(void)
     for (int layout = L_SAME; layout <= L_BROADCAST; layout++) {
         for (size_t k = 0; k < sizeof float_ops / sizeof float_ops[0]; k++) {
             ra_binop op = float_ops[k];
-            OK(check_float(ctx, op, layout) == 0, "float32 %s, %s: bit for bit",
-               ra_binop_name(op), layout_names[layout]);
-            OK(check_double(ctx, op, layout) == 0, "float64 %s, %s: bit for bit",
-               ra_binop_name(op), layout_names[layout]);
+            OK(check_float(ctx, op, layout) == 0, "float32 %s, %s: bit for bit", ra_binop_name(op),
+               layout_names[layout]);
+            OK(check_double(ctx, op, layout) == 0, "float64 %s, %s: bit for bit", ra_binop_name(op),
+               layout_names[layout]);
         }
         for (size_t k = 0; k < sizeof int_ops / sizeof int_ops[0]; k++) {
             ra_binop op = int_ops[k];
             OK(check_int8_t(ctx, op, layout) == 0, "int8 %s, %s: wraps, exact", ra_binop_name(op),
                layout_names[layout]);
-            OK(check_int32_t(ctx, op, layout) == 0, "int32 %s, %s: wraps, exact",
-               ra_binop_name(op), layout_names[layout]);
-            OK(check_int64_t(ctx, op, layout) == 0, "int64 %s, %s: wraps, exact",
-               ra_binop_name(op), layout_names[layout]);
-            OK(check_uint8_t(ctx, op, layout) == 0, "uint8 %s, %s: wraps, exact",
-               ra_binop_name(op), layout_names[layout]);
+            OK(check_int32_t(ctx, op, layout) == 0, "int32 %s, %s: wraps, exact", ra_binop_name(op),
+               layout_names[layout]);
+            OK(check_int64_t(ctx, op, layout) == 0, "int64 %s, %s: wraps, exact", ra_binop_name(op),
+               layout_names[layout]);
+            OK(check_uint8_t(ctx, op, layout) == 0, "uint8 %s, %s: wraps, exact", ra_binop_name(op),
+               layout_names[layout]);
             OK(check_uint16_t(ctx, op, layout) == 0, "uint16 %s, %s: wraps, exact",
                ra_binop_name(op), layout_names[layout]);
         }
