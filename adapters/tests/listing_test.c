@@ -254,13 +254,15 @@ int main(void)
        "the extra references of arrays that had handles were released (library 20, handles 21)",
        NULL);
 
-    r = ask("{\"id\":5,\"op\":\"dtype.result_type\",\"args\":{\"args\":[\"array#20\",\"float32\"]}}",
-            text, sizeof text);
+    r = ask(
+        "{\"id\":5,\"op\":\"dtype.result_type\",\"args\":{\"args\":[\"array#20\",\"float32\"]}}",
+        text, sizeof text);
     ok(cJSON_IsString(result(r)) && strcmp(result(r)->valuestring, "float32") == 0,
        "result_type: a dtype name after an array reaches the callback as a dtype", text);
     cJSON_Delete(r);
-    r = ask("{\"id\":6,\"op\":\"dtype.result_type\",\"args\":{\"args\":[\"float32\",\"array#20\"]}}",
-            text, sizeof text);
+    r = ask(
+        "{\"id\":6,\"op\":\"dtype.result_type\",\"args\":{\"args\":[\"float32\",\"array#20\"]}}",
+        text, sizeof text);
     ok(cJSON_IsString(result(r)) && strcmp(result(r)->valuestring, "bool") == 0,
        "result_type: a handle last reaches the callback as an array", text);
     cJSON_Delete(r);
@@ -269,13 +271,15 @@ int main(void)
     ok(cJSON_IsTrue(result(r)), "can_cast: a handle as from_ reaches the callback as an array",
        text);
     cJSON_Delete(r);
-    r = ask("{\"id\":8,\"op\":\"dtype.can_cast\",\"args\":{\"from_\":\"uint16\",\"to\":\"uint16\"}}",
-            text, sizeof text);
+    r = ask(
+        "{\"id\":8,\"op\":\"dtype.can_cast\",\"args\":{\"from_\":\"uint16\",\"to\":\"uint16\"}}",
+        text, sizeof text);
     ok(cJSON_IsTrue(result(r)), "can_cast: a dtype name as from_ reaches the callback as a dtype",
        text);
     cJSON_Delete(r);
-    r = ask("{\"id\":9,\"op\":\"dtype.can_cast\",\"args\":{\"from_\":\"array#99\",\"to\":\"int8\"}}",
-            text, sizeof text);
+    r = ask(
+        "{\"id\":9,\"op\":\"dtype.can_cast\",\"args\":{\"from_\":\"array#99\",\"to\":\"int8\"}}",
+        text, sizeof text);
     ok(strstr(text, "\"origin\":\"protocol\"") && strstr(text, "unknown handle"),
        "can_cast: an unknown handle is a protocol error", text);
     cJSON_Delete(r);

@@ -446,7 +446,8 @@ static void promotion_tri_live(drv *d, int ndev)
        A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[2,3],"
          "\"data\":[1,2,3,4,5,6]},\"device\":$cpu}"));
     OK(d, "tril(m)", "t1", NULL, A("array.tril\",\"args\":{\"x\":$m}"));
-    OK(d, "tril(m) keeps j <= i", NULL, "{\"dtype\":\"int32\",\"shape\":[2,3],\"data\":[1,0,0,4,5,0]}",
+    OK(d, "tril(m) keeps j <= i", NULL,
+       "{\"dtype\":\"int32\",\"shape\":[2,3],\"data\":[1,0,0,4,5,0]}",
        A("array.read\",\"args\":{\"array\":$t1}"));
     OK(d, "triu(m, k=1)", "t2", NULL, A("array.triu\",\"args\":{\"x\":$m,\"k\":1}"));
     OK(d, "triu(m, k=1) keeps j >= i + 1", NULL,
@@ -464,8 +465,8 @@ static void promotion_tri_live(drv *d, int ndev)
 
     OK(d, "y = to_device(x, cpu): x itself under a second handle", "y", NULL,
        A("array.to_device\",\"args\":{\"array\":$x,\"device\":$cpu}"));
-    OK(d, "IVY-UTIL-6: x, m and the two results are alive on cpu; x keeps its first handle",
-       NULL, "{\"count\":4,\"arrays\":[$x,$m,$t1,$t2]}",
+    OK(d, "IVY-UTIL-6: x, m and the two results are alive on cpu; x keeps its first handle", NULL,
+       "{\"count\":4,\"arrays\":[$x,$m,$t1,$t2]}",
        A("util.arrays_on_device\",\"args\":{\"device\":$cpu}"));
     ERR(d, "util.arrays_on_device needs a device", "TypeError", "protocol",
         A("util.arrays_on_device\""));
@@ -477,7 +478,8 @@ static void promotion_tri_live(drv *d, int ndev)
     }
     OK(d, "IVY-UTIL-6: nothing alive on gpu:0 yet", NULL, "{\"count\":0,\"arrays\":[]}",
        A("util.arrays_on_device\",\"args\":{\"device\":$gpu0}"));
-    OK(d, "mg = m on gpu:0", "mg", NULL, A("array.to_device\",\"args\":{\"array\":$m,\"device\":$gpu0}"));
+    OK(d, "mg = m on gpu:0", "mg", NULL,
+       A("array.to_device\",\"args\":{\"array\":$m,\"device\":$gpu0}"));
     OK(d, "tril(mg, k=-1)", "tg", NULL, A("array.tril\",\"args\":{\"x\":$mg,\"k\":-1}"));
     OK(d, "tril(mg, k=-1) values", NULL,
        "{\"dtype\":\"int32\",\"shape\":[2,3],\"data\":[0,0,0,4,0,0]}",

@@ -68,8 +68,8 @@ int ra_result_type(ra_ctx *ctx, const ra_array *const *arrays, size_t narrays,
     }
     for (size_t i = 0; i < ndtypes; i++) {
         if (!ra__dtype_valid(dtypes[i]))
-            return ra__ctx_error(ctx, RA_E_ARG, "%s: dtypes[%zu] is not a data type (value %d)",
-                                 fn, i, (int)dtypes[i]);
+            return ra__ctx_error(ctx, RA_E_ARG, "%s: dtypes[%zu] is not a data type (value %d)", fn,
+                                 i, (int)dtypes[i]);
         /* DEV-DT-4: with arrays, a dtype their device lacks is not in its graph. */
         if (dev && !ra__dtype_on_device(dev, dtypes[i])) {
             char buf[RA_DEVICE_STR_MAX];

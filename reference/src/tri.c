@@ -110,9 +110,9 @@ static int tri(ra_ctx *ctx, const char *fn, bool upper, const ra_array *x, int64
     /* Every device copy is one enqueued command on an OpenCL device (tens of microseconds
      * each on PoCL), so past a few segments staging the whole matrix through host memory
      * (one read, one write) is faster; the host backend's copies are plain memcpy. */
-    bool staged = !x->dev->ops->copy ||
-                  (x->dev->ops != &ra__host_ops &&
-                   walk(x, NULL, upper, k, NULL, NULL, NULL) > STAGE_ABOVE_SEGMENTS);
+    bool staged =
+        !x->dev->ops->copy || (x->dev->ops != &ra__host_ops &&
+                               walk(x, NULL, upper, k, NULL, NULL, NULL) > STAGE_ABOVE_SEGMENTS);
     if (staged) {
         host = ra__calloc(ctx, 1, x->nbytes);
         xhost = ra__alloc(ctx, x->nbytes);

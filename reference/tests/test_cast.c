@@ -22,14 +22,13 @@ static const struct {
     ra_dtype from, to;
     bool want;
 } pairs[] = {
-    {B, B, true},       {I8, I8, true},     {I8, I16, true},     {I16, I8, false},
-    {I8, I64, true},    {U8, I16, true},    {U8, U64, true},     {U8, I8, false},
-    {I8, U8, false},    {U32, I64, true},   {U64, I64, false},   {I64, U64, false},
-    {U16, I16, false},  {I32, I16, false},  {F32, F64, true},    {F64, F32, false},
-    {F32, C64, true},   {F32, C128, true},  {F64, C64, false},   {F64, C128, true},
-    {C64, C128, true},  {C128, C64, false}, {C64, F32, false},   {B, I8, false},
-    {B, F32, false},    {I8, B, false},     {I8, F32, false},    {I64, F64, false},
-    {U8, F32, false},   {F32, I32, false},  {I32, C64, false},   {B, C128, false},
+    {B, B, true},      {I8, I8, true},     {I8, I16, true},   {I16, I8, false},  {I8, I64, true},
+    {U8, I16, true},   {U8, U64, true},    {U8, I8, false},   {I8, U8, false},   {U32, I64, true},
+    {U64, I64, false}, {I64, U64, false},  {U16, I16, false}, {I32, I16, false}, {F32, F64, true},
+    {F64, F32, false}, {F32, C64, true},   {F32, C128, true}, {F64, C64, false}, {F64, C128, true},
+    {C64, C128, true}, {C128, C64, false}, {C64, F32, false}, {B, I8, false},    {B, F32, false},
+    {I8, B, false},    {I8, F32, false},   {I64, F64, false}, {U8, F32, false},  {F32, I32, false},
+    {I32, C64, false}, {B, C128, false},
 };
 
 static void dtype_pairs(void)
@@ -132,8 +131,10 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     ra_can_cast_array(ctx, xi, F32, &got);
     OK(!got, "DEV-DT-3 %s: can_cast(int8 array, float32) is false (across kinds)", ds);
     ra_can_cast_array(ctx, xf, F64, &got);
-    EXPECT_INT(got, fp64, "DEV-DT-3 %s: can_cast(float32 array, float64) is the device's float64 "
-               "support", ds);
+    EXPECT_INT(got, fp64,
+               "DEV-DT-3 %s: can_cast(float32 array, float64) is the device's float64 "
+               "support",
+               ds);
 
     ra_dtype r = RA_DTYPE_DEFAULT;
     EXPECT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){xi, xu}, 2, NULL, 0, &r), RA_OK,

@@ -98,20 +98,20 @@ int main(void)
     OK(b, "DEV-DT-3 can_cast(int16 array on gpu:0, int64) is true");
 
     ra_dtype r = RA_DTYPE_DEFAULT;
-    EXPECT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){xf}, 1, (ra_dtype[]){RA_FLOAT64},
-                                      1, &r),
+    EXPECT_STATUS(ctx,
+                  ra_result_type(ctx, (const ra_array *[]){xf}, 1, (ra_dtype[]){RA_FLOAT64}, 1, &r),
                   RA_E_DTYPE_DEVICE, "DEV-DT-4 result_type(float32 array on gpu:0, float64)");
     EXPECT_MSG(ctx, "float64", "the message names float64");
     OK(r == RA_DTYPE_DEFAULT, "*out untouched");
     EXPECT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){RA_FLOAT32, RA_FLOAT64}, 2, &r),
                   RA_OK, "result_type(float32, float64) without arrays");
     EXPECT_INT(r, RA_FLOAT64, "DEV-DT-2 the complete table without arrays: float64");
-    EXPECT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){xf}, 1,
-                                      (ra_dtype[]){RA_COMPLEX64}, 1, &r),
-                  RA_OK, "result_type(float32 array on gpu:0, complex64)");
+    EXPECT_STATUS(
+        ctx, ra_result_type(ctx, (const ra_array *[]){xf}, 1, (ra_dtype[]){RA_COMPLEX64}, 1, &r),
+        RA_OK, "result_type(float32 array on gpu:0, complex64)");
     EXPECT_INT(r, RA_COMPLEX64, "DEV-DT-4 complex64 is in gpu:0's graph");
-    EXPECT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){xh}, 1, (ra_dtype[]){RA_FLOAT64},
-                                      1, &r),
+    EXPECT_STATUS(ctx,
+                  ra_result_type(ctx, (const ra_array *[]){xh}, 1, (ra_dtype[]){RA_FLOAT64}, 1, &r),
                   RA_OK, "result_type(float32 array on cpu, float64)");
     EXPECT_INT(r, RA_FLOAT64, "DEV-DT-4 cpu's graph has float64");
     EXPECT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){xf, xh}, 2, NULL, 0, &r),

@@ -71,7 +71,8 @@ int main(void)
     OK(listed > 0, "listings found arrays alive while the threads ran");
     EXPECT_INT(atomic_load(&failures), 0, "the threads created all their arrays");
     EXPECT_INT(errors, 0, "every listing succeeded (%d calls)", calls);
-    EXPECT_INT(bad_reads, 0, "IVY-UTIL-6 every listed array was alive (its device, dtype and shape intact)");
+    EXPECT_INT(bad_reads, 0,
+               "IVY-UTIL-6 every listed array was alive (its device, dtype and shape intact)");
     EXPECT_INT(duplicates, 0, "no array listed twice in one answer");
     size_t n = 99;
     EXPECT_STATUS(ctx, ra_util_arrays_on_device(ctx, RA_CPU, NULL, 0, &n), RA_OK, "final count");

@@ -30,7 +30,7 @@ static ra_array *matrix(ra_ctx *ctx, ra_device dev, ra_dtype dtype, const int64_
                        (name));                                                                    \
             EXPECT_INT(ra_array_dtype(y_), ra_array_dtype(x), "%s: %s keeps the dtype", ds,        \
                        (name));                                                                    \
-            OK(ra_array_ndim(y_) == ra_array_ndim(x) &&                                           \
+            OK(ra_array_ndim(y_) == ra_array_ndim(x) &&                                            \
                    memcmp(ra_array_shape(y_), ra_array_shape(x),                                   \
                           ra_array_ndim(x) * sizeof(int64_t)) == 0,                                \
                "%s: %s keeps the shape", ds, (name));                                              \
@@ -110,8 +110,10 @@ static void tri_large(ra_ctx *ctx, ra_device dev)
                 printf("#   expected 0 wrong elements, observed %d (-1: the call failed: %s)\n",
                        wrong, ra_ctx_message(ctx));
             if (y)
-                EXPECT_DEV(ra_array_device(y), dev, "DEV-CREATE-8 %s: the 20x20 result is on x's "
-                           "device", ds);
+                EXPECT_DEV(ra_array_device(y), dev,
+                           "DEV-CREATE-8 %s: the 20x20 result is on x's "
+                           "device",
+                           ds);
             ra_array_release(y);
         }
     }
