@@ -195,7 +195,7 @@ void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_
  * unsigned type is promoted to int, and 65535 * 65535 would overflow it. */
 #define WRAP_ADD(T, UT, x, y) (T)((UT)(x) + (UT)(y))
 #define WRAP_SUB(T, UT, x, y) (T)((UT)(x) - (UT)(y))
-#define WRAP_MUL(T, UT, x, y) (T)((UT)(x)*1u * (UT)(y))
+#define WRAP_MUL(T, UT, x, y) (T)(1u * (UT)(x) * (UT)(y))
 
 #define BIN_INTEGER(NAME, T, UT)                                                                   \
     static void NAME(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)         \
