@@ -96,6 +96,9 @@ _Static_assert((int)DS_BOOL == (int)RA_BOOL && (int)DS_INT64 == (int)RA_INT64 &&
 #pragma weak ra_tril
 #pragma weak ra_triu
 #pragma weak ra_util_arrays_on_device
+#pragma weak ra_fftfreq
+#pragma weak ra_rfftfreq
+#pragma weak ra_from_dlpack
 
 /* Calls refarray's `fn` if the loaded library has it; otherwise the op is not implemented. */
 #define HAVE(fn)                                                                                   \
@@ -173,6 +176,10 @@ static const struct feature {
     {"promotion-per-device",
      0,
      {F(ra_can_cast_dtype), F(ra_can_cast_array), F(ra_result_type), F(ra_zeros), END}},
+    {"fft-freq-device", 0, {F(ra_fftfreq), F(ra_rfftfreq), END}},
+    {"dlpack-device",
+     0,
+     {F(ra_array_dlpack_device), F(ra_from_dlpack), F(ra_array_device), END}},
 };
 
 #define NFEATURES (sizeof features / sizeof features[0])
@@ -536,6 +543,17 @@ static int full_like(void *lib, ds_array x, ds_scalar fill_value, ds_dtype dtype
     return ra_full_like(a->ctx, x, scalar(fill_value), &o, (ra_array **)out);
 }
 
+static int fftfreq(void *lib, bool real, int64_t n, double d, ds_dtype dtype, ds_device device,
+                   ds_array *out)
+{
+    adapter *a = lib;
+    ra_opts o = make_opts(dtype, device);
+    int (*f)(ra_ctx *, int64_t, double, const ra_opts *, ra_array **) =
+        real ? ra_rfftfreq : ra_fftfreq;
+    HAVE(f);
+    return f(a->ctx, n, d, &o, (ra_array **)out);
+}
+
 static ra_copy copy_mode(ds_copy c)
 {
     return c == DS_COPY_ALWAYS  ? RA_COPY_ALWAYS
@@ -695,6 +713,17 @@ static int dlpack_device(void *lib, ds_array x, int32_t *type, int32_t *id)
 {
     HAVE(ra_array_dlpack_device);
     return ra_array_dlpack_device(x, type, id);
+}
+
+/* from_dlpack's copy=None is refarray's if-needed (x itself when nothing changes); the
+ * dtype is DLPack's to keep, so none is passed. */
+static int from_dlpack(void *lib, ds_array x, ds_device device, ds_copy copy, ds_array *out)
+{
+    adapter *a = lib;
+    ra_opts o = make_opts(DS_DTYPE_NONE, device);
+    o.copy = copy_mode(copy);
+    HAVE(ra_from_dlpack);
+    return ra_from_dlpack(a->ctx, x, &o, (ra_array **)out);
 }
 
 static int stream_default(void *lib, ds_device device, ds_stream *out)
@@ -935,6 +964,7 @@ static const ds_vendor table = {
     .eye = eye,
     .fill_like = fill_like,
     .full_like = full_like,
+    .fftfreq = fftfreq,
     .asarray_buffer = asarray_buffer,
     .asarray_scalar = asarray_scalar,
     .asarray_array = asarray_array,
@@ -948,6 +978,7 @@ static const ds_vendor table = {
     .matmul = matmul,
     .stack = stack,
     .dlpack_device = dlpack_device,
+    .from_dlpack = from_dlpack,
     .stream_default = stream_default,
     .default_get = default_get,
     .default_set = default_set,
