@@ -177,9 +177,7 @@ static const struct feature {
      0,
      {F(ra_can_cast_dtype), F(ra_can_cast_array), F(ra_result_type), F(ra_zeros), END}},
     {"fft-freq-device", 0, {F(ra_fftfreq), F(ra_rfftfreq), END}},
-    {"dlpack-device",
-     0,
-     {F(ra_array_dlpack_device), F(ra_from_dlpack), F(ra_array_device), END}},
+    {"dlpack-device", 0, {F(ra_array_dlpack_device), F(ra_from_dlpack), F(ra_array_device), END}},
 };
 
 #define NFEATURES (sizeof features / sizeof features[0])

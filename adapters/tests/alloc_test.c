@@ -16,8 +16,8 @@
 
 #ifdef DS_ALLOC_TEST_REFARRAY
 /* With refarray's adapter linked in instead: the ops whose results the shim assembles from
- * lists (dtype.result_type, util.arrays_on_device with its handle look-up) and the other ops
- * of protocol version 1's later additions. */
+ * lists (dtype.result_type, util.arrays_on_device with its handle look-up), the other ops
+ * of protocol version 1's later additions, fftfreq and from_dlpack. */
 static const char *const script[] = {
     "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}",
     "{\"id\":2,\"op\":\"array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[2,2],"
@@ -27,8 +27,13 @@ static const char *const script[] = {
     "{\"id\":5,\"op\":\"dtype.can_cast\",\"args\":{\"from_\":\"array#1\",\"to\":\"int64\"}}",
     "{\"id\":6,\"op\":\"util.arrays_on_device\",\"args\":{\"device\":{\"str\":\"cpu\"}}}",
     "{\"id\":7,\"op\":\"dtype.result_type\",\"args\":{\"args\":[\"int8\",\"array#7\"]}}",
-    "{\"id\":8,\"op\":\"reset\"}",
-    "{\"id\":9,\"op\":\"bye\"}",
+    "{\"id\":8,\"op\":\"array.create\",\"args\":{\"fn\":\"rfftfreq\",\"n\":5,\"d\":0.2,"
+    "\"device\":{\"str\":\"cpu\"}}}",
+    "{\"id\":9,\"op\":\"array.from_dlpack\",\"args\":{\"x\":\"array#0\",\"device\":{\"str\":"
+    "\"cpu\"},\"copy\":true}}",
+    "{\"id\":10,\"op\":\"array.dlpack_device\",\"args\":{\"array\":\"array#0\"}}",
+    "{\"id\":11,\"op\":\"reset\"}",
+    "{\"id\":12,\"op\":\"bye\"}",
 };
 #else
 static const char *const script[] = {

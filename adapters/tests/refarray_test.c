@@ -90,6 +90,8 @@ static void devices(drv *d, int ndev)
         A("info.dtypes\",\"args\":{\"kind\":\"decimal\"}"));
 }
 
+static void fft_freq(drv *d);
+
 static void creation(drv *d)
 {
     OK(d, "zeros float32 on cpu", "z", NULL,
@@ -191,8 +193,54 @@ static void creation(drv *d)
          "\"device\":$cpu}"));
     ERR(d, "array.read refuses more than 2^24 elements, by name", "MemoryError", "adapter",
         A("array.read\",\"args\":{\"array\":$huge}"));
-    ERR(d, "refarray has no fftfreq", "NotImplementedError", "adapter",
-        A("array.create\",\"args\":{\"fn\":\"fftfreq\",\"n\":4}"));
+    fft_freq(d);
+}
+
+/* fftfreq/rfftfreq: [0, 1, ..., ceil(n/2)-1, -floor(n/2), ..., -1] / (d*n) and
+ * [0, 1, ..., floor(n/2)] / (d*n). Each d*n below rounds to a power of two (0.2 * 5 is 1.0 in
+ * binary64), so the expected values are exact. */
+static void fft_freq(drv *d)
+{
+    OK(d, "DEV-CREATE-5: fftfreq n=8 d=0.25 on cpu", "fq", NULL,
+       A("array.create\",\"args\":{\"fn\":\"fftfreq\",\"n\":8,\"d\":0.25,\"device\":$cpu}"));
+    OK(d, "fftfreq(8, 0.25) reads [0, .5, 1, 1.5, -2, -1.5, -1, -.5] float64", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[8],\"data\":[0,0.5,1,1.5,-2,-1.5,-1,-0.5]}",
+       A("array.read\",\"args\":{\"array\":$fq}"));
+    OK(d, "describe fftfreq's result", "fqd", NULL, A("array.describe\",\"args\":{\"array\":$fq}"));
+    drv_bind_field(d, "fqdev", "fqd", "device");
+    OK(d, "DEV-CREATE-5: fftfreq's result is on device=cpu", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$fqdev,\"b\":$cpu}"));
+    OK(d, "fftfreq n=5 d=0.2 (odd n)", "fq5", NULL,
+       A("array.create\",\"args\":{\"fn\":\"fftfreq\",\"n\":5,\"d\":0.2,\"device\":$cpu}"));
+    OK(d, "fftfreq(5, 0.2) reads [0, 1, 2, -2, -1]", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[5],\"data\":[0,1,2,-2,-1]}",
+       A("array.read\",\"args\":{\"array\":$fq5}"));
+    OK(d, "rfftfreq n=5 d=0.2", "rq5", NULL,
+       A("array.create\",\"args\":{\"fn\":\"rfftfreq\",\"n\":5,\"d\":0.2,\"device\":$cpu}"));
+    OK(d, "rfftfreq(5, 0.2) reads [0, 1, 2]", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[3],\"data\":[0,1,2]}",
+       A("array.read\",\"args\":{\"array\":$rq5}"));
+    OK(d, "rfftfreq n=4 float32, d defaulting to 1", "rq4", NULL,
+       A("array.create\",\"args\":{\"fn\":\"rfftfreq\",\"n\":4,\"dtype\":\"float32\","
+         "\"device\":{\"str\":\"cpu\"}}"));
+    OK(d, "rfftfreq(4) reads [0, .25, .5] float32", NULL,
+       "{\"dtype\":\"float32\",\"shape\":[3],\"data\":[0,0.25,0.5]}",
+       A("array.read\",\"args\":{\"array\":$rq4}"));
+    OK(d, "fftfreq with no device", "fqn", NULL,
+       A("array.create\",\"args\":{\"fn\":\"fftfreq\",\"n\":2}"));
+    OK(d, "describe it", "fqnd", NULL, A("array.describe\",\"args\":{\"array\":$fqn}"));
+    drv_bind_field(d, "fqndev", "fqnd", "device");
+    OK(d, "DEV-CREATE-5: device=None puts it on the default device", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$fqndev,\"b\":$D0}"));
+    ERR(d, "fftfreq n=0 raises", "ValueError", "library",
+        A("array.create\",\"args\":{\"fn\":\"fftfreq\",\"n\":0,\"device\":$cpu}"));
+    ERR(d, "rfftfreq d=0 raises", "ValueError", "library",
+        A("array.create\",\"args\":{\"fn\":\"rfftfreq\",\"n\":4,\"d\":0,\"device\":$cpu}"));
+    ERR(d, "fftfreq with an integer dtype raises TypeError", "TypeError", "library",
+        A("array.create\",\"args\":{\"fn\":\"fftfreq\",\"n\":4,\"dtype\":\"int32\","
+          "\"device\":$cpu}"));
+    ERR(d, "DEV-DS-9: fftfreq on an unavailable device raises", "ValueError", "library",
+        A("array.create\",\"args\":{\"fn\":\"fftfreq\",\"n\":4,\"device\":{\"str\":\"tpu\"}}"));
 }
 
 static void conversion(drv *d)
@@ -240,8 +288,27 @@ static void conversion(drv *d)
        A("array.to_device\",\"args\":{\"array\":$t,\"device\":$cpu,\"stream\":$scpu}"));
     OK(d, "dlpack_device of a cpu array is (kDLCPU, 0)", NULL, "[1,0]",
        A("array.dlpack_device\",\"args\":{\"array\":$t}"));
-    ERR(d, "refarray has no from_dlpack", "NotImplementedError", "adapter",
-        A("array.from_dlpack\",\"args\":{\"x\":$t}"));
+    OK(d, "DEV-DLP-14: from_dlpack with no device", "dl", NULL,
+       A("array.from_dlpack\",\"args\":{\"x\":$t}"));
+    OK(d, "DEV-DLP-16: copy=None reuses x: the array itself", NULL, "true",
+       A("array.same\",\"args\":{\"a\":$dl,\"b\":$t}"));
+    OK(d, "from_dlpack copy=true", "dlc", NULL,
+       A("array.from_dlpack\",\"args\":{\"x\":$t,\"copy\":true}"));
+    OK(d, "DEV-DLP-16: copy=true gives a new array", NULL, "false",
+       A("array.same\",\"args\":{\"a\":$dlc,\"b\":$t}"));
+    OK(d, "with x's dtype and values", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[3],\"data\":[1.5,\"-0.0\",\"nan\"]}",
+       A("array.read\",\"args\":{\"array\":$dlc}"));
+    OK(d, "describe the copy", "dlcd", NULL, A("array.describe\",\"args\":{\"array\":$dlc}"));
+    drv_bind_field(d, "dlcdev", "dlcd", "device");
+    OK(d, "DEV-DLP-14: the copy is on x's device", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$dlcdev,\"b\":$cpu}"));
+    OK(d, "from_dlpack device=cpu copy=false (x's own device)", "dln", NULL,
+       A("array.from_dlpack\",\"args\":{\"x\":$t,\"device\":$cpu,\"copy\":false}"));
+    OK(d, "DEV-DLP-16: copy=false with nothing to move is x itself", NULL, "true",
+       A("array.same\",\"args\":{\"a\":$dln,\"b\":$t}"));
+    ERR(d, "from_dlpack to an unavailable device raises", "ValueError", "library",
+        A("array.from_dlpack\",\"args\":{\"x\":$t,\"device\":{\"str\":\"gpu:99\"}}"));
 }
 
 static void operations(drv *d)
@@ -498,9 +565,18 @@ static void multi_device(drv *d, int ndev)
 {
     const char *why = "needs a second device (build with OpenCL; POCL_DEVICES)";
     if (ndev < 2) {
-        const char *names[] = {"to_device to gpu:0",           "values survive the move",
-                               "the copy is on gpu:0",         "to_device with gpu:0's stream",
-                               "dlpack_device of a gpu array", "mixed devices raise"};
+        const char *names[] = {
+            "to_device to gpu:0",
+            "values survive the move",
+            "the copy is on gpu:0",
+            "to_device with gpu:0's stream",
+            "dlpack_device of a gpu array",
+            "mixed devices raise",
+            "DEV-DLP-16: from_dlpack to gpu:0 with copy=false raises BufferError",
+            "DEV-DLP-14: from_dlpack device=gpu:0 moves x there",
+            "DEV-DLP-14: from_dlpack of a gpu:0 array stays on gpu:0",
+            "DEV-DLP-15: from_dlpack device=cpu delivers a host copy",
+            "DEV-CREATE-5: fftfreq on gpu:0"};
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
             tap_skip(names[i], why);
         return;
@@ -526,6 +602,38 @@ static void multi_device(drv *d, int ndev)
        A("array.dlpack_device\",\"args\":{\"array\":$g}"));
     ERR(d, "mixed devices raise", "ValueError", "library",
         A("array.binary\",\"args\":{\"fn\":\"add\",\"x1\":$x,\"x2\":$g}"));
+    ERR(d, "DEV-DLP-16: from_dlpack to gpu:0 with copy=false raises BufferError", "BufferError",
+        "library", A("array.from_dlpack\",\"args\":{\"x\":$x,\"device\":$gpu0,\"copy\":false}"));
+    OK(d, "from_dlpack device=gpu:0", "xg", NULL,
+       A("array.from_dlpack\",\"args\":{\"x\":$x,\"device\":$gpu0}"));
+    OK(d, "describe it", "xgd", NULL, A("array.describe\",\"args\":{\"array\":$xg}"));
+    drv_bind_field(d, "xgdev", "xgd", "device");
+    OK(d, "DEV-DLP-14: from_dlpack device=gpu:0 moves x there", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$xgdev,\"b\":$gpu0}"));
+    OK(d, "with x's values", NULL, "{\"dtype\":\"float32\",\"shape\":[2],\"data\":[1.5,-2]}",
+       A("array.read\",\"args\":{\"array\":$xg}"));
+    OK(d, "from_dlpack of the gpu:0 array", "gg", NULL,
+       A("array.from_dlpack\",\"args\":{\"x\":$g}"));
+    OK(d, "describe it", "ggd", NULL, A("array.describe\",\"args\":{\"array\":$gg}"));
+    drv_bind_field(d, "ggdev", "ggd", "device");
+    OK(d, "DEV-DLP-14: from_dlpack of a gpu:0 array stays on gpu:0", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$ggdev,\"b\":$gpu0}"));
+    OK(d, "from_dlpack of the gpu:0 array, device=cpu", "gc", NULL,
+       A("array.from_dlpack\",\"args\":{\"x\":$g,\"device\":$cpu}"));
+    OK(d, "describe it", "gcd", NULL, A("array.describe\",\"args\":{\"array\":$gc}"));
+    drv_bind_field(d, "gcdev", "gcd", "device");
+    OK(d, "DEV-DLP-15: from_dlpack device=cpu delivers a host copy", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$gcdev,\"b\":$cpu}"));
+    OK(d, "dlpack_device of it is (kDLCPU, 0)", NULL, "[1,0]",
+       A("array.dlpack_device\",\"args\":{\"array\":$gc}"));
+    OK(d, "fftfreq n=4 on gpu:0", "fg", NULL,
+       A("array.create\",\"args\":{\"fn\":\"fftfreq\",\"n\":4,\"device\":$gpu0}"));
+    OK(d, "describe it", "fgd", NULL, A("array.describe\",\"args\":{\"array\":$fg}"));
+    drv_bind_field(d, "fgdev", "fgd", "device");
+    OK(d, "DEV-CREATE-5: fftfreq on gpu:0", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$fgdev,\"b\":$gpu0}"));
+    OK(d, "its values are [0, .25, -.5, -.25]", NULL,
+       "{\"shape\":[4],\"data\":[0,0.25,-0.5,-0.25]}", A("array.read\",\"args\":{\"array\":$fg}"));
 }
 
 int main(int argc, char **argv)
