@@ -55,6 +55,9 @@ static const char *const seeds[] = {
     "{\"id\":1,\"op\":\"array.matmul\",\"args\":{\"x1\":\"array#0\",\"x2\":\"array#1\"}}",
     "{\"id\":1,\"op\":\"array.stack\",\"args\":{\"arrays\":[\"array#0\",\"array#1\"],\"axis\":0}}",
     "{\"id\":1,\"op\":\"array.dlpack_device\",\"args\":{\"array\":\"array#0\"}}",
+    "{\"id\":1,\"op\":\"array.from_dlpack\",\"args\":{\"x\":\"array#0\",\"device\":\"device#1\","
+    "\"copy\":false}}",
+    "{\"id\":1,\"op\":\"array.create\",\"args\":{\"fn\":\"rfftfreq\",\"n\":3,\"d\":0.5}}",
     "{\"id\":1,\"op\":\"stream.default\",\"args\":{\"device\":\"device#0\"}}",
     "{\"id\":1,\"op\":\"default.push\",\"args\":{\"device\":{\"str\":\"cpu\"}}}",
     "{\"id\":1,\"op\":\"default.pop\"}",
