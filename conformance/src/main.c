@@ -39,7 +39,7 @@ static const char USAGE[] =
     "  --case GLOB             only cases whose ID matches GLOB (repeatable)\n"
     "  --expectations FILE     known results: '<id or glob> <status> [# reason]' lines\n"
     "                          (default: the named adapter's file from adapters.json)\n"
-    "  --report PATH           JSON report (default reports/<adapter>.json); streamed to\n"
+    "  --report PATH           JSON report (default reports/runs/<adapter>.json); streamed to\n"
     "                          PATH-without-.json + .jsonl while running\n"
     "  --junit PATH            also write JUnit XML\n"
     "  --tap / --no-tap        TAP 14 on stdout (default on)\n"

@@ -982,7 +982,7 @@ static void open_reports(runner *r)
         ds__buf_puts(&path, r->o->report);
     else {
         char *label = report_label(r);
-        ds__buf_printf(&path, "reports/%s.json", label);
+        ds__buf_printf(&path, "reports/runs/%s.json", label);
         free(label);
     }
     r->report_path = ds__xstrdup(path.data);
