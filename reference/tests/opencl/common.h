@@ -6,7 +6,7 @@
 #define RA_OPENCL_TEST_COMMON_H
 
 #include "refarray.h"
-#include "tap.h"
+#include "../tap.h"
 
 #include <complex.h>
 #include <math.h>
@@ -208,12 +208,6 @@ static inline size_t gpu_devices(ra_ctx *ctx, ra_device *out, size_t cap)
     for (size_t i = 0; i < count && i < 64; i++)
         if (all[i].type == RA_DEVICE_GPU && n < cap) out[n++] = all[i];
     return n;
-}
-
-static inline const char *dev_str(ra_device d, char buf[RA_DEVICE_STR_MAX])
-{
-    if (ra_device_format(d, buf, RA_DEVICE_STR_MAX) != RA_OK) strcpy(buf, "?");
-    return buf;
 }
 
 #endif /* RA_OPENCL_TEST_COMMON_H */
