@@ -33,7 +33,12 @@ phase_tsan() {
         TSAN_OPTIONS="halt_on_error=1:suppressions=$top/.ci/tsan.supp" \
             ctest --test-dir build-tsan --output-on-failure -L threads
 }
-phase_spec() { .venv/bin/python spec/tools/check.py && .venv/bin/python -m pytest -q spec/tools/tests; }
+phase_spec() {
+    .venv/bin/python spec/tools/check.py && .venv/bin/python -m pytest -q spec/tools/tests &&
+        # Every testable must/should statement of a core profile has a case.
+        build/conformance/devspec coverage --core --fail-uncovered must,should >/dev/null &&
+        echo "coverage: every must/should statement of the core profiles has a case"
+}
 phase_python() {
     [ -d adapters/python/tests ] || { echo "no Python adapter tests yet"; return 0; }
     .venv/bin/python -m pytest -q adapters/python/tests
