@@ -242,9 +242,7 @@ def array_read(server, args):
 @op("array.to_device")
 def array_to_device(server, args):
     x = server.array(args, "array")
-    if "device" not in args:
-        raise ProtocolError("missing argument 'device'")
-    dev = server.device(args)
+    dev = server.device(args, required=True)
     kw = {}
     if "stream" in args:
         kw["stream"] = None if args["stream"] is None else \
@@ -308,9 +306,8 @@ def array_from_dlpack(server, args):
 
 @op("stream.default")
 def stream_default(server, args):
-    if "device" not in args:
-        raise ProtocolError("missing argument 'device'")
-    return server.new_handle("stream", server.backend.default_stream(server.device(args)))
+    device = server.device(args, required=True)
+    return server.new_handle("stream", server.backend.default_stream(device))
 
 
 # -- default.* and soft.* -------------------------------------------------------------------
@@ -322,9 +319,7 @@ def default_get(server, args):
 
 @op("default.set")
 def default_set(server, args):
-    if "device" not in args:
-        raise ProtocolError("missing argument 'device'")
-    server.backend.default_set(server.device(args))
+    server.backend.default_set(server.device(args, required=True))
 
 
 @op("default.unset")
@@ -334,9 +329,7 @@ def default_unset(server, args):
 
 @op("default.push")
 def default_push(server, args):
-    if "device" not in args:
-        raise ProtocolError("missing argument 'device'")
-    server.backend.default_push(server.device(args))
+    server.backend.default_push(server.device(args, required=True))
 
 
 @op("default.pop")
@@ -388,9 +381,7 @@ def util_utilisation(server, args):
 
 @op("util.arrays_on_device")
 def util_arrays_on_device(server, args):
-    if "device" not in args:
-        raise ProtocolError("missing argument 'device'")
-    found = server.backend.arrays_on_device(server.device(args))
+    found = server.backend.arrays_on_device(server.device(args, required=True))
     handles = []
     for x in found:
         # An array already handed out keeps its oldest handle; any other gets a new one.

@@ -370,8 +370,11 @@ class Server:
     def array(self, args, name):
         return self.lookup(arg(args, name, str, what="an array handle"), "array", name)
 
-    def device(self, args, name="device"):
-        """A device argument: absent or null (None), a handle, or {"str": text}."""
+    def device(self, args, name="device", required=False):
+        """A device argument: absent or null (None), a handle, or {"str": text}. With
+        required=True the argument must be present (null still means None)."""
+        if required and name not in args:
+            raise ProtocolError("missing argument '%s'" % name)
         if name not in args or args[name] is None:
             return None
         value = args[name]
