@@ -41,6 +41,8 @@ char *ds__read_file(const char *path, size_t *len);
 int ds__write_file_atomic(const char *path, const char *data, size_t len);
 /* Creates the parent directories of PATH. Returns 0 or -1 with errno set. */
 int ds__mkdir_parents(const char *path);
+/* A new JSON array of copies of the N strings L (the caller owns it). */
+cJSON *ds__json_strings(const char *const *l, int n);
 /* Lowercase hex SHA-256 of DATA into out[65]. */
 void ds__sha256_hex(const void *data, size_t len, char out[65]);
 double ds__now(void);           /* monotonic seconds */

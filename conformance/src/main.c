@@ -416,12 +416,9 @@ static int cmd_list(args *a)
                     cJSON_AddStringToObject(j, "id", c->id);
                     cJSON_AddStringToObject(j, "file", c->file->name);
                     cJSON_AddNumberToObject(j, "devices", c->devices);
-                    cJSON *fs = cJSON_AddArrayToObject(j, "features");
-                    for (int i = 0; i < c->nfeatures; i++)
-                        cJSON_AddItemToArray(fs, cJSON_CreateString(c->features[i]));
-                    cJSON *ss = cJSON_AddArrayToObject(j, "spec");
-                    for (int i = 0; i < c->nspec; i++)
-                        cJSON_AddItemToArray(ss, cJSON_CreateString(c->spec[i]));
+                    cJSON_AddItemToObject(j, "features",
+                                          ds__json_strings(c->features, c->nfeatures));
+                    cJSON_AddItemToObject(j, "spec", ds__json_strings(c->spec, c->nspec));
                     cJSON_AddItemToArray(out, j);
                 } else {
                     printf("%s\t%s\t", c->id, c->file->name);
@@ -452,12 +449,12 @@ static int cmd_list(args *a)
                 cJSON *j = cJSON_CreateObject();
                 cJSON_AddStringToObject(j, "name", p->name);
                 cJSON_AddBoolToObject(j, "core", p->core);
-                cJSON *r = cJSON_AddArrayToObject(j, "required");
-                for (int k = 0; k < p->nrequired; k++)
-                    cJSON_AddItemToArray(r, cJSON_CreateString(p->required[k]));
-                cJSON *o = cJSON_AddArrayToObject(j, "optional");
-                for (int k = 0; k < p->noptional; k++)
-                    cJSON_AddItemToArray(o, cJSON_CreateString(p->optional[k]));
+                cJSON_AddItemToObject(
+                    j, "required",
+                    ds__json_strings((const char *const *)p->required, p->nrequired));
+                cJSON_AddItemToObject(
+                    j, "optional",
+                    ds__json_strings((const char *const *)p->optional, p->noptional));
                 cJSON_AddItemToArray(out, j);
             } else {
                 printf("%s%s:", p->name, p->core ? " (core)" : "");

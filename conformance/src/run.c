@@ -584,14 +584,6 @@ bool ds__case_selected(const ds_options *o, const ds_registry *reg, const ds_cas
 
 /* ---- reports ------------------------------------------------------------------------- */
 
-static cJSON *strings(const char *const *l, int n)
-{
-    cJSON *a = cJSON_CreateArray();
-    for (int i = 0; i < n; i++)
-        cJSON_AddItemToArray(a, cJSON_CreateString(l[i]));
-    return a;
-}
-
 static char *capture(const char *cmd)
 {
     FILE *p = popen(cmd, "r");
@@ -702,12 +694,14 @@ static cJSON *make_header(runner *r, const char *adapter_error)
                              cJSON_CreateString(f->valuestring));
     }
     cJSON *cfg = cJSON_AddObjectToObject(h, "config");
-    cJSON_AddItemToObject(cfg, "cases", strings((const char *const *)o->cases, o->ncases));
+    cJSON_AddItemToObject(cfg, "cases", ds__json_strings((const char *const *)o->cases, o->ncases));
     cJSON_AddItemToObject(cfg, "case_globs",
-                          strings((const char *const *)o->case_globs, o->ncase_globs));
-    cJSON_AddItemToObject(cfg, "features", strings((const char *const *)o->features, o->nfeatures));
-    cJSON_AddItemToObject(cfg, "exclude_features",
-                          strings((const char *const *)o->exclude_features, o->nexclude_features));
+                          ds__json_strings((const char *const *)o->case_globs, o->ncase_globs));
+    cJSON_AddItemToObject(cfg, "features",
+                          ds__json_strings((const char *const *)o->features, o->nfeatures));
+    cJSON_AddItemToObject(
+        cfg, "exclude_features",
+        ds__json_strings((const char *const *)o->exclude_features, o->nexclude_features));
     if (o->profile)
         cJSON_AddStringToObject(cfg, "profile", o->profile);
     else
@@ -745,8 +739,8 @@ static cJSON *case_json(const ds_result *res)
     cJSON_AddStringToObject(j, "type", "case");
     cJSON_AddStringToObject(j, "id", c->id);
     cJSON_AddStringToObject(j, "file", c->file->name);
-    cJSON_AddItemToObject(j, "features", strings(c->features, c->nfeatures));
-    cJSON_AddItemToObject(j, "spec", strings(c->spec, c->nspec));
+    cJSON_AddItemToObject(j, "features", ds__json_strings(c->features, c->nfeatures));
+    cJSON_AddItemToObject(j, "spec", ds__json_strings(c->spec, c->nspec));
     cJSON_AddStringToObject(j, "status", ds__status_name(res->status));
     cJSON_AddStringToObject(j, "observed_status", ds__status_name(res->raw_status));
     if (res->expectation) {

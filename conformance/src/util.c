@@ -287,3 +287,11 @@ void ds__sha256_hex(const void *data, size_t len, char out[65])
     for (int i = 0; i < 8; i++)
         snprintf(out + 8 * i, 9, "%08x", (unsigned)h[i]);
 }
+
+cJSON *ds__json_strings(const char *const *l, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(l[i]));
+    return a;
+}
