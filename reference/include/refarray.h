@@ -76,7 +76,10 @@ RA_API const char *ra_version(void);
       "NotImplementedError")                                                                       \
     X(RA_E_NOT_IMPLEMENTED, -21, "operation not implemented", "NotImplementedError")               \
     X(RA_E_BACKEND, -22, "device backend failure", "RuntimeError")                                 \
-    X(RA_E_EMPTY_REDUCTION, -23, "reduction over an empty axis has no identity", "ValueError")
+    X(RA_E_EMPTY_REDUCTION, -23, "reduction over an empty axis has no identity", "ValueError")     \
+    X(RA_E_DEVICE_KIND, -24, "operation not supported for this device type", "RuntimeError")       \
+    X(RA_E_TIMEOUT, -25, "a collective operation did not complete in time", "RuntimeError")        \
+    X(RA_E_COMM, -26, "communication between ranks failed", "RuntimeError")
 
 enum ra_status {
     RA_OK = 0,
@@ -156,7 +159,8 @@ typedef enum ra_device_type {
 } ra_device_type;
 
 /* A device is a small value. Two devices are equal when type and index are equal
- * (ra_device_eq). The index is always >= 0: a device string without an index means index
+ * (ra_device_eq). The index is >= 0, except RA_DEVICE_INDEX_CURRENT (see "The current
+ * device of a type" below). ra_device_parse reads a device string without an index as index
  * 0, so "cpu" == "cpu:0" and "gpu" == "gpu:0" (spec/decisions.md, "Device strings"). */
 typedef struct ra_device {
     ra_device_type type;
@@ -734,6 +738,47 @@ RA_API int ra_triu(ra_ctx *ctx, const ra_array *x, int64_t k, ra_array **out);
  * cap > 0), RA_E_DEVICE_UNAVAILABLE; on error nothing is written. */
 RA_API int ra_util_arrays_on_device(ra_ctx *ctx, ra_device dev, ra_array **out, size_t cap,
                                     size_t *count);
+
+/* ---------------------------------------------------------------------------------------
+ * The current device of a type, and an array's ordinal (OF-DEV-1..8)
+ *
+ * OneFlow's devices: a device without an ordinal stands for the current device of its type,
+ * also after the current device is changed (OF-DEV-2). refarray spells such a device with
+ * the index RA_DEVICE_INDEX_CURRENT. Every function that uses a device (creation, to_device,
+ * availability, defaults) resolves it to the calling thread's current device of that type
+ * at the moment of the call; a value kept and used again later follows the current device.
+ * ra_device_parse keeps the draft's reading of a bare type (index 0); ra_device_parse_current
+ * is the OneFlow reading (spec/decisions.md, "OneFlow devices and global arrays").
+ * ------------------------------------------------------------------------------------- */
+
+/* The index of a device value that means "the current device of this type". */
+#define RA_DEVICE_INDEX_CURRENT (-1)
+
+/* Like ra_device_parse, but a string without an index ("gpu", "cpu") gives the current
+ * device of that type: index RA_DEVICE_INDEX_CURRENT (OF-DEV-2, OF-DEV-3). Same errors as
+ * ra_device_parse. */
+RA_API int ra_device_parse_current(ra_ctx *ctx, const char *text, ra_device *out);
+
+/* The calling thread's current device of a type in ctx, always with a real index: cpu:0 for
+ * cpu; for gpu and tpu the index last set with ra_device_set_current in this thread, 0
+ * before any. ctx NULL gives index 0. A type outside ra_device_type gives index 0 of it. */
+RA_API ra_device ra_device_current(ra_ctx *ctx, ra_device_type type);
+
+/* Makes dev the calling thread's current device of dev's type (OneFlow's
+ * cuda.set_device). Other threads are not affected. dev must be available; a value with
+ * RA_DEVICE_INDEX_CURRENT changes nothing. Returns RA_E_NULL (ctx NULL),
+ * RA_E_DEVICE_UNAVAILABLE, RA_E_ARG (not a device value), RA_E_NOMEM. */
+RA_API int ra_device_set_current(ra_ctx *ctx, ra_device dev);
+
+/* *out is dev with RA_DEVICE_INDEX_CURRENT replaced by the calling thread's current index
+ * of its type (dev itself otherwise): what OneFlow's device.index reports. Returns
+ * RA_E_NULL (out NULL), RA_E_ARG (not a device value). */
+RA_API int ra_device_resolve(ra_ctx *ctx, ra_device dev, ra_device *out);
+
+/* get_device() (OF-DEV-8): the ordinal of an accelerator array (gpu or tpu) into *out.
+ * A cpu array has none: RA_E_DEVICE_KIND (RuntimeError kind), *out untouched. Returns
+ * RA_E_NULL (x or out NULL), RA_E_DEVICE_KIND. */
+RA_API int ra_array_get_device(ra_ctx *ctx, const ra_array *x, int32_t *out);
 
 #ifdef __cplusplus
 }

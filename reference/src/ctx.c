@@ -279,6 +279,8 @@ int ra__ctx_require(ra_ctx *ctx, ra_device dev, const char *what, ra__dev **out)
     if (!ra__device_valid(dev))
         return ra__ctx_error(ctx, RA_E_ARG, "%s: not a valid device value (type %d, index %d)",
                              what, (int)dev.type, (int)dev.index);
+    /* A device without an index is the calling thread's current one (OF-DEV-2). */
+    dev = ra__device_resolve(ctx, dev);
     ra__dev *d = ra__ctx_find(ctx, dev);
     if (!d) {
         char list[256] = "";

@@ -14,7 +14,8 @@ const char *ra_device_type_name(ra_device_type type)
 
 bool ra__device_valid(ra_device dev)
 {
-    return dev.type >= RA_DEVICE_CPU && dev.type <= RA_DEVICE_TPU && dev.index >= 0;
+    return dev.type >= RA_DEVICE_CPU && dev.type <= RA_DEVICE_TPU &&
+           (dev.index >= 0 || dev.index == RA_DEVICE_INDEX_CURRENT);
 }
 
 bool ra_device_eq(ra_device a, ra_device b)
@@ -31,9 +32,10 @@ int ra_device_format(ra_device dev, char *buf, size_t cap)
                              (int)dev.type, (int)dev.index);
     char tmp[RA_DEVICE_STR_MAX];
     /* cpu is the one host device, so its canonical form carries no index (cpu == cpu:0);
-     * every other type always shows its index. */
-    if (dev.type == RA_DEVICE_CPU && dev.index == 0)
-        snprintf(tmp, sizeof tmp, "cpu");
+     * every other type always shows its index, except the current device of a type, which
+     * has none (OF-DEV-2). */
+    if ((dev.type == RA_DEVICE_CPU && dev.index == 0) || dev.index == RA_DEVICE_INDEX_CURRENT)
+        snprintf(tmp, sizeof tmp, "%s", type_names[dev.type]);
     else
         snprintf(tmp, sizeof tmp, "%s:%d", type_names[dev.type], (int)dev.index);
     size_t len = strlen(tmp);
@@ -224,7 +226,7 @@ int ra_device_from_ordinal(ra_ctx *ctx, int64_t ordinal, ra_device *out)
 
 bool ra_device_is_available(const ra_ctx *ctx, ra_device dev)
 {
-    return ctx && ra__ctx_find(ctx, dev) != NULL;
+    return ctx && ra__ctx_find(ctx, ra__device_resolve((ra_ctx *)ctx, dev)) != NULL;
 }
 
 int ra_device_check(ra_ctx *ctx, ra_device dev)

@@ -33,6 +33,7 @@ typedef struct ra__thread {
     size_t nscopes, scopes_cap;
     bool *soft; /* soft-mode stack, top last */
     size_t nsoft, soft_cap;
+    int32_t current[RA_DEVICE_TPU + 1]; /* current index per device type (current.c) */
 } ra__thread;
 
 struct ra_ctx {
@@ -82,6 +83,10 @@ const char *ra__device_str(ra_device dev, char buf[RA_DEVICE_STR_MAX]);
 /* Resolves an explicit device from options: *given false when none is given. */
 int ra__opts_device(ra_ctx *ctx, const ra_opts *opts, const char *what, bool *given,
                     ra_device *out);
+
+/* dev with RA_DEVICE_INDEX_CURRENT replaced by the calling thread's current index
+ * (current.c); other values unchanged. */
+ra_device ra__device_resolve(ra_ctx *ctx, ra_device dev);
 
 /* ---- dtypes (dtype.c) ---- */
 bool ra__dtype_valid(ra_dtype dtype);

@@ -104,7 +104,8 @@ int main(void)
     EXPECT_INT(ra_device_format(g3, NULL, 8), RA_E_NULL, "format into NULL");
     ra_device bad = {(ra_device_type)9, 0};
     EXPECT_INT(ra_device_format(bad, buf, sizeof buf), RA_E_ARG, "format an invalid type");
-    ra_device neg = {RA_DEVICE_GPU, -1};
+    /* -1 is RA_DEVICE_INDEX_CURRENT (test_current.c); other negative indices are invalid. */
+    ra_device neg = {RA_DEVICE_GPU, -2};
     EXPECT_INT(ra_device_format(neg, buf, sizeof buf), RA_E_ARG, "format a negative index");
     /* Round trip: parse(format(d)) == d. */
     const char *texts[] = {"cpu", "gpu:0", "gpu:7", "tpu:0", "cpu:5"};
