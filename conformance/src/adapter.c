@@ -27,12 +27,12 @@
 #define MAX_REPLY_LINE (16u << 20) /* far above the protocol's 1 MiB: a corrupt stream */
 #define STDERR_TAIL 4096
 
-volatile int ds__interrupted;
+volatile int dsr__interrupted;
 
 typedef const char *(*call_fn)(const char *request, size_t len, size_t *reply_len);
 typedef void (*free_fn)(const char *reply);
 
-struct ds_adapter {
+struct dsr_adapter {
     bool inproc;
     void *dl;
     call_fn call;
@@ -42,24 +42,24 @@ struct ds_adapter {
     char **env_add;
     pid_t pid;
     int in_fd, out_fd, err_fd;
-    ds_buf rbuf;    /* bytes read from stdout and not yet returned */
+    dsr_buf rbuf;   /* bytes read from stdout and not yet returned */
     size_t scanned; /* rbuf[0..scanned) holds no '\n' */
     char ring[STDERR_TAIL];
     size_t ring_len; /* total bytes written into the ring since the last clear */
-    char *tail;      /* linearised copy handed out by ds__adapter_stderr */
+    char *tail;      /* linearised copy handed out by dsr__adapter_stderr */
     char death[160];
 };
 
-ds_adapter *ds__adapter_open_so(const char *path, char *err, size_t errlen)
+dsr_adapter *dsr__adapter_open_so(const char *path, char *err, size_t errlen)
 {
     /* dlopen searches the library path for a bare name; a path with a slash is a file. */
-    ds_buf p = {0};
+    dsr_buf p = {0};
     if (!strchr(path, '/'))
-        ds__buf_printf(&p, "./%s", path);
+        dsr__buf_printf(&p, "./%s", path);
     else
-        ds__buf_puts(&p, path);
+        dsr__buf_puts(&p, path);
     void *dl = dlopen(p.data, RTLD_NOW | RTLD_LOCAL);
-    ds__buf_free(&p);
+    dsr__buf_free(&p);
     if (!dl) {
         snprintf(err, errlen, "cannot load %s: %s", path, dlerror());
         return NULL;
@@ -75,7 +75,7 @@ ds_adapter *ds__adapter_open_so(const char *path, char *err, size_t errlen)
         dlclose(dl);
         return NULL;
     }
-    ds_adapter *a = ds__xmalloc(sizeof *a);
+    dsr_adapter *a = dsr__xmalloc(sizeof *a);
     memset(a, 0, sizeof *a);
     a->inproc = true;
     a->dl = dl;
@@ -90,9 +90,9 @@ static char **copy_list(char *const *l)
     int n = 0;
     while (l && l[n])
         n++;
-    char **out = ds__xmalloc(sizeof(char *) * (size_t)(n + 1));
+    char **out = dsr__xmalloc(sizeof(char *) * (size_t)(n + 1));
     for (int i = 0; i < n; i++)
-        out[i] = ds__xstrdup(l[i]);
+        out[i] = dsr__xstrdup(l[i]);
     out[n] = NULL;
     return out;
 }
@@ -104,9 +104,9 @@ static void free_list(char **l)
     free(l);
 }
 
-ds_adapter *ds__adapter_open_cmd(char *const *argv, char *const *env_add)
+dsr_adapter *dsr__adapter_open_cmd(char *const *argv, char *const *env_add)
 {
-    ds_adapter *a = ds__xmalloc(sizeof *a);
+    dsr_adapter *a = dsr__xmalloc(sizeof *a);
     memset(a, 0, sizeof *a);
     a->argv = copy_list(argv);
     a->env_add = copy_list(env_add);
@@ -115,7 +115,7 @@ ds_adapter *ds__adapter_open_cmd(char *const *argv, char *const *env_add)
     return a;
 }
 
-bool ds__adapter_in_process(const ds_adapter *a)
+bool dsr__adapter_in_process(const dsr_adapter *a)
 {
     return a->inproc;
 }
@@ -132,14 +132,14 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
-static void ring_add(ds_adapter *a, const char *s, size_t n)
+static void ring_add(dsr_adapter *a, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         a->ring[(a->ring_len + i) % STDERR_TAIL] = s[i];
     a->ring_len += n;
 }
 
-static void drain_stderr(ds_adapter *a)
+static void drain_stderr(dsr_adapter *a)
 {
     char chunk[4096];
     while (a->err_fd >= 0) {
@@ -158,7 +158,7 @@ static void drain_stderr(ds_adapter *a)
     }
 }
 
-static void describe_status(ds_adapter *a, int status)
+static void describe_status(dsr_adapter *a, int status)
 {
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
@@ -190,16 +190,16 @@ static void sleep_ms(int ms)
 }
 
 /* Reaps the worker, waiting up to GRACE seconds before killing its process group. */
-static void reap(ds_adapter *a, double grace)
+static void reap(dsr_adapter *a, double grace)
 {
     if (a->pid <= 0) return;
-    double until = ds__now() + grace;
+    double until = dsr__now() + grace;
     int status = 0;
     pid_t r;
     for (;;) {
         r = waitpid(a->pid, &status, WNOHANG);
         if (r == a->pid || (r < 0 && errno != EINTR)) break;
-        if (ds__now() >= until) {
+        if (dsr__now() >= until) {
             kill(-a->pid, SIGKILL);
             while ((r = waitpid(a->pid, &status, 0)) < 0 && errno == EINTR)
                 ;
@@ -214,7 +214,7 @@ static void reap(ds_adapter *a, double grace)
     a->pid = -1;
 }
 
-static void shut(ds_adapter *a, double grace)
+static void shut(dsr_adapter *a, double grace)
 {
     close_fd(&a->in_fd);
     if (a->pid > 0) reap(a, grace);
@@ -225,7 +225,7 @@ static void shut(ds_adapter *a, double grace)
     a->scanned = 0;
 }
 
-int ds__adapter_start(ds_adapter *a, char *err, size_t errlen)
+int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
 {
     if (a->inproc) return 0;
     shut(a, 0);
@@ -298,7 +298,7 @@ pipe_fail:
 }
 
 /* Takes a complete line out of the read buffer, if there is one. */
-static bool take_line(ds_adapter *a, char **reply, size_t *reply_len)
+static bool take_line(dsr_adapter *a, char **reply, size_t *reply_len)
 {
     if (a->rbuf.len == 0) return false;
     char *nl = memchr(a->rbuf.data + a->scanned, '\n', a->rbuf.len - a->scanned);
@@ -307,7 +307,7 @@ static bool take_line(ds_adapter *a, char **reply, size_t *reply_len)
         return false;
     }
     size_t n = (size_t)(nl - a->rbuf.data);
-    char *line = ds__xmalloc(n + 1);
+    char *line = dsr__xmalloc(n + 1);
     memcpy(line, a->rbuf.data, n);
     line[n] = '\0';
     if (n > 0 && line[n - 1] == '\r') line[--n] = '\0';
@@ -320,12 +320,12 @@ static bool take_line(ds_adapter *a, char **reply, size_t *reply_len)
     return true;
 }
 
-static ds_io dead(ds_adapter *a)
+static dsr_io dead(dsr_adapter *a)
 {
     /* stdout closed: collect the rest of stderr and the exit status. */
     close_fd(&a->in_fd);
-    double until = ds__now() + 1.0;
-    while (a->err_fd >= 0 && ds__now() < until) {
+    double until = dsr__now() + 1.0;
+    while (a->err_fd >= 0 && dsr__now() < until) {
         struct pollfd p = {a->err_fd, POLLIN, 0};
         poll(&p, 1, 50);
         drain_stderr(a);
@@ -338,29 +338,29 @@ static ds_io dead(ds_adapter *a)
                  a->rbuf.len);
     }
     shut(a, 0);
-    return DS_IO_DEAD;
+    return DSR_IO_DEAD;
 }
 
-static ds_io call_inproc(ds_adapter *a, const char *req, size_t len, char **reply,
-                         size_t *reply_len)
+static dsr_io call_inproc(dsr_adapter *a, const char *req, size_t len, char **reply,
+                          size_t *reply_len)
 {
     size_t n = 0;
     const char *r = a->call(req, len, &n);
     if (!r) {
         snprintf(a->death, sizeof a->death, "devspec_adapter_call returned NULL");
-        return DS_IO_DEAD;
+        return DSR_IO_DEAD;
     }
-    char *copy = ds__xmalloc(n + 1);
+    char *copy = dsr__xmalloc(n + 1);
     memcpy(copy, r, n);
     copy[n] = '\0';
     a->release(r);
     *reply = copy;
     *reply_len = n;
-    return ds__interrupted ? DS_IO_INTERRUPTED : DS_IO_OK;
+    return dsr__interrupted ? DSR_IO_INTERRUPTED : DSR_IO_OK;
 }
 
-ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadline, char **reply,
-                       size_t *reply_len)
+dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double deadline, char **reply,
+                         size_t *reply_len)
 {
     *reply = NULL;
     *reply_len = 0;
@@ -368,11 +368,11 @@ ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadli
     if (a->pid <= 0 || a->out_fd < 0) return dead(a);
 
     /* The request and its newline go out in one write where the pipe allows. */
-    ds_buf out = {0};
-    ds__buf_add(&out, req, len);
-    ds__buf_add(&out, "\n", 1);
+    dsr_buf out = {0};
+    dsr__buf_add(&out, req, len);
+    dsr__buf_add(&out, "\n", 1);
     size_t sent = 0;
-    ds_io result;
+    dsr_io result;
     for (;;) {
         if (sent < out.len && a->in_fd >= 0) {
             ssize_t w = write(a->in_fd, out.data + sent, out.len - sent);
@@ -384,7 +384,7 @@ ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadli
                 close_fd(&a->in_fd);
         }
         if (a->rbuf.len && take_line(a, reply, reply_len)) {
-            result = DS_IO_OK;
+            result = DSR_IO_OK;
             break;
         }
         struct pollfd p[3];
@@ -394,16 +394,16 @@ ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadli
         if (sent < out.len && a->in_fd >= 0) p[np++] = (struct pollfd){a->in_fd, POLLOUT, 0};
         int wait_ms = -1;
         if (deadline > 0) {
-            double left = deadline - ds__now();
+            double left = deadline - dsr__now();
             if (left <= 0) {
-                result = DS_IO_TIMEOUT;
+                result = DSR_IO_TIMEOUT;
                 break;
             }
             wait_ms = (int)(left * 1000) + 1;
         }
         int r = poll(p, (nfds_t)np, wait_ms);
-        if (ds__interrupted) {
-            result = DS_IO_INTERRUPTED;
+        if (dsr__interrupted) {
+            result = DSR_IO_INTERRUPTED;
             break;
         }
         if (r < 0) {
@@ -418,7 +418,7 @@ ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadli
                 char chunk[65536];
                 ssize_t n = read(a->out_fd, chunk, sizeof chunk);
                 if (n > 0) {
-                    ds__buf_add(&a->rbuf, chunk, (size_t)n);
+                    dsr__buf_add(&a->rbuf, chunk, (size_t)n);
                     if ((size_t)n < sizeof chunk) break;
                     continue;
                 }
@@ -431,11 +431,11 @@ ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadli
                 break;
             }
             if (take_line(a, reply, reply_len)) {
-                result = DS_IO_OK;
+                result = DSR_IO_OK;
                 break;
             }
             if (a->rbuf.len > MAX_REPLY_LINE) {
-                result = DS_IO_TOO_LONG;
+                result = DSR_IO_TOO_LONG;
                 break;
             }
             if (eof) {
@@ -444,23 +444,23 @@ ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadli
             }
         }
     }
-    ds__buf_free(&out);
+    dsr__buf_free(&out);
     return result;
 }
 
-void ds__adapter_kill(ds_adapter *a)
+void dsr__adapter_kill(dsr_adapter *a)
 {
     if (a->inproc || a->pid <= 0) return;
     kill(-a->pid, SIGKILL);
     shut(a, 5.0);
 }
 
-void ds__adapter_stop(ds_adapter *a, double grace)
+void dsr__adapter_stop(dsr_adapter *a, double grace)
 {
     if (!a->inproc) shut(a, grace);
 }
 
-void ds__adapter_destroy(ds_adapter *a)
+void dsr__adapter_destroy(dsr_adapter *a)
 {
     if (!a) return;
     if (a->inproc) {
@@ -473,23 +473,23 @@ void ds__adapter_destroy(ds_adapter *a)
         free_list(a->argv);
         free_list(a->env_add);
     }
-    ds__buf_free(&a->rbuf);
+    dsr__buf_free(&a->rbuf);
     free(a->tail);
     free(a);
 }
 
-const char *ds__adapter_death(const ds_adapter *a)
+const char *dsr__adapter_death(const dsr_adapter *a)
 {
     return a->death;
 }
 
-const char *ds__adapter_stderr(ds_adapter *a)
+const char *dsr__adapter_stderr(dsr_adapter *a)
 {
     if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
     size_t n = a->ring_len < STDERR_TAIL ? a->ring_len : STDERR_TAIL;
     size_t start = a->ring_len < STDERR_TAIL ? 0 : a->ring_len % STDERR_TAIL;
     free(a->tail);
-    a->tail = ds__xmalloc(n + 1);
+    a->tail = dsr__xmalloc(n + 1);
     for (size_t i = 0; i < n; i++)
         a->tail[i] = a->ring[(start + i) % STDERR_TAIL];
     a->tail[n] = '\0';
@@ -501,7 +501,7 @@ const char *ds__adapter_stderr(ds_adapter *a)
     memmove(a->tail, a->tail + off, n - off + 1);
     n -= off;
     long bad;
-    while ((bad = ds__utf8_invalid_at(a->tail, n)) >= 0)
+    while ((bad = dsr__utf8_invalid_at(a->tail, n)) >= 0)
         a->tail[bad] = '?';
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)a->tail[i] < 0x20 && a->tail[i] != '\n' && a->tail[i] != '\t')
@@ -509,7 +509,7 @@ const char *ds__adapter_stderr(ds_adapter *a)
     return a->tail;
 }
 
-void ds__adapter_stderr_clear(ds_adapter *a)
+void dsr__adapter_stderr_clear(dsr_adapter *a)
 {
     if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
     a->ring_len = 0;

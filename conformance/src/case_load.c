@@ -59,7 +59,7 @@ static const char *const OPS[] = {"device.parse",
                                   "util.arrays_on_device",
                                   NULL};
 
-bool ds__op_known(const char *op)
+bool dsr__op_known(const char *op)
 {
     for (int i = 0; OPS[i]; i++)
         if (!strcmp(OPS[i], op)) return true;
@@ -69,11 +69,11 @@ bool ds__op_known(const char *op)
 #define MAX_DEPTH 64
 
 typedef struct loader {
-    const ds_registry *reg;
-    ds_file *file;
+    const dsr_registry *reg;
+    dsr_file *file;
     FILE *err;
     int problems;
-    ds_seg path[MAX_DEPTH];
+    dsr_seg path[MAX_DEPTH];
     int depth;
     /* names bound so far in the current case */
     const char **bound;
@@ -83,13 +83,13 @@ typedef struct loader {
 
 static void push_key(loader *L, const char *key)
 {
-    if (L->depth < MAX_DEPTH) L->path[L->depth] = (ds_seg){.key = key};
+    if (L->depth < MAX_DEPTH) L->path[L->depth] = (dsr_seg){.key = key};
     L->depth++;
 }
 
 static void push_index(loader *L, int i)
 {
-    if (L->depth < MAX_DEPTH) L->path[L->depth] = (ds_seg){.index = i};
+    if (L->depth < MAX_DEPTH) L->path[L->depth] = (dsr_seg){.index = i};
     L->depth++;
 }
 
@@ -101,22 +101,22 @@ static void pop(loader *L)
 static void vproblem_at(loader *L, bool at_key, int nth, const char *fmt, va_list ap)
 {
     int depth = L->depth < MAX_DEPTH ? L->depth : MAX_DEPTH;
-    ds_seg saved = {0};
+    dsr_seg saved = {0};
     if (depth > 0) {
         saved = L->path[depth - 1];
         L->path[depth - 1].at_key = at_key;
         L->path[depth - 1].nth = nth;
     }
-    size_t off = ds__json_locate(L->file->text, L->path, depth);
+    size_t off = dsr__json_locate(L->file->text, L->path, depth);
     if (depth > 0) L->path[depth - 1] = saved;
     int line, col;
-    ds__offset_to_linecol(L->file->text, off, &line, &col);
-    ds_buf field = {0};
-    ds__path_format(L->path, depth, &field);
+    dsr__offset_to_linecol(L->file->text, off, &line, &col);
+    dsr_buf field = {0};
+    dsr__path_format(L->path, depth, &field);
     fprintf(L->err, "%s:%d:%d: %s: ", L->file->path, line, col, field.data);
     vfprintf(L->err, fmt, ap);
     fputc('\n', L->err);
-    ds__buf_free(&field);
+    dsr__buf_free(&field);
     L->problems++;
 }
 
@@ -184,11 +184,11 @@ static bool only_keys(loader *L, const cJSON *obj, const char *const *allowed)
             if (!strcmp(allowed[i], a->string)) found = true;
         if (!found) {
             push_key(L, a->string);
-            ds_buf list = {0};
+            dsr_buf list = {0};
             for (int i = 0; allowed[i]; i++)
-                ds__buf_printf(&list, "%s%s", i ? ", " : "", allowed[i]);
+                dsr__buf_printf(&list, "%s%s", i ? ", " : "", allowed[i]);
             problem_key(L, 0, "unknown field \"%s\" (allowed: %s)", a->string, list.data);
-            ds__buf_free(&list);
+            dsr__buf_free(&list);
             pop(L);
             ok = false;
         }
@@ -289,10 +289,10 @@ static void check_raises(loader *L, const cJSON *v)
                 v->valuestring);
 }
 
-static void list_names(ds_buf *b, const char *const *names)
+static void list_names(dsr_buf *b, const char *const *names)
 {
     for (int i = 0; names[i]; i++)
-        ds__buf_printf(b, "%s%s", i ? ", " : "", names[i]);
+        dsr__buf_printf(b, "%s%s", i ? ", " : "", names[i]);
 }
 
 /* Checks a matcher's operand (spec/case-format.md, "Matchers"). L's path is at the key. */
@@ -318,13 +318,13 @@ static void check_matcher(loader *L, const cJSON *m)
                     lo->valuedouble, hi->valuedouble);
     } else if (!strcmp(name, "$type")) {
         bool known = false;
-        for (int i = 0; cJSON_IsString(m) && ds__matcher_types[i]; i++)
-            known = known || !strcmp(ds__matcher_types[i], m->valuestring);
+        for (int i = 0; cJSON_IsString(m) && dsr__matcher_types[i]; i++)
+            known = known || !strcmp(dsr__matcher_types[i], m->valuestring);
         if (!known) {
-            ds_buf list = {0};
-            list_names(&list, ds__matcher_types);
+            dsr_buf list = {0};
+            list_names(&list, dsr__matcher_types);
             problem(L, "$type takes one of %s", list.data);
-            ds__buf_free(&list);
+            dsr__buf_free(&list);
         }
     }
 }
@@ -341,14 +341,14 @@ static void check_expected(loader *L, const cJSON *v, bool in_typed)
     if (cJSON_IsObject(v)) {
         const cJSON *m = NULL;
         for (const cJSON *k = v->child; k && !m; k = k->next)
-            if (ds__is_matcher_key(k->string)) m = k;
+            if (dsr__is_matcher_key(k->string)) m = k;
         if (m) {
             push_key(L, m->string);
             bool known = false;
-            for (int i = 0; ds__matcher_names[i]; i++)
-                known = known || !strcmp(ds__matcher_names[i], m->string);
-            ds_buf list = {0};
-            list_names(&list, ds__matcher_names);
+            for (int i = 0; dsr__matcher_names[i]; i++)
+                known = known || !strcmp(dsr__matcher_names[i], m->string);
+            dsr_buf list = {0};
+            list_names(&list, dsr__matcher_names);
             if (in_typed)
                 problem_key(L, 0,
                             "\"%s\" inside a typed array: a typed array (an object with dtype, "
@@ -366,11 +366,11 @@ static void check_expected(loader *L, const cJSON *v, bool in_typed)
                     m->string, list.data, m->string);
             else
                 check_matcher(L, m);
-            ds__buf_free(&list);
+            dsr__buf_free(&list);
             pop(L);
             return;
         }
-        bool typed = in_typed || ds__is_typed_array(v);
+        bool typed = in_typed || dsr__is_typed_array(v);
         for (const cJSON *k = v->child; k; k = k->next) {
             push_key(L, k->string);
             check_expected(L, k, typed);
@@ -407,7 +407,7 @@ static bool may_raise_on(const cJSON *step)
 static const char *const STEP_KEYS[] = {"op", "args", "as", "expect", "raises", "either", NULL};
 static const char *const ALT_KEYS[] = {"expect", "raises", "stop", NULL};
 
-static void load_step(loader *L, ds_step *st, const cJSON *v)
+static void load_step(loader *L, dsr_step *st, const cJSON *v)
 {
     memset(st, 0, sizeof *st);
     if (!cJSON_IsObject(v)) {
@@ -424,7 +424,7 @@ static void load_step(loader *L, ds_step *st, const cJSON *v)
     else if (!strcmp(op->valuestring, "hello") || !strcmp(op->valuestring, "reset") ||
              !strcmp(op->valuestring, "bye"))
         problem(L, "\"%s\" is sent by the runner itself and cannot be a step", op->valuestring);
-    else if (!ds__op_known(op->valuestring))
+    else if (!dsr__op_known(op->valuestring))
         problem(L, "unknown op \"%s\" (see spec/protocol.md)", op->valuestring);
     else
         st->op = op->valuestring;
@@ -461,13 +461,13 @@ static void load_step(loader *L, ds_step *st, const cJSON *v)
         push_key(L, "expect");
         check_expected(L, expect, false);
         pop(L);
-        st->outcome = DS_OUTCOME_EXPECT;
+        st->outcome = DSR_OUTCOME_EXPECT;
         st->value = (cJSON *)expect;
     } else if (raises) {
         push_key(L, "raises");
         check_raises(L, raises);
         pop(L);
-        st->outcome = DS_OUTCOME_RAISES;
+        st->outcome = DSR_OUTCOME_RAISES;
         st->value = (cJSON *)raises;
     } else if (either) {
         push_key(L, "either");
@@ -514,7 +514,7 @@ static void load_step(loader *L, ds_step *st, const cJSON *v)
             }
         }
         pop(L);
-        st->outcome = DS_OUTCOME_EITHER;
+        st->outcome = DSR_OUTCOME_EITHER;
         st->value = (cJSON *)either;
     }
 
@@ -535,7 +535,7 @@ static void load_step(loader *L, ds_step *st, const cJSON *v)
                         "null (give each raising alternative \"stop\": true, or drop \"as\")",
                         as->valuestring);
             st->as = as->valuestring;
-            L->bound = ds__xrealloc(L->bound, sizeof(char *) * (size_t)(L->nbound + 1));
+            L->bound = dsr__xrealloc(L->bound, sizeof(char *) * (size_t)(L->nbound + 1));
             L->bound[L->nbound++] = as->valuestring;
         }
         pop(L);
@@ -550,7 +550,7 @@ static const char **load_string_list(loader *L, const cJSON *v, const char *what
         problem(L, "must be a non-empty list of %s", what);
         return NULL;
     }
-    const char **out = ds__xmalloc(sizeof(char *) * (size_t)cJSON_GetArraySize(v));
+    const char **out = dsr__xmalloc(sizeof(char *) * (size_t)cJSON_GetArraySize(v));
     int i = 0;
     const cJSON *it;
     cJSON_ArrayForEach(it, v)
@@ -608,11 +608,11 @@ static bool known_statement(loader *L, const char *id)
         problem(L, "\"%s\" is not a statement ID (^[A-Z]+(-[A-Z]+)*-[0-9]+[a-z]?$)", id);
         return false;
     }
-    if (ds__registry_retired(L->reg, id)) {
+    if (dsr__registry_retired(L->reg, id)) {
         problem(L, "statement \"%s\" is retired (spec/statements.json)", id);
         return false;
     }
-    if (L->reg->have_statements && !ds__registry_statement(L->reg, id)) {
+    if (L->reg->have_statements && !dsr__registry_statement(L->reg, id)) {
         problem(L, "unknown statement \"%s\" (not in spec/statements.json)", id);
         return false;
     }
@@ -625,7 +625,7 @@ static bool known_feature(loader *L, const char *name)
         problem(L, "\"%s\" is not a feature name (^[a-z0-9]+(-[a-z0-9]+)*$)", name);
         return false;
     }
-    if (!ds__registry_feature(L->reg, name)) {
+    if (!dsr__registry_feature(L->reg, name)) {
         problem(L, "unknown feature \"%s\" (not in spec/features.json)", name);
         return false;
     }
@@ -635,7 +635,7 @@ static bool known_feature(loader *L, const char *name)
 static const char *const CASE_KEYS[] = {"id",      "description", "spec", "features",
                                         "devices", "steps",       NULL};
 
-static void load_case(loader *L, ds_case *c, const cJSON *v)
+static void load_case(loader *L, dsr_case *c, const cJSON *v)
 {
     memset(c, 0, sizeof *c);
     c->file = L->file;
@@ -707,7 +707,7 @@ static void load_case(loader *L, ds_case *c, const cJSON *v)
         if (!cJSON_IsArray(steps) || cJSON_GetArraySize(steps) == 0)
             problem(L, "must be a non-empty list of steps");
         else {
-            c->steps = ds__xmalloc(sizeof(ds_step) * (size_t)cJSON_GetArraySize(steps));
+            c->steps = dsr__xmalloc(sizeof(dsr_step) * (size_t)cJSON_GetArraySize(steps));
             const cJSON *st;
             cJSON_ArrayForEach(st, steps)
             {
@@ -732,12 +732,12 @@ static const char *const FILE_KEYS[] = {"description", "cases", NULL};
 
 static void load_file(loader *L)
 {
-    ds_file *f = L->file;
+    dsr_file *f = L->file;
     size_t len = strlen(f->text);
-    long bad = ds__utf8_invalid_at(f->text, len);
+    long bad = dsr__utf8_invalid_at(f->text, len);
     if (bad >= 0) {
         int line, col;
-        ds__offset_to_linecol(f->text, (size_t)bad, &line, &col);
+        dsr__offset_to_linecol(f->text, (size_t)bad, &line, &col);
         fprintf(L->err, "%s:%d:%d: (file): invalid UTF-8\n", f->path, line, col);
         L->problems++;
         return;
@@ -745,11 +745,11 @@ static void load_file(loader *L)
     const char *end = NULL;
     f->root = cJSON_ParseWithLengthOpts(f->text, len + 1, &end, true);
     if (!f->root) {
-        size_t off = ds__json_error_offset(f->text, len);
+        size_t off = dsr__json_error_offset(f->text, len);
         if (off >= len && end) /* cJSON refused what the strict check accepts: use its place */
             off = (size_t)(end - f->text);
         int line, col;
-        ds__offset_to_linecol(f->text, off, &line, &col);
+        dsr__offset_to_linecol(f->text, off, &line, &col);
         fprintf(L->err, "%s:%d:%d: (file): invalid JSON%s\n", f->path, line, col,
                 off >= len ? " (unexpected end of file)" : "");
         L->problems++;
@@ -781,7 +781,7 @@ static void load_file(loader *L)
         pop(L);
         return;
     }
-    f->cases = ds__xmalloc(sizeof(ds_case) * (size_t)cJSON_GetArraySize(cases));
+    f->cases = dsr__xmalloc(sizeof(dsr_case) * (size_t)cJSON_GetArraySize(cases));
     const cJSON *c;
     cJSON_ArrayForEach(c, cases)
     {
@@ -799,16 +799,16 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-static void add_file(ds_suite *s, const char *path, const char *name)
+static void add_file(dsr_suite *s, const char *path, const char *name)
 {
-    s->files = ds__xrealloc(s->files, sizeof(ds_file) * (size_t)(s->nfiles + 1));
-    ds_file *f = &s->files[s->nfiles++];
+    s->files = dsr__xrealloc(s->files, sizeof(dsr_file) * (size_t)(s->nfiles + 1));
+    dsr_file *f = &s->files[s->nfiles++];
     memset(f, 0, sizeof *f);
-    f->path = ds__xstrdup(path);
-    f->name = ds__xstrdup(name);
+    f->path = dsr__xstrdup(path);
+    f->name = dsr__xstrdup(name);
 }
 
-static int collect(ds_suite *s, const char *dir, const char *prefix, FILE *err)
+static int collect(dsr_suite *s, const char *dir, const char *prefix, FILE *err)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -820,37 +820,38 @@ static int collect(ds_suite *s, const char *dir, const char *prefix, FILE *err)
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
-        names = ds__xrealloc(names, sizeof(char *) * (size_t)(n + 1));
-        names[n++] = ds__xstrdup(e->d_name);
+        names = dsr__xrealloc(names, sizeof(char *) * (size_t)(n + 1));
+        names[n++] = dsr__xstrdup(e->d_name);
     }
     closedir(d);
     if (n) qsort(names, (size_t)n, sizeof(char *), cmp_str);
     int problems = 0;
     for (int i = 0; i < n; i++) {
-        ds_buf path = {0}, name = {0};
-        ds__buf_printf(&path, "%s/%s", dir, names[i]);
-        ds__buf_printf(&name, "%s%s", prefix, names[i]);
+        dsr_buf path = {0}, name = {0};
+        dsr__buf_printf(&path, "%s/%s", dir, names[i]);
+        dsr__buf_printf(&name, "%s%s", prefix, names[i]);
         size_t len = strlen(names[i]);
-        if (ds__is_dir(path.data)) {
-            ds__buf_puts(&name, "/");
+        if (dsr__is_dir(path.data)) {
+            dsr__buf_puts(&name, "/");
             problems += collect(s, path.data, name.data, err);
         } else if (len > 5 && !strcmp(names[i] + len - 5, ".json")) {
             add_file(s, path.data, name.data);
         }
-        ds__buf_free(&path);
-        ds__buf_free(&name);
+        dsr__buf_free(&path);
+        dsr__buf_free(&name);
         free(names[i]);
     }
     free(names);
     return problems;
 }
 
-int ds__suite_load(ds_suite *s, const ds_registry *reg, char *const *paths, int npaths, FILE *err)
+int dsr__suite_load(dsr_suite *s, const dsr_registry *reg, char *const *paths, int npaths,
+                    FILE *err)
 {
     memset(s, 0, sizeof *s);
     int problems = 0;
     for (int i = 0; i < npaths; i++) {
-        if (ds__is_dir(paths[i])) {
+        if (dsr__is_dir(paths[i])) {
             int before = s->nfiles;
             problems += collect(s, paths[i], "", err);
             if (s->nfiles == before) {
@@ -864,8 +865,8 @@ int ds__suite_load(ds_suite *s, const ds_registry *reg, char *const *paths, int 
     }
     loader L = {.reg = reg, .err = err};
     for (int i = 0; i < s->nfiles; i++) {
-        ds_file *f = &s->files[i];
-        f->text = ds__read_file(f->path, NULL);
+        dsr_file *f = &s->files[i];
+        f->text = dsr__read_file(f->path, NULL);
         if (!f->text) {
             fprintf(err, "%s: cannot read: %s\n", f->path, strerror(errno));
             problems++;
@@ -882,20 +883,20 @@ int ds__suite_load(ds_suite *s, const ds_registry *reg, char *const *paths, int 
     /* Case IDs are unique across the whole suite (spec/case-format.md). */
     for (int i = 0; i < s->nfiles; i++) {
         for (int j = 0; j < s->files[i].ncases; j++) {
-            const ds_case *c = &s->files[i].cases[j];
+            const dsr_case *c = &s->files[i].cases[j];
             if (!c->id) continue;
             for (int i2 = 0; i2 <= i; i2++) {
                 int lim = i2 == i ? j : s->files[i2].ncases;
                 for (int j2 = 0; j2 < lim; j2++) {
-                    const ds_case *o = &s->files[i2].cases[j2];
+                    const dsr_case *o = &s->files[i2].cases[j2];
                     if (!o->id || strcmp(o->id, c->id)) continue;
-                    ds_seg here[3] = {{.key = "cases"}, {.index = j}, {.key = "id"}};
-                    ds_seg there[3] = {{.key = "cases"}, {.index = j2}, {.key = "id"}};
+                    dsr_seg here[3] = {{.key = "cases"}, {.index = j}, {.key = "id"}};
+                    dsr_seg there[3] = {{.key = "cases"}, {.index = j2}, {.key = "id"}};
                     int l1, c1, l2, c2;
-                    ds__offset_to_linecol(s->files[i].text,
-                                          ds__json_locate(s->files[i].text, here, 3), &l1, &c1);
-                    ds__offset_to_linecol(s->files[i2].text,
-                                          ds__json_locate(s->files[i2].text, there, 3), &l2, &c2);
+                    dsr__offset_to_linecol(s->files[i].text,
+                                           dsr__json_locate(s->files[i].text, here, 3), &l1, &c1);
+                    dsr__offset_to_linecol(s->files[i2].text,
+                                           dsr__json_locate(s->files[i2].text, there, 3), &l2, &c2);
                     fprintf(
                         err,
                         "%s:%d:%d: cases[%d].id: duplicate case ID \"%s\" (first at %s:%d:%d)\n",
@@ -910,10 +911,10 @@ int ds__suite_load(ds_suite *s, const ds_registry *reg, char *const *paths, int 
     return problems;
 }
 
-void ds__suite_free(ds_suite *s)
+void dsr__suite_free(dsr_suite *s)
 {
     for (int i = 0; i < s->nfiles; i++) {
-        ds_file *f = &s->files[i];
+        dsr_file *f = &s->files[i];
         for (int j = 0; j < f->ncases; j++) {
             free(f->cases[j].spec);
             free(f->cases[j].features);

@@ -16,70 +16,70 @@
 
 #include <cjson/cJSON.h>
 
-#define DS_PROTOCOL_VERSION 1
-#define DS_REPORT_VERSION 1
-#define DS_MAX_DEVICES 10 /* $D0..$D9 */
+#define DSR_PROTOCOL_VERSION 1
+#define DSR_REPORT_VERSION 1
+#define DSR_MAX_DEVICES 10 /* $D0..$D9 */
 
 /* ---- util.c ---------------------------------------------------------------------- */
 
-typedef struct ds_buf {
+typedef struct dsr_buf {
     char *data;
     size_t len;
     size_t cap;
-} ds_buf;
+} dsr_buf;
 
-void *ds__xmalloc(size_t n);
-void *ds__xrealloc(void *p, size_t n);
-char *ds__xstrdup(const char *s);
-void ds__buf_add(ds_buf *b, const char *s, size_t n);
-void ds__buf_puts(ds_buf *b, const char *s);
-void ds__buf_printf(ds_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void ds__buf_free(ds_buf *b);
+void *dsr__xmalloc(size_t n);
+void *dsr__xrealloc(void *p, size_t n);
+char *dsr__xstrdup(const char *s);
+void dsr__buf_add(dsr_buf *b, const char *s, size_t n);
+void dsr__buf_puts(dsr_buf *b, const char *s);
+void dsr__buf_printf(dsr_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void dsr__buf_free(dsr_buf *b);
 /* Reads a whole file; NULL with errno set on failure. The result is NUL-terminated. */
-char *ds__read_file(const char *path, size_t *len);
+char *dsr__read_file(const char *path, size_t *len);
 /* Writes a file atomically: PATH.tmp then rename. Returns 0 or -1 with errno set. */
-int ds__write_file_atomic(const char *path, const char *data, size_t len);
+int dsr__write_file_atomic(const char *path, const char *data, size_t len);
 /* Creates the parent directories of PATH. Returns 0 or -1 with errno set. */
-int ds__mkdir_parents(const char *path);
+int dsr__mkdir_parents(const char *path);
 /* A new JSON array of copies of the N strings L (the caller owns it). */
-cJSON *ds__json_strings(const char *const *l, int n);
+cJSON *dsr__json_strings(const char *const *l, int n);
 /* Lowercase hex SHA-256 of DATA into out[65]. */
-void ds__sha256_hex(const void *data, size_t len, char out[65]);
-double ds__now(void);           /* monotonic seconds */
-void ds__utc_iso(char out[32]); /* wall clock, ISO 8601 UTC */
+void dsr__sha256_hex(const void *data, size_t len, char out[65]);
+double dsr__now(void);           /* monotonic seconds */
+void dsr__utc_iso(char out[32]); /* wall clock, ISO 8601 UTC */
 /* Returns the byte offset of the first invalid UTF-8 sequence, or -1 when valid. */
-long ds__utf8_invalid_at(const char *s, size_t len);
-bool ds__is_dir(const char *path);
+long dsr__utf8_invalid_at(const char *s, size_t len);
+bool dsr__is_dir(const char *path);
 
 /* ---- jsonloc.c ------------------------------------------------------------------- */
 
 /* One step of a path into a JSON document: an object key (nth occurrence, 0 for the
  * first) or an array index. */
-typedef struct ds_seg {
+typedef struct dsr_seg {
     const char *key; /* NULL for an index */
     int index;
     int nth;
     bool at_key; /* locate the key itself rather than its value */
-} ds_seg;
+} dsr_seg;
 
-void ds__offset_to_linecol(const char *text, size_t offset, int *line, int *col);
+void dsr__offset_to_linecol(const char *text, size_t offset, int *line, int *col);
 /* Offset of the value (or key) at PATH in the valid JSON TEXT; as deep as it gets. */
-size_t ds__json_locate(const char *text, const ds_seg *path, int depth);
+size_t dsr__json_locate(const char *text, const dsr_seg *path, int depth);
 /* The offset of the first byte of TEXT that cannot continue a valid JSON document. */
-size_t ds__json_error_offset(const char *text, size_t len);
+size_t dsr__json_error_offset(const char *text, size_t len);
 /* "cases[3].steps[0].op" */
-void ds__path_format(const ds_seg *path, int depth, ds_buf *out);
+void dsr__path_format(const dsr_seg *path, int depth, dsr_buf *out);
 
 /* ---- registry.c: spec/ and adapters/adapters.json --------------------------------- */
 
-typedef struct ds_feature {
+typedef struct dsr_feature {
     char *name;
     char **statements;
     int nstatements;
     bool optional;
-} ds_feature;
+} dsr_feature;
 
-typedef struct ds_profile {
+typedef struct dsr_profile {
     char *name;
     char *description;
     char **required;
@@ -89,9 +89,9 @@ typedef struct ds_profile {
     bool core;
     char *document; /* NULL: statements of every document apply */
     char *version;
-} ds_profile;
+} dsr_profile;
 
-typedef struct ds_statement {
+typedef struct dsr_statement {
     char *id;
     char *level;
     char *text;
@@ -99,211 +99,220 @@ typedef struct ds_statement {
     char **versions;
     int nversions;
     bool testable;
-} ds_statement;
+} dsr_statement;
 
-typedef struct ds_registry {
+typedef struct dsr_registry {
     char *spec_dir;
-    ds_feature *features;
+    dsr_feature *features;
     int nfeatures;
-    ds_profile *profiles;
+    dsr_profile *profiles;
     int nprofiles;
-    ds_statement *statements;
+    dsr_statement *statements;
     int nstatements;
     char **retired;
     int nretired;
     bool have_statements;
     bool have_profiles;
-} ds_registry;
+} dsr_registry;
 
 /* Loads features.json (required), profiles.json and statements.json (optional) from
  * SPEC_DIR. On failure prints the reason on stderr and returns -1. */
-int ds__registry_load(ds_registry *r, const char *spec_dir);
-void ds__registry_free(ds_registry *r);
-const ds_feature *ds__registry_feature(const ds_registry *r, const char *name);
-const ds_profile *ds__registry_profile(const ds_registry *r, const char *name);
-const ds_statement *ds__registry_statement(const ds_registry *r, const char *id);
-bool ds__registry_retired(const ds_registry *r, const char *id);
-bool ds__profile_has_feature(const ds_profile *p, const char *feature, bool *optional);
+int dsr__registry_load(dsr_registry *r, const char *spec_dir);
+void dsr__registry_free(dsr_registry *r);
+const dsr_feature *dsr__registry_feature(const dsr_registry *r, const char *name);
+const dsr_profile *dsr__registry_profile(const dsr_registry *r, const char *name);
+const dsr_statement *dsr__registry_statement(const dsr_registry *r, const char *id);
+bool dsr__registry_retired(const dsr_registry *r, const char *id);
+bool dsr__profile_has_feature(const dsr_profile *p, const char *feature, bool *optional);
 /* spec/README.md: a statement applies to a profile when it comes from the profile's
  * document and the profile's version is one of its versions. */
-bool ds__statement_applies(const ds_statement *s, const ds_profile *p);
+bool dsr__statement_applies(const dsr_statement *s, const dsr_profile *p);
 
 /* A named adapter from adapters/adapters.json, variables already substituted. */
-typedef struct ds_named_adapter {
+typedef struct dsr_named_adapter {
     char *name;
     char **command;      /* NULL-terminated */
     char *shared_object; /* may be NULL */
     char **env;          /* "K=V", NULL-terminated */
     char *expectations;  /* absolute, may be NULL */
-} ds_named_adapter;
+} dsr_named_adapter;
 
-int ds__named_adapter_find(const char *source, const char *build, const char *name,
-                           ds_named_adapter *out);
-void ds__named_adapter_free(ds_named_adapter *a);
+int dsr__named_adapter_find(const char *source, const char *build, const char *name,
+                            dsr_named_adapter *out);
+void dsr__named_adapter_free(dsr_named_adapter *a);
 /* Prints the names in adapters.json, one per line. */
-int ds__named_adapter_list(const char *source, FILE *out);
+int dsr__named_adapter_list(const char *source, FILE *out);
 
 /* ---- case_load.c ----------------------------------------------------------------- */
 
-enum ds_outcome_kind { DS_OUTCOME_NONE, DS_OUTCOME_EXPECT, DS_OUTCOME_RAISES, DS_OUTCOME_EITHER };
+enum dsr_outcome_kind {
+    DSR_OUTCOME_NONE,
+    DSR_OUTCOME_EXPECT,
+    DSR_OUTCOME_RAISES,
+    DSR_OUTCOME_EITHER
+};
 
-typedef struct ds_step {
+typedef struct dsr_step {
     const char *op;
     cJSON *args; /* may be NULL; borrowed from the file's tree */
     const char *as;
-    enum ds_outcome_kind outcome;
+    enum dsr_outcome_kind outcome;
     cJSON *value; /* expect value, raises string or either list */
-} ds_step;
+} dsr_step;
 
-struct ds_file;
+struct dsr_file;
 
-typedef struct ds_case {
+typedef struct dsr_case {
     const char *id;
     const char *description;
-    struct ds_file *file;
+    struct dsr_file *file;
     int index; /* within the file */
     const char **spec;
     int nspec;
     const char **features;
     int nfeatures;
     int devices;
-    ds_step *steps;
+    dsr_step *steps;
     int nsteps;
-} ds_case;
+} dsr_case;
 
-typedef struct ds_file {
+typedef struct dsr_file {
     char *path; /* as found */
     char *name; /* shown in reports: relative to the cases root */
     char *text;
     cJSON *root;
-    ds_case *cases;
+    dsr_case *cases;
     int ncases;
-} ds_file;
+} dsr_file;
 
-typedef struct ds_suite {
-    ds_file *files;
+typedef struct dsr_suite {
+    dsr_file *files;
     int nfiles;
     int ncases;
-} ds_suite;
+} dsr_suite;
 
 /* Loads every case file under each of PATHS (files, or directories searched recursively
  * for *.json, sorted by name) and validates them all. Each problem is printed on ERR as
  * "FILE:LINE:COL: FIELD: reason". Returns the number of problems (0: the suite is good). */
-int ds__suite_load(ds_suite *s, const ds_registry *reg, char *const *paths, int npaths, FILE *err);
-void ds__suite_free(ds_suite *s);
-bool ds__op_known(const char *op);
+int dsr__suite_load(dsr_suite *s, const dsr_registry *reg, char *const *paths, int npaths,
+                    FILE *err);
+void dsr__suite_free(dsr_suite *s);
+bool dsr__op_known(const char *op);
 
 /* ---- expectations.c -------------------------------------------------------------- */
 
-typedef enum ds_status {
-    DS_PASS,
-    DS_FAIL,
-    DS_ERROR,
-    DS_SKIP,
-    DS_XFAIL,
-    DS_XPASS,
-    DS_CRASH,
-    DS_TIMEOUT,
-    DS_STATUS_COUNT
-} ds_status;
+typedef enum dsr_status {
+    DSR_PASS,
+    DSR_FAIL,
+    DSR_ERROR,
+    DSR_SKIP,
+    DSR_XFAIL,
+    DSR_XPASS,
+    DSR_CRASH,
+    DSR_TIMEOUT,
+    DSR_STATUS_COUNT
+} dsr_status;
 
-const char *ds__status_name(ds_status s);
-int ds__status_parse(const char *name); /* -1 when unknown */
+const char *dsr__status_name(dsr_status s);
+/* True for the statuses that fail a run: fail, error, crash, timeout. */
+bool dsr__status_unexpected(dsr_status s);
+int dsr__status_parse(const char *name); /* -1 when unknown */
 
-typedef struct ds_expectation {
+typedef struct dsr_expectation {
     char *pattern;
-    ds_status status;
+    dsr_status status;
     char *reason; /* may be empty */
     int line;
     int matches;
-} ds_expectation;
+} dsr_expectation;
 
-typedef struct ds_expectations {
+typedef struct dsr_expectations {
     char *path;
     char sha256[65];
-    ds_expectation *items;
+    dsr_expectation *items;
     int count;
-} ds_expectations;
+} dsr_expectations;
 
 /* Parses an expectations file. Problems are printed on ERR as "FILE:LINE: reason";
  * returns their number. */
-int ds__expectations_load(ds_expectations *e, const char *path, FILE *err);
-void ds__expectations_free(ds_expectations *e);
+int dsr__expectations_load(dsr_expectations *e, const char *path, FILE *err);
+void dsr__expectations_free(dsr_expectations *e);
 /* The first entry whose pattern matches ID, or NULL. Counts the match. */
-ds_expectation *ds__expectations_match(ds_expectations *e, const char *id);
+dsr_expectation *dsr__expectations_match(dsr_expectations *e, const char *id);
 
 /* ---- adapter.c ------------------------------------------------------------------- */
 
-typedef enum ds_io {
-    DS_IO_OK,
-    DS_IO_DEAD,        /* the worker exited or closed its stdout */
-    DS_IO_TIMEOUT,     /* the deadline passed */
-    DS_IO_INTERRUPTED, /* SIGINT */
-    DS_IO_TOO_LONG     /* a reply line over the limit */
-} ds_io;
+typedef enum dsr_io {
+    DSR_IO_OK,
+    DSR_IO_DEAD,        /* the worker exited or closed its stdout */
+    DSR_IO_TIMEOUT,     /* the deadline passed */
+    DSR_IO_INTERRUPTED, /* SIGINT */
+    DSR_IO_TOO_LONG     /* a reply line over the limit */
+} dsr_io;
 
-typedef struct ds_adapter ds_adapter;
+typedef struct dsr_adapter dsr_adapter;
 
 /* In process: dlopens PATH and looks up devspec_adapter_call / devspec_adapter_free. */
-ds_adapter *ds__adapter_open_so(const char *path, char *err, size_t errlen);
+dsr_adapter *dsr__adapter_open_so(const char *path, char *err, size_t errlen);
 /* Out of process: ARGV (NULL-terminated) with ENV_ADD ("K=V") added to the environment.
- * Nothing starts until ds__adapter_start. */
-ds_adapter *ds__adapter_open_cmd(char *const *argv, char *const *env_add);
+ * Nothing starts until dsr__adapter_start. */
+dsr_adapter *dsr__adapter_open_cmd(char *const *argv, char *const *env_add);
 /* Starts (or restarts) the worker. Returns 0 or -1 with the reason in ERR. */
-int ds__adapter_start(ds_adapter *a, char *err, size_t errlen);
+int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen);
 /* Sends one request line (without '\n') and waits for one reply line until DEADLINE
- * (ds__now() seconds; <= 0: none). On DS_IO_OK *reply is malloc'd, NUL-terminated. */
-ds_io ds__adapter_call(ds_adapter *a, const char *req, size_t len, double deadline, char **reply,
-                       size_t *reply_len);
+ * (dsr__now() seconds; <= 0: none). On DSR_IO_OK *reply is malloc'd, NUL-terminated. */
+dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double deadline, char **reply,
+                         size_t *reply_len);
 /* Kills the worker's process group and reaps it; no-op in process. */
-void ds__adapter_kill(ds_adapter *a);
+void dsr__adapter_kill(dsr_adapter *a);
 /* Closes stdin, waits up to GRACE seconds, then kills. */
-void ds__adapter_stop(ds_adapter *a, double grace);
-void ds__adapter_destroy(ds_adapter *a);
-bool ds__adapter_in_process(const ds_adapter *a);
-/* After DS_IO_DEAD: how the worker ended, e.g. "killed by signal 11 (SIGSEGV)". */
-const char *ds__adapter_death(const ds_adapter *a);
-/* The last few KiB of the worker's stderr (since the last ds__adapter_stderr_clear). */
-const char *ds__adapter_stderr(ds_adapter *a);
-void ds__adapter_stderr_clear(ds_adapter *a);
-/* Set from the SIGINT handler; the transports return DS_IO_INTERRUPTED when set. */
-extern volatile int ds__interrupted;
+void dsr__adapter_stop(dsr_adapter *a, double grace);
+void dsr__adapter_destroy(dsr_adapter *a);
+bool dsr__adapter_in_process(const dsr_adapter *a);
+/* After DSR_IO_DEAD: how the worker ended, e.g. "killed by signal 11 (SIGSEGV)". */
+const char *dsr__adapter_death(const dsr_adapter *a);
+/* The last few KiB of the worker's stderr (since the last dsr__adapter_stderr_clear). */
+const char *dsr__adapter_stderr(dsr_adapter *a);
+void dsr__adapter_stderr_clear(dsr_adapter *a);
+/* Set from the SIGINT handler; the transports return DSR_IO_INTERRUPTED when set. */
+extern volatile int dsr__interrupted;
 
 /* ---- judge.c --------------------------------------------------------------------- */
 
 /* Asks the adapter whether two device handles are equal: 1 yes, 0 no, -1 the question
  * itself failed (the reason is in ERR). */
-typedef int (*ds_device_equal_fn)(void *ctx, const char *a, const char *b, ds_buf *err);
+typedef int (*dsr_device_equal_fn)(void *ctx, const char *a, const char *b, dsr_buf *err);
 
-typedef struct ds_judge {
-    ds_device_equal_fn device_equal;
+typedef struct dsr_judge {
+    dsr_device_equal_fn device_equal;
     void *ctx;
     const cJSON *bindings; /* what "$name" refers to (an object by name); NULL: nothing bound */
-} ds_judge;
+} dsr_judge;
 
 /* 1: OBSERVED matches EXPECTED (spec/case-format.md, "Matching expect"); 0: it does not,
  * and WHY says where; -1: a device comparison could not be made (WHY says why). EXPECTED is
  * the case's own value: its "$name" references are resolved from J's bindings, its
  * matchers applied, its "$$" escapes undone. */
-int ds__judge_match(const ds_judge *j, const cJSON *expected, const cJSON *observed, ds_buf *why);
-bool ds__is_typed_array(const cJSON *v);
-bool ds__is_device_handle(const cJSON *v);
+int dsr__judge_match(const dsr_judge *j, const cJSON *expected, const cJSON *observed,
+                     dsr_buf *why);
+bool dsr__is_typed_array(const cJSON *v);
+bool dsr__is_device_handle(const cJSON *v);
 /* An object key that makes its object a matcher: one "$", not "$$" (spec/case-format.md). */
-bool ds__is_matcher_key(const char *key);
+bool dsr__is_matcher_key(const char *key);
 /* The matchers ("$len_min", ...) and the names $type accepts; NULL-terminated. */
-extern const char *const ds__matcher_names[];
-extern const char *const ds__matcher_types[];
+extern const char *const dsr__matcher_names[];
+extern const char *const dsr__matcher_types[];
 /* A copy of V with every "$name" string replaced by its binding (null when unbound) and
  * "$$text" by "$text"; object keys are copied as they are. The caller deletes it. */
-cJSON *ds__resolve(const cJSON *bindings, const cJSON *v);
+cJSON *dsr__resolve(const cJSON *bindings, const cJSON *v);
 
 /* ---- run.c ----------------------------------------------------------------------- */
 
-typedef struct ds_result {
-    const ds_case *c;
-    ds_status status;
-    ds_status raw_status; /* before the expectations file was applied */
-    const ds_expectation *expectation;
+typedef struct dsr_result {
+    const dsr_case *c;
+    dsr_status status;
+    dsr_status raw_status; /* before the expectations file was applied */
+    const dsr_expectation *expectation;
     char *reason;      /* skip reason or failure message; may be NULL */
     char *skip_source; /* "unsupported", "devices", "expectations"; may be NULL */
     int step;          /* failing step index, -1 if none */
@@ -311,9 +320,9 @@ typedef struct ds_result {
     cJSON *observed;   /* what came back (owned), may be NULL */
     char *stderr_tail; /* may be NULL */
     double duration;
-} ds_result;
+} dsr_result;
 
-typedef struct ds_options {
+typedef struct dsr_options {
     char **cases;
     int ncases;
     char **case_globs;
@@ -340,35 +349,92 @@ typedef struct ds_options {
     const char *build;
     int argc;
     char **argv;
-} ds_options;
+} dsr_options;
 
 /* Runs the selected cases. Returns the exit status (0, 1, 3). */
-int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite, ds_expectations *ex,
-            ds_adapter *ad);
+int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, dsr_expectations *ex,
+             dsr_adapter *ad);
 /* spec/README.md: a case counts for a profile when all its features are in the profile, at
  * least one statement it cites applies, and none it cites from the profile's document is
  * outside the profile's version. */
-bool ds__case_counts(const ds_registry *reg, const ds_case *c, const ds_profile *p);
+bool dsr__case_counts(const dsr_registry *reg, const dsr_case *c, const dsr_profile *p);
 /* True when C passes the --case/--feature/--exclude-feature/--profile filters. */
-bool ds__case_selected(const ds_options *o, const ds_registry *reg, const ds_case *c);
+bool dsr__case_selected(const dsr_options *o, const dsr_registry *reg, const dsr_case *c);
+/* True when the hello result HELLO claims FEATURE; false when HELLO is NULL. */
+bool dsr__claimed(const cJSON *hello, const char *feature);
 
-/* ---- tap.c / junit.c / report.c -------------------------------------------------- */
+/* ---- report.c -------------------------------------------------------------------- */
 
-typedef struct ds_tap ds_tap;
-ds_tap *ds__tap_open(FILE *out);
-void ds__tap_comment(ds_tap *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void ds__tap_result(ds_tap *t, const ds_result *r);
-void ds__tap_bail(ds_tap *t, const char *reason);
+/* A run as its report describes it; run.c fills it from its own state. */
+typedef struct dsr_run_state {
+    const dsr_options *o;
+    const dsr_registry *reg;
+    const dsr_suite *suite;
+    const dsr_expectations *ex;
+    const cJSON *hello;   /* the hello result; NULL when the adapter did not answer */
+    char *const *devices; /* the bound handles, $D0 first */
+    int ndevices;
+    const dsr_result *results;
+    int nresults;
+    int restarts;
+    bool interrupted;
+    const char *why_incomplete;
+} dsr_run_state;
+
+/* The report's files: the JSON Lines journal written as the run goes, and the path of the
+ * consolidated document written at the end. */
+typedef struct dsr_report {
+    char *report_path;
+    char *jsonl_path;
+    FILE *jsonl;   /* NULL when it could not be opened */
+    cJSON *header; /* the header record (owned) */
+} dsr_report;
+
+/* The header record; ADAPTER_ERROR (may be NULL) says why the adapter did not start. */
+cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error);
+/* The record of one case's result. */
+cJSON *dsr__report_case(const dsr_result *res);
+/* The footer record: counts, profile verdicts and the gate, whose exit status goes to *GATE. */
+cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed, int *gate);
+/* Chooses the paths (--report, or reports/runs/LABEL.json), removes a stale report, opens
+ * the journal and writes HEADER to it; REP takes HEADER over. Problems are printed on
+ * stderr; the run goes on without the journal. */
+void dsr__report_open(dsr_report *rep, const dsr_run_state *r, cJSON *header);
+/* Appends one record to the journal, if open. */
+void dsr__report_record(dsr_report *rep, const cJSON *record);
+/* Writes FOOTER to the journal and closes it, then writes the consolidated report and, with
+ * --junit, the JUnit XML. Sets *WRITE_FAILED when a file could not be written. */
+void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *footer,
+                        double elapsed, bool *write_failed);
+void dsr__report_free(dsr_report *rep);
+
+/* ---- coverage.c ------------------------------------------------------------------ */
+
+/* Prints, per profile, every statement of its features and the cases of SUITE that cite
+ * it: text, or a JSON array with JSON. The profiles are those named in PROFILES, those
+ * marked core with CORE, or all when neither is given. FAIL_UNCOVERED (may be NULL) is a
+ * comma-separated list of levels, already checked: returns 1 when a testable statement of
+ * a required feature at one of those levels has no case, else 0. */
+int dsr__coverage(const dsr_registry *reg, const dsr_suite *suite, char *const *profiles,
+                  int nprofiles, bool core, bool json, const char *fail_uncovered);
+
+/* ---- tap.c / junit.c ----------------------------------------------------------- */
+
+typedef struct dsr_tap dsr_tap;
+dsr_tap *dsr__tap_open(FILE *out);
+void dsr__tap_comment(dsr_tap *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void dsr__tap_result(dsr_tap *t, const dsr_result *r);
+void dsr__tap_bail(dsr_tap *t, const char *reason);
 /* Closes the open subtest, if any, and prints the plan. */
-void ds__tap_close(ds_tap *t);
+void dsr__tap_close(dsr_tap *t);
 
 /* STRICT: an xpass is a <failure type="xpass"> (it fails the run with --strict). */
-int ds__junit_write(const char *path, const ds_result *results, int n, const cJSON *header,
-                    double total_time, bool strict, char *err, size_t errlen);
+int dsr__junit_write(const char *path, const dsr_result *results, int n, const cJSON *header,
+                     double total_time, bool strict, char *err, size_t errlen);
 
 /* Escapes S for an XML attribute or text node, dropping what XML 1.0 cannot hold. */
-void ds__xml_escape(ds_buf *b, const char *s);
+void dsr__xml_escape(dsr_buf *b, const char *s);
 /* A YAML double-quoted scalar for S, also safe for TAP's YAMLish reader. */
-void ds__yaml_quote(ds_buf *b, const char *s);
+void dsr__yaml_quote(dsr_buf *b, const char *s);
 
 #endif

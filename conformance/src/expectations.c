@@ -11,17 +11,22 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const STATUS_NAMES[DS_STATUS_COUNT] = {"pass",  "fail",  "error", "skip",
-                                                          "xfail", "xpass", "crash", "timeout"};
+static const char *const STATUS_NAMES[DSR_STATUS_COUNT] = {"pass",  "fail",  "error", "skip",
+                                                           "xfail", "xpass", "crash", "timeout"};
 
-const char *ds__status_name(ds_status s)
+const char *dsr__status_name(dsr_status s)
 {
-    return (unsigned)s < DS_STATUS_COUNT ? STATUS_NAMES[s] : "?";
+    return (unsigned)s < DSR_STATUS_COUNT ? STATUS_NAMES[s] : "?";
 }
 
-int ds__status_parse(const char *name)
+bool dsr__status_unexpected(dsr_status s)
 {
-    for (int i = 0; i < DS_STATUS_COUNT; i++)
+    return s == DSR_FAIL || s == DSR_ERROR || s == DSR_CRASH || s == DSR_TIMEOUT;
+}
+
+int dsr__status_parse(const char *name)
+{
+    for (int i = 0; i < DSR_STATUS_COUNT; i++)
         if (!strcmp(STATUS_NAMES[i], name)) return i;
     return -1;
 }
@@ -36,17 +41,17 @@ static char *trim(char *s)
     return s;
 }
 
-int ds__expectations_load(ds_expectations *e, const char *path, FILE *err)
+int dsr__expectations_load(dsr_expectations *e, const char *path, FILE *err)
 {
     memset(e, 0, sizeof *e);
     size_t len;
-    char *text = ds__read_file(path, &len);
+    char *text = dsr__read_file(path, &len);
     if (!text) {
         fprintf(err, "%s: cannot read expectations file: %s\n", path, strerror(errno));
         return 1;
     }
-    e->path = ds__xstrdup(path);
-    ds__sha256_hex(text, len, e->sha256);
+    e->path = dsr__xstrdup(path);
+    dsr__sha256_hex(text, len, e->sha256);
     int problems = 0;
     int line = 0;
     char *save = NULL;
@@ -63,7 +68,7 @@ int ds__expectations_load(ds_expectations *e, const char *path, FILE *err)
         char *pattern = strtok_r(cur, " \t", &save);
         char *status = strtok_r(NULL, " \t", &save);
         char *extra = strtok_r(NULL, " \t", &save);
-        int st = status ? ds__status_parse(status) : -1;
+        int st = status ? dsr__status_parse(status) : -1;
         if (!status) {
             fprintf(err,
                     "%s:%d: '%s' has no status (expected '<id or glob> <status> [# reason]')\n",
@@ -77,7 +82,7 @@ int ds__expectations_load(ds_expectations *e, const char *path, FILE *err)
             problems++;
             continue;
         }
-        if (st < 0 || st == DS_XFAIL || st == DS_XPASS) {
+        if (st < 0 || st == DSR_XFAIL || st == DSR_XPASS) {
             fprintf(err,
                     "%s:%d: '%s' is not a status here (use pass, fail, error, crash, timeout "
                     "or skip)\n",
@@ -85,11 +90,11 @@ int ds__expectations_load(ds_expectations *e, const char *path, FILE *err)
             problems++;
             continue;
         }
-        e->items = ds__xrealloc(e->items, sizeof(ds_expectation) * (size_t)(e->count + 1));
-        ds_expectation *x = &e->items[e->count++];
-        x->pattern = ds__xstrdup(pattern);
-        x->status = (ds_status)st;
-        x->reason = ds__xstrdup(reason ? trim(reason) : "");
+        e->items = dsr__xrealloc(e->items, sizeof(dsr_expectation) * (size_t)(e->count + 1));
+        dsr_expectation *x = &e->items[e->count++];
+        x->pattern = dsr__xstrdup(pattern);
+        x->status = (dsr_status)st;
+        x->reason = dsr__xstrdup(reason ? trim(reason) : "");
         x->line = line + 1;
         x->matches = 0;
     }
@@ -97,7 +102,7 @@ int ds__expectations_load(ds_expectations *e, const char *path, FILE *err)
     return problems;
 }
 
-void ds__expectations_free(ds_expectations *e)
+void dsr__expectations_free(dsr_expectations *e)
 {
     for (int i = 0; i < e->count; i++) {
         free(e->items[i].pattern);
@@ -108,7 +113,7 @@ void ds__expectations_free(ds_expectations *e)
     memset(e, 0, sizeof *e);
 }
 
-ds_expectation *ds__expectations_match(ds_expectations *e, const char *id)
+dsr_expectation *dsr__expectations_match(dsr_expectations *e, const char *id)
 {
     for (int i = 0; e && i < e->count; i++) {
         if (fnmatch(e->items[i].pattern, id, 0) == 0) {

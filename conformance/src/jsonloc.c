@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-void ds__offset_to_linecol(const char *text, size_t offset, int *line, int *col)
+void dsr__offset_to_linecol(const char *text, size_t offset, int *line, int *col)
 {
     int l = 1, c = 1;
     for (size_t i = 0; i < offset && text[i]; i++) {
@@ -71,13 +71,13 @@ static bool key_equals(const char *p, const char *key)
     return strncmp(p + 1, key, n) == 0 && p[1 + n] == '"';
 }
 
-size_t ds__json_locate(const char *text, const ds_seg *path, int depth)
+size_t dsr__json_locate(const char *text, const dsr_seg *path, int depth)
 {
     const char *p = skip_ws(text);
     if ((unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
         p = skip_ws(p + 3);
     for (int d = 0; d < depth; d++) {
-        const ds_seg *s = &path[d];
+        const dsr_seg *s = &path[d];
         if (s->key) {
             if (*p != '{') break;
             const char *q = skip_ws(p + 1);
@@ -113,15 +113,15 @@ size_t ds__json_locate(const char *text, const ds_seg *path, int depth)
     return (size_t)(p - text);
 }
 
-void ds__path_format(const ds_seg *path, int depth, ds_buf *out)
+void dsr__path_format(const dsr_seg *path, int depth, dsr_buf *out)
 {
     for (int d = 0; d < depth; d++) {
         if (path[d].key)
-            ds__buf_printf(out, "%s%s", d ? "." : "", path[d].key);
+            dsr__buf_printf(out, "%s%s", d ? "." : "", path[d].key);
         else
-            ds__buf_printf(out, "[%d]", path[d].index);
+            dsr__buf_printf(out, "[%d]", path[d].index);
     }
-    if (depth == 0) ds__buf_puts(out, "(file)");
+    if (depth == 0) dsr__buf_puts(out, "(file)");
 }
 
 /* A strict JSON syntax check (RFC 8259) that returns the offset of the first byte that
@@ -263,7 +263,7 @@ static bool value(scan *c)
     }
 }
 
-size_t ds__json_error_offset(const char *text, size_t len)
+size_t dsr__json_error_offset(const char *text, size_t len)
 {
     scan c = {text, 0, len, 0};
     if (len >= 3 && (unsigned char)text[0] == 0xEF && (unsigned char)text[1] == 0xBB &&

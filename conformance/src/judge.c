@@ -14,35 +14,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool ds__is_typed_array(const cJSON *v)
+bool dsr__is_typed_array(const cJSON *v)
 {
     return cJSON_IsObject(v) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v, "dtype")) &&
            cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(v, "shape")) &&
            cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(v, "data"));
 }
 
-bool ds__is_device_handle(const cJSON *v)
+bool dsr__is_device_handle(const cJSON *v)
 {
     return cJSON_IsString(v) && !strncmp(v->valuestring, "device#", 7);
 }
 
-static void show(ds_buf *b, const cJSON *v)
+static void show(dsr_buf *b, const cJSON *v)
 {
     char *s = cJSON_PrintUnformatted(v);
-    ds__buf_puts(b, s ? s : "?");
+    dsr__buf_puts(b, s ? s : "?");
     cJSON_free(s);
 }
 
-static void mismatch(ds_buf *why, const char *path, const cJSON *e, const cJSON *o,
+static void mismatch(dsr_buf *why, const char *path, const cJSON *e, const cJSON *o,
                      const char *what)
 {
-    ds__buf_printf(why, "at %s: %s: expected ", path[0] ? path : "(result)", what);
+    dsr__buf_printf(why, "at %s: %s: expected ", path[0] ? path : "(result)", what);
     show(why, e);
-    ds__buf_puts(why, ", observed ");
+    dsr__buf_puts(why, ", observed ");
     if (o)
         show(why, o);
     else
-        ds__buf_puts(why, "nothing");
+        dsr__buf_puts(why, "nothing");
 }
 
 /* ---- typed elements ---------------------------------------------------------------- */
@@ -149,16 +149,16 @@ static int elem_equal(elem_kind k, const cJSON *e, const cJSON *o)
     return -1;
 }
 
-static int match_typed(const cJSON *e, const cJSON *o, const char *path, ds_buf *why)
+static int match_typed(const cJSON *e, const cJSON *o, const char *path, dsr_buf *why)
 {
-    if (!ds__is_typed_array(o)) {
+    if (!dsr__is_typed_array(o)) {
         mismatch(why, path, e, o, "expected a typed array");
         return 0;
     }
     const char *edt = cJSON_GetObjectItemCaseSensitive(e, "dtype")->valuestring;
     const char *odt = cJSON_GetObjectItemCaseSensitive(o, "dtype")->valuestring;
     if (strcmp(edt, odt)) {
-        ds__buf_printf(why, "at %s.dtype: expected \"%s\", observed \"%s\"", path, edt, odt);
+        dsr__buf_printf(why, "at %s.dtype: expected \"%s\", observed \"%s\"", path, edt, odt);
         return 0;
     }
     const cJSON *es = cJSON_GetObjectItemCaseSensitive(e, "shape");
@@ -167,48 +167,48 @@ static int match_typed(const cJSON *e, const cJSON *o, const char *path, ds_buf 
     for (const cJSON *a = es->child, *b = os->child; same_shape && a && b; a = a->next, b = b->next)
         same_shape = cJSON_IsNumber(a) && cJSON_IsNumber(b) && a->valuedouble == b->valuedouble;
     if (!same_shape) {
-        ds_buf p = {0};
-        ds__buf_printf(&p, "%s.shape", path);
+        dsr_buf p = {0};
+        dsr__buf_printf(&p, "%s.shape", path);
         mismatch(why, p.data, es, os, "shapes differ");
-        ds__buf_free(&p);
+        dsr__buf_free(&p);
         return 0;
     }
     elem_kind k = kind_of(edt);
     const cJSON *ed = cJSON_GetObjectItemCaseSensitive(e, "data");
     const cJSON *od = cJSON_GetObjectItemCaseSensitive(o, "data");
     if (cJSON_GetArraySize(ed) != cJSON_GetArraySize(od)) {
-        ds__buf_printf(why, "at %s.data: expected %d elements, observed %d", path,
-                       cJSON_GetArraySize(ed), cJSON_GetArraySize(od));
+        dsr__buf_printf(why, "at %s.data: expected %d elements, observed %d", path,
+                        cJSON_GetArraySize(ed), cJSON_GetArraySize(od));
         return 0;
     }
     int i = 0;
     for (const cJSON *a = ed->child, *b = od->child; a && b; a = a->next, b = b->next, i++) {
         int r = elem_equal(k, a, b);
         if (r == 1) continue;
-        ds_buf p = {0};
-        ds__buf_printf(&p, "%s.data[%d]", path, i);
+        dsr_buf p = {0};
+        dsr__buf_printf(&p, "%s.data[%d]", path, i);
         mismatch(why, p.data, a, b,
                  r == 0 ? "elements differ"
                  : r == -1
                      ? (k == K_BAD ? "unknown dtype"
                                    : "the expected element is not a valid element of this dtype")
                      : "the observed element is not a valid element of this dtype");
-        ds__buf_free(&p);
+        dsr__buf_free(&p);
         return 0;
     }
     return 1;
 }
 
-bool ds__is_matcher_key(const char *key)
+bool dsr__is_matcher_key(const char *key)
 {
     return key[0] == '$' && key[1] != '$';
 }
 
-const char *const ds__matcher_names[] = {"$len_min", "$contains", "$range", "$type", NULL};
-const char *const ds__matcher_types[] = {"int",  "number", "bool", "string",
-                                         "list", "object", "null", NULL};
+const char *const dsr__matcher_names[] = {"$len_min", "$contains", "$range", "$type", NULL};
+const char *const dsr__matcher_types[] = {"int",  "number", "bool", "string",
+                                          "list", "object", "null", NULL};
 
-cJSON *ds__resolve(const cJSON *bindings, const cJSON *v)
+cJSON *dsr__resolve(const cJSON *bindings, const cJSON *v)
 {
     if (cJSON_IsString(v) && v->valuestring[0] == '$') {
         if (v->valuestring[1] == '$') return cJSON_CreateString(v->valuestring + 1);
@@ -219,13 +219,13 @@ cJSON *ds__resolve(const cJSON *bindings, const cJSON *v)
     if (cJSON_IsObject(v)) {
         cJSON *o = cJSON_CreateObject();
         for (const cJSON *c = v->child; c; c = c->next)
-            cJSON_AddItemToObject(o, c->string, ds__resolve(bindings, c));
+            cJSON_AddItemToObject(o, c->string, dsr__resolve(bindings, c));
         return o;
     }
     if (cJSON_IsArray(v)) {
         cJSON *a = cJSON_CreateArray();
         for (const cJSON *c = v->child; c; c = c->next)
-            cJSON_AddItemToArray(a, ds__resolve(bindings, c));
+            cJSON_AddItemToArray(a, dsr__resolve(bindings, c));
         return a;
     }
     return cJSON_Duplicate(v, true);
@@ -235,20 +235,20 @@ cJSON *ds__resolve(const cJSON *bindings, const cJSON *v)
 static const cJSON *matcher_of(const cJSON *e)
 {
     for (const cJSON *k = e->child; k; k = k->next)
-        if (ds__is_matcher_key(k->string)) return k;
+        if (dsr__is_matcher_key(k->string)) return k;
     return NULL;
 }
 
 /* A mismatch whose expected side is shown with its references resolved. */
-static void mismatch_resolved(const ds_judge *j, ds_buf *why, const char *path, const cJSON *e,
+static void mismatch_resolved(const dsr_judge *j, dsr_buf *why, const char *path, const cJSON *e,
                               const cJSON *o, const char *what)
 {
-    cJSON *shown = ds__resolve(j ? j->bindings : NULL, e);
+    cJSON *shown = dsr__resolve(j ? j->bindings : NULL, e);
     mismatch(why, path, shown, o, what);
     cJSON_Delete(shown);
 }
 
-static int match(const ds_judge *j, const cJSON *e, const cJSON *o, ds_buf *path, ds_buf *why,
+static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *path, dsr_buf *why,
                  bool literal);
 
 static bool is_integral(const cJSON *v)
@@ -258,8 +258,8 @@ static bool is_integral(const cJSON *v)
 
 /* Applies the matcher M (the one key of the expected object E) to O. The loader has checked
  * the matcher's operand (case_load.c); a malformed one here is reported, never trusted. */
-static int match_matcher(const ds_judge *j, const cJSON *e, const cJSON *m, const cJSON *o,
-                         ds_buf *path, ds_buf *why)
+static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, const cJSON *o,
+                         dsr_buf *path, dsr_buf *why)
 {
     const char *p = path->data ? path->data : "";
     const char *name = m->string;
@@ -281,17 +281,17 @@ static int match_matcher(const ds_judge *j, const cJSON *e, const cJSON *m, cons
         int i = 0;
         for (const cJSON *el = o->child; el; el = el->next, i++) {
             size_t keep = path->len;
-            ds__buf_printf(path, "[%d]", i);
-            ds_buf scratch = {0};
+            dsr__buf_printf(path, "[%d]", i);
+            dsr_buf scratch = {0};
             int r = match(j, m, el, path, &scratch, false);
             path->len = keep;
             path->data[keep] = '\0';
             if (r < 0) { /* a device comparison could not be made: the step cannot be judged */
-                ds__buf_puts(why, scratch.data ? scratch.data : "");
-                ds__buf_free(&scratch);
+                dsr__buf_puts(why, scratch.data ? scratch.data : "");
+                dsr__buf_free(&scratch);
                 return -1;
             }
-            ds__buf_free(&scratch);
+            dsr__buf_free(&scratch);
             if (r == 1) return 1;
         }
         mismatch_resolved(j, why, p, e, o, "no element matches $contains");
@@ -344,7 +344,7 @@ malformed:
 }
 
 /* LITERAL: E is a value brought in by a reference (or inside one): "$" means nothing in it. */
-static int match(const ds_judge *j, const cJSON *e, const cJSON *o, ds_buf *path, ds_buf *why,
+static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *path, dsr_buf *why,
                  bool literal)
 {
     const char *p = path->data ? path->data : "";
@@ -353,8 +353,8 @@ static int match(const ds_judge *j, const cJSON *e, const cJSON *o, ds_buf *path
         const cJSON *b =
             j && j->bindings ? cJSON_GetObjectItemCaseSensitive(j->bindings, name) : NULL;
         if (!b) {
-            ds__buf_printf(why, "at %s: the reference %s is not bound", p[0] ? p : "(result)",
-                           e->valuestring);
+            dsr__buf_printf(why, "at %s: the reference %s is not bound", p[0] ? p : "(result)",
+                            e->valuestring);
             return 0;
         }
         return match(j, b, o, path, why, true);
@@ -369,11 +369,11 @@ static int match(const ds_judge *j, const cJSON *e, const cJSON *o, ds_buf *path
             return match_matcher(j, e, m, o, path, why);
         }
     }
-    if (ds__is_typed_array(e)) {
+    if (dsr__is_typed_array(e)) {
         if (literal) return match_typed(e, o, p, why);
         /* The elements may hold references and "$$" escapes; a typed array holds no
          * matcher (the loader refuses one). */
-        cJSON *r = ds__resolve(j ? j->bindings : NULL, e);
+        cJSON *r = dsr__resolve(j ? j->bindings : NULL, e);
         int res = match_typed(r, o, p, why);
         cJSON_Delete(r);
         return res;
@@ -387,15 +387,15 @@ static int match(const ds_judge *j, const cJSON *e, const cJSON *o, ds_buf *path
             /* "$$key" in a case stands for the result's key "$key". */
             const char *key = !literal && k->string[0] == '$' ? k->string + 1 : k->string;
             size_t keep = path->len;
-            ds__buf_printf(path, ".%s", key);
+            dsr__buf_printf(path, ".%s", key);
             const cJSON *ov = cJSON_GetObjectItemCaseSensitive(o, key);
             int r;
             if (!ov) {
-                ds__buf_printf(why, "at %s: missing from the result (expected ", path->data);
-                cJSON *shown = literal ? NULL : ds__resolve(j ? j->bindings : NULL, k);
+                dsr__buf_printf(why, "at %s: missing from the result (expected ", path->data);
+                cJSON *shown = literal ? NULL : dsr__resolve(j ? j->bindings : NULL, k);
                 show(why, shown ? shown : k);
                 cJSON_Delete(shown);
-                ds__buf_puts(why, ")");
+                dsr__buf_puts(why, ")");
                 r = 0;
             } else {
                 r = match(j, k, ov, path, why, literal);
@@ -415,7 +415,7 @@ static int match(const ds_judge *j, const cJSON *e, const cJSON *o, ds_buf *path
         int i = 0;
         for (const cJSON *a = e->child, *b = o->child; a; a = a->next, b = b->next, i++) {
             size_t keep = path->len;
-            ds__buf_printf(path, "[%d]", i);
+            dsr__buf_printf(path, "[%d]", i);
             int r = match(j, a, b, path, why, literal);
             path->len = keep;
             path->data[keep] = '\0';
@@ -426,22 +426,22 @@ static int match(const ds_judge *j, const cJSON *e, const cJSON *o, ds_buf *path
     /* "$$text" is the literal string "$text". */
     const char *es = cJSON_IsString(e) ? e->valuestring : NULL;
     if (es && !literal && es[0] == '$') es++;
-    if (es && ds__is_device_handle(e) && ds__is_device_handle(o) && es == e->valuestring) {
+    if (es && dsr__is_device_handle(e) && dsr__is_device_handle(o) && es == e->valuestring) {
         if (!strcmp(es, o->valuestring)) return 1;
         /* Devices compare through the library's own equality, never as strings. */
-        ds_buf err = {0};
+        dsr_buf err = {0};
         int r = j && j->device_equal ? j->device_equal(j->ctx, es, o->valuestring, &err) : 0;
         if (r == 1) {
-            ds__buf_free(&err);
+            dsr__buf_free(&err);
             return 1;
         }
         if (r < 0) {
-            ds__buf_printf(why, "at %s: comparing devices %s and %s failed: %s",
-                           p[0] ? p : "(result)", es, o->valuestring, err.data ? err.data : "?");
-            ds__buf_free(&err);
+            dsr__buf_printf(why, "at %s: comparing devices %s and %s failed: %s",
+                            p[0] ? p : "(result)", es, o->valuestring, err.data ? err.data : "?");
+            dsr__buf_free(&err);
             return -1;
         }
-        ds__buf_free(&err);
+        dsr__buf_free(&err);
         mismatch(why, p, e, o, "different devices (device.equal is false)");
         return 0;
     }
@@ -470,11 +470,11 @@ static int match(const ds_judge *j, const cJSON *e, const cJSON *o, ds_buf *path
     return 0;
 }
 
-int ds__judge_match(const ds_judge *j, const cJSON *expected, const cJSON *observed, ds_buf *why)
+int dsr__judge_match(const dsr_judge *j, const cJSON *expected, const cJSON *observed, dsr_buf *why)
 {
-    ds_buf path = {0};
-    ds__buf_puts(&path, "");
+    dsr_buf path = {0};
+    dsr__buf_puts(&path, "");
     int r = match(j, expected, observed, &path, why, false);
-    ds__buf_free(&path);
+    dsr__buf_free(&path);
     return r;
 }

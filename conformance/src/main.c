@@ -73,8 +73,8 @@ typedef struct strlist {
 
 static void strlist_add(strlist *l, const char *s)
 {
-    l->items = ds__xrealloc(l->items, sizeof(char *) * (size_t)(l->n + 2));
-    l->items[l->n++] = ds__xstrdup(s);
+    l->items = dsr__xrealloc(l->items, sizeof(char *) * (size_t)(l->n + 2));
+    l->items[l->n++] = dsr__xstrdup(s);
     l->items[l->n] = NULL;
 }
 
@@ -100,12 +100,12 @@ static int usage_error(const char *fmt, const char *arg)
  * at once, for an in-process adapter that hangs and never gives control back. */
 static void on_sigint(int sig)
 {
-    if (ds__interrupted) {
+    if (dsr__interrupted) {
         signal(sig, SIG_DFL);
         raise(sig);
         return;
     }
-    ds__interrupted = 1;
+    dsr__interrupted = 1;
 }
 
 typedef struct args {
@@ -230,35 +230,35 @@ static const char *root(const char *env, const char *fallback)
 }
 
 /* Loads the registry and the suite; returns 0, or the exit status (2). */
-static int load_all(args *a, const char *source, ds_registry *reg, ds_suite *suite)
+static int load_all(args *a, const char *source, dsr_registry *reg, dsr_suite *suite)
 {
-    ds_buf spec = {0};
+    dsr_buf spec = {0};
     if (a->spec)
-        ds__buf_puts(&spec, a->spec);
+        dsr__buf_puts(&spec, a->spec);
     else
-        ds__buf_printf(&spec, "%s/spec", source);
-    int rc = ds__registry_load(reg, spec.data);
-    ds__buf_free(&spec);
+        dsr__buf_printf(&spec, "%s/spec", source);
+    int rc = dsr__registry_load(reg, spec.data);
+    dsr__buf_free(&spec);
     if (rc != 0) return 2;
     if (a->cases.n == 0) {
-        ds_buf def = {0};
-        ds__buf_printf(&def, "%s/conformance/cases", source);
+        dsr_buf def = {0};
+        dsr__buf_printf(&def, "%s/conformance/cases", source);
         strlist_add(&a->cases, def.data);
-        ds__buf_free(&def);
+        dsr__buf_free(&def);
     }
     for (int i = 0; i < a->features.n; i++)
-        if (!ds__registry_feature(reg, a->features.items[i]))
+        if (!dsr__registry_feature(reg, a->features.items[i]))
             return usage_error("unknown feature '%s' (devspec list features)",
                                a->features.items[i]);
     for (int i = 0; i < a->excludes.n; i++)
-        if (!ds__registry_feature(reg, a->excludes.items[i]))
+        if (!dsr__registry_feature(reg, a->excludes.items[i]))
             return usage_error("unknown feature '%s' (devspec list features)",
                                a->excludes.items[i]);
     for (int i = 0; i < a->profiles.n; i++)
-        if (!ds__registry_profile(reg, a->profiles.items[i]))
+        if (!dsr__registry_profile(reg, a->profiles.items[i]))
             return usage_error("unknown profile '%s' (devspec list profiles)",
                                a->profiles.items[i]);
-    int problems = ds__suite_load(suite, reg, a->cases.items, a->cases.n, stderr);
+    int problems = dsr__suite_load(suite, reg, a->cases.items, a->cases.n, stderr);
     if (problems) {
         fprintf(stderr, "devspec: %d problem%s in the case files; nothing was run\n", problems,
                 problems == 1 ? "" : "s");
@@ -275,17 +275,17 @@ static int cmd_run(args *a, int argc, char **argv)
         return usage_error("%s", "run needs --adapter NAME|PATH or --adapter-cmd 'CMD'");
     if (a->profiles.n > 1) return usage_error("%s", "run takes one --profile");
 
-    ds_registry reg;
-    ds_suite suite = {0};
+    dsr_registry reg;
+    dsr_suite suite = {0};
     int rc = load_all(a, source, &reg, &suite);
     if (rc) {
-        if (reg.spec_dir) ds__registry_free(&reg);
-        ds__suite_free(&suite);
+        if (reg.spec_dir) dsr__registry_free(&reg);
+        dsr__suite_free(&suite);
         return rc;
     }
 
-    ds_named_adapter named = {0};
-    ds_adapter *ad = NULL;
+    dsr_named_adapter named = {0};
+    dsr_adapter *ad = NULL;
     char err[512] = "";
     char *label = NULL;
     const char *transport = "out-of-process";
@@ -293,27 +293,27 @@ static int cmd_run(args *a, int argc, char **argv)
     if (a->adapter_cmd) {
         char *argv_sh[] = {"/bin/sh", "-c", (char *)a->adapter_cmd, NULL};
         char *noenv[] = {NULL};
-        ad = ds__adapter_open_cmd(argv_sh, noenv);
-        label = a->adapter ? ds__xstrdup(a->adapter) : NULL;
+        ad = dsr__adapter_open_cmd(argv_sh, noenv);
+        label = a->adapter ? dsr__xstrdup(a->adapter) : NULL;
     } else {
         const char *x = a->adapter;
         size_t n = strlen(x);
         bool so = n > 3 && !strcmp(x + n - 3, ".so");
         if (so || strchr(x, '/')) {
             const char *base = strrchr(x, '/') ? strrchr(x, '/') + 1 : x;
-            label = ds__xstrdup(base);
+            label = dsr__xstrdup(base);
             char *dot = strrchr(label, '.');
             if (dot && dot != label) *dot = '\0';
             if (so) {
-                ad = ds__adapter_open_so(x, err, sizeof err);
+                ad = dsr__adapter_open_so(x, err, sizeof err);
                 transport = "in-process";
             } else {
                 char *av[] = {(char *)x, NULL};
                 char *noenv[] = {NULL};
-                ad = ds__adapter_open_cmd(av, noenv);
+                ad = dsr__adapter_open_cmd(av, noenv);
             }
-        } else if (ds__named_adapter_find(source, build, x, &named) == 0) {
-            label = ds__xstrdup(named.name);
+        } else if (dsr__named_adapter_find(source, build, x, &named) == 0) {
+            label = dsr__xstrdup(named.name);
             if (!expectations) expectations = named.expectations;
             if (a->in_process) {
                 if (!named.shared_object)
@@ -329,30 +329,30 @@ static int cmd_run(args *a, int argc, char **argv)
                             *eq = '=';
                         }
                     }
-                    ad = ds__adapter_open_so(named.shared_object, err, sizeof err);
+                    ad = dsr__adapter_open_so(named.shared_object, err, sizeof err);
                     transport = "in-process";
                 }
             } else if (!named.command || !named.command[0]) {
                 snprintf(err, sizeof err, "adapter '%s' has no command", x);
             } else {
-                ad = ds__adapter_open_cmd(named.command, named.env);
+                ad = dsr__adapter_open_cmd(named.command, named.env);
             }
         } else {
             snprintf(err, sizeof err, "unknown adapter '%s'", x);
         }
     }
-    ds_expectations ex = {0};
+    dsr_expectations ex = {0};
     int code;
     if (!ad) {
         fprintf(stderr, "devspec: the adapter could not start: %s\n", err);
         code = 3;
         goto out;
     }
-    if (expectations && ds__expectations_load(&ex, expectations, stderr) != 0) {
+    if (expectations && dsr__expectations_load(&ex, expectations, stderr) != 0) {
         code = 2;
         goto out;
     }
-    ds_options o = {0};
+    dsr_options o = {0};
     o.cases = a->cases.items;
     o.ncases = a->cases.n;
     o.case_globs = a->globs.items;
@@ -380,14 +380,14 @@ static int cmd_run(args *a, int argc, char **argv)
     o.build = build;
     o.argc = argc;
     o.argv = argv;
-    code = ds__run(&o, &reg, &suite, ex.path ? &ex : NULL, ad);
+    code = dsr__run(&o, &reg, &suite, ex.path ? &ex : NULL, ad);
 out:
-    ds__adapter_destroy(ad);
-    ds__expectations_free(&ex);
-    ds__named_adapter_free(&named);
+    dsr__adapter_destroy(ad);
+    dsr__expectations_free(&ex);
+    dsr__named_adapter_free(&named);
     free(label);
-    ds__suite_free(&suite);
-    ds__registry_free(&reg);
+    dsr__suite_free(&suite);
+    dsr__registry_free(&reg);
     return code;
 }
 
@@ -395,30 +395,30 @@ static int cmd_list(args *a)
 {
     const char *source = root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR);
     const char *what = a->what ? a->what : "cases";
-    if (!strcmp(what, "adapters")) return ds__named_adapter_list(source, stdout) == 0 ? 0 : 2;
+    if (!strcmp(what, "adapters")) return dsr__named_adapter_list(source, stdout) == 0 ? 0 : 2;
     if (strcmp(what, "cases") && strcmp(what, "features") && strcmp(what, "profiles"))
         return usage_error("list what? '%s' (cases, features, profiles, adapters)", what);
-    ds_registry reg;
-    ds_suite suite = {0};
+    dsr_registry reg;
+    dsr_suite suite = {0};
     int rc = load_all(a, source, &reg, &suite);
     if (rc) {
-        if (reg.spec_dir) ds__registry_free(&reg);
-        ds__suite_free(&suite);
+        if (reg.spec_dir) dsr__registry_free(&reg);
+        dsr__suite_free(&suite);
         return rc;
     }
     cJSON *out = a->json ? cJSON_CreateArray() : NULL;
     if (!strcmp(what, "cases")) {
         for (int f = 0; f < suite.nfiles; f++)
             for (int k = 0; k < suite.files[f].ncases; k++) {
-                const ds_case *c = &suite.files[f].cases[k];
+                const dsr_case *c = &suite.files[f].cases[k];
                 if (out) {
                     cJSON *j = cJSON_CreateObject();
                     cJSON_AddStringToObject(j, "id", c->id);
                     cJSON_AddStringToObject(j, "file", c->file->name);
                     cJSON_AddNumberToObject(j, "devices", c->devices);
                     cJSON_AddItemToObject(j, "features",
-                                          ds__json_strings(c->features, c->nfeatures));
-                    cJSON_AddItemToObject(j, "spec", ds__json_strings(c->spec, c->nspec));
+                                          dsr__json_strings(c->features, c->nfeatures));
+                    cJSON_AddItemToObject(j, "spec", dsr__json_strings(c->spec, c->nspec));
                     cJSON_AddItemToArray(out, j);
                 } else {
                     printf("%s\t%s\t", c->id, c->file->name);
@@ -444,17 +444,17 @@ static int cmd_list(args *a)
         }
     } else {
         for (int i = 0; i < reg.nprofiles; i++) {
-            const ds_profile *p = &reg.profiles[i];
+            const dsr_profile *p = &reg.profiles[i];
             if (out) {
                 cJSON *j = cJSON_CreateObject();
                 cJSON_AddStringToObject(j, "name", p->name);
                 cJSON_AddBoolToObject(j, "core", p->core);
                 cJSON_AddItemToObject(
                     j, "required",
-                    ds__json_strings((const char *const *)p->required, p->nrequired));
+                    dsr__json_strings((const char *const *)p->required, p->nrequired));
                 cJSON_AddItemToObject(
                     j, "optional",
-                    ds__json_strings((const char *const *)p->optional, p->noptional));
+                    dsr__json_strings((const char *const *)p->optional, p->noptional));
                 cJSON_AddItemToArray(out, j);
             } else {
                 printf("%s%s:", p->name, p->core ? " (core)" : "");
@@ -474,21 +474,9 @@ static int cmd_list(args *a)
         cJSON_free(s);
         cJSON_Delete(out);
     }
-    ds__suite_free(&suite);
-    ds__registry_free(&reg);
+    dsr__suite_free(&suite);
+    dsr__registry_free(&reg);
     return 0;
-}
-
-static bool level_listed(const char *levels, const char *level)
-{
-    size_t n = strlen(level);
-    for (const char *p = levels; *p;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        if (len == n && !strncmp(p, level, n)) return true;
-        p += len + (comma ? 1 : 0);
-    }
-    return false;
 }
 
 /* devspec coverage: per profile, every statement of its features and the cases that cite
@@ -497,12 +485,12 @@ static bool level_listed(const char *levels, const char *level)
 static int cmd_coverage(args *a)
 {
     const char *source = root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR);
-    ds_registry reg;
-    ds_suite suite = {0};
+    dsr_registry reg;
+    dsr_suite suite = {0};
     int rc = load_all(a, source, &reg, &suite);
     if (rc) {
-        if (reg.spec_dir) ds__registry_free(&reg);
-        ds__suite_free(&suite);
+        if (reg.spec_dir) dsr__registry_free(&reg);
+        dsr__suite_free(&suite);
         return rc;
     }
     if (a->fail_uncovered) {
@@ -513,8 +501,8 @@ static int cmd_coverage(args *a)
             snprintf(lv, sizeof lv, "%.*s", (int)(len < 63 ? len : 63), p);
             if (strcmp(lv, "must") && strcmp(lv, "should") && strcmp(lv, "may") &&
                 strcmp(lv, "implementation-defined")) {
-                ds__suite_free(&suite);
-                ds__registry_free(&reg);
+                dsr__suite_free(&suite);
+                dsr__registry_free(&reg);
                 return usage_error("--fail-uncovered: unknown level '%s' (must, should, may, "
                                    "implementation-defined)",
                                    lv);
@@ -522,120 +510,24 @@ static int cmd_coverage(args *a)
             p += len + (comma ? 1 : 0);
         }
     }
-    cJSON *out = cJSON_CreateArray();
-    int uncovered_gate = 0;
-    int shown = 0;
-    for (int i = 0; i < reg.nprofiles; i++) {
-        const ds_profile *p = &reg.profiles[i];
-        bool want = a->profiles.n == 0 && !a->core;
-        for (int k = 0; k < a->profiles.n; k++)
-            want = want || !strcmp(a->profiles.items[k], p->name);
-        want = want || (a->core && p->core);
-        if (!want) continue;
-        shown++;
-        cJSON *pj = cJSON_CreateObject();
-        cJSON_AddStringToObject(pj, "profile", p->name);
-        cJSON_AddBoolToObject(pj, "core", p->core);
-        cJSON *stmts = cJSON_AddArrayToObject(pj, "statements");
-        int total = 0, covered = 0;
-        if (!a->json) printf("profile %s%s\n", p->name, p->core ? " (core)" : "");
-        /* The statements of the profile: those of its features, each once. */
-        for (int pass = 0; pass < 2; pass++) {
-            char **feats = pass ? p->optional : p->required;
-            int nf = pass ? p->noptional : p->nrequired;
-            for (int fi = 0; fi < nf; fi++) {
-                const ds_feature *f = ds__registry_feature(&reg, feats[fi]);
-                for (int s = 0; f && s < f->nstatements; s++) {
-                    const char *id = f->statements[s];
-                    bool seen = false;
-                    for (const cJSON *x = stmts->child; x; x = x->next)
-                        seen = seen || !strcmp(cJSON_GetObjectItem(x, "id")->valuestring, id);
-                    if (seen) continue;
-                    const ds_statement *st = ds__registry_statement(&reg, id);
-                    if (st && !ds__statement_applies(st, p)) continue;
-                    const char *level = st ? st->level : "";
-                    bool testable = !st || st->testable;
-                    cJSON *sj = cJSON_CreateObject();
-                    cJSON_AddStringToObject(sj, "id", id);
-                    cJSON_AddStringToObject(sj, "level", level);
-                    cJSON_AddStringToObject(sj, "feature", f->name);
-                    cJSON_AddBoolToObject(sj, "optional_feature", pass == 1);
-                    cJSON_AddBoolToObject(sj, "testable", testable);
-                    cJSON *cs = cJSON_AddArrayToObject(sj, "cases");
-                    for (int fl = 0; fl < suite.nfiles; fl++)
-                        for (int k = 0; k < suite.files[fl].ncases; k++) {
-                            const ds_case *c = &suite.files[fl].cases[k];
-                            if (!ds__case_counts(&reg, c, p)) continue;
-                            for (int x = 0; x < c->nspec; x++)
-                                if (!strcmp(c->spec[x], id))
-                                    cJSON_AddItemToArray(cs, cJSON_CreateString(c->id));
-                        }
-                    int n = cJSON_GetArraySize(cs);
-                    total++;
-                    covered += n > 0;
-                    /* Only statements of required features that a case can observe gate. */
-                    bool gate = n == 0 && pass == 0 && testable && a->fail_uncovered &&
-                                level_listed(a->fail_uncovered, level);
-                    uncovered_gate += gate;
-                    cJSON_AddBoolToObject(sj, "covered", n > 0);
-                    cJSON_AddItemToArray(stmts, sj);
-                    if (!a->json) {
-                        printf("  %-18s %-22s %-26s ", id, level[0] ? level : "?", f->name);
-                        /* unspecified and informative statements are recorded, never checked */
-                        bool checked = strcmp(level, "unspecified") && strcmp(level, "informative");
-                        if (n == 0)
-                            printf("%s\n", gate        ? "UNCOVERED (gating)"
-                                           : !testable ? "not testable"
-                                           : !checked  ? "not checked (level)"
-                                                       : "uncovered");
-                        else {
-                            int k = 0;
-                            for (const cJSON *x = cs->child; x; x = x->next, k++) {
-                                if (k == 3) {
-                                    printf(" ... (%d cases)", n);
-                                    break;
-                                }
-                                printf("%s%s", k ? ", " : "", x->valuestring);
-                            }
-                            putchar('\n');
-                        }
-                    }
-                }
-            }
-        }
-        cJSON_AddNumberToObject(pj, "total", total);
-        cJSON_AddNumberToObject(pj, "covered", covered);
-        if (!a->json) printf("  %d of %d statements covered\n", covered, total);
-        cJSON_AddItemToArray(out, pj);
-    }
-    if (a->json) {
-        char *s = cJSON_Print(out);
-        puts(s);
-        cJSON_free(s);
-    }
-    cJSON_Delete(out);
-    if (shown == 0)
-        fprintf(stderr, "devspec: no profile selected%s\n",
-                reg.have_profiles ? "" : " (spec/profiles.json does not exist yet)");
-    if (uncovered_gate)
-        fprintf(stderr, "devspec: %d statement%s of level %s without a case\n", uncovered_gate,
-                uncovered_gate == 1 ? "" : "s", a->fail_uncovered);
-    ds__suite_free(&suite);
-    ds__registry_free(&reg);
-    return uncovered_gate ? 1 : 0;
+    int gate = dsr__coverage(&reg, &suite, a->profiles.items, a->profiles.n, a->core, a->json,
+                             a->fail_uncovered);
+    dsr__suite_free(&suite);
+    dsr__registry_free(&reg);
+    return gate;
 }
 
 static int cmd_validate(args *a)
 {
     const char *source = root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR);
-    ds_registry reg;
-    ds_suite suite = {0};
+    dsr_registry reg;
+    dsr_suite suite = {0};
     int rc = load_all(a, source, &reg, &suite);
     if (rc == 0)
         printf("%d case file%s, %d cases: valid\n", suite.nfiles, suite.nfiles == 1 ? "" : "s",
                suite.ncases);
-    if (reg.spec_dir) ds__registry_free(&reg);
-    ds__suite_free(&suite);
+    if (reg.spec_dir) dsr__registry_free(&reg);
+    dsr__suite_free(&suite);
     return rc;
 }
 
@@ -649,7 +541,7 @@ static int cmd_expectations(int argc, char **argv)
         return usage_error("%s", "expectations needs one report: devspec expectations REPORT.json");
     const char *path = argv[2];
     size_t len;
-    char *text = ds__read_file(path, &len);
+    char *text = dsr__read_file(path, &len);
     if (!text) {
         fprintf(stderr, "devspec: cannot read %s: %s\n", path, strerror(errno));
         return 2;
@@ -676,8 +568,8 @@ static int cmd_expectations(int argc, char **argv)
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "observed_status");
         const cJSON *why = cJSON_GetObjectItemCaseSensitive(c, "reason");
         if (!cJSON_IsString(id) || !cJSON_IsString(st)) continue;
-        int s = ds__status_parse(st->valuestring);
-        if (s != DS_FAIL && s != DS_ERROR && s != DS_CRASH && s != DS_TIMEOUT) continue;
+        int s = dsr__status_parse(st->valuestring);
+        if (s != DSR_FAIL && s != DSR_ERROR && s != DSR_CRASH && s != DSR_TIMEOUT) continue;
         printf("%s %s", id->valuestring, st->valuestring);
         if (cJSON_IsString(why) && why->valuestring[0]) {
             fputs(" # ", stdout);
@@ -704,7 +596,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "--version")) {
         printf("devspec %s (protocol %d, report version %d)\n", DEVSPEC_VERSION,
-               DS_PROTOCOL_VERSION, DS_REPORT_VERSION);
+               DSR_PROTOCOL_VERSION, DSR_REPORT_VERSION);
         return 0;
     }
     if (!strcmp(cmd, "expectations")) return cmd_expectations(argc, argv);

@@ -11,7 +11,7 @@
 static cJSON *load_json(const char *path, bool required)
 {
     size_t len;
-    char *text = ds__read_file(path, &len);
+    char *text = dsr__read_file(path, &len);
     if (!text) {
         if (required || errno != ENOENT)
             fprintf(stderr, "devspec: cannot read %s: %s\n", path, strerror(errno));
@@ -21,7 +21,7 @@ static cJSON *load_json(const char *path, bool required)
     cJSON *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, true);
     if (!root) {
         int line, col;
-        ds__offset_to_linecol(text, end ? (size_t)(end - text) : 0, &line, &col);
+        dsr__offset_to_linecol(text, end ? (size_t)(end - text) : 0, &line, &col);
         fprintf(stderr, "devspec: %s:%d:%d: invalid JSON\n", path, line, col);
     }
     free(text);
@@ -32,14 +32,14 @@ static char **string_list(const cJSON *arr, int *n)
 {
     *n = 0;
     if (!cJSON_IsArray(arr)) return NULL;
-    char **out = ds__xmalloc(sizeof(char *) * ((size_t)cJSON_GetArraySize(arr) + 1));
+    char **out = dsr__xmalloc(sizeof(char *) * ((size_t)cJSON_GetArraySize(arr) + 1));
     const cJSON *it;
     cJSON_ArrayForEach(it, arr)
     {
         if (cJSON_IsString(it))
-            out[(*n)++] = ds__xstrdup(it->valuestring);
+            out[(*n)++] = dsr__xstrdup(it->valuestring);
         else if (cJSON_IsObject(it) && cJSON_IsString(cJSON_GetObjectItem(it, "name")))
-            out[(*n)++] = ds__xstrdup(cJSON_GetObjectItem(it, "name")->valuestring);
+            out[(*n)++] = dsr__xstrdup(cJSON_GetObjectItem(it, "name")->valuestring);
     }
     out[*n] = NULL;
     return out;
@@ -61,11 +61,11 @@ static const char *str_field(const cJSON *o, const char *k1, const char *k2)
 
 /* profiles.json is a list under "profiles" (or an object keyed by name); a profile lists
  * its required features under "required" (or "features") and may list "optional" ones. */
-static void load_profile(ds_profile *p, const char *name, const cJSON *o)
+static void load_profile(dsr_profile *p, const char *name, const cJSON *o)
 {
-    p->name = ds__xstrdup(name);
+    p->name = dsr__xstrdup(name);
     const char *d = str_field(o, "description", NULL);
-    p->description = d ? ds__xstrdup(d) : NULL;
+    p->description = d ? dsr__xstrdup(d) : NULL;
     const cJSON *req = cJSON_GetObjectItemCaseSensitive(o, "required");
     if (!req) req = cJSON_GetObjectItemCaseSensitive(o, "features");
     p->required = string_list(req, &p->nrequired);
@@ -75,39 +75,39 @@ static void load_profile(ds_profile *p, const char *name, const cJSON *o)
     const cJSON *tier = cJSON_GetObjectItemCaseSensitive(o, "tier");
     const char *doc = str_field(o, "document", NULL);
     const char *ver = str_field(o, "version", NULL);
-    p->document = doc ? ds__xstrdup(doc) : NULL;
-    p->version = ver ? ds__xstrdup(ver) : NULL;
+    p->document = doc ? dsr__xstrdup(doc) : NULL;
+    p->version = ver ? dsr__xstrdup(ver) : NULL;
     p->core = cJSON_IsTrue(core) || (cJSON_IsString(kind) && !strcmp(kind->valuestring, "core")) ||
               (cJSON_IsString(tier) && !strcmp(tier->valuestring, "core"));
 }
 
-int ds__registry_load(ds_registry *r, const char *spec_dir)
+int dsr__registry_load(dsr_registry *r, const char *spec_dir)
 {
     memset(r, 0, sizeof *r);
-    r->spec_dir = ds__xstrdup(spec_dir);
-    ds_buf path = {0};
+    r->spec_dir = dsr__xstrdup(spec_dir);
+    dsr_buf path = {0};
 
-    ds__buf_printf(&path, "%s/features.json", spec_dir);
+    dsr__buf_printf(&path, "%s/features.json", spec_dir);
     cJSON *root = load_json(path.data, true);
     if (!root) {
-        ds__buf_free(&path);
+        dsr__buf_free(&path);
         return -1;
     }
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "features");
     if (!cJSON_IsArray(list)) {
         fprintf(stderr, "devspec: %s: \"features\" is not a list\n", path.data);
         cJSON_Delete(root);
-        ds__buf_free(&path);
+        dsr__buf_free(&path);
         return -1;
     }
-    r->features = ds__xmalloc(sizeof(ds_feature) * ((size_t)cJSON_GetArraySize(list) + 1));
+    r->features = dsr__xmalloc(sizeof(dsr_feature) * ((size_t)cJSON_GetArraySize(list) + 1));
     const cJSON *it;
     cJSON_ArrayForEach(it, list)
     {
         const char *name = str_field(it, "name", NULL);
         if (!name) continue;
-        ds_feature *f = &r->features[r->nfeatures++];
-        f->name = ds__xstrdup(name);
+        dsr_feature *f = &r->features[r->nfeatures++];
+        f->name = dsr__xstrdup(name);
         f->statements =
             string_list(cJSON_GetObjectItemCaseSensitive(it, "statements"), &f->nstatements);
         f->optional = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(it, "optional"));
@@ -115,13 +115,13 @@ int ds__registry_load(ds_registry *r, const char *spec_dir)
     cJSON_Delete(root);
 
     path.len = 0;
-    ds__buf_printf(&path, "%s/profiles.json", spec_dir);
+    dsr__buf_printf(&path, "%s/profiles.json", spec_dir);
     root = load_json(path.data, false);
     if (root) {
         r->have_profiles = true;
         list = cJSON_GetObjectItemCaseSensitive(root, "profiles");
         if (!list) list = root;
-        r->profiles = ds__xmalloc(sizeof(ds_profile) * ((size_t)cJSON_GetArraySize(list) + 1));
+        r->profiles = dsr__xmalloc(sizeof(dsr_profile) * ((size_t)cJSON_GetArraySize(list) + 1));
         cJSON_ArrayForEach(it, list)
         {
             const char *name = cJSON_IsArray(list) ? str_field(it, "name", "id") : it->string;
@@ -132,25 +132,26 @@ int ds__registry_load(ds_registry *r, const char *spec_dir)
     }
 
     path.len = 0;
-    ds__buf_printf(&path, "%s/statements.json", spec_dir);
+    dsr__buf_printf(&path, "%s/statements.json", spec_dir);
     root = load_json(path.data, false);
     if (root) {
         r->have_statements = true;
         list = cJSON_GetObjectItemCaseSensitive(root, "statements");
-        r->statements = ds__xmalloc(sizeof(ds_statement) * ((size_t)cJSON_GetArraySize(list) + 1));
+        r->statements =
+            dsr__xmalloc(sizeof(dsr_statement) * ((size_t)cJSON_GetArraySize(list) + 1));
         cJSON_ArrayForEach(it, list)
         {
             const char *id = str_field(it, "id", NULL);
             if (!id) continue;
-            ds_statement *s = &r->statements[r->nstatements++];
-            s->id = ds__xstrdup(id);
+            dsr_statement *s = &r->statements[r->nstatements++];
+            s->id = dsr__xstrdup(id);
             const char *level = str_field(it, "level", NULL);
-            s->level = ds__xstrdup(level ? level : "");
+            s->level = dsr__xstrdup(level ? level : "");
             const char *text = str_field(it, "text", "paraphrase");
-            s->text = ds__xstrdup(text ? text : "");
+            s->text = dsr__xstrdup(text ? text : "");
             const char *doc =
                 str_field(cJSON_GetObjectItemCaseSensitive(it, "source"), "document", NULL);
-            s->document = doc ? ds__xstrdup(doc) : NULL;
+            s->document = doc ? dsr__xstrdup(doc) : NULL;
             s->versions =
                 string_list(cJSON_GetObjectItemCaseSensitive(it, "versions"), &s->nversions);
             s->testable = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(it, "testable"));
@@ -158,11 +159,11 @@ int ds__registry_load(ds_registry *r, const char *spec_dir)
         r->retired = string_list(cJSON_GetObjectItemCaseSensitive(root, "retired"), &r->nretired);
         cJSON_Delete(root);
     }
-    ds__buf_free(&path);
+    dsr__buf_free(&path);
     return 0;
 }
 
-void ds__registry_free(ds_registry *r)
+void dsr__registry_free(dsr_registry *r)
 {
     for (int i = 0; i < r->nfeatures; i++) {
         free(r->features[i].name);
@@ -191,35 +192,35 @@ void ds__registry_free(ds_registry *r)
     memset(r, 0, sizeof *r);
 }
 
-const ds_feature *ds__registry_feature(const ds_registry *r, const char *name)
+const dsr_feature *dsr__registry_feature(const dsr_registry *r, const char *name)
 {
     for (int i = 0; i < r->nfeatures; i++)
         if (!strcmp(r->features[i].name, name)) return &r->features[i];
     return NULL;
 }
 
-const ds_profile *ds__registry_profile(const ds_registry *r, const char *name)
+const dsr_profile *dsr__registry_profile(const dsr_registry *r, const char *name)
 {
     for (int i = 0; i < r->nprofiles; i++)
         if (!strcmp(r->profiles[i].name, name)) return &r->profiles[i];
     return NULL;
 }
 
-const ds_statement *ds__registry_statement(const ds_registry *r, const char *id)
+const dsr_statement *dsr__registry_statement(const dsr_registry *r, const char *id)
 {
     for (int i = 0; i < r->nstatements; i++)
         if (!strcmp(r->statements[i].id, id)) return &r->statements[i];
     return NULL;
 }
 
-bool ds__registry_retired(const ds_registry *r, const char *id)
+bool dsr__registry_retired(const dsr_registry *r, const char *id)
 {
     for (int i = 0; i < r->nretired; i++)
         if (!strcmp(r->retired[i], id)) return true;
     return false;
 }
 
-bool ds__profile_has_feature(const ds_profile *p, const char *feature, bool *optional)
+bool dsr__profile_has_feature(const dsr_profile *p, const char *feature, bool *optional)
 {
     for (int i = 0; i < p->nrequired; i++)
         if (!strcmp(p->required[i], feature)) {
@@ -234,7 +235,7 @@ bool ds__profile_has_feature(const ds_profile *p, const char *feature, bool *opt
     return false;
 }
 
-bool ds__statement_applies(const ds_statement *s, const ds_profile *p)
+bool dsr__statement_applies(const dsr_statement *s, const dsr_profile *p)
 {
     if (!p->document || !s->document) return true;
     if (strcmp(p->document, s->document)) return false;
@@ -248,34 +249,34 @@ bool ds__statement_applies(const ds_statement *s, const ds_profile *p)
 
 static char *substitute(const char *s, const char *source, const char *build)
 {
-    ds_buf b = {0};
+    dsr_buf b = {0};
     while (*s) {
         if (!strncmp(s, "${SOURCE}", 9)) {
-            ds__buf_puts(&b, source);
+            dsr__buf_puts(&b, source);
             s += 9;
         } else if (!strncmp(s, "${BUILD}", 8)) {
-            ds__buf_puts(&b, build);
+            dsr__buf_puts(&b, build);
             s += 8;
         } else {
-            ds__buf_add(&b, s, 1);
+            dsr__buf_add(&b, s, 1);
             s++;
         }
     }
-    if (!b.data) ds__buf_puts(&b, "");
+    if (!b.data) dsr__buf_puts(&b, "");
     return b.data;
 }
 
 static cJSON *load_adapters(const char *source)
 {
-    ds_buf path = {0};
-    ds__buf_printf(&path, "%s/adapters/adapters.json", source);
+    dsr_buf path = {0};
+    dsr__buf_printf(&path, "%s/adapters/adapters.json", source);
     cJSON *root = load_json(path.data, true);
-    ds__buf_free(&path);
+    dsr__buf_free(&path);
     return root;
 }
 
-int ds__named_adapter_find(const char *source, const char *build, const char *name,
-                           ds_named_adapter *out)
+int dsr__named_adapter_find(const char *source, const char *build, const char *name,
+                            dsr_named_adapter *out)
 {
     memset(out, 0, sizeof *out);
     cJSON *root = load_adapters(source);
@@ -285,10 +286,10 @@ int ds__named_adapter_find(const char *source, const char *build, const char *na
     {
         const char *n = str_field(it, "name", NULL);
         if (!n || strcmp(n, name)) continue;
-        out->name = ds__xstrdup(n);
+        out->name = dsr__xstrdup(n);
         const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(it, "command");
         int ncmd = cJSON_GetArraySize(cmd);
-        out->command = ds__xmalloc(sizeof(char *) * ((size_t)ncmd + 1));
+        out->command = dsr__xmalloc(sizeof(char *) * ((size_t)ncmd + 1));
         int k = 0;
         const cJSON *a;
         cJSON_ArrayForEach(a, cmd)
@@ -299,33 +300,33 @@ int ds__named_adapter_find(const char *source, const char *build, const char *na
         const char *so = str_field(it, "shared_object", NULL);
         out->shared_object = so ? substitute(so, source, build) : NULL;
         const cJSON *env = cJSON_GetObjectItemCaseSensitive(it, "env");
-        out->env = ds__xmalloc(sizeof(char *) * ((size_t)cJSON_GetArraySize(env) + 1));
+        out->env = dsr__xmalloc(sizeof(char *) * ((size_t)cJSON_GetArraySize(env) + 1));
         k = 0;
         cJSON_ArrayForEach(a, env)
         {
             if (!cJSON_IsString(a)) continue;
             char *v = substitute(a->valuestring, source, build);
-            ds_buf kv = {0};
-            ds__buf_printf(&kv, "%s=%s", a->string, v);
+            dsr_buf kv = {0};
+            dsr__buf_printf(&kv, "%s=%s", a->string, v);
             free(v);
             out->env[k++] = kv.data;
         }
         out->env[k] = NULL;
         const char *ex = str_field(it, "expectations", NULL);
         if (ex) {
-            ds_buf p = {0};
+            dsr_buf p = {0};
             char *rel = substitute(ex, source, build);
             if (rel[0] == '/')
-                ds__buf_puts(&p, rel);
+                dsr__buf_puts(&p, rel);
             else
-                ds__buf_printf(&p, "%s/%s", source, rel);
+                dsr__buf_printf(&p, "%s/%s", source, rel);
             free(rel);
             out->expectations = p.data;
         }
         cJSON_Delete(root);
         if (k == 0 && out->command[0] == NULL && !out->shared_object) {
             fprintf(stderr, "devspec: adapter '%s' has neither command nor shared_object\n", name);
-            ds__named_adapter_free(out);
+            dsr__named_adapter_free(out);
             return -1;
         }
         return 0;
@@ -338,7 +339,7 @@ int ds__named_adapter_find(const char *source, const char *build, const char *na
     return -1;
 }
 
-void ds__named_adapter_free(ds_named_adapter *a)
+void dsr__named_adapter_free(dsr_named_adapter *a)
 {
     free(a->name);
     if (a->command)
@@ -354,7 +355,7 @@ void ds__named_adapter_free(ds_named_adapter *a)
     memset(a, 0, sizeof *a);
 }
 
-int ds__named_adapter_list(const char *source, FILE *out)
+int dsr__named_adapter_list(const char *source, FILE *out)
 {
     cJSON *root = load_adapters(source);
     if (!root) return -1;

@@ -12,7 +12,6 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <unistd.h>
 
 #ifndef DEVSPEC_VERSION
@@ -22,14 +21,14 @@
 typedef enum { STEP_OK, STEP_FAIL, STEP_ERROR, STEP_CRASH, STEP_TIMEOUT, STEP_STOP } step_end;
 
 typedef struct runner {
-    const ds_options *o;
-    const ds_registry *reg;
-    ds_suite *suite;
-    ds_expectations *ex;
-    ds_adapter *ad;
+    const dsr_options *o;
+    const dsr_registry *reg;
+    dsr_suite *suite;
+    dsr_expectations *ex;
+    dsr_adapter *ad;
     long next_id;
     cJSON *hello; /* the hello result */
-    char *devices[DS_MAX_DEVICES];
+    char *devices[DSR_MAX_DEVICES];
     int ndevices;
     int restarts;
     bool incomplete;
@@ -38,16 +37,13 @@ typedef struct runner {
     bool need_reset;
     double deadline;
     cJSON *bindings;
-    ds_tap *tap;
-    FILE *jsonl;
-    char *jsonl_path;
-    char *report_path;
-    cJSON *header;
-    ds_result *results;
+    dsr_tap *tap;
+    dsr_report rep;
+    dsr_result *results;
     int nresults;
-    ds_buf req; /* the request being sent */
+    dsr_buf req; /* the request being sent */
     /* the failure of the last request, for the result */
-    ds_buf msg;
+    dsr_buf msg;
     cJSON *expected;
     cJSON *observed;
 } runner;
@@ -70,7 +66,7 @@ static void failmsg(runner *r, const char *fmt, ...)
     vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
     r->msg.len = 0;
-    ds__buf_puts(&r->msg, tmp);
+    dsr__buf_puts(&r->msg, tmp);
 }
 
 static int hello(runner *r, char *err, size_t errlen);
@@ -79,13 +75,13 @@ static int hello(runner *r, char *err, size_t errlen);
  * handshake. Past --max-restarts the run stops as incomplete. */
 static void restart(runner *r)
 {
-    if (ds__adapter_in_process(r->ad)) {
+    if (dsr__adapter_in_process(r->ad)) {
         r->incomplete = true;
         snprintf(r->why_incomplete, sizeof r->why_incomplete,
                  "the in-process adapter failed and cannot be restarted");
         return;
     }
-    ds__adapter_kill(r->ad);
+    dsr__adapter_kill(r->ad);
     if (r->restarts >= r->o->max_restarts) {
         r->incomplete = true;
         snprintf(r->why_incomplete, sizeof r->why_incomplete,
@@ -95,11 +91,11 @@ static void restart(runner *r)
     }
     r->restarts++;
     char err[400];
-    if (ds__adapter_start(r->ad, err, sizeof err) != 0 || hello(r, err, sizeof err) != 0) {
+    if (dsr__adapter_start(r->ad, err, sizeof err) != 0 || hello(r, err, sizeof err) != 0) {
         r->incomplete = true;
         snprintf(r->why_incomplete, sizeof r->why_incomplete,
                  "the adapter could not be restarted: %s", err);
-        ds__adapter_kill(r->ad);
+        dsr__adapter_kill(r->ad);
         return;
     }
     r->need_reset = false;
@@ -115,35 +111,35 @@ static step_end request(runner *r, const char *op, cJSON *args, reply *rep, bool
      * quarter of the runner's time per step. OP comes from the validated list of ops and
      * needs no escaping. */
     r->req.len = 0;
-    ds__buf_printf(&r->req, "{\"id\":%ld,\"op\":\"%s\"", id, op);
+    dsr__buf_printf(&r->req, "{\"id\":%ld,\"op\":\"%s\"", id, op);
     if (args) {
         char *a = cJSON_PrintUnformatted(args);
-        ds__buf_puts(&r->req, ",\"args\":");
-        ds__buf_puts(&r->req, a);
+        dsr__buf_puts(&r->req, ",\"args\":");
+        dsr__buf_puts(&r->req, a);
         cJSON_free(a);
         cJSON_Delete(args);
     }
-    ds__buf_puts(&r->req, "}");
+    dsr__buf_puts(&r->req, "}");
     char *line = NULL;
     size_t len = 0;
-    ds_io io = ds__adapter_call(r->ad, r->req.data, r->req.len, r->deadline, &line, &len);
+    dsr_io io = dsr__adapter_call(r->ad, r->req.data, r->req.len, r->deadline, &line, &len);
     switch (io) {
-    case DS_IO_OK:
+    case DSR_IO_OK:
         break;
-    case DS_IO_DEAD:
-        failmsg(r, "the adapter died during %s: %s", op, ds__adapter_death(r->ad));
+    case DSR_IO_DEAD:
+        failmsg(r, "the adapter died during %s: %s", op, dsr__adapter_death(r->ad));
         return STEP_CRASH;
-    case DS_IO_TIMEOUT:
+    case DSR_IO_TIMEOUT:
         failmsg(r,
                 "no reply to %s within the case's %.3g s (--timeout); the adapter's process "
                 "group was killed",
                 op, r->o->timeout);
-        ds__adapter_kill(r->ad);
+        dsr__adapter_kill(r->ad);
         return STEP_TIMEOUT;
-    case DS_IO_INTERRUPTED:
+    case DSR_IO_INTERRUPTED:
         failmsg(r, "interrupted");
         return STEP_STOP;
-    case DS_IO_TOO_LONG:
+    case DSR_IO_TOO_LONG:
         failmsg(r,
                 "protocol violation: the reply to %s is not a line (over %u bytes without a "
                 "newline)",
@@ -154,7 +150,7 @@ static step_end request(runner *r, const char *op, cJSON *args, reply *rep, bool
     step_end bad = STEP_ERROR;
     const char *what = NULL;
     cJSON *doc = NULL;
-    if (ds__utf8_invalid_at(line, len) >= 0)
+    if (dsr__utf8_invalid_at(line, len) >= 0)
         what = "the reply is not valid UTF-8";
     else if (!(doc = cJSON_ParseWithLengthOpts(line, len + 1, NULL, true)) || !cJSON_IsObject(doc))
         what = "the reply is not a JSON object";
@@ -212,7 +208,7 @@ violation:
     doc = NULL;
     free(line);
     /* After a malformed reply the stream cannot be trusted: start a fresh worker. */
-    if (restart_on_error && !ds__adapter_in_process(r->ad)) restart(r);
+    if (restart_on_error && !dsr__adapter_in_process(r->ad)) restart(r);
     return bad;
 }
 
@@ -224,30 +220,30 @@ static void bind_devices(runner *r)
     const cJSON *def = cJSON_GetObjectItemCaseSensitive(r->hello, "default_device");
     const cJSON *list = cJSON_GetObjectItemCaseSensitive(r->hello, "devices");
     const cJSON *d;
-    if (cJSON_IsString(def)) r->devices[r->ndevices++] = ds__xstrdup(def->valuestring);
+    if (cJSON_IsString(def)) r->devices[r->ndevices++] = dsr__xstrdup(def->valuestring);
     cJSON_ArrayForEach(d, list)
     {
-        if (!cJSON_IsString(d) || r->ndevices >= DS_MAX_DEVICES) continue;
+        if (!cJSON_IsString(d) || r->ndevices >= DSR_MAX_DEVICES) continue;
         bool dup = false;
         for (int i = 0; i < r->ndevices; i++)
             if (!strcmp(r->devices[i], d->valuestring)) dup = true;
-        if (!dup) r->devices[r->ndevices++] = ds__xstrdup(d->valuestring);
+        if (!dup) r->devices[r->ndevices++] = dsr__xstrdup(d->valuestring);
     }
 }
 
 static int hello(runner *r, char *err, size_t errlen)
 {
     cJSON *args = cJSON_CreateObject();
-    cJSON_AddNumberToObject(args, "protocol", DS_PROTOCOL_VERSION);
+    cJSON_AddNumberToObject(args, "protocol", DSR_PROTOCOL_VERSION);
     double saved = r->deadline;
-    r->deadline = r->o->start_timeout > 0 ? ds__now() + r->o->start_timeout : 0;
+    r->deadline = r->o->start_timeout > 0 ? dsr__now() + r->o->start_timeout : 0;
     reply rep;
     step_end e = request(r, "hello", args, &rep, false);
     r->deadline = saved;
     if (e == STEP_TIMEOUT)
         failmsg(r, "no reply to hello within %.3g s (--start-timeout)", r->o->start_timeout);
     if (e != STEP_OK) {
-        const char *tail = ds__adapter_stderr(r->ad);
+        const char *tail = dsr__adapter_stderr(r->ad);
         snprintf(err, errlen, "hello failed: %s%s%s", r->msg.data, tail[0] ? "; stderr: " : "",
                  tail);
         return -1;
@@ -262,7 +258,7 @@ static int hello(runner *r, char *err, size_t errlen)
     const char *problem = NULL;
     if (!cJSON_IsObject(res))
         problem = "the hello result is not an object";
-    else if (!cJSON_IsNumber(proto) || proto->valuedouble != DS_PROTOCOL_VERSION)
+    else if (!cJSON_IsNumber(proto) || proto->valuedouble != DSR_PROTOCOL_VERSION)
         problem = "the adapter speaks another protocol version (this runner speaks 1)";
     else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(res, "devices")))
         problem = "hello has no \"devices\" list";
@@ -282,10 +278,10 @@ static int hello(runner *r, char *err, size_t errlen)
     return 0;
 }
 
-static bool claimed(const runner *r, const char *feature)
+bool dsr__claimed(const cJSON *hello, const char *feature)
 {
     const cJSON *f;
-    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(r->hello, "features"))
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(hello, "features"))
     {
         if (cJSON_IsString(f) && !strcmp(f->valuestring, feature)) return true;
     }
@@ -297,7 +293,7 @@ static bool claimed(const runner *r, const char *feature)
 static cJSON *substitute(runner *r, const cJSON *v)
 {
     /* The loader guarantees every reference is bound or a $Dn the case can have. */
-    return ds__resolve(r->bindings, v);
+    return dsr__resolve(r->bindings, v);
 }
 
 typedef struct eq_ctx {
@@ -305,7 +301,7 @@ typedef struct eq_ctx {
     step_end io; /* a transport failure during device.equal */
 } eq_ctx;
 
-static int device_equal(void *ctx, const char *a, const char *b, ds_buf *err)
+static int device_equal(void *ctx, const char *a, const char *b, dsr_buf *err)
 {
     eq_ctx *c = ctx;
     cJSON *args = cJSON_CreateObject();
@@ -315,17 +311,17 @@ static int device_equal(void *ctx, const char *a, const char *b, ds_buf *err)
     step_end e = request(c->r, "device.equal", args, &rep, true);
     if (e != STEP_OK) {
         c->io = e;
-        ds__buf_puts(err, c->r->msg.data);
+        dsr__buf_puts(err, c->r->msg.data);
         return -1;
     }
     int result;
     if (rep.ok && cJSON_IsBool(rep.result))
         result = cJSON_IsTrue(rep.result);
     else if (rep.ok) {
-        ds__buf_puts(err, "device.equal did not answer a boolean");
+        dsr__buf_puts(err, "device.equal did not answer a boolean");
         result = -1;
     } else {
-        ds__buf_printf(err, "device.equal raised %s: %s", rep.kind, rep.message);
+        dsr__buf_printf(err, "device.equal raised %s: %s", rep.kind, rep.message);
         result = -1;
     }
     cJSON_Delete(rep.doc);
@@ -358,7 +354,7 @@ static bool kind_matches(const char *want, const char *got)
 
 /* Judges one step's reply against its outcome. *STOP is set when the alternative that
  * held carries "stop": true (spec/case-format.md): the case ends there as a pass. */
-static step_end judge(runner *r, const ds_step *st, const reply *rep, bool *stop)
+static step_end judge(runner *r, const dsr_step *st, const reply *rep, bool *stop)
 {
     *stop = false;
     if (!rep->ok && !strcmp(rep->origin, "protocol")) {
@@ -376,12 +372,12 @@ static step_end judge(runner *r, const ds_step *st, const reply *rep, bool *stop
         return STEP_FAIL;
     }
     switch (st->outcome) {
-    case DS_OUTCOME_NONE:
+    case DSR_OUTCOME_NONE:
         if (rep->ok) return STEP_OK;
         failmsg(r, "%s raised %s: %s", st->op, rep->kind, rep->message);
         set_io(r, cJSON_CreateString("success"), error_json(rep));
         return STEP_FAIL;
-    case DS_OUTCOME_RAISES: {
+    case DSR_OUTCOME_RAISES: {
         const char *want = st->value->valuestring;
         if (rep->ok) {
             failmsg(r, "%s returned a value where %s was expected", st->op,
@@ -394,24 +390,24 @@ static step_end judge(runner *r, const ds_step *st, const reply *rep, bool *stop
         set_io(r, cJSON_CreateString(want), error_json(rep));
         return STEP_FAIL;
     }
-    case DS_OUTCOME_EXPECT:
-    case DS_OUTCOME_EITHER: {
+    case DSR_OUTCOME_EXPECT:
+    case DSR_OUTCOME_EITHER: {
         /* An "expect" is an "either" of one alternative. The judge reads the case's own
          * value (references, matchers, escapes); the report shows it resolved. */
-        bool single = st->outcome == DS_OUTCOME_EXPECT;
-        ds_buf why = {0};
+        bool single = st->outcome == DSR_OUTCOME_EXPECT;
+        dsr_buf why = {0};
         eq_ctx ctx = {r, STEP_OK};
-        ds_judge j = {device_equal, &ctx, r->bindings};
+        dsr_judge j = {device_equal, &ctx, r->bindings};
         step_end end = STEP_FAIL;
         const cJSON *alt = single ? NULL : st->value->child;
         for (int n = 0; single ? n < 1 : alt != NULL; n++, alt = alt ? alt->next : NULL) {
             const cJSON *exp = single ? st->value : cJSON_GetObjectItemCaseSensitive(alt, "expect");
             const cJSON *rai = single ? NULL : cJSON_GetObjectItemCaseSensitive(alt, "raises");
             bool stops = !single && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(alt, "stop"));
-            if (n) ds__buf_puts(&why, "; ");
-            if (!single) ds__buf_printf(&why, "alternative %d: ", n + 1);
+            if (n) dsr__buf_puts(&why, "; ");
+            if (!single) dsr__buf_printf(&why, "alternative %d: ", n + 1);
             if (exp && rep->ok) {
-                int m = ds__judge_match(&j, exp, rep->result, &why);
+                int m = dsr__judge_match(&j, exp, rep->result, &why);
                 if (m == 1) {
                     end = STEP_OK;
                     *stop = stops;
@@ -422,18 +418,18 @@ static step_end judge(runner *r, const ds_step *st, const reply *rep, bool *stop
                     break;
                 }
             } else if (exp) {
-                ds__buf_printf(&why, "expected a value, %s raised %s: %s", st->op, rep->kind,
-                               rep->message);
+                dsr__buf_printf(&why, "expected a value, %s raised %s: %s", st->op, rep->kind,
+                                rep->message);
             } else if (rai && !rep->ok) {
                 if (kind_matches(rai->valuestring, rep->kind)) {
                     end = STEP_OK;
                     *stop = stops;
                     break;
                 }
-                ds__buf_printf(&why, "expected %s, raised %s: %s", rai->valuestring, rep->kind,
-                               rep->message);
+                dsr__buf_printf(&why, "expected %s, raised %s: %s", rai->valuestring, rep->kind,
+                                rep->message);
             } else if (rai) {
-                ds__buf_printf(&why, "expected %s, returned a value", rai->valuestring);
+                dsr__buf_printf(&why, "expected %s, returned a value", rai->valuestring);
             }
         }
         if (end == STEP_FAIL || end == STEP_ERROR) {
@@ -442,7 +438,7 @@ static step_end judge(runner *r, const ds_step *st, const reply *rep, bool *stop
             set_io(r, substitute(r, st->value),
                    rep->ok ? cJSON_Duplicate(rep->result, true) : error_json(rep));
         }
-        ds__buf_free(&why);
+        dsr__buf_free(&why);
         return end;
     }
     }
@@ -451,31 +447,31 @@ static step_end judge(runner *r, const ds_step *st, const reply *rep, bool *stop
 
 /* ---- one case ------------------------------------------------------------------------ */
 
-static ds_status end_status(step_end e)
+static dsr_status end_status(step_end e)
 {
     switch (e) {
     case STEP_OK:
-        return DS_PASS;
+        return DSR_PASS;
     case STEP_FAIL:
-        return DS_FAIL;
+        return DSR_FAIL;
     case STEP_ERROR:
-        return DS_ERROR;
+        return DSR_ERROR;
     case STEP_CRASH:
-        return DS_CRASH;
+        return DSR_CRASH;
     case STEP_TIMEOUT:
-        return DS_TIMEOUT;
+        return DSR_TIMEOUT;
     case STEP_STOP:
         break;
     }
-    return DS_ERROR;
+    return DSR_ERROR;
 }
 
 /* Returns false when the run must stop (interrupted). */
-static bool run_case(runner *r, const ds_case *c, ds_result *res)
+static bool run_case(runner *r, const dsr_case *c, dsr_result *res)
 {
-    double t0 = ds__now();
+    double t0 = dsr__now();
     r->deadline = r->o->timeout > 0 ? t0 + r->o->timeout : 0;
-    ds__adapter_stderr_clear(r->ad);
+    dsr__adapter_stderr_clear(r->ad);
     r->msg.len = 0;
     set_io(r, NULL, NULL);
     cJSON_Delete(r->bindings);
@@ -497,7 +493,7 @@ static bool run_case(runner *r, const ds_case *c, ds_result *res)
     }
     r->need_reset = true;
     for (int s = 0; end == STEP_OK && s < c->nsteps; s++) {
-        const ds_step *st = &c->steps[s];
+        const dsr_step *st = &c->steps[s];
         cJSON *args = st->args ? substitute(r, st->args) : NULL;
         reply rep;
         end = request(r, st->op, args, &rep, true);
@@ -515,7 +511,7 @@ static bool run_case(runner *r, const ds_case *c, ds_result *res)
         if (end != STEP_OK) failed_step = s;
         if (stop) break; /* the alternative that held ends the case as a pass */
     }
-    res->duration = ds__now() - t0;
+    res->duration = dsr__now() - t0;
     if (end == STEP_STOP) {
         r->interrupted = true;
         return false;
@@ -523,32 +519,32 @@ static bool run_case(runner *r, const ds_case *c, ds_result *res)
     res->status = end_status(end);
     res->step = failed_step;
     if (end != STEP_OK) {
-        res->reason = ds__xstrdup(r->msg.data ? r->msg.data : "");
+        res->reason = dsr__xstrdup(r->msg.data ? r->msg.data : "");
         res->expected = r->expected;
         res->observed = r->observed;
         r->expected = r->observed = NULL;
-        const char *tail = ds__adapter_stderr(r->ad);
-        if (tail[0]) res->stderr_tail = ds__xstrdup(tail);
+        const char *tail = dsr__adapter_stderr(r->ad);
+        if (tail[0]) res->stderr_tail = dsr__xstrdup(tail);
     }
     if (end == STEP_CRASH || end == STEP_TIMEOUT) restart(r);
-    return !ds__interrupted;
+    return !dsr__interrupted;
 }
 
 /* ---- selection ----------------------------------------------------------------------- */
 
-bool ds__case_counts(const ds_registry *reg, const ds_case *c, const ds_profile *p)
+bool dsr__case_counts(const dsr_registry *reg, const dsr_case *c, const dsr_profile *p)
 {
     for (int i = 0; i < c->nfeatures; i++)
-        if (!ds__profile_has_feature(p, c->features[i], NULL)) return false;
+        if (!dsr__profile_has_feature(p, c->features[i], NULL)) return false;
     if (c->nfeatures == 0) return false;
     bool applies = false;
     for (int i = 0; i < c->nspec; i++) {
-        const ds_statement *s = ds__registry_statement(reg, c->spec[i]);
+        const dsr_statement *s = dsr__registry_statement(reg, c->spec[i]);
         if (!s) {
             applies = applies || !reg->have_statements;
             continue;
         }
-        if (ds__statement_applies(s, p))
+        if (dsr__statement_applies(s, p))
             applies = true;
         else if (p->document && s->document && !strcmp(s->document, p->document))
             return false; /* cites a statement of another version of the document */
@@ -556,7 +552,7 @@ bool ds__case_counts(const ds_registry *reg, const ds_case *c, const ds_profile 
     return applies;
 }
 
-bool ds__case_selected(const ds_options *o, const ds_registry *reg, const ds_case *c)
+bool dsr__case_selected(const dsr_options *o, const dsr_registry *reg, const dsr_case *c)
 {
     if (o->ncase_globs) {
         bool any = false;
@@ -572,8 +568,8 @@ bool ds__case_selected(const ds_options *o, const ds_registry *reg, const ds_cas
         if (!any) return false;
     }
     if (o->profile) {
-        const ds_profile *p = ds__registry_profile(reg, o->profile);
-        if (!p || !ds__case_counts(reg, c, p)) return false;
+        const dsr_profile *p = dsr__registry_profile(reg, o->profile);
+        if (!p || !dsr__case_counts(reg, c, p)) return false;
     }
     /* Exclusion is applied last. */
     for (int i = 0; i < o->nexclude_features; i++)
@@ -582,358 +578,14 @@ bool ds__case_selected(const ds_options *o, const ds_registry *reg, const ds_cas
     return true;
 }
 
-/* ---- reports ------------------------------------------------------------------------- */
-
-static char *capture(const char *cmd)
-{
-    FILE *p = popen(cmd, "r");
-    if (!p) return NULL;
-    char buf[256] = {0};
-    char *ok = fgets(buf, sizeof buf, p);
-    int rc = pclose(p);
-    if (!ok || rc != 0) return NULL;
-    buf[strcspn(buf, "\r\n")] = '\0';
-    return buf[0] ? ds__xstrdup(buf) : NULL;
-}
-
-static cJSON *suite_json(const ds_options *o)
-{
-    cJSON *s = cJSON_CreateObject();
-    cJSON_AddStringToObject(s, "name", "devspec");
-    cJSON_AddStringToObject(s, "version", DEVSPEC_VERSION);
-    char *commit = NULL;
-    bool modified = false;
-    bool have_git = false;
-    ds_buf gitdir = {0};
-    ds__buf_printf(&gitdir, "%s/.git", o->source);
-    if (access(gitdir.data, F_OK) == 0) {
-        ds_buf cmd = {0};
-        ds__buf_printf(&cmd, "git -C '%s' rev-parse HEAD 2>/dev/null", o->source);
-        commit = capture(cmd.data);
-        cmd.len = 0;
-        ds__buf_printf(&cmd, "git -C '%s' status --porcelain --untracked-files=no 2>/dev/null",
-                       o->source);
-        char *st = commit ? capture(cmd.data) : NULL;
-        have_git = commit != NULL;
-        modified = st != NULL;
-        free(st);
-        ds__buf_free(&cmd);
-    }
-    ds__buf_free(&gitdir);
-    if (commit)
-        cJSON_AddStringToObject(s, "commit", commit);
-    else
-        cJSON_AddNullToObject(s, "commit");
-    if (have_git)
-        cJSON_AddBoolToObject(s, "modified", modified);
-    else
-        cJSON_AddNullToObject(s, "modified");
-    free(commit);
-    return s;
-}
-
-static cJSON *copy_or_null(const cJSON *obj, const char *key)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
-    return v ? cJSON_Duplicate(v, true) : cJSON_CreateNull();
-}
-
-static cJSON *make_header(runner *r, const char *adapter_error)
-{
-    const ds_options *o = r->o;
-    cJSON *h = cJSON_CreateObject();
-    cJSON_AddStringToObject(h, "type", "header");
-    cJSON_AddNumberToObject(h, "report_version", DS_REPORT_VERSION);
-    cJSON_AddItemToObject(h, "suite", suite_json(o));
-    cJSON *rj = cJSON_AddObjectToObject(h, "runner");
-    cJSON_AddStringToObject(rj, "name", "devspec");
-    cJSON_AddStringToObject(rj, "version", DEVSPEC_VERSION);
-    cJSON_AddNumberToObject(rj, "protocol", DS_PROTOCOL_VERSION);
-    char when[32];
-    ds__utc_iso(when);
-    cJSON_AddStringToObject(h, "started", when);
-    cJSON *ad = cJSON_AddObjectToObject(h, "adapter");
-    cJSON_AddStringToObject(ad, "label", o->adapter_label ? o->adapter_label : "adapter");
-    cJSON_AddStringToObject(ad, "given", o->adapter_spec ? o->adapter_spec : "");
-    cJSON_AddStringToObject(ad, "transport", o->transport);
-    if (adapter_error) cJSON_AddStringToObject(ad, "error", adapter_error);
-    const cJSON *hl = r->hello;
-    const cJSON *lib = cJSON_GetObjectItemCaseSensitive(hl, "library");
-    const cJSON *adp = cJSON_GetObjectItemCaseSensitive(hl, "adapter");
-    cJSON_AddItemToObject(ad, "name", copy_or_null(adp, "name"));
-    cJSON_AddItemToObject(ad, "version", copy_or_null(adp, "version"));
-    cJSON *l = cJSON_AddObjectToObject(h, "library");
-    cJSON_AddItemToObject(l, "name", copy_or_null(lib, "name"));
-    cJSON_AddItemToObject(l, "version", copy_or_null(lib, "version"));
-    cJSON *devs = cJSON_AddArrayToObject(h, "devices");
-    const cJSON *strs = cJSON_GetObjectItemCaseSensitive(hl, "device_strs");
-    const cJSON *all = cJSON_GetObjectItemCaseSensitive(hl, "devices");
-    for (int i = 0; i < r->ndevices; i++) {
-        cJSON *d = cJSON_CreateObject();
-        char name[4] = {'D', (char)('0' + i), 0};
-        cJSON_AddStringToObject(d, "binding", name);
-        cJSON_AddStringToObject(d, "handle", r->devices[i]);
-        int k = 0;
-        const cJSON *it;
-        cJSON_ArrayForEach(it, all)
-        {
-            if (cJSON_IsString(it) && !strcmp(it->valuestring, r->devices[i])) break;
-            k++;
-        }
-        const cJSON *s = cJSON_GetArrayItem(strs, k);
-        if (cJSON_IsString(s)) cJSON_AddStringToObject(d, "str", s->valuestring);
-        cJSON_AddItemToArray(devs, d);
-    }
-    cJSON *feats = cJSON_AddArrayToObject(h, "features_claimed");
-    cJSON *unknown = cJSON_AddArrayToObject(h, "features_unknown");
-    const cJSON *f;
-    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(hl, "features"))
-    {
-        if (!cJSON_IsString(f)) continue;
-        cJSON_AddItemToArray(ds__registry_feature(r->reg, f->valuestring) ? feats : unknown,
-                             cJSON_CreateString(f->valuestring));
-    }
-    cJSON *cfg = cJSON_AddObjectToObject(h, "config");
-    cJSON_AddItemToObject(cfg, "cases", ds__json_strings((const char *const *)o->cases, o->ncases));
-    cJSON_AddItemToObject(cfg, "case_globs",
-                          ds__json_strings((const char *const *)o->case_globs, o->ncase_globs));
-    cJSON_AddItemToObject(cfg, "features",
-                          ds__json_strings((const char *const *)o->features, o->nfeatures));
-    cJSON_AddItemToObject(
-        cfg, "exclude_features",
-        ds__json_strings((const char *const *)o->exclude_features, o->nexclude_features));
-    if (o->profile)
-        cJSON_AddStringToObject(cfg, "profile", o->profile);
-    else
-        cJSON_AddNullToObject(cfg, "profile");
-    cJSON_AddNumberToObject(cfg, "timeout", o->timeout);
-    cJSON_AddNumberToObject(cfg, "start_timeout", o->start_timeout);
-    cJSON_AddNumberToObject(cfg, "max_restarts", o->max_restarts);
-    cJSON_AddBoolToObject(cfg, "strict", o->strict);
-    cJSON *exj = cJSON_AddObjectToObject(cfg, "expectations");
-    if (r->ex && r->ex->path) {
-        cJSON_AddStringToObject(exj, "path", r->ex->path);
-        cJSON_AddStringToObject(exj, "sha256", r->ex->sha256);
-        cJSON_AddNumberToObject(exj, "entries", r->ex->count);
-    } else {
-        cJSON_AddNullToObject(exj, "path");
-        cJSON_AddNullToObject(exj, "sha256");
-        cJSON_AddNumberToObject(exj, "entries", 0);
-    }
-    cJSON *env = cJSON_AddObjectToObject(h, "environment");
-    struct utsname u;
-    if (uname(&u) == 0) {
-        cJSON_AddStringToObject(env, "os", u.sysname);
-        cJSON_AddStringToObject(env, "release", u.release);
-        cJSON_AddStringToObject(env, "machine", u.machine);
-        cJSON_AddStringToObject(env, "hostname", u.nodename);
-    }
-    cJSON_AddStringToObject(env, "compiler", __VERSION__);
-    return h;
-}
-
-static cJSON *case_json(const ds_result *res)
-{
-    const ds_case *c = res->c;
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "type", "case");
-    cJSON_AddStringToObject(j, "id", c->id);
-    cJSON_AddStringToObject(j, "file", c->file->name);
-    cJSON_AddItemToObject(j, "features", ds__json_strings(c->features, c->nfeatures));
-    cJSON_AddItemToObject(j, "spec", ds__json_strings(c->spec, c->nspec));
-    cJSON_AddStringToObject(j, "status", ds__status_name(res->status));
-    cJSON_AddStringToObject(j, "observed_status", ds__status_name(res->raw_status));
-    if (res->expectation) {
-        cJSON *e = cJSON_AddObjectToObject(j, "expectation");
-        cJSON_AddStringToObject(e, "status", ds__status_name(res->expectation->status));
-        cJSON_AddStringToObject(e, "reason", res->expectation->reason);
-        cJSON_AddStringToObject(e, "pattern", res->expectation->pattern);
-        cJSON_AddNumberToObject(e, "line", res->expectation->line);
-    }
-    if (res->reason) cJSON_AddStringToObject(j, "reason", res->reason);
-    if (res->skip_source) cJSON_AddStringToObject(j, "skip_source", res->skip_source);
-    if (res->step >= 0) {
-        cJSON_AddNumberToObject(j, "step", res->step);
-        cJSON_AddStringToObject(j, "op", c->steps[res->step].op);
-    }
-    if (res->expected) cJSON_AddItemToObject(j, "expected", cJSON_Duplicate(res->expected, true));
-    if (res->observed) cJSON_AddItemToObject(j, "observed", cJSON_Duplicate(res->observed, true));
-    if (res->stderr_tail) cJSON_AddStringToObject(j, "stderr", res->stderr_tail);
-    cJSON_AddNumberToObject(j, "duration", res->duration);
-    return j;
-}
-
-static void counts_add(cJSON *map, const char *key, ds_status st)
-{
-    cJSON *c = cJSON_GetObjectItemCaseSensitive(map, key);
-    if (!c) {
-        c = cJSON_AddObjectToObject(map, key);
-        for (int i = 0; i < DS_STATUS_COUNT; i++)
-            cJSON_AddNumberToObject(c, ds__status_name((ds_status)i), 0);
-    }
-    cJSON *n = cJSON_GetObjectItemCaseSensitive(c, ds__status_name(st));
-    cJSON_SetNumberValue(n, n->valuedouble + 1);
-}
-
-static bool unexpected(ds_status s)
-{
-    return s == DS_FAIL || s == DS_ERROR || s == DS_CRASH || s == DS_TIMEOUT;
-}
-
-static const ds_result *find_result(const runner *r, const ds_case *c)
-{
-    for (int i = 0; i < r->nresults; i++)
-        if (r->results[i].c == c) return &r->results[i];
-    return NULL;
-}
-
-/* A profile's verdict (spec/README.md): a library conforms when it claims every required
- * feature and every case that counts for the profile and claims only required features
- * passes. Cases of optional features are reported beside the verdict. */
-static cJSON *profile_json(const runner *r, const ds_profile *p, bool complete)
-{
-    cJSON *j = cJSON_CreateObject();
-    cJSON *missing = cJSON_AddArrayToObject(j, "missing_features");
-    for (int i = 0; i < p->nrequired; i++)
-        if (!r->hello || !claimed(r, p->required[i]))
-            cJSON_AddItemToArray(missing, cJSON_CreateString(p->required[i]));
-    /* [0]: cases of required features only (the verdict); [1]: cases of optional ones */
-    int total[2] = {0}, passed[2] = {0}, failed[2] = {0}, skipped[2] = {0}, not_run[2] = {0};
-    for (int f = 0; f < r->suite->nfiles; f++) {
-        for (int k = 0; k < r->suite->files[f].ncases; k++) {
-            const ds_case *c = &r->suite->files[f].cases[k];
-            if (!ds__case_counts(r->reg, c, p)) continue;
-            int g = 0;
-            for (int i = 0; i < c->nfeatures; i++) {
-                bool opt = false;
-                ds__profile_has_feature(p, c->features[i], &opt);
-                if (opt) g = 1;
-            }
-            total[g]++;
-            const ds_result *res = find_result(r, c);
-            if (!res)
-                not_run[g]++;
-            else if (res->status == DS_PASS || res->status == DS_XPASS)
-                passed[g]++;
-            else if (res->status == DS_SKIP)
-                skipped[g]++;
-            else
-                failed[g]++;
-        }
-    }
-    cJSON_AddNumberToObject(j, "cases", total[0]);
-    cJSON_AddNumberToObject(j, "passed", passed[0]);
-    cJSON_AddNumberToObject(j, "failed", failed[0]);
-    cJSON_AddNumberToObject(j, "skipped", skipped[0]);
-    cJSON_AddNumberToObject(j, "not_run", not_run[0]);
-    const char *verdict;
-    if (cJSON_GetArraySize(missing) > 0 || failed[0] > 0)
-        verdict = "does-not-conform";
-    else if (skipped[0] > 0 || not_run[0] > 0 || total[0] == 0 || !complete)
-        verdict = "undetermined";
-    else
-        verdict = "conforms";
-    cJSON_AddStringToObject(j, "verdict", verdict);
-    cJSON *opt = cJSON_AddObjectToObject(j, "optional");
-    cJSON_AddNumberToObject(opt, "cases", total[1]);
-    cJSON_AddNumberToObject(opt, "passed", passed[1]);
-    cJSON_AddNumberToObject(opt, "failed", failed[1]);
-    cJSON_AddNumberToObject(opt, "skipped", skipped[1]);
-    cJSON_AddNumberToObject(opt, "not_run", not_run[1]);
-    return j;
-}
-
-static cJSON *make_footer(runner *r, bool complete, int *gate, double elapsed)
-{
-    cJSON *f = cJSON_CreateObject();
-    cJSON_AddStringToObject(f, "type", "footer");
-    char when[32];
-    ds__utc_iso(when);
-    cJSON_AddStringToObject(f, "finished", when);
-    cJSON_AddNumberToObject(f, "elapsed", elapsed);
-    cJSON_AddBoolToObject(f, "complete", complete);
-    if (!complete) cJSON_AddStringToObject(f, "incomplete_reason", r->why_incomplete);
-    cJSON_AddBoolToObject(f, "interrupted", r->interrupted);
-    cJSON_AddNumberToObject(f, "restarts", r->restarts);
-    int counts[DS_STATUS_COUNT] = {0};
-    int n_unexpected = 0;
-    cJSON *features = cJSON_CreateObject();
-    cJSON *statements = cJSON_CreateObject();
-    cJSON *unexp = cJSON_CreateArray();
-    cJSON *xpass = cJSON_CreateArray();
-    for (int i = 0; i < r->nresults; i++) {
-        const ds_result *res = &r->results[i];
-        counts[res->status]++;
-        if (unexpected(res->status)) {
-            n_unexpected++;
-            cJSON_AddItemToArray(unexp, cJSON_CreateString(res->c->id));
-        }
-        if (res->status == DS_XPASS) cJSON_AddItemToArray(xpass, cJSON_CreateString(res->c->id));
-        for (int k = 0; k < res->c->nfeatures; k++)
-            counts_add(features, res->c->features[k], res->status);
-        for (int k = 0; k < res->c->nspec; k++)
-            counts_add(statements, res->c->spec[k], res->status);
-    }
-    cJSON *cj = cJSON_AddObjectToObject(f, "counts");
-    for (int i = 0; i < DS_STATUS_COUNT; i++)
-        cJSON_AddNumberToObject(cj, ds__status_name((ds_status)i), counts[i]);
-    cJSON_AddNumberToObject(f, "total", r->nresults);
-    int filtered = r->suite->ncases - r->nresults;
-    cJSON_AddNumberToObject(f, "not_run", filtered);
-    cJSON_AddItemToObject(f, "unexpected", unexp);
-    cJSON_AddItemToObject(f, "xpass", xpass);
-    cJSON *stale = cJSON_AddArrayToObject(f, "stale_expectations");
-    int nstale = 0;
-    for (int i = 0; r->ex && i < r->ex->count; i++) {
-        if (r->ex->items[i].matches) continue;
-        cJSON *s = cJSON_CreateObject();
-        cJSON_AddStringToObject(s, "pattern", r->ex->items[i].pattern);
-        cJSON_AddStringToObject(s, "status", ds__status_name(r->ex->items[i].status));
-        cJSON_AddNumberToObject(s, "line", r->ex->items[i].line);
-        cJSON_AddItemToArray(stale, s);
-        nstale++;
-    }
-    cJSON_AddItemToObject(f, "features", features);
-    cJSON *profiles = cJSON_AddObjectToObject(f, "profiles");
-    for (int i = 0; i < r->reg->nprofiles; i++)
-        cJSON_AddItemToObject(profiles, r->reg->profiles[i].name,
-                              profile_json(r, &r->reg->profiles[i], complete));
-    cJSON_AddItemToObject(f, "statements", statements);
-    int code = 0;
-    const char *rule = "nothing unexpected";
-    if (!complete) {
-        code = 3;
-        rule = "the run is incomplete";
-    } else if (n_unexpected) {
-        code = 1;
-        rule = "unexpected fail, error, crash or timeout";
-    } else if (r->o->strict && (cJSON_GetArraySize(xpass) || nstale)) {
-        code = 1;
-        rule = "--strict: unexpected pass or stale expectation";
-    }
-    cJSON *g = cJSON_AddObjectToObject(f, "gate");
-    cJSON_AddNumberToObject(g, "exit_status", code);
-    cJSON_AddStringToObject(g, "rule", rule);
-    *gate = code;
-    return f;
-}
-
-static void jsonl_write(runner *r, const cJSON *record)
-{
-    if (!r->jsonl) return;
-    char *s = cJSON_PrintUnformatted(record);
-    fputs(s, r->jsonl);
-    fputc('\n', r->jsonl);
-    fflush(r->jsonl);
-    cJSON_free(s);
-}
+/* ---- progress and expectations ---------------------------------------------------- */
 
 static void progress(runner *r, int done, int total, const char *id)
 {
     if (!r->o->progress) return;
     int fails = 0;
     for (int i = 0; i < r->nresults; i++)
-        fails += unexpected(r->results[i].status);
+        fails += dsr__status_unexpected(r->results[i].status);
     if (r->o->color && fails)
         fprintf(stderr, "\r\033[K[%d/%d] \033[31m%d unexpected\033[0m %s", done, total, fails, id);
     else
@@ -944,191 +596,119 @@ static void progress(runner *r, int done, int total, const char *id)
 /* Applies the expectations file to a result that ran (or was skipped for a reason other
  * than the file). An expectation matches only the same outcome class: an expected fail
  * that becomes a crash is a new failure. */
-static void apply_expectation(ds_result *res)
+static void apply_expectation(dsr_result *res)
 {
     res->raw_status = res->status;
-    const ds_expectation *x = res->expectation;
-    if (!x || x->status == DS_PASS || x->status == DS_SKIP) return;
-    if (res->status == DS_PASS)
-        res->status = DS_XPASS;
+    const dsr_expectation *x = res->expectation;
+    if (!x || x->status == DSR_PASS || x->status == DSR_SKIP) return;
+    if (res->status == DSR_PASS)
+        res->status = DSR_XPASS;
     else if (res->status == x->status)
-        res->status = DS_XFAIL;
+        res->status = DSR_XFAIL;
 }
 
-static char *report_label(const runner *r)
+/* What the report needs to know of the run. */
+static dsr_run_state state(const runner *r)
 {
-    const char *l = r->o->adapter_label;
-    const cJSON *lib = cJSON_GetObjectItemCaseSensitive(r->hello, "library");
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(lib, "name");
-    if (!l && cJSON_IsString(n)) l = n->valuestring;
-    char *s = ds__xstrdup(l ? l : "adapter");
-    for (char *p = s; *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-              *p == '-' || *p == '_' || *p == '.'))
-            *p = '_';
-    return s;
+    return (dsr_run_state){.o = r->o,
+                           .reg = r->reg,
+                           .suite = r->suite,
+                           .ex = r->ex,
+                           .hello = r->hello,
+                           .devices = r->devices,
+                           .ndevices = r->ndevices,
+                           .results = r->results,
+                           .nresults = r->nresults,
+                           .restarts = r->restarts,
+                           .interrupted = r->interrupted,
+                           .why_incomplete = r->why_incomplete};
 }
 
-static void open_reports(runner *r)
-{
-    ds_buf path = {0};
-    if (r->o->report)
-        ds__buf_puts(&path, r->o->report);
-    else {
-        char *label = report_label(r);
-        ds__buf_printf(&path, "reports/runs/%s.json", label);
-        free(label);
-    }
-    r->report_path = ds__xstrdup(path.data);
-    /* reports/NAME.json while running is reports/NAME.jsonl; the consolidated document
-     * replaces NAME.json only at the end, so a stale NAME.json from an earlier run is
-     * removed first: never a complete-looking file for a run that did not complete. */
-    if (path.len > 5 && !strcmp(path.data + path.len - 5, ".json")) {
-        path.len -= 5;
-        path.data[path.len] = '\0';
-    }
-    ds__buf_puts(&path, ".jsonl");
-    r->jsonl_path = path.data;
-    if (ds__mkdir_parents(r->report_path) != 0)
-        fprintf(stderr, "devspec: cannot create the directory of %s: %s\n", r->report_path,
-                strerror(errno));
-    unlink(r->report_path);
-    r->jsonl = fopen(r->jsonl_path, "we") /* not inherited by the worker */;
-    if (!r->jsonl)
-        fprintf(stderr, "devspec: cannot write %s: %s\n", r->jsonl_path, strerror(errno));
-}
-
-static void finish_reports(runner *r, const cJSON *footer, double elapsed, bool *write_failed)
-{
-    jsonl_write(r, footer);
-    if (r->jsonl) {
-        if (fclose(r->jsonl) != 0) *write_failed = true;
-        r->jsonl = NULL;
-    }
-    cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "type", "devspec-report");
-    cJSON_AddNumberToObject(doc, "report_version", DS_REPORT_VERSION);
-    cJSON *h = cJSON_Duplicate(r->header, true);
-    cJSON_DeleteItemFromObject(h, "type");
-    cJSON_AddItemToObject(doc, "header", h);
-    cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
-    for (int i = 0; i < r->nresults; i++) {
-        cJSON *c = case_json(&r->results[i]);
-        cJSON_DeleteItemFromObject(c, "type");
-        cJSON_AddItemToArray(cases, c);
-    }
-    cJSON *f = cJSON_Duplicate(footer, true);
-    cJSON_DeleteItemFromObject(f, "type");
-    cJSON_AddItemToObject(doc, "footer", f);
-    char *text = cJSON_Print(doc);
-    cJSON_Delete(doc);
-    ds_buf b = {0};
-    ds__buf_puts(&b, text);
-    ds__buf_puts(&b, "\n");
-    cJSON_free(text);
-    if (ds__write_file_atomic(r->report_path, b.data, b.len) != 0) {
-        fprintf(stderr, "devspec: cannot write %s: %s\n", r->report_path, strerror(errno));
-        *write_failed = true;
-    }
-    ds__buf_free(&b);
-    if (r->o->junit) {
-        char err[512];
-        if (ds__mkdir_parents(r->o->junit) != 0 ||
-            ds__junit_write(r->o->junit, r->results, r->nresults, r->header, elapsed, r->o->strict,
-                            err, sizeof err) != 0) {
-            fprintf(stderr, "devspec: cannot write %s: %s\n", r->o->junit,
-                    errno ? strerror(errno) : err);
-            *write_failed = true;
-        }
-    }
-}
-
-int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite, ds_expectations *ex,
-            ds_adapter *ad)
+int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, dsr_expectations *ex,
+             dsr_adapter *ad)
 {
     runner R = {.o = o, .reg = reg, .suite = suite, .ex = ex, .ad = ad};
     int gate = 0;
     runner *r = &R;
-    double t0 = ds__now();
-    r->tap = o->tap ? ds__tap_open(stdout) : NULL;
-    r->results = ds__xmalloc(sizeof(ds_result) * (size_t)(suite->ncases + 1));
+    double t0 = dsr__now();
+    r->tap = o->tap ? dsr__tap_open(stdout) : NULL;
+    r->results = dsr__xmalloc(sizeof(dsr_result) * (size_t)(suite->ncases + 1));
 
     /* Expectations are matched against every loaded case, so an entry is stale only when
      * it names nothing in the suite, not when a filter left its case out. */
-    const ds_expectation **exp_of = ds__xmalloc(sizeof(void *) * (size_t)(suite->ncases + 1));
+    const dsr_expectation **exp_of = dsr__xmalloc(sizeof(void *) * (size_t)(suite->ncases + 1));
     int ci = 0;
     for (int f = 0; f < suite->nfiles; f++)
         for (int k = 0; k < suite->files[f].ncases; k++)
-            exp_of[ci++] = ds__expectations_match(ex, suite->files[f].cases[k].id);
+            exp_of[ci++] = dsr__expectations_match(ex, suite->files[f].cases[k].id);
 
     char err[1024] = "";
-    int started = ds__adapter_start(ad, err, sizeof err);
+    int started = dsr__adapter_start(ad, err, sizeof err);
     if (started == 0) started = hello(r, err, sizeof err);
     if (started != 0) {
         fprintf(stderr, "devspec: the adapter could not start: %s\n", err);
-        r->header = make_header(r, err);
-        open_reports(r);
-        jsonl_write(r, r->header);
-        if (r->tap) ds__tap_bail(r->tap, "the adapter could not start");
+        dsr_run_state s = state(r);
+        dsr__report_open(&r->rep, &s, dsr__report_header(&s, err));
+        if (r->tap) dsr__tap_bail(r->tap, "the adapter could not start");
         r->incomplete = true;
         snprintf(r->why_incomplete, sizeof r->why_incomplete, "the adapter could not start: %s",
                  err);
-        cJSON *footer = make_footer(r, false, &gate, ds__now() - t0);
+        s = state(r);
+        cJSON *footer = dsr__report_footer(&s, false, dsr__now() - t0, &gate);
         bool wf = false;
-        finish_reports(r, footer, ds__now() - t0, &wf);
+        dsr__report_finish(&r->rep, &s, footer, dsr__now() - t0, &wf);
         cJSON_Delete(footer);
-        ds__adapter_kill(ad);
+        dsr__adapter_kill(ad);
         goto done;
     }
 
-    r->header = make_header(r, NULL);
-    open_reports(r);
-    jsonl_write(r, r->header);
+    dsr_run_state s = state(r);
+    dsr__report_open(&r->rep, &s, dsr__report_header(&s, NULL));
     if (r->tap) {
         const cJSON *lib = cJSON_GetObjectItemCaseSensitive(r->hello, "library");
         const cJSON *ln = cJSON_GetObjectItemCaseSensitive(lib, "name");
         const cJSON *lv = cJSON_GetObjectItemCaseSensitive(lib, "version");
-        ds__tap_comment(r->tap, "devspec %s; library %s %s; %s adapter; %d device%s bound",
-                        DEVSPEC_VERSION, cJSON_IsString(ln) ? ln->valuestring : "?",
-                        cJSON_IsString(lv) ? lv->valuestring : "?", o->transport, r->ndevices,
-                        r->ndevices == 1 ? "" : "s");
+        dsr__tap_comment(r->tap, "devspec %s; library %s %s; %s adapter; %d device%s bound",
+                         DEVSPEC_VERSION, cJSON_IsString(ln) ? ln->valuestring : "?",
+                         cJSON_IsString(lv) ? lv->valuestring : "?", o->transport, r->ndevices,
+                         r->ndevices == 1 ? "" : "s");
     }
 
     int total = 0;
     for (int f = 0; f < suite->nfiles; f++)
         for (int k = 0; k < suite->files[f].ncases; k++)
-            total += ds__case_selected(o, reg, &suite->files[f].cases[k]);
+            total += dsr__case_selected(o, reg, &suite->files[f].cases[k]);
 
     ci = 0;
     int done = 0;
     for (int f = 0; f < suite->nfiles && !r->incomplete && !r->interrupted; f++) {
         for (int k = 0; k < suite->files[f].ncases; k++, ci++) {
-            if (r->incomplete || r->interrupted || ds__interrupted) break;
-            const ds_case *c = &suite->files[f].cases[k];
-            if (!ds__case_selected(o, reg, c)) continue;
+            if (r->incomplete || r->interrupted || dsr__interrupted) break;
+            const dsr_case *c = &suite->files[f].cases[k];
+            if (!dsr__case_selected(o, reg, c)) continue;
             progress(r, done, total, c->id);
-            ds_result *res = &r->results[r->nresults];
+            dsr_result *res = &r->results[r->nresults];
             memset(res, 0, sizeof *res);
             res->c = c;
             res->step = -1;
             res->expectation = exp_of[ci];
             const char *missing = NULL;
             for (int i = 0; i < c->nfeatures && !missing; i++)
-                if (!claimed(r, c->features[i])) missing = c->features[i];
-            ds_buf why = {0};
-            if (res->expectation && res->expectation->status == DS_SKIP) {
-                res->status = DS_SKIP;
-                ds__buf_printf(&why, "expectations file: %s",
-                               res->expectation->reason[0] ? res->expectation->reason : "skipped");
-                res->skip_source = ds__xstrdup("expectations");
+                if (!dsr__claimed(r->hello, c->features[i])) missing = c->features[i];
+            dsr_buf why = {0};
+            if (res->expectation && res->expectation->status == DSR_SKIP) {
+                res->status = DSR_SKIP;
+                dsr__buf_printf(&why, "expectations file: %s",
+                                res->expectation->reason[0] ? res->expectation->reason : "skipped");
+                res->skip_source = dsr__xstrdup("expectations");
             } else if (missing) {
-                res->status = DS_SKIP;
-                ds__buf_printf(&why, "unsupported: %s", missing);
-                res->skip_source = ds__xstrdup("unsupported");
+                res->status = DSR_SKIP;
+                dsr__buf_printf(&why, "unsupported: %s", missing);
+                res->skip_source = dsr__xstrdup("unsupported");
             } else if (c->devices > r->ndevices) {
-                res->status = DS_SKIP;
-                ds__buf_printf(&why, "needs %d devices, library has %d", c->devices, r->ndevices);
-                res->skip_source = ds__xstrdup("devices");
+                res->status = DSR_SKIP;
+                dsr__buf_printf(&why, "needs %d devices, library has %d", c->devices, r->ndevices);
+                res->skip_source = dsr__xstrdup("devices");
             } else if (!run_case(r, c, res)) {
                 if (r->interrupted) break;
             }
@@ -1136,13 +716,13 @@ int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite, ds_exp
             apply_expectation(res);
             r->nresults++;
             done++;
-            if (r->tap) ds__tap_result(r->tap, res);
-            cJSON *rec = case_json(res);
-            jsonl_write(r, rec);
+            if (r->tap) dsr__tap_result(r->tap, res);
+            cJSON *rec = dsr__report_case(res);
+            dsr__report_record(&r->rep, rec);
             cJSON_Delete(rec);
         }
     }
-    if (ds__interrupted && !r->interrupted) r->interrupted = true;
+    if (dsr__interrupted && !r->interrupted) r->interrupted = true;
     if (r->interrupted) {
         r->incomplete = true;
         snprintf(r->why_incomplete, sizeof r->why_incomplete, "interrupted (SIGINT)");
@@ -1153,25 +733,26 @@ int ds__run(const ds_options *o, const ds_registry *reg, ds_suite *suite, ds_exp
      * here; a worker that does not leave is killed. */
     if (!r->interrupted) {
         reply rep;
-        r->deadline = ds__now() + 2.0;
+        r->deadline = dsr__now() + 2.0;
         if (request(r, "bye", NULL, &rep, false) == STEP_OK) cJSON_Delete(rep.doc);
     }
-    ds__adapter_stop(ad, 2.0);
+    dsr__adapter_stop(ad, 2.0);
 
     bool write_failed = false;
-    cJSON *footer = make_footer(r, !r->incomplete, &gate, ds__now() - t0);
+    s = state(r);
+    cJSON *footer = dsr__report_footer(&s, !r->incomplete, dsr__now() - t0, &gate);
     if (r->tap) {
         if (r->incomplete)
-            ds__tap_bail(r->tap, r->why_incomplete);
+            dsr__tap_bail(r->tap, r->why_incomplete);
         else
-            ds__tap_close(r->tap);
+            dsr__tap_close(r->tap);
     }
-    finish_reports(r, footer, ds__now() - t0, &write_failed);
+    dsr__report_finish(&r->rep, &s, footer, dsr__now() - t0, &write_failed);
     cJSON_Delete(footer);
     if (r->incomplete) fprintf(stderr, "devspec: the run is incomplete: %s\n", r->why_incomplete);
     int ran = 0;
     for (int i = 0; i < r->nresults; i++)
-        ran += r->results[i].status != DS_SKIP;
+        ran += r->results[i].status != DSR_SKIP;
     /* A run where nothing ran proves nothing, though nothing in it was unexpected. */
     if (ran == 0)
         fprintf(stderr, "devspec: warning: no case ran (%d selected, all skipped)\n", r->nresults);
@@ -1191,15 +772,12 @@ done:;
     for (int i = 0; i < r->ndevices; i++)
         free(r->devices[i]);
     cJSON_Delete(r->hello);
-    cJSON_Delete(r->header);
     cJSON_Delete(r->bindings);
     cJSON_Delete(r->expected);
     cJSON_Delete(r->observed);
-    ds__buf_free(&r->msg);
-    ds__buf_free(&r->req);
-    free(r->report_path);
-    free(r->jsonl_path);
-    if (r->jsonl) fclose(r->jsonl);
+    dsr__buf_free(&r->msg);
+    dsr__buf_free(&r->req);
+    dsr__report_free(&r->rep);
     free(r->tap);
     return code;
 }

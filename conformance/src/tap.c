@@ -13,17 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct ds_tap {
+struct dsr_tap {
     FILE *out;
-    const ds_file *file; /* the open subtest */
+    const dsr_file *file; /* the open subtest */
     int sub_n;
     bool sub_bad;
     int top_n;
 };
 
-ds_tap *ds__tap_open(FILE *out)
+dsr_tap *dsr__tap_open(FILE *out)
 {
-    ds_tap *t = ds__xmalloc(sizeof *t);
+    dsr_tap *t = dsr__xmalloc(sizeof *t);
     memset(t, 0, sizeof *t);
     t->out = out;
     fputs("TAP version 14\n", out);
@@ -31,7 +31,7 @@ ds_tap *ds__tap_open(FILE *out)
     return t;
 }
 
-void ds__tap_comment(ds_tap *t, const char *fmt, ...)
+void dsr__tap_comment(dsr_tap *t, const char *fmt, ...)
 {
     va_list ap;
     fputs("# ", t->out);
@@ -51,25 +51,25 @@ static void put_escaped(FILE *out, const char *s)
     }
 }
 
-void ds__yaml_quote(ds_buf *b, const char *s)
+void dsr__yaml_quote(dsr_buf *b, const char *s)
 {
-    ds__buf_puts(b, "\"");
+    dsr__buf_puts(b, "\"");
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\')
-            ds__buf_printf(b, "\\%c", *p);
+            dsr__buf_printf(b, "\\%c", *p);
         else if (*p == '\n')
-            ds__buf_puts(b, "\\n");
+            dsr__buf_puts(b, "\\n");
         else if (*p == '\t')
-            ds__buf_puts(b, "\\t");
+            dsr__buf_puts(b, "\\t");
         else if (*p < 0x20 || *p == 0x7f)
-            ds__buf_printf(b, "\\x%02x", *p);
+            dsr__buf_printf(b, "\\x%02x", *p);
         else
-            ds__buf_add(b, (const char *)p, 1);
+            dsr__buf_add(b, (const char *)p, 1);
     }
-    ds__buf_puts(b, "\"");
+    dsr__buf_puts(b, "\"");
 }
 
-static void close_subtest(ds_tap *t)
+static void close_subtest(dsr_tap *t)
 {
     if (!t->file) return;
     fprintf(t->out, "    1..%d\n", t->sub_n);
@@ -81,23 +81,23 @@ static void close_subtest(ds_tap *t)
     fflush(t->out);
 }
 
-static void yaml_line(ds_buf *b, const char *key, const char *value)
+static void yaml_line(dsr_buf *b, const char *key, const char *value)
 {
-    ds__buf_printf(b, "      %s: ", key);
-    ds__yaml_quote(b, value);
-    ds__buf_puts(b, "\n");
+    dsr__buf_printf(b, "      %s: ", key);
+    dsr__yaml_quote(b, value);
+    dsr__buf_puts(b, "\n");
 }
 
-static void yaml_json(ds_buf *b, const char *key, const cJSON *v)
+static void yaml_json(dsr_buf *b, const char *key, const cJSON *v)
 {
     char *s = cJSON_PrintUnformatted(v);
     yaml_line(b, key, s ? s : "");
     cJSON_free(s);
 }
 
-void ds__tap_result(ds_tap *t, const ds_result *r)
+void dsr__tap_result(dsr_tap *t, const dsr_result *r)
 {
-    const ds_case *c = r->c;
+    const dsr_case *c = r->c;
     if (t->file != c->file) {
         close_subtest(t);
         t->file = c->file;
@@ -108,57 +108,57 @@ void ds__tap_result(ds_tap *t, const ds_result *r)
         fputc('\n', t->out);
     }
     t->sub_n++;
-    bool bad = r->status == DS_FAIL || r->status == DS_ERROR || r->status == DS_CRASH ||
-               r->status == DS_TIMEOUT;
+    bool bad = r->status == DSR_FAIL || r->status == DSR_ERROR || r->status == DSR_CRASH ||
+               r->status == DSR_TIMEOUT;
     t->sub_bad = t->sub_bad || bad;
-    bool not_ok = bad || r->status == DS_XFAIL;
+    bool not_ok = bad || r->status == DSR_XFAIL;
     fprintf(t->out, "    %sok %d - ", not_ok ? "not " : "", t->sub_n);
     put_escaped(t->out, c->id);
     const char *why = r->expectation ? r->expectation->reason : "";
-    if (r->status == DS_SKIP) {
+    if (r->status == DSR_SKIP) {
         fputs(" # SKIP ", t->out);
         put_escaped(t->out, r->reason ? r->reason : "");
-    } else if (r->status == DS_XFAIL) {
-        fprintf(t->out, " # TODO expected %s: ", ds__status_name(r->raw_status));
+    } else if (r->status == DSR_XFAIL) {
+        fprintf(t->out, " # TODO expected %s: ", dsr__status_name(r->raw_status));
         put_escaped(t->out, why[0] ? why : "listed in the expectations file");
-    } else if (r->status == DS_XPASS) {
+    } else if (r->status == DSR_XPASS) {
         fprintf(t->out,
-                " # TODO unexpected pass, expected %s: ", ds__status_name(r->expectation->status));
+                " # TODO unexpected pass, expected %s: ", dsr__status_name(r->expectation->status));
         put_escaped(t->out, why[0] ? why : "listed in the expectations file");
     }
     fputc('\n', t->out);
     if (not_ok) {
-        ds_buf b = {0};
-        ds__buf_puts(&b, "      ---\n");
-        yaml_line(&b, "status", ds__status_name(r->status));
+        dsr_buf b = {0};
+        dsr__buf_puts(&b, "      ---\n");
+        yaml_line(&b, "status", dsr__status_name(r->status));
         yaml_line(&b, "message", r->reason ? r->reason : "");
         if (r->step >= 0) {
-            ds__buf_printf(&b, "      step: %d\n", r->step);
+            dsr__buf_printf(&b, "      step: %d\n", r->step);
             yaml_line(&b, "op", c->steps[r->step].op);
         }
         if (r->expected) yaml_json(&b, "expected", r->expected);
         if (r->observed) yaml_json(&b, "observed", r->observed);
         yaml_line(&b, "file", c->file->name);
         yaml_line(&b, "id", c->id);
-        ds_buf list = {0};
+        dsr_buf list = {0};
         for (int i = 0; i < c->nfeatures; i++)
-            ds__buf_printf(&list, "%s%s", i ? ", " : "", c->features[i]);
+            dsr__buf_printf(&list, "%s%s", i ? ", " : "", c->features[i]);
         yaml_line(&b, "features", list.data ? list.data : "");
         list.len = 0;
         for (int i = 0; i < c->nspec; i++)
-            ds__buf_printf(&list, "%s%s", i ? ", " : "", c->spec[i]);
+            dsr__buf_printf(&list, "%s%s", i ? ", " : "", c->spec[i]);
         yaml_line(&b, "spec", list.data ? list.data : "");
-        ds__buf_free(&list);
-        ds__buf_printf(&b, "      duration_ms: %.3f\n", r->duration * 1e3);
+        dsr__buf_free(&list);
+        dsr__buf_printf(&b, "      duration_ms: %.3f\n", r->duration * 1e3);
         if (r->stderr_tail) yaml_line(&b, "stderr", r->stderr_tail);
-        ds__buf_puts(&b, "      ...\n");
+        dsr__buf_puts(&b, "      ...\n");
         fputs(b.data, t->out);
-        ds__buf_free(&b);
+        dsr__buf_free(&b);
     }
     fflush(t->out);
 }
 
-void ds__tap_bail(ds_tap *t, const char *reason)
+void dsr__tap_bail(dsr_tap *t, const char *reason)
 {
     close_subtest(t);
     fputs("Bail out! ", t->out);
@@ -167,7 +167,7 @@ void ds__tap_bail(ds_tap *t, const char *reason)
     fflush(t->out);
 }
 
-void ds__tap_close(ds_tap *t)
+void dsr__tap_close(dsr_tap *t)
 {
     close_subtest(t);
     fprintf(t->out, "1..%d\n", t->top_n);

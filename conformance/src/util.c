@@ -14,7 +14,7 @@
 
 /* The runner is a program, not a library: running out of memory ends it with a message
  * rather than threading a status through every string operation. */
-void *ds__xmalloc(size_t n)
+void *dsr__xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (!p) {
@@ -24,7 +24,7 @@ void *ds__xmalloc(size_t n)
     return p;
 }
 
-void *ds__xrealloc(void *p, size_t n)
+void *dsr__xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
     if (!q) {
@@ -34,21 +34,21 @@ void *ds__xrealloc(void *p, size_t n)
     return q;
 }
 
-char *ds__xstrdup(const char *s)
+char *dsr__xstrdup(const char *s)
 {
     size_t n = strlen(s) + 1;
-    char *d = ds__xmalloc(n);
+    char *d = dsr__xmalloc(n);
     memcpy(d, s, n);
     return d;
 }
 
-void ds__buf_add(ds_buf *b, const char *s, size_t n)
+void dsr__buf_add(dsr_buf *b, const char *s, size_t n)
 {
     if (b->len + n + 1 > b->cap) {
         size_t cap = b->cap ? b->cap : 64;
         while (cap < b->len + n + 1)
             cap *= 2;
-        b->data = ds__xrealloc(b->data, cap);
+        b->data = dsr__xrealloc(b->data, cap);
         b->cap = cap;
     }
     memcpy(b->data + b->len, s, n);
@@ -56,12 +56,12 @@ void ds__buf_add(ds_buf *b, const char *s, size_t n)
     b->data[b->len] = '\0';
 }
 
-void ds__buf_puts(ds_buf *b, const char *s)
+void dsr__buf_puts(dsr_buf *b, const char *s)
 {
-    ds__buf_add(b, s, strlen(s));
+    dsr__buf_add(b, s, strlen(s));
 }
 
-void ds__buf_printf(ds_buf *b, const char *fmt, ...)
+void dsr__buf_printf(dsr_buf *b, const char *fmt, ...)
 {
     char small[256];
     va_list ap;
@@ -70,48 +70,48 @@ void ds__buf_printf(ds_buf *b, const char *fmt, ...)
     va_end(ap);
     if (n < 0) return;
     if ((size_t)n < sizeof small) {
-        ds__buf_add(b, small, (size_t)n);
+        dsr__buf_add(b, small, (size_t)n);
         return;
     }
-    char *big = ds__xmalloc((size_t)n + 1);
+    char *big = dsr__xmalloc((size_t)n + 1);
     va_start(ap, fmt);
     vsnprintf(big, (size_t)n + 1, fmt, ap);
     va_end(ap);
-    ds__buf_add(b, big, (size_t)n);
+    dsr__buf_add(b, big, (size_t)n);
     free(big);
 }
 
-void ds__buf_free(ds_buf *b)
+void dsr__buf_free(dsr_buf *b)
 {
     free(b->data);
     b->data = NULL;
     b->len = b->cap = 0;
 }
 
-char *ds__read_file(const char *path, size_t *len)
+char *dsr__read_file(const char *path, size_t *len)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return NULL;
-    ds_buf b = {0};
+    dsr_buf b = {0};
     char chunk[65536];
     size_t n;
     while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        ds__buf_add(&b, chunk, n);
+        dsr__buf_add(&b, chunk, n);
     int bad = ferror(f);
     fclose(f);
     if (bad) {
-        ds__buf_free(&b);
+        dsr__buf_free(&b);
         errno = EIO;
         return NULL;
     }
-    if (!b.data) ds__buf_add(&b, "", 0);
+    if (!b.data) dsr__buf_add(&b, "", 0);
     if (len) *len = b.len;
     return b.data;
 }
 
-int ds__mkdir_parents(const char *path)
+int dsr__mkdir_parents(const char *path)
 {
-    char *p = ds__xstrdup(path);
+    char *p = dsr__xstrdup(path);
     for (char *s = p + 1; *s; s++) {
         if (*s != '/') continue;
         *s = '\0';
@@ -127,10 +127,10 @@ int ds__mkdir_parents(const char *path)
     return 0;
 }
 
-int ds__write_file_atomic(const char *path, const char *data, size_t len)
+int dsr__write_file_atomic(const char *path, const char *data, size_t len)
 {
-    ds_buf tmp = {0};
-    ds__buf_printf(&tmp, "%s.tmp", path);
+    dsr_buf tmp = {0};
+    dsr__buf_printf(&tmp, "%s.tmp", path);
     int fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
     if (fd < 0) goto fail;
     size_t done = 0;
@@ -145,7 +145,7 @@ int ds__write_file_atomic(const char *path, const char *data, size_t len)
     }
     if (fsync(fd) != 0 || close(fd) != 0) goto fail_unlink;
     if (rename(tmp.data, path) != 0) goto fail_unlink;
-    ds__buf_free(&tmp);
+    dsr__buf_free(&tmp);
     return 0;
 fail_unlink : {
     int e = errno;
@@ -154,26 +154,26 @@ fail_unlink : {
 }
 fail : {
     int e = errno;
-    ds__buf_free(&tmp);
+    dsr__buf_free(&tmp);
     errno = e;
 }
     return -1;
 }
 
-bool ds__is_dir(const char *path)
+bool dsr__is_dir(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-double ds__now(void)
+double dsr__now(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-void ds__utc_iso(char out[32])
+void dsr__utc_iso(char out[32])
 {
     struct timespec ts;
     struct tm tm;
@@ -182,7 +182,7 @@ void ds__utc_iso(char out[32])
     strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-long ds__utf8_invalid_at(const char *s, size_t len)
+long dsr__utf8_invalid_at(const char *s, size_t len)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t i = 0;
@@ -266,7 +266,7 @@ static void sha256_block(uint32_t h[8], const unsigned char *p)
     h[7] += hh;
 }
 
-void ds__sha256_hex(const void *data, size_t len, char out[65])
+void dsr__sha256_hex(const void *data, size_t len, char out[65])
 {
     uint32_t h[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                      0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
@@ -288,7 +288,7 @@ void ds__sha256_hex(const void *data, size_t len, char out[65])
         snprintf(out + 8 * i, 9, "%08x", (unsigned)h[i]);
 }
 
-cJSON *ds__json_strings(const char *const *l, int n)
+cJSON *dsr__json_strings(const char *const *l, int n)
 {
     cJSON *a = cJSON_CreateArray();
     for (int i = 0; i < n; i++)

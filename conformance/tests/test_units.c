@@ -34,12 +34,12 @@ static int eq_calls;
 
 /* Device equality for the tests: "device#0" and "device#100" are one device; asking about
  * "device#bad" fails. */
-static int fake_equal(void *ctx, const char *a, const char *b, ds_buf *err)
+static int fake_equal(void *ctx, const char *a, const char *b, dsr_buf *err)
 {
     (void)ctx;
     eq_calls++;
     if (!strcmp(a, "device#bad") || !strcmp(b, "device#bad")) {
-        ds__buf_puts(err, "no such device");
+        dsr__buf_puts(err, "no such device");
         return -1;
     }
     const char *ca = !strcmp(a, "device#100") ? "device#0" : a;
@@ -59,11 +59,11 @@ static int match(const char *expected, const char *observed, char *why, size_t c
         fprintf(stderr, "bad test JSON: %s / %s\n", expected, observed);
         exit(2);
     }
-    ds_judge j = {fake_equal, NULL, b};
-    ds_buf w = {0};
-    int r = ds__judge_match(&j, e, o, &w);
+    dsr_judge j = {fake_equal, NULL, b};
+    dsr_buf w = {0};
+    int r = dsr__judge_match(&j, e, o, &w);
     snprintf(why, cap, "%s", w.data ? w.data : "");
-    ds__buf_free(&w);
+    dsr__buf_free(&w);
     cJSON_Delete(e);
     cJSON_Delete(o);
     cJSON_Delete(b);
@@ -287,20 +287,20 @@ static void test_locations(void)
 {
     int line, col;
     const char *t = "{\n  \"a\": [1, {\"b\": \"caf\xc3\xa9\", \"c\": 2}]\n}";
-    ds__offset_to_linecol(t, strlen("{\n  \"a\": [1"), &line, &col);
+    dsr__offset_to_linecol(t, strlen("{\n  \"a\": [1"), &line, &col);
     CHECK(line == 2 && col == 10, "offset to line and column", "2:10",
           line == 2 && col == 10 ? "2:10" : "other");
-    ds_seg path[3] = {{.key = "a"}, {.index = 1}, {.key = "c"}};
-    size_t off = ds__json_locate(t, path, 3);
-    ds__offset_to_linecol(t, off, &line, &col);
+    dsr_seg path[3] = {{.key = "a"}, {.index = 1}, {.key = "c"}};
+    size_t off = dsr__json_locate(t, path, 3);
+    dsr__offset_to_linecol(t, off, &line, &col);
     char obs[32];
     snprintf(obs, sizeof obs, "%d:%d", line, col);
     /* "  \"a\": [1, {\"b\": \"café\", \"c\": 2}]": the value 2 is the 31st character */
     CHECK(line == 2 && col == 31, "locate a.[1].c; columns count characters, not bytes", "2:31",
           obs);
     path[2].at_key = true;
-    off = ds__json_locate(t, path, 3);
-    ds__offset_to_linecol(t, off, &line, &col);
+    off = dsr__json_locate(t, path, 3);
+    dsr__offset_to_linecol(t, off, &line, &col);
     snprintf(obs, sizeof obs, "%d:%d", line, col);
     CHECK(line == 2 && col == 26, "locate the key itself", "2:26", obs);
 
@@ -320,14 +320,14 @@ static void test_locations(void)
         {"{\"a\": [1, 2]", 12, "end of input"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        size_t got = ds__json_error_offset(bad[i].text, strlen(bad[i].text));
+        size_t got = dsr__json_error_offset(bad[i].text, strlen(bad[i].text));
         char e[16], o[16];
         snprintf(e, sizeof e, "%zu", bad[i].want);
         snprintf(o, sizeof o, "%zu", got);
         CHECK(got == bad[i].want, bad[i].name, e, o);
     }
     const char *good = " {\"a\": [1, -2.5e3, true, null, \"\\u00e9\"]} ";
-    CHECK(ds__json_error_offset(good, strlen(good)) == strlen(good), "valid JSON has no error",
+    CHECK(dsr__json_error_offset(good, strlen(good)) == strlen(good), "valid JSON has no error",
           "end", "an error");
 }
 
@@ -343,37 +343,37 @@ static void test_expectations(void)
         return;
     }
     close(fd);
-    ds_expectations e;
+    dsr_expectations e;
     FILE *devnull = fopen("/dev/null", "w");
-    int problems = ds__expectations_load(&e, path, devnull);
+    int problems = dsr__expectations_load(&e, path, devnull);
     CHECK(problems == 0 && e.count == 3, "three entries, comments and blank lines ignored", "3",
           e.count == 3 ? "3" : "other");
-    ds_expectation *x = ds__expectations_match(&e, "a.b");
-    CHECK(x && x->status == DS_FAIL && x->line == 3,
+    dsr_expectation *x = dsr__expectations_match(&e, "a.b");
+    CHECK(x && x->status == DSR_FAIL && x->line == 3,
           "the first matching entry wins (a.* before a.b)", "fail, line 3",
-          x ? ds__status_name(x->status) : "none");
+          x ? dsr__status_name(x->status) : "none");
     CHECK(x && !strcmp(x->reason, "known"), "the reason follows '#'", "known",
           x ? x->reason : "none");
-    x = ds__expectations_match(&e, "c.d");
-    CHECK(x && x->status == DS_SKIP && x->line == 5, "leading blanks are allowed", "skip, line 5",
-          x ? ds__status_name(x->status) : "none");
-    CHECK(ds__expectations_match(&e, "zzz") == NULL, "no entry matches zzz", "NULL", "an entry");
+    x = dsr__expectations_match(&e, "c.d");
+    CHECK(x && x->status == DSR_SKIP && x->line == 5, "leading blanks are allowed", "skip, line 5",
+          x ? dsr__status_name(x->status) : "none");
+    CHECK(dsr__expectations_match(&e, "zzz") == NULL, "no entry matches zzz", "NULL", "an entry");
     CHECK(e.items[1].matches == 0, "a.b never matched: stale", "0", "matched");
     char sha[65];
-    ds__sha256_hex(text, strlen(text), sha);
+    dsr__sha256_hex(text, strlen(text), sha);
     CHECK(!strcmp(sha, e.sha256), "the file's SHA-256 is kept", sha, e.sha256);
-    ds__expectations_free(&e);
+    dsr__expectations_free(&e);
 
     text = "x fail\ny maybe\nz\nw fail extra\nv xpass\n";
     fd = open(path, O_WRONLY | O_TRUNC);
     if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text)) return;
     close(fd);
-    problems = ds__expectations_load(&e, path, devnull);
+    problems = dsr__expectations_load(&e, path, devnull);
     char obs[16];
     snprintf(obs, sizeof obs, "%d", problems);
     CHECK(problems == 4, "unknown status, missing status, extra words, xpass: four problems", "4",
           obs);
-    ds__expectations_free(&e);
+    dsr__expectations_free(&e);
     fclose(devnull);
     unlink(path);
 }
@@ -382,16 +382,16 @@ static void test_expectations(void)
 
 static void test_text(void)
 {
-    ds_buf b = {0};
-    ds__xml_escape(&b, "<a href=\"x\">&'\x01\xff caf\xc3\xa9\n");
+    dsr_buf b = {0};
+    dsr__xml_escape(&b, "<a href=\"x\">&'\x01\xff caf\xc3\xa9\n");
     CHECK(!strcmp(b.data, "&lt;a href=&quot;x&quot;&gt;&amp;&apos;?? caf\xc3\xa9&#10;"),
           "XML escaping: markup, quotes, control bytes and invalid UTF-8",
           "&lt;a href=&quot;x&quot;&gt;&amp;&apos;?? café&#10;", b.data);
     b.len = 0;
-    ds__yaml_quote(&b, "say \"hi\"\\\n\x02");
+    dsr__yaml_quote(&b, "say \"hi\"\\\n\x02");
     CHECK(!strcmp(b.data, "\"say \\\"hi\\\"\\\\\\n\\x02\""), "YAML double-quoted scalar",
           "\"say \\\"hi\\\"\\\\\\n\\x02\"", b.data);
-    ds__buf_free(&b);
+    dsr__buf_free(&b);
 
     struct {
         const char *s;
@@ -405,7 +405,7 @@ static void test_text(void)
              {"x\xe2\x82", 1, "a truncated sequence"},
              {"\x80", 0, "a lone continuation byte"}};
     for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
-        long got = ds__utf8_invalid_at(u[i].s, strlen(u[i].s));
+        long got = dsr__utf8_invalid_at(u[i].s, strlen(u[i].s));
         char e[16], o[16];
         snprintf(e, sizeof e, "%ld", u[i].want);
         snprintf(o, sizeof o, "%ld", got);
@@ -413,14 +413,14 @@ static void test_text(void)
     }
 
     char sha[65];
-    ds__sha256_hex("", 0, sha);
+    dsr__sha256_hex("", 0, sha);
     CHECK(!strcmp(sha, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
           "SHA-256 of the empty string (FIPS 180-4 example)", "e3b0c442...", sha);
-    ds__sha256_hex("abc", 3, sha);
+    dsr__sha256_hex("abc", 3, sha);
     CHECK(!strcmp(sha, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
           "SHA-256 of \"abc\"", "ba7816bf...", sha);
     const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-    ds__sha256_hex(two, strlen(two), sha);
+    dsr__sha256_hex(two, strlen(two), sha);
     CHECK(!strcmp(sha, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"),
           "SHA-256 of the two-block example", "248d6a61...", sha);
 }

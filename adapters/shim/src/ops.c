@@ -12,219 +12,9 @@
 
 #define PROTO DS__ORIGIN_PROTOCOL
 
-/* What an op handler gets. */
-typedef struct req {
-    ds__session *s;
-    const ds_vendor *v;
-    const char *op;
-    const cJSON *args; /* may be NULL */
-    ds__err *e;
-} req;
-
-/* ---- argument checks ---- */
-
-static const cJSON *arg(const req *r, const char *name)
-{
-    return r->args ? cJSON_GetObjectItemCaseSensitive(r->args, name) : NULL;
-}
-
-/* Every argument must be one the op knows: a misspelt name is an error, not a default. */
-static int check_names(const req *r, const char *const *allowed)
-{
-    if (r->args == NULL) return 0;
-    for (const cJSON *a = r->args->child; a; a = a->next) {
-        bool known = false;
-        for (const char *const *n = allowed; *n; n++)
-            if (strcmp(a->string, *n) == 0) known = true;
-        if (!known)
-            return ds__fail(r->e, PROTO, "TypeError", "%s: unexpected argument '%s'", r->op,
-                            a->string);
-    }
-    return 0;
-}
-
-static int missing(const req *r, const char *name)
-{
-    return ds__fail(r->e, PROTO, "TypeError", "%s: missing argument '%s'", r->op, name);
-}
-
-static bool is_int(const cJSON *v)
-{
-    return cJSON_IsNumber(v) && v->valuedouble == trunc(v->valuedouble) &&
-           fabs(v->valuedouble) <= 9007199254740992.0;
-}
-
-/* An integer argument; `required` false leaves *out = dflt when absent or null. */
-static int get_int(const req *r, const char *name, bool required, int64_t dflt, int64_t *out)
-{
-    const cJSON *v = arg(r, name);
-    *out = dflt;
-    if (v == NULL || (!required && cJSON_IsNull(v))) return required ? missing(r, name) : 0;
-    if (!is_int(v))
-        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be an integer", r->op,
-                        name);
-    *out = (int64_t)v->valuedouble;
-    return 0;
-}
-
-static int get_bool(const req *r, const char *name, bool required, bool dflt, bool *out)
-{
-    const cJSON *v = arg(r, name);
-    *out = dflt;
-    if (v == NULL || (!required && cJSON_IsNull(v))) return required ? missing(r, name) : 0;
-    if (!cJSON_IsBool(v))
-        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be true or false", r->op,
-                        name);
-    *out = cJSON_IsTrue(v);
-    return 0;
-}
-
-static int get_string(const req *r, const char *name, const char **out)
-{
-    const cJSON *v = arg(r, name);
-    if (v == NULL) return missing(r, name);
-    if (!cJSON_IsString(v))
-        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a string", r->op,
-                        name);
-    *out = v->valuestring;
-    return 0;
-}
-
-static int get_dtype(const req *r, const char *name, bool required, ds_dtype *out)
-{
-    const cJSON *v = arg(r, name);
-    *out = DS_DTYPE_NONE;
-    if (v == NULL || (!required && cJSON_IsNull(v))) return required ? missing(r, name) : 0;
-    if (!cJSON_IsString(v))
-        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a dtype name", r->op,
-                        name);
-    *out = ds_dtype_from_name(v->valuestring);
-    if (*out == DS_DTYPE_NONE)
-        return ds__fail(r->e, PROTO, "ValueError", "%s: argument '%s': unknown dtype \"%.40s\"",
-                        r->op, name, v->valuestring);
-    return 0;
-}
-
-/* Looks up a handle of `kind` given as the string `v` (argument `name`). */
-static int lookup(const req *r, const cJSON *v, const char *name, ds__hkind kind, void **out)
-{
-    static const char *const kinds[] = {"device", "array", "stream"};
-    int said;
-    if (!cJSON_IsString(v))
-        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a %s handle", r->op,
-                        name, kinds[kind]);
-    ds__handle *h = ds__handle_find(r->s, v->valuestring, &said);
-    if (said < 0)
-        return ds__fail(r->e, PROTO, "ValueError",
-                        "%s: argument '%s': \"%.60s\" is not a handle (type#number)", r->op, name,
-                        v->valuestring);
-    if (said != (int)kind)
-        return ds__fail(r->e, PROTO, "TypeError",
-                        "%s: argument '%s': \"%.60s\" is a %s handle, a %s handle is needed", r->op,
-                        name, v->valuestring, kinds[said], kinds[kind]);
-    if (h == NULL)
-        return ds__fail(r->e, PROTO, "ValueError",
-                        "%s: argument '%s': unknown handle \"%.60s\" (never made, or dropped by "
-                        "reset)",
-                        r->op, name, v->valuestring);
-    *out = h->obj;
-    return 0;
-}
-
-static int get_array(const req *r, const char *name, ds_array *out)
-{
-    const cJSON *v = arg(r, name);
-    if (v == NULL) return missing(r, name);
-    return lookup(r, v, name, DS__H_ARRAY, out);
-}
-
-/* A device argument: null/absent, a device handle, or {"str": text}. `required` means the
- * key must be present (null is still a value). */
-static int get_device(const req *r, const char *name, bool required, ds_device *out)
-{
-    const cJSON *v = arg(r, name);
-    memset(out, 0, sizeof *out);
-    if (v == NULL) return required ? missing(r, name) : 0;
-    if (cJSON_IsNull(v)) return 0;
-    if (cJSON_IsString(v)) {
-        out->kind = DS_DEVICE_OBJECT;
-        return lookup(r, v, name, DS__H_DEVICE, &out->object);
-    }
-    const cJSON *str = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "str") : NULL;
-    if (str != NULL && cJSON_IsString(str) && cJSON_GetArraySize(v) == 1) {
-        out->kind = DS_DEVICE_STRING;
-        out->str = str->valuestring;
-        return 0;
-    }
-    return ds__fail(r->e, PROTO, "TypeError",
-                    "%s: argument '%s' must be null, a device handle or {\"str\": text}", r->op,
-                    name);
-}
-
-static int get_stream(const req *r, const char *name, ds_stream *out)
-{
-    const cJSON *v = arg(r, name);
-    *out = NULL;
-    if (v == NULL || cJSON_IsNull(v)) return 0;
-    return lookup(r, v, name, DS__H_STREAM, out);
-}
-
-static int get_scalar(const req *r, const char *name, bool required, ds_scalar *out, bool *present)
-{
-    const cJSON *v = arg(r, name);
-    char label[96];
-    if (present) *present = false;
-    if (v == NULL || (!required && cJSON_IsNull(v))) return required ? missing(r, name) : 0;
-    snprintf(label, sizeof label, "%s: %s", r->op, name);
-    if (ds__scalar_decode(v, label, out, r->e) < 0) return -1;
-    if (present) *present = true;
-    return 0;
-}
-
-static int get_shape(const req *r, const char *name, int64_t *shape, int *ndim)
-{
-    const cJSON *v = arg(r, name);
-    if (v == NULL) return missing(r, name);
-    /* A single integer is a 1-D shape, as in Python's zeros(3). */
-    if (is_int(v)) {
-        shape[0] = (int64_t)v->valuedouble;
-        *ndim = 1;
-        return 0;
-    }
-    if (!cJSON_IsArray(v))
-        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be a list of integers",
-                        r->op, name);
-    int n = cJSON_GetArraySize(v);
-    if (n > DS_MAX_NDIM)
-        return ds__fail(r->e, PROTO, "ValueError",
-                        "%s: argument '%s' has %d dimensions, more than %d", r->op, name, n,
-                        DS_MAX_NDIM);
-    int k = 0;
-    for (const cJSON *d = v->child; d; d = d->next, k++) {
-        if (!is_int(d))
-            return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s'[%d] must be an integer",
-                            r->op, name, k);
-        shape[k] = (int64_t)d->valuedouble;
-    }
-    *ndim = n;
-    return 0;
-}
-
-static int get_copy(const req *r, const char *name, ds_copy *out)
-{
-    const cJSON *v = arg(r, name);
-    *out = DS_COPY_IF_NEEDED;
-    if (v == NULL || cJSON_IsNull(v)) return 0;
-    if (!cJSON_IsBool(v))
-        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be true, false or null",
-                        r->op, name);
-    *out = cJSON_IsTrue(v) ? DS_COPY_ALWAYS : DS_COPY_NEVER;
-    return 0;
-}
-
 /* ---- calling and results ---- */
 
-static int no_slot(const req *r)
+static int no_slot(const ds__req *r)
 {
     return ds__fail(r->e, DS__ORIGIN_ADAPTER, "NotImplementedError",
                     "%s: adapter '%s' does not implement this op", r->op, r->v->adapter_name);
@@ -243,7 +33,7 @@ static int no_slot(const req *r)
          : (ds__call_begin((r)->s),                                                                \
             ds__status((r)->s, (r)->op, (r)->v->slot((r)->s->lib), (r)->e)))
 
-static void release_obj(const req *r, ds__hkind kind, void *obj)
+static void release_obj(const ds__req *r, ds__hkind kind, void *obj)
 {
     if (obj == NULL) return;
     if (kind == DS__H_ARRAY && DS__SLOT(r->v, release_array))
@@ -256,7 +46,7 @@ static void release_obj(const req *r, ds__hkind kind, void *obj)
 
 /* Gives obj, just returned by a callback, a handle and makes that the result. The session
  * owns obj from here, also on failure. */
-static int handle_result(const req *r, ds__hkind kind, void *obj, bool permanent, cJSON **out)
+static int handle_result(const ds__req *r, ds__hkind kind, void *obj, bool permanent, cJSON **out)
 {
     char name[48];
     if (obj == NULL && kind != DS__H_STREAM)
@@ -272,13 +62,13 @@ static int handle_result(const req *r, ds__hkind kind, void *obj, bool permanent
     return 0;
 }
 
-static int array_result(const req *r, ds_array x, cJSON **out)
+static int array_result(const ds__req *r, ds_array x, cJSON **out)
 {
     return handle_result(r, DS__H_ARRAY, x, false, out);
 }
 
 /* A device result that may be None (null). */
-static int device_result(const req *r, ds_devobj d, cJSON **out)
+static int device_result(const ds__req *r, ds_devobj d, cJSON **out)
 {
     if (d == NULL) {
         *out = cJSON_CreateNull();
@@ -287,7 +77,7 @@ static int device_result(const req *r, ds_devobj d, cJSON **out)
     return handle_result(r, DS__H_DEVICE, d, false, out);
 }
 
-static int oom(const req *r)
+static int oom(const ds__req *r)
 {
     return ds__fail(r->e, DS__ORIGIN_ADAPTER, "MemoryError", "%s: out of memory", r->op);
 }
@@ -297,7 +87,7 @@ static int oom(const req *r)
 static const char *const required_slots[] = {
     "open", "hello", "release_array", "device_equal", "info_devices", "describe", "read", NULL};
 
-static int check_table(const req *r)
+static int check_table(const ds__req *r)
 {
     const ds_vendor *v = r->v;
     const void *have[] = {(const void *)(uintptr_t)DS__SLOT(v, open),
@@ -323,7 +113,7 @@ static int check_table(const req *r)
 }
 
 /* Lists the library's devices as new device objects: *devs (malloc'd), *n. */
-static int list_devices(const req *r, ds_devobj **devs, size_t *n)
+static int list_devices(const ds__req *r, ds_devobj **devs, size_t *n)
 {
     size_t cap = 8;
     *devs = NULL;
@@ -354,7 +144,7 @@ static int list_devices(const req *r, ds_devobj **devs, size_t *n)
                     r->op);
 }
 
-static int op_hello(const req *r, cJSON **result)
+static int op_hello(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"protocol", NULL};
     ds__session *s = r->s;
@@ -366,7 +156,8 @@ static int op_hello(const req *r, cJSON **result)
     ds_devobj def = NULL;
     cJSON *res = NULL;
 
-    if (check_names(r, names) < 0 || get_int(r, "protocol", true, 0, &protocol) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || ds__arg_int(r, "protocol", true, 0, &protocol) < 0)
+        return -1;
     /* A second hello starts the session afresh. */
     ds__session_close(s);
     if (protocol != DS_PROTOCOL_VERSION)
@@ -454,20 +245,20 @@ fail:
     return -1;
 }
 
-static int op_reset(const req *r, cJSON **result)
+static int op_reset(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
-    if (check_names(r, names) < 0) return -1;
+    if (ds__args_check(r, names) < 0) return -1;
     ds__handles_drop(r->s, false);
     if (DS__SLOT(r->v, reset) && CALL0(r, reset) < 0) return -1;
     *result = NULL;
     return 0;
 }
 
-static int op_bye(const req *r, cJSON **result)
+static int op_bye(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
-    if (check_names(r, names) < 0) return -1;
+    if (ds__args_check(r, names) < 0) return -1;
     ds__session_close(r->s);
     *result = NULL;
     return 0;
@@ -475,12 +266,12 @@ static int op_bye(const req *r, cJSON **result)
 
 /* ---- device.* ---- */
 
-static int op_device_parse(const req *r, cJSON **result)
+static int op_device_parse(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"text", NULL};
     const char *text;
     ds_devobj d = NULL;
-    if (check_names(r, names) < 0 || get_string(r, "text", &text) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_string(r, "text", &text) < 0 ||
         CALL(r, device_parse, text, &d) < 0)
         return -1;
     return handle_result(r, DS__H_DEVICE, d, false, result);
@@ -489,12 +280,12 @@ static int op_device_parse(const req *r, cJSON **result)
 /* A device argument that must be a device object: a handle, or {"str": text} turned into
  * the library's device for that text with the device_parse slot (what describing or
  * comparing a string means). *parsed is set when the object is new and must be released. */
-static int get_device_object(const req *r, const char *name, ds_devobj *out, bool *parsed)
+static int get_device_object(const ds__req *r, const char *name, ds_devobj *out, bool *parsed)
 {
     ds_device dev;
     *parsed = false;
     *out = NULL;
-    if (get_device(r, name, true, &dev) < 0) return -1;
+    if (ds__arg_device(r, name, true, &dev) < 0) return -1;
     if (dev.kind == DS_DEVICE_OBJECT) {
         *out = dev.object;
         return 0;
@@ -510,13 +301,13 @@ static int get_device_object(const req *r, const char *name, ds_devobj *out, boo
     return 0;
 }
 
-static int op_device_describe(const req *r, cJSON **result)
+static int op_device_describe(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"device", NULL};
     ds_devobj d;
     bool parsed;
     ds_device_info di = {0};
-    if (check_names(r, names) < 0 || get_device_object(r, "device", &d, &parsed) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || get_device_object(r, "device", &d, &parsed) < 0) return -1;
     int rc = CALL(r, device_describe, d, &di);
     if (parsed) release_obj(r, DS__H_DEVICE, d);
     if (rc < 0) return -1;
@@ -534,13 +325,13 @@ static int op_device_describe(const req *r, cJSON **result)
     return 0;
 }
 
-static int op_device_equal(const req *r, cJSON **result)
+static int op_device_equal(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"a", "b", NULL};
     ds_devobj a = NULL, b = NULL;
     bool pa = false, pb = false;
     bool eq = false;
-    int rc = check_names(r, names);
+    int rc = ds__args_check(r, names);
     if (rc == 0) rc = get_device_object(r, "a", &a, &pa);
     if (rc == 0) rc = get_device_object(r, "b", &b, &pb);
     if (rc == 0) rc = CALL(r, device_equal, a, b, &eq);
@@ -551,25 +342,25 @@ static int op_device_equal(const req *r, cJSON **result)
     return 0;
 }
 
-static int op_device_from_type_index(const req *r, cJSON **result)
+static int op_device_from_type_index(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"type", "index", NULL};
     const char *type;
     int64_t index;
     ds_devobj d = NULL;
-    if (check_names(r, names) < 0 || get_string(r, "type", &type) < 0 ||
-        get_int(r, "index", true, 0, &index) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_string(r, "type", &type) < 0 ||
+        ds__arg_int(r, "index", true, 0, &index) < 0 ||
         CALL(r, device_from_type_index, type, index, &d) < 0)
         return -1;
     return handle_result(r, DS__H_DEVICE, d, false, result);
 }
 
-static int op_device_from_ordinal(const req *r, cJSON **result)
+static int op_device_from_ordinal(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"ordinal", NULL};
     int64_t ordinal;
     ds_devobj d = NULL;
-    if (check_names(r, names) < 0 || get_int(r, "ordinal", true, 0, &ordinal) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_int(r, "ordinal", true, 0, &ordinal) < 0 ||
         CALL(r, device_from_ordinal, ordinal, &d) < 0)
         return -1;
     return handle_result(r, DS__H_DEVICE, d, false, result);
@@ -577,12 +368,12 @@ static int op_device_from_ordinal(const req *r, cJSON **result)
 
 /* ---- info.* ---- */
 
-static int op_info_devices(const req *r, cJSON **result)
+static int op_info_devices(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     ds_devobj *devs;
     size_t n;
-    if (check_names(r, names) < 0 || list_devices(r, &devs, &n) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || list_devices(r, &devs, &n) < 0) return -1;
     cJSON *list = cJSON_CreateArray();
     int rc = list ? 0 : oom(r);
     for (size_t i = 0; i < n; i++) {
@@ -607,20 +398,20 @@ static int op_info_devices(const req *r, cJSON **result)
     return 0;
 }
 
-static int op_info_default_device(const req *r, cJSON **result)
+static int op_info_default_device(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     ds_devobj d = NULL;
-    if (check_names(r, names) < 0 || CALL(r, info_default_device, &d) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || CALL(r, info_default_device, &d) < 0) return -1;
     return device_result(r, d, result);
 }
 
-static int op_info_default_dtypes(const req *r, cJSON **result)
+static int op_info_default_dtypes(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"device", NULL};
     ds_device dev;
     ds_default_dtypes dd = {0};
-    if (check_names(r, names) < 0 || get_device(r, "device", false, &dev) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", false, &dev) < 0 ||
         CALL(r, info_default_dtypes, dev, &dd) < 0)
         return -1;
     const char *rf = ds_dtype_name(dd.real_floating), *cf = ds_dtype_name(dd.complex_floating);
@@ -658,13 +449,13 @@ static uint32_t kind_bits(const char *kind)
     return 0;
 }
 
-static int op_info_dtypes(const req *r, cJSON **result)
+static int op_info_dtypes(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"device", "kind", NULL};
     ds_device dev;
     uint32_t have = 0, want = 0;
-    const cJSON *kind = arg(r, "kind");
-    if (check_names(r, names) < 0 || get_device(r, "device", false, &dev) < 0) return -1;
+    const cJSON *kind = ds__arg(r, "kind");
+    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", false, &dev) < 0) return -1;
     if (kind == NULL || cJSON_IsNull(kind)) {
         want = ~0u;
     } else if (cJSON_IsString(kind) || cJSON_IsArray(kind)) {
@@ -706,32 +497,32 @@ static int op_info_dtypes(const req *r, cJSON **result)
 
 /* ---- array.* ---- */
 
-static int create_fill(const req *r, ds_fill_fn fn, ds_dtype dtype, ds_device dev, ds_array *x)
+static int create_fill(const ds__req *r, ds_fill_fn fn, ds_dtype dtype, ds_device dev, ds_array *x)
 {
     static const char *const names[] = {"fn", "shape", "dtype", "device", NULL};
     int64_t shape[DS_MAX_NDIM];
     int ndim = 0;
-    if (check_names(r, names) < 0 || get_shape(r, "shape", shape, &ndim) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || ds__arg_shape(r, "shape", shape, &ndim) < 0) return -1;
     return CALL(r, fill, fn, shape, ndim, dtype, dev, x);
 }
 
-static int create_like(const req *r, ds_fill_fn fn, ds_dtype dtype, ds_device dev, ds_array *x)
+static int create_like(const ds__req *r, ds_fill_fn fn, ds_dtype dtype, ds_device dev, ds_array *x)
 {
     static const char *const names[] = {"fn", "x", "dtype", "device", NULL};
     ds_array src;
-    if (check_names(r, names) < 0 || get_array(r, "x", &src) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "x", &src) < 0) return -1;
     return CALL(r, fill_like, fn, src, dtype, dev, x);
 }
 
-static int op_array_create(const req *r, cJSON **result)
+static int op_array_create(const ds__req *r, cJSON **result)
 {
     const char *fn;
     ds_dtype dtype;
     ds_device dev;
     ds_array x = NULL;
     int rc;
-    if (get_string(r, "fn", &fn) < 0 || get_dtype(r, "dtype", false, &dtype) < 0 ||
-        get_device(r, "device", false, &dev) < 0)
+    if (ds__arg_string(r, "fn", &fn) < 0 || ds__arg_dtype(r, "dtype", false, &dtype) < 0 ||
+        ds__arg_device(r, "device", false, &dev) < 0)
         return -1;
     if (strcmp(fn, "zeros") == 0) {
         rc = create_fill(r, DS_ZEROS, dtype, dev, &x);
@@ -744,17 +535,17 @@ static int op_array_create(const req *r, cJSON **result)
         int64_t shape[DS_MAX_NDIM];
         int ndim = 0;
         ds_scalar fill;
-        rc = check_names(r, names) < 0 || get_shape(r, "shape", shape, &ndim) < 0 ||
-                     get_scalar(r, "fill_value", true, &fill, NULL) < 0
+        rc = ds__args_check(r, names) < 0 || ds__arg_shape(r, "shape", shape, &ndim) < 0 ||
+                     ds__arg_scalar(r, "fill_value", true, &fill, NULL) < 0
                  ? -1
                  : CALL(r, full, shape, ndim, fill, dtype, dev, &x);
     } else if (strcmp(fn, "arange") == 0) {
         static const char *const names[] = {"fn", "start", "stop", "step", "dtype", "device", NULL};
         ds_scalar start, stop, step;
         bool has_stop, has_step;
-        rc = check_names(r, names) < 0 || get_scalar(r, "start", true, &start, NULL) < 0 ||
-                     get_scalar(r, "stop", false, &stop, &has_stop) < 0 ||
-                     get_scalar(r, "step", false, &step, &has_step) < 0
+        rc = ds__args_check(r, names) < 0 || ds__arg_scalar(r, "start", true, &start, NULL) < 0 ||
+                     ds__arg_scalar(r, "stop", false, &stop, &has_stop) < 0 ||
+                     ds__arg_scalar(r, "step", false, &step, &has_step) < 0
                  ? -1
                  : CALL(r, arange, start, has_stop ? &stop : NULL, has_step ? &step : NULL, dtype,
                         dev, &x);
@@ -764,20 +555,20 @@ static int op_array_create(const req *r, cJSON **result)
         ds_scalar start, stop;
         int64_t num;
         bool endpoint;
-        rc = check_names(r, names) < 0 || get_scalar(r, "start", true, &start, NULL) < 0 ||
-                     get_scalar(r, "stop", true, &stop, NULL) < 0 ||
-                     get_int(r, "num", true, 0, &num) < 0 ||
-                     get_bool(r, "endpoint", false, true, &endpoint) < 0
+        rc = ds__args_check(r, names) < 0 || ds__arg_scalar(r, "start", true, &start, NULL) < 0 ||
+                     ds__arg_scalar(r, "stop", true, &stop, NULL) < 0 ||
+                     ds__arg_int(r, "num", true, 0, &num) < 0 ||
+                     ds__arg_bool(r, "endpoint", false, true, &endpoint) < 0
                  ? -1
                  : CALL(r, linspace, start, stop, num, endpoint, dtype, dev, &x);
     } else if (strcmp(fn, "eye") == 0) {
         static const char *const names[] = {"fn", "n_rows", "n_cols", "k", "dtype", "device", NULL};
         int64_t n_rows, n_cols, k;
-        const cJSON *nc = arg(r, "n_cols");
+        const cJSON *nc = ds__arg(r, "n_cols");
         bool has_cols = nc != NULL && !cJSON_IsNull(nc);
-        rc = check_names(r, names) < 0 || get_int(r, "n_rows", true, 0, &n_rows) < 0 ||
-                     get_int(r, "n_cols", false, 0, &n_cols) < 0 ||
-                     get_int(r, "k", false, 0, &k) < 0
+        rc = ds__args_check(r, names) < 0 || ds__arg_int(r, "n_rows", true, 0, &n_rows) < 0 ||
+                     ds__arg_int(r, "n_cols", false, 0, &n_cols) < 0 ||
+                     ds__arg_int(r, "k", false, 0, &k) < 0
                  ? -1
                  : CALL(r, eye, n_rows, has_cols ? &n_cols : NULL, k, dtype, dev, &x);
     } else if (strcmp(fn, "zeros_like") == 0) {
@@ -790,16 +581,16 @@ static int op_array_create(const req *r, cJSON **result)
         static const char *const names[] = {"fn", "x", "fill_value", "dtype", "device", NULL};
         ds_array src;
         ds_scalar fill;
-        rc = check_names(r, names) < 0 || get_array(r, "x", &src) < 0 ||
-                     get_scalar(r, "fill_value", true, &fill, NULL) < 0
+        rc = ds__args_check(r, names) < 0 || ds__arg_array(r, "x", &src) < 0 ||
+                     ds__arg_scalar(r, "fill_value", true, &fill, NULL) < 0
                  ? -1
                  : CALL(r, full_like, src, fill, dtype, dev, &x);
     } else if (strcmp(fn, "fftfreq") == 0 || strcmp(fn, "rfftfreq") == 0) {
         static const char *const names[] = {"fn", "n", "d", "dtype", "device", NULL};
         int64_t n;
         ds_scalar d = {.kind = DS_SCALAR_FLOAT, .f = 1.0};
-        rc = check_names(r, names) < 0 || get_int(r, "n", true, 0, &n) < 0 ||
-                     get_scalar(r, "d", false, &d, NULL) < 0
+        rc = ds__args_check(r, names) < 0 || ds__arg_int(r, "n", true, 0, &n) < 0 ||
+                     ds__arg_scalar(r, "d", false, &d, NULL) < 0
                  ? -1
                  : CALL(r, fftfreq, fn[0] == 'r', n,
                         d.kind == DS_SCALAR_FLOAT ? d.f
@@ -814,27 +605,27 @@ static int op_array_create(const req *r, cJSON **result)
     return array_result(r, x, result);
 }
 
-static int op_array_asarray(const req *r, cJSON **result)
+static int op_array_asarray(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"obj", "dtype", "device", "copy", NULL};
-    const cJSON *obj = arg(r, "obj");
+    const cJSON *obj = ds__arg(r, "obj");
     ds_dtype dtype;
     ds_device dev;
     ds_copy copy;
     ds_array x = NULL;
     int rc;
-    if (check_names(r, names) < 0 || get_dtype(r, "dtype", false, &dtype) < 0 ||
-        get_device(r, "device", false, &dev) < 0 || get_copy(r, "copy", &copy) < 0)
+    if (ds__args_check(r, names) < 0 || ds__arg_dtype(r, "dtype", false, &dtype) < 0 ||
+        ds__arg_device(r, "device", false, &dev) < 0 || ds__arg_copy(r, "copy", &copy) < 0)
         return -1;
-    if (obj == NULL) return missing(r, "obj");
+    if (obj == NULL) return ds__arg_missing(r, "obj");
     if (cJSON_IsString(obj)) {
         ds_array src;
-        rc = lookup(r, obj, "obj", DS__H_ARRAY, &src) < 0
+        rc = ds__arg_handle(r, obj, "obj", DS__H_ARRAY, &src) < 0
                  ? -1
                  : CALL(r, asarray_array, src, dtype, dev, copy, &x);
     } else if (ds__is_scalar(obj)) {
         ds_scalar sc;
-        rc = get_scalar(r, "obj", true, &sc, NULL) < 0
+        rc = ds__arg_scalar(r, "obj", true, &sc, NULL) < 0
                  ? -1
                  : CALL(r, asarray_scalar, sc, dtype, dev, copy, &x);
     } else if (cJSON_IsObject(obj)) {
@@ -851,21 +642,23 @@ static int op_array_asarray(const req *r, cJSON **result)
     return array_result(r, x, result);
 }
 
-static int op_array_astype(const req *r, cJSON **result)
+static int op_array_astype(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"x", "dtype", "copy", "device", NULL};
     ds_array src, x = NULL;
     ds_dtype dtype;
     bool copy;
     ds_device dev;
-    if (check_names(r, names) < 0 || get_array(r, "x", &src) < 0 ||
-        get_dtype(r, "dtype", true, &dtype) < 0 || get_bool(r, "copy", false, true, &copy) < 0 ||
-        get_device(r, "device", false, &dev) < 0 || CALL(r, astype, src, dtype, copy, dev, &x) < 0)
+    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "x", &src) < 0 ||
+        ds__arg_dtype(r, "dtype", true, &dtype) < 0 ||
+        ds__arg_bool(r, "copy", false, true, &copy) < 0 ||
+        ds__arg_device(r, "device", false, &dev) < 0 ||
+        CALL(r, astype, src, dtype, copy, dev, &x) < 0)
         return -1;
     return array_result(r, x, result);
 }
 
-static int describe_array(const req *r, ds_array x, ds_array_info *info)
+static int describe_array(const ds__req *r, ds_array x, ds_array_info *info)
 {
     memset(info, 0, sizeof *info);
     if (CALL(r, describe, x, info) < 0) return -1;
@@ -879,13 +672,13 @@ static int describe_array(const req *r, ds_array x, ds_array_info *info)
     return 0;
 }
 
-static int op_array_describe(const req *r, cJSON **result)
+static int op_array_describe(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"array", NULL};
     ds_array x;
     ds_array_info info;
     cJSON *dev = NULL;
-    if (check_names(r, names) < 0 || get_array(r, "array", &x) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "array", &x) < 0 ||
         describe_array(r, x, &info) < 0 || device_result(r, info.device, &dev) < 0)
         return -1;
     cJSON *o = cJSON_CreateObject(), *shape = NULL;
@@ -903,13 +696,13 @@ static int op_array_describe(const req *r, cJSON **result)
     return 0;
 }
 
-static int op_array_read(const req *r, cJSON **result)
+static int op_array_read(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"array", NULL};
     ds_array x;
     ds_array_info info;
     ds_buffer buf = {0};
-    if (check_names(r, names) < 0 || get_array(r, "array", &x) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "array", &x) < 0 ||
         describe_array(r, x, &info) < 0)
         return -1;
     /* describe's device is not needed here. */
@@ -931,42 +724,31 @@ static int op_array_read(const req *r, cJSON **result)
     return rc;
 }
 
-static int op_array_to_device(const req *r, cJSON **result)
+static int op_array_to_device(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"array", "device", "stream", NULL};
     ds_array src, x = NULL;
     ds_device dev;
     ds_stream stream;
-    if (check_names(r, names) < 0 || get_array(r, "array", &src) < 0 ||
-        get_device(r, "device", true, &dev) < 0 || get_stream(r, "stream", &stream) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "array", &src) < 0 ||
+        ds__arg_device(r, "device", true, &dev) < 0 || ds__arg_stream(r, "stream", &stream) < 0 ||
         CALL(r, to_device, src, dev, stream, &x) < 0)
         return -1;
     return array_result(r, x, result);
 }
 
-static int op_array_same(const req *r, cJSON **result)
+static int op_array_same(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"a", "b", NULL};
     ds_array a, b;
-    if (check_names(r, names) < 0 || get_array(r, "a", &a) < 0 || get_array(r, "b", &b) < 0)
+    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "a", &a) < 0 ||
+        ds__arg_array(r, "b", &b) < 0)
         return -1;
     *result = cJSON_CreateBool(a == b);
     return 0;
 }
 
-static int get_operand(const req *r, const char *name, ds_operand *out)
-{
-    const cJSON *v = arg(r, name);
-    memset(out, 0, sizeof *out);
-    if (v == NULL) return missing(r, name);
-    if (cJSON_IsString(v)) {
-        out->is_array = true;
-        return lookup(r, v, name, DS__H_ARRAY, &out->array);
-    }
-    return get_scalar(r, name, true, &out->scalar, NULL);
-}
-
-static int op_array_binary(const req *r, cJSON **result)
+static int op_array_binary(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"fn", "x1", "x2", NULL};
     static const char *const fns[] = {
@@ -977,18 +759,18 @@ static int op_array_binary(const req *r, cJSON **result)
     ds_operand x1, x2;
     ds_array x = NULL;
     int which = 0;
-    if (check_names(r, names) < 0 || get_string(r, "fn", &fn) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || ds__arg_string(r, "fn", &fn) < 0) return -1;
     for (int i = DS_ADD; i <= DS_MAXIMUM; i++)
         if (strcmp(fn, fns[i]) == 0) which = i;
     if (which == 0)
         return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
-    if (get_operand(r, "x1", &x1) < 0 || get_operand(r, "x2", &x2) < 0 ||
+    if (ds__arg_operand(r, "x1", &x1) < 0 || ds__arg_operand(r, "x2", &x2) < 0 ||
         CALL(r, binary, (ds_binary_fn)which, x1, x2, &x) < 0)
         return -1;
     return array_result(r, x, result);
 }
 
-static int op_array_unary(const req *r, cJSON **result)
+static int op_array_unary(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"fn", "x", NULL};
     static const char *const fns[] = {
@@ -996,55 +778,56 @@ static int op_array_unary(const req *r, cJSON **result)
     const char *fn;
     ds_array src, x = NULL;
     int which = 0;
-    if (check_names(r, names) < 0 || get_string(r, "fn", &fn) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || ds__arg_string(r, "fn", &fn) < 0) return -1;
     for (int i = DS_NEGATIVE; i <= DS_SQRT; i++)
         if (strcmp(fn, fns[i]) == 0) which = i;
     if (which == 0)
         return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
-    if (get_array(r, "x", &src) < 0 || CALL(r, unary, (ds_unary_fn)which, src, &x) < 0) return -1;
+    if (ds__arg_array(r, "x", &src) < 0 || CALL(r, unary, (ds_unary_fn)which, src, &x) < 0)
+        return -1;
     return array_result(r, x, result);
 }
 
-static int op_array_reduce(const req *r, cJSON **result)
+static int op_array_reduce(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"fn", "x", "axis", NULL};
     const char *fn;
     ds_array src, x = NULL;
     int64_t axis;
-    const cJSON *jaxis = arg(r, "axis");
+    const cJSON *jaxis = ds__arg(r, "axis");
     bool has_axis = jaxis != NULL && !cJSON_IsNull(jaxis);
     ds_reduce_fn which;
-    if (check_names(r, names) < 0 || get_string(r, "fn", &fn) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || ds__arg_string(r, "fn", &fn) < 0) return -1;
     if (strcmp(fn, "sum") == 0)
         which = DS_SUM;
     else if (strcmp(fn, "max") == 0)
         which = DS_MAX;
     else
         return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
-    if (get_array(r, "x", &src) < 0 || get_int(r, "axis", false, 0, &axis) < 0 ||
+    if (ds__arg_array(r, "x", &src) < 0 || ds__arg_int(r, "axis", false, 0, &axis) < 0 ||
         CALL(r, reduce, which, src, has_axis ? &axis : NULL, &x) < 0)
         return -1;
     return array_result(r, x, result);
 }
 
-static int op_array_matmul(const req *r, cJSON **result)
+static int op_array_matmul(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"x1", "x2", NULL};
     ds_array a, b, x = NULL;
-    if (check_names(r, names) < 0 || get_array(r, "x1", &a) < 0 || get_array(r, "x2", &b) < 0 ||
-        CALL(r, matmul, a, b, &x) < 0)
+    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "x1", &a) < 0 ||
+        ds__arg_array(r, "x2", &b) < 0 || CALL(r, matmul, a, b, &x) < 0)
         return -1;
     return array_result(r, x, result);
 }
 
-static int op_array_stack(const req *r, cJSON **result)
+static int op_array_stack(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"arrays", "axis", NULL};
-    const cJSON *list = arg(r, "arrays");
+    const cJSON *list = ds__arg(r, "arrays");
     int64_t axis;
     ds_array x = NULL;
-    if (check_names(r, names) < 0 || get_int(r, "axis", false, 0, &axis) < 0) return -1;
-    if (list == NULL) return missing(r, "arrays");
+    if (ds__args_check(r, names) < 0 || ds__arg_int(r, "axis", false, 0, &axis) < 0) return -1;
+    if (list == NULL) return ds__arg_missing(r, "arrays");
     if (!cJSON_IsArray(list))
         return ds__fail(r->e, PROTO, "TypeError",
                         "%s: argument 'arrays' must be a list of array handles", r->op);
@@ -1055,7 +838,7 @@ static int op_array_stack(const req *r, cJSON **result)
     for (const cJSON *h = list->child; h && rc == 0; h = h->next, i++) {
         char name[32];
         snprintf(name, sizeof name, "arrays[%d]", i);
-        rc = lookup(r, h, name, DS__H_ARRAY, &xs[i]);
+        rc = ds__arg_handle(r, h, name, DS__H_ARRAY, &xs[i]);
     }
     if (rc == 0) rc = CALL(r, stack, xs, (size_t)n, axis, &x);
     ds__free(xs);
@@ -1063,12 +846,12 @@ static int op_array_stack(const req *r, cJSON **result)
     return array_result(r, x, result);
 }
 
-static int op_array_dlpack_device(const req *r, cJSON **result)
+static int op_array_dlpack_device(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"array", NULL};
     ds_array x;
     int32_t type = 0, id = 0;
-    if (check_names(r, names) < 0 || get_array(r, "array", &x) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "array", &x) < 0 ||
         CALL(r, dlpack_device, x, &type, &id) < 0)
         return -1;
     cJSON *pair = cJSON_CreateArray();
@@ -1081,25 +864,25 @@ static int op_array_dlpack_device(const req *r, cJSON **result)
     return 0;
 }
 
-static int op_array_from_dlpack(const req *r, cJSON **result)
+static int op_array_from_dlpack(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"x", "device", "copy", NULL};
     ds_array src, x = NULL;
     ds_device dev;
     ds_copy copy;
-    if (check_names(r, names) < 0 || get_array(r, "x", &src) < 0 ||
-        get_device(r, "device", false, &dev) < 0 || get_copy(r, "copy", &copy) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "x", &src) < 0 ||
+        ds__arg_device(r, "device", false, &dev) < 0 || ds__arg_copy(r, "copy", &copy) < 0 ||
         CALL(r, from_dlpack, src, dev, copy, &x) < 0)
         return -1;
     return array_result(r, x, result);
 }
 
-static int op_stream_default(const req *r, cJSON **result)
+static int op_stream_default(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"device", NULL};
     ds_device dev;
     ds_stream st = NULL;
-    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0 ||
         CALL(r, stream_default, dev, &st) < 0)
         return -1;
     return handle_result(r, DS__H_STREAM, st, false, result);
@@ -1107,74 +890,74 @@ static int op_stream_default(const req *r, cJSON **result)
 
 /* ---- default.* and soft.* ---- */
 
-static int op_default_get(const req *r, cJSON **result)
+static int op_default_get(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     ds_devobj d = NULL;
-    if (check_names(r, names) < 0 || CALL(r, default_get, &d) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || CALL(r, default_get, &d) < 0) return -1;
     return device_result(r, d, result);
 }
 
-static int op_default_set(const req *r, cJSON **result)
+static int op_default_set(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"device", NULL};
     ds_device dev;
     *result = NULL;
-    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0) return -1;
     return CALL(r, default_set, dev);
 }
 
-static int op_default_unset(const req *r, cJSON **result)
+static int op_default_unset(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     *result = NULL;
-    return check_names(r, names) < 0 ? -1 : CALL0(r, default_unset);
+    return ds__args_check(r, names) < 0 ? -1 : CALL0(r, default_unset);
 }
 
-static int op_default_push(const req *r, cJSON **result)
+static int op_default_push(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"device", NULL};
     ds_device dev;
     *result = NULL;
-    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0) return -1;
     return CALL(r, default_push, dev);
 }
 
-static int op_default_pop(const req *r, cJSON **result)
+static int op_default_pop(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     *result = NULL;
-    return check_names(r, names) < 0 ? -1 : CALL0(r, default_pop);
+    return ds__args_check(r, names) < 0 ? -1 : CALL0(r, default_pop);
 }
 
-static int op_soft_get(const req *r, cJSON **result)
+static int op_soft_get(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     bool on = false;
-    if (check_names(r, names) < 0 || CALL(r, soft_get, &on) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || CALL(r, soft_get, &on) < 0) return -1;
     *result = cJSON_CreateBool(on);
     return 0;
 }
 
-static int op_soft_set(const req *r, cJSON **result)
+static int op_soft_set(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"enabled", NULL};
     bool on;
     *result = NULL;
-    if (check_names(r, names) < 0 || get_bool(r, "enabled", true, false, &on) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || ds__arg_bool(r, "enabled", true, false, &on) < 0) return -1;
     return CALL(r, soft_set, on);
 }
 
-static int op_soft_unset(const req *r, cJSON **result)
+static int op_soft_unset(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     *result = NULL;
-    return check_names(r, names) < 0 ? -1 : CALL0(r, soft_unset);
+    return ds__args_check(r, names) < 0 ? -1 : CALL0(r, soft_unset);
 }
 
 /* ---- util.* ---- */
 
-static int int_result(const req *r, int64_t v, cJSON **result)
+static int int_result(const ds__req *r, int64_t v, cJSON **result)
 {
     char buf[32];
     snprintf(buf, sizeof buf, "%" PRId64, v);
@@ -1182,50 +965,50 @@ static int int_result(const req *r, int64_t v, cJSON **result)
     return *result ? 0 : oom(r);
 }
 
-static int op_util_num_gpus(const req *r, cJSON **result)
+static int op_util_num_gpus(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     int64_t n = 0;
-    if (check_names(r, names) < 0 || CALL(r, num_gpus, &n) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || CALL(r, num_gpus, &n) < 0) return -1;
     return int_result(r, n, result);
 }
 
-static int op_util_num_cpu_cores(const req *r, cJSON **result)
+static int op_util_num_cpu_cores(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {NULL};
     int64_t n = 0;
-    if (check_names(r, names) < 0 || CALL(r, num_cpu_cores, &n) < 0) return -1;
+    if (ds__args_check(r, names) < 0 || CALL(r, num_cpu_cores, &n) < 0) return -1;
     return int_result(r, n, result);
 }
 
-static int op_util_total_memory(const req *r, cJSON **result)
+static int op_util_total_memory(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"device", NULL};
     ds_device dev;
     int64_t n = 0;
-    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0 ||
         CALL(r, total_memory, dev, &n) < 0)
         return -1;
     return int_result(r, n, result);
 }
 
-static int op_util_used_memory(const req *r, cJSON **result)
+static int op_util_used_memory(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"device", NULL};
     ds_device dev;
     int64_t n = 0;
-    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0 ||
         CALL(r, used_memory, dev, &n) < 0)
         return -1;
     return int_result(r, n, result);
 }
 
-static int op_util_utilisation(const req *r, cJSON **result)
+static int op_util_utilisation(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"device", NULL};
     ds_device dev;
     double pct = 0;
-    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0 ||
         CALL(r, utilisation, dev, &pct) < 0)
         return -1;
     *result = cJSON_CreateNumber(pct);
@@ -1234,48 +1017,29 @@ static int op_util_utilisation(const req *r, cJSON **result)
 
 /* ---- dtype.* ---- */
 
-/* One argument that is an array handle or a dtype name: *x the array (NULL for a dtype),
- * *dtype the dtype. `name` labels it in messages ("from_", "args[2]"). */
-static int get_array_or_dtype(const req *r, const cJSON *v, const char *name, ds_array *x,
-                              ds_dtype *dtype)
-{
-    *x = NULL;
-    *dtype = DS_DTYPE_NONE;
-    if (!cJSON_IsString(v))
-        return ds__fail(r->e, PROTO, "TypeError",
-                        "%s: argument '%s' must be an array handle or a dtype name", r->op, name);
-    *dtype = ds_dtype_from_name(v->valuestring);
-    if (*dtype != DS_DTYPE_NONE) return 0;
-    if (strchr(v->valuestring, '#') == NULL)
-        return ds__fail(r->e, PROTO, "ValueError",
-                        "%s: argument '%s': \"%.40s\" is neither a dtype name nor an array handle",
-                        r->op, name, v->valuestring);
-    return lookup(r, v, name, DS__H_ARRAY, x);
-}
-
-static int op_dtype_can_cast(const req *r, cJSON **result)
+static int op_dtype_can_cast(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"from_", "to", NULL};
-    const cJSON *from = arg(r, "from_");
+    const cJSON *from = ds__arg(r, "from_");
     ds_array x;
     ds_dtype from_dtype, to;
     bool yes = false;
-    if (check_names(r, names) < 0) return -1;
-    if (from == NULL) return missing(r, "from_");
-    if (get_array_or_dtype(r, from, "from_", &x, &from_dtype) < 0 ||
-        get_dtype(r, "to", true, &to) < 0 || CALL(r, can_cast, x, from_dtype, to, &yes) < 0)
+    if (ds__args_check(r, names) < 0) return -1;
+    if (from == NULL) return ds__arg_missing(r, "from_");
+    if (ds__arg_array_or_dtype(r, from, "from_", &x, &from_dtype) < 0 ||
+        ds__arg_dtype(r, "to", true, &to) < 0 || CALL(r, can_cast, x, from_dtype, to, &yes) < 0)
         return -1;
     *result = cJSON_CreateBool(yes);
     return *result ? 0 : oom(r);
 }
 
-static int op_dtype_result_type(const req *r, cJSON **result)
+static int op_dtype_result_type(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"args", NULL};
-    const cJSON *list = arg(r, "args");
+    const cJSON *list = ds__arg(r, "args");
     ds_dtype out = DS_DTYPE_NONE;
-    if (check_names(r, names) < 0) return -1;
-    if (list == NULL) return missing(r, "args");
+    if (ds__args_check(r, names) < 0) return -1;
+    if (list == NULL) return ds__arg_missing(r, "args");
     if (!cJSON_IsArray(list))
         return ds__fail(r->e, PROTO, "TypeError",
                         "%s: argument 'args' must be a list of array handles and dtype names",
@@ -1290,7 +1054,7 @@ static int op_dtype_result_type(const req *r, cJSON **result)
     for (const cJSON *v = list->child; v && rc == 0; v = v->next, i++) {
         char name[32];
         snprintf(name, sizeof name, "args[%d]", i);
-        rc = get_array_or_dtype(r, v, name, &xs[i], &dts[i]);
+        rc = ds__arg_array_or_dtype(r, v, name, &xs[i], &dts[i]);
     }
     if (rc == 0) rc = CALL(r, result_type, xs, dts, (size_t)n, &out);
     ds__free(xs);
@@ -1305,23 +1069,23 @@ static int op_dtype_result_type(const req *r, cJSON **result)
 
 /* ---- array.tril, array.triu ---- */
 
-static int tri(const req *r, bool upper, cJSON **result)
+static int tri(const ds__req *r, bool upper, cJSON **result)
 {
     static const char *const names[] = {"x", "k", NULL};
     ds_array src, x = NULL;
     int64_t k;
-    if (check_names(r, names) < 0 || get_array(r, "x", &src) < 0 ||
-        get_int(r, "k", false, 0, &k) < 0 || CALL(r, tri, upper, src, k, &x) < 0)
+    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "x", &src) < 0 ||
+        ds__arg_int(r, "k", false, 0, &k) < 0 || CALL(r, tri, upper, src, k, &x) < 0)
         return -1;
     return array_result(r, x, result);
 }
 
-static int op_array_tril(const req *r, cJSON **result)
+static int op_array_tril(const ds__req *r, cJSON **result)
 {
     return tri(r, false, result);
 }
 
-static int op_array_triu(const req *r, cJSON **result)
+static int op_array_triu(const ds__req *r, cJSON **result)
 {
     return tri(r, true, result);
 }
@@ -1330,7 +1094,7 @@ static int op_array_triu(const req *r, cJSON **result)
 
 /* Asks the library for the arrays alive on dev: *xs (ds__calloc'd) and *n of them, each a
  * new reference the caller owns. */
-static int arrays_alive(const req *r, ds_device dev, ds_array **xs, size_t *n)
+static int arrays_alive(const ds__req *r, ds_device dev, ds_array **xs, size_t *n)
 {
     size_t cap = 16;
     *xs = NULL;
@@ -1358,13 +1122,13 @@ static int arrays_alive(const req *r, ds_device dev, ds_array **xs, size_t *n)
                     "%s: the number of arrays alive kept growing between calls", r->op);
 }
 
-static int op_util_arrays_on_device(const req *r, cJSON **result)
+static int op_util_arrays_on_device(const ds__req *r, cJSON **result)
 {
     static const char *const names[] = {"device", NULL};
     ds_device dev;
     ds_array *xs;
     size_t n;
-    if (check_names(r, names) < 0 || get_device(r, "device", true, &dev) < 0 ||
+    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0 ||
         arrays_alive(r, dev, &xs, &n) < 0)
         return -1;
     char count[32];
@@ -1414,7 +1178,7 @@ static int op_util_arrays_on_device(const req *r, cJSON **result)
 
 static const struct {
     const char *name;
-    int (*run)(const req *r, cJSON **result);
+    int (*run)(const ds__req *r, cJSON **result);
 } ops[] = {
     {"hello", op_hello},
     {"reset", op_reset},
@@ -1465,7 +1229,7 @@ static const struct {
 
 int ds__dispatch(ds__session *s, const char *op, const cJSON *args, cJSON **result, ds__err *e)
 {
-    req r = {s, s->vendor, op, args, e};
+    ds__req r = {s, s->vendor, op, args, e};
     *result = NULL;
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
         if (strcmp(ops[i].name, op) != 0) continue;

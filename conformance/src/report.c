@@ -1,0 +1,458 @@
+/* The JSON report (spec/schema/report.json) and its JSON Lines journal: the header record
+ * (suite, runner, adapter, library, devices, configuration, environment), one record per
+ * case, the footer (counts, profile verdicts, the gate), and the consolidated document
+ * written atomically at the end, with the JUnit XML beside it. */
+#define _POSIX_C_SOURCE 200809L
+#include "devspec.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#ifndef DEVSPEC_VERSION
+#define DEVSPEC_VERSION "0.0.0"
+#endif
+
+static char *capture(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p) return NULL;
+    char buf[256] = {0};
+    char *ok = fgets(buf, sizeof buf, p);
+    int rc = pclose(p);
+    if (!ok || rc != 0) return NULL;
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return buf[0] ? dsr__xstrdup(buf) : NULL;
+}
+
+static cJSON *suite_json(const dsr_options *o)
+{
+    cJSON *s = cJSON_CreateObject();
+    cJSON_AddStringToObject(s, "name", "devspec");
+    cJSON_AddStringToObject(s, "version", DEVSPEC_VERSION);
+    char *commit = NULL;
+    bool modified = false;
+    bool have_git = false;
+    dsr_buf gitdir = {0};
+    dsr__buf_printf(&gitdir, "%s/.git", o->source);
+    if (access(gitdir.data, F_OK) == 0) {
+        dsr_buf cmd = {0};
+        dsr__buf_printf(&cmd, "git -C '%s' rev-parse HEAD 2>/dev/null", o->source);
+        commit = capture(cmd.data);
+        cmd.len = 0;
+        dsr__buf_printf(&cmd, "git -C '%s' status --porcelain --untracked-files=no 2>/dev/null",
+                        o->source);
+        char *st = commit ? capture(cmd.data) : NULL;
+        have_git = commit != NULL;
+        modified = st != NULL;
+        free(st);
+        dsr__buf_free(&cmd);
+    }
+    dsr__buf_free(&gitdir);
+    if (commit)
+        cJSON_AddStringToObject(s, "commit", commit);
+    else
+        cJSON_AddNullToObject(s, "commit");
+    if (have_git)
+        cJSON_AddBoolToObject(s, "modified", modified);
+    else
+        cJSON_AddNullToObject(s, "modified");
+    free(commit);
+    return s;
+}
+
+static cJSON *copy_or_null(const cJSON *obj, const char *key)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return v ? cJSON_Duplicate(v, true) : cJSON_CreateNull();
+}
+
+cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error)
+{
+    const dsr_options *o = r->o;
+    cJSON *h = cJSON_CreateObject();
+    cJSON_AddStringToObject(h, "type", "header");
+    cJSON_AddNumberToObject(h, "report_version", DSR_REPORT_VERSION);
+    cJSON_AddItemToObject(h, "suite", suite_json(o));
+    cJSON *rj = cJSON_AddObjectToObject(h, "runner");
+    cJSON_AddStringToObject(rj, "name", "devspec");
+    cJSON_AddStringToObject(rj, "version", DEVSPEC_VERSION);
+    cJSON_AddNumberToObject(rj, "protocol", DSR_PROTOCOL_VERSION);
+    char when[32];
+    dsr__utc_iso(when);
+    cJSON_AddStringToObject(h, "started", when);
+    cJSON *ad = cJSON_AddObjectToObject(h, "adapter");
+    cJSON_AddStringToObject(ad, "label", o->adapter_label ? o->adapter_label : "adapter");
+    cJSON_AddStringToObject(ad, "given", o->adapter_spec ? o->adapter_spec : "");
+    cJSON_AddStringToObject(ad, "transport", o->transport);
+    if (adapter_error) cJSON_AddStringToObject(ad, "error", adapter_error);
+    const cJSON *hl = r->hello;
+    const cJSON *lib = cJSON_GetObjectItemCaseSensitive(hl, "library");
+    const cJSON *adp = cJSON_GetObjectItemCaseSensitive(hl, "adapter");
+    cJSON_AddItemToObject(ad, "name", copy_or_null(adp, "name"));
+    cJSON_AddItemToObject(ad, "version", copy_or_null(adp, "version"));
+    cJSON *l = cJSON_AddObjectToObject(h, "library");
+    cJSON_AddItemToObject(l, "name", copy_or_null(lib, "name"));
+    cJSON_AddItemToObject(l, "version", copy_or_null(lib, "version"));
+    cJSON *devs = cJSON_AddArrayToObject(h, "devices");
+    const cJSON *strs = cJSON_GetObjectItemCaseSensitive(hl, "device_strs");
+    const cJSON *all = cJSON_GetObjectItemCaseSensitive(hl, "devices");
+    for (int i = 0; i < r->ndevices; i++) {
+        cJSON *d = cJSON_CreateObject();
+        char name[4] = {'D', (char)('0' + i), 0};
+        cJSON_AddStringToObject(d, "binding", name);
+        cJSON_AddStringToObject(d, "handle", r->devices[i]);
+        int k = 0;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, all)
+        {
+            if (cJSON_IsString(it) && !strcmp(it->valuestring, r->devices[i])) break;
+            k++;
+        }
+        const cJSON *s = cJSON_GetArrayItem(strs, k);
+        if (cJSON_IsString(s)) cJSON_AddStringToObject(d, "str", s->valuestring);
+        cJSON_AddItemToArray(devs, d);
+    }
+    cJSON *feats = cJSON_AddArrayToObject(h, "features_claimed");
+    cJSON *unknown = cJSON_AddArrayToObject(h, "features_unknown");
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(hl, "features"))
+    {
+        if (!cJSON_IsString(f)) continue;
+        cJSON_AddItemToArray(dsr__registry_feature(r->reg, f->valuestring) ? feats : unknown,
+                             cJSON_CreateString(f->valuestring));
+    }
+    cJSON *cfg = cJSON_AddObjectToObject(h, "config");
+    cJSON_AddItemToObject(cfg, "cases",
+                          dsr__json_strings((const char *const *)o->cases, o->ncases));
+    cJSON_AddItemToObject(cfg, "case_globs",
+                          dsr__json_strings((const char *const *)o->case_globs, o->ncase_globs));
+    cJSON_AddItemToObject(cfg, "features",
+                          dsr__json_strings((const char *const *)o->features, o->nfeatures));
+    cJSON_AddItemToObject(
+        cfg, "exclude_features",
+        dsr__json_strings((const char *const *)o->exclude_features, o->nexclude_features));
+    if (o->profile)
+        cJSON_AddStringToObject(cfg, "profile", o->profile);
+    else
+        cJSON_AddNullToObject(cfg, "profile");
+    cJSON_AddNumberToObject(cfg, "timeout", o->timeout);
+    cJSON_AddNumberToObject(cfg, "start_timeout", o->start_timeout);
+    cJSON_AddNumberToObject(cfg, "max_restarts", o->max_restarts);
+    cJSON_AddBoolToObject(cfg, "strict", o->strict);
+    cJSON *exj = cJSON_AddObjectToObject(cfg, "expectations");
+    if (r->ex && r->ex->path) {
+        cJSON_AddStringToObject(exj, "path", r->ex->path);
+        cJSON_AddStringToObject(exj, "sha256", r->ex->sha256);
+        cJSON_AddNumberToObject(exj, "entries", r->ex->count);
+    } else {
+        cJSON_AddNullToObject(exj, "path");
+        cJSON_AddNullToObject(exj, "sha256");
+        cJSON_AddNumberToObject(exj, "entries", 0);
+    }
+    cJSON *env = cJSON_AddObjectToObject(h, "environment");
+    struct utsname u;
+    if (uname(&u) == 0) {
+        cJSON_AddStringToObject(env, "os", u.sysname);
+        cJSON_AddStringToObject(env, "release", u.release);
+        cJSON_AddStringToObject(env, "machine", u.machine);
+        cJSON_AddStringToObject(env, "hostname", u.nodename);
+    }
+    cJSON_AddStringToObject(env, "compiler", __VERSION__);
+    return h;
+}
+
+cJSON *dsr__report_case(const dsr_result *res)
+{
+    const dsr_case *c = res->c;
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "type", "case");
+    cJSON_AddStringToObject(j, "id", c->id);
+    cJSON_AddStringToObject(j, "file", c->file->name);
+    cJSON_AddItemToObject(j, "features", dsr__json_strings(c->features, c->nfeatures));
+    cJSON_AddItemToObject(j, "spec", dsr__json_strings(c->spec, c->nspec));
+    cJSON_AddStringToObject(j, "status", dsr__status_name(res->status));
+    cJSON_AddStringToObject(j, "observed_status", dsr__status_name(res->raw_status));
+    if (res->expectation) {
+        cJSON *e = cJSON_AddObjectToObject(j, "expectation");
+        cJSON_AddStringToObject(e, "status", dsr__status_name(res->expectation->status));
+        cJSON_AddStringToObject(e, "reason", res->expectation->reason);
+        cJSON_AddStringToObject(e, "pattern", res->expectation->pattern);
+        cJSON_AddNumberToObject(e, "line", res->expectation->line);
+    }
+    if (res->reason) cJSON_AddStringToObject(j, "reason", res->reason);
+    if (res->skip_source) cJSON_AddStringToObject(j, "skip_source", res->skip_source);
+    if (res->step >= 0) {
+        cJSON_AddNumberToObject(j, "step", res->step);
+        cJSON_AddStringToObject(j, "op", c->steps[res->step].op);
+    }
+    if (res->expected) cJSON_AddItemToObject(j, "expected", cJSON_Duplicate(res->expected, true));
+    if (res->observed) cJSON_AddItemToObject(j, "observed", cJSON_Duplicate(res->observed, true));
+    if (res->stderr_tail) cJSON_AddStringToObject(j, "stderr", res->stderr_tail);
+    cJSON_AddNumberToObject(j, "duration", res->duration);
+    return j;
+}
+
+static void counts_add(cJSON *map, const char *key, dsr_status st)
+{
+    cJSON *c = cJSON_GetObjectItemCaseSensitive(map, key);
+    if (!c) {
+        c = cJSON_AddObjectToObject(map, key);
+        for (int i = 0; i < DSR_STATUS_COUNT; i++)
+            cJSON_AddNumberToObject(c, dsr__status_name((dsr_status)i), 0);
+    }
+    cJSON *n = cJSON_GetObjectItemCaseSensitive(c, dsr__status_name(st));
+    cJSON_SetNumberValue(n, n->valuedouble + 1);
+}
+
+static const dsr_result *find_result(const dsr_run_state *r, const dsr_case *c)
+{
+    for (int i = 0; i < r->nresults; i++)
+        if (r->results[i].c == c) return &r->results[i];
+    return NULL;
+}
+
+/* A profile's verdict (spec/README.md): a library conforms when it claims every required
+ * feature and every case that counts for the profile and claims only required features
+ * passes. Cases of optional features are reported beside the verdict. */
+static cJSON *profile_json(const dsr_run_state *r, const dsr_profile *p, bool complete)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON *missing = cJSON_AddArrayToObject(j, "missing_features");
+    for (int i = 0; i < p->nrequired; i++)
+        if (!r->hello || !dsr__claimed(r->hello, p->required[i]))
+            cJSON_AddItemToArray(missing, cJSON_CreateString(p->required[i]));
+    /* [0]: cases of required features only (the verdict); [1]: cases of optional ones */
+    int total[2] = {0}, passed[2] = {0}, failed[2] = {0}, skipped[2] = {0}, not_run[2] = {0};
+    for (int f = 0; f < r->suite->nfiles; f++) {
+        for (int k = 0; k < r->suite->files[f].ncases; k++) {
+            const dsr_case *c = &r->suite->files[f].cases[k];
+            if (!dsr__case_counts(r->reg, c, p)) continue;
+            int g = 0;
+            for (int i = 0; i < c->nfeatures; i++) {
+                bool opt = false;
+                dsr__profile_has_feature(p, c->features[i], &opt);
+                if (opt) g = 1;
+            }
+            total[g]++;
+            const dsr_result *res = find_result(r, c);
+            if (!res)
+                not_run[g]++;
+            else if (res->status == DSR_PASS || res->status == DSR_XPASS)
+                passed[g]++;
+            else if (res->status == DSR_SKIP)
+                skipped[g]++;
+            else
+                failed[g]++;
+        }
+    }
+    cJSON_AddNumberToObject(j, "cases", total[0]);
+    cJSON_AddNumberToObject(j, "passed", passed[0]);
+    cJSON_AddNumberToObject(j, "failed", failed[0]);
+    cJSON_AddNumberToObject(j, "skipped", skipped[0]);
+    cJSON_AddNumberToObject(j, "not_run", not_run[0]);
+    const char *verdict;
+    if (cJSON_GetArraySize(missing) > 0 || failed[0] > 0)
+        verdict = "does-not-conform";
+    else if (skipped[0] > 0 || not_run[0] > 0 || total[0] == 0 || !complete)
+        verdict = "undetermined";
+    else
+        verdict = "conforms";
+    cJSON_AddStringToObject(j, "verdict", verdict);
+    cJSON *opt = cJSON_AddObjectToObject(j, "optional");
+    cJSON_AddNumberToObject(opt, "cases", total[1]);
+    cJSON_AddNumberToObject(opt, "passed", passed[1]);
+    cJSON_AddNumberToObject(opt, "failed", failed[1]);
+    cJSON_AddNumberToObject(opt, "skipped", skipped[1]);
+    cJSON_AddNumberToObject(opt, "not_run", not_run[1]);
+    return j;
+}
+
+cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed, int *gate)
+{
+    cJSON *f = cJSON_CreateObject();
+    cJSON_AddStringToObject(f, "type", "footer");
+    char when[32];
+    dsr__utc_iso(when);
+    cJSON_AddStringToObject(f, "finished", when);
+    cJSON_AddNumberToObject(f, "elapsed", elapsed);
+    cJSON_AddBoolToObject(f, "complete", complete);
+    if (!complete) cJSON_AddStringToObject(f, "incomplete_reason", r->why_incomplete);
+    cJSON_AddBoolToObject(f, "interrupted", r->interrupted);
+    cJSON_AddNumberToObject(f, "restarts", r->restarts);
+    int counts[DSR_STATUS_COUNT] = {0};
+    int n_unexpected = 0;
+    cJSON *features = cJSON_CreateObject();
+    cJSON *statements = cJSON_CreateObject();
+    cJSON *unexp = cJSON_CreateArray();
+    cJSON *xpass = cJSON_CreateArray();
+    for (int i = 0; i < r->nresults; i++) {
+        const dsr_result *res = &r->results[i];
+        counts[res->status]++;
+        if (dsr__status_unexpected(res->status)) {
+            n_unexpected++;
+            cJSON_AddItemToArray(unexp, cJSON_CreateString(res->c->id));
+        }
+        if (res->status == DSR_XPASS) cJSON_AddItemToArray(xpass, cJSON_CreateString(res->c->id));
+        for (int k = 0; k < res->c->nfeatures; k++)
+            counts_add(features, res->c->features[k], res->status);
+        for (int k = 0; k < res->c->nspec; k++)
+            counts_add(statements, res->c->spec[k], res->status);
+    }
+    cJSON *cj = cJSON_AddObjectToObject(f, "counts");
+    for (int i = 0; i < DSR_STATUS_COUNT; i++)
+        cJSON_AddNumberToObject(cj, dsr__status_name((dsr_status)i), counts[i]);
+    cJSON_AddNumberToObject(f, "total", r->nresults);
+    int filtered = r->suite->ncases - r->nresults;
+    cJSON_AddNumberToObject(f, "not_run", filtered);
+    cJSON_AddItemToObject(f, "unexpected", unexp);
+    cJSON_AddItemToObject(f, "xpass", xpass);
+    cJSON *stale = cJSON_AddArrayToObject(f, "stale_expectations");
+    int nstale = 0;
+    for (int i = 0; r->ex && i < r->ex->count; i++) {
+        if (r->ex->items[i].matches) continue;
+        cJSON *s = cJSON_CreateObject();
+        cJSON_AddStringToObject(s, "pattern", r->ex->items[i].pattern);
+        cJSON_AddStringToObject(s, "status", dsr__status_name(r->ex->items[i].status));
+        cJSON_AddNumberToObject(s, "line", r->ex->items[i].line);
+        cJSON_AddItemToArray(stale, s);
+        nstale++;
+    }
+    cJSON_AddItemToObject(f, "features", features);
+    cJSON *profiles = cJSON_AddObjectToObject(f, "profiles");
+    for (int i = 0; i < r->reg->nprofiles; i++)
+        cJSON_AddItemToObject(profiles, r->reg->profiles[i].name,
+                              profile_json(r, &r->reg->profiles[i], complete));
+    cJSON_AddItemToObject(f, "statements", statements);
+    int code = 0;
+    const char *rule = "nothing unexpected";
+    if (!complete) {
+        code = 3;
+        rule = "the run is incomplete";
+    } else if (n_unexpected) {
+        code = 1;
+        rule = "unexpected fail, error, crash or timeout";
+    } else if (r->o->strict && (cJSON_GetArraySize(xpass) || nstale)) {
+        code = 1;
+        rule = "--strict: unexpected pass or stale expectation";
+    }
+    cJSON *g = cJSON_AddObjectToObject(f, "gate");
+    cJSON_AddNumberToObject(g, "exit_status", code);
+    cJSON_AddStringToObject(g, "rule", rule);
+    *gate = code;
+    return f;
+}
+
+void dsr__report_record(dsr_report *rep, const cJSON *record)
+{
+    if (!rep->jsonl) return;
+    char *s = cJSON_PrintUnformatted(record);
+    fputs(s, rep->jsonl);
+    fputc('\n', rep->jsonl);
+    fflush(rep->jsonl);
+    cJSON_free(s);
+}
+
+/* The report's file name when --report is not given: the adapter's label or the library's
+ * name, reduced to characters safe in a file name. */
+static char *report_label(const dsr_run_state *r)
+{
+    const char *l = r->o->adapter_label;
+    const cJSON *lib = cJSON_GetObjectItemCaseSensitive(r->hello, "library");
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(lib, "name");
+    if (!l && cJSON_IsString(n)) l = n->valuestring;
+    char *s = dsr__xstrdup(l ? l : "adapter");
+    for (char *p = s; *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '-' || *p == '_' || *p == '.'))
+            *p = '_';
+    return s;
+}
+
+void dsr__report_open(dsr_report *rep, const dsr_run_state *r, cJSON *header)
+{
+    dsr_buf path = {0};
+    if (r->o->report)
+        dsr__buf_puts(&path, r->o->report);
+    else {
+        char *label = report_label(r);
+        dsr__buf_printf(&path, "reports/runs/%s.json", label);
+        free(label);
+    }
+    rep->report_path = dsr__xstrdup(path.data);
+    /* reports/NAME.json while running is reports/NAME.jsonl; the consolidated document
+     * replaces NAME.json only at the end, so a stale NAME.json from an earlier run is
+     * removed first: never a complete-looking file for a run that did not complete. */
+    if (path.len > 5 && !strcmp(path.data + path.len - 5, ".json")) {
+        path.len -= 5;
+        path.data[path.len] = '\0';
+    }
+    dsr__buf_puts(&path, ".jsonl");
+    rep->jsonl_path = path.data;
+    if (dsr__mkdir_parents(rep->report_path) != 0)
+        fprintf(stderr, "devspec: cannot create the directory of %s: %s\n", rep->report_path,
+                strerror(errno));
+    unlink(rep->report_path);
+    rep->jsonl = fopen(rep->jsonl_path, "we") /* not inherited by the worker */;
+    if (!rep->jsonl)
+        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, strerror(errno));
+    rep->header = header;
+    dsr__report_record(rep, header);
+}
+
+void dsr__report_free(dsr_report *rep)
+{
+    cJSON_Delete(rep->header);
+    free(rep->report_path);
+    free(rep->jsonl_path);
+    if (rep->jsonl) fclose(rep->jsonl);
+    memset(rep, 0, sizeof *rep);
+}
+
+void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *footer,
+                        double elapsed, bool *write_failed)
+{
+    dsr__report_record(rep, footer);
+    if (rep->jsonl) {
+        if (fclose(rep->jsonl) != 0) *write_failed = true;
+        rep->jsonl = NULL;
+    }
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "type", "devspec-report");
+    cJSON_AddNumberToObject(doc, "report_version", DSR_REPORT_VERSION);
+    cJSON *h = cJSON_Duplicate(rep->header, true);
+    cJSON_DeleteItemFromObject(h, "type");
+    cJSON_AddItemToObject(doc, "header", h);
+    cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
+    for (int i = 0; i < r->nresults; i++) {
+        cJSON *c = dsr__report_case(&r->results[i]);
+        cJSON_DeleteItemFromObject(c, "type");
+        cJSON_AddItemToArray(cases, c);
+    }
+    cJSON *f = cJSON_Duplicate(footer, true);
+    cJSON_DeleteItemFromObject(f, "type");
+    cJSON_AddItemToObject(doc, "footer", f);
+    char *text = cJSON_Print(doc);
+    cJSON_Delete(doc);
+    dsr_buf b = {0};
+    dsr__buf_puts(&b, text);
+    dsr__buf_puts(&b, "\n");
+    cJSON_free(text);
+    if (dsr__write_file_atomic(rep->report_path, b.data, b.len) != 0) {
+        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->report_path, strerror(errno));
+        *write_failed = true;
+    }
+    dsr__buf_free(&b);
+    if (r->o->junit) {
+        char err[512];
+        if (dsr__mkdir_parents(r->o->junit) != 0 ||
+            dsr__junit_write(r->o->junit, r->results, r->nresults, rep->header, elapsed,
+                             r->o->strict, err, sizeof err) != 0) {
+            fprintf(stderr, "devspec: cannot write %s: %s\n", r->o->junit,
+                    errno ? strerror(errno) : err);
+            *write_failed = true;
+        }
+    }
+}
