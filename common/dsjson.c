@@ -1,0 +1,662 @@
+/* dsjson: exact numbers and strings over cJSON (see dsjson.h). */
+#include "dsjson.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The encoded NUL: the overlong two-byte form of U+0000 (as in Java's modified UTF-8). */
+#define NUL0 '\xC0'
+#define NUL1 '\x80'
+
+/* 2^53: integers up to this magnitude are exact in a double. */
+#define EXACT_DOUBLE 9007199254740992.0
+
+/* ---- formatting ---------------------------------------------------------------------- */
+
+/* Adds ".0" to a decimal that has neither a point nor an exponent, so it reads as a float. */
+static size_t float_form(char *out, size_t n)
+{
+    if (strpbrk(out, ".e") == NULL) {
+        memcpy(out + n, ".0", 3);
+        n += 2;
+    }
+    return n;
+}
+
+static size_t non_finite(double d, char *out)
+{
+    const char *t = isnan(d) ? "nan" : d < 0 ? "-inf" : "inf";
+    size_t n = strlen(t);
+    memcpy(out, t, n + 1);
+    return n;
+}
+
+/* The fewest significant digits (1..MAX) whose correctly rounded decimal reads back as the
+ * value. Reading back is monotone in the digit count (a p-digit decimal is also a
+ * (p+1)-digit one, so the nearest (p+1)-digit decimal is at least as close), so a binary
+ * search finds the least. glibc's printf rounds correctly at every precision. */
+size_t dsj_format_double(double d, char out[DSJ_NUMBER_MAX])
+{
+    if (!isfinite(d)) return non_finite(d, out);
+    int lo = 1, hi = 17;
+    while (lo < hi) {
+        int p = (lo + hi) / 2;
+        snprintf(out, DSJ_NUMBER_MAX, "%.*g", p, d);
+        if (strtod(out, NULL) == d)
+            hi = p;
+        else
+            lo = p + 1;
+    }
+    int n = snprintf(out, DSJ_NUMBER_MAX, "%.*g", lo, d);
+    return float_form(out, (size_t)n);
+}
+
+size_t dsj_format_float32(float f, char out[DSJ_NUMBER_MAX])
+{
+    if (!isfinite(f)) return non_finite(f, out);
+    int lo = 1, hi = 9;
+    while (lo < hi) {
+        int p = (lo + hi) / 2;
+        snprintf(out, DSJ_NUMBER_MAX, "%.*g", p, (double)f);
+        if (strtof(out, NULL) == f)
+            hi = p;
+        else
+            lo = p + 1;
+    }
+    int n = snprintf(out, DSJ_NUMBER_MAX, "%.*g", lo, (double)f);
+    return float_form(out, (size_t)n);
+}
+
+size_t dsj_format_int64(int64_t v, char out[DSJ_NUMBER_MAX])
+{
+    return (size_t)snprintf(out, DSJ_NUMBER_MAX, "%" PRId64, v);
+}
+
+size_t dsj_format_uint64(uint64_t v, char out[DSJ_NUMBER_MAX])
+{
+    return (size_t)snprintf(out, DSJ_NUMBER_MAX, "%" PRIu64, v);
+}
+
+/* ---- parsing text ------------------------------------------------------------------ */
+
+bool dsj_is_integer_text(const char *t)
+{
+    if (*t == '-') t++;
+    if (*t == '\0') return false;
+    for (; *t; t++)
+        if (*t < '0' || *t > '9') return false;
+    return true;
+}
+
+bool dsj_parse_int64(const char *text, int64_t *out)
+{
+    if (!dsj_is_integer_text(text)) return false;
+    errno = 0;
+    char *end;
+    long long v = strtoll(text, &end, 10);
+    if (errno == ERANGE || *end) return false;
+    *out = (int64_t)v;
+    return true;
+}
+
+bool dsj_parse_uint64(const char *text, uint64_t *out)
+{
+    /* strtoull would accept "-1" as UINT64_MAX. "-0" is zero. */
+    if (!dsj_is_integer_text(text)) return false;
+    if (text[0] == '-') {
+        for (const char *p = text + 1; *p; p++)
+            if (*p != '0') return false;
+        *out = 0;
+        return true;
+    }
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (errno == ERANGE || *end) return false;
+    *out = (uint64_t)v;
+    return true;
+}
+
+static bool starts_blank(const char *t)
+{
+    return *t == '\0' || *t == ' ' || *t == '\t' || *t == '\n' || *t == '\r' || *t == '\f' ||
+           *t == '\v';
+}
+
+/* Whether TEXT spells an infinity ("inf", "-Infinity", ...) rather than overflowing to one. */
+static bool names_infinity(const char *t)
+{
+    for (; *t; t++)
+        if (*t == 'i' || *t == 'I') return true;
+    return false;
+}
+
+int dsj_parse_float32(const char *text, float *out)
+{
+    if (starts_blank(text)) return DSJ_FLOAT_SYNTAX;
+    char *end;
+    errno = 0;
+    float f = strtof(text, &end);
+    if (*end) return DSJ_FLOAT_SYNTAX;
+    if (isinf(f) && !names_infinity(text)) return DSJ_FLOAT_RANGE;
+    *out = f;
+    return DSJ_FLOAT_OK;
+}
+
+bool dsj_parse_double(const char *text, double *out)
+{
+    if (starts_blank(text)) return false;
+    char *end;
+    double d = strtod(text, &end);
+    if (*end) return false;
+    *out = d;
+    return true;
+}
+
+/* ---- number and string nodes --------------------------------------------------------- */
+
+static char *copy_text(const char *s, size_t n)
+{
+    char *c = cJSON_malloc(n + 1);
+    if (c == NULL) return NULL;
+    memcpy(c, s, n);
+    c[n] = '\0';
+    return c;
+}
+
+/* A number node whose valuestring is TEXT (N bytes), a decimal that reads back to D. */
+static cJSON *number_with_text(double d, const char *text, size_t n)
+{
+    cJSON *item = cJSON_CreateNumber(d);
+    if (item == NULL) return NULL;
+    item->valuestring = copy_text(text, n);
+    if (item->valuestring == NULL) {
+        cJSON_Delete(item);
+        return NULL;
+    }
+    return item;
+}
+
+const char *dsj_number_text(const cJSON *item)
+{
+    if (!cJSON_IsNumber(item) || item->valuestring == NULL) return NULL;
+    const char *t = item->valuestring;
+    double d = item->valuedouble;
+    double back;
+    if (!dsj_parse_double(t, &back)) return NULL;
+    /* Same bits (NaN never occurs: JSON has no such number). A float32's shortest text reads
+     * back as the float, not as the double it widens to. */
+    if (back == d && signbit(back) == signbit(d)) return t;
+    float f;
+    if ((double)(float)d == d && dsj_parse_float32(t, &f) == DSJ_FLOAT_OK && (double)f == d &&
+        signbit(f) == signbit(d))
+        return t;
+    return NULL;
+}
+
+bool dsj_get_int64(const cJSON *item, int64_t *out)
+{
+    if (!cJSON_IsNumber(item)) return false;
+    const char *t = dsj_number_text(item);
+    if (t != NULL && dsj_is_integer_text(t)) return dsj_parse_int64(t, out);
+    double d = item->valuedouble;
+    if (d != trunc(d) || fabs(d) > EXACT_DOUBLE) return false;
+    *out = (int64_t)d;
+    return true;
+}
+
+bool dsj_get_uint64(const cJSON *item, uint64_t *out)
+{
+    if (!cJSON_IsNumber(item)) return false;
+    const char *t = dsj_number_text(item);
+    if (t != NULL && dsj_is_integer_text(t)) return dsj_parse_uint64(t, out);
+    double d = item->valuedouble;
+    if (d != trunc(d) || d < 0 || d > EXACT_DOUBLE) return false;
+    *out = (uint64_t)d;
+    return true;
+}
+
+int dsj_get_float32(const cJSON *item, float *out)
+{
+    if (!cJSON_IsNumber(item)) return DSJ_FLOAT_SYNTAX;
+    const char *t = dsj_number_text(item);
+    if (t != NULL) return dsj_parse_float32(t, out);
+    /* Converting a double to float rounds once, to nearest; beyond the largest float's
+     * rounding limit it gives infinity. */
+    double d = item->valuedouble;
+    float f = (float)d;
+    if (isinf(f) && isfinite(d)) return DSJ_FLOAT_RANGE;
+    *out = f;
+    return DSJ_FLOAT_OK;
+}
+
+cJSON *dsj_create_int64(int64_t v)
+{
+    char t[DSJ_NUMBER_MAX];
+    size_t n = dsj_format_int64(v, t);
+    return number_with_text((double)v, t, n);
+}
+
+cJSON *dsj_create_uint64(uint64_t v)
+{
+    char t[DSJ_NUMBER_MAX];
+    size_t n = dsj_format_uint64(v, t);
+    return number_with_text((double)v, t, n);
+}
+
+cJSON *dsj_create_double(double d)
+{
+    if (!isfinite(d)) return cJSON_CreateNumber(d); /* prints as null */
+    char t[DSJ_NUMBER_MAX];
+    size_t n = dsj_format_double(d, t);
+    return number_with_text(d, t, n);
+}
+
+cJSON *dsj_create_float32(float f)
+{
+    if (!isfinite(f)) return cJSON_CreateNumber(f);
+    char t[DSJ_NUMBER_MAX];
+    size_t n = dsj_format_float32(f, t);
+    return number_with_text((double)f, t, n);
+}
+
+void dsj_set_number(cJSON *item, double d)
+{
+    if (!cJSON_IsNumber(item)) return;
+    cJSON_free(item->valuestring);
+    item->valuestring = NULL;
+    cJSON_SetNumberValue(item, d);
+}
+
+cJSON *dsj_create_string_len(const char *s, size_t len)
+{
+    size_t nuls = 0;
+    for (size_t i = 0; i < len; i++)
+        nuls += s[i] == '\0';
+    if (nuls == 0) {
+        char *c = copy_text(s, len);
+        if (c == NULL) return NULL;
+        cJSON *item = cJSON_CreateString(c);
+        cJSON_free(c);
+        return item;
+    }
+    /* cJSON_CreateString copies up to the first NUL, so build the text first. */
+    char *enc = cJSON_malloc(len + nuls + 1);
+    if (enc == NULL) return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '\0') {
+            enc[k++] = NUL0;
+            enc[k++] = NUL1;
+        } else {
+            enc[k++] = s[i];
+        }
+    }
+    enc[k] = '\0';
+    cJSON *item = cJSON_CreateString(enc);
+    cJSON_free(enc);
+    return item;
+}
+
+bool dsj_string_has_nul(const char *s)
+{
+    return s != NULL && strstr(s, "\xC0\x80") != NULL;
+}
+
+size_t dsj_string_decode(const char *s, char *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; s[i]; i++) {
+        if (s[i] == NUL0 && s[i + 1] == NUL1) {
+            out[k++] = '\0';
+            i++;
+        } else {
+            out[k++] = s[i];
+        }
+    }
+    out[k] = '\0';
+    return k;
+}
+
+/* ---- parsing JSON -------------------------------------------------------------------- */
+
+/* A growable array of offsets. */
+typedef struct offsets {
+    size_t *v;
+    size_t n, cap;
+} offsets;
+
+static bool offsets_add(offsets *o, size_t x)
+{
+    if (o->n == o->cap) {
+        size_t cap = o->cap ? 2 * o->cap : 16;
+        size_t *v = cJSON_malloc(cap * sizeof *v);
+        if (v == NULL) return false;
+        if (o->n) memcpy(v, o->v, o->n * sizeof *v);
+        cJSON_free(o->v);
+        o->v = v;
+        o->cap = cap;
+    }
+    o->v[o->n++] = x;
+    return true;
+}
+
+static bool is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* The length of the JSON number at P (at most END), or 0 when it breaks JSON's grammar:
+ * -? (0 | [1-9][0-9]*) (. [0-9]+)? ([eE] [+-]? [0-9]+)?, followed by a delimiter. */
+static size_t number_length(const char *p, const char *end)
+{
+    const char *q = p;
+    if (q < end && *q == '-') q++;
+    if (q == end || !is_digit(*q)) return 0;
+    if (*q == '0')
+        q++;
+    else
+        while (q < end && is_digit(*q))
+            q++;
+    if (q < end && *q == '.') {
+        q++;
+        if (q == end || !is_digit(*q)) return 0;
+        while (q < end && is_digit(*q))
+            q++;
+    }
+    if (q < end && (*q == 'e' || *q == 'E')) {
+        q++;
+        if (q < end && (*q == '+' || *q == '-')) q++;
+        if (q == end || !is_digit(*q)) return 0;
+        while (q < end && is_digit(*q))
+            q++;
+    }
+    if (q < end && !strchr(" \t\r\n,]}", *q)) return 0;
+    return (size_t)(q - p);
+}
+
+/* Gives each number node, in document order, the source text of the next number token. */
+static bool attach_numbers(cJSON *item, const char *text, const offsets *starts,
+                           const offsets *lens, size_t *next)
+{
+    for (; item != NULL; item = item->next) {
+        if (cJSON_IsNumber(item)) {
+            if (*next >= starts->n) return false;
+            item->valuestring = copy_text(text + starts->v[*next], lens->v[*next]);
+            if (item->valuestring == NULL) return false;
+            (*next)++;
+        } else if (item->child && !attach_numbers(item->child, text, starts, lens, next)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+cJSON *dsj_parse(const char *text, size_t len, size_t *error_at)
+{
+    offsets starts = {0}, lens = {0}, rewrites = {0};
+    char *copy = NULL;
+    cJSON *root = NULL;
+    size_t fail_at = 0;
+    const char *end = text + len;
+    /* One pass finds the number tokens and the "\u0000" escapes; strings are skipped whole
+     * so that their contents are never mistaken for numbers. */
+    for (const char *p = text; p < end;) {
+        unsigned char c = (unsigned char)*p;
+        if (c == 0xC0 || c == 0xC1) {
+            fail_at = (size_t)(p - text);
+            goto fail;
+        }
+        if (c == '"') {
+            for (p++; p < end && *p != '"'; p++) {
+                if ((unsigned char)*p == 0xC0 || (unsigned char)*p == 0xC1) {
+                    fail_at = (size_t)(p - text);
+                    goto fail;
+                }
+                if (*p != '\\') continue;
+                if (end - p >= 6 && !memcmp(p, "\\u0000", 6)) {
+                    if (!offsets_add(&rewrites, (size_t)(p - text))) goto oom;
+                    p += 5;
+                } else {
+                    p++; /* the escaped character, a quote included */
+                }
+            }
+            if (p < end) p++;
+        } else if (c == '-' || is_digit((char)c)) {
+            size_t n = number_length(p, end);
+            if (n == 0) {
+                fail_at = (size_t)(p - text);
+                goto fail;
+            }
+            if (!offsets_add(&starts, (size_t)(p - text)) || !offsets_add(&lens, n)) goto oom;
+            p += n;
+        } else {
+            p++;
+        }
+    }
+    const char *src = text;
+    size_t srclen = len;
+    if (rewrites.n) {
+        copy = cJSON_malloc(len + 1);
+        if (copy == NULL) goto oom;
+        size_t k = 0, from = 0;
+        for (size_t i = 0; i < rewrites.n; i++) {
+            memcpy(copy + k, text + from, rewrites.v[i] - from);
+            k += rewrites.v[i] - from;
+            copy[k++] = NUL0;
+            copy[k++] = NUL1;
+            from = rewrites.v[i] + 6;
+        }
+        memcpy(copy + k, text + from, len - from);
+        k += len - from;
+        copy[k] = '\0';
+        src = copy;
+        srclen = k;
+    }
+    const char *parse_end = NULL;
+    root = cJSON_ParseWithLengthOpts(src, srclen, &parse_end, false);
+    size_t stop = parse_end ? (size_t)(parse_end - src) : 0;
+    if (root != NULL) {
+        while (stop < srclen && strchr(" \t\r\n", src[stop]) && src[stop] != '\0')
+            stop++;
+        if (stop < srclen) {
+            cJSON_Delete(root);
+            root = NULL;
+        }
+    }
+    if (root == NULL) {
+        /* Back to an offset in TEXT: each rewrite before STOP made the copy 4 bytes shorter. */
+        size_t shift = 0;
+        for (size_t i = 0; i < rewrites.n && rewrites.v[i] - shift < stop; i++)
+            shift += 4;
+        fail_at = stop + shift;
+        goto fail;
+    }
+    size_t used = 0;
+    if (!attach_numbers(root, text, &starts, &lens, &used) || used != starts.n) goto oom;
+    cJSON_free(copy);
+    cJSON_free(starts.v);
+    cJSON_free(lens.v);
+    cJSON_free(rewrites.v);
+    return root;
+oom:
+    fail_at = 0;
+fail:
+    cJSON_Delete(root);
+    cJSON_free(copy);
+    cJSON_free(starts.v);
+    cJSON_free(lens.v);
+    cJSON_free(rewrites.v);
+    if (error_at) *error_at = fail_at;
+    return NULL;
+}
+
+/* ---- printing ------------------------------------------------------------------------ */
+
+typedef struct out {
+    char *data;
+    size_t len, cap;
+    bool failed;
+} out;
+
+static void put(out *o, const char *s, size_t n)
+{
+    if (o->failed) return;
+    if (o->len + n + 1 > o->cap) {
+        size_t cap = o->cap ? o->cap : 256;
+        while (cap < o->len + n + 1)
+            cap *= 2;
+        char *d = cJSON_malloc(cap);
+        if (d == NULL) {
+            o->failed = true;
+            return;
+        }
+        if (o->len) memcpy(d, o->data, o->len);
+        cJSON_free(o->data);
+        o->data = d;
+        o->cap = cap;
+    }
+    memcpy(o->data + o->len, s, n);
+    o->len += n;
+    o->data[o->len] = '\0';
+}
+
+static void puts_(out *o, const char *s)
+{
+    put(o, s, strlen(s));
+}
+
+static void tabs(out *o, int n)
+{
+    for (int i = 0; i < n; i++)
+        put(o, "\t", 1);
+}
+
+static void print_string(out *o, const char *s)
+{
+    static const char hex[] = "0123456789abcdef";
+    put(o, "\"", 1);
+    const char *run = s;
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        const char *esc = NULL;
+        char u[7];
+        if (c == '"')
+            esc = "\\\"";
+        else if (c == '\\')
+            esc = "\\\\";
+        else if (c == '\n')
+            esc = "\\n";
+        else if (c == '\t')
+            esc = "\\t";
+        else if (c == '\r')
+            esc = "\\r";
+        else if (c == '\b')
+            esc = "\\b";
+        else if (c == '\f')
+            esc = "\\f";
+        else if (c == 0xC0 && (unsigned char)s[1] == 0x80)
+            esc = "\\u0000";
+        else if (c < 0x20) {
+            memcpy(u, "\\u00", 4);
+            u[4] = hex[c >> 4];
+            u[5] = hex[c & 15];
+            u[6] = '\0';
+            esc = u;
+        }
+        if (esc == NULL) continue;
+        put(o, run, (size_t)(s - run));
+        puts_(o, esc);
+        if (c == 0xC0) s++;
+        run = s + 1;
+    }
+    put(o, run, (size_t)(s - run));
+    put(o, "\"", 1);
+}
+
+static void print_number(out *o, const cJSON *item)
+{
+    const char *t = dsj_number_text(item);
+    if (t != NULL) {
+        puts_(o, t);
+        return;
+    }
+    char buf[DSJ_NUMBER_MAX];
+    double d = item->valuedouble;
+    if (!isfinite(d))
+        puts_(o, "null");
+    else if (d == trunc(d) && fabs(d) <= EXACT_DOUBLE && !(d == 0 && signbit(d)))
+        put(o, buf, dsj_format_int64((int64_t)d, buf));
+    else
+        put(o, buf, dsj_format_double(d, buf));
+}
+
+static void print_value(out *o, const cJSON *item, bool fmt, int depth)
+{
+    switch (item->type & 0xFF) {
+    case cJSON_NULL:
+        puts_(o, "null");
+        return;
+    case cJSON_False:
+        puts_(o, "false");
+        return;
+    case cJSON_True:
+        puts_(o, "true");
+        return;
+    case cJSON_Number:
+        print_number(o, item);
+        return;
+    case cJSON_String:
+        if (item->valuestring == NULL) break;
+        print_string(o, item->valuestring);
+        return;
+    case cJSON_Raw:
+        if (item->valuestring == NULL) break;
+        puts_(o, item->valuestring);
+        return;
+    case cJSON_Array:
+        put(o, "[", 1);
+        for (const cJSON *c = item->child; c; c = c->next) {
+            print_value(o, c, fmt, depth + 1);
+            if (c->next) puts_(o, fmt ? ", " : ",");
+        }
+        put(o, "]", 1);
+        return;
+    case cJSON_Object:
+        put(o, "{", 1);
+        if (fmt) put(o, "\n", 1);
+        for (const cJSON *c = item->child; c; c = c->next) {
+            if (c->string == NULL) {
+                o->failed = true;
+                return;
+            }
+            if (fmt) tabs(o, depth + 1);
+            print_string(o, c->string);
+            puts_(o, fmt ? ":\t" : ":");
+            print_value(o, c, fmt, depth + 1);
+            if (c->next) put(o, ",", 1);
+            if (fmt) put(o, "\n", 1);
+        }
+        if (fmt) tabs(o, depth);
+        put(o, "}", 1);
+        return;
+    }
+    o->failed = true;
+}
+
+char *dsj_print(const cJSON *item, bool formatted, size_t *len)
+{
+    if (item == NULL) return NULL;
+    out o = {0};
+    print_value(&o, item, formatted, 0);
+    if (o.failed || o.data == NULL) {
+        cJSON_free(o.data);
+        return NULL;
+    }
+    if (len) *len = o.len;
+    return o.data;
+}

@@ -1,0 +1,117 @@
+/* dsjson: exact numbers and strings over cJSON, for every C part of devspec that reads or
+ * writes protocol messages, case files or reports (the runner and the adapter shim compile
+ * dsjson.c; neither includes the other).
+ *
+ * cJSON keeps the structure; this module keeps the values exact, which cJSON alone does not:
+ * - cJSON holds a number only as a double, so an integer beyond 2^53 is rounded on reading;
+ *   and it prints a double with 15 significant digits, so 1.0000000000000002 goes out as 1
+ *   and DBL_MAX as a text that reads back as infinity.
+ * - cJSON decodes "\u0000" into a C string that ends there, so "gpu\u00000" becomes "gpu".
+ *
+ * What dsjson does instead:
+ * - dsj_parse keeps the source text of every number in the number's `valuestring` (cJSON
+ *   frees and copies a number's valuestring like a string's), so an integer of any width
+ *   reads exactly (dsj_get_int64, dsj_get_uint64, dsj_get_float32) and prints back as it was
+ *   written.
+ * - A string's NUL characters are held inside cJSON as the two bytes 0xC0 0x80 (an overlong
+ *   form that valid UTF-8 never contains; dsj_parse refuses input with 0xC0 or 0xC1 bytes),
+ *   so C strings, strcmp and cJSON_Duplicate keep working and nothing is cut. dsj_print
+ *   writes the pair as "\u0000"; dsj_string_has_nul tells a C consumer that a string holds a
+ *   NUL it could not pass on.
+ * - dsj_print writes numbers through the formatters below: a parsed number as its source
+ *   text; a number made in C either as an integer (integral, |x| <= 2^53) or as the shortest
+ *   decimal that reads back to the same double. Non-finite numbers, which JSON cannot hold,
+ *   print as null (the protocol writes them as strings: "nan", "inf", "-inf").
+ *
+ * Memory comes from cJSON's hooks (cJSON_malloc and cJSON_free), so whoever sets them (the
+ * shim's allocation-failure tests) sees these allocations too. Every function that allocates
+ * returns NULL when memory runs out. The formatters and parsers use the C locale's decimal
+ * point, as strtod and snprintf do when no program calls setlocale (none of devspec does). */
+#ifndef DSJSON_H
+#define DSJSON_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+/* Room for any text the formatters write, with its NUL ("-2.2250738585072014e-308"). */
+#define DSJ_NUMBER_MAX 32
+
+/* ---- formatting ---------------------------------------------------------------------- */
+
+/* The shortest decimal that strtod reads back as exactly D, always in a float's form (it has
+ * a '.' or an exponent: "1.0", "0.30000000000000004", "5e-324", "1.7976931348623157e+308",
+ * "-0.0"), so a reader that tells integers from floats reads a float. NaN and infinities give
+ * "nan", "inf" and "-inf", which are not JSON numbers. Returns the length. */
+size_t dsj_format_double(double d, char out[DSJ_NUMBER_MAX]);
+/* The same for a float32: the shortest decimal that strtof reads back as exactly F
+ * ("0.1", "3.4028235e+38", "1e-45"). */
+size_t dsj_format_float32(float f, char out[DSJ_NUMBER_MAX]);
+size_t dsj_format_int64(int64_t v, char out[DSJ_NUMBER_MAX]);
+size_t dsj_format_uint64(uint64_t v, char out[DSJ_NUMBER_MAX]);
+
+/* ---- parsing text ------------------------------------------------------------------ */
+
+/* A whole decimal integer: an optional '-' and ASCII digits, nothing else. False when TEXT
+ * has another form or the value is outside the type's range (*OUT is then unchanged). */
+bool dsj_parse_int64(const char *text, int64_t *out);
+bool dsj_parse_uint64(const char *text, uint64_t *out);
+/* Whether TEXT is a decimal integer in form (an optional '-' and ASCII digits). */
+bool dsj_is_integer_text(const char *text);
+
+/* dsj_parse_float32's results. */
+enum { DSJ_FLOAT_OK = 0, DSJ_FLOAT_SYNTAX = -1, DSJ_FLOAT_RANGE = -2 };
+/* Reads the whole TEXT (any decimal or hexadecimal float strtof accepts, "nan", "inf",
+ * "-inf") rounded once, directly to float32. A finite decimal that rounds to a finite float
+ * is in range, however close to the limit ("3.4028235e+38" and "3.4028235677973365e+38" are
+ * FLT_MAX); one that rounds to infinity is DSJ_FLOAT_RANGE. Tiny values round to a subnormal
+ * or to zero, which is in range. */
+int dsj_parse_float32(const char *text, float *out);
+/* Reads the whole TEXT as a double (what strtod accepts); false on any other form. */
+bool dsj_parse_double(const char *text, double *out);
+
+/* ---- reading and writing cJSON trees --------------------------------------------------- */
+
+/* Parses LEN bytes of TEXT (no NUL needed) as one JSON value, which may be followed only by
+ * whitespace. Numbers must follow JSON's grammar (no "01", "1.", "+1"). Returns the tree
+ * (free with cJSON_Delete), or NULL with *ERROR_AT (may be NULL) set to the offset in TEXT
+ * where reading failed. Bytes 0xC0 and 0xC1, never part of UTF-8, are refused. */
+cJSON *dsj_parse(const char *text, size_t len, size_t *error_at);
+
+/* Prints ITEM as JSON: compact, or FORMATTED as cJSON_Print lays it out. Numbers and strings
+ * as the header comment says. Free the result with cJSON_free; *LEN (may be NULL) gets its
+ * length. NULL when memory runs out or ITEM holds an invalid node. */
+char *dsj_print(const cJSON *item, bool formatted, size_t *len);
+
+/* The exact source text of a number node, or NULL when it has none (made in C) or when its
+ * value was changed after reading (the text no longer reads back to it). */
+const char *dsj_number_text(const cJSON *item);
+/* Exact integer values of a number node: from its text when it is an integer in form, else
+ * from its double when that is integral and within +-2^53. False when not an integer, out
+ * of the type's range, or not a number. */
+bool dsj_get_int64(const cJSON *item, int64_t *out);
+bool dsj_get_uint64(const cJSON *item, uint64_t *out);
+/* A number node as a float32, rounded once from its text (see dsj_parse_float32). A node
+ * made in C is rounded from its double. Returns a DSJ_FLOAT_ value. */
+int dsj_get_float32(const cJSON *item, float *out);
+
+/* Number nodes that print exactly: an integer of any width, a double or a float32 in its
+ * shortest float form. NULL when memory runs out. */
+cJSON *dsj_create_int64(int64_t v);
+cJSON *dsj_create_uint64(uint64_t v);
+cJSON *dsj_create_double(double d);
+cJSON *dsj_create_float32(float f);
+/* Sets a number node's value; drops its source text so that it prints the new value. */
+void dsj_set_number(cJSON *item, double d);
+
+/* A string node holding LEN bytes of S, NULs included. NULL when memory runs out. */
+cJSON *dsj_create_string_len(const char *s, size_t len);
+/* Whether the string S (a cJSON valuestring or key) holds an encoded NUL character. */
+bool dsj_string_has_nul(const char *s);
+/* Decodes S into OUT (room for strlen(S) + 1 bytes): the real bytes, NULs included, then a
+ * NUL. Returns the number of bytes before that final NUL. OUT may be S itself. */
+size_t dsj_string_decode(const char *s, char *out);
+
+#endif

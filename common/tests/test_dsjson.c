@@ -1,0 +1,329 @@
+/* Tests of dsjson: every hard number prints as its shortest exact text and reads back to the
+ * same bits, integers are exact over the whole int64 and uint64 ranges, float32 range is
+ * decided by rounding, strings keep their NULs, and a read-then-print round trip gives the
+ * source text back. Output is TAP; a failure prints what was expected and what came out. */
+#include "dsjson.h"
+
+#include <float.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int count, failed;
+
+static void ok(int cond, const char *file, int line, const char *name)
+{
+    printf("%sok %d - %s\n", cond ? "" : "not ", ++count, name);
+    if (!cond) {
+        failed++;
+        printf("#   at %s:%d\n", file, line);
+    }
+}
+
+static void str_eq(const char *got, const char *want, const char *file, int line,
+                   const char *name)
+{
+    int same = got != NULL && strcmp(got, want) == 0;
+    ok(same, file, line, name);
+    if (!same) printf("#   expected: %s\n#   observed: %s\n", want, got ? got : "(NULL)");
+}
+
+#define OK(c, name) ok((c), __FILE__, __LINE__, (name))
+#define STR_EQ(got, want, name) str_eq((got), (want), __FILE__, __LINE__, (name))
+
+static bool same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+/* Each value, its shortest text (as Python's repr writes it), and the round trip. */
+static void test_doubles(void)
+{
+    static const struct {
+        double d;
+        const char *text;
+    } cases[] = {
+        {5e-324, "5e-324"}, /* the least subnormal, written 4.9e-324 too */
+        {2.2250738585072014e-308, "2.2250738585072014e-308"}, /* DBL_MIN */
+        {2.225073858507201e-308, "2.225073858507201e-308"},   /* largest subnormal */
+        {DBL_MAX, "1.7976931348623157e+308"},
+        {-DBL_MAX, "-1.7976931348623157e+308"},
+        {9007199254740992.0, "9007199254740992.0"}, /* 2^53 */
+        {9007199254740994.0, "9007199254740994.0"}, /* 2^53 + 2 */
+        {-0.0, "-0.0"},
+        {0.0, "0.0"},
+        {1.0, "1.0"},
+        {1.0000000000000002, "1.0000000000000002"},
+        {0.30000000000000004, "0.30000000000000004"},
+        {0.1, "0.1"},
+        {1e16, "1e+16"},
+        {1e22, "1e+22"},
+        {1e23, "1e+23"},
+        {123456789012.5, "123456789012.5"},
+        {3.4028234663852886e+38, "3.4028234663852886e+38"}, /* FLT_MAX as a double */
+        {5e-310, "5e-310"},
+    };
+    char buf[DSJ_NUMBER_MAX], name[160];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dsj_format_double(cases[i].d, buf);
+        snprintf(name, sizeof name, "double %s prints as its shortest text", cases[i].text);
+        STR_EQ(buf, cases[i].text, name);
+        snprintf(name, sizeof name, "double %s reads back to the same bits", cases[i].text);
+        OK(same_bits(strtod(buf, NULL), cases[i].d), name);
+    }
+    /* 4.9e-324 and the 17-digit texts read as the same doubles. */
+    OK(same_bits(strtod("4.9e-324", NULL), 5e-324), "4.9e-324 is the least subnormal");
+    dsj_format_double(strtod("4.9406564584124654e-324", NULL), buf);
+    STR_EQ(buf, "5e-324", "4.9406564584124654e-324 prints as 5e-324");
+    /* 2^53 + 1 is not a double: it reads as 2^53 (ties to even). */
+    dsj_format_double(strtod("9007199254740993", NULL), buf);
+    STR_EQ(buf, "9007199254740992.0", "2^53+1 as a double is 2^53");
+    dsj_format_double(strtod("9007199254740991", NULL), buf);
+    STR_EQ(buf, "9007199254740991.0", "2^53-1 prints in full");
+    dsj_format_double(NAN, buf);
+    STR_EQ(buf, "nan", "NaN prints as nan");
+    dsj_format_double(-INFINITY, buf);
+    STR_EQ(buf, "-inf", "-inf prints as -inf");
+    /* A sweep: random bit patterns print in at most 17 digits and read back exactly. */
+    uint64_t x = 0x9E3779B97F4A7C15u;
+    int bad = 0;
+    for (int i = 0; i < 20000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double d;
+        memcpy(&d, &x, sizeof d);
+        if (!isfinite(d)) continue;
+        dsj_format_double(d, buf);
+        if (!same_bits(strtod(buf, NULL), d)) bad++;
+    }
+    OK(bad == 0, "20000 random doubles read back to the same bits");
+}
+
+/* Halfway cases: decimals exactly between two doubles read to the even one, and the
+ * printer's shortest text for each neighbour reads back to that neighbour. */
+static void test_halfway(void)
+{
+    char buf[DSJ_NUMBER_MAX];
+    double a = strtod("9007199254740993", NULL); /* between 2^53 and 2^53+2 */
+    OK(a == 9007199254740992.0, "2^53+1 reads to the even neighbour 2^53");
+    double b = strtod("9007199254740995", NULL); /* between 2^53+2 and 2^53+4 */
+    OK(b == 9007199254740996.0, "2^53+3 reads to the even neighbour 2^53+4");
+    /* 1 + 2^-53 is halfway between 1 and 1 + 2^-52. */
+    double h = strtod("1.00000000000000011102230246251565404236316680908203125", NULL);
+    OK(h == 1.0, "1 + 2^-53 reads as 1.0 (even)");
+    double up = nextafter(1.0, 2.0);
+    dsj_format_double(up, buf);
+    STR_EQ(buf, "1.0000000000000002", "the double after 1.0");
+    double down = nextafter(1.0, 0.0);
+    dsj_format_double(down, buf);
+    STR_EQ(buf, "0.9999999999999999", "the double before 1.0");
+    /* 5e-324 / 2 is halfway between 0 and the least subnormal: it reads as 0. */
+    OK(strtod("2.4703282292062327e-324", NULL) == 0.0, "half the least subnormal reads as 0");
+}
+
+static void test_floats(void)
+{
+    static const struct {
+        float f;
+        const char *text;
+    } cases[] = {
+        {FLT_MAX, "3.4028235e+38"},
+        {-FLT_MAX, "-3.4028235e+38"},
+        {0.1f, "0.1"},
+        {1e-45f, "1e-45"},   /* the least float subnormal */
+        {FLT_MIN, "1.1754944e-38"},
+        {16777216.0f, "16777216.0"}, /* 2^24 */
+        {16777218.0f, "16777218.0"},
+        {-0.0f, "-0.0"},
+        {1.0000001f, "1.0000001"},
+    };
+    char buf[DSJ_NUMBER_MAX], name[160];
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dsj_format_float32(cases[i].f, buf);
+        snprintf(name, sizeof name, "float32 %s prints as its shortest text", cases[i].text);
+        STR_EQ(buf, cases[i].text, name);
+        float back = strtof(buf, NULL);
+        snprintf(name, sizeof name, "float32 %s reads back to the same bits", cases[i].text);
+        OK(memcmp(&back, &cases[i].f, sizeof back) == 0, name);
+    }
+    float f = 0;
+    OK(dsj_parse_float32("3.4028235e+38", &f) == DSJ_FLOAT_OK && f == FLT_MAX,
+       "3.4028235e+38 is in the float32 range: it rounds to FLT_MAX");
+    /* FLT_MAX's rounding limit is halfway to 2^128: 340282356779733661637539395458142568448. */
+    OK(dsj_parse_float32("3.4028235677973366e+38", &f) == DSJ_FLOAT_OK && f == FLT_MAX,
+       "a decimal just below FLT_MAX's rounding limit rounds to FLT_MAX");
+    OK(dsj_parse_float32("340282356779733661637539395458142568448", &f) == DSJ_FLOAT_RANGE,
+       "the rounding limit itself rounds to infinity (ties to even: FLT_MAX is odd)");
+    OK(dsj_parse_float32("3.4028235677973367e+38", &f) == DSJ_FLOAT_RANGE,
+       "a decimal just above the rounding limit is out of the float32 range");
+    OK(dsj_parse_float32("3.5e38", &f) == DSJ_FLOAT_RANGE, "3.5e38 is out of the float32 range");
+    OK(dsj_parse_float32("-1e39", &f) == DSJ_FLOAT_RANGE, "-1e39 is out of the float32 range");
+    OK(dsj_parse_float32("1e-50", &f) == DSJ_FLOAT_OK && f == 0.0f,
+       "1e-50 rounds to zero: in range");
+    OK(dsj_parse_float32("-inf", &f) == DSJ_FLOAT_OK && isinf(f) && f < 0,
+       "-inf is an infinity, not an overflow");
+    OK(dsj_parse_float32("nan", &f) == DSJ_FLOAT_OK && isnan(f), "nan reads");
+    OK(dsj_parse_float32("1.5x", &f) == DSJ_FLOAT_SYNTAX, "1.5x is not a float");
+    OK(dsj_parse_float32(" 1", &f) == DSJ_FLOAT_SYNTAX, "leading blanks are not a float");
+    /* Rounding once matters: this decimal lies just above the halfway point between two
+     * floats, but its nearest double is exactly that halfway point, so going through a
+     * double first would round to the even float instead. */
+    const char *t = "1.00000005960464477550";
+    float once = 0;
+    dsj_parse_float32(t, &once);
+    float twice = (float)strtod(t, NULL);
+    OK(once == nextafterf(1.0f, 2.0f) && twice == 1.0f,
+       "a float32 text is rounded once, not through a double");
+}
+
+static void test_integers(void)
+{
+    char buf[DSJ_NUMBER_MAX];
+    int64_t i = 0;
+    uint64_t u = 0;
+    dsj_format_int64(INT64_MIN, buf);
+    STR_EQ(buf, "-9223372036854775808", "INT64_MIN prints exactly");
+    dsj_format_uint64(UINT64_MAX, buf);
+    STR_EQ(buf, "18446744073709551615", "UINT64_MAX prints exactly");
+    OK(dsj_parse_int64("-9223372036854775808", &i) && i == INT64_MIN, "INT64_MIN reads exactly");
+    OK(dsj_parse_int64("9223372036854775807", &i) && i == INT64_MAX, "INT64_MAX reads exactly");
+    OK(!dsj_parse_int64("9223372036854775808", &i), "INT64_MAX + 1 is out of the int64 range");
+    OK(dsj_parse_uint64("18446744073709551615", &u) && u == UINT64_MAX, "UINT64_MAX reads");
+    OK(!dsj_parse_uint64("18446744073709551616", &u), "UINT64_MAX + 1 is out of range");
+    OK(!dsj_parse_uint64("-1", &u), "-1 is not a uint64");
+    OK(dsj_parse_uint64("-0", &u) && u == 0, "-0 is the uint64 0");
+    OK(!dsj_parse_int64("1.0", &i) && !dsj_parse_int64("+1", &i) && !dsj_parse_int64("", &i),
+       "only digits with an optional minus are integer texts");
+    OK(dsj_parse_int64("9007199254740993", &i) && i == 9007199254740993LL, "2^53+1 is exact");
+}
+
+/* Reading then printing gives the source text back, numbers exact at any width. */
+static void test_round_trip(void)
+{
+    const char *doc = "{\"a\":[9007199254740993,-9223372036854775808,18446744073709551615,"
+                      "1.0000000000000002,0.30000000000000004,1.7976931348623157e+308,"
+                      "4.9e-324,2.2250738585072014e-308,-0.0,-0,1.0,1,3.4028235e+38,1E400],"
+                      "\"s\":\"gpu\\u00000\",\"k\\u0000\":\"\\\\u0000 is not a NUL\","
+                      "\"e\":\"\\\"\\n\\t\\u0001\"}";
+    size_t at = 99;
+    cJSON *root = dsj_parse(doc, strlen(doc), &at);
+    OK(root != NULL, "the hard-values document parses");
+    if (root == NULL) return;
+    char *printed = dsj_print(root, false, NULL);
+    STR_EQ(printed, doc, "printing gives the source text back");
+    cJSON_free(printed);
+    cJSON *dup = cJSON_Duplicate(root, true);
+    printed = dsj_print(dup, false, NULL);
+    STR_EQ(printed, doc, "a cJSON_Duplicate prints the same");
+    cJSON_free(printed);
+    cJSON_Delete(dup);
+
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(root, "a");
+    int64_t i = 0;
+    uint64_t u = 0;
+    float f = 0;
+    OK(dsj_get_int64(cJSON_GetArrayItem(a, 0), &i) && i == 9007199254740993LL,
+       "2^53+1 read from JSON is exact");
+    OK(dsj_get_int64(cJSON_GetArrayItem(a, 1), &i) && i == INT64_MIN, "INT64_MIN from JSON");
+    OK(dsj_get_uint64(cJSON_GetArrayItem(a, 2), &u) && u == UINT64_MAX, "UINT64_MAX from JSON");
+    OK(!dsj_get_int64(cJSON_GetArrayItem(a, 2), &i), "UINT64_MAX is not an int64");
+    OK(!dsj_get_int64(cJSON_GetArrayItem(a, 3), &i), "1.0000000000000002 is not an integer");
+    OK(dsj_get_float32(cJSON_GetArrayItem(a, 12), &f) == DSJ_FLOAT_OK && f == FLT_MAX,
+       "3.4028235e+38 from JSON is FLT_MAX as a float32");
+    OK(dsj_get_float32(cJSON_GetArrayItem(a, 5), &f) == DSJ_FLOAT_RANGE,
+       "DBL_MAX from JSON is out of the float32 range");
+
+    const cJSON *s = cJSON_GetObjectItemCaseSensitive(root, "s");
+    OK(dsj_string_has_nul(s->valuestring), "\"gpu\\u00000\" keeps its NUL");
+    char raw[16];
+    size_t n = dsj_string_decode(s->valuestring, raw);
+    OK(n == 5 && memcmp(raw, "gpu\0" "0", 5) == 0, "it decodes to the 5 bytes g p u NUL 0");
+    OK(strcmp(s->valuestring, "gpu") != 0, "it is not the string \"gpu\"");
+    const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, "k\xC0\x80");
+    OK(k != NULL && !dsj_string_has_nul(k->valuestring),
+       "a key keeps its NUL; an escaped backslash before u0000 is no NUL");
+    cJSON_Delete(root);
+}
+
+static void test_made_in_c(void)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddItemToObject(o, "i", dsj_create_int64(INT64_MIN));
+    cJSON_AddItemToObject(o, "u", dsj_create_uint64(UINT64_MAX));
+    cJSON_AddItemToObject(o, "d", dsj_create_double(1.0));
+    cJSON_AddItemToObject(o, "f", dsj_create_float32(0.1f));
+    cJSON_AddItemToObject(o, "n", cJSON_CreateNumber(3));
+    cJSON_AddItemToObject(o, "m", cJSON_CreateNumber(DBL_MAX));
+    cJSON_AddItemToObject(o, "z", cJSON_CreateNumber(-0.0));
+    cJSON_AddItemToObject(o, "x", cJSON_CreateNumber(NAN));
+    cJSON_AddItemToObject(o, "s", dsj_create_string_len("a\0b", 3));
+    char *p = dsj_print(o, false, NULL);
+    STR_EQ(p,
+           "{\"i\":-9223372036854775808,\"u\":18446744073709551615,\"d\":1.0,\"f\":0.1,\"n\":3,"
+           "\"m\":1.7976931348623157e+308,\"z\":-0.0,\"x\":null,\"s\":\"a\\u0000b\"}",
+           "numbers and strings made in C print exactly");
+    cJSON_free(p);
+    cJSON *n = cJSON_GetObjectItemCaseSensitive(o, "i");
+    dsj_set_number(n, 2.5);
+    OK(dsj_number_text(n) == NULL, "a changed number drops its text");
+    cJSON_SetNumberValue(cJSON_GetObjectItemCaseSensitive(o, "u"), 7);
+    p = dsj_print(cJSON_GetObjectItemCaseSensitive(o, "u"), false, NULL);
+    STR_EQ(p, "7", "a number changed behind dsjson's back prints its new value");
+    cJSON_free(p);
+    cJSON *small = cJSON_CreateObject();
+    cJSON_AddItemToObject(small, "a", cJSON_CreateArray());
+    cJSON_AddItemToArray(cJSON_GetObjectItem(small, "a"), cJSON_CreateNumber(1));
+    cJSON_AddItemToArray(cJSON_GetObjectItem(small, "a"), cJSON_CreateObject());
+    cJSON_AddItemToObject(small, "b", cJSON_CreateTrue());
+    char *mine = dsj_print(small, true, NULL), *theirs = cJSON_Print(small);
+    STR_EQ(mine, theirs, "the formatted layout is cJSON_Print's");
+    cJSON_free(mine);
+    cJSON_free(theirs);
+    cJSON_Delete(small);
+    cJSON_Delete(o);
+}
+
+static void test_bad_input(void)
+{
+    static const struct {
+        const char *text;
+        size_t at;
+    } bad[] = {{"[01]", 1},  {"[1.]", 1},     {"[+1]", 1},  {"[.5]", 1},       {"[1e]", 1},
+               {"[1 2]", 3}, {"{\"a\":1} x", 8}, {"[\"\xC0\x80\"]", 2}, {"[-]", 1}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t at = 999;
+        cJSON *r = dsj_parse(bad[i].text, strlen(bad[i].text), &at);
+        char name[120];
+        snprintf(name, sizeof name, "%s is refused at byte %zu", bad[i].text, bad[i].at);
+        OK(r == NULL && at == bad[i].at, name);
+        if (r == NULL && at != bad[i].at) printf("#   observed byte %zu\n", at);
+        cJSON_Delete(r);
+    }
+    size_t at = 0;
+    const char *t = "[\"\\u0000\", \"\\u0000\" x]";
+    OK(dsj_parse(t, strlen(t), &at) == NULL && at == 20,
+       "an error after rewritten NULs is placed in the source text");
+    cJSON *r = dsj_parse("  7 \n", 5, &at);
+    OK(r != NULL && dsj_number_text(r) && !strcmp(dsj_number_text(r), "7"),
+       "whitespace around a value is fine");
+    cJSON_Delete(r);
+    r = dsj_parse("[1,2]garbage", 5, &at);
+    OK(r != NULL, "only LEN bytes are read");
+    cJSON_Delete(r);
+}
+
+int main(void)
+{
+    test_doubles();
+    test_halfway();
+    test_floats();
+    test_integers();
+    test_round_trip();
+    test_made_in_c();
+    test_bad_input();
+    printf("1..%d\n", count);
+    return failed ? 1 : 0;
+}
