@@ -41,7 +41,9 @@ phase_spec() {
 }
 phase_python() {
     [ -d adapters/python/tests ] || { echo "no Python adapter tests yet"; return 0; }
-    .venv/bin/python -m pytest -q adapters/python/tests
+    # Lint and type-check the adapter with the configuration of its pyproject.toml.
+    (cd adapters/python && ../../.venv/bin/ruff check -q . && ../../.venv/bin/python -m mypy) &&
+        .venv/bin/python -m pytest -q adapters/python/tests
 }
 phase_suite() { bash scripts/run-suite.sh --no-setup --all --in-process --out reports/runs/ci >/dev/null; }
 

@@ -9,46 +9,33 @@ checked. Exit status: 0 at end of input or after 'bye'; 2 for a bad command line
 the library cannot be imported.
 """
 
+from __future__ import annotations
+
+import argparse
 import os
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from devspec_py.libraries import BACKENDS  # noqa: E402
-from devspec_py.ops import make_server  # noqa: E402
-
-USAGE = "usage: devspec_adapter.py --library NAME   (NAME: %s)" % ", ".join(BACKENDS)
+from devspec_py.backends import BACKENDS, backend_class
+from devspec_py.ops import make_server
 
 
-def parse(argv):
-    name = None
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            print(USAGE)
-            sys.exit(0)
-        if a == "--library" and i + 1 < len(argv):
-            name = argv[i + 1]
-            i += 2
-        elif a.startswith("--library="):
-            name = a.split("=", 1)[1]
-            i += 1
-        else:
-            sys.stderr.write("devspec_adapter: unknown argument '%s'\n%s\n" % (a, USAGE))
-            sys.exit(2)
-    if name is None:
-        sys.stderr.write("devspec_adapter: --library is required\n%s\n" % USAGE)
-        sys.exit(2)
-    if name not in BACKENDS:
-        sys.stderr.write("devspec_adapter: unknown library '%s'\n%s\n" % (name, USAGE))
-        sys.exit(2)
-    return name
+def parse(argv: list[str]) -> argparse.Namespace:
+    """The command line; a bad one exits 2 with the usage on stderr."""
+    parser = argparse.ArgumentParser(
+        prog="devspec_adapter.py",
+        description="devspec's adapter for Python array libraries (spec/protocol.md on "
+                    "stdin/stdout).")
+    parser.add_argument("--library", required=True, choices=list(BACKENDS), metavar="NAME",
+                        help="the library to drive: %s" % ", ".join(BACKENDS))
+    return parser.parse_args(argv)
 
 
-def main(argv):
-    name = parse(argv)
+def main(argv: list[str]) -> int:
+    options = parse(argv)
+    name: str = options.library
     # Stdout carries only protocol replies: keep a private copy of it, and send whatever
     # the library or its C code prints to fd 1 to stderr instead.
     out = os.fdopen(os.dup(1), "wb")
@@ -56,7 +43,7 @@ def main(argv):
     sys.stdout = sys.stderr
     start = time.perf_counter()
     try:
-        backend = BACKENDS[name]()
+        backend = backend_class(name)()
     except Exception as exc:
         sys.stderr.write("devspec_adapter: cannot load %s: %s: %s\n" %
                          (name, type(exc).__name__, exc))

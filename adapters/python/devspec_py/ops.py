@@ -5,8 +5,16 @@ argument is a protocol error naming it), calls the backend, and turns the librar
 into handles. Standard-library only.
 """
 
-from .protocol import (MAX_READ, AdapterLimit, ProtocolError, Server, TypedArray, Unsupported,
-                       arg, dtype_arg, int_arg, op, shape_arg, DTYPES)
+from __future__ import annotations
+
+from typing import Any
+
+from .args import Args, arg, choice, dtype_arg, int_arg, shape_arg
+from .backend import Backend
+from .errors import AdapterLimit, ProtocolError, Unsupported
+from .protocol import DTYPES, MAX_READ
+from .server import Server, op
+from .values import Scalar, TypedArray, decode_scalar
 
 BINARY = ("add", "subtract", "multiply", "divide", "equal", "less", "maximum")
 UNARY = ("negative", "abs", "sqrt")
@@ -15,37 +23,28 @@ CREATE = ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "zeros_
           "ones_like", "empty_like", "full_like", "fftfreq", "rfftfreq")
 NUMBER = (int, float)
 _COMMON = {"fn", "dtype", "device"}
-CREATE_ARGS = {
+_CREATE_ARGS = {
     "zeros": {"shape"}, "ones": {"shape"}, "empty": {"shape"}, "full": {"shape", "fill_value"},
     "arange": {"start", "stop", "step"}, "linspace": {"start", "stop", "num", "endpoint"},
     "eye": {"n_rows", "n_cols", "k"}, "zeros_like": {"x"}, "ones_like": {"x"},
     "empty_like": {"x"}, "full_like": {"x", "fill_value"}, "fftfreq": {"n", "d"},
     "rfftfreq": {"n", "d"},
 }
-CREATE_ARGS = {fn: names | _COMMON for fn, names in CREATE_ARGS.items()}
+CREATE_ARGS = {fn: names | _COMMON for fn, names in _CREATE_ARGS.items()}
 
 
-def choice(args, name, choices):
-    value = arg(args, name, str)
-    if value not in choices:
-        raise ProtocolError("argument '%s': '%s' is not one of %s" %
-                            (name, value, ", ".join(choices)))
-    return value
-
-
-def number(args, name, default=None, required=False):
+def number(args: Args, name: str, default: Any = None, required: bool = False) -> Any:
     if name not in args or args[name] is None:
         if required:
             raise ProtocolError("missing argument '%s'" % name)
         return default
     value = args[name]
     if isinstance(value, dict):
-        from .protocol import decode_scalar
         return decode_scalar(value, "argument '%s'" % name)
     return arg(args, name, NUMBER, what="a number")
 
 
-def device_kw(server, args, name="device"):
+def device_kw(server: Server, args: Args, name: str = "device") -> dict[str, Any]:
     """{} when the argument is absent, else {"device": the library's device or None}."""
     if name not in args:
         return {}
@@ -55,11 +54,11 @@ def device_kw(server, args, name="device"):
 # -- device.* -----------------------------------------------------------------------------
 
 @op("device.parse")
-def device_parse(server, args):
+def device_parse(server: Server, args: Args) -> Any:
     return server.new_handle("device", server.backend.parse_device(arg(args, "text", str)))
 
 
-def device_object(server, args, name):
+def device_object(server: Server, args: Args, name: str) -> Any:
     """A device argument that must name a device: a handle, or {"str": text}, which becomes
     the library's device for that text (its device constructor, as device.parse)."""
     if name not in args or args[name] is None:
@@ -72,49 +71,49 @@ def device_object(server, args, name):
 
 
 @op("device.describe")
-def device_describe(server, args):
+def device_describe(server: Server, args: Args) -> Any:
     return server.backend.describe_device(device_object(server, args, "device"))
 
 
 @op("device.equal")
-def device_equal(server, args):
+def device_equal(server: Server, args: Args) -> Any:
     a = device_object(server, args, "a")
     b = device_object(server, args, "b")
     return bool(server.backend.device_equal(a, b))
 
 
 @op("device.from_type_index")
-def device_from_type_index(server, args):
+def device_from_type_index(server: Server, args: Args) -> Any:
     dev = server.backend.device_from_type_index(arg(args, "type", str), int_arg(args, "index"))
     return server.new_handle("device", dev)
 
 
 @op("device.from_ordinal")
-def device_from_ordinal(server, args):
+def device_from_ordinal(server: Server, args: Args) -> Any:
     return server.new_handle("device", server.backend.device_from_ordinal(int_arg(args, "ordinal")))
 
 
 # -- info.* -------------------------------------------------------------------------------
 
 @op("info.devices")
-def info_devices(server, args):
+def info_devices(server: Server, args: Args) -> Any:
     # JAX lists None among its devices (an uncommitted placement): it travels as null.
     return [None if d is None else server.device_handle(d) for d in server.backend.info_devices()]
 
 
 @op("info.default_device")
-def info_default_device(server, args):
+def info_default_device(server: Server, args: Args) -> Any:
     dev = server.backend.info_default_device()
     return None if dev is None else server.device_handle(dev)
 
 
 @op("info.default_dtypes")
-def info_default_dtypes(server, args):
+def info_default_dtypes(server: Server, args: Args) -> Any:
     return server.backend.info_default_dtypes(**device_kw(server, args))
 
 
 @op("info.dtypes")
-def info_dtypes(server, args):
+def info_dtypes(server: Server, args: Args) -> Any:
     kw = device_kw(server, args)
     if "kind" in args and args["kind"] is not None:
         kind = args["kind"]
@@ -133,7 +132,7 @@ def info_dtypes(server, args):
 # -- array.* ------------------------------------------------------------------------------
 
 @op("array.create")
-def array_create(server, args):
+def array_create(server: Server, args: Args) -> Any:
     fn = choice(args, "fn", CREATE)
     for name in args:
         if name not in CREATE_ARGS[fn]:
@@ -143,7 +142,7 @@ def array_create(server, args):
     dtype = dtype_arg(args)
     if dtype is not None:
         kw["dtype"] = dtype
-    a = {}
+    a: dict[str, Any] = {}
     if fn in ("zeros", "ones", "empty"):
         a["shape"] = shape_arg(args)
     elif fn == "full":
@@ -176,7 +175,7 @@ def array_create(server, args):
     return server.reply_array(server.backend.create(fn, a, kw))
 
 
-def number_or_bool(args, name):
+def number_or_bool(args: Args, name: str) -> Any:
     if name not in args:
         raise ProtocolError("missing argument '%s'" % name)
     if isinstance(args[name], bool):
@@ -185,7 +184,7 @@ def number_or_bool(args, name):
 
 
 @op("array.asarray")
-def array_asarray(server, args):
+def array_asarray(server: Server, args: Args) -> Any:
     if "obj" not in args:
         raise ProtocolError("missing argument 'obj'")
     obj = args["obj"]
@@ -200,22 +199,21 @@ def array_asarray(server, args):
     if isinstance(obj, dict) and "data" in obj:
         typed = TypedArray.decode(obj, "argument 'obj'")
         return server.reply_array(server.backend.asarray_typed(typed, kw))
-    from .protocol import decode_scalar
-    return server.reply_array(server.backend.asarray_scalar(decode_scalar(obj, "argument 'obj'"),
-                                                            kw))
+    value: Scalar = decode_scalar(obj, "argument 'obj'")
+    return server.reply_array(server.backend.asarray_scalar(value, kw))
 
 
 @op("array.astype")
-def array_astype(server, args):
+def array_astype(server: Server, args: Args) -> Any:
     x = server.array(args, "x")
-    dtype = dtype_arg(args, required=True)
+    dtype = str(dtype_arg(args, required=True))
     kw = device_kw(server, args)
     kw["copy"] = arg(args, "copy", bool, True)
     return server.reply_array(server.backend.astype(x, dtype, kw))
 
 
 @op("array.describe")
-def array_describe(server, args):
+def array_describe(server: Server, args: Args) -> Any:
     x = server.array(args, "array")
     b = server.backend
     dev = b.array_device(x)
@@ -225,7 +223,7 @@ def array_describe(server, args):
 
 
 @op("array.read")
-def array_read(server, args):
+def array_read(server: Server, args: Args) -> Any:
     x = server.array(args, "array")
     count = 1
     for n in server.backend.array_shape(x):
@@ -240,10 +238,10 @@ def array_read(server, args):
 
 
 @op("array.to_device")
-def array_to_device(server, args):
+def array_to_device(server: Server, args: Args) -> Any:
     x = server.array(args, "array")
     dev = server.device(args, required=True)
-    kw = {}
+    kw: dict[str, Any] = {}
     if "stream" in args:
         kw["stream"] = None if args["stream"] is None else \
             server.lookup(args["stream"], "stream", "stream")
@@ -251,38 +249,38 @@ def array_to_device(server, args):
 
 
 @op("array.same")
-def array_same(server, args):
+def array_same(server: Server, args: Args) -> Any:
     return server.array(args, "a") is server.array(args, "b")
 
 
 @op("array.binary")
-def array_binary(server, args):
+def array_binary(server: Server, args: Args) -> Any:
     fn = choice(args, "fn", BINARY)
     return server.reply_array(server.backend.binary(fn, server.operand(args, "x1"),
                                                     server.operand(args, "x2")))
 
 
 @op("array.unary")
-def array_unary(server, args):
+def array_unary(server: Server, args: Args) -> Any:
     fn = choice(args, "fn", UNARY)
     return server.reply_array(server.backend.unary(fn, server.array(args, "x")))
 
 
 @op("array.reduce")
-def array_reduce(server, args):
+def array_reduce(server: Server, args: Args) -> Any:
     fn = choice(args, "fn", REDUCE)
     axis = arg(args, "axis", (int, type(None)), None, what="an integer or null")
     return server.reply_array(server.backend.reduce(fn, server.array(args, "x"), axis))
 
 
 @op("array.matmul")
-def array_matmul(server, args):
+def array_matmul(server: Server, args: Args) -> Any:
     return server.reply_array(server.backend.matmul(server.array(args, "x1"),
                                                     server.array(args, "x2")))
 
 
 @op("array.stack")
-def array_stack(server, args):
+def array_stack(server: Server, args: Args) -> Any:
     handles = arg(args, "arrays", list)
     arrays = [server.lookup(h, "array", "arrays[%d]" % i) for i, h in enumerate(handles)]
     axis = int_arg(args, "axis", 0)
@@ -290,13 +288,13 @@ def array_stack(server, args):
 
 
 @op("array.dlpack_device")
-def array_dlpack_device(server, args):
+def array_dlpack_device(server: Server, args: Args) -> Any:
     kind, index = server.backend.dlpack_device(server.array(args, "array"))
     return [int(kind), int(index)]
 
 
 @op("array.from_dlpack")
-def array_from_dlpack(server, args):
+def array_from_dlpack(server: Server, args: Args) -> Any:
     x = server.array(args, "x")
     kw = device_kw(server, args)
     if "copy" in args:
@@ -305,7 +303,7 @@ def array_from_dlpack(server, args):
 
 
 @op("stream.default")
-def stream_default(server, args):
+def stream_default(server: Server, args: Args) -> Any:
     device = server.device(args, required=True)
     return server.new_handle("stream", server.backend.default_stream(device))
 
@@ -313,76 +311,76 @@ def stream_default(server, args):
 # -- default.* and soft.* -------------------------------------------------------------------
 
 @op("default.get")
-def default_get(server, args):
+def default_get(server: Server, args: Args) -> Any:
     return server.device_handle(server.backend.default_get())
 
 
 @op("default.set")
-def default_set(server, args):
+def default_set(server: Server, args: Args) -> Any:
     server.backend.default_set(server.device(args, required=True))
 
 
 @op("default.unset")
-def default_unset(server, args):
+def default_unset(server: Server, args: Args) -> Any:
     server.backend.default_unset()
 
 
 @op("default.push")
-def default_push(server, args):
+def default_push(server: Server, args: Args) -> Any:
     server.backend.default_push(server.device(args, required=True))
 
 
 @op("default.pop")
-def default_pop(server, args):
+def default_pop(server: Server, args: Args) -> Any:
     server.backend.default_pop()
 
 
 @op("soft.get")
-def soft_get(server, args):
+def soft_get(server: Server, args: Args) -> Any:
     return bool(server.backend.soft_get())
 
 
 @op("soft.set")
-def soft_set(server, args):
+def soft_set(server: Server, args: Args) -> Any:
     server.backend.soft_set(arg(args, "enabled", bool))
 
 
 @op("soft.unset")
-def soft_unset(server, args):
+def soft_unset(server: Server, args: Args) -> Any:
     server.backend.soft_unset()
 
 
 # -- util.* -------------------------------------------------------------------------------
 
 @op("util.num_gpus")
-def util_num_gpus(server, args):
+def util_num_gpus(server: Server, args: Args) -> Any:
     return int(server.backend.num_gpus())
 
 
 @op("util.num_cpu_cores")
-def util_num_cpu_cores(server, args):
+def util_num_cpu_cores(server: Server, args: Args) -> Any:
     return int(server.backend.num_cpu_cores())
 
 
 @op("util.total_memory")
-def util_total_memory(server, args):
+def util_total_memory(server: Server, args: Args) -> Any:
     return int(server.backend.total_memory(server.device(args)))
 
 
 @op("util.used_memory")
-def util_used_memory(server, args):
+def util_used_memory(server: Server, args: Args) -> Any:
     return int(server.backend.used_memory(server.device(args)))
 
 
 @op("util.utilisation")
-def util_utilisation(server, args):
+def util_utilisation(server: Server, args: Args) -> Any:
     return float(server.backend.utilisation(server.device(args)))
 
 
 @op("util.arrays_on_device")
-def util_arrays_on_device(server, args):
+def util_arrays_on_device(server: Server, args: Args) -> Any:
     found = server.backend.arrays_on_device(server.device(args, required=True))
-    handles = []
+    handles: list[str] = []
     for x in found:
         # An array already handed out keeps its oldest handle; any other gets a new one.
         known = [h for h, obj in server.objects.items()
@@ -394,7 +392,7 @@ def util_arrays_on_device(server, args):
 
 # -- dtype.* ------------------------------------------------------------------------------
 
-def dtype_or_array(server, value, name):
+def dtype_or_array(server: Server, value: object, name: str) -> Any:
     """A dtype name is the library's dtype; any other string must be an array handle."""
     if isinstance(value, str) and value in DTYPES:
         return server.backend.dtype(value)
@@ -405,16 +403,16 @@ def dtype_or_array(server, value, name):
 
 
 @op("dtype.can_cast")
-def dtype_can_cast(server, args):
+def dtype_can_cast(server: Server, args: Args) -> Any:
     if "from_" not in args:
         raise ProtocolError("missing argument 'from_'")
     from_ = dtype_or_array(server, args["from_"], "from_")
-    to = server.backend.dtype(dtype_arg(args, "to", required=True))
+    to = server.backend.dtype(str(dtype_arg(args, "to", required=True)))
     return bool(server.backend.can_cast(from_, to))
 
 
 @op("dtype.result_type")
-def dtype_result_type(server, args):
+def dtype_result_type(server: Server, args: Args) -> Any:
     items = arg(args, "args", list)
     if not items:
         raise ProtocolError("argument 'args' must not be empty")
@@ -426,15 +424,15 @@ def dtype_result_type(server, args):
 
 
 @op("array.tril")
-def array_tril(server, args):
+def array_tril(server: Server, args: Args) -> Any:
     return server.reply_array(server.backend.tril(server.array(args, "x"), int_arg(args, "k", 0)))
 
 
 @op("array.triu")
-def array_triu(server, args):
+def array_triu(server: Server, args: Args) -> Any:
     return server.reply_array(server.backend.triu(server.array(args, "x"), int_arg(args, "k", 0)))
 
 
-def make_server(backend):
+def make_server(backend: Backend) -> Server:
     """A protocol server for backend with every op of this module registered."""
     return Server(backend)

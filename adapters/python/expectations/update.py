@@ -12,15 +12,18 @@ entry's reason is written by a person who looked at what the library does. Stand
 Python.
 """
 
+from __future__ import annotations
+
 import fnmatch
 import json
 import os
 import re
 import sys
+from typing import Any
 
 # Per library, ordered rules: (case id glob, regular expression searched in the runner's
 # reason for the failure, the reason written into the file).
-R = {
+R: dict[str, list[tuple[str, str, str]]] = {
 "array-api-strict": [
  ("copy.asarray.no-copy-other-device", "", "asarray(x, copy=False, device=D) of an array on another device returns a new Array on D sharing x's NumPy buffer instead of raising: every array-api-strict device lives in host memory, so no copy is needed"),
  ("copy.from-dlpack.no-copy-other-device", "", "from_dlpack(x, device=D, copy=False) of an array on another device succeeds without copying: array-api-strict devices share host memory and NumPy's from_dlpack needs no copy"),
@@ -72,9 +75,14 @@ R = {
 }
 
 
-def entries(library, report):
+Entry = tuple[str, str, str]
+
+
+def entries(library: str, report: dict[str, Any]) -> tuple[list[Entry], list[Entry]]:
+    """(id, status, reason) of each failure a rule explains, and of each that none does."""
     rules = R.get(library, [])
-    found, unexplained = [], []
+    found: list[Entry] = []
+    unexplained: list[Entry] = []
     for case in report["cases"]:
         status = case.get("observed_status", case["status"])
         if status in ("pass", "skip"):
@@ -89,7 +97,7 @@ def entries(library, report):
     return found, unexplained
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     if len(argv) != 2:
         sys.stderr.write(__doc__)
         return 2

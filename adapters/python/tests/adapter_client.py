@@ -1,5 +1,6 @@
 """Drives the adapter program through a pipe, as the runner does (spec/protocol.md)."""
 
+import contextlib
 import functools
 import json
 import os
@@ -41,7 +42,7 @@ def interpreter(library):
     return python
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def importable(library):
     """(True, "") when the library loads under its interpreter, else (False, why)."""
     module = {"array-api-strict": "array_api_strict"}.get(library, library)
@@ -95,18 +96,14 @@ class Adapter:
         return reply["error"]
 
     def stderr_tail(self):
-        try:
+        with contextlib.suppress(Exception):
             self.proc.stdin.close()
-        except Exception:
-            pass
         return self.proc.stderr.read()[-2000:].decode(errors="replace")
 
     def close(self):
         if self.proc.poll() is None:
-            try:
+            with contextlib.suppress(BrokenPipeError):
                 self.proc.stdin.close()
-            except BrokenPipeError:
-                pass
             self.proc.wait(timeout=30)
         self.proc.stdout.close()
         self.proc.stderr.close()

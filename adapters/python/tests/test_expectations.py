@@ -42,7 +42,7 @@ def test_every_entry_names_a_case_a_status_and_a_reason(library):
 
 def report(*cases):
     return {"header": {"library": {"name": "torch", "version": "1"}},
-            "cases": [dict(id=i, status=s, reason=r) for i, s, r in cases]}
+            "cases": [{"id": i, "status": s, "reason": r} for i, s, r in cases]}
 
 
 def test_update_uses_the_first_matching_rule_and_skips_passes():

@@ -4,7 +4,6 @@ no way to express an op, the adapter must say so (NotImplementedError, origin ad
 than compute something else."""
 
 import pytest
-
 from test_libraries import ALL, session
 
 F32 = "float32"
@@ -45,7 +44,7 @@ CREATE = [
 @pytest.mark.parametrize("library", ALL)
 @pytest.mark.parametrize("name, args, expected, cannot", CREATE, ids=[c[0] for c in CREATE])
 def test_create(library, name, args, expected, cannot):
-    a, h = session(library)
+    a, _ = session(library)
     if library in cannot:
         reply = a.request("array.create", args)
         if library == "numpy" and name == "fftfreq":
@@ -61,7 +60,7 @@ def test_create(library, name, args, expected, cannot):
 
 @pytest.mark.parametrize("library", ALL)
 def test_like_functions_keep_shape_and_dtype(library):
-    a, h = session(library)
+    a, _ = session(library)
     x = arr(a, "int32", [2], [5, 6])
     assert a.ok("array.read", {"array": a.ok("array.create", {"fn": "full_like", "x": x,
                                                               "fill_value": 7})}) == \
@@ -72,7 +71,7 @@ def test_like_functions_keep_shape_and_dtype(library):
 
 @pytest.mark.parametrize("library", ALL)
 def test_stack_reduce_matmul(library):
-    a, h = session(library)
+    a, _ = session(library)
     p = arr(a, F32, [2], [1, 2])
     q = arr(a, F32, [2], [3, 4])
     s = a.ok("array.stack", {"arrays": [p, q], "axis": 1})
@@ -89,7 +88,7 @@ def test_stack_reduce_matmul(library):
 
 @pytest.mark.parametrize("library", ALL)
 def test_elementwise(library):
-    a, h = session(library)
+    a, _ = session(library)
     x = arr(a, F32, [3], [-1, 4, 2.5])
     y = arr(a, F32, [3], [2, 2, 2])
     expect = {"add": [1, 6, 4.5], "subtract": [-3, 2, 0.5], "multiply": [-2, 8, 5],
@@ -106,7 +105,7 @@ def test_elementwise(library):
 
 @pytest.mark.parametrize("library", ALL)
 def test_astype_changes_dtype_and_keeps_values(library):
-    a, h = session(library)
+    a, _ = session(library)
     x = arr(a, "int32", [3], [-2, 0, 7])
     y = a.ok("array.astype", {"x": x, "dtype": F32})
     assert a.ok("array.read", {"array": y}) == {"dtype": F32, "shape": [3], "data": [-2, 0, 7]}
@@ -115,7 +114,7 @@ def test_astype_changes_dtype_and_keeps_values(library):
 
 @pytest.mark.parametrize("library", ALL)
 def test_tril_triu(library):
-    a, h = session(library)
+    a, _ = session(library)
     x = arr(a, "int32", [3, 3], [1, 2, 3, 4, 5, 6, 7, 8, 9])
     assert values(a, a.ok("array.tril", {"x": x})) == [1, 0, 0, 4, 5, 0, 7, 8, 9]
     assert values(a, a.ok("array.triu", {"x": x, "k": 1})) == [0, 2, 3, 0, 0, 6, 0, 0, 0]
@@ -126,7 +125,7 @@ def test_tril_triu(library):
 # whose functions take other arguments, are listed with what they answer).
 @pytest.mark.parametrize("library", ALL)
 def test_can_cast_and_result_type(library):
-    a, h = session(library)
+    a, _ = session(library)
     if library == "tinygrad":
         e = a.err("dtype.can_cast", {"from_": "int8", "to": "int16"})
         assert e["kind"] == "NotImplementedError" and e["origin"] == "adapter"
@@ -149,7 +148,7 @@ def test_can_cast_and_result_type(library):
 
 
 def test_dtype_ops_check_their_arguments():
-    a, h = session("numpy")
+    a, _ = session("numpy")
     assert a.err("dtype.result_type", {"args": []})["origin"] == "protocol"
     e = a.err("dtype.can_cast", {"from_": "array#999999", "to": "int8"})
     assert e["origin"] == "protocol" and "unknown handle" in e["message"]

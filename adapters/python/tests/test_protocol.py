@@ -6,12 +6,18 @@ import math
 import subprocess
 
 import pytest
-
 from adapter_client import PROGRAM, Adapter, importable, interpreter
-from devspec_py import protocol
-from devspec_py.protocol import (ProtocolError, TypedArray, decode_element, decode_scalar,
-                                 encode_element, error_kind, native_name, nest, flatten)
 
+from devspec_py import protocol
+from devspec_py.errors import ProtocolError, error_kind, native_name
+from devspec_py.values import (
+    TypedArray,
+    decode_element,
+    decode_scalar,
+    encode_element,
+    flatten,
+    nest,
+)
 
 # -- error kinds ----------------------------------------------------------------------------
 
@@ -267,7 +273,7 @@ def test_bye_and_end_of_input_exit_zero():
 
 def test_bad_command_lines_exit_2():
     for argv in ([], ["--library", "nosuch"], ["--frobnicate"]):
-        proc = subprocess.run([interpreter("numpy"), PROGRAM] + argv, capture_output=True,
+        proc = subprocess.run([interpreter("numpy"), PROGRAM, *argv], capture_output=True,
                               text=True, stdin=subprocess.DEVNULL)
         assert proc.returncode == 2, argv
         assert "usage:" in proc.stderr and proc.stdout == ""

@@ -9,7 +9,6 @@ import subprocess
 import tempfile
 
 import pytest
-
 from adapter_client import TOP, importable
 
 LIBRARIES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy")

@@ -1,0 +1,178 @@
+"""The backend shared by every library with an array API namespace: the ops through a
+namespace `xp` (the standard's function names and keywords), so that each library's module
+states only what differs. Also the features each array API version makes non-optional
+(spec/features.json; a test checks these lists against it). Nothing here imports a library
+except NumPy, and that only to read arrays.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .backend import Array, BaseBackend, Device, DType, Kw
+from .errors import Unsupported
+from .protocol import DTYPES
+from .values import TypedArray, nest
+
+# The features that are not optional in array API 2024.12; 2025.12 adds
+# scalar-follows-array.
+ARRAY_API_2024 = (
+    "device-attr", "device-eq", "creation-device-kw", "like-inherits-device",
+    "asarray-inherits-device", "astype-device", "to-device", "output-follows-input",
+    "mixed-device-raises", "default-device-consistent", "info-devices", "info-dtypes",
+    "promotion-per-device",
+)
+ARRAY_API_2025 = (*ARRAY_API_2024, "scalar-follows-array")
+
+
+class ArrayAPIBackend(BaseBackend):
+    """Ops through an array API namespace `xp`, set by the subclass."""
+
+    xp: Any = None
+
+    # -- dtypes: names <-> the namespace's dtype objects -----------------------------------
+    def dtype(self, name: str) -> DType:
+        dt = getattr(self.xp, name, None)
+        if dt is None:
+            raise Unsupported("%s has no dtype %s" % (self.library_name, name))
+        return dt
+
+    def array_dtype(self, x: Array) -> str:
+        for name in DTYPES:
+            dt = getattr(self.xp, name, None)
+            if dt is not None and x.dtype == dt:
+                return name
+        return str(x.dtype)
+
+    def _kw(self, kw: Kw) -> Kw:
+        out = dict(kw)
+        if "dtype" in out:
+            out["dtype"] = self.dtype(out["dtype"])
+        return out
+
+    def dtype_name(self, dt: DType) -> str:
+        for name in DTYPES:
+            mine = getattr(self.xp, name, None)
+            if mine is not None and dt == mine:
+                return name
+        return str(dt)
+
+    def can_cast(self, from_: Any, to: DType) -> bool:
+        return bool(self.xp.can_cast(from_, to))
+
+    def result_type(self, objs: list[Any]) -> DType:
+        return self.xp.result_type(*objs)
+
+    # -- info ------------------------------------------------------------------------------
+    def info(self) -> Any:
+        make = getattr(self.xp, "__array_namespace_info__", None)
+        if make is None:
+            raise Unsupported("%s has no inspection namespace" % self.library_name)
+        return make()
+
+    def info_devices(self) -> list[Device | None]:
+        return list(self.info().devices())
+
+    def info_default_device(self) -> Device | None:
+        return self.info().default_device()
+
+    def info_default_dtypes(self, **kw: Any) -> dict[str, str]:
+        d = self.info().default_dtypes(**kw)
+        return {k: self.dtype_name(v) for k, v in d.items()}
+
+    def info_dtypes(self, **kw: Any) -> list[str]:
+        return list(self.info().dtypes(**kw))
+
+    # -- creation -------------------------------------------------------------------------
+    def create(self, fn: str, a: Kw, kw: Kw) -> Array:
+        xp = self.xp
+        kw = self._kw(kw)
+        if fn in ("zeros", "ones", "empty"):
+            return getattr(xp, fn)(a["shape"], **kw)
+        if fn == "full":
+            return xp.full(a["shape"], a["fill_value"], **kw)
+        if fn == "arange":
+            pos = [a["start"]] + [a[k] for k in ("stop",) if k in a]
+            if "step" in a:
+                if "stop" not in a:
+                    pos.append(None)
+                kw["step"] = a["step"]
+            return xp.arange(*pos, **kw)
+        if fn == "linspace":
+            return xp.linspace(a["start"], a["stop"], a["num"], endpoint=a["endpoint"], **kw)
+        if fn == "eye":
+            return xp.eye(a["n_rows"], a.get("n_cols"), k=a["k"], **kw)
+        if fn in ("zeros_like", "ones_like", "empty_like"):
+            return getattr(xp, fn)(a["x"], **kw)
+        if fn == "full_like":
+            return xp.full_like(a["x"], a["fill_value"], **kw)
+        fft = getattr(xp, "fft", None)
+        if fft is None:
+            raise Unsupported("%s has no fft namespace" % self.library_name)
+        if "d" in a:
+            kw["d"] = a["d"]
+        return getattr(fft, fn)(a["n"], **kw)
+
+    def asarray_typed(self, typed: TypedArray, kw: Kw) -> Array:
+        kw = dict(kw)
+        kw["dtype"] = self.dtype(kw.get("dtype") or typed.dtype)
+        if 0 in typed.shape:
+            return self.xp.reshape(self.xp.asarray(typed.data, **kw), typed.shape)
+        return self.xp.asarray(nest(typed.data, typed.shape), **kw)
+
+    def asarray_scalar(self, value: bool | int | float, kw: Kw) -> Array:
+        return self.xp.asarray(value, **self._kw(kw))
+
+    def asarray_array(self, x: Array, kw: Kw) -> Array:
+        return self.xp.asarray(x, **self._kw(kw))
+
+    def astype(self, x: Array, dtype: str, kw: Kw) -> Array:
+        return self.xp.astype(x, self.dtype(dtype), **kw)
+
+    # -- reading ---------------------------------------------------------------------------
+    def host(self, x: Array) -> Any:
+        """x as a NumPy array (copied to host where the library needs it)."""
+        import numpy
+        return numpy.asarray(x)
+
+    def read(self, x: Array) -> tuple[str, tuple[int, ...], list[Any]]:
+        dtype = self.array_dtype(x)
+        h = self.host(x)
+        return dtype, tuple(int(n) for n in h.shape), h.reshape(-1).tolist()
+
+    # -- moving and computing --------------------------------------------------------------
+    def to_device(self, x: Array, dev: Device, kw: Kw) -> Array:
+        return x.to_device(dev, **kw)
+
+    def binary(self, fn: str, x1: Any, x2: Any) -> Array:
+        return getattr(self.xp, fn)(x1, x2)
+
+    def unary(self, fn: str, x: Array) -> Array:
+        return getattr(self.xp, fn)(x)
+
+    def reduce(self, fn: str, x: Array, axis: int | None) -> Array:
+        return getattr(self.xp, fn)(x, axis=axis)
+
+    def matmul(self, x1: Array, x2: Array) -> Array:
+        return self.xp.matmul(x1, x2)
+
+    def stack(self, arrays: list[Array], axis: int) -> Array:
+        return self.xp.stack(arrays, axis=axis)
+
+    def dlpack_device(self, x: Array) -> tuple[int, int]:
+        kind, index = x.__dlpack_device__()
+        return kind, index
+
+    def from_dlpack(self, x: Array, kw: Kw) -> Array:
+        return self.xp.from_dlpack(x, **kw)
+
+    def tril(self, x: Array, k: int) -> Array:
+        return self.xp.tril(x, k=k)
+
+    def triu(self, x: Array, k: int) -> Array:
+        return self.xp.triu(x, k=k)
+
+    def default_get(self) -> Device:
+        """The device a creation function uses now with device=None: asked of the library
+        by creating an empty 0-d array, which is what the definition says."""
+        return self.array_device(self.xp.empty(()))

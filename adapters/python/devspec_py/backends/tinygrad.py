@@ -1,0 +1,209 @@
+"""tinygrad on its CPU backend, with several instances of it as devices."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..backend import Array, BaseBackend, Device, DType, Kw, ScopeStack
+from ..errors import Unsupported
+from ..protocol import DTYPES
+from ..values import TypedArray, flatten, nest
+
+
+class TinygradBackend(BaseBackend):
+    """tinygrad: devices are canonical strings ("CPU", "CPU:1", ...). tinygrad is lazy; the
+    adapter realises every result, so an error surfaces at the op that causes it rather
+    than at the next read."""
+
+    library_name = "tinygrad"
+    features = ("device-attr", "device-eq", "creation-device-kw", "like-inherits-device",
+                "to-device", "output-follows-input", "mixed-device-raises",
+                "default-device-consistent", "device-string", "device-string-kw",
+                "default-device-global", "default-device-scoped")
+    DEVICE_COUNT = 4
+
+    def __init__(self) -> None:
+        import tinygrad
+        from tinygrad import Device as TinyDevice
+        from tinygrad import Tensor, dtypes
+        from tinygrad.helpers import DEV, Context
+        self.tinygrad: Any = tinygrad
+        self.Device: Any = TinyDevice
+        self.Tensor: Any = Tensor
+        self.dtypes: Any = dtypes
+        self.DEV: Any = DEV
+        self.Context: Any = Context
+        if TinyDevice.DEFAULT.split(":")[0] == "CPU":
+            import shutil
+            cc = os.environ.get("CC", "clang")
+            if shutil.which(cc) is None:
+                raise ImportError("tinygrad's CPU backend compiles its kernels with '%s', which "
+                                  "is not installed (Debian package clang)" % cc)
+        self.initial_dev = DEV.value
+        self.scopes = ScopeStack()
+        self.count = int(os.environ.get("DEVSPEC_TINYGRAD_DEVICES", self.DEVICE_COUNT))
+        self.names: dict[str, Any] = {}
+        for name in DTYPES:
+            dt = getattr(dtypes, name, None)
+            if dt is not None:
+                self.names[name] = dt
+
+    def library_version(self) -> str:
+        try:
+            from importlib.metadata import version
+            return version("tinygrad")
+        except Exception:
+            return str(getattr(self.tinygrad, "__version__", "unknown"))
+
+    def devices(self) -> list[Device]:
+        # The default device first, then further instances of the same backend: tinygrad
+        # opens "CPU:1", "CPU:2", ... as separate devices with their own buffers.
+        base = self.Device.DEFAULT.split(":")[0]
+        return [self.Device.canonicalize("%s:%d" % (base, i)) for i in range(self.count)]
+
+    def default_device(self) -> Device | None:
+        return self.Device.canonicalize(None)
+
+    def reset(self) -> None:
+        self.scopes.clear()
+        self.DEV.value = self.initial_dev
+
+    def dtype(self, name: str) -> DType:
+        if name not in self.names:
+            raise Unsupported("tinygrad has no dtype %s" % name)
+        return self.names[name]
+
+    def _kw(self, kw: Kw) -> Kw:
+        out = dict(kw)
+        if "dtype" in out:
+            out["dtype"] = self.dtype(out["dtype"])
+        return out
+
+    def array_dtype(self, x: Array) -> str:
+        return self.dtype_name(x.dtype)
+
+    def dtype_name(self, dt: DType) -> str:
+        for name, mine in self.names.items():
+            if dt == mine:
+                return name
+        return str(dt)
+
+    def tril(self, x: Array, k: int) -> Array:
+        return self._done(x.tril(diagonal=k))
+
+    def triu(self, x: Array, k: int) -> Array:
+        return self._done(x.triu(diagonal=k))
+
+    def describe_device(self, dev: Device) -> dict[str, Any]:
+        return {"str": dev}
+
+    def parse_device(self, text: str) -> Device:
+        return self.Device.canonicalize(text)
+
+    def _done(self, x: Array) -> Array:
+        return x.realize()
+
+    def create(self, fn: str, a: Kw, kw: Kw) -> Array:
+        T = self.Tensor
+        kw = self._kw(kw)
+        if fn in ("zeros", "ones", "empty"):
+            return self._done(getattr(T, fn)(*a["shape"], **kw))
+        if fn == "full":
+            return self._done(T.full(a["shape"], a["fill_value"], **kw))
+        if fn == "arange":
+            pos = [a["start"]] + ([a["stop"]] if "stop" in a else [])
+            if "step" in a:
+                if "stop" not in a:
+                    pos = [0, a["start"]]
+                pos.append(a["step"])
+            return self._done(T.arange(*pos, **kw))
+        if fn == "linspace":
+            if not a["endpoint"]:
+                raise Unsupported("tinygrad's linspace has no endpoint=False")
+            return self._done(T.linspace(a["start"], a["stop"], a["num"], **kw))
+        if fn == "eye":
+            if a["k"] != 0:
+                raise Unsupported("tinygrad's eye has no diagonal offset k")
+            return self._done(T.eye(a["n_rows"], a.get("n_cols"), **kw))
+        if fn in ("zeros_like", "ones_like", "full_like", "empty_like"):
+            x = a["x"]
+            if fn == "full_like":
+                return self._done(x.full_like(a["fill_value"], **kw))
+            return self._done(getattr(x, fn)(**kw))
+        raise Unsupported("tinygrad has no %s" % fn)
+
+    def asarray_typed(self, typed: TypedArray, kw: Kw) -> Array:
+        kw = self._kw(kw)
+        kw.setdefault("dtype", self.dtype(typed.dtype))
+        kw.pop("copy", None)
+        if 0 in typed.shape or not typed.shape:
+            x = self.Tensor(list(typed.data), **kw).reshape(typed.shape)
+        else:
+            x = self.Tensor(nest(typed.data, typed.shape), **kw)
+        return self._done(x)
+
+    def asarray_scalar(self, value: bool | int | float, kw: Kw) -> Array:
+        kw = self._kw(kw)
+        kw.pop("copy", None)
+        return self._done(self.Tensor(value, **kw))
+
+    def astype(self, x: Array, dtype: str, kw: Kw) -> Array:
+        if "device" in kw:
+            raise Unsupported("tinygrad's cast takes no device")
+        return self._done(x.cast(self.dtype(dtype)))
+
+    def read(self, x: Array) -> tuple[str, tuple[int, ...], list[Any]]:
+        flat = x.flatten().tolist() if x.shape else [x.item()]
+        return self.array_dtype(x), tuple(int(n) for n in x.shape), flatten(flat)
+
+    def to_device(self, x: Array, dev: Device, kw: Kw) -> Array:
+        if kw.get("stream") is not None:
+            raise Unsupported("tinygrad's Tensor.to takes no stream")
+        return self._done(x.to(dev))
+
+    def binary(self, fn: str, x1: Any, x2: Any) -> Array:
+        if fn == "maximum":
+            out = x1.maximum(x2) if isinstance(x1, self.Tensor) else x2.maximum(x1)
+        elif fn == "add":
+            out = x1 + x2
+        elif fn == "subtract":
+            out = x1 - x2
+        elif fn == "multiply":
+            out = x1 * x2
+        elif fn == "divide":
+            out = x1 / x2
+        elif fn == "equal":
+            out = x1 == x2
+        else:
+            out = x1 < x2
+        return self._done(out)
+
+    def unary(self, fn: str, x: Array) -> Array:
+        return self._done({"negative": lambda: -x, "abs": x.abs, "sqrt": x.sqrt}[fn]())
+
+    def reduce(self, fn: str, x: Array, axis: int | None) -> Array:
+        return self._done(getattr(x, fn)(axis=axis))
+
+    def matmul(self, x1: Array, x2: Array) -> Array:
+        return self._done(x1.matmul(x2))
+
+    def stack(self, arrays: list[Array], axis: int) -> Array:
+        if not arrays:
+            raise Unsupported("tinygrad's stack needs at least one tensor")
+        return self._done(arrays[0].stack(*arrays[1:], dim=axis))
+
+    def default_get(self) -> Device:
+        return self.Device.canonicalize(None)
+
+    def default_set(self, dev: Device) -> None:
+        self.DEV.value = dev
+
+    def default_unset(self) -> None:
+        self.DEV.value = self.initial_dev
+
+    def default_push(self, dev: Device) -> None:
+        self.scopes.push(self.Context(DEV=dev))
+
+    def default_pop(self) -> None:
+        self.scopes.pop()

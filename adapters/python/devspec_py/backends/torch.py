@@ -1,0 +1,184 @@
+"""PyTorch through its own public API (Debian's python3-torch, on Debian's interpreter)."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..backend import Array, BaseBackend, Device, DType, Kw
+from ..errors import Unsupported
+from ..values import TypedArray, nest
+
+
+class TorchBackend(BaseBackend):
+    """PyTorch through its own public API (Debian's python3-torch). torch 1.13 has no array
+    API namespace; the op mapping is the one array-api-compat uses for torch (to_device is
+    Tensor.to, astype is Tensor.to(dtype))."""
+
+    library_name = "torch"
+    features = ("device-attr", "device-eq", "creation-device-kw", "like-inherits-device",
+                "asarray-inherits-device", "to-device", "output-follows-input",
+                "mixed-device-raises", "default-device-consistent", "fft-freq-device",
+                "dlpack-device", "device-string", "device-string-kw", "device-ordinal")
+
+    def __init__(self) -> None:
+        import torch
+        self.torch: Any = torch
+
+    def library_version(self) -> str:
+        return str(self.torch.__version__)
+
+    def devices(self) -> list[Device]:
+        # "cpu" holds data; "meta" holds shapes and dtypes only. array-api-compat lists both
+        # among torch's devices, and meta follows torch's placement rules (creation,
+        # Tensor.to, mixed-device errors), so it is the second device; see decisions.md.
+        # DEVSPEC_TORCH_META=0 leaves it out, for a run on cpu alone.
+        if os.environ.get("DEVSPEC_TORCH_META", "1") == "0":
+            return [self.torch.device("cpu")]
+        return [self.torch.device("cpu"), self.torch.device("meta")]
+
+    def default_device(self) -> Device | None:
+        return self.default_get()
+
+    def dtype(self, name: str) -> DType:
+        dt = getattr(self.torch, name, None)
+        if not isinstance(dt, self.torch.dtype):
+            raise Unsupported("torch %s has no dtype %s" % (self.torch.__version__, name))
+        return dt
+
+    def _kw(self, kw: Kw) -> Kw:
+        out = dict(kw)
+        if "dtype" in out:
+            out["dtype"] = self.dtype(out["dtype"])
+        return out
+
+    def array_dtype(self, x: Array) -> str:
+        return self.dtype_name(x.dtype)
+
+    def dtype_name(self, dt: DType) -> str:
+        return str(dt).replace("torch.", "")
+
+    def can_cast(self, from_: Any, to: DType) -> bool:
+        return bool(self.torch.can_cast(from_, to))
+
+    def result_type(self, objs: list[Any]) -> DType:
+        return self.torch.result_type(*objs)
+
+    def tril(self, x: Array, k: int) -> Array:
+        return self.torch.tril(x, diagonal=k)
+
+    def triu(self, x: Array, k: int) -> Array:
+        return self.torch.triu(x, diagonal=k)
+
+    # -- device.* -------------------------------------------------------------------------
+    def parse_device(self, text: str) -> Device:
+        return self.torch.device(text)
+
+    def describe_device(self, dev: Device) -> dict[str, Any]:
+        if isinstance(dev, str):
+            dev = self.torch.device(dev)
+        return {"str": str(dev), "type": dev.type, "index": dev.index}
+
+    def device_from_type_index(self, type_: str, index: int) -> Device:
+        return self.torch.device(type_, index)
+
+    def device_from_ordinal(self, ordinal: int) -> Device:
+        return self.torch.device(ordinal)
+
+    # -- array.* --------------------------------------------------------------------------
+    def create(self, fn: str, a: Kw, kw: Kw) -> Array:
+        t = self.torch
+        kw = self._kw(kw)
+        if fn in ("zeros", "ones", "empty"):
+            return getattr(t, fn)(a["shape"], **kw)
+        if fn == "full":
+            return t.full(a["shape"], a["fill_value"], **kw)
+        if fn == "arange":
+            pos = [a["start"]] + ([a["stop"]] if "stop" in a else [])
+            if "step" in a:
+                if "stop" not in a:
+                    pos = [0, a["start"]]
+                pos.append(a["step"])
+            return t.arange(*pos, **kw)
+        if fn == "linspace":
+            if not a["endpoint"]:
+                raise Unsupported("torch.linspace has no endpoint=False")
+            return t.linspace(a["start"], a["stop"], a["num"], **kw)
+        if fn == "eye":
+            if a["k"] != 0:
+                raise Unsupported("torch.eye has no diagonal offset k")
+            n_cols = a.get("n_cols")
+            return t.eye(a["n_rows"], **kw) if n_cols is None else \
+                t.eye(a["n_rows"], n_cols, **kw)
+        if fn in ("zeros_like", "ones_like", "empty_like"):
+            return getattr(t, fn)(a["x"], **kw)
+        if fn == "full_like":
+            return t.full_like(a["x"], a["fill_value"], **kw)
+        if fn == "rfftfreq":
+            return t.fft.rfftfreq(a["n"], a.get("d", 1.0), **kw)
+        return t.fft.fftfreq(a["n"], a.get("d", 1.0), **kw)
+
+    def asarray_typed(self, typed: TypedArray, kw: Kw) -> Array:
+        kw = dict(kw)
+        kw["dtype"] = self.dtype(kw.get("dtype") or typed.dtype)
+        if 0 in typed.shape:
+            return self.torch.asarray(typed.data, **kw).reshape(typed.shape)
+        return self.torch.asarray(nest(typed.data, typed.shape), **kw)
+
+    def asarray_scalar(self, value: bool | int | float, kw: Kw) -> Array:
+        return self.torch.asarray(value, **self._kw(kw))
+
+    def asarray_array(self, x: Array, kw: Kw) -> Array:
+        return self.torch.asarray(x, **self._kw(kw))
+
+    def astype(self, x: Array, dtype: str, kw: Kw) -> Array:
+        return x.to(**self._kw(dict(kw, dtype=dtype)))
+
+    def read(self, x: Array) -> tuple[str, tuple[int, ...], list[Any]]:
+        h = x.detach().cpu()
+        return self.array_dtype(x), tuple(h.shape), h.reshape(-1).tolist()
+
+    def to_device(self, x: Array, dev: Device, kw: Kw) -> Array:
+        if kw.get("stream") is not None:
+            raise Unsupported("torch's Tensor.to takes no stream")
+        return x.to(dev)
+
+    def binary(self, fn: str, x1: Any, x2: Any) -> Array:
+        if fn == "maximum":
+            return self.torch.maximum(x1, x2)
+        if fn == "add":
+            return x1 + x2
+        if fn == "subtract":
+            return x1 - x2
+        if fn == "multiply":
+            return x1 * x2
+        if fn == "divide":
+            return x1 / x2
+        if fn == "equal":
+            return x1 == x2
+        return x1 < x2
+
+    def unary(self, fn: str, x: Array) -> Array:
+        return {"negative": self.torch.negative, "abs": self.torch.abs,
+                "sqrt": self.torch.sqrt}[fn](x)
+
+    def reduce(self, fn: str, x: Array, axis: int | None) -> Array:
+        if fn == "sum":
+            return self.torch.sum(x) if axis is None else self.torch.sum(x, dim=axis)
+        return self.torch.max(x) if axis is None else self.torch.amax(x, dim=axis)
+
+    def matmul(self, x1: Array, x2: Array) -> Array:
+        return self.torch.matmul(x1, x2)
+
+    def stack(self, arrays: list[Array], axis: int) -> Array:
+        return self.torch.stack(arrays, dim=axis)
+
+    def dlpack_device(self, x: Array) -> tuple[int, int]:
+        kind, index = x.__dlpack_device__()
+        return int(kind), int(index)
+
+    def from_dlpack(self, x: Array, kw: Kw) -> Array:
+        return self.torch.from_dlpack(x, **kw)
+
+    def default_get(self) -> Device:
+        return self.torch.empty(()).device

@@ -1,0 +1,64 @@
+"""The errors of the adapter itself, and the protocol's error kinds (spec/protocol.md,
+"Messages"). Standard-library only."""
+
+from __future__ import annotations
+
+import builtins
+
+# The error kinds, most specific first. An exception's kind is the first of these it is an
+# instance of, so a subclass of ValueError is ValueError, and NotImplementedError (itself a
+# RuntimeError) keeps its own name.
+KINDS = (
+    "NotImplementedError", "RecursionError", "ModuleNotFoundError", "ImportError",
+    "ZeroDivisionError", "OverflowError", "FloatingPointError", "ArithmeticError",
+    "IndexError", "KeyError", "LookupError", "ValueError", "TypeError",
+    "BufferError", "MemoryError", "AttributeError", "AssertionError", "OSError",
+    "RuntimeError",
+)
+KIND_CLASSES: tuple[tuple[str, type[BaseException]], ...] = tuple(
+    (name, getattr(builtins, name)) for name in KINDS)
+
+
+class ProtocolError(Exception):
+    """A malformed request, or a value the adapter cannot carry: origin "protocol"."""
+
+    def __init__(self, message: str, kind: str = "ValueError") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class AdapterLimit(Exception):
+    """A request the adapter refuses for its own limits: origin "adapter", kind as given."""
+
+    def __init__(self, message: str, kind: str = "MemoryError") -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class Unsupported(Exception):
+    """The library cannot express this op (or this form of it): kind NotImplementedError,
+    origin "adapter". Distinct from a NotImplementedError the library raises itself."""
+
+
+class LibraryError(Exception):
+    """An exception the library raised while the adapter called it: the behaviour under test
+    (origin "library"). `error` is the library's own exception."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def error_kind(exc: BaseException) -> str:
+    """The protocol kind of an exception, by class."""
+    for name, cls in KIND_CLASSES:
+        if isinstance(exc, cls):
+            return name
+    return "Exception"
+
+
+def native_name(exc: BaseException) -> str:
+    """The exception's class as `module.Class` (`Class` for a built-in)."""
+    cls = type(exc)
+    mod = cls.__module__
+    return cls.__qualname__ if mod in ("builtins", None) else mod + "." + cls.__qualname__

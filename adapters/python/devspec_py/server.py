@@ -1,0 +1,228 @@
+"""The request loop: one JSON line in, one reply line out (spec/protocol.md, "Messages"),
+the handles of a session, and the session ops (hello, reset, bye). Standard-library only."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import IO, Any
+
+from .args import MISSING, Args, arg
+from .backend import Backend, Device
+from .errors import AdapterLimit, ProtocolError, Unsupported, error_kind, native_name
+from .protocol import ADAPTER_NAME, ADAPTER_VERSION, ARGS, HANDLE_TYPES, MAX_LINE, PROTOCOL_VERSION
+from .values import EXACT_INT, Scalar, decode_scalar, dumps
+
+Handler = Callable[["Server", Args], Any]
+Reply = dict[str, Any]
+
+# op name -> handler; filled by op() (the session ops below, the others in ops.py).
+OPS: dict[str, Handler] = {}
+
+
+def op(name: str) -> Callable[[Handler], Handler]:
+    """Registers fn(server, args) as the handler of op `name`."""
+    def register(fn: Handler) -> Handler:
+        OPS[name] = fn
+        return fn
+    return register
+
+
+class Server:
+    """Answers requests for one backend. One instance per adapter process."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.backend = backend
+        self.started = False
+        self.exiting = False
+        self.objects: dict[str, Any] = {}          # handle -> library object
+        self.counters = dict.fromkeys(HANDLE_TYPES, 0)
+        self.session_devices: list[tuple[str, Device]] = []  # listed by hello; survive reset
+
+    # -- handles --------------------------------------------------------------------------
+
+    def new_handle(self, htype: str, obj: Any) -> str:
+        handle = "%s#%d" % (htype, self.counters[htype])
+        self.counters[htype] += 1
+        self.objects[handle] = obj
+        return handle
+
+    def device_handle(self, dev: Device) -> str:
+        """A new handle for a library device (handles are never shared or reused)."""
+        return self.new_handle("device", dev)
+
+    def lookup(self, value: object, htype: str, name: str) -> Any:
+        if not isinstance(value, str) or "#" not in value:
+            raise ProtocolError("argument '%s' must be a %s handle" % (name, htype), "TypeError")
+        prefix = value.split("#", 1)[0]
+        if prefix != htype:
+            raise ProtocolError("argument '%s': '%s' is a %s handle, expected a %s handle" %
+                                (name, value, prefix, htype), "TypeError")
+        if value not in self.objects:
+            raise ProtocolError("argument '%s': unknown handle '%s'" % (name, value))
+        return self.objects[value]
+
+    def array(self, args: Args, name: str) -> Any:
+        return self.lookup(arg(args, name, str, what="an array handle"), "array", name)
+
+    def device(self, args: Args, name: str = "device", required: bool = False) -> Any:
+        """A device argument: absent or null (None), a handle, or {"str": text}. With
+        required=True the argument must be present (null still means None)."""
+        if required and name not in args:
+            raise ProtocolError("missing argument '%s'" % name)
+        if name not in args or args[name] is None:
+            return None
+        value = args[name]
+        if isinstance(value, dict):
+            if set(value) != {"str"} or not isinstance(value["str"], str):
+                raise ProtocolError("argument '%s': a device string is {\"str\": text}" % name,
+                                    "TypeError")
+            return value["str"]
+        return self.lookup(value, "device", name)
+
+    def operand(self, args: Args, name: str) -> Any:
+        """An array handle or a scalar."""
+        value = args.get(name, MISSING)
+        if value is MISSING:
+            raise ProtocolError("missing argument '%s'" % name)
+        if isinstance(value, str):
+            return self.lookup(value, "array", name)
+        scalar: Scalar = decode_scalar(value, "argument '%s'" % name)
+        return scalar
+
+    def reply_array(self, x: Any) -> str:
+        return self.new_handle("array", x)
+
+    # -- the loop ------------------------------------------------------------------------
+
+    def handle_line(self, line: str) -> Reply:
+        """One request line in, one reply object out."""
+        try:
+            request = json.loads(line)
+        except ValueError as exc:
+            return self.failure(None, "ValueError", "request is not valid JSON: %s" % exc,
+                                "protocol")
+        if not isinstance(request, dict):
+            return self.failure(None, "TypeError", "request must be a JSON object", "protocol")
+        rid = request.get("id")
+        if not isinstance(rid, int) or isinstance(rid, bool) or not 0 <= rid < EXACT_INT:
+            return self.failure(None, "ValueError",
+                                "request 'id' must be an integer in [0, 2^53)", "protocol")
+        name = request.get("op")
+        args = request.get("args")
+        if args is None:
+            args = {}
+        if not isinstance(name, str):
+            return self.failure(rid, "TypeError", "request 'op' must be a string", "protocol")
+        if not isinstance(args, dict):
+            return self.failure(rid, "TypeError", "request 'args' must be an object",
+                                "protocol")
+        return self.call(rid, name, args)
+
+    def call(self, rid: int, name: str, args: Args) -> Reply:
+        try:
+            if name != "hello" and not self.started:
+                raise ProtocolError("'%s' before a successful 'hello'" % name, "RuntimeError")
+            method = OPS.get(name)
+            if method is None:
+                raise Unsupported("unknown op '%s'" % name)
+            allowed = ARGS.get(name)
+            if allowed is not None:
+                for key in args:
+                    if key not in allowed:
+                        raise ProtocolError("'%s' takes no argument '%s'" % (name, key),
+                                            "TypeError")
+            result = method(self, args)
+        except ProtocolError as exc:
+            return self.failure(rid, exc.kind, str(exc), "protocol")
+        except Unsupported as exc:
+            return self.failure(rid, "NotImplementedError", str(exc), "adapter")
+        except AdapterLimit as exc:
+            return self.failure(rid, exc.kind, str(exc), "adapter")
+        except Exception as exc:  # the library's own error: the behaviour under test
+            message = "%s: %s" % (native_name(exc), exc)
+            return self.failure(rid, error_kind(exc), message, "library")
+        return {"id": rid, "ok": True, "result": result}
+
+    @staticmethod
+    def failure(rid: int | None, kind: str, message: str, origin: str) -> Reply:
+        return {"id": rid, "ok": False,
+                "error": {"kind": kind, "message": message, "origin": origin}}
+
+    def serve(self, infile: IO[bytes], outfile: IO[bytes]) -> int:
+        """Answers every request line until end of input or 'bye'. Returns the exit status."""
+        while True:
+            line = infile.readline(MAX_LINE + 1)
+            if not line:
+                return 0
+            if len(line) > MAX_LINE and not line.endswith(b"\n"):
+                while True:  # skip the rest of the over-long line
+                    rest = infile.readline(MAX_LINE)
+                    if not rest or rest.endswith(b"\n"):
+                        break
+                reply = self.failure(None, "ValueError",
+                                     "request line longer than %d bytes" % MAX_LINE, "protocol")
+            else:
+                text = line.strip()
+                if not text:
+                    continue
+                try:
+                    decoded = text.decode("utf-8")
+                except UnicodeDecodeError:
+                    reply = self.failure(None, "ValueError", "request is not UTF-8", "protocol")
+                else:
+                    reply = self.handle_line(decoded)
+            outfile.write(dumps(reply))
+            outfile.flush()
+            if self.exiting:
+                return 0
+
+    # -- session ops ---------------------------------------------------------------------
+
+    def session_handle(self, dev: Device) -> str:
+        """The handle hello gave for dev (the default device is one of the listed ones)."""
+        for handle, known in self.session_devices:
+            if known is dev or (type(known) is type(dev) and bool(known == dev)):
+                return handle
+        return self.device_handle(dev)
+
+
+@op("hello")
+def op_hello(server: Server, args: Args) -> Any:
+    version = arg(args, "protocol", int)
+    if version != PROTOCOL_VERSION:
+        raise ProtocolError("protocol version %d is not spoken here (this adapter speaks %d)"
+                            % (version, PROTOCOL_VERSION))
+    b = server.backend
+    # A second hello starts the session afresh: every handle of the old one is dropped.
+    server.started = False
+    server.objects.clear()
+    b.reset()
+    server.session_devices = [(server.device_handle(d), d) for d in b.devices()]
+    default = b.default_device()
+    result = {
+        "protocol": PROTOCOL_VERSION,
+        "library": {"name": b.library_name, "version": b.library_version()},
+        "adapter": {"name": ADAPTER_NAME, "version": ADAPTER_VERSION},
+        "features": list(b.features),
+        "devices": [h for h, _ in server.session_devices],
+        "device_strs": [b.device_str(d) for _, d in server.session_devices],
+        "default_device": None if default is None else server.session_handle(default),
+        "max_line": MAX_LINE,
+    }
+    server.started = True
+    return result
+
+
+@op("reset")
+def op_reset(server: Server, args: Args) -> None:
+    keep = {h for h, _ in server.session_devices}
+    for handle in list(server.objects):
+        if handle not in keep:
+            del server.objects[handle]
+    server.backend.reset()
+
+
+@op("bye")
+def op_bye(server: Server, args: Args) -> None:
+    server.exiting = True
