@@ -13,9 +13,9 @@
  *                                      refarray's default, move-mixed (inputs sharing one
  *                                      device stay there).
  *
- * refarray's functions are bound weakly: an op whose function the loaded refarray does not
- * export answers NotImplementedError, and a feature is claimed only when every function it
- * needs is there (the table `features` below, the one place that decides what is claimed).
+ * The adapter checks the loaded refarray's version number at open (ADAPTER_NEEDS_VERSION) and
+ * claims a feature only when that refarray is new enough for it (the table `features` below,
+ * the one place that decides what is claimed).
  */
 #include "devspec_shim.h"
 #include "refarray.h"
@@ -30,88 +30,14 @@ _Static_assert((int)DS_BOOL == (int)RA_BOOL && (int)DS_INT64 == (int)RA_INT64 &&
                    (int)DS_COMPLEX128 == (int)RA_COMPLEX128,
                "ds_dtype and ra_dtype differ");
 
-/* The version and status functions are referenced strongly: they exist in every refarray,
- * and a strong reference makes the loader bring refarray in with the adapter. */
-#pragma weak ra_ctx_create
-#pragma weak ra_ctx_destroy
-#pragma weak ra_ctx_message
-#pragma weak ra_device_parse
-#pragma weak ra_device_from_type_index
-#pragma weak ra_device_from_ordinal
-#pragma weak ra_device_format
-#pragma weak ra_device_type_name
-#pragma weak ra_device_eq
-#pragma weak ra_device_default_stream
-#pragma weak ra_array_release
-#pragma weak ra_array_device
-#pragma weak ra_array_dtype
-#pragma weak ra_array_ndim
-#pragma weak ra_array_shape
-#pragma weak ra_array_nbytes
-#pragma weak ra_array_read
-#pragma weak ra_array_dlpack_device
-#pragma weak ra_zeros
-#pragma weak ra_ones
-#pragma weak ra_empty
-#pragma weak ra_full
-#pragma weak ra_arange
-#pragma weak ra_linspace
-#pragma weak ra_eye
-#pragma weak ra_zeros_like
-#pragma weak ra_ones_like
-#pragma weak ra_empty_like
-#pragma weak ra_full_like
-#pragma weak ra_asarray_buffer
-#pragma weak ra_asarray_scalar
-#pragma weak ra_asarray
-#pragma weak ra_astype
-#pragma weak ra_to_device
-#pragma weak ra_binary
-#pragma weak ra_unary
-#pragma weak ra_reduce
-#pragma weak ra_matmul
-#pragma weak ra_stack
-#pragma weak ra_default_device
-#pragma weak ra_default_set
-#pragma weak ra_default_unset
-#pragma weak ra_default_push
-#pragma weak ra_default_pop
-#pragma weak ra_default_depth
-#pragma weak ra_soft_set
-#pragma weak ra_soft_unset
-#pragma weak ra_soft_get
-#pragma weak ra_ctx_set_inference
-#pragma weak ra_ctx_set_soft_policy
-#pragma weak ra_info_devices
-#pragma weak ra_info_default_dtypes
-#pragma weak ra_info_dtypes
-#pragma weak ra_util_num_gpus
-#pragma weak ra_util_num_cpu_cores
-#pragma weak ra_util_total_memory
-#pragma weak ra_util_used_memory
-#pragma weak ra_util_utilisation
-#pragma weak ra_can_cast_dtype
-#pragma weak ra_can_cast_array
-#pragma weak ra_result_type
-#pragma weak ra_tril
-#pragma weak ra_triu
-#pragma weak ra_util_arrays_on_device
-#pragma weak ra_fftfreq
-#pragma weak ra_rfftfreq
-#pragma weak ra_from_dlpack
-
-/* Calls refarray's `fn` if the loaded library has it; otherwise the op is not implemented. */
-#define HAVE(fn)                                                                                   \
-    do {                                                                                           \
-        if (!(fn)) return DS_NOT_IMPLEMENTED;                                                      \
-    } while (0)
-
-typedef void (*any_fn)(void);
-#define F(fn) ((any_fn)(fn))
-
-/* Ends each list of needed functions: a missing (NULL) function must not end it early. */
-static void end_of_list(void) {}
-#define END F(end_of_list)
+/* The oldest refarray this adapter works with: it calls no function and reads no struct
+ * field newer than this version. It runs with a refarray of the same ABI (the same major
+ * version, and for major version 0 the same minor version) at least this new, and refuses any
+ * other at open with the two versions in the message. Each feature below names the version
+ * that brought what it needs, and is claimed only when the loaded refarray is at least that
+ * new; an op added to refarray later than ADAPTER_NEEDS_VERSION compares a->version before
+ * calling it and otherwise answers NotImplementedError. */
+#define ADAPTER_NEEDS_VERSION 2000 /* 0.2.0 */
 
 /* ---- the features refarray claims, and the functions each needs ---- */
 
@@ -119,65 +45,38 @@ enum { LEGACY_ONLY = 1, DEFAULT_ONLY = 2 };
 
 static const struct feature {
     const char *name;
-    int when; /* 0: always; LEGACY_ONLY / DEFAULT_ONLY: by inference order */
-    any_fn needs[10];
+    int when;    /* 0: always; LEGACY_ONLY / DEFAULT_ONLY: by inference order */
+    int version; /* the refarray version (RA_VERSION_NUMBER) whose API it needs */
 } features[] = {
-    {"device-attr", 0, {F(ra_array_device), F(ra_zeros), F(ra_binary), F(ra_reduce), END}},
-    {"device-eq", 0, {F(ra_device_eq), F(ra_device_parse), END}},
-    {"creation-device-kw",
-     0,
-     {F(ra_zeros), F(ra_ones), F(ra_empty), F(ra_full), F(ra_arange), F(ra_linspace), F(ra_eye),
-      END}},
-    {"like-inherits-device",
-     0,
-     {F(ra_zeros_like), F(ra_ones_like), F(ra_empty_like), F(ra_full_like), END}},
-    {"asarray-inherits-device", 0, {F(ra_asarray), F(ra_asarray_buffer), END}},
-    {"astype-device", 0, {F(ra_astype), END}},
-    {"to-device", 0, {F(ra_to_device), F(ra_array_read), END}},
-    {"to-device-stream", 0, {F(ra_to_device), F(ra_device_default_stream), END}},
-    {"output-follows-input",
-     0,
-     {F(ra_binary), F(ra_unary), F(ra_reduce), F(ra_matmul), F(ra_stack), F(ra_tril), F(ra_triu),
-      END}},
-    {"mixed-device-raises", 0, {F(ra_binary), F(ra_matmul), F(ra_stack), F(ra_to_device), END}},
-    {"scalar-follows-array", 0, {F(ra_binary), END}},
-    {"default-device-consistent",
-     0,
-     {F(ra_default_device), F(ra_zeros), F(ra_full), F(ra_arange), F(ra_linspace), F(ra_eye),
-      F(ra_asarray_buffer), END}},
-    {"info-devices", 0, {F(ra_info_devices), F(ra_default_device), END}},
-    {"info-dtypes", 0, {F(ra_info_default_dtypes), F(ra_info_dtypes), END}},
-    {"dtype-device-support", 0, {F(ra_info_dtypes), F(ra_zeros), F(ra_astype), END}},
-    {"priority-context-first",
-     LEGACY_ONLY,
-     {F(ra_default_push), F(ra_default_pop), F(ra_ctx_set_inference), F(ra_zeros_like),
-      F(ra_asarray), END}},
-    {"priority-input-first",
-     DEFAULT_ONLY,
-     {F(ra_default_push), F(ra_default_pop), F(ra_zeros_like), F(ra_asarray), F(ra_astype), END}},
-    {"device-string", 0, {F(ra_device_parse), F(ra_device_format), F(ra_device_type_name), END}},
-    {"device-string-kw", 0, {F(ra_zeros), F(ra_device_parse), END}},
-    {"device-names", 0, {F(ra_device_parse), F(ra_device_format), END}},
-    {"default-device-global",
-     0,
-     {F(ra_default_set), F(ra_default_unset), F(ra_default_device), END}},
-    {"default-device-scoped",
-     0,
-     {F(ra_default_push), F(ra_default_pop), F(ra_default_device), END}},
-    {"soft-device-mode", 0, {F(ra_soft_set), F(ra_soft_unset), F(ra_soft_get), F(ra_binary), END}},
-    {"device-inference-order",
-     0,
-     {F(ra_default_push), F(ra_default_set), F(ra_zeros_like), F(ra_asarray), F(ra_astype), END}},
-    {"device-utils",
-     0,
-     {F(ra_util_num_gpus), F(ra_util_num_cpu_cores), F(ra_util_total_memory),
-      F(ra_util_used_memory), F(ra_util_utilisation), F(ra_util_arrays_on_device), END}},
-    {"device-ordinal", 0, {F(ra_device_from_type_index), F(ra_device_from_ordinal), END}},
-    {"promotion-per-device",
-     0,
-     {F(ra_can_cast_dtype), F(ra_can_cast_array), F(ra_result_type), F(ra_zeros), END}},
-    {"fft-freq-device", 0, {F(ra_fftfreq), F(ra_rfftfreq), END}},
-    {"dlpack-device", 0, {F(ra_array_dlpack_device), F(ra_from_dlpack), F(ra_array_device), END}},
+    {"device-attr", 0, 2000},
+    {"device-eq", 0, 2000},
+    {"creation-device-kw", 0, 2000},
+    {"like-inherits-device", 0, 2000},
+    {"asarray-inherits-device", 0, 2000},
+    {"astype-device", 0, 2000},
+    {"to-device", 0, 2000},
+    {"to-device-stream", 0, 2000},
+    {"output-follows-input", 0, 2000},
+    {"mixed-device-raises", 0, 2000},
+    {"scalar-follows-array", 0, 2000},
+    {"default-device-consistent", 0, 2000},
+    {"info-devices", 0, 2000},
+    {"info-dtypes", 0, 2000},
+    {"dtype-device-support", 0, 2000},
+    {"priority-context-first", LEGACY_ONLY, 2000},
+    {"priority-input-first", DEFAULT_ONLY, 2000},
+    {"device-string", 0, 2000},
+    {"device-string-kw", 0, 2000},
+    {"device-names", 0, 2000},
+    {"default-device-global", 0, 2000},
+    {"default-device-scoped", 0, 2000},
+    {"soft-device-mode", 0, 2000},
+    {"device-inference-order", 0, 2000},
+    {"device-utils", 0, 2000},
+    {"device-ordinal", 0, 2000},
+    {"promotion-per-device", 0, 2000},
+    {"fft-freq-device", 0, 2000},
+    {"dlpack-device", 0, 2000},
 };
 
 #define NFEATURES (sizeof features / sizeof features[0])
@@ -186,6 +85,7 @@ static const struct feature {
 
 typedef struct adapter {
     ra_ctx *ctx;
+    int version; /* the loaded refarray's ra_version_number() */
     bool legacy;
     int soft_depth; /* soft.set calls not yet undone by soft.unset */
     const char *claimed[NFEATURES + 1];
@@ -194,8 +94,17 @@ typedef struct adapter {
 
 static int open_lib(void **lib)
 {
-    HAVE(ra_ctx_create);
-    HAVE(ra_ctx_destroy);
+    int version = ra_version_number();
+    bool same_abi = version / 1000000 == ADAPTER_NEEDS_VERSION / 1000000 &&
+                    (version >= 1000000 || version / 1000 == ADAPTER_NEEDS_VERSION / 1000);
+    if (!same_abi || version < ADAPTER_NEEDS_VERSION) {
+        ds_error("RuntimeError",
+                 "refarray adapter: the loaded refarray is %s (%d); this adapter needs the ABI "
+                 "of %d.%d.%d or a later release of it",
+                 ra_version(), version, ADAPTER_NEEDS_VERSION / 1000000,
+                 ADAPTER_NEEDS_VERSION / 1000 % 1000, ADAPTER_NEEDS_VERSION % 1000);
+        return -1;
+    }
     adapter *a = calloc(1, sizeof *a);
     if (a == NULL) {
         ds_error("MemoryError", "refarray adapter: out of memory");
@@ -203,7 +112,8 @@ static int open_lib(void **lib)
     }
     const char *inference = getenv("DEVSPEC_REFARRAY_INFERENCE");
     const char *no_opencl = getenv("DEVSPEC_REFARRAY_NO_OPENCL");
-    ra_ctx_options opts = {0};
+    a->version = version;
+    ra_ctx_options opts = {.size = sizeof opts};
     if (no_opencl != NULL && strcmp(no_opencl, "1") == 0) opts.flags |= RA_CTX_NO_OPENCL;
     a->legacy = inference != NULL && strcmp(inference, "legacy") == 0;
     if (inference != NULL && !a->legacy && strcmp(inference, "2025") != 0) {
@@ -216,7 +126,7 @@ static int open_lib(void **lib)
     int st = ra_ctx_create(&opts, &a->ctx);
     if (st != RA_OK) {
         ds_error(ra_status_kind(st), "ra_ctx_create failed: %s",
-                 ra_ctx_message ? ra_ctx_message(NULL) : "");
+                 ra_ctx_message(NULL));
         free(a);
         return -1;
     }
@@ -230,20 +140,10 @@ static int open_lib(void **lib)
         return -1;
     }
     if (soft != NULL) {
-        if (!ra_ctx_set_soft_policy) {
-            ra_ctx_destroy(a->ctx);
-            free(a);
-            return DS_NOT_IMPLEMENTED;
-        }
         ra_ctx_set_soft_policy(a->ctx, strcmp(soft, "move-all") == 0 ? RA_SOFT_MOVE_ALL
                                                                      : RA_SOFT_MOVE_MIXED);
     }
     if (a->legacy) {
-        if (!ra_ctx_set_inference) {
-            ra_ctx_destroy(a->ctx);
-            free(a);
-            return DS_NOT_IMPLEMENTED;
-        }
         ra_ctx_set_inference(a->ctx, RA_INFER_LEGACY);
     }
     size_t n = 0;
@@ -251,8 +151,7 @@ static int open_lib(void **lib)
         const struct feature *f = &features[i];
         bool ok =
             !(f->when == LEGACY_ONLY && !a->legacy) && !(f->when == DEFAULT_ONLY && a->legacy);
-        for (size_t k = 0; f->needs[k] != END; k++)
-            ok = ok && f->needs[k] != NULL;
+        ok = ok && a->version >= f->version;
         if (ok) a->claimed[n++] = f->name;
     }
     a->claimed[n] = NULL;
@@ -279,7 +178,7 @@ static int hello(void *lib, ds_library_info *out)
 static void describe_error(void *lib, int status, const char **kind, const char **message)
 {
     adapter *a = lib;
-    const char *detail = ra_ctx_message ? ra_ctx_message(a->ctx) : "";
+    const char *detail = ra_ctx_message(a->ctx);
     const char *name = ra_status_name(status);
     if (detail == NULL || detail[0] == '\0') detail = ra_status_message(status);
     snprintf(a->message, sizeof a->message, "%s: %s", name, detail);
@@ -315,7 +214,6 @@ static int device_value(adapter *a, ds_device d, const char *what, ra_device *ou
         *out = *(const ra_device *)d.object;
         return 0;
     case DS_DEVICE_STRING:
-        HAVE(ra_device_parse);
         return ra_device_parse(a->ctx, d.str, out);
     case DS_DEVICE_NONE:
         break;
@@ -327,7 +225,7 @@ static int device_value(adapter *a, ds_device d, const char *what, ra_device *ou
 /* The device option of a creation function: nothing, a value, or a string. */
 static ra_opts make_opts(ds_dtype dtype, ds_device d)
 {
-    ra_opts o = {0};
+    ra_opts o = {.size = sizeof o};
     o.dtype = (ra_dtype)dtype;
     if (d.kind == DS_DEVICE_OBJECT)
         o.device_value = (const ra_device *)d.object;
@@ -340,7 +238,6 @@ static int device_parse(void *lib, const char *text, ds_devobj *out)
 {
     adapter *a = lib;
     ra_device d;
-    HAVE(ra_device_parse);
     int st = ra_device_parse(a->ctx, text, &d);
     return st != RA_OK ? st : new_device(d, out);
 }
@@ -348,8 +245,6 @@ static int device_parse(void *lib, const char *text, ds_devobj *out)
 static int device_describe(void *lib, ds_devobj obj, ds_device_info *out)
 {
     const ra_device *d = obj;
-    HAVE(ra_device_format);
-    HAVE(ra_device_type_name);
     int st = ra_device_format(*d, out->str, sizeof out->str);
     if (st != RA_OK) return st;
     const char *type = ra_device_type_name(d->type);
@@ -363,7 +258,6 @@ static int device_describe(void *lib, ds_devobj obj, ds_device_info *out)
 
 static int device_equal(void *lib, ds_devobj x, ds_devobj y, bool *out)
 {
-    HAVE(ra_device_eq);
     *out = ra_device_eq(*(const ra_device *)x, *(const ra_device *)y);
     return 0;
 }
@@ -372,7 +266,6 @@ static int device_from_type_index(void *lib, const char *type, int64_t index, ds
 {
     adapter *a = lib;
     ra_device d;
-    HAVE(ra_device_from_type_index);
     int st = ra_device_from_type_index(a->ctx, type, index, &d);
     return st != RA_OK ? st : new_device(d, out);
 }
@@ -381,7 +274,6 @@ static int device_from_ordinal(void *lib, int64_t ordinal, ds_devobj *out)
 {
     adapter *a = lib;
     ra_device d;
-    HAVE(ra_device_from_ordinal);
     int st = ra_device_from_ordinal(a->ctx, ordinal, &d);
     return st != RA_OK ? st : new_device(d, out);
 }
@@ -393,7 +285,6 @@ static int info_devices(void *lib, ds_devobj *out, size_t cap, size_t *n)
     adapter *a = lib;
     ra_device devs[64];
     size_t count = 0;
-    HAVE(ra_info_devices);
     int st = ra_info_devices(a->ctx, devs, sizeof devs / sizeof devs[0], &count);
     if (st != RA_OK) return st;
     if (count > sizeof devs / sizeof devs[0]) {
@@ -410,7 +301,6 @@ static int info_devices(void *lib, ds_devobj *out, size_t cap, size_t *n)
 static int info_default_device(void *lib, ds_devobj *out)
 {
     adapter *a = lib;
-    HAVE(ra_default_device);
     return new_device(ra_default_device(a->ctx), out);
 }
 
@@ -419,7 +309,6 @@ static int info_default_dtypes(void *lib, ds_device device, ds_default_dtypes *o
     adapter *a = lib;
     ra_device d;
     ra_default_dtypes dd;
-    HAVE(ra_info_default_dtypes);
     if (device.kind != DS_DEVICE_NONE) {
         int st = device_value(a, device, "default_dtypes", &d);
         if (st != 0) return st;
@@ -437,7 +326,6 @@ static int info_dtypes(void *lib, ds_device device, uint32_t *out)
 {
     adapter *a = lib;
     ra_device d;
-    HAVE(ra_info_dtypes);
     if (device.kind != DS_DEVICE_NONE) {
         int st = device_value(a, device, "dtypes", &d);
         if (st != 0) return st;
@@ -469,7 +357,6 @@ static int fill(void *lib, ds_fill_fn fn, const int64_t *shape, int ndim, ds_dty
         fn == DS_ZEROS  ? ra_zeros
         : fn == DS_ONES ? ra_ones
                         : ra_empty;
-    HAVE(f);
     return f(a->ctx, shape, (size_t)ndim, &o, (ra_array **)out);
 }
 
@@ -478,7 +365,6 @@ static int full(void *lib, const int64_t *shape, int ndim, ds_scalar fill_value,
 {
     adapter *a = lib;
     ra_opts o = make_opts(dtype, device);
-    HAVE(ra_full);
     return ra_full(a->ctx, shape, (size_t)ndim, scalar(fill_value), &o, (ra_array **)out);
 }
 
@@ -488,7 +374,6 @@ static int arange(void *lib, ds_scalar start, const ds_scalar *stop, const ds_sc
     adapter *a = lib;
     ra_opts o = make_opts(dtype, device);
     ra_scalar s1, s2;
-    HAVE(ra_arange);
     if (stop) s1 = scalar(*stop);
     if (step) s2 = scalar(*step);
     return ra_arange(a->ctx, scalar(start), stop ? &s1 : NULL, step ? &s2 : NULL, &o,
@@ -500,7 +385,6 @@ static int linspace(void *lib, ds_scalar start, ds_scalar stop, int64_t num, boo
 {
     adapter *a = lib;
     ra_opts o = make_opts(dtype, device);
-    HAVE(ra_linspace);
     return ra_linspace(a->ctx, scalar(start), scalar(stop), num, endpoint, &o, (ra_array **)out);
 }
 
@@ -509,7 +393,6 @@ static int eye(void *lib, int64_t n_rows, const int64_t *n_cols, int64_t k, ds_d
 {
     adapter *a = lib;
     ra_opts o = make_opts(dtype, device);
-    HAVE(ra_eye);
     /* refarray's API reads a negative n_cols as "absent", so an explicit negative one
      * cannot be passed through; it is a negative dimension, refused as ValueError. */
     if (n_cols && *n_cols < 0) {
@@ -528,7 +411,6 @@ static int fill_like(void *lib, ds_fill_fn fn, ds_array x, ds_dtype dtype, ds_de
         fn == DS_ZEROS  ? ra_zeros_like
         : fn == DS_ONES ? ra_ones_like
                         : ra_empty_like;
-    HAVE(f);
     return f(a->ctx, x, &o, (ra_array **)out);
 }
 
@@ -537,7 +419,6 @@ static int full_like(void *lib, ds_array x, ds_scalar fill_value, ds_dtype dtype
 {
     adapter *a = lib;
     ra_opts o = make_opts(dtype, device);
-    HAVE(ra_full_like);
     return ra_full_like(a->ctx, x, scalar(fill_value), &o, (ra_array **)out);
 }
 
@@ -548,7 +429,6 @@ static int fftfreq(void *lib, bool real, int64_t n, double d, ds_dtype dtype, ds
     ra_opts o = make_opts(dtype, device);
     int (*f)(ra_ctx *, int64_t, double, const ra_opts *, ra_array **) =
         real ? ra_rfftfreq : ra_fftfreq;
-    HAVE(f);
     return f(a->ctx, n, d, &o, (ra_array **)out);
 }
 
@@ -565,7 +445,6 @@ static int asarray_buffer(void *lib, const ds_buffer *obj, ds_dtype dtype, ds_de
     adapter *a = lib;
     ra_opts o = make_opts(dtype, device);
     o.copy = copy_mode(copy);
-    HAVE(ra_asarray_buffer);
     return ra_asarray_buffer(a->ctx, obj->data, (ra_dtype)obj->dtype, obj->shape, (size_t)obj->ndim,
                              &o, (ra_array **)out);
 }
@@ -576,7 +455,6 @@ static int asarray_scalar(void *lib, ds_scalar obj, ds_dtype dtype, ds_device de
     adapter *a = lib;
     ra_opts o = make_opts(dtype, device);
     o.copy = copy_mode(copy);
-    HAVE(ra_asarray_scalar);
     return ra_asarray_scalar(a->ctx, scalar(obj), &o, (ra_array **)out);
 }
 
@@ -586,7 +464,6 @@ static int asarray_array(void *lib, ds_array obj, ds_dtype dtype, ds_device devi
     adapter *a = lib;
     ra_opts o = make_opts(dtype, device);
     o.copy = copy_mode(copy);
-    HAVE(ra_asarray);
     return ra_asarray(a->ctx, obj, &o, (ra_array **)out);
 }
 
@@ -597,7 +474,6 @@ static int astype(void *lib, ds_array x, ds_dtype dtype, bool copy, ds_device de
     /* astype(copy=False) returns x when nothing changes and never refuses (DEV-CREATE-6's
      * signature); refarray's if-needed mode is exactly that. */
     o.copy = copy ? RA_COPY_ALWAYS : RA_COPY_IF_NEEDED;
-    HAVE(ra_astype);
     return ra_astype(a->ctx, x, (ra_dtype)dtype, &o, (ra_array **)out);
 }
 
@@ -605,15 +481,11 @@ static int astype(void *lib, ds_array x, ds_dtype dtype, bool copy, ds_device de
 
 static void release_array(void *lib, ds_array x)
 {
-    if (ra_array_release) ra_array_release(x);
+    ra_array_release(x);
 }
 
 static int describe(void *lib, ds_array x, ds_array_info *out)
 {
-    HAVE(ra_array_device);
-    HAVE(ra_array_dtype);
-    HAVE(ra_array_ndim);
-    HAVE(ra_array_shape);
     size_t ndim = ra_array_ndim(x);
     if (ndim > DS_MAX_NDIM) {
         ds_error("ValueError", "the array has %zu dimensions; messages carry at most %d", ndim,
@@ -631,7 +503,6 @@ static int describe(void *lib, ds_array x, ds_array_info *out)
 static int read_array(void *lib, ds_array x, void *data, size_t nbytes)
 {
     adapter *a = lib;
-    HAVE(ra_array_read);
     return ra_array_read(a->ctx, x, data, nbytes);
 }
 
@@ -639,7 +510,6 @@ static int to_device(void *lib, ds_array x, ds_device device, ds_stream stream, 
 {
     adapter *a = lib;
     ra_device d;
-    HAVE(ra_to_device);
     int st = device_value(a, device, "to_device", &d);
     if (st != 0) return st;
     return ra_to_device(a->ctx, x, d, stream, (ra_array **)out);
@@ -657,7 +527,6 @@ static int binary(void *lib, ds_binary_fn fn, ds_operand x1, ds_operand x2, ds_a
         [DS_DIVIDE] = RA_DIVIDE,  [DS_EQUAL] = RA_EQUAL,       [DS_LESS] = RA_LESS,
         [DS_MAXIMUM] = RA_MAXIMUM};
     adapter *a = lib;
-    HAVE(ra_binary);
     return ra_binary(a->ctx, ops[fn], operand(x1), operand(x2), (ra_array **)out);
 }
 
@@ -666,7 +535,6 @@ static int unary(void *lib, ds_unary_fn fn, ds_array x, ds_array *out)
     static const ra_unop ops[] = {
         [DS_NEGATIVE] = RA_NEGATIVE, [DS_ABS] = RA_ABS, [DS_SQRT] = RA_SQRT};
     adapter *a = lib;
-    HAVE(ra_unary);
     return ra_unary(a->ctx, ops[fn], x, (ra_array **)out);
 }
 
@@ -685,7 +553,6 @@ static int reduce(void *lib, ds_reduce_fn fn, ds_array x, const int64_t *axis, d
 {
     adapter *a = lib;
     int ax;
-    HAVE(ra_reduce);
     if (axis && axis_int(*axis, &ax) < 0) return -1;
     return ra_reduce(a->ctx, fn == DS_SUM ? RA_SUM : RA_MAX, x, axis ? &ax : NULL,
                      (ra_array **)out);
@@ -694,7 +561,6 @@ static int reduce(void *lib, ds_reduce_fn fn, ds_array x, const int64_t *axis, d
 static int matmul(void *lib, ds_array x1, ds_array x2, ds_array *out)
 {
     adapter *a = lib;
-    HAVE(ra_matmul);
     return ra_matmul(a->ctx, x1, x2, (ra_array **)out);
 }
 
@@ -702,14 +568,12 @@ static int stack(void *lib, const ds_array *xs, size_t n, int64_t axis, ds_array
 {
     adapter *a = lib;
     int ax;
-    HAVE(ra_stack);
     if (axis_int(axis, &ax) < 0) return -1;
     return ra_stack(a->ctx, (const ra_array *const *)xs, n, ax, (ra_array **)out);
 }
 
 static int dlpack_device(void *lib, ds_array x, int32_t *type, int32_t *id)
 {
-    HAVE(ra_array_dlpack_device);
     return ra_array_dlpack_device(x, type, id);
 }
 
@@ -720,7 +584,6 @@ static int from_dlpack(void *lib, ds_array x, ds_device device, ds_copy copy, ds
     adapter *a = lib;
     ra_opts o = make_opts(DS_DTYPE_NONE, device);
     o.copy = copy_mode(copy);
-    HAVE(ra_from_dlpack);
     return ra_from_dlpack(a->ctx, x, &o, (ra_array **)out);
 }
 
@@ -728,7 +591,6 @@ static int stream_default(void *lib, ds_device device, ds_stream *out)
 {
     adapter *a = lib;
     ra_device d;
-    HAVE(ra_device_default_stream);
     int st = device_value(a, device, "stream.default", &d);
     if (st != 0) return st;
     /* Borrowed: the context owns its queues, so the table has no release_stream. */
@@ -740,7 +602,6 @@ static int stream_default(void *lib, ds_device device, ds_stream *out)
 static int default_get(void *lib, ds_devobj *out)
 {
     adapter *a = lib;
-    HAVE(ra_default_device);
     return new_device(ra_default_device(a->ctx), out);
 }
 
@@ -748,7 +609,6 @@ static int default_set(void *lib, ds_device device)
 {
     adapter *a = lib;
     ra_device d;
-    HAVE(ra_default_set);
     int st = device_value(a, device, "default.set", &d);
     return st != 0 ? st : ra_default_set(a->ctx, d);
 }
@@ -756,7 +616,6 @@ static int default_set(void *lib, ds_device device)
 static int default_unset(void *lib)
 {
     adapter *a = lib;
-    HAVE(ra_default_unset);
     return ra_default_unset(a->ctx);
 }
 
@@ -764,7 +623,6 @@ static int default_push(void *lib, ds_device device)
 {
     adapter *a = lib;
     ra_device d;
-    HAVE(ra_default_push);
     int st = device_value(a, device, "default.push", &d);
     return st != 0 ? st : ra_default_push(a->ctx, d);
 }
@@ -772,14 +630,12 @@ static int default_push(void *lib, ds_device device)
 static int default_pop(void *lib)
 {
     adapter *a = lib;
-    HAVE(ra_default_pop);
     return ra_default_pop(a->ctx);
 }
 
 static int soft_get(void *lib, bool *out)
 {
     adapter *a = lib;
-    HAVE(ra_soft_get);
     *out = ra_soft_get(a->ctx);
     return 0;
 }
@@ -787,7 +643,6 @@ static int soft_get(void *lib, bool *out)
 static int soft_set(void *lib, bool enabled)
 {
     adapter *a = lib;
-    HAVE(ra_soft_set);
     int st = ra_soft_set(a->ctx, enabled);
     if (st == RA_OK) a->soft_depth++;
     return st;
@@ -796,7 +651,6 @@ static int soft_set(void *lib, bool enabled)
 static int soft_unset(void *lib)
 {
     adapter *a = lib;
-    HAVE(ra_soft_unset);
     int st = ra_soft_unset(a->ctx);
     if (st == RA_OK && a->soft_depth > 0) a->soft_depth--;
     return st;
@@ -806,19 +660,15 @@ static int soft_unset(void *lib)
 static int reset(void *lib)
 {
     adapter *a = lib;
-    if (ra_default_depth && ra_default_pop)
-        while (ra_default_depth(a->ctx) > 0)
-            if (ra_default_pop(a->ctx) != RA_OK) break;
-    if (ra_soft_unset) {
-        for (; a->soft_depth > 0; a->soft_depth--)
-            ra_soft_unset(a->ctx);
-        /* Entries a scope left behind (spec/decisions.md on scopes and soft mode). */
-        for (int i = 0; i < 1024 && ra_soft_get && ra_soft_get(a->ctx); i++)
-            ra_soft_unset(a->ctx);
-    }
+    while (ra_default_depth(a->ctx) > 0)
+        if (ra_default_pop(a->ctx) != RA_OK) break;
+    for (; a->soft_depth > 0; a->soft_depth--)
+        ra_soft_unset(a->ctx);
+    /* Entries a scope left behind (spec/decisions.md on scopes and soft mode). */
+    for (int i = 0; i < 1024 && ra_soft_get(a->ctx); i++)
+        ra_soft_unset(a->ctx);
     a->soft_depth = 0;
-    if (ra_default_unset) return ra_default_unset(a->ctx);
-    return 0;
+    return ra_default_unset(a->ctx);
 }
 
 /* ---- utilities ---- */
@@ -826,14 +676,12 @@ static int reset(void *lib)
 static int num_gpus(void *lib, int64_t *out)
 {
     adapter *a = lib;
-    HAVE(ra_util_num_gpus);
     *out = ra_util_num_gpus(a->ctx);
     return 0;
 }
 
 static int num_cpu_cores(void *lib, int64_t *out)
 {
-    HAVE(ra_util_num_cpu_cores);
     *out = ra_util_num_cpu_cores();
     return 0;
 }
@@ -852,13 +700,11 @@ static int memory(adapter *a, ds_device device, bool total, int64_t *out)
 
 static int total_memory(void *lib, ds_device device, int64_t *out)
 {
-    HAVE(ra_util_total_memory);
     return memory(lib, device, true, out);
 }
 
 static int used_memory(void *lib, ds_device device, int64_t *out)
 {
-    HAVE(ra_util_used_memory);
     return memory(lib, device, false, out);
 }
 
@@ -866,7 +712,6 @@ static int utilisation(void *lib, ds_device device, double *out)
 {
     adapter *a = lib;
     ra_device d;
-    HAVE(ra_util_utilisation);
     int st = device_value(a, device, "utilisation", &d);
     return st != 0 ? st : ra_util_utilisation(a->ctx, d, out);
 }
@@ -877,10 +722,8 @@ static int can_cast(void *lib, ds_array from_array, ds_dtype from_dtype, ds_dtyp
 {
     adapter *a = lib;
     if (from_array) {
-        HAVE(ra_can_cast_array);
         return ra_can_cast_array(a->ctx, from_array, (ra_dtype)to, out);
     }
-    HAVE(ra_can_cast_dtype);
     return ra_can_cast_dtype(a->ctx, (ra_dtype)from_dtype, (ra_dtype)to, out);
 }
 
@@ -890,7 +733,6 @@ static int result_type(void *lib, const ds_array *arrays, const ds_dtype *dtypes
                        ds_dtype *out)
 {
     adapter *a = lib;
-    HAVE(ra_result_type);
     const ra_array **xs = calloc(n, sizeof *xs);
     ra_dtype *ds = calloc(n, sizeof *ds);
     size_t nx = 0, nd = 0;
@@ -918,10 +760,8 @@ static int tri(void *lib, bool upper, ds_array x, int64_t k, ds_array *out)
 {
     adapter *a = lib;
     if (upper) {
-        HAVE(ra_triu);
         return ra_triu(a->ctx, x, k, (ra_array **)out);
     }
-    HAVE(ra_tril);
     return ra_tril(a->ctx, x, k, (ra_array **)out);
 }
 
@@ -929,7 +769,6 @@ static int arrays_on_device(void *lib, ds_device device, ds_array *out, size_t c
 {
     adapter *a = lib;
     ra_device d;
-    HAVE(ra_util_arrays_on_device);
     int st = device_value(a, device, "arrays_on_device", &d);
     return st != 0 ? st : ra_util_arrays_on_device(a->ctx, d, (ra_array **)out, cap, n);
 }
@@ -938,7 +777,7 @@ static const ds_vendor table = {
     .version = DS_VENDOR_VERSION,
     .size = sizeof(ds_vendor),
     .adapter_name = "refarray",
-    .adapter_version = "1.0",
+    .adapter_version = DEVSPEC_VERSION,
     .open = open_lib,
     .close = close_lib,
     .hello = hello,

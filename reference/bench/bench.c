@@ -364,7 +364,7 @@ int main(int argc, char **argv)
         return 1;
     }
     s.gpu = (ra_device){RA_DEVICE_GPU, 0};
-    ra_device_props props;
+    ra_device_props props = RA_DEVICE_PROPS_INIT;
     ra_device_props_get(s.ctx, s.gpu, &props);
     s.bytes = (size_t)64 << 20;
     s.n = (size_t)16 << 20;

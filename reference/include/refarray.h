@@ -18,6 +18,19 @@
  *    through an out-parameter is a new reference the caller must give back with
  *    ra_array_release(). ra_..._destroy(NULL) and ra_array_release(NULL) are no-ops.
  *  - refarray never aborts, exits or prints.
+ *  - Structs that cross the API (ra_opts, ra_ctx_options, ra_device_props) carry their own
+ *    size in their first field, so that fields can be appended without breaking compiled
+ *    callers: the caller sets .size = sizeof(the struct) as it was compiled (the RA_OPTS,
+ *    RA_CTX_OPTIONS and RA_DEVICE_PROPS_INIT macros do), and the library reads or writes
+ *    only the fields that size covers. Size 0 means the first layout with a size field (the
+ *    fields of version 0.2.0), so `&(ra_opts){.dtype = RA_FLOAT32}` keeps working; a field
+ *    added later is read only when .size covers it. A size between 1 and the first layout's,
+ *    or a larger size whose bytes beyond the library's struct are not all zero (fields this
+ *    library does not know), is RA_E_ARG.
+ *  - NULL handed to a getter (a function that returns a value, not a status) is never an
+ *    error and never a crash: each getter says what it returns for NULL, always a value that
+ *    no valid input gives (RA_NO_DEVICE, RA_DTYPE_DEFAULT, 0, NULL) or, for a context's
+ *    settings, the built-in default.
  *  - Thread safety: a context may be used from several threads at once. Arrays are
  *    immutable after creation, so they may be shared between threads. Scoped defaults, soft
  *    device mode and the detail message are per thread (and per context).
@@ -33,18 +46,46 @@
 extern "C" {
 #endif
 
+/* RA_API marks every exported function. Building refarray as a shared library defines
+ * RA_BUILDING_LIBRARY (exported: dllexport on Windows, default visibility elsewhere, where
+ * everything else is hidden); a program using the shared library gets dllimport on Windows.
+ * A static refarray defines RA_STATIC for itself and for its users (its CMake target does),
+ * and then RA_API is empty. */
+#if defined(RA_STATIC)
+#define RA_API
+#elif defined(_WIN32) || defined(__CYGWIN__)
 #if defined(RA_BUILDING_LIBRARY)
+#define RA_API __declspec(dllexport)
+#else
+#define RA_API __declspec(dllimport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
 #define RA_API __attribute__((visibility("default")))
 #else
 #define RA_API
 #endif
 
+/* ---------------------------------------------------------------------------------------
+ * Version
+ *
+ * The header's version; the project's VERSION file is the one source of this number and
+ * the build checks that the three macros below equal it. RA_VERSION_NUMBER is
+ * MAJOR * 1000000 + MINOR * 1000 + PATCH (0.2.0 is 2000), so versions compare as integers.
+ * A program compiled against this header can ask the library it runs with for its number
+ * (ra_version_number) and decide what to use: within one major version, functions and
+ * struct fields are only ever added, and each says in its comment the version that added it
+ * when that is later than 0.2.0.
+ * ------------------------------------------------------------------------------------- */
 #define RA_VERSION_MAJOR 0
-#define RA_VERSION_MINOR 1
+#define RA_VERSION_MINOR 2
 #define RA_VERSION_PATCH 0
+#define RA_VERSION_NUMBER (RA_VERSION_MAJOR * 1000000 + RA_VERSION_MINOR * 1000 + RA_VERSION_PATCH)
 
-/* The library's version string, "MAJOR.MINOR.PATCH". Static storage. */
+/* The running library's version string, "MAJOR.MINOR.PATCH". Static storage. */
 RA_API const char *ra_version(void);
+/* The running library's RA_VERSION_NUMBER (which may differ from the header a caller was
+ * compiled with). */
+RA_API int ra_version_number(void);
 
 /* ---------------------------------------------------------------------------------------
  * Status codes
@@ -120,17 +161,22 @@ enum ra_ctx_flags {
 };
 
 typedef struct ra_ctx_options {
+    size_t size; /* sizeof(ra_ctx_options) as the caller compiled it, or 0 (first layout) */
     /* NULL: malloc/free. The struct is copied; the functions must stay valid for the
      * context's lifetime. */
     const ra_allocator *allocator;
     unsigned flags; /* ra_ctx_flags, or 0 */
 } ra_ctx_options;
 
+/* Context options with their size set: ra_ctx_create(RA_CTX_OPTIONS(.flags = ...), &ctx). */
+#define RA_CTX_OPTIONS(...) (&(ra_ctx_options){.size = sizeof(ra_ctx_options), __VA_ARGS__})
+
 /* Creates a context and discovers devices: cpu (host memory) always, gpu:0..gpu:N-1 for the
  * OpenCL devices the ICD loader lists when the library was built with OpenCL and
  * RA_CTX_NO_OPENCL is not set. opts NULL means all defaults. *out receives the context.
- * Returns RA_E_NULL (out NULL), RA_E_NOMEM, RA_E_BACKEND (device discovery failed; the
- * detail is in ra_ctx_message(NULL)). */
+ * Returns RA_E_NULL (out NULL), RA_E_ARG (opts->size, an allocator without both functions,
+ * unknown flags), RA_E_NOMEM, RA_E_BACKEND (device discovery failed); the detail is in
+ * ra_ctx_message(NULL). */
 RA_API int ra_ctx_create(const ra_ctx_options *opts, ra_ctx **out);
 
 /* Destroys the context, its backends and every thread's state in it. Every array created in
@@ -169,6 +215,12 @@ typedef struct ra_device {
 
 #define RA_CPU ((ra_device){RA_DEVICE_CPU, 0})
 
+/* No device: what a getter that returns a device gives for a NULL argument
+ * (ra_array_device(NULL), ra_default_device(NULL)). Its type, 0, is no ra_device_type, so
+ * it is equal to no available device, ra_device_check rejects it (RA_E_ARG) and
+ * ra_device_format refuses it; a zero-initialised ra_device is RA_NO_DEVICE. */
+#define RA_NO_DEVICE ((ra_device){(ra_device_type)0, 0})
+
 /* The longest canonical device string including its NUL ("tpu:2147483647"). */
 #define RA_DEVICE_STR_MAX 16
 
@@ -204,15 +256,17 @@ RA_API const char *ra_device_type_name(ra_device_type type);
 /* Equality of devices (DEV-DS-4): same type and same index. */
 RA_API bool ra_device_eq(ra_device a, ra_device b);
 
-/* Whether dev is available in ctx (listed by ra_info_devices). */
+/* Whether dev is available in ctx (listed by ra_info_devices). ctx NULL: false. */
 RA_API bool ra_device_is_available(const ra_ctx *ctx, ra_device dev);
 
 /* RA_OK when dev is available in ctx; otherwise RA_E_DEVICE_UNAVAILABLE with a message that
  * names the device and lists the available ones (RA_E_ARG for an invalid value). */
 RA_API int ra_device_check(ra_ctx *ctx, ra_device dev);
 
-/* Facts about an available device. */
+/* Facts about an available device. An output: the caller sets .size (RA_DEVICE_PROPS_INIT
+ * does, or 0 for the first layout) and the library fills the fields it covers. */
 typedef struct ra_device_props {
+    size_t size;           /* sizeof(ra_device_props) as the caller compiled it, or 0 */
     char name[128];        /* the backend's device name ("host", PoCL's "cpu-..." name) */
     char backend[16];      /* "host" or "opencl" */
     uint64_t total_memory; /* bytes */
@@ -220,7 +274,11 @@ typedef struct ra_device_props {
     int compute_units;
 } ra_device_props;
 
-/* Fills *out for an available device. Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE. */
+#define RA_DEVICE_PROPS_INIT {.size = sizeof(ra_device_props)}
+
+/* Fills the fields of *out that out->size covers for an available device (the library's
+ * fields beyond them are left out; the caller's bytes beyond the library's struct are set
+ * to zero). Returns RA_E_NULL, RA_E_ARG (out->size), RA_E_DEVICE_UNAVAILABLE. */
 RA_API int ra_device_props_get(ra_ctx *ctx, ra_device dev, ra_device_props *out);
 
 /* The device's default stream or queue for ra_to_device: NULL for cpu (no streams), the
@@ -324,18 +382,21 @@ typedef struct ra_array ra_array;
 
 /* Adds a reference to x and returns x (NULL stays NULL). */
 RA_API ra_array *ra_array_retain(const ra_array *x);
-/* Gives back one reference; the last one frees the array and its device memory. */
+/* Gives back one reference; the last one frees the array and its device memory. NULL is a
+ * no-op. */
 RA_API void ra_array_release(ra_array *x);
 
-/* The array's device: the .device attribute (DEV-ATTR-1). */
+/* The array's device: the .device attribute (DEV-ATTR-1). NULL: RA_NO_DEVICE. */
 RA_API ra_device ra_array_device(const ra_array *x);
+/* The array's dtype. NULL: RA_DTYPE_DEFAULT (no dtype). */
 RA_API ra_dtype ra_array_dtype(const ra_array *x);
+/* The number of axes. NULL: 0 (check for NULL before reading it as 0-d). */
 RA_API size_t ra_array_ndim(const ra_array *x);
-/* The shape, ndim entries, owned by the array (NULL for a 0-d array). */
+/* The shape, ndim entries, owned by the array (NULL for a 0-d array). NULL: NULL. */
 RA_API const int64_t *ra_array_shape(const ra_array *x);
-/* Number of elements (1 for 0-d). */
+/* Number of elements (1 for 0-d). NULL: 0. */
 RA_API int64_t ra_array_size(const ra_array *x);
-/* Size in bytes of the data (size * dtype size). */
+/* Size in bytes of the data (size * dtype size). NULL: 0. */
 RA_API size_t ra_array_nbytes(const ra_array *x);
 
 /* Copies the array's data to host memory dst (C order, the array's dtype) without moving
@@ -361,13 +422,19 @@ typedef enum ra_copy {
 
 /* Options, so that C reads like keywords:
  *   ra_zeros(ctx, shape, 2, &(ra_opts){.dtype = RA_FLOAT32, .device = "gpu:0"}, &x);
- * A NULL options pointer means all defaults. */
+ * A NULL options pointer means all defaults. The struct's size comes first (see the
+ * conventions at the top); RA_OPTS sets it:
+ *   ra_zeros(ctx, shape, 2, RA_OPTS(.dtype = RA_FLOAT32, .device = "gpu:0"), &x);
+ * A bad size is RA_E_ARG in every function that takes options. */
 typedef struct ra_opts {
+    size_t size;                   /* sizeof(ra_opts) as the caller compiled it, or 0 */
     ra_dtype dtype;                /* RA_DTYPE_DEFAULT: the function's default */
     const char *device;            /* device string; NULL = not given */
     const ra_device *device_value; /* device value; NULL = not given; not both */
     ra_copy copy;                  /* asarray and astype only */
 } ra_opts;
+
+#define RA_OPTS(...) (&(ra_opts){.size = sizeof(ra_opts), __VA_ARGS__})
 
 /* Where the result of a function with a device option goes (the inference order,
  * DEV-DS-14b, IVY-INFER-1): an explicit device (opts->device or opts->device_value) wins;
@@ -556,11 +623,12 @@ RA_API int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int ax
  * ------------------------------------------------------------------------------------- */
 
 /* The device a creation function uses now with no device option and no array argument:
- * the calling thread's innermost scoped default, else the global default. */
+ * the calling thread's innermost scoped default, else the global default. ctx NULL:
+ * RA_NO_DEVICE. */
 RA_API ra_device ra_default_device(ra_ctx *ctx);
 
 /* The context's global default (shared by every thread). The built-in default is gpu:0
- * when available, else cpu. */
+ * when available, else cpu. ctx NULL: RA_NO_DEVICE. */
 RA_API ra_device ra_default_global(ra_ctx *ctx);
 
 /* Sets the global default. Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE (nothing changes). */
@@ -581,7 +649,7 @@ RA_API int ra_default_push(ra_ctx *ctx, ra_device dev);
  * RA_E_NULL, RA_E_SCOPE_EMPTY (no scope in this thread; nothing changes). */
 RA_API int ra_default_pop(ra_ctx *ctx);
 
-/* The calling thread's number of open scopes. */
+/* The calling thread's number of open scopes. ctx NULL: 0. */
 RA_API size_t ra_default_depth(ra_ctx *ctx);
 
 /* Soft device mode, per thread, as a stack like Ivy's: ra_soft_set pushes a value,
@@ -619,10 +687,12 @@ typedef enum ra_soft_policy {
 /* Sets the soft-mode policy for the whole context (default RA_SOFT_MOVE_ALL). Returns
  * RA_E_NULL, RA_E_ARG. */
 RA_API int ra_ctx_set_soft_policy(ra_ctx *ctx, ra_soft_policy policy);
+/* The context's soft-mode policy; ctx NULL: the built-in default. */
 RA_API ra_soft_policy ra_ctx_soft_policy(const ra_ctx *ctx);
 
 /* Sets the inference order for the whole context. Returns RA_E_NULL, RA_E_ARG. */
 RA_API int ra_ctx_set_inference(ra_ctx *ctx, ra_inference rule);
+/* The context's inference order; ctx NULL: the built-in default, RA_INFER_2025. */
 RA_API ra_inference ra_ctx_inference(const ra_ctx *ctx);
 
 /* ---------------------------------------------------------------------------------------

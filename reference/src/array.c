@@ -66,7 +66,7 @@ static int array_make(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *
     }
     /* Small cpu arrays keep their bytes in the header's own block: one allocation instead of
      * two, which is most of what a small operation costs. */
-    bool inline_data = nbytes && nbytes <= INLINE_MAX && dev->ops == &ra__host_ops;
+    bool inline_data = nbytes && nbytes <= INLINE_MAX && RA__DEV_HOST_MEMORY(dev);
     ra_array *x = ra__alloc(ctx, INLINE_OFFSET + (inline_data ? nbytes : 0));
     if (!x) return ra__ctx_error(ctx, RA_E_NOMEM, "array: out of memory for the array header");
     /* Every member is zero but the shape's unused tail (RA_MAX_NDIM extents: zeroing them
@@ -148,7 +148,7 @@ void ra_array_release(ra_array *x)
 
 ra_device ra_array_device(const ra_array *x)
 {
-    return x ? x->dev->device : RA_CPU;
+    return x ? x->dev->device : RA_NO_DEVICE;
 }
 
 ra_dtype ra_array_dtype(const ra_array *x)
@@ -270,10 +270,10 @@ int ra__array_copy_to(ra_ctx *ctx, const ra_array *x, ra__dev *dst, void *stream
         if (dst == x->dev && dst->ops->copy) {
             status = dst->ops->copy(dst->impl, y->buf, 0, x->nbytes, x->buf, 0, x->nbytes,
                                     x->nbytes, 1, stream);
-        } else if (x->dev->ops == &ra__host_ops) {
+        } else if (RA__DEV_HOST_MEMORY(x->dev)) {
             /* From host memory the source bytes are directly readable. */
             status = dst->ops->write(dst->impl, y->buf, 0, x->buf, x->nbytes, stream);
-        } else if (dst->ops == &ra__host_ops) {
+        } else if (RA__DEV_HOST_MEMORY(dst)) {
             status = x->dev->ops->read(x->dev->impl, x->buf, 0, y->buf, x->nbytes, NULL);
         } else {
             /* Between two non-host devices: staged through host memory. */

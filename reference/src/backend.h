@@ -143,11 +143,27 @@ typedef struct ra__backend_ops {
      * operation), so a backend can skip zeroing memory that is about to be overwritten.
      * Read only when size covers it (RA__BACKEND_HAS). */
     int (*alloc_uninit)(void *impl, size_t nbytes, void **buf);
+
+    /* What the core may assume about the backend (ra__backend_flags), or 0. Read only when
+     * size covers it (RA__BACKEND_FLAGS). */
+    uint32_t flags;
 } ra__backend_ops;
+
+enum ra__backend_flag {
+    /* Buffers are pointers to the data in host memory: the core may read and write them
+     * directly (memcpy, the host kernels) instead of through read, write and the compute
+     * slots, keep small arrays' data inline in the array's header, and stage another
+     * device's data straight into them. */
+    RA__BACKEND_HOST_MEMORY = 1u << 0,
+};
 
 /* Whether a backend's table, as compiled by the backend, has the slot and it is not NULL. */
 #define RA__BACKEND_HAS(ops, slot)                                                                 \
     ((ops)->size >= offsetof(ra__backend_ops, slot) + sizeof((ops)->slot) && (ops)->slot != NULL)
+
+/* The backend's flags, 0 when its table predates the field. */
+#define RA__BACKEND_FLAGS(ops)                                                                     \
+    ((ops)->size >= offsetof(ra__backend_ops, flags) + sizeof((ops)->flags) ? (ops)->flags : 0u)
 
 /* ---- Services of the core for backends ---- */
 
@@ -166,14 +182,22 @@ int ra__ctx_error(ra_ctx *ctx, int status, const char *fmt, ...)
  * if this call fails. ops must outlive the context (static storage). */
 int ra__ctx_add_device(ra_ctx *ctx, ra_device_type type, const ra__backend_ops *ops, void *impl);
 
+/* ---- The host system (sysinfo.c), for backends whose device is the host ---- */
+
 /* The host's CPU utilisation in percent [0, 100]: the share of non-idle CPU time over a
  * 100 ms window from the kernel's counters (/proc/stat); RA_E_NOT_MEASURABLE where they
  * cannot be read. For backends whose device is the host CPU (an OpenCL device of type
  * CL_DEVICE_TYPE_CPU, such as PoCL's), this is that device's utilisation too. */
 int ra__host_utilisation(ra_ctx *ctx, double *percent);
+/* Physical memory in bytes (0 when unknown). */
+uint64_t ra__host_physical_memory(void);
+/* Online CPU cores (at least 1). */
+int ra__host_cpu_cores(void);
 
-/* The host backend (cpu): its table and its device state constructor. */
-extern const ra__backend_ops ra__host_ops;
+/* ---- The backends' constructors, called by the context ---- */
+
+/* The host backend (backend_host.c): adds the cpu device. */
+int ra__host_open(ra_ctx *ctx);
 
 #ifdef RA_HAVE_OPENCL
 /* Defined by src/opencl/: discovers the OpenCL devices the ICD loader lists (every

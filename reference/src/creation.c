@@ -13,10 +13,26 @@
         *out = NULL;                                                                               \
     } while (0)
 
-static int check_dtype_opt(ra_ctx *ctx, const ra_opts *opts, const char *fn)
+/* Checks the caller's options (their size, refarray.h "Conventions") and points *opts at a
+ * complete copy in *local, so that what follows reads every field whatever layout the caller
+ * was compiled with. NULL options stay NULL. */
+static int load_opts(ra_ctx *ctx, const ra_opts **opts, ra_opts *local, const char *fn)
 {
-    if (opts && opts->dtype != RA_DTYPE_DEFAULT && !ra__dtype_valid(opts->dtype))
-        return ra__ctx_error(ctx, RA_E_ARG, "%s: invalid dtype value %d", fn, (int)opts->dtype);
+    if (!*opts) return RA_OK;
+    int status = ra__opts_load(ctx, *opts, fn, local);
+    if (status != RA_OK) return status;
+    *opts = local;
+    return RA_OK;
+}
+
+/* load_opts, then the dtype option's value. */
+static int check_dtype_opt(ra_ctx *ctx, const ra_opts **opts, ra_opts *local, const char *fn)
+{
+    int status = load_opts(ctx, opts, local, fn);
+    if (status != RA_OK) return status;
+    const ra_opts *o = *opts;
+    if (o && o->dtype != RA_DTYPE_DEFAULT && !ra__dtype_valid(o->dtype))
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: invalid dtype value %d", fn, (int)o->dtype);
     return RA_OK;
 }
 
@@ -31,7 +47,8 @@ static int create_filled(ra_ctx *ctx, const char *fn, const int64_t *shape, size
                          const ra_opts *opts, const ra__dev *array_dev, const ra_scalar *fill,
                          ra_dtype dtype_hint, ra_array **out)
 {
-    int status = check_dtype_opt(ctx, opts, fn);
+    ra_opts local;
+    int status = check_dtype_opt(ctx, &opts, &local, fn);
     if (status != RA_OK) return status;
     int64_t size;
     status = ra__shape_check(ctx, shape, ndim, &size, fn);
@@ -96,7 +113,8 @@ static int ones_impl(ra_ctx *ctx, const char *fn, const int64_t *shape, size_t n
 {
     /* The dtype decides the fill's kind, and the dtype may depend on the device (float64 or
      * float32), so resolve the device first. */
-    int status = check_dtype_opt(ctx, opts, fn);
+    ra_opts local;
+    int status = check_dtype_opt(ctx, &opts, &local, fn);
     if (status != RA_OK) return status;
     ra__dev *dev;
     status = ra__infer_device(ctx, opts, array_dev, fn, &dev);
@@ -210,7 +228,8 @@ int ra_arange(ra_ctx *ctx, ra_scalar start, const ra_scalar *stop, const ra_scal
 {
     static const char fn[] = "ra_arange";
     CHECK_CTX_OUT(fn);
-    int status = check_dtype_opt(ctx, opts, fn);
+    ra_opts local;
+    int status = check_dtype_opt(ctx, &opts, &local, fn);
     if (status != RA_OK) return status;
     ra_scalar s0 = stop ? start : ra_scalar_int(0);
     ra_scalar s1 = stop ? *stop : start;
@@ -292,7 +311,8 @@ int ra_linspace(ra_ctx *ctx, ra_scalar start, ra_scalar stop, int64_t num, bool 
 {
     static const char fn[] = "ra_linspace";
     CHECK_CTX_OUT(fn);
-    int status = check_dtype_opt(ctx, opts, fn);
+    ra_opts local;
+    int status = check_dtype_opt(ctx, &opts, &local, fn);
     if (status != RA_OK) return status;
     double a, b;
     bool ia, ib;
@@ -376,7 +396,8 @@ int ra_asarray_buffer(ra_ctx *ctx, const void *data, ra_dtype dtype, const int64
     CHECK_CTX_OUT(fn);
     if (!ra__dtype_valid(dtype))
         return ra__ctx_error(ctx, RA_E_ARG, "%s: invalid dtype value %d", fn, (int)dtype);
-    int status = check_dtype_opt(ctx, opts, fn);
+    ra_opts local;
+    int status = check_dtype_opt(ctx, &opts, &local, fn);
     if (status != RA_OK) return status;
     int64_t size;
     status = ra__shape_check(ctx, shape, ndim, &size, fn);
@@ -469,7 +490,8 @@ int ra_asarray(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array **o
     static const char fn[] = "ra_asarray";
     CHECK_CTX_OUT(fn);
     CHECK_X(fn);
-    int status = check_dtype_opt(ctx, opts, fn);
+    ra_opts local;
+    int status = check_dtype_opt(ctx, &opts, &local, fn);
     if (status != RA_OK) return status;
     ra_copy copy = opts && opts->copy != RA_COPY_DEFAULT ? opts->copy : RA_COPY_IF_NEEDED;
     return convert(ctx, fn, x, opt_dtype(opts, x->dtype), opts, copy, out);
@@ -480,9 +502,12 @@ int ra_astype(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, const ra_opts *opt
     static const char fn[] = "ra_astype";
     CHECK_CTX_OUT(fn);
     CHECK_X(fn);
+    ra_opts o;
+    int status = load_opts(ctx, &opts, &o, fn);
+    if (status != RA_OK) return status;
     ra_copy copy = opts && opts->copy != RA_COPY_DEFAULT ? opts->copy : RA_COPY_ALWAYS;
     /* astype's dtype argument is the dtype; a dtype in the options is not used. */
-    ra_opts o = opts ? *opts : (ra_opts){0};
+    if (!opts) memset(&o, 0, sizeof o);
     o.dtype = RA_DTYPE_DEFAULT;
     return convert(ctx, fn, x, dtype, &o, copy, out);
 }
@@ -492,6 +517,9 @@ int ra_from_dlpack(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array
     static const char fn[] = "ra_from_dlpack";
     CHECK_CTX_OUT(fn);
     CHECK_X(fn);
+    ra_opts local;
+    int status = load_opts(ctx, &opts, &local, fn);
+    if (status != RA_OK) return status;
     if (opts && opts->dtype != RA_DTYPE_DEFAULT)
         return ra__ctx_error(ctx, RA_E_ARG, "%s: DLPack keeps the dtype; dtype must not be given",
                              fn);
@@ -500,7 +528,7 @@ int ra_from_dlpack(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array
         /* DLPack's own error for an impossible zero-copy import is BufferError
          * (DEV-DLP-16); asarray's is ValueError. */
         ra__dev *dev;
-        int status = ra__infer_device(ctx, opts, x->dev, fn, &dev);
+        status = ra__infer_device(ctx, opts, x->dev, fn, &dev);
         if (status != RA_OK) return status;
         if (dev != x->dev) {
             char b1[RA_DEVICE_STR_MAX], b2[RA_DEVICE_STR_MAX];
@@ -517,7 +545,8 @@ static int fft_freq(ra_ctx *ctx, const char *fn, bool real, int64_t n, double d,
                     const ra_opts *opts, ra_array **out)
 {
     CHECK_CTX_OUT(fn);
-    int status = check_dtype_opt(ctx, opts, fn);
+    ra_opts local;
+    int status = check_dtype_opt(ctx, &opts, &local, fn);
     if (status != RA_OK) return status;
     if (n < 1)
         return ra__ctx_error(ctx, RA_E_ARG, "%s: n is %lld; it must be >= 1", fn, (long long)n);

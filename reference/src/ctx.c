@@ -196,10 +196,42 @@ fail:
     return status;
 }
 
-int ra_ctx_create(const ra_ctx_options *opts, ra_ctx **out)
+int ra__size_check(ra_ctx *ctx, const void *s, size_t size, size_t first, size_t own,
+                   const char *what)
+{
+    if (size == 0) return RA_OK;
+    if (size < first)
+        return ra__ctx_error(ctx, RA_E_ARG,
+                             "%s: size is %zu, less than the struct's first layout (%zu bytes); "
+                             "set it to sizeof the struct, or 0",
+                             what, size, first);
+    const unsigned char *bytes = s;
+    for (size_t i = own; i < size; i++)
+        if (bytes[i] != 0)
+            return ra__ctx_error(ctx, RA_E_ARG,
+                                 "%s: size is %zu and byte %zu is set, a field this refarray "
+                                 "(%s, %zu bytes) does not know",
+                                 what, size, i, ra_version(), own);
+    return RA_OK;
+}
+
+int ra_ctx_create(const ra_ctx_options *in, ra_ctx **out)
 {
     if (!out) return ra__ctx_error(NULL, RA_E_NULL, "ra_ctx_create: out is NULL");
     *out = NULL;
+    ra_ctx_options local = {0};
+    const ra_ctx_options *opts = NULL;
+    if (in) {
+        int status = ra__size_check(NULL, in, in->size, RA__CTX_OPTIONS_FIRST, sizeof *in,
+                                    "ra_ctx_create: options");
+        if (status != RA_OK) return status;
+        size_t n = in->size == 0 ? RA__CTX_OPTIONS_FIRST : in->size;
+        memcpy(&local, in, n < sizeof local ? n : sizeof local);
+        opts = &local;
+        if (opts->flags & ~(unsigned)RA_CTX_NO_OPENCL)
+            return ra__ctx_error(NULL, RA_E_ARG, "ra_ctx_create: unknown flags 0x%x",
+                                 opts->flags & ~(unsigned)RA_CTX_NO_OPENCL);
+    }
     ra_allocator allocator = {default_alloc, default_release, NULL};
     if (opts && opts->allocator) {
         if (!opts->allocator->alloc || !opts->allocator->release)

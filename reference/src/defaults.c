@@ -6,7 +6,7 @@
 
 ra_device ra_default_global(ra_ctx *ctx)
 {
-    if (!ctx) return RA_CPU;
+    if (!ctx) return RA_NO_DEVICE;
     pthread_mutex_lock(&ctx->lock);
     ra_device d = ctx->global_default;
     pthread_mutex_unlock(&ctx->lock);
@@ -23,7 +23,7 @@ bool ra__scope_top(ra_ctx *ctx, ra_device *out)
 
 ra_device ra_default_device(ra_ctx *ctx)
 {
-    if (!ctx) return RA_CPU;
+    if (!ctx) return RA_NO_DEVICE;
     ra_device d;
     if (ra__scope_top(ctx, &d)) return d;
     return ra_default_global(ctx);

@@ -241,14 +241,27 @@ int ra_device_props_get(ra_ctx *ctx, ra_device dev, ra_device_props *out)
     if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_device_props_get: ctx is NULL");
     if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_device_props_get: out is NULL");
     ra__dev *d;
+    size_t size = out->size;
+    if (size != 0 && size < RA__DEVICE_PROPS_FIRST)
+        return ra__ctx_error(ctx, RA_E_ARG,
+                             "ra_device_props_get: out->size is %zu, less than the struct's "
+                             "first layout (%zu bytes); set it to sizeof the struct, or 0",
+                             size, (size_t)RA__DEVICE_PROPS_FIRST);
     int status = ra__ctx_require(ctx, dev, "ra_device_props_get", &d);
     if (status != RA_OK) return status;
-    memset(out, 0, sizeof *out);
-    snprintf(out->name, sizeof out->name, "%s", d->info.name);
-    snprintf(out->backend, sizeof out->backend, "%s", d->ops->name);
-    out->total_memory = d->info.total_memory;
-    out->has_float64 = d->info.has_float64;
-    out->compute_units = d->info.compute_units;
+    /* Fill a whole struct, then give the caller the part its size covers; bytes of a newer
+     * caller's struct beyond this library's are zero. */
+    ra_device_props p;
+    memset(&p, 0, sizeof p);
+    snprintf(p.name, sizeof p.name, "%s", d->info.name);
+    snprintf(p.backend, sizeof p.backend, "%s", d->ops->name);
+    p.total_memory = d->info.total_memory;
+    p.has_float64 = d->info.has_float64;
+    p.compute_units = d->info.compute_units;
+    size_t n = size == 0 ? RA__DEVICE_PROPS_FIRST : size;
+    size_t field = sizeof p.size;
+    memcpy((char *)out + field, (const char *)&p + field, (n < sizeof p ? n : sizeof p) - field);
+    if (n > sizeof p) memset((char *)out + sizeof p, 0, n - sizeof p);
     return RA_OK;
 }
 
@@ -260,6 +273,18 @@ int ra_device_default_stream(ra_ctx *ctx, ra_device dev, void **out)
     int status = ra__ctx_require(ctx, dev, "ra_device_default_stream", &d);
     if (status != RA_OK) return status;
     *out = d->ops->default_stream ? d->ops->default_stream(d->impl) : NULL;
+    return RA_OK;
+}
+
+int ra__opts_load(ra_ctx *ctx, const ra_opts *in, const char *what, ra_opts *out)
+{
+    memset(out, 0, sizeof *out);
+    char where[96];
+    snprintf(where, sizeof where, "%s: options", what);
+    int status = ra__size_check(ctx, in, in->size, RA__OPTS_FIRST, sizeof *in, where);
+    if (status != RA_OK) return status;
+    size_t n = in->size == 0 ? RA__OPTS_FIRST : in->size;
+    memcpy(out, in, n < sizeof *out ? n : sizeof *out);
     return RA_OK;
 }
 

@@ -1,5 +1,4 @@
-/* info.c: the inspection namespace (devices, default dtypes, dtypes per device) and the
- * device utilities. */
+/* info.c: the inspection namespace (devices, default dtypes, dtypes per device). */
 #include "internal.h"
 
 int ra_info_devices(const ra_ctx *ctx, ra_device *out, size_t cap, size_t *count)
@@ -53,61 +52,5 @@ int ra_info_dtypes(ra_ctx *ctx, const ra_device *dev, unsigned kind_mask, uint32
         if ((ra_dtype_kind((ra_dtype)t) & kind_mask) && ra__dtype_on_device(d, (ra_dtype)t))
             set |= UINT32_C(1) << t;
     *out = set;
-    return RA_OK;
-}
-
-int ra_util_num_gpus(const ra_ctx *ctx)
-{
-    if (!ctx) return 0;
-    int n = 0;
-    for (size_t i = 0; i < ctx->ndevs; i++)
-        if (ctx->devs[i]->device.type == RA_DEVICE_GPU) n++;
-    return n;
-}
-
-int ra_util_total_memory(ra_ctx *ctx, ra_device dev, uint64_t *out)
-{
-    static const char fn[] = "ra_util_total_memory";
-    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
-    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
-    ra__dev *d;
-    int status = ra__ctx_require(ctx, dev, fn, &d);
-    if (status != RA_OK) return status;
-    if (d->info.total_memory == 0)
-        return ra__ctx_error(ctx, RA_E_NOT_MEASURABLE, "%s: the backend does not report it", fn);
-    *out = d->info.total_memory;
-    return RA_OK;
-}
-
-int ra_util_used_memory(ra_ctx *ctx, ra_device dev, uint64_t *out)
-{
-    static const char fn[] = "ra_util_used_memory";
-    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
-    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
-    ra__dev *d;
-    int status = ra__ctx_require(ctx, dev, fn, &d);
-    if (status != RA_OK) return status;
-    *out = atomic_load(&d->used_bytes);
-    return RA_OK;
-}
-
-int ra_util_utilisation(ra_ctx *ctx, ra_device dev, double *out)
-{
-    static const char fn[] = "ra_util_utilisation";
-    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
-    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
-    ra__dev *d;
-    int status = ra__ctx_require(ctx, dev, fn, &d);
-    if (status != RA_OK) return status;
-    if (!d->ops->utilisation) {
-        char buf[RA_DEVICE_STR_MAX];
-        return ra__ctx_error(ctx, RA_E_NOT_MEASURABLE,
-                             "%s: the %s backend of '%s' has no way to measure utilisation", fn,
-                             d->ops->name, ra__device_str(dev, buf));
-    }
-    double p;
-    status = d->ops->utilisation(d->impl, &p);
-    if (status != RA_OK) return status;
-    *out = p;
     return RA_OK;
 }

@@ -7,6 +7,7 @@
 #define RA_INTERNAL_H
 
 #include "backend.h"
+#include "host_kernels.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -66,6 +67,21 @@ struct ra_array {
     void *buf;                              /* NULL when nbytes == 0 */
     struct ra_array *live_prev, *live_next; /* the context's list of live arrays (live.c) */
 };
+
+/* ---- structs that carry their size (ctx.c, refarray.h "Conventions") ---- */
+/* The first layouts: the bytes of each struct up to the end of its last 0.2.0 field. A
+ * struct that grows keeps these and reads a later field only when the caller's size covers
+ * it. */
+#define RA__OPTS_FIRST (offsetof(ra_opts, copy) + sizeof(ra_copy))
+#define RA__CTX_OPTIONS_FIRST (offsetof(ra_ctx_options, flags) + sizeof(unsigned))
+#define RA__DEVICE_PROPS_FIRST (offsetof(ra_device_props, compute_units) + sizeof(int))
+/* Checks an input struct's size field: 0, or at least first, and any bytes beyond own (the
+ * library's sizeof) zero. RA_E_ARG naming what and the size otherwise. */
+int ra__size_check(ra_ctx *ctx, const void *s, size_t size, size_t first, size_t own,
+                   const char *what);
+/* Copies the caller's options into *out (all of this library's fields; those the caller's
+ * size does not cover are zero) after ra__size_check. */
+int ra__opts_load(ra_ctx *ctx, const ra_opts *in, const char *what, ra_opts *out);
 
 /* ---- context (ctx.c) ---- */
 ra__thread *ra__thread_get(ra_ctx *ctx); /* NULL when it cannot be allocated */
@@ -139,20 +155,16 @@ int ra__infer_device(ra_ctx *ctx, const ra_opts *opts, const ra__dev *array_dev,
 /* Scoped default of the calling thread, if any. */
 bool ra__scope_top(ra_ctx *ctx, ra_device *out);
 
-/* ---- host backend (backend_host.c) ---- */
-int ra__host_open(ra_ctx *ctx);
-/* Host kernels on host memory, usable by the core as the fallback for NULL slots. */
-void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_dtype,
-                   size_t count);
-/* out[i] = a[i] op b[i] for n contiguous elements of dtype (out bool for equal and less): the
- * host kernel without views, for operands that need no broadcasting. */
-void ra__host_binary_flat(ra_binop op, ra_dtype dtype, size_t n, const void *a, const void *b,
-                          void *out);
+/* Whether a device's buffers are host memory the core may use directly. */
+#define RA__DEV_HOST_MEMORY(dev) ((RA__BACKEND_FLAGS((dev)->ops) & RA__BACKEND_HOST_MEMORY) != 0)
 
 /* ---- live arrays (live.c) ---- */
 /* Adds a new array to its context's list of live arrays (at its creation) and removes it
  * (when its last reference is released, before it is freed). */
 void ra__live_add(ra_array *x);
 void ra__live_remove(ra_array *x);
+/* Writes up to cap of the arrays alive on d to out as new references and the number alive to
+ * *count (ra_util_arrays_on_device's rules). */
+int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, size_t *count);
 
 #endif /* RA_INTERNAL_H */

@@ -1,4 +1,4 @@
-/* live.c: the context's list of live arrays, for ra_util_arrays_on_device (IVY-UTIL-6).
+/* live.c: the context's list of live arrays, for ra_util_arrays_on_device (IVY-UTIL-6, util.c).
  *
  * Every array joins the list when it is created and leaves it when its last reference is
  * released, before it is freed. The list is guarded by the context's lock; listing takes a
@@ -46,16 +46,8 @@ static bool retain_if_alive(ra_array *x)
     return false;
 }
 
-int ra_util_arrays_on_device(ra_ctx *ctx, ra_device dev, ra_array **out, size_t cap, size_t *count)
+int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, size_t *count)
 {
-    static const char fn[] = "ra_util_arrays_on_device";
-    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
-    if (!count) return ra__ctx_error(ctx, RA_E_NULL, "%s: count is NULL", fn);
-    if (!out && cap > 0)
-        return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL with cap %zu", fn, cap);
-    ra__dev *d;
-    int status = ra__ctx_require(ctx, dev, fn, &d);
-    if (status != RA_OK) return status;
     size_t n = 0;
     pthread_mutex_lock(&ctx->lock);
     for (ra_array *x = ctx->live_head; x; x = x->live_next) {

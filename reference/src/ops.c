@@ -186,7 +186,7 @@ static int binary_same(ra_ctx *ctx, ra_binop op, const ra_array *x1, const ra_ar
     ra_array *y;
     int status = ra__array_new_like_uninit(ctx, dev, odtype, x1, &y); /* written whole */
     if (status != RA_OK) return status;
-    if (dev->ops == &ra__host_ops) {
+    if (RA__DEV_HOST_MEMORY(dev)) {
         ra__host_binary_flat(op, x1->dtype, (size_t)y->size, x1->buf, x2->buf, y->buf);
         *out = y;
         return RA_OK;
@@ -315,7 +315,7 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
                 va.buf = ha;
                 vb.buf = hb;
                 vo.buf = ho;
-                status = ra__host_ops.binary(NULL, op, &va, &vb, &vo);
+                status = ra__host_binary(op, &va, &vb, &vo);
             }
             if (status == RA_OK) status = ra__array_write(ctx, result, ho);
             ra__free(ctx, ha);
@@ -374,7 +374,7 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
             if (status == RA_OK && !(hy = ra__alloc(ctx, y->nbytes)))
                 status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
             if (status == RA_OK)
-                status = ra__host_ops.unary(NULL, op, hx, x->dtype, hy, odtype, (size_t)x->size);
+                status = ra__host_unary(op, hx, x->dtype, hy, odtype, (size_t)x->size);
             if (status == RA_OK) status = ra__array_write(ctx, y, hy);
             ra__free(ctx, hx);
             ra__free(ctx, hy);
@@ -451,7 +451,7 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
             if (status == RA_OK && !(hy = ra__calloc(ctx, 1, y->nbytes)))
                 status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
             if (status == RA_OK)
-                status = ra__host_ops.reduce(NULL, op, hx, dtype, outer, len, inner, hy);
+                status = ra__host_reduce(op, hx, dtype, outer, len, inner, hy);
             if (status == RA_OK) status = ra__array_write(ctx, y, hy);
             ra__free(ctx, hx);
             ra__free(ctx, hy);
@@ -543,7 +543,7 @@ int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **ou
         size_t a_off = (size_t)(o1 * n * k), b_off = (size_t)(o2 * k * m),
                y_off = (size_t)(bi * n * m);
         if (staged)
-            status = ra__host_ops.matmul(NULL, dtype, ha, a_off, hb, b_off, hy, y_off, (size_t)n,
+            status = ra__host_matmul(dtype, ha, a_off, hb, b_off, hy, y_off, (size_t)n,
                                          (size_t)k, (size_t)m);
         else
             status = dev->ops->matmul(dev->impl, dtype, in[0]->buf, a_off, in[1]->buf, b_off,
@@ -629,9 +629,7 @@ int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_
             status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
         for (size_t i = 0; i < n && status == RA_OK; i++) {
             status = stage_in(ctx, in[i], &hx);
-            if (status == RA_OK)
-                status =
-                    ra__host_ops.copy(NULL, hy, i * row, n * row, hx, 0, row, row, outer, NULL);
+            if (status == RA_OK) ra__host_copy_rows(hy, i * row, n * row, hx, 0, row, row, outer);
             ra__free(ctx, hx);
             hx = NULL;
         }

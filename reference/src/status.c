@@ -9,6 +9,11 @@ const char *ra_version(void)
     return RA_XSTR_(RA_VERSION_MAJOR) "." RA_XSTR_(RA_VERSION_MINOR) "." RA_XSTR_(RA_VERSION_PATCH);
 }
 
+int ra_version_number(void)
+{
+    return RA_VERSION_NUMBER;
+}
+
 const char *ra_status_name(int status)
 {
     switch (status) {

@@ -111,7 +111,7 @@ static int tri(ra_ctx *ctx, const char *fn, bool upper, const ra_array *x, int64
      * each on PoCL), so past a few segments staging the whole matrix through host memory
      * (one read, one write) is faster; the host backend's copies are plain memcpy. */
     bool staged =
-        !x->dev->ops->copy || (x->dev->ops != &ra__host_ops &&
+        !x->dev->ops->copy || (!RA__DEV_HOST_MEMORY(x->dev) &&
                                walk(x, NULL, upper, k, NULL, NULL, NULL) > STAGE_ABOVE_SEGMENTS);
     if (staged) {
         host = ra__calloc(ctx, 1, x->nbytes);

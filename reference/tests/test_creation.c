@@ -4,7 +4,7 @@
 
 static bool has_f64(ra_ctx *ctx, ra_device d)
 {
-    ra_device_props p;
+    ra_device_props p = RA_DEVICE_PROPS_INIT;
     return ra_device_props_get(ctx, d, &p) == RA_OK && p.has_float64;
 }
 
@@ -500,9 +500,34 @@ int main(void)
                   RA_E_DEVICE_UNAVAILABLE, "DRAFT-STR-9 zeros(device='tpu:0')");
     EXPECT_STATUS(ctx, ra_zeros(ctx, NULL, 0, &(ra_opts){.device = "cpu:1"}, &x),
                   RA_E_DEVICE_UNAVAILABLE, "DRAFT-STR-9 zeros(device='cpu:1')");
+    /* The options' size field (refarray.h, "Conventions"). */
+    EXPECT_STATUS(ctx, ra_zeros(ctx, NULL, 0, &(ra_opts){.size = 1, .device = "cpu"}, &x), RA_E_ARG,
+                  "options with a size below the first layout");
+    EXPECT_MSG(ctx, "ra_zeros: options: size is 1", "the message names the function and size");
+    OK(x == NULL, "out stays NULL");
+    struct {
+        ra_opts o;
+        unsigned char later[8];
+    } newer = {.o = {.size = sizeof newer}, .later = {1}};
+    EXPECT_STATUS(ctx, ra_astype(ctx, NULL, RA_INT8, &newer.o, &x), RA_E_NULL,
+                  "astype checks x before the options");
+    EXPECT_STATUS(ctx, ra_ones(ctx, NULL, 0, &newer.o, &x), RA_E_ARG,
+                  "options with a field this library does not know set");
+    newer.later[0] = 0;
+    newer.o.dtype = RA_INT16;
+    EXPECT_STATUS(ctx, ra_ones(ctx, NULL, 0, &newer.o, &x), RA_OK, "options from a newer header");
+    OK(ra_array_dtype(x) == RA_INT16, "are read");
+    ra_array_release(x);
+    x = NULL;
+    EXPECT_STATUS(ctx, ra_ones(ctx, NULL, 0, RA_OPTS(.dtype = RA_UINT8), &x), RA_OK, "RA_OPTS");
+    OK(ra_array_dtype(x) == RA_UINT8, "RA_OPTS sets the size and the fields");
+    ra_array_release(x);
+    x = NULL;
     ra_array_retain(NULL);
     ra_array_release(NULL);
-    OK(ra_array_device(NULL).type == RA_DEVICE_CPU && ra_array_ndim(NULL) == 0 &&
+    EXPECT_DEV(ra_array_device(NULL), RA_NO_DEVICE, "ra_array_device(NULL) is no device");
+    OK(!ra_device_eq(ra_array_device(NULL), RA_CPU), "ra_array_device(NULL) is not cpu");
+    OK(ra_array_ndim(NULL) == 0 &&
            ra_array_size(NULL) == 0 && ra_array_nbytes(NULL) == 0 && ra_array_shape(NULL) == NULL &&
            ra_array_dtype(NULL) == RA_DTYPE_DEFAULT,
        "getters on NULL give neutral values");

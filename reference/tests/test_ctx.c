@@ -37,6 +37,25 @@ int main(void)
                   "an allocator without release is refused");
     OK(ctx == NULL, "out is NULL after a failed create");
 
+    /* The options' size field and flags (refarray.h, "Conventions"). */
+    EXPECT_STATUS(NULL, ra_ctx_create(&(ra_ctx_options){.size = 3}, &ctx), RA_E_ARG,
+                  "options with a size below the first layout");
+    EXPECT_MSG(NULL, "size is 3", "the message names the size");
+    struct {
+        ra_ctx_options o;
+        unsigned char later[8];
+    } newer = {.o = {.size = sizeof newer, .flags = RA_CTX_NO_OPENCL}, .later = {0, 1}};
+    EXPECT_STATUS(NULL, ra_ctx_create(&newer.o, &ctx), RA_E_ARG,
+                  "options from a newer header with a field this library does not know set");
+    EXPECT_MSG(NULL, "does not know", "the message says why");
+    EXPECT_STATUS(NULL, ra_ctx_create(RA_CTX_OPTIONS(.flags = 1u << 7), &ctx), RA_E_ARG,
+                  "unknown flags are refused");
+    newer.later[1] = 0;
+    EXPECT_STATUS(NULL, ra_ctx_create(&newer.o, &ctx), RA_OK,
+                  "options from a newer header with its new fields zero");
+    ra_ctx_destroy(ctx);
+    ctx = NULL;
+
     /* Everything goes through the hook, and everything is given back. */
     counting c = {0, 0};
     ra_allocator hook = {count_alloc, count_release, &c};

@@ -60,8 +60,8 @@ static void global_default(ra_ctx *ctx)
     EXPECT_STATUS(ctx, ra_default_unset(ctx), RA_OK, "unset twice is harmless");
     EXPECT_STATUS(NULL, ra_default_set(NULL, RA_CPU), RA_E_NULL, "set with NULL ctx");
     EXPECT_STATUS(NULL, ra_default_unset(NULL), RA_E_NULL, "unset with NULL ctx");
-    EXPECT_DEV(ra_default_global(NULL), RA_CPU, "NULL ctx reads cpu");
-    EXPECT_DEV(ra_default_device(NULL), RA_CPU, "NULL ctx reads cpu");
+    EXPECT_DEV(ra_default_global(NULL), RA_NO_DEVICE, "NULL ctx: no global default device");
+    EXPECT_DEV(ra_default_device(NULL), RA_NO_DEVICE, "NULL ctx: no default device");
 }
 
 static void scopes(ra_ctx *ctx)
@@ -287,7 +287,7 @@ static void inspection(ra_ctx *ctx)
        "DEV-INFO-7 cpu: float64, complex128, int64, int64");
     for (size_t i = 0; i < ndevs; i++) {
         char ds[RA_DEVICE_STR_MAX];
-        ra_device_props p;
+        ra_device_props p = RA_DEVICE_PROPS_INIT;
         ra_device_props_get(ctx, devs[i], &p);
         ra_info_default_dtypes(ctx, &devs[i], &dd);
         uint32_t set = 0;

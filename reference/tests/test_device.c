@@ -1,6 +1,8 @@
 /* Tests of device values: parsing, formatting, equality, construction and availability. */
 #include "tap.h"
 
+#include <string.h>
+
 /* Parses text and checks the status (and, on success, type and index). */
 static void parse_case(ra_ctx *ctx, const char *text, int want, ra_device_type type, int index,
                        const char *why)
@@ -174,7 +176,7 @@ int main(void)
     ra_device devs[16];
     size_t n = list_devices(ctx, devs);
     for (size_t i = 0; i < n; i++) {
-        ra_device_props p;
+        ra_device_props p = RA_DEVICE_PROPS_INIT;
         EXPECT_STATUS(ctx, ra_device_props_get(ctx, devs[i], &p), RA_OK, "props of %s",
                       dev_str(devs[i], buf));
         OK(p.total_memory > 0 && p.name[0] && p.backend[0], "%s: backend %s, name '%s', %llu bytes",
@@ -187,8 +189,28 @@ int main(void)
         else
             OK(stream != NULL, "%s has a default queue", buf);
     }
-    ra_device_props p;
+    ra_device_props p = RA_DEVICE_PROPS_INIT;
     EXPECT_STATUS(ctx, ra_device_props_get(ctx, tpu, &p), RA_E_DEVICE_UNAVAILABLE, "props of tpu");
+
+    /* The size field (refarray.h, "Conventions"). */
+    ra_device_props zero = {0};
+    EXPECT_STATUS(ctx, ra_device_props_get(ctx, RA_CPU, &zero), RA_OK, "props with size 0");
+    EXPECT_STR(zero.backend, "host", "size 0 fills the first layout");
+    ra_device_props tiny = {.size = 4};
+    EXPECT_STATUS(ctx, ra_device_props_get(ctx, RA_CPU, &tiny), RA_E_ARG,
+                  "props with a size below the first layout");
+    EXPECT_MSG(ctx, "size is 4", "the message names the size");
+    /* A caller compiled with a larger struct: its extra bytes come back zero. */
+    struct {
+        ra_device_props p;
+        unsigned char later[8];
+    } big;
+    memset(&big, 0xAB, sizeof big);
+    big.p.size = sizeof big;
+    EXPECT_STATUS(ctx, ra_device_props_get(ctx, RA_CPU, &big.p), RA_OK, "props with a larger size");
+    OK(big.later[0] == 0 && big.later[7] == 0 && big.p.size == sizeof big,
+       "bytes beyond this library's struct are zeroed, the size kept");
+    EXPECT_STR(big.p.backend, "host", "a larger size fills every field");
     EXPECT_STATUS(ctx, ra_device_props_get(ctx, RA_CPU, NULL), RA_E_NULL, "props NULL out");
     EXPECT_STATUS(NULL, ra_device_props_get(NULL, RA_CPU, &p), RA_E_NULL, "props NULL ctx");
     void *s;

@@ -22,7 +22,7 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     char ds[RA_DEVICE_STR_MAX];
     dev_str(dev, ds);
     tap_diag("device %s", ds);
-    ra_device_props props;
+    ra_device_props props = RA_DEVICE_PROPS_INIT;
     ra_device_props_get(ctx, dev, &props);
     ra_dtype ft = props.has_float64 ? RA_FLOAT64 : RA_FLOAT32;
     int64_t s23[2] = {2, 3}, s3[1] = {3}, s21[2] = {2, 1}, s32[2] = {3, 2};

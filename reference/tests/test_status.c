@@ -44,6 +44,8 @@ int main(void)
     EXPECT_STR(ra_status_kind(RA_E_BUFFER), "BufferError", "a wrong buffer is a BufferError");
     EXPECT_STR(ra_status_kind(RA_E_NOT_MEASURABLE), "NotImplementedError",
                "an unmeasurable utility is a NotImplementedError");
-    EXPECT_STR(ra_version(), "0.1.0", "ra_version gives MAJOR.MINOR.PATCH");
+    EXPECT_STR(ra_version(), "0.2.0", "ra_version gives MAJOR.MINOR.PATCH");
+    EXPECT_INT(RA_VERSION_NUMBER, 2000, "RA_VERSION_NUMBER of 0.2.0 is 2000");
+    EXPECT_INT(ra_version_number(), RA_VERSION_NUMBER, "the library's number is the header's");
     return tap_done();
 }

@@ -32,7 +32,7 @@ static void run_on(ra_ctx *ctx, ra_device dev)
 {
     char name[RA_DEVICE_STR_MAX];
     ra_device_format(dev, name, sizeof name);
-    ra_device_props props;
+    ra_device_props props = RA_DEVICE_PROPS_INIT;
     int status = ra_device_props_get(ctx, dev, &props);
     report("props", ctx, status);
     if (status == RA_OK)

@@ -12,9 +12,12 @@ library).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 PROTOCOL_VERSION = 1
 ADAPTER_NAME = "devspec-python"
-ADAPTER_VERSION = "1.0.0"
+# The project's one version number: the file VERSION at the top of the tree.
+ADAPTER_VERSION = (Path(__file__).resolve().parents[3] / "VERSION").read_text().strip()
 MAX_LINE = 1 << 20  # the protocol's maximum line length, in bytes
 MAX_READ = 1 << 24  # array.read refuses larger arrays (spec/protocol.md)
 

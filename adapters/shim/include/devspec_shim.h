@@ -51,10 +51,24 @@ extern "C" {
  * origin "adapter", rather than written as a reply of hundreds of megabytes. */
 #define DS_MAX_READ_ELEMENTS (1 << 24)
 
-#if defined(_WIN32)
-#define DS_EXPORT __declspec(dllexport)
+/* DS_EXPORT marks the two entry points an adapter defines (DEVSPEC_SHIM_EXPORT), as refarray.h's
+ * RA_API marks refarray's functions. An adapter built as a shared object exports them
+ * (dllexport on Windows, default visibility elsewhere, where everything else is hidden); a
+ * program that links an adapter's DLL directly, rather than loading it at run time, defines
+ * DS_ADAPTER_IMPORT (dllimport); an adapter linked statically into a program defines
+ * DS_STATIC, and the macro is empty. */
+#if defined(DS_STATIC)
+#define DS_EXPORT
+#elif defined(_WIN32) || defined(__CYGWIN__)
+#if defined(DS_ADAPTER_IMPORT)
+#define DS_EXPORT __declspec(dllimport)
 #else
+#define DS_EXPORT __declspec(dllexport)
+#endif
+#elif defined(__GNUC__) || defined(__clang__)
 #define DS_EXPORT __attribute__((visibility("default")))
+#else
+#define DS_EXPORT
 #endif
 
 /* ---------------------------------------------------------------------------------------

@@ -41,7 +41,7 @@ static void test_listing(void)
     EXPECT_INT(ngpu, total, "every device the ICD loader lists is a gpu:N");
     for (size_t i = 0; i < ngpu; i++) {
         char ds[RA_DEVICE_STR_MAX];
-        ra_device_props props;
+        ra_device_props props = RA_DEVICE_PROPS_INIT;
         int st = ra_device_props_get(ctx, gpus[i], &props);
         OK(st == RA_OK && strcmp(props.backend, "opencl") == 0 && props.name[0] &&
                props.total_memory > 0 && props.compute_units > 0,
@@ -279,7 +279,7 @@ static void test_float64(void)
     for (size_t i = 0; i < ngpu; i++) {
         char ds[RA_DEVICE_STR_MAX];
         dev_str(gpus[i], ds);
-        ra_device_props props;
+        ra_device_props props = RA_DEVICE_PROPS_INIT;
         bool fp64 = cl_has_fp64(gpus[i]);
         OK(ra_device_props_get(ctx, gpus[i], &props) == RA_OK && props.has_float64 == fp64,
            "%s: has_float64 is %d as cl_khr_fp64 says", ds, fp64);
@@ -306,7 +306,7 @@ static void test_float64(void)
 static void test_out_of_memory(void)
 {
     ra_device g = gpus[0];
-    ra_device_props props;
+    ra_device_props props = RA_DEVICE_PROPS_INIT;
     if (ra_device_props_get(ctx, g, &props) != RA_OK) return;
     /* 1. One array larger than the device's memory. */
     int64_t huge = (int64_t)(props.total_memory / 8) * 2; /* float64: twice the bytes */

@@ -98,7 +98,7 @@ static void test_dtype(ra_device dev, ra_dtype t)
     if (st == RA_OK) st = ra_to_device(ctx, hb, dev, NULL, &db);
     if (st == RA_OK) st = ra_to_device(ctx, hc, dev, NULL, &dc);
     if (st == RA_OK) st = ra_to_device(ctx, hm, dev, NULL, &dm);
-    ra_device_props props;
+    ra_device_props props = RA_DEVICE_PROPS_INIT;
     if (st == RA_E_DTYPE_DEVICE && ra_device_props_get(ctx, dev, &props) == RA_OK &&
         !props.has_float64 && (t == RA_FLOAT64 || t == RA_COMPLEX128)) {
         /* DEV-DS-17: a device without float64 refuses the dtype instead of changing it. */
