@@ -2,7 +2,10 @@
  * create and release arrays on cpu while the main thread lists them and gives its listed
  * references back. Every listed array must still be intact (not freed under the lister),
  * nothing may be listed twice in one answer, and when the threads are done nothing is
- * alive. Run under ThreadSanitizer with the label `threads`. */
+ * alive. Each thread also holds one anchor array from before the first listing until after
+ * the last, so every listing must find at least the four anchors, however the threads are
+ * scheduled. Run under ThreadSanitizer with the label `threads`. */
+#define _POSIX_C_SOURCE 200809L /* pthread barriers */
 #include "tap.h"
 
 #include <pthread.h>
@@ -14,6 +17,8 @@
 
 static ra_ctx *ctx;
 static atomic_int failures, finished;
+/* start: every anchor exists; stop: the main thread has made its last listing. */
+static pthread_barrier_t start, stop;
 
 static void *churn(void *arg)
 {
@@ -21,6 +26,11 @@ static void *churn(void *arg)
     int64_t s4[1] = {4};
     /* Each thread keeps its last RING arrays alive, so that listings find some. */
     ra_array *ring[RING] = {NULL};
+    ra_array *anchor = NULL;
+    if (ra_ones(ctx, s4, 1, &(ra_opts){.dtype = RA_INT32, .device_value = &RA_CPU}, &anchor) !=
+        RA_OK)
+        atomic_fetch_add(&failures, 1);
+    pthread_barrier_wait(&start);
     for (int i = 0; i < ROUNDS; i++) {
         ra_array_release(ring[i % RING]);
         ring[i % RING] = NULL;
@@ -31,17 +41,22 @@ static void *churn(void *arg)
     for (int i = 0; i < RING; i++)
         ra_array_release(ring[i]);
     atomic_fetch_add(&finished, 1);
+    pthread_barrier_wait(&stop);
+    ra_array_release(anchor);
     return NULL;
 }
 
 int main(void)
 {
     ctx = open_ctx();
+    pthread_barrier_init(&start, NULL, THREADS + 1);
+    pthread_barrier_init(&stop, NULL, THREADS + 1);
     pthread_t t[THREADS];
     for (int i = 0; i < THREADS; i++)
         pthread_create(&t[i], NULL, churn, NULL);
-    int bad_reads = 0, duplicates = 0, calls = 0, errors = 0;
+    int bad_reads = 0, duplicates = 0, calls = 0, errors = 0, short_lists = 0;
     size_t listed = 0;
+    pthread_barrier_wait(&start);
     /* List until every thread is done, and at least 200 times. */
     for (int round = 0; round < 200 || atomic_load(&finished) < THREADS; round++) {
         ra_array *list[16];
@@ -51,6 +66,7 @@ int main(void)
             continue;
         }
         calls++;
+        if (n < THREADS) short_lists++;
         size_t got = n < 16 ? n : 16;
         listed += got;
         for (size_t i = 0; i < got; i++) {
@@ -65,10 +81,15 @@ int main(void)
         for (size_t i = 0; i < got; i++)
             ra_array_release(list[i]);
     }
+    pthread_barrier_wait(&stop);
     for (int i = 0; i < THREADS; i++)
         pthread_join(t[i], NULL);
+    pthread_barrier_destroy(&start);
+    pthread_barrier_destroy(&stop);
     tap_diag("%zu arrays listed over %d calls while the threads ran", listed, calls);
-    OK(listed > 0, "listings found arrays alive while the threads ran");
+    EXPECT_INT(short_lists, 0,
+               "IVY-UTIL-6 every listing found at least the %d anchors alive throughout",
+               THREADS);
     EXPECT_INT(atomic_load(&failures), 0, "the threads created all their arrays");
     EXPECT_INT(errors, 0, "every listing succeeded (%d calls)", calls);
     EXPECT_INT(bad_reads, 0,
