@@ -407,13 +407,13 @@ cJSON *dsj_parse(const char *text, size_t len, size_t *error_at)
      * so that their contents are never mistaken for numbers. */
     for (const char *p = text; p < end;) {
         unsigned char c = (unsigned char)*p;
-        if (c == 0xC0 || c == 0xC1) {
+        if (c == 0xC0 || c == 0xC1 || c == 0) {
             fail_at = (size_t)(p - text);
             goto fail;
         }
         if (c == '"') {
             for (p++; p < end && *p != '"'; p++) {
-                if ((unsigned char)*p == 0xC0 || (unsigned char)*p == 0xC1) {
+                if ((unsigned char)*p == 0xC0 || (unsigned char)*p == 0xC1 || *p == '\0') {
                     fail_at = (size_t)(p - text);
                     goto fail;
                 }
@@ -438,39 +438,27 @@ cJSON *dsj_parse(const char *text, size_t len, size_t *error_at)
             p++;
         }
     }
-    const char *src = text;
-    size_t srclen = len;
-    if (rewrites.n) {
-        copy = cJSON_malloc(len + 1);
-        if (copy == NULL) goto oom;
-        size_t k = 0, from = 0;
-        for (size_t i = 0; i < rewrites.n; i++) {
-            memcpy(copy + k, text + from, rewrites.v[i] - from);
-            k += rewrites.v[i] - from;
-            copy[k++] = NUL0;
-            copy[k++] = NUL1;
-            from = rewrites.v[i] + 6;
-        }
-        memcpy(copy + k, text + from, len - from);
-        k += len - from;
-        copy[k] = '\0';
-        src = copy;
-        srclen = k;
+    /* cJSON reads a NUL-terminated copy: a truncated document then fails at its end (the
+     * NUL), not at its last byte, and the copy is where the NUL escapes are rewritten. */
+    copy = cJSON_malloc(len + 1);
+    if (copy == NULL) goto oom;
+    size_t k = 0, from = 0;
+    for (size_t i = 0; i < rewrites.n; i++) {
+        memcpy(copy + k, text + from, rewrites.v[i] - from);
+        k += rewrites.v[i] - from;
+        copy[k++] = NUL0;
+        copy[k++] = NUL1;
+        from = rewrites.v[i] + 6;
     }
+    memcpy(copy + k, text + from, len - from);
+    k += len - from;
+    copy[k] = '\0';
     const char *parse_end = NULL;
-    root = cJSON_ParseWithLengthOpts(src, srclen, &parse_end, false);
-    size_t stop = parse_end ? (size_t)(parse_end - src) : 0;
-    if (root != NULL) {
-        while (stop < srclen && strchr(" \t\r\n", src[stop]) && src[stop] != '\0')
-            stop++;
-        if (stop < srclen) {
-            cJSON_Delete(root);
-            root = NULL;
-        }
-    }
+    root = cJSON_ParseWithLengthOpts(copy, k + 1, &parse_end, true);
     if (root == NULL) {
-        /* Back to an offset in TEXT: each rewrite before STOP made the copy 4 bytes shorter. */
-        size_t shift = 0;
+        /* Back to an offset in TEXT: each rewrite before the error made the copy 4 bytes
+         * shorter. */
+        size_t stop = parse_end ? (size_t)(parse_end - copy) : 0, shift = 0;
         for (size_t i = 0; i < rewrites.n && rewrites.v[i] - shift < stop; i++)
             shift += 4;
         fail_at = stop + shift;

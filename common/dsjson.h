@@ -77,7 +77,8 @@ bool dsj_parse_double(const char *text, double *out);
 /* Parses LEN bytes of TEXT (no NUL needed) as one JSON value, which may be followed only by
  * whitespace. Numbers must follow JSON's grammar (no "01", "1.", "+1"). Returns the tree
  * (free with cJSON_Delete), or NULL with *ERROR_AT (may be NULL) set to the offset in TEXT
- * where reading failed. Bytes 0xC0 and 0xC1, never part of UTF-8, are refused. */
+ * where reading failed (LEN when the text ends too early). NUL bytes, and the bytes 0xC0 and
+ * 0xC1, never part of UTF-8, are refused. */
 cJSON *dsj_parse(const char *text, size_t len, size_t *error_at);
 
 /* Prints ITEM as JSON: compact, or FORMATTED as cJSON_Print lays it out. Numbers and strings

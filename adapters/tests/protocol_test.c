@@ -109,6 +109,30 @@ static void typed_arrays(drv *d)
                      "\"9223372036854775807\",9007199254740992,\"9007199254740993\"]}",
                      "{\"dtype\":\"int64\",\"shape\":[2,2],\"data\":[\"-9223372036854775808\","
                      "\"9223372036854775807\",9007199254740992,\"9007199254740993\"]}");
+    /* Numbers of any width read exactly (the reader keeps their text): 2^53 + 1 and the
+     * extremes arrive as numbers and go back as strings. */
+    typed_round_trip(d, "int64 numbers beyond 2^53",
+                     "{\"dtype\":\"int64\",\"shape\":[3],\"data\":[9007199254740993,"
+                     "-9223372036854775808,1152921504606846977]}",
+                     "{\"dtype\":\"int64\",\"shape\":[3],\"data\":[\"9007199254740993\","
+                     "\"-9223372036854775808\",\"1152921504606846977\"]}");
+    typed_round_trip(d, "uint64 number UINT64_MAX",
+                     "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[18446744073709551615]}",
+                     "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[\"18446744073709551615\"]}");
+    /* 3.4028235e+38 is FLT_MAX's shortest decimal: it rounds to FLT_MAX, so it is in range,
+     * as a number and as a string. */
+    typed_round_trip(d, "float32 FLT_MAX's shortest decimal",
+                     "{\"dtype\":\"float32\",\"shape\":[3],\"data\":[3.4028235e+38,"
+                     "\"-3.4028235e+38\",3.4028235677973366e38]}",
+                     "{\"dtype\":\"float32\",\"shape\":[3],\"data\":[3.4028235e+38,"
+                     "-3.4028235e+38,3.4028235e+38]}");
+    typed_round_trip(d, "float64 hard values",
+                     "{\"dtype\":\"float64\",\"shape\":[5],\"data\":[1.0000000000000002,"
+                     "0.30000000000000004,1.7976931348623157e+308,4.9e-324,"
+                     "2.2250738585072014e-308]}",
+                     "{\"dtype\":\"float64\",\"shape\":[5],\"data\":[1.0000000000000002,"
+                     "0.30000000000000004,1.7976931348623157e+308,5e-324,"
+                     "2.2250738585072014e-308]}");
     typed_round_trip(d, "uint8", "{\"dtype\":\"uint8\",\"shape\":[2],\"data\":[0,255]}",
                      "{\"dtype\":\"uint8\",\"shape\":[2],\"data\":[0,255]}");
     typed_round_trip(d, "uint16", "{\"dtype\":\"uint16\",\"shape\":[1],\"data\":[65535]}",
@@ -150,8 +174,14 @@ static void typed_arrays(drv *d)
          "ValueError"},
         {"uint64 element \"-1\" is refused",
          "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[\"-1\"]}", "ValueError"},
-        {"int64 element 2^60 as a number is refused (not exact)",
-         "{\"dtype\":\"int64\",\"shape\":[1],\"data\":[1152921504606846976]}", "ValueError"},
+        {"int64 element 2^63 as a number is out of range",
+         "{\"dtype\":\"int64\",\"shape\":[1],\"data\":[9223372036854775808]}", "ValueError"},
+        {"uint64 element 2^64 as a number is out of range",
+         "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[18446744073709551616]}", "ValueError"},
+        {"float32 element at FLT_MAX's rounding limit rounds to infinity: out of range",
+         "{\"dtype\":\"float32\",\"shape\":[1],\"data\":[3.4028235677973367e38]}", "ValueError"},
+        {"float32 string \"1e39\" is out of range",
+         "{\"dtype\":\"float32\",\"shape\":[1],\"data\":[\"1e39\"]}", "ValueError"},
         {"int32 element 1.5 is refused", "{\"dtype\":\"int32\",\"shape\":[1],\"data\":[1.5]}",
          "ValueError"},
         {"bool element 1 is refused", "{\"dtype\":\"bool\",\"shape\":[1],\"data\":[1]}",
@@ -197,6 +227,12 @@ static void arguments_and_handles(drv *d)
     ERR(d, "device.parse without text", "TypeError", "protocol", "\"op\":\"device.parse\"");
     ERR(d, "device.parse with a number", "TypeError", "protocol",
         "\"op\":\"device.parse\",\"args\":{\"text\":0}");
+    /* A string with a NUL cannot reach a C library: it is refused, never cut to "cpu". */
+    ERR(d, "device.parse of \"cpu\\u0000\" is a ValueError, not cpu", "ValueError", "library",
+        "\"op\":\"device.parse\",\"args\":{\"text\":\"cpu\\u0000\"}");
+    ERR(d, "a device {\"str\": \"cpu\\u0000x\"} is a ValueError", "ValueError", "library",
+        "\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[1],"
+        "\"device\":{\"str\":\"cpu\\u0000x\"}}");
 
     OK(d, "zeros on the default device", "x", "\"*\"",
        "\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[2,3],\"dtype\":\"int16\"}");

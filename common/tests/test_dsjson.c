@@ -22,8 +22,7 @@ static void ok(int cond, const char *file, int line, const char *name)
     }
 }
 
-static void str_eq(const char *got, const char *want, const char *file, int line,
-                   const char *name)
+static void str_eq(const char *got, const char *want, const char *file, int line, const char *name)
 {
     int same = got != NULL && strcmp(got, want) == 0;
     ok(same, file, line, name);
@@ -133,7 +132,7 @@ static void test_floats(void)
         {FLT_MAX, "3.4028235e+38"},
         {-FLT_MAX, "-3.4028235e+38"},
         {0.1f, "0.1"},
-        {1e-45f, "1e-45"},   /* the least float subnormal */
+        {1e-45f, "1e-45"}, /* the least float subnormal */
         {FLT_MIN, "1.1754944e-38"},
         {16777216.0f, "16777216.0"}, /* 2^24 */
         {16777218.0f, "16777218.0"},
@@ -240,7 +239,11 @@ static void test_round_trip(void)
     OK(dsj_string_has_nul(s->valuestring), "\"gpu\\u00000\" keeps its NUL");
     char raw[16];
     size_t n = dsj_string_decode(s->valuestring, raw);
-    OK(n == 5 && memcmp(raw, "gpu\0" "0", 5) == 0, "it decodes to the 5 bytes g p u NUL 0");
+    OK(n == 5 && memcmp(raw,
+                        "gpu\0"
+                        "0",
+                        5) == 0,
+       "it decodes to the 5 bytes g p u NUL 0");
     OK(strcmp(s->valuestring, "gpu") != 0, "it is not the string \"gpu\"");
     const cJSON *k = cJSON_GetObjectItemCaseSensitive(root, "k\xC0\x80");
     OK(k != NULL && !dsj_string_has_nul(k->valuestring),
@@ -291,7 +294,7 @@ static void test_bad_input(void)
     static const struct {
         const char *text;
         size_t at;
-    } bad[] = {{"[01]", 1},  {"[1.]", 1},     {"[+1]", 1},  {"[.5]", 1},       {"[1e]", 1},
+    } bad[] = {{"[01]", 1},  {"[1.]", 1},        {"[+1]", 1},           {"[.5]", 1}, {"[1e]", 1},
                {"[1 2]", 3}, {"{\"a\":1} x", 8}, {"[\"\xC0\x80\"]", 2}, {"[-]", 1}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         size_t at = 999;
@@ -310,6 +313,8 @@ static void test_bad_input(void)
     OK(r != NULL && dsj_number_text(r) && !strcmp(dsj_number_text(r), "7"),
        "whitespace around a value is fine");
     cJSON_Delete(r);
+    OK(dsj_parse("[1,", 3, &at) == NULL && at == 3, "a truncated text fails at its end");
+    OK(dsj_parse("[1]\0x", 5, &at) == NULL && at == 3, "a NUL byte is refused");
     r = dsj_parse("[1,2]garbage", 5, &at);
     OK(r != NULL, "only LEN bytes are read");
     cJSON_Delete(r);

@@ -742,12 +742,12 @@ static void load_file(loader *L)
         L->problems++;
         return;
     }
-    const char *end = NULL;
-    f->root = cJSON_ParseWithLengthOpts(f->text, len + 1, &end, true);
+    size_t end = len;
+    f->root = dsj_parse(f->text, len, &end);
     if (!f->root) {
         size_t off = dsr__json_error_offset(f->text, len);
-        if (off >= len && end) /* cJSON refused what the strict check accepts: use its place */
-            off = (size_t)(end - f->text);
+        if (off >= len) /* the strict check accepts what dsj_parse refused: use its place */
+            off = end;
         int line, col;
         dsr__offset_to_linecol(f->text, off, &line, &col);
         fprintf(L->err, "%s:%d:%d: (file): invalid JSON%s\n", f->path, line, col,

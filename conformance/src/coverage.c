@@ -106,7 +106,7 @@ int dsr__coverage(const dsr_registry *reg, const dsr_suite *suite, char *const *
         cJSON_AddItemToArray(out, pj);
     }
     if (json) {
-        char *s = cJSON_Print(out);
+        char *s = dsr__print(out, true);
         puts(s);
         cJSON_free(s);
     }

@@ -16,6 +16,9 @@
 
 #include <cjson/cJSON.h>
 
+/* Every number and string the runner reads or writes goes through dsjson (common/). */
+#include "dsjson.h"
+
 #define DSR_PROTOCOL_VERSION 1
 #define DSR_REPORT_VERSION 1
 #define DSR_MAX_DEVICES 10 /* $D0..$D9 */
@@ -41,6 +44,10 @@ char *dsr__read_file(const char *path, size_t *len);
 int dsr__write_file_atomic(const char *path, const char *data, size_t len);
 /* Creates the parent directories of PATH. Returns 0 or -1 with errno set. */
 int dsr__mkdir_parents(const char *path);
+/* V as JSON text through dsj_print (exact numbers, NULs kept), compact or FORMATTED as
+ * cJSON_Print lays it out; free it with cJSON_free. Exits when memory runs out; NULL only
+ * when V is NULL. */
+char *dsr__print(const cJSON *v, bool formatted);
 /* A new JSON array of copies of the N strings L (the caller owns it). */
 cJSON *dsr__json_strings(const char *const *l, int n);
 /* Lowercase hex SHA-256 of DATA into out[65]. */

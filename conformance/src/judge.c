@@ -28,7 +28,7 @@ bool dsr__is_device_handle(const cJSON *v)
 
 static void show(dsr_buf *b, const cJSON *v)
 {
-    char *s = cJSON_PrintUnformatted(v);
+    char *s = dsr__print(v, false);
     dsr__buf_puts(b, s ? s : "?");
     cJSON_free(s);
 }
@@ -63,14 +63,21 @@ static elem_kind kind_of(const char *dtype)
     return K_BAD;
 }
 
-/* An integer as sign and magnitude, exact for every int64 and uint64. */
+/* An integer as sign and magnitude, exact for every int64 and uint64: a JSON number by its
+ * source text (dsjson keeps it), a string as a decimal integer. */
 static bool decode_int(const cJSON *v, bool *neg, unsigned long long *mag)
 {
+    int64_t i;
+    uint64_t u;
     if (cJSON_IsNumber(v)) {
-        double d = v->valuedouble;
-        if (d != floor(d) || fabs(d) > 18446744073709551615.0) return false;
-        *neg = d < 0;
-        *mag = (unsigned long long)fabs(d);
+        if (dsj_get_int64(v, &i)) {
+            *neg = i < 0;
+            *mag = i < 0 ? 0ull - (unsigned long long)i : (unsigned long long)i;
+            return true;
+        }
+        if (!dsj_get_uint64(v, &u)) return false;
+        *neg = false;
+        *mag = u;
         return true;
     }
     if (!cJSON_IsString(v)) return false;
@@ -86,16 +93,23 @@ static bool decode_int(const cJSON *v, bool *neg, unsigned long long *mag)
     return true;
 }
 
-static bool decode_float(const cJSON *v, double *out)
+/* A float element as a double; SINGLE rounds a text once, straight to float32 (through a
+ * double it could round twice), and refuses one that rounds to infinity. */
+static bool decode_float(const cJSON *v, bool single, double *out)
 {
+    if (single) {
+        float f;
+        int r = cJSON_IsNumber(v)   ? dsj_get_float32(v, &f)
+                : cJSON_IsString(v) ? dsj_parse_float32(v->valuestring, &f)
+                                    : DSJ_FLOAT_SYNTAX;
+        *out = f;
+        return r == DSJ_FLOAT_OK;
+    }
     if (cJSON_IsNumber(v)) {
         *out = v->valuedouble;
         return true;
     }
-    if (!cJSON_IsString(v) || !v->valuestring[0]) return false;
-    char *end;
-    *out = strtod(v->valuestring, &end);
-    return *end == '\0';
+    return cJSON_IsString(v) && dsj_parse_double(v->valuestring, out);
 }
 
 static bool float_same(double a, double b)
@@ -122,14 +136,10 @@ static int elem_equal(elem_kind k, const cJSON *e, const cJSON *o)
     }
     case K_F32:
     case K_F64: {
+        /* float32 compares as float32: "0.1" and the double that float32 0.1 widens to agree. */
         double a, b;
-        if (!decode_float(e, &a)) return -1;
-        if (!decode_float(o, &b)) return -2;
-        if (k == K_F32) {
-            /* Compare as float32: "0.1" and the double that float32 0.1 prints as agree. */
-            a = (float)a;
-            b = (float)b;
-        }
+        if (!decode_float(e, k == K_F32, &a)) return -1;
+        if (!decode_float(o, k == K_F32, &b)) return -2;
         return float_same(a, b);
     }
     case K_C64:
@@ -446,7 +456,14 @@ static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *pa
         return 0;
     }
     if (cJSON_IsNumber(e) && cJSON_IsNumber(o)) {
-        if (e->valuedouble == o->valuedouble) return 1;
+        /* Integers compare exactly at any width (2^53 + 1 is not 2^53); other numbers as
+         * doubles. */
+        bool en, on;
+        unsigned long long em, om;
+        bool same = decode_int(e, &en, &em) && decode_int(o, &on, &om)
+                        ? en == on && em == om
+                        : e->valuedouble == o->valuedouble;
+        if (same) return 1;
         mismatch(why, p, e, o, "numbers differ");
         return 0;
     }

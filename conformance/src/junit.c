@@ -55,6 +55,12 @@ void dsr__xml_escape(dsr_buf *b, const char *s)
             i++;
             continue;
         }
+        if (c == 0xC0 && (unsigned char)s[i + 1] == 0x80) {
+            /* A NUL kept by dsjson: XML cannot hold it; the escape shows it was there. */
+            dsr__buf_puts(b, "\\u0000");
+            i += 2;
+            continue;
+        }
         if (c < 0x80) {
             dsr__buf_add(b, s + i, 1);
             i++;
@@ -101,12 +107,12 @@ static void details(dsr_buf *b, const dsr_result *r)
     dsr__buf_printf(&t, "%s\n", r->reason ? r->reason : "");
     if (r->step >= 0) dsr__buf_printf(&t, "step %d: %s\n", r->step, r->c->steps[r->step].op);
     if (r->expected) {
-        char *s = cJSON_PrintUnformatted(r->expected);
+        char *s = dsr__print(r->expected, false);
         dsr__buf_printf(&t, "expected: %s\n", s ? s : "");
         cJSON_free(s);
     }
     if (r->observed) {
-        char *s = cJSON_PrintUnformatted(r->observed);
+        char *s = dsr__print(r->observed, false);
         dsr__buf_printf(&t, "observed: %s\n", s ? s : "");
         cJSON_free(s);
     }

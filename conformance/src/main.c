@@ -469,7 +469,7 @@ static int cmd_list(args *a)
             fprintf(stderr, "devspec: %s/profiles.json does not exist yet\n", reg.spec_dir);
     }
     if (out) {
-        char *s = cJSON_Print(out);
+        char *s = dsr__print(out, true);
         puts(s);
         cJSON_free(s);
         cJSON_Delete(out);
@@ -546,7 +546,7 @@ static int cmd_expectations(int argc, char **argv)
         fprintf(stderr, "devspec: cannot read %s: %s\n", path, strerror(errno));
         return 2;
     }
-    cJSON *doc = cJSON_ParseWithLength(text, len);
+    cJSON *doc = dsj_parse(text, len, NULL);
     free(text);
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
     if (!cJSON_IsArray(cases)) {

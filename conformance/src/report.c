@@ -204,7 +204,7 @@ static void counts_add(cJSON *map, const char *key, dsr_status st)
             cJSON_AddNumberToObject(c, dsr__status_name((dsr_status)i), 0);
     }
     cJSON *n = cJSON_GetObjectItemCaseSensitive(c, dsr__status_name(st));
-    cJSON_SetNumberValue(n, n->valuedouble + 1);
+    dsj_set_number(n, n->valuedouble + 1);
 }
 
 static const dsr_result *find_result(const dsr_run_state *r, const dsr_case *c)
@@ -348,7 +348,7 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
 void dsr__report_record(dsr_report *rep, const cJSON *record)
 {
     if (!rep->jsonl) return;
-    char *s = cJSON_PrintUnformatted(record);
+    char *s = dsr__print(record, false);
     fputs(s, rep->jsonl);
     fputc('\n', rep->jsonl);
     fflush(rep->jsonl);
@@ -434,7 +434,7 @@ void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *fo
     cJSON *f = cJSON_Duplicate(footer, true);
     cJSON_DeleteItemFromObject(f, "type");
     cJSON_AddItemToObject(doc, "footer", f);
-    char *text = cJSON_Print(doc);
+    char *text = dsr__print(doc, true);
     cJSON_Delete(doc);
     dsr_buf b = {0};
     dsr__buf_puts(&b, text);

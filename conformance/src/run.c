@@ -113,7 +113,7 @@ static step_end request(runner *r, const char *op, cJSON *args, reply *rep, bool
     r->req.len = 0;
     dsr__buf_printf(&r->req, "{\"id\":%ld,\"op\":\"%s\"", id, op);
     if (args) {
-        char *a = cJSON_PrintUnformatted(args);
+        char *a = dsr__print(args, false);
         dsr__buf_puts(&r->req, ",\"args\":");
         dsr__buf_puts(&r->req, a);
         cJSON_free(a);
@@ -152,7 +152,7 @@ static step_end request(runner *r, const char *op, cJSON *args, reply *rep, bool
     cJSON *doc = NULL;
     if (dsr__utf8_invalid_at(line, len) >= 0)
         what = "the reply is not valid UTF-8";
-    else if (!(doc = cJSON_ParseWithLengthOpts(line, len + 1, NULL, true)) || !cJSON_IsObject(doc))
+    else if (!(doc = dsj_parse(line, len, NULL)) || !cJSON_IsObject(doc))
         what = "the reply is not a JSON object";
     if (what) {
         char shown[201];
@@ -164,7 +164,7 @@ static step_end request(runner *r, const char *op, cJSON *args, reply *rep, bool
     }
     const cJSON *rid = cJSON_GetObjectItemCaseSensitive(doc, "id");
     if (!cJSON_IsNumber(rid) || rid->valuedouble != (double)id) {
-        char *shown = rid ? cJSON_PrintUnformatted(rid) : NULL;
+        char *shown = rid ? dsr__print(rid, false) : NULL;
         failmsg(r, "protocol violation: the reply to %s (id %ld) has id %s", op, id,
                 shown ? shown : "(none)");
         cJSON_free(shown);
@@ -265,7 +265,7 @@ static int hello(runner *r, char *err, size_t errlen)
     else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(res, "features")))
         problem = "hello has no \"features\" list";
     if (problem) {
-        char *shown = cJSON_PrintUnformatted(res);
+        char *shown = dsr__print(res, false);
         snprintf(err, errlen, "%s: %.300s", problem, shown ? shown : "");
         cJSON_free(shown);
         cJSON_Delete(rep.doc);

@@ -63,7 +63,10 @@ void dsr__yaml_quote(dsr_buf *b, const char *s)
             dsr__buf_puts(b, "\\t");
         else if (*p < 0x20 || *p == 0x7f)
             dsr__buf_printf(b, "\\x%02x", *p);
-        else
+        else if (*p == 0xC0 && p[1] == 0x80) { /* a NUL kept by dsjson */
+            dsr__buf_puts(b, "\\0");
+            p++;
+        } else
             dsr__buf_add(b, (const char *)p, 1);
     }
     dsr__buf_puts(b, "\"");
@@ -90,7 +93,7 @@ static void yaml_line(dsr_buf *b, const char *key, const char *value)
 
 static void yaml_json(dsr_buf *b, const char *key, const cJSON *v)
 {
-    char *s = cJSON_PrintUnformatted(v);
+    char *s = dsr__print(v, false);
     yaml_line(b, key, s ? s : "");
     cJSON_free(s);
 }

@@ -288,6 +288,17 @@ void dsr__sha256_hex(const void *data, size_t len, char out[65])
         snprintf(out + 8 * i, 9, "%08x", (unsigned)h[i]);
 }
 
+char *dsr__print(const cJSON *v, bool formatted)
+{
+    if (v == NULL) return NULL;
+    char *s = dsj_print(v, formatted, NULL);
+    if (!s) {
+        fputs("devspec: out of memory\n", stderr);
+        exit(3);
+    }
+    return s;
+}
+
 cJSON *dsr__json_strings(const char *const *l, int n)
 {
     cJSON *a = cJSON_CreateArray();

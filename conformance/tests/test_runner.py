@@ -275,6 +275,30 @@ def group_judge(env):
           "a claimed feature the registry does not know is reported, not fatal", ["no-such-feature"],
           (rc, r2["header"]["features_unknown"]))
 
+    # Exact values: integers beyond 2^53, the hard doubles and a string with NUL go out and
+    # come back as written; a difference of one beyond 2^53 fails and is shown exactly.
+    rep, junit = env.path("exact.json"), env.path("exact.xml")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "exact.json"),
+                            "--adapter-cmd", fake_cmd(), "--report", rep, "--junit", junit])
+    st = statuses(load_report(rep))
+    check(rc == 0 and set(st.values()) == {"pass"} and len(st) == 4,
+          "exact.json: numbers of any width and a string with NUL cross the protocol exactly",
+          "4 x pass", (rc, st, err))
+    rep, junit = env.path("exact-fail.json"), env.path("exact-fail.xml")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "exact-fail.json"),
+                            "--adapter-cmd", fake_cmd(), "--report", rep, "--junit", junit])
+    r = load_report(rep)
+    c = r["cases"][0]
+    check(rc == 1 and c["status"] == "fail", "exact-fail.json: 2^53+1 is not 2^53", "fail",
+          (rc, c["status"]))
+    check("9007199254740993" in c.get("reason", "") and "9007199254740992" in c.get("reason", ""),
+          "the failure shows expected 2^53 and observed 2^53+1 exactly",
+          "both integers in full", c.get("reason"))
+    with open(junit) as f:
+        x = f.read()
+    check("9007199254740993" in x and "9007199254740992" in x and "9007199254740993" in out,
+          "JUnit and TAP show both integers in full", "both integers", (x[-400:], out[-400:]))
+
     rep, junit = env.path("fail.json"), env.path("fail.xml")
     rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "fail.json"),
                             "--adapter-cmd", fake_cmd(), "--report", rep, "--junit", junit])

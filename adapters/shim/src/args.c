@@ -39,8 +39,8 @@ int ds__arg_missing(const ds__req *r, const char *name)
 
 bool ds__is_int(const cJSON *v)
 {
-    return cJSON_IsNumber(v) && v->valuedouble == trunc(v->valuedouble) &&
-           fabs(v->valuedouble) <= 9007199254740992.0;
+    int64_t i;
+    return dsj_get_int64(v, &i);
 }
 
 /* An integer argument; `required` false leaves *out = dflt when absent or null. */
@@ -49,10 +49,9 @@ int ds__arg_int(const ds__req *r, const char *name, bool required, int64_t dflt,
     const cJSON *v = ds__arg(r, name);
     *out = dflt;
     if (v == NULL || (!required && cJSON_IsNull(v))) return required ? ds__arg_missing(r, name) : 0;
-    if (!ds__is_int(v))
-        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be an integer", r->op,
-                        name);
-    *out = (int64_t)v->valuedouble;
+    if (!dsj_get_int64(v, out))
+        return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' must be an int64 integer",
+                        r->op, name);
     return 0;
 }
 
@@ -77,6 +76,19 @@ int ds__arg_string(const ds__req *r, const char *name, const char **out)
                         name);
     *out = v->valuestring;
     return 0;
+}
+
+int ds__string_for_library(const ds__req *r, const char *name, const char *s)
+{
+    if (!dsj_string_has_nul(s)) return 0;
+    char raw[64];
+    size_t n = strlen(s) < sizeof raw ? dsj_string_decode(s, raw) : 0;
+    size_t at = n ? (size_t)((const char *)memchr(raw, '\0', n) - raw) : 0;
+    return ds__fail(r->e, DS__ORIGIN_LIBRARY, "ValueError",
+                    "%s: argument '%s' holds a NUL character (at byte %zu): a C string cannot "
+                    "carry it, so the library was not called (spec/decisions.md, strings with "
+                    "NUL)",
+                    r->op, name, at);
 }
 
 int ds__arg_dtype(const ds__req *r, const char *name, bool required, ds_dtype *out)
@@ -143,7 +155,7 @@ int ds__arg_device(const ds__req *r, const char *name, bool required, ds_device 
     if (str != NULL && cJSON_IsString(str) && cJSON_GetArraySize(v) == 1) {
         out->kind = DS_DEVICE_STRING;
         out->str = str->valuestring;
-        return 0;
+        return ds__string_for_library(r, name, out->str);
     }
     return ds__fail(r->e, PROTO, "TypeError",
                     "%s: argument '%s' must be null, a device handle or {\"str\": text}", r->op,
@@ -175,8 +187,7 @@ int ds__arg_shape(const ds__req *r, const char *name, int64_t *shape, int *ndim)
     const cJSON *v = ds__arg(r, name);
     if (v == NULL) return ds__arg_missing(r, name);
     /* A single integer is a 1-D shape, as in Python's zeros(3). */
-    if (ds__is_int(v)) {
-        shape[0] = (int64_t)v->valuedouble;
+    if (dsj_get_int64(v, &shape[0])) {
         *ndim = 1;
         return 0;
     }
@@ -190,10 +201,9 @@ int ds__arg_shape(const ds__req *r, const char *name, int64_t *shape, int *ndim)
                         DS_MAX_NDIM);
     int k = 0;
     for (const cJSON *d = v->child; d; d = d->next, k++) {
-        if (!ds__is_int(d))
+        if (!dsj_get_int64(d, &shape[k]))
             return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s'[%d] must be an integer",
                             r->op, name, k);
-        shape[k] = (int64_t)d->valuedouble;
     }
     *ndim = n;
     return 0;

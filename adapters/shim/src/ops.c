@@ -272,7 +272,7 @@ static int op_device_parse(const ds__req *r, cJSON **result)
     const char *text;
     ds_devobj d = NULL;
     if (ds__args_check(r, names) < 0 || ds__arg_string(r, "text", &text) < 0 ||
-        CALL(r, device_parse, text, &d) < 0)
+        ds__string_for_library(r, "text", text) < 0 || CALL(r, device_parse, text, &d) < 0)
         return -1;
     return handle_result(r, DS__H_DEVICE, d, false, result);
 }
@@ -349,6 +349,7 @@ static int op_device_from_type_index(const ds__req *r, cJSON **result)
     int64_t index;
     ds_devobj d = NULL;
     if (ds__args_check(r, names) < 0 || ds__arg_string(r, "type", &type) < 0 ||
+        ds__string_for_library(r, "type", type) < 0 ||
         ds__arg_int(r, "index", true, 0, &index) < 0 ||
         CALL(r, device_from_type_index, type, index, &d) < 0)
         return -1;

@@ -38,7 +38,7 @@ static bool said_bye(const char *request, size_t len, const char *reply)
 {
     bool bye = false;
     if (strstr(request, "bye") == NULL) return false;
-    cJSON *req = cJSON_ParseWithLength(request, len);
+    cJSON *req = dsj_parse(request, len, NULL);
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(req, "op");
     if (cJSON_IsString(op) && strcmp(op->valuestring, "bye") == 0)
         bye = strstr(reply, "\"ok\":true") != NULL;

@@ -169,7 +169,7 @@ void ds__call_begin(ds__session *s)
 
 static char *print_reply(cJSON *reply, size_t *reply_len)
 {
-    char *text = cJSON_PrintUnformatted(reply);
+    char *text = dsj_print(reply, false, NULL);
     cJSON_Delete(reply);
     if (text == NULL) return NULL;
     if (reply_len) *reply_len = strlen(text);
@@ -274,21 +274,14 @@ static char *answer(ds__session *s, const char *request, size_t len, size_t *rep
                  bad);
         goto error;
     }
-    const char *end = NULL;
-    req = cJSON_ParseWithLengthOpts(request, len, &end, false);
+    /* dsj_parse keeps every number's text (int64 exact) and every string's NULs. */
+    size_t off = 0;
+    req = dsj_parse(request, len, &off);
     if (req == NULL) {
-        const char *at = cJSON_GetErrorPtr();
-        size_t off = (at && at >= request && at <= request + len) ? (size_t)(at - request) : 0;
         ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError",
                  "request is not valid JSON (error near byte %zu)", off);
         goto error;
     }
-    for (const char *p = end; p && p < request + len; p++)
-        if (*p != ' ' && *p != '\t' && *p != '\r' && *p != '\n') {
-            ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError",
-                     "request has text after its JSON object (byte %zu)", (size_t)(p - request));
-            goto error;
-        }
     if (!cJSON_IsObject(req)) {
         ds__fail(&e, DS__ORIGIN_PROTOCOL, "TypeError", "request must be a JSON object, not %s",
                  json_type_name(req));

@@ -80,6 +80,11 @@ int ds__arg_int(const ds__req *r, const char *name, bool required, int64_t dflt,
 int ds__arg_bool(const ds__req *r, const char *name, bool required, bool dflt, bool *out);
 /* A required string; *out borrows from the request. */
 int ds__arg_string(const ds__req *r, const char *name, const char **out);
+/* Every string the shim hands to the library passes this check first: a string holding a
+ * NUL character (kept by dsjson) cannot be a C string, so the library is not called and the
+ * reply is a ValueError (spec/decisions.md, "Strings with NUL"). Returns 0 or -1 with r->e
+ * set. */
+int ds__string_for_library(const ds__req *r, const char *name, const char *s);
 /* A dtype name; DS_DTYPE_NONE when absent and not required. */
 int ds__arg_dtype(const ds__req *r, const char *name, bool required, ds_dtype *out);
 /* The object of the handle of `kind` named by the string `v` (argument `name`): TypeError

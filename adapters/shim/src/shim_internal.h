@@ -9,6 +9,9 @@
 
 #include <cjson/cJSON.h>
 
+/* Numbers and strings are read and written exactly through dsjson (common/). */
+#include "dsjson.h"
+
 /* Where an error comes from (spec/protocol.md, "Messages"). */
 typedef enum ds__origin {
     DS__ORIGIN_LIBRARY = 0,

@@ -126,16 +126,17 @@ long ds__utf8_invalid_at(const char *s, size_t len)
 void ds__format_float(double d, bool single, char *buf, size_t size)
 {
     /* Integral values below 1e16 print in full ("100", not "1e+02"): exact and readable.
-     * Others: the shortest of %.1g .. %.17g (%.9g for float32) that reads back exactly. */
+     * Others: dsjson's shortest decimal that reads back exactly (as a float32 when SINGLE). */
     if (d == trunc(d) && fabs(d) < 1e16) {
         snprintf(buf, size, "%.0f", d);
         return;
     }
-    int max = single ? 9 : 17;
-    for (int p = 1; p <= max; p++) {
-        snprintf(buf, size, "%.*g", p, d);
-        if (single ? strtof(buf, NULL) == (float)d : strtod(buf, NULL) == d) return;
-    }
+    char t[DSJ_NUMBER_MAX];
+    if (single)
+        dsj_format_float32((float)d, t);
+    else
+        dsj_format_double(d, t);
+    snprintf(buf, size, "%s", t);
 }
 
 /* Whether t has the form of a decimal integer: an optional sign and ASCII digits. */
@@ -171,30 +172,36 @@ static bool parse_int_text(const char *t, bool neg_ok, int64_t *si, uint64_t *ui
     return true;
 }
 
-/* Parses a whole float string: any decimal strtod accepts, nan, inf, -inf, -0.0. */
+/* Parses a whole float string: any decimal strtod accepts, nan, inf, -inf, -0.0. A float32
+ * is rounded once, straight from the text. */
 static bool parse_float_text(const char *t, bool single, double *out)
 {
-    char *end;
-    if (*t == '\0' || *t == ' ' || *t == '\t' || *t == '\n') return false;
-    if (single) {
-        float f = strtof(t, &end);
-        *out = f;
-    } else {
-        *out = strtod(t, &end);
-    }
-    return *end == '\0';
+    if (!single) return dsj_parse_double(t, out);
+    float f;
+    if (dsj_parse_float32(t, &f) != DSJ_FLOAT_OK) return false;
+    *out = f;
+    return true;
 }
 
 static int float_element(const cJSON *v, bool single, double *out, const char *arg, size_t i,
                          ds__err *e)
 {
+    /* float32: a decimal that rounds to a finite float is in range (3.4028235e+38 is
+     * FLT_MAX); one that rounds to infinity is not. */
+    float f;
+    int fr = !single             ? DSJ_FLOAT_OK
+             : cJSON_IsNumber(v) ? dsj_get_float32(v, &f)
+             : cJSON_IsString(v) ? dsj_parse_float32(v->valuestring, &f)
+                                 : DSJ_FLOAT_SYNTAX;
+    if (fr == DSJ_FLOAT_RANGE) {
+        const char *t = cJSON_IsString(v) ? v->valuestring : dsj_number_text(v);
+        return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                        "argument '%s': element %zu (%.40s) rounds to infinity: out of the "
+                        "float32 range",
+                        arg, i, t ? t : "?");
+    }
     if (cJSON_IsNumber(v)) {
-        double d = v->valuedouble;
-        if (single && isfinite(d) && fabs(d) > FLT_MAX)
-            return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
-                            "argument '%s': element %zu (%g) is out of the float32 range", arg, i,
-                            d);
-        *out = single ? (double)(float)d : d;
+        *out = single ? (double)f : v->valuedouble;
         return 0;
     }
     if (cJSON_IsString(v) && parse_float_text(v->valuestring, single, out)) return 0;
@@ -225,23 +232,15 @@ static int int_element(const cJSON *v, ds_dtype dt, void *dst, const char *arg, 
     int64_t s = 0;
     uint64_t u = 0;
     if (cJSON_IsNumber(v)) {
+        /* Exact at any width: dsjson keeps the number's text. */
         double d = v->valuedouble;
         if (d != trunc(d))
             return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
-                            "argument '%s': element %zu (%g) is not an integer", arg, i, d);
-        if (fabs(d) > EXACT_LIMIT)
+                            "argument '%s': element %zu (%.17g) is not an integer", arg, i, d);
+        if (is_signed ? !dsj_get_int64(v, &s) : !dsj_get_uint64(v, &u))
             return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
-                            "argument '%s': element %zu (%g) is beyond 2^53; write it as a "
-                            "decimal string",
-                            arg, i, d);
-        if (is_signed)
-            s = (int64_t)d;
-        else if (d < 0)
-            return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
-                            "argument '%s': element %zu (%g) is out of the %s range", arg, i, d,
+                            "argument '%s': element %zu (%.17g) is out of the %s range", arg, i, d,
                             ds_dtype_name(dt));
-        else
-            u = (uint64_t)d;
     } else if (cJSON_IsString(v)) {
         if (!parse_int_text(v->valuestring, is_signed, &s, &u))
             return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
@@ -361,11 +360,9 @@ int ds__buffer_decode(const cJSON *v, const char *arg, ds_buffer *out, ds__err *
                         ndim, DS_MAX_NDIM);
     int k = 0;
     for (const cJSON *d = jshape->child; d; d = d->next, k++) {
-        if (!cJSON_IsNumber(d) || d->valuedouble != trunc(d->valuedouble) || d->valuedouble < 0 ||
-            d->valuedouble > EXACT_LIMIT)
+        if (!dsj_get_int64(d, &out->shape[k]) || out->shape[k] < 0)
             return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
                             "argument '%s': shape[%d] must be a non-negative integer", arg, k);
-        out->shape[k] = (int64_t)d->valuedouble;
     }
     if (!cJSON_IsArray(jdata))
         return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
@@ -579,7 +576,13 @@ int ds__scalar_decode(const cJSON *v, const char *arg, ds_scalar *out, ds__err *
     }
     if (cJSON_IsNumber(v)) {
         double d = v->valuedouble;
-        /* -2^63 <= d < 2^63, integral: an int. */
+        /* An integer text within int64 is an int, exact at any width. Otherwise the value
+         * decides: -2^63 <= d < 2^63, integral: an int. */
+        const char *text = dsj_number_text(v);
+        if (text != NULL && dsj_is_integer_text(text) && dsj_parse_int64(text, &out->i)) {
+            out->kind = DS_SCALAR_INT;
+            return 0;
+        }
         if (d == trunc(d) && d >= -9223372036854775808.0 && d < 9223372036854775808.0) {
             out->kind = DS_SCALAR_INT;
             out->i = (int64_t)d;
