@@ -742,7 +742,12 @@ def group_cli(env):
         rc, out, err = env.run(["list", what, "--cases", CASES])
         check(rc == 0 and out, f"list {what}", 0, (rc, err))
     rc, out, err = env.run(["list", "cases", "--cases", CASES, "--json"])
-    check(rc == 0 and len(json.loads(out)) == 58, "list cases --json lists every case", 58,
+    every = 0
+    for name in os.listdir(CASES):
+        if name.endswith(".json"):
+            with open(os.path.join(CASES, name)) as f:
+                every += len(json.load(f)["cases"])
+    check(rc == 0 and len(json.loads(out)) == every, "list cases --json lists every case", every,
           len(json.loads(out)) if rc == 0 else err)
     rc, out, err = env.run(["run", "--cases", CASES, "--adapter", "no-such-name"], spec=True)
     check(rc == 3 and "no-such-name" in err, "an unknown adapter name: exit 3 naming it", 3, (rc, err))
