@@ -75,6 +75,8 @@ static const struct feature {
     {"device-utils", 0, 2000},
     {"device-ordinal", 0, 2000},
     {"promotion-per-device", 0, 2000},
+    {"promotion-table", 0, 2000},
+    {"promotion-scalars", 0, 2000},
     {"fft-freq-device", 0, 2000},
     {"dlpack-device", 0, 2000},
 };

@@ -44,7 +44,14 @@ SPEC_FILES = {
     "spec/statements.json": "spec/schema/statements.json",
     "spec/features.json": "spec/schema/features.json",
     "spec/profiles.json": "spec/schema/profiles.json",
+    "spec/promotion/dtypes.json": "spec/schema/dtypes.json",
+    "spec/promotion/array-api.json": "spec/schema/promotion.json",
+    "spec/promotion/category.json": "spec/schema/promotion.json",
+    "spec/promotion/out-casting.json": "spec/schema/out-casting.json",
 }
+PROMOTION_FILES = ("spec/promotion/array-api.json", "spec/promotion/category.json")
+OUT_CASTING = "spec/promotion/out-casting.json"
+DTYPES = "spec/promotion/dtypes.json"
 CASE_SCHEMA = "spec/schema/case.json"
 
 
@@ -204,6 +211,7 @@ class Checker:
             self.check_features(fe, index)
             if pr is not None:
                 self.check_profiles(pr, fe, index)
+        self.check_promotion(data, index)
         if CASE_SCHEMA in schemas and schemas[CASE_SCHEMA] is not None:
             self.check_case_ops(schemas[CASE_SCHEMA])
             self.check_cases(schemas[CASE_SCHEMA], index, fe)
@@ -411,6 +419,70 @@ class Checker:
                     self.add(rel, pointer("profiles", i, key), "profile-array-api-features",
                              "feature %s (%s, stated in %s) must be %s here"
                              % (name, "optional" if optional else "not optional", v, key))
+
+    # ---- promotion rule sets -------------------------------------------------------------
+
+    def check_promotion(self, data, index):
+        """The rule sets' tables and the out= refusals against the dtype list: every dtype
+        known, each table square over its dtypes, symmetric, a dtype joined with itself is
+        itself, and (category) a join never falls below the higher category of the two;
+        statements cited exist; a default reading is one of the readings."""
+        dt = data.get(DTYPES)
+        if dt is None:
+            return
+        cats = dt["categories"]
+        info = {}
+        for i, d in enumerate(dt["dtypes"]):
+            if d["name"] in info:
+                self.add(DTYPES, pointer("dtypes", i, "name"), "dtype-unique", "%s listed twice" % d["name"])
+            info[d["name"]] = d
+        for rel in PROMOTION_FILES + (OUT_CASTING,):
+            doc = data.get(rel)
+            if doc is None:
+                continue
+            for j, sid in enumerate(doc["statements"]):
+                if index is not None and sid not in index["by_id"]:
+                    self.add(rel, pointer("statements", j), "statement-exists", "%s is not in spec/statements.json" % sid)
+            readings = doc.get("readings", {})
+            for name, r in readings.items():
+                if index is not None and r["statement"] not in index["by_id"]:
+                    self.add(rel, pointer("readings", name, "statement"), "statement-exists",
+                             "%s is not in spec/statements.json" % r["statement"])
+            if readings and doc.get("default_reading") not in readings:
+                self.add(rel, "/default_reading", "reading-exists",
+                         "%s is not one of the readings (%s)" % (doc.get("default_reading"), ", ".join(readings)))
+            if rel == OUT_CASTING:
+                continue
+            names = doc["dtypes"]
+            for j, n in enumerate(names):
+                if n not in info:
+                    self.add(rel, pointer("dtypes", j), "dtype-known", "%s is not in %s" % (n, DTYPES))
+            table = doc["table"]
+            if list(table) != names:
+                self.add(rel, "/table", "table-square", "the rows must be the dtypes, in their order")
+                continue
+            for a in names:
+                row = table[a]
+                if list(row) != names:
+                    self.add(rel, pointer("table", a), "table-square", "the columns must be the dtypes, in their order")
+                    continue
+                for b in names:
+                    c = row[b]
+                    ptr = pointer("table", a, b)
+                    if c is not None and c not in names:
+                        self.add(rel, ptr, "dtype-known", "%s is not a dtype of this rule set" % c)
+                    elif a == b and c != a:
+                        self.add(rel, ptr, "table-identity", "a dtype joined with itself must be itself")
+                    elif table.get(b, {}).get(a, c) != c:
+                        self.add(rel, ptr, "table-symmetric", "%s but the mirrored cell is %s" % (c, table[b][a]))
+                    elif c is not None and a in info and b in info and c in info and doc["name"] == "category":
+                        top = max(cats.index(info[a]["category"]), cats.index(info[b]["category"]))
+                        if cats.index(info[c]["category"]) != top:
+                            self.add(rel, ptr, "table-category",
+                                     "%s is not of the higher category of %s and %s (OF-PROM-5)" % (c, a, b))
+            for kind, dtn in doc.get("scalar_dtypes", {}).items():
+                if dtn not in names:
+                    self.add(rel, pointer("scalar_dtypes", kind), "dtype-known", "%s is not a dtype of this rule set" % dtn)
 
     # ---- case files ------------------------------------------------------------------------
 

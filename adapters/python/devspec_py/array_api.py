@@ -20,7 +20,7 @@ ARRAY_API_2024 = (
     "device-attr", "device-eq", "creation-device-kw", "like-inherits-device",
     "asarray-inherits-device", "astype-device", "to-device", "output-follows-input",
     "mixed-device-raises", "default-device-consistent", "info-devices", "info-dtypes",
-    "promotion-per-device",
+    "promotion-per-device", "promotion-table", "promotion-scalars",
 )
 ARRAY_API_2025 = (*ARRAY_API_2024, "scalar-follows-array")
 

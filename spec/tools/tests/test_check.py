@@ -597,3 +597,51 @@ def test_cli_strict_turns_warnings_into_failures(root):
     strict = run_cli("--root", str(root), "--strict")
     assert strict.returncode == 1
     assert "case-statement-feature" in strict.stdout
+
+
+# ---- promotion rule sets (spec/promotion/) ---------------------------------------------------
+
+def test_promotion_table_must_be_symmetric(root):
+    edit(root, "spec/promotion/array-api.json",
+         lambda d: d["table"]["int8"].update({"int16": "int32"}))
+    got = problems(root)
+    assert ("spec/promotion/array-api.json", "/table/int8/int16", "table-symmetric") in got
+
+
+def test_promotion_identity_and_known_dtypes(root):
+    def change(d):
+        d["table"]["int8"]["int8"] = "int16"
+        d["table"]["int16"]["int32"] = d["table"]["int32"]["int16"] = "int24"
+    edit(root, "spec/promotion/array-api.json", change)
+    got = problems(root)
+    assert ("spec/promotion/array-api.json", "/table/int8/int8", "table-identity") in got
+    assert ("spec/promotion/array-api.json", "/table/int16/int32", "dtype-known") in got
+
+
+def test_category_join_keeps_the_higher_category(root):
+    def change(d):
+        d["table"]["int64"]["float32"] = d["table"]["float32"]["int64"] = "int64"
+    edit(root, "spec/promotion/category.json", change)
+    assert ("spec/promotion/category.json", "/table/int64/float32", "table-category") in problems(root)
+
+
+def test_promotion_rows_must_be_the_dtypes(root):
+    edit(root, "spec/promotion/category.json", lambda d: d["table"].pop("uint16"))
+    assert ("spec/promotion/category.json", "/table", "table-square") in problems(root)
+
+
+def test_promotion_statements_and_readings_exist(root):
+    def change(d):
+        d["statements"].append("OF-PROM-99")
+        d["default_reading"] = "neither"
+    edit(root, "spec/promotion/out-casting.json", change)
+    got = problems(root)
+    assert ("spec/promotion/out-casting.json", "/statements/4", "statement-exists") in got
+    assert ("spec/promotion/out-casting.json", "/default_reading", "reading-exists") in got
+
+
+def test_promotion_file_against_its_schema(root):
+    edit(root, "spec/promotion/dtypes.json", lambda d: d["dtypes"][0].update({"category": "text"}))
+    got = problems(root)
+    assert any(f == "spec/promotion/dtypes.json" and p == "/dtypes/0/category" and r.startswith("schema:")
+               for f, p, r in got)

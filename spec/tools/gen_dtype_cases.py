@@ -1,0 +1,330 @@
+#!/usr/bin/env python3
+"""Write the generated promotion case files from the rule sets in spec/promotion/.
+
+    gen_dtype_cases.py [--root DIR] [--check]
+
+Reads spec/promotion/dtypes.json, array-api.json and category.json and writes, for every
+ordered pair of dtypes of a rule set and every arithmetic op (add, subtract, multiply,
+divide), one case with both operands dimensioned and one with the second operand 0-d, and
+for every dtype one case per Python scalar kind as the second operand:
+
+    conformance/cases/promotion-array-api.json   (features promotion-table, promotion-scalars)
+    conformance/cases/promotion-category.json    (feature promotion-category)
+
+Expected dtypes come from the tables; expected values are computed here exactly (the
+operands are small integers, and the scalars 1, 0.5 and true, whose results are exact in
+every dtype). A combination gets no case where its rule set states no result:
+
+  - array API: pairs outside the table (mixed groups, uint64 with a signed integer,
+    API-PROM-2), scalars of a kind that does not go with the array (API-PROM-3), float16
+    (not an array API dtype);
+  - category: dtypes outside OneFlow's eight (OF-DT-1), complex scalars (OF-PROM-6 names no
+    dtype for them; OneFlow has no complex dtypes, OF-DT-3);
+  - both: arithmetic whose promoted dtype is bool (the array API defines arithmetic for
+    numeric dtypes only; the seed states promotion, not boolean arithmetic), and divide
+    unless the promoted dtype is floating (integer division is implementation-defined in
+    the standard, and the seed does not state the dtype of dividing integers).
+
+Where the two readings of OF-PROM-9 give different dtypes (a 0-d operand of the same
+category as the dimensioned one), the case accepts either (spec/decisions.md, point 12).
+--check compares the files with what would be written and exits 1 when they differ.
+"""
+
+import argparse
+import json
+import os
+import sys
+from fractions import Fraction
+
+OPS = ("add", "subtract", "multiply", "divide")
+SCALARS = {"bool": True, "int": 1, "float": 0.5, "complex": None}
+OUT_FILES = {
+    "array-api": "conformance/cases/promotion-array-api.json",
+    "category": "conformance/cases/promotion-category.json",
+}
+
+
+def load(root, rel):
+    with open(os.path.join(root, rel), encoding="utf-8") as f:
+        return json.load(f)
+
+
+class Dtypes:
+    def __init__(self, doc):
+        self.info = {d["name"]: d for d in doc["dtypes"]}
+        self.order = doc["categories"]
+
+    def cat(self, name):
+        return self.info[name]["category"]
+
+    def rank(self, name):
+        return self.order.index(self.cat(name))
+
+    def in_set(self, name, s):
+        return s in self.info[name]["sets"]
+
+
+def operand_values(dt, name, zero_dim, second):
+    """Operand values as exact numbers (bool as 0/1): x1 = [2, 3], x2 = [1, 2] or 0-d 1."""
+    if dt.cat(name) == "bool":
+        return [1] if zero_dim else [1, 1]
+    if zero_dim:
+        return [1]
+    return [1, 2] if second else [2, 3]
+
+
+def element(dt, name, v):
+    """A typed-array element of dtype name for exact value v."""
+    c = dt.cat(name)
+    if c == "bool":
+        return bool(v)
+    if c == "integral":
+        return int(v)
+    f = float(v)
+    f = int(f) if f == int(f) else f
+    return [f, 0] if c == "complex" else f
+
+
+def compute(op, a, b):
+    a, b = Fraction(a), Fraction(b)
+    return {"add": a + b, "subtract": a - b, "multiply": a * b, "divide": a / b}[op]
+
+
+def typed(dt, name, values, shape):
+    return {"dtype": name, "shape": shape, "data": [element(dt, name, v) for v in values]}
+
+
+def binary_steps(dt, op, t1, t2, zero_dim):
+    """Steps building x1 (dimensioned) and x2 (dimensioned or 0-d) and applying op."""
+    v2 = operand_values(dt, t2, zero_dim, True)
+    return [
+        {"op": "array.asarray", "args": {"obj": typed(dt, t1, operand_values(dt, t1, False, False), [2]),
+                                         "device": "$D0"}, "as": "x1"},
+        {"op": "array.asarray", "args": {"obj": typed(dt, t2, v2, [] if zero_dim else [2]),
+                                         "device": "$D0"}, "as": "x2"},
+        {"op": "array.binary", "args": {"fn": op, "x1": "$x1", "x2": "$x2"}, "as": "y"},
+    ]
+
+
+def expected(dt, op, t1, v1, v2, result):
+    vals = [compute(op, a, v2[0] if len(v2) == 1 else v2[i]) for i, a in enumerate(v1)]
+    return typed(dt, result, vals, [2])
+
+
+def a(name):
+    """The indefinite article for a dtype name."""
+    return "an" if name.startswith("int") else "a"
+
+
+def case(cid, description, spec, features, steps):
+    return {"id": cid, "description": description, "spec": spec, "features": features,
+            "steps": steps}
+
+
+def allowed(dt, op, result):
+    if result is None or dt.cat(result) == "bool":
+        return False
+    return op != "divide" or dt.cat(result) in ("floating", "complex")
+
+
+def gen_array_api(dt, rs):
+    names = [n for n in rs["dtypes"] if dt.in_set(n, "array-api")]
+    table = rs["table"]
+    cases = []
+    for op in OPS:
+        for t1 in names:
+            for t2 in names:
+                r = table[t1][t2]
+                if not allowed(dt, op, r):
+                    continue
+                for zero_dim in (False, True):
+                    steps = binary_steps(dt, op, t1, t2, zero_dim)
+                    v1 = operand_values(dt, t1, False, False)
+                    v2 = operand_values(dt, t2, zero_dim, True)
+                    steps.append({"op": "array.read", "args": {"array": "$y"},
+                                  "expect": expected(dt, op, t1, v1, v2, r)})
+                    form = "0d" if zero_dim else "array"
+                    spec = ["API-PROM-1"] + (["API-PROM-4"] if zero_dim else [])
+                    what = "a 0-d %s array" % t2 if zero_dim else "%s %s array" % (a(t2), t2)
+                    cases.append(case("promotion.api.%s.%s.%s.%s" % (op, t1, t2, form),
+                                      "%s of %s %s array and %s gives %s (the standard's table)."
+                                      % (op, a(t1), t1, what, r), spec, ["promotion-table"], steps))
+        for t1 in names:
+            for kind, value in SCALARS.items():
+                if value is None or dt.cat(t1) not in rs["scalars"][kind]:
+                    continue
+                if not allowed(dt, op, t1):
+                    continue
+                steps = [
+                    {"op": "array.asarray", "args": {"obj": typed(dt, t1, operand_values(dt, t1, False, False), [2]),
+                                                     "device": "$D0"}, "as": "x1"},
+                    {"op": "array.binary", "args": {"fn": op, "x1": "$x1", "x2": value}, "as": "y"},
+                    {"op": "array.read", "args": {"array": "$y"},
+                     "expect": expected(dt, op, t1, operand_values(dt, t1, False, False),
+                                        [Fraction(value)], t1)},
+                ]
+                cases.append(case("promotion.api.%s.%s.scalar-%s" % (op, t1, kind),
+                                  "%s of %s %s array and the Python %s %s gives %s: the scalar takes the array's dtype."
+                                  % (op, a(t1), t1, kind, json.dumps(value), t1),
+                                  ["API-PROM-3"], ["promotion-scalars"], steps))
+    return cases
+
+
+def category_result(dt, rs, dims, zeros, scalars, reading):
+    """The category rules (spec/promotion/category.json) for operand dtypes by tier."""
+    table = rs["table"]
+
+    def join(ds):
+        r = None
+        for d in ds:
+            r = d if r is None else table[r][d]
+            if r is None:
+                return None
+        return r
+
+    if reading == "examples":
+        dims, zeros = dims + zeros, []
+    r = join(dims)
+    z = join(zeros)
+    if z is not None and (r is None or dt.rank(z) > dt.rank(r)):
+        r = z
+    s = join(scalars)
+    if s is not None and (r is None or dt.rank(s) > dt.rank(r)):
+        r = s
+    return r
+
+
+def smallest_holding(dt, rs, names, r):
+    """The smallest dtype of the set that the table joins r into: where the join lies outside
+    OneFlow's eight dtypes (uint8 with int8 is int16), a library with only those eight
+    answers the smallest of them that holds it (OF-PROM-1)."""
+    for d in names:
+        if rs["table"][r][d] == d and dt.cat(d) == dt.cat(r):
+            return d
+    return r
+
+
+def gen_category(dt, rs):
+    names = [n for n in rs["dtypes"] if dt.in_set(n, "oneflow")]
+    cases = []
+    for op in OPS:
+        for t1 in names:
+            for t2 in names:
+                for zero_dim in (False, True):
+                    zeros = [t2] if zero_dim else []
+                    dims = [t1] if zero_dim else [t1, t2]
+                    results = {rd: category_result(dt, rs, dims, zeros, [], rd)
+                               for rd in rs["readings"]}
+                    outcomes = set(results.values())
+                    for r in list(outcomes):
+                        if r is not None and r not in names:
+                            outcomes.add(smallest_holding(dt, rs, names, r))
+                    outcomes = sorted(outcomes, key=lambda d: rs["dtypes"].index(d))
+                    if not all(allowed(dt, op, r) for r in outcomes):
+                        continue
+                    steps = binary_steps(dt, op, t1, t2, zero_dim)
+                    v1 = operand_values(dt, t1, False, False)
+                    v2 = operand_values(dt, t2, zero_dim, True)
+                    spec = ["OF-PROM-1", "OF-PROM-2"]
+                    if zero_dim:
+                        spec += ["OF-PROM-4", "OF-PROM-5"]
+                    else:
+                        spec += ["OF-PROM-5"]
+                    read = {"op": "array.read", "args": {"array": "$y"}}
+                    if len(outcomes) == 1:
+                        read["expect"] = expected(dt, op, t1, v1, v2, outcomes[0])
+                        how = "gives %s" % outcomes[0]
+                    else:
+                        if results["rules"] != results["examples"]:
+                            spec.append("OF-PROM-9")
+                        read["either"] = [{"expect": expected(dt, op, t1, v1, v2, r)} for r in outcomes]
+                        how = "gives %s" % " or ".join(outcomes)
+                        if results["rules"] != results["examples"]:
+                            how += " (the stated rules give %s, the guide's example %s)" % (
+                                results["rules"], results["examples"])
+                        else:
+                            how += " (the smallest of OneFlow's eight dtypes that holds %s)" % results["rules"]
+                    steps.append(read)
+                    form = "0d" if zero_dim else "array"
+                    what = "a 0-d %s array" % t2 if zero_dim else "%s %s array" % (a(t2), t2)
+                    cases.append(case("promotion.category.%s.%s.%s.%s" % (op, t1, t2, form),
+                                      "%s of %s %s array and %s %s (category promotion)." % (op, a(t1), t1, what, how),
+                                      spec, ["promotion-category"], steps))
+        for t1 in names:
+            for kind, value in SCALARS.items():
+                if kind not in rs["scalar_dtypes"]:
+                    continue
+                r = category_result(dt, rs, [t1], [], [rs["scalar_dtypes"][kind]], rs["default_reading"])
+                if not allowed(dt, op, r):
+                    continue
+                v1 = operand_values(dt, t1, False, False)
+                steps = [
+                    {"op": "array.asarray", "args": {"obj": typed(dt, t1, v1, [2]), "device": "$D0"},
+                     "as": "x1"},
+                    {"op": "array.binary", "args": {"fn": op, "x1": "$x1", "x2": value}, "as": "y"},
+                    {"op": "array.read", "args": {"array": "$y"},
+                     "expect": expected(dt, op, t1, v1, [Fraction(value)], r)},
+                ]
+                higher = dt.rank(rs["scalar_dtypes"][kind]) > dt.rank(t1)
+                cases.append(case("promotion.category.%s.%s.scalar-%s" % (op, t1, kind),
+                                  "%s of %s %s array and the Python %s %s gives %s: %s."
+                                  % (op, a(t1), t1, kind, json.dumps(value), r,
+                                     "the scalar's category is higher, so it decides with its own dtype"
+                                     if higher else "a scalar of no higher category does not count"),
+                                  ["OF-PROM-1", "OF-PROM-3", "OF-PROM-6", "OF-PROM-7"],
+                                  ["promotion-category"], steps))
+    return cases
+
+
+def render(description, cases):
+    lines = ["{", ' "description": %s,' % json.dumps(description), ' "cases": [']
+    for i, c in enumerate(cases):
+        lines.append("  " + json.dumps(c) + ("," if i + 1 < len(cases) else ""))
+    lines += [" ]", "}"]
+    return "\n".join(lines) + "\n"
+
+
+def build(root):
+    dt = Dtypes(load(root, "spec/promotion/dtypes.json"))
+    api = load(root, "spec/promotion/array-api.json")
+    cat = load(root, "spec/promotion/category.json")
+    return {
+        OUT_FILES["array-api"]: render(
+            "Generated by spec/tools/gen_dtype_cases.py from spec/promotion/array-api.json: "
+            "the array API's promotion of every defined dtype pair (both dimensioned, second "
+            "operand 0-d) and of Python scalars, for add, subtract, multiply and divide. Do not "
+            "edit; regenerate.", gen_array_api(dt, api)),
+        OUT_FILES["category"]: render(
+            "Generated by spec/tools/gen_dtype_cases.py from spec/promotion/category.json: "
+            "OneFlow's category promotion of every pair of its eight dtypes (both dimensioned, "
+            "second operand 0-d) and of Python bool, int and float scalars, for add, subtract, "
+            "multiply and divide. Do not edit; regenerate.", gen_category(dt, cat)),
+    }
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    ap.add_argument("--check", action="store_true", help="compare instead of writing")
+    args = ap.parse_args(argv)
+    stale = []
+    for rel, text in build(args.root).items():
+        path = os.path.join(args.root, rel)
+        if args.check:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    current = f.read()
+            except OSError:
+                current = None
+            if current != text:
+                stale.append(rel)
+        else:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+    for rel in stale:
+        print("%s: out of date; run spec/tools/gen_dtype_cases.py" % rel, file=sys.stderr)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

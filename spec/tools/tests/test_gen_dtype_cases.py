@@ -1,0 +1,76 @@
+"""Tests for spec/tools/gen_dtype_cases.py: the generated case files are current, and the
+expected dtypes and values follow the rule sets' statements, computed here independently for
+the seed's worked examples."""
+
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOOLS = os.path.dirname(HERE)
+REPO = os.path.dirname(os.path.dirname(TOOLS))
+sys.path.insert(0, TOOLS)
+
+import gen_dtype_cases as gen  # noqa: E402
+
+
+def cases(name):
+    text = gen.build(REPO)[gen.OUT_FILES[name]]
+    return {c["id"]: c for c in json.loads(text)["cases"]}
+
+
+def result(c):
+    """The dtypes a case's last step accepts."""
+    last = c["steps"][-1]
+    if "expect" in last:
+        return {last["expect"]["dtype"]}
+    return {alt["expect"]["dtype"] for alt in last["either"]}
+
+
+def test_generated_files_are_current():
+    assert gen.main(["--root", REPO, "--check"]) == 0
+
+
+def test_category_follows_the_seed_examples():
+    c = cases("category")
+    # OF-PROM-8: the worked results.
+    assert result(c["promotion.category.add.int32.scalar-int"]) == {"int32"}
+    assert result(c["promotion.category.add.int64.int32.array"]) == {"int64"}
+    assert result(c["promotion.category.add.bool.int64.array"]) == {"int64"}
+    assert result(c["promotion.category.add.bool.uint8.array"]) == {"uint8"}
+    assert result(c["promotion.category.add.float32.float64.array"]) == {"float64"}
+    assert result(c["promotion.category.add.bool.int32.array"]) == {"int32"}
+    assert result(c["promotion.category.add.int64.float32.array"]) == {"float32"}
+    # OF-PROM-9: both readings.
+    c9 = c["promotion.category.add.int32.int64.0d"]
+    assert result(c9) == {"int32", "int64"} and "OF-PROM-9" in c9["spec"]
+    # OF-PROM-3, OF-PROM-6: a float scalar of a higher category decides (float32).
+    assert result(c["promotion.category.multiply.int64.scalar-float"]) == {"float32"}
+    # OF-PROM-4: a 0-d float64 above an int32 array.
+    assert result(c["promotion.category.add.int32.float64.0d"]) == {"float64"}
+    # The 0-d operand of the same category does not widen a float (rules) or does (example).
+    assert result(c["promotion.category.add.float16.float32.0d"]) == {"float16", "float32"}
+
+
+def test_category_values_are_exact():
+    c = cases("category")
+    read = c["promotion.category.divide.int32.scalar-float"]["steps"][-1]["expect"]
+    assert read == {"dtype": "float32", "shape": [2], "data": [4, 6]}
+    read = c["promotion.category.subtract.uint8.bool.array"]["steps"][-1]["expect"]
+    assert read == {"dtype": "uint8", "shape": [2], "data": [1, 2]}
+
+
+def test_array_api_has_no_case_for_unspecified_pairs():
+    c = cases("array-api")
+    assert "promotion.api.add.int8.float32.array" not in c
+    assert "promotion.api.add.uint64.int64.array" not in c
+    assert "promotion.api.add.bool.bool.array" not in c
+    assert "promotion.api.divide.int8.int8.array" not in c
+    assert "promotion.api.add.int32.scalar-float" not in c
+    assert not any("float16" in k for k in c)
+    assert result(c["promotion.api.add.uint8.int8.array"]) == {"int16"}
+    assert result(c["promotion.api.add.int32.int64.0d"]) == {"int64"}
+    assert result(c["promotion.api.add.float32.complex128.array"]) == {"complex128"}
+    assert result(c["promotion.api.multiply.float32.scalar-int"]) == {"float32"}
+    read = c["promotion.api.divide.complex64.float32.array"]["steps"][-1]["expect"]
+    assert read == {"dtype": "complex64", "shape": [2], "data": [[2, 0], [1.5, 0]]}
