@@ -128,6 +128,38 @@ int ra__array_new_like_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const r
     return array_make(ctx, dev, dtype, like->shape, like->ndim, like->size, false, out);
 }
 
+int ra__array_new_sharded(ra_ctx *ctx, ra_dtype dtype, const int64_t *shape, size_t ndim,
+                          ra__shard *shard, ra_array **out)
+{
+    int64_t size;
+    int status = ra__shape_check(ctx, shape, ndim, &size, "shard");
+    if (status != RA_OK) {
+        ra__shard_free(ctx, shard);
+        return status;
+    }
+    ra_array *x = ra__alloc(ctx, INLINE_OFFSET);
+    if (!x) {
+        ra__shard_free(ctx, shard);
+        return ra__ctx_error(ctx, RA_E_NOMEM, "shard: out of memory for the array header");
+    }
+    memset(x, 0, offsetof(ra_array, shape));
+    memset(&x->size, 0, sizeof *x - offsetof(ra_array, size));
+    x->ctx = ctx;
+    x->dev = shard->pieces[0]->dev;
+    x->dtype = dtype;
+    x->ndim = ndim;
+    x->size = size;
+    /* The logical size: what a gather or a read of the whole array needs. */
+    x->nbytes = (size_t)size * ra_dtype_size(dtype);
+    x->shard = shard;
+    atomic_init(&x->refs, 1);
+    for (size_t i = 0; i < ndim; i++)
+        x->shape[i] = shape[i];
+    ra__live_add(x);
+    *out = x;
+    return RA_OK;
+}
+
 ra_array *ra_array_retain(const ra_array *cx)
 {
     ra_array *x = (ra_array *)cx;
@@ -141,8 +173,13 @@ void ra_array_release(ra_array *x)
     if (atomic_fetch_sub(&x->refs, 1) != 1) return;
     ra_ctx *ctx = x->ctx;
     ra__live_remove(x);
-    if (x->buf && x->buf != inline_buf(x)) x->dev->ops->free(x->dev->impl, x->buf);
-    atomic_fetch_sub(&x->dev->used_bytes, (uint64_t)x->nbytes);
+    if (x->shard) {
+        /* The pieces hold the data and its accounting. */
+        ra__shard_free(ctx, x->shard);
+    } else {
+        if (x->buf && x->buf != inline_buf(x)) x->dev->ops->free(x->dev->impl, x->buf);
+        atomic_fetch_sub(&x->dev->used_bytes, (uint64_t)x->nbytes);
+    }
     ra__free(ctx, x);
 }
 
@@ -186,7 +223,17 @@ int ra_array_read(ra_ctx *ctx, const ra_array *x, void *dst, size_t dst_bytes)
                              "ra_array_read: the buffer has %zu bytes; the array needs %zu",
                              dst_bytes, x->nbytes);
     if (!x->nbytes) return RA_OK;
+    if (x->shard) return ra__shard_read(ctx, x, dst);
     return x->dev->ops->read(x->dev->impl, x->buf, 0, dst, x->nbytes, NULL);
+}
+
+void ra__array_unshare(ra_array *x)
+{
+    /* Called with the context's lock held by ra_shard_inplace: the data goes, the header
+     * stays. */
+    if (x->buf && x->buf != inline_buf(x)) x->dev->ops->free(x->dev->impl, x->buf);
+    atomic_fetch_sub(&x->dev->used_bytes, (uint64_t)x->nbytes);
+    x->buf = NULL;
 }
 
 int ra_array_dlpack_device(const ra_array *x, int32_t *device_type, int32_t *device_id)
@@ -194,6 +241,7 @@ int ra_array_dlpack_device(const ra_array *x, int32_t *device_type, int32_t *dev
     if (!x || !device_type || !device_id)
         return ra__ctx_error(x ? x->ctx : NULL, RA_E_NULL,
                              "ra_array_dlpack_device: x, device_type or device_id is NULL");
+    RA__REFUSE_SHARDED(x->ctx, x, "ra_array_dlpack_device");
     /* DLPack's DLDeviceType: kDLCPU = 1, kDLOpenCL = 4. */
     if (x->dev->device.type == RA_DEVICE_CPU) {
         *device_type = 1;
@@ -306,6 +354,17 @@ int ra_to_device(ra_ctx *ctx, const ra_array *x, ra_device device, void *stream,
     ra__dev *dst;
     int status = ra__ctx_require(ctx, device, fn, &dst);
     if (status != RA_OK) return status;
+    if (x->shard) {
+        char buf[RA_DEVICE_STR_MAX];
+        if (stream)
+            return ra__ctx_error(ctx, RA_E_STREAM,
+                                 "%s: gathering a sharded array onto '%s' uses the devices' "
+                                 "default queues; pass NULL as the stream",
+                                 fn, ra__device_str(device, buf));
+        status = ra__dtype_require(ctx, dst, x->dtype, fn);
+        if (status != RA_OK) return status;
+        return ra__shard_gather(ctx, x, dst, out);
+    }
     if (stream) {
         char buf[RA_DEVICE_STR_MAX];
         if (!dst->ops->check_stream)

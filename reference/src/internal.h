@@ -66,6 +66,10 @@ struct ra_array {
     size_t nbytes;
     void *buf;                              /* NULL when nbytes == 0 */
     struct ra_array *live_prev, *live_next; /* the context's list of live arrays (live.c) */
+    /* A sharded array: its pieces (shard.c); buf is then NULL and dev the first piece's
+     * device. NULL for an ordinary array. */
+    struct ra__shard *shard;
+    bool shard_piece; /* a piece of a sharded array (not listed by arrays_on_device) */
 };
 
 /* ---- structs that carry their size (ctx.c, refarray.h "Conventions") ---- */
@@ -157,6 +161,38 @@ bool ra__scope_top(ra_ctx *ctx, ra_device *out);
 
 /* Whether a device's buffers are host memory the core may use directly. */
 #define RA__DEV_HOST_MEMORY(dev) ((RA__BACKEND_FLAGS((dev)->ops) & RA__BACKEND_HOST_MEMORY) != 0)
+
+/* ---- sharded arrays (shard.c) ---- */
+/* The pieces of a sharded array. */
+typedef struct ra__shard {
+    size_t n;               /* pieces, >= 1 */
+    int axis;               /* the split axis, or RA_SHARD_REPLICATED */
+    ra_shard_uneven uneven; /* how it was cut; kept for re-splitting */
+    ra_array *pieces[];     /* piece i on device i, each owned */
+} ra__shard;
+/* A sharded array's header with logical dtype and shape that takes ownership of shard
+ * (array.c); on failure shard is freed too. */
+int ra__array_new_sharded(ra_ctx *ctx, ra_dtype dtype, const int64_t *shape, size_t ndim,
+                          ra__shard *shard, ra_array **out);
+/* Frees an ordinary array's data and its accounting, leaving the header (array.c; for
+ * ra_shard_inplace). */
+void ra__array_unshare(ra_array *x);
+/* Releases the pieces and frees shard (NULL is a no-op). */
+void ra__shard_free(ra_ctx *ctx, ra__shard *shard);
+/* The entry points of the functions that accept sharded arrays, called by them when an
+ * argument is sharded. */
+int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out);
+int ra__shard_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out);
+int ra__shard_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis,
+                     ra_array **out);
+int ra__shard_gather(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_array **out);
+int ra__shard_read(ra_ctx *ctx, const ra_array *x, void *dst);
+/* RA_E_SHARDED for a function that does not accept sharded arrays; what names it. */
+int ra__shard_refuse(ra_ctx *ctx, const ra_array *x, const char *what);
+#define RA__REFUSE_SHARDED(ctx, x, what)                                                           \
+    do {                                                                                           \
+        if ((x) && (x)->shard) return ra__shard_refuse((ctx), (x), (what));                        \
+    } while (0)
 
 /* ---- live arrays (live.c) ---- */
 /* Adds a new array to its context's list of live arrays (at its creation) and removes it

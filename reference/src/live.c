@@ -51,7 +51,8 @@ int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, 
     size_t n = 0;
     pthread_mutex_lock(&ctx->lock);
     for (ra_array *x = ctx->live_head; x; x = x->live_next) {
-        if (x->dev != d) continue;
+        /* Sharded arrays have no single device; their pieces are theirs, not the caller's. */
+        if (x->dev != d || x->shard || x->shard_piece) continue;
         if (n < cap) {
             if (!retain_if_alive(x)) continue;
             out[n] = x;

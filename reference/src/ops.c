@@ -213,6 +213,8 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
     if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_binary: unknown operation %d", (int)op);
     if (!x1.array && !x2.array)
         return ra__ctx_error(ctx, RA_E_SCALAR, "%s: at least one operand must be an array", fn);
+    if ((x1.array && x1.array->shard) || (x2.array && x2.array->shard))
+        return ra__shard_binary(ctx, op, x1, x2, out);
     if (x1.array && x2.array && x1.array->dtype == x2.array->dtype &&
         x1.array->dev == x2.array->dev && x1.array->size > 0 && x1.array->dev->ops->binary &&
         same_shape(x1.array, x2.array) && binop_allowed(op, x1.array->dtype) && !ra_soft_get(ctx))
@@ -342,6 +344,7 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
     const char *fn = ra_unop_name(op);
     if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_unary: unknown operation %d", (int)op);
     if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
+    if (x->shard) return ra__shard_unary(ctx, op, x, out);
     bool ok = op == RA_SQRT ? ra__dtype_is_float(x->dtype) || ra__dtype_is_complex(x->dtype)
                             : x->dtype != RA_BOOL;
     if (!ok)
@@ -397,6 +400,7 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
     const char *fn = ra_reduceop_name(op);
     if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_reduce: unknown operation %d", (int)op);
     if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
+    if (x->shard) return ra__shard_reduce(ctx, op, x, axis, out);
     ra_dtype dtype = x->dtype;
     if (op == RA_MAX) {
         if (dtype == RA_BOOL || ra__dtype_is_complex(dtype))
@@ -473,6 +477,8 @@ int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **ou
     if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_matmul: out is NULL");
     *out = NULL;
     if (!x1 || !x2) return ra__ctx_error(ctx, RA_E_NULL, "%s: x1 or x2 is NULL", fn);
+    RA__REFUSE_SHARDED(ctx, x1, fn);
+    RA__REFUSE_SHARDED(ctx, x2, fn);
     if (x1->ndim == 0 || x2->ndim == 0)
         return ra__ctx_error(ctx, RA_E_SHAPE, "%s: operands must have at least one dimension", fn);
     ra_dtype dtype = ra__dtype_promote(x1->dtype, x2->dtype);
@@ -577,6 +583,8 @@ int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_
     if (n == 0) return ra__ctx_error(ctx, RA_E_ARG, "%s: needs at least one array", fn);
     for (size_t i = 0; i < n; i++)
         if (!arrays[i]) return ra__ctx_error(ctx, RA_E_NULL, "%s: arrays[%zu] is NULL", fn, i);
+    for (size_t i = 0; i < n; i++)
+        RA__REFUSE_SHARDED(ctx, arrays[i], fn);
     const ra_array *x0 = arrays[0];
     if (x0->ndim + 1 > RA_MAX_NDIM)
         return ra__ctx_error(ctx, RA_E_SHAPE, "%s: the result would exceed %d dimensions", fn,

@@ -46,7 +46,7 @@ static void f_release(void *p, void *ud)
         }                                                                                          \
     } while (0)
 
-#define NARR 40
+#define NARR 56
 
 /* Uses every allocating function on dev; arrays land in a[], released by the caller. */
 static void scenario(ra_ctx *ctx, ra_device dev, ra_device other, ra_array **a, const char **bad,
@@ -126,6 +126,50 @@ static void scenario(ra_ctx *ctx, ra_device dev, ra_device other, ra_array **a, 
     k++;
     STEP(ra_from_dlpack(ctx, a[0], &(ra_opts){.device_value = &other}, &a[k]), a[k]);
     k++;
+    /* Sharded arrays over (dev, other), or dev alone when it is the only device: every piece
+     * made before a failure is released. */
+    ra_device tuple[2] = {dev, other};
+    size_t nt = ra_device_eq(dev, other) ? 1 : 2;
+    int ax0 = 0, ax2 = 2;
+    ra_shard_opts ceil_opts = {.size = sizeof ceil_opts, .uneven = RA_SHARD_UNEVEN_CEIL};
+    int sh1 = k;
+    STEP(ra_shard(ctx, a[6], tuple, nt, &ax0, NULL, &a[k]), a[k]);
+    k++;
+    int sh2 = k;
+    STEP(ra_shard(ctx, a[6], tuple, nt, NULL, NULL, &a[k]), a[k]);
+    k++;
+    int sh3 = k;
+    STEP(ra_shard(ctx, a[6], tuple, nt, &ax2, &ceil_opts, &a[k]), a[k]);
+    k++;
+    STEP(ra_binary(ctx, RA_ADD, ra_operand_array(a[sh2]), ra_operand_array(a[sh1]), &a[k]), a[k]);
+    k++;
+    STEP(ra_binary(ctx, RA_ADD, ra_operand_array(a[sh1]), ra_operand_array(a[sh3]), &a[k]), a[k]);
+    k++;
+    STEP(ra_binary(ctx, RA_MULTIPLY, ra_operand_array(a[sh3]), ra_operand_scalar(ra_scalar_int(2)),
+                   &a[k]),
+         a[k]);
+    k++;
+    STEP(ra_unary(ctx, RA_NEGATIVE, a[sh1], &a[k]), a[k]);
+    k++;
+    STEP(ra_reduce(ctx, RA_SUM, a[sh1], NULL, &a[k]), a[k]);
+    k++;
+    STEP(ra_reduce(ctx, RA_MAX, a[sh3], &ax2, &a[k]), a[k]);
+    k++;
+    STEP(ra_reduce(ctx, RA_MAX, a[sh1], &ax2, &a[k]), a[k]);
+    k++;
+    STEP(ra_to_device(ctx, a[sh3], other, NULL, &a[k]), a[k]);
+    k++;
+    ra_device reversed[2] = {other, dev};
+    STEP(ra_shard_to(ctx, a[sh3], reversed, nt, &a[k]), a[k]);
+    k++;
+    STEP(ra_asarray(ctx, a[6], &(ra_opts){.copy = RA_COPY_ALWAYS}, &a[k]), a[k]);
+    k++;
+    int st = ra_shard_inplace(ctx, a[k - 1], tuple, nt, &ax0, NULL);
+    if (st == RA_E_NOMEM) {
+        if (ra_array_is_sharded(a[k - 1])) *bad = "ra_shard_inplace changed x on RA_E_NOMEM";
+        return;
+    }
+    STEP(st, (void *)NULL);
 }
 
 static int run_device(ra_ctx *ctx, failing *f, ra_device dev, ra_device other)
