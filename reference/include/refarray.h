@@ -276,7 +276,10 @@ typedef struct ra_device_props {
     int compute_units;
 } ra_device_props;
 
-#define RA_DEVICE_PROPS_INIT {.size = sizeof(ra_device_props)}
+#define RA_DEVICE_PROPS_INIT                                                                       \
+    {                                                                                              \
+        .size = sizeof(ra_device_props)                                                            \
+    }
 
 /* Fills the fields of *out that out->size covers for an available device (the library's
  * fields beyond them are left out; the caller's bytes beyond the library's struct are set
@@ -898,14 +901,15 @@ typedef enum ra_shard_uneven {
     RA_SHARD_UNEVEN_CEIL = 1,
 } ra_shard_uneven;
 
-/* Options of ra_shard, ra_shard_inplace and ra_shard_to. NULL means all defaults. */
+/* Options of ra_shard and ra_shard_inplace. NULL means all defaults; the size field works
+ * as for every struct of this header (see the top). */
 typedef struct ra_shard_opts {
-    /* sizeof(ra_shard_opts) as the caller compiled it: members that end beyond it take their
-     * defaults, so a caller built against an older header stays valid. At least the size of
-     * the first version (through `uneven`), else RA_E_ARG. */
-    size_t size;
+    size_t size;            /* sizeof(ra_shard_opts) as the caller compiled it, or 0 */
     ra_shard_uneven uneven; /* RA_SHARD_UNEVEN_REFUSE unless set */
 } ra_shard_opts;
+
+/* Shard options with their size set: ra_shard(..., RA_SHARD_OPTS(.uneven = ...), &out). */
+#define RA_SHARD_OPTS(...) (&(ra_shard_opts){.size = sizeof(ra_shard_opts), __VA_ARGS__})
 
 /* What ra_shard_axis answers for a replicated array and for an unsharded one. */
 #define RA_SHARD_REPLICATED (-1)
@@ -946,7 +950,8 @@ RA_API bool ra_array_is_sharded(const ra_array *x);
 RA_API size_t ra_shard_count(const ra_array *x);
 /* The split axis (>= 0), or RA_SHARD_REPLICATED for a replicated or unsharded array. */
 RA_API int ra_shard_axis(const ra_array *x);
-/* The device of piece i; RA_CPU when x is not sharded or i is out of range. */
+/* The device of piece i; RA_NO_DEVICE when x is not sharded (or NULL) or i is out of
+ * range. */
 RA_API ra_device ra_shard_device(const ra_array *x, size_t i);
 /* Piece i, borrowed (valid while x is; do not release it): an ordinary array on
  * ra_shard_device(x, i) whose shape is the piece's. NULL when x is not sharded or i is out

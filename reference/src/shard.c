@@ -145,12 +145,10 @@ static int check_opts(ra_ctx *ctx, const char *fn, const ra_shard_opts *opts,
 {
     *uneven = RA_SHARD_UNEVEN_REFUSE;
     if (!opts) return RA_OK;
-    size_t v1 = offsetof(ra_shard_opts, uneven) + sizeof opts->uneven;
-    if (opts->size < v1)
-        return ra__ctx_error(ctx, RA_E_ARG,
-                             "%s: opts->size is %zu; set it to sizeof(ra_shard_opts) (at least "
-                             "%zu)",
-                             fn, opts->size, v1);
+    int status =
+        ra__size_check(ctx, opts, opts->size, offsetof(ra_shard_opts, uneven) + sizeof opts->uneven,
+                       sizeof *opts, fn);
+    if (status != RA_OK) return status;
     if (opts->uneven != RA_SHARD_UNEVEN_REFUSE && opts->uneven != RA_SHARD_UNEVEN_CEIL)
         return ra__ctx_error(ctx, RA_E_ARG, "%s: opts->uneven is %d, not a ra_shard_uneven", fn,
                              (int)opts->uneven);
@@ -167,7 +165,7 @@ static int host_bytes(ra_ctx *ctx, const ra_array *x, const char **bytes, void *
     *owned = NULL;
     *bytes = NULL;
     if (!x->nbytes) return RA_OK;
-    if (x->dev->ops == &ra__host_ops) {
+    if (RA__DEV_HOST_MEMORY(x->dev)) {
         *bytes = x->buf;
         return RA_OK;
     }
@@ -220,15 +218,15 @@ static int slice_to(ra_ctx *ctx, const ra_array *x, int axis, int64_t start, int
     size_t off = (size_t)start * inner;
     if (x->dev == dst && dst->ops->copy) {
         status = dst->ops->copy(dst->impl, y->buf, 0, row, x->buf, off, pitch, row, outer, NULL);
-    } else if (outer == 1 && x->dev->ops == &ra__host_ops) {
+    } else if (outer == 1 && RA__DEV_HOST_MEMORY(x->dev)) {
         status = dst->ops->write(dst->impl, y->buf, 0, (const char *)x->buf + off, row, NULL);
-    } else if (outer == 1 && dst->ops == &ra__host_ops) {
+    } else if (outer == 1 && RA__DEV_HOST_MEMORY(dst)) {
         status = x->dev->ops->read(x->dev->impl, x->buf, off, y->buf, row, NULL);
     } else {
         const char *src;
         void *owned, *stage = NULL;
         status = host_bytes(ctx, x, &src, &owned);
-        if (status == RA_OK && dst->ops == &ra__host_ops) {
+        if (status == RA_OK && RA__DEV_HOST_MEMORY(dst)) {
             copy_rows(y->buf, row, src + off, pitch, row, outer);
         } else if (status == RA_OK) {
             stage = ra__alloc(ctx, y->nbytes);
@@ -316,7 +314,7 @@ int ra__shard_gather(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_array **ou
     size_t outer = (size_t)prod(x->shape, (size_t)s->axis);
     size_t inner = (size_t)prod(x->shape + s->axis + 1, x->ndim - (size_t)s->axis - 1) * es;
     size_t pitch = (size_t)x->shape[s->axis] * inner;
-    if (dst->ops == &ra__host_ops) {
+    if (RA__DEV_HOST_MEMORY(dst)) {
         status = gather_host(ctx, x, y->buf);
     } else if (outer == 1 || dst->ops->copy) {
         /* Each piece lands as one block (outer == 1) or as rows the device copies: pieces on
@@ -530,7 +528,7 @@ int ra_shard_axis(const ra_array *x)
 
 ra_device ra_shard_device(const ra_array *x, size_t i)
 {
-    return x && x->shard && i < x->shard->n ? x->shard->pieces[i]->dev->device : RA_CPU;
+    return x && x->shard && i < x->shard->n ? x->shard->pieces[i]->dev->device : RA_NO_DEVICE;
 }
 
 const ra_array *ra_shard_piece(const ra_array *x, size_t i)

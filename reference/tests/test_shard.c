@@ -256,10 +256,12 @@ static void test_shard_errors(ra_ctx *ctx, const ra_device *tuple, size_t n)
     EXPECT_MSG(ctx, "gpu:99", "%s the message names gpu:99", tuple_name);
     EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, &(ra_shard_opts){.size = 1}, &s), RA_E_ARG,
                   "%s opts->size too small", tuple_name);
-    EXPECT_STATUS(ctx,
-                  ra_shard(ctx, x, tuple, n, &axis,
-                           &(ra_shard_opts){.size = sizeof(ra_shard_opts), .uneven = 7}, &s),
-                  RA_E_ARG, "%s an unknown uneven value", tuple_name);
+    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, RA_SHARD_OPTS(.uneven = 7), &s), RA_E_ARG,
+                  "%s an unknown uneven value", tuple_name);
+    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, &(ra_shard_opts){.size = 0}, &s), RA_OK,
+                  "%s opts->size 0 is the first layout", tuple_name);
+    ra_array_release(s);
+    s = NULL;
     OK(s == NULL, "%s out stays NULL on every error", tuple_name);
     ra_array_release(x);
 
@@ -466,7 +468,7 @@ static void test_elementwise(ra_ctx *ctx, const ra_device *tuple, size_t n)
         snprintf(t, sizeof t, "(%s, %s", dev_str(rev[0], d0), dev_str(rev[1], d1));
         EXPECT_MSG(ctx, t, "%s TG-EW-1 the message names both tuples", tuple_name);
         ra_array *c2 = NULL;
-        ra_shard(ctx, hb, tuple, n - 1, &a0, &(ra_shard_opts){sizeof(ra_shard_opts), 1}, &c2);
+        ra_shard(ctx, hb, tuple, n - 1, &a0, RA_SHARD_OPTS(.uneven = RA_SHARD_UNEVEN_CEIL), &c2);
         EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(c2), &y),
                       RA_E_DEVICE_MISMATCH, "%s TG-EW-1 a shorter tuple", tuple_name);
         ra_array_release(c);
