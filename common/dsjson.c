@@ -35,6 +35,18 @@ static size_t non_finite(double d, char *out)
     return n;
 }
 
+/* D with P significant digits (P <= 17: at most 24 characters) into OUT. The compiler cannot
+ * see P's bound, so the text goes through a buffer as long as %g can ever be. */
+static int format_g(char out[DSJ_NUMBER_MAX], int p, double d)
+{
+    char wide[330];
+    int n = snprintf(wide, sizeof wide, "%.*g", p, d);
+    if (n < 0 || n >= DSJ_NUMBER_MAX) n = 0;
+    memcpy(out, wide, (size_t)n);
+    out[n] = '\0';
+    return n;
+}
+
 /* The fewest significant digits (1..MAX) whose correctly rounded decimal reads back as the
  * value. Reading back is monotone in the digit count (a p-digit decimal is also a
  * (p+1)-digit one, so the nearest (p+1)-digit decimal is at least as close), so a binary
@@ -45,14 +57,13 @@ size_t dsj_format_double(double d, char out[DSJ_NUMBER_MAX])
     int lo = 1, hi = 17;
     while (lo < hi) {
         int p = (lo + hi) / 2;
-        snprintf(out, DSJ_NUMBER_MAX, "%.*g", p, d);
+        format_g(out, p, d);
         if (strtod(out, NULL) == d)
             hi = p;
         else
             lo = p + 1;
     }
-    int n = snprintf(out, DSJ_NUMBER_MAX, "%.*g", lo, d);
-    return float_form(out, (size_t)n);
+    return float_form(out, (size_t)format_g(out, lo, d));
 }
 
 size_t dsj_format_float32(float f, char out[DSJ_NUMBER_MAX])
@@ -61,14 +72,13 @@ size_t dsj_format_float32(float f, char out[DSJ_NUMBER_MAX])
     int lo = 1, hi = 9;
     while (lo < hi) {
         int p = (lo + hi) / 2;
-        snprintf(out, DSJ_NUMBER_MAX, "%.*g", p, (double)f);
+        format_g(out, p, (double)f);
         if (strtof(out, NULL) == f)
             hi = p;
         else
             lo = p + 1;
     }
-    int n = snprintf(out, DSJ_NUMBER_MAX, "%.*g", lo, (double)f);
-    return float_form(out, (size_t)n);
+    return float_form(out, (size_t)format_g(out, lo, (double)f));
 }
 
 size_t dsj_format_int64(int64_t v, char out[DSJ_NUMBER_MAX])
