@@ -7,7 +7,7 @@
  * checked that the device reports it.
  *
  * Options given by the host:
- *   RA_FAMILY    2 cast, 3 binary, 4 unary, 5 reduce, 6 matmul (fills and copies use
+ *   RA_FAMILY    3 binary and cast, 4 unary, 5 reduce, 6 matmul (fills and copies use
  *                clEnqueueFillBuffer and clEnqueueCopyBuffer[Rect] instead)
  *   RA_TI        the input element type (OpenCL C type name)
  *   RA_KI        its kind: 0 bool, 1 signed integer, 2 unsigned integer, 3 real float,
@@ -15,7 +15,7 @@
  *   RA_UI        the unsigned type of the same width (integers; arithmetic wraps through it)
  *   RA_RI        the real component type (complex; the result type of abs)
  *   RA_C64       1 when the input is complex64
- *   RA_TO, RA_KO the output element type and kind, where it differs (cast)
+ *   RA_TO, RA_KO the output element type and kind, where it differs (reduce)
  *   RA_FP64      1 when double is used (float64, complex128, and complex64 division on a
  *                device with cl_khr_fp64, which is computed in double as the host does)
  *
@@ -199,39 +199,55 @@ inline TI csqrt_(TI z)
 #define OP_MAX(a, b) ((a) > (b) ? (a) : (b))
 #endif
 
-/* ---------------------------------------------------------------- 2: cast */
-#if RA_FAMILY == 2
-#define RA_CAT_(a, b) a##b
-#define RA_CAT(a, b) RA_CAT_(a, b)
-/* convert_<TO>_sat: clamps to the target's range, rounds toward zero, NaN gives 0. */
-#define CONVERT_SAT(v) RA_CAT(RA_CAT(convert_, RA_TO), _sat)(v)
-
-/* Converts element by element (astype), as the host does: anything to bool is "not equal
+/* ---------------------------------------------------------------- casts (in the binary family) */
+#if RA_FAMILY == 3
+/* The binary program of an input dtype also holds the casts from it to every output dtype,
+ * ra_cast_<output dtype name>: a program build costs about the same for one kernel as for
+ * forty (tens of milliseconds even from PoCL's disk cache), and a binary operation on mixed
+ * dtypes needs a cast and a binary kernel, so casting and computing between n dtypes costs
+ * n builds, not n * n + n.
+ *
+ * Converts element by element (astype), as the host does: anything to bool is "not equal
  * to zero" (NaN is true); real floating to an integer truncates toward zero, clamps values
- * beyond the target's range and gives 0 for NaN; integers convert modulo 2^bits; real to
- * complex sets the imaginary part to 0. Complex to real never comes here. */
-__kernel void ra_cast(__global TO *dst, __global const TI *src, ulong n)
-{
-    GRID_LOOP(i, n)
-    {
-        TI v = src[i];
-#if RA_KI == KIND_COMPLEX && RA_KO == KIND_COMPLEX
-        dst[i] = (TO)(v.x, v.y);
-#elif RA_KI == KIND_COMPLEX && RA_KO == KIND_BOOL
-        dst[i] = (TO)(v.x != 0 || v.y != 0);
-#elif RA_KI == KIND_COMPLEX
-        dst[i] = (TO)v.x;
-#elif RA_KO == KIND_COMPLEX
-        dst[i] = (TO)(v, 0);
-#elif RA_KO == KIND_BOOL
-        dst[i] = (TO)(v != 0);
-#elif RA_KI == KIND_FLOAT && (RA_KO == KIND_INT || RA_KO == KIND_UINT)
-        dst[i] = CONVERT_SAT(v);
+ * beyond the target's range and gives 0 for NaN (convert_<type>_sat); integers convert modulo
+ * 2^bits; real to complex sets the imaginary part to 0. Complex to real never comes here. */
+#if RA_KI == KIND_COMPLEX
+#define CV_BOOL(T, v) ((T)((v).x != 0 || (v).y != 0))
+#define CV_INT(T, v) ((T)(v).x)
+#define CV_REAL(T, v) ((T)(v).x)
+#define CV_COMPLEX(T, v) ((T)((v).x, (v).y))
 #else
-        dst[i] = (TO)v;
+#define CV_BOOL(T, v) ((T)((v) != 0))
+#if RA_KI == KIND_FLOAT
+#define CV_INT(T, v) convert_##T##_sat(v)
+#else
+#define CV_INT(T, v) ((T)(v))
 #endif
+#define CV_REAL(T, v) ((T)(v))
+#define CV_COMPLEX(T, v) ((T)((v), 0))
+#endif
+
+#define CAST_KERNEL(name, T, CV)                                                                   \
+    __kernel void ra_cast_##name(__global T *dst, __global const TI *src, ulong n)               \
+    {                                                                                              \
+        GRID_LOOP(i, n) dst[i] = CV(T, src[i]);                                                    \
     }
-}
+
+CAST_KERNEL(bool, uchar, CV_BOOL)
+CAST_KERNEL(int8, char, CV_INT)
+CAST_KERNEL(int16, short, CV_INT)
+CAST_KERNEL(int32, int, CV_INT)
+CAST_KERNEL(int64, long, CV_INT)
+CAST_KERNEL(uint8, uchar, CV_INT)
+CAST_KERNEL(uint16, ushort, CV_INT)
+CAST_KERNEL(uint32, uint, CV_INT)
+CAST_KERNEL(uint64, ulong, CV_INT)
+CAST_KERNEL(float32, float, CV_REAL)
+CAST_KERNEL(complex64, float2, CV_COMPLEX)
+#if RA_FP64
+CAST_KERNEL(float64, double, CV_REAL)
+CAST_KERNEL(complex128, double2, CV_COMPLEX)
+#endif
 #endif
 
 /* ---------------------------------------------------------------- 3: binary */

@@ -21,7 +21,8 @@
 #include <pthread.h>
 
 /* Kernel families: one program each per (device, dtype[, output dtype]). The values are
- * RA_FAMILY in kernels.cl. */
+ * RA_FAMILY in kernels.cl. RA_CL_CAST names the casts from a dtype, whose kernels live in that
+ * dtype's RA_CL_BINARY program (ra__cl_kernel maps it). */
 typedef enum ra__cl_family {
     RA_CL_CAST = 2,
     RA_CL_BINARY = 3,

@@ -98,8 +98,10 @@ static int program_build(ra__cl_device *dev, ra__cl_family family, ra_dtype in, 
                              "dtype %s is not supported on OpenCL device '%s': it has no "
                              "cl_khr_fp64 (double precision)",
                              ra_dtype_name(ti->fp64 ? in : out), dev->name);
-    /* complex64 division is computed in double where the device has it (see cdiv). */
-    bool fp64 = ti->fp64 || to->fp64 || (in == RA_COMPLEX64 && dev->has_fp64);
+    /* complex64 division is computed in double where the device has it (see cdiv); a binary
+     * program holds the casts to float64 and complex128 where the device has them. */
+    bool fp64 = ti->fp64 || to->fp64 ||
+                ((in == RA_COMPLEX64 || family == RA_CL_BINARY) && dev->has_fp64);
     snprintf(options, sizeof options,
              "-D RA_FAMILY=%d -D RA_TI=%s -D RA_KI=%d -D RA_UI=%s -D RA_RI=%s -D RA_TO=%s "
              "-D RA_KO=%d -D RA_UO=%s -D RA_FP64=%d -D RA_C64=%d -D RA_CL_MAXDIM=%d%s",
@@ -170,6 +172,19 @@ int ra__cl_kernel(ra__cl_device *dev, ra__cl_family family, ra_dtype in, ra_dtyp
     if (in < RA_BOOL || in > RA_COMPLEX128 || out < RA_BOOL || out > RA_COMPLEX128)
         return ra__ctx_error(dev->ctx, RA_E_ARG, "OpenCL backend: invalid dtype value %d/%d",
                              (int)in, (int)out);
+    char cast_name[32];
+    if (family == RA_CL_CAST) {
+        /* The binary program of the input dtype holds the casts to every output (kernels.cl). */
+        if (cl_types[out].fp64 && !dev->has_fp64)
+            return ra__ctx_error(dev->ctx, RA_E_DTYPE_DEVICE,
+                                 "dtype %s is not supported on OpenCL device '%s': it has no "
+                                 "cl_khr_fp64 (double precision)",
+                                 ra_dtype_name(out), dev->name);
+        snprintf(cast_name, sizeof cast_name, "%s_%s", name, ra_dtype_name(out));
+        name = cast_name;
+        family = RA_CL_BINARY;
+        out = in;
+    }
     ra__cl_program **slot = &dev->programs[family][in][out];
     if (!*slot) {
         int status = program_build(dev, family, in, out, slot);
