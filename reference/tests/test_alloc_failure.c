@@ -3,7 +3,7 @@
  * allocates, on every device. Each failure must come back as RA_E_NOMEM (MemoryError kind),
  * leave the out-parameter NULL, and leak nothing: after releasing what was made, the hook's
  * count of live blocks is back where it was. The sanitizer build checks the rest. */
-#include "tap.h"
+#include "ra_test.h"
 
 typedef struct failing {
     long live;    /* blocks handed out and not yet released */
@@ -188,10 +188,8 @@ static int run_device(ra_ctx *ctx, failing *f, ra_device dev, ra_device other)
         scenario(ctx, dev, other, a, &bad, detail);
         for (int i = 0; i < NARR; i++)
             ra_array_release(a[i]);
-        if (!OK(bad == NULL, "%s: the scenario runs without injected failures", ds)) {
-            printf("#   %s %s\n", bad, detail);
-            return 1;
-        }
+        CHECK(bad == NULL, "%s: the scenario runs without injected failures (%s %s)", ds,
+              bad ? bad : "", detail);
     }
     long base = f->live;
     int failures = 0;
@@ -214,20 +212,20 @@ static int run_device(ra_ctx *ctx, failing *f, ra_device dev, ra_device other)
             ra_array_release(a[i]);
         if (bad) {
             failures++;
-            OK(0, "%s: allocation %ld failing: %s %s", ds, n, bad, detail);
+            CHECK(0, "%s: allocation %ld failing: %s %s", ds, n, bad, detail);
         }
         if (f->live != base) {
             failures++;
-            OK(0, "%s: allocation %ld failing leaks %ld blocks", ds, n, f->live - base);
+            CHECK(0, "%s: allocation %ld failing leaks %ld blocks", ds, n, f->live - base);
         }
         if (!f->failed) break;
     }
-    OK(failures == 0, "%s (other device %s): each of %ld allocations failed once, cleanly", ds, os,
+    CHECK(failures == 0, "%s (other device %s): each of %ld allocations failed once, cleanly", ds, os,
        n);
     return failures;
 }
 
-int main(void)
+DT_TEST(alloc_failure)
 {
     failing f = {0, 0, -1, false};
     ra_allocator hook = {f_alloc, f_release, &f};
@@ -248,36 +246,34 @@ int main(void)
             f.fail_at = -1;
             if (f.failed && (status != RA_E_NOMEM || ctx != NULL)) {
                 failures++;
-                OK(0, "ra_ctx_create (%s) with allocation %ld failing gave %s",
+                CHECK(0, "ra_ctx_create (%s) with allocation %ld failing gave %s",
                    with_cl ? "with OpenCL" : "cpu only", n, ra_status_name(status));
             }
             if (!f.failed && status != RA_OK) {
                 failures++;
-                OK(0, "ra_ctx_create failed without an injected failure: %s", ra_ctx_message(NULL));
+                CHECK(0, "ra_ctx_create failed without an injected failure: %s", ra_ctx_message(NULL));
             }
             ra_ctx_destroy(status == RA_OK ? ctx : NULL);
             if (f.live != 0) {
                 failures++;
-                OK(0, "ra_ctx_create with allocation %ld failing leaks %ld blocks", n, f.live);
+                CHECK(0, "ra_ctx_create with allocation %ld failing leaks %ld blocks", n, f.live);
                 f.live = 0;
             }
             if (!f.failed) break;
         }
-        OK(failures == 0, "ra_ctx_create (%s): each of %ld allocations failed once, cleanly",
+        CHECK(failures == 0, "ra_ctx_create (%s): each of %ld allocations failed once, cleanly",
            with_cl ? "with OpenCL" : "cpu only", n);
     }
 
     /* The scenario on every device of one context. */
     ra_ctx *ctx = NULL;
-    if (ra_ctx_create(&(ra_ctx_options){.allocator = &hook}, &ctx) != RA_OK) {
-        printf("Bail out! cannot create a context: %s\n", ra_ctx_message(NULL));
-        return 1;
-    }
+    ASSERT_STATUS(NULL, ra_ctx_create(&(ra_ctx_options){.allocator = &hook}, &ctx), RA_OK, "create a context");
     ra_device devs[16];
     size_t n = list_devices(ctx, devs);
     for (size_t i = 0; i < n; i++)
         run_device(ctx, &f, devs[i], devs[(i + 1) % n]);
     ra_ctx_destroy(ctx);
-    EXPECT_INT(f.live, 0, "nothing is left after the context is destroyed");
-    return tap_done();
+    ASSERT_INT(f.live, 0, "nothing is left after the context is destroyed");
 }
+
+DT_MAIN(DT_ENTRY(alloc_failure))

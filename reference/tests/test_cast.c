@@ -2,7 +2,7 @@
  * the context lists. The expected answers are the array API's promotion table read by hand:
  * within bool, within integers (int64 with uint64 undefined), within real and complex
  * floating; nothing across those kinds. */
-#include "tap.h"
+#include "ra_test.h"
 
 #define B RA_BOOL
 #define I8 RA_INT8
@@ -35,62 +35,62 @@ static void dtype_pairs(void)
 {
     for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
         bool got = !pairs[i].want;
-        EXPECT_STATUS(NULL, ra_can_cast_dtype(NULL, pairs[i].from, pairs[i].to, &got), RA_OK,
+        ASSERT_STATUS(NULL, ra_can_cast_dtype(NULL, pairs[i].from, pairs[i].to, &got), RA_OK,
                       "can_cast(%s, %s) answers", ra_dtype_name(pairs[i].from),
                       ra_dtype_name(pairs[i].to));
-        EXPECT_INT(got, pairs[i].want, "DEV-DT-2 can_cast(%s, %s) is %s",
+        ASSERT_INT(got, pairs[i].want, "DEV-DT-2 can_cast(%s, %s) is %s",
                    ra_dtype_name(pairs[i].from), ra_dtype_name(pairs[i].to),
                    pairs[i].want ? "true" : "false");
     }
     bool b = true;
-    EXPECT_STATUS(NULL, ra_can_cast_dtype(NULL, (ra_dtype)0, F32, &b), RA_E_ARG,
+    ASSERT_STATUS(NULL, ra_can_cast_dtype(NULL, (ra_dtype)0, F32, &b), RA_E_ARG,
                   "can_cast: from_ RA_DTYPE_DEFAULT is not a dtype");
-    EXPECT_MSG(NULL, "from_", "the message names from_");
-    EXPECT_STATUS(NULL, ra_can_cast_dtype(NULL, F32, (ra_dtype)99, &b), RA_E_ARG,
+    ASSERT_MESSAGE(NULL, "from_", "the message names from_");
+    ASSERT_STATUS(NULL, ra_can_cast_dtype(NULL, F32, (ra_dtype)99, &b), RA_E_ARG,
                   "can_cast: to 99 is not a dtype");
-    EXPECT_MSG(NULL, "to is not", "the message names to");
-    EXPECT_STATUS(NULL, ra_can_cast_dtype(NULL, F32, F64, NULL), RA_E_NULL, "can_cast: out NULL");
-    OK(b, "a failed can_cast leaves *out untouched");
+    ASSERT_MESSAGE(NULL, "to is not", "the message names to");
+    ASSERT_STATUS(NULL, ra_can_cast_dtype(NULL, F32, F64, NULL), RA_E_NULL, "can_cast: out NULL");
+    CHECK(b, "a failed can_cast leaves *out untouched");
 }
 
 static void dtype_results(ra_ctx *ctx)
 {
     ra_dtype r = RA_DTYPE_DEFAULT;
-    EXPECT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){I8, U8}, 2, &r), RA_OK,
+    ASSERT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){I8, U8}, 2, &r), RA_OK,
                   "result_type(int8, uint8)");
-    EXPECT_INT(r, I16, "result_type(int8, uint8) is int16");
-    EXPECT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){U8, I8, I32, U16}, 4, &r), RA_OK,
+    ASSERT_INT(r, I16, "result_type(int8, uint8) is int16");
+    ASSERT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){U8, I8, I32, U16}, 4, &r), RA_OK,
                   "result_type of four integers");
-    EXPECT_INT(r, I32, "result_type(uint8, int8, int32, uint16) is int32");
-    EXPECT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){F32, C64, F64}, 3, &r), RA_OK,
+    ASSERT_INT(r, I32, "result_type(uint8, int8, int32, uint16) is int32");
+    ASSERT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){F32, C64, F64}, 3, &r), RA_OK,
                   "result_type(float32, complex64, float64)");
-    EXPECT_INT(r, C128, "result_type(float32, complex64, float64) is complex128");
-    EXPECT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){B}, 1, &r), RA_OK,
+    ASSERT_INT(r, C128, "result_type(float32, complex64, float64) is complex128");
+    ASSERT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){B}, 1, &r), RA_OK,
                   "result_type(bool)");
-    EXPECT_INT(r, B, "result_type of one dtype is that dtype");
+    ASSERT_INT(r, B, "result_type of one dtype is that dtype");
     r = RA_DTYPE_DEFAULT;
-    EXPECT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){I8, F32}, 2, &r), RA_E_DTYPE,
+    ASSERT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){I8, F32}, 2, &r), RA_E_DTYPE,
                   "result_type(int8, float32): no promotion across kinds");
-    EXPECT_MSG(ctx, "int8", "the message names the dtypes");
-    EXPECT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){I64, U64}, 2, &r), RA_E_DTYPE,
+    ASSERT_MESSAGE(ctx, "int8", "the message names the dtypes");
+    ASSERT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){I64, U64}, 2, &r), RA_E_DTYPE,
                   "result_type(int64, uint64) is not defined");
-    EXPECT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){B, I8}, 2, &r), RA_E_DTYPE,
+    ASSERT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){B, I8}, 2, &r), RA_E_DTYPE,
                   "result_type(bool, int8) is not defined");
-    OK(r == RA_DTYPE_DEFAULT, "a failed result_type leaves *out untouched");
-    EXPECT_STATUS(ctx, ra_result_type(ctx, NULL, 0, NULL, 0, &r), RA_E_ARG,
+    CHECK(r == RA_DTYPE_DEFAULT, "a failed result_type leaves *out untouched");
+    ASSERT_STATUS(ctx, ra_result_type(ctx, NULL, 0, NULL, 0, &r), RA_E_ARG,
                   "result_type of nothing");
-    EXPECT_STATUS(ctx, ra_result_type(ctx, NULL, 1, NULL, 0, &r), RA_E_NULL,
+    ASSERT_STATUS(ctx, ra_result_type(ctx, NULL, 1, NULL, 0, &r), RA_E_NULL,
                   "result_type: arrays NULL with a count");
-    EXPECT_STATUS(ctx, ra_result_type(ctx, NULL, 0, NULL, 2, &r), RA_E_NULL,
+    ASSERT_STATUS(ctx, ra_result_type(ctx, NULL, 0, NULL, 2, &r), RA_E_NULL,
                   "result_type: dtypes NULL with a count");
-    EXPECT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){F32, (ra_dtype)42}, 2, &r),
+    ASSERT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){F32, (ra_dtype)42}, 2, &r),
                   RA_E_ARG, "result_type: dtypes[1] invalid");
-    EXPECT_MSG(ctx, "dtypes[1]", "the message names dtypes[1]");
-    EXPECT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){NULL}, 1, NULL, 0, &r), RA_E_NULL,
+    ASSERT_MESSAGE(ctx, "dtypes[1]", "the message names dtypes[1]");
+    ASSERT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){NULL}, 1, NULL, 0, &r), RA_E_NULL,
                   "result_type: a NULL array");
-    EXPECT_STATUS(NULL, ra_result_type(NULL, NULL, 0, (ra_dtype[]){F32}, 1, &r), RA_E_NULL,
+    ASSERT_STATUS(NULL, ra_result_type(NULL, NULL, 0, (ra_dtype[]){F32}, 1, &r), RA_E_NULL,
                   "result_type: ctx NULL");
-    EXPECT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){F32}, 1, NULL), RA_E_NULL,
+    ASSERT_STATUS(ctx, ra_result_type(ctx, NULL, 0, (ra_dtype[]){F32}, 1, NULL), RA_E_NULL,
                   "result_type: out NULL");
 }
 
@@ -113,52 +113,52 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     uint32_t supported = 0;
     ra_info_dtypes(ctx, &dev, 0, &supported);
     bool fp64 = (supported >> RA_FLOAT64) & 1u;
-    tap_diag("device %s (float64 %s)", ds, fp64 ? "supported" : "not supported");
+    dt_diag("device %s (float64 %s)", ds, fp64 ? "supported" : "not supported");
     ra_array *xf = make(ctx, dev, F32), *xi = make(ctx, dev, I8), *xu = make(ctx, dev, U8);
     for (int to = RA_BOOL; to <= RA_COMPLEX128; to++) {
         bool want = false, got = !want;
         ra_can_cast_dtype(ctx, F32, (ra_dtype)to, &want);
         want = want && ((supported >> to) & 1u);
         got = !want;
-        EXPECT_STATUS(ctx, ra_can_cast_array(ctx, xf, (ra_dtype)to, &got), RA_OK,
+        ASSERT_STATUS(ctx, ra_can_cast_array(ctx, xf, (ra_dtype)to, &got), RA_OK,
                       "%s: can_cast(float32 array, %s) answers", ds, ra_dtype_name((ra_dtype)to));
-        EXPECT_INT(got, want, "DEV-DT-3 %s: can_cast(float32 array, %s) follows the device's graph",
+        ASSERT_INT(got, want, "DEV-DT-3 %s: can_cast(float32 array, %s) follows the device's graph",
                    ds, ra_dtype_name((ra_dtype)to));
     }
     bool got = false;
     ra_can_cast_array(ctx, xi, I16, &got);
-    OK(got, "DEV-DT-3 %s: can_cast(int8 array, int16) is true", ds);
+    CHECK(got, "DEV-DT-3 %s: can_cast(int8 array, int16) is true", ds);
     ra_can_cast_array(ctx, xi, F32, &got);
-    OK(!got, "DEV-DT-3 %s: can_cast(int8 array, float32) is false (across kinds)", ds);
+    CHECK(!got, "DEV-DT-3 %s: can_cast(int8 array, float32) is false (across kinds)", ds);
     ra_can_cast_array(ctx, xf, F64, &got);
-    EXPECT_INT(got, fp64,
+    ASSERT_INT(got, fp64,
                "DEV-DT-3 %s: can_cast(float32 array, float64) is the device's float64 "
                "support",
                ds);
 
     ra_dtype r = RA_DTYPE_DEFAULT;
-    EXPECT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){xi, xu}, 2, NULL, 0, &r), RA_OK,
+    ASSERT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){xi, xu}, 2, NULL, 0, &r), RA_OK,
                   "%s: result_type(int8 array, uint8 array)", ds);
-    EXPECT_INT(r, I16, "DEV-DT-4 %s: result_type(int8 array, uint8 array) is int16", ds);
-    EXPECT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){xf}, 1, (ra_dtype[]){C64}, 1, &r),
+    ASSERT_INT(r, I16, "DEV-DT-4 %s: result_type(int8 array, uint8 array) is int16", ds);
+    ASSERT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){xf}, 1, (ra_dtype[]){C64}, 1, &r),
                   RA_OK, "%s: result_type(float32 array, complex64)", ds);
-    EXPECT_INT(r, C64, "DEV-DT-4 %s: result_type(float32 array, complex64) is complex64", ds);
+    ASSERT_INT(r, C64, "DEV-DT-4 %s: result_type(float32 array, complex64) is complex64", ds);
     r = RA_DTYPE_DEFAULT;
     int status = ra_result_type(ctx, (const ra_array *[]){xf}, 1, (ra_dtype[]){F64}, 1, &r);
     if (fp64) {
-        EXPECT_STATUS(ctx, status, RA_OK, "%s: result_type(float32 array, float64)", ds);
-        EXPECT_INT(r, F64, "DEV-DT-4 %s: result_type(float32 array, float64) is float64", ds);
+        ASSERT_STATUS(ctx, status, RA_OK, "%s: result_type(float32 array, float64)", ds);
+        ASSERT_INT(r, F64, "DEV-DT-4 %s: result_type(float32 array, float64) is float64", ds);
     } else {
-        EXPECT_STATUS(ctx, status, RA_E_DTYPE_DEVICE,
+        ASSERT_STATUS(ctx, status, RA_E_DTYPE_DEVICE,
                       "DEV-DT-4 %s: float64 is not in the graph of a device without it", ds);
     }
-    EXPECT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){xi, xf}, 2, NULL, 0, &r),
+    ASSERT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){xi, xf}, 2, NULL, 0, &r),
                   RA_E_DTYPE, "%s: result_type(int8 array, float32 array) is not defined", ds);
-    EXPECT_STATUS(ctx, ra_can_cast_array(ctx, xf, (ra_dtype)0, &got), RA_E_ARG,
+    ASSERT_STATUS(ctx, ra_can_cast_array(ctx, xf, (ra_dtype)0, &got), RA_E_ARG,
                   "%s: can_cast(array, invalid dtype)", ds);
-    EXPECT_STATUS(ctx, ra_can_cast_array(ctx, NULL, F32, &got), RA_E_NULL, "can_cast: x NULL");
-    EXPECT_STATUS(ctx, ra_can_cast_array(ctx, xf, F32, NULL), RA_E_NULL, "can_cast: out NULL");
-    EXPECT_STATUS(NULL, ra_can_cast_array(NULL, xf, F32, &got), RA_E_NULL, "can_cast: ctx NULL");
+    ASSERT_STATUS(ctx, ra_can_cast_array(ctx, NULL, F32, &got), RA_E_NULL, "can_cast: x NULL");
+    ASSERT_STATUS(ctx, ra_can_cast_array(ctx, xf, F32, NULL), RA_E_NULL, "can_cast: out NULL");
+    ASSERT_STATUS(NULL, ra_can_cast_array(NULL, xf, F32, &got), RA_E_NULL, "can_cast: ctx NULL");
     ra_array_release(xf);
     ra_array_release(xi);
     ra_array_release(xu);
@@ -170,15 +170,15 @@ static void two_devices(ra_ctx *ctx, ra_device a, ra_device b)
     char as[RA_DEVICE_STR_MAX], bs[RA_DEVICE_STR_MAX];
     ra_array *x = make(ctx, a, F32), *y = make(ctx, b, F32);
     ra_dtype r = RA_DTYPE_DEFAULT;
-    EXPECT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){x, y}, 2, NULL, 0, &r),
+    ASSERT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){x, y}, 2, NULL, 0, &r),
                   RA_E_DEVICE_MISMATCH, "DEV-DT-5 %s and %s: result_type refuses two devices",
                   dev_str(a, as), dev_str(b, bs));
-    EXPECT_MSG(ctx, as, "the message names the first device");
+    ASSERT_MESSAGE(ctx, as, "the message names the first device");
     ra_array_release(x);
     ra_array_release(y);
 }
 
-int main(void)
+DT_TEST(cast)
 {
     ra_ctx *ctx = open_ctx();
     dtype_pairs();
@@ -188,9 +188,10 @@ int main(void)
     for (size_t i = 0; i < n; i++)
         on_device(ctx, devs[i]);
     if (n < 2)
-        tap_skip("only one device (cpu): no OpenCL device here", "DEV-DT-5 two devices");
+        skip_part("only one device (cpu): no OpenCL device here", "DEV-DT-5 two devices");
     else
         two_devices(ctx, devs[0], devs[1]);
     ra_ctx_destroy(ctx);
-    return tap_done();
 }
+
+DT_MAIN(DT_ENTRY(cast))

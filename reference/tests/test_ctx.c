@@ -1,6 +1,6 @@
 /* Tests of contexts: creation options, the allocation hook, the detail message, per-thread
  * state release, and the context-wide settings. */
-#include "tap.h"
+#include "ra_test.h"
 
 typedef struct counting {
     long live;
@@ -25,33 +25,33 @@ static void count_release(void *p, void *ud)
     free(p);
 }
 
-int main(void)
+DT_TEST(ctx)
 {
     ra_ctx *ctx = NULL;
-    EXPECT_STATUS(NULL, ra_ctx_create(NULL, NULL), RA_E_NULL, "create with NULL out");
-    EXPECT_MSG(NULL, "out is NULL", "the context-free message says why");
+    ASSERT_STATUS(NULL, ra_ctx_create(NULL, NULL), RA_E_NULL, "create with NULL out");
+    ASSERT_MESSAGE(NULL, "out is NULL", "the context-free message says why");
     ra_allocator half = {count_alloc, NULL, NULL};
     ra_ctx_options bad = {.allocator = &half};
     ctx = (ra_ctx *)1;
-    EXPECT_STATUS(NULL, ra_ctx_create(&bad, &ctx), RA_E_NULL,
+    ASSERT_STATUS(NULL, ra_ctx_create(&bad, &ctx), RA_E_NULL,
                   "an allocator without release is refused");
-    OK(ctx == NULL, "out is NULL after a failed create");
+    CHECK(ctx == NULL, "out is NULL after a failed create");
 
     /* The options' size field and flags (refarray.h, "Conventions"). */
-    EXPECT_STATUS(NULL, ra_ctx_create(&(ra_ctx_options){.size = 3}, &ctx), RA_E_ARG,
+    ASSERT_STATUS(NULL, ra_ctx_create(&(ra_ctx_options){.size = 3}, &ctx), RA_E_ARG,
                   "options with a size below the first layout");
-    EXPECT_MSG(NULL, "size is 3", "the message names the size");
+    ASSERT_MESSAGE(NULL, "size is 3", "the message names the size");
     struct {
         ra_ctx_options o;
         unsigned char later[8];
     } newer = {.o = {.size = sizeof newer, .flags = RA_CTX_NO_OPENCL}, .later = {0, 1}};
-    EXPECT_STATUS(NULL, ra_ctx_create(&newer.o, &ctx), RA_E_ARG,
+    ASSERT_STATUS(NULL, ra_ctx_create(&newer.o, &ctx), RA_E_ARG,
                   "options from a newer header with a field this library does not know set");
-    EXPECT_MSG(NULL, "does not know", "the message says why");
-    EXPECT_STATUS(NULL, ra_ctx_create(RA_CTX_OPTIONS(.flags = 1u << 7), &ctx), RA_E_ARG,
+    ASSERT_MESSAGE(NULL, "does not know", "the message says why");
+    ASSERT_STATUS(NULL, ra_ctx_create(RA_CTX_OPTIONS(.flags = 1u << 7), &ctx), RA_E_ARG,
                   "unknown flags are refused");
     newer.later[1] = 0;
-    EXPECT_STATUS(NULL, ra_ctx_create(&newer.o, &ctx), RA_OK,
+    ASSERT_STATUS(NULL, ra_ctx_create(&newer.o, &ctx), RA_OK,
                   "options from a newer header with its new fields zero");
     ra_ctx_destroy(ctx);
     ctx = NULL;
@@ -60,54 +60,57 @@ int main(void)
     counting c = {0, 0};
     ra_allocator hook = {count_alloc, count_release, &c};
     ra_ctx_options opts = {.allocator = &hook, .flags = RA_CTX_NO_OPENCL};
-    EXPECT_STATUS(NULL, ra_ctx_create(&opts, &ctx), RA_OK, "create with a counting allocator");
-    OK(c.total > 0, "the context allocates through the hook (%ld allocations)", c.total);
+    ASSERT_STATUS(NULL, ra_ctx_create(&opts, &ctx), RA_OK, "create with a counting allocator");
+    CHECK(c.total > 0, "the context allocates through the hook (%ld allocations)", c.total);
     size_t n = 0;
     ra_info_devices(ctx, NULL, 0, &n);
-    EXPECT_INT(n, 1, "RA_CTX_NO_OPENCL: only cpu");
+    ASSERT_INT(n, 1, "RA_CTX_NO_OPENCL: only cpu");
     ra_array *x = NULL;
     int64_t shape[2] = {3, 4};
     long before = c.total;
-    EXPECT_STATUS(ctx, ra_zeros(ctx, shape, 2, NULL, &x), RA_OK, "zeros in the hooked context");
-    OK(c.total >= before + 2, "array header and host data come from the hook");
+    ASSERT_STATUS(ctx, ra_zeros(ctx, shape, 2, NULL, &x), RA_OK, "zeros in the hooked context");
+    CHECK(c.total >= before + 2, "array header and host data come from the hook");
     ra_array_release(x);
     /* An error creates this thread's state for the message, also through the hook. */
     ra_device d;
     ra_device_parse(ctx, "bogus", &d);
-    EXPECT_MSG(ctx, "'bogus'", "the message is kept per context and thread");
-    OK(strstr(ra_ctx_message(NULL), "bogus") == NULL, "the context-free slot was not touched");
+    ASSERT_MESSAGE(ctx, "'bogus'", "the message is kept per context and thread");
+    CHECK(strstr(ra_ctx_message(NULL), "bogus") == NULL, "the context-free slot was not touched");
     ra_ctx_thread_release(ctx);
-    EXPECT_STR(ra_ctx_message(ctx), "", "after release this thread has no message in ctx");
+    ASSERT_STR(ra_ctx_message(ctx), "", "after release this thread has no message in ctx");
     ra_ctx_thread_release(ctx); /* twice is harmless */
     ra_ctx_thread_release(NULL);
     ra_ctx_destroy(ctx);
-    EXPECT_INT(c.live, 0, "every allocation was released after destroy");
+    ASSERT_INT(c.live, 0, "every allocation was released after destroy");
+    char message[512];
+    snprintf(message, sizeof message, "%s", ra_ctx_message(NULL));
     ra_ctx_destroy(NULL);
-    OK(1, "destroy(NULL) is a no-op");
+    ASSERT_STR(ra_ctx_message(NULL), message,
+               "destroy(NULL) is a no-op: not even the context-free message changes");
 
     /* Two contexts keep separate messages and settings. */
     ra_ctx *a = open_ctx(), *b = open_ctx();
     ra_device_parse(a, "GPU", &d);
     ra_device_parse(b, "gpu:", &d);
-    EXPECT_MSG(a, "'GPU'", "context a keeps its own message");
-    EXPECT_MSG(b, "'gpu:'", "context b keeps its own message");
+    ASSERT_MESSAGE(a, "'GPU'", "context a keeps its own message");
+    ASSERT_MESSAGE(b, "'gpu:'", "context b keeps its own message");
 
     /* Inference order and soft policy settings. */
-    EXPECT_INT(ra_ctx_inference(a), RA_INFER_2025, "the default inference order is 2025.12");
-    EXPECT_STATUS(a, ra_ctx_set_inference(a, RA_INFER_LEGACY), RA_OK, "set the legacy order");
-    EXPECT_INT(ra_ctx_inference(a), RA_INFER_LEGACY, "the order is legacy now");
-    EXPECT_INT(ra_ctx_inference(b), RA_INFER_2025, "another context is unaffected");
-    EXPECT_STATUS(a, ra_ctx_set_inference(a, (ra_inference)7), RA_E_ARG, "unknown order");
-    EXPECT_INT(ra_ctx_inference(a), RA_INFER_LEGACY, "an invalid set changes nothing");
-    EXPECT_STATUS(NULL, ra_ctx_set_inference(NULL, RA_INFER_2025), RA_E_NULL, "NULL ctx");
-    EXPECT_INT(ra_ctx_inference(NULL), RA_INFER_2025, "NULL ctx reads the default order");
-    EXPECT_INT(ra_ctx_soft_policy(a), RA_SOFT_MOVE_ALL, "the default soft policy is move-all");
-    EXPECT_STATUS(a, ra_ctx_set_soft_policy(a, RA_SOFT_MOVE_MIXED), RA_OK, "set move-mixed");
-    EXPECT_INT(ra_ctx_soft_policy(a), RA_SOFT_MOVE_MIXED, "the policy is move-mixed now");
-    EXPECT_INT(ra_ctx_soft_policy(b), RA_SOFT_MOVE_ALL, "another context is unaffected");
-    EXPECT_STATUS(a, ra_ctx_set_soft_policy(a, (ra_soft_policy)-1), RA_E_ARG, "unknown policy");
-    EXPECT_STATUS(NULL, ra_ctx_set_soft_policy(NULL, RA_SOFT_MOVE_ALL), RA_E_NULL, "NULL ctx");
-    EXPECT_INT(ra_ctx_soft_policy(NULL), RA_SOFT_MOVE_ALL, "NULL ctx reads the default");
+    ASSERT_INT(ra_ctx_inference(a), RA_INFER_2025, "the default inference order is 2025.12");
+    ASSERT_STATUS(a, ra_ctx_set_inference(a, RA_INFER_LEGACY), RA_OK, "set the legacy order");
+    ASSERT_INT(ra_ctx_inference(a), RA_INFER_LEGACY, "the order is legacy now");
+    ASSERT_INT(ra_ctx_inference(b), RA_INFER_2025, "another context is unaffected");
+    ASSERT_STATUS(a, ra_ctx_set_inference(a, (ra_inference)7), RA_E_ARG, "unknown order");
+    ASSERT_INT(ra_ctx_inference(a), RA_INFER_LEGACY, "an invalid set changes nothing");
+    ASSERT_STATUS(NULL, ra_ctx_set_inference(NULL, RA_INFER_2025), RA_E_NULL, "NULL ctx");
+    ASSERT_INT(ra_ctx_inference(NULL), RA_INFER_2025, "NULL ctx reads the default order");
+    ASSERT_INT(ra_ctx_soft_policy(a), RA_SOFT_MOVE_ALL, "the default soft policy is move-all");
+    ASSERT_STATUS(a, ra_ctx_set_soft_policy(a, RA_SOFT_MOVE_MIXED), RA_OK, "set move-mixed");
+    ASSERT_INT(ra_ctx_soft_policy(a), RA_SOFT_MOVE_MIXED, "the policy is move-mixed now");
+    ASSERT_INT(ra_ctx_soft_policy(b), RA_SOFT_MOVE_ALL, "another context is unaffected");
+    ASSERT_STATUS(a, ra_ctx_set_soft_policy(a, (ra_soft_policy)-1), RA_E_ARG, "unknown policy");
+    ASSERT_STATUS(NULL, ra_ctx_set_soft_policy(NULL, RA_SOFT_MOVE_ALL), RA_E_NULL, "NULL ctx");
+    ASSERT_INT(ra_ctx_soft_policy(NULL), RA_SOFT_MOVE_ALL, "NULL ctx reads the default");
     ra_ctx_destroy(a);
     ra_ctx_destroy(b);
 
@@ -115,11 +118,12 @@ int main(void)
      * the same address. */
     for (int i = 0; i < 3; i++) {
         ra_ctx *t = open_ctx();
-        OK(strcmp(ra_ctx_message(t), "") == 0, "a new context (%d) starts without a message", i);
-        EXPECT_INT(ra_default_depth(t), 0, "a new context (%d) starts without scopes", i);
+        CHECK(strcmp(ra_ctx_message(t), "") == 0, "a new context (%d) starts without a message", i);
+        ASSERT_INT(ra_default_depth(t), 0, "a new context (%d) starts without scopes", i);
         ra_default_push(t, RA_CPU);
         ra_device_parse(t, "x", &d);
         ra_ctx_destroy(t);
     }
-    return tap_done();
 }
+
+DT_MAIN(DT_ENTRY(ctx))

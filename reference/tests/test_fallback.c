@@ -5,7 +5,7 @@
  * to register this backend as gpu:0 in a cpu-only context, and checks the same results as on
  * cpu. */
 #include "../src/internal.h"
-#include "tap.h"
+#include "ra_test.h"
 
 #include <stdlib.h>
 
@@ -78,107 +78,104 @@ static const ra__backend_ops minimal_ops = {
     .read = m_read,
 };
 
-int main(void)
+DT_TEST(fallback)
 {
     ra_ctx *ctx = NULL;
-    if (ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) != RA_OK) {
-        printf("Bail out! %s\n", ra_ctx_message(NULL));
-        return 1;
-    }
+    ASSERT_STATUS(NULL, ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx), RA_OK, "create a context");
     minimal *m = ra__calloc(ctx, 1, sizeof *m);
     m->ctx = ctx;
-    EXPECT_STATUS(ctx, ra__ctx_add_device(ctx, RA_DEVICE_GPU, &minimal_ops, m), RA_OK,
+    ASSERT_STATUS(ctx, ra__ctx_add_device(ctx, RA_DEVICE_GPU, &minimal_ops, m), RA_OK,
                   "a backend with the required slots only is accepted");
     ra_device g = {RA_DEVICE_GPU, 0};
-    OK(ra_device_is_available(ctx, g), "it is gpu:0");
+    CHECK(ra_device_is_available(ctx, g), "it is gpu:0");
     ra_opts on = {.device_value = &g};
     int64_t s23[2] = {2, 3}, s3[1] = {3}, s32[2] = {3, 2};
     ra_array *x = NULL, *y = NULL, *z = NULL;
 
     /* Creation: fill and host writes. */
-    EXPECT_STATUS(ctx, ra_full(ctx, s23, 2, ra_scalar_float(1.5), &on, &x), RA_OK, "full");
-    EXPECT_INT(ra_array_dtype(x), RA_FLOAT32, "without float64 the default float is float32");
-    EXPECT_VALUES(ctx, x, "full through the fill fallback", 1.5, 1.5, 1.5, 1.5, 1.5, 1.5);
-    EXPECT_STATUS(ctx,
+    ASSERT_STATUS(ctx, ra_full(ctx, s23, 2, ra_scalar_float(1.5), &on, &x), RA_OK, "full");
+    ASSERT_INT(ra_array_dtype(x), RA_FLOAT32, "without float64 the default float is float32");
+    ASSERT_VALUES(ctx, x, "full through the fill fallback", 1.5, 1.5, 1.5, 1.5, 1.5, 1.5);
+    ASSERT_STATUS(ctx,
                   ra_zeros(ctx, s3, 1, &(ra_opts){.dtype = RA_FLOAT64, .device_value = &g}, &y),
                   RA_E_DTYPE_DEVICE, "DEV-DS-17 float64 on a device without it is refused");
     ra_default_dtypes dd;
     ra_info_default_dtypes(ctx, &g, &dd);
-    OK(dd.real_floating == RA_FLOAT32 && dd.complex_floating == RA_COMPLEX64,
+    CHECK(dd.real_floating == RA_FLOAT32 && dd.complex_floating == RA_COMPLEX64,
        "DEV-INFO-7 the defaults of a device without float64");
     ra_array *e = NULL;
-    EXPECT_STATUS(ctx, ra_eye(ctx, 3, 2, 0, &on, &e), RA_OK, "eye");
-    EXPECT_VALUES(ctx, e, "eye(3, 2)", 1, 0, 0, 1, 0, 0);
+    ASSERT_STATUS(ctx, ra_eye(ctx, 3, 2, 0, &on, &e), RA_OK, "eye");
+    ASSERT_VALUES(ctx, e, "eye(3, 2)", 1, 0, 0, 1, 0, 0);
     int64_t big[1] = {(1 << 20) / 4 + 1};
-    EXPECT_STATUS(ctx, ra_zeros(ctx, big, 1, &(ra_opts){.dtype = RA_INT32, .device_value = &g}, &y),
+    ASSERT_STATUS(ctx, ra_zeros(ctx, big, 1, &(ra_opts){.dtype = RA_INT32, .device_value = &g}, &y),
                   RA_E_NOMEM, "an array beyond the device's largest allocation is refused");
-    EXPECT_MSG(ctx, "largest allocation", "the message says why");
+    ASSERT_MESSAGE(ctx, "largest allocation", "the message says why");
 
     /* Casts through the host. */
-    EXPECT_STATUS(ctx, ra_astype(ctx, x, RA_INT16, NULL, &y), RA_OK, "astype on the device");
-    EXPECT_VALUES(ctx, y, "astype int16 via host", 1, 1, 1, 1, 1, 1);
-    EXPECT_DEV(ra_array_device(y), g, "the cast stays on gpu:0");
+    ASSERT_STATUS(ctx, ra_astype(ctx, x, RA_INT16, NULL, &y), RA_OK, "astype on the device");
+    ASSERT_VALUES(ctx, y, "astype int16 via host", 1, 1, 1, 1, 1, 1);
+    ASSERT_DEV(ra_array_device(y), g, "the cast stays on gpu:0");
     ra_array_release(y);
     double d6[6] = {1, 2, 3, 4, 5, 6};
     ra_array *h64 = NULL;
     ra_asarray_buffer(ctx, d6, RA_FLOAT64, s23, 2, &(ra_opts){.device = "cpu"}, &h64);
-    EXPECT_STATUS(ctx, ra_astype(ctx, h64, RA_FLOAT32, &on, &y), RA_OK,
+    ASSERT_STATUS(ctx, ra_astype(ctx, h64, RA_FLOAT32, &on, &y), RA_OK,
                   "astype float64 on cpu to float32 on a device without float64");
-    EXPECT_VALUES(ctx, y, "cast on cpu first, then moved", 1, 2, 3, 4, 5, 6);
-    EXPECT_STATUS(ctx, ra_to_device(ctx, h64, g, NULL, &z), RA_E_DTYPE_DEVICE,
+    ASSERT_VALUES(ctx, y, "cast on cpu first, then moved", 1, 2, 3, 4, 5, 6);
+    ASSERT_STATUS(ctx, ra_to_device(ctx, h64, g, NULL, &z), RA_E_DTYPE_DEVICE,
                   "DEV-DS-17 to_device of float64 to a device without it");
 
     /* Operations through the host kernels. */
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(x), ra_operand_array(y), &z), RA_OK,
+    ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(x), ra_operand_array(y), &z), RA_OK,
                   "add");
-    EXPECT_VALUES(ctx, z, "add via host", 2.5, 3.5, 4.5, 5.5, 6.5, 7.5);
-    EXPECT_DEV(ra_array_device(z), g, "DEV-DS-10 the result is on gpu:0");
+    ASSERT_VALUES(ctx, z, "add via host", 2.5, 3.5, 4.5, 5.5, 6.5, 7.5);
+    ASSERT_DEV(ra_array_device(z), g, "DEV-DS-10 the result is on gpu:0");
     ra_array_release(z);
-    EXPECT_STATUS(ctx, ra_unary(ctx, RA_NEGATIVE, y, &z), RA_OK, "negative");
-    EXPECT_VALUES(ctx, z, "negative via host", -1, -2, -3, -4, -5, -6);
+    ASSERT_STATUS(ctx, ra_unary(ctx, RA_NEGATIVE, y, &z), RA_OK, "negative");
+    ASSERT_VALUES(ctx, z, "negative via host", -1, -2, -3, -4, -5, -6);
     ra_array_release(z);
     int axis = 0;
-    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_SUM, y, &axis, &z), RA_OK, "sum axis 0");
-    EXPECT_VALUES(ctx, z, "sum via host", 5, 7, 9);
+    ASSERT_STATUS(ctx, ra_reduce(ctx, RA_SUM, y, &axis, &z), RA_OK, "sum axis 0");
+    ASSERT_VALUES(ctx, z, "sum via host", 5, 7, 9);
     ra_array_release(z);
     ra_array *m32 = NULL;
     ra_asarray_buffer(ctx, d6, RA_FLOAT64, s32, 2,
                       &(ra_opts){.dtype = RA_FLOAT32, .device_value = &g}, &m32);
-    EXPECT_STATUS(ctx, ra_matmul(ctx, y, m32, &z), RA_OK, "matmul");
-    EXPECT_VALUES(ctx, z, "matmul via host", 22, 28, 49, 64);
+    ASSERT_STATUS(ctx, ra_matmul(ctx, y, m32, &z), RA_OK, "matmul");
+    ASSERT_VALUES(ctx, z, "matmul via host", 22, 28, 49, 64);
     ra_array_release(z);
     const ra_array *pair[2] = {y, y};
-    EXPECT_STATUS(ctx, ra_stack(ctx, pair, 2, 1, &z), RA_OK, "stack");
-    EXPECT_VALUES(ctx, z, "stack via host", 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6);
+    ASSERT_STATUS(ctx, ra_stack(ctx, pair, 2, 1, &z), RA_OK, "stack");
+    ASSERT_VALUES(ctx, z, "stack via host", 1, 2, 3, 1, 2, 3, 4, 5, 6, 4, 5, 6);
     ra_array_release(z);
-    EXPECT_STATUS(ctx, ra_asarray(ctx, y, &(ra_opts){.copy = RA_COPY_ALWAYS}, &z), RA_OK,
+    ASSERT_STATUS(ctx, ra_asarray(ctx, y, &(ra_opts){.copy = RA_COPY_ALWAYS}, &z), RA_OK,
                   "a copy on the device");
-    EXPECT_VALUES(ctx, z, "copy via host", 1, 2, 3, 4, 5, 6);
+    ASSERT_VALUES(ctx, z, "copy via host", 1, 2, 3, 4, 5, 6);
     ra_array_release(z);
     int stream_token;
-    EXPECT_STATUS(ctx, ra_to_device(ctx, h64, g, &stream_token, &z), RA_E_STREAM,
+    ASSERT_STATUS(ctx, ra_to_device(ctx, h64, g, &stream_token, &z), RA_E_STREAM,
                   "a backend without streams refuses a stream");
     void *ds = (void *)1;
     ra_device_default_stream(ctx, g, &ds);
-    OK(ds == NULL, "a backend without streams has a NULL default stream");
+    CHECK(ds == NULL, "a backend without streams has a NULL default stream");
     double pct;
-    EXPECT_STATUS(ctx, ra_util_utilisation(ctx, g, &pct), RA_E_NOT_MEASURABLE,
+    ASSERT_STATUS(ctx, ra_util_utilisation(ctx, g, &pct), RA_E_NOT_MEASURABLE,
                   "IVY-UTIL-5 no utilisation slot: not measurable");
 
     /* Soft mode towards a default device that cannot hold an input's dtype is an error,
      * not a silent change of dtype (DEV-DS-17). */
     ra_default_set(ctx, g);
     ra_soft_set(ctx, true);
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(h64), ra_operand_array(y), &z),
+    ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(h64), ra_operand_array(y), &z),
                   RA_E_DTYPE_DEVICE, "soft mode cannot move float64 to a device without it");
-    OK(z == NULL, "no result");
+    CHECK(z == NULL, "no result");
     ra_soft_unset(ctx);
     ra_default_unset(ctx);
 
     ra_array *all[] = {x, y, e, h64, m32};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         ra_array_release(all[i]);
-    EXPECT_INT(m->live, 0, "every device buffer was freed");
+    ASSERT_INT(m->live, 0, "every device buffer was freed");
 
     /* A table with a missing required slot or a newer version is refused, and closed. */
     static ra__backend_ops broken;
@@ -186,16 +183,17 @@ int main(void)
     broken.read = NULL;
     minimal *m2 = ra__calloc(ctx, 1, sizeof *m2);
     m2->ctx = ctx;
-    EXPECT_STATUS(ctx, ra__ctx_add_device(ctx, RA_DEVICE_GPU, &broken, m2), RA_E_BACKEND,
+    ASSERT_STATUS(ctx, ra__ctx_add_device(ctx, RA_DEVICE_GPU, &broken, m2), RA_E_BACKEND,
                   "a table without read is refused");
     static ra__backend_ops newer;
     newer = minimal_ops;
     newer.version = RA_BACKEND_VERSION + 1;
     minimal *m3 = ra__calloc(ctx, 1, sizeof *m3);
     m3->ctx = ctx;
-    EXPECT_STATUS(ctx, ra__ctx_add_device(ctx, RA_DEVICE_GPU, &newer, m3), RA_E_BACKEND,
+    ASSERT_STATUS(ctx, ra__ctx_add_device(ctx, RA_DEVICE_GPU, &newer, m3), RA_E_BACKEND,
                   "a table of another version is refused");
-    EXPECT_INT(ra_util_num_gpus(ctx), 1, "neither was added");
+    ASSERT_INT(ra_util_num_gpus(ctx), 1, "neither was added");
     ra_ctx_destroy(ctx);
-    return tap_done();
 }
+
+DT_MAIN(DT_ENTRY(fallback))

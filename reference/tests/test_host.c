@@ -12,7 +12,7 @@
  * here from the same inputs with C's own arithmetic (integers wrap through the unsigned
  * type, maximum propagates NaN, -0 and NaN kept as they are). The arrays have 1037 elements,
  * so vectorised loops run both their vector body and their scalar tail. */
-#include "tap.h"
+#include "ra_test.h"
 
 #include <pthread.h>
 #include <stdint.h>
@@ -52,12 +52,12 @@ static bool all_equal_f32(ra_ctx *ctx, const ra_array *x, float want)
     return ok;
 }
 
-static void test_cache(void)
+DT_TEST(cache)
 {
     counting c = {0, 0, -1};
     ra_allocator hook = {c_alloc, c_release, &c};
     ra_ctx *ctx = NULL;
-    if (!OK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL}, &ctx) ==
+    if (!CHECK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL}, &ctx) ==
                 RA_OK,
             "context with a counting allocator"))
         return;
@@ -68,30 +68,30 @@ static void test_cache(void)
 
     /* A block with sevens in it goes to the cache; zeros made from it are zeros. */
     ra_full(ctx, shape, 1, ra_scalar_float(7), &f32, &a);
-    OK(a && all_equal_f32(ctx, a, 7.0f), "full: 2^18 sevens");
+    CHECK(a && all_equal_f32(ctx, a, 7.0f), "full: 2^18 sevens");
     ra_array_release(a);
     a = NULL;
     uint64_t used = 1;
     ra_util_used_memory(ctx, cpu, &used);
-    EXPECT_INT(used, 0, "IVY-UTIL-4 used memory counts array data only, not cached blocks");
+    ASSERT_INT(used, 0, "IVY-UTIL-4 used memory counts array data only, not cached blocks");
     c.allocs = 0;
-    EXPECT_STATUS(ctx, ra_zeros(ctx, shape, 1, &f32, &a), RA_OK, "zeros of the same size");
-    EXPECT_INT(c.allocs, 1, "only the array's header is allocated: the data block is reused");
-    OK(a && all_equal_f32(ctx, a, 0.0f), "the reused block reads as zeros");
+    ASSERT_STATUS(ctx, ra_zeros(ctx, shape, 1, &f32, &a), RA_OK, "zeros of the same size");
+    ASSERT_INT(c.allocs, 1, "only the array's header is allocated: the data block is reused");
+    CHECK(a && all_equal_f32(ctx, a, 0.0f), "the reused block reads as zeros");
     ra_util_used_memory(ctx, cpu, &used);
-    EXPECT_INT(used, BIG * 4, "used memory counts the new array");
+    ASSERT_INT(used, BIG * 4, "used memory counts the new array");
 
     /* Results written whole reuse blocks as they are and are still right. */
     ra_full(ctx, shape, 1, ra_scalar_float(2), &f32, &b);
     ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(b), &y);
-    OK(y && all_equal_f32(ctx, y, 2.0f), "0 + 2 on reused memory");
+    CHECK(y && all_equal_f32(ctx, y, 2.0f), "0 + 2 on reused memory");
     ra_array_release(y);
     y = NULL;
     c.allocs = 0;
     ra_binary(ctx, RA_MULTIPLY, ra_operand_array(b), ra_operand_scalar(ra_scalar_float(3)), &y);
-    OK(y && all_equal_f32(ctx, y, 6.0f), "2 * 3 on the previous result's block");
+    CHECK(y && all_equal_f32(ctx, y, 6.0f), "2 * 3 on the previous result's block");
     /* The header, and the scalar operand's 0-d array (header with its element inline). */
-    EXPECT_INT(c.allocs, 2, "the result's data block came from the cache");
+    ASSERT_INT(c.allocs, 2, "the result's data block came from the cache");
     ra_array_release(y);
     y = NULL;
 
@@ -102,42 +102,42 @@ static void test_cache(void)
     c.fail_at = 1; /* allocation 0 is the header, 1 the data block */
     int st = ra_zeros(ctx, shape2, 1, &f32, &y);
     c.fail_at = -1;
-    EXPECT_STATUS(ctx, st, RA_OK,
+    ASSERT_STATUS(ctx, st, RA_OK,
                   "an allocation failing with blocks cached: they are freed, retried");
-    EXPECT_INT(c.live, live_before - 1 + 2, "the cached 1 MiB block went back to the hook");
+    ASSERT_INT(c.live, live_before - 1 + 2, "the cached 1 MiB block went back to the hook");
     ra_array_release(y);
     y = NULL;
 
-    EXPECT_INT(c.allocs, 3, "header, the failed try, the retry");
+    ASSERT_INT(c.allocs, 3, "header, the failed try, the retry");
 
     /* A block of another bucket is not handed out for a request it cannot hold. */
     c.allocs = 0;
     int64_t shape3[1] = {BIG * 8};
-    EXPECT_STATUS(ctx, ra_zeros(ctx, shape3, 1, &f32, &y), RA_OK, "zeros of 8 MiB");
-    EXPECT_INT(c.allocs, 2, "8 MiB: header and a new block (the cached 4 MiB cannot hold it)");
+    ASSERT_STATUS(ctx, ra_zeros(ctx, shape3, 1, &f32, &y), RA_OK, "zeros of 8 MiB");
+    ASSERT_INT(c.allocs, 2, "8 MiB: header and a new block (the cached 4 MiB cannot hold it)");
     ra_array_release(y);
     y = NULL;
 
     ra_array_release(a);
     ra_array_release(b);
     ra_ctx_destroy(ctx);
-    EXPECT_INT(c.live, 0, "destroying the context returns every cached block to the hook");
+    ASSERT_INT(c.live, 0, "destroying the context returns every cached block to the hook");
 
     /* With nothing cached, a failing large allocation is the caller's MemoryError. */
     c = (counting){0, 0, -1};
-    if (!OK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL}, &ctx) ==
+    if (!CHECK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL}, &ctx) ==
                 RA_OK,
             "a second context"))
         return;
     c.allocs = 0;
     c.fail_at = 1;
     y = NULL;
-    EXPECT_STATUS(ctx, ra_zeros(ctx, shape, 1, &f32, &y), RA_E_NOMEM,
+    ASSERT_STATUS(ctx, ra_zeros(ctx, shape, 1, &f32, &y), RA_E_NOMEM,
                   "a failing 1 MiB allocation with an empty cache: MemoryError");
     c.fail_at = -1;
-    OK(y == NULL, "out is NULL after the failure");
+    CHECK(y == NULL, "out is NULL after the failure");
     ra_ctx_destroy(ctx);
-    EXPECT_INT(c.live, 0, "nothing leaks");
+    ASSERT_INT(c.live, 0, "nothing leaks");
 }
 
 /* Two threads make and release large arrays of one context at once: the cache is shared and
@@ -167,10 +167,10 @@ static void *work(void *arg)
     return NULL;
 }
 
-static void test_cache_threads(void)
+DT_TEST(cache_threads)
 {
     ra_ctx *ctx = NULL;
-    if (!OK(ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) == RA_OK,
+    if (!CHECK(ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) == RA_OK,
             "context for two threads"))
         return;
     worker w[2] = {{ctx, 1.5f, 0}, {ctx, -3.0f, 0}};
@@ -180,8 +180,8 @@ static void test_cache_threads(void)
         if (pthread_create(&t[i], NULL, work, &w[i]) == 0) started++;
     for (int i = 0; i < started; i++)
         pthread_join(t[i], NULL);
-    OK(started == 2, "two threads started");
-    EXPECT_INT(w[0].bad + w[1].bad, 0, "two threads sharing the cache: every result is right");
+    CHECK(started == 2, "two threads started");
+    ASSERT_INT(w[0].bad + w[1].bad, 0, "two threads sharing the cache: every result is right");
     ra_ctx_destroy(ctx);
 }
 
@@ -321,10 +321,10 @@ CHECK_TYPE(int64_t, uint64_t, 0, RA_INT64)
 CHECK_TYPE(uint8_t, uint8_t, 0, RA_UINT8)
 CHECK_TYPE(uint16_t, uint16_t, 0, RA_UINT16)
 
-static void test_elementwise(void)
+DT_TEST(elementwise)
 {
     ra_ctx *ctx = NULL;
-    if (!OK(ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) == RA_OK,
+    if (!CHECK(ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) == RA_OK,
             "context (cpu)"))
         return;
     static const ra_binop float_ops[] = {RA_ADD,   RA_SUBTRACT, RA_MULTIPLY, RA_DIVIDE,
@@ -334,32 +334,26 @@ static void test_elementwise(void)
     for (int layout = L_SAME; layout <= L_BROADCAST; layout++) {
         for (size_t k = 0; k < sizeof float_ops / sizeof float_ops[0]; k++) {
             ra_binop op = float_ops[k];
-            OK(check_float(ctx, op, layout) == 0, "float32 %s, %s: bit for bit", ra_binop_name(op),
+            CHECK(check_float(ctx, op, layout) == 0, "float32 %s, %s: bit for bit", ra_binop_name(op),
                layout_names[layout]);
-            OK(check_double(ctx, op, layout) == 0, "float64 %s, %s: bit for bit", ra_binop_name(op),
+            CHECK(check_double(ctx, op, layout) == 0, "float64 %s, %s: bit for bit", ra_binop_name(op),
                layout_names[layout]);
         }
         for (size_t k = 0; k < sizeof int_ops / sizeof int_ops[0]; k++) {
             ra_binop op = int_ops[k];
-            OK(check_int8_t(ctx, op, layout) == 0, "int8 %s, %s: wraps, exact", ra_binop_name(op),
+            CHECK(check_int8_t(ctx, op, layout) == 0, "int8 %s, %s: wraps, exact", ra_binop_name(op),
                layout_names[layout]);
-            OK(check_int32_t(ctx, op, layout) == 0, "int32 %s, %s: wraps, exact", ra_binop_name(op),
+            CHECK(check_int32_t(ctx, op, layout) == 0, "int32 %s, %s: wraps, exact", ra_binop_name(op),
                layout_names[layout]);
-            OK(check_int64_t(ctx, op, layout) == 0, "int64 %s, %s: wraps, exact", ra_binop_name(op),
+            CHECK(check_int64_t(ctx, op, layout) == 0, "int64 %s, %s: wraps, exact", ra_binop_name(op),
                layout_names[layout]);
-            OK(check_uint8_t(ctx, op, layout) == 0, "uint8 %s, %s: wraps, exact", ra_binop_name(op),
+            CHECK(check_uint8_t(ctx, op, layout) == 0, "uint8 %s, %s: wraps, exact", ra_binop_name(op),
                layout_names[layout]);
-            OK(check_uint16_t(ctx, op, layout) == 0, "uint16 %s, %s: wraps, exact",
+            CHECK(check_uint16_t(ctx, op, layout) == 0, "uint16 %s, %s: wraps, exact",
                ra_binop_name(op), layout_names[layout]);
         }
     }
     ra_ctx_destroy(ctx);
 }
 
-int main(void)
-{
-    test_cache();
-    test_cache_threads();
-    test_elementwise();
-    return tap_done();
-}
+DT_MAIN(DT_ENTRY(cache), DT_ENTRY(cache_threads), DT_ENTRY(elementwise))

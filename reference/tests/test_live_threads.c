@@ -6,7 +6,7 @@
  * the last, so every listing must find at least the four anchors, however the threads are
  * scheduled. Run under ThreadSanitizer with the label `threads`. */
 #define _POSIX_C_SOURCE 200809L /* pthread barriers */
-#include "tap.h"
+#include "ra_test.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -46,7 +46,7 @@ static void *churn(void *arg)
     return NULL;
 }
 
-int main(void)
+DT_TEST(live_threads)
 {
     ctx = open_ctx();
     pthread_barrier_init(&start, NULL, THREADS + 1);
@@ -86,18 +86,19 @@ int main(void)
         pthread_join(t[i], NULL);
     pthread_barrier_destroy(&start);
     pthread_barrier_destroy(&stop);
-    tap_diag("%zu arrays listed over %d calls while the threads ran", listed, calls);
-    EXPECT_INT(short_lists, 0,
+    dt_diag("%zu arrays listed over %d calls while the threads ran", listed, calls);
+    ASSERT_INT(short_lists, 0,
                "IVY-UTIL-6 every listing found at least the %d anchors alive throughout",
                THREADS);
-    EXPECT_INT(atomic_load(&failures), 0, "the threads created all their arrays");
-    EXPECT_INT(errors, 0, "every listing succeeded (%d calls)", calls);
-    EXPECT_INT(bad_reads, 0,
+    ASSERT_INT(atomic_load(&failures), 0, "the threads created all their arrays");
+    ASSERT_INT(errors, 0, "every listing succeeded (%d calls)", calls);
+    ASSERT_INT(bad_reads, 0,
                "IVY-UTIL-6 every listed array was alive (its device, dtype and shape intact)");
-    EXPECT_INT(duplicates, 0, "no array listed twice in one answer");
+    ASSERT_INT(duplicates, 0, "no array listed twice in one answer");
     size_t n = 99;
-    EXPECT_STATUS(ctx, ra_util_arrays_on_device(ctx, RA_CPU, NULL, 0, &n), RA_OK, "final count");
-    EXPECT_INT(n, 0, "IVY-UTIL-6 nothing is alive once every thread has released its arrays");
+    ASSERT_STATUS(ctx, ra_util_arrays_on_device(ctx, RA_CPU, NULL, 0, &n), RA_OK, "final count");
+    ASSERT_INT(n, 0, "IVY-UTIL-6 nothing is alive once every thread has released its arrays");
     ra_ctx_destroy(ctx);
-    return tap_done();
 }
+
+DT_MAIN(DT_ENTRY(live_threads))

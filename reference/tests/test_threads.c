@@ -2,7 +2,7 @@
  * default is shared; arrays and the context can be used from several threads at once. CI
  * runs this program under ThreadSanitizer (CTest label `threads`). */
 #define _POSIX_C_SOURCE 200809L
-#include "tap.h"
+#include "ra_test.h"
 
 #include <pthread.h>
 
@@ -77,7 +77,7 @@ static void *set_global(void *arg)
     return NULL;
 }
 
-int main(void)
+DT_TEST(threads)
 {
     ctx = open_ctx();
     ndevs = list_devices(ctx, devs);
@@ -99,30 +99,31 @@ int main(void)
         pthread_join(threads[i], NULL);
     pthread_barrier_destroy(&barrier);
     if (ndevs < 2)
-        tap_diag("only cpu here: every thread's scope is cpu, so scopes are told apart by "
+        dt_diag("only cpu here: every thread's scope is cpu, so scopes are told apart by "
                  "soft mode and messages only");
     for (int i = 0; i < NTHREADS; i++) {
         char ds[RA_DEVICE_STR_MAX];
         dev_str(w[i].scope, ds);
-        OK(w[i].saw_own_scope, "thread %d sees its own scoped default %s, not the others'", i, ds);
-        OK(w[i].array_on_scope, "thread %d creates arrays on its scope's device %s", i, ds);
-        OK(w[i].soft_own, "thread %d: soft mode is per thread (%s below the scope)", i,
+        CHECK(w[i].saw_own_scope, "thread %d sees its own scoped default %s, not the others'", i, ds);
+        CHECK(w[i].array_on_scope, "thread %d creates arrays on its scope's device %s", i, ds);
+        CHECK(w[i].soft_own, "thread %d: soft mode is per thread (%s below the scope)", i,
            i % 2 ? "on" : "off");
-        if (!OK(w[i].message_own, "thread %d keeps its own detail message", i))
+        if (!CHECK(w[i].message_own, "thread %d keeps its own detail message", i))
             printf("#   observed \"%s\"\n", w[i].message);
-        OK(w[i].restored, "thread %d: after pop the global default is back", i);
-        OK(w[i].ops_ok, "thread %d: 50 concurrent multiply+sum on a shared array", i);
+        CHECK(w[i].restored, "thread %d: after pop the global default is back", i);
+        CHECK(w[i].ops_ok, "thread %d: 50 concurrent multiply+sum on a shared array", i);
     }
-    EXPECT_INT(ra_default_depth(ctx), 0, "the main thread never had a scope");
-    OK(!ra_soft_get(ctx), "the main thread's soft mode is off");
+    ASSERT_INT(ra_default_depth(ctx), 0, "the main thread never had a scope");
+    CHECK(!ra_soft_get(ctx), "the main thread's soft mode is off");
     /* The global default is shared: set in one thread, seen in another. */
     ra_device last = devs[ndevs - 1];
     pthread_t t;
     pthread_create(&t, NULL, set_global, &last);
     pthread_join(t, NULL);
-    EXPECT_DEV(ra_default_global(ctx), last, "a global default set in another thread is seen");
+    ASSERT_DEV(ra_default_global(ctx), last, "a global default set in another thread is seen");
     ra_default_unset(ctx);
     ra_array_release(shared_array);
     ra_ctx_destroy(ctx);
-    return tap_done();
 }
+
+DT_MAIN(DT_ENTRY(threads))

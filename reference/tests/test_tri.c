@@ -1,7 +1,7 @@
 /* Tests of tril and triu (DEV-CREATE-8) and of the list of arrays alive on a device
  * (IVY-UTIL-6), on every device the context lists. Expected values are worked out by hand
  * from the definitions: tril keeps (i, j) with j <= i + k, triu keeps j >= i + k. */
-#include "tap.h"
+#include "ra_test.h"
 
 #include <stdint.h>
 
@@ -24,17 +24,17 @@ static ra_array *matrix(ra_ctx *ctx, ra_device dev, ra_dtype dtype, const int64_
 #define TRI(fn, x, k, name, ...)                                                                   \
     do {                                                                                           \
         ra_array *y_ = NULL;                                                                       \
-        EXPECT_STATUS(ctx, fn(ctx, (x), (k), &y_), RA_OK, "%s: %s", ds, (name));                   \
+        ASSERT_STATUS(ctx, fn(ctx, (x), (k), &y_), RA_OK, "%s: %s", ds, (name));                   \
         if (y_) {                                                                                  \
-            EXPECT_DEV(ra_array_device(y_), dev, "DEV-CREATE-8 %s: %s is on x's device", ds,       \
+            ASSERT_DEV(ra_array_device(y_), dev, "DEV-CREATE-8 %s: %s is on x's device", ds,       \
                        (name));                                                                    \
-            EXPECT_INT(ra_array_dtype(y_), ra_array_dtype(x), "%s: %s keeps the dtype", ds,        \
+            ASSERT_INT(ra_array_dtype(y_), ra_array_dtype(x), "%s: %s keeps the dtype", ds,        \
                        (name));                                                                    \
-            OK(ra_array_ndim(y_) == ra_array_ndim(x) &&                                            \
+            CHECK(ra_array_ndim(y_) == ra_array_ndim(x) &&                                            \
                    memcmp(ra_array_shape(y_), ra_array_shape(x),                                   \
                           ra_array_ndim(x) * sizeof(int64_t)) == 0,                                \
                "%s: %s keeps the shape", ds, (name));                                              \
-            EXPECT_VALUES(ctx, y_, (name), __VA_ARGS__);                                           \
+            ASSERT_VALUES(ctx, y_, (name), __VA_ARGS__);                                           \
             ra_array_release(y_);                                                                  \
         }                                                                                          \
     } while (0)
@@ -43,7 +43,7 @@ static void tri_on_device(ra_ctx *ctx, ra_device dev, ra_dtype dtype)
 {
     char ds[RA_DEVICE_STR_MAX];
     dev_str(dev, ds);
-    tap_diag("device %s, %s", ds, ra_dtype_name(dtype));
+    dt_diag("device %s, %s", ds, ra_dtype_name(dtype));
     int64_t s34[2] = {3, 4}, s222[3] = {2, 2, 2}, s3[1] = {3}, s03[2] = {0, 3};
     ra_array *x = matrix(ctx, dev, dtype, s34, 2);
     TRI(ra_tril, x, 0, "tril(3x4)", 1, 0, 0, 0, 5, 6, 0, 0, 9, 10, 11, 0);
@@ -66,16 +66,16 @@ static void tri_on_device(ra_ctx *ctx, ra_device dev, ra_dtype dtype)
     ra_array_release(x);
     ra_array *y = NULL;
     x = matrix(ctx, dev, dtype, s03, 2);
-    EXPECT_STATUS(ctx, ra_tril(ctx, x, 0, &y), RA_OK, "%s: tril of an empty 0x3 matrix", ds);
-    EXPECT_INT(ra_array_size(y), 0, "%s: the result is empty", ds);
-    if (y) EXPECT_DEV(ra_array_device(y), dev, "DEV-CREATE-8 %s: empty tril on x's device", ds);
+    ASSERT_STATUS(ctx, ra_tril(ctx, x, 0, &y), RA_OK, "%s: tril of an empty 0x3 matrix", ds);
+    ASSERT_INT(ra_array_size(y), 0, "%s: the result is empty", ds);
+    if (y) ASSERT_DEV(ra_array_device(y), dev, "DEV-CREATE-8 %s: empty tril on x's device", ds);
     ra_array_release(y);
     ra_array_release(x);
     x = matrix(ctx, dev, dtype, s3, 1);
     y = (ra_array *)&y;
-    EXPECT_STATUS(ctx, ra_triu(ctx, x, 0, &y), RA_E_SHAPE, "%s: triu of a 1-D array", ds);
-    EXPECT_MSG(ctx, "1 dimensions", "the message gives x's dimensions");
-    OK(y == NULL, "a failed triu sets *out to NULL");
+    ASSERT_STATUS(ctx, ra_triu(ctx, x, 0, &y), RA_E_SHAPE, "%s: triu of a 1-D array", ds);
+    ASSERT_MESSAGE(ctx, "1 dimensions", "the message gives x's dimensions");
+    CHECK(y == NULL, "a failed triu sets *out to NULL");
     ra_array_release(x);
 }
 
@@ -105,12 +105,12 @@ static void tri_large(ra_ctx *ctx, ra_device dev)
                         wrong += got[i * N + j] != (keep ? v[i * N + j] : 0);
                     }
             }
-            if (!OK(wrong == 0, "%s: %s(20x20, k=%lld) values", ds, upper ? "triu" : "tril",
+            if (!CHECK(wrong == 0, "%s: %s(20x20, k=%lld) values", ds, upper ? "triu" : "tril",
                     (long long)k))
                 printf("#   expected 0 wrong elements, observed %d (-1: the call failed: %s)\n",
                        wrong, ra_ctx_message(ctx));
             if (y)
-                EXPECT_DEV(ra_array_device(y), dev,
+                ASSERT_DEV(ra_array_device(y), dev,
                            "DEV-CREATE-8 %s: the 20x20 result is on x's "
                            "device",
                            ds);
@@ -126,9 +126,9 @@ static void live_on_device(ra_ctx *ctx, ra_device dev, ra_device other)
     char ds[RA_DEVICE_STR_MAX];
     dev_str(dev, ds);
     size_t before = 99, n = 99;
-    EXPECT_STATUS(ctx, ra_util_arrays_on_device(ctx, dev, NULL, 0, &before), RA_OK,
+    ASSERT_STATUS(ctx, ra_util_arrays_on_device(ctx, dev, NULL, 0, &before), RA_OK,
                   "%s: count the arrays alive", ds);
-    EXPECT_INT(before, 0, "IVY-UTIL-6 %s: no array is alive at the start", ds);
+    ASSERT_INT(before, 0, "IVY-UTIL-6 %s: no array is alive at the start", ds);
     int64_t s2[1] = {2};
     ra_array *a = NULL, *b = NULL, *c = NULL;
     ra_zeros(ctx, s2, 1, &(ra_opts){.device_value = &dev}, &a);
@@ -136,36 +136,36 @@ static void live_on_device(ra_ctx *ctx, ra_device dev, ra_device other)
     bool two = !ra_device_eq(dev, other);
     if (two) ra_zeros(ctx, s2, 1, &(ra_opts){.device_value = &other}, &c);
     ra_array *list[4] = {NULL, NULL, NULL, NULL};
-    EXPECT_STATUS(ctx, ra_util_arrays_on_device(ctx, dev, list, 4, &n), RA_OK, "%s: list", ds);
-    EXPECT_INT(n, 2, "IVY-UTIL-6 %s: the two arrays created there are alive%s", ds,
+    ASSERT_STATUS(ctx, ra_util_arrays_on_device(ctx, dev, list, 4, &n), RA_OK, "%s: list", ds);
+    ASSERT_INT(n, 2, "IVY-UTIL-6 %s: the two arrays created there are alive%s", ds,
                two ? " (not the one on the other device)" : "");
-    OK(list[0] == a && list[1] == b && list[2] == NULL,
+    CHECK(list[0] == a && list[1] == b && list[2] == NULL,
        "IVY-UTIL-6 %s: the list holds them, oldest first", ds);
     /* The listed entries are new references: giving them back leaves a and b alive. */
     ra_array_release(list[0]);
     ra_array_release(list[1]);
-    EXPECT_VALUES(ctx, b, "the listed array is still alive after its listed reference", 1, 1);
+    ASSERT_VALUES(ctx, b, "the listed array is still alive after its listed reference", 1, 1);
     list[0] = list[1] = NULL;
-    EXPECT_STATUS(ctx, ra_util_arrays_on_device(ctx, dev, list, 1, &n), RA_OK,
+    ASSERT_STATUS(ctx, ra_util_arrays_on_device(ctx, dev, list, 1, &n), RA_OK,
                   "%s: list with room for one", ds);
-    EXPECT_INT(n, 2, "%s: the count is all of them", ds);
-    OK(list[0] == a && list[1] == NULL, "%s: only the first is written", ds);
+    ASSERT_INT(n, 2, "%s: the count is all of them", ds);
+    CHECK(list[0] == a && list[1] == NULL, "%s: only the first is written", ds);
     ra_array_release(list[0]);
     ra_array_release(a);
-    EXPECT_STATUS(ctx, ra_util_arrays_on_device(ctx, dev, NULL, 0, &n), RA_OK, "%s: count", ds);
-    EXPECT_INT(n, 1, "IVY-UTIL-6 %s: a released array is no longer alive", ds);
+    ASSERT_STATUS(ctx, ra_util_arrays_on_device(ctx, dev, NULL, 0, &n), RA_OK, "%s: count", ds);
+    ASSERT_INT(n, 1, "IVY-UTIL-6 %s: a released array is no longer alive", ds);
     if (two) {
-        EXPECT_STATUS(ctx, ra_util_arrays_on_device(ctx, other, NULL, 0, &n), RA_OK,
+        ASSERT_STATUS(ctx, ra_util_arrays_on_device(ctx, other, NULL, 0, &n), RA_OK,
                       "%s: count on the other device", ds);
-        EXPECT_INT(n, 1, "IVY-UTIL-6 %s: the other device has its one array", ds);
+        ASSERT_INT(n, 1, "IVY-UTIL-6 %s: the other device has its one array", ds);
     }
     ra_array_release(b);
     ra_array_release(c);
-    EXPECT_STATUS(ctx, ra_util_arrays_on_device(ctx, dev, NULL, 0, &n), RA_OK, "%s: count", ds);
-    EXPECT_INT(n, 0, "IVY-UTIL-6 %s: none alive after releasing all", ds);
+    ASSERT_STATUS(ctx, ra_util_arrays_on_device(ctx, dev, NULL, 0, &n), RA_OK, "%s: count", ds);
+    ASSERT_INT(n, 0, "IVY-UTIL-6 %s: none alive after releasing all", ds);
 }
 
-int main(void)
+DT_TEST(tri)
 {
     ra_ctx *ctx = open_ctx();
     ra_device devs[16];
@@ -179,22 +179,23 @@ int main(void)
         tri_large(ctx, devs[i]);
         live_on_device(ctx, devs[i], devs[(i + 1) % n]);
     }
-    if (n < 2) tap_skip("only one device (cpu): no OpenCL device here", "IVY-UTIL-6 two devices");
+    if (n < 2) skip_part("only one device (cpu): no OpenCL device here", "IVY-UTIL-6 two devices");
     ra_array *y = NULL;
     size_t count;
-    EXPECT_STATUS(NULL, ra_tril(NULL, NULL, 0, &y), RA_E_NULL, "tril: ctx NULL");
-    EXPECT_STATUS(ctx, ra_tril(ctx, NULL, 0, &y), RA_E_NULL, "tril: x NULL");
-    EXPECT_STATUS(ctx, ra_triu(ctx, NULL, 0, NULL), RA_E_NULL, "triu: out NULL");
-    EXPECT_STATUS(NULL, ra_util_arrays_on_device(NULL, RA_CPU, NULL, 0, &count), RA_E_NULL,
+    ASSERT_STATUS(NULL, ra_tril(NULL, NULL, 0, &y), RA_E_NULL, "tril: ctx NULL");
+    ASSERT_STATUS(ctx, ra_tril(ctx, NULL, 0, &y), RA_E_NULL, "tril: x NULL");
+    ASSERT_STATUS(ctx, ra_triu(ctx, NULL, 0, NULL), RA_E_NULL, "triu: out NULL");
+    ASSERT_STATUS(NULL, ra_util_arrays_on_device(NULL, RA_CPU, NULL, 0, &count), RA_E_NULL,
                   "arrays_on_device: ctx NULL");
-    EXPECT_STATUS(ctx, ra_util_arrays_on_device(ctx, RA_CPU, NULL, 0, NULL), RA_E_NULL,
+    ASSERT_STATUS(ctx, ra_util_arrays_on_device(ctx, RA_CPU, NULL, 0, NULL), RA_E_NULL,
                   "arrays_on_device: count NULL");
-    EXPECT_STATUS(ctx, ra_util_arrays_on_device(ctx, RA_CPU, NULL, 3, &count), RA_E_NULL,
+    ASSERT_STATUS(ctx, ra_util_arrays_on_device(ctx, RA_CPU, NULL, 3, &count), RA_E_NULL,
                   "arrays_on_device: out NULL with cap 3");
-    EXPECT_STATUS(ctx,
+    ASSERT_STATUS(ctx,
                   ra_util_arrays_on_device(ctx, (ra_device){RA_DEVICE_TPU, 0}, NULL, 0, &count),
                   RA_E_DEVICE_UNAVAILABLE, "arrays_on_device: tpu:0 is not available");
-    EXPECT_MSG(ctx, "tpu:0", "the message names the device");
+    ASSERT_MESSAGE(ctx, "tpu:0", "the message names the device");
     ra_ctx_destroy(ctx);
-    return tap_done();
 }
+
+DT_MAIN(DT_ENTRY(tri))

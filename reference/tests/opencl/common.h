@@ -6,7 +6,7 @@
 #define RA_OPENCL_TEST_COMMON_H
 
 #include "refarray.h"
-#include "../tap.h"
+#include "../ra_test.h"
 
 #include <complex.h>
 #include <math.h>

@@ -20,13 +20,13 @@ static void test_listing(void)
 {
     ra_device all[32];
     size_t count = 0;
-    EXPECT_STATUS(ctx, ra_info_devices(ctx, all, 32, &count), RA_OK, "info_devices");
+    ASSERT_STATUS(ctx, ra_info_devices(ctx, all, 32, &count), RA_OK, "info_devices");
     /* cpu first, then gpu:0..gpu:N-1 in order (DEV-INFO-5). */
     bool ordered = count == ngpu + 1 && all[0].type == RA_DEVICE_CPU;
     for (size_t i = 1; ordered && i < count; i++)
         ordered = all[i].type == RA_DEVICE_GPU && all[i].index == (int32_t)(i - 1);
-    OK(ordered, "devices are cpu, gpu:0 .. gpu:%zu in order", ngpu - 1);
-    EXPECT_INT(ra_util_num_gpus(ctx), ngpu, "num_gpus counts the OpenCL devices");
+    CHECK(ordered, "devices are cpu, gpu:0 .. gpu:%zu in order", ngpu - 1);
+    ASSERT_INT(ra_util_num_gpus(ctx), ngpu, "num_gpus counts the OpenCL devices");
     /* The same number as the ICD loader lists, less devices without a compiler or not
      * available (none such here: checked by counting with OpenCL directly). */
     cl_uint nplat = 0, total = 0;
@@ -38,12 +38,12 @@ static void test_listing(void)
             if (clGetDeviceIDs(plats[p], CL_DEVICE_TYPE_ALL, 0, NULL, &n) == CL_SUCCESS) total += n;
         }
     }
-    EXPECT_INT(ngpu, total, "every device the ICD loader lists is a gpu:N");
+    ASSERT_INT(ngpu, total, "every device the ICD loader lists is a gpu:N");
     for (size_t i = 0; i < ngpu; i++) {
         char ds[RA_DEVICE_STR_MAX];
         ra_device_props props = RA_DEVICE_PROPS_INIT;
         int st = ra_device_props_get(ctx, gpus[i], &props);
-        OK(st == RA_OK && strcmp(props.backend, "opencl") == 0 && props.name[0] &&
+        CHECK(st == RA_OK && strcmp(props.backend, "opencl") == 0 && props.name[0] &&
                props.total_memory > 0 && props.compute_units > 0,
            "%s: props (backend opencl, name '%s', %llu bytes, %d units)", dev_str(gpus[i], ds),
            st == RA_OK ? props.name : "?",
@@ -52,7 +52,7 @@ static void test_listing(void)
         void *q = NULL;
         st = ra_device_default_stream(ctx, gpus[i], &q);
         cl_device_type type = 0;
-        OK(st == RA_OK && q &&
+        CHECK(st == RA_OK && q &&
                clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof type, &type, NULL) ==
                    CL_SUCCESS,
            "%s: default stream is an OpenCL command queue", ds);
@@ -70,28 +70,28 @@ static void test_placement(void)
         snprintf(name, sizeof name, "gpu:%d", gpus[i].index);
         int st = ra_full(ctx, shape, 2, ra_scalar_float(2.5),
                          &(ra_opts){.dtype = RA_FLOAT32, .device = name}, &x);
-        EXPECT_STATUS(ctx, st, RA_OK, "full(device='%s')", name);
+        ASSERT_STATUS(ctx, st, RA_OK, "full(device='%s')", name);
         if (st != RA_OK) continue;
-        OK(ra_device_eq(ra_array_device(x), gpus[i]), "full(device='%s').device == %s (DEV-DS-9)",
+        CHECK(ra_device_eq(ra_array_device(x), gpus[i]), "full(device='%s').device == %s (DEV-DS-9)",
            name, ds);
         float v[6] = {0};
         st = ra_array_read(ctx, x, v, sizeof v);
-        OK(st == RA_OK && v[0] == 2.5f && v[5] == 2.5f, "full on %s holds 2.5", ds);
+        CHECK(st == RA_OK && v[0] == 2.5f && v[5] == 2.5f, "full on %s holds 2.5", ds);
         /* DEV-CREATE-3: *_like inherits x's device. */
         st = ra_zeros_like(ctx, x, NULL, &y);
-        OK(st == RA_OK && ra_device_eq(ra_array_device(y), gpus[i]),
+        CHECK(st == RA_OK && ra_device_eq(ra_array_device(y), gpus[i]),
            "zeros_like(x on %s) is on %s (DEV-CREATE-3)", ds, ds);
         /* DEV-CREATE-6: astype stays on x's device. */
         st = ra_astype(ctx, x, RA_INT32, NULL, &z);
         int32_t iv[6] = {0};
-        OK(st == RA_OK && ra_device_eq(ra_array_device(z), gpus[i]) &&
+        CHECK(st == RA_OK && ra_device_eq(ra_array_device(z), gpus[i]) &&
                ra_array_read(ctx, z, iv, sizeof iv) == RA_OK && iv[0] == 2,
            "astype(x on %s, int32) is on %s with 2 (DEV-CREATE-6)", ds, ds);
         ra_array_release(y);
         ra_array_release(z);
         /* DEV-DLP-1: kDLOpenCL (4) with the gpu index. */
         int32_t dt = 0, did = -1;
-        OK(ra_array_dlpack_device(x, &dt, &did) == RA_OK && dt == 4 && did == gpus[i].index,
+        CHECK(ra_array_dlpack_device(x, &dt, &did) == RA_OK && dt == 4 && did == gpus[i].index,
            "%s: __dlpack_device__ is (4, %d) (DEV-DLP-1)", ds, gpus[i].index);
         ra_array_release(x);
     }
@@ -100,9 +100,9 @@ static void test_placement(void)
     snprintf(name, sizeof name, "gpu:%zu", ngpu);
     ra_array *x = NULL;
     int st = ra_zeros(ctx, shape, 2, &(ra_opts){.device = name}, &x);
-    EXPECT_STATUS(ctx, st, RA_E_DEVICE_UNAVAILABLE, "zeros(device='%s') is refused", name);
-    EXPECT_STR(ra_status_kind(st), "ValueError", "an unavailable gpu is a ValueError");
-    OK(x == NULL && strstr(ra_ctx_message(ctx), name) != NULL, "the message names %s: \"%s\"", name,
+    ASSERT_STATUS(ctx, st, RA_E_DEVICE_UNAVAILABLE, "zeros(device='%s') is refused", name);
+    ASSERT_STR(ra_status_kind(st), "ValueError", "an unavailable gpu is a ValueError");
+    CHECK(x == NULL && strstr(ra_ctx_message(ctx), name) != NULL, "the message names %s: \"%s\"", name,
        ra_ctx_message(ctx));
 }
 
@@ -123,7 +123,7 @@ static void test_reuse_zeroes(void)
         bool zero = v != NULL;
         for (int64_t k = 0; zero && k < n; k++)
             zero = v[k] == 0;
-        OK(st == RA_OK && zero, "%s: zeros after freeing an array of 7s of the same size is 0", ds);
+        CHECK(st == RA_OK && zero, "%s: zeros after freeing an array of 7s of the same size is 0", ds);
         free(v);
         ra_array_release(z);
     }
@@ -132,9 +132,9 @@ static void test_reuse_zeroes(void)
 static void test_two_devices(void)
 {
     if (ngpu < 2) {
-        tap_skip(two_devices, "copies gpu:0 -> gpu:1 -> cpu (DEV-TODEV-1, DEV-TODEV-2)");
-        tap_skip(two_devices, "gpu:0 op gpu:1 is RA_E_DEVICE_MISMATCH naming both (DEV-DS-11)");
-        tap_skip(two_devices, "a stream of gpu:1 is refused for gpu:0");
+        skip_part(two_devices, "copies gpu:0 -> gpu:1 -> cpu (DEV-TODEV-1, DEV-TODEV-2)");
+        skip_part(two_devices, "gpu:0 op gpu:1 is RA_E_DEVICE_MISMATCH naming both (DEV-DS-11)");
+        skip_part(two_devices, "a stream of gpu:1 is refused for gpu:0");
         return;
     }
     const double data[5] = {1, -2, 3.5, 1e300, -0.0};
@@ -144,7 +144,7 @@ static void test_two_devices(void)
     if (st == RA_OK) st = ra_to_device(ctx, h, gpus[0], NULL, &a);
     if (st == RA_OK) st = ra_to_device(ctx, a, gpus[1], NULL, &b);
     if (st == RA_OK) st = ra_to_device(ctx, b, RA_CPU, NULL, &back);
-    OK(st == RA_OK && ra_device_eq(ra_array_device(b), gpus[1]) &&
+    CHECK(st == RA_OK && ra_device_eq(ra_array_device(b), gpus[1]) &&
            ra_device_eq(ra_array_device(back), RA_CPU) && same_values(ctx, h, back),
        "cpu -> gpu:0 -> gpu:1 -> cpu keeps every value and bit (DEV-TODEV-1, DEV-TODEV-2)");
     if (st != RA_OK) {
@@ -153,22 +153,22 @@ static void test_two_devices(void)
     }
     /* DEV-DS-11: arrays on different devices raise, the message naming both. */
     st = ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(b), &sum);
-    EXPECT_STATUS(ctx, st, RA_E_DEVICE_MISMATCH, "gpu:0 + gpu:1 is refused (DEV-DS-11)");
-    OK(sum == NULL && strstr(ra_ctx_message(ctx), "gpu:0") && strstr(ra_ctx_message(ctx), "gpu:1"),
+    ASSERT_STATUS(ctx, st, RA_E_DEVICE_MISMATCH, "gpu:0 + gpu:1 is refused (DEV-DS-11)");
+    CHECK(sum == NULL && strstr(ra_ctx_message(ctx), "gpu:0") && strstr(ra_ctx_message(ctx), "gpu:1"),
        "the message names gpu:0 and gpu:1: \"%s\"", ra_ctx_message(ctx));
     st = ra_binary(ctx, RA_ADD, ra_operand_array(h), ra_operand_array(b), &sum);
-    EXPECT_STATUS(ctx, st, RA_E_DEVICE_MISMATCH, "cpu + gpu:1 is refused (DEV-DS-11)");
+    ASSERT_STATUS(ctx, st, RA_E_DEVICE_MISMATCH, "cpu + gpu:1 is refused (DEV-DS-11)");
     const ra_array *pair[2] = {a, b};
     st = ra_stack(ctx, pair, 2, 0, &sum);
-    EXPECT_STATUS(ctx, st, RA_E_DEVICE_MISMATCH, "stack([gpu:0, gpu:1]) is refused (DEV-DS-11)");
+    ASSERT_STATUS(ctx, st, RA_E_DEVICE_MISMATCH, "stack([gpu:0, gpu:1]) is refused (DEV-DS-11)");
     st = ra_matmul(ctx, a, b, &sum);
-    EXPECT_STATUS(ctx, st, RA_E_DEVICE_MISMATCH, "matmul(gpu:0, gpu:1) is refused (DEV-DS-11)");
+    ASSERT_STATUS(ctx, st, RA_E_DEVICE_MISMATCH, "matmul(gpu:0, gpu:1) is refused (DEV-DS-11)");
     /* A queue of gpu:1 is not a stream of gpu:0. */
     void *q1 = NULL;
     ra_device_default_stream(ctx, gpus[1], &q1);
     ra_array *c = NULL;
     st = ra_to_device(ctx, h, gpus[0], q1, &c);
-    EXPECT_STATUS(ctx, st, RA_E_STREAM, "to_device(gpu:0, stream of gpu:1) is refused");
+    ASSERT_STATUS(ctx, st, RA_E_STREAM, "to_device(gpu:0, stream of gpu:1) is refused");
     ra_array_release(c);
 done:
     ra_array_release(h);
@@ -189,7 +189,7 @@ static void test_streams(void)
     void *q = NULL;
     if (st == RA_OK) st = ra_device_default_stream(ctx, g, &q);
     if (st == RA_OK) st = ra_to_device(ctx, h, g, q, &d);
-    OK(st == RA_OK && same_values(ctx, h, d), "to_device(gpu:0, its default queue)");
+    CHECK(st == RA_OK && same_values(ctx, h, d), "to_device(gpu:0, its default queue)");
     ra_array_release(d);
     /* A queue the caller makes on the same context and device. */
     cl_context clctx = NULL;
@@ -198,13 +198,13 @@ static void test_streams(void)
     if (err == CL_SUCCESS)
         err = clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof cldev, &cldev, NULL);
     cl_command_queue mine = err == CL_SUCCESS ? clCreateCommandQueue(clctx, cldev, 0, &err) : NULL;
-    if (!OK(err == CL_SUCCESS, "a caller's queue on gpu:0's context")) {
+    if (!CHECK(err == CL_SUCCESS, "a caller's queue on gpu:0's context")) {
         ra_array_release(h);
         return;
     }
     st = ra_to_device(ctx, h, g, mine, &d2);
     /* Complete on return: read it back with nothing in between. */
-    OK(st == RA_OK && same_values(ctx, h, d2),
+    CHECK(st == RA_OK && same_values(ctx, h, d2),
        "to_device(gpu:0, caller's queue) is complete on return (DEV-TODEV-4, DEV-TODEV-5)");
     ra_array_release(d2);
     d2 = NULL;
@@ -215,7 +215,7 @@ static void test_streams(void)
         err == CL_SUCCESS ? clCreateCommandQueue(other, cldev, 0, &err) : NULL;
     if (foreign) {
         st = ra_to_device(ctx, h, g, foreign, &d2);
-        EXPECT_STATUS(ctx, st, RA_E_STREAM, "a queue of another OpenCL context is refused");
+        ASSERT_STATUS(ctx, st, RA_E_STREAM, "a queue of another OpenCL context is refused");
         ra_array_release(d2);
         clReleaseCommandQueue(foreign);
     }
@@ -225,7 +225,7 @@ static void test_streams(void)
     ra_array *dd = NULL;
     st = ra_to_device(ctx, h, g, NULL, &dd);
     if (st == RA_OK) st = ra_to_device(ctx, dd, RA_CPU, q, &hc);
-    EXPECT_STATUS(ctx, st, RA_E_STREAM, "to_device(cpu, a gpu queue) is refused");
+    ASSERT_STATUS(ctx, st, RA_E_STREAM, "to_device(cpu, a gpu queue) is refused");
     ra_array_release(hc);
     ra_array_release(dd);
     ra_array_release(h);
@@ -257,18 +257,18 @@ static void test_utilisation(void)
         if (ra_device_default_stream(ctx, gpus[i], &q) != RA_OK ||
             clGetCommandQueueInfo(q, CL_QUEUE_DEVICE, sizeof d, &d, NULL) != CL_SUCCESS ||
             clGetDeviceInfo(d, CL_DEVICE_TYPE, sizeof type, &type, NULL) != CL_SUCCESS) {
-            OK(0, "%s: the device's OpenCL type can be read", ds);
+            CHECK(0, "%s: the device's OpenCL type can be read", ds);
             continue;
         }
         double pct = -1;
         int st = ra_util_utilisation(ctx, gpus[i], &pct);
         if (type & CL_DEVICE_TYPE_CPU) {
-            EXPECT_STATUS(ctx, st, RA_OK, "IVY-UTIL-5 %s (an OpenCL CPU device): utilisation", ds);
-            OK(pct >= 0 && pct <= 100, "IVY-UTIL-5 %s: %.1f%% is in [0, 100]", ds, pct);
+            ASSERT_STATUS(ctx, st, RA_OK, "IVY-UTIL-5 %s (an OpenCL CPU device): utilisation", ds);
+            CHECK(pct >= 0 && pct <= 100, "IVY-UTIL-5 %s: %.1f%% is in [0, 100]", ds, pct);
         } else {
-            EXPECT_STATUS(ctx, st, RA_E_NOT_MEASURABLE,
+            ASSERT_STATUS(ctx, st, RA_E_NOT_MEASURABLE,
                           "IVY-UTIL-5 %s (not a CPU device): utilisation not measurable", ds);
-            OK(pct == -1, "IVY-UTIL-5 %s: out untouched", ds);
+            CHECK(pct == -1, "IVY-UTIL-5 %s: out untouched", ds);
         }
     }
 }
@@ -281,20 +281,20 @@ static void test_float64(void)
         dev_str(gpus[i], ds);
         ra_device_props props = RA_DEVICE_PROPS_INIT;
         bool fp64 = cl_has_fp64(gpus[i]);
-        OK(ra_device_props_get(ctx, gpus[i], &props) == RA_OK && props.has_float64 == fp64,
+        CHECK(ra_device_props_get(ctx, gpus[i], &props) == RA_OK && props.has_float64 == fp64,
            "%s: has_float64 is %d as cl_khr_fp64 says", ds, fp64);
         ra_array *x = NULL;
         const int64_t n = 3;
         int st = ra_ones(ctx, &n, 1, &(ra_opts){.dtype = RA_FLOAT64, .device_value = &gpus[i]}, &x);
         if (fp64) {
             double v[3] = {0};
-            OK(st == RA_OK && ra_array_dtype(x) == RA_FLOAT64 &&
+            CHECK(st == RA_OK && ra_array_dtype(x) == RA_FLOAT64 &&
                    ra_array_read(ctx, x, v, sizeof v) == RA_OK && v[2] == 1.0,
                "%s: ones(float64) is float64 ones", ds);
-            tap_skip("every OpenCL device here has cl_khr_fp64",
+            skip_part("every OpenCL device here has cl_khr_fp64",
                      "%s: float64 refused with RA_E_DTYPE_DEVICE (DEV-DS-17)", ds);
         } else {
-            EXPECT_STATUS(ctx, st, RA_E_DTYPE_DEVICE,
+            ASSERT_STATUS(ctx, st, RA_E_DTYPE_DEVICE,
                           "%s: float64 refused, never silently changed (DEV-DS-17)", ds);
         }
         ra_array_release(x);
@@ -312,8 +312,8 @@ static void test_out_of_memory(void)
     int64_t huge = (int64_t)(props.total_memory / 8) * 2; /* float64: twice the bytes */
     ra_array *x = NULL;
     int st = ra_empty(ctx, &huge, 1, &(ra_opts){.dtype = RA_FLOAT64, .device_value = &g}, &x);
-    EXPECT_STATUS(ctx, st, RA_E_NOMEM, "gpu:0: an array of twice the device's memory");
-    EXPECT_STR(ra_status_kind(st), "MemoryError", "out of device memory is a MemoryError");
+    ASSERT_STATUS(ctx, st, RA_E_NOMEM, "gpu:0: an array of twice the device's memory");
+    ASSERT_STR(ra_status_kind(st), "MemoryError", "out of device memory is a MemoryError");
     ra_array_release(x);
     /* 2. Arrays that each fit but together exceed the device's memory. */
     uint64_t max_alloc = 0;
@@ -336,10 +336,10 @@ static void test_out_of_memory(void)
         st = ra_empty(ctx, &each, 1, &(ra_opts){.dtype = RA_FLOAT64, .device_value = &g}, &held[k]);
         if (st != RA_OK) break;
     }
-    EXPECT_STATUS(ctx, st, RA_E_NOMEM,
+    ASSERT_STATUS(ctx, st, RA_E_NOMEM,
                   "gpu:0: arrays of %lld bytes until the device's %llu bytes are used up",
                   (long long)each * 8, (unsigned long long)props.total_memory);
-    OK(k >= 1 && (uint64_t)k * (uint64_t)each * 8 <= props.total_memory,
+    CHECK(k >= 1 && (uint64_t)k * (uint64_t)each * 8 <= props.total_memory,
        "gpu:0: %zu arrays fitted before the refusal", k);
     for (size_t i = 0; i < 64; i++)
         ra_array_release(held[i]);
@@ -347,7 +347,7 @@ static void test_out_of_memory(void)
      * untouched, as above). */
     ra_array *y = NULL, *s = NULL;
     st = ra_empty(ctx, &each, 1, &(ra_opts){.dtype = RA_FLOAT64, .device_value = &g}, &y);
-    EXPECT_STATUS(ctx, st, RA_OK, "gpu:0: the memory is available again after release");
+    ASSERT_STATUS(ctx, st, RA_OK, "gpu:0: the memory is available again after release");
     ra_array_release(y);
     const int64_t three = 3;
     y = NULL;
@@ -356,21 +356,21 @@ static void test_out_of_memory(void)
     if (st == RA_OK) st = ra_reduce(ctx, RA_SUM, y, NULL, &s);
     float v = 0;
     if (st == RA_OK) st = ra_array_read(ctx, s, &v, sizeof v);
-    OK(st == RA_OK && v == 3.0f, "gpu:0 works after running out of memory");
+    CHECK(st == RA_OK && v == 3.0f, "gpu:0 works after running out of memory");
     ra_array_release(y);
     ra_array_release(s);
 }
 
-int main(void)
+DT_TEST(opencl_devices)
 {
     int st = ra_ctx_create(NULL, &ctx);
-    if (!OK(st == RA_OK, "context created")) {
+    if (!CHECK(st == RA_OK, "context created")) {
         printf("#   %s: %s\n", ra_status_name(st), ra_ctx_message(NULL));
-        return tap_done();
+        return;
     }
     ngpu = gpu_devices(ctx, gpus, 16);
     if (ngpu == 0) {
-        tap_skip("no OpenCL device is available", "gpu device tests");
+        skip_part("no OpenCL device is available", "gpu device tests");
     } else {
         test_listing();
         test_placement();
@@ -382,5 +382,6 @@ int main(void)
         test_out_of_memory();
     }
     ra_ctx_destroy(ctx);
-    return tap_done();
 }
+
+DT_MAIN(DT_ENTRY(opencl_devices))

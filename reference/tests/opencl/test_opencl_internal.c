@@ -33,20 +33,20 @@ static void test_error_mapping(ra_ctx *ctx)
     };
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         int st = ra__cl_status(table[i].err);
-        EXPECT_STATUS(ctx, st, table[i].status, "%s (%d) maps to %s",
+        ASSERT_STATUS(ctx, st, table[i].status, "%s (%d) maps to %s",
                       ra__cl_error_name(table[i].err), (int)table[i].err,
                       ra_status_name(table[i].status));
         if (table[i].kind)
-            EXPECT_STR(ra_status_kind(st), table[i].kind, "%s is a %s",
+            ASSERT_STR(ra_status_kind(st), table[i].kind, "%s is a %s",
                        ra__cl_error_name(table[i].err), table[i].kind);
     }
-    EXPECT_STR(ra__cl_error_name(CL_MEM_OBJECT_ALLOCATION_FAILURE),
+    ASSERT_STR(ra__cl_error_name(CL_MEM_OBJECT_ALLOCATION_FAILURE),
                "CL_MEM_OBJECT_ALLOCATION_FAILURE", "error names come from the code");
-    EXPECT_STR(ra__cl_error_name(-1001), "CL_PLATFORM_NOT_FOUND_KHR", "the loader's own code");
-    EXPECT_STR(ra__cl_error_name(-9999), "CL_UNKNOWN_ERROR", "an unknown code");
+    ASSERT_STR(ra__cl_error_name(-1001), "CL_PLATFORM_NOT_FOUND_KHR", "the loader's own code");
+    ASSERT_STR(ra__cl_error_name(-9999), "CL_UNKNOWN_ERROR", "an unknown code");
     int st = ra__cl_fail(ctx, CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer", NULL);
-    EXPECT_STATUS(ctx, st, RA_E_NOMEM, "ra__cl_fail returns the mapped status");
-    OK(strstr(ra_ctx_message(ctx), "clCreateBuffer") &&
+    ASSERT_STATUS(ctx, st, RA_E_NOMEM, "ra__cl_fail returns the mapped status");
+    CHECK(strstr(ra_ctx_message(ctx), "clCreateBuffer") &&
            strstr(ra_ctx_message(ctx), "CL_MEM_OBJECT_ALLOCATION_FAILURE"),
        "the detail names the call and the OpenCL error: \"%s\"", ra_ctx_message(ctx));
 }
@@ -77,38 +77,38 @@ static void test_kernel_cache(void)
     if (ra_ctx_create(NULL, &ctx) != RA_OK) return;
     size_t ngpu = gpu_devices(ctx, gpus, 4);
     if (ngpu == 0) {
-        tap_skip("no OpenCL device is available", "kernel cache");
+        skip_part("no OpenCL device is available", "kernel cache");
         ra_ctx_destroy(ctx);
         return;
     }
     unsigned long b0 = ra__cl_total_builds();
     int st = run_op(ctx, gpus[0], RA_FLOAT32, 0);
-    EXPECT_STATUS(ctx, st, RA_OK, "add float32 on gpu:0");
-    EXPECT_INT(ra__cl_total_builds() - b0, 1, "the first add float32 builds one program");
+    ASSERT_STATUS(ctx, st, RA_OK, "add float32 on gpu:0");
+    ASSERT_INT(ra__cl_total_builds() - b0, 1, "the first add float32 builds one program");
     for (int i = 0; i < 5; i++)
         run_op(ctx, gpus[0], RA_FLOAT32, 0);
-    EXPECT_INT(ra__cl_total_builds() - b0, 1, "five more adds build nothing (cache hit)");
+    ASSERT_INT(ra__cl_total_builds() - b0, 1, "five more adds build nothing (cache hit)");
     run_op(ctx, gpus[0], RA_FLOAT32, 1);
-    EXPECT_INT(ra__cl_total_builds() - b0, 1,
+    ASSERT_INT(ra__cl_total_builds() - b0, 1,
                "subtract float32 shares the binary program of float32");
     run_op(ctx, gpus[0], RA_INT32, 0);
-    EXPECT_INT(ra__cl_total_builds() - b0, 2, "add int32 builds the binary program of int32");
+    ASSERT_INT(ra__cl_total_builds() - b0, 2, "add int32 builds the binary program of int32");
     run_op(ctx, gpus[0], RA_FLOAT32, 2);
-    EXPECT_INT(ra__cl_total_builds() - b0, 3, "sum float32 builds the reduce program");
+    ASSERT_INT(ra__cl_total_builds() - b0, 3, "sum float32 builds the reduce program");
     run_op(ctx, gpus[0], RA_FLOAT32, 2);
-    EXPECT_INT(ra__cl_total_builds() - b0, 3, "a second sum builds nothing");
+    ASSERT_INT(ra__cl_total_builds() - b0, 3, "a second sum builds nothing");
     if (ngpu > 1) {
         run_op(ctx, gpus[1], RA_FLOAT32, 0);
-        EXPECT_INT(ra__cl_total_builds() - b0, 4, "gpu:1 builds its own program");
+        ASSERT_INT(ra__cl_total_builds() - b0, 4, "gpu:1 builds its own program");
     } else {
-        tap_skip("needs two OpenCL devices", "gpu:1 builds its own program");
+        skip_part("needs two OpenCL devices", "gpu:1 builds its own program");
     }
     unsigned long b1 = ra__cl_total_builds();
     if (ra_ctx_create(NULL, &ctx2) == RA_OK) {
         run_op(ctx2, gpus[0], RA_FLOAT32, 0);
-        EXPECT_INT(ra__cl_total_builds() - b1, 1, "another context builds its own program");
+        ASSERT_INT(ra__cl_total_builds() - b1, 1, "another context builds its own program");
         run_op(ctx2, gpus[0], RA_FLOAT32, 0);
-        EXPECT_INT(ra__cl_total_builds() - b1, 1, "and then reuses it");
+        ASSERT_INT(ra__cl_total_builds() - b1, 1, "and then reuses it");
         ra_ctx_destroy(ctx2);
     }
     ra_ctx_destroy(ctx);
@@ -124,7 +124,7 @@ static void test_driver_out_of_memory(void)
     ra_device gpus[1];
     if (ra_ctx_create(NULL, &ctx) != RA_OK) return;
     if (gpu_devices(ctx, gpus, 1) == 0) {
-        tap_skip("no OpenCL device is available", "driver out of memory maps to MemoryError");
+        skip_part("no OpenCL device is available", "driver out of memory maps to MemoryError");
         ra_ctx_destroy(ctx);
         return;
     }
@@ -142,11 +142,11 @@ static void test_driver_out_of_memory(void)
         if (m) clReleaseMemObject(m);
     }
     if (err == CL_SUCCESS) {
-        tap_skip("the driver accepted the buffer lazily; it is not touched here",
+        skip_part("the driver accepted the buffer lazily; it is not touched here",
                  "driver out of memory maps to MemoryError");
     } else {
         int st = ra__cl_fail(ctx, err, "clCreateBuffer", NULL);
-        OK(st == RA_E_NOMEM && strcmp(ra_status_kind(st), "MemoryError") == 0,
+        CHECK(st == RA_E_NOMEM && strcmp(ra_status_kind(st), "MemoryError") == 0,
            "gpu:0 refusing %llu bytes (%s) is RA_E_NOMEM, a MemoryError",
            (unsigned long long)global * 2, ra__cl_error_name(err));
     }
@@ -188,7 +188,7 @@ static void test_device_order(void)
     bool same = true;
     for (int i = 0; i < 5; i++)
         same = same && (uintptr_t)c[i].platform == want[i];
-    OK(same, "gpu:N order: GPUs by device order, then accelerators, then CPU devices");
+    CHECK(same, "gpu:N order: GPUs by device order, then accelerators, then CPU devices");
     /* Two platforms of the same type rank: by platform name, whatever the loader's order. */
     ra__cl_candidate p[2];
     memset(p, 0, sizeof p);
@@ -197,19 +197,20 @@ static void test_device_order(void)
     p[0].platform_order = 0;
     p[1].platform_order = 1;
     qsort(p, 2, sizeof p[0], ra__cl_candidate_cmp);
-    EXPECT_STR(p[0].platform_name, "Alpha", "same device type: platforms by name, not load order");
+    ASSERT_STR(p[0].platform_name, "Alpha", "same device type: platforms by name, not load order");
 }
 
-int main(void)
+DT_TEST(opencl_internal)
 {
     ra_ctx *ctx = NULL;
-    if (!OK(ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) == RA_OK,
+    if (!CHECK(ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) == RA_OK,
             "context created"))
-        return tap_done();
+        return;
     test_error_mapping(ctx);
     ra_ctx_destroy(ctx);
     test_device_order();
     test_driver_out_of_memory();
     test_kernel_cache();
-    return tap_done();
 }
+
+DT_MAIN(DT_ENTRY(opencl_internal))

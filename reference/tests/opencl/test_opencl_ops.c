@@ -61,16 +61,16 @@ static void compare(ra_device dev, int want_st, ra_array *want, int got_st, ra_a
     char ds[RA_DEVICE_STR_MAX];
     dev_str(dev, ds);
     if (want_st != RA_OK) {
-        EXPECT_STATUS(ctx, got_st, want_st, "%s: %s %s refused as on cpu", ds, what,
+        ASSERT_STATUS(ctx, got_st, want_st, "%s: %s %s refused as on cpu", ds, what,
                       ra_dtype_name(t));
-    } else if (!OK(got_st == RA_OK, "%s: %s %s succeeds", ds, what, ra_dtype_name(t))) {
+    } else if (!CHECK(got_st == RA_OK, "%s: %s %s succeeds", ds, what, ra_dtype_name(t))) {
         printf("#   expected RA_OK, observed %s: %s\n", ra_status_name(got_st),
                ra_ctx_message(ctx));
     } else {
         /* DEV-DS-10: the output lives on the inputs' device. */
-        OK(ra_device_eq(ra_array_device(got), dev), "%s: %s %s result on %s (DEV-DS-10)", ds, what,
+        CHECK(ra_device_eq(ra_array_device(got), dev), "%s: %s %s result on %s (DEV-DS-10)", ds, what,
            ra_dtype_name(t), ds);
-        OK(same_values(ctx, want, got), "%s: %s %s values equal the host's", ds, what,
+        CHECK(same_values(ctx, want, got), "%s: %s %s values equal the host's", ds, what,
            ra_dtype_name(t));
     }
     ra_array_release(want);
@@ -90,7 +90,7 @@ static void test_dtype(ra_device dev, ra_dtype t)
     ra_array *hm = make(t, un ? ua_re : a_re, a_im, s32, 2, 6);
     ra_array *da = NULL, *dn = NULL, *db = NULL, *dc = NULL, *dm = NULL;
     if (!ha || !hn || !hb || !hc || !hm) {
-        OK(0, "%s: inputs of %s made on cpu", ds, ra_dtype_name(t));
+        CHECK(0, "%s: inputs of %s made on cpu", ds, ra_dtype_name(t));
         goto done;
     }
     int st = ra_to_device(ctx, ha, dev, NULL, &da);
@@ -102,15 +102,15 @@ static void test_dtype(ra_device dev, ra_dtype t)
     if (st == RA_E_DTYPE_DEVICE && ra_device_props_get(ctx, dev, &props) == RA_OK &&
         !props.has_float64 && (t == RA_FLOAT64 || t == RA_COMPLEX128)) {
         /* DEV-DS-17: a device without float64 refuses the dtype instead of changing it. */
-        OK(1, "%s: %s refused with RA_E_DTYPE_DEVICE (no cl_khr_fp64, DEV-DS-17)", ds,
-           ra_dtype_name(t));
+        dt_diag("%s: %s refused with RA_E_DTYPE_DEVICE (no cl_khr_fp64, DEV-DS-17)", ds,
+                ra_dtype_name(t));
         goto done;
     }
-    if (!OK(st == RA_OK, "%s: %s inputs moved from cpu (DEV-TODEV-1)", ds, ra_dtype_name(t))) {
+    if (!CHECK(st == RA_OK, "%s: %s inputs moved from cpu (DEV-TODEV-1)", ds, ra_dtype_name(t))) {
         printf("#   %s: %s\n", ra_status_name(st), ra_ctx_message(ctx));
         goto done;
     }
-    OK(ra_device_eq(ra_array_device(da), dev) && same_values(ctx, ha, da),
+    CHECK(ra_device_eq(ra_array_device(da), dev) && same_values(ctx, ha, da),
        "%s: %s to_device keeps dtype, shape and values (DEV-TODEV-2)", ds, ra_dtype_name(t));
 
     static const ra_binop binops[] = {RA_ADD,   RA_SUBTRACT, RA_MULTIPLY, RA_DIVIDE,
@@ -255,10 +255,10 @@ static void test_large_reduction(ra_device dev)
     if (st == RA_OK) st = ra_reduce(ctx, RA_SUM, x, NULL, &s);
     int64_t sum = -1, max = -1;
     if (st == RA_OK) st = ra_array_read(ctx, s, &sum, sizeof sum);
-    EXPECT_INT(sum, n * (n - 1) / 2, "%s: sum(arange(2^20)) over all axes", ds);
+    ASSERT_INT(sum, n * (n - 1) / 2, "%s: sum(arange(2^20)) over all axes", ds);
     if (st == RA_OK) st = ra_reduce(ctx, RA_MAX, x, NULL, &m);
     if (st == RA_OK) st = ra_array_read(ctx, m, &max, sizeof max);
-    EXPECT_INT(max, n - 1, "%s: max(arange(2^20)) over all axes", ds);
+    ASSERT_INT(max, n - 1, "%s: max(arange(2^20)) over all axes", ds);
     /* float32: 2^20 ones sum exactly to 2^20 in any order. */
     if (st == RA_OK)
         st = ra_ones(ctx, &n, 1, &(ra_opts){.dtype = RA_FLOAT32, .device_value = &dev}, &y);
@@ -267,7 +267,7 @@ static void test_large_reduction(ra_device dev)
     float fs = -1;
     if (st == RA_OK) st = ra_reduce(ctx, RA_SUM, y, NULL, &s);
     if (st == RA_OK) st = ra_array_read(ctx, s, &fs, sizeof fs);
-    OK(st == RA_OK && fs == (float)n, "%s: sum(ones(2^20, float32)) == 2^20 (observed %g)", ds, fs);
+    CHECK(st == RA_OK && fs == (float)n, "%s: sum(ones(2^20, float32)) == 2^20 (observed %g)", ds, fs);
     if (st != RA_OK) printf("#   %s: %s\n", ra_status_name(st), ra_ctx_message(ctx));
     ra_array_release(x);
     ra_array_release(y);
@@ -293,7 +293,7 @@ static void test_empty(ra_device dev)
     if (st == RA_OK) st = ra_to_device(ctx, hb, dev, NULL, &db);
     if (st == RA_OK) st = ra_to_device(ctx, hl, dev, NULL, &dl);
     if (st == RA_OK) st = ra_to_device(ctx, hr, dev, NULL, &dr);
-    if (OK(st == RA_OK && hb, "empty arrays made and moved")) {
+    if (CHECK(st == RA_OK && hb, "empty arrays made and moved")) {
         ra_array *w = NULL, *g = NULL;
         int ws = ra_binary(ctx, RA_ADD, ra_operand_array(he), ra_operand_array(hb), &w);
         int gs = ra_binary(ctx, RA_ADD, ra_operand_array(de), ra_operand_array(db), &g);
@@ -327,17 +327,17 @@ static void test_empty(ra_device dev)
         ra_array_release(all[i]);
 }
 
-int main(void)
+DT_TEST(opencl_ops)
 {
     int st = ra_ctx_create(NULL, &ctx);
-    if (!OK(st == RA_OK, "context created")) {
+    if (!CHECK(st == RA_OK, "context created")) {
         printf("#   %s: %s\n", ra_status_name(st), ra_ctx_message(NULL));
-        return tap_done();
+        return;
     }
     ra_device gpus[16];
     size_t ngpu = gpu_devices(ctx, gpus, 16);
     if (ngpu == 0)
-        tap_skip("no OpenCL device is available (no platform or no device)",
+        skip_part("no OpenCL device is available (no platform or no device)",
                  "operations on gpu devices");
     for (size_t g = 0; g < ngpu; g++) {
         for (size_t i = 0; i < N_DTYPES; i++)
@@ -346,5 +346,6 @@ int main(void)
         test_empty(gpus[g]);
     }
     ra_ctx_destroy(ctx);
-    return tap_done();
 }
+
+DT_MAIN(DT_ENTRY(opencl_ops))

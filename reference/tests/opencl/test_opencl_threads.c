@@ -56,21 +56,21 @@ static void *worker(void *arg)
     return NULL;
 }
 
-int main(void)
+DT_TEST(opencl_threads)
 {
-    if (!OK(ra_ctx_create(NULL, &ctx) == RA_OK, "context created")) return tap_done();
+    if (!CHECK(ra_ctx_create(NULL, &ctx) == RA_OK, "context created")) return;
     ngpu = gpu_devices(ctx, gpus, 4);
     if (ngpu == 0) {
-        tap_skip("no OpenCL device is available", "threads sharing gpu devices");
+        skip_part("no OpenCL device is available", "threads sharing gpu devices");
         ra_ctx_destroy(ctx);
-        return tap_done();
+        return;
     }
     bool made = true;
     for (size_t g = 0; g < ngpu; g++)
         made = made && ra_arange(ctx, ra_scalar_int(256), NULL, NULL,
                                  &(ra_opts){.dtype = RA_FLOAT32, .device_value = &gpus[g]},
                                  &shared[g]) == RA_OK;
-    if (OK(made, "shared inputs on every gpu")) {
+    if (CHECK(made, "shared inputs on every gpu")) {
         pthread_t th[THREADS];
         job jobs[THREADS];
         for (int i = 0; i < THREADS; i++) {
@@ -80,7 +80,7 @@ int main(void)
         for (int i = 0; i < THREADS; i++)
             pthread_join(th[i], NULL);
         for (int i = 0; i < THREADS; i++) {
-            if (!OK(jobs[i].failures == 0, "thread %d: %d rounds on %zu gpu devices correct", i,
+            if (!CHECK(jobs[i].failures == 0, "thread %d: %d rounds on %zu gpu devices correct", i,
                     ROUNDS, ngpu))
                 printf("#   %d failures; first: %s\n", jobs[i].failures, jobs[i].first_error);
         }
@@ -88,5 +88,6 @@ int main(void)
     for (size_t g = 0; g < ngpu; g++)
         ra_array_release(shared[g]);
     ra_ctx_destroy(ctx);
-    return tap_done();
 }
+
+DT_MAIN(DT_ENTRY(opencl_threads))
