@@ -100,8 +100,8 @@ static int program_build(ra__cl_device *dev, ra__cl_family family, ra_dtype in, 
                              ra_dtype_name(ti->fp64 ? in : out), dev->name);
     /* complex64 division is computed in double where the device has it (see cdiv); a binary
      * program holds the casts to float64 and complex128 where the device has them. */
-    bool fp64 = ti->fp64 || to->fp64 ||
-                ((in == RA_COMPLEX64 || family == RA_CL_BINARY) && dev->has_fp64);
+    bool fp64 =
+        ti->fp64 || to->fp64 || ((in == RA_COMPLEX64 || family == RA_CL_BINARY) && dev->has_fp64);
     snprintf(options, sizeof options,
              "-D RA_FAMILY=%d -D RA_TI=%s -D RA_KI=%d -D RA_UI=%s -D RA_RI=%s -D RA_TO=%s "
              "-D RA_KO=%d -D RA_UO=%s -D RA_FP64=%d -D RA_C64=%d -D RA_CL_MAXDIM=%d%s",
