@@ -25,6 +25,12 @@ static const char USAGE[] =
     "       devspec validate [--cases PATH]...  load and check case files, run nothing\n"
     "       devspec expectations REPORT.json  print an expectations file for the failures\n"
     "                                         of a report (review before committing it)\n"
+    "       devspec compare [OPTIONS] REPORT.json... | DIR\n"
+    "                                         the reports side by side: statements and\n"
+    "                                         cases x libraries (devspec compare --help)\n"
+    "       devspec probe FILE|DIR... [--adapter NAME]... [OPTIONS]\n"
+    "                                         run case files against every named adapter\n"
+    "                                         and compare what each library did\n"
     "       devspec --help | --version\n"
     "\n"
     "run options:\n"
@@ -601,9 +607,15 @@ int main(int argc, char **argv)
     }
     if (!strcmp(cmd, "expectations")) return cmd_expectations(argc, argv);
     if (strcmp(cmd, "run") && strcmp(cmd, "list") && strcmp(cmd, "coverage") &&
-        strcmp(cmd, "validate"))
-        return usage_error("unknown command '%s' (run, list, coverage, validate, expectations)",
+        strcmp(cmd, "validate") && strcmp(cmd, "compare") && strcmp(cmd, "probe"))
+        return usage_error("unknown command '%s' (run, list, coverage, validate, expectations, "
+                           "compare, probe)",
                            cmd);
+    if (!strcmp(cmd, "compare"))
+        return ds__compare_main(argc - 1, argv + 1, root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR));
+    if (!strcmp(cmd, "probe"))
+        return ds__probe_main(argc - 1, argv + 1, root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR),
+                              root("DEVSPEC_BUILD", DEVSPEC_BUILD_DIR));
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(USAGE, stdout);

@@ -1,0 +1,316 @@
+/* devspec probe: a spec author's loop in one command. The case files given are checked
+ * once, run against every adapter of adapters/adapters.json (or those named) as separate
+ * `devspec run` processes, a few at a time, and the reports compared side by side, with what
+ * each library returned for every step that did not hold.
+ *
+ * Each run is this same binary (/proc/self/exe) with `run --adapter NAME`, so a probe
+ * behaves exactly as the runs a user would type: the adapter's expectations file applies
+ * (its skip entries keep a hanging case away), isolation, timeouts and reports are the
+ * usual ones. */
+#define _POSIX_C_SOURCE 200809L
+#include "devspec.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static int usage(const char *fmt, const char *arg)
+{
+    fputs("devspec: probe: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\n(devspec --help for usage)\n", stderr);
+    return 2;
+}
+
+typedef struct argvec {
+    char **v;
+    int n;
+} argvec;
+
+static void push(argvec *a, const char *s)
+{
+    a->v = ds__xrealloc(a->v, sizeof *a->v * (size_t)(a->n + 2));
+    a->v[a->n++] = ds__xstrdup(s);
+    a->v[a->n] = NULL;
+}
+
+static void argvec_free(argvec *a)
+{
+    for (int i = 0; i < a->n; i++)
+        free(a->v[i]);
+    free(a->v);
+    a->v = NULL;
+    a->n = 0;
+}
+
+/* Runs ARGV with stdout and stderr to LOG (NULL: inherited); returns the child's pid or -1. */
+static pid_t spawn(const char *self, char **argv, const char *log)
+{
+    pid_t pid = fork();
+    if (pid != 0) return pid;
+    if (log) {
+        int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (fd >= 0) {
+            dup2(fd, 1);
+            dup2(fd, 2);
+            close(fd);
+        }
+    }
+    execv(self, argv);
+    fprintf(stderr, "devspec: probe: cannot run %s: %s\n", self, strerror(errno));
+    _exit(127);
+}
+
+static int wait_status(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0)
+        if (errno != EINTR) return 127;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/* The names of adapters/adapters.json, in its order. */
+static int adapter_names(const char *source, argvec *out)
+{
+    ds_buf p = {0};
+    ds__buf_printf(&p, "%s/adapters/adapters.json", source);
+    size_t len;
+    char *text = ds__read_file(p.data, &len);
+    if (!text) {
+        fprintf(stderr, "devspec: probe: cannot read %s: %s\n", p.data, strerror(errno));
+        ds__buf_free(&p);
+        return -1;
+    }
+    cJSON *doc = cJSON_ParseWithLength(text, len);
+    free(text);
+    const cJSON *a;
+    cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(doc, "adapters"))
+    {
+        const cJSON *n = cJSON_GetObjectItemCaseSensitive(a, "name");
+        if (cJSON_IsString(n)) push(out, n->valuestring);
+    }
+    cJSON_Delete(doc);
+    if (out->n == 0) fprintf(stderr, "devspec: probe: %s names no adapter\n", p.data);
+    ds__buf_free(&p);
+    return out->n ? 0 : -1;
+}
+
+int ds__probe_main(int argc, char **argv, const char *source, const char *build)
+{
+    (void)build;
+    argvec files = {0}, adapters = {0}, pass = {0};
+    const char *out = "reports/runs/probe", *html = NULL, *spec = NULL, *timeout = NULL;
+    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+    int rc = 0;
+    for (int i = 1; i < argc && !rc; i++) {
+        const char *a = argv[i];
+        const char *val = NULL;
+        bool takes = !strcmp(a, "--adapter") || !strcmp(a, "--out") || !strcmp(a, "--html") ||
+                     !strcmp(a, "--spec") || !strcmp(a, "--timeout") || !strcmp(a, "--jobs") ||
+                     !strcmp(a, "--by") || !strcmp(a, "--status") || !strcmp(a, "--library");
+        if (takes) {
+            if (i + 1 >= argc) {
+                rc = usage("%s needs a value", a);
+                break;
+            }
+            val = argv[++i];
+        }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(ds__compare_usage, stdout);
+            argvec_free(&files);
+            argvec_free(&adapters);
+            argvec_free(&pass);
+            return 0;
+        } else if (!strcmp(a, "--adapter"))
+            push(&adapters, val);
+        else if (!strcmp(a, "--out"))
+            out = val;
+        else if (!strcmp(a, "--html"))
+            html = val;
+        else if (!strcmp(a, "--spec"))
+            spec = val;
+        else if (!strcmp(a, "--timeout"))
+            timeout = val;
+        else if (!strcmp(a, "--jobs")) {
+            char *end;
+            jobs = strtol(val, &end, 10);
+            if (*end || jobs < 1 || jobs > 64)
+                rc = usage("--jobs needs a count 1..64, not '%s'", val);
+        } else if (takes || !strcmp(a, "--plain") || !strcmp(a, "--color") ||
+                   !strcmp(a, "--json") || !strcmp(a, "--disagree")) {
+            /* options of the comparison */
+            push(&pass, a);
+            if (val) push(&pass, val);
+        } else if (a[0] == '-' && a[1])
+            rc = usage("unknown option '%s'", a);
+        else
+            push(&files, a);
+    }
+    if (!rc && files.n == 0)
+        rc = usage("%s", "needs case files: devspec probe FILE|DIR... [--adapter NAME]...");
+    if (jobs < 1) jobs = 1;
+    char self[4096];
+    ssize_t sl = rc ? 0 : readlink("/proc/self/exe", self, sizeof self - 1);
+    if (!rc && sl <= 0) {
+        fprintf(stderr, "devspec: probe: cannot find its own program: %s\n", strerror(errno));
+        rc = 3;
+    }
+    if (!rc) self[sl] = '\0';
+    if (!rc && adapters.n == 0 && adapter_names(source, &adapters) != 0) rc = 3;
+
+    /* The case files are checked once, before any adapter starts. */
+    if (!rc) {
+        argvec v = {0};
+        push(&v, "devspec");
+        push(&v, "validate");
+        if (spec) {
+            push(&v, "--spec");
+            push(&v, spec);
+        }
+        for (int i = 0; i < files.n; i++) {
+            push(&v, "--cases");
+            push(&v, files.v[i]);
+        }
+        pid_t pid = spawn(self, v.v, NULL);
+        int st = pid < 0 ? 127 : wait_status(pid);
+        argvec_free(&v);
+        if (st != 0) rc = 2;
+    }
+
+    ds_buf dirprobe = {0};
+    ds__buf_printf(&dirprobe, "%s/x", out);
+    if (!rc && ds__mkdir_parents(dirprobe.data) != 0) {
+        fprintf(stderr, "devspec: probe: cannot create %s: %s\n", out, strerror(errno));
+        rc = 3;
+    }
+    ds__buf_free(&dirprobe);
+
+    /* The runs, JOBS at a time; each writes OUT/NAME.json and OUT/NAME.log. */
+    pid_t *pids = ds__xmalloc(sizeof *pids * (size_t)(adapters.n + 1));
+    double *started = ds__xmalloc(sizeof *started * (size_t)(adapters.n + 1));
+    int *codes = ds__xmalloc(sizeof *codes * (size_t)(adapters.n + 1));
+    int next = 0, running = 0, worst = 0;
+    for (int i = 0; i < adapters.n; i++)
+        pids[i] = 0;
+    if (!rc)
+        fprintf(stderr, "devspec: probe: %d case file%s against %d adapter%s\n", files.n,
+                files.n == 1 ? "" : "s", adapters.n, adapters.n == 1 ? "" : "s");
+    while (!rc && (next < adapters.n || running > 0)) {
+        while (next < adapters.n && running < jobs && !ds__interrupted) {
+            const char *name = adapters.v[next];
+            argvec v = {0};
+            ds_buf report = {0}, log = {0};
+            ds__buf_printf(&report, "%s/%s.json", out, name);
+            ds__buf_printf(&log, "%s/%s.log", out, name);
+            push(&v, "devspec");
+            push(&v, "run");
+            push(&v, "--adapter");
+            push(&v, name);
+            for (int k = 0; k < files.n; k++) {
+                push(&v, "--cases");
+                push(&v, files.v[k]);
+            }
+            push(&v, "--report");
+            push(&v, report.data);
+            push(&v, "--no-tap");
+            push(&v, "--no-progress");
+            if (spec) {
+                push(&v, "--spec");
+                push(&v, spec);
+            }
+            if (timeout) {
+                push(&v, "--timeout");
+                push(&v, timeout);
+            }
+            unlink(report.data);
+            started[next] = ds__now();
+            pids[next] = spawn(self, v.v, log.data);
+            argvec_free(&v);
+            ds__buf_free(&report);
+            ds__buf_free(&log);
+            if (pids[next] < 0) {
+                codes[next] = 127;
+                pids[next] = 0;
+            } else
+                running++;
+            next++;
+        }
+        if (running == 0) break;
+        int st;
+        pid_t done = waitpid(-1, &st, 0);
+        if (done < 0) {
+            if (errno == EINTR) continue;
+            break;
+        }
+        for (int i = 0; i < next; i++)
+            if (pids[i] == done) {
+                pids[i] = 0;
+                running--;
+                codes[i] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+                fprintf(stderr, "devspec: probe: %-18s exit %d in %.1f s%s%s%s\n", adapters.v[i],
+                        codes[i], ds__now() - started[i], codes[i] >= 2 ? " (see " : "",
+                        codes[i] >= 2 ? out : "", codes[i] >= 2 ? "/NAME.log)" : "");
+                if (codes[i] >= 2 && codes[i] > worst) worst = codes[i];
+            }
+    }
+    if (!rc && ds__interrupted) rc = 3;
+
+    /* The comparison of the reports there are, in the adapters' order. */
+    if (!rc) {
+        argvec v = {0};
+        push(&v, "compare");
+        push(&v, "--by");
+        push(&v, "case");
+        push(&v, "--details");
+        if (spec) {
+            push(&v, "--spec");
+            push(&v, spec);
+        }
+        for (int i = 0; i < files.n; i++) {
+            push(&v, "--cases");
+            push(&v, files.v[i]);
+        }
+        ds_buf page = {0};
+        if (html)
+            ds__buf_puts(&page, html);
+        else
+            ds__buf_printf(&page, "%s/index.html", out);
+        push(&v, "--html");
+        push(&v, page.data);
+        ds__buf_free(&page);
+        for (int i = 0; i < pass.n; i++)
+            push(&v, pass.v[i]);
+        int reports = 0;
+        for (int i = 0; i < adapters.n; i++) {
+            ds_buf report = {0};
+            ds__buf_printf(&report, "%s/%s.json", out, adapters.v[i]);
+            if (access(report.data, R_OK) == 0) {
+                push(&v, report.data);
+                reports++;
+            } else {
+                fprintf(stderr, "devspec: probe: %s wrote no report (see %s/%s.log)\n",
+                        adapters.v[i], out, adapters.v[i]);
+                if (worst < 3) worst = 3;
+            }
+            ds__buf_free(&report);
+        }
+        if (reports) {
+            rc = ds__compare_main(v.n, v.v, source);
+        } else
+            rc = 3;
+        argvec_free(&v);
+        /* An adapter that could not start or a run cut short is an exit status of 3; what
+         * the libraries did is the table's business, not the exit status's. */
+        if (!rc && worst >= 3) rc = 3;
+    }
+    free(pids);
+    free(started);
+    free(codes);
+    argvec_free(&files);
+    argvec_free(&adapters);
+    argvec_free(&pass);
+    return rc;
+}
