@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Regenerates the published reports: the whole suite against refarray and every Python
 # library of adapters/adapters.json, each with its expectations file, then the compliance
-# summary. Writes reports/NAME.json for each adapter and reports/SUMMARY.md.
+# summary and the side-by-side page. Writes reports/NAME.json for each adapter,
+# reports/SUMMARY.md and reports/index.html (devspec compare of the published reports).
 #
 #   scripts/publish-reports.sh [--no-setup] [NAME...]   (default: every adapter of
 #                                                        adapters/adapters.json)
@@ -71,4 +72,5 @@ done
 "$python" reports/summary.py --source . --startup "$work/startup.json" --wall "$work/wall.json" \
     --out reports/SUMMARY.md "${reports[@]}" || exit 3
 echo "publish-reports: wrote reports/SUMMARY.md" >&2
+"$devspec" compare --quiet --html reports/index.html "${reports[@]}" || exit 3
 exit "$status"

@@ -46,11 +46,13 @@ static void argvec_free(argvec *a)
     a->n = 0;
 }
 
-/* Runs ARGV with stdout and stderr to LOG (NULL: inherited); returns the child's pid or -1. */
+/* Runs ARGV with stdout and stderr to LOG (NULL: stdout to stderr, which stays, so that
+ * stdout holds only the comparison); returns the child's pid or -1. */
 static pid_t spawn(const char *self, char **argv, const char *log)
 {
     pid_t pid = fork();
     if (pid != 0) return pid;
+    if (!log) dup2(2, 1);
     if (log) {
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);
         if (fd >= 0) {
@@ -62,6 +64,17 @@ static pid_t spawn(const char *self, char **argv, const char *log)
     execv(self, argv);
     fprintf(stderr, "devspec: probe: cannot run %s: %s\n", self, strerror(errno));
     _exit(127);
+}
+
+/* The file name of an adapter's report: its name, or for a path the base name without its
+ * extension (the label `devspec run` gives it). */
+static char *report_name(const char *adapter)
+{
+    const char *base = strrchr(adapter, '/') ? strrchr(adapter, '/') + 1 : adapter;
+    char *n = ds__xstrdup(base);
+    char *dot = strrchr(n, '.');
+    if (dot && dot != n && strchr(adapter, '/')) *dot = '\0';
+    return n;
 }
 
 static int wait_status(pid_t pid)
@@ -203,8 +216,10 @@ int ds__probe_main(int argc, char **argv, const char *source, const char *build)
             const char *name = adapters.v[next];
             argvec v = {0};
             ds_buf report = {0}, log = {0};
-            ds__buf_printf(&report, "%s/%s.json", out, name);
-            ds__buf_printf(&log, "%s/%s.log", out, name);
+            char *rn = report_name(name);
+            ds__buf_printf(&report, "%s/%s.json", out, rn);
+            ds__buf_printf(&log, "%s/%s.log", out, rn);
+            free(rn);
             push(&v, "devspec");
             push(&v, "run");
             push(&v, "--adapter");
@@ -250,9 +265,9 @@ int ds__probe_main(int argc, char **argv, const char *source, const char *build)
                 pids[i] = 0;
                 running--;
                 codes[i] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-                fprintf(stderr, "devspec: probe: %-18s exit %d in %.1f s%s%s%s\n", adapters.v[i],
-                        codes[i], ds__now() - started[i], codes[i] >= 2 ? " (see " : "",
-                        codes[i] >= 2 ? out : "", codes[i] >= 2 ? "/NAME.log)" : "");
+                fprintf(stderr, "devspec: probe: %-18s exit %d in %.1f s%s\n", adapters.v[i],
+                        codes[i], ds__now() - started[i],
+                        codes[i] >= 2 ? " (its log is beside its report)" : "");
                 if (codes[i] >= 2 && codes[i] > worst) worst = codes[i];
             }
     }
@@ -286,15 +301,17 @@ int ds__probe_main(int argc, char **argv, const char *source, const char *build)
         int reports = 0;
         for (int i = 0; i < adapters.n; i++) {
             ds_buf report = {0};
-            ds__buf_printf(&report, "%s/%s.json", out, adapters.v[i]);
+            char *rn = report_name(adapters.v[i]);
+            ds__buf_printf(&report, "%s/%s.json", out, rn);
             if (access(report.data, R_OK) == 0) {
                 push(&v, report.data);
                 reports++;
             } else {
                 fprintf(stderr, "devspec: probe: %s wrote no report (see %s/%s.log)\n",
-                        adapters.v[i], out, adapters.v[i]);
+                        adapters.v[i], out, rn);
                 if (worst < 3) worst = 3;
             }
+            free(rn);
             ds__buf_free(&report);
         }
         if (reports) {
