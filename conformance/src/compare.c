@@ -72,8 +72,8 @@ static void idmap_put(idmap *m, const char *k, int v)
         idmap bigger = {0};
         bigger.nslots = m->nslots ? m->nslots * 2 : 64;
         bigger.keys = calloc(bigger.nslots, sizeof *bigger.keys);
-        bigger.vals = ds__xmalloc(bigger.nslots * sizeof *bigger.vals);
-        if (!bigger.keys) ds__xmalloc((size_t)-1); /* reports out of memory and exits */
+        bigger.vals = dsr__xmalloc(bigger.nslots * sizeof *bigger.vals);
+        if (!bigger.keys) dsr__xmalloc((size_t)-1); /* reports out of memory and exits */
         for (size_t i = 0; i < m->nslots; i++)
             if (m->keys[i]) idmap_put(&bigger, m->keys[i], m->vals[i]);
         free(m->keys);
@@ -104,12 +104,12 @@ static const char *str_of(const cJSON *o, const char *key)
 static cJSON *parse_file(const char *path, FILE *err)
 {
     size_t len;
-    char *text = ds__read_file(path, &len);
+    char *text = dsr__read_file(path, &len);
     if (!text) {
         fprintf(err, "devspec: cannot read %s: %s\n", path, strerror(errno));
         return NULL;
     }
-    cJSON *doc = cJSON_ParseWithLength(text, len);
+    cJSON *doc = dsj_parse(text, len, NULL);
     free(text);
     if (!doc) fprintf(err, "devspec: %s is not valid JSON\n", path);
     return doc;
@@ -131,13 +131,13 @@ static char **list_json(const char *dir, int *n)
     while ((e = readdir(d))) {
         size_t l = strlen(e->d_name);
         if (l < 6 || e->d_name[0] == '.' || strcmp(e->d_name + l - 5, ".json")) continue;
-        ds_buf p = {0};
-        ds__buf_printf(&p, "%s/%s", dir, e->d_name);
-        if (ds__is_dir(p.data)) {
-            ds__buf_free(&p);
+        dsr_buf p = {0};
+        dsr__buf_printf(&p, "%s/%s", dir, e->d_name);
+        if (dsr__is_dir(p.data)) {
+            dsr__buf_free(&p);
             continue;
         }
-        out = ds__xrealloc(out, sizeof *out * (size_t)(*n + 1));
+        out = dsr__xrealloc(out, sizeof *out * (size_t)(*n + 1));
         out[(*n)++] = p.data;
     }
     closedir(d);
@@ -182,10 +182,10 @@ static int add_report(compare_in *in, const char *path, bool quiet_skip, FILE *e
                 path);
         return -1;
     }
-    in->libs = ds__xrealloc(in->libs, sizeof *in->libs * (size_t)(in->nlibs + 1));
+    in->libs = dsr__xrealloc(in->libs, sizeof *in->libs * (size_t)(in->nlibs + 1));
     lib *l = &in->libs[in->nlibs++];
     memset(l, 0, sizeof *l);
-    l->path = ds__xstrdup(path);
+    l->path = dsr__xstrdup(path);
     l->doc = doc;
     l->header = cJSON_GetObjectItemCaseSensitive(doc, "header");
     l->footer = cJSON_GetObjectItemCaseSensitive(doc, "footer");
@@ -194,15 +194,15 @@ static int add_report(compare_in *in, const char *path, bool quiet_skip, FILE *e
     if (!label) label = str_of(cJSON_GetObjectItemCaseSensitive(l->header, "library"), "name");
     if (!label) label = "?";
     /* Two reports of one adapter (say, two runs) stay apart: the second is "NAME (2)". */
-    ds_buf b = {0};
-    ds__buf_puts(&b, label);
+    dsr_buf b = {0};
+    dsr__buf_puts(&b, label);
     for (int k = 2;; k++) {
         bool taken = false;
         for (int i = 0; i + 1 < in->nlibs; i++)
             taken = taken || !strcmp(in->libs[i].label, b.data);
         if (!taken) break;
         b.len = 0;
-        ds__buf_printf(&b, "%s (%d)", label, k);
+        dsr__buf_printf(&b, "%s (%d)", label, k);
     }
     l->label = b.data;
     return 0;
@@ -211,16 +211,16 @@ static int add_report(compare_in *in, const char *path, bool quiet_skip, FILE *e
 static void add_case_file(compare_in *in, const char *path)
 {
     size_t len;
-    char *text = ds__read_file(path, &len);
+    char *text = dsr__read_file(path, &len);
     if (!text) return;
-    cJSON *doc = cJSON_ParseWithLength(text, len);
+    cJSON *doc = dsj_parse(text, len, NULL);
     free(text);
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
     if (!cJSON_IsArray(cases)) {
         cJSON_Delete(doc);
         return;
     }
-    in->casedocs = ds__xrealloc(in->casedocs, sizeof *in->casedocs * (size_t)(in->ncasedocs + 1));
+    in->casedocs = dsr__xrealloc(in->casedocs, sizeof *in->casedocs * (size_t)(in->ncasedocs + 1));
     in->casedocs[in->ncasedocs++] = doc;
     const cJSON *c;
     cJSON_ArrayForEach(c, cases)
@@ -228,7 +228,7 @@ static void add_case_file(compare_in *in, const char *path)
         const char *id = str_of(c, "id");
         if (!id || idmap_get(&in->caseids, id) >= 0) continue;
         in->casedefs =
-            ds__xrealloc(in->casedefs, sizeof *in->casedefs * (size_t)(in->ncasedefs + 1));
+            dsr__xrealloc(in->casedefs, sizeof *in->casedefs * (size_t)(in->ncasedefs + 1));
         in->casedefs[in->ncasedefs] = c;
         idmap_put(&in->caseids, id, in->ncasedefs++);
     }
@@ -239,7 +239,7 @@ static void add_case_file(compare_in *in, const char *path)
  * out. */
 static void add_cases_path(compare_in *in, const char *path, int depth)
 {
-    if (!ds__is_dir(path)) {
+    if (!dsr__is_dir(path)) {
         add_case_file(in, path);
         return;
     }
@@ -251,20 +251,20 @@ static void add_cases_path(compare_in *in, const char *path, int depth)
     struct dirent *e;
     while ((e = readdir(d))) {
         if (e->d_name[0] == '.') continue;
-        names = ds__xrealloc(names, sizeof *names * (size_t)(n + 1));
-        names[n++] = ds__xstrdup(e->d_name);
+        names = dsr__xrealloc(names, sizeof *names * (size_t)(n + 1));
+        names[n++] = dsr__xstrdup(e->d_name);
     }
     closedir(d);
     if (n) qsort(names, (size_t)n, sizeof *names, cmp_strp);
     for (int i = 0; i < n; i++) {
-        ds_buf p = {0};
-        ds__buf_printf(&p, "%s/%s", path, names[i]);
+        dsr_buf p = {0};
+        dsr__buf_printf(&p, "%s/%s", path, names[i]);
         size_t l = strlen(names[i]);
-        if (ds__is_dir(p.data))
+        if (dsr__is_dir(p.data))
             add_cases_path(in, p.data, depth + 1);
         else if (l > 5 && !strcmp(names[i] + l - 5, ".json"))
             add_case_file(in, p.data);
-        ds__buf_free(&p);
+        dsr__buf_free(&p);
         free(names[i]);
     }
     free(names);
@@ -282,12 +282,12 @@ static void build_rows(compare_in *in)
             if (!id) continue;
             int r = idmap_get(&in->ids, id);
             if (r < 0) {
-                in->rows = ds__xrealloc(in->rows, sizeof *in->rows * (size_t)(in->nrows + 1));
+                in->rows = dsr__xrealloc(in->rows, sizeof *in->rows * (size_t)(in->nrows + 1));
                 row *nr = &in->rows[in->nrows];
                 nr->id = id;
                 nr->first = c;
                 nr->cells = calloc((size_t)in->nlibs, sizeof *nr->cells);
-                if (!nr->cells) ds__xmalloc((size_t)-1);
+                if (!nr->cells) dsr__xmalloc((size_t)-1);
                 r = in->nrows++;
                 idmap_put(&in->ids, id, r);
             }
@@ -334,39 +334,39 @@ static int cmp_child_keys(const void *a, const void *b)
 }
 
 /* A canonical text of V: compact JSON, object keys sorted, handles without their number. */
-static void canon(const cJSON *v, ds_buf *b)
+static void canon(const cJSON *v, dsr_buf *b)
 {
     if (cJSON_IsString(v) && is_handle(v->valuestring)) {
-        ds__buf_add(b, "\"", 1);
-        ds__buf_add(b, v->valuestring, (size_t)(strchr(v->valuestring, '#') - v->valuestring + 1));
-        ds__buf_add(b, "\"", 1);
+        dsr__buf_add(b, "\"", 1);
+        dsr__buf_add(b, v->valuestring, (size_t)(strchr(v->valuestring, '#') - v->valuestring + 1));
+        dsr__buf_add(b, "\"", 1);
     } else if (cJSON_IsArray(v)) {
-        ds__buf_add(b, "[", 1);
+        dsr__buf_add(b, "[", 1);
         for (const cJSON *c = v->child; c; c = c->next) {
             canon(c, b);
-            if (c->next) ds__buf_add(b, ",", 1);
+            if (c->next) dsr__buf_add(b, ",", 1);
         }
-        ds__buf_add(b, "]", 1);
+        dsr__buf_add(b, "]", 1);
     } else if (cJSON_IsObject(v)) {
         int n = cJSON_GetArraySize(v), i = 0;
-        const cJSON **kids = ds__xmalloc(sizeof *kids * (size_t)(n ? n : 1));
+        const cJSON **kids = dsr__xmalloc(sizeof *kids * (size_t)(n ? n : 1));
         for (const cJSON *c = v->child; c; c = c->next)
             kids[i++] = c;
         qsort(kids, (size_t)n, sizeof *kids, cmp_child_keys);
-        ds__buf_add(b, "{", 1);
+        dsr__buf_add(b, "{", 1);
         for (i = 0; i < n; i++) {
             cJSON *k = cJSON_CreateString(kids[i]->string);
-            char *ks = cJSON_PrintUnformatted(k);
-            ds__buf_printf(b, "%s%s:", i ? "," : "", ks);
+            char *ks = dsr__print(k, false);
+            dsr__buf_printf(b, "%s%s:", i ? "," : "", ks);
             cJSON_free(ks);
             cJSON_Delete(k);
             canon(kids[i], b);
         }
-        ds__buf_add(b, "}", 1);
+        dsr__buf_add(b, "}", 1);
         free(kids);
     } else {
-        char *s = cJSON_PrintUnformatted(v);
-        ds__buf_puts(b, s ? s : "null");
+        char *s = dsr__print(v, false);
+        dsr__buf_puts(b, s ? s : "null");
         cJSON_free(s);
     }
 }
@@ -381,22 +381,22 @@ static char *outcome_key(const cJSON *cell)
     const char *raw = str_of(cell, "observed_status");
     if (!raw) raw = str_of(cell, "status");
     if (!raw || !strcmp(raw, "skip")) return NULL;
-    if (!strcmp(raw, "pass") || !strcmp(raw, "xpass")) return ds__xstrdup("pass");
-    if (strcmp(raw, "fail")) return ds__xstrdup(raw);
-    ds_buf b = {0};
+    if (!strcmp(raw, "pass") || !strcmp(raw, "xpass")) return dsr__xstrdup("pass");
+    if (strcmp(raw, "fail")) return dsr__xstrdup(raw);
+    dsr_buf b = {0};
     const cJSON *step = cJSON_GetObjectItemCaseSensitive(cell, "step");
     const char *op = str_of(cell, "op");
-    ds__buf_printf(&b, "fail at step %d", cJSON_IsNumber(step) ? step->valueint : -1);
-    if (op) ds__buf_printf(&b, " (%s)", op);
+    dsr__buf_printf(&b, "fail at step %d", cJSON_IsNumber(step) ? step->valueint : -1);
+    if (op) dsr__buf_printf(&b, " (%s)", op);
     const cJSON *obs = cJSON_GetObjectItemCaseSensitive(cell, "observed");
     const cJSON *e = cJSON_GetObjectItemCaseSensitive(obs, "error");
     if (cJSON_IsObject(e) && cJSON_GetArraySize(obs) == 1) {
         const char *kind = str_of(e, "kind");
         const char *origin = str_of(e, "origin");
-        ds__buf_printf(&b, ": raises %s", kind ? kind : "?");
-        if (origin && strcmp(origin, "library")) ds__buf_printf(&b, " (origin %s)", origin);
+        dsr__buf_printf(&b, ": raises %s", kind ? kind : "?");
+        if (origin && strcmp(origin, "library")) dsr__buf_printf(&b, " (origin %s)", origin);
     } else if (obs) {
-        ds__buf_puts(&b, ": returns ");
+        dsr__buf_puts(&b, ": returns ");
         canon(obs, &b);
     }
     return b.data;
@@ -580,15 +580,15 @@ static void add_spec(cJSON *m, const spec_files *sp)
 /* spec/README.md: a case counts for a profile when all its features are in the profile, at
  * least one statement it cites applies, and none it cites from the profile's document is
  * outside the profile's version. The same rule as the runner's, on the registry. */
-static cJSON *case_profiles(const ds_registry *reg, const cJSON *rec)
+static cJSON *case_profiles(const dsr_registry *reg, const cJSON *rec)
 {
     cJSON *out = cJSON_CreateArray();
     if (!reg) return out;
     const cJSON *fs = cJSON_GetObjectItemCaseSensitive(rec, "features");
     const cJSON *ss = cJSON_GetObjectItemCaseSensitive(rec, "spec");
     int nf = cJSON_GetArraySize(fs), ns = cJSON_GetArraySize(ss);
-    const char **f = ds__xmalloc(sizeof *f * (size_t)(nf + 1));
-    const char **s = ds__xmalloc(sizeof *s * (size_t)(ns + 1));
+    const char **f = dsr__xmalloc(sizeof *f * (size_t)(nf + 1));
+    const char **s = dsr__xmalloc(sizeof *s * (size_t)(ns + 1));
     int k = 0;
     for (const cJSON *x = fs ? fs->child : NULL; x; x = x->next)
         if (cJSON_IsString(x)) f[k++] = x->valuestring;
@@ -597,14 +597,14 @@ static cJSON *case_profiles(const ds_registry *reg, const cJSON *rec)
     for (const cJSON *x = ss ? ss->child : NULL; x; x = x->next)
         if (cJSON_IsString(x)) s[k++] = x->valuestring;
     ns = k;
-    ds_case c;
+    dsr_case c;
     memset(&c, 0, sizeof c);
     c.features = f;
     c.nfeatures = nf;
     c.spec = s;
     c.nspec = ns;
     for (int i = 0; i < reg->nprofiles; i++)
-        if (ds__case_counts(reg, &c, &reg->profiles[i]))
+        if (dsr__case_counts(reg, &c, &reg->profiles[i]))
             cJSON_AddItemToArray(out, cJSON_CreateNumber(i));
     free((void *)f);
     free((void *)s);
@@ -614,7 +614,7 @@ static cJSON *case_profiles(const ds_registry *reg, const cJSON *rec)
 /* The model: libraries, the spec's statements, features and profiles, and one entry per
  * case with a cell per library, how many different outcomes the libraries had and whether
  * they disagree. Deterministic: the same reports, in the same order, give the same bytes. */
-static cJSON *build_model(const compare_in *in, const spec_files *sp, const ds_registry *reg)
+static cJSON *build_model(const compare_in *in, const spec_files *sp, const dsr_registry *reg)
 {
     cJSON *m = cJSON_CreateObject();
     cJSON_AddNumberToObject(m, "compare_version", COMPARE_VERSION);
@@ -625,7 +625,7 @@ static cJSON *build_model(const compare_in *in, const spec_files *sp, const ds_r
     add_spec(m, sp);
     cJSON *cases = cJSON_AddArrayToObject(m, "cases");
     int disagree = 0;
-    char **keys = ds__xmalloc(sizeof *keys * (size_t)(in->nlibs ? in->nlibs : 1));
+    char **keys = dsr__xmalloc(sizeof *keys * (size_t)(in->nlibs ? in->nlibs : 1));
     for (int r = 0; r < in->nrows; r++) {
         const row *rw = &in->rows[r];
         cJSON *j = cJSON_CreateObject();
@@ -671,7 +671,7 @@ typedef struct view {
     bool color;
     bool details;
     bool disagree_only;
-    unsigned status_mask; /* bit per ds_status; 0: any */
+    unsigned status_mask; /* bit per dsr_status; 0: any */
     int width;            /* terminal columns; 0: no limit */
 } view;
 
@@ -701,7 +701,8 @@ static const char *cell_status(const cJSON *cell)
 }
 
 /* Prints S for a terminal: control characters (a library's message may hold escape
- * sequences) become \xNN, and at most MAX bytes are shown. */
+ * sequences) become \xNN, a NUL (held as the bytes C0 80, see dsjson.h) \x00, and at most
+ * MAX bytes are shown (0: all). */
 static void put_safe(FILE *out, const char *s, size_t max)
 {
     size_t n = 0;
@@ -710,7 +711,10 @@ static void put_safe(FILE *out, const char *s, size_t max)
             fputs("...", out);
             return;
         }
-        if (*p < 0x20 || *p == 0x7f)
+        if (p[0] == 0xc0 && p[1] == 0x80) {
+            fputs("\\x00", out);
+            p++;
+        } else if (*p < 0x20 || *p == 0x7f)
             fprintf(out, "\\x%02x", *p);
         else
             fputc(*p, out);
@@ -720,13 +724,16 @@ static void put_safe(FILE *out, const char *s, size_t max)
 /* A copy of S as put_safe prints it (the caller frees it). */
 static char *safe_dup(const char *s)
 {
-    ds_buf b = {0};
+    dsr_buf b = {0};
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        if (*p < 0x20 || *p == 0x7f)
-            ds__buf_printf(&b, "\\x%02x", *p);
+        if (p[0] == 0xc0 && p[1] == 0x80) {
+            dsr__buf_puts(&b, "\\x00");
+            p++;
+        } else if (*p < 0x20 || *p == 0x7f)
+            dsr__buf_printf(&b, "\\x%02x", *p);
         else
-            ds__buf_add(&b, (const char *)p, 1);
-    if (!b.data) ds__buf_puts(&b, "");
+            dsr__buf_add(&b, (const char *)p, 1);
+    if (!b.data) dsr__buf_puts(&b, "");
     return b.data;
 }
 
@@ -772,7 +779,7 @@ static bool row_wanted(const view *v, bool disagree, unsigned statuses)
 
 static unsigned status_bit(const char *s)
 {
-    int k = ds__status_parse(s);
+    int k = dsr__status_parse(s);
     return k < 0 ? 0 : 1u << k;
 }
 
@@ -791,7 +798,7 @@ static void print_value(FILE *out, const cJSON *v, size_t max)
         }
         return;
     }
-    char *s = cJSON_PrintUnformatted(v);
+    char *s = dsr__print(v, false);
     put_safe(out, s ? s : "null", max);
     cJSON_free(s);
 }
@@ -903,9 +910,9 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
     bool by_feature = !strcmp(v->by, "feature");
     const cJSON *groups = by_feature ? features : statements;
     int ngroups = by_case ? cJSON_GetArraySize(cases) : cJSON_GetArraySize(groups);
-    labels = ds__xmalloc(sizeof *labels * (size_t)(ngroups + 1));
-    dis = ds__xmalloc(sizeof *dis * (size_t)(ngroups + 1));
-    caserow = ds__xmalloc(sizeof *caserow * (size_t)(ngroups + 1));
+    labels = dsr__xmalloc(sizeof *labels * (size_t)(ngroups + 1));
+    dis = dsr__xmalloc(sizeof *dis * (size_t)(ngroups + 1));
+    caserow = dsr__xmalloc(sizeof *caserow * (size_t)(ngroups + 1));
     cells = calloc((size_t)(ngroups + 1) * (size_t)(nl ? nl : 1), sizeof *cells);
     for (int g = 0; g < ngroups; g++) {
         const cJSON *gi = by_case ? cJSON_GetArrayItem(cases, g) : cJSON_GetArrayItem(groups, g);
@@ -957,7 +964,7 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
         if (n > lw) lw = n;
     }
     if (lw > 48) lw = 48;
-    int *cw = ds__xmalloc(sizeof *cw * (size_t)(nl ? nl : 1));
+    int *cw = dsr__xmalloc(sizeof *cw * (size_t)(nl ? nl : 1));
     int total = lw + 3;
     for (int k = 0; k < nl; k++) {
         const char *label = str_of(cJSON_GetArrayItem(libs, k), "label");
@@ -1027,7 +1034,7 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
 
 /* ---- the command ---------------------------------------------------------------------- */
 
-const char ds__compare_usage[] =
+const char dsr__compare_usage[] =
     "usage: devspec compare [OPTIONS] REPORT.json... | DIR\n"
     "       devspec probe FILE|DIR... [--adapter NAME]... [OPTIONS]\n"
     "\n"
@@ -1067,15 +1074,15 @@ static int usage(const char *fmt, const char *arg)
 
 static cJSON *read_spec_file(const char *dir, const char *name, bool required)
 {
-    ds_buf p = {0};
-    ds__buf_printf(&p, "%s/%s", dir, name);
+    dsr_buf p = {0};
+    dsr__buf_printf(&p, "%s/%s", dir, name);
     cJSON *doc = NULL;
     if (required || access(p.data, F_OK) == 0) doc = parse_file(p.data, stderr);
-    ds__buf_free(&p);
+    dsr__buf_free(&p);
     return doc;
 }
 
-int ds__compare_main(int argc, char **argv, const char *source)
+int dsr__compare_main(int argc, char **argv, const char *source)
 {
     const char *spec = NULL, *html = NULL;
     bool json = false, plain = false, force_color = false, quiet = false;
@@ -1102,10 +1109,10 @@ int ds__compare_main(int argc, char **argv, const char *source)
             }
             v.by = val;
         } else if (TAKES("--cases")) {
-            cases = ds__xrealloc(cases, sizeof *cases * (size_t)(ncases + 1));
+            cases = dsr__xrealloc(cases, sizeof *cases * (size_t)(ncases + 1));
             cases[ncases++] = (char *)val;
         } else if (TAKES("--library")) {
-            only = ds__xrealloc(only, sizeof *only * (size_t)(nonly + 1));
+            only = dsr__xrealloc(only, sizeof *only * (size_t)(nonly + 1));
             only[nonly++] = (char *)val;
         } else if (TAKES("--status")) {
             unsigned b = status_bit(val);
@@ -1130,7 +1137,7 @@ int ds__compare_main(int argc, char **argv, const char *source)
         else if (!strcmp(a, "--quiet"))
             quiet = true;
         else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(ds__compare_usage, stdout);
+            fputs(dsr__compare_usage, stdout);
             free(paths);
             free(cases);
             free(only);
@@ -1139,7 +1146,7 @@ int ds__compare_main(int argc, char **argv, const char *source)
             rc = usage("unknown option '%s'", a);
             break;
         } else {
-            paths = ds__xrealloc(paths, sizeof *paths * (size_t)(npaths + 1));
+            paths = dsr__xrealloc(paths, sizeof *paths * (size_t)(npaths + 1));
             paths[npaths++] = (char *)a;
         }
 #undef TAKES
@@ -1156,7 +1163,7 @@ int ds__compare_main(int argc, char **argv, const char *source)
     compare_in in;
     memset(&in, 0, sizeof in);
     for (int i = 0; i < npaths && !rc; i++) {
-        if (ds__is_dir(paths[i])) {
+        if (dsr__is_dir(paths[i])) {
             int n;
             char **files = list_json(paths[i], &n);
             for (int k = 0; k < n; k++) {
@@ -1169,7 +1176,7 @@ int ds__compare_main(int argc, char **argv, const char *source)
     }
     /* --library keeps the named libraries, in the order given. */
     if (!rc && nonly) {
-        lib *kept = ds__xmalloc(sizeof *kept * (size_t)nonly);
+        lib *kept = dsr__xmalloc(sizeof *kept * (size_t)nonly);
         int nk = 0;
         for (int k = 0; k < nonly && !rc; k++) {
             int found = -1;
@@ -1195,40 +1202,40 @@ int ds__compare_main(int argc, char **argv, const char *source)
         fprintf(stderr, "devspec: compare: no reports found in the paths given\n");
         rc = 2;
     }
-    ds_buf specdir = {0};
+    dsr_buf specdir = {0};
     spec_files sp = {0};
-    ds_registry reg;
+    dsr_registry reg;
     bool have_reg = false;
     if (!rc) {
         if (spec)
-            ds__buf_puts(&specdir, spec);
+            dsr__buf_puts(&specdir, spec);
         else
-            ds__buf_printf(&specdir, "%s/spec", source);
+            dsr__buf_printf(&specdir, "%s/spec", source);
         sp.statements = read_spec_file(specdir.data, "statements.json", false);
         sp.features = read_spec_file(specdir.data, "features.json", true);
         sp.profiles = read_spec_file(specdir.data, "profiles.json", false);
-        if (!sp.features || ds__registry_load(&reg, specdir.data) != 0)
+        if (!sp.features || dsr__registry_load(&reg, specdir.data) != 0)
             rc = 2;
         else
             have_reg = true;
     }
     if (!rc) {
         if (ncases == 0) {
-            ds_buf def = {0};
-            ds__buf_printf(&def, "%s/conformance/cases", source);
-            if (ds__is_dir(def.data)) add_cases_path(&in, def.data, 0);
-            ds__buf_free(&def);
+            dsr_buf def = {0};
+            dsr__buf_printf(&def, "%s/conformance/cases", source);
+            if (dsr__is_dir(def.data)) add_cases_path(&in, def.data, 0);
+            dsr__buf_free(&def);
         }
         for (int i = 0; i < ncases; i++)
             add_cases_path(&in, cases[i], 0);
         build_rows(&in);
         cJSON *m = build_model(&in, &sp, have_reg ? &reg : NULL);
-        if (html && ds__compare_html_write(html, m) != 0) {
+        if (html && dsr__compare_html_write(html, m) != 0) {
             fprintf(stderr, "devspec: compare: cannot write %s: %s\n", html, strerror(errno));
             rc = 3;
         }
         if (json) {
-            char *s = cJSON_Print(m);
+            char *s = dsr__print(m, true);
             puts(s);
             cJSON_free(s);
         } else if (!quiet) {
@@ -1244,9 +1251,9 @@ int ds__compare_main(int argc, char **argv, const char *source)
         if (html && !rc) fprintf(stderr, "devspec: compare: wrote %s\n", html);
         cJSON_Delete(m);
     }
-    if (have_reg) ds__registry_free(&reg);
+    if (have_reg) dsr__registry_free(&reg);
     spec_files_free(&sp);
-    ds__buf_free(&specdir);
+    dsr__buf_free(&specdir);
     compare_in_free(&in);
     free(paths);
     free(cases);

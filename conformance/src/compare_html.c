@@ -1,5 +1,5 @@
 /* devspec compare --html: one self-contained page. The page (compare_page.html, compiled in
- * as ds__compare_page) holds its own CSS and JavaScript and asks for nothing over the
+ * as dsr__compare_page) holds its own CSS and JavaScript and asks for nothing over the
  * network; the matrix goes into it as one JSON document that the script renders lazily.
  *
  * Escaping: the JSON sits inside <script type="application/json">, so '<', '>' and '&' in
@@ -16,51 +16,51 @@
 
 static const char MARKER[] = "<!--DEVSPEC-DATA-->";
 
-void ds__compare_json_for_html(ds_buf *b, const char *json)
+void dsr__compare_json_for_html(dsr_buf *b, const char *json)
 {
     for (const char *p = json; *p; p++) {
         switch (*p) {
         case '<':
-            ds__buf_puts(b, "\\u003c");
+            dsr__buf_puts(b, "\\u003c");
             break;
         case '>':
-            ds__buf_puts(b, "\\u003e");
+            dsr__buf_puts(b, "\\u003e");
             break;
         case '&':
-            ds__buf_puts(b, "\\u0026");
+            dsr__buf_puts(b, "\\u0026");
             break;
         default:
             /* U+2028 and U+2029 are valid in JSON strings but end a line in older
              * JavaScript; escaped they are the same characters. */
             if ((unsigned char)p[0] == 0xe2 && (unsigned char)p[1] == 0x80 &&
                 ((unsigned char)p[2] == 0xa8 || (unsigned char)p[2] == 0xa9)) {
-                ds__buf_puts(b, (unsigned char)p[2] == 0xa8 ? "\\u2028" : "\\u2029");
+                dsr__buf_puts(b, (unsigned char)p[2] == 0xa8 ? "\\u2028" : "\\u2029");
                 p += 2;
             } else
-                ds__buf_add(b, p, 1);
+                dsr__buf_add(b, p, 1);
         }
     }
 }
 
-int ds__compare_html_write(const char *path, const cJSON *model)
+int dsr__compare_html_write(const char *path, const cJSON *model)
 {
-    const char *at = strstr(ds__compare_page, MARKER);
+    const char *at = strstr(dsr__compare_page, MARKER);
     if (!at) {
         errno = EINVAL;
         return -1;
     }
-    char *json = cJSON_PrintUnformatted(model);
+    char *json = dsr__print(model, false);
     if (!json) {
         errno = ENOMEM;
         return -1;
     }
-    ds_buf b = {0};
-    ds__buf_add(&b, ds__compare_page, (size_t)(at - ds__compare_page));
-    ds__compare_json_for_html(&b, json);
-    ds__buf_puts(&b, at + sizeof MARKER - 1);
+    dsr_buf b = {0};
+    dsr__buf_add(&b, dsr__compare_page, (size_t)(at - dsr__compare_page));
+    dsr__compare_json_for_html(&b, json);
+    dsr__buf_puts(&b, at + sizeof MARKER - 1);
     cJSON_free(json);
-    int rc = ds__mkdir_parents(path);
-    if (rc == 0) rc = ds__write_file_atomic(path, b.data, b.len);
-    ds__buf_free(&b);
+    int rc = dsr__mkdir_parents(path);
+    if (rc == 0) rc = dsr__write_file_atomic(path, b.data, b.len);
+    dsr__buf_free(&b);
     return rc;
 }

@@ -449,21 +449,21 @@ void dsr__yaml_quote(dsr_buf *b, const char *s);
 /* devspec compare (ARGV[0] is "compare"); SOURCE is the default for the spec and the case
  * files. Returns the exit status: 0, 2 (usage, a report that cannot be read), 3 (the page
  * could not be written). */
-int ds__compare_main(int argc, char **argv, const char *source);
+int dsr__compare_main(int argc, char **argv, const char *source);
 /* devspec probe (ARGV[0] is "probe"): runs case files against every named adapter, then
  * compares the reports. Returns the exit status (0, 2, 3). */
-int ds__probe_main(int argc, char **argv, const char *source, const char *build);
+int dsr__probe_main(int argc, char **argv, const char *source, const char *build);
 /* The help text of compare and probe. */
-extern const char ds__compare_usage[];
+extern const char dsr__compare_usage[];
 /* Writes the self-contained HTML page of a compare model to PATH (atomically, parent
  * folders created). Returns 0, or -1 with errno set. */
-int ds__compare_html_write(const char *path, const cJSON *model);
+int dsr__compare_html_write(const char *path, const cJSON *model);
 /* Appends JSON text to B so that it can sit inside a <script> element: '<', '>', '&',
  * U+2028 and U+2029 as \u escapes. */
-void ds__compare_json_for_html(ds_buf *b, const char *json);
+void dsr__compare_json_for_html(dsr_buf *b, const char *json);
 /* The page template, compiled in from compare_page.html; its data goes where the comment
  * <!--DEVSPEC-DATA--> stands. */
-extern const char *const ds__compare_page;
-extern const size_t ds__compare_page_len;
+extern const char *const dsr__compare_page;
+extern const size_t dsr__compare_page_len;
 
 #endif

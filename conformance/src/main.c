@@ -612,9 +612,9 @@ int main(int argc, char **argv)
                            "compare, probe)",
                            cmd);
     if (!strcmp(cmd, "compare"))
-        return ds__compare_main(argc - 1, argv + 1, root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR));
+        return dsr__compare_main(argc - 1, argv + 1, root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR));
     if (!strcmp(cmd, "probe"))
-        return ds__probe_main(argc - 1, argv + 1, root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR),
+        return dsr__probe_main(argc - 1, argv + 1, root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR),
                               root("DEVSPEC_BUILD", DEVSPEC_BUILD_DIR));
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {

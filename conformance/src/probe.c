@@ -32,8 +32,8 @@ typedef struct argvec {
 
 static void push(argvec *a, const char *s)
 {
-    a->v = ds__xrealloc(a->v, sizeof *a->v * (size_t)(a->n + 2));
-    a->v[a->n++] = ds__xstrdup(s);
+    a->v = dsr__xrealloc(a->v, sizeof *a->v * (size_t)(a->n + 2));
+    a->v[a->n++] = dsr__xstrdup(s);
     a->v[a->n] = NULL;
 }
 
@@ -71,7 +71,7 @@ static pid_t spawn(const char *self, char **argv, const char *log)
 static char *report_name(const char *adapter)
 {
     const char *base = strrchr(adapter, '/') ? strrchr(adapter, '/') + 1 : adapter;
-    char *n = ds__xstrdup(base);
+    char *n = dsr__xstrdup(base);
     char *dot = strrchr(n, '.');
     if (dot && dot != n && strchr(adapter, '/')) *dot = '\0';
     return n;
@@ -88,16 +88,16 @@ static int wait_status(pid_t pid)
 /* The names of adapters/adapters.json, in its order. */
 static int adapter_names(const char *source, argvec *out)
 {
-    ds_buf p = {0};
-    ds__buf_printf(&p, "%s/adapters/adapters.json", source);
+    dsr_buf p = {0};
+    dsr__buf_printf(&p, "%s/adapters/adapters.json", source);
     size_t len;
-    char *text = ds__read_file(p.data, &len);
+    char *text = dsr__read_file(p.data, &len);
     if (!text) {
         fprintf(stderr, "devspec: probe: cannot read %s: %s\n", p.data, strerror(errno));
-        ds__buf_free(&p);
+        dsr__buf_free(&p);
         return -1;
     }
-    cJSON *doc = cJSON_ParseWithLength(text, len);
+    cJSON *doc = dsj_parse(text, len, NULL);
     free(text);
     const cJSON *a;
     cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(doc, "adapters"))
@@ -107,11 +107,11 @@ static int adapter_names(const char *source, argvec *out)
     }
     cJSON_Delete(doc);
     if (out->n == 0) fprintf(stderr, "devspec: probe: %s names no adapter\n", p.data);
-    ds__buf_free(&p);
+    dsr__buf_free(&p);
     return out->n ? 0 : -1;
 }
 
-int ds__probe_main(int argc, char **argv, const char *source, const char *build)
+int dsr__probe_main(int argc, char **argv, const char *source, const char *build)
 {
     (void)build;
     argvec files = {0}, adapters = {0}, pass = {0};
@@ -132,7 +132,7 @@ int ds__probe_main(int argc, char **argv, const char *source, const char *build)
             val = argv[++i];
         }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(ds__compare_usage, stdout);
+            fputs(dsr__compare_usage, stdout);
             argvec_free(&files);
             argvec_free(&adapters);
             argvec_free(&pass);
@@ -193,18 +193,18 @@ int ds__probe_main(int argc, char **argv, const char *source, const char *build)
         if (st != 0) rc = 2;
     }
 
-    ds_buf dirprobe = {0};
-    ds__buf_printf(&dirprobe, "%s/x", out);
-    if (!rc && ds__mkdir_parents(dirprobe.data) != 0) {
+    dsr_buf dirprobe = {0};
+    dsr__buf_printf(&dirprobe, "%s/x", out);
+    if (!rc && dsr__mkdir_parents(dirprobe.data) != 0) {
         fprintf(stderr, "devspec: probe: cannot create %s: %s\n", out, strerror(errno));
         rc = 3;
     }
-    ds__buf_free(&dirprobe);
+    dsr__buf_free(&dirprobe);
 
     /* The runs, JOBS at a time; each writes OUT/NAME.json and OUT/NAME.log. */
-    pid_t *pids = ds__xmalloc(sizeof *pids * (size_t)(adapters.n + 1));
-    double *started = ds__xmalloc(sizeof *started * (size_t)(adapters.n + 1));
-    int *codes = ds__xmalloc(sizeof *codes * (size_t)(adapters.n + 1));
+    pid_t *pids = dsr__xmalloc(sizeof *pids * (size_t)(adapters.n + 1));
+    double *started = dsr__xmalloc(sizeof *started * (size_t)(adapters.n + 1));
+    int *codes = dsr__xmalloc(sizeof *codes * (size_t)(adapters.n + 1));
     int next = 0, running = 0, worst = 0;
     for (int i = 0; i < adapters.n; i++)
         pids[i] = 0;
@@ -212,13 +212,13 @@ int ds__probe_main(int argc, char **argv, const char *source, const char *build)
         fprintf(stderr, "devspec: probe: %d case file%s against %d adapter%s\n", files.n,
                 files.n == 1 ? "" : "s", adapters.n, adapters.n == 1 ? "" : "s");
     while (!rc && (next < adapters.n || running > 0)) {
-        while (next < adapters.n && running < jobs && !ds__interrupted) {
+        while (next < adapters.n && running < jobs && !dsr__interrupted) {
             const char *name = adapters.v[next];
             argvec v = {0};
-            ds_buf report = {0}, log = {0};
+            dsr_buf report = {0}, log = {0};
             char *rn = report_name(name);
-            ds__buf_printf(&report, "%s/%s.json", out, rn);
-            ds__buf_printf(&log, "%s/%s.log", out, rn);
+            dsr__buf_printf(&report, "%s/%s.json", out, rn);
+            dsr__buf_printf(&log, "%s/%s.log", out, rn);
             free(rn);
             push(&v, "devspec");
             push(&v, "run");
@@ -241,11 +241,11 @@ int ds__probe_main(int argc, char **argv, const char *source, const char *build)
                 push(&v, timeout);
             }
             unlink(report.data);
-            started[next] = ds__now();
+            started[next] = dsr__now();
             pids[next] = spawn(self, v.v, log.data);
             argvec_free(&v);
-            ds__buf_free(&report);
-            ds__buf_free(&log);
+            dsr__buf_free(&report);
+            dsr__buf_free(&log);
             if (pids[next] < 0) {
                 codes[next] = 127;
                 pids[next] = 0;
@@ -266,12 +266,12 @@ int ds__probe_main(int argc, char **argv, const char *source, const char *build)
                 running--;
                 codes[i] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
                 fprintf(stderr, "devspec: probe: %-18s exit %d in %.1f s%s\n", adapters.v[i],
-                        codes[i], ds__now() - started[i],
+                        codes[i], dsr__now() - started[i],
                         codes[i] >= 2 ? " (its log is beside its report)" : "");
                 if (codes[i] >= 2 && codes[i] > worst) worst = codes[i];
             }
     }
-    if (!rc && ds__interrupted) rc = 3;
+    if (!rc && dsr__interrupted) rc = 3;
 
     /* The comparison of the reports there are, in the adapters' order. */
     if (!rc) {
@@ -288,21 +288,21 @@ int ds__probe_main(int argc, char **argv, const char *source, const char *build)
             push(&v, "--cases");
             push(&v, files.v[i]);
         }
-        ds_buf page = {0};
+        dsr_buf page = {0};
         if (html)
-            ds__buf_puts(&page, html);
+            dsr__buf_puts(&page, html);
         else
-            ds__buf_printf(&page, "%s/index.html", out);
+            dsr__buf_printf(&page, "%s/index.html", out);
         push(&v, "--html");
         push(&v, page.data);
-        ds__buf_free(&page);
+        dsr__buf_free(&page);
         for (int i = 0; i < pass.n; i++)
             push(&v, pass.v[i]);
         int reports = 0;
         for (int i = 0; i < adapters.n; i++) {
-            ds_buf report = {0};
+            dsr_buf report = {0};
             char *rn = report_name(adapters.v[i]);
-            ds__buf_printf(&report, "%s/%s.json", out, rn);
+            dsr__buf_printf(&report, "%s/%s.json", out, rn);
             if (access(report.data, R_OK) == 0) {
                 push(&v, report.data);
                 reports++;
@@ -312,10 +312,10 @@ int ds__probe_main(int argc, char **argv, const char *source, const char *build)
                 if (worst < 3) worst = 3;
             }
             free(rn);
-            ds__buf_free(&report);
+            dsr__buf_free(&report);
         }
         if (reports) {
-            rc = ds__compare_main(v.n, v.v, source);
+            rc = dsr__compare_main(v.n, v.v, source);
         } else
             rc = 3;
         argvec_free(&v);
