@@ -4,7 +4,7 @@
  * devices than the context has is skipped with that reason. Expected values are computed
  * here from the statements (the element at index i of arange is i, a piece holds the
  * elements between its bounds), never read back from refarray first. */
-#include "tap.h"
+#include "ra_test.h"
 
 #include <stdint.h>
 
@@ -35,7 +35,8 @@ static void expect_values(ra_ctx *ctx, const ra_array *x, const double *want, si
     double got[MAXV];
     long ng = x ? read_values(ctx, x, got, MAXV) : -1;
     int ok = ng == (long)n && values_equal(got, want, n);
-    if (!tap_ok(ok, file, line, "%s %s", tuple_name, name)) {
+    if (!ok) {
+        printf("# %s:%d: %s %s\n", file, line, tuple_name, name);
         printf("#   expected %zu values [", n);
         for (size_t i = 0; i < n && i < 16; i++)
             printf("%s%g", i ? ", " : "", want[i]);
@@ -48,6 +49,7 @@ static void expect_values(ra_ctx *ctx, const ra_array *x, const double *want, si
                 printf("%s%g", i ? ", " : "", got[i]);
             printf("%s]\n", ng > 16 ? ", ..." : "");
         }
+        dt_fail(file, line, "values differ");
     }
 }
 #define EXPECT_V(x, want, n, name) expect_values(ctx, (x), (want), (n), __FILE__, __LINE__, (name))
@@ -58,35 +60,35 @@ static void expect_layout(ra_ctx *ctx, const ra_array *x, const ra_device *tuple
                           int axis, const int64_t *lens, const char *name)
 {
     (void)ctx;
-    if (!OK(x && ra_array_is_sharded(x), "%s %s: TG-SHARD-1 the result is sharded", tuple_name,
+    if (!CHECK(x && ra_array_is_sharded(x), "%s %s: TG-SHARD-1 the result is sharded", tuple_name,
             name))
         return;
-    EXPECT_INT(ra_shard_count(x), n, "%s %s: TG-SHARD-8 one piece per device", tuple_name, name);
-    EXPECT_INT(ra_shard_axis(x), axis, "%s %s: the split axis", tuple_name, name);
+    ASSERT_INT(ra_shard_count(x), n, "%s %s: TG-SHARD-8 one piece per device", tuple_name, name);
+    ASSERT_INT(ra_shard_axis(x), axis, "%s %s: the split axis", tuple_name, name);
     int64_t start = 0;
     for (size_t i = 0; i < n && i < ra_shard_count(x); i++) {
         const ra_array *p = ra_shard_piece(x, i);
-        EXPECT_DEV(ra_shard_device(x, i), tuple[i], "%s %s: TG-SHARD-1 piece %zu's device",
+        ASSERT_DEV(ra_shard_device(x, i), tuple[i], "%s %s: TG-SHARD-1 piece %zu's device",
                    tuple_name, name, i);
-        EXPECT_DEV(ra_array_device(p), tuple[i],
+        ASSERT_DEV(ra_array_device(p), tuple[i],
                    "%s %s: TG-SHARD-1 piece %zu lives in its device's memory", tuple_name, name, i);
-        EXPECT_INT(ra_array_dtype(p), ra_array_dtype(x), "%s %s: TG-SHARD-8 piece %zu's dtype",
+        ASSERT_INT(ra_array_dtype(p), ra_array_dtype(x), "%s %s: TG-SHARD-8 piece %zu's dtype",
                    tuple_name, name, i);
         if (!lens) {
-            OK(ra_array_ndim(p) == ra_array_ndim(x) &&
+            CHECK(ra_array_ndim(p) == ra_array_ndim(x) &&
                    (ra_array_ndim(x) == 0 || memcmp(ra_array_shape(p), ra_array_shape(x),
                                                     ra_array_ndim(x) * sizeof(int64_t)) == 0),
                "%s %s: TG-SHARD-7 piece %zu holds the whole shape", tuple_name, name, i);
             continue;
         }
         int64_t s = -1, e = -1;
-        EXPECT_STATUS(ctx, ra_shard_bounds(x, i, &s, &e), RA_OK, "%s %s: bounds of piece %zu",
+        ASSERT_STATUS(ctx, ra_shard_bounds(x, i, &s, &e), RA_OK, "%s %s: bounds of piece %zu",
                       tuple_name, name, i);
-        EXPECT_INT(s, start, "%s %s: TG-SHARD-6 piece %zu starts at the running sum", tuple_name,
+        ASSERT_INT(s, start, "%s %s: TG-SHARD-6 piece %zu starts at the running sum", tuple_name,
                    name, i);
-        EXPECT_INT(e, start + lens[i], "%s %s: TG-SHARD-6 piece %zu ends at start + length",
+        ASSERT_INT(e, start + lens[i], "%s %s: TG-SHARD-6 piece %zu ends at start + length",
                    tuple_name, name, i);
-        EXPECT_INT(ra_array_shape(p)[axis], lens[i], "%s %s: TG-SHARD-5 piece %zu's length",
+        ASSERT_INT(ra_array_shape(p)[axis], lens[i], "%s %s: TG-SHARD-5 piece %zu's length",
                    tuple_name, name, i);
         start += lens[i];
     }
@@ -109,7 +111,7 @@ static void test_shard_basic(ra_ctx *ctx, const ra_device *tuple, size_t n)
     ra_array *x = ramp(ctx, RA_CPU, RA_FLOAT32, shape, 1, 0, 1);
     ra_array *s = NULL;
     int axis = 0;
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_OK, "%s ra_shard axis 0",
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_OK, "%s ra_shard axis 0",
                   tuple_name);
     int64_t lens[8];
     for (size_t i = 0; i < n; i++)
@@ -124,41 +126,41 @@ static void test_shard_basic(ra_ctx *ctx, const ra_device *tuple, size_t n)
     for (int64_t i = 0; i < shape[0]; i++)
         want[i] = (double)i;
     EXPECT_V(s, want, (size_t)shape[0], "TG-GATHER-1 the gathered values are the unsharded ones");
-    EXPECT_DEV(ra_array_device(s), tuple[0], "%s ra_array_device is the tuple's first device",
+    ASSERT_DEV(ra_array_device(s), tuple[0], "%s ra_array_device is the tuple's first device",
                tuple_name);
-    EXPECT_INT(ra_array_size(s), shape[0], "%s the logical size", tuple_name);
-    EXPECT_INT(ra_array_nbytes(s), shape[0] * 4, "%s the logical nbytes", tuple_name);
+    ASSERT_INT(ra_array_size(s), shape[0], "%s the logical size", tuple_name);
+    ASSERT_INT(ra_array_nbytes(s), shape[0] * 4, "%s the logical nbytes", tuple_name);
     /* ra_array_read gathers into host memory. */
     float host[MAXV] = {0};
-    EXPECT_STATUS(ctx, ra_array_read(ctx, s, host, (size_t)shape[0] * 4), RA_OK,
+    ASSERT_STATUS(ctx, ra_array_read(ctx, s, host, (size_t)shape[0] * 4), RA_OK,
                   "%s ra_array_read of a sharded array", tuple_name);
     int same = 1;
     for (int64_t i = 0; i < shape[0]; i++)
         same &= host[i] == (float)i;
-    OK(same, "%s TG-GATHER-1 ra_array_read assembles the pieces in order", tuple_name);
+    CHECK(same, "%s TG-GATHER-1 ra_array_read assembles the pieces in order", tuple_name);
 
     /* TG-SHARD-4: sharding a sharded array is an error naming the tuple. */
     ra_array *again = NULL;
-    EXPECT_STATUS(ctx, ra_shard(ctx, s, tuple, n, &axis, NULL, &again), RA_E_SHARDED,
+    ASSERT_STATUS(ctx, ra_shard(ctx, s, tuple, n, &axis, NULL, &again), RA_E_SHARDED,
                   "%s TG-SHARD-4 sharding a sharded array", tuple_name);
     char d0[RA_DEVICE_STR_MAX];
     dev_str(tuple[0], d0);
-    EXPECT_MSG(ctx, d0, "%s TG-SHARD-4 the message names the devices", tuple_name);
-    OK(again == NULL, "%s TG-SHARD-4 out stays NULL", tuple_name);
-    EXPECT_STATUS(ctx, ra_shard_inplace(ctx, s, tuple, n, NULL, NULL), RA_E_SHARDED,
+    ASSERT_MESSAGE(ctx, d0, "%s TG-SHARD-4 the message names the devices", tuple_name);
+    CHECK(again == NULL, "%s TG-SHARD-4 out stays NULL", tuple_name);
+    ASSERT_STATUS(ctx, ra_shard_inplace(ctx, s, tuple, n, NULL, NULL), RA_E_SHARDED,
                   "%s TG-SHARD-4 sharding a sharded array in place", tuple_name);
 
     /* The pieces are not listed as arrays of their devices; sharded arrays have none. */
     size_t listed = 99;
     ra_array *lst[64];
-    EXPECT_STATUS(ctx, ra_util_arrays_on_device(ctx, tuple[n - 1], lst, 64, &listed), RA_OK,
+    ASSERT_STATUS(ctx, ra_util_arrays_on_device(ctx, tuple[n - 1], lst, 64, &listed), RA_OK,
                   "%s arrays_on_device", tuple_name);
     int found = 0;
     for (size_t i = 0; i < listed && i < 64; i++) {
         found |= lst[i] == s || lst[i] == ra_shard_piece(s, n - 1);
         ra_array_release(lst[i]);
     }
-    OK(!found, "%s arrays_on_device lists neither the sharded array nor its pieces", tuple_name);
+    CHECK(!found, "%s arrays_on_device lists neither the sharded array nor its pieces", tuple_name);
     ra_array_release(s);
     ra_array_release(x);
 
@@ -167,7 +169,7 @@ static void test_shard_basic(ra_ctx *ctx, const ra_device *tuple, size_t n)
     x = ramp(ctx, tuple[0], RA_INT32, s2, 2, 0, 1);
     axis = -1;
     s = NULL;
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_OK, "%s ra_shard axis -1",
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_OK, "%s ra_shard axis -1",
                   tuple_name);
     for (size_t i = 0; i < n; i++)
         lens[i] = 2;
@@ -184,13 +186,13 @@ static void test_shard_basic(ra_ctx *ctx, const ra_device *tuple, size_t n)
 
     /* TG-SHARD-7: without an axis every device holds the whole array. */
     s = NULL;
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, NULL, NULL, &s), RA_OK, "%s replicate",
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, NULL, NULL, &s), RA_OK, "%s replicate",
                   tuple_name);
     expect_layout(ctx, s, tuple, n, RA_SHARD_REPLICATED, NULL, "TG-SHARD-7 replicated");
     for (size_t i = 0; s && i < n; i++)
         expect_piece(ctx, s, i, want, 4 * n, "TG-SHARD-7 replicated");
     int64_t b0, b1;
-    EXPECT_STATUS(ctx, ra_shard_bounds(s, 0, &b0, &b1), RA_E_ARG,
+    ASSERT_STATUS(ctx, ra_shard_bounds(s, 0, &b0, &b1), RA_E_ARG,
                   "%s a replicated array has no bounds", tuple_name);
     ra_array_release(s);
     ra_array_release(x);
@@ -198,7 +200,7 @@ static void test_shard_basic(ra_ctx *ctx, const ra_device *tuple, size_t n)
     /* 0-d: replicated only. */
     x = ramp(ctx, RA_CPU, RA_FLOAT64, NULL, 0, 7, 0);
     s = NULL;
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, NULL, NULL, &s), RA_OK,
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, NULL, NULL, &s), RA_OK,
                   "%s a 0-d array replicates", tuple_name);
     expect_layout(ctx, s, tuple, n, RA_SHARD_REPLICATED, NULL, "0-d replicated");
     double seven = 7;
@@ -206,16 +208,16 @@ static void test_shard_basic(ra_ctx *ctx, const ra_device *tuple, size_t n)
     ra_array_release(s);
     axis = 0;
     s = NULL;
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_E_AXIS,
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_E_AXIS,
                   "%s a 0-d array has no axis to split", tuple_name);
-    EXPECT_MSG(ctx, "0-d", "%s the message says why", tuple_name);
+    ASSERT_MESSAGE(ctx, "0-d", "%s the message says why", tuple_name);
     ra_array_release(x);
 
     /* Empty: (0, 3) split along axis 0 gives n empty pieces. */
     int64_t se[2] = {0, 3};
     x = ramp(ctx, RA_CPU, RA_FLOAT32, se, 2, 0, 1);
     s = NULL;
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_OK,
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_OK,
                   "%s an empty array splits", tuple_name);
     for (size_t i = 0; i < n; i++)
         lens[i] = 0;
@@ -231,56 +233,56 @@ static void test_shard_errors(ra_ctx *ctx, const ra_device *tuple, size_t n)
     ra_array *x = ramp(ctx, RA_CPU, RA_FLOAT32, shape, 1, 0, 1);
     ra_array *s = NULL;
     int axis = 1;
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_E_AXIS,
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_E_AXIS,
                   "%s axis 1 of a 1-d array", tuple_name);
-    EXPECT_MSG(ctx, "axis 1", "%s the message names the axis", tuple_name);
+    ASSERT_MESSAGE(ctx, "axis 1", "%s the message names the axis", tuple_name);
     axis = -2;
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_E_AXIS,
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_E_AXIS,
                   "%s axis -2 of a 1-d array", tuple_name);
     axis = 0;
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, 0, &axis, NULL, &s), RA_E_ARG, "%s an empty tuple",
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, 0, &axis, NULL, &s), RA_E_ARG, "%s an empty tuple",
                   tuple_name);
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, NULL, n, &axis, NULL, &s), RA_E_NULL, "%s devices NULL",
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, NULL, n, &axis, NULL, &s), RA_E_NULL, "%s devices NULL",
                   tuple_name);
-    EXPECT_STATUS(ctx, ra_shard(ctx, NULL, tuple, n, &axis, NULL, &s), RA_E_NULL, "%s x NULL",
+    ASSERT_STATUS(ctx, ra_shard(ctx, NULL, tuple, n, &axis, NULL, &s), RA_E_NULL, "%s x NULL",
                   tuple_name);
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, NULL), RA_E_NULL, "%s out NULL",
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, NULL), RA_E_NULL, "%s out NULL",
                   tuple_name);
     ra_device twice[2] = {tuple[0], tuple[0]};
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, twice, 2, &axis, NULL, &s), RA_E_ARG,
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, twice, 2, &axis, NULL, &s), RA_E_ARG,
                   "%s a device listed twice", tuple_name);
-    EXPECT_MSG(ctx, "twice", "%s the message says the device is listed twice", tuple_name);
+    ASSERT_MESSAGE(ctx, "twice", "%s the message says the device is listed twice", tuple_name);
     ra_device absent[2] = {tuple[0], {RA_DEVICE_GPU, 99}};
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, absent, 2, &axis, NULL, &s), RA_E_DEVICE_UNAVAILABLE,
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, absent, 2, &axis, NULL, &s), RA_E_DEVICE_UNAVAILABLE,
                   "%s gpu:99 is not available", tuple_name);
-    EXPECT_MSG(ctx, "gpu:99", "%s the message names gpu:99", tuple_name);
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, &(ra_shard_opts){.size = 1}, &s), RA_E_ARG,
+    ASSERT_MESSAGE(ctx, "gpu:99", "%s the message names gpu:99", tuple_name);
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, &(ra_shard_opts){.size = 1}, &s), RA_E_ARG,
                   "%s opts->size too small", tuple_name);
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, RA_SHARD_OPTS(.uneven = 7), &s), RA_E_ARG,
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, RA_SHARD_OPTS(.uneven = 7), &s), RA_E_ARG,
                   "%s an unknown uneven value", tuple_name);
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, &(ra_shard_opts){.size = 0}, &s), RA_OK,
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, &(ra_shard_opts){.size = 0}, &s), RA_OK,
                   "%s opts->size 0 is the first layout", tuple_name);
     ra_array_release(s);
     s = NULL;
-    OK(s == NULL, "%s out stays NULL on every error", tuple_name);
+    CHECK(s == NULL, "%s out stays NULL on every error", tuple_name);
     ra_array_release(x);
 
     if (n < 2) {
-        tap_skip("one device divides every length", "%s TG-SHARD-9 uneven lengths", tuple_name);
+        skip_part("one device divides every length", "%s TG-SHARD-9 uneven lengths", tuple_name);
         return;
     }
     /* TG-SHARD-9: n + 1 elements. refarray refuses by default ... */
     int64_t su[1] = {(int64_t)n + 1};
     x = ramp(ctx, RA_CPU, RA_INT64, su, 1, 0, 1);
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_E_SHARD_UNEVEN,
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, NULL, &s), RA_E_SHARD_UNEVEN,
                   "%s TG-SHARD-9 an uneven split is refused by default", tuple_name);
     char len[32];
     snprintf(len, sizeof len, "length %zu", n + 1);
-    EXPECT_MSG(ctx, len, "%s TG-SHARD-9 the message names the length", tuple_name);
-    EXPECT_MSG(ctx, "axis 0", "%s TG-SHARD-9 the message names the axis", tuple_name);
+    ASSERT_MESSAGE(ctx, len, "%s TG-SHARD-9 the message names the length", tuple_name);
+    ASSERT_MESSAGE(ctx, "axis 0", "%s TG-SHARD-9 the message names the axis", tuple_name);
     /* ... and with RA_SHARD_UNEVEN_CEIL cuts pieces of ceil((n+1)/n) = 2, the rest last. */
     ra_shard_opts ceil_opts = {.size = sizeof ceil_opts, .uneven = RA_SHARD_UNEVEN_CEIL};
-    EXPECT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, &ceil_opts, &s), RA_OK,
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, tuple, n, &axis, &ceil_opts, &s), RA_OK,
                   "%s TG-SHARD-9 RA_SHARD_UNEVEN_CEIL", tuple_name);
     int64_t lens[8], left = (int64_t)n + 1;
     for (size_t i = 0; i < n; i++) {
@@ -294,7 +296,7 @@ static void test_shard_errors(ra_ctx *ctx, const ra_device *tuple, size_t n)
     EXPECT_V(s, want, n + 1, "TG-GATHER-1 an uneven split gathers to the original");
     /* Elementwise on uneven pieces keeps the bounds. */
     ra_array *y = NULL;
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(s), ra_operand_array(s), &y), RA_OK,
+    ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(s), ra_operand_array(s), &y), RA_OK,
                   "%s add of two uneven splits", tuple_name);
     expect_layout(ctx, y, tuple, n, 0, lens, "TG-EW-3 uneven add keeps the bounds");
     for (size_t i = 0; i <= n; i++)
@@ -303,7 +305,7 @@ static void test_shard_errors(ra_ctx *ctx, const ra_device *tuple, size_t n)
     ra_array_release(y);
     /* A reduction over the uneven split axis, with an empty piece when n >= 3. */
     y = NULL;
-    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_MAX, s, NULL, &y), RA_OK, "%s max of an uneven split",
+    ASSERT_STATUS(ctx, ra_reduce(ctx, RA_MAX, s, NULL, &y), RA_OK, "%s max of an uneven split",
                   tuple_name);
     double mx = (double)n;
     EXPECT_V(y, &mx, 1, "TG-RED-1 max over uneven pieces (empty pieces take no part)");
@@ -319,17 +321,17 @@ static void test_inplace(ra_ctx *ctx, const ra_device *tuple, size_t n)
     ra_array *alias = ra_array_retain(x);
     int axis = 0;
     ra_device absent[1] = {{RA_DEVICE_GPU, 99}};
-    EXPECT_STATUS(ctx, ra_shard_inplace(ctx, x, absent, 1, &axis, NULL), RA_E_DEVICE_UNAVAILABLE,
+    ASSERT_STATUS(ctx, ra_shard_inplace(ctx, x, absent, 1, &axis, NULL), RA_E_DEVICE_UNAVAILABLE,
                   "%s in place onto an absent device", tuple_name);
-    OK(!ra_array_is_sharded(x), "%s on error x is unchanged", tuple_name);
+    CHECK(!ra_array_is_sharded(x), "%s on error x is unchanged", tuple_name);
     double want[MAXV];
     for (int i = 0; i < 6 * (int)n; i++)
         want[i] = i + 1;
     EXPECT_V(x, want, 6 * n, "on error x keeps its values");
-    EXPECT_STATUS(ctx, ra_shard_inplace(ctx, x, tuple, n, &axis, NULL), RA_OK,
+    ASSERT_STATUS(ctx, ra_shard_inplace(ctx, x, tuple, n, &axis, NULL), RA_OK,
                   "%s ra_shard_inplace", tuple_name);
     /* TG-SHARD-3: the same array (every reference sees it) is now sharded. */
-    OK(ra_array_is_sharded(alias), "%s TG-SHARD-3 the same array is now sharded", tuple_name);
+    CHECK(ra_array_is_sharded(alias), "%s TG-SHARD-3 the same array is now sharded", tuple_name);
     int64_t lens[8];
     for (size_t i = 0; i < n; i++)
         lens[i] = 2;
@@ -361,7 +363,7 @@ static void test_elementwise(ra_ctx *ctx, const ra_device *tuple, size_t n)
     }
 
     /* TG-EW-3: same axis: piece i of the result on device i. */
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(b), &y), RA_OK,
+    ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(b), &y), RA_OK,
                   "%s add, both split along axis 0", tuple_name);
     expect_layout(ctx, y, tuple, n, 0, rows, "TG-EW-3 add along axis 0");
     EXPECT_V(y, want, size, "TG-EW-3 add along axis 0: values");
@@ -375,13 +377,13 @@ static void test_elementwise(ra_ctx *ctx, const ra_device *tuple, size_t n)
 
     /* TG-EW-2: axes 0 and 1: the last distinct one (x2's, 1) is shared; x1 is re-split. */
     y = NULL;
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(b1), &y), RA_OK,
+    ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(b1), &y), RA_OK,
                   "%s add, axes 0 and 1", tuple_name);
     expect_layout(ctx, y, tuple, n, 1, cols, "TG-EW-2 axes 0 then 1 share axis 1");
     EXPECT_V(y, want, size, "TG-EW-2 axes 0 then 1: values");
     ra_array_release(y);
     y = NULL;
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(b1), ra_operand_array(a), &y), RA_OK,
+    ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(b1), ra_operand_array(a), &y), RA_OK,
                   "%s add, axes 1 and 0", tuple_name);
     expect_layout(ctx, y, tuple, n, 0, rows, "TG-EW-2 axes 1 then 0 share axis 0");
     EXPECT_V(y, want, size, "TG-EW-2 axes 1 then 0: values");
@@ -389,7 +391,7 @@ static void test_elementwise(ra_ctx *ctx, const ra_device *tuple, size_t n)
 
     /* TG-EW-2: a replicated operand is cut along the shared axis. */
     y = NULL;
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(r), ra_operand_array(a), &y), RA_OK,
+    ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(r), ra_operand_array(a), &y), RA_OK,
                   "%s add, replicated and split", tuple_name);
     expect_layout(ctx, y, tuple, n, 0, rows, "TG-EW-2 replicated is cut along axis 0");
     EXPECT_V(y, want, size, "TG-EW-2 replicated and split: values");
@@ -397,7 +399,7 @@ static void test_elementwise(ra_ctx *ctx, const ra_device *tuple, size_t n)
 
     /* Both replicated: the result is replicated. */
     y = NULL;
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_SUBTRACT, ra_operand_array(r), ra_operand_array(r), &y),
+    ASSERT_STATUS(ctx, ra_binary(ctx, RA_SUBTRACT, ra_operand_array(r), ra_operand_array(r), &y),
                   RA_OK, "%s subtract, both replicated", tuple_name);
     expect_layout(ctx, y, tuple, n, RA_SHARD_REPLICATED, NULL, "both replicated");
     double zeros[MAXV] = {0};
@@ -410,7 +412,7 @@ static void test_elementwise(ra_ctx *ctx, const ra_device *tuple, size_t n)
     ra_array *row = NULL;
     ra_shard(ctx, hrow, tuple, n, NULL, NULL, &row);
     y = NULL;
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_MULTIPLY, ra_operand_array(a), ra_operand_array(row), &y),
+    ASSERT_STATUS(ctx, ra_binary(ctx, RA_MULTIPLY, ra_operand_array(a), ra_operand_array(row), &y),
                   RA_OK, "%s multiply by a broadcast replicated row", tuple_name);
     expect_layout(ctx, y, tuple, n, 0, rows, "broadcast row keeps the split");
     for (size_t i = 0; i < size; i++)
@@ -420,7 +422,7 @@ static void test_elementwise(ra_ctx *ctx, const ra_device *tuple, size_t n)
 
     /* Scalars apply to every piece. */
     y = NULL;
-    EXPECT_STATUS(
+    ASSERT_STATUS(
         ctx,
         ra_binary(ctx, RA_MULTIPLY, ra_operand_scalar(ra_scalar_int(3)), ra_operand_array(b1), &y),
         RA_OK, "%s scalar * sharded", tuple_name);
@@ -430,19 +432,19 @@ static void test_elementwise(ra_ctx *ctx, const ra_device *tuple, size_t n)
     EXPECT_V(y, want, size, "scalar * sharded: values");
     ra_array_release(y);
     y = NULL;
-    EXPECT_STATUS(ctx,
+    ASSERT_STATUS(ctx,
                   ra_binary(ctx, RA_LESS, ra_operand_array(a),
                             ra_operand_scalar(ra_scalar_float((double)n)), &y),
                   RA_OK, "%s sharded < scalar", tuple_name);
     for (size_t i = 0; i < size; i++)
         want[i] = (double)i < (double)n ? 1 : 0;
     EXPECT_V(y, want, size, "sharded < scalar: bool values");
-    if (y) EXPECT_INT(ra_array_dtype(y), RA_BOOL, "%s comparison gives bool", tuple_name);
+    if (y) ASSERT_INT(ra_array_dtype(y), RA_BOOL, "%s comparison gives bool", tuple_name);
     ra_array_release(y);
 
     /* Unary piece by piece. */
     y = NULL;
-    EXPECT_STATUS(ctx, ra_unary(ctx, RA_NEGATIVE, b1, &y), RA_OK, "%s negative of a sharded",
+    ASSERT_STATUS(ctx, ra_unary(ctx, RA_NEGATIVE, b1, &y), RA_OK, "%s negative of a sharded",
                   tuple_name);
     expect_layout(ctx, y, tuple, n, 1, cols, "negative keeps the split");
     for (size_t i = 0; i < size; i++)
@@ -452,9 +454,9 @@ static void test_elementwise(ra_ctx *ctx, const ra_device *tuple, size_t n)
 
     /* TG-EW-1: a sharded array with an unsharded one, and different tuples, are errors. */
     y = NULL;
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(hb), &y),
+    ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(hb), &y),
                   RA_E_DEVICE_MISMATCH, "%s TG-EW-1 sharded + unsharded", tuple_name);
-    EXPECT_MSG(ctx, "single device 'cpu'", "%s TG-EW-1 the message names the single device",
+    ASSERT_MESSAGE(ctx, "single device 'cpu'", "%s TG-EW-1 the message names the single device",
                tuple_name);
     if (n >= 2) {
         ra_device rev[8];
@@ -462,29 +464,29 @@ static void test_elementwise(ra_ctx *ctx, const ra_device *tuple, size_t n)
             rev[i] = tuple[n - 1 - i];
         ra_array *c = NULL;
         ra_shard(ctx, hb, rev, n, &a0, NULL, &c);
-        EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(c), &y),
+        ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(c), &y),
                       RA_E_DEVICE_MISMATCH, "%s TG-EW-1 tuples in another order", tuple_name);
         char d0[RA_DEVICE_STR_MAX], d1[RA_DEVICE_STR_MAX], t[64];
         snprintf(t, sizeof t, "(%s, %s", dev_str(rev[0], d0), dev_str(rev[1], d1));
-        EXPECT_MSG(ctx, t, "%s TG-EW-1 the message names both tuples", tuple_name);
+        ASSERT_MESSAGE(ctx, t, "%s TG-EW-1 the message names both tuples", tuple_name);
         ra_array *c2 = NULL;
         ra_shard(ctx, hb, tuple, n - 1, &a0, RA_SHARD_OPTS(.uneven = RA_SHARD_UNEVEN_CEIL), &c2);
-        EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(c2), &y),
+        ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(c2), &y),
                       RA_E_DEVICE_MISMATCH, "%s TG-EW-1 a shorter tuple", tuple_name);
         ra_array_release(c);
         ra_array_release(c2);
     } else {
-        tap_skip("one device has one order", "%s TG-EW-1 tuples in another order", tuple_name);
-        tap_skip("one device has one order", "%s TG-EW-1 the message names both tuples",
+        skip_part("one device has one order", "%s TG-EW-1 tuples in another order", tuple_name);
+        skip_part("one device has one order", "%s TG-EW-1 the message names both tuples",
                  tuple_name);
-        tap_skip("one device has no shorter tuple", "%s TG-EW-1 a shorter tuple", tuple_name);
+        skip_part("one device has no shorter tuple", "%s TG-EW-1 a shorter tuple", tuple_name);
     }
-    OK(y == NULL, "%s out stays NULL on errors", tuple_name);
+    CHECK(y == NULL, "%s out stays NULL on errors", tuple_name);
     /* Shapes that do not broadcast. */
     int64_t s3[1] = {3};
     ra_array *h3 = ramp(ctx, RA_CPU, RA_FLOAT32, s3, 1, 0, 1), *t3 = NULL;
     ra_shard(ctx, h3, tuple, n, NULL, NULL, &t3);
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(t3), &y),
+    ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(t3), &y),
                   RA_E_BROADCAST, "%s shapes that do not broadcast", tuple_name);
     ra_array_release(h3);
     ra_array_release(t3);
@@ -492,10 +494,10 @@ static void test_elementwise(ra_ctx *ctx, const ra_device *tuple, size_t n)
     /* Soft device mode does not move the pieces. */
     ra_soft_set(ctx, true);
     y = NULL;
-    EXPECT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(b), &y), RA_OK,
+    ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(b), &y), RA_OK,
                   "%s add with soft mode on", tuple_name);
     expect_layout(ctx, y, tuple, n, 0, rows, "TG-EW-3 soft mode leaves the pieces in place");
-    OK(ra_soft_get(ctx), "%s soft mode is still on afterwards", tuple_name);
+    CHECK(ra_soft_get(ctx), "%s soft mode is still on afterwards", tuple_name);
     ra_soft_unset(ctx);
     ra_array_release(y);
 
@@ -519,7 +521,7 @@ static void test_reduce(ra_ctx *ctx, const ra_device *tuple, size_t n)
     ra_shard(ctx, h, tuple, n, &a0, NULL, &x);
 
     /* TG-RED-1: over everything: partial sums per device, added: 6n(6n+1)/2. */
-    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_SUM, x, NULL, &y), RA_OK, "%s sum of a split array",
+    ASSERT_STATUS(ctx, ra_reduce(ctx, RA_SUM, x, NULL, &y), RA_OK, "%s sum of a split array",
                   tuple_name);
     expect_layout(ctx, y, tuple, n, RA_SHARD_REPLICATED, NULL,
                   "TG-RED-1 the combined sum is replicated");
@@ -527,12 +529,12 @@ static void test_reduce(ra_ctx *ctx, const ra_device *tuple, size_t n)
     for (size_t i = 0; y && i < n; i++)
         expect_piece(ctx, y, i, &total, 1, "TG-RED-1 every device holds the full sum");
     if (y)
-        EXPECT_INT(ra_array_dtype(y), RA_INT64, "%s sum of int32 accumulates in int64", tuple_name);
+        ASSERT_INT(ra_array_dtype(y), RA_INT64, "%s sum of int32 accumulates in int64", tuple_name);
     ra_array_release(y);
 
     /* Over the split axis: column sums. Column j holds j+1, j+4, ...: sum 3n(2n-1) + 2n(j+1). */
     y = NULL;
-    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_SUM, x, &a0, &y), RA_OK, "%s sum over the split axis",
+    ASSERT_STATUS(ctx, ra_reduce(ctx, RA_SUM, x, &a0, &y), RA_OK, "%s sum over the split axis",
                   tuple_name);
     expect_layout(ctx, y, tuple, n, RA_SHARD_REPLICATED, NULL,
                   "TG-RED-1 sum over the split axis is replicated");
@@ -544,7 +546,7 @@ static void test_reduce(ra_ctx *ctx, const ra_device *tuple, size_t n)
 
     /* Over the split axis with max. */
     y = NULL;
-    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_MAX, x, &a0, &y), RA_OK, "%s max over the split axis",
+    ASSERT_STATUS(ctx, ra_reduce(ctx, RA_MAX, x, &a0, &y), RA_OK, "%s max over the split axis",
                   tuple_name);
     double cm[3] = {(double)size - 2, (double)size - 1, (double)size};
     EXPECT_V(y, cm, 3, "TG-RED-1 column maxima");
@@ -552,7 +554,7 @@ static void test_reduce(ra_ctx *ctx, const ra_device *tuple, size_t n)
 
     /* Over another axis: the split stays (rows sum to 3r+6 for row r = 0 ..). */
     y = NULL;
-    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_SUM, x, &am1, &y), RA_OK, "%s sum over axis -1",
+    ASSERT_STATUS(ctx, ra_reduce(ctx, RA_SUM, x, &am1, &y), RA_OK, "%s sum over axis -1",
                   tuple_name);
     int64_t two[8];
     for (size_t i = 0; i < n; i++)
@@ -570,7 +572,7 @@ static void test_reduce(ra_ctx *ctx, const ra_device *tuple, size_t n)
     h1 = ramp(ctx, RA_CPU, RA_FLOAT64, s1, 2, 0, 1);
     ra_shard(ctx, h1, tuple, n, &a1, NULL, &x1);
     y = NULL;
-    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_SUM, x1, &a0, &y), RA_OK,
+    ASSERT_STATUS(ctx, ra_reduce(ctx, RA_SUM, x1, &a0, &y), RA_OK,
                   "%s sum over axis 0 of a split along axis 1", tuple_name);
     expect_layout(ctx, y, tuple, n, 0, two, "the split axis is renumbered");
     for (size_t c = 0; c < 2 * n; c++)
@@ -582,7 +584,7 @@ static void test_reduce(ra_ctx *ctx, const ra_device *tuple, size_t n)
     ra_array *rep = NULL;
     ra_shard(ctx, h, tuple, n, NULL, NULL, &rep);
     y = NULL;
-    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_SUM, rep, NULL, &y), RA_OK, "%s sum of a replicated",
+    ASSERT_STATUS(ctx, ra_reduce(ctx, RA_SUM, rep, NULL, &y), RA_OK, "%s sum of a replicated",
                   tuple_name);
     expect_layout(ctx, y, tuple, n, RA_SHARD_REPLICATED, NULL, "sum of a replicated");
     EXPECT_V(y, &total, 1, "sum of a replicated: value");
@@ -590,13 +592,13 @@ static void test_reduce(ra_ctx *ctx, const ra_device *tuple, size_t n)
 
     /* Errors. */
     int a5 = 5;
-    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_SUM, x, &a5, &y), RA_E_AXIS, "%s axis 5", tuple_name);
+    ASSERT_STATUS(ctx, ra_reduce(ctx, RA_SUM, x, &a5, &y), RA_E_AXIS, "%s axis 5", tuple_name);
     int64_t se[1] = {0};
     ra_array *he = ramp(ctx, RA_CPU, RA_FLOAT32, se, 1, 0, 1), *e = NULL;
     ra_shard(ctx, he, tuple, n, &a0, NULL, &e);
-    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_MAX, e, NULL, &y), RA_E_EMPTY_REDUCTION,
+    ASSERT_STATUS(ctx, ra_reduce(ctx, RA_MAX, e, NULL, &y), RA_E_EMPTY_REDUCTION,
                   "%s max of an empty sharded array", tuple_name);
-    EXPECT_STATUS(ctx, ra_reduce(ctx, RA_SUM, e, NULL, &y), RA_OK, "%s sum of an empty sharded",
+    ASSERT_STATUS(ctx, ra_reduce(ctx, RA_SUM, e, NULL, &y), RA_OK, "%s sum of an empty sharded",
                   tuple_name);
     double zero = 0;
     EXPECT_V(y, &zero, 1, "sum of an empty sharded array is 0");
@@ -625,27 +627,27 @@ static void test_gather(ra_ctx *ctx, const ra_device *tuple, size_t n, const ra_
     for (size_t d = 0; d < nall; d++) {
         char b[RA_DEVICE_STR_MAX], name[64];
         y = NULL;
-        EXPECT_STATUS(ctx, ra_to_device(ctx, x, all[d], NULL, &y), RA_OK, "%s gather onto %s",
+        ASSERT_STATUS(ctx, ra_to_device(ctx, x, all[d], NULL, &y), RA_OK, "%s gather onto %s",
                       tuple_name, dev_str(all[d], b));
         if (!y) continue;
-        OK(!ra_array_is_sharded(y), "%s TG-GATHER-1 the gathered array is unsharded", tuple_name);
-        EXPECT_DEV(ra_array_device(y), all[d], "%s TG-GATHER-1 onto %s", tuple_name, b);
+        CHECK(!ra_array_is_sharded(y), "%s TG-GATHER-1 the gathered array is unsharded", tuple_name);
+        ASSERT_DEV(ra_array_device(y), all[d], "%s TG-GATHER-1 onto %s", tuple_name, b);
         snprintf(name, sizeof name, "TG-GATHER-1 gathered onto %s", b);
         EXPECT_V(y, want, size, name);
         ra_array_release(y);
     }
     /* TG-GATHER-2: the same tuple keeps the data. */
     y = NULL;
-    EXPECT_STATUS(ctx, ra_shard_to(ctx, x, tuple, n, &y), RA_OK, "%s to the same tuple",
+    ASSERT_STATUS(ctx, ra_shard_to(ctx, x, tuple, n, &y), RA_OK, "%s to the same tuple",
                   tuple_name);
-    OK(y == x, "%s TG-GATHER-2 the same tuple gives the array itself, no copy", tuple_name);
+    CHECK(y == x, "%s TG-GATHER-2 the same tuple gives the array itself, no copy", tuple_name);
     ra_array_release(y);
     /* Another tuple re-shards along the same axis. */
     ra_device rev[8];
     for (size_t i = 0; i < n; i++)
         rev[i] = tuple[n - 1 - i];
     y = NULL;
-    EXPECT_STATUS(ctx, ra_shard_to(ctx, x, rev, n, &y), RA_OK, "%s to the reversed tuple",
+    ASSERT_STATUS(ctx, ra_shard_to(ctx, x, rev, n, &y), RA_OK, "%s to the reversed tuple",
                   tuple_name);
     int64_t two[8];
     for (size_t i = 0; i < n; i++)
@@ -655,25 +657,25 @@ static void test_gather(ra_ctx *ctx, const ra_device *tuple, size_t n, const ra_
     ra_array_release(y);
     /* An unsharded array to a tuple is replicated. */
     y = NULL;
-    EXPECT_STATUS(ctx, ra_shard_to(ctx, h, tuple, n, &y), RA_OK, "%s unsharded to a tuple",
+    ASSERT_STATUS(ctx, ra_shard_to(ctx, h, tuple, n, &y), RA_OK, "%s unsharded to a tuple",
                   tuple_name);
     expect_layout(ctx, y, tuple, n, RA_SHARD_REPLICATED, NULL, "unsharded to a tuple replicates");
     ra_array_release(y);
     /* A stream is refused for a gather; other functions refuse sharded arrays. */
     int dummy;
     y = NULL;
-    EXPECT_STATUS(ctx, ra_to_device(ctx, x, RA_CPU, &dummy, &y), RA_E_STREAM,
+    ASSERT_STATUS(ctx, ra_to_device(ctx, x, RA_CPU, &dummy, &y), RA_E_STREAM,
                   "%s a gather with a stream", tuple_name);
-    EXPECT_STATUS(ctx, ra_astype(ctx, x, RA_INT32, NULL, &y), RA_E_SHARDED,
+    ASSERT_STATUS(ctx, ra_astype(ctx, x, RA_INT32, NULL, &y), RA_E_SHARDED,
                   "%s astype refuses a sharded array", tuple_name);
-    EXPECT_MSG(ctx, "ra_astype", "%s the message names the function", tuple_name);
-    EXPECT_STATUS(ctx, ra_matmul(ctx, x, h, &y), RA_E_SHARDED, "%s matmul refuses it", tuple_name);
-    EXPECT_STATUS(ctx, ra_zeros_like(ctx, x, NULL, &y), RA_E_SHARDED, "%s zeros_like refuses it",
+    ASSERT_MESSAGE(ctx, "ra_astype", "%s the message names the function", tuple_name);
+    ASSERT_STATUS(ctx, ra_matmul(ctx, x, h, &y), RA_E_SHARDED, "%s matmul refuses it", tuple_name);
+    ASSERT_STATUS(ctx, ra_zeros_like(ctx, x, NULL, &y), RA_E_SHARDED, "%s zeros_like refuses it",
                   tuple_name);
     int32_t dt, di;
-    EXPECT_STATUS(ctx, ra_array_dlpack_device(x, &dt, &di), RA_E_SHARDED,
+    ASSERT_STATUS(ctx, ra_array_dlpack_device(x, &dt, &di), RA_E_SHARDED,
                   "%s dlpack_device refuses it", tuple_name);
-    OK(y == NULL, "%s out stays NULL", tuple_name);
+    CHECK(y == NULL, "%s out stays NULL", tuple_name);
     ra_array_release(x);
     ra_array_release(h);
 }
@@ -690,13 +692,13 @@ static void test_memory(ra_ctx *ctx, const ra_device *tuple, size_t n)
     ra_shard(ctx, h, tuple, n, &a0, NULL, &x);
     ra_util_used_memory(ctx, tuple[n - 1], &during);
     uint64_t extra = ra_device_eq(tuple[n - 1], RA_CPU) ? 256 * n : 0;
-    EXPECT_INT(during - before[n - 1], 256 + extra,
+    ASSERT_INT(during - before[n - 1], 256 + extra,
                "%s the last device holds its piece's 256 bytes", tuple_name);
     ra_array_release(x);
     ra_array_release(h);
     for (size_t i = 0; i < n; i++) {
         ra_util_used_memory(ctx, tuple[i], &after[i]);
-        EXPECT_INT(after[i], before[i], "%s piece %zu's memory is given back", tuple_name, i);
+        ASSERT_INT(after[i], before[i], "%s piece %zu's memory is given back", tuple_name, i);
     }
 }
 
@@ -718,7 +720,7 @@ static void run_tuple(ra_ctx *ctx, const char *name, const ra_device *tuple, siz
     test_memory(ctx, tuple, n);
 }
 
-int main(void)
+DT_TEST(shard)
 {
     ra_ctx *ctx = open_ctx();
     ra_device all[16];
@@ -727,33 +729,34 @@ int main(void)
     const ra_device *gpus = all + 1;
 
     /* Checks that need no tuple. */
-    EXPECT_STR(ra_status_name(RA_E_SHARDED), "RA_E_SHARDED", "RA_E_SHARDED is in the table");
-    EXPECT_STR(ra_status_kind(RA_E_SHARD_UNEVEN), "RuntimeError",
+    ASSERT_STR(ra_status_name(RA_E_SHARDED), "RA_E_SHARDED", "RA_E_SHARDED is in the table");
+    ASSERT_STR(ra_status_kind(RA_E_SHARD_UNEVEN), "RuntimeError",
                "RA_E_SHARD_UNEVEN has tinygrad's exception kind");
-    OK(!ra_array_is_sharded(NULL) && ra_shard_count(NULL) == 0 &&
+    CHECK(!ra_array_is_sharded(NULL) && ra_shard_count(NULL) == 0 &&
            ra_shard_axis(NULL) == RA_SHARD_REPLICATED && ra_shard_piece(NULL, 0) == NULL,
        "the getters accept NULL");
     int64_t s0, s1;
-    EXPECT_STATUS(NULL, ra_shard_bounds(NULL, 0, &s0, &s1), RA_E_NULL, "bounds of NULL");
-    EXPECT_STATUS(NULL, ra_shard(NULL, NULL, NULL, 0, NULL, NULL, NULL), RA_E_NULL,
+    ASSERT_STATUS(NULL, ra_shard_bounds(NULL, 0, &s0, &s1), RA_E_NULL, "bounds of NULL");
+    ASSERT_STATUS(NULL, ra_shard(NULL, NULL, NULL, 0, NULL, NULL, NULL), RA_E_NULL,
                   "ra_shard without a context");
 
     run_tuple(ctx, "cpu alone", all, 1, all, nall);
     if (ngpu >= 1)
         run_tuple(ctx, "cpu and a gpu", all, 2, all, nall);
     else
-        tap_skip("no OpenCL device (set POCL_DEVICES=\"pthread pthread\")",
+        skip_part("no OpenCL device (set POCL_DEVICES=\"pthread pthread\")",
                  "cpu and a gpu: sharding tests");
     if (ngpu >= 2)
         run_tuple(ctx, "two gpus", gpus, 2, all, nall);
     else
-        tap_skip("fewer than two OpenCL devices (POCL_DEVICES=\"pthread pthread\" gives two)",
+        skip_part("fewer than two OpenCL devices (POCL_DEVICES=\"pthread pthread\" gives two)",
                  "two gpus: sharding tests");
     if (ngpu >= 3)
         run_tuple(ctx, "three gpus", gpus, 3, all, nall);
     else
-        tap_skip("fewer than three OpenCL devices (POCL_DEVICES=\"pthread pthread pthread\")",
+        skip_part("fewer than three OpenCL devices (POCL_DEVICES=\"pthread pthread pthread\")",
                  "three gpus: sharding tests");
     ra_ctx_destroy(ctx);
-    return tap_done();
 }
+
+DT_MAIN(DT_ENTRY(shard))
