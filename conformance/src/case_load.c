@@ -306,8 +306,13 @@ static void check_matcher(loader *L, const cJSON *m)
             m->valuedouble != floor(m->valuedouble) || m->valuedouble < 0)
             problem(L, "$len_min takes an integer >= 0 (the fewest elements), not %s",
                     cJSON_IsNumber(m) ? "that number" : type_name(m));
-    } else if (!strcmp(name, "$contains")) {
+    } else if (!strcmp(name, "$contains") || !strcmp(name, "$each")) {
         check_expected(L, m, false);
+    } else if (!strcmp(name, "$in")) {
+        if (!cJSON_IsArray(m) || !m->child)
+            problem(L, "$in takes a non-empty list of the values it accepts");
+        else
+            check_expected(L, m, false);
     } else if (!strcmp(name, "$range")) {
         const cJSON *lo = cJSON_GetArrayItem(m, 0), *hi = cJSON_GetArrayItem(m, 1);
         if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) != 2 ||

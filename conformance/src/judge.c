@@ -214,7 +214,8 @@ bool dsr__is_matcher_key(const char *key)
     return key[0] == '$' && key[1] != '$';
 }
 
-const char *const dsr__matcher_names[] = {"$len_min", "$contains", "$range", "$type", NULL};
+const char *const dsr__matcher_names[] = {"$len_min", "$contains", "$each", "$in",
+                                          "$range",   "$type",     NULL};
 const char *const dsr__matcher_types[] = {"int",  "number", "bool", "string",
                                           "list", "object", "null", NULL};
 
@@ -305,6 +306,38 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
             if (r == 1) return 1;
         }
         mismatch_resolved(j, why, p, e, o, "no element matches $contains");
+        return 0;
+    }
+    if (!strcmp(name, "$each")) {
+        if (!cJSON_IsArray(o)) {
+            mismatch_resolved(j, why, p, e, o, "$each wants a list");
+            return 0;
+        }
+        int i = 0;
+        for (const cJSON *el = o->child; el; el = el->next, i++) {
+            size_t keep = path->len;
+            dsr__buf_printf(path, "[%d]", i);
+            int r = match(j, m, el, path, why, false);
+            path->len = keep;
+            path->data[keep] = '\0';
+            if (r != 1) return r; /* WHY names the element that does not match */
+        }
+        return 1;
+    }
+    if (!strcmp(name, "$in")) {
+        if (!cJSON_IsArray(m) || !m->child) goto malformed;
+        for (const cJSON *alt = m->child; alt; alt = alt->next) {
+            dsr_buf scratch = {0};
+            int r = match(j, alt, o, path, &scratch, false);
+            if (r < 0) {
+                dsr__buf_puts(why, scratch.data ? scratch.data : "");
+                dsr__buf_free(&scratch);
+                return -1;
+            }
+            dsr__buf_free(&scratch);
+            if (r == 1) return 1;
+        }
+        mismatch_resolved(j, why, p, e, o, "the value is none of $in");
         return 0;
     }
     if (!strcmp(name, "$range")) {

@@ -352,8 +352,8 @@ def group_judge(env):
                             "--adapter-cmd", fake_cmd(), "--report", rep])
     r = load_report(rep)
     st = statuses(r)
-    check(rc == 0 and len(st) == 9 and set(st.values()) == {"pass"},
-          "match.json: every matcher and stop case passes, exit 0", "9 x pass", (rc, st))
+    check(rc == 0 and len(st) == 10 and set(st.values()) == {"pass"},
+          "match.json: every matcher and stop case passes, exit 0", "10 x pass", (rc, st))
     check_schema(env, rep, env.path("match.jsonl"), "match.json")
     rep = env.path("match-fail.json")
     rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "match-fail.json"),
@@ -362,6 +362,7 @@ def group_judge(env):
     cases = {c["id"]: c for c in r["cases"]}
     want = {"mfail.len-min": ("fail", 0, "shorter than $len_min"),
             "mfail.contains": ("fail", 0, "no element matches $contains"),
+            "mfail.each-in": ("fail", 0, "at [1]: the value is none of $in"),
             "mfail.range": ("fail", 0, "outside $range"),
             "mfail.type": ("fail", 0, "not of the $type"),
             "mfail.dollar-key": ("fail", 0, "at .$note"),

@@ -666,8 +666,9 @@ def _matchers(value, path):
     if isinstance(value, dict):
         if any(k.startswith("$") and not k.startswith("$$") for k in value):
             yield path, value
-            if "$contains" in value:
-                yield from _matchers(value["$contains"], path + ["$contains"])
+            for key in ("$contains", "$each", "$in"):
+                if key in value:
+                    yield from _matchers(value[key], path + [key])
             return
         for k, v in value.items():
             yield from _matchers(v, path + [k])
