@@ -571,6 +571,8 @@ static void add_spec(cJSON *m, const spec_files *sp)
         copy_field(j, p, "name");
         copy_field(j, p, "description");
         copy_field(j, p, "core");
+        copy_field(j, p, "document");
+        copy_field(j, p, "version");
         copy_field(j, p, "required");
         copy_field(j, p, "optional");
         cJSON_AddItemToArray(po, j);
@@ -914,18 +916,16 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
     dis = dsr__xmalloc(sizeof *dis * (size_t)(ngroups + 1));
     caserow = dsr__xmalloc(sizeof *caserow * (size_t)(ngroups + 1));
     cells = calloc((size_t)(ngroups + 1) * (size_t)(nl ? nl : 1), sizeof *cells);
-    for (int g = 0; g < ngroups; g++) {
-        const cJSON *gi = by_case ? cJSON_GetArrayItem(cases, g) : cJSON_GetArrayItem(groups, g);
+    const cJSON *gi = by_case ? (cases ? cases->child : NULL) : (groups ? groups->child : NULL);
+    for (int g = 0; g < ngroups && gi; g++, gi = gi->next) {
         const char *name = str_of(gi, by_case ? "id" : by_feature ? "name" : "id");
         if (!name) continue;
         agg *a = &cells[(size_t)nrows * (size_t)nl];
         bool d = false;
         unsigned statuses = 0;
         int ncases = 0;
-        const cJSON *c;
-        cJSON_ArrayForEach(c, cases)
-        {
-            if (by_case && c != gi) continue;
+        /* A case row is its own case; a statement or feature row, the cases citing it. */
+        for (const cJSON *c = by_case ? gi : cases->child; c; c = by_case ? NULL : c->next) {
             if (!by_case) {
                 bool cites = false;
                 const cJSON *x;
@@ -938,9 +938,8 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
             }
             ncases++;
             d = d || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "disagree"));
-            for (int k = 0; k < nl; k++) {
-                const cJSON *cell =
-                    cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(c, "cells"), k);
+            const cJSON *cell = cJSON_GetObjectItemCaseSensitive(c, "cells")->child;
+            for (int k = 0; k < nl && cell; k++, cell = cell->next) {
                 agg_add(&a[k], cell);
                 statuses |= status_bit(cell_status(cell));
             }
