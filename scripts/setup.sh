@@ -23,7 +23,7 @@ done
 # System packages, all from Debian. Each is installed only if it is missing.
 packages=(cmake make gcc pkg-config git libcjson-dev ocl-icd-opencl-dev opencl-headers
     pocl-opencl-icd clinfo python3 python3-venv python3-pip perl valgrind
-    libclang-rt-14-dev python3-torch clang chromium)
+    libclang-rt-14-dev python3-torch clang chromium libopenmpi-dev openmpi-bin)
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")

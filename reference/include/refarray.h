@@ -961,6 +961,33 @@ RA_API const ra_array *ra_shard_piece(const ra_array *x, size_t i);
  * RA_E_NULL, RA_E_ARG (x not sharded, replicated (it has no bounds), or i out of range). */
 RA_API int ra_shard_bounds(const ra_array *x, size_t i, int64_t *start, int64_t *end);
 
+/* ---------------------------------------------------------------------------------------
+ * Host memory for layers built on refarray
+ *
+ * The global arrays (refarray_global.h) hand array memory straight to MPI. These two
+ * functions let a layer read a cpu array's bytes and write a new array's bytes in place,
+ * without the copies ra_array_read and ra_asarray_buffer make.
+ * ------------------------------------------------------------------------------------- */
+
+/* The bytes of a cpu array (C order, the array's dtype), borrowed: valid while x is alive,
+ * never to be written (arrays are immutable). NULL for an array on another device, for a
+ * sharded array, for an empty array and for x NULL. */
+RA_API const void *ra_array_host_data(const ra_array *x);
+
+/* Writes a new array's bytes: fill(dst, nbytes, user_data) must write all nbytes bytes of dst
+ * (C order, dtype) and return RA_OK, or return a negative status, which is then returned
+ * unchanged with the array freed (fill sets its own detail message where it keeps one). For
+ * an empty array fill is called with dst NULL and nbytes 0. */
+typedef int (*ra_fill_fn)(void *dst, size_t nbytes, void *user_data);
+
+/* A new array of dtype and shape on dev whose bytes fill writes: for cpu, straight into the
+ * array's memory; for another device, into a host staging buffer then copied to the device.
+ * Returns RA_E_NULL (ctx, fill or out NULL, shape NULL with ndim > 0), RA_E_ARG (dtype),
+ * RA_E_SHAPE, RA_E_TOO_LARGE, the device errors, RA_E_DTYPE_DEVICE, RA_E_NOMEM,
+ * RA_E_BACKEND, or fill's status. */
+RA_API int ra_array_create_filled(ra_ctx *ctx, ra_device dev, ra_dtype dtype, const int64_t *shape,
+                                  size_t ndim, ra_fill_fn fill, void *user_data, ra_array **out);
+
 #ifdef __cplusplus
 }
 #endif
