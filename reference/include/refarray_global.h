@@ -43,14 +43,20 @@ extern "C" {
 
 typedef struct ra_gctx ra_gctx;
 
+/* Options of ra_gctx_create; like refarray.h's structs it carries its size first (0 means
+ * this first layout). */
 typedef struct ra_gctx_options {
+    size_t size; /* sizeof(ra_gctx_options) as the caller compiled it, or 0 */
     /* The longest wait for other ranks in seconds; 0 means 60. */
     double timeout_s;
 } ra_gctx_options;
 
+#define RA_GCTX_OPTIONS(...) (&(ra_gctx_options){.size = sizeof(ra_gctx_options), __VA_ARGS__})
+
 /* Creates a global context over comm (duplicated; errors on it return instead of
  * aborting) for ctx, which must outlive it. MPI must be initialised. opts NULL: defaults.
- * Collective over comm. Returns RA_E_NULL, RA_E_ARG (negative timeout), RA_E_NOMEM,
+ * Collective over comm. Returns RA_E_NULL, RA_E_ARG (negative timeout, a size that is
+ * neither 0 nor this header's), RA_E_NOMEM,
  * RA_E_COMM (the detail is in ra_gctx_message(NULL)). */
 RA_API int ra_gctx_create(ra_ctx *ctx, MPI_Comm comm, const ra_gctx_options *opts, ra_gctx **out);
 /* Frees the context (its communicators too). Every placement and global array made with it

@@ -163,6 +163,9 @@ int ra_gctx_create(ra_ctx *ctx, MPI_Comm comm, const ra_gctx_options *opts, ra_g
     static const char fn[] = "ra_gctx_create";
     if (!out) return rag__error(NULL, RA_E_NULL, "%s: out is NULL", fn);
     if (!ctx) return rag__error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
+    if (opts && opts->size != 0 && opts->size != sizeof *opts)
+        return rag__error(NULL, RA_E_ARG, "%s: options size %zu; this library knows %zu", fn,
+                          opts->size, sizeof *opts);
     double timeout = opts && opts->timeout_s != 0 ? opts->timeout_s : 60.0;
     if (!(timeout > 0))
         return rag__error(NULL, RA_E_ARG, "%s: timeout_s %g must be positive (0: 60 s)", fn,

@@ -693,7 +693,7 @@ static void test_errors(ra_ctx *ctx)
 
     /* A rank that never comes: rank 3 skips the call; the others time out and say so. */
     ra_gctx *h = NULL;
-    ra_gctx_create(ctx, MPI_COMM_WORLD, &(ra_gctx_options){.timeout_s = 0.5}, &h);
+    ra_gctx_create(ctx, MPI_COMM_WORLD, RA_GCTX_OPTIONS(.timeout_s = 0.5), &h);
     ra_placement *q = NULL;
     ra_placement_all(h, "cpu", &q);
     ra_global *z = NULL;
@@ -740,6 +740,13 @@ int main(int argc, char **argv)
     CHECK(status_is(ra_gctx_create(ctx, MPI_COMM_WORLD, NULL, &G), RA_OK, "gctx"),
           "a global context over 4 ranks");
     CHECK(ra_gctx_rank(G) == rank && ra_gctx_size(G) == 4, "its rank and size");
+    ra_gctx *bad = NULL;
+    CHECK(ra_gctx_create(ctx, MPI_COMM_WORLD, RA_GCTX_OPTIONS(.timeout_s = -1), &bad) == RA_E_ARG &&
+              !bad && strstr(ra_gctx_message(NULL), "timeout"),
+          "a negative timeout is RA_E_ARG");
+    CHECK(ra_gctx_create(ctx, MPI_COMM_WORLD, &(ra_gctx_options){.size = 3}, &bad) == RA_E_ARG,
+          "an unknown options size is RA_E_ARG");
+    CHECK(ra_gctx_create(NULL, MPI_COMM_WORLD, NULL, &bad) == RA_E_NULL, "ctx NULL is RA_E_NULL");
     test_placements();
     test_sbp_print();
     test_pairs();
