@@ -60,6 +60,8 @@ def arg(args: Args, name: str, kinds: type | tuple[type, ...], default: Any = MI
     if not ok:
         raise ProtocolError("argument '%s' must be %s, got %s" %
                             (name, what or kind_names(kinds), json_type(value)), "TypeError")
+    if isinstance(value, float) and type(value) is not float:
+        return float(value)  # a float as read (values.Number) is given on as a plain float
     return value
 
 

@@ -3,15 +3,14 @@ the handles of a session, and the session ops (hello, reset, bye). Standard-libr
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from .args import MISSING, Args, arg
 from .backend import Backend, Device
-from .errors import AdapterLimit, ProtocolError, Unsupported, error_kind, native_name
+from .errors import AdapterLimit, LibraryError, ProtocolError, Unsupported, error_kind, native_name
 from .protocol import ADAPTER_NAME, ADAPTER_VERSION, ARGS, HANDLE_TYPES, MAX_LINE, PROTOCOL_VERSION
-from .values import EXACT_INT, Scalar, decode_scalar, dumps
+from .values import EXACT_INT, Scalar, decode_scalar, dumps, loads
 
 Handler = Callable[["Server", Args], Any]
 Reply = dict[str, Any]
@@ -28,11 +27,37 @@ def op(name: str) -> Callable[[Handler], Handler]:
     return register
 
 
+class LibraryCalls:
+    """The backend, with every method call guarded: an exception raised inside it (the
+    library's, or the library mapping's) leaves as LibraryError, the behaviour under test.
+    Any other exception of a request comes from the adapter's own code (decoding arguments,
+    encoding results) and is reported as the adapter's failure, never as the library's."""
+
+    _PASS = (ProtocolError, Unsupported, AdapterLimit, LibraryError)
+
+    def __init__(self, backend: Backend) -> None:
+        self._backend = backend
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._backend, name)
+        if not callable(attr):
+            return attr
+
+        def guarded(*args: Any, **kw: Any) -> Any:
+            try:
+                return attr(*args, **kw)
+            except LibraryCalls._PASS:
+                raise
+            except Exception as exc:
+                raise LibraryError(exc) from exc
+        return guarded
+
+
 class Server:
     """Answers requests for one backend. One instance per adapter process."""
 
     def __init__(self, backend: Backend) -> None:
-        self.backend = backend
+        self.backend = cast(Backend, LibraryCalls(backend))
         self.started = False
         self.exiting = False
         self.objects: dict[str, Any] = {}          # handle -> library object
@@ -98,7 +123,7 @@ class Server:
     def handle_line(self, line: str) -> Reply:
         """One request line in, one reply object out."""
         try:
-            request = json.loads(line)
+            request = loads(line)
         except ValueError as exc:
             return self.failure(None, "ValueError", "request is not valid JSON: %s" % exc,
                                 "protocol")
@@ -139,10 +164,18 @@ class Server:
             return self.failure(rid, "NotImplementedError", str(exc), "adapter")
         except AdapterLimit as exc:
             return self.failure(rid, exc.kind, str(exc), "adapter")
-        except Exception as exc:  # the library's own error: the behaviour under test
-            message = "%s: %s" % (native_name(exc), exc)
-            return self.failure(rid, error_kind(exc), message, "library")
+        except LibraryError as exc:  # the library's own error: the behaviour under test
+            message = "%s: %s" % (native_name(exc.error), exc.error)
+            return self.failure(rid, error_kind(exc.error), message, "library")
+        except Exception as exc:  # the adapter's own code failed: never the library's doing
+            return self.adapter_failure(rid, "%s failed in the adapter" % name, exc)
         return {"id": rid, "ok": True, "result": result}
+
+    def adapter_failure(self, rid: int | None, what: str, exc: Exception) -> Reply:
+        """A reply for an exception of the adapter's own code: origin "protocol", so that the
+        runner records an error of the run, not a behaviour of the library."""
+        return self.failure(rid, error_kind(exc), "%s: %s: %s" % (what, native_name(exc), exc),
+                            "protocol")
 
     @staticmethod
     def failure(rid: int | None, kind: str, message: str, origin: str) -> Reply:
@@ -172,7 +205,12 @@ class Server:
                     reply = self.failure(None, "ValueError", "request is not UTF-8", "protocol")
                 else:
                     reply = self.handle_line(decoded)
-            outfile.write(dumps(reply))
+            try:
+                data = dumps(reply)
+            except Exception as exc:  # a result JSON cannot hold (NaN, a library's type)
+                data = dumps(self.adapter_failure(reply.get("id"),
+                                                  "the reply cannot be written as JSON", exc))
+            outfile.write(data)
             outfile.flush()
             if self.exiting:
                 return 0
@@ -182,7 +220,8 @@ class Server:
     def session_handle(self, dev: Device) -> str:
         """The handle hello gave for dev (the default device is one of the listed ones)."""
         for handle, known in self.session_devices:
-            if known is dev or (type(known) is type(dev) and bool(known == dev)):
+            if known is dev or (type(known) is type(dev) and
+                                self.backend.device_equal(known, dev)):
                 return handle
         return self.device_handle(dev)
 

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import struct
 from dataclasses import dataclass
+from fractions import Fraction
 from typing import Any
 
 from .args import arg, dtype_arg, json_type, shape_arg
@@ -19,73 +21,206 @@ INT_RANGES = {
     "uint8": (0, (1 << 8) - 1), "uint16": (0, (1 << 16) - 1),
     "uint32": (0, (1 << 32) - 1), "uint64": (0, (1 << 64) - 1),
 }
-EXACT_INT = 1 << 53  # beyond this, integers travel as decimal strings
+# Integers beyond 2^53 are written as decimal strings (readers that hold numbers as doubles
+# would round them); floats beyond it are not exact integers.
+EXACT_INT = 1 << 53
+
+FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
+# Halfway between FLT_MAX and 2^128: a value of this magnitude or more rounds to infinity.
+FLT_OVERFLOW = (FLT_MAX + 2.0 ** 128) / 2
+
+_INT_TEXT = re.compile(r"[-+]?[0-9]+\Z")
+# What C's strtod reads besides the infinities and NaN: decimal and hexadecimal floats.
+_FLOAT_TEXT = re.compile(r"[-+]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][-+]?[0-9]+)?\Z")
+_HEX_TEXT = re.compile(r"[-+]?0[xX]([0-9a-fA-F]+\.?[0-9a-fA-F]*|\.[0-9a-fA-F]+)"
+                       r"([pP][-+]?[0-9]+)?\Z")
+_SPECIAL = {"nan": math.nan, "+nan": math.nan, "-nan": -math.nan, "inf": math.inf,
+            "+inf": math.inf, "-inf": -math.inf, "infinity": math.inf,
+            "+infinity": math.inf, "-infinity": -math.inf}
 
 Element = bool | int | float | complex
 Scalar = bool | int | float
 
 
-def decode_float(value: object, where: str) -> float:
+class Number(float):
+    """A JSON number with a fraction or an exponent, as read from a request: the double it
+    denotes, plus its source text, so that a float32 is rounded once from the decimal (see
+    float32_from_text), never from the double in between."""
+
+    text: str
+
+    def __new__(cls, text: str) -> Number:
+        self = super().__new__(cls, text)
+        self.text = text
+        return self
+
+
+def loads(line: str) -> Any:
+    """A request line as Python values: JSON floats as Number, integers of any width exact,
+    strings verbatim (NUL characters included)."""
+    return json.loads(line, parse_float=Number)
+
+
+def plain(value: Any) -> Any:
+    """A decoded JSON value with every Number turned into a plain float: what a library is
+    given (some libraries dispatch on type(x) is float)."""
+    if isinstance(value, Number):
+        return float(value)
+    return value
+
+
+# -- float32 -------------------------------------------------------------------------------
+
+def float32_from_double(d: float) -> float:
+    """D rounded to float32, as C's (float)d does (to nearest, ties to even), infinity
+    included where D rounds past FLT_MAX."""
+    if not math.isfinite(d):
+        return d
+    if abs(d) >= FLT_OVERFLOW:
+        return math.copysign(math.inf, d)
+    if abs(d) > FLT_MAX:
+        return math.copysign(FLT_MAX, d)
+    f: float = struct.unpack("<f", struct.pack("<f", d))[0]
+    return f
+
+
+_TWO_128 = 2.0 ** 128  # stands for infinity among float32 magnitudes
+
+
+def _float32_step(m: float, up: bool) -> float:
+    """The float32 magnitude next to the float32 magnitude M (2^128 past FLT_MAX)."""
+    bits = 0x7F800000 if m == _TWO_128 else struct.unpack("<I", struct.pack("<f", m))[0]
+    n: float = struct.unpack("<f", struct.pack("<I", bits + 1 if up else bits - 1))[0]
+    return _TWO_128 if math.isinf(n) else n
+
+
+def float32_from_text(text: str, d: float) -> float:
+    """The decimal (or hexadecimal) TEXT, whose nearest double is D, rounded once to float32
+    (ties to even), infinity where it rounds past FLT_MAX.
+
+    Rounding to the double first and then to float32 differs from rounding once only when the
+    double lands exactly on a float32 midpoint (midpoints are doubles, so a decimal on one
+    side of a midpoint never rounds past it): then the decimal itself decides the side."""
+    f = float32_from_double(d)
+    if f == d or not math.isfinite(d):
+        return f
+    a = abs(d)
+    fa = _TWO_128 if math.isinf(f) else abs(f)
+    lo, hi = (fa, _float32_step(fa, True)) if fa < a else (_float32_step(fa, False), fa)
+    if (lo + hi) / 2 != a:
+        return f  # d is no midpoint: rounding once or twice gives the same float32
+    t = text.strip().lower()
+    exact = abs(Fraction(float.fromhex(t)) if "x" in t else Fraction(t))
+    if exact == Fraction(a):
+        return f  # a true tie: to even, as already rounded
+    chosen = hi if exact > Fraction(a) else lo
+    return math.copysign(math.inf if chosen == _TWO_128 else chosen, d)
+
+
+def shortest_float32(f: float) -> float:
+    """The double whose shortest decimal (repr) is the shortest decimal that reads back, once
+    rounded to float32, as exactly the float32 F (finite)."""
+    for digits in range(1, 10):
+        text = "%.*g" % (digits, f)
+        y = float(text)
+        if float32_from_text(repr(y), y) == f:
+            return y
+    return f  # 9 significant digits always suffice; not reached
+
+
+# -- elements --------------------------------------------------------------------------------
+
+def parse_float(text: str, where: str) -> tuple[float, str]:
+    """A float written as text, in a form C's strtod reads (decimal, hexadecimal, nan, inf,
+    infinity; surrounding blanks allowed): (the nearest double, the text without blanks)."""
+    t = text.strip()
+    special = _SPECIAL.get(t.lower())
+    if special is not None:
+        return special, t
+    if _FLOAT_TEXT.match(t):
+        return float(t), t
+    if _HEX_TEXT.match(t):
+        return float.fromhex(t), t
+    raise ProtocolError("%s: '%s' is not a float" % (where, text))
+
+
+def decode_float(value: object, where: str, single: bool = False) -> float:
+    """A float element or operand: a JSON number or a string (parse_float), as a float64 or
+    (single) rounded once to float32. A finite value that rounds to infinity is out of range
+    (a ProtocolError): for float32, 3.4028235e+38 (FLT_MAX) and anything up to half an ulp
+    above it are in range; the infinities and NaN themselves are values like any other."""
     if isinstance(value, bool):
         raise ProtocolError("%s: expected a float, got a boolean" % where, "TypeError")
-    if isinstance(value, (int, float)):
-        return float(value)
+    if isinstance(value, Number):
+        d, text = float(value), value.text
+    elif isinstance(value, int):
+        text = str(value)
+        try:
+            d = float(value)
+        except OverflowError:
+            d = math.copysign(math.inf, value)
+    elif isinstance(value, float):
+        d, text = value, repr(value)
+    elif isinstance(value, str):
+        d, text = parse_float(value, where)
+    else:
+        raise ProtocolError("%s: expected a float, got %s" % (where, json_type(value)),
+                            "TypeError")
+    finite_text = text.strip().lower().lstrip("+-") not in ("inf", "infinity", "nan")
+    x = float32_from_text(text, d) if single and not math.isnan(d) else d
+    if finite_text and math.isinf(x):
+        raise ProtocolError("%s: %s is beyond the %s range (it rounds to infinity)"
+                            % (where, text, "float32" if single else "float64"))
+    return x
+
+
+def decode_int(value: object, where: str) -> int:
+    """An integer element: a JSON integer of any width (exact), an integral JSON float within
+    2^53, or a decimal string."""
+    if isinstance(value, bool):
+        raise ProtocolError("%s: expected an integer, got a boolean" % where, "TypeError")
+    if isinstance(value, int):
+        return value
     if isinstance(value, str):
         text = value.strip()
-        try:
-            return float(text)
-        except ValueError:
-            pass
-        try:  # C strtod also reads hexadecimal floats
-            return float.fromhex(text)
-        except ValueError:
-            raise ProtocolError("%s: '%s' is not a float" % (where, value)) from None
-    raise ProtocolError("%s: expected a float, got %s" % (where, json_type(value)), "TypeError")
+        if not _INT_TEXT.match(text):
+            raise ProtocolError("%s: '%s' is not an integer" % (where, value))
+        return int(text, 10)
+    if isinstance(value, float) and value.is_integer() and abs(value) <= EXACT_INT:
+        return int(value)
+    if isinstance(value, float) and value.is_integer():
+        raise ProtocolError("%s: the number %r is beyond 2^53, where a float is not an exact "
+                            "integer; write it as an integer or a decimal string"
+                            % (where, value))
+    raise ProtocolError("%s: expected an integer" % where, "TypeError")
 
 
 def decode_element(dtype: str, value: object, where: str) -> Element:
+    """One element of a typed array of DTYPE, checked against the dtype's range."""
     if dtype == "bool":
         if not isinstance(value, bool):
             raise ProtocolError("%s: expected true or false" % where, "TypeError")
         return value
     if dtype in INT_DTYPES:
-        if isinstance(value, bool):
-            raise ProtocolError("%s: expected an integer, got a boolean" % where, "TypeError")
-        if isinstance(value, int):
-            if not -EXACT_INT <= value <= EXACT_INT:
-                raise ProtocolError("%s: the integer %d is beyond 2^53; write it as a decimal "
-                                    "string" % (where, value))
-            n = value
-        elif isinstance(value, str):
-            try:
-                n = int(value.strip(), 10)
-            except ValueError:
-                raise ProtocolError("%s: '%s' is not an integer" % (where, value)) from None
-        elif isinstance(value, float) and value.is_integer() and abs(value) <= EXACT_INT:
-            n = int(value)
-        else:
-            raise ProtocolError("%s: expected an integer" % where, "TypeError")
+        n = decode_int(value, where)
         lo, hi = INT_RANGES[dtype]
         if not lo <= n <= hi:
             raise ProtocolError("%s: %d is out of range for %s" % (where, n, dtype))
         return n
     if dtype in FLOAT_DTYPES:
-        x = decode_float(value, where)
-        if dtype == "float32" and math.isfinite(x):
-            try:
-                struct.pack("<f", x)
-            except OverflowError:
-                raise ProtocolError("%s: %r is beyond the float32 range" % (where, x)) from None
-        return x
+        return decode_float(value, where, dtype == "float32")
     if not isinstance(value, list) or len(value) != 2:
         raise ProtocolError("%s: a complex element is a [re, im] pair" % where, "TypeError")
-    return complex(decode_float(value[0], where + ".re"), decode_float(value[1], where + ".im"))
+    single = dtype == "complex64"
+    return complex(decode_float(value[0], where + ".re", single),
+                   decode_float(value[1], where + ".im", single))
 
 
 def encode_float(x: float, single: bool = False) -> float | int | str:
     """A float element as written: NaN, infinities and -0.0 as strings; integral values below
-    1e16 as integers; others as the shortest decimal that reads back to the same float32
-    (single) or float64."""
+    1e16 as integers (exact: every such double is an integer a reader holds exactly); others
+    as the shortest decimal that reads back to the same float64, or (single) the same float32
+    when rounded once to it."""
     x = float(x)
     if math.isnan(x):
         return "nan"
@@ -96,14 +231,12 @@ def encode_float(x: float, single: bool = False) -> float | int | str:
     if x.is_integer() and abs(x) < 1e16:
         return int(x)
     if single:
-        for digits in range(1, 10):
-            y = float("%.*g" % (digits, x))
-            if struct.unpack("<f", struct.pack("<f", y))[0] == x:
-                return y
+        return shortest_float32(x)
     return x
 
 
 def encode_element(dtype: str, x: Any) -> Any:
+    """One element of a typed array of DTYPE as written (integers beyond 2^53 as strings)."""
     if dtype == "bool":
         return bool(x)
     if dtype in INT_DTYPES:
@@ -127,13 +260,12 @@ def decode_scalar(value: object, where: str) -> Scalar:
     if isinstance(value, float):
         if value.is_integer() and -(1 << 63) <= value < (1 << 63):
             return int(value)
-        return value
+        return float(value)
     if isinstance(value, dict) and set(value) == {"scalar"} and isinstance(value["scalar"], str):
         text = value["scalar"].strip()
-        try:
+        if _INT_TEXT.match(text):
             return int(text, 10)
-        except ValueError:
-            return decode_float(text, where)
+        return decode_float(text, where)
     raise ProtocolError("%s: expected a scalar" % where, "TypeError")
 
 

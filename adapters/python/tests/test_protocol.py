@@ -2,6 +2,8 @@
 adapter program's session behaviour, driven through a pipe. Uses the numpy backend where a
 library is needed, because NumPy is the lightest of the pinned libraries."""
 
+import io
+import json
 import math
 import subprocess
 
@@ -9,7 +11,9 @@ import pytest
 from adapter_client import PROGRAM, Adapter, importable, interpreter
 
 from devspec_py import protocol
+from devspec_py.backend import BaseBackend
 from devspec_py.errors import ProtocolError, error_kind, native_name
+from devspec_py.ops import Server
 from devspec_py.values import (
     TypedArray,
     decode_element,
@@ -134,8 +138,10 @@ def test_scalars():
 
 
 def test_numbers_that_would_lose_precision_are_refused():
+    # A JSON integer is exact at any width; an integral float beyond 2^53 is not.
+    assert decode_element("int64", 2 ** 53 + 1, "x") == 2 ** 53 + 1
     with pytest.raises(ProtocolError, match="beyond 2\\^53"):
-        decode_element("int64", 2 ** 53 + 1, "obj.data[0]")
+        decode_element("int64", float(2 ** 53 + 2), "obj.data[0]")
     assert decode_element("int64", str(2 ** 53 + 1), "x") == 2 ** 53 + 1
     with pytest.raises(ProtocolError, match="float32 range"):
         decode_element("float32", 1e39, "obj.data[0]")
@@ -312,3 +318,80 @@ def test_read_refuses_more_than_2_to_the_24_elements(numpy_adapter):
     assert e["kind"] == "MemoryError" and e["origin"] == "adapter"
     ok = a.ok("array.create", {"fn": "zeros", "shape": [1 << 10], "dtype": "bool"})
     assert len(a.ok("array.read", {"array": ok})["data"]) == 1 << 10
+
+
+# -- whose error it is ------------------------------------------------------------------------
+
+class BrokenLibrary(BaseBackend):
+    """A backend whose library raises, and whose results the adapter cannot encode."""
+
+    library_name = "broken"
+
+    def library_version(self):
+        return "0"
+
+    def devices(self):
+        return ["here"]
+
+    def create(self, fn, a, kw):
+        raise LibraryValueError("the library refuses")
+
+    def asarray_scalar(self, value, kw):
+        return value
+
+    def read(self, x):
+        return "float32", (1,), [object()]     # no float: the adapter's encoding fails
+
+    def array_shape(self, x):
+        return (1,)
+
+    def utilisation(self, dev):
+        return float("nan")                    # JSON has no NaN: writing the reply fails
+
+
+def serve_lines(backend, *requests):
+    out = io.BytesIO()
+    lines = [json.dumps({"id": i, "op": op, "args": args}) for i, (op, args) in
+             enumerate((("hello", {"protocol": 1}), *requests))]
+    Server(backend).serve(io.BytesIO("\n".join(lines).encode() + b"\n"), out)
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_library_errors_and_adapter_failures_have_their_own_origins():
+    replies = serve_lines(BrokenLibrary(), ("array.create", {"fn": "zeros", "shape": [1]}),
+                          ("array.asarray", {"obj": 1}), ("array.read", {"array": "array#0"}),
+                          ("util.utilisation", {}))
+    hello, create, _, read, util = replies
+    assert hello["ok"]
+    assert create["error"] == {"kind": "ValueError", "origin": "library",
+                               "message": "test_protocol.LibraryValueError: the library refuses"}
+    # The adapter's own encoding failed: never reported as the library's behaviour.
+    assert read["error"]["origin"] == "protocol" and read["error"]["kind"] == "TypeError"
+    assert "array.read failed in the adapter" in read["error"]["message"]
+    assert util["error"]["origin"] == "protocol" and util["error"]["kind"] == "ValueError"
+    assert "cannot be written as JSON" in util["error"]["message"]
+
+
+@needs_numpy
+def test_largest_float32_read_back_exactly(numpy_adapter):
+    a = numpy_adapter
+    a.ok("hello", {"protocol": 1})
+    x = a.ok("array.asarray", {"obj": {"dtype": "float32", "shape": [3],
+                                       "data": ["3.4028235e+38", "-3.4028235e+38", "1e-45"]}})
+    assert a.ok("array.read", {"array": x})["data"] == [3.4028235e+38, -3.4028235e+38, 1e-45]
+    e = a.err("array.asarray", {"obj": {"dtype": "float32", "shape": [1],
+                                        "data": ["3.40282357e+38"]}})
+    assert e["origin"] == "protocol" and "float32 range" in e["message"]
+    y = a.ok("array.asarray", {"obj": {"dtype": "float64", "shape": [2],
+                                       "data": [1.7976931348623157e308, 5e-324]}})
+    r = a.send_raw(json.dumps({"id": 99, "op": "array.read", "args": {"array": y}}) + "\n")
+    assert r["result"]["data"] == [1.7976931348623157e308, 5e-324]
+
+
+@needs_numpy
+def test_device_strings_reach_the_library_with_their_nul_characters(numpy_adapter):
+    a = numpy_adapter
+    a.ok("hello", {"protocol": 1})
+    e = a.err("array.create", {"fn": "zeros", "shape": [1], "device": {"str": "cpu\u0000"}})
+    # NumPy echoes the string it was given: all of it, the NUL included.
+    assert e["origin"] == "library" and e["message"].endswith("received: cpu\x00")
