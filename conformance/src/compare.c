@@ -869,6 +869,33 @@ static void print_details(FILE *out, const view *v, const cJSON *m, const cJSON 
     free(done);
 }
 
+/* Under a statement row: its level, text and source (spec/statements.json). */
+static void print_statement(FILE *out, const cJSON *statements, const char *id)
+{
+    const cJSON *s;
+    cJSON_ArrayForEach(s, statements)
+    {
+        const char *sid = str_of(s, "id");
+        if (!sid || strcmp(sid, id)) continue;
+        const char *level = str_of(s, "level"), *text = str_of(s, "text");
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(s, "source");
+        const char *title = str_of(src, "title"), *doc = str_of(src, "document");
+        const char *section = str_of(src, "section");
+        fputs("      ", out);
+        put_safe(out, level ? level : "?", 40);
+        fputs(": ", out);
+        put_safe(out, text ? text : "", 0);
+        fputs("\n      source: ", out);
+        put_safe(out, title ? title : doc ? doc : "?", 200);
+        if (section) {
+            fputs(", ", out);
+            put_safe(out, section, 200);
+        }
+        fputc('\n', out);
+        return;
+    }
+}
+
 static void print_table(FILE *out, const cJSON *m, const view *v)
 {
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive(m, "libraries");
@@ -971,12 +998,22 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
         if (cw[k] < 7) cw[k] = 7;
         total += cw[k] + 1;
     }
+    /* Too wide for the terminal: columns by number (the legend above names them), as narrow
+     * as their words, and the row labels cut to what is left (at least 16). */
     bool numbered = v->width && total > v->width;
+    if (numbered) {
+        int narrow = by_case ? 5 : 7; /* "CRASH" / "120/130" */
+        total = lw + 3;
+        for (int k = 0; k < nl; k++) {
+            cw[k] = narrow;
+            total += narrow + 1;
+        }
+        if (total > v->width) lw = lw - (total - v->width) > 16 ? lw - (total - v->width) : 16;
+    }
     fputc('\n', out);
     fprintf(out, "%-*s   ", lw, by_case ? "case" : by_feature ? "feature" : "statement");
     for (int k = 0; k < nl; k++) {
         if (numbered) {
-            cw[k] = 7;
             fprintf(out, "[%d]%-*s", k + 1, cw[k] - 2 - (k + 1 >= 10), "");
         } else {
             const char *label = str_of(cJSON_GetArrayItem(libs, k), "label");
@@ -1015,6 +1052,7 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
         }
         fputc('\n', out);
         if (by_case && v->details) print_details(out, v, m, caserow[r]);
+        if (!by_case && !by_feature && v->details) print_statement(out, statements, labels[r]);
     }
     if (!nrows) fputs("(no row matches the filters)\n", out);
     fputc('\n', out);
@@ -1047,7 +1085,8 @@ const char dsr__compare_usage[] =
     "  --json                  print the matrix model as JSON instead of the table\n"
     "  --by statement|case|feature  the table's rows (default statement)\n"
     "  --details               under each case row, what each library returned where a\n"
-    "                          step did not hold, beside what the case expected\n"
+    "                          step did not hold, beside what the case expected; under\n"
+    "                          each statement row, its level, text and source\n"
     "  --library LABEL         only this library (repeatable, in the order given)\n"
     "  --status S              only rows where some library has status S (repeatable)\n"
     "  --disagree              only rows where the libraries' observed results differ\n"

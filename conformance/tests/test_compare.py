@@ -304,6 +304,12 @@ def group_model(env):
     rc, out, _ = env.run(["compare", "--spec", TEST_SPEC, "--plain"] + paths)
     check(rc == 0 and re.search(r"^T-STR-1 +\* +\d+/\d+ ", out, re.M) is not None,
           "the default rows are statements, with passed/ran per library", "T-STR-1 * n/m", out)
+    st = json.load(open(os.path.join(TEST_SPEC, "statements.json")))["statements"]
+    t_str_1 = [s for s in st if s["id"] == "T-STR-1"][0]
+    rc, out, _ = env.run(["compare", "--spec", TEST_SPEC, "--plain", "--details"] + paths)
+    check(rc == 0 and re.search(r"^T-STR-1 .*\n +" + re.escape(t_str_1["level"] + ": " + t_str_1["text"]) +
+                                r"\n +source: ", out, re.M) is not None,
+          "--details under a statement row: its level, text and source", t_str_1["text"], out[:1500])
     rc, out, _ = env.run(["compare", "--spec", TEST_SPEC, "--color", "--by", "case"] + paths)
     check(rc == 0 and "\x1b[32mpass" in out, "--color colours the statuses", "ESC[32mpass", out[:800])
 
