@@ -27,6 +27,9 @@ R: dict[str, list[tuple[str, str, str]]] = {
 "array-api-strict": [
  ("copy.asarray.no-copy-other-device", "", "asarray(x, copy=False, device=D) of an array on another device returns a new Array on D sharing x's NumPy buffer instead of raising: every array-api-strict device lives in host memory, so no copy is needed"),
  ("copy.from-dlpack.no-copy-other-device", "", "from_dlpack(x, device=D, copy=False) of an array on another device succeeds without copying: array-api-strict devices share host memory and NumPy's from_dlpack needs no copy"),
+ ("device-none.astype.*", "different devices", "astype(x, dtype, device=None) puts the result on CPU_DEVICE: array-api-strict 2.6.1 hands an explicit None on to Array._new as the device (only an absent device= keeps x.device)"),
+ ("values.astype.no-copy.*", "different devices", "astype(x, x.dtype, copy=False, device=D) returns x itself, still on its own device: array-api-strict 2.6.1 returns x whenever copy=False and the dtype matches, before it looks at device="),
+ ("device-none.from_dlpack", "different devices", "from_dlpack(x, device=None) puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
  ("*", "different devices", "from_dlpack without device= puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
 ],
 "jax": [
@@ -35,6 +38,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("*", "Received incompatible devices", "jnp.asarray/jnp.astype with device= of an array committed to another device raise 'Received incompatible devices for jitted computation' (the conversion runs under jit with the target device as a sharding constraint) instead of copying; x.to_device(d) works"),
 ],
 "torch": [
+ ("values.*_like.to-default", "elements differ", "zeros_like, ones_like and full_like of a meta tensor with device='cpu' return a cpu tensor of uninitialised memory in torch 1.13 (zeros_like gave 1.4e-38, 0, -1.8e+06): the fill is skipped, while empty_like(x, device='cpu').fill_(v) is right"),
  ("*", "Cannot copy out of meta tensor", "the second device is meta, whose tensors hold no data: reading values or copying them off meta raises NotImplementedError('Cannot copy out of meta tensor; no data!')"),
  ("*", "Unknown device type meta for Dlpack", "a meta tensor has no DLPack device: __dlpack_device__ raises ValueError('Unknown device type meta for Dlpack')"),
  ("*", "from_dlpack\\(\\) got an unexpected keyword", "torch.from_dlpack in torch 1.13 takes no device= or copy= keyword (TypeError); those arguments came with the 2023.12 array API"),
@@ -49,6 +53,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("device-string.*", "Could not parse device index", "an index beyond int32 makes torch.device raise RuntimeError('Could not parse device index'), not ValueError"),
 ],
 "tinygrad": [
+ ("device-none.*", "got an unexpected keyword argument 'device'", "Tensor.arange, Tensor.linspace and Tensor.eye (OpMixin in tinygrad 0.14) take no device= keyword: TypeError"),
  ("creation.*", "got an unexpected keyword argument 'device'", "Tensor.arange, Tensor.linspace and Tensor.eye (OpMixin in tinygrad 0.14) take no device= keyword: TypeError"),
  ("*", "observed null", "tinygrad builds arange, linspace, eye and Python-scalar tensors as device-less constants: .device is None (Tensor(2.5, device=D) drops D) until they meet a placed tensor"),
  ("like.zero-d.inherits", "", "Tensor(3, device=D) is a device-less constant (device= is dropped), so ones_like of it lands on the default device"),
