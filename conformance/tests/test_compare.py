@@ -36,6 +36,7 @@ FAKE = os.path.join(HERE, "fixtures", "fake_adapter.py")
 
 n_tests = 0
 n_failed = 0
+SCRATCH = None  # the test's own temporary folder
 
 
 def check(cond, name, expected=None, observed=None):
@@ -389,11 +390,15 @@ class Dom(html.parser.HTMLParser):
 
 def dump(browser, page, fragment="", budget=None):
     url = "file://" + page + ("#" + fragment if fragment else "")
+    # A profile of its own in the test's folder (removed at the end), so parallel tests
+    # do not share one and nothing is left behind.
+    profile = tempfile.mkdtemp(prefix="chromium-", dir=SCRATCH)
     args = [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
-            "--user-data-dir=" + tempfile.mkdtemp(prefix="devspec-chromium-")]
+            "--user-data-dir=" + profile]
     if budget:
         args.append(f"--virtual-time-budget={budget}")
     p = subprocess.run(args + ["--dump-dom", url], capture_output=True, timeout=180)
+    shutil.rmtree(profile, ignore_errors=True)
     d = Dom()
     d.feed(p.stdout.decode("utf-8", "replace"))
     return d
@@ -589,6 +594,8 @@ def main():
     ap.add_argument("group", choices=sorted(GROUPS))
     a = ap.parse_args()
     env = Env(a)
+    global SCRATCH
+    SCRATCH = env.tmp
     try:
         GROUPS[a.group](env)
     except Exception as e:  # a crash of the test is a failure, not a silent pass
