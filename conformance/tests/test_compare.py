@@ -18,6 +18,7 @@ with a separate implementation of the outcome rule (conformance/README.md, devsp
 """
 import argparse
 import copy
+import fcntl
 import html.parser
 import inspect
 import json
@@ -353,6 +354,9 @@ def group_model(env):
 # ---- group render -----------------------------------------------------------------------------
 
 def chromium():
+    # Debian's /usr/bin/chromium is a shell script in front of this binary.
+    if os.access("/usr/lib/chromium/chromium", os.X_OK):
+        return "/usr/lib/chromium/chromium"
     for name in ("chromium", "chromium-browser", "google-chrome"):
         p = shutil.which(name)
         if p:
@@ -402,6 +406,90 @@ def dump(browser, page, fragment="", budget=None):
     d = Dom()
     d.feed(p.stdout.decode("utf-8", "replace"))
     return d
+
+
+class Cdp:
+    """Drives one headless Chromium page over the DevTools protocol on a pipe
+    (--remote-debugging-pipe: JSON messages ended by NUL, commands on the browser's fd 3,
+    replies on its fd 4), so a test can click and type like a reader."""
+
+    def __init__(self, browser, url):
+        r1, w1 = os.pipe()
+        r2, w2 = os.pipe()
+
+        def child():
+            # Moved above 10 first, so that placing them on 3 and 4 cannot clobber either.
+            a, b = fcntl.fcntl(r1, fcntl.F_DUPFD, 10), fcntl.fcntl(w2, fcntl.F_DUPFD, 10)
+            os.dup2(a, 3)
+            os.dup2(b, 4)
+
+        self.profile = tempfile.mkdtemp(prefix="chromium-", dir=SCRATCH)
+        self.p = subprocess.Popen(
+            [browser, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
+             "--remote-debugging-pipe", "--user-data-dir=" + self.profile, "about:blank"],
+            close_fds=False, preexec_fn=child, stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(r1)
+        os.close(w2)
+        self.w, self.r = w1, r2
+        self.n = 0
+        self.buf = b""
+        target = self.call("Target.createTarget", {"url": url})["targetId"]
+        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+
+    def call(self, method, params=None, session=None, timeout=120):
+        self.n += 1
+        msg = {"id": self.n, "method": method, "params": params or {}}
+        if session:
+            msg["sessionId"] = session
+        os.write(self.w, json.dumps(msg).encode() + b"\0")
+        end = time.monotonic() + timeout
+        while True:
+            while b"\0" not in self.buf:
+                if time.monotonic() > end:
+                    raise RuntimeError(f"no answer to {method}")
+                chunk = os.read(self.r, 1 << 16)
+                if not chunk:
+                    raise RuntimeError("the browser closed its pipe")
+                self.buf += chunk
+            line, self.buf = self.buf.split(b"\0", 1)
+            m = json.loads(line)
+            if m.get("id") == self.n:
+                if "error" in m:
+                    raise RuntimeError(m["error"])
+                return m["result"]
+
+    def eval(self, expr):
+        r = self.call("Runtime.evaluate", {"expression": expr, "returnByValue": True,
+                                           "awaitPromise": True}, self.session)
+        if "exceptionDetails" in r:
+            raise RuntimeError(r["exceptionDetails"])
+        return r["result"].get("value")
+
+    def ready(self, timeout=60):
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            try:  # while the page loads, the document may not exist yet
+                if self.eval("document.documentElement && document.documentElement.getAttribute('data-ready')") == "1":
+                    return True
+            except RuntimeError:
+                pass
+            time.sleep(0.05)
+        return False
+
+    def close(self):
+        try:
+            self.call("Browser.close", timeout=10)
+        except Exception:
+            pass
+        try:
+            self.p.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.p.kill()
+            self.p.wait()
+        os.close(self.w)
+        os.close(self.r)
+        shutil.rmtree(self.profile, ignore_errors=True)
 
 
 def case_rows(d):
@@ -459,6 +547,49 @@ def group_render(env):
         stmts = {r[1].get("data-stmt") for r in d5.rows if r[0].startswith("stmt")}
         check(stmts == cited, "the statements view has one row per statement a case cites",
               len(cited), len(stmts))
+        # A reader's clicks and typing, through the DevTools protocol.
+        cdp = Cdp(browser, "file://" + page + "#view=cases&group=none")
+        try:
+            check(cdp.ready(), "the page is ready under the DevTools protocol", True, False)
+            rows_now = lambda: cdp.eval("+document.getElementById('summary').getAttribute('data-rows')")  # noqa: E731
+            n = rows_now()
+            check(n == len(ids), "the cases view starts with every case", len(ids), n)
+            cdp.eval("document.getElementById('disagree').click()")
+            check(rows_now() == len(dis) and
+                  cdp.eval("[...document.querySelectorAll('tr.case')].every(r => r.dataset.disagree === '1')"),
+                  "clicking 'only where libraries disagree' keeps those cases", len(dis), rows_now())
+            cdp.eval("document.getElementById('disagree').click()")
+            for st in ("pass", "error", "skip", "xfail", "xpass", "crash", "timeout"):
+                cdp.eval(f"document.getElementById('status-{st}').click()")
+            check(rows_now() == len(fails), "unticking every status but fail keeps the cases some library failed",
+                  len(fails), rows_now())
+            for st in ("pass", "error", "skip", "xfail", "xpass", "crash", "timeout"):
+                cdp.eval(f"document.getElementById('status-{st}').click()")
+            cdp.eval("document.getElementById('lib-0').click()")
+            heads = cdp.eval("document.querySelectorAll('th.lib').length")
+            check(heads == len(reps) - 1, "unticking a library removes its column", len(reps) - 1, heads)
+            cdp.eval("document.getElementById('lib-0').click()")
+            target = next((cid for cid, row in zip(ids, want) if "fail" in row or "xfail" in row), ids[0])
+            opened = cdp.eval(f"""(() => {{
+                const tr = document.querySelector('tr.case[data-id="{target}"]');
+                tr.click();
+                const d = tr.nextElementSibling;
+                return d && d.classList.contains('detail') ? d.textContent : null; }})()""")
+            check(opened is not None and "expected" in opened and "observed" in opened,
+                  "clicking a case shows what each library returned beside what was expected",
+                  "expected ... observed", (opened or "")[:500])
+            # An ID that is part of no other ID (Find matches parts of IDs and descriptions).
+            descs = [c.get("description") or "" for c in json.loads(env.run(["compare", "--json"] + paths)[1])["cases"]]
+            alone = next(i for i in ids if not any(i in j for j in ids if j != i) and
+                         not any(i in t for t in descs))
+            cdp.eval(f"""(() => {{ const s = document.getElementById('search');
+                s.value = {json.dumps(alone)}; s.dispatchEvent(new Event('input')); }})()""")
+            time.sleep(0.6)
+            shown = cdp.eval("[...document.querySelectorAll('tr.case')].map(r => r.dataset.id)")
+            check(shown == [alone], "typing a case ID in Find keeps that case", [alone], shown)
+        finally:
+            cdp.close()
+
         published = os.path.join(env.source, "reports", "index.html")
         if os.path.exists(published):
             d6 = dump(browser, published, "view=cases&group=none&limit=3")
@@ -496,6 +627,20 @@ def group_render(env):
           "the hostile runs' rows and cells", "4 rows", [(r[1].get("data-id"), r[2]) for r in rows])
     check("['device#0', 'device#1', 'device#2']" not in text and '["device#0","device#1","device#2"]' in text,
           "an opened case shows the observed value beside the expected one", "observed list", text[-1500:])
+    cdp = Cdp(browser, "file://" + page + "#view=cases&group=none")
+    try:
+        cdp.ready()
+        res = cdp.eval("""(() => {
+            document.querySelector('tr.case[data-id="hostile.message"]').click();
+            return {pwned: document.documentElement.getAttribute('data-pwned'),
+                    imgs: document.images.length, scripts: document.scripts.length,
+                    text: document.querySelector('tr.detail').textContent}; })()""")
+        check(res["pwned"] is None and res["imgs"] == 0 and res["scripts"] == 2 and
+              "<img src=x onerror=" in res["text"],
+              "clicking the hostile case shows its markup as text and runs nothing",
+              "inert", {k: v for k, v in res.items() if k != "text"})
+    finally:
+        cdp.close()
     d2 = dump(browser, page, "view=cases&group=none&disagree=1")
     check([r[1].get("data-id") for r in case_rows(d2)] == ["hostile.two-devices"],
           "only where libraries disagree: the case one adapter passes and the other fails",
@@ -525,6 +670,17 @@ def group_render(env):
         ncases = len(ids) * times
         check(rc == 0, f"compare --html of {ncases} cases x {len(paths)} libraries", 0, (rc, errtext))
         d = dump(browser, page, "view=cases&group=file")
+        cdp = Cdp(browser, "file://" + page + "#view=cases&group=file")
+        try:
+            cdp.ready()
+            time.sleep(0.2)
+            fcp = cdp.eval("(performance.getEntriesByName('first-contentful-paint')[0] || {}).startTime || null")
+            timing = cdp.eval("({s: document.documentElement.dataset.scriptMs, r: document.documentElement.dataset.renderMs,"
+                              " p: document.documentElement.dataset.paintMs})")
+        finally:
+            cdp.close()
+        print(f"# scale (DevTools): first contentful paint {fcp} ms, script {timing['s']} ms, "
+              f"first rows {timing['r']} ms, painted {timing['p']} ms")
         script_ms = float(d.root.get("data-script-ms", "nan"))
         render_ms = float(d.root.get("data-render-ms", "nan"))
         paint_ms = float(d.root.get("data-paint-ms", "nan"))
