@@ -79,6 +79,7 @@ typedef struct loader {
     const char **bound;
     int nbound;
     int max_device; /* highest $Dn mentioned, -1 for none */
+    int ranks;      /* the case's ranks, for expect_ranks */
 } loader;
 
 static void push_key(loader *L, const char *key)
@@ -409,7 +410,8 @@ static bool may_raise_on(const cJSON *step)
     return false;
 }
 
-static const char *const STEP_KEYS[] = {"op", "args", "as", "expect", "raises", "either", NULL};
+static const char *const STEP_KEYS[] = {"op",     "args",   "as",           "expect",
+                                        "raises", "either", "expect_ranks", NULL};
 static const char *const ALT_KEYS[] = {"expect", "raises", "stop", NULL};
 
 static void load_step(loader *L, dsr_step *st, const cJSON *v)
@@ -451,13 +453,37 @@ static void load_step(loader *L, dsr_step *st, const cJSON *v)
     }
 
     int outcomes = 0;
-    const char *names[] = {"expect", "raises", "either"};
-    for (int k = 0; k < 3; k++)
+    const char *names[] = {"expect", "raises", "either", "expect_ranks"};
+    for (int k = 0; k < 4; k++)
         if (cJSON_GetObjectItemCaseSensitive(v, names[k])) outcomes++;
     if (outcomes > 1) {
-        push_key(L, cJSON_GetObjectItemCaseSensitive(v, "raises") ? "raises" : "either");
-        problem_key(L, 0, "a step has at most one of \"expect\", \"raises\", \"either\"");
+        push_key(L, cJSON_GetObjectItemCaseSensitive(v, "raises")   ? "raises"
+                    : cJSON_GetObjectItemCaseSensitive(v, "either") ? "either"
+                                                                    : "expect_ranks");
+        problem_key(L, 0,
+                    "a step has at most one of \"expect\", \"raises\", \"either\", "
+                    "\"expect_ranks\"");
         pop(L);
+    }
+    const cJSON *per_rank = cJSON_GetObjectItemCaseSensitive(v, "expect_ranks");
+    if (per_rank) {
+        /* One expected value per rank of the case, in rank order (spec/case-format.md). */
+        push_key(L, "expect_ranks");
+        if (!cJSON_IsArray(per_rank) || cJSON_GetArraySize(per_rank) != L->ranks)
+            problem(L, "must be a list of %d expected values, one per rank of the case", L->ranks);
+        else {
+            int i = 0;
+            const cJSON *e;
+            cJSON_ArrayForEach(e, per_rank)
+            {
+                push_index(L, i++);
+                check_expected(L, e, false);
+                pop(L);
+            }
+        }
+        pop(L);
+        st->outcome = DSR_OUTCOME_EXPECT_RANKS;
+        st->value = (cJSON *)per_rank;
     }
     const cJSON *expect = cJSON_GetObjectItemCaseSensitive(v, "expect");
     const cJSON *raises = cJSON_GetObjectItemCaseSensitive(v, "raises");
@@ -637,8 +663,8 @@ static bool known_feature(loader *L, const char *name)
     return true;
 }
 
-static const char *const CASE_KEYS[] = {"id",      "description", "spec", "features",
-                                        "devices", "steps",       NULL};
+static const char *const CASE_KEYS[] = {"id",      "description", "spec",  "features",
+                                        "devices", "ranks",       "steps", NULL};
 
 static void load_case(loader *L, dsr_case *c, const cJSON *v)
 {
@@ -701,6 +727,19 @@ static void load_case(loader *L, dsr_case *c, const cJSON *v)
             c->devices = d > 1e6 ? 1000000 : (int)d; /* more than any library has: a skip */
         pop(L);
     }
+
+    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(v, "ranks");
+    c->ranks = 1;
+    if (ranks) {
+        push_key(L, "ranks");
+        double d = cJSON_IsNumber(ranks) ? ranks->valuedouble : 0;
+        if (!cJSON_IsNumber(ranks) || d != floor(d) || d < 1 || d > 1024)
+            problem(L, "must be an integer from 1 to 1024");
+        else
+            c->ranks = (int)d;
+        pop(L);
+    }
+    L->ranks = c->ranks;
 
     const cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
     L->nbound = 0;

@@ -156,7 +156,8 @@ enum dsr_outcome_kind {
     DSR_OUTCOME_NONE,
     DSR_OUTCOME_EXPECT,
     DSR_OUTCOME_RAISES,
-    DSR_OUTCOME_EITHER
+    DSR_OUTCOME_EITHER,
+    DSR_OUTCOME_EXPECT_RANKS /* value: one expected value per rank */
 };
 
 typedef struct dsr_step {
@@ -179,6 +180,7 @@ typedef struct dsr_case {
     const char **features;
     int nfeatures;
     int devices;
+    int ranks; /* how many ranks an SPMD adapter must run (1 unless the case says) */
     dsr_step *steps;
     int nsteps;
 } dsr_case;

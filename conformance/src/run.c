@@ -30,6 +30,7 @@ typedef struct runner {
     cJSON *hello; /* the hello result */
     char *devices[DSR_MAX_DEVICES];
     int ndevices;
+    int nranks; /* an SPMD adapter's ranks (hello's "ranks"), 1 otherwise */
     int restarts;
     bool incomplete;
     bool interrupted;
@@ -275,6 +276,8 @@ static int hello(runner *r, char *err, size_t errlen)
     r->hello = cJSON_DetachItemFromObjectCaseSensitive(rep.doc, "result");
     cJSON_Delete(rep.doc);
     bind_devices(r);
+    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(r->hello, "ranks");
+    r->nranks = cJSON_IsNumber(ranks) && ranks->valuedouble >= 1 ? (int)ranks->valuedouble : 1;
     return 0;
 }
 
@@ -352,6 +355,64 @@ static bool kind_matches(const char *want, const char *got)
     return !strcmp(want, "any") || !strcmp(want, got);
 }
 
+/* Judges a reply against one expected value per rank. An SPMD adapter's reply carries every
+ * rank's outcome in "ranks" when they differ; without it every rank answered as rank 0. */
+static step_end judge_ranks(runner *r, const dsr_step *st, const reply *rep)
+{
+    if (!rep->ok) {
+        failmsg(r, "%s raised %s on rank 0: %s", st->op, rep->kind, rep->message);
+        set_io(r, substitute(r, st->value), error_json(rep));
+        return STEP_FAIL;
+    }
+    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(rep->doc, "ranks");
+    cJSON *observed = cJSON_CreateArray();
+    eq_ctx ctx = {r, STEP_OK};
+    dsr_judge j = {device_equal, &ctx, r->bindings};
+    dsr_buf why = {0};
+    step_end end = STEP_OK;
+    int i = 0;
+    const cJSON *exp;
+    cJSON_ArrayForEach(exp, st->value)
+    {
+        const cJSON *entry = ranks ? cJSON_GetArrayItem(ranks, i) : NULL;
+        const cJSON *res = rep->result;
+        if (ranks) {
+            const cJSON *ok = cJSON_GetObjectItemCaseSensitive(entry, "ok");
+            res = cJSON_GetObjectItemCaseSensitive(entry, "result");
+            if (!cJSON_IsTrue(ok) || !res) {
+                cJSON_AddItemToArray(observed, entry ? cJSON_Duplicate(entry, true)
+                                                     : cJSON_CreateNull());
+                if (end == STEP_OK) {
+                    dsr__buf_printf(&why, "rank %d: %s", i,
+                                    entry ? "raised an error" : "has no reply (fewer ranks)");
+                    end = STEP_FAIL;
+                }
+                i++;
+                continue;
+            }
+        }
+        cJSON_AddItemToArray(observed, cJSON_Duplicate(res, true));
+        if (end == STEP_OK) {
+            dsr_buf one = {0};
+            int m = dsr__judge_match(&j, exp, res, &one);
+            if (m != 1) {
+                dsr__buf_printf(&why, "rank %d: %s", i, one.data ? one.data : "");
+                end = m < 0 ? (ctx.io != STEP_OK ? ctx.io : STEP_ERROR) : STEP_FAIL;
+            }
+            dsr__buf_free(&one);
+        }
+        i++;
+    }
+    if (end != STEP_OK) {
+        failmsg(r, "%s: %s", st->op, why.data ? why.data : "");
+        set_io(r, substitute(r, st->value), observed);
+    } else {
+        cJSON_Delete(observed);
+    }
+    dsr__buf_free(&why);
+    return end;
+}
+
 /* Judges one step's reply against its outcome. *STOP is set when the alternative that
  * held carries "stop": true (spec/case-format.md): the case ends there as a pass. */
 static step_end judge(runner *r, const dsr_step *st, const reply *rep, bool *stop)
@@ -372,6 +433,8 @@ static step_end judge(runner *r, const dsr_step *st, const reply *rep, bool *sto
         return STEP_FAIL;
     }
     switch (st->outcome) {
+    case DSR_OUTCOME_EXPECT_RANKS:
+        return judge_ranks(r, st, rep);
     case DSR_OUTCOME_NONE:
         if (rep->ok) return STEP_OK;
         failmsg(r, "%s raised %s: %s", st->op, rep->kind, rep->message);
@@ -705,6 +768,10 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
                 res->status = DSR_SKIP;
                 dsr__buf_printf(&why, "unsupported: %s", missing);
                 res->skip_source = dsr__xstrdup("unsupported");
+            } else if (c->ranks > r->nranks) {
+                res->status = DSR_SKIP;
+                dsr__buf_printf(&why, "needs %d ranks, adapter has %d", c->ranks, r->nranks);
+                res->skip_source = dsr__xstrdup("ranks");
             } else if (c->devices > r->ndevices) {
                 res->status = DSR_SKIP;
                 dsr__buf_printf(&why, "needs %d devices, library has %d", c->devices, r->ndevices);

@@ -389,6 +389,34 @@ def group_judge(env):
     check_tap(env, out, "match-fail run", False)
 
 
+def group_ranks(env):
+    """SPMD adapters (spec/protocol.md, "SPMD transport"): "ranks" in hello, cases that need
+    more ranks are skipped, per-rank expectations judge each rank's own outcome."""
+    cases = os.path.join(CASES, "ranks.json")
+    rep = env.path("ranks.json")
+    rc, out, err = env.run(["run", "--cases", cases, "--adapter-cmd", fake_cmd("--ranks", "2"),
+                            "--report", rep])
+    r = load_report(rep)
+    st = statuses(r)
+    check(st == {"ranks.each": "pass", "ranks.same": "pass", "ranks.wrong": "fail",
+                 "ranks.too-many": "skip"} and rc == 1,
+          "per-rank expectations pass and fail per rank; too many ranks is a skip",
+          "pass pass fail skip", (rc, st))
+    by_id = {c["id"]: c for c in r["cases"]}
+    check("rank 1" in by_id["ranks.wrong"].get("reason", ""), "the failure names rank 1",
+          "rank 1", by_id["ranks.wrong"].get("reason"))
+    check(by_id["ranks.too-many"].get("reason") == "needs 8 ranks, adapter has 2" and
+          by_id["ranks.too-many"].get("skip_source") == "ranks",
+          "the skip says how many ranks", "needs 8 ranks, adapter has 2",
+          by_id["ranks.too-many"])
+    check_schema(env, rep, env.path("ranks.jsonl"), "ranks.json")
+    rc, out, err = env.run(["run", "--cases", cases, "--adapter-cmd", fake_cmd(),
+                            "--report", env.path("one.json")])
+    st = statuses(load_report(env.path("one.json")))
+    check(set(st.values()) == {"skip"}, "an adapter without \"ranks\" has one rank: all skipped",
+          "4 x skip", st)
+
+
 def group_isolation(env):
     state = env.path("hellos")
     rep = env.path("bad.json")
@@ -844,6 +872,13 @@ def mutations(schema_ops=()):
         mut(f"features {v!r}", lambda d, v=v: case(d).update(features=v))
     for v in (1, 2, 1.0, 0, -1, 2.5, "2", True, None):
         mut(f"devices {v!r}", lambda d, v=v: case(d).update(devices=v))
+    for v in (1, 4, 1024, 0, 1025, -1, 2.5, "2", None):
+        mut(f"ranks {v!r}", lambda d, v=v: case(d).update(ranks=v))
+    mut("expect_ranks of one rank", lambda d: step(d).update(expect_ranks=[{"shape": [1]}]))
+    mut("expect_ranks empty", lambda d: step(d).update(expect_ranks=[]))
+    mut("expect_ranks not a list", lambda d: step(d).update(expect_ranks={"shape": [1]}))
+    mut("expect_ranks beside expect", lambda d: step(d).update(expect={"shape": [1]},
+                                                                 expect_ranks=[{"shape": [1]}]))
     mut("steps empty", lambda d: case(d).update(steps=[]))
     mut("a step that is a list", lambda d: case(d)["steps"].append([]))
     mut("step without op", lambda d: step(d).pop("op"))
@@ -969,7 +1004,7 @@ def group_suite(env):
         check_tap(env, out, f"refarray {what}", rc == 0)
 
 
-GROUPS = {"load": group_load, "judge": group_judge, "isolation": group_isolation,
+GROUPS = {"load": group_load, "judge": group_judge, "ranks": group_ranks, "isolation": group_isolation,
           "expectations": group_expectations, "sigint": group_sigint,
           "inprocess": group_inprocess, "filters": group_filters, "coverage": group_coverage,
           "cli": group_cli, "progress": group_progress, "schema": group_schema,

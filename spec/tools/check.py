@@ -571,7 +571,8 @@ class Checker:
         highest = -1
         for k, step in enumerate(case["steps"]):
             for where, value in (("args", step.get("args")), ("expect", step.get("expect")),
-                                 ("either", step.get("either"))):
+                                 ("either", step.get("either")),
+                                 ("expect_ranks", step.get("expect_ranks"))):
                 if value is None:
                     continue
                 for path, s in _strings(value, [where]):
@@ -596,6 +597,11 @@ class Checker:
                              "a step that may raise binds nothing: after an error $%s would be "
                              "null (give each raising alternative \"stop\": true, or drop \"as\")"
                              % step["as"])
+        for k, step in enumerate(case["steps"]):
+            if "expect_ranks" in step and len(step["expect_ranks"]) != case.get("ranks", 1):
+                self.add(rel, pointer("cases", i, "steps", k, "expect_ranks"), "case-ranks-count",
+                         "%d expected values for a case of %d ranks (one per rank)"
+                         % (len(step["expect_ranks"]), case.get("ranks", 1)))
         if "devices" in case and case["devices"] < highest + 1:
             self.add(rel, pointer("cases", i, "devices"), "case-devices-too-few",
                      "the case uses $D%d, so it needs at least %d devices" % (highest, highest + 1))
@@ -605,6 +611,8 @@ class Checker:
         high end (spec/case-format.md, "Matchers"). The schema has placed every matcher."""
         for k, step in enumerate(case["steps"]):
             values = [(("expect",), step["expect"])] if "expect" in step else []
+            for n, e in enumerate(step.get("expect_ranks", [])):
+                values.append((("expect_ranks", n), e))
             for n, alt in enumerate(step.get("either", [])):
                 if "expect" in alt:
                     values.append((("either", n, "expect"), alt["expect"]))
