@@ -310,8 +310,10 @@ static void check_matcher(loader *L, const cJSON *m)
     } else if (!strcmp(name, "$contains") || !strcmp(name, "$each")) {
         check_expected(L, m, false);
     } else if (!strcmp(name, "$in")) {
-        if (!cJSON_IsArray(m) || !m->child)
-            problem(L, "$in takes a non-empty list of the values it accepts");
+        bool ref = cJSON_IsString(m) && m->valuestring[0] == '$' && m->valuestring[1] != '$';
+        if (!ref && (!cJSON_IsArray(m) || !m->child))
+            problem(L, "$in takes a non-empty list of the values it accepts, or \"$name\" of a "
+                       "bound list");
         else
             check_expected(L, m, false);
     } else if (!strcmp(name, "$range")) {

@@ -325,10 +325,17 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
         return 1;
     }
     if (!strcmp(name, "$in")) {
-        if (!cJSON_IsArray(m) || !m->child) goto malformed;
-        for (const cJSON *alt = m->child; alt; alt = alt->next) {
+        /* The operand is a list of expected values, or a reference to a bound list (whose
+         * elements are then plain values). */
+        bool bound = cJSON_IsString(m) && m->valuestring[0] == '$' && m->valuestring[1] != '$';
+        const cJSON *list =
+            bound && j && j->bindings
+                ? cJSON_GetObjectItemCaseSensitive(j->bindings, m->valuestring + 1)
+                : m;
+        if (!cJSON_IsArray(list) || (!bound && !list->child)) goto malformed;
+        for (const cJSON *alt = list->child; alt; alt = alt->next) {
             dsr_buf scratch = {0};
-            int r = match(j, alt, o, path, &scratch, false);
+            int r = match(j, alt, o, path, &scratch, bound);
             if (r < 0) {
                 dsr__buf_puts(why, scratch.data ? scratch.data : "");
                 dsr__buf_free(&scratch);

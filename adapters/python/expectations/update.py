@@ -25,6 +25,7 @@ from typing import Any
 # reason for the failure, the reason written into the file).
 R: dict[str, list[tuple[str, str, str]]] = {
 "array-api-strict": [
+ ("dtypes.no-such-device.*", "returned a value", "the inspection namespace's dtypes(device='gpu:4096') and default_dtypes(device='gpu:4096') answer as for CPU_DEVICE (all 13 dtypes; float64 defaults): array-api-strict 2.6.1 never checks that device= is one of its devices"),
  ("copy.asarray.no-copy-other-device", "", "asarray(x, copy=False, device=D) of an array on another device returns a new Array on D sharing x's NumPy buffer instead of raising: every array-api-strict device lives in host memory, so no copy is needed"),
  ("copy.from-dlpack.no-copy-other-device", "", "from_dlpack(x, device=D, copy=False) of an array on another device succeeds without copying: array-api-strict devices share host memory and NumPy's from_dlpack needs no copy"),
  ("device-none.astype.*", "different devices", "astype(x, dtype, device=None) puts the result on CPU_DEVICE: array-api-strict 2.6.1 hands an explicit None on to Array._new as the device (only an absent device= keeps x.device)"),
@@ -33,6 +34,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("*", "different devices", "from_dlpack without device= puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
 ],
 "jax": [
+ ("dtypes.no-such-device.*", "returned a value", "jax's inspection namespace answers dtypes(device='gpu:4096') and default_dtypes(device='gpu:4096') with the CPU answer (no float64 without x64) instead of raising: jax 0.10.2 does not check device= there"),
  ("copy.from-dlpack.no-copy-other-device", "", "jnp.from_dlpack(x, device=cpu:0, copy=False) of an array on cpu:1 returns an array instead of raising: every JAX CPU device exports (kDLCPU, 0), so no device change is seen"),
  ("*", "different devices", "jnp.from_dlpack without device= puts the result on cpu:0: every JAX CPU device exports (kDLCPU, 0) whatever its id, so the import cannot tell cpu:1 from cpu:0"),
  ("*", "Received incompatible devices", "jnp.asarray/jnp.astype with device= of an array committed to another device raise 'Received incompatible devices for jitted computation' (the conversion runs under jit with the target device as a sharding constraint) instead of copying; x.to_device(d) works"),
