@@ -435,13 +435,13 @@ class Cdp:
         self.n = 0
         self.buf = b""
         target = self.call("Target.createTarget", {"url": url})["targetId"]
-        self.session = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
+        self.page = self.call("Target.attachToTarget", {"targetId": target, "flatten": True})["sessionId"]
 
-    def call(self, method, params=None, session=None, timeout=120):
+    def call(self, method, params=None, page=None, timeout=120):
         self.n += 1
         msg = {"id": self.n, "method": method, "params": params or {}}
-        if session:
-            msg["sessionId"] = session
+        if page:  # a command for the page rather than the browser
+            msg["sessionId"] = page
         os.write(self.w, json.dumps(msg).encode() + b"\0")
         end = time.monotonic() + timeout
         while True:
@@ -461,7 +461,7 @@ class Cdp:
 
     def eval(self, expr):
         r = self.call("Runtime.evaluate", {"expression": expr, "returnByValue": True,
-                                           "awaitPromise": True}, self.session)
+                                           "awaitPromise": True}, self.page)
         if "exceptionDetails" in r:
             raise RuntimeError(r["exceptionDetails"])
         return r["result"].get("value")
