@@ -122,7 +122,9 @@ RA_API int ra_version_number(void);
     X(RA_E_TIMEOUT, -25, "a collective operation did not complete in time", "RuntimeError")        \
     X(RA_E_COMM, -26, "communication between ranks failed", "RuntimeError")                        \
     X(RA_E_SHARDED, -27, "the array is sharded over several devices", "RuntimeError")              \
-    X(RA_E_SHARD_UNEVEN, -28, "the axis cannot be divided evenly among the devices", "RuntimeError")
+    X(RA_E_SHARD_UNEVEN, -28, "the axis cannot be divided evenly among the devices",               \
+      "RuntimeError")                                                                              \
+    X(RA_E_OUT_CAST, -29, "result type cannot be cast to the output's dtype", "RuntimeError")
 
 enum ra_status {
     RA_OK = 0,
@@ -310,13 +312,21 @@ typedef enum ra_dtype {
     RA_FLOAT64,
     RA_COMPLEX64,
     RA_COMPLEX128,
+    /* OneFlow's half (OF-DT-1), IEEE 754 binary16 storage; not an array API dtype.
+     * Supported on cpu and on OpenCL devices that report cl_khr_fp16; elsewhere
+     * RA_E_DTYPE_DEVICE. */
+    RA_FLOAT16,
 } ra_dtype;
 
-#define RA_DTYPE_COUNT 13 /* RA_BOOL..RA_COMPLEX128 */
+#define RA_DTYPE_COUNT 14 /* RA_BOOL..RA_FLOAT16 */
 
-/* The array API name ("float32"); NULL for a value outside RA_BOOL..RA_COMPLEX128. */
+/* The array API name ("float32"), "float16" for RA_FLOAT16; NULL for a value outside
+ * RA_BOOL..RA_FLOAT16. */
 RA_API const char *ra_dtype_name(ra_dtype dtype);
-/* Parses an array API dtype name. Returns RA_E_NULL, RA_E_ARG (unknown name). */
+/* Parses a dtype name: the array API names, "float16", and OneFlow's aliases (OF-DT-1)
+ * "double" (float64), "float" (float32), "half" (float16), "int" (int32) and "long" (int64),
+ * which are accepted as input only (ra_dtype_name prints the canonical name). Returns
+ * RA_E_NULL, RA_E_ARG (unknown name). */
 RA_API int ra_dtype_parse(ra_ctx *ctx, const char *name, ra_dtype *out);
 /* Bytes per element (1..16); 0 for an invalid value. */
 RA_API size_t ra_dtype_size(ra_dtype dtype);
@@ -723,8 +733,9 @@ RA_API int ra_info_default_dtypes(ra_ctx *ctx, const ra_device *dev, ra_default_
 
 /* The dtypes supported on dev (NULL: the current default device) of the kinds in
  * kind_mask (ra_dtype_kind flags; 0 means all), as a bit set: bit d is set when dtype d is
- * supported. A device without float64 leaves out float64 and complex128. Returns RA_E_NULL,
- * RA_E_DEVICE_UNAVAILABLE, RA_E_ARG (unknown kind bits). */
+ * supported. A device without float64 leaves out float64 and complex128. Only the array
+ * API's dtypes are listed (the standard's dtypes()); float16 is not one of them. Returns
+ * RA_E_NULL, RA_E_DEVICE_UNAVAILABLE, RA_E_ARG (unknown kind bits). */
 RA_API int ra_info_dtypes(ra_ctx *ctx, const ra_device *dev, unsigned kind_mask, uint32_t *out);
 
 /* ---------------------------------------------------------------------------------------
@@ -987,6 +998,75 @@ typedef int (*ra_fill_fn)(void *dst, size_t nbytes, void *user_data);
  * RA_E_BACKEND, or fill's status. */
 RA_API int ra_array_create_filled(ra_ctx *ctx, ra_device dev, ra_dtype dtype, const int64_t *shape,
                                   size_t ndim, ra_fill_fn fill, void *user_data, ra_array **out);
+
+/* ---------------------------------------------------------------------------------------
+ * Promotion rule sets and out= (API-PROM-*, OF-PROM-*, OF-OUT-*; spec/promotion/)
+ *
+ * The result dtype of ra_binary and ra_binary_into, and the answers of ra_result_type and
+ * ra_can_cast_*, follow the context's promotion rule set. The tables of both sets are
+ * generated from spec/promotion/ (reference/src/promote_tables.h).
+ * ------------------------------------------------------------------------------------- */
+
+typedef enum ra_promotion {
+    /* The default: the array API's table (API-PROM-1): joins within bool, the integers and
+     * the floating dtypes; nothing across them or between uint64 and a signed integer
+     * (RA_E_DTYPE, TypeError). A Python scalar takes the array's dtype when its kind goes
+     * with it (API-PROM-3); a 0-d array is an array (API-PROM-4). float16 joins the floating
+     * group below float32. */
+    RA_PROMOTION_ARRAY_API = 0,
+    /* OneFlow's category rules (OF-PROM-1..7), the stated reading of OF-PROM-9: operands
+     * are Python scalars, 0-d arrays and dimensioned arrays; the result is the join of the
+     * dimensioned operands, replaced by the join of the 0-d ones when their category
+     * (bool < integral < floating < complex) is higher, and by the scalars' when theirs is
+     * higher than every array's. A Python bool counts as bool, an int as int64, a float as
+     * float32 (the default dtype), a complex as complex64. Values are never inspected, but a
+     * Python int must still fit the result's integer dtype (RA_E_SCALAR_RANGE). */
+    RA_PROMOTION_CATEGORY = 1,
+    /* The category rules as the guide's example reads OF-PROM-9: 0-d arrays are joined with
+     * the dimensioned ones (int32 array + 0-d int64 is int64). */
+    RA_PROMOTION_CATEGORY_EXAMPLES = 2,
+} ra_promotion;
+
+/* Selects the context's promotion rule set (default RA_PROMOTION_ARRAY_API). Returns
+ * RA_E_NULL, RA_E_ARG (unknown value). */
+RA_API int ra_ctx_set_promotion(ra_ctx *ctx, ra_promotion rules);
+/* The context's promotion rule set; ctx NULL: the built-in default. */
+RA_API ra_promotion ra_ctx_promotion(const ra_ctx *ctx);
+
+typedef enum ra_out_casting {
+    /* The default: the three refusals OF-OUT-1 states (an integral output refuses a floating
+     * or complex result, a bool output any non-bool result, a non-complex output a complex
+     * result); every other result is cast into the output (narrowing wraps or rounds). */
+    RA_OUT_CAST_STATED = 0,
+    /* The guide's examples (OF-OUT-4): besides those, a result that does not promote to the
+     * output's dtype by the category table is refused (float32 *= float64, int32 *= int64). */
+    RA_OUT_CAST_NO_NARROWING = 1,
+} ra_out_casting;
+
+/* Selects the context's out= casting rule (default RA_OUT_CAST_STATED). Returns RA_E_NULL,
+ * RA_E_ARG. */
+RA_API int ra_ctx_set_out_casting(ra_ctx *ctx, ra_out_casting rule);
+/* The context's out= casting rule; ctx NULL: the built-in default. */
+RA_API ra_out_casting ra_ctx_out_casting(const ra_ctx *ctx);
+
+/* Whether a result of dtype `result` may be written into an out= array of dtype `out` under
+ * the context's rule (false for invalid values). */
+RA_API bool ra_can_cast_out(const ra_ctx *ctx, ra_dtype result, ra_dtype out);
+
+/* x1 op x2 written into out (OneFlow's out=, and the in-place forms: `x op= y` is out = x1's
+ * array). The result dtype is the context's promotion of x1 and x2 (out's dtype does not take
+ * part); it is then cast into out's dtype unless ra_can_cast_out refuses, which is
+ * RA_E_OUT_CAST (RuntimeError kind, OF-OUT-2) naming both dtypes. out must be on the device
+ * of the array operands (RA_E_DEVICE_MISMATCH naming both devices, also in soft device mode:
+ * an output is never moved) and have their broadcast shape exactly (RA_E_SHAPE). out may be
+ * one of the operands: the result is computed in full before out is written. This is one of
+ * the calls that change an array after its creation: no other thread may use out during it.
+ * On error out is unchanged. Returns the statuses of ra_binary, RA_E_OUT_CAST, RA_E_SHAPE. */
+RA_API int ra_binary_into(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *out);
+
+/* OneFlow's dtype.is_floating_point (OF-DT-2): true for float16, float32 and float64; false
+ * for complex and every other value. */
+RA_API bool ra_dtype_is_floating_point(ra_dtype dtype);
 
 #ifdef __cplusplus
 }

@@ -284,7 +284,9 @@ int ra__array_cast(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, ra_array **ou
         *out = y;
         return RA_OK;
     }
-    if (x->dev->ops->cast) {
+    /* float16 conversions are the host's on every device (OpenCL C has no half arithmetic
+     * without cl_khr_fp16, and refarray does none on the device). */
+    if (x->dev->ops->cast && x->dtype != RA_FLOAT16 && dtype != RA_FLOAT16) {
         status = x->dev->ops->cast(x->dev->impl, y->buf, dtype, x->buf, x->dtype, (size_t)x->size);
     } else {
         char *src = ra__alloc(ctx, x->nbytes);

@@ -48,6 +48,7 @@ typedef struct ra__device_info {
     uint64_t max_alloc;    /* largest single allocation, bytes (0: unknown) */
     bool has_float64;
     int compute_units;
+    bool has_float16; /* float16 storage (cpu; OpenCL devices reporting cl_khr_fp16) */
 } ra__device_info;
 
 typedef struct ra__backend_ops {

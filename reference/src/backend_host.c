@@ -242,6 +242,7 @@ static int host_query(void *impl, ra__device_info *info)
     info->max_alloc = 0;
     info->has_float64 = true;
     info->compute_units = ra__host_cpu_cores();
+    info->has_float16 = true;
     return RA_OK;
 }
 

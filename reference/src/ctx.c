@@ -246,6 +246,8 @@ int ra_ctx_create(const ra_ctx_options *in, ra_ctx **out)
     ctx->flags = opts ? opts->flags : 0;
     ctx->serial = atomic_fetch_add(&next_ctx_serial, 1);
     atomic_init(&ctx->inference, RA_INFER_2025);
+    atomic_init(&ctx->promotion, RA_PROMOTION_ARRAY_API);
+    atomic_init(&ctx->out_casting, RA_OUT_CAST_STATED);
     atomic_init(&ctx->soft_policy, RA_SOFT_MOVE_ALL);
     if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
         allocator.release(ctx, allocator.user_data);

@@ -1,4 +1,4 @@
-/* dtype.c: data types, kinds, promotion and scalar conversion. */
+/* dtype.c: data types, kinds and scalar conversion (promotion is promote.c). */
 #include "internal.h"
 
 #include <math.h>
@@ -23,11 +23,21 @@ static const struct {
     {"float64", 8, RA_KIND_REAL_FLOATING},
     {"complex64", 8, RA_KIND_COMPLEX_FLOATING},
     {"complex128", 16, RA_KIND_COMPLEX_FLOATING},
+    {"float16", 2, RA_KIND_REAL_FLOATING},
+};
+
+/* OneFlow's aliases (OF-DT-1), accepted as input only. */
+static const struct {
+    const char *alias;
+    ra_dtype dtype;
+} aliases[] = {
+    {"double", RA_FLOAT64}, {"float", RA_FLOAT32}, {"half", RA_FLOAT16},
+    {"int", RA_INT32},      {"long", RA_INT64},
 };
 
 bool ra__dtype_valid(ra_dtype dtype)
 {
-    return dtype >= RA_BOOL && dtype <= RA_COMPLEX128;
+    return dtype >= RA_BOOL && dtype <= RA_FLOAT16;
 }
 
 const char *ra_dtype_name(ra_dtype dtype)
@@ -49,9 +59,15 @@ int ra_dtype_parse(ra_ctx *ctx, const char *name, ra_dtype *out)
 {
     if (!name) return ra__ctx_error(ctx, RA_E_NULL, "ra_dtype_parse: name is NULL");
     if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_dtype_parse: out is NULL");
-    for (int d = RA_BOOL; d <= RA_COMPLEX128; d++) {
+    for (int d = RA_BOOL; d <= RA_FLOAT16; d++) {
         if (strcmp(dtypes[d].name, name) == 0) {
             *out = (ra_dtype)d;
+            return RA_OK;
+        }
+    }
+    for (size_t i = 0; i < sizeof aliases / sizeof aliases[0]; i++) {
+        if (strcmp(aliases[i].alias, name) == 0) {
+            *out = aliases[i].dtype;
             return RA_OK;
         }
     }
@@ -60,7 +76,7 @@ int ra_dtype_parse(ra_ctx *ctx, const char *name, ra_dtype *out)
 
 bool ra__dtype_is_float(ra_dtype d)
 {
-    return d == RA_FLOAT32 || d == RA_FLOAT64;
+    return d == RA_FLOAT32 || d == RA_FLOAT64 || d == RA_FLOAT16;
 }
 
 bool ra__dtype_is_complex(ra_dtype d)
@@ -83,53 +99,10 @@ bool ra__dtype_is_integer(ra_dtype d)
     return ra__dtype_is_signed(d) || ra__dtype_is_unsigned(d);
 }
 
-/* Integer width in bytes of an integer dtype. */
-static size_t int_bits(ra_dtype d)
-{
-    return dtypes[d].size * 8;
-}
-
-static ra_dtype signed_of_bits(size_t bits)
-{
-    switch (bits) {
-    case 8:
-        return RA_INT8;
-    case 16:
-        return RA_INT16;
-    case 32:
-        return RA_INT32;
-    default:
-        return RA_INT64;
-    }
-}
-
-ra_dtype ra__dtype_promote(ra_dtype a, ra_dtype b)
-{
-    if (a == b) return a;
-    /* The standard's table: within bool, within integers, within floating (real and
-     * complex); nothing across those kinds, and no int64 with uint64. */
-    if (a == RA_BOOL || b == RA_BOOL) return RA_DTYPE_DEFAULT;
-    if (ra__dtype_is_integer(a) && ra__dtype_is_integer(b)) {
-        if (ra__dtype_is_signed(a) == ra__dtype_is_signed(b))
-            return int_bits(a) >= int_bits(b) ? a : b;
-        ra_dtype s = ra__dtype_is_signed(a) ? a : b;
-        ra_dtype u = ra__dtype_is_signed(a) ? b : a;
-        if (int_bits(s) > int_bits(u)) return s;
-        if (int_bits(u) == 64) return RA_DTYPE_DEFAULT;
-        return signed_of_bits(int_bits(u) * 2);
-    }
-    bool fa = ra__dtype_is_float(a) || ra__dtype_is_complex(a);
-    bool fb = ra__dtype_is_float(b) || ra__dtype_is_complex(b);
-    if (!fa || !fb) return RA_DTYPE_DEFAULT;
-    bool wide = a == RA_FLOAT64 || a == RA_COMPLEX128 || b == RA_FLOAT64 || b == RA_COMPLEX128;
-    bool cplx = ra__dtype_is_complex(a) || ra__dtype_is_complex(b);
-    if (cplx) return wide ? RA_COMPLEX128 : RA_COMPLEX64;
-    return wide ? RA_FLOAT64 : RA_FLOAT32;
-}
-
 bool ra__dtype_on_device(const ra__dev *dev, ra_dtype dtype)
 {
     if (dtype == RA_FLOAT64 || dtype == RA_COMPLEX128) return dev->info.has_float64;
+    if (dtype == RA_FLOAT16) return dev->info.has_float16;
     return ra__dtype_valid(dtype);
 }
 
@@ -138,8 +111,9 @@ int ra__dtype_require(ra_ctx *ctx, const ra__dev *dev, ra_dtype dtype, const cha
     if (ra__dtype_on_device(dev, dtype)) return RA_OK;
     char buf[RA_DEVICE_STR_MAX];
     return ra__ctx_error(ctx, RA_E_DTYPE_DEVICE,
-                         "%s: data type %s is not supported on device '%s' (no float64)", what,
-                         ra_dtype_name(dtype), ra__device_str(dev->device, buf));
+                         "%s: data type %s is not supported on device '%s' (%s)", what,
+                         ra_dtype_name(dtype), ra__device_str(dev->device, buf),
+                         dtype == RA_FLOAT16 ? "no cl_khr_fp16" : "no float64");
 }
 
 ra_dtype ra__default_float(const ra__dev *dev)
@@ -266,6 +240,11 @@ int ra__scalar_to_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *out, c
     case RA_FLOAT64:
         memcpy(out, &re, sizeof re);
         break;
+    case RA_FLOAT16: {
+        uint16_t v = ra__half_from_double(re);
+        memcpy(out, &v, sizeof v);
+        break;
+    }
     case RA_COMPLEX64: {
         float v[2] = {(float)re, (float)im};
         memcpy(out, v, sizeof v);

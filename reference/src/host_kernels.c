@@ -109,8 +109,75 @@ static uint64_t sat_unsigned(double v, uint64_t hi)
             return;                                                                                \
         }
 
+uint16_t ra__half_from_double(double d)
+{
+    uint16_t sign = signbit(d) ? 0x8000u : 0u;
+    if (isnan(d)) return (uint16_t)(sign | 0x7e00u);
+    double a = fabs(d);
+    /* 65520 is halfway between the largest half (65504, an odd significand) and 2^16: ties
+     * go to even, which is infinity. */
+    if (a >= 65520.0) return (uint16_t)(sign | 0x7c00u);
+    int e;
+    (void)frexp(a, &e); /* a = m * 2^e, m in [0.5, 1), or a == 0 */
+    int exp = a == 0.0 ? -14 : e - 1;
+    if (exp < -14) exp = -14; /* subnormals share the smallest exponent */
+    /* Round to the nearest multiple of the unit in the last place (ties to even, the
+     * default rounding mode); the division by a power of two is exact. */
+    double q = ldexp(1.0, exp - 10);
+    double r = nearbyint(a / q) * q;
+    if (r == 0.0) return sign;
+    if (r < 0x1p-14) return (uint16_t)(sign | (uint16_t)(r / 0x1p-24));
+    (void)frexp(r, &e);
+    exp = e - 1;
+    uint16_t mant = (uint16_t)(ldexp(r, -exp) * 1024.0 - 1024.0);
+    return (uint16_t)(sign | (uint16_t)((exp + 15) << 10) | mant);
+}
+
+double ra__half_to_double(uint16_t h)
+{
+    int exp = (h >> 10) & 0x1f;
+    int mant = h & 0x3ff;
+    double v;
+    if (exp == 0)
+        v = ldexp((double)mant, -24);
+    else if (exp == 31)
+        v = mant ? NAN : INFINITY;
+    else
+        v = ldexp((double)(mant + 1024), exp - 25);
+    return (h & 0x8000u) ? -v : v;
+}
+
+/* Casts from and to float16 go element by element through double, which holds every
+ * float16 and rounds once into it (ra__half_from_double); float16 to complex has a zero
+ * imaginary part. */
+static void cast_half(unsigned char *dst, ra_dtype dst_dtype, const unsigned char *src,
+                      ra_dtype src_dtype, size_t count)
+{
+    size_t ds = ra_dtype_size(dst_dtype), ss = ra_dtype_size(src_dtype);
+    for (size_t i = 0; i < count; i++) {
+        double v;
+        if (src_dtype == RA_FLOAT16) {
+            uint16_t h;
+            memcpy(&h, src + i * ss, sizeof h);
+            v = ra__half_to_double(h);
+        } else {
+            ra__host_cast(&v, RA_FLOAT64, src + i * ss, src_dtype, 1);
+        }
+        if (dst_dtype == RA_FLOAT16) {
+            uint16_t h = ra__half_from_double(v);
+            memcpy(dst + i * ds, &h, sizeof h);
+        } else {
+            ra__host_cast(dst + i * ds, dst_dtype, &v, RA_FLOAT64, 1);
+        }
+    }
+}
+
 void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_dtype, size_t count)
 {
+    if (src_dtype == RA_FLOAT16 || dst_dtype == RA_FLOAT16) {
+        cast_half(dst, dst_dtype, src, src_dtype, count);
+        return;
+    }
     switch (src_dtype) {
         HOST_TYPES(CAST_OUTER)
     default:

@@ -49,6 +49,8 @@ struct ra_ctx {
     bool global_default_set;
     ra__thread *threads;
     _Atomic int inference;
+    _Atomic int promotion;   /* ra_promotion */
+    _Atomic int out_casting; /* ra_out_casting */
     _Atomic int soft_policy;
     /* Every live array, oldest first, linked through live_prev/live_next (live.c);
      * guarded by lock. */
@@ -110,13 +112,23 @@ ra_device ra__device_resolve(ra_ctx *ctx, ra_device dev);
 
 /* ---- dtypes (dtype.c) ---- */
 bool ra__dtype_valid(ra_dtype dtype);
-bool ra__dtype_is_float(ra_dtype dtype);   /* float32, float64 */
+bool ra__dtype_is_float(ra_dtype dtype);   /* float16, float32, float64 */
 bool ra__dtype_is_complex(ra_dtype dtype); /* complex64, complex128 */
 bool ra__dtype_is_signed(ra_dtype dtype);
 bool ra__dtype_is_unsigned(ra_dtype dtype);
 bool ra__dtype_is_integer(ra_dtype dtype);
-/* The standard's promotion of two dtypes; RA_DTYPE_DEFAULT when not defined. */
+/* ---- promotion (promote.c) ---- */
+/* The array API's promotion of two dtypes; RA_DTYPE_DEFAULT when not defined. */
 ra_dtype ra__dtype_promote(ra_dtype a, ra_dtype b);
+/* The join of two dtypes in the context's rule set's table; RA_DTYPE_DEFAULT when none. */
+ra_dtype ra__promote_join(const ra_ctx *ctx, ra_dtype a, ra_dtype b);
+/* The result dtype of a binary operation under the context's rule set (tiers and readings
+ * included); RA_E_DTYPE naming both dtypes when there is none. */
+int ra__promote_binary(ra_ctx *ctx, const char *fn, ra_operand x1, ra_operand x2, ra_dtype *out);
+/* ra__scalar_to_element for a scalar operand whose result dtype is dtype, under the
+ * context's rule set (the category rules convert a bool scalar into a number). */
+int ra__promote_scalar_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *elem,
+                               const char *fn);
 /* Whether the device supports the dtype (float64/complex128 need has_float64). */
 bool ra__dtype_on_device(const ra__dev *dev, ra_dtype dtype);
 /* RA_E_DTYPE_DEVICE with a message when not. */

@@ -204,6 +204,57 @@ static int binary_same(ra_ctx *ctx, ra_binop op, const ra_array *x1, const ra_ar
     return RA_OK;
 }
 
+/* float16 arithmetic (spec/decisions.md, "Data types and promotion"): float16 operands are
+ * widened to float32, the operation runs there (on any device), and a result whose dtype is
+ * float16 is rounded into it once. For add, subtract, multiply, divide and sqrt that is the
+ * correctly rounded float16 result, since float32 carries more than twice float16's
+ * precision; sums and products of several terms accumulate in float32. */
+static int narrow_half(ra_ctx *ctx, ra_array **y)
+{
+    if ((*y)->dtype != RA_FLOAT32) return RA_OK;
+    ra_array *h = NULL;
+    int status = ra__array_cast(ctx, *y, RA_FLOAT16, &h);
+    ra_array_release(*y);
+    *y = h;
+    return status;
+}
+
+static int binary_half(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
+{
+    const char *fn = ra_binop_name(op);
+    ra_dtype r;
+    int status = ra__promote_binary(ctx, fn, x1, x2, &r);
+    if (status != RA_OK) return status;
+    if (!binop_allowed(op, r))
+        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s", fn, ra_dtype_name(r));
+    ra_operand w[2] = {x1, x2};
+    ra_array *wide[2] = {NULL, NULL};
+    for (int i = 0; i < 2 && status == RA_OK; i++) {
+        if (w[i].array && w[i].array->dtype == RA_FLOAT16) {
+            status = ra__array_cast(ctx, w[i].array, RA_FLOAT32, &wide[i]);
+            if (status == RA_OK) w[i] = ra_operand_array(wide[i]);
+        } else if (!w[i].array && r == RA_FLOAT16) {
+            /* The scalar becomes a float16 first (with the checks of its kind and range), then
+             * that value takes part in float32. */
+            uint16_t h;
+            status = ra__promote_scalar_element(ctx, w[i].scalar, RA_FLOAT16, &h, fn);
+            if (status == RA_OK) w[i] = ra_operand_scalar(ra_scalar_float(ra__half_to_double(h)));
+        }
+    }
+    ra_array *y = NULL;
+    if (status == RA_OK) status = ra_binary(ctx, op, w[0], w[1], &y);
+    ra_array_release(wide[0]);
+    ra_array_release(wide[1]);
+    if (status == RA_OK && r == RA_FLOAT16 && op != RA_EQUAL && op != RA_LESS)
+        status = narrow_half(ctx, &y);
+    if (status != RA_OK) {
+        ra_array_release(y);
+        return status;
+    }
+    *out = y;
+    return RA_OK;
+}
+
 int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
 {
     if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_binary: ctx is NULL");
@@ -215,28 +266,24 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
         return ra__ctx_error(ctx, RA_E_SCALAR, "%s: at least one operand must be an array", fn);
     if ((x1.array && x1.array->shard) || (x2.array && x2.array->shard))
         return ra__shard_binary(ctx, op, x1, x2, out);
+    if ((x1.array && x1.array->dtype == RA_FLOAT16) || (x2.array && x2.array->dtype == RA_FLOAT16))
+        return binary_half(ctx, op, x1, x2, out);
     if (x1.array && x2.array && x1.array->dtype == x2.array->dtype &&
         x1.array->dev == x2.array->dev && x1.array->size > 0 && x1.array->dev->ops->binary &&
         same_shape(x1.array, x2.array) && binop_allowed(op, x1.array->dtype) && !ra_soft_get(ctx))
         return binary_same(ctx, op, x1.array, x2.array, out);
 
-    /* Dtype: the promotion of two arrays, or the array's dtype with a scalar (DEV-DS-12:
-     * the scalar also takes the array's device). */
+    /* Dtype: the context's promotion rule set (promote.c); under the array API's a scalar
+     * takes the array's dtype (DEV-DS-12: and its device). */
     ra_dtype dtype;
-    if (x1.array && x2.array) {
-        dtype = ra__dtype_promote(x1.array->dtype, x2.array->dtype);
-        if (dtype == RA_DTYPE_DEFAULT)
-            return ra__ctx_error(ctx, RA_E_DTYPE, "%s: no promotion between %s and %s", fn,
-                                 ra_dtype_name(x1.array->dtype), ra_dtype_name(x2.array->dtype));
-    } else {
-        dtype = (x1.array ? x1.array : x2.array)->dtype;
-    }
+    int pstatus = ra__promote_binary(ctx, fn, x1, x2, &dtype);
+    if (pstatus != RA_OK) return pstatus;
     if (!binop_allowed(op, dtype))
         return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s", fn, ra_dtype_name(dtype));
     unsigned char scalar_elem[16];
     if (!x1.array || !x2.array) {
-        int status =
-            ra__scalar_to_element(ctx, x1.array ? x2.scalar : x1.scalar, dtype, scalar_elem, fn);
+        int status = ra__promote_scalar_element(ctx, x1.array ? x2.scalar : x1.scalar, dtype,
+                                                scalar_elem, fn);
         if (status != RA_OK) return status;
     }
     int64_t oshape[RA_MAX_NDIM];
@@ -336,6 +383,96 @@ done:
     return RA_OK;
 }
 
+/* Why ra_can_cast_out refuses: the rule of OF-OUT-1 (or OF-OUT-4's reading) that applies. */
+static const char *out_cast_reason(ra_dtype result, ra_dtype out)
+{
+    if (out == RA_BOOL) return "a bool output refuses a non-bool result";
+    if (ra__dtype_is_complex(result) && !ra__dtype_is_complex(out))
+        return "a non-complex output refuses a complex result";
+    if (ra__dtype_is_integer(out) && !ra__dtype_is_integer(result) && result != RA_BOOL)
+        return "an integral output refuses a floating result";
+    return "the result does not promote to the output's dtype (no narrowing)";
+}
+
+/* Copies src's data into dst (same device, dtype and size). */
+static int copy_into(ra_ctx *ctx, ra_array *dst, const ra_array *src)
+{
+    if (!src->nbytes) return RA_OK;
+    ra__dev *dev = dst->dev;
+    if (dev->ops->copy)
+        return dev->ops->copy(dev->impl, dst->buf, 0, src->nbytes, src->buf, 0, src->nbytes,
+                              src->nbytes, 1, NULL);
+    void *host = NULL;
+    int status = stage_in(ctx, src, &host);
+    if (status == RA_OK) status = ra__array_write(ctx, dst, host);
+    ra__free(ctx, host);
+    return status;
+}
+
+int ra_binary_into(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *out)
+{
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_binary_into: ctx is NULL");
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_binary_into: out is NULL");
+    const char *fn = ra_binop_name(op);
+    if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_binary_into: unknown operation %d", (int)op);
+    if (!x1.array && !x2.array)
+        return ra__ctx_error(ctx, RA_E_SCALAR, "%s: at least one operand must be an array", fn);
+    RA__REFUSE_SHARDED(ctx, out, fn);
+    /* An output is never moved: every array operand must be on out's device. */
+    const ra_operand xs[2] = {x1, x2};
+    for (int i = 0; i < 2; i++) {
+        if (xs[i].array && xs[i].array->dev != out->dev) {
+            char a[RA_DEVICE_STR_MAX], b[RA_DEVICE_STR_MAX];
+            return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
+                                 "%s: out is on device '%s' and x%d on '%s'; an output must be "
+                                 "on its inputs' device",
+                                 fn, ra__device_str(out->dev->device, a), i + 1,
+                                 ra__device_str(xs[i].array->dev->device, b));
+        }
+    }
+    /* OF-OUT-1, OF-OUT-2: the result's dtype (out's own does not take part) must be castable
+     * into out's; checked before anything is computed, so a refusal changes nothing. */
+    ra_dtype r;
+    int status = ra__promote_binary(ctx, fn, x1, x2, &r);
+    if (status != RA_OK) return status;
+    if (op == RA_EQUAL || op == RA_LESS) r = RA_BOOL;
+    if (binop_allowed(op, r) && !ra_can_cast_out(ctx, r, out->dtype))
+        return ra__ctx_error(ctx, RA_E_OUT_CAST,
+                             "%s: result type %s cannot be cast to the output's dtype %s (%s)", fn,
+                             ra_dtype_name(r), ra_dtype_name(out->dtype),
+                             out_cast_reason(r, out->dtype));
+    /* The result in full first, so that out may be one of the operands. */
+    ra_array *res = NULL, *cast = NULL;
+    status = ra_binary(ctx, op, x1, x2, &res);
+    if (status != RA_OK) return status;
+    if (!same_shape(res, out)) {
+        char so[160] = "", sr[160] = "";
+        size_t oo = 0, orr = 0;
+        for (size_t j = 0; j < out->ndim && oo < sizeof so - 24; j++)
+            oo += (size_t)snprintf(so + oo, sizeof so - oo, "%s%lld", j ? ", " : "",
+                                   (long long)out->shape[j]);
+        for (size_t j = 0; j < res->ndim && orr < sizeof sr - 24; j++)
+            orr += (size_t)snprintf(sr + orr, sizeof sr - orr, "%s%lld", j ? ", " : "",
+                                    (long long)res->shape[j]);
+        ra_array_release(res);
+        return ra__ctx_error(ctx, RA_E_SHAPE,
+                             "%s: out has shape (%s) but the result has shape (%s); out is "
+                             "never resized",
+                             fn, so, sr);
+    }
+    if (res->dtype != out->dtype) {
+        status = ra__array_cast(ctx, res, out->dtype, &cast);
+        if (status != RA_OK) {
+            ra_array_release(res);
+            return status;
+        }
+    }
+    status = copy_into(ctx, out, cast ? cast : res);
+    ra_array_release(cast);
+    ra_array_release(res);
+    return status;
+}
+
 int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
 {
     if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_unary: ctx is NULL");
@@ -345,6 +482,19 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
     if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_unary: unknown operation %d", (int)op);
     if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
     if (x->shard) return ra__shard_unary(ctx, op, x, out);
+    if (x->dtype == RA_FLOAT16) {
+        ra_array *w = NULL, *y = NULL;
+        int status = ra__array_cast(ctx, x, RA_FLOAT32, &w);
+        if (status == RA_OK) status = ra_unary(ctx, op, w, &y);
+        if (status == RA_OK) status = narrow_half(ctx, &y);
+        ra_array_release(w);
+        if (status != RA_OK) {
+            ra_array_release(y);
+            return status;
+        }
+        *out = y;
+        return RA_OK;
+    }
     bool ok = op == RA_SQRT ? ra__dtype_is_float(x->dtype) || ra__dtype_is_complex(x->dtype)
                             : x->dtype != RA_BOOL;
     if (!ok)
@@ -401,6 +551,19 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
     if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_reduce: unknown operation %d", (int)op);
     if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
     if (x->shard) return ra__shard_reduce(ctx, op, x, axis, out);
+    if (x->dtype == RA_FLOAT16) {
+        ra_array *w = NULL, *y = NULL;
+        int status = ra__array_cast(ctx, x, RA_FLOAT32, &w);
+        if (status == RA_OK) status = ra_reduce(ctx, op, w, axis, &y);
+        if (status == RA_OK) status = narrow_half(ctx, &y);
+        ra_array_release(w);
+        if (status != RA_OK) {
+            ra_array_release(y);
+            return status;
+        }
+        *out = y;
+        return RA_OK;
+    }
     ra_dtype dtype = x->dtype;
     if (op == RA_MAX) {
         if (dtype == RA_BOOL || ra__dtype_is_complex(dtype))
@@ -485,6 +648,23 @@ int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **ou
     if (dtype == RA_DTYPE_DEFAULT || dtype == RA_BOOL)
         return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s and %s", fn,
                              ra_dtype_name(x1->dtype), ra_dtype_name(x2->dtype));
+    if (x1->dtype == RA_FLOAT16 || x2->dtype == RA_FLOAT16) {
+        /* In float32, like every float16 arithmetic (binary_half). */
+        ra_array *w1 = NULL, *w2 = NULL, *y = NULL;
+        int status = ra__array_cast(ctx, x1, x1->dtype == RA_FLOAT16 ? RA_FLOAT32 : x1->dtype, &w1);
+        if (status == RA_OK)
+            status = ra__array_cast(ctx, x2, x2->dtype == RA_FLOAT16 ? RA_FLOAT32 : x2->dtype, &w2);
+        if (status == RA_OK) status = ra_matmul(ctx, w1, w2, &y);
+        if (status == RA_OK && dtype == RA_FLOAT16) status = narrow_half(ctx, &y);
+        ra_array_release(w1);
+        ra_array_release(w2);
+        if (status != RA_OK) {
+            ra_array_release(y);
+            return status;
+        }
+        *out = y;
+        return RA_OK;
+    }
     /* Matrix views: 1-D x1 is a row (1, k), 1-D x2 a column (k, 1). */
     int64_t n = x1->ndim == 1 ? 1 : x1->shape[x1->ndim - 2];
     int64_t k = x1->shape[x1->ndim - 1];

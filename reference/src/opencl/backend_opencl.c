@@ -192,6 +192,7 @@ static int ocl_query(void *impl, ra__device_info *info)
     info->max_alloc = dev->max_alloc;
     info->has_float64 = dev->has_fp64;
     info->compute_units = (int)dev->compute_units;
+    info->has_float16 = dev->has_fp16;
     return RA_OK;
 }
 

@@ -71,6 +71,7 @@ typedef struct ra__cl_device {
     cl_uint compute_units;
     cl_device_type type; /* CL_DEVICE_TYPE_*: a CPU device's utilisation is the host's */
     bool has_fp64;
+    bool has_fp16; /* cl_khr_fp16: float16 arrays may live here (their arithmetic is the core's) */
     bool fp32_correct_div_sqrt; /* CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT in the fp32 config */
 
     pthread_mutex_t lock;

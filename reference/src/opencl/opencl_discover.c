@@ -188,6 +188,8 @@ static int device_describe(ra__cl_device *dev)
     int status = has_extension(dev->ctx, dev->device, "cl_khr_fp64", &fp64_ext);
     if (status != RA_OK) return status;
     dev->has_fp64 = fp64_ext && fp != 0;
+    status = has_extension(dev->ctx, dev->device, "cl_khr_fp16", &dev->has_fp16);
+    if (status != RA_OK) return status;
     cl_device_type type = 0;
     if (clGetDeviceInfo(dev->device, CL_DEVICE_TYPE, sizeof type, &type, NULL) == CL_SUCCESS)
         dev->type = type;

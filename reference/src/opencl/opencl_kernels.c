@@ -169,6 +169,7 @@ static int program_build(ra__cl_device *dev, ra__cl_family family, ra_dtype in, 
 int ra__cl_kernel(ra__cl_device *dev, ra__cl_family family, ra_dtype in, ra_dtype out,
                   const char *name, cl_kernel *kernel)
 {
+    /* float16 never reaches a kernel: its conversions and arithmetic are the core's. */
     if (in < RA_BOOL || in > RA_COMPLEX128 || out < RA_BOOL || out > RA_COMPLEX128)
         return ra__ctx_error(dev->ctx, RA_E_ARG, "OpenCL backend: invalid dtype value %d/%d",
                              (int)in, (int)out);
