@@ -168,6 +168,9 @@ static void on_device(ra_ctx *ctx, ra_device dev)
 static void two_devices(ra_ctx *ctx, ra_device a, ra_device b)
 {
     char as[RA_DEVICE_STR_MAX], bs[RA_DEVICE_STR_MAX];
+    /* Formatted first: an assertion formats its name only when it fails. */
+    dev_str(a, as);
+    dev_str(b, bs);
     ra_array *x = make(ctx, a, F32), *y = make(ctx, b, F32);
     ra_dtype r = RA_DTYPE_DEFAULT;
     ASSERT_STATUS(ctx, ra_result_type(ctx, (const ra_array *[]){x, y}, 2, NULL, 0, &r),
