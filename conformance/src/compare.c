@@ -866,6 +866,43 @@ static void print_details(FILE *out, const view *v, const cJSON *m, const cJSON 
             fputc('\n', out);
         }
     }
+    /* The libraries that did not run the case, and why. */
+    bool first = true;
+    for (int i = 0; i < n; i++) {
+        const cJSON *ci = cJSON_GetArrayItem(cells, i);
+        if (strcmp(cell_status(ci), "skip")) continue;
+        const cJSON *li = cJSON_GetArrayItem(libs, i);
+        fputs(first ? "    skip: " : "; ", out);
+        first = false;
+        put_safe(out, str_of(li, "label") ? str_of(li, "label") : "?", 60);
+        const char *reason = str_of(ci, "reason");
+        if (reason) {
+            fputs(" (", out);
+            put_safe(out, reason, 200);
+            fputc(')', out);
+        } else {
+            /* an unsupported skip: the case's features the library does not claim */
+            const cJSON *claimed = cJSON_GetObjectItemCaseSensitive(li, "features_claimed");
+            const cJSON *f;
+            bool any = false;
+            cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(c, "features"))
+            {
+                bool has = false;
+                const cJSON *x;
+                cJSON_ArrayForEach(x, claimed)
+                {
+                    has = has || (cJSON_IsString(x) && cJSON_IsString(f) &&
+                                  !strcmp(x->valuestring, f->valuestring));
+                }
+                if (has || !cJSON_IsString(f)) continue;
+                fputs(any ? ", " : " (lacks ", out);
+                put_safe(out, f->valuestring, 80);
+                any = true;
+            }
+            if (any) fputc(')', out);
+        }
+    }
+    if (!first) fputc('\n', out);
     free(done);
 }
 

@@ -300,6 +300,9 @@ def group_model(env):
     rc, out, _ = env.run(["compare", "--spec", TEST_SPEC, "--plain", "--by", "case", "--details"] + paths)
     check(rc == 0 and "\x1b" not in out and "\x07" not in out and "\\x1b[31mred" in out,
           "--details shows control characters of a message as \\xNN", "\\x1b[31mred", out[-3000:])
+    check("skip: B (needs 2 devices, library has 1); C\n" in out,
+          "--details names the libraries that skipped a case, with the reason", "skip: B (...); C",
+          out[-3000:])
     check("raises ValueError: one wording" in out and "expected  \"device#0\"" in out,
           "--details shows what each library returned beside what the case expected",
           "raises ValueError: one wording", out[:3000])
