@@ -49,6 +49,14 @@ typedef struct idmap {
     size_t n;
 } idmap;
 
+/* Zeroed memory for N items of SIZE bytes; like dsr__xmalloc, running out ends the program. */
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = dsr__xmalloc(n * size);
+    memset(p, 0, n * size);
+    return p;
+}
+
 static uint64_t hash_str(const char *s)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -71,9 +79,8 @@ static void idmap_put(idmap *m, const char *k, int v)
     if ((m->n + 1) * 2 > m->nslots) {
         idmap bigger = {0};
         bigger.nslots = m->nslots ? m->nslots * 2 : 64;
-        bigger.keys = calloc(bigger.nslots, sizeof *bigger.keys);
+        bigger.keys = xcalloc(bigger.nslots, sizeof *bigger.keys);
         bigger.vals = dsr__xmalloc(bigger.nslots * sizeof *bigger.vals);
-        if (!bigger.keys) dsr__xmalloc((size_t)-1); /* reports out of memory and exits */
         for (size_t i = 0; i < m->nslots; i++)
             if (m->keys[i]) idmap_put(&bigger, m->keys[i], m->vals[i]);
         free(m->keys);
@@ -286,8 +293,7 @@ static void build_rows(compare_in *in)
                 row *nr = &in->rows[in->nrows];
                 nr->id = id;
                 nr->first = c;
-                nr->cells = calloc((size_t)in->nlibs, sizeof *nr->cells);
-                if (!nr->cells) dsr__xmalloc((size_t)-1);
+                nr->cells = xcalloc((size_t)in->nlibs, sizeof *nr->cells);
                 r = in->nrows++;
                 idmap_put(&in->ids, id, r);
             }
@@ -812,7 +818,7 @@ static void print_details(FILE *out, const view *v, const cJSON *m, const cJSON 
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive(m, "libraries");
     const cJSON *cells = cJSON_GetObjectItemCaseSensitive(c, "cells");
     int n = cJSON_GetArraySize(cells);
-    bool *done = calloc((size_t)(n ? n : 1), 1);
+    bool *done = xcalloc((size_t)(n ? n : 1), sizeof *done);
     const char *desc = str_of(c, "description");
     if (desc) {
         fputs("      ", out);
@@ -979,7 +985,7 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
     labels = dsr__xmalloc(sizeof *labels * (size_t)(ngroups + 1));
     dis = dsr__xmalloc(sizeof *dis * (size_t)(ngroups + 1));
     caserow = dsr__xmalloc(sizeof *caserow * (size_t)(ngroups + 1));
-    cells = calloc((size_t)(ngroups + 1) * (size_t)(nl ? nl : 1), sizeof *cells);
+    cells = xcalloc((size_t)(ngroups + 1) * (size_t)(nl ? nl : 1), sizeof *cells);
     const cJSON *gi = by_case ? (cases ? cases->child : NULL) : (groups ? groups->child : NULL);
     for (int g = 0; g < ngroups && gi; g++, gi = gi->next) {
         const char *name = str_of(gi, by_case ? "id" : by_feature ? "name" : "id");
