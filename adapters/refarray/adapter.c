@@ -12,6 +12,12 @@
  *                                      device (Ivy's rule as its guide shows it) instead of
  *                                      refarray's default, move-mixed (inputs sharing one
  *                                      device stay there).
+ *   DEVSPEC_REFARRAY_PROMOTION=R       the promotion rule set: array-api (the default;
+ *                                      claims promotion-table), category (OneFlow's rules,
+ *                                      the stated reading of OF-PROM-9; claims
+ *                                      promotion-category) or category-examples (the
+ *                                      guide's reading, which agrees with the array API's
+ *                                      table wherever that defines one: claims both).
  *
  * The adapter checks the loaded refarray's version number at open (ADAPTER_NEEDS_VERSION) and
  * claims a feature only when that refarray is new enough for it (the table `features` below,
@@ -41,11 +47,12 @@ _Static_assert((int)DS_BOOL == (int)RA_BOOL && (int)DS_INT64 == (int)RA_INT64 &&
 
 /* ---- the features refarray claims, and the functions each needs ---- */
 
-enum { LEGACY_ONLY = 1, DEFAULT_ONLY = 2 };
+enum { LEGACY_ONLY = 1, DEFAULT_ONLY = 2, TABLE_ONLY = 4, CATEGORY_ONLY = 8 };
 
 static const struct feature {
     const char *name;
-    int when;    /* 0: always; LEGACY_ONLY / DEFAULT_ONLY: by inference order */
+    int when;    /* 0: always; LEGACY_ONLY / DEFAULT_ONLY: by inference order; TABLE_ONLY /
+                  * CATEGORY_ONLY: by promotion rule set */
     int version; /* the refarray version (RA_VERSION_NUMBER) whose API it needs */
 } features[] = {
     {"device-attr", 0, 2000},
@@ -75,7 +82,8 @@ static const struct feature {
     {"device-utils", 0, 2000},
     {"device-ordinal", 0, 2000},
     {"promotion-per-device", 0, 2000},
-    {"promotion-table", 0, 2000},
+    {"promotion-table", TABLE_ONLY, 2000},
+    {"promotion-category", CATEGORY_ONLY, 2000},
     {"promotion-scalars", 0, 2000},
     {"fft-freq-device", 0, 2000},
     {"dlpack-device", 0, 2000},
@@ -89,6 +97,7 @@ typedef struct adapter {
     ra_ctx *ctx;
     int version; /* the loaded refarray's ra_version_number() */
     bool legacy;
+    ra_promotion promotion;
     int soft_depth; /* soft.set calls not yet undone by soft.unset */
     const char *claimed[NFEATURES + 1];
     char message[1024];
@@ -148,11 +157,32 @@ static int open_lib(void **lib)
     if (a->legacy) {
         ra_ctx_set_inference(a->ctx, RA_INFER_LEGACY);
     }
+    const char *promotion = getenv("DEVSPEC_REFARRAY_PROMOTION");
+    a->promotion = RA_PROMOTION_ARRAY_API;
+    if (promotion != NULL && strcmp(promotion, "category") == 0) {
+        a->promotion = RA_PROMOTION_CATEGORY;
+    } else if (promotion != NULL && strcmp(promotion, "category-examples") == 0) {
+        a->promotion = RA_PROMOTION_CATEGORY_EXAMPLES;
+    } else if (promotion != NULL && strcmp(promotion, "array-api") != 0) {
+        ds_error("ValueError",
+                 "DEVSPEC_REFARRAY_PROMOTION is \"%.40s\"; it must be \"array-api\", "
+                 "\"category\" or \"category-examples\"",
+                 promotion);
+        ra_ctx_destroy(a->ctx);
+        free(a);
+        return -1;
+    }
+    ra_ctx_set_promotion(a->ctx, a->promotion);
+    /* The guide's reading of OF-PROM-9 agrees with the array API's table on every pair the
+     * standard defines; the stated reading does not (a same-category 0-d operand). */
+    bool table = a->promotion != RA_PROMOTION_CATEGORY;
+    bool category = a->promotion != RA_PROMOTION_ARRAY_API;
     size_t n = 0;
     for (size_t i = 0; i < NFEATURES; i++) {
         const struct feature *f = &features[i];
         bool ok =
             !(f->when == LEGACY_ONLY && !a->legacy) && !(f->when == DEFAULT_ONLY && a->legacy);
+        ok = ok && !(f->when == TABLE_ONLY && !table) && !(f->when == CATEGORY_ONLY && !category);
         ok = ok && a->version >= f->version;
         if (ok) a->claimed[n++] = f->name;
     }

@@ -64,13 +64,17 @@ class Dtypes:
         return s in self.info[name]["sets"]
 
 
-def operand_values(dt, name, zero_dim, second):
-    """Operand values as exact numbers (bool as 0/1): x1 = [2, 3], x2 = [1, 2] or 0-d 1."""
+def operand_values(dt, name, zero_dim, second, first=None):
+    """Operand values as exact numbers (bool as 0/1): x1 = [2, 3], x2 = [1, 2] or 0-d 1; x2 is
+    [1, 1] after a bool x1, so that no difference is negative (an unsigned result would wrap,
+    which no statement here is about)."""
     if dt.cat(name) == "bool":
         return [1] if zero_dim else [1, 1]
     if zero_dim:
         return [1]
-    return [1, 2] if second else [2, 3]
+    if second:
+        return [1, 1] if first is not None and dt.cat(first) == "bool" else [1, 2]
+    return [2, 3]
 
 
 def element(dt, name, v):
@@ -96,7 +100,7 @@ def typed(dt, name, values, shape):
 
 def binary_steps(dt, op, t1, t2, zero_dim):
     """Steps building x1 (dimensioned) and x2 (dimensioned or 0-d) and applying op."""
-    v2 = operand_values(dt, t2, zero_dim, True)
+    v2 = operand_values(dt, t2, zero_dim, True, t1)
     return [
         {"op": "array.asarray", "args": {"obj": typed(dt, t1, operand_values(dt, t1, False, False), [2]),
                                          "device": "$D0"}, "as": "x1"},
@@ -140,7 +144,7 @@ def gen_array_api(dt, rs):
                 for zero_dim in (False, True):
                     steps = binary_steps(dt, op, t1, t2, zero_dim)
                     v1 = operand_values(dt, t1, False, False)
-                    v2 = operand_values(dt, t2, zero_dim, True)
+                    v2 = operand_values(dt, t2, zero_dim, True, t1)
                     steps.append({"op": "array.read", "args": {"array": "$y"},
                                   "expect": expected(dt, op, t1, v1, v2, r)})
                     form = "0d" if zero_dim else "array"
@@ -224,7 +228,7 @@ def gen_category(dt, rs):
                         continue
                     steps = binary_steps(dt, op, t1, t2, zero_dim)
                     v1 = operand_values(dt, t1, False, False)
-                    v2 = operand_values(dt, t2, zero_dim, True)
+                    v2 = operand_values(dt, t2, zero_dim, True, t1)
                     spec = ["OF-PROM-1", "OF-PROM-2"]
                     if zero_dim:
                         spec += ["OF-PROM-4", "OF-PROM-5"]
