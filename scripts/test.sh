@@ -37,6 +37,8 @@ phase_spec() {
     .venv/bin/python spec/tools/check.py && .venv/bin/python -m pytest -q spec/tools/tests &&
         .venv/bin/python spec/tools/gen_dtype_cases.py --check &&
         .venv/bin/python reference/tools/gen_promotion_tables.py --check &&
+        # The op tables generated from spec/ops.json are current.
+        .venv/bin/python spec/tools/gen_ops.py --check &&
         # Every testable must/should statement of a core profile has a case.
         build/conformance/devspec coverage --core --fail-uncovered must,should >/dev/null &&
         echo "coverage: every must/should statement of the core profiles has a case"

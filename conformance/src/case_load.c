@@ -5,6 +5,7 @@
  * names no earlier step binds, duplicate object keys. */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
+#include "ops_table.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -13,56 +14,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The ops of spec/protocol.md that a step may use (hello, reset and bye belong to the
- * runner). */
-static const char *const OPS[] = {"device.parse",
-                                  "device.describe",
-                                  "device.equal",
-                                  "device.from_type_index",
-                                  "device.from_ordinal",
-                                  "info.devices",
-                                  "info.default_device",
-                                  "info.default_dtypes",
-                                  "info.dtypes",
-                                  "array.create",
-                                  "array.asarray",
-                                  "array.astype",
-                                  "array.describe",
-                                  "array.read",
-                                  "array.to_device",
-                                  "array.same",
-                                  "array.binary",
-                                  "array.unary",
-                                  "array.reduce",
-                                  "array.matmul",
-                                  "array.stack",
-                                  "array.dlpack_device",
-                                  "array.from_dlpack",
-                                  "stream.default",
-                                  "array.tril",
-                                  "array.triu",
-                                  "dtype.can_cast",
-                                  "dtype.result_type",
-                                  "default.get",
-                                  "default.set",
-                                  "default.unset",
-                                  "default.push",
-                                  "default.pop",
-                                  "soft.get",
-                                  "soft.set",
-                                  "soft.unset",
-                                  "util.num_gpus",
-                                  "util.num_cpu_cores",
-                                  "util.total_memory",
-                                  "util.used_memory",
-                                  "util.utilisation",
-                                  "util.arrays_on_device",
-                                  NULL};
+/* The ops of the protocol and whether a step may use them (spec/ops.json). */
+static const struct {
+    const char *name;
+    bool step;
+} OPS[] = {
+#define X(name, step) {name, step},
+    DSR_OPS(X)
+#undef X
+};
 
-bool dsr__op_known(const char *op)
+/* True when the protocol has OP; *STEP then says whether a step may use it. */
+static bool op_find(const char *op, bool *step)
 {
-    for (int i = 0; OPS[i]; i++)
-        if (!strcmp(OPS[i], op)) return true;
+    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
+        if (!strcmp(OPS[i].name, op)) {
+            *step = OPS[i].step;
+            return true;
+        }
     return false;
 }
 
@@ -425,16 +394,16 @@ static void load_step(loader *L, dsr_step *st, const cJSON *v)
     }
     only_keys(L, v, STEP_KEYS);
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(v, "op");
+    bool step = false;
     push_key(L, "op");
     if (!op)
         problem_key(L, 0, "missing");
     else if (!cJSON_IsString(op))
         problem(L, "must be a string, not %s", type_name(op));
-    else if (!strcmp(op->valuestring, "hello") || !strcmp(op->valuestring, "reset") ||
-             !strcmp(op->valuestring, "bye"))
-        problem(L, "\"%s\" is sent by the runner itself and cannot be a step", op->valuestring);
-    else if (!dsr__op_known(op->valuestring))
+    else if (!op_find(op->valuestring, &step))
         problem(L, "unknown op \"%s\" (see spec/protocol.md)", op->valuestring);
+    else if (!step)
+        problem(L, "\"%s\" is sent by the runner itself and cannot be a step", op->valuestring);
     else
         st->op = op->valuestring;
     pop(L);
@@ -645,8 +614,18 @@ static bool known_statement(loader *L, const char *id)
         problem(L, "statement \"%s\" is retired (spec/statements.json)", id);
         return false;
     }
-    if (L->reg->have_statements && !dsr__registry_statement(L->reg, id)) {
+    const dsr_statement *st = dsr__registry_statement(L->reg, id);
+    if (L->reg->have_statements && !st) {
         problem(L, "unknown statement \"%s\" (not in spec/statements.json)", id);
+        return false;
+    }
+    /* spec/README.md: unspecified and informative statements are recorded, never checked. */
+    if (st && st->level[0] && strcmp(st->level, "must") && strcmp(st->level, "should") &&
+        strcmp(st->level, "may") && strcmp(st->level, "implementation-defined")) {
+        problem(L,
+                "statement \"%s\" is %s; cases check only must, should, may and "
+                "implementation-defined statements",
+                id, st->level);
         return false;
     }
     return true;

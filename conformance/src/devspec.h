@@ -206,7 +206,6 @@ typedef struct dsr_suite {
 int dsr__suite_load(dsr_suite *s, const dsr_registry *reg, char *const *paths, int npaths,
                     FILE *err);
 void dsr__suite_free(dsr_suite *s);
-bool dsr__op_known(const char *op);
 
 /* ---- expectations.c -------------------------------------------------------------- */
 

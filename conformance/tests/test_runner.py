@@ -7,7 +7,7 @@ TAP::Parser, as prove uses it) and JUnit XML. Prints TAP.
     test_runner.py --devspec PATH --source DIR --build DIR GROUP
 
 GROUP is one of: load judge isolation expectations sigint inprocess filters coverage cli
-tap suite. Standard library only; schema checks use the project's .venv when it has
+progress schema validators suite. Standard library only; schema checks use the project's .venv when it has
 jsonschema and say SKIP otherwise.
 """
 import argparse
@@ -970,6 +970,79 @@ def group_schema(env):
               "accepted" if schema_ok else "rejected (exit 2)", (rc, err.strip()[:300]))
 
 
+# Judges case files with spec/tools/check.py's case rules, one file at a time, against the
+# tests' registry (conformance/tests/spec, which the runner's tests use and which is too
+# small to pass spec/'s own schemas): prints, per file, check.py's problems in it.
+CHECK_VERDICTS = r'''
+import json, os, sys, tempfile
+source, registry, files = sys.argv[1], sys.argv[2], sys.argv[3:]
+sys.path.insert(0, os.path.join(source, "spec", "tools"))
+import check
+st = json.load(open(os.path.join(registry, "statements.json")))
+fe = json.load(open(os.path.join(registry, "features.json")))
+# The index check.py builds from spec/statements.json and features.json.
+by_id = {s["id"]: (i, dict(s, features=[f["name"] for f in fe["features"] if s["id"] in f["statements"]]))
+         for i, s in enumerate(st["statements"])}
+index = {"by_id": by_id, "retired": {r: i for i, r in enumerate(st.get("retired", []))},
+         "features": {f["name"]: f for f in fe["features"]}}
+root = tempfile.mkdtemp(prefix="devspec-check-")
+os.makedirs(os.path.join(root, "conformance", "cases"))
+checker = check.Checker(source)
+schema = checker.load_schema("spec/schema/case.json")
+checker.root = root
+out = []
+for path in files:
+    rel = "conformance/cases/" + os.path.basename(path)
+    with open(path, "rb") as f, open(os.path.join(root, rel), "wb") as g:
+        g.write(f.read())
+    checker.problems = []
+    checker.check_cases(schema, index, fe)
+    out.append([str(p) for p in checker.problems if p.file == rel])
+    os.unlink(os.path.join(root, rel))
+os.rmdir(os.path.join(root, "conformance", "cases"))
+os.rmdir(os.path.join(root, "conformance"))
+os.rmdir(root)
+print(json.dumps(out))
+'''
+
+
+def group_validators(env):
+    """The two case validators, the runner's loader (devspec validate) and
+    spec/tools/check.py, give the same verdict on every file: the invalid fixtures, the
+    valid ones and the schema mutations."""
+    py = schema_validators(env)
+    if not py:
+        skip("devspec validate and spec/tools/check.py agree", "jsonschema is not installed")
+        return
+    files = []  # (name, path, what both must say: True valid, False invalid, None either)
+    inv = os.path.join(HERE, "invalid")
+    files += [(f"invalid/{f}", os.path.join(inv, f), False) for f in sorted(os.listdir(inv))
+              if f.endswith(".json")]
+    files += [(f"cases/{f}", os.path.join(CASES, f), True) for f in sorted(os.listdir(CASES))
+              if f.endswith(".json")]
+    with open(os.path.join(env.source, "spec", "schema", "case.json")) as f:
+        ops = json.load(f)["$defs"]["op"]["enum"]
+    for i, (name, doc) in enumerate(mutations(ops)):
+        path = env.path(f"mutation-{i}.json")
+        with open(path, "w") as f:
+            json.dump(doc, f)
+        files.append((f"mutation {name}", path, None))
+    p = subprocess.run([py, "-c", CHECK_VERDICTS, env.source, TEST_SPEC] + [f[1] for f in files],
+                       capture_output=True, text=True)
+    if p.returncode != 0:
+        check(False, "spec/tools/check.py judged the files", 0, p.stderr[-2000:])
+        return
+    problems = json.loads(p.stdout)
+    for (name, path, want), found in zip(files, problems):
+        rc, out, err = env.run(["validate", "--cases", path])
+        loader_ok, check_ok = rc == 0, not found
+        said = lambda ok: "valid" if ok else "invalid"
+        check(rc in (0, 2) and loader_ok == check_ok and (want is None or loader_ok == want),
+              f"{name}: the loader and check.py both say {said(check_ok if want is None else want)}",
+              f"both {said(want) if want is not None else 'the same'}",
+              f"loader: {said(loader_ok)} (exit {rc}) {err.strip()[:300]}; check.py: {found[:3]}")
+
+
 def group_suite(env):
     rc, out, err = env.run(["validate"], spec=False)
     check(rc == 0, "the suite's case files load and validate against the real spec", 0, err[-2000:])
@@ -1008,7 +1081,7 @@ GROUPS = {"load": group_load, "judge": group_judge, "ranks": group_ranks, "isola
           "expectations": group_expectations, "sigint": group_sigint,
           "inprocess": group_inprocess, "filters": group_filters, "coverage": group_coverage,
           "cli": group_cli, "progress": group_progress, "schema": group_schema,
-          "suite": group_suite}
+          "validators": group_validators, "suite": group_suite}
 
 
 def main():

@@ -9,8 +9,10 @@ against spec/schema/case.json, and checks the cross-references no schema can exp
 unique IDs, features naming existing statements, retired IDs never reused, profiles naming
 features that apply to them, cases citing existing statements and features, case IDs
 unique across files, every $name bound before use and never by a step that may raise
-(unless its raising alternatives stop the case), no empty $range. Finally it regenerates
-spec/statements.md in memory and compares it with the file (--write rewrites it).
+(unless its raising alternatives stop the case), no empty $range. It checks that the op
+parts of spec/protocol.md, spec/schema/request.json and spec/schema/case.json are what
+spec/tools/gen_ops.py makes of spec/ops.json. Finally it regenerates spec/statements.md in
+memory and compares it with the file (--write rewrites it).
 
 Every problem is printed as `FILE: POINTER: RULE: message` (POINTER is a JSON pointer, ""
 for the whole document); warnings (a case citing a statement of a feature it does not
@@ -25,6 +27,8 @@ import re
 import sys
 import tempfile
 
+import gen_ops
+
 try:
     import jsonschema
 except ImportError:  # pragma: no cover - reported to the user, not tested
@@ -34,7 +38,6 @@ except ImportError:  # pragma: no cover - reported to the user, not tested
 
 ARRAY_API = "array-api"
 CHECKED_LEVELS = ("must", "should", "may", "implementation-defined")
-SESSION_OPS = ("hello", "reset", "bye")
 REF_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 DEVICE_REF = re.compile(r"^D([0-9])$")
 
@@ -48,6 +51,7 @@ SPEC_FILES = {
     "spec/promotion/array-api.json": "spec/schema/promotion.json",
     "spec/promotion/category.json": "spec/schema/promotion.json",
     "spec/promotion/out-casting.json": "spec/schema/out-casting.json",
+    "spec/ops.json": "spec/schema/ops.json",
 }
 PROMOTION_FILES = ("spec/promotion/array-api.json", "spec/promotion/category.json")
 OUT_CASTING = "spec/promotion/out-casting.json"
@@ -212,8 +216,9 @@ class Checker:
             if pr is not None:
                 self.check_profiles(pr, fe, index)
         self.check_promotion(data, index)
+        if data["spec/ops.json"] is not None:
+            self.check_ops()
         if CASE_SCHEMA in schemas and schemas[CASE_SCHEMA] is not None:
-            self.check_case_ops(schemas[CASE_SCHEMA])
             self.check_cases(schemas[CASE_SCHEMA], index, fe)
         elif CASE_SCHEMA not in schemas:
             self.add(CASE_SCHEMA, "", "file-missing", "the case schema is missing")
@@ -486,32 +491,18 @@ class Checker:
 
     # ---- case files ------------------------------------------------------------------------
 
-    def check_case_ops(self, case_schema):
-        """The case schema's op list must equal the protocol's ops minus the session ops."""
-        rel = "spec/protocol.md"
+    def check_ops(self):
+        """The op parts of spec/protocol.md, request.json and case.json are what
+        spec/tools/gen_ops.py makes of spec/ops.json."""
         try:
-            with open(os.path.join(self.root, rel), encoding="utf-8") as f:
-                text = f.read()
-        except OSError as e:
-            self.add(rel, "", "file-unreadable", e.strerror or str(e))
+            stale = gen_ops.stale(self.root, gen_ops.SPEC_TARGETS)
+        except (gen_ops.OpsError, OSError, ValueError) as e:
+            self.add(gen_ops.OPS_FILE, "", "ops-unusable", str(e))
             return
-        ops_part = text.split("\n## Ops", 1)[1] if "\n## Ops" in text else ""
-        ops_part = re.split(r"\n## (?!#)", ops_part, maxsplit=1)[0]
-        proto = set(re.findall(r"^\|\s*`([a-z_]+(?:\.[a-z_]+)?)`\s*\|", ops_part, re.M)) - set(SESSION_OPS)
-        if not proto:
-            self.add(rel, "", "protocol-ops", "no op table found under '## Ops'")
-            return
-        try:
-            enum = set(case_schema["$defs"]["op"]["enum"])
-        except (KeyError, TypeError):
-            self.add(CASE_SCHEMA, "/$defs/op/enum", "schema-ops-protocol", "the op list is missing")
-            return
-        for op in sorted(proto - enum):
-            self.add(CASE_SCHEMA, "/$defs/op/enum", "schema-ops-protocol",
-                     "op %s is in spec/protocol.md but not allowed in cases" % op)
-        for op in sorted(enum - proto):
-            self.add(CASE_SCHEMA, "/$defs/op/enum", "schema-ops-protocol",
-                     "op %s is allowed in cases but not in spec/protocol.md" % op)
+        for rel in stale:
+            self.add(rel, "", "generated-stale",
+                     "its op parts are out of date with %s; run %s"
+                     % (gen_ops.OPS_FILE, gen_ops.GENERATOR))
 
     def check_cases(self, schema, index, fe):
         cdir = os.path.join(self.root, "conformance", "cases")

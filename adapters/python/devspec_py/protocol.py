@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from . import ops_table
+
 PROTOCOL_VERSION = 1
 ADAPTER_NAME = "devspec-python"
 # The project's one version number: the file VERSION at the top of the tree.
@@ -28,29 +30,6 @@ FLOAT_DTYPES = ("float32", "float64")
 COMPLEX_DTYPES = ("complex64", "complex128")
 HANDLE_TYPES = ("device", "array", "stream")
 
-# The arguments each op defines (spec/schema/request.json); any other is a protocol error.
-ARGS: dict[str, frozenset[str]] = {op: frozenset(names) for op, names in {
-    "hello": {"protocol"}, "reset": set(), "bye": set(),
-    "device.parse": {"text"}, "device.describe": {"device"}, "device.equal": {"a", "b"},
-    "device.from_type_index": {"type", "index"}, "device.from_ordinal": {"ordinal"},
-    "info.devices": set(), "info.default_device": set(), "info.default_dtypes": {"device"},
-    "info.dtypes": {"device", "kind"},
-    "array.create": {"fn", "dtype", "device", "shape", "fill_value", "start", "stop", "step",
-                     "num", "endpoint", "n_rows", "n_cols", "k", "x", "n", "d"},
-    "array.asarray": {"obj", "dtype", "device", "copy"},
-    "array.astype": {"x", "dtype", "copy", "device"},
-    "array.describe": {"array"}, "array.read": {"array"},
-    "array.to_device": {"array", "device", "stream"}, "array.same": {"a", "b"},
-    "array.binary": {"fn", "x1", "x2"}, "array.unary": {"fn", "x"},
-    "array.reduce": {"fn", "x", "axis"}, "array.matmul": {"x1", "x2"},
-    "array.stack": {"arrays", "axis"}, "array.dlpack_device": {"array"},
-    "array.from_dlpack": {"x", "device", "copy"}, "stream.default": {"device"},
-    "default.get": set(), "default.set": {"device"}, "default.unset": set(),
-    "default.push": {"device"}, "default.pop": set(),
-    "soft.get": set(), "soft.set": {"enabled"}, "soft.unset": set(),
-    "util.num_gpus": set(), "util.num_cpu_cores": set(), "util.total_memory": {"device"},
-    "util.used_memory": {"device"}, "util.utilisation": {"device"},
-    "util.arrays_on_device": {"device"},
-    "dtype.can_cast": {"from_", "to"}, "dtype.result_type": {"args"},
-    "array.tril": {"x", "k"}, "array.triu": {"x", "k"},
-}.items()}
+# The arguments each op defines (spec/ops.json, through the generated ops_table.py); any
+# other is a protocol error.
+ARGS: dict[str, frozenset[str]] = ops_table.ARGS

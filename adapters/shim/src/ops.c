@@ -3,6 +3,7 @@
  * result. Argument errors are origin "protocol" and name the argument; a NULL slot answers
  * NotImplementedError (origin "adapter"); a failing callback's error is origin "library".
  */
+#include "ops_table.h"
 #include "session.h"
 
 #include <inttypes.h>
@@ -146,7 +147,6 @@ static int list_devices(const ds__req *r, ds_devobj **devs, size_t *n)
 
 static int op_hello(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"protocol", NULL};
     ds__session *s = r->s;
     const ds_vendor *v = r->v;
     int64_t protocol;
@@ -156,8 +156,7 @@ static int op_hello(const ds__req *r, cJSON **result)
     ds_devobj def = NULL;
     cJSON *res = NULL;
 
-    if (ds__args_check(r, names) < 0 || ds__arg_int(r, "protocol", true, 0, &protocol) < 0)
-        return -1;
+    if (ds__arg_int(r, "protocol", true, 0, &protocol) < 0) return -1;
     /* A second hello starts the session afresh. */
     ds__session_close(s);
     if (protocol != DS_PROTOCOL_VERSION)
@@ -247,8 +246,6 @@ fail:
 
 static int op_reset(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {NULL};
-    if (ds__args_check(r, names) < 0) return -1;
     ds__handles_drop(r->s, false);
     if (DS__SLOT(r->v, reset) && CALL0(r, reset) < 0) return -1;
     *result = NULL;
@@ -257,8 +254,6 @@ static int op_reset(const ds__req *r, cJSON **result)
 
 static int op_bye(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {NULL};
-    if (ds__args_check(r, names) < 0) return -1;
     ds__session_close(r->s);
     *result = NULL;
     return 0;
@@ -268,11 +263,10 @@ static int op_bye(const ds__req *r, cJSON **result)
 
 static int op_device_parse(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"text", NULL};
     const char *text;
     ds_devobj d = NULL;
-    if (ds__args_check(r, names) < 0 || ds__arg_string(r, "text", &text) < 0 ||
-        ds__string_for_library(r, "text", text) < 0 || CALL(r, device_parse, text, &d) < 0)
+    if (ds__arg_string(r, "text", &text) < 0 || ds__string_for_library(r, "text", text) < 0 ||
+        CALL(r, device_parse, text, &d) < 0)
         return -1;
     return handle_result(r, DS__H_DEVICE, d, false, result);
 }
@@ -303,11 +297,10 @@ static int get_device_object(const ds__req *r, const char *name, ds_devobj *out,
 
 static int op_device_describe(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"device", NULL};
     ds_devobj d;
     bool parsed;
     ds_device_info di = {0};
-    if (ds__args_check(r, names) < 0 || get_device_object(r, "device", &d, &parsed) < 0) return -1;
+    if (get_device_object(r, "device", &d, &parsed) < 0) return -1;
     int rc = CALL(r, device_describe, d, &di);
     if (parsed) release_obj(r, DS__H_DEVICE, d);
     if (rc < 0) return -1;
@@ -327,12 +320,10 @@ static int op_device_describe(const ds__req *r, cJSON **result)
 
 static int op_device_equal(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"a", "b", NULL};
     ds_devobj a = NULL, b = NULL;
     bool pa = false, pb = false;
     bool eq = false;
-    int rc = ds__args_check(r, names);
-    if (rc == 0) rc = get_device_object(r, "a", &a, &pa);
+    int rc = get_device_object(r, "a", &a, &pa);
     if (rc == 0) rc = get_device_object(r, "b", &b, &pb);
     if (rc == 0) rc = CALL(r, device_equal, a, b, &eq);
     if (pa) release_obj(r, DS__H_DEVICE, a);
@@ -344,12 +335,10 @@ static int op_device_equal(const ds__req *r, cJSON **result)
 
 static int op_device_from_type_index(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"type", "index", NULL};
     const char *type;
     int64_t index;
     ds_devobj d = NULL;
-    if (ds__args_check(r, names) < 0 || ds__arg_string(r, "type", &type) < 0 ||
-        ds__string_for_library(r, "type", type) < 0 ||
+    if (ds__arg_string(r, "type", &type) < 0 || ds__string_for_library(r, "type", type) < 0 ||
         ds__arg_int(r, "index", true, 0, &index) < 0 ||
         CALL(r, device_from_type_index, type, index, &d) < 0)
         return -1;
@@ -358,10 +347,9 @@ static int op_device_from_type_index(const ds__req *r, cJSON **result)
 
 static int op_device_from_ordinal(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"ordinal", NULL};
     int64_t ordinal;
     ds_devobj d = NULL;
-    if (ds__args_check(r, names) < 0 || ds__arg_int(r, "ordinal", true, 0, &ordinal) < 0 ||
+    if (ds__arg_int(r, "ordinal", true, 0, &ordinal) < 0 ||
         CALL(r, device_from_ordinal, ordinal, &d) < 0)
         return -1;
     return handle_result(r, DS__H_DEVICE, d, false, result);
@@ -371,10 +359,9 @@ static int op_device_from_ordinal(const ds__req *r, cJSON **result)
 
 static int op_info_devices(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {NULL};
     ds_devobj *devs;
     size_t n;
-    if (ds__args_check(r, names) < 0 || list_devices(r, &devs, &n) < 0) return -1;
+    if (list_devices(r, &devs, &n) < 0) return -1;
     cJSON *list = cJSON_CreateArray();
     int rc = list ? 0 : oom(r);
     for (size_t i = 0; i < n; i++) {
@@ -401,19 +388,16 @@ static int op_info_devices(const ds__req *r, cJSON **result)
 
 static int op_info_default_device(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {NULL};
     ds_devobj d = NULL;
-    if (ds__args_check(r, names) < 0 || CALL(r, info_default_device, &d) < 0) return -1;
+    if (CALL(r, info_default_device, &d) < 0) return -1;
     return device_result(r, d, result);
 }
 
 static int op_info_default_dtypes(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"device", NULL};
     ds_device dev;
     ds_default_dtypes dd = {0};
-    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", false, &dev) < 0 ||
-        CALL(r, info_default_dtypes, dev, &dd) < 0)
+    if (ds__arg_device(r, "device", false, &dev) < 0 || CALL(r, info_default_dtypes, dev, &dd) < 0)
         return -1;
     const char *rf = ds_dtype_name(dd.real_floating), *cf = ds_dtype_name(dd.complex_floating);
     const char *in = ds_dtype_name(dd.integral), *ix = ds_dtype_name(dd.indexing);
@@ -452,11 +436,10 @@ static uint32_t kind_bits(const char *kind)
 
 static int op_info_dtypes(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"device", "kind", NULL};
     ds_device dev;
     uint32_t have = 0, want = 0;
     const cJSON *kind = ds__arg(r, "kind");
-    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", false, &dev) < 0) return -1;
+    if (ds__arg_device(r, "device", false, &dev) < 0) return -1;
     if (kind == NULL || cJSON_IsNull(kind)) {
         want = ~0u;
     } else if (cJSON_IsString(kind) || cJSON_IsArray(kind)) {
@@ -500,19 +483,35 @@ static int op_info_dtypes(const ds__req *r, cJSON **result)
 
 static int create_fill(const ds__req *r, ds_fill_fn fn, ds_dtype dtype, ds_device dev, ds_array *x)
 {
-    static const char *const names[] = {"fn", "shape", "dtype", "device", NULL};
     int64_t shape[DS_MAX_NDIM];
     int ndim = 0;
-    if (ds__args_check(r, names) < 0 || ds__arg_shape(r, "shape", shape, &ndim) < 0) return -1;
+    if (ds__arg_shape(r, "shape", shape, &ndim) < 0) return -1;
     return CALL(r, fill, fn, shape, ndim, dtype, dev, x);
 }
 
 static int create_like(const ds__req *r, ds_fill_fn fn, ds_dtype dtype, ds_device dev, ds_array *x)
 {
-    static const char *const names[] = {"fn", "x", "dtype", "device", NULL};
     ds_array src;
-    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "x", &src) < 0) return -1;
+    if (ds__arg_array(r, "x", &src) < 0) return -1;
     return CALL(r, fill_like, fn, src, dtype, dev, x);
+}
+
+/* array.create's functions and the arguments each takes (spec/ops.json). */
+static const struct {
+    const char *fn;
+    const char *const *args;
+} create_fns[] = {
+#define X(fn, args) {fn, args},
+    DS__ARRAY_CREATE_FUNCTIONS(X)
+#undef X
+};
+
+/* The arguments array.create's function FN takes, or NULL for an unknown function. */
+static const char *const *create_args(const char *fn)
+{
+    for (size_t i = 0; i < sizeof create_fns / sizeof create_fns[0]; i++)
+        if (strcmp(create_fns[i].fn, fn) == 0) return create_fns[i].args;
+    return NULL;
 }
 
 static int op_array_create(const ds__req *r, cJSON **result)
@@ -525,6 +524,10 @@ static int op_array_create(const ds__req *r, cJSON **result)
     if (ds__arg_string(r, "fn", &fn) < 0 || ds__arg_dtype(r, "dtype", false, &dtype) < 0 ||
         ds__arg_device(r, "device", false, &dev) < 0)
         return -1;
+    /* Each function takes only its own arguments (spec/ops.json): fill_value is an error
+     * for zeros, not ignored. */
+    const char *const *allowed = create_args(fn);
+    if (allowed != NULL && ds__args_check(r, allowed) < 0) return -1;
     if (strcmp(fn, "zeros") == 0) {
         rc = create_fill(r, DS_ZEROS, dtype, dev, &x);
     } else if (strcmp(fn, "ones") == 0) {
@@ -532,42 +535,37 @@ static int op_array_create(const ds__req *r, cJSON **result)
     } else if (strcmp(fn, "empty") == 0) {
         rc = create_fill(r, DS_EMPTY, dtype, dev, &x);
     } else if (strcmp(fn, "full") == 0) {
-        static const char *const names[] = {"fn", "shape", "fill_value", "dtype", "device", NULL};
         int64_t shape[DS_MAX_NDIM];
         int ndim = 0;
         ds_scalar fill;
-        rc = ds__args_check(r, names) < 0 || ds__arg_shape(r, "shape", shape, &ndim) < 0 ||
+        rc = ds__arg_shape(r, "shape", shape, &ndim) < 0 ||
                      ds__arg_scalar(r, "fill_value", true, &fill, NULL) < 0
                  ? -1
                  : CALL(r, full, shape, ndim, fill, dtype, dev, &x);
     } else if (strcmp(fn, "arange") == 0) {
-        static const char *const names[] = {"fn", "start", "stop", "step", "dtype", "device", NULL};
         ds_scalar start, stop, step;
         bool has_stop, has_step;
-        rc = ds__args_check(r, names) < 0 || ds__arg_scalar(r, "start", true, &start, NULL) < 0 ||
+        rc = ds__arg_scalar(r, "start", true, &start, NULL) < 0 ||
                      ds__arg_scalar(r, "stop", false, &stop, &has_stop) < 0 ||
                      ds__arg_scalar(r, "step", false, &step, &has_step) < 0
                  ? -1
                  : CALL(r, arange, start, has_stop ? &stop : NULL, has_step ? &step : NULL, dtype,
                         dev, &x);
     } else if (strcmp(fn, "linspace") == 0) {
-        static const char *const names[] = {"fn",       "start", "stop",   "num",
-                                            "endpoint", "dtype", "device", NULL};
         ds_scalar start, stop;
         int64_t num;
         bool endpoint;
-        rc = ds__args_check(r, names) < 0 || ds__arg_scalar(r, "start", true, &start, NULL) < 0 ||
+        rc = ds__arg_scalar(r, "start", true, &start, NULL) < 0 ||
                      ds__arg_scalar(r, "stop", true, &stop, NULL) < 0 ||
                      ds__arg_int(r, "num", true, 0, &num) < 0 ||
                      ds__arg_bool(r, "endpoint", false, true, &endpoint) < 0
                  ? -1
                  : CALL(r, linspace, start, stop, num, endpoint, dtype, dev, &x);
     } else if (strcmp(fn, "eye") == 0) {
-        static const char *const names[] = {"fn", "n_rows", "n_cols", "k", "dtype", "device", NULL};
         int64_t n_rows, n_cols, k;
         const cJSON *nc = ds__arg(r, "n_cols");
         bool has_cols = nc != NULL && !cJSON_IsNull(nc);
-        rc = ds__args_check(r, names) < 0 || ds__arg_int(r, "n_rows", true, 0, &n_rows) < 0 ||
+        rc = ds__arg_int(r, "n_rows", true, 0, &n_rows) < 0 ||
                      ds__arg_int(r, "n_cols", false, 0, &n_cols) < 0 ||
                      ds__arg_int(r, "k", false, 0, &k) < 0
                  ? -1
@@ -579,19 +577,16 @@ static int op_array_create(const ds__req *r, cJSON **result)
     } else if (strcmp(fn, "empty_like") == 0) {
         rc = create_like(r, DS_EMPTY, dtype, dev, &x);
     } else if (strcmp(fn, "full_like") == 0) {
-        static const char *const names[] = {"fn", "x", "fill_value", "dtype", "device", NULL};
         ds_array src;
         ds_scalar fill;
-        rc = ds__args_check(r, names) < 0 || ds__arg_array(r, "x", &src) < 0 ||
+        rc = ds__arg_array(r, "x", &src) < 0 ||
                      ds__arg_scalar(r, "fill_value", true, &fill, NULL) < 0
                  ? -1
                  : CALL(r, full_like, src, fill, dtype, dev, &x);
     } else if (strcmp(fn, "fftfreq") == 0 || strcmp(fn, "rfftfreq") == 0) {
-        static const char *const names[] = {"fn", "n", "d", "dtype", "device", NULL};
         int64_t n;
         ds_scalar d = {.kind = DS_SCALAR_FLOAT, .f = 1.0};
-        rc = ds__args_check(r, names) < 0 || ds__arg_int(r, "n", true, 0, &n) < 0 ||
-                     ds__arg_scalar(r, "d", false, &d, NULL) < 0
+        rc = ds__arg_int(r, "n", true, 0, &n) < 0 || ds__arg_scalar(r, "d", false, &d, NULL) < 0
                  ? -1
                  : CALL(r, fftfreq, fn[0] == 'r', n,
                         d.kind == DS_SCALAR_FLOAT ? d.f
@@ -608,14 +603,13 @@ static int op_array_create(const ds__req *r, cJSON **result)
 
 static int op_array_asarray(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"obj", "dtype", "device", "copy", NULL};
     const cJSON *obj = ds__arg(r, "obj");
     ds_dtype dtype;
     ds_device dev;
     ds_copy copy;
     ds_array x = NULL;
     int rc;
-    if (ds__args_check(r, names) < 0 || ds__arg_dtype(r, "dtype", false, &dtype) < 0 ||
+    if (ds__arg_dtype(r, "dtype", false, &dtype) < 0 ||
         ds__arg_device(r, "device", false, &dev) < 0 || ds__arg_copy(r, "copy", &copy) < 0)
         return -1;
     if (obj == NULL) return ds__arg_missing(r, "obj");
@@ -645,13 +639,11 @@ static int op_array_asarray(const ds__req *r, cJSON **result)
 
 static int op_array_astype(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"x", "dtype", "copy", "device", NULL};
     ds_array src, x = NULL;
     ds_dtype dtype;
     bool copy;
     ds_device dev;
-    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "x", &src) < 0 ||
-        ds__arg_dtype(r, "dtype", true, &dtype) < 0 ||
+    if (ds__arg_array(r, "x", &src) < 0 || ds__arg_dtype(r, "dtype", true, &dtype) < 0 ||
         ds__arg_bool(r, "copy", false, true, &copy) < 0 ||
         ds__arg_device(r, "device", false, &dev) < 0 ||
         CALL(r, astype, src, dtype, copy, dev, &x) < 0)
@@ -675,12 +667,11 @@ static int describe_array(const ds__req *r, ds_array x, ds_array_info *info)
 
 static int op_array_describe(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"array", NULL};
     ds_array x;
     ds_array_info info;
     cJSON *dev = NULL;
-    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "array", &x) < 0 ||
-        describe_array(r, x, &info) < 0 || device_result(r, info.device, &dev) < 0)
+    if (ds__arg_array(r, "array", &x) < 0 || describe_array(r, x, &info) < 0 ||
+        device_result(r, info.device, &dev) < 0)
         return -1;
     cJSON *o = cJSON_CreateObject(), *shape = NULL;
     bool ok = o != NULL && ds__put(o, "device", dev) &&
@@ -699,13 +690,10 @@ static int op_array_describe(const ds__req *r, cJSON **result)
 
 static int op_array_read(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"array", NULL};
     ds_array x;
     ds_array_info info;
     ds_buffer buf = {0};
-    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "array", &x) < 0 ||
-        describe_array(r, x, &info) < 0)
-        return -1;
+    if (ds__arg_array(r, "array", &x) < 0 || describe_array(r, x, &info) < 0) return -1;
     /* describe's device is not needed here. */
     release_obj(r, DS__H_DEVICE, info.device);
     buf.dtype = info.dtype;
@@ -727,31 +715,25 @@ static int op_array_read(const ds__req *r, cJSON **result)
 
 static int op_array_to_device(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"array", "device", "stream", NULL};
     ds_array src, x = NULL;
     ds_device dev;
     ds_stream stream;
-    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "array", &src) < 0 ||
-        ds__arg_device(r, "device", true, &dev) < 0 || ds__arg_stream(r, "stream", &stream) < 0 ||
-        CALL(r, to_device, src, dev, stream, &x) < 0)
+    if (ds__arg_array(r, "array", &src) < 0 || ds__arg_device(r, "device", true, &dev) < 0 ||
+        ds__arg_stream(r, "stream", &stream) < 0 || CALL(r, to_device, src, dev, stream, &x) < 0)
         return -1;
     return array_result(r, x, result);
 }
 
 static int op_array_same(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"a", "b", NULL};
     ds_array a, b;
-    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "a", &a) < 0 ||
-        ds__arg_array(r, "b", &b) < 0)
-        return -1;
+    if (ds__arg_array(r, "a", &a) < 0 || ds__arg_array(r, "b", &b) < 0) return -1;
     *result = cJSON_CreateBool(a == b);
     return 0;
 }
 
 static int op_array_binary(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"fn", "x1", "x2", NULL};
     static const char *const fns[] = {
         [DS_ADD] = "add",        [DS_SUBTRACT] = "subtract", [DS_MULTIPLY] = "multiply",
         [DS_DIVIDE] = "divide",  [DS_EQUAL] = "equal",       [DS_LESS] = "less",
@@ -760,7 +742,7 @@ static int op_array_binary(const ds__req *r, cJSON **result)
     ds_operand x1, x2;
     ds_array x = NULL;
     int which = 0;
-    if (ds__args_check(r, names) < 0 || ds__arg_string(r, "fn", &fn) < 0) return -1;
+    if (ds__arg_string(r, "fn", &fn) < 0) return -1;
     for (int i = DS_ADD; i <= DS_MAXIMUM; i++)
         if (strcmp(fn, fns[i]) == 0) which = i;
     if (which == 0)
@@ -773,13 +755,12 @@ static int op_array_binary(const ds__req *r, cJSON **result)
 
 static int op_array_unary(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"fn", "x", NULL};
     static const char *const fns[] = {
         [DS_NEGATIVE] = "negative", [DS_ABS] = "abs", [DS_SQRT] = "sqrt"};
     const char *fn;
     ds_array src, x = NULL;
     int which = 0;
-    if (ds__args_check(r, names) < 0 || ds__arg_string(r, "fn", &fn) < 0) return -1;
+    if (ds__arg_string(r, "fn", &fn) < 0) return -1;
     for (int i = DS_NEGATIVE; i <= DS_SQRT; i++)
         if (strcmp(fn, fns[i]) == 0) which = i;
     if (which == 0)
@@ -791,14 +772,13 @@ static int op_array_unary(const ds__req *r, cJSON **result)
 
 static int op_array_reduce(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"fn", "x", "axis", NULL};
     const char *fn;
     ds_array src, x = NULL;
     int64_t axis;
     const cJSON *jaxis = ds__arg(r, "axis");
     bool has_axis = jaxis != NULL && !cJSON_IsNull(jaxis);
     ds_reduce_fn which;
-    if (ds__args_check(r, names) < 0 || ds__arg_string(r, "fn", &fn) < 0) return -1;
+    if (ds__arg_string(r, "fn", &fn) < 0) return -1;
     if (strcmp(fn, "sum") == 0)
         which = DS_SUM;
     else if (strcmp(fn, "max") == 0)
@@ -813,21 +793,19 @@ static int op_array_reduce(const ds__req *r, cJSON **result)
 
 static int op_array_matmul(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"x1", "x2", NULL};
     ds_array a, b, x = NULL;
-    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "x1", &a) < 0 ||
-        ds__arg_array(r, "x2", &b) < 0 || CALL(r, matmul, a, b, &x) < 0)
+    if (ds__arg_array(r, "x1", &a) < 0 || ds__arg_array(r, "x2", &b) < 0 ||
+        CALL(r, matmul, a, b, &x) < 0)
         return -1;
     return array_result(r, x, result);
 }
 
 static int op_array_stack(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"arrays", "axis", NULL};
     const cJSON *list = ds__arg(r, "arrays");
     int64_t axis;
     ds_array x = NULL;
-    if (ds__args_check(r, names) < 0 || ds__arg_int(r, "axis", false, 0, &axis) < 0) return -1;
+    if (ds__arg_int(r, "axis", false, 0, &axis) < 0) return -1;
     if (list == NULL) return ds__arg_missing(r, "arrays");
     if (!cJSON_IsArray(list))
         return ds__fail(r->e, PROTO, "TypeError",
@@ -849,12 +827,9 @@ static int op_array_stack(const ds__req *r, cJSON **result)
 
 static int op_array_dlpack_device(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"array", NULL};
     ds_array x;
     int32_t type = 0, id = 0;
-    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "array", &x) < 0 ||
-        CALL(r, dlpack_device, x, &type, &id) < 0)
-        return -1;
+    if (ds__arg_array(r, "array", &x) < 0 || CALL(r, dlpack_device, x, &type, &id) < 0) return -1;
     cJSON *pair = cJSON_CreateArray();
     if (pair == NULL || !ds__push(pair, cJSON_CreateNumber(type)) ||
         !ds__push(pair, cJSON_CreateNumber(id))) {
@@ -867,24 +842,20 @@ static int op_array_dlpack_device(const ds__req *r, cJSON **result)
 
 static int op_array_from_dlpack(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"x", "device", "copy", NULL};
     ds_array src, x = NULL;
     ds_device dev;
     ds_copy copy;
-    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "x", &src) < 0 ||
-        ds__arg_device(r, "device", false, &dev) < 0 || ds__arg_copy(r, "copy", &copy) < 0 ||
-        CALL(r, from_dlpack, src, dev, copy, &x) < 0)
+    if (ds__arg_array(r, "x", &src) < 0 || ds__arg_device(r, "device", false, &dev) < 0 ||
+        ds__arg_copy(r, "copy", &copy) < 0 || CALL(r, from_dlpack, src, dev, copy, &x) < 0)
         return -1;
     return array_result(r, x, result);
 }
 
 static int op_stream_default(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"device", NULL};
     ds_device dev;
     ds_stream st = NULL;
-    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0 ||
-        CALL(r, stream_default, dev, &st) < 0)
+    if (ds__arg_device(r, "device", true, &dev) < 0 || CALL(r, stream_default, dev, &st) < 0)
         return -1;
     return handle_result(r, DS__H_STREAM, st, false, result);
 }
@@ -893,67 +864,59 @@ static int op_stream_default(const ds__req *r, cJSON **result)
 
 static int op_default_get(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {NULL};
     ds_devobj d = NULL;
-    if (ds__args_check(r, names) < 0 || CALL(r, default_get, &d) < 0) return -1;
+    if (CALL(r, default_get, &d) < 0) return -1;
     return device_result(r, d, result);
 }
 
 static int op_default_set(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"device", NULL};
     ds_device dev;
     *result = NULL;
-    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0) return -1;
+    if (ds__arg_device(r, "device", true, &dev) < 0) return -1;
     return CALL(r, default_set, dev);
 }
 
 static int op_default_unset(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {NULL};
     *result = NULL;
-    return ds__args_check(r, names) < 0 ? -1 : CALL0(r, default_unset);
+    return CALL0(r, default_unset);
 }
 
 static int op_default_push(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"device", NULL};
     ds_device dev;
     *result = NULL;
-    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0) return -1;
+    if (ds__arg_device(r, "device", true, &dev) < 0) return -1;
     return CALL(r, default_push, dev);
 }
 
 static int op_default_pop(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {NULL};
     *result = NULL;
-    return ds__args_check(r, names) < 0 ? -1 : CALL0(r, default_pop);
+    return CALL0(r, default_pop);
 }
 
 static int op_soft_get(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {NULL};
     bool on = false;
-    if (ds__args_check(r, names) < 0 || CALL(r, soft_get, &on) < 0) return -1;
+    if (CALL(r, soft_get, &on) < 0) return -1;
     *result = cJSON_CreateBool(on);
     return 0;
 }
 
 static int op_soft_set(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"enabled", NULL};
     bool on;
     *result = NULL;
-    if (ds__args_check(r, names) < 0 || ds__arg_bool(r, "enabled", true, false, &on) < 0) return -1;
+    if (ds__arg_bool(r, "enabled", true, false, &on) < 0) return -1;
     return CALL(r, soft_set, on);
 }
 
 static int op_soft_unset(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {NULL};
     *result = NULL;
-    return ds__args_check(r, names) < 0 ? -1 : CALL0(r, soft_unset);
+    return CALL0(r, soft_unset);
 }
 
 /* ---- util.* ---- */
@@ -968,49 +931,40 @@ static int int_result(const ds__req *r, int64_t v, cJSON **result)
 
 static int op_util_num_gpus(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {NULL};
     int64_t n = 0;
-    if (ds__args_check(r, names) < 0 || CALL(r, num_gpus, &n) < 0) return -1;
+    if (CALL(r, num_gpus, &n) < 0) return -1;
     return int_result(r, n, result);
 }
 
 static int op_util_num_cpu_cores(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {NULL};
     int64_t n = 0;
-    if (ds__args_check(r, names) < 0 || CALL(r, num_cpu_cores, &n) < 0) return -1;
+    if (CALL(r, num_cpu_cores, &n) < 0) return -1;
     return int_result(r, n, result);
 }
 
 static int op_util_total_memory(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"device", NULL};
     ds_device dev;
     int64_t n = 0;
-    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0 ||
-        CALL(r, total_memory, dev, &n) < 0)
+    if (ds__arg_device(r, "device", true, &dev) < 0 || CALL(r, total_memory, dev, &n) < 0)
         return -1;
     return int_result(r, n, result);
 }
 
 static int op_util_used_memory(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"device", NULL};
     ds_device dev;
     int64_t n = 0;
-    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0 ||
-        CALL(r, used_memory, dev, &n) < 0)
-        return -1;
+    if (ds__arg_device(r, "device", true, &dev) < 0 || CALL(r, used_memory, dev, &n) < 0) return -1;
     return int_result(r, n, result);
 }
 
 static int op_util_utilisation(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"device", NULL};
     ds_device dev;
     double pct = 0;
-    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0 ||
-        CALL(r, utilisation, dev, &pct) < 0)
+    if (ds__arg_device(r, "device", true, &dev) < 0 || CALL(r, utilisation, dev, &pct) < 0)
         return -1;
     *result = cJSON_CreateNumber(pct);
     return *result ? 0 : oom(r);
@@ -1020,12 +974,10 @@ static int op_util_utilisation(const ds__req *r, cJSON **result)
 
 static int op_dtype_can_cast(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"from_", "to", NULL};
     const cJSON *from = ds__arg(r, "from_");
     ds_array x;
     ds_dtype from_dtype, to;
     bool yes = false;
-    if (ds__args_check(r, names) < 0) return -1;
     if (from == NULL) return ds__arg_missing(r, "from_");
     if (ds__arg_array_or_dtype(r, from, "from_", &x, &from_dtype) < 0 ||
         ds__arg_dtype(r, "to", true, &to) < 0 || CALL(r, can_cast, x, from_dtype, to, &yes) < 0)
@@ -1036,10 +988,8 @@ static int op_dtype_can_cast(const ds__req *r, cJSON **result)
 
 static int op_dtype_result_type(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"args", NULL};
     const cJSON *list = ds__arg(r, "args");
     ds_dtype out = DS_DTYPE_NONE;
-    if (ds__args_check(r, names) < 0) return -1;
     if (list == NULL) return ds__arg_missing(r, "args");
     if (!cJSON_IsArray(list))
         return ds__fail(r->e, PROTO, "TypeError",
@@ -1072,11 +1022,10 @@ static int op_dtype_result_type(const ds__req *r, cJSON **result)
 
 static int tri(const ds__req *r, bool upper, cJSON **result)
 {
-    static const char *const names[] = {"x", "k", NULL};
     ds_array src, x = NULL;
     int64_t k;
-    if (ds__args_check(r, names) < 0 || ds__arg_array(r, "x", &src) < 0 ||
-        ds__arg_int(r, "k", false, 0, &k) < 0 || CALL(r, tri, upper, src, k, &x) < 0)
+    if (ds__arg_array(r, "x", &src) < 0 || ds__arg_int(r, "k", false, 0, &k) < 0 ||
+        CALL(r, tri, upper, src, k, &x) < 0)
         return -1;
     return array_result(r, x, result);
 }
@@ -1125,13 +1074,10 @@ static int arrays_alive(const ds__req *r, ds_device dev, ds_array **xs, size_t *
 
 static int op_util_arrays_on_device(const ds__req *r, cJSON **result)
 {
-    static const char *const names[] = {"device", NULL};
     ds_device dev;
     ds_array *xs;
     size_t n;
-    if (ds__args_check(r, names) < 0 || ds__arg_device(r, "device", true, &dev) < 0 ||
-        arrays_alive(r, dev, &xs, &n) < 0)
-        return -1;
+    if (ds__arg_device(r, "device", true, &dev) < 0 || arrays_alive(r, dev, &xs, &n) < 0) return -1;
     char count[32];
     snprintf(count, sizeof count, "%zu", n);
     cJSON *obj = cJSON_CreateObject(), *list = cJSON_CreateArray();
@@ -1177,55 +1123,16 @@ static int op_util_arrays_on_device(const ds__req *r, cJSON **result)
 
 /* ---- dispatch ---- */
 
+/* Every op of spec/ops.json with its handler and the arguments it defines: an op added there
+ * and not implemented here does not compile. */
 static const struct {
     const char *name;
     int (*run)(const ds__req *r, cJSON **result);
+    const char *const *args;
 } ops[] = {
-    {"hello", op_hello},
-    {"reset", op_reset},
-    {"bye", op_bye},
-    {"device.parse", op_device_parse},
-    {"device.describe", op_device_describe},
-    {"device.equal", op_device_equal},
-    {"device.from_type_index", op_device_from_type_index},
-    {"device.from_ordinal", op_device_from_ordinal},
-    {"info.devices", op_info_devices},
-    {"info.default_device", op_info_default_device},
-    {"info.default_dtypes", op_info_default_dtypes},
-    {"info.dtypes", op_info_dtypes},
-    {"array.create", op_array_create},
-    {"array.asarray", op_array_asarray},
-    {"array.astype", op_array_astype},
-    {"array.describe", op_array_describe},
-    {"array.read", op_array_read},
-    {"array.to_device", op_array_to_device},
-    {"array.same", op_array_same},
-    {"array.binary", op_array_binary},
-    {"array.unary", op_array_unary},
-    {"array.reduce", op_array_reduce},
-    {"array.matmul", op_array_matmul},
-    {"array.stack", op_array_stack},
-    {"array.dlpack_device", op_array_dlpack_device},
-    {"array.from_dlpack", op_array_from_dlpack},
-    {"stream.default", op_stream_default},
-    {"default.get", op_default_get},
-    {"default.set", op_default_set},
-    {"default.unset", op_default_unset},
-    {"default.push", op_default_push},
-    {"default.pop", op_default_pop},
-    {"soft.get", op_soft_get},
-    {"soft.set", op_soft_set},
-    {"soft.unset", op_soft_unset},
-    {"util.num_gpus", op_util_num_gpus},
-    {"util.num_cpu_cores", op_util_num_cpu_cores},
-    {"util.total_memory", op_util_total_memory},
-    {"util.used_memory", op_util_used_memory},
-    {"util.utilisation", op_util_utilisation},
-    {"dtype.can_cast", op_dtype_can_cast},
-    {"dtype.result_type", op_dtype_result_type},
-    {"array.tril", op_array_tril},
-    {"array.triu", op_array_triu},
-    {"util.arrays_on_device", op_util_arrays_on_device},
+#define X(name, id, args) {name, op_##id, args},
+    DS__OPS(X)
+#undef X
 };
 
 int ds__dispatch(ds__session *s, const char *op, const cJSON *args, cJSON **result, ds__err *e)
@@ -1237,6 +1144,9 @@ int ds__dispatch(ds__session *s, const char *op, const cJSON *args, cJSON **resu
         if (ops[i].run != op_hello && !s->hello_ok)
             return ds__fail(e, PROTO, "RuntimeError",
                             "%s: no successful hello yet; hello must come first", op);
+        /* Every argument must be one the op defines: a misspelt name is an error, not a
+         * default (spec/protocol.md, "Messages"). */
+        if (ds__args_check(&r, ops[i].args) < 0) return -1;
         return ops[i].run(&r, result);
     }
     if (!s->hello_ok)

@@ -377,15 +377,67 @@ def test_schema_with_dangling_reference_is_reported_not_a_crash(root):
     assert ("spec/schema/case.json", "", "schema-unusable") in ps
 
 
-def test_case_ops_must_match_protocol(root):
+def test_case_ops_must_be_generated_from_ops_json(root):
     def change(d):
         d["$defs"]["op"]["enum"].remove("array.read")
         d["$defs"]["op"]["enum"].append("array.teleport")
     edit(root, "spec/schema/case.json", change)
+    assert problems(root) == [("spec/schema/case.json", "", "generated-stale")]
+
+
+def test_protocol_table_edited_by_hand_is_stale(root):
+    path = os.path.join(root, "spec", "protocol.md")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text.replace("| `array.read` |", "| `array.fetch` |"))
+    assert problems(root) == [("spec/protocol.md", "", "generated-stale")]
+
+
+def test_new_op_in_ops_json_makes_every_spec_part_stale_until_generated(root):
+    import gen_ops
+
+    def change(d):
+        d["ops"].append({"name": "array.flip", "group": "array", "result": "array handle",
+                         "args": [{"name": "x", "required": True,
+                                   "schema": {"$ref": "#/$defs/arrayHandle"}}]})
+    edit(root, "spec/ops.json", change)
+    assert sorted(problems(root)) == [("spec/protocol.md", "", "generated-stale"),
+                                      ("spec/schema/case.json", "", "generated-stale"),
+                                      ("spec/schema/request.json", "", "generated-stale")]
+    assert sorted(gen_ops.write(str(root), gen_ops.SPEC_TARGETS)) == sorted(gen_ops.SPEC_TARGETS)
+    assert problems(root) == []
+    assert "array.flip" in read(root, "spec/schema/case.json")["$defs"]["op"]["enum"]
+    with open(os.path.join(root, "spec", "protocol.md"), encoding="utf-8") as f:
+        assert "| `array.flip` | `x` | array handle |" in f.read()
+    flip = [c["then"]["properties"]["args"] for c in read(root, "spec/schema/request.json")["allOf"]
+            if c["if"]["properties"]["op"]["const"] == "array.flip"]
+    assert flip == [{"type": "object", "additionalProperties": False, "required": ["x"],
+                     "properties": {"x": {"$ref": "#/$defs/arrayHandle"}}}]
+
+
+def test_ops_json_schema_and_consistency(root):
+    edit(root, "spec/ops.json", lambda d: d["ops"][3].update(group="teleport"))
+    assert problems(root) == [("spec/ops.json", "/ops/3/group", "schema:enum")]
+    edit(root, "spec/ops.json", lambda d: d["ops"][3].update(group="device"))
+    edit(root, "spec/ops.json", lambda d: d["ops"].append(dict(d["ops"][3])))
+    assert problems(root) == [("spec/ops.json", "", "ops-unusable")]
+
+
+def test_ops_markers_missing_is_reported(root):
+    path = os.path.join(root, "spec", "protocol.md")
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(re.sub(r"<!-- ops util: end -->", "", text))
     ps = check.Checker(str(root)).run()
-    msgs = [p.message for p in ps if p.rule == "schema-ops-protocol"]
-    assert any("array.read" in m for m in msgs) and any("array.teleport" in m for m in msgs)
-    assert all(p.file == "spec/schema/case.json" for p in ps if p.rule == "schema-ops-protocol")
+    assert [(p.file, p.rule) for p in ps] == [("spec/ops.json", "ops-unusable")]
+    assert "util" in ps[0].message
+
+
+def test_generated_files_of_the_repository_are_current():
+    import gen_ops
+    assert gen_ops.stale(REPO, gen_ops.SPEC_TARGETS + gen_ops.CODE_TARGETS) == []
 
 
 # ---- case files ---------------------------------------------------------------------------------
