@@ -209,7 +209,7 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
     for (int i = 0; i < adapters.n; i++)
         pids[i] = 0;
     if (!rc)
-        fprintf(stderr, "devspec: probe: %d case file%s against %d adapter%s\n", files.n,
+        fprintf(stderr, "devspec: probe: the cases of %d path%s against %d adapter%s\n", files.n,
                 files.n == 1 ? "" : "s", adapters.n, adapters.n == 1 ? "" : "s");
     while (!rc && (next < adapters.n || running > 0)) {
         while (next < adapters.n && running < jobs && !dsr__interrupted) {
