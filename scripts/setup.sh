@@ -54,6 +54,6 @@ fi
 if [ "$build" -eq 1 ]; then
     dir=${DEVSPEC_BUILD_DIR:-build}
     # shellcheck disable=SC2086
-    cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo ${DEVSPEC_CMAKE_ARGS:-} >/dev/null
+    cmake --preset default -B "$dir" ${DEVSPEC_CMAKE_ARGS:-} >/dev/null
     cmake --build "$dir" -j "${DEVSPEC_JOBS:-$(nproc)}"
 fi

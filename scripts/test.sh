@@ -8,31 +8,24 @@ set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 
-export DEVSPEC_CMAKE_ARGS="${DEVSPEC_CMAKE_ARGS:--DDEVSPEC_WERROR=ON}"
 bash scripts/setup.sh || { echo "setup failed"; echo "phases: 0 passed, 1 failed"; exit 1; }
 
 jobs=$(nproc)
 # Two OpenCL devices on PoCL's CPU driver, so multi-device behaviour is exercised for real.
 export POCL_DEVICES="${POCL_DEVICES:-pthread pthread}"
 
-phase_build_asan() {
-    cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=Debug -DDEVSPEC_SANITIZE=ON -DDEVSPEC_WERROR=ON \
-        -DDEVSPEC_BUILD_BENCH=OFF >/dev/null && cmake --build build-asan -j "$jobs"
+# The three builds and their test settings (sanitizer options, the tests TSan runs) are the
+# presets of CMakePresets.json: `cmake --preset NAME`, `cmake --build --preset NAME`,
+# `ctest --preset NAME`, with NAME default, asan or tsan.
+phase_preset() {
+    local name=$1
+    shift
+    cmake --preset "$name" >/dev/null && cmake --build --preset "$name" -j "$jobs" &&
+        ctest --preset "$name" "$@"
 }
-phase_unit() { ctest --test-dir build --output-on-failure -j "$jobs"; }
-phase_asan() {
-    phase_build_asan || return 1
-    ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" \
-        LSAN_OPTIONS="suppressions=$top/.ci/lsan.supp:print_suppressions=0" \
-        UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1" \
-        ctest --test-dir build-asan --output-on-failure -j "$jobs"
-}
-phase_tsan() {
-    cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DDEVSPEC_TSAN=ON -DDEVSPEC_WERROR=ON \
-        -DDEVSPEC_BUILD_BENCH=OFF >/dev/null && cmake --build build-tsan -j "$jobs" &&
-        TSAN_OPTIONS="halt_on_error=1:suppressions=$top/.ci/tsan.supp" \
-            ctest --test-dir build-tsan --output-on-failure -L threads
-}
+phase_unit() { ctest --preset default -j "$jobs"; }
+phase_asan() { phase_preset asan -j "$jobs"; }
+phase_tsan() { phase_preset tsan; }
 phase_spec() {
     .venv/bin/python spec/tools/check.py && .venv/bin/python -m pytest -q spec/tools/tests &&
         .venv/bin/python spec/tools/gen_dtype_cases.py --check &&

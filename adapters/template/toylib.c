@@ -6,6 +6,12 @@
 #include <string.h>
 
 static char last_error[256];
+static _Atomic long live; /* arrays made and not yet freed */
+
+long toy_live_arrays(void)
+{
+    return live;
+}
 
 static int fail(int status, const char *message, const char *detail)
 {
@@ -51,6 +57,7 @@ static int make(const int64_t *shape, int ndim, int dtype, size_t itemsize, int 
     x->ndim = ndim;
     memcpy(x->shape, shape, (size_t)ndim * sizeof *shape);
     x->nbytes = count * itemsize;
+    live++;
     *out = x;
     return TOY_OK;
 }
@@ -76,6 +83,8 @@ int toy_to_device(const toy_array *x, int device, toy_array **out)
 
 void toy_free(toy_array *x)
 {
-    if (x != NULL) free(x->data);
+    if (x == NULL) return;
+    live--;
+    free(x->data);
     free(x);
 }

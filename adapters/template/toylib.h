@@ -27,6 +27,8 @@ typedef struct toy_array {
     unsigned char *data;
 } toy_array;
 
+/* The number of arrays made and not yet freed. */
+long toy_live_arrays(void);
 /* The message of the last error, for the adapter to report. */
 const char *toy_last_error(void);
 /* Parses "toy", "toy:0" or "toy:1" into a device index. */

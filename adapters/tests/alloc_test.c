@@ -9,6 +9,7 @@
  * adapter and another script.
  */
 #include "shim_internal.h"
+#include "dtest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,14 +61,11 @@ static const char *const script[] = {
 #endif
 #define NSCRIPT (sizeof script / sizeof script[0])
 
-static int n, failed;
-
 static void check(bool pass, const char *what, int step, long at, const char *reply)
 {
     if (pass) return;
-    failed++;
-    printf("not ok %d - %s (request %d, allocation %ld)\n#   reply: %s\n", ++n, what, step + 1, at,
-           reply ? reply : "(NULL)");
+    dt_fail(__FILE__, __LINE__, "%s (request %d, allocation %ld)\n#   reply: %s", what, step + 1,
+            at, reply ? reply : "(NULL)");
 }
 
 static const char *call(const char *req)
@@ -82,7 +80,9 @@ static void replay(size_t upto)
         devspec_adapter_free(call(script[i]));
 }
 
-int main(void)
+/* Every allocation of every request of the script fails in turn: each time the request gets
+ * a well-formed reply and the session goes on. */
+DT_TEST(every_allocation_fails_in_turn)
 {
     cJSON_Hooks hooks = {ds__malloc, ds__free};
     cJSON_InitHooks(&hooks);
@@ -112,18 +112,15 @@ int main(void)
             devspec_adapter_free(call("{\"id\":0,\"op\":\"bye\"}"));
             total++;
         }
-        printf("ok %d - request %zu: each of its %ld allocations failing gives a reply\n", ++n,
-               k + 1, count);
+        dt_diag("request %zu: each of its %ld allocations failing gives a reply", k + 1, count);
     }
     /* After all that, a clean session still works. */
     replay(1);
     const char *reply = call(script[1]);
     bool fine = strstr(reply, "\"ok\":true") != NULL;
-    printf("%s %d - a fresh session works after %ld injected failures\n", fine ? "ok" : "not ok",
-           ++n, total);
-    failed += !fine;
     devspec_adapter_free(reply);
     devspec_adapter_free(call("{\"id\":0,\"op\":\"bye\"}"));
-    printf("1..%d\n", n);
-    return failed ? 1 : 0;
+    ASSERT_MSG(fine, "a fresh session works after %ld injected failures", total);
 }
+
+DT_MAIN(DT_ENTRY(every_allocation_fails_in_turn))

@@ -4,32 +4,17 @@
  * shape element counts.
  */
 #include "shim_internal.h"
+#include "dtest.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
-static int n, failed;
-
-#define CHECK(cond, ...)                                                                           \
-    do {                                                                                           \
-        n++;                                                                                       \
-        if (cond) {                                                                                \
-            printf("ok %d - ", n);                                                                 \
-        } else {                                                                                   \
-            failed++;                                                                              \
-            printf("not ok %d - ", n);                                                             \
-        }                                                                                          \
-        printf(__VA_ARGS__);                                                                       \
-        printf("\n");                                                                              \
-        if (!(cond)) printf("#   at %s:%d: %s is false\n", __FILE__, __LINE__, #cond);             \
-    } while (0)
-
 static void float_text(double d, bool single, const char *want)
 {
     char buf[40];
     ds__format_float(d, single, buf, sizeof buf);
-    CHECK(strcmp(buf, want) == 0, "%s %.17g prints as %s (observed %s)",
+    ASSERT_MSG(strcmp(buf, want) == 0, "%s %.17g prints as %s (observed %s)",
           single ? "float32" : "float64", d, want, buf);
 }
 
@@ -40,7 +25,7 @@ static void scalar(const char *json, ds_scalar_kind kind, double value)
     cJSON *v = cJSON_Parse(json);
     int rc = ds__scalar_decode(v, "x", &s, &e);
     double got = s.kind == DS_SCALAR_INT ? (double)s.i : s.kind == DS_SCALAR_FLOAT ? s.f : s.b;
-    CHECK(rc == 0 && s.kind == kind && (got == value || (isnan(got) && isnan(value))) &&
+    ASSERT_MSG(rc == 0 && s.kind == kind && (got == value || (isnan(got) && isnan(value))) &&
               signbit(got) == signbit(value),
           "scalar %s decodes to kind %d value %g (observed rc %d kind %d value %g)", json, kind,
           value, rc, s.kind, got);
@@ -53,25 +38,28 @@ static void scalar_bad(const char *json, const char *kind)
     ds_scalar s;
     cJSON *v = cJSON_Parse(json);
     int rc = ds__scalar_decode(v, "x", &s, &e);
-    CHECK(rc < 0 && strcmp(e.kind, kind) == 0 && e.origin == DS__ORIGIN_PROTOCOL &&
+    ASSERT_MSG(rc < 0 && strcmp(e.kind, kind) == 0 && e.origin == DS__ORIGIN_PROTOCOL &&
               strstr(e.message, "'x'") != NULL,
           "scalar %s is refused with %s naming the argument (observed %s: %s)", json, kind, e.kind,
           e.message);
     cJSON_Delete(v);
 }
 
-int main(void)
+DT_TEST(dtype_names)
 {
     for (int t = DS_BOOL; t < DS_DTYPE_COUNT; t++)
-        CHECK(ds_dtype_from_name(ds_dtype_name((ds_dtype)t)) == (ds_dtype)t,
+        ASSERT_MSG(ds_dtype_from_name(ds_dtype_name((ds_dtype)t)) == (ds_dtype)t,
               "dtype %s round-trips through its name", ds_dtype_name((ds_dtype)t));
-    CHECK(ds_dtype_from_name("float16") == DS_DTYPE_NONE, "float16 is not a protocol dtype");
-    CHECK(ds_dtype_name(DS_DTYPE_NONE) == NULL && ds_dtype_name(DS_DTYPE_COUNT) == NULL,
+    ASSERT_MSG(ds_dtype_from_name("float16") == DS_DTYPE_NONE, "float16 is not a protocol dtype");
+    ASSERT_MSG(ds_dtype_name(DS_DTYPE_NONE) == NULL && ds_dtype_name(DS_DTYPE_COUNT) == NULL,
           "no name outside the dtypes");
-    CHECK(ds_dtype_size(DS_BOOL) == 1 && ds_dtype_size(DS_COMPLEX64) == 8 &&
+    ASSERT_MSG(ds_dtype_size(DS_BOOL) == 1 && ds_dtype_size(DS_COMPLEX64) == 8 &&
               ds_dtype_size(DS_COMPLEX128) == 16 && ds_dtype_size(DS_DTYPE_NONE) == 0,
           "element sizes");
+}
 
+DT_TEST(float_text)
+{
     float_text(0.1, false, "0.1");
     float_text(0.1, true, "0.1");
     float_text((double)0.1f, false, "0.10000000149011612");
@@ -83,15 +71,21 @@ int main(void)
     float_text(-0.5, false, "-0.5");
     float_text(1e20, false, "1e+20");
     float_text(123456789.0, false, "123456789");
+}
 
-    CHECK(ds__utf8_invalid_at("plain", 5) == -1, "ASCII is UTF-8");
-    CHECK(ds__utf8_invalid_at("\xc3\xa9t\xc3\xa9", 6) == -1, "two-byte sequences are UTF-8");
-    CHECK(ds__utf8_invalid_at("\xf0\x9f\x98\x80", 4) == -1, "a four-byte sequence is UTF-8");
-    CHECK(ds__utf8_invalid_at("ab\xff", 3) == 2, "0xff is refused at its offset");
-    CHECK(ds__utf8_invalid_at("\xc3", 1) == 0, "a truncated sequence is refused");
-    CHECK(ds__utf8_invalid_at("\xe0\x80\xaf", 3) == 0, "an overlong form is refused");
-    CHECK(ds__utf8_invalid_at("\xf4\x90\x80\x80", 4) == 0, "past U+10FFFF is refused");
+DT_TEST(utf8)
+{
+    ASSERT_MSG(ds__utf8_invalid_at("plain", 5) == -1, "ASCII is UTF-8");
+    ASSERT_MSG(ds__utf8_invalid_at("\xc3\xa9t\xc3\xa9", 6) == -1, "two-byte sequences are UTF-8");
+    ASSERT_MSG(ds__utf8_invalid_at("\xf0\x9f\x98\x80", 4) == -1, "a four-byte sequence is UTF-8");
+    ASSERT_MSG(ds__utf8_invalid_at("ab\xff", 3) == 2, "0xff is refused at its offset");
+    ASSERT_MSG(ds__utf8_invalid_at("\xc3", 1) == 0, "a truncated sequence is refused");
+    ASSERT_MSG(ds__utf8_invalid_at("\xe0\x80\xaf", 3) == 0, "an overlong form is refused");
+    ASSERT_MSG(ds__utf8_invalid_at("\xf4\x90\x80\x80", 4) == 0, "past U+10FFFF is refused");
+}
 
+DT_TEST(scalars)
+{
     scalar("true", DS_SCALAR_BOOL, 1);
     scalar("3", DS_SCALAR_INT, 3);
     scalar("-7", DS_SCALAR_INT, -7);
@@ -106,15 +100,17 @@ int main(void)
     scalar_bad("[1]", "TypeError");
     scalar_bad("{\"scalar\":\"x1\"}", "ValueError");
     scalar_bad("{\"scalar\":\"99999999999999999999\"}", "ValueError");
-
-    int64_t shape[3] = {2, 3, 4};
-    CHECK(ds__shape_count(shape, 3) == 24, "2x3x4 holds 24 elements");
-    CHECK(ds__shape_count(shape, 0) == 1, "a 0-d shape holds one element");
-    int64_t huge[2] = {INT64_MAX, 2};
-    CHECK(ds__shape_count(huge, 2) == -1, "an overflowing shape is refused");
-    int64_t neg[1] = {-1};
-    CHECK(ds__shape_count(neg, 1) == -1, "a negative extent is refused");
-
-    printf("1..%d\n", n);
-    return failed ? 1 : 0;
 }
+
+DT_TEST(shape_count)
+{
+    int64_t shape[3] = {2, 3, 4};
+    ASSERT_MSG(ds__shape_count(shape, 3) == 24, "2x3x4 holds 24 elements");
+    ASSERT_MSG(ds__shape_count(shape, 0) == 1, "a 0-d shape holds one element");
+    int64_t huge[2] = {INT64_MAX, 2};
+    ASSERT_MSG(ds__shape_count(huge, 2) == -1, "an overflowing shape is refused");
+    int64_t neg[1] = {-1};
+    ASSERT_MSG(ds__shape_count(neg, 1) == -1, "a negative extent is refused");
+}
+
+DT_MAIN(DT_ENTRY(dtype_names), DT_ENTRY(float_text), DT_ENTRY(utf8), DT_ENTRY(scalars), DT_ENTRY(shape_count))

@@ -49,44 +49,37 @@ static bool skipped(drv *d, const cJSON *r, const char *name)
         strcmp(k->valuestring, "NotImplementedError") != 0 ||
         strcmp(o->valuestring, "adapter") != 0)
         return false;
-    tap_skip(name, "the library does not implement this op yet");
+    drv_skip_part(name, "the library does not implement this op yet");
     return true;
 }
 
-static int tap_n, tap_failed;
-
-void tap_ok(bool pass, const char *fmt, ...)
+void drv_check_at(const char *file, int line, bool pass, const char *fmt, ...)
 {
+    if (pass) return;
+    char name[512];
     va_list ap;
-    tap_n++;
-    if (!pass) tap_failed++;
-    printf("%s %d - ", pass ? "ok" : "not ok", tap_n);
     va_start(ap, fmt);
-    vprintf(fmt, ap);
+    vsnprintf(name, sizeof name, fmt, ap);
     va_end(ap);
-    printf("\n");
-    fflush(stdout);
+    dt_fail(file, line, "%s", name);
 }
 
-void tap_skip(const char *name, const char *why)
+void drv_skip_part(const char *name, const char *why)
 {
-    printf("ok %d - %s # SKIP %s\n", ++tap_n, name, why);
+    dt_diag("part skipped (%s): %s", why, name);
 }
 
-void tap_diag(const char *fmt, ...)
-{
-    va_list ap;
-    printf("# ");
-    va_start(ap, fmt);
-    vprintf(fmt, ap);
-    va_end(ap);
-    printf("\n");
-}
+drv *drv_shared;
 
-int tap_done(void)
+int drv_main(int argc, char **argv, const dt_test *tests, size_t n)
 {
-    printf("1..%d\n", tap_n);
-    return tap_failed ? 1 : 0;
+    drv_shared = drv_open(argc, argv);
+    /* argv[1] is the mode; inproc takes one more argument, host two; the rest select tests. */
+    int used = strcmp(argv[1], "host") == 0 ? 4 : 3;
+    argv[used - 1] = argv[0];
+    int status = dt_main(argc - used + 1, argv + used - 1, tests, n);
+    drv_close(drv_shared);
+    return status;
 }
 
 static void usage(void)
@@ -99,7 +92,7 @@ drv *drv_open(int argc, char **argv)
 {
     drv *d = calloc(1, sizeof *d);
     if (d == NULL || argc < 3) usage();
-    if (strcmp(argv[1], "inproc") == 0 && argc == 3) {
+    if (strcmp(argv[1], "inproc") == 0) {
         d->so = dlopen(argv[2], RTLD_NOW | RTLD_LOCAL);
         if (d->so == NULL) {
             printf("Bail out! cannot load %s: %s\n", argv[2], dlerror());
@@ -113,7 +106,7 @@ drv *drv_open(int argc, char **argv)
         }
         return d;
     }
-    if (strcmp(argv[1], "host") != 0 || argc != 4) usage();
+    if (strcmp(argv[1], "host") != 0 || argc < 4) usage();
     int in[2], out[2];
     if (pipe(in) < 0 || pipe(out) < 0) {
         perror("pipe");
@@ -155,7 +148,7 @@ void drv_close(drv *d)
         int status = 0;
         fclose(d->to);
         waitpid(d->pid, &status, 0);
-        tap_ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+        drv_check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
                "the host exits 0 at end of input (status %d)", status);
         fclose(d->from);
     } else {
@@ -315,7 +308,7 @@ static cJSON *vsend(drv *d, const char *file, int line, const char *name, const 
     if (unbound[0] != '\0') {
         char why[128];
         snprintf(why, sizeof why, "needs $%s from an earlier step that did not pass", unbound);
-        tap_skip(name, why);
+        drv_skip_part(name, why);
         free(subst);
         return NULL;
     }
@@ -329,11 +322,9 @@ static cJSON *vsend(drv *d, const char *file, int line, const char *name, const 
     cJSON *r = reply ? cJSON_Parse(reply) : NULL;
     const cJSON *rid = cJSON_GetObjectItemCaseSensitive(r, "id");
     if (r == NULL || !cJSON_IsNumber(rid) || (long)rid->valuedouble != id) {
-        tap_ok(false, "%s", name);
-        tap_diag("  at %s:%d: request %s", file, line, req);
-        tap_diag("  reply %s (expected a JSON reply with id %ld)", reply ? reply : "(none)", id);
-        cJSON_Delete(r);
-        r = NULL;
+        dt_diag("  request %s", req);
+        dt_diag("  reply %s (expected a JSON reply with id %ld)", reply ? reply : "(none)", id);
+        dt_fail(file, line, "%s", name);
     }
     free(req);
     free(reply);
@@ -370,13 +361,11 @@ bool drv_ok(drv *d, const char *file, int line, const char *name, const char *bi
         free(e);
         pass = want != NULL && match(want, result);
     }
-    tap_ok(pass, "%s", name);
     if (!pass) {
         char *got = cJSON_PrintUnformatted(r);
-        tap_diag("  at %s:%d", file, line);
-        tap_diag("  expected: ok, result %s", expect ? expect : "(any)");
-        tap_diag("  observed: %s", got);
-        free(got);
+        dt_diag("  expected: ok, result %s", expect ? expect : "(any)");
+        dt_diag("  observed: %s", got);
+        dt_fail(file, line, "%s", name);
     } else if (bind) {
         drv_bind(d, bind, result);
     }
@@ -405,14 +394,12 @@ bool drv_err(drv *d, const char *file, int line, const char *name, const char *k
                 cJSON_IsString(m) && m->valuestring[0] != '\0' &&
                 (kind == NULL || strcmp(k->valuestring, kind) == 0) &&
                 (origin == NULL || (cJSON_IsString(o) && strcmp(o->valuestring, origin) == 0));
-    tap_ok(pass, "%s", name);
     if (!pass) {
         char *got = cJSON_PrintUnformatted(r);
-        tap_diag("  at %s:%d", file, line);
-        tap_diag("  expected: error kind %s origin %s", kind ? kind : "(any)",
-                 origin ? origin : "(any)");
-        tap_diag("  observed: %s", got);
-        free(got);
+        dt_diag("  expected: error kind %s origin %s", kind ? kind : "(any)",
+                origin ? origin : "(any)");
+        dt_diag("  observed: %s", got);
+        dt_fail(file, line, "%s", name);
     }
     cJSON_Delete(r);
     return pass;

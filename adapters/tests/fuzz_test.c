@@ -186,18 +186,22 @@ static void make_live(drv *d)
     }
 }
 
-int main(int argc, char **argv)
+/* How many damaged requests: DEVSPEC_FUZZ_REQUESTS, 4000 by default. */
+static int request_count(void)
 {
-    int count = 4000;
-    if (argc > 1 && strcmp(argv[1], "inproc") == 0 && argc == 4)
-        count = atoi(argv[3]), argc = 3;
-    else if (argc > 1 && strcmp(argv[1], "host") == 0 && argc == 5)
-        count = atoi(argv[4]), argc = 4;
-    drv *d = drv_open(argc, argv);
+    const char *text = getenv("DEVSPEC_FUZZ_REQUESTS");
+    int n = text ? atoi(text) : 0;
+    return n > 0 ? n : 4000;
+}
+
+DT_TEST(damaged_requests)
+{
+    drv *d = drv_shared;
+    int count = request_count();
     bool host = drv_is_host(d);
     const char *hello = "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}";
     char *reply = drv_raw(d, hello, strlen(hello));
-    tap_ok(reply && strstr(reply, "\"ok\":true"), "hello");
+    drv_check(reply && strstr(reply, "\"ok\":true"), "hello");
     free(reply);
     int bad = 0, ok_replies = 0, errors = 0;
     static char buf[8192];
@@ -211,7 +215,7 @@ int main(int argc, char **argv)
             cJSON_IsObject(r) && cJSON_IsBool(okv) && (cJSON_IsNumber(id) || cJSON_IsNull(id));
         if (!good) {
             if (bad++ < 5)
-                tap_diag("request %d (%.*s) got %s", i, (int)(len < 200 ? len : 200), buf,
+                dt_diag("request %d (%.*s) got %s", i, (int)(len < 200 ? len : 200), buf,
                          reply ? reply : "no reply");
             if (reply == NULL) break; /* the adapter died */
         } else if (cJSON_IsTrue(okv)) {
@@ -224,12 +228,13 @@ int main(int argc, char **argv)
         /* Keep the session small: reset, and make two live arrays again. */
         if (i % 50 == 0) make_live(d);
     }
-    tap_ok(bad == 0, "%d damaged requests: one well-formed reply each (%d ok, %d errors, %d bad)",
-           count, ok_replies, errors, bad);
+    drv_check(bad == 0,
+              "%d damaged requests: one well-formed reply each (%d ok, %d errors, %d bad)", count,
+              ok_replies, errors, bad);
     const char *bye = "{\"id\":3,\"op\":\"bye\"}";
     reply = drv_raw(d, bye, strlen(bye));
-    tap_ok(reply && strstr(reply, "\"ok\":true"), "bye after the storm");
+    drv_check(reply && strstr(reply, "\"ok\":true"), "bye after the storm");
     free(reply);
-    drv_close(d);
-    return tap_done();
 }
+
+DRV_MAIN(DT_ENTRY(damaged_requests))

@@ -9,6 +9,7 @@
  *    a dtype, in request order.
  */
 #include "devspec_shim.h"
+#include "dtest.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -177,15 +178,9 @@ static const ds_vendor table = {
     .can_cast = l_can_cast,
 };
 
-static int n_tests, failed;
-
 static void ok(bool pass, const char *name, const char *reply)
 {
-    printf("%sok %d - %s\n", pass ? "" : "not ", ++n_tests, name);
-    if (!pass) {
-        failed++;
-        printf("#   reply: %s\n", reply ? reply : "(none)");
-    }
+    if (!pass) dt_fail(__FILE__, __LINE__, "%s\n#   reply: %s", name, reply ? reply : "(none)");
 }
 
 /* Sends one request; returns the parsed reply (the caller deletes it) and its text. */
@@ -203,7 +198,8 @@ static const cJSON *result(const cJSON *r)
     return cJSON_GetObjectItemCaseSensitive(r, "result");
 }
 
-int main(void)
+/* One session: the listing's handles, then the dtype ops' arguments, then bye. */
+DT_TEST(listing_session)
 {
     char text[4096];
     cJSON *r = ask("{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}", text, sizeof text);
@@ -288,6 +284,6 @@ int main(void)
     cJSON_Delete(r);
     ok(nobjs == 0 && freed == INTERNAL + 1 && leftover_refs == 0,
        "after bye every array is freed and no reference was left over", NULL);
-    printf("1..%d\n", n_tests);
-    return failed ? 1 : 0;
 }
+
+DT_MAIN(DT_ENTRY(listing_session))

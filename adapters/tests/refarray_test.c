@@ -445,11 +445,11 @@ static void utilities(drv *d, int ndev)
     snprintf(n, sizeof n, "%d", ndev - 1);
     OK(d, "util.num_gpus counts the gpu devices", NULL, n, A("util.num_gpus\""));
     OK(d, "util.num_cpu_cores", "cores", NULL, A("util.num_cpu_cores\""));
-    tap_ok(drv_bound(d, "cores") && atoi(drv_bound(d, "cores")) >= 1, "at least one core (%s)",
+    drv_check(drv_bound(d, "cores") && atoi(drv_bound(d, "cores")) >= 1, "at least one core (%s)",
            drv_bound(d, "cores") ? drv_bound(d, "cores") : "none");
     OK(d, "util.total_memory of cpu", "mem", NULL,
        A("util.total_memory\",\"args\":{\"device\":$cpu}"));
-    tap_ok(drv_bound(d, "mem") && atof(drv_bound(d, "mem")) > 0, "cpu has memory (%s bytes)",
+    drv_check(drv_bound(d, "mem") && atof(drv_bound(d, "mem")) > 0, "cpu has memory (%s bytes)",
            drv_bound(d, "mem") ? drv_bound(d, "mem") : "none");
     OK(d, "util.used_memory of cpu", NULL, NULL,
        A("util.used_memory\",\"args\":{\"device\":$cpu}"));
@@ -459,7 +459,7 @@ static void utilities(drv *d, int ndev)
     const cJSON *res = cJSON_GetObjectItemCaseSensitive(r, "result");
     const cJSON *kind =
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(r, "error"), "kind");
-    tap_ok((cJSON_IsNumber(res) && res->valuedouble >= 0 && res->valuedouble <= 100) ||
+    drv_check((cJSON_IsNumber(res) && res->valuedouble >= 0 && res->valuedouble <= 100) ||
                (cJSON_IsString(kind) && strcmp(kind->valuestring, "NotImplementedError") == 0),
            "util.utilisation is a percentage or NotImplementedError");
     cJSON_Delete(r);
@@ -540,7 +540,7 @@ static void promotion_tri_live(drv *d, int ndev)
     ERR(d, "util.arrays_on_device of an unavailable device", "ValueError", "library",
         A("util.arrays_on_device\",\"args\":{\"device\":{\"str\":\"tpu:0\"}}"));
     if (ndev < 2) {
-        tap_skip("DEV-CREATE-8: tril on gpu:0", "needs a second device (build with OpenCL)");
+        drv_skip_part("DEV-CREATE-8: tril on gpu:0", "needs a second device (build with OpenCL)");
         return;
     }
     OK(d, "IVY-UTIL-6: nothing alive on gpu:0 yet", NULL, "{\"count\":0,\"arrays\":[]}",
@@ -578,7 +578,7 @@ static void multi_device(drv *d, int ndev)
             "DEV-DLP-15: from_dlpack device=cpu delivers a host copy",
             "DEV-CREATE-5: fftfreq on gpu:0"};
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-            tap_skip(names[i], why);
+            drv_skip_part(names[i], why);
         return;
     }
     OK(d, "x = [1.5, -2] float32 on cpu", "x", NULL,
@@ -636,46 +636,97 @@ static void multi_device(drv *d, int ndev)
        "{\"shape\":[4],\"data\":[0,0.25,-0.5,-0.25]}", A("array.read\",\"args\":{\"array\":$fg}"));
 }
 
-int main(int argc, char **argv)
+/* hello once for every test (a filter may leave out the first), with the bindings the
+ * tests use: $cpu, $D0 and, with a second device, $gpu0. */
+static int ndev = -1;
+
+static void need_hello(void)
 {
-    drv *d = drv_open(argc, argv);
+    drv *d = drv_shared;
+    if (ndev >= 0) return;
     drv_skip_unimplemented(d, true);
-    tap_diag("transport: %s", drv_is_host(d) ? "out of process (devspec-adapter-host)"
-                                             : "in process (devspec_adapter_call)");
-    if (!OK(d, "hello", "hello",
-            "{\"protocol\":1,\"library\":{\"name\":\"refarray\"},\"adapter\":{\"name\":"
-            "\"refarray\"},"
-            "\"max_line\":1048576}",
-            A("hello\",\"args\":{\"protocol\":1}"))) {
-        printf("Bail out! refarray's adapter does not answer hello\n");
-        drv_close(d);
-        return 1;
-    }
+    dt_diag("transport: %s", drv_is_host(d) ? "out of process (devspec-adapter-host)"
+                                            : "in process (devspec_adapter_call)");
+    OK(d, "hello", "hello",
+       "{\"protocol\":1,\"library\":{\"name\":\"refarray\"},\"adapter\":{\"name\":"
+       "\"refarray\"},"
+       "\"max_line\":1048576}",
+       A("hello\",\"args\":{\"protocol\":1}"));
     cJSON *hello = cJSON_Parse(drv_bound(d, "hello"));
     const cJSON *devs = cJSON_GetObjectItemCaseSensitive(hello, "devices");
     const cJSON *strs = cJSON_GetObjectItemCaseSensitive(hello, "device_strs");
-    int ndev = cJSON_GetArraySize(devs);
+    int n = cJSON_GetArraySize(devs);
     char *feats = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(hello, "features"));
-    tap_diag("devices: %d; features claimed: %s", ndev, feats);
+    dt_diag("devices: %d; features claimed: %s", n, feats);
     free(feats);
     const cJSON *s0 = cJSON_GetArrayItem(strs, 0);
-    tap_ok(ndev >= 1 && cJSON_IsString(s0) && strcmp(s0->valuestring, "cpu") == 0,
-           "hello lists cpu first (device_strs[0] is \"cpu\")");
+    drv_check(n >= 1 && cJSON_IsString(s0) && strcmp(s0->valuestring, "cpu") == 0,
+              "hello lists cpu first (device_strs[0] is \"cpu\")");
     drv_bind(d, "cpu", cJSON_GetArrayItem(devs, 0));
     drv_bind(d, "D0", cJSON_GetObjectItemCaseSensitive(hello, "default_device"));
-    if (ndev >= 2) drv_bind(d, "gpu0", cJSON_GetArrayItem(devs, 1));
+    if (n >= 2) drv_bind(d, "gpu0", cJSON_GetArrayItem(devs, 1));
     cJSON_Delete(hello);
-
-    devices(d, ndev);
-    creation(d);
-    conversion(d);
-    operations(d);
-    defaults(d);
-    utilities(d, ndev);
-    promotion_tri_live(d, ndev);
-    multi_device(d, ndev);
-
-    OK(d, "bye", NULL, "null", A("bye\""));
-    drv_close(d);
-    return tap_done();
+    ndev = n;
 }
+
+DT_TEST(hello)
+{
+    need_hello();
+}
+
+DT_TEST(devices_ops)
+{
+    need_hello();
+    devices(drv_shared, ndev);
+}
+
+DT_TEST(creation_ops)
+{
+    need_hello();
+    creation(drv_shared);
+}
+
+DT_TEST(conversion_ops)
+{
+    need_hello();
+    conversion(drv_shared);
+}
+
+DT_TEST(operations_ops)
+{
+    need_hello();
+    operations(drv_shared);
+}
+
+DT_TEST(defaults_ops)
+{
+    need_hello();
+    defaults(drv_shared);
+}
+
+DT_TEST(utilities_ops)
+{
+    need_hello();
+    utilities(drv_shared, ndev);
+}
+
+DT_TEST(promotion_tri_live_ops)
+{
+    need_hello();
+    promotion_tri_live(drv_shared, ndev);
+}
+
+DT_TEST(multi_device_ops)
+{
+    need_hello();
+    multi_device(drv_shared, ndev);
+}
+
+DT_TEST(bye)
+{
+    need_hello();
+    OK(drv_shared, "bye", NULL, "null", A("bye\""));
+}
+
+DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops), DT_ENTRY(conversion_ops), DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops), DT_ENTRY(utilities_ops), DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops),
+         DT_ENTRY(bye))

@@ -6,19 +6,15 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include "devspec_shim.h"
+#include "dtest.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int n, failed;
-
 static void check(bool pass, const char *what, const char *got)
 {
-    n++;
-    failed += !pass;
-    printf("%s %d - %s\n", pass ? "ok" : "not ok", n, what);
-    if (!pass) printf("#   at %s: observed: %s\n", __FILE__, got ? got : "(nothing)");
+    if (!pass) dt_fail(__FILE__, __LINE__, "%s\n#   observed: %s", what, got ? got : "(nothing)");
 }
 
 /* Serves `input` and returns the replies (malloc'd); *status gets the loop's result. */
@@ -42,7 +38,7 @@ static int count_lines(const char *s)
     return k;
 }
 
-int main(void)
+DT_TEST(serve)
 {
     int status;
     static const char crlf[] = "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}\r\n"
@@ -80,6 +76,6 @@ int main(void)
     check(status == 0 && out[0] == '\0', "empty input: no reply, status 0", out);
     free(out);
 
-    printf("1..%d\n", n);
-    return failed ? 1 : 0;
 }
+
+DT_MAIN(DT_ENTRY(serve))

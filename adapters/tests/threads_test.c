@@ -1,12 +1,15 @@
 /*
  * threads_test: in-process calls from several threads at once. The shim answers them one
  * at a time (one lock per process), so each thread's requests get their own replies, with
- * their ids, and arrays made by one thread read back intact. Run under ThreadSanitizer in
+ * their ids, and arrays made by one thread read back intact; bye then releases every array
+ * the threads made (the toy library counts its live arrays). Run under ThreadSanitizer in
  * CI (CTest label "threads"). Uses the template's toy adapter, linked in.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "devspec_shim.h"
+#include "dtest.h"
+#include "toylib.h"
 
 #include <cjson/cJSON.h>
 #include <pthread.h>
@@ -71,12 +74,13 @@ static void *work(void *arg)
     return NULL;
 }
 
-int main(void)
+DT_TEST(threads)
 {
     cJSON *hello = ask("{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}");
     bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(hello, "ok"));
     cJSON_Delete(hello);
-    printf("%s 1 - hello\n", ok ? "ok" : "not ok");
+    ASSERT_MSG(ok, "hello succeeds");
+    long before = toy_live_arrays();
     pthread_t t[THREADS];
     worker w[THREADS];
     for (int i = 0; i < THREADS; i++) {
@@ -84,19 +88,18 @@ int main(void)
         w[i].index = i + 1;
         pthread_create(&t[i], NULL, work, &w[i]);
     }
-    int failed = !ok;
-    for (int i = 0; i < THREADS; i++) {
+    for (int i = 0; i < THREADS; i++)
         pthread_join(t[i], NULL);
-        printf("%s %d - thread %d: %d requests, each reply its own%s%s\n",
-               w[i].bad ? "not ok" : "ok", i + 2, i + 1, 2 * ROUNDS,
-               w[i].bad ? "; first problem: " : "", w[i].first_bad);
-        failed += w[i].bad != 0;
-    }
+    for (int i = 0; i < THREADS; i++)
+        ASSERT_MSG(w[i].bad == 0, "thread %d: %d requests, each reply its own; first problem: %s",
+                   i + 1, 2 * ROUNDS, w[i].first_bad);
+    /* Every asarray made one array, and its handle keeps it until bye. */
+    ASSERT_INT_EQ(toy_live_arrays() - before, THREADS * ROUNDS);
     cJSON *bye = ask("{\"id\":2,\"op\":\"bye\"}");
     ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(bye, "ok"));
     cJSON_Delete(bye);
-    printf("%s %d - bye releases every array\n", ok ? "ok" : "not ok", THREADS + 2);
-    failed += !ok;
-    printf("1..%d\n", THREADS + 2);
-    return failed ? 1 : 0;
+    ASSERT_MSG(ok, "bye succeeds");
+    ASSERT_INT_EQ(toy_live_arrays(), 0); /* bye released every array */
 }
+
+DT_MAIN(DT_ENTRY(threads))

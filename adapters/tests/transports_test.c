@@ -7,6 +7,8 @@
  */
 #define _POSIX_C_SOURCE 200809L
 
+#include "dtest.h"
+
 #include <cjson/cJSON.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -16,15 +18,24 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-static int n, failed;
+/* A check of one case goes on to the next case, so that every case that differs is listed;
+ * the test then fails on the count. The other checks stop the test. */
+static int differing;
 
 static void tap(bool pass, const char *what, const char *detail)
 {
-    n++;
-    failed += !pass;
-    printf("%s %d - %s\n", pass ? "ok" : "not ok", n, what);
-    if (!pass && detail) printf("#   at %s: %s\n", __FILE__, detail);
+    if (pass) return;
+    dt_fail(__FILE__, __LINE__, "%s%s%s", what, detail ? "\n#   " : "", detail ? detail : "");
 }
+
+static void tap_case(bool pass, const char *what)
+{
+    if (pass) return;
+    differing++;
+    dt_diag("%s", what);
+}
+
+static char *devspec_program, *work_dir;
 
 /* Runs devspec with its stdout and stderr in `log`; returns its exit status or -1. */
 static int run(char *const argv[], const char *log)
@@ -79,12 +90,9 @@ static const char *str(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : "";
 }
 
-int main(int argc, char **argv)
+DT_TEST(suite_in_both_transports)
 {
-    if (argc != 3) {
-        fprintf(stderr, "usage: transports_test DEVSPEC WORK_DIR\n");
-        return 2;
-    }
+    char *argv[] = {NULL, devspec_program, work_dir};
     char host_report[4096], inproc_report[4096], host_log[4096], inproc_log[4096];
     snprintf(host_report, sizeof host_report, "%s/out-of-process.json", argv[2]);
     snprintf(inproc_report, sizeof inproc_report, "%s/in-process.json", argv[2]);
@@ -132,15 +140,26 @@ int main(int argc, char **argv)
         snprintf(what, sizeof what, "case %s: out of process %s (%.120s), in process %s (%.120s)",
                  str(x, "id"), str(x, "status"), str(x, "reason"), y ? str(y, "status") : "absent",
                  y ? str(y, "reason") : "");
-        tap(false, what, NULL);
+        tap_case(false, what);
     }
-    snprintf(detail, sizeof detail, "%d of %d cases agree", same, na);
-    tap(na > 0 && same == na, "every case has the same status and reason in both transports",
-        detail);
-    printf("# %d cases, %d pass, identical in both transports: %s\n", na, pass,
-           same == na ? "yes" : "no");
+    dt_diag("%d cases, %d pass, identical in both transports: %s", na, pass,
+            same == na ? "yes" : "no");
     cJSON_Delete(a);
     cJSON_Delete(b);
-    printf("1..%d\n", n);
-    return failed ? 1 : 0;
+    snprintf(detail, sizeof detail, "%d of %d cases agree (%d differ)", same, na, differing);
+    tap(na > 0 && same == na, "every case has the same status and reason in both transports",
+        detail);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 3) {
+        fprintf(stderr, "usage: transports_test DEVSPEC WORK_DIR [TEST NAME...]\n");
+        return 2;
+    }
+    devspec_program = argv[1];
+    work_dir = argv[2];
+    static const dt_test tests[] = {DT_ENTRY(suite_in_both_transports)};
+    argv[2] = argv[0];
+    return dt_main(argc - 2, argv + 2, tests, 1);
 }

@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Formats an assertion's name (its printf-style arguments) into a local buffer n_. */
+/* Formats an assertion's name (its printf-style arguments) into a local buffer n_. Always,
+ * before the check: the arguments are evaluated whether the check passes or not, as a
+ * function's would be (a test may fill a buffer there that it reads afterwards). */
 #define RA_TEST_NAME(...)                                                                          \
     char n_[512];                                                                                  \
     snprintf(n_, sizeof n_, __VA_ARGS__)
@@ -42,8 +44,8 @@ static inline int ra_check_(int ok, const char *file, int line, const char *cond
 #define ASSERT_STATUS(ctx, got, want, ...)                                                         \
     do {                                                                                           \
         int got_ = (got), want_ = (want);                                                          \
+        RA_TEST_NAME(__VA_ARGS__);                                                                 \
         if (got_ != want_) {                                                                       \
-            RA_TEST_NAME(__VA_ARGS__);                                                             \
             dt_fail(__FILE__, __LINE__, "%s\n#   expected %s, observed %s: %s", n_,               \
                     ra_status_name(want_), ra_status_name(got_), ra_ctx_message(ctx));             \
         }                                                                                          \
@@ -52,8 +54,8 @@ static inline int ra_check_(int ok, const char *file, int line, const char *cond
 #define ASSERT_INT(got, want, ...)                                                                 \
     do {                                                                                           \
         long long got_ = (long long)(got), want_ = (long long)(want);                              \
+        RA_TEST_NAME(__VA_ARGS__);                                                                 \
         if (got_ != want_) {                                                                       \
-            RA_TEST_NAME(__VA_ARGS__);                                                             \
             dt_fail(__FILE__, __LINE__, "%s\n#   expected %lld, observed %lld", n_, want_, got_); \
         }                                                                                          \
     } while (0)
@@ -61,8 +63,8 @@ static inline int ra_check_(int ok, const char *file, int line, const char *cond
 #define ASSERT_STR(got, want, ...)                                                                 \
     do {                                                                                           \
         const char *got_ = (got), *want_ = (want);                                                 \
+        RA_TEST_NAME(__VA_ARGS__);                                                                 \
         if (!(got_ && want_ && strcmp(got_, want_) == 0)) {                                        \
-            RA_TEST_NAME(__VA_ARGS__);                                                             \
             dt_fail(__FILE__, __LINE__, "%s\n#   expected \"%s\", observed \"%s\"", n_,           \
                     want_ ? want_ : "(null)", got_ ? got_ : "(null)");                             \
         }                                                                                          \
@@ -72,8 +74,8 @@ static inline int ra_check_(int ok, const char *file, int line, const char *cond
 #define ASSERT_MESSAGE(ctx, sub, ...)                                                              \
     do {                                                                                           \
         const char *m_ = ra_ctx_message(ctx);                                                      \
+        RA_TEST_NAME(__VA_ARGS__);                                                                 \
         if (strstr(m_, (sub)) == NULL) {                                                           \
-            RA_TEST_NAME(__VA_ARGS__);                                                             \
             dt_fail(__FILE__, __LINE__,                                                            \
                     "%s\n#   expected the message to contain \"%s\", observed \"%s\"", n_,      \
                     (sub), m_);                                                                    \
@@ -90,9 +92,9 @@ static inline const char *dev_str(ra_device d, char buf[RA_DEVICE_STR_MAX])
 #define ASSERT_DEV(got, want, ...)                                                                 \
     do {                                                                                           \
         ra_device got_ = (got), want_ = (want);                                                    \
+        RA_TEST_NAME(__VA_ARGS__);                                                                 \
         if (!ra_device_eq(got_, want_)) {                                                          \
             char g_[RA_DEVICE_STR_MAX], w_[RA_DEVICE_STR_MAX];                                     \
-            RA_TEST_NAME(__VA_ARGS__);                                                             \
             dt_fail(__FILE__, __LINE__, "%s\n#   expected device %s, observed %s", n_,            \
                     dev_str(want_, w_), dev_str(got_, g_));                                        \
         }                                                                                          \
