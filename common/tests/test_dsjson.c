@@ -1,8 +1,10 @@
 /* Tests of dsjson: every hard number prints as its shortest exact text and reads back to the
  * same bits, integers are exact over the whole int64 and uint64 ranges, float32 range is
  * decided by rounding, strings keep their NULs, and a read-then-print round trip gives the
- * source text back. Output is TAP; a failure prints what was expected and what came out. */
+ * source text back. On devspec's one C test harness (testing/dtest.h): a failure stops its
+ * test and prints what was expected and what came out. */
 #include "dsjson.h"
+#include "dtest.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -11,22 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int count, failed;
-
+/* Stop the test when the check fails (devspec's harness, testing/dtest.h). */
 static void ok(int cond, const char *file, int line, const char *name)
 {
-    printf("%sok %d - %s\n", cond ? "" : "not ", ++count, name);
-    if (!cond) {
-        failed++;
-        printf("#   at %s:%d\n", file, line);
-    }
+    if (!cond) dt_fail(file, line, "%s", name);
 }
 
 static void str_eq(const char *got, const char *want, const char *file, int line, const char *name)
 {
-    int same = got != NULL && strcmp(got, want) == 0;
-    ok(same, file, line, name);
-    if (!same) printf("#   expected: %s\n#   observed: %s\n", want, got ? got : "(NULL)");
+    if (got == NULL || strcmp(got, want) != 0)
+        dt_fail(file, line, "%s\n#   expected: %s\n#   observed: %s", name, want,
+                got ? got : "(NULL)");
 }
 
 #define OK(c, name) ok((c), __FILE__, __LINE__, (name))
@@ -38,7 +35,7 @@ static bool same_bits(double a, double b)
 }
 
 /* Each value, its shortest text (as Python's repr writes it), and the round trip. */
-static void test_doubles(void)
+DT_TEST(doubles)
 {
     static const struct {
         double d;
@@ -103,7 +100,7 @@ static void test_doubles(void)
 
 /* Halfway cases: decimals exactly between two doubles read to the even one, and the
  * printer's shortest text for each neighbour reads back to that neighbour. */
-static void test_halfway(void)
+DT_TEST(halfway)
 {
     char buf[DSJ_NUMBER_MAX];
     double a = strtod("9007199254740993", NULL); /* between 2^53 and 2^53+2 */
@@ -123,7 +120,7 @@ static void test_halfway(void)
     OK(strtod("2.4703282292062327e-324", NULL) == 0.0, "half the least subnormal reads as 0");
 }
 
-static void test_floats(void)
+DT_TEST(floats)
 {
     static const struct {
         float f;
@@ -178,7 +175,7 @@ static void test_floats(void)
        "a float32 text is rounded once, not through a double");
 }
 
-static void test_integers(void)
+DT_TEST(integers)
 {
     char buf[DSJ_NUMBER_MAX];
     int64_t i = 0;
@@ -200,7 +197,7 @@ static void test_integers(void)
 }
 
 /* Reading then printing gives the source text back, numbers exact at any width. */
-static void test_round_trip(void)
+DT_TEST(round_trip)
 {
     const char *doc = "{\"a\":[9007199254740993,-9223372036854775808,18446744073709551615,"
                       "1.0000000000000002,0.30000000000000004,1.7976931348623157e+308,"
@@ -251,7 +248,7 @@ static void test_round_trip(void)
     cJSON_Delete(root);
 }
 
-static void test_made_in_c(void)
+DT_TEST(made_in_c)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddItemToObject(o, "i", dsj_create_int64(INT64_MIN));
@@ -289,7 +286,7 @@ static void test_made_in_c(void)
     cJSON_Delete(o);
 }
 
-static void test_bad_input(void)
+DT_TEST(bad_input)
 {
     static const struct {
         const char *text;
@@ -301,8 +298,8 @@ static void test_bad_input(void)
         cJSON *r = dsj_parse(bad[i].text, strlen(bad[i].text), &at);
         char name[120];
         snprintf(name, sizeof name, "%s is refused at byte %zu", bad[i].text, bad[i].at);
+        if (r == NULL && at != bad[i].at) dt_diag("observed byte %zu", at);
         OK(r == NULL && at == bad[i].at, name);
-        if (r == NULL && at != bad[i].at) printf("#   observed byte %zu\n", at);
         cJSON_Delete(r);
     }
     size_t at = 0;
@@ -320,15 +317,4 @@ static void test_bad_input(void)
     cJSON_Delete(r);
 }
 
-int main(void)
-{
-    test_doubles();
-    test_halfway();
-    test_floats();
-    test_integers();
-    test_round_trip();
-    test_made_in_c();
-    test_bad_input();
-    printf("1..%d\n", count);
-    return failed ? 1 : 0;
-}
+DT_MAIN(DT_ENTRY(doubles), DT_ENTRY(halfway), DT_ENTRY(floats), DT_ENTRY(integers), DT_ENTRY(round_trip), DT_ENTRY(made_in_c), DT_ENTRY(bad_input))

@@ -1,31 +1,25 @@
 /* Unit tests of the runner's modules that need no adapter: matching (judge.c), source
  * locations (jsonloc.c), the expectations file, escaping for XML and YAML, UTF-8 checks
- * and SHA-256. Prints TAP. */
+ * and SHA-256. On devspec's one C test harness (testing/dtest.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
+#include "dtest.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <fcntl.h>
 #include <unistd.h>
 
-static int n_tests, n_failed;
-
+/* Stops the test unless ok holds, naming the check and its expected and observed values. */
 #define CHECK(cond, name, expected, observed)                                                      \
     check_at((cond), (name), (expected), (observed), __FILE__, __LINE__)
 
 static void check_at(bool ok, const char *name, const char *expected, const char *observed,
                      const char *file, int line)
 {
-    n_tests++;
-    if (ok) {
-        printf("ok %d - %s\n", n_tests, name);
-        return;
-    }
-    n_failed++;
-    printf(
-        "not ok %d - %s\n  ---\n  expected: \"%s\"\n  observed: \"%s\"\n  at: \"%s:%d\"\n  ...\n",
-        n_tests, name, expected, observed ? observed : "(null)", file, line);
+    if (ok) return;
+    dt_fail(file, line, "%s\n#   expected: \"%s\"\n#   observed: \"%s\"", name, expected,
+            observed ? observed : "(null)");
 }
 
 /* ---- judge ---------------------------------------------------------------------------- */
@@ -81,7 +75,7 @@ static void expect_match(const char *name, const char *e, const char *o, int wan
     CHECK(r == want, name, exp, obs);
 }
 
-static void test_judge(void)
+DT_TEST(judge)
 {
     expect_match("object: partial match ignores extra keys", "{\"a\":1}", "{\"a\":1,\"b\":2}", 1);
     expect_match("object: a missing key does not match", "{\"a\":1,\"c\":3}", "{\"a\":1}", 0);
@@ -169,7 +163,7 @@ static void expect_why(const char *name, const char *e, const char *o, const cha
     CHECK(r == 0 && strstr(why, needle) != NULL, name, needle, why);
 }
 
-static void test_matchers(void)
+DT_TEST(matchers)
 {
     expect_match("$len_min 1: a one-element list", "{\"$len_min\":1}", "[\"device#0\"]", 1);
     expect_match("$len_min 1: the empty list is too short", "{\"$len_min\":1}", "[]", 0);
@@ -283,7 +277,7 @@ static void test_matchers(void)
 
 /* ---- locations -------------------------------------------------------------------------- */
 
-static void test_locations(void)
+DT_TEST(locations)
 {
     int line, col;
     const char *t = "{\n  \"a\": [1, {\"b\": \"caf\xc3\xa9\", \"c\": 2}]\n}";
@@ -333,7 +327,7 @@ static void test_locations(void)
 
 /* ---- expectations --------------------------------------------------------------------- */
 
-static void test_expectations(void)
+DT_TEST(expectations)
 {
     char path[] = "/tmp/devspec-exp-XXXXXX";
     int fd = mkstemp(path);
@@ -380,7 +374,7 @@ static void test_expectations(void)
 
 /* ---- escaping, UTF-8, SHA-256 ------------------------------------------------------------ */
 
-static void test_text(void)
+DT_TEST(text)
 {
     dsr_buf b = {0};
     dsr__xml_escape(&b, "<a href=\"x\">&'\x01\xff caf\xc3\xa9\n");
@@ -425,14 +419,5 @@ static void test_text(void)
           "SHA-256 of the two-block example", "248d6a61...", sha);
 }
 
-int main(void)
-{
-    printf("TAP version 13\n");
-    test_judge();
-    test_matchers();
-    test_locations();
-    test_expectations();
-    test_text();
-    printf("1..%d\n", n_tests);
-    return n_failed ? 1 : 0;
-}
+DT_MAIN(DT_ENTRY(judge), DT_ENTRY(matchers), DT_ENTRY(locations), DT_ENTRY(expectations),
+        DT_ENTRY(text))
