@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -391,6 +392,14 @@ void dsr__report_open(dsr_report *rep, const dsr_run_state *r, cJSON *header)
     }
     dsr__buf_puts(&path, ".jsonl");
     rep->jsonl_path = path.data;
+    /* A report path that is no regular file (/dev/null, /dev/stdout, a pipe) is written once
+     * at the end, in place, and nothing is streamed beside it: unlinking or replacing it, or
+     * creating /dev/null.jsonl, would damage the system. */
+    struct stat st;
+    if (stat(rep->report_path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        rep->header = header;
+        return;
+    }
     if (dsr__mkdir_parents(rep->report_path) != 0)
         fprintf(stderr, "devspec: cannot create the directory of %s: %s\n", rep->report_path,
                 strerror(errno));

@@ -127,8 +127,32 @@ int dsr__mkdir_parents(const char *path)
     return 0;
 }
 
+/* Writes LEN bytes of DATA to the open FD, then closes it. */
+static int write_all_close(int fd, const char *data, size_t len)
+{
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, data + done, len - done);
+        if (w < 0) {
+            if (errno == EINTR) continue;
+            int e = errno;
+            close(fd);
+            errno = e;
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    return close(fd);
+}
+
 int dsr__write_file_atomic(const char *path, const char *data, size_t len)
 {
+    /* No regular file (/dev/null, /dev/stdout, a pipe): written in place, never replaced. */
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        int fd = open(path, O_WRONLY | O_CLOEXEC);
+        return fd < 0 ? -1 : write_all_close(fd, data, len);
+    }
     dsr_buf tmp = {0};
     dsr__buf_printf(&tmp, "%s.tmp", path);
     int fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);

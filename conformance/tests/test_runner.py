@@ -17,6 +17,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -782,6 +783,19 @@ def group_cli(env):
     check(rc == 3 and "no-such-name" in err, "an unknown adapter name: exit 3 naming it", 3, (rc, err))
     rc, out, err = env.run(["list", "adapters"], spec=False)
     check(rc == 0 and "refarray" in out, "list adapters reads adapters/adapters.json", "refarray", out)
+    # A report path that is no regular file (here a pipe, as /dev/null or /dev/stdout would
+    # be) is written in place: not unlinked, not replaced, no .jsonl stream created beside it.
+    fifo = env.path("report-pipe")
+    os.mkfifo(fifo)
+    got = []
+    with subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE, text=True) as reader:
+        rc, out, err = env.run(["run", "--cases", CASES, "--adapter-cmd", fake_cmd(), "--no-tap",
+                                "--report", fifo, "--expectations", os.devnull])
+        got.append(reader.communicate(timeout=60)[0])
+    check(rc in (0, 1) and json.loads(got[0])["type"] == "devspec-report" and
+          stat.S_ISFIFO(os.stat(fifo).st_mode) and not os.path.exists(fifo + ".jsonl"),
+          "--report to a pipe writes the report into it and leaves the pipe in place",
+          "the report through the pipe", (rc, err[-500:], got[0][:200]))
 
 
 def run_on_tty(env, args, extra_env):
