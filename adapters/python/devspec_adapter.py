@@ -2,11 +2,14 @@
 """devspec's out-of-process adapter for Python array libraries.
 
     devspec_adapter.py --library NAME     (numpy, array-api-strict, jax, torch, tinygrad, ivy)
+    devspec_adapter.py --module MODULE    (any module that is an array API namespace)
 
 Speaks spec/protocol.md on stdin/stdout, one JSON object per line; logs go to stderr.
 Standard-library only: the library is imported by its backend, after the arguments are
-checked. Exit status: 0 at end of input or after 'bye'; 2 for a bad command line; 3 when
-the library cannot be imported.
+checked. --library drives one of the named backends (devspec_py/backends/); --module drives
+any array API namespace with no code of its own (devspec_py/backends/namespace.py). Exit
+status: 0 at end of input or after 'bye'; 2 for a bad command line; 3 when the library cannot
+be imported (or the module is no array API namespace).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from devspec_py.backend import BaseBackend
 from devspec_py.backends import BACKENDS, backend_class
 from devspec_py.ops import make_server
 
@@ -28,14 +32,27 @@ def parse(argv: list[str]) -> argparse.Namespace:
         prog="devspec_adapter.py",
         description="devspec's adapter for Python array libraries (spec/protocol.md on "
                     "stdin/stdout).")
-    parser.add_argument("--library", required=True, choices=list(BACKENDS), metavar="NAME",
-                        help="the library to drive: %s" % ", ".join(BACKENDS))
+    which = parser.add_mutually_exclusive_group(required=True)
+    which.add_argument("--library", choices=list(BACKENDS), metavar="NAME",
+                       help="a library with a backend of its own: %s" % ", ".join(BACKENDS))
+    which.add_argument("--module", metavar="MODULE",
+                       help="any module that is an array API namespace (it has "
+                            "__array_api_version__), e.g. array_api_strict, numpy, "
+                            "array_api_compat.torch")
     return parser.parse_args(argv)
+
+
+def load(options: argparse.Namespace) -> BaseBackend:
+    """The backend the command line names (this imports the library)."""
+    if options.module is not None:
+        from devspec_py.backends.namespace import NamespaceBackend
+        return NamespaceBackend(options.module)
+    return backend_class(options.library)()
 
 
 def main(argv: list[str]) -> int:
     options = parse(argv)
-    name: str = options.library
+    name: str = options.library or options.module
     # Stdout carries only protocol replies: keep a private copy of it, and send whatever
     # the library or its C code prints to fd 1 to stderr instead.
     out = os.fdopen(os.dup(1), "wb")
@@ -43,7 +60,7 @@ def main(argv: list[str]) -> int:
     sys.stdout = sys.stderr
     start = time.perf_counter()
     try:
-        backend = backend_class(name)()
+        backend = load(options)
     except Exception as exc:
         sys.stderr.write("devspec_adapter: cannot load %s: %s: %s\n" %
                          (name, type(exc).__name__, exc))

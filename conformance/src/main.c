@@ -36,6 +36,10 @@ static const char USAGE[] =
     "run options:\n"
     "  --adapter NAME|PATH     a name from adapters/adapters.json (run out of process),\n"
     "                          an adapter program, or PATH.so loaded in process\n"
+    "  --adapter python:MODULE any module that is an array API namespace (numpy,\n"
+    "                          array_api_strict, array_api_compat.torch, ...), driven by\n"
+    "                          adapters/python with no code of its own\n"
+    "  --python PATH           the interpreter for python:MODULE (default: python3 on PATH)\n"
     "  --adapter-cmd 'CMD'     run CMD with /bin/sh as the out-of-process adapter\n"
     "  --in-process            with a NAME: load its shared_object instead of its command\n"
     "  --cases FILE|DIR        case files (repeatable; default: the suite's cases)\n"
@@ -114,10 +118,14 @@ static void on_sigint(int sig)
     dsr__interrupted = 1;
 }
 
+/* --adapter python:MODULE (see open_python_module). */
+#define PYTHON_PREFIX "python:"
+#define PYTHON_ADAPTER "adapters/python/devspec_adapter.py"
+
 typedef struct args {
     strlist cases, globs, features, excludes, profiles;
     const char *adapter, *adapter_cmd, *expectations, *report, *junit, *spec, *fail_uncovered;
-    const char *what;
+    const char *what, *python;
     bool tap, strict, progress, in_process, json, core;
     double timeout, start_timeout;
     int max_restarts;
@@ -170,6 +178,8 @@ static int parse(int argc, char **argv, int first, args *a, const char *cmd)
             a->adapter = v;
         else if (OPT("--adapter-cmd"))
             a->adapter_cmd = v;
+        else if (OPT("--python"))
+            a->python = v;
         else if (OPT("--expectations"))
             a->expectations = v;
         else if (OPT("--report"))
@@ -273,6 +283,28 @@ static int load_all(args *a, const char *source, dsr_registry *reg, dsr_suite *s
     return 0;
 }
 
+/* --adapter python:MODULE: the Python adapter of the source tree (adapters/python) drives
+ * MODULE, any array API namespace, in the interpreter PYTHON (python3 on PATH by default).
+ * NULL with ERR set when the adapter program is missing. */
+static dsr_adapter *open_python_module(const char *source, const char *module, const char *python,
+                                       char *err, size_t errlen)
+{
+    size_t len = strlen(source) + sizeof PYTHON_ADAPTER + 1;
+    char *program = dsr__xmalloc(len);
+    snprintf(program, len, "%s/%s", source, PYTHON_ADAPTER);
+    if (access(program, R_OK) != 0) {
+        snprintf(err, errlen, "no Python adapter at %s (DEVSPEC_SOURCE names the source tree)",
+                 program);
+        free(program);
+        return NULL;
+    }
+    char *av[] = {(char *)(python ? python : "python3"), program, "--module", (char *)module, NULL};
+    char *noenv[] = {NULL};
+    dsr_adapter *ad = dsr__adapter_open_cmd(av, noenv);
+    free(program);
+    return ad;
+}
+
 static int cmd_run(args *a, int argc, char **argv)
 {
     const char *source = root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR);
@@ -280,6 +312,10 @@ static int cmd_run(args *a, int argc, char **argv)
     if (!a->adapter && !a->adapter_cmd)
         return usage_error("%s", "run needs --adapter NAME|PATH or --adapter-cmd 'CMD'");
     if (a->profiles.n > 1) return usage_error("%s", "run takes one --profile");
+    if (a->python && (!a->adapter || strncmp(a->adapter, PYTHON_PREFIX, strlen(PYTHON_PREFIX))))
+        return usage_error("%s", "--python goes with --adapter python:MODULE");
+    if (a->adapter && !a->adapter_cmd && !strcmp(a->adapter, PYTHON_PREFIX))
+        return usage_error("%s", "--adapter python:MODULE needs a module name");
 
     dsr_registry reg;
     dsr_suite suite = {0};
@@ -305,7 +341,11 @@ static int cmd_run(args *a, int argc, char **argv)
         const char *x = a->adapter;
         size_t n = strlen(x);
         bool so = n > 3 && !strcmp(x + n - 3, ".so");
-        if (so || strchr(x, '/')) {
+        if (!strncmp(x, PYTHON_PREFIX, strlen(PYTHON_PREFIX))) {
+            const char *module = x + strlen(PYTHON_PREFIX);
+            ad = open_python_module(source, module, a->python, err, sizeof err);
+            label = dsr__xstrdup(module);
+        } else if (so || strchr(x, '/')) {
             const char *base = strrchr(x, '/') ? strrchr(x, '/') + 1 : x;
             label = dsr__xstrdup(base);
             char *dot = strrchr(label, '.');

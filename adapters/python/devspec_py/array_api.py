@@ -14,15 +14,22 @@ from .errors import Unsupported
 from .protocol import DTYPES
 from .values import TypedArray, nest
 
-# The features that are not optional in array API 2024.12; 2025.12 adds
-# scalar-follows-array.
-ARRAY_API_2024 = (
+# The features each array API version makes non-optional (spec/features.json; a test checks
+# every version against it). A library that declares version V claims REQUIRED[V].
+_2021 = (
     "device-attr", "device-eq", "creation-device-kw", "like-inherits-device",
-    "asarray-inherits-device", "astype-device", "to-device", "output-follows-input",
-    "mixed-device-raises", "default-device-consistent", "info-devices", "info-dtypes",
-    "promotion-per-device", "promotion-table", "promotion-scalars",
+    "asarray-inherits-device", "to-device", "output-follows-input", "mixed-device-raises",
+    "default-device-consistent", "promotion-table", "promotion-scalars",
 )
+_2023 = (*_2021, "astype-device", "info-devices", "info-dtypes")
+ARRAY_API_2024 = (*_2023, "promotion-per-device")
 ARRAY_API_2025 = (*ARRAY_API_2024, "scalar-follows-array")
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "2021.12": _2021, "2022.12": _2021, "2023.12": _2023, "2024.12": ARRAY_API_2024,
+    "2025.12": ARRAY_API_2025,
+}
+# Features that need the inspection namespace (__array_namespace_info__) to be tested.
+NEEDS_INFO = ("info-devices", "info-dtypes")
 
 
 class ArrayAPIBackend(BaseBackend):

@@ -9,7 +9,7 @@ import subprocess
 import tempfile
 
 import pytest
-from adapter_client import TOP, importable
+from adapter_client import TOP, importable, interpreter
 
 LIBRARIES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy")
 
@@ -44,3 +44,56 @@ def test_suite_has_nothing_unexpected(library):
         (proc.returncode, json.dumps(unexpected)[:3000], footer["stale_expectations"],
          proc.stderr[-2000:]))
     assert footer["complete"] and footer["counts"]["pass"] > 0
+
+
+def run_suite(devspec, build, adapter_args, report_path):
+    """The suite's report (cases by id: status, reason) for a run with no expectations."""
+    env = dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build)
+    proc = subprocess.run([devspec, "run", *adapter_args, "--expectations", "/dev/null",
+                           "--report", report_path, "--no-tap", "--no-progress"],
+                          capture_output=True, text=True, env=env, cwd=TOP, timeout=600)
+    assert os.path.exists(report_path), proc.stderr[-2000:]
+    with open(report_path, encoding="utf-8") as f:
+        report = json.load(f)
+    assert report["footer"]["complete"], proc.stderr[-2000:]
+    return {c["id"]: (c["status"], c.get("reason", "")) for c in report["cases"]}
+
+
+# The zero-code adapter (--adapter python:MODULE) against the named backend of the same
+# library: the same verdict for every case, with the same reason.
+@pytest.mark.parametrize("library, module", [("array-api-strict", "array_api_strict"),
+                                             ("numpy", "numpy")])
+def test_zero_code_adapter_gives_the_named_backends_verdicts(library, module):
+    ok, why = importable(library)
+    if not ok:
+        pytest.skip(why)
+    devspec, build = runner()
+    if devspec is None:
+        pytest.skip("the runner is not built")
+    with tempfile.TemporaryDirectory() as tmp:
+        named = run_suite(devspec, build, ["--adapter", library], os.path.join(tmp, "n.json"))
+        generic = run_suite(devspec, build, ["--adapter", "python:" + module, "--python",
+                                             interpreter(library)], os.path.join(tmp, "g.json"))
+    assert sum(status == "pass" for status, _ in generic.values()) > 0
+    differ = {case: (named[case], generic.get(case)) for case in named
+              if named[case] != generic.get(case)}
+    assert not differ and set(named) == set(generic), json.dumps(differ)[:3000]
+
+
+def test_zero_code_adapter_command_line_errors():
+    devspec, build = runner()
+    if devspec is None:
+        pytest.skip("the runner is not built")
+    env = dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build)
+    for argv, status, message in (
+            (["--adapter", "python:"], 2, "needs a module name"),
+            (["--adapter", "numpy", "--python", "python3"], 2, "--python goes with"),
+            (["--adapter", "python:json", "--python", interpreter("numpy")], 3,
+             "json has no __array_api_version__"),
+            (["--adapter", "python:no_such_module_here", "--python", interpreter("numpy")], 3,
+             "No module named 'no_such_module_here'")):
+        with tempfile.TemporaryDirectory() as tmp:
+            proc = subprocess.run([devspec, "run", *argv, "--no-tap", "--report",
+                                   os.path.join(tmp, "report.json")], capture_output=True,
+                                  text=True, env=env, cwd=TOP, timeout=120)
+        assert proc.returncode == status and message in proc.stderr, (argv, proc.stderr)
