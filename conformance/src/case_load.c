@@ -367,7 +367,9 @@ static void check_expected(loader *L, const cJSON *v, bool in_typed)
 
 /* True when the step STEP may end in an error and the case go on: a "raises", or an
  * "either" with a raising alternative that does not stop the case. Such a step binds
- * nothing with "as" (spec/case-format.md): after an error there is no result. */
+ * nothing with "as" (spec/case-format.md): after an error there is no result. This is
+ * spec/schema/case.json's $defs/step_may_raise; the runner's tests (the schema and
+ * validators groups) check that the loader and the schema agree. */
 static bool may_raise_on(const cJSON *step)
 {
     if (cJSON_GetObjectItemCaseSensitive(step, "raises")) return true;

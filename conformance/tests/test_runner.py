@@ -947,6 +947,13 @@ def mutations(schema_ops=()):
                                                                step(d).update(either=[{"expect": 1, "stop": v}])))
         mut(f"either stop {v!r} on a raises", lambda d, v=v: (step(d).pop("expect"),
                                                               step(d).update(either=[{"raises": "any", "stop": v}])))
+    # "as" on a step that may raise (case.json's $defs/step_may_raise).
+    for v in ([{"raises": "any"}], [{"raises": "any", "stop": True}], [{"raises": "any", "stop": False}],
+              [{"expect": 1}, {"raises": "ValueError"}], [{"expect": 1}, {"raises": "ValueError", "stop": True}],
+              [{"expect": 1, "stop": True}]):
+        mut(f"as on either {v!r}", lambda d, v=v: (step(d).pop("expect"),
+                                                   step(d).update({"as": "y", "either": v})))
+    mut("as on a raises", lambda d: (step(d).pop("expect"), step(d).update({"as": "y", "raises": "any"})))
     mut("stop on a step", lambda d: step(d).update(stop=True))
     mut("stop alone in an alternative", lambda d: (step(d).pop("expect"), step(d).update(either=[{"stop": True}])))
     mut("expect and raises", lambda d: step(d).update(raises="ValueError"))
