@@ -658,3 +658,39 @@ char *dsj_print(const cJSON *item, bool formatted, size_t *len)
     if (len) *len = o.len;
     return o.data;
 }
+
+uint16_t dsj_float16_from_double(double d)
+{
+    uint16_t sign = signbit(d) ? 0x8000u : 0u;
+    if (isnan(d)) return (uint16_t)(sign | 0x7e00u);
+    double a = fabs(d);
+    /* 65520 is halfway between the largest float16 (65504, odd significand) and 2^16. */
+    if (a >= 65520.0) return (uint16_t)(sign | 0x7c00u);
+    int e;
+    (void)frexp(a, &e);
+    int exp = a == 0.0 ? -14 : e - 1;
+    if (exp < -14) exp = -14;
+    /* The unit in the last place at this exponent; the division by it is exact. */
+    double q = ldexp(1.0, exp - 10);
+    double r = nearbyint(a / q) * q;
+    if (r == 0.0) return sign;
+    if (r < 0x1p-14) return (uint16_t)(sign | (uint16_t)(r / 0x1p-24));
+    (void)frexp(r, &e);
+    exp = e - 1;
+    uint16_t mant = (uint16_t)(ldexp(r, -exp) * 1024.0 - 1024.0);
+    return (uint16_t)(sign | (uint16_t)((exp + 15) << 10) | mant);
+}
+
+double dsj_float16_to_double(uint16_t h)
+{
+    int exp = (h >> 10) & 0x1f;
+    int mant = h & 0x3ff;
+    double v;
+    if (exp == 0)
+        v = ldexp((double)mant, -24);
+    else if (exp == 31)
+        v = mant ? NAN : INFINITY;
+    else
+        v = ldexp((double)(mant + 1024), exp - 25);
+    return (h & 0x8000u) ? -v : v;
+}

@@ -115,4 +115,11 @@ bool dsj_string_has_nul(const char *s);
  * NUL. Returns the number of bytes before that final NUL. OUT may be S itself. */
 size_t dsj_string_decode(const char *s, char *out);
 
+/* IEEE 754 binary16 (float16) elements. From a double: rounded to nearest, ties to even,
+ * subnormals kept, beyond the range infinity (a decimal text read as a double first can round
+ * twice only within 2^-53 of a halfway point, which no case uses); a NaN becomes the quiet NaN
+ * with its sign. To a double: exact. */
+uint16_t dsj_float16_from_double(double d);
+double dsj_float16_to_double(uint16_t h);
+
 #endif

@@ -30,10 +30,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The two dtype enums list the array API dtypes in the same order with the same values. */
+/* The two dtype enums list the array API dtypes, then float16, in the same order with the
+ * same values. */
 _Static_assert((int)DS_BOOL == (int)RA_BOOL && (int)DS_INT64 == (int)RA_INT64 &&
                    (int)DS_UINT64 == (int)RA_UINT64 && (int)DS_FLOAT64 == (int)RA_FLOAT64 &&
-                   (int)DS_COMPLEX128 == (int)RA_COMPLEX128,
+                   (int)DS_COMPLEX128 == (int)RA_COMPLEX128 && (int)DS_FLOAT16 == (int)RA_FLOAT16,
                "ds_dtype and ra_dtype differ");
 
 /* The oldest refarray this adapter works with: it calls no function and reads no struct

@@ -50,7 +50,9 @@ DT_TEST(dtype_names)
     for (int t = DS_BOOL; t < DS_DTYPE_COUNT; t++)
         ASSERT_MSG(ds_dtype_from_name(ds_dtype_name((ds_dtype)t)) == (ds_dtype)t,
               "dtype %s round-trips through its name", ds_dtype_name((ds_dtype)t));
-    ASSERT_MSG(ds_dtype_from_name("float16") == DS_DTYPE_NONE, "float16 is not a protocol dtype");
+    ASSERT_MSG(ds_dtype_from_name("float128") == DS_DTYPE_NONE, "float128 is not a protocol dtype");
+    ASSERT_MSG(ds_dtype_from_name("float16") == DS_FLOAT16 && ds_dtype_size(DS_FLOAT16) == 2,
+               "float16 is a protocol dtype of 2 bytes");
     ASSERT_MSG(ds_dtype_name(DS_DTYPE_NONE) == NULL && ds_dtype_name(DS_DTYPE_COUNT) == NULL,
           "no name outside the dtypes");
     ASSERT_MSG(ds_dtype_size(DS_BOOL) == 1 && ds_dtype_size(DS_COMPLEX64) == 8 &&

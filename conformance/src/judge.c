@@ -47,7 +47,7 @@ static void mismatch(dsr_buf *why, const char *path, const cJSON *e, const cJSON
 
 /* ---- typed elements ---------------------------------------------------------------- */
 
-typedef enum { K_BOOL, K_INT, K_UINT, K_F32, K_F64, K_C64, K_C128, K_BAD } elem_kind;
+typedef enum { K_BOOL, K_INT, K_UINT, K_F16, K_F32, K_F64, K_C64, K_C128, K_BAD } elem_kind;
 
 static elem_kind kind_of(const char *dtype)
 {
@@ -57,7 +57,7 @@ static elem_kind kind_of(const char *dtype)
     } map[] = {{"bool", K_BOOL},      {"int8", K_INT},    {"int16", K_INT},   {"int32", K_INT},
                {"int64", K_INT},      {"uint8", K_UINT},  {"uint16", K_UINT}, {"uint32", K_UINT},
                {"uint64", K_UINT},    {"float32", K_F32}, {"float64", K_F64}, {"complex64", K_C64},
-               {"complex128", K_C128}};
+               {"complex128", K_C128}, {"float16", K_F16}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(map[i].name, dtype)) return map[i].k;
     return K_BAD;
@@ -133,6 +133,14 @@ static int elem_equal(elem_kind k, const cJSON *e, const cJSON *o)
         if (!decode_int(e, &en, &em)) return -1;
         if (!decode_int(o, &on, &om)) return -2;
         return en == on && em == om;
+    }
+    case K_F16: {
+        /* float16 compares as float16: an expected "0.1" is the float16 nearest to it. */
+        double a, b;
+        if (!decode_float(e, false, &a)) return -1;
+        if (!decode_float(o, false, &b)) return -2;
+        return float_same(dsj_float16_to_double(dsj_float16_from_double(a)),
+                          dsj_float16_to_double(dsj_float16_from_double(b)));
     }
     case K_F32:
     case K_F64: {

@@ -96,7 +96,8 @@ typedef void (*devspec_adapter_free_fn)(const char *reply);
  * Values passed to the callbacks
  * ------------------------------------------------------------------------------------- */
 
-/* The array API's dtypes. DS_DTYPE_NONE means "absent": the library's default. */
+/* The array API's dtypes, then float16 (OneFlow's half, not an array API dtype). DS_DTYPE_NONE
+ * means "absent": the library's default. */
 typedef enum ds_dtype {
     DS_DTYPE_NONE = 0,
     DS_BOOL,
@@ -112,6 +113,7 @@ typedef enum ds_dtype {
     DS_FLOAT64,
     DS_COMPLEX64,
     DS_COMPLEX128,
+    DS_FLOAT16, /* IEEE binary16 elements (uint16_t storage) */
     DS_DTYPE_COUNT /* one past the last dtype */
 } ds_dtype;
 

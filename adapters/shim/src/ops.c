@@ -422,7 +422,7 @@ static uint32_t kind_bits(const char *kind)
     const uint32_t b = 1u << DS_BOOL;
     const uint32_t si = 1u << DS_INT8 | 1u << DS_INT16 | 1u << DS_INT32 | 1u << DS_INT64;
     const uint32_t ui = 1u << DS_UINT8 | 1u << DS_UINT16 | 1u << DS_UINT32 | 1u << DS_UINT64;
-    const uint32_t rf = 1u << DS_FLOAT32 | 1u << DS_FLOAT64;
+    const uint32_t rf = 1u << DS_FLOAT32 | 1u << DS_FLOAT64 | 1u << DS_FLOAT16;
     const uint32_t cf = 1u << DS_COMPLEX64 | 1u << DS_COMPLEX128;
     if (strcmp(kind, "bool") == 0) return b;
     if (strcmp(kind, "signed integer") == 0) return si;

@@ -27,6 +27,7 @@ static const struct {
     [DS_UINT32] = {"uint32", 4},       [DS_UINT64] = {"uint64", 8},
     [DS_FLOAT32] = {"float32", 4},     [DS_FLOAT64] = {"float64", 8},
     [DS_COMPLEX64] = {"complex64", 8}, [DS_COMPLEX128] = {"complex128", 16},
+    [DS_FLOAT16] = {"float16", 2},
 };
 
 const char *ds_dtype_name(ds_dtype dtype)
@@ -304,6 +305,18 @@ static int decode_element(const cJSON *v, ds_dtype dt, unsigned char *dst, const
         if (float_element(v, false, &re, arg, i, e) < 0) return -1;
         *(double *)(void *)dst = re;
         return 0;
+    case DS_FLOAT16: {
+        if (float_element(v, false, &re, arg, i, e) < 0) return -1;
+        /* As for float32: a finite element beyond the range is refused, not made infinite. */
+        if (isfinite(re) && fabs(re) >= 65520.0)
+            return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                            "argument '%s': element %zu rounds to infinity: out of the float16 "
+                            "range",
+                            arg, i);
+        uint16_t h = dsj_float16_from_double(re);
+        memcpy(dst, &h, sizeof h);
+        return 0;
+    }
     case DS_COMPLEX64:
     case DS_COMPLEX128: {
         bool single = dt == DS_COMPLEX64;
@@ -464,6 +477,11 @@ static cJSON *encode_element(const unsigned char *src, ds_dtype dt)
         double x;
         memcpy(&x, src, sizeof x);
         return encode_float(x, false);
+    }
+    case DS_FLOAT16: {
+        uint16_t h;
+        memcpy(&h, src, sizeof h);
+        return encode_float(dsj_float16_to_double(h), false);
     }
     case DS_COMPLEX64:
     case DS_COMPLEX128: {
