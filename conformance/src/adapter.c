@@ -225,33 +225,31 @@ static void shut(dsr_adapter *a, double grace)
     a->scanned = 0;
 }
 
+/* Closes both ends of the first N pipes of P. */
+static void close_pipes(int p[][2], int n)
+{
+    for (int i = 0; i < n; i++) {
+        close(p[i][0]);
+        close(p[i][1]);
+    }
+}
+
 int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
 {
     if (a->inproc) return 0;
     shut(a, 0);
-    int in[2], out[2], errp[2];
-    if (pipe(in) != 0) goto pipe_fail;
-    if (pipe(out) != 0) {
-        close(in[0]);
-        close(in[1]);
-        goto pipe_fail;
-    }
-    if (pipe(errp) != 0) {
-        close(in[0]);
-        close(in[1]);
-        close(out[0]);
-        close(out[1]);
-        goto pipe_fail;
-    }
+    enum { IN, OUT, ERR }; /* the worker's stdin, stdout and stderr */
+    int p[3][2];
+    for (int i = 0; i < 3; i++)
+        if (pipe(p[i]) != 0) {
+            snprintf(err, errlen, "cannot start the adapter: pipe: %s", strerror(errno));
+            close_pipes(p, i);
+            return -1;
+        }
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "cannot start the adapter: fork: %s", strerror(errno));
-        close(in[0]);
-        close(in[1]);
-        close(out[0]);
-        close(out[1]);
-        close(errp[0]);
-        close(errp[1]);
+        close_pipes(p, 3);
         return -1;
     }
     if (pid == 0) {
@@ -259,15 +257,10 @@ int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
         setpgid(0, 0);
         signal(SIGPIPE, SIG_DFL);
         signal(SIGINT, SIG_DFL);
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        dup2(errp[1], 2);
-        close(in[0]);
-        close(in[1]);
-        close(out[0]);
-        close(out[1]);
-        close(errp[0]);
-        close(errp[1]);
+        dup2(p[IN][0], 0);
+        dup2(p[OUT][1], 1);
+        dup2(p[ERR][1], 2);
+        close_pipes(p, 3);
         for (char **e = a->env_add; e && *e; e++) {
             char *eq = strchr(*e, '='); /* the child's own copy: safe to cut */
             if (eq) {
@@ -280,21 +273,18 @@ int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
         _exit(127);
     }
     setpgid(pid, pid); /* also from the parent: no race with the first kill */
-    close(in[0]);
-    close(out[1]);
-    close(errp[1]);
+    close(p[IN][0]);
+    close(p[OUT][1]);
+    close(p[ERR][1]);
     a->pid = pid;
-    a->in_fd = in[1];
-    a->out_fd = out[0];
-    a->err_fd = errp[0];
+    a->in_fd = p[IN][1];
+    a->out_fd = p[OUT][0];
+    a->err_fd = p[ERR][0];
     set_nonblock(a->in_fd);
     set_nonblock(a->out_fd);
     set_nonblock(a->err_fd);
     a->death[0] = '\0';
     return 0;
-pipe_fail:
-    snprintf(err, errlen, "cannot start the adapter: pipe: %s", strerror(errno));
-    return -1;
 }
 
 /* Takes a complete line out of the read buffer, if there is one. */

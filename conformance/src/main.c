@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -152,6 +153,81 @@ static const char *value_of(int argc, char **argv, int *i, const char *name, boo
     return argv[++*i];
 }
 
+/* The options: what each sets in `args`. LIST adds its value to a strlist, STRING keeps it,
+ * SECONDS and COUNT parse it; FLAG_ON and FLAG_OFF take no value and set a bool. */
+typedef enum { LIST, STRING, SECONDS, COUNT, FLAG_ON, FLAG_OFF } opt_kind;
+
+static const struct {
+    const char *name;
+    opt_kind kind;
+    size_t field;
+} OPTIONS[] = {
+    {"--cases", LIST, offsetof(args, cases)},
+    {"--case", LIST, offsetof(args, globs)},
+    {"--feature", LIST, offsetof(args, features)},
+    {"--exclude-feature", LIST, offsetof(args, excludes)},
+    {"--profile", LIST, offsetof(args, profiles)},
+    {"--adapter", STRING, offsetof(args, adapter)},
+    {"--adapter-cmd", STRING, offsetof(args, adapter_cmd)},
+    {"--python", STRING, offsetof(args, python)},
+    {"--expectations", STRING, offsetof(args, expectations)},
+    {"--report", STRING, offsetof(args, report)},
+    {"--junit", STRING, offsetof(args, junit)},
+    {"--spec", STRING, offsetof(args, spec)},
+    {"--fail-uncovered", STRING, offsetof(args, fail_uncovered)},
+    {"--timeout", SECONDS, offsetof(args, timeout)},
+    {"--start-timeout", SECONDS, offsetof(args, start_timeout)},
+    {"--max-restarts", COUNT, offsetof(args, max_restarts)},
+    {"--tap", FLAG_ON, offsetof(args, tap)},
+    {"--no-tap", FLAG_OFF, offsetof(args, tap)},
+    {"--strict", FLAG_ON, offsetof(args, strict)},
+    {"--no-progress", FLAG_OFF, offsetof(args, progress)},
+    {"--in-process", FLAG_ON, offsetof(args, in_process)},
+    {"--json", FLAG_ON, offsetof(args, json)},
+    {"--core", FLAG_ON, offsetof(args, core)},
+    {"--profile-core", FLAG_ON, offsetof(args, core)},
+};
+
+/* "--timeout needs a number of seconds >= 0, not 'x'" */
+static int bad_value(int k, const char *what, const char *v)
+{
+    char fmt[128];
+    snprintf(fmt, sizeof fmt, "%s needs %s, not '%%s'", OPTIONS[k].name, what);
+    return usage_error(fmt, v);
+}
+
+/* Stores V, the value of option K, in A. Returns 0 or the usage error's status. */
+static int set_option(args *a, int k, const char *v)
+{
+    char *at = (char *)a + OPTIONS[k].field;
+    char *end;
+    switch (OPTIONS[k].kind) {
+    case LIST:
+        strlist_add((strlist *)(void *)at, v);
+        return 0;
+    case STRING:
+        *(const char **)(void *)at = v;
+        return 0;
+    case SECONDS: {
+        double s = strtod(v, &end);
+        if (*end || s < 0 || !v[0]) return bad_value(k, "a number of seconds >= 0", v);
+        *(double *)(void *)at = s;
+        return 0;
+    }
+    case COUNT: {
+        long n = strtol(v, &end, 10);
+        if (*end || n < 0 || !v[0] || n > 1000000) return bad_value(k, "a count >= 0", v);
+        *(int *)(void *)at = (int)n;
+        return 0;
+    }
+    case FLAG_ON:
+    case FLAG_OFF:
+        *(bool *)(void *)at = OPTIONS[k].kind == FLAG_ON;
+        return 0;
+    }
+    return 0;
+}
+
 static int parse(int argc, char **argv, int first, args *a, const char *cmd)
 {
     a->tap = true;
@@ -160,72 +236,26 @@ static int parse(int argc, char **argv, int first, args *a, const char *cmd)
     a->start_timeout = 60;
     a->max_restarts = 10;
     for (int i = first; i < argc; i++) {
-        bool m = false, bad = false;
-        const char *v;
         const char *opt = argv[i];
-#define OPT(name) (v = value_of(argc, argv, &i, name, &m, &bad), m)
-        if (OPT("--cases"))
-            v ? strlist_add(&a->cases, v) : (void)0;
-        else if (OPT("--case"))
-            v ? strlist_add(&a->globs, v) : (void)0;
-        else if (OPT("--feature"))
-            v ? strlist_add(&a->features, v) : (void)0;
-        else if (OPT("--exclude-feature"))
-            v ? strlist_add(&a->excludes, v) : (void)0;
-        else if (OPT("--profile"))
-            v ? strlist_add(&a->profiles, v) : (void)0;
-        else if (OPT("--adapter"))
-            a->adapter = v;
-        else if (OPT("--adapter-cmd"))
-            a->adapter_cmd = v;
-        else if (OPT("--python"))
-            a->python = v;
-        else if (OPT("--expectations"))
-            a->expectations = v;
-        else if (OPT("--report"))
-            a->report = v;
-        else if (OPT("--junit"))
-            a->junit = v;
-        else if (OPT("--spec"))
-            a->spec = v;
-        else if (OPT("--fail-uncovered"))
-            a->fail_uncovered = v;
-        else if (OPT("--timeout")) {
-            char *end;
-            a->timeout = v ? strtod(v, &end) : 0;
-            if (v && (*end || a->timeout < 0 || !v[0]))
-                return usage_error("--timeout needs a number of seconds >= 0, not '%s'", v);
-        } else if (OPT("--start-timeout")) {
-            char *end;
-            a->start_timeout = v ? strtod(v, &end) : 0;
-            if (v && (*end || a->start_timeout < 0 || !v[0]))
-                return usage_error("--start-timeout needs a number of seconds >= 0, not '%s'", v);
-        } else if (OPT("--max-restarts")) {
-            char *end;
-            long n = v ? strtol(v, &end, 10) : 0;
-            if (v && (*end || n < 0 || !v[0] || n > 1000000))
-                return usage_error("--max-restarts needs a count >= 0, not '%s'", v);
-            a->max_restarts = (int)n;
-        } else if (!strcmp(opt, "--tap"))
-            a->tap = true;
-        else if (!strcmp(opt, "--no-tap"))
-            a->tap = false;
-        else if (!strcmp(opt, "--strict"))
-            a->strict = true;
-        else if (!strcmp(opt, "--no-progress"))
-            a->progress = false;
-        else if (!strcmp(opt, "--in-process"))
-            a->in_process = true;
-        else if (!strcmp(opt, "--json"))
-            a->json = true;
-        else if (!strcmp(opt, "--core") || !strcmp(opt, "--profile-core"))
-            a->core = true;
-        else if (opt[0] != '-' && !a->what && !strcmp(cmd, "list"))
-            a->what = opt;
-        else
+        int k = 0;
+        const char *v = NULL;
+        bool matched = false, bad = false;
+        for (; k < (int)(sizeof OPTIONS / sizeof OPTIONS[0]) && !matched; k++) {
+            if (OPTIONS[k].kind == FLAG_ON || OPTIONS[k].kind == FLAG_OFF)
+                matched = !strcmp(opt, OPTIONS[k].name);
+            else
+                v = value_of(argc, argv, &i, OPTIONS[k].name, &matched, &bad);
+        }
+        if (!matched) {
+            if (opt[0] != '-' && !a->what && !strcmp(cmd, "list")) {
+                a->what = opt;
+                continue;
+            }
             return usage_error("unknown option or argument '%s'", opt);
+        }
         if (bad) return usage_error("%s needs a value", opt);
-#undef OPT
+        int rc = set_option(a, k - 1, v);
+        if (rc) return rc;
     }
     return 0;
 }
@@ -245,8 +275,7 @@ static const char *root(const char *env, const char *fallback)
     return v && v[0] ? v : fallback;
 }
 
-/* Loads the registry and the suite; returns 0, or the exit status (2). */
-static int load_all(args *a, const char *source, dsr_registry *reg, dsr_suite *suite)
+static int load(args *a, const char *source, dsr_registry *reg, dsr_suite *suite)
 {
     dsr_buf spec = {0};
     if (a->spec)
@@ -281,6 +310,18 @@ static int load_all(args *a, const char *source, dsr_registry *reg, dsr_suite *s
         return 2;
     }
     return 0;
+}
+
+/* Loads the registry and the suite (SUITE zeroed by the caller); returns 0, or the exit
+ * status (2) with both freed. */
+static int load_all(args *a, const char *source, dsr_registry *reg, dsr_suite *suite)
+{
+    int rc = load(a, source, reg, suite);
+    if (rc) {
+        if (reg->spec_dir) dsr__registry_free(reg);
+        dsr__suite_free(suite);
+    }
+    return rc;
 }
 
 /* --adapter python:MODULE: the Python adapter of the source tree (adapters/python) drives
@@ -320,11 +361,7 @@ static int cmd_run(args *a, int argc, char **argv)
     dsr_registry reg;
     dsr_suite suite = {0};
     int rc = load_all(a, source, &reg, &suite);
-    if (rc) {
-        if (reg.spec_dir) dsr__registry_free(&reg);
-        dsr__suite_free(&suite);
-        return rc;
-    }
+    if (rc) return rc;
 
     dsr_named_adapter named = {0};
     dsr_adapter *ad = NULL;
@@ -447,11 +484,7 @@ static int cmd_list(args *a)
     dsr_registry reg;
     dsr_suite suite = {0};
     int rc = load_all(a, source, &reg, &suite);
-    if (rc) {
-        if (reg.spec_dir) dsr__registry_free(&reg);
-        dsr__suite_free(&suite);
-        return rc;
-    }
+    if (rc) return rc;
     cJSON *out = a->json ? cJSON_CreateArray() : NULL;
     if (!strcmp(what, "cases")) {
         for (int f = 0; f < suite.nfiles; f++)
@@ -534,11 +567,7 @@ static int cmd_coverage(args *a)
     dsr_registry reg;
     dsr_suite suite = {0};
     int rc = load_all(a, source, &reg, &suite);
-    if (rc) {
-        if (reg.spec_dir) dsr__registry_free(&reg);
-        dsr__suite_free(&suite);
-        return rc;
-    }
+    if (rc) return rc;
     if (a->fail_uncovered) {
         for (const char *p = a->fail_uncovered; *p;) {
             const char *comma = strchr(p, ',');
@@ -569,12 +598,12 @@ static int cmd_validate(args *a)
     dsr_registry reg;
     dsr_suite suite = {0};
     int rc = load_all(a, source, &reg, &suite);
-    if (rc == 0)
-        printf("%d case file%s, %d cases: valid\n", suite.nfiles, suite.nfiles == 1 ? "" : "s",
-               suite.ncases);
-    if (reg.spec_dir) dsr__registry_free(&reg);
+    if (rc) return rc;
+    printf("%d case file%s, %d cases: valid\n", suite.nfiles, suite.nfiles == 1 ? "" : "s",
+           suite.ncases);
+    dsr__registry_free(&reg);
     dsr__suite_free(&suite);
-    return rc;
+    return 0;
 }
 
 /* devspec expectations REPORT: one line per case whose observed status was a failure
@@ -655,7 +684,7 @@ int main(int argc, char **argv)
         return dsr__compare_main(argc - 1, argv + 1, root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR));
     if (!strcmp(cmd, "probe"))
         return dsr__probe_main(argc - 1, argv + 1, root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR),
-                              root("DEVSPEC_BUILD", DEVSPEC_BUILD_DIR));
+                               root("DEVSPEC_BUILD", DEVSPEC_BUILD_DIR));
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(USAGE, stdout);
