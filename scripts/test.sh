@@ -29,6 +29,7 @@ phase_tsan() { phase_preset tsan; }
 phase_spec() {
     .venv/bin/python spec/tools/check.py && .venv/bin/python -m pytest -q spec/tools/tests &&
         .venv/bin/python spec/tools/gen_dtype_cases.py --check &&
+        .venv/bin/python spec/tools/gen_global_cases.py --check &&
         .venv/bin/python reference/tools/gen_promotion_tables.py --check &&
         # The op tables generated from spec/ops.json are current.
         .venv/bin/python spec/tools/gen_ops.py --check &&

@@ -25,6 +25,9 @@
  */
 #include "devspec_shim.h"
 #include "refarray.h"
+#ifdef DEVSPEC_ADAPTER_MPI
+#include "adapter_global.h"
+#endif
 
 #include <limits.h>
 #include <stdlib.h>
@@ -48,12 +51,13 @@ _Static_assert((int)DS_BOOL == (int)RA_BOOL && (int)DS_INT64 == (int)RA_INT64 &&
 
 /* ---- the features refarray claims, and the functions each needs ---- */
 
-enum { LEGACY_ONLY = 1, DEFAULT_ONLY = 2, TABLE_ONLY = 4, CATEGORY_ONLY = 8 };
+enum { LEGACY_ONLY = 1, DEFAULT_ONLY = 2, TABLE_ONLY = 4, CATEGORY_ONLY = 8, WITH_MPI = 16 };
 
 static const struct feature {
     const char *name;
     int when;    /* 0: always; LEGACY_ONLY / DEFAULT_ONLY: by inference order; TABLE_ONLY /
-                  * CATEGORY_ONLY: by promotion rule set */
+                  * CATEGORY_ONLY: by promotion rule set; WITH_MPI: when MPI runs in the
+                  * process (served by devspec-adapter-mpi-host) */
     int version; /* the refarray version (RA_VERSION_NUMBER) whose API it needs */
 } features[] = {
     {"device-attr", 0, 2000},
@@ -88,6 +92,10 @@ static const struct feature {
     {"promotion-scalars", 0, 2000},
     {"fft-freq-device", 0, 2000},
     {"dlpack-device", 0, 2000},
+    {"device-current-of-type", 0, 2000},
+    {"placement", WITH_MPI, 2000},
+    {"sbp", WITH_MPI, 2000},
+    {"sbp-convert", WITH_MPI, 2000},
 };
 
 #define NFEATURES (sizeof features / sizeof features[0])
@@ -137,8 +145,7 @@ static int open_lib(void **lib)
     }
     int st = ra_ctx_create(&opts, &a->ctx);
     if (st != RA_OK) {
-        ds_error(ra_status_kind(st), "ra_ctx_create failed: %s",
-                 ra_ctx_message(NULL));
+        ds_error(ra_status_kind(st), "ra_ctx_create failed: %s", ra_ctx_message(NULL));
         free(a);
         return -1;
     }
@@ -185,6 +192,11 @@ static int open_lib(void **lib)
             !(f->when == LEGACY_ONLY && !a->legacy) && !(f->when == DEFAULT_ONLY && a->legacy);
         ok = ok && !(f->when == TABLE_ONLY && !table) && !(f->when == CATEGORY_ONLY && !category);
         ok = ok && a->version >= f->version;
+#ifdef DEVSPEC_ADAPTER_MPI
+        ok = ok && (!(f->when & WITH_MPI) || rga_ready());
+#else
+        ok = ok && !(f->when & WITH_MPI);
+#endif
         if (ok) a->claimed[n++] = f->name;
     }
     a->claimed[n] = NULL;
@@ -195,6 +207,9 @@ static int open_lib(void **lib)
 static void close_lib(void *lib)
 {
     adapter *a = lib;
+#ifdef DEVSPEC_ADAPTER_MPI
+    rga_close();
+#endif
     ra_ctx_destroy(a->ctx);
     free(a);
 }
@@ -285,7 +300,10 @@ static int device_describe(void *lib, ds_devobj obj, ds_device_info *out)
     out->has_type = type != NULL;
     snprintf(out->type, sizeof out->type, "%s", type ? type : "");
     out->has_index = true;
-    out->index = d->index;
+    /* A device without an ordinal reports the current device's (OF-DEV-3). */
+    ra_device r = *d;
+    ra_device_resolve(((adapter *)lib)->ctx, *d, &r);
+    out->index = r.index;
     return 0;
 }
 
@@ -310,6 +328,56 @@ static int device_from_ordinal(void *lib, int64_t ordinal, ds_devobj *out)
     int st = ra_device_from_ordinal(a->ctx, ordinal, &d);
     return st != RA_OK ? st : new_device(d, out);
 }
+
+static int device_parse_current(void *lib, const char *text, ds_devobj *out)
+{
+    adapter *a = lib;
+    ra_device d;
+    int st = ra_device_parse_current(a->ctx, text, &d);
+    return st != RA_OK ? st : new_device(d, out);
+}
+
+static int device_set_current(void *lib, ds_devobj d)
+{
+    adapter *a = lib;
+    return ra_device_set_current(a->ctx, *(const ra_device *)d);
+}
+
+static int array_get_device(void *lib, ds_array x, int64_t *out)
+{
+    adapter *a = lib;
+    int32_t ordinal = 0;
+    int st = ra_array_get_device(a->ctx, x, &ordinal);
+    if (st == RA_OK) *out = ordinal;
+    return st;
+}
+
+#ifdef DEVSPEC_ADAPTER_MPI
+static int placement_describe(void *lib, const ds_placement_arg *p, bool all, bool env_spelling,
+                              ds_placement_info *out)
+{
+    return rga_placement_describe(((adapter *)lib)->ctx, p, all, env_spelling, out);
+}
+
+static int placement_equal(void *lib, const ds_placement_arg *a, const ds_placement_arg *b,
+                           bool *out)
+{
+    return rga_placement_equal(((adapter *)lib)->ctx, a, b, out);
+}
+
+static int sbp_describe(void *lib, ds_sbp_arg s, char *out, size_t cap)
+{
+    return rga_sbp_describe(s, out, cap);
+}
+
+static int global_make(void *lib, const ds_buffer *pieces, size_t npieces, bool from_local,
+                       const ds_placement_arg *p, const ds_sbp_arg *sbp, size_t nsbp,
+                       const ds_sbp_arg *to, size_t nto, ds_global_info *out)
+{
+    return rga_global_make(((adapter *)lib)->ctx, pieces, npieces, from_local, p, sbp, nsbp, to,
+                           nto, out);
+}
+#endif
 
 /* ---- info ---- */
 
@@ -701,6 +769,9 @@ static int reset(void *lib)
     for (int i = 0; i < 1024 && ra_soft_get(a->ctx); i++)
         ra_soft_unset(a->ctx);
     a->soft_depth = 0;
+    /* The current gpu back to gpu:0 (the start of a session), where there is one. */
+    ra_device gpu0 = {RA_DEVICE_GPU, 0};
+    if (ra_device_is_available(a->ctx, gpu0)) ra_device_set_current(a->ctx, gpu0);
     return ra_default_unset(a->ctx);
 }
 
@@ -867,6 +938,15 @@ static const ds_vendor table = {
     .result_type = result_type,
     .tri = tri,
     .arrays_on_device = arrays_on_device,
+    .device_parse_current = device_parse_current,
+    .device_set_current = device_set_current,
+    .array_get_device = array_get_device,
+#ifdef DEVSPEC_ADAPTER_MPI
+    .placement_describe = placement_describe,
+    .placement_equal = placement_equal,
+    .sbp_describe = sbp_describe,
+    .global_make = global_make,
+#endif
 };
 
 DEVSPEC_SHIM_EXPORT(&table)

@@ -15,6 +15,8 @@
     X("device.equal", 1)                                                                           \
     X("device.from_type_index", 1)                                                                 \
     X("device.from_ordinal", 1)                                                                    \
+    X("device.parse_current", 1)                                                                   \
+    X("device.set_current", 1)                                                                     \
     X("info.devices", 1)                                                                           \
     X("info.default_device", 1)                                                                    \
     X("info.default_dtypes", 1)                                                                    \
@@ -36,6 +38,7 @@
     X("stream.default", 1)                                                                         \
     X("array.tril", 1)                                                                             \
     X("array.triu", 1)                                                                             \
+    X("array.get_device", 1)                                                                       \
     X("dtype.can_cast", 1)                                                                         \
     X("dtype.result_type", 1)                                                                      \
     X("default.get", 1)                                                                            \
@@ -51,7 +54,11 @@
     X("util.total_memory", 1)                                                                      \
     X("util.used_memory", 1)                                                                       \
     X("util.utilisation", 1)                                                                       \
-    X("util.arrays_on_device", 1)
+    X("util.arrays_on_device", 1)                                                                  \
+    X("global.placement", 1)                                                                       \
+    X("global.placement_equal", 1)                                                                 \
+    X("global.sbp", 1)                                                                             \
+    X("global.make", 1)
 
 /* clang-format on */
 

@@ -116,6 +116,10 @@ RA_API const int64_t *ra_placement_ranks(const ra_placement *p);
 RA_API size_t ra_placement_size(const ra_placement *p);
 /* Whether the calling rank is in the placement. */
 RA_API bool ra_placement_has_me(const ra_placement *p);
+/* The calling rank's local device for this placement (the mapping in the header's
+ * conventions): where a local array given to ra_global_from_local must be. cpu for a rank
+ * outside the placement and for p NULL. */
+RA_API ra_device ra_placement_local_device(const ra_placement *p);
 
 /* ---------------------------------------------------------------------------------------
  * SBP (OF-SBP-1..5)

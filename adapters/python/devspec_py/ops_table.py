@@ -18,6 +18,8 @@ OPS: tuple[str, ...] = (
     'device.equal',
     'device.from_type_index',
     'device.from_ordinal',
+    'device.parse_current',
+    'device.set_current',
     'info.devices',
     'info.default_device',
     'info.default_dtypes',
@@ -39,6 +41,7 @@ OPS: tuple[str, ...] = (
     'stream.default',
     'array.tril',
     'array.triu',
+    'array.get_device',
     'dtype.can_cast',
     'dtype.result_type',
     'default.get',
@@ -55,6 +58,10 @@ OPS: tuple[str, ...] = (
     'util.used_memory',
     'util.utilisation',
     'util.arrays_on_device',
+    'global.placement',
+    'global.placement_equal',
+    'global.sbp',
+    'global.make',
 )
 
 STEP_OPS: tuple[str, ...] = tuple(op for op in OPS if op not in ('hello', 'reset', 'bye'))
@@ -68,6 +75,8 @@ ARGS: dict[str, frozenset[str]] = {
     'device.equal': frozenset({'a', 'b'}),
     'device.from_type_index': frozenset({'type', 'index'}),
     'device.from_ordinal': frozenset({'ordinal'}),
+    'device.parse_current': frozenset({'text'}),
+    'device.set_current': frozenset({'device'}),
     'info.devices': frozenset(),
     'info.default_device': frozenset(),
     'info.default_dtypes': frozenset({'device'}),
@@ -92,6 +101,7 @@ ARGS: dict[str, frozenset[str]] = {
     'stream.default': frozenset({'device'}),
     'array.tril': frozenset({'x', 'k'}),
     'array.triu': frozenset({'x', 'k'}),
+    'array.get_device': frozenset({'array'}),
     'dtype.can_cast': frozenset({'from_', 'to'}),
     'dtype.result_type': frozenset({'args'}),
     'default.get': frozenset(),
@@ -108,6 +118,10 @@ ARGS: dict[str, frozenset[str]] = {
     'util.used_memory': frozenset({'device'}),
     'util.utilisation': frozenset({'device'}),
     'util.arrays_on_device': frozenset({'device'}),
+    'global.placement': frozenset({'type', 'ranks', 'all'}),
+    'global.placement_equal': frozenset({'a', 'b'}),
+    'global.sbp': frozenset({'sbp'}),
+    'global.make': frozenset({'value', 'locals', 'placement', 'sbp', 'to'}),
 }
 
 FUNCTION_ARGS: dict[str, dict[str, frozenset[str]]] = {

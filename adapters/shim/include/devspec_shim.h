@@ -227,6 +227,53 @@ typedef struct ds_default_dtypes {
     ds_dtype real_floating, complex_floating, integral, indexing;
 } ds_default_dtypes;
 
+/* OneFlow's placements and sbp (version 3 slots). A placement argument: a type and its
+ * ranks, flat, or nested rows (row_len given: nrows rows of row_len[i] ranks, concatenated
+ * in ranks; rows of different lengths are passed on for the library to refuse). */
+typedef struct ds_placement_arg {
+    const char *type;
+    const int64_t *ranks;
+    size_t nranks;
+    const size_t *row_len; /* NULL: a flat list */
+    size_t nrows;
+} ds_placement_arg;
+
+typedef enum ds_sbp_kind { DS_SBP_SPLIT = 1, DS_SBP_BROADCAST, DS_SBP_PARTIAL_SUM } ds_sbp_kind;
+
+typedef struct ds_sbp_arg {
+    ds_sbp_kind kind;
+    int64_t dim; /* split only */
+} ds_sbp_arg;
+
+/* At most this many sbp values (one per placement dimension). */
+#define DS_MAX_SBP 2
+
+/* What global.placement reports. */
+typedef struct ds_placement_info {
+    char str[512]; /* the library's printed form */
+    char type[32];
+    int ndim;
+    int64_t shape[DS_MAX_SBP];
+} ds_placement_info;
+
+/* What global.make reports: the global array's attributes, the calling rank's local piece
+ * and the whole value as the library reads it back. The slot allocates both buffers' data
+ * with ds_buffer_alloc; the shim frees them. */
+typedef struct ds_global_info {
+    ds_dtype dtype;
+    int ndim;
+    int64_t shape[DS_MAX_NDIM];
+    char placement[512];
+    size_t nsbp;
+    char sbp[DS_MAX_SBP][64];
+    ds_buffer local;
+    ds_buffer value;
+} ds_global_info;
+
+/* Allocates buf->data for buf's dtype and shape (sets nbytes): for a slot that fills a
+ * ds_buffer the shim frees. Returns 0, or -1 when out of memory (with ds_error set). */
+int ds_buffer_alloc(ds_buffer *buf);
+
 /* ---------------------------------------------------------------------------------------
  * Errors from callbacks
  *
@@ -265,7 +312,7 @@ void ds_error(const char *kind, const char *fmt, ...)
  * return a new reference to it (retain it), since each handle releases once. array.same
  * compares the pointers.
  * ------------------------------------------------------------------------------------- */
-#define DS_VENDOR_VERSION 2u
+#define DS_VENDOR_VERSION 3u
 
 typedef struct ds_vendor {
     uint32_t version;            /* required: DS_VENDOR_VERSION */
@@ -386,6 +433,29 @@ typedef struct ds_vendor {
      * an array it already has a handle for with that handle and releases the new
      * reference. */
     int (*arrays_on_device)(void *lib, ds_device device, ds_array *out, size_t cap, size_t *n);
+
+    /* ---- version 3: OneFlow's devices and global arrays; all optional ---- */
+    /* device.parse_current: a device string whose bare type means the current device of
+     * the type (OF-DEV-2); device.set_current makes d the current device of its type;
+     * array.get_device gives an accelerator array's ordinal (an error for a cpu array). */
+    int (*device_parse_current)(void *lib, const char *text, ds_devobj *out);
+    int (*device_set_current)(void *lib, ds_devobj d);
+    int (*array_get_device)(void *lib, ds_array x, int64_t *out);
+    /* global.placement: placement(type, ranks), or placement.all(type) when `all` (then
+     * p->ranks is empty); env_spelling asks for env.all_device_placement instead. */
+    int (*placement_describe)(void *lib, const ds_placement_arg *p, bool all, bool env_spelling,
+                              ds_placement_info *out);
+    int (*placement_equal)(void *lib, const ds_placement_arg *a, const ds_placement_arg *b,
+                           bool *out);
+    /* global.sbp: the printed form of one sbp value into out (cap bytes). */
+    int (*sbp_describe)(void *lib, ds_sbp_arg s, char *out, size_t cap);
+    /* global.make: a global array on placement p with sbp (nsbp values), from the whole
+     * value (npieces 1, from_local false: every rank passes it) or from each rank's local
+     * piece (from_local: pieces[r] is rank r's); then, when nto > 0, converted to the sbp
+     * `to`. Fills *out with the result's attributes, local piece and whole value. */
+    int (*global_make)(void *lib, const ds_buffer *pieces, size_t npieces, bool from_local,
+                       const ds_placement_arg *p, const ds_sbp_arg *sbp, size_t nsbp,
+                       const ds_sbp_arg *to, size_t nto, ds_global_info *out);
 } ds_vendor;
 
 /* ---------------------------------------------------------------------------------------

@@ -17,6 +17,8 @@
     X("device.from_type_index", device_from_type_index, ((const char *const[]){"type", "index",    \
         NULL}))                                                                                    \
     X("device.from_ordinal", device_from_ordinal, ((const char *const[]){"ordinal", NULL}))        \
+    X("device.parse_current", device_parse_current, ((const char *const[]){"text", NULL}))         \
+    X("device.set_current", device_set_current, ((const char *const[]){"device", NULL}))           \
     X("info.devices", info_devices, ((const char *const[]){NULL}))                                 \
     X("info.default_device", info_default_device, ((const char *const[]){NULL}))                   \
     X("info.default_dtypes", info_default_dtypes, ((const char *const[]){"device", NULL}))         \
@@ -44,6 +46,7 @@
     X("stream.default", stream_default, ((const char *const[]){"device", NULL}))                   \
     X("array.tril", array_tril, ((const char *const[]){"x", "k", NULL}))                           \
     X("array.triu", array_triu, ((const char *const[]){"x", "k", NULL}))                           \
+    X("array.get_device", array_get_device, ((const char *const[]){"array", NULL}))                \
     X("dtype.can_cast", dtype_can_cast, ((const char *const[]){"from_", "to", NULL}))              \
     X("dtype.result_type", dtype_result_type, ((const char *const[]){"args", NULL}))               \
     X("default.get", default_get, ((const char *const[]){NULL}))                                   \
@@ -59,7 +62,13 @@
     X("util.total_memory", util_total_memory, ((const char *const[]){"device", NULL}))             \
     X("util.used_memory", util_used_memory, ((const char *const[]){"device", NULL}))               \
     X("util.utilisation", util_utilisation, ((const char *const[]){"device", NULL}))               \
-    X("util.arrays_on_device", util_arrays_on_device, ((const char *const[]){"device", NULL}))
+    X("util.arrays_on_device", util_arrays_on_device, ((const char *const[]){"device", NULL}))     \
+    X("global.placement", global_placement, ((const char *const[]){"type", "ranks", "all",         \
+        NULL}))                                                                                    \
+    X("global.placement_equal", global_placement_equal, ((const char *const[]){"a", "b", NULL}))   \
+    X("global.sbp", global_sbp, ((const char *const[]){"sbp", NULL}))                              \
+    X("global.make", global_make, ((const char *const[]){"value", "locals", "placement", "sbp",    \
+        "to", NULL}))
 
 /* X(FN, ARGS) for each function of array.create: ARGS, NULL-terminated, are the
  * arguments it takes (fn and the op's common arguments included). */

@@ -341,6 +341,23 @@ static int decode_element(const cJSON *v, ds_dtype dt, unsigned char *dst, const
     }
 }
 
+int ds_buffer_alloc(ds_buffer *buf)
+{
+    int64_t count = ds__shape_count(buf->shape, buf->ndim);
+    size_t size = ds_dtype_size(buf->dtype);
+    if (count < 0 || size == 0) {
+        ds_error("ValueError", "ds_buffer_alloc: invalid dtype or shape");
+        return -1;
+    }
+    buf->nbytes = (size_t)count * size;
+    buf->data = buf->nbytes ? ds__malloc(buf->nbytes) : NULL;
+    if (buf->nbytes && !buf->data) {
+        ds_error("MemoryError", "ds_buffer_alloc: out of memory for %zu bytes", buf->nbytes);
+        return -1;
+    }
+    return 0;
+}
+
 void ds__buffer_clear(ds_buffer *buf)
 {
     ds__free(buf->data);

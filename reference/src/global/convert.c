@@ -71,10 +71,21 @@ static MPI_Datatype mpi_type(ra_dtype dtype)
     }
 }
 
-/* partial_sum of bool is "or": a sum of truth values read back as bool. */
-static MPI_Op mpi_sum(ra_dtype dtype)
+/* partial_sum of bool is "or": a sum of truth values read back as bool. 8- and 16-bit
+ * integers add through the context's wrapping sum (gctx.c says why). */
+static MPI_Op mpi_sum(const step *s)
 {
-    return dtype == RA_BOOL ? MPI_LOR : MPI_SUM;
+    switch (s->dtype) {
+    case RA_BOOL:
+        return MPI_LOR;
+    case RA_INT8:
+    case RA_UINT8:
+    case RA_INT16:
+    case RA_UINT16:
+        return s->g->wrap_sum;
+    default:
+        return MPI_SUM;
+    }
 }
 
 static int fits_int(step *s, size_t n)
@@ -164,8 +175,7 @@ static int fill_allreduce(void *dst, size_t nbytes, void *user_data)
     if (status != RA_OK || n == 0) return status;
     MPI_Request req;
     status = run(
-        s, MPI_Iallreduce(s->in, dst, (int)n, mpi_type(s->dtype), mpi_sum(s->dtype), s->comm, &req),
-        &req);
+        s, MPI_Iallreduce(s->in, dst, (int)n, mpi_type(s->dtype), mpi_sum(s), s->comm, &req), &req);
     return finish(s, status, NULL, NULL, NULL);
 }
 
@@ -206,10 +216,10 @@ static int fill_reduce_scatter(void *dst, size_t nbytes, void *user_data)
     }
     if (status == RA_OK && total) {
         MPI_Request req;
-        status = run(s,
-                     MPI_Ireduce_scatter(send, dst, counts, mpi_type(s->dtype), mpi_sum(s->dtype),
-                                         s->comm, &req),
-                     &req);
+        status = run(
+            s,
+            MPI_Ireduce_scatter(send, dst, counts, mpi_type(s->dtype), mpi_sum(s), s->comm, &req),
+            &req);
     }
     return finish(s, status, tmp, counts, NULL);
 }

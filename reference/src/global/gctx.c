@@ -158,6 +158,25 @@ int rag__agree(ra_gctx *g, uint64_t sig, int local_status, const char *what)
     return status;
 }
 
+/* Elementwise inout += in for 8- and 16-bit integers, wrapping as C's unsigned addition
+ * does. OpenMPI 4.1's vectorised MPI_SUM for these types saturates (253 + 6 gives 255 in
+ * uint8), which is not the dtype's addition; this operation replaces it. */
+static void wrap_sum(void *in, void *inout, int *len, MPI_Datatype *type)
+{
+    int n = *len;
+    if (*type == MPI_INT8_T || *type == MPI_UINT8_T) {
+        const uint8_t *a = in;
+        uint8_t *b = inout;
+        for (int i = 0; i < n; i++)
+            b[i] = (uint8_t)(a[i] + b[i]);
+    } else {
+        const uint16_t *a = in;
+        uint16_t *b = inout;
+        for (int i = 0; i < n; i++)
+            b[i] = (uint16_t)(a[i] + b[i]);
+    }
+}
+
 int ra_gctx_create(ra_ctx *ctx, MPI_Comm comm, const ra_gctx_options *opts, ra_gctx **out)
 {
     static const char fn[] = "ra_gctx_create";
@@ -178,8 +197,10 @@ int ra_gctx_create(ra_ctx *ctx, MPI_Comm comm, const ra_gctx_options *opts, ra_g
     g->ctx = ctx;
     g->timeout_s = timeout;
     g->comm = MPI_COMM_NULL;
+    g->wrap_sum = MPI_OP_NULL;
     MPI_Comm node = MPI_COMM_NULL;
-    int rc = MPI_Comm_dup(comm, &g->comm);
+    int rc = MPI_Op_create(wrap_sum, 1, &g->wrap_sum);
+    if (rc == MPI_SUCCESS) rc = MPI_Comm_dup(comm, &g->comm);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_rank(g->comm, &g->rank);
     if (rc == MPI_SUCCESS) rc = MPI_Comm_size(g->comm, &g->size);
@@ -192,6 +213,7 @@ int ra_gctx_create(ra_ctx *ctx, MPI_Comm comm, const ra_gctx_options *opts, ra_g
         int len = 0;
         MPI_Error_string(rc, text, &len);
         if (g->comm != MPI_COMM_NULL) MPI_Comm_free(&g->comm);
+        if (g->wrap_sum != MPI_OP_NULL) MPI_Op_free(&g->wrap_sum);
         free(g);
         return rag__error(NULL, RA_E_COMM, "%s: %s", fn, text);
     }
@@ -220,6 +242,7 @@ void ra_gctx_destroy(ra_gctx *g)
     free(g->kept);
     free(g->kept_arrays);
     MPI_Comm_free(&g->comm);
+    MPI_Op_free(&g->wrap_sum);
     free(g);
 }
 

@@ -17,6 +17,7 @@ struct ra_gctx {
     int rank, size;
     int node_rank; /* index among the ranks of this node */
     double timeout_s;
+    MPI_Op wrap_sum; /* sum of 8- and 16-bit integers that wraps (gctx.c) */
     bool broken;
     char message[RAG_MESSAGE_MAX];
     /* After a timeout: the requests left pending and the memory they may still read or

@@ -289,6 +289,11 @@ bool ra_placement_has_me(const ra_placement *p)
     return p && p->me >= 0;
 }
 
+ra_device ra_placement_local_device(const ra_placement *p)
+{
+    return p && p->me >= 0 ? p->local_dev : RA_CPU;
+}
+
 /* ---- sbp ---- */
 
 bool ra_sbp_eq(ra_sbp a, ra_sbp b)

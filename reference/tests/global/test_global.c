@@ -269,6 +269,8 @@ static void test_placements(void)
     CHECK(status_is(ra_placement_create(G, "cpu", r13, 2, NULL, 1, &sub), RA_OK, "sub"),
           "a placement on ranks 1 and 3");
     CHECK(ra_placement_has_me(sub) == (rank == 1 || rank == 3), "has_me on ranks 1 and 3 only");
+    CHECK(ra_device_eq(ra_placement_local_device(sub), RA_CPU),
+          "a cpu placement's local device is cpu on every rank");
     const int64_t row0[2] = {0, 1}, row1[1] = {2};
     const int64_t *rows[2] = {row0, row1};
     size_t lens[2] = {2, 1};
@@ -634,6 +636,30 @@ static void test_full_and_ops(void)
     ra_global_release(s);
     ra_global_release(m);
     free(w);
+    /* partial_sum adds as the dtype does: uint8 and int16 pieces wrap (253 + 1 + 1 + 1 is 0;
+     * OpenMPI's own MPI_SUM saturates these types). */
+    {
+        int64_t one[1] = {1};
+        uint8_t u = rank == 0 ? 253 : 1;
+        int16_t h = rank == 0 ? 32767 : 1;
+        ra_array *lu = NULL, *lh = NULL;
+        ra_asarray_buffer(ra_gctx_local_ctx(G), &u, RA_UINT8, one, 1, &(ra_opts){.device = "cpu"},
+                          &lu);
+        ra_asarray_buffer(ra_gctx_local_ctx(G), &h, RA_INT16, one, 1, &(ra_opts){.device = "cpu"},
+                          &lh);
+        ra_global *gu = NULL, *gh = NULL;
+        ra_global_from_local(G, lu, p, &ps, 1, &gu);
+        ra_global_from_local(G, lh, p, &ps, 1, &gh);
+        uint8_t wu = 0;
+        int16_t wh = -32766;
+        CHECK(gu && whole_is(gu, &wu, 1), "OF-SBP-4 uint8 partial sums wrap: 253 + 1 + 1 + 1 is 0");
+        CHECK(gh && whole_is(gh, (unsigned char *)&wh, 2),
+              "OF-SBP-4 int16 partial sums wrap: 32767 + 3 is -32766");
+        ra_global_release(gu);
+        ra_global_release(gh);
+        ra_array_release(lu);
+        ra_array_release(lh);
+    }
     /* Mixed placements. */
     int64_t r2[2] = {0, 1};
     ra_placement *q = NULL;

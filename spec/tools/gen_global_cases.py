@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Write conformance/cases/oneflow-global.json: OneFlow's placements, sbp and conversions
+between sbps (OF-ATTR-1, OF-PL-*, OF-SBP-*) on 4 ranks, for SPMD adapters.
+
+    gen_global_cases.py [--root DIR] [--check]
+
+Every expected value is computed here from the statements: a split(d) piece of rank r is
+rank r's part of dimension d cut evenly (the shapes are chosen so that every cut is even, as
+OF-SBP-2 says "evenly"); broadcast gives every rank the whole value (OF-SBP-3); a
+partial_sum value is the elementwise sum of the pieces (OF-SBP-4), so sources in
+partial_sum are built from pieces whose sum is the value, and a partial_sum result's pieces
+are left to the library (only their sum, the global value, is checked). Every conversion
+keeps the global value (OF-SBP-6): each case checks the value and each rank's piece.
+
+Cases: every ordered pair of split(0), split(1), broadcast and partial_sum on a 1-D
+placement of 4 ranks (int32 4 x 8); split(0) -> broadcast and partial_sum -> broadcast for
+every dtype; on the 2 x 2 placement [[0, 1], [2, 3]] every pair to (broadcast, broadcast)
+and from it; placements flat, nested, placement.all, env.all_device_placement, equality,
+and the errors. --check compares the file with what would be written and exits 1 when it
+differs.
+"""
+
+import argparse
+import json
+import os
+import sys
+
+OUT = "conformance/cases/oneflow-global.json"
+RANKS = 4
+FLAT = {"type": "cpu", "ranks": [0, 1, 2, 3]}
+MESH = {"type": "cpu", "ranks": [[0, 1], [2, 3]]}
+MESH_SHAPE = (2, 2)
+SBPS = {"S0": {"split": 0}, "S1": {"split": 1}, "B": "broadcast", "P": "partial_sum"}
+NAMES = {"S0": "split(0)", "S1": "split(1)", "B": "broadcast", "P": "partial_sum"}
+DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+          "float32", "float64", "complex64", "complex128"]
+
+
+def size(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def base_value(i, dtype):
+    """Element i of the test value, as an exact Python number (complex as (re, im))."""
+    v = (i * 5 + 3) % 17
+    if dtype == "bool":
+        return i % 3 == 0
+    if dtype in ("int8", "int16", "int32", "int64"):
+        return (v - 8) * {"int8": 1, "int16": 300, "int32": 70000, "int64": 4000000000}[dtype]
+    if dtype.startswith("uint"):
+        return v * {"uint8": 1, "uint16": 1000, "uint32": 100000, "uint64": 1000000000000}[dtype]
+    if dtype.startswith("float"):
+        return (v - 8) * 0.5
+    return ((v - 8) * 0.5, float(i))
+
+
+def encode(x, dtype):
+    """A typed-array element: integers beyond 2^53 as strings, complex as [re, im]."""
+    if dtype == "bool":
+        return bool(x)
+    if dtype.startswith("complex"):
+        return [x[0], x[1]]
+    if isinstance(x, int) and abs(x) > 2 ** 53:
+        return str(x)
+    return x
+
+
+def typed(dtype, shape, values):
+    return {"dtype": dtype, "shape": list(shape), "data": [encode(v, dtype) for v in values]}
+
+
+def zero(dtype):
+    if dtype == "bool":
+        return False
+    if dtype.startswith("complex"):
+        return (0.0, 0.0)
+    if dtype.startswith("float"):
+        return 0.0
+    return 0
+
+
+def index(shape, flat):
+    out = []
+    for s in reversed(shape):
+        out.append(flat % s)
+        flat //= s
+    return list(reversed(out))
+
+
+def window(shape, sbp, mesh, coord):
+    """[(off, len)] per dim of the piece at mesh coordinates coord (even cuts only)."""
+    win = [[0, s] for s in shape]
+    for m, s in enumerate(sbp):
+        if isinstance(s, dict):
+            d = s["split"]
+            k = mesh[m]
+            assert win[d][1] % k == 0, "the generator uses even cuts only"
+            part = win[d][1] // k
+            win[d] = [win[d][0] + coord[m] * part, part]
+    return win
+
+
+def cut(values, shape, win):
+    out = []
+    for i in range(size(shape)):
+        idx = index(shape, i)
+        if all(o <= x < o + n for x, (o, n) in zip(idx, win)):
+            out.append(values[i])
+    return out, [n for _, n in win]
+
+
+def coords(mesh):
+    return [index(list(mesh), r) for r in range(size(mesh))]
+
+
+def partial_pieces(values, dtype, n):
+    """n pieces whose elementwise sum is values: rank 0 holds the value minus the others;
+    the others hold small numbers (for bool, or: rank 0 the value, the others false)."""
+    if dtype == "bool":
+        return [values] + [[False] * len(values) for _ in range(n - 1)]
+    pieces = []
+    for r in range(1, n):
+        if dtype.startswith("complex"):
+            pieces.append([(float(r), -float(r)) for _ in values])
+        elif dtype.startswith("float"):
+            pieces.append([float(r) for _ in values])
+        else:
+            pieces.append([r for _ in values])
+    first = []
+    for i, v in enumerate(values):
+        if dtype.startswith("complex"):
+            first.append((v[0] - sum(p[i][0] for p in pieces), v[1] - sum(p[i][1] for p in pieces)))
+        elif dtype.startswith("uint"):
+            # Unsigned addition wraps: the first addend is the difference modulo 2^bits.
+            first.append((v - sum(p[i] for p in pieces)) % 2 ** int(dtype[4:]))
+        else:
+            first.append(v - sum(p[i] for p in pieces))
+    return [first] + pieces
+
+
+def source_args(values, dtype, shape, placement, sbp, mesh):
+    """global.make's arguments building the value under sbp: from the whole value, or, where
+    some placement dim is partial_sum, from pieces that add up to it."""
+    if not any(s == "partial_sum" for s in sbp):
+        return {"value": typed(dtype, shape, values)}
+    cs = coords(mesh)
+    locals_ = []
+    for r in range(RANKS):
+        # The piece a rank holds: its window of the dims that split, and along each
+        # partial_sum dim of the mesh its addend (split again among the ranks of that dim).
+        win = window(shape, sbp, mesh, cs[r])
+        part, pshape = cut(values, shape, win)
+        n = 1
+        pos = 0
+        for m, s in enumerate(sbp):
+            if s == "partial_sum":
+                pos = pos * mesh[m] + cs[r][m]
+                n *= mesh[m]
+        locals_.append(typed(dtype, pshape, partial_pieces(part, dtype, n)[pos]))
+    return {"locals": locals_}
+
+
+def conversion(cid, dtype, shape, values, placement, mesh, src, dst, spec):
+    args = {"placement": placement, "sbp": [SBPS[s] for s in src]}
+    args.update(source_args(values, dtype, shape, placement, [SBPS[s] for s in src], mesh))
+    if dst is not None:
+        args["to"] = [SBPS[s] for s in dst]
+    final = dst if dst is not None else src
+    whole = typed(dtype, shape, values)
+    per_rank = []
+    cs = coords(mesh)
+    for r in range(RANKS):
+        e = {"value": whole, "dtype": dtype, "shape": list(shape)}
+        if "P" not in final:
+            part, pshape = cut(values, shape, window(shape, [SBPS[s] for s in final], mesh, cs[r]))
+            e["local"] = typed(dtype, pshape, part)
+        per_rank.append(e)
+    names = lambda l: "(" + ", ".join(NAMES[s] for s in l) + ")"
+    where = "the 1-D placement of 4 ranks" if len(mesh) == 1 else "the 2 x 2 placement"
+    if dst is None:
+        desc = "A %s %s array %s on %s: each rank holds its piece; the value is the one given." % (
+            dtype, "x".join(map(str, shape)), names(src), where)
+    else:
+        desc = ("A %s %s array converted from %s to %s on %s keeps its value; each rank holds "
+                "its piece of the result%s." % (dtype, "x".join(map(str, shape)), names(src),
+                                                names(dst), where,
+                                                "" if "P" not in final else
+                                                " (partial_sum pieces are the library's; their sum "
+                                                "is checked)"))
+    features = ["placement", "sbp"] + (["sbp-convert"] if dst is not None else [])
+    return {"id": cid, "description": desc, "spec": spec, "features": features, "ranks": RANKS,
+            "steps": [{"op": "global.make", "args": args, "expect_ranks": per_rank}]}
+
+
+def placement_cases():
+    flat_str = 'oneflow.placement(type="cpu", ranks=[0, 1, 2, 3])'
+    cases = []
+
+    def case(cid, desc, spec, step):
+        cases.append({"id": "oneflow.placement." + cid, "description": desc, "spec": spec,
+                      "features": ["placement"], "ranks": RANKS, "steps": [step]})
+
+    case("flat", "placement(type, ranks) with a flat list of ranks: its type and a 1-D mesh of 4.",
+         ["OF-PL-1", "OF-PL-2"],
+         {"op": "global.placement", "args": FLAT,
+          "expect": {"type": "cpu", "shape": [4], "str": flat_str}})
+    case("nested", "placement(type, ranks) with a nested list: a 2 x 2 mesh.", ["OF-PL-2"],
+         {"op": "global.placement", "args": MESH,
+          "expect": {"type": "cpu", "shape": [2, 2],
+                     "str": 'oneflow.placement(type="cpu", ranks=[[0, 1], [2, 3]])'}})
+    case("all", "placement.all(type) on 4 ranks is the placement of ranks 0 to 3.", ["OF-PL-3"],
+         {"op": "global.placement", "args": {"type": "cpu", "all": "placement.all"},
+          "expect": {"type": "cpu", "shape": [4], "str": flat_str}})
+    case("env-all", "env.all_device_placement(type) is the same placement as placement.all(type).",
+         ["OF-PL-4"],
+         {"op": "global.placement", "args": {"type": "cpu", "all": "env.all_device_placement"},
+          "expect": {"type": "cpu", "shape": [4], "str": flat_str}})
+    case("equal", "Two placements of the same type and ranks are equal.", ["OF-PL-1"],
+         {"op": "global.placement_equal", "args": {"a": FLAT, "b": FLAT}, "expect": True})
+    case("order", "The order of the ranks is part of a placement.", ["OF-PL-1"],
+         {"op": "global.placement_equal",
+          "args": {"a": FLAT, "b": {"type": "cpu", "ranks": [3, 2, 1, 0]}}, "expect": False})
+    case("nested-differs", "A 2 x 2 mesh differs from the flat list of the same ranks.",
+         ["OF-PL-2"],
+         {"op": "global.placement_equal", "args": {"a": FLAT, "b": MESH}, "expect": False})
+    for cid, ranks, what in (("duplicate", [0, 1, 1, 2], "a rank listed twice"),
+                             ("outside", [0, 1, 2, 4], "a rank beyond the 4 that run"),
+                             ("ragged", [[0, 1], [2]], "rows of different lengths"),
+                             ("empty", [], "no rank")):
+        case("bad-" + cid, "A placement with %s is refused." % what, ["OF-PL-2"],
+             {"op": "global.placement", "args": {"type": "cpu", "ranks": ranks}, "raises": "any"})
+    return cases
+
+
+def build():
+    cases = placement_cases()
+    shape = (4, 8)
+    ints = [base_value(i, "int32") for i in range(size(shape))]
+    # OF-SBP-1..4: each sbp as made.
+    for s, stmt in (("S0", "OF-SBP-2"), ("S1", "OF-SBP-2"), ("B", "OF-SBP-3"), ("P", "OF-SBP-4")):
+        cases.append(conversion("oneflow.sbp.make-%s" % s.lower(), "int32", shape, ints, FLAT,
+                                (RANKS,), [s], None, ["OF-ATTR-1", "OF-SBP-1", stmt]))
+    # OF-SBP-6: every ordered pair on the 1-D placement.
+    for a in SBPS:
+        for b in SBPS:
+            cases.append(conversion("oneflow.sbp.convert.%s-to-%s" % (a.lower(), b.lower()),
+                                    "int32", shape, ints, FLAT, (RANKS,), [a], [b],
+                                    ["OF-SBP-6"]))
+    # Every dtype through the two collectives that move or add values.
+    for dt in DTYPES:
+        vals = [base_value(i, dt) for i in range(size(shape))]
+        for a in ("S0", "P"):
+            cases.append(conversion("oneflow.sbp.dtype.%s.%s-to-b" % (dt, a.lower()), dt, shape,
+                                    vals, FLAT, (RANKS,), [a], ["B"], ["OF-SBP-6"]))
+    # The 2 x 2 placement: every pair to and from (broadcast, broadcast).
+    for a in SBPS:
+        for b in SBPS:
+            if a == b == "B":
+                continue
+            pair = [a, b]
+            tag = "%s-%s" % (a.lower(), b.lower())
+            cases.append(conversion("oneflow.sbp.mesh.%s-to-b-b" % tag, "int32", shape, ints,
+                                    MESH, MESH_SHAPE, pair, ["B", "B"], ["OF-PL-2", "OF-SBP-6"]))
+            cases.append(conversion("oneflow.sbp.mesh.b-b-to-%s" % tag, "int32", shape, ints,
+                                    MESH, MESH_SHAPE, ["B", "B"], pair, ["OF-PL-2", "OF-SBP-6"]))
+    doc = {"description": "Generated by spec/tools/gen_global_cases.py: OneFlow's placements, "
+                          "sbp and every conversion between sbps on 4 ranks, each rank's piece "
+                          "and the global value computed from the statements. Do not edit; "
+                          "regenerate.",
+           "cases": cases}
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+    ap.add_argument("--check", action="store_true", help="compare instead of writing")
+    args = ap.parse_args(argv)
+    path = os.path.join(args.root, OUT)
+    text = build()
+    if args.check:
+        try:
+            with open(path, encoding="utf-8") as f:
+                current = f.read()
+        except OSError:
+            current = None
+        if current != text:
+            print("%s: out of date; run spec/tools/gen_global_cases.py" % OUT, file=sys.stderr)
+            return 1
+        return 0
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
