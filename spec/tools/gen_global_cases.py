@@ -33,7 +33,7 @@ MESH_SHAPE = (2, 2)
 SBPS = {"S0": {"split": 0}, "S1": {"split": 1}, "B": "broadcast", "P": "partial_sum"}
 NAMES = {"S0": "split(0)", "S1": "split(1)", "B": "broadcast", "P": "partial_sum"}
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float32", "float64", "complex64", "complex128"]
+          "float16", "float32", "float64", "complex64", "complex128"]
 
 
 def size(shape):

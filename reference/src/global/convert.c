@@ -66,6 +66,8 @@ static MPI_Datatype mpi_type(ra_dtype dtype)
         return MPI_C_FLOAT_COMPLEX;
     case RA_COMPLEX128:
         return MPI_C_DOUBLE_COMPLEX;
+    case RA_FLOAT16:
+        return MPI_UINT16_T; /* reduced with the context's half_sum */
     default:
         return MPI_DATATYPE_NULL;
     }
@@ -83,6 +85,8 @@ static MPI_Op mpi_sum(const step *s)
     case RA_INT16:
     case RA_UINT16:
         return s->g->wrap_sum;
+    case RA_FLOAT16:
+        return s->g->half_sum;
     default:
         return MPI_SUM;
     }

@@ -18,6 +18,7 @@ struct ra_gctx {
     int node_rank; /* index among the ranks of this node */
     double timeout_s;
     MPI_Op wrap_sum; /* sum of 8- and 16-bit integers that wraps (gctx.c) */
+    MPI_Op half_sum; /* sum of float16 elements, carried as MPI_UINT16_T (gctx.c) */
     bool broken;
     char message[RAG_MESSAGE_MAX];
     /* After a timeout: the requests left pending and the memory they may still read or
