@@ -23,10 +23,11 @@ ADAPTER_VERSION = (Path(__file__).resolve().parents[3] / "VERSION").read_text().
 MAX_LINE = 1 << 20  # the protocol's maximum line length, in bytes
 MAX_READ = 1 << 24  # array.read refuses larger arrays (spec/protocol.md)
 
+# The array API's dtypes, then float16 (OneFlow's half; not an array API dtype).
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
-          "float32", "float64", "complex64", "complex128")
+          "float32", "float64", "complex64", "complex128", "float16")
 INT_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64")
-FLOAT_DTYPES = ("float32", "float64")
+FLOAT_DTYPES = ("float32", "float64", "float16")
 COMPLEX_DTYPES = ("complex64", "complex128")
 HANDLE_TYPES = ("device", "array", "stream")
 

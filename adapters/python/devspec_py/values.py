@@ -207,6 +207,8 @@ def decode_element(dtype: str, value: object, where: str) -> Element:
         if not lo <= n <= hi:
             raise ProtocolError("%s: %d is out of range for %s" % (where, n, dtype))
         return n
+    if dtype == "float16":
+        return float16_round(decode_float(value, where), where)
     if dtype in FLOAT_DTYPES:
         return decode_float(value, where, dtype == "float32")
     if not isinstance(value, list) or len(value) != 2:
@@ -214,6 +216,16 @@ def decode_element(dtype: str, value: object, where: str) -> Element:
     single = dtype == "complex64"
     return complex(decode_float(value[0], where + ".re", single),
                    decode_float(value[1], where + ".im", single))
+
+
+def float16_round(x: float, where: str) -> float:
+    """x rounded to the nearest IEEE binary16 value (ties to even); a finite x beyond the
+    float16 range is refused, as for float32 (spec/protocol.md, dtypes)."""
+    try:
+        return float(struct.unpack("<e", struct.pack("<e", x))[0])
+    except OverflowError:
+        raise ProtocolError("%s: %r is beyond the float16 range (it rounds to infinity)"
+                            % (where, x)) from None
 
 
 def encode_float(x: float, single: bool = False) -> float | int | str:

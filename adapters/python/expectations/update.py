@@ -40,6 +40,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("*", "Received incompatible devices", "jnp.asarray/jnp.astype with device= of an array committed to another device raise 'Received incompatible devices for jitted computation' (the conversion runs under jit with the target device as a sharding constraint) instead of copying; x.to_device(d) works"),
 ],
 "torch": [
+ ("promotion.category.subtract.*", "Subtraction, the `-` operator, with a bool", "torch refuses subtract when an operand is a bool tensor or a Python bool (RuntimeError 'Subtraction, the `-` operator, with a bool tensor is not supported'), before promotion; OneFlow's promotion rules (OF-PROM-1) state only the result dtype"),
  ("values.*_like.to-default", "elements differ", "zeros_like, ones_like and full_like of a meta tensor with device='cpu' return a cpu tensor of uninitialised memory in torch 1.13 (zeros_like gave 1.4e-38, 0, -1.8e+06): the fill is skipped, while empty_like(x, device='cpu').fill_(v) is right"),
  ("*", "Cannot copy out of meta tensor", "the second device is meta, whose tensors hold no data: reading values or copying them off meta raises NotImplementedError('Cannot copy out of meta tensor; no data!')"),
  ("*", "Unknown device type meta for Dlpack", "a meta tensor has no DLPack device: __dlpack_device__ raises ValueError('Unknown device type meta for Dlpack')"),

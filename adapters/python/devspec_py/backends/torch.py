@@ -19,7 +19,8 @@ class TorchBackend(BaseBackend):
     features = ("device-attr", "device-eq", "creation-device-kw", "like-inherits-device",
                 "asarray-inherits-device", "to-device", "output-follows-input",
                 "mixed-device-raises", "default-device-consistent", "fft-freq-device",
-                "dlpack-device", "device-string", "device-string-kw", "device-ordinal")
+                "dlpack-device", "device-string", "device-string-kw", "device-ordinal",
+                "promotion-category")
 
     def __init__(self) -> None:
         import torch
