@@ -20,7 +20,6 @@ import argparse
 import copy
 import fcntl
 import html.parser
-import inspect
 import json
 import os
 import re
@@ -30,37 +29,14 @@ import sys
 import tempfile
 import time
 
+from taputil import check, plan, skip
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEST_SPEC = os.path.join(HERE, "spec")
 HOSTILE = os.path.join(HERE, "compare", "hostile.json")
 FAKE = os.path.join(HERE, "fixtures", "fake_adapter.py")
 
-n_tests = 0
-n_failed = 0
 SCRATCH = None  # the test's own temporary folder
-
-
-def check(cond, name, expected=None, observed=None):
-    global n_tests, n_failed
-    n_tests += 1
-    if cond:
-        print(f"ok {n_tests} - {name}")
-        return True
-    n_failed += 1
-    caller = inspect.stack()[1]
-    print(f"not ok {n_tests} - {name}")
-    print("  ---")
-    print(f"  expected: {json.dumps(str(expected)[:2000])}")
-    print(f"  observed: {json.dumps(str(observed)[:2000])}")
-    print(f"  at: {json.dumps(os.path.basename(caller.filename) + ':' + str(caller.lineno))}")
-    print("  ...")
-    return False
-
-
-def skip(name, why):
-    global n_tests
-    n_tests += 1
-    print(f"ok {n_tests} - {name} # SKIP {why}")
 
 
 class Env:
@@ -762,8 +738,7 @@ def main():
         raise
     finally:
         shutil.rmtree(env.tmp, ignore_errors=True)
-    print(f"1..{n_tests}")
-    return 1 if n_failed else 0
+    return plan()
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ progress schema validators suite. Standard library only; schema checks use the p
 jsonschema and say SKIP otherwise.
 """
 import argparse
-import inspect
 import json
 import os
 import re
@@ -24,36 +23,13 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+from taputil import check, plan, skip
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 TEST_SPEC = os.path.join(HERE, "spec")
 CASES = os.path.join(HERE, "cases")
 FAKE = os.path.join(HERE, "fixtures", "fake_adapter.py")
 
-n_tests = 0
-n_failed = 0
-
-
-def check(cond, name, expected=None, observed=None):
-    global n_tests, n_failed
-    n_tests += 1
-    if cond:
-        print(f"ok {n_tests} - {name}")
-        return True
-    n_failed += 1
-    caller = inspect.stack()[1]
-    print(f"not ok {n_tests} - {name}")
-    print("  ---")
-    print(f"  expected: {json.dumps(str(expected))}")
-    print(f"  observed: {json.dumps(str(observed)[:2000])}")
-    print(f"  at: {json.dumps(os.path.basename(caller.filename) + ':' + str(caller.lineno))}")
-    print("  ...")
-    return False
-
-
-def skip(name, why):
-    global n_tests
-    n_tests += 1
-    print(f"ok {n_tests} - {name} # SKIP {why}")
 
 
 class Env:
@@ -1044,10 +1020,13 @@ def group_validators(env):
         check(False, "spec/tools/check.py judged the files", 0, p.stderr[-2000:])
         return
     problems = json.loads(p.stdout)
+
+    def said(ok):
+        return "valid" if ok else "invalid"
+
     for (name, path, want), found in zip(files, problems):
         rc, out, err = env.run(["validate", "--cases", path])
         loader_ok, check_ok = rc == 0, not found
-        said = lambda ok: "valid" if ok else "invalid"
         check(rc in (0, 2) and loader_ok == check_ok and (want is None or loader_ok == want),
               f"{name}: the loader and check.py both say {said(check_ok if want is None else want)}",
               f"both {said(want) if want is not None else 'the same'}",
@@ -1118,8 +1097,7 @@ def main():
               repr(e) + " " + traceback.format_exc()[-600:])
     finally:
         shutil.rmtree(env.tmp, ignore_errors=True)
-    print(f"1..{n_tests}")
-    sys.exit(1 if n_failed else 0)
+    sys.exit(plan())
 
 
 if __name__ == "__main__":
