@@ -11,7 +11,7 @@ Writes (each generated file, or generated part, says so in its first line or key
     spec/schema/case.json                    $defs/op: the ops a case's step may use
     conformance/src/ops_table.h              the runner's list (DSR_OPS)
     adapters/shim/src/ops_table.h            the shim's dispatch list and argument lists
-    adapters/python/devspec_py/ops_table.py  the Python adapter's OPS and ARGS
+    adapters/python/devspec_py/ops_table.py  the Python adapter's OPS, ARGS, FUNCTIONS, FUNCTION_ARGS
 
 --check writes nothing and exits 1 when a file differs from what it would write (it names
 each stale file). Standard-library Python 3 only.
@@ -289,9 +289,10 @@ def render_python(doc):
              '(spec/protocol.md, "Ops").',
              "",
              "OPS lists every op; STEP_OPS those a case's step may use; ARGS maps each op to the",
-             "argument names it defines (any other is a protocol error); FUNCTION_ARGS maps an op",
-             "whose fn argument picks a function to each function's arguments (fn and the op's",
-             "common arguments included). Standard-library only.",
+             "argument names it defines (any other is a protocol error); FUNCTIONS maps each op",
+             "with an fn argument to the functions fn may name; FUNCTION_ARGS maps an op whose fn",
+             "argument picks a function to each function's arguments (fn and the op's common",
+             "arguments included). Standard-library only.",
              '"""',
              "",
              "PROTOCOL_VERSION = %d" % doc["protocol"],
@@ -303,6 +304,24 @@ def render_python(doc):
               "ARGS: dict[str, frozenset[str]] = {"]
     for op in doc["ops"]:
         lines += py_set(op["name"], [a["name"] for a in op["args"]], 4)
+    lines += ["}", "", "FUNCTIONS: dict[str, tuple[str, ...]] = {"]
+    for op in doc["ops"]:
+        for a in op["args"]:
+            if a["name"] == "fn" and "enum" in a["schema"]:
+                names = ", ".join(repr(n) for n in a["schema"]["enum"])
+                one = "    %r: (%s)," % (op["name"], names)
+                if len(one) <= 100:
+                    lines.append(one)
+                else:
+                    lines.append("    %r: (" % op["name"])
+                    line = "       "
+                    for n in a["schema"]["enum"]:
+                        piece = " %r," % n
+                        if len(line) + len(piece) > 100:
+                            lines.append(line)
+                            line = "       "
+                        line += piece
+                    lines += [line, "    ),"]
     lines += ["}", "", "FUNCTION_ARGS: dict[str, dict[str, frozenset[str]]] = {"]
     for op in doc["ops"]:
         if "functions" in op:

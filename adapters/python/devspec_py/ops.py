@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import ops_table
 from .args import Args, arg, choice, dtype_arg, int_arg, shape_arg
 from .backend import Backend
 from .errors import AdapterLimit, ProtocolError, Unsupported
@@ -16,21 +17,14 @@ from .protocol import DTYPES, MAX_READ
 from .server import Server, op
 from .values import Scalar, TypedArray, decode_scalar
 
-BINARY = ("add", "subtract", "multiply", "divide", "equal", "less", "maximum")
-UNARY = ("negative", "abs", "sqrt")
-REDUCE = ("sum", "max")
-CREATE = ("zeros", "ones", "empty", "full", "arange", "linspace", "eye", "zeros_like",
-          "ones_like", "empty_like", "full_like", "fftfreq", "rfftfreq")
+# The functions each op's fn argument may name, and array.create's arguments per function
+# (spec/ops.json, through the generated ops_table.py).
+BINARY = ops_table.FUNCTIONS["array.binary"]
+UNARY = ops_table.FUNCTIONS["array.unary"]
+REDUCE = ops_table.FUNCTIONS["array.reduce"]
+CREATE = ops_table.FUNCTIONS["array.create"]
+CREATE_ARGS = ops_table.FUNCTION_ARGS["array.create"]
 NUMBER = (int, float)
-_COMMON = {"fn", "dtype", "device"}
-_CREATE_ARGS = {
-    "zeros": {"shape"}, "ones": {"shape"}, "empty": {"shape"}, "full": {"shape", "fill_value"},
-    "arange": {"start", "stop", "step"}, "linspace": {"start", "stop", "num", "endpoint"},
-    "eye": {"n_rows", "n_cols", "k"}, "zeros_like": {"x"}, "ones_like": {"x"},
-    "empty_like": {"x"}, "full_like": {"x", "fill_value"}, "fftfreq": {"n", "d"},
-    "rfftfreq": {"n", "d"},
-}
-CREATE_ARGS = {fn: names | _COMMON for fn, names in _CREATE_ARGS.items()}
 
 
 def number(args: Args, name: str, default: Any = None, required: bool = False) -> Any:

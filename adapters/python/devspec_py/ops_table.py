@@ -2,9 +2,10 @@
 """The adapter protocol's ops and the arguments each defines (spec/protocol.md, "Ops").
 
 OPS lists every op; STEP_OPS those a case's step may use; ARGS maps each op to the
-argument names it defines (any other is a protocol error); FUNCTION_ARGS maps an op
-whose fn argument picks a function to each function's arguments (fn and the op's
-common arguments included). Standard-library only.
+argument names it defines (any other is a protocol error); FUNCTIONS maps each op
+with an fn argument to the functions fn may name; FUNCTION_ARGS maps an op whose fn
+argument picks a function to each function's arguments (fn and the op's common
+arguments included). Standard-library only.
 """
 
 PROTOCOL_VERSION = 1
@@ -122,6 +123,16 @@ ARGS: dict[str, frozenset[str]] = {
     'global.placement_equal': frozenset({'a', 'b'}),
     'global.sbp': frozenset({'sbp'}),
     'global.make': frozenset({'value', 'locals', 'placement', 'sbp', 'to'}),
+}
+
+FUNCTIONS: dict[str, tuple[str, ...]] = {
+    'array.create': (
+        'zeros', 'ones', 'empty', 'full', 'arange', 'linspace', 'eye', 'zeros_like', 'ones_like',
+        'empty_like', 'full_like', 'fftfreq', 'rfftfreq',
+    ),
+    'array.binary': ('add', 'subtract', 'multiply', 'divide', 'equal', 'less', 'maximum'),
+    'array.unary': ('negative', 'abs', 'sqrt'),
+    'array.reduce': ('sum', 'max'),
 }
 
 FUNCTION_ARGS: dict[str, dict[str, frozenset[str]]] = {

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from . import ops_table
 
-PROTOCOL_VERSION = 1
+PROTOCOL_VERSION = ops_table.PROTOCOL_VERSION
 ADAPTER_NAME = "devspec-python"
 # The project's one version number: the file VERSION at the top of the tree.
 ADAPTER_VERSION = (Path(__file__).resolve().parents[3] / "VERSION").read_text().strip()

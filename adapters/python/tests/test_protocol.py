@@ -395,3 +395,10 @@ def test_device_strings_reach_the_library_with_their_nul_characters(numpy_adapte
     e = a.err("array.create", {"fn": "zeros", "shape": [1], "device": {"str": "cpu\u0000"}})
     # NumPy echoes the string it was given: all of it, the NUL included.
     assert e["origin"] == "library" and e["message"].endswith("received: cpu\x00")
+
+
+def test_every_handler_is_an_op_of_the_one_source():
+    # A handler for an op spec/ops.json does not define would never be reached by a case.
+    from devspec_py import ops_table
+    from devspec_py.server import OPS
+    assert set(OPS) <= set(ops_table.OPS), set(OPS) - set(ops_table.OPS)
