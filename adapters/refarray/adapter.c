@@ -8,6 +8,10 @@
  *                                      claims priority-context-first instead of
  *                                      priority-input-first.
  *   DEVSPEC_REFARRAY_NO_OPENCL=1       open refarray without its OpenCL devices (cpu only).
+ *   DEVSPEC_REFARRAY_SHARD_UNEVEN=ceil an axis length the device count does not divide is cut
+ *                                      into pieces of ceil(length / count) (tinygrad up to
+ *                                      0.9) instead of refused (refarray's default, tinygrad
+ *                                      0.14; TG-SHARD-9).
  *   DEVSPEC_REFARRAY_SOFT=move-all     soft device mode moves every input to the default
  *                                      device (Ivy's rule as its guide shows it) instead of
  *                                      refarray's default, move-mixed (inputs sharing one
@@ -96,6 +100,10 @@ static const struct feature {
     {"placement", WITH_MPI, 2000},
     {"sbp", WITH_MPI, 2000},
     {"sbp-convert", WITH_MPI, 2000},
+    {"sharding", 0, 2000},
+    {"sharding-elementwise", 0, 2000},
+    {"sharding-reduce", 0, 2000},
+    {"sharding-gather", 0, 2000},
 };
 
 #define NFEATURES (sizeof features / sizeof features[0])
@@ -107,7 +115,8 @@ typedef struct adapter {
     int version; /* the loaded refarray's ra_version_number() */
     bool legacy;
     ra_promotion promotion;
-    int soft_depth; /* soft.set calls not yet undone by soft.unset */
+    int soft_depth;               /* soft.set calls not yet undone by soft.unset */
+    ra_shard_uneven shard_uneven; /* DEVSPEC_REFARRAY_SHARD_UNEVEN */
     const char *claimed[NFEATURES + 1];
     char message[1024];
 } adapter;
@@ -146,6 +155,18 @@ static int open_lib(void **lib)
     int st = ra_ctx_create(&opts, &a->ctx);
     if (st != RA_OK) {
         ds_error(ra_status_kind(st), "ra_ctx_create failed: %s", ra_ctx_message(NULL));
+        free(a);
+        return -1;
+    }
+    const char *uneven = getenv("DEVSPEC_REFARRAY_SHARD_UNEVEN");
+    a->shard_uneven = RA_SHARD_UNEVEN_REFUSE;
+    if (uneven != NULL && strcmp(uneven, "ceil") == 0) {
+        a->shard_uneven = RA_SHARD_UNEVEN_CEIL;
+    } else if (uneven != NULL && strcmp(uneven, "refuse") != 0) {
+        ds_error("ValueError",
+                 "DEVSPEC_REFARRAY_SHARD_UNEVEN is \"%.40s\"; it must be \"refuse\" or \"ceil\"",
+                 uneven);
+        ra_ctx_destroy(a->ctx);
         free(a);
         return -1;
     }
@@ -877,6 +898,100 @@ static int arrays_on_device(void *lib, ds_device device, ds_array *out, size_t c
     return st != 0 ? st : ra_util_arrays_on_device(a->ctx, d, (ra_array **)out, cap, n);
 }
 
+/* ---- sharding ---- */
+
+/* The n device arguments of a tuple as refarray devices (at most DS_MAX_SHARDS). */
+static int device_tuple(adapter *a, const ds_device *devices, size_t n, const char *what,
+                        ra_device *out)
+{
+    if (n > DS_MAX_SHARDS) {
+        ds_error("ValueError", "%s: %zu devices; the adapter handles at most %d", what, n,
+                 DS_MAX_SHARDS);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        int st = device_value(a, devices[i], what, &out[i]);
+        if (st != 0) return st;
+    }
+    return 0;
+}
+
+static int shard(void *lib, ds_array x, const ds_device *devices, size_t n, const int64_t *axis,
+                 bool inplace, ds_array *out)
+{
+    adapter *a = lib;
+    ra_device devs[DS_MAX_SHARDS];
+    int st = device_tuple(a, devices, n, inplace ? "shard_inplace" : "shard", devs);
+    if (st != 0) return st;
+    int ax = 0;
+    if (axis != NULL) {
+        if (*axis < INT_MIN || *axis > INT_MAX) {
+            ds_error("IndexError", "shard: axis %lld is out of range", (long long)*axis);
+            return -1;
+        }
+        ax = (int)*axis;
+    }
+    ra_shard_opts opts = {.size = sizeof opts, .uneven = a->shard_uneven};
+    if (!inplace) return ra_shard(a->ctx, x, devs, n, axis ? &ax : NULL, &opts, (ra_array **)out);
+    st = ra_shard_inplace(a->ctx, x, devs, n, axis ? &ax : NULL, &opts);
+    if (st != RA_OK) return st;
+    /* shard_ returns the array itself: a new reference, since each handle releases once. */
+    *out = ra_array_retain(x);
+    return 0;
+}
+
+static int shard_describe(void *lib, ds_array x, ds_shard_layout *out)
+{
+    size_t n = ra_shard_count(x);
+    out->sharded = n > 0;
+    if (n == 0) {
+        out->n = 1;
+        out->split = false;
+        return new_device(ra_array_device(x), &out->devices[0]);
+    }
+    if (n > DS_MAX_SHARDS) {
+        ds_error("ValueError", "the array has %zu pieces; the adapter reports at most %d", n,
+                 DS_MAX_SHARDS);
+        return -1;
+    }
+    int axis = ra_shard_axis(x);
+    out->split = axis != RA_SHARD_REPLICATED;
+    out->axis = axis;
+    for (size_t i = 0; i < n; i++) {
+        if (out->split) {
+            int st = ra_shard_bounds(x, i, &out->bounds[2 * i], &out->bounds[2 * i + 1]);
+            if (st != RA_OK) return st;
+        }
+        /* The shim owns the objects made so far, even on a later failure. */
+        out->n = i + 1;
+        if (new_device(ra_shard_device(x, i), &out->devices[i]) < 0) return -1;
+    }
+    return 0;
+}
+
+static int shard_piece(void *lib, ds_array x, size_t index, ds_array *out)
+{
+    const ra_array *p = ra_shard_piece(x, index);
+    if (p == NULL) {
+        if (ra_shard_count(x) == 0)
+            ds_error("ValueError", "shard_piece: the array is not sharded");
+        else
+            ds_error("IndexError", "shard_piece: piece %zu of %zu", index, ra_shard_count(x));
+        return -1;
+    }
+    /* A piece is borrowed from its sharded array; the handle holds its own reference. */
+    *out = ra_array_retain(p);
+    return 0;
+}
+
+static int to_devices(void *lib, ds_array x, const ds_device *devices, size_t n, ds_array *out)
+{
+    adapter *a = lib;
+    ra_device devs[DS_MAX_SHARDS];
+    int st = device_tuple(a, devices, n, "to_devices", devs);
+    return st != 0 ? st : ra_shard_to(a->ctx, x, devs, n, (ra_array **)out);
+}
+
 static const ds_vendor table = {
     .version = DS_VENDOR_VERSION,
     .size = sizeof(ds_vendor),
@@ -947,6 +1062,10 @@ static const ds_vendor table = {
     .sbp_describe = sbp_describe,
     .global_make = global_make,
 #endif
+    .shard = shard,
+    .shard_describe = shard_describe,
+    .shard_piece = shard_piece,
+    .to_devices = to_devices,
 };
 
 DEVSPEC_SHIM_EXPORT(&table)

@@ -18,7 +18,7 @@
 #ifdef DS_ALLOC_TEST_REFARRAY
 /* With refarray's adapter linked in instead: the ops whose results the shim assembles from
  * lists (dtype.result_type, util.arrays_on_device with its handle look-up), the other ops
- * of protocol version 1's later additions, fftfreq and from_dlpack. */
+ * of protocol version 1's later additions, fftfreq, from_dlpack and the sharding ops. */
 static const char *const script[] = {
     "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}",
     "{\"id\":2,\"op\":\"array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[2,2],"
@@ -33,8 +33,16 @@ static const char *const script[] = {
     "{\"id\":9,\"op\":\"array.from_dlpack\",\"args\":{\"x\":\"array#0\",\"device\":{\"str\":"
     "\"cpu\"},\"copy\":true}}",
     "{\"id\":10,\"op\":\"array.dlpack_device\",\"args\":{\"array\":\"array#0\"}}",
-    "{\"id\":11,\"op\":\"reset\"}",
-    "{\"id\":12,\"op\":\"bye\"}",
+    "{\"id\":11,\"op\":\"array.shard_inplace\",\"args\":{\"x\":\"array#1\",\"devices\":"
+    "[{\"str\":\"cpu\"}],\"axis\":-1}}",
+    "{\"id\":12,\"op\":\"array.shard_describe\",\"args\":{\"array\":\"array#1\"}}",
+    "{\"id\":13,\"op\":\"array.shard_piece\",\"args\":{\"array\":\"array#1\",\"index\":0}}",
+    "{\"id\":14,\"op\":\"array.to_devices\",\"args\":{\"array\":\"array#1\",\"devices\":"
+    "[{\"str\":\"cpu\"}]}}",
+    "{\"id\":15,\"op\":\"array.shard\",\"args\":{\"x\":\"array#0\",\"devices\":[{\"str\":"
+    "\"cpu\"}]}}",
+    "{\"id\":16,\"op\":\"reset\"}",
+    "{\"id\":17,\"op\":\"bye\"}",
 };
 #else
 static const char *const script[] = {

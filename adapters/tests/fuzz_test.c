@@ -58,6 +58,12 @@ static const char *const seeds[] = {
     "{\"id\":1,\"op\":\"array.from_dlpack\",\"args\":{\"x\":\"array#0\",\"device\":\"device#1\","
     "\"copy\":false}}",
     "{\"id\":1,\"op\":\"array.create\",\"args\":{\"fn\":\"rfftfreq\",\"n\":3,\"d\":0.5}}",
+    "{\"id\":1,\"op\":\"array.shard\",\"args\":{\"x\":\"array#0\",\"devices\":[\"device#0\","
+    "{\"str\":\"cpu\"}],\"axis\":0}}",
+    "{\"id\":1,\"op\":\"array.shard_describe\",\"args\":{\"array\":\"array#1\"}}",
+    "{\"id\":1,\"op\":\"array.shard_piece\",\"args\":{\"array\":\"array#1\",\"index\":1}}",
+    "{\"id\":1,\"op\":\"array.to_devices\",\"args\":{\"array\":\"array#0\",\"devices\":"
+    "[\"device#1\"]}}",
     "{\"id\":1,\"op\":\"stream.default\",\"args\":{\"device\":\"device#0\"}}",
     "{\"id\":1,\"op\":\"default.push\",\"args\":{\"device\":{\"str\":\"cpu\"}}}",
     "{\"id\":1,\"op\":\"default.pop\"}",

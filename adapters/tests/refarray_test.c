@@ -641,6 +641,97 @@ static void multi_device(drv *d, int ndev)
        "{\"shape\":[4],\"data\":[0,0.25,-0.5,-0.25]}", A("array.read\",\"args\":{\"array\":$fg}"));
 }
 
+/* Sharding (TG-SHARD-*, TG-EW-*, TG-RED-1, TG-GATHER-*) over (cpu, gpu:0): the ops, the
+ * layout they report, and their errors; values follow the statements (four elements over
+ * two devices give [1, 2] and [3, 4]). */
+static void sharding(drv *d, int ndev)
+{
+    const char *why = "needs a second device (build with OpenCL; POCL_DEVICES)";
+    if (ndev < 2) {
+        const char *names[] = {"TG-SHARD-5: shard [1, 2, 3, 4] over (cpu, gpu:0) along axis 0",
+                               "TG-SHARD-6: bounds [[0, 2], [2, 4]]",
+                               "TG-SHARD-5: piece 1 holds [3, 4]",
+                               "TG-SHARD-4: sharding it again raises RuntimeError",
+                               "TG-SHARD-9: 3 elements over 2 devices raise RuntimeError",
+                               "TG-SHARD-3: shard_inplace returns the same array",
+                               "TG-EW-3: add of two splits",
+                               "TG-EW-1: a sharded and an unsharded array raise ValueError",
+                               "TG-RED-1: the sum of [1, 2, 3, 4] is 10",
+                               "TG-GATHER-1: to_device cpu reads [1, 2, 3, 4]",
+                               "TG-GATHER-2: to_devices with the same tuple is the same array"};
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            drv_skip_part(names[i], why);
+        return;
+    }
+    OK(d, "x = [1, 2, 3, 4] float32 on cpu", "sx", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float32\",\"shape\":[4],\"data\":[1,2,3,"
+         "4]},\"device\":$cpu}"));
+    OK(d, "TG-SHARD-5: shard [1, 2, 3, 4] over (cpu, gpu:0) along axis 0", "ss", NULL,
+       A("array.shard\",\"args\":{\"x\":$sx,\"devices\":[$cpu,$gpu0],\"axis\":0}"));
+    OK(d, "TG-SHARD-6: bounds [[0, 2], [2, 4]]", "ssd",
+       "{\"sharded\":true,\"axis\":0,\"bounds\":[[0,2],[2,4]]}",
+       A("array.shard_describe\",\"args\":{\"array\":$ss}"));
+    OK(d, "the describe of an unsharded array", NULL,
+       "{\"sharded\":false,\"axis\":null,\"bounds\":null}",
+       A("array.shard_describe\",\"args\":{\"array\":$sx}"));
+    OK(d, "piece 1", "sp1", NULL, A("array.shard_piece\",\"args\":{\"array\":$ss,\"index\":1}"));
+    OK(d, "TG-SHARD-5: piece 1 holds [3, 4]", NULL,
+       "{\"dtype\":\"float32\",\"shape\":[2],\"data\":[3,4]}",
+       A("array.read\",\"args\":{\"array\":$sp1}"));
+    OK(d, "describe piece 1", "sp1d", NULL, A("array.describe\",\"args\":{\"array\":$sp1}"));
+    drv_bind_field(d, "sp1dev", "sp1d", "device");
+    OK(d, "TG-SHARD-1: piece 1 is on gpu:0", NULL, "true",
+       A("device.equal\",\"args\":{\"a\":$sp1dev,\"b\":$gpu0}"));
+    ERR(d, "piece 2 of 2 raises IndexError", "IndexError", "library",
+        A("array.shard_piece\",\"args\":{\"array\":$ss,\"index\":2}"));
+    ERR(d, "a piece of an unsharded array raises ValueError", "ValueError", "library",
+        A("array.shard_piece\",\"args\":{\"array\":$sx,\"index\":0}"));
+    ERR(d, "a negative piece index is a protocol error", "ValueError", "protocol",
+        A("array.shard_piece\",\"args\":{\"array\":$ss,\"index\":-1}"));
+    ERR(d, "TG-SHARD-4: sharding it again raises RuntimeError", "RuntimeError", "library",
+        A("array.shard\",\"args\":{\"x\":$ss,\"devices\":[$cpu,$gpu0]}"));
+    ERR(d, "an empty device list is a protocol error", "TypeError", "protocol",
+        A("array.shard\",\"args\":{\"x\":$sx,\"devices\":[]}"));
+    ERR(d, "a null device in the list is a protocol error", "TypeError", "protocol",
+        A("array.shard\",\"args\":{\"x\":$sx,\"devices\":[$cpu,null]}"));
+    ERR(d, "a device listed twice raises ValueError", "ValueError", "library",
+        A("array.shard\",\"args\":{\"x\":$sx,\"devices\":[$cpu,$cpu],\"axis\":0}"));
+    ERR(d, "axis 1 of a 1-D array raises IndexError", "IndexError", "library",
+        A("array.shard\",\"args\":{\"x\":$sx,\"devices\":[$cpu,$gpu0],\"axis\":1}"));
+    OK(d, "y = [1, 2, 3] int32 on cpu", "sy", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[3],\"data\":[1,2,3]}"
+         ",\"device\":$cpu}"));
+    ERR(d, "TG-SHARD-9: 3 elements over 2 devices raise RuntimeError", "RuntimeError", "library",
+        A("array.shard\",\"args\":{\"x\":$sy,\"devices\":[$cpu,$gpu0],\"axis\":0}"));
+    OK(d, "TG-SHARD-3: shard_inplace y replicated", "syi", NULL,
+       A("array.shard_inplace\",\"args\":{\"x\":$sy,\"devices\":[{\"str\":\"gpu:0\"},$cpu]}"));
+    OK(d, "TG-SHARD-3: shard_inplace returns the same array", NULL, "true",
+       A("array.same\",\"args\":{\"a\":$sy,\"b\":$syi}"));
+    OK(d, "TG-SHARD-7: y is now replicated", NULL,
+       "{\"sharded\":true,\"axis\":null,\"bounds\":null}",
+       A("array.shard_describe\",\"args\":{\"array\":$sy}"));
+    OK(d, "add of two splits", "sa", NULL,
+       A("array.binary\",\"args\":{\"fn\":\"add\",\"x1\":$ss,\"x2\":$ss}"));
+    OK(d, "TG-EW-3: add of two splits", NULL, "{\"shape\":[4],\"data\":[2,4,6,8]}",
+       A("array.read\",\"args\":{\"array\":$sa}"));
+    ERR(d, "TG-EW-1: a sharded and an unsharded array raise ValueError", "ValueError", "library",
+        A("array.binary\",\"args\":{\"fn\":\"add\",\"x1\":$ss,\"x2\":$sx}"));
+    ERR(d, "TG-EW-1: tuples in another order raise ValueError", "ValueError", "library",
+        A("array.binary\",\"args\":{\"fn\":\"add\",\"x1\":$ss,\"x2\":$sy}"));
+    OK(d, "sum of the split", "sr", NULL,
+       A("array.reduce\",\"args\":{\"fn\":\"sum\",\"x\":$ss,\"axis\":null}"));
+    OK(d, "TG-RED-1: the sum of [1, 2, 3, 4] is 10", NULL, "{\"shape\":[],\"data\":[10]}",
+       A("array.read\",\"args\":{\"array\":$sr}"));
+    OK(d, "to_device cpu", "sg", NULL,
+       A("array.to_device\",\"args\":{\"array\":$ss,\"device\":$cpu}"));
+    OK(d, "TG-GATHER-1: to_device cpu reads [1, 2, 3, 4]", NULL,
+       "{\"shape\":[4],\"data\":[1,2,3,4]}", A("array.read\",\"args\":{\"array\":$sg}"));
+    OK(d, "to_devices with the same tuple", "st", NULL,
+       A("array.to_devices\",\"args\":{\"array\":$ss,\"devices\":[$cpu,$gpu0]}"));
+    OK(d, "TG-GATHER-2: to_devices with the same tuple is the same array", NULL, "true",
+       A("array.same\",\"args\":{\"a\":$ss,\"b\":$st}"));
+}
+
 /* hello once for every test (a filter may leave out the first), with the bindings the
  * tests use: $cpu, $D0 and, with a second device, $gpu0. */
 static int ndev = -1;
@@ -727,11 +818,17 @@ DT_TEST(multi_device_ops)
     multi_device(drv_shared, ndev);
 }
 
+DT_TEST(sharding_ops)
+{
+    need_hello();
+    sharding(drv_shared, ndev);
+}
+
 DT_TEST(bye)
 {
     need_hello();
     OK(drv_shared, "bye", NULL, "null", A("bye\""));
 }
 
-DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops), DT_ENTRY(conversion_ops), DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops), DT_ENTRY(utilities_ops), DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops),
+DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops), DT_ENTRY(conversion_ops), DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops), DT_ENTRY(utilities_ops), DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops), DT_ENTRY(sharding_ops),
          DT_ENTRY(bye))

@@ -33,6 +33,11 @@
     X("array.reduce", 1)                                                                           \
     X("array.matmul", 1)                                                                           \
     X("array.stack", 1)                                                                            \
+    X("array.shard", 1)                                                                            \
+    X("array.shard_inplace", 1)                                                                    \
+    X("array.shard_describe", 1)                                                                   \
+    X("array.shard_piece", 1)                                                                      \
+    X("array.to_devices", 1)                                                                       \
     X("array.dlpack_device", 1)                                                                    \
     X("array.from_dlpack", 1)                                                                      \
     X("stream.default", 1)                                                                         \

@@ -90,6 +90,13 @@ class Backend(Protocol):
     def utilisation(self, dev: Device) -> float: ...
     def arrays_on_device(self, dev: Device) -> list[Array]: ...
 
+    # sharding over a tuple of devices (tinygrad's shard, shard_ and to)
+    def shard(self, x: Array, devices: list[Device], axis: int | None) -> Array: ...
+    def shard_inplace(self, x: Array, devices: list[Device], axis: int | None) -> Array: ...
+    def shard_describe(self, x: Array) -> dict[str, Any]: ...
+    def shard_piece(self, x: Array, index: int) -> Array: ...
+    def to_devices(self, x: Array, devices: list[Device]) -> Array: ...
+
 
 class BaseBackend:
     """A backend that can express nothing: each op answers Unsupported. Subclasses override
@@ -262,6 +269,21 @@ class BaseBackend:
 
     def arrays_on_device(self, dev: Device) -> list[Array]:
         raise Unsupported("%s cannot list the arrays alive on a device" % self.library_name)
+
+    def shard(self, x: Array, devices: list[Device], axis: int | None) -> Array:
+        raise Unsupported("%s cannot shard an array over devices" % self.library_name)
+
+    def shard_inplace(self, x: Array, devices: list[Device], axis: int | None) -> Array:
+        raise Unsupported("%s cannot shard an array in place" % self.library_name)
+
+    def shard_describe(self, x: Array) -> dict[str, Any]:
+        raise Unsupported("%s has no sharded arrays" % self.library_name)
+
+    def shard_piece(self, x: Array, index: int) -> Array:
+        raise Unsupported("%s has no sharded arrays" % self.library_name)
+
+    def to_devices(self, x: Array, devices: list[Device]) -> Array:
+        raise Unsupported("%s cannot move an array to a tuple of devices" % self.library_name)
 
 
 class ScopeStack:

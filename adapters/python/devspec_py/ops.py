@@ -281,6 +281,50 @@ def array_stack(server: Server, args: Args) -> Any:
     return server.reply_array(server.backend.stack(arrays, axis))
 
 
+def devices_arg(server: Server, args: Args, name: str = "devices") -> list[Any]:
+    """A non-empty list of device arguments (handles or {"str": text}), as the library's
+    devices."""
+    items = arg(args, name, list, what="a list of devices")
+    if not items:
+        raise ProtocolError("argument '%s' must name at least one device" % name, "ValueError")
+    return [device_object(server, {"%s[%d]" % (name, i): v}, "%s[%d]" % (name, i))
+            for i, v in enumerate(items)]
+
+
+def shard_args(server: Server, args: Args) -> tuple[Any, list[Any], int | None]:
+    return (server.array(args, "x"), devices_arg(server, args),
+            arg(args, "axis", (int, type(None)), None, what="an integer or null"))
+
+
+@op("array.shard")
+def array_shard(server: Server, args: Args) -> Any:
+    return server.reply_array(server.backend.shard(*shard_args(server, args)))
+
+
+@op("array.shard_inplace")
+def array_shard_inplace(server: Server, args: Args) -> Any:
+    return server.reply_array(server.backend.shard_inplace(*shard_args(server, args)))
+
+
+@op("array.shard_describe")
+def array_shard_describe(server: Server, args: Args) -> Any:
+    info = server.backend.shard_describe(server.array(args, "array"))
+    info["devices"] = [server.device_handle(d) for d in info["devices"]]
+    return info
+
+
+@op("array.shard_piece")
+def array_shard_piece(server: Server, args: Args) -> Any:
+    return server.reply_array(server.backend.shard_piece(server.array(args, "array"),
+                                                         int_arg(args, "index", minimum=0)))
+
+
+@op("array.to_devices")
+def array_to_devices(server: Server, args: Args) -> Any:
+    return server.reply_array(server.backend.to_devices(server.array(args, "array"),
+                                                        devices_arg(server, args)))
+
+
 @op("array.dlpack_device")
 def array_dlpack_device(server: Server, args: Args) -> Any:
     kind, index = server.backend.dlpack_device(server.array(args, "array"))

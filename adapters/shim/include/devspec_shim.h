@@ -113,7 +113,7 @@ typedef enum ds_dtype {
     DS_FLOAT64,
     DS_COMPLEX64,
     DS_COMPLEX128,
-    DS_FLOAT16, /* IEEE binary16 elements (uint16_t storage) */
+    DS_FLOAT16,    /* IEEE binary16 elements (uint16_t storage) */
     DS_DTYPE_COUNT /* one past the last dtype */
 } ds_dtype;
 
@@ -185,6 +185,20 @@ typedef struct ds_array_info {
     int ndim;
     int64_t shape[DS_MAX_NDIM];
 } ds_array_info;
+
+/* The most pieces array.shard_describe reports. */
+#define DS_MAX_SHARDS 64
+
+/* What array.shard_describe reports. The shim provides `devices` and `bounds` with room for
+ * DS_MAX_SHARDS pieces; the vendor fills n of each. */
+typedef struct ds_shard_layout {
+    bool sharded;       /* false: an array on one device (n 1, devices[0] its device) */
+    size_t n;           /* pieces, 1..DS_MAX_SHARDS */
+    bool split;         /* split along `axis`; false: replicated (or not sharded) */
+    int64_t axis;       /* >= 0 when split */
+    ds_devobj *devices; /* n new device objects that the shim will own, piece order */
+    int64_t *bounds;    /* when split: bounds[2i], bounds[2i+1] = [start, end) of piece i */
+} ds_shard_layout;
 
 /* What device.describe reports. Fields the library does not have stay false/empty. */
 typedef struct ds_device_info {
@@ -312,7 +326,7 @@ void ds_error(const char *kind, const char *fmt, ...)
  * return a new reference to it (retain it), since each handle releases once. array.same
  * compares the pointers.
  * ------------------------------------------------------------------------------------- */
-#define DS_VENDOR_VERSION 3u
+#define DS_VENDOR_VERSION 4u
 
 typedef struct ds_vendor {
     uint32_t version;            /* required: DS_VENDOR_VERSION */
@@ -456,6 +470,20 @@ typedef struct ds_vendor {
     int (*global_make)(void *lib, const ds_buffer *pieces, size_t npieces, bool from_local,
                        const ds_placement_arg *p, const ds_sbp_arg *sbp, size_t nsbp,
                        const ds_sbp_arg *to, size_t nto, ds_global_info *out);
+
+    /* ---- version 4: sharding over a tuple of devices; all optional ---- */
+
+    /* optional: array.shard (inplace false) and array.shard_inplace (inplace true): x spread
+     * over the n >= 1 devices, split along *axis, or replicated when axis is NULL. In place,
+     * *out is x itself (a new reference, so that array.same holds). */
+    int (*shard)(void *lib, ds_array x, const ds_device *devices, size_t n, const int64_t *axis,
+                 bool inplace, ds_array *out);
+    /* optional: array.shard_describe: how x is spread (see ds_shard_layout). */
+    int (*shard_describe)(void *lib, ds_array x, ds_shard_layout *out);
+    /* optional: array.shard_piece: piece `index` of sharded x as an array on its device. */
+    int (*shard_piece)(void *lib, ds_array x, size_t index, ds_array *out);
+    /* optional: array.to_devices: x moved to the tuple of n >= 1 devices. */
+    int (*to_devices)(void *lib, ds_array x, const ds_device *devices, size_t n, ds_array *out);
 } ds_vendor;
 
 /* ---------------------------------------------------------------------------------------

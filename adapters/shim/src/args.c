@@ -141,11 +141,10 @@ int ds__arg_array(const ds__req *r, const char *name, ds_array *out)
 
 /* A device argument: null/absent, a device handle, or {"str": text}. `required` means the
  * key must be present (null is still a value). */
-int ds__arg_device(const ds__req *r, const char *name, bool required, ds_device *out)
+/* One device value v (null, a handle or {"str": text}) named `name` in messages. */
+static int device_value(const ds__req *r, const cJSON *v, const char *name, ds_device *out)
 {
-    const cJSON *v = ds__arg(r, name);
     memset(out, 0, sizeof *out);
-    if (v == NULL) return required ? ds__arg_missing(r, name) : 0;
     if (cJSON_IsNull(v)) return 0;
     if (cJSON_IsString(v)) {
         out->kind = DS_DEVICE_OBJECT;
@@ -160,6 +159,38 @@ int ds__arg_device(const ds__req *r, const char *name, bool required, ds_device 
     return ds__fail(r->e, PROTO, "TypeError",
                     "%s: argument '%s' must be null, a device handle or {\"str\": text}", r->op,
                     name);
+}
+
+int ds__arg_device(const ds__req *r, const char *name, bool required, ds_device *out)
+{
+    const cJSON *v = ds__arg(r, name);
+    memset(out, 0, sizeof *out);
+    if (v == NULL) return required ? ds__arg_missing(r, name) : 0;
+    return device_value(r, v, name, out);
+}
+
+int ds__arg_devices(const ds__req *r, const char *name, ds_device *out, size_t cap, size_t *n)
+{
+    const cJSON *list = ds__arg(r, name);
+    if (list == NULL) return ds__arg_missing(r, name);
+    if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) < 1)
+        return ds__fail(r->e, PROTO, "TypeError",
+                        "%s: argument '%s' must be a non-empty list of devices", r->op, name);
+    if ((size_t)cJSON_GetArraySize(list) > cap)
+        return ds__fail(r->e, PROTO, "ValueError",
+                        "%s: argument '%s' lists %d devices; at most %zu", r->op, name,
+                        cJSON_GetArraySize(list), cap);
+    size_t i = 0;
+    for (const cJSON *v = list->child; v; v = v->next, i++) {
+        char label[64];
+        snprintf(label, sizeof label, "%s[%zu]", name, i);
+        if (device_value(r, v, label, &out[i]) < 0) return -1;
+        if (out[i].kind == DS_DEVICE_NONE)
+            return ds__fail(r->e, PROTO, "TypeError",
+                            "%s: argument '%s' must be a device, not null", r->op, label);
+    }
+    *n = i;
+    return 0;
 }
 
 int ds__arg_stream(const ds__req *r, const char *name, ds_stream *out)

@@ -825,6 +825,104 @@ static int op_array_stack(const ds__req *r, cJSON **result)
     return array_result(r, x, result);
 }
 
+/* ---- sharding ---- */
+
+static int shard_common(const ds__req *r, bool inplace, cJSON **result)
+{
+    ds_array src, x = NULL;
+    ds_device devs[DS_MAX_SHARDS];
+    size_t n = 0;
+    int64_t axis;
+    const cJSON *jaxis = ds__arg(r, "axis");
+    bool has_axis = jaxis != NULL && !cJSON_IsNull(jaxis);
+    if (ds__arg_array(r, "x", &src) < 0 ||
+        ds__arg_devices(r, "devices", devs, DS_MAX_SHARDS, &n) < 0 ||
+        ds__arg_int(r, "axis", false, 0, &axis) < 0 ||
+        CALL(r, shard, src, devs, n, has_axis ? &axis : NULL, inplace, &x) < 0)
+        return -1;
+    return array_result(r, x, result);
+}
+
+static int op_array_shard(const ds__req *r, cJSON **result)
+{
+    return shard_common(r, false, result);
+}
+
+static int op_array_shard_inplace(const ds__req *r, cJSON **result)
+{
+    return shard_common(r, true, result);
+}
+
+static int op_array_shard_describe(const ds__req *r, cJSON **result)
+{
+    ds_array x;
+    ds_devobj devices[DS_MAX_SHARDS] = {0};
+    int64_t bounds[2 * DS_MAX_SHARDS];
+    ds_shard_layout l = {.devices = devices, .bounds = bounds};
+    if (ds__arg_array(r, "array", &x) < 0) return -1;
+    int rc = CALL(r, shard_describe, x, &l);
+    /* Every device object the callback made is the session's, also on failure. */
+    size_t made = l.n <= DS_MAX_SHARDS ? l.n : DS_MAX_SHARDS;
+    if (rc == 0 && (l.n < 1 || l.n > DS_MAX_SHARDS || (l.split && l.axis < 0)))
+        rc = ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                      "%s: the shard_describe callback returned %zu pieces or a negative axis",
+                      r->op, l.n);
+    cJSON *o = rc == 0 ? cJSON_CreateObject() : NULL, *devs = NULL, *jb = NULL;
+    bool ok =
+        o != NULL && ds__put(o, "sharded", cJSON_CreateBool(l.sharded)) &&
+        ds__put(o, "devices", (devs = cJSON_CreateArray())) &&
+        ds__put(o, "axis", l.split ? cJSON_CreateNumber((double)l.axis) : cJSON_CreateNull()) &&
+        ds__put(o, "bounds", l.split ? (jb = cJSON_CreateArray()) : cJSON_CreateNull());
+    for (size_t i = 0; i < made; i++) {
+        cJSON *h = NULL;
+        if (!ok || rc != 0) {
+            release_obj(r, DS__H_DEVICE, devices[i]);
+            continue;
+        }
+        if (device_result(r, devices[i], &h) < 0) {
+            rc = -1;
+            continue;
+        }
+        ok = ds__push(devs, h);
+        if (ok && l.split) {
+            cJSON *pair = cJSON_CreateArray();
+            ok = ds__push(jb, pair) && ds__push(pair, cJSON_CreateNumber((double)bounds[2 * i])) &&
+                 ds__push(pair, cJSON_CreateNumber((double)bounds[2 * i + 1]));
+        }
+    }
+    if (rc != 0 || !ok) {
+        cJSON_Delete(o);
+        return rc != 0 ? -1 : oom(r);
+    }
+    *result = o;
+    return 0;
+}
+
+static int op_array_shard_piece(const ds__req *r, cJSON **result)
+{
+    ds_array src, x = NULL;
+    int64_t index;
+    if (ds__arg_array(r, "array", &src) < 0 || ds__arg_int(r, "index", true, 0, &index) < 0)
+        return -1;
+    if (index < 0)
+        return ds__fail(r->e, PROTO, "ValueError", "%s: index must be >= 0, got %" PRId64, r->op,
+                        index);
+    if (CALL(r, shard_piece, src, (size_t)index, &x) < 0) return -1;
+    return array_result(r, x, result);
+}
+
+static int op_array_to_devices(const ds__req *r, cJSON **result)
+{
+    ds_array src, x = NULL;
+    ds_device devs[DS_MAX_SHARDS];
+    size_t n = 0;
+    if (ds__arg_array(r, "array", &src) < 0 ||
+        ds__arg_devices(r, "devices", devs, DS_MAX_SHARDS, &n) < 0 ||
+        CALL(r, to_devices, src, devs, n, &x) < 0)
+        return -1;
+    return array_result(r, x, result);
+}
+
 static int op_array_dlpack_device(const ds__req *r, cJSON **result)
 {
     ds_array x;

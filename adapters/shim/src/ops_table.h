@@ -40,6 +40,12 @@
     X("array.reduce", array_reduce, ((const char *const[]){"fn", "x", "axis", NULL}))              \
     X("array.matmul", array_matmul, ((const char *const[]){"x1", "x2", NULL}))                     \
     X("array.stack", array_stack, ((const char *const[]){"arrays", "axis", NULL}))                 \
+    X("array.shard", array_shard, ((const char *const[]){"x", "devices", "axis", NULL}))           \
+    X("array.shard_inplace", array_shard_inplace, ((const char *const[]){"x", "devices", "axis",   \
+        NULL}))                                                                                    \
+    X("array.shard_describe", array_shard_describe, ((const char *const[]){"array", NULL}))        \
+    X("array.shard_piece", array_shard_piece, ((const char *const[]){"array", "index", NULL}))     \
+    X("array.to_devices", array_to_devices, ((const char *const[]){"array", "devices", NULL}))     \
     X("array.dlpack_device", array_dlpack_device, ((const char *const[]){"array", NULL}))          \
     X("array.from_dlpack", array_from_dlpack, ((const char *const[]){"x", "device", "copy",        \
         NULL}))                                                                                    \

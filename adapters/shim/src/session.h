@@ -94,6 +94,8 @@ int ds__arg_array(const ds__req *r, const char *name, ds_array *out);
 /* A device argument: null/absent, a device handle, or {"str": text}. `required` means the
  * key must be present (null is still a value). */
 int ds__arg_device(const ds__req *r, const char *name, bool required, ds_device *out);
+/* A non-empty list of devices (each a handle or {"str": text}, never null), at most cap. */
+int ds__arg_devices(const ds__req *r, const char *name, ds_device *out, size_t cap, size_t *n);
 /* A stream handle; NULL when absent or null. */
 int ds__arg_stream(const ds__req *r, const char *name, ds_stream *out);
 /* A scalar operand; *present (may be NULL) says whether one was given. */
