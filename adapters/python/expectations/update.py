@@ -35,6 +35,9 @@ R: dict[str, list[tuple[str, str, str]]] = {
 ],
 "jax": [
  ("dtypes.no-such-device.*", "returned a value", "jax's inspection namespace answers dtypes(device='gpu:4096') and default_dtypes(device='gpu:4096') with the CPU answer (no float64 without x64) instead of raising: jax 0.10.2 does not check device= there"),
+ ("sharding.shard.already-sharded.*", "", "jax.device_put of an array already sharded over a Mesh onto another NamedSharding re-shards it instead of raising (TG-SHARD-4): JAX has no rule against sharding a multi-device array"),
+ ("sharding.shard.inplace.*", "", "JAX arrays are immutable: there is no shard_ that changes an array in place (TG-SHARD-3), so the adapter answers NotImplementedError"),
+ ("sharding.ew.mismatched-axes.*", "", "an elementwise operation on operands split along different axes keeps the split of the first operand (XLA's sharding propagation), where TG-EW-2 takes the last distinct axis"),
  ("copy.from-dlpack.no-copy-other-device", "", "jnp.from_dlpack(x, device=cpu:0, copy=False) of an array on cpu:1 returns an array instead of raising: every JAX CPU device exports (kDLCPU, 0), so no device change is seen"),
  ("*", "different devices", "jnp.from_dlpack without device= puts the result on cpu:0: every JAX CPU device exports (kDLCPU, 0) whatever its id, so the import cannot tell cpu:1 from cpu:0"),
  ("*", "Received incompatible devices", "jnp.asarray/jnp.astype with device= of an array committed to another device raise 'Received incompatible devices for jitted computation' (the conversion runs under jit with the target device as a sharding constraint) instead of copying; x.to_device(d) works"),

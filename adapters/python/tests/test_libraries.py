@@ -308,3 +308,35 @@ def test_torch_without_meta_has_one_device():
         assert h["device_strs"] == ["cpu"]
     finally:
         assert a.close() == 0
+
+
+@pytest.mark.parametrize("library", ["tinygrad", "jax"])
+def test_sharding_layout_pieces_and_errors(library):
+    """Tensor.shard / NamedSharding over two devices: the layout the library reports, the
+    values each device holds (TG-SHARD-5, -6), the gather (TG-GATHER-1), and what each does
+    with a sharded array sharded again (TG-SHARD-4: tinygrad raises, JAX re-shards)."""
+    a, h = session(library)
+    devs = h["devices"][:2]
+    x = a.ok("array.asarray", {"obj": {"dtype": "float32", "shape": [4], "data": [1, 2, 3, 4]}})
+    s = a.ok("array.shard", {"x": x, "devices": devs, "axis": 0})
+    info = a.ok("array.shard_describe", {"array": s})
+    assert info["sharded"] is True and info["axis"] == 0 and info["bounds"] == [[0, 2], [2, 4]]
+    assert all(a.ok("device.equal", {"a": got, "b": want})
+               for got, want in zip(info["devices"], devs, strict=True))
+    p = a.ok("array.shard_piece", {"array": s, "index": 1})
+    assert a.ok("array.read", {"array": p})["data"] == [3, 4]
+    assert a.ok("device.equal", {"a": a.ok("array.describe", {"array": p})["device"],
+                                 "b": devs[1]}) is True
+    assert a.ok("array.read", {"array": s})["data"] == [1, 2, 3, 4]
+    assert a.ok("array.shard_describe", {"array": x})["sharded"] is False
+    e = a.err("array.shard", {"x": x, "devices": []})
+    assert e["origin"] == "protocol"
+    if library == "tinygrad":
+        e = a.err("array.shard", {"x": s, "devices": devs, "axis": 0})
+        assert e["kind"] == "RuntimeError" and "multi-device" in e["message"]
+        r = a.ok("array.shard_inplace", {"x": x, "devices": devs})
+        assert a.ok("array.same", {"a": r, "b": x}) is True
+    else:
+        a.ok("array.shard", {"x": s, "devices": devs, "axis": None})
+        e = a.err("array.shard_inplace", {"x": x, "devices": devs})
+        assert e["kind"] == "NotImplementedError" and e["origin"] == "adapter"

@@ -20,7 +20,8 @@ class TinygradBackend(BaseBackend):
     features = ("device-attr", "device-eq", "creation-device-kw", "like-inherits-device",
                 "to-device", "output-follows-input", "mixed-device-raises",
                 "default-device-consistent", "device-string", "device-string-kw",
-                "default-device-global", "default-device-scoped")
+                "default-device-global", "default-device-scoped", "sharding",
+                "sharding-elementwise", "sharding-reduce", "sharding-gather")
     DEVICE_COUNT = 4
 
     def __init__(self) -> None:
@@ -154,6 +155,10 @@ class TinygradBackend(BaseBackend):
         return self._done(x.cast(self.dtype(dtype)))
 
     def read(self, x: Array) -> tuple[str, tuple[int, ...], list[Any]]:
+        if isinstance(x.device, tuple):
+            # A sharded tensor is read through its gather onto the first device (Tensor.to):
+            # flatten cannot reshape across the pieces of a split along a later axis.
+            x = x.to(x.device[0])
         flat = x.flatten().tolist() if x.shape else [x.item()]
         return self.array_dtype(x), tuple(int(n) for n in x.shape), flatten(flat)
 
@@ -192,6 +197,54 @@ class TinygradBackend(BaseBackend):
         if not arrays:
             raise Unsupported("tinygrad's stack needs at least one tensor")
         return self._done(arrays[0].stack(*arrays[1:], dim=axis))
+
+    def array_device(self, x: Array) -> Device | None:
+        # A sharded tensor's device is the tuple of its pieces' devices; array.describe
+        # reports the first (array.shard_describe gives the tuple).
+        dev = x.device
+        return dev[0] if isinstance(dev, tuple) else dev
+
+    # -- sharding: Tensor.shard, Tensor.shard_, Tensor.to with a tuple -----------------------
+
+    def shard(self, x: Array, devices: list[Device], axis: int | None) -> Array:
+        return self._done(x.shard(tuple(devices), axis=axis))
+
+    def shard_inplace(self, x: Array, devices: list[Device], axis: int | None) -> Array:
+        # shard_ replaces the tensor's data and returns the tensor itself.
+        return self._done(x.shard_(tuple(devices), axis=axis))
+
+    def shard_describe(self, x: Array) -> dict[str, Any]:
+        dev = x.device
+        if not isinstance(dev, tuple):
+            return {"sharded": False, "devices": [dev], "axis": None, "bounds": None}
+        axis = x.uop.axis
+        bounds = None if axis is None else [[int(a), int(b)] for a, b in x.uop.bounds]
+        return {"sharded": True, "devices": list(dev), "axis": axis, "bounds": bounds}
+
+    def shard_piece(self, x: Array, index: int) -> Array:
+        # The pieces are the buffers of the realised multi-device tensor, one per device; a
+        # piece comes back as a tensor on its device holding a copy of that buffer.
+        dev = x.device
+        if not isinstance(dev, tuple):
+            raise ValueError("array.shard_piece: the tensor is on one device (%s)" % dev)
+        if not 0 <= index < len(dev):
+            raise IndexError("array.shard_piece: piece %d of %d" % (index, len(dev)))
+        shape = list(x.shape)
+        axis = x.uop.axis
+        if axis is not None:
+            lo, hi = x.uop.bounds[index]
+            shape[axis] = hi - lo
+        if 0 in shape:
+            # An empty piece has no buffer to read: it is an empty tensor on its device.
+            return self._done(self.Tensor.empty(*shape, dtype=x.dtype, device=dev[index]))
+        buf = x.realize().uop.buffer.bufs[index]
+        # Made 1-D and reshaped, so that a 0-d piece stays a buffer on its device (a 0-d
+        # tensor made from a value would be a constant with no device).
+        flat = self.Tensor(buf.numpy().reshape(-1), device=buf.device)
+        return self._done(flat.reshape(shape))
+
+    def to_devices(self, x: Array, devices: list[Device]) -> Array:
+        return self._done(x.to(tuple(devices)))
 
     def default_get(self) -> Device:
         return self.Device.canonicalize(None)
