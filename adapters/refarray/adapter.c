@@ -12,16 +12,24 @@
  *                                      into pieces of ceil(length / count) (tinygrad up to
  *                                      0.9) instead of refused (refarray's default, tinygrad
  *                                      0.14; TG-SHARD-9).
- *   DEVSPEC_REFARRAY_SOFT=move-all     soft device mode moves every input to the default
- *                                      device (Ivy's rule as its guide shows it) instead of
- *                                      refarray's default, move-mixed (inputs sharing one
- *                                      device stay there).
+ *   DEVSPEC_REFARRAY_SOFT=P            soft device mode's policy, set on the context at open
+ *                                      whether the variable is there or not: move-all (the
+ *                                      default and refarray's own: every function given an
+ *                                      array runs on the default device, IVY-SOFT-1 and
+ *                                      IVY-CTX-1) or move-mixed (inputs sharing one device
+ *                                      stay there, IVY-SOFT-2's listed priority).
  *   DEVSPEC_REFARRAY_PROMOTION=R       the promotion rule set: array-api (the default;
  *                                      claims promotion-table), category (OneFlow's rules,
  *                                      the stated reading of OF-PROM-9; claims
  *                                      promotion-category) or category-examples (the
  *                                      guide's reading, which agrees with the array API's
  *                                      table wherever that defines one: claims both).
+ *
+ * Scopes and soft mode (spec/decisions.md, "Default devices, scopes and soft mode"):
+ * default.push is Ivy's DefaultDevice, a default device that also turns soft mode on; the
+ * array API's context manager is a scope with soft mode switched off (soft.set false), and
+ * then the claimed priority order (priority-input-first, or priority-context-first under
+ * DEVSPEC_REFARRAY_INFERENCE=legacy) holds for every function.
  *
  * The adapter checks the loaded refarray's version number at open (ADAPTER_NEEDS_VERSION) and
  * claims a feature only when that refarray is new enough for it (the table `features` below,
@@ -87,7 +95,9 @@ static const struct feature {
     {"default-device-global", 0, 2000},
     {"default-device-scoped", 0, 2000},
     {"soft-device-mode", 0, 2000},
-    {"device-inference-order", 0, 2000},
+    /* Ivy's order puts an array argument before the default device, a scope's included
+     * (IVY-INFER-1); the legacy order puts the scope first, so it is not claimed there. */
+    {"device-inference-order", DEFAULT_ONLY, 2000},
     {"device-utils", 0, 2000},
     {"device-ordinal", 0, 2000},
     {"promotion-per-device", 0, 2000},
@@ -179,10 +189,11 @@ static int open_lib(void **lib)
         free(a);
         return -1;
     }
-    if (soft != NULL) {
-        ra_ctx_set_soft_policy(a->ctx, strcmp(soft, "move-all") == 0 ? RA_SOFT_MOVE_ALL
-                                                                     : RA_SOFT_MOVE_MIXED);
-    }
+    /* Set even without the variable, so the policy the adapter presents is this line's,
+     * not whatever refarray's built-in default may become. */
+    ra_ctx_set_soft_policy(a->ctx, soft != NULL && strcmp(soft, "move-mixed") == 0
+                                       ? RA_SOFT_MOVE_MIXED
+                                       : RA_SOFT_MOVE_ALL);
     if (a->legacy) {
         ra_ctx_set_inference(a->ctx, RA_INFER_LEGACY);
     }
@@ -784,12 +795,11 @@ static int reset(void *lib)
     adapter *a = lib;
     while (ra_default_depth(a->ctx) > 0)
         if (ra_default_pop(a->ctx) != RA_OK) break;
+    /* With every scope popped, the soft-mode stack holds at most the session's own soft.set
+     * entries (a pop drops what was set inside its scope, refarray.h), and unset on an empty
+     * stack does nothing. */
     for (; a->soft_depth > 0; a->soft_depth--)
         ra_soft_unset(a->ctx);
-    /* Entries a scope left behind (spec/decisions.md on scopes and soft mode). */
-    for (int i = 0; i < 1024 && ra_soft_get(a->ctx); i++)
-        ra_soft_unset(a->ctx);
-    a->soft_depth = 0;
     /* The current gpu back to gpu:0 (the start of a session), where there is one. */
     ra_device gpu0 = {RA_DEVICE_GPU, 0};
     if (ra_device_is_available(a->ctx, gpu0)) ra_device_set_current(a->ctx, gpu0);

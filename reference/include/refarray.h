@@ -456,6 +456,12 @@ typedef struct ra_opts {
  * otherwise the device of the array argument (asarray from an array, *_like, astype);
  * otherwise the calling thread's innermost scoped default (ra_default_push); otherwise the
  * context's global default. ra_ctx_set_inference selects the 2021.12-2024.12 order instead.
+ * Soft device mode comes first when it is on (under the default RA_SOFT_MOVE_ALL policy): a
+ * function given an array argument and no explicit device then runs on the default device
+ * (ra_default_device), its argument moved there, as operations do (IVY-SOFT-1, IVY-SOFT-5).
+ * A scope turns soft mode on, so inside ra_default_push the scope's device wins over the
+ * array argument (IVY-CTX-1); with soft mode switched off inside the scope (the array API's
+ * context manager) the order above holds.
  * An explicit device that is malformed or not available is an error (RA_E_DEVICE_SYNTAX,
  * RA_E_DEVICE_TYPE, RA_E_DEVICE_UNAVAILABLE, ValueError kind). */
 
@@ -556,8 +562,10 @@ RA_API int ra_to_device(ra_ctx *ctx, const ra_array *x, ra_device dev, void *str
  * Operations (DEV-DS-10, DEV-DS-11, DEV-DS-12)
  *
  * Outputs live on the inputs' device. Arrays on different devices are RA_E_DEVICE_MISMATCH
- * (ValueError kind), naming both devices, unless soft device mode is on (then every input
- * is moved to the default device first and the result is there). Python scalars take the
+ * (ValueError kind), naming both devices, unless soft device mode is on (then, under the
+ * default RA_SOFT_MOVE_ALL policy, every input is moved to the default device first and the
+ * result is there, whether the inputs shared a device or not: inside a scope, which turns
+ * soft mode on, operations run on the scope's device). Python scalars take the
  * array operand's device and dtype (the scalar must be representable in the array's kind).
  * Promotion between two arrays follows the standard's table within a kind (bool, signed,
  * unsigned, mixed integers, floating, complex); mixing kinds (bool with numbers, integers
@@ -654,8 +662,12 @@ RA_API int ra_default_unset(ra_ctx *ctx);
 
 /* Enters a scoped default for the calling thread only (the C analogue of Ivy's
  * DefaultDevice context manager): until the matching pop, the thread's default device is
- * dev, and soft device mode is on (pushed as with ra_soft_set(ctx, true)). Scopes nest.
- * Other threads are not affected. Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE, RA_E_NOMEM. */
+ * dev, and soft device mode is on (pushed as with ra_soft_set(ctx, true)), so every function
+ * without an explicit device runs on dev, its array inputs moved there (IVY-CTX-1). Scopes
+ * nest. Other threads are not affected. The array API's context manager (DEV-DS-14a/b), which
+ * moves nothing, is a scope followed by ra_soft_set(ctx, false): inside it the inference
+ * order of ra_ctx_set_inference holds (input arrays before the scope from 2025.12). Returns
+ * RA_E_NULL, RA_E_DEVICE_UNAVAILABLE, RA_E_NOMEM. */
 RA_API int ra_default_push(ra_ctx *ctx, ra_device dev);
 
 /* Leaves the calling thread's innermost scope: restores the previous scoped default (or
@@ -669,10 +681,11 @@ RA_API size_t ra_default_depth(ra_ctx *ctx);
 
 /* Soft device mode, per thread, as a stack like Ivy's: ra_soft_set pushes a value,
  * ra_soft_unset pops one (a no-op on an empty stack, and it never pops the entry of an open
- * scope: that one goes with ra_default_pop), ra_soft_get reads the top (false when empty).
- * When on, operations whose inputs are on different devices copy them to the default device
- * (ra_default_device) and compute there; see also ra_ctx_set_soft_policy. Returns RA_E_NULL,
- * RA_E_NOMEM. */
+ * scope: that one goes with ra_default_pop), ra_soft_get reads the top (false when empty, and
+ * for ctx NULL). When on, functions given arrays and no explicit device copy their inputs to
+ * the default device (ra_default_device) and compute there: all of them under the default
+ * policy, only inputs on different devices under RA_SOFT_MOVE_MIXED (ra_ctx_set_soft_policy).
+ * Returns RA_E_NULL, RA_E_NOMEM. */
 RA_API int ra_soft_set(ra_ctx *ctx, bool enabled);
 RA_API int ra_soft_unset(ra_ctx *ctx);
 RA_API bool ra_soft_get(ra_ctx *ctx);
@@ -690,12 +703,14 @@ typedef enum ra_inference {
  * mode"). */
 typedef enum ra_soft_policy {
     /* Inputs that share one device stay there (IVY-SOFT-2's listed priority); inputs on
-     * different devices all go to the default device. */
+     * different devices all go to the default device. Creation functions with an array
+     * argument follow it (the inference order). */
     RA_SOFT_MOVE_MIXED = 0,
-    /* The default: Ivy's rule as its guide states and shows it (IVY-SOFT-1, IVY-CTX-1):
-     * every input is moved to the default device, so operations inside a scope (which turns
-     * soft mode on) run on the scoped device. With soft mode off neither policy moves
-     * anything, and the 2025.12 order (DEV-DS-14b) holds. */
+    /* The default: Ivy's rule as its guide states and shows it (IVY-SOFT-1, IVY-SOFT-5,
+     * IVY-CTX-1): every function given arrays and no explicit device runs on the default
+     * device, its inputs moved there, so everything inside a scope (which turns soft mode on)
+     * runs on the scoped device. With soft mode off neither policy moves anything, and the
+     * inference order (DEV-DS-14b, or 14a) holds. */
     RA_SOFT_MOVE_ALL = 1,
 } ra_soft_policy;
 

@@ -167,7 +167,14 @@ int ra__infer_device(ra_ctx *ctx, const ra_opts *opts, const ra__dev *array_dev,
         ra_device scoped;
         bool has_scope = ra__scope_top(ctx, &scoped);
         bool legacy = ra_ctx_inference(ctx) == RA_INFER_LEGACY;
-        if (has_scope && (legacy || !array_dev))
+        /* Soft mode under the move-all policy runs every function that takes an array on the
+         * default device, as it does operations (IVY-SOFT-1, IVY-SOFT-5; inside a scope
+         * IVY-CTX-1): the array argument is moved there. */
+        bool soft_moves = array_dev && ra_soft_get(ctx) &&
+                          ra_ctx_soft_policy(ctx) == RA_SOFT_MOVE_ALL;
+        if (soft_moves)
+            dev = ra_default_device(ctx);
+        else if (has_scope && (legacy || !array_dev))
             dev = scoped; /* DEV-DS-14a (legacy: the scope beats the array) / 14b (3) */
         else if (array_dev)
             dev = array_dev->device; /* DEV-DS-14b (2), DEV-CREATE-2/3/6 */

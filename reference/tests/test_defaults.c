@@ -219,7 +219,22 @@ static void inference_(ra_ctx *ctx)
     ra_ones(ctx, s2, 1, &(ra_opts){.dtype = RA_FLOAT32, .device_value = &d1}, &x);
     ra_default_set(ctx, RA_CPU);
     ra_default_push(ctx, RA_CPU);
-    /* 2025.12: explicit > array argument > scope > global. */
+    /* The scope is Ivy's: soft mode is on, so a function given an array runs on the scope's
+     * device, its array argument moved there (IVY-CTX-1, IVY-SOFT-1, IVY-SOFT-5). */
+    ASSERT_STATUS(ctx, ra_zeros_like(ctx, x, NULL, &y), RA_OK, "zeros_like in a scope");
+    ASSERT_DEV(ra_array_device(y), RA_CPU, "IVY-CTX-1 zeros_like(x on %s) runs on the scope's cpu",
+               dev_str(d1, (char[RA_DEVICE_STR_MAX]){0}));
+    ra_array_release(y);
+    ASSERT_STATUS(ctx, ra_astype(ctx, x, RA_INT32, NULL, &y), RA_OK, "astype in a scope");
+    ASSERT_DEV(ra_array_device(y), RA_CPU, "IVY-CTX-1 astype runs on the scope's device");
+    ra_array_release(y);
+    ASSERT_STATUS(ctx, ra_zeros_like(ctx, x, &(ra_opts){.device_value = &d1}, &y), RA_OK,
+                  "zeros_like(device=) in a scope");
+    ASSERT_DEV(ra_array_device(y), d1, "IVY-CTX-4 an explicit device wins inside a scope");
+    ra_array_release(y);
+    /* The array API's context manager is the scope with soft mode off (spec/decisions.md):
+     * 2025.12: explicit > array argument > scope > global. */
+    ra_soft_set(ctx, false);
     ra_zeros_like(ctx, x, NULL, &y);
     ASSERT_DEV(ra_array_device(y), d1, "DEV-DS-14b (2) zeros_like follows x over the scope");
     ra_array_release(y);
