@@ -24,6 +24,9 @@
  *                                      promotion-category) or category-examples (the
  *                                      guide's reading, which agrees with the array API's
  *                                      table wherever that defines one: claims both).
+ *   DEVSPEC_REFARRAY_OUT_CASTING=R     out= casting: stated (the default: OF-OUT-1's three
+ *                                      refusals) or no-narrowing (the guide's examples,
+ *                                      OF-OUT-4).
  *
  * Scopes and soft mode (spec/decisions.md, "Default devices, scopes and soft mode"):
  * default.push is Ivy's DefaultDevice, a default device that also turns soft mode on; the
@@ -103,6 +106,8 @@ static const struct feature {
     {"promotion-per-device", 0, 2000},
     {"promotion-table", TABLE_ONLY, 2000},
     {"promotion-category", CATEGORY_ONLY, 2000},
+    {"out-casting", 0, 2000},
+    {"dtype-names", 0, 2000},
     {"promotion-scalars", 0, 2000},
     {"fft-freq-device", 0, 2000},
     {"dlpack-device", 0, 2000},
@@ -213,6 +218,19 @@ static int open_lib(void **lib)
         return -1;
     }
     ra_ctx_set_promotion(a->ctx, a->promotion);
+    const char *out_casting = getenv("DEVSPEC_REFARRAY_OUT_CASTING");
+    if (out_casting != NULL && strcmp(out_casting, "stated") != 0 &&
+        strcmp(out_casting, "no-narrowing") != 0) {
+        ds_error("ValueError",
+                 "DEVSPEC_REFARRAY_OUT_CASTING is \"%.40s\"; it must be \"stated\" or "
+                 "\"no-narrowing\"",
+                 out_casting);
+        ra_ctx_destroy(a->ctx);
+        free(a);
+        return -1;
+    }
+    if (out_casting != NULL && strcmp(out_casting, "no-narrowing") == 0)
+        ra_ctx_set_out_casting(a->ctx, RA_OUT_CAST_NO_NARROWING);
     /* The guide's reading of OF-PROM-9 agrees with the array API's table on every pair the
      * standard defines; the stated reading does not (a same-category 0-d operand). */
     bool table = a->promotion != RA_PROMOTION_CATEGORY;
@@ -663,6 +681,25 @@ static int binary(void *lib, ds_binary_fn fn, ds_operand x1, ds_operand x2, ds_a
     return ra_binary(a->ctx, ops[fn], operand(x1), operand(x2), (ra_array **)out);
 }
 
+static int binary_into(void *lib, ds_binary_fn fn, ds_operand x1, ds_operand x2, ds_array out)
+{
+    static const ra_binop ops[] = {[DS_ADD] = RA_ADD, [DS_SUBTRACT] = RA_SUBTRACT,
+                                   [DS_MULTIPLY] = RA_MULTIPLY, [DS_DIVIDE] = RA_DIVIDE};
+    adapter *a = lib;
+    return ra_binary_into(a->ctx, ops[fn], operand(x1), operand(x2), out);
+}
+
+static int dtype_describe(void *lib, const char *name, ds_dtype *dtype, bool *is_floating_point)
+{
+    adapter *a = lib;
+    ra_dtype d;
+    int st = ra_dtype_parse(a->ctx, name, &d);
+    if (st != RA_OK) return st;
+    *dtype = (ds_dtype)d; /* the enums agree (the assertion above) */
+    *is_floating_point = ra_dtype_is_floating_point(d);
+    return 0;
+}
+
 static int unary(void *lib, ds_unary_fn fn, ds_array x, ds_array *out)
 {
     static const ra_unop ops[] = {
@@ -1066,6 +1103,8 @@ static const ds_vendor table = {
     .device_parse_current = device_parse_current,
     .device_set_current = device_set_current,
     .array_get_device = array_get_device,
+    .dtype_describe = dtype_describe,
+    .binary_into = binary_into,
 #ifdef DEVSPEC_ADAPTER_MPI
     .placement_describe = placement_describe,
     .placement_equal = placement_equal,

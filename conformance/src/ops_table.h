@@ -44,8 +44,10 @@
     X("array.tril", 1)                                                                             \
     X("array.triu", 1)                                                                             \
     X("array.get_device", 1)                                                                       \
+    X("array.binary_into", 1)                                                                      \
     X("dtype.can_cast", 1)                                                                         \
     X("dtype.result_type", 1)                                                                      \
+    X("dtype.describe", 1)                                                                         \
     X("default.get", 1)                                                                            \
     X("default.set", 1)                                                                            \
     X("default.unset", 1)                                                                          \

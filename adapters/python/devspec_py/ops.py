@@ -254,6 +254,14 @@ def array_binary(server: Server, args: Args) -> Any:
                                                     server.operand(args, "x2")))
 
 
+@op("array.binary_into")
+def array_binary_into(server: Server, args: Args) -> Any:
+    fn = choice(args, "fn", BINARY[:4])
+    server.backend.binary_into(fn, server.operand(args, "x1"), server.operand(args, "x2"),
+                               server.array(args, "out"))
+    return None
+
+
 @op("array.unary")
 def array_unary(server: Server, args: Args) -> Any:
     fn = choice(args, "fn", UNARY)
@@ -459,6 +467,16 @@ def dtype_result_type(server: Server, args: Args) -> Any:
     if name not in DTYPES:
         raise Unsupported("the result dtype %s has no protocol name" % name)
     return name
+
+
+@op("dtype.describe")
+def dtype_describe(server: Server, args: Args) -> Any:
+    name = arg(args, "name", str)
+    dt, floating = server.backend.dtype_describe(name)
+    canonical = server.backend.dtype_name(dt)
+    if canonical not in DTYPES:
+        raise Unsupported("the dtype %s has no protocol name" % canonical)
+    return {"name": canonical, "is_floating_point": bool(floating)}
 
 
 @op("array.tril")

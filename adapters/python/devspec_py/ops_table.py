@@ -48,8 +48,10 @@ OPS: tuple[str, ...] = (
     'array.tril',
     'array.triu',
     'array.get_device',
+    'array.binary_into',
     'dtype.can_cast',
     'dtype.result_type',
+    'dtype.describe',
     'default.get',
     'default.set',
     'default.unset',
@@ -113,8 +115,10 @@ ARGS: dict[str, frozenset[str]] = {
     'array.tril': frozenset({'x', 'k'}),
     'array.triu': frozenset({'x', 'k'}),
     'array.get_device': frozenset({'array'}),
+    'array.binary_into': frozenset({'fn', 'x1', 'x2', 'out'}),
     'dtype.can_cast': frozenset({'from_', 'to'}),
     'dtype.result_type': frozenset({'args'}),
+    'dtype.describe': frozenset({'name'}),
     'default.get': frozenset(),
     'default.set': frozenset({'device'}),
     'default.unset': frozenset(),
@@ -143,6 +147,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     'array.binary': ('add', 'subtract', 'multiply', 'divide', 'equal', 'less', 'maximum'),
     'array.unary': ('negative', 'abs', 'sqrt'),
     'array.reduce': ('sum', 'max'),
+    'array.binary_into': ('add', 'subtract', 'multiply', 'divide'),
 }
 
 FUNCTION_ARGS: dict[str, dict[str, frozenset[str]]] = {

@@ -326,7 +326,7 @@ void ds_error(const char *kind, const char *fmt, ...)
  * return a new reference to it (retain it), since each handle releases once. array.same
  * compares the pointers.
  * ------------------------------------------------------------------------------------- */
-#define DS_VENDOR_VERSION 4u
+#define DS_VENDOR_VERSION 5u
 
 typedef struct ds_vendor {
     uint32_t version;            /* required: DS_VENDOR_VERSION */
@@ -484,6 +484,16 @@ typedef struct ds_vendor {
     int (*shard_piece)(void *lib, ds_array x, size_t index, ds_array *out);
     /* optional: array.to_devices: x moved to the tuple of n >= 1 devices. */
     int (*to_devices)(void *lib, ds_array x, const ds_device *devices, size_t n, ds_array *out);
+
+    /* ---- version 5: OneFlow's dtype names and out= (OF-DT-*, OF-OUT-*); all optional ---- */
+    /* dtype.describe: the library's dtype for name as the library spells it (aliases
+     * included): *dtype its protocol dtype (DS_DTYPE_NONE when it is none of them, which the
+     * shim reports as the library's TypeError), *is_floating_point its is_floating_point. An
+     * unknown spelling is the library's error. */
+    int (*dtype_describe)(void *lib, const char *name, ds_dtype *dtype, bool *is_floating_point);
+    /* array.binary_into: x1 fn x2 written into out (out= and the in-place forms; out may be
+     * x1's array). fn is one of DS_ADD..DS_DIVIDE. */
+    int (*binary_into)(void *lib, ds_binary_fn fn, ds_operand x1, ds_operand x2, ds_array out);
 } ds_vendor;
 
 /* ---------------------------------------------------------------------------------------

@@ -1221,6 +1221,50 @@ static int op_util_arrays_on_device(const ds__req *r, cJSON **result)
 
 /* ---- dispatch ---- */
 
+/* ---- OneFlow's dtype names and out= (version 4 slots) ---- */
+
+static int op_dtype_describe(const ds__req *r, cJSON **result)
+{
+    const char *name;
+    ds_dtype dt = DS_DTYPE_NONE;
+    bool fp = false;
+    if (ds__arg_string(r, "name", &name) < 0 || ds__string_for_library(r, "name", name) < 0 ||
+        CALL(r, dtype_describe, name, &dt, &fp) < 0)
+        return -1;
+    if (ds_dtype_name(dt) == NULL)
+        return ds__fail(r->e, DS__ORIGIN_LIBRARY, "TypeError",
+                        "%s: the library's dtype for \"%.40s\" is none of the protocol's dtypes",
+                        r->op, name);
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddStringToObject(o, "name", ds_dtype_name(dt)) ||
+        !cJSON_AddBoolToObject(o, "is_floating_point", fp)) {
+        cJSON_Delete(o);
+        return oom(r);
+    }
+    *result = o;
+    return 0;
+}
+
+static int op_array_binary_into(const ds__req *r, cJSON **result)
+{
+    static const char *const fns[] = {[DS_ADD] = "add", [DS_SUBTRACT] = "subtract",
+                                      [DS_MULTIPLY] = "multiply", [DS_DIVIDE] = "divide"};
+    const char *fn;
+    ds_operand x1, x2;
+    ds_array out;
+    int which = 0;
+    if (ds__arg_string(r, "fn", &fn) < 0) return -1;
+    for (int i = DS_ADD; i <= DS_DIVIDE; i++)
+        if (strcmp(fn, fns[i]) == 0) which = i;
+    if (which == 0)
+        return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
+    if (ds__arg_operand(r, "x1", &x1) < 0 || ds__arg_operand(r, "x2", &x2) < 0 ||
+        ds__arg_array(r, "out", &out) < 0 || CALL(r, binary_into, (ds_binary_fn)which, x1, x2, out) < 0)
+        return -1;
+    *result = cJSON_CreateNull();
+    return *result ? 0 : oom(r);
+}
+
 /* ---- OneFlow's devices and global arrays (version 3 slots) ---- */
 
 static int op_device_parse_current(const ds__req *r, cJSON **result)

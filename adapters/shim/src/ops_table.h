@@ -53,8 +53,11 @@
     X("array.tril", array_tril, ((const char *const[]){"x", "k", NULL}))                           \
     X("array.triu", array_triu, ((const char *const[]){"x", "k", NULL}))                           \
     X("array.get_device", array_get_device, ((const char *const[]){"array", NULL}))                \
+    X("array.binary_into", array_binary_into, ((const char *const[]){"fn", "x1", "x2", "out",      \
+        NULL}))                                                                                    \
     X("dtype.can_cast", dtype_can_cast, ((const char *const[]){"from_", "to", NULL}))              \
     X("dtype.result_type", dtype_result_type, ((const char *const[]){"args", NULL}))               \
+    X("dtype.describe", dtype_describe, ((const char *const[]){"name", NULL}))                     \
     X("default.get", default_get, ((const char *const[]){NULL}))                                   \
     X("default.set", default_set, ((const char *const[]){"device", NULL}))                         \
     X("default.unset", default_unset, ((const char *const[]){NULL}))                               \

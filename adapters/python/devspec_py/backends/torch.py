@@ -20,7 +20,7 @@ class TorchBackend(BaseBackend):
                 "asarray-inherits-device", "to-device", "output-follows-input",
                 "mixed-device-raises", "default-device-consistent", "fft-freq-device",
                 "dlpack-device", "device-string", "device-string-kw", "device-ordinal",
-                "promotion-category")
+                "promotion-category", "out-casting", "dtype-names")
 
     def __init__(self) -> None:
         import torch
@@ -143,6 +143,23 @@ class TorchBackend(BaseBackend):
         if kw.get("stream") is not None:
             raise Unsupported("torch's Tensor.to takes no stream")
         return x.to(dev)
+
+    def binary_into(self, fn: str, x1: Any, x2: Any, out: Array) -> None:
+        # torch's out=: torch.add(x1, x2, out=out) and the like (a Python scalar first is a
+        # 0-d tensor of its default dtype for torch's functions, so it goes second then).
+        f = {"add": self.torch.add, "subtract": self.torch.sub, "multiply": self.torch.mul,
+             "divide": self.torch.div}[fn]
+        if not isinstance(x1, self.torch.Tensor):
+            raise Unsupported("torch.%s(scalar, tensor, out=) takes a tensor first" % fn)
+        f(x1, x2, out=out)
+
+    def dtype_describe(self, name: str) -> tuple[DType, bool]:
+        # torch.float, torch.double, torch.half, torch.int and torch.long are OneFlow's
+        # aliases too (OF-DT-1).
+        dt = getattr(self.torch, name, None)
+        if not isinstance(dt, self.torch.dtype):
+            raise AttributeError("module 'torch' has no dtype %r" % name)
+        return dt, dt.is_floating_point
 
     def binary(self, fn: str, x1: Any, x2: Any) -> Array:
         if fn == "maximum":
