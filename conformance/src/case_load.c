@@ -14,24 +14,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The ops of the protocol and whether a step may use them (spec/ops.json). */
-static const struct {
+/* The ops of the protocol (spec/ops.json): whether a step may use each, the arguments it
+ * defines and those it needs. */
+typedef struct op_entry {
     const char *name;
     bool step;
-} OPS[] = {
-#define X(name, step) {name, step},
+    const char *const *args;
+    const char *const *required;
+} op_entry;
+
+static const op_entry OPS[] = {
+#define X(name, step, args, required) {name, step, args, required},
     DSR_OPS(X)
 #undef X
 };
 
-/* True when the protocol has OP; *STEP then says whether a step may use it. */
-static bool op_find(const char *op, bool *step)
+/* The protocol's op called OP, or NULL. */
+static const op_entry *op_find(const char *op)
 {
     for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
-        if (!strcmp(OPS[i].name, op)) {
-            *step = OPS[i].step;
-            return true;
-        }
+        if (!strcmp(OPS[i].name, op)) return &OPS[i];
+    return NULL;
+}
+
+static bool listed(const char *const *list, const char *name)
+{
+    for (; *list; list++)
+        if (!strcmp(*list, name)) return true;
     return false;
 }
 
@@ -383,6 +392,34 @@ static bool may_raise_on(const cJSON *step)
     return false;
 }
 
+/* A step's args name only arguments its op defines, and every one it needs (spec/ops.json,
+ * as case.json's $defs/step_args says); ARGS may be NULL. */
+static void check_args(loader *L, const op_entry *op, const cJSON *args)
+{
+    for (const cJSON *a = args ? args->child : NULL; a; a = a->next) {
+        if (listed(op->args, a->string)) continue;
+        push_key(L, "args");
+        push_key(L, a->string);
+        dsr_buf list = {0};
+        for (int i = 0; op->args[i]; i++)
+            dsr__buf_printf(&list, "%s%s", i ? ", " : "", op->args[i]);
+        if (list.data)
+            problem_key(L, 0, "%s has no argument \"%s\" (it takes %s)", op->name, a->string,
+                        list.data);
+        else
+            problem_key(L, 0, "%s takes no arguments, not \"%s\"", op->name, a->string);
+        dsr__buf_free(&list);
+        pop(L);
+        pop(L);
+    }
+    for (int i = 0; op->required[i]; i++) {
+        if (args && cJSON_GetObjectItemCaseSensitive(args, op->required[i])) continue;
+        if (args) push_key(L, "args");
+        problem(L, "%s needs the argument \"%s\"", op->name, op->required[i]);
+        if (args) pop(L);
+    }
+}
+
 static const char *const STEP_KEYS[] = {"op",     "args",   "as",           "expect",
                                         "raises", "either", "expect_ranks", NULL};
 static const char *const ALT_KEYS[] = {"expect", "raises", "stop", NULL};
@@ -396,15 +433,15 @@ static void load_step(loader *L, dsr_step *st, const cJSON *v)
     }
     only_keys(L, v, STEP_KEYS);
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(v, "op");
-    bool step = false;
+    const op_entry *entry = NULL;
     push_key(L, "op");
     if (!op)
         problem_key(L, 0, "missing");
     else if (!cJSON_IsString(op))
         problem(L, "must be a string, not %s", type_name(op));
-    else if (!op_find(op->valuestring, &step))
+    else if (!(entry = op_find(op->valuestring)))
         problem(L, "unknown op \"%s\" (see spec/protocol.md)", op->valuestring);
-    else if (!step)
+    else if (!entry->step)
         problem(L, "\"%s\" is sent by the runner itself and cannot be a step", op->valuestring);
     else
         st->op = op->valuestring;
@@ -424,6 +461,7 @@ static void load_step(loader *L, dsr_step *st, const cJSON *v)
         }
         pop(L);
     }
+    if (st->op && (!args || cJSON_IsObject(args))) check_args(L, entry, args);
 
     int outcomes = 0;
     const char *names[] = {"expect", "raises", "either", "expect_ranks"};

@@ -4,68 +4,119 @@
 
 /* clang-format off */
 
-/* X(NAME, STEP) for every op of the adapter protocol, version 1 (spec/protocol.md): STEP is
- * 1 when a case's step may use the op, 0 for an op only the runner sends. */
+/* X(NAME, STEP, ARGS, REQUIRED) for every op of the adapter protocol, version 1
+ * (spec/protocol.md): STEP is 1 when a case's step may use the op, 0 for an op only the
+ * runner sends; ARGS are the arguments the op defines and REQUIRED those it needs, each
+ * NULL-terminated. */
 #define DSR_OPS(X)                                                                                 \
-    X("hello", 0)                                                                                  \
-    X("reset", 0)                                                                                  \
-    X("bye", 0)                                                                                    \
-    X("device.parse", 1)                                                                           \
-    X("device.describe", 1)                                                                        \
-    X("device.equal", 1)                                                                           \
-    X("device.from_type_index", 1)                                                                 \
-    X("device.from_ordinal", 1)                                                                    \
-    X("device.parse_current", 1)                                                                   \
-    X("device.set_current", 1)                                                                     \
-    X("info.devices", 1)                                                                           \
-    X("info.default_device", 1)                                                                    \
-    X("info.default_dtypes", 1)                                                                    \
-    X("info.dtypes", 1)                                                                            \
-    X("array.create", 1)                                                                           \
-    X("array.asarray", 1)                                                                          \
-    X("array.astype", 1)                                                                           \
-    X("array.describe", 1)                                                                         \
-    X("array.read", 1)                                                                             \
-    X("array.to_device", 1)                                                                        \
-    X("array.same", 1)                                                                             \
-    X("array.binary", 1)                                                                           \
-    X("array.unary", 1)                                                                            \
-    X("array.reduce", 1)                                                                           \
-    X("array.matmul", 1)                                                                           \
-    X("array.stack", 1)                                                                            \
-    X("array.shard", 1)                                                                            \
-    X("array.shard_inplace", 1)                                                                    \
-    X("array.shard_describe", 1)                                                                   \
-    X("array.shard_piece", 1)                                                                      \
-    X("array.to_devices", 1)                                                                       \
-    X("array.dlpack_device", 1)                                                                    \
-    X("array.from_dlpack", 1)                                                                      \
-    X("stream.default", 1)                                                                         \
-    X("array.tril", 1)                                                                             \
-    X("array.triu", 1)                                                                             \
-    X("array.get_device", 1)                                                                       \
-    X("array.binary_into", 1)                                                                      \
-    X("dtype.can_cast", 1)                                                                         \
-    X("dtype.result_type", 1)                                                                      \
-    X("dtype.describe", 1)                                                                         \
-    X("default.get", 1)                                                                            \
-    X("default.set", 1)                                                                            \
-    X("default.unset", 1)                                                                          \
-    X("default.push", 1)                                                                           \
-    X("default.pop", 1)                                                                            \
-    X("soft.get", 1)                                                                               \
-    X("soft.set", 1)                                                                               \
-    X("soft.unset", 1)                                                                             \
-    X("util.num_gpus", 1)                                                                          \
-    X("util.num_cpu_cores", 1)                                                                     \
-    X("util.total_memory", 1)                                                                      \
-    X("util.used_memory", 1)                                                                       \
-    X("util.utilisation", 1)                                                                       \
-    X("util.arrays_on_device", 1)                                                                  \
-    X("global.placement", 1)                                                                       \
-    X("global.placement_equal", 1)                                                                 \
-    X("global.sbp", 1)                                                                             \
-    X("global.make", 1)
+    X("hello", 0, ((const char *const[]){"protocol", NULL}), ((const char *const[]){"protocol",    \
+        NULL}))                                                                                    \
+    X("reset", 0, ((const char *const[]){NULL}), ((const char *const[]){NULL}))                    \
+    X("bye", 0, ((const char *const[]){NULL}), ((const char *const[]){NULL}))                      \
+    X("device.parse", 1, ((const char *const[]){"text", NULL}), ((const char *const[]){"text",     \
+        NULL}))                                                                                    \
+    X("device.describe", 1, ((const char *const[]){"device", NULL}),                               \
+        ((const char *const[]){"device", NULL}))                                                   \
+    X("device.equal", 1, ((const char *const[]){"a", "b", NULL}), ((const char *const[]){"a",      \
+        "b", NULL}))                                                                               \
+    X("device.from_type_index", 1, ((const char *const[]){"type", "index", NULL}),                 \
+        ((const char *const[]){"type", "index", NULL}))                                            \
+    X("device.from_ordinal", 1, ((const char *const[]){"ordinal", NULL}),                          \
+        ((const char *const[]){"ordinal", NULL}))                                                  \
+    X("device.parse_current", 1, ((const char *const[]){"text", NULL}),                            \
+        ((const char *const[]){"text", NULL}))                                                     \
+    X("device.set_current", 1, ((const char *const[]){"device", NULL}),                            \
+        ((const char *const[]){"device", NULL}))                                                   \
+    X("info.devices", 1, ((const char *const[]){NULL}), ((const char *const[]){NULL}))             \
+    X("info.default_device", 1, ((const char *const[]){NULL}), ((const char *const[]){NULL}))      \
+    X("info.default_dtypes", 1, ((const char *const[]){"device", NULL}),                           \
+        ((const char *const[]){NULL}))                                                             \
+    X("info.dtypes", 1, ((const char *const[]){"device", "kind", NULL}),                           \
+        ((const char *const[]){NULL}))                                                             \
+    X("array.create", 1, ((const char *const[]){"fn", "shape", "fill_value", "start", "stop",      \
+        "step", "num", "endpoint", "n_rows", "n_cols", "k", "x", "n", "d", "dtype", "device",      \
+        NULL}), ((const char *const[]){"fn", NULL}))                                               \
+    X("array.asarray", 1, ((const char *const[]){"obj", "dtype", "device", "copy", NULL}),         \
+        ((const char *const[]){"obj", NULL}))                                                      \
+    X("array.astype", 1, ((const char *const[]){"x", "dtype", "copy", "device", NULL}),            \
+        ((const char *const[]){"x", "dtype", NULL}))                                               \
+    X("array.describe", 1, ((const char *const[]){"array", NULL}),                                 \
+        ((const char *const[]){"array", NULL}))                                                    \
+    X("array.read", 1, ((const char *const[]){"array", NULL}), ((const char *const[]){"array",     \
+        NULL}))                                                                                    \
+    X("array.to_device", 1, ((const char *const[]){"array", "device", "stream", NULL}),            \
+        ((const char *const[]){"array", "device", NULL}))                                          \
+    X("array.same", 1, ((const char *const[]){"a", "b", NULL}), ((const char *const[]){"a", "b",   \
+        NULL}))                                                                                    \
+    X("array.binary", 1, ((const char *const[]){"fn", "x1", "x2", NULL}),                          \
+        ((const char *const[]){"fn", "x1", "x2", NULL}))                                           \
+    X("array.unary", 1, ((const char *const[]){"fn", "x", NULL}), ((const char *const[]){"fn",     \
+        "x", NULL}))                                                                               \
+    X("array.reduce", 1, ((const char *const[]){"fn", "x", "axis", NULL}),                         \
+        ((const char *const[]){"fn", "x", NULL}))                                                  \
+    X("array.matmul", 1, ((const char *const[]){"x1", "x2", NULL}), ((const char *const[]){"x1",   \
+        "x2", NULL}))                                                                              \
+    X("array.stack", 1, ((const char *const[]){"arrays", "axis", NULL}),                           \
+        ((const char *const[]){"arrays", NULL}))                                                   \
+    X("array.shard", 1, ((const char *const[]){"x", "devices", "axis", NULL}),                     \
+        ((const char *const[]){"x", "devices", NULL}))                                             \
+    X("array.shard_inplace", 1, ((const char *const[]){"x", "devices", "axis", NULL}),             \
+        ((const char *const[]){"x", "devices", NULL}))                                             \
+    X("array.shard_describe", 1, ((const char *const[]){"array", NULL}),                           \
+        ((const char *const[]){"array", NULL}))                                                    \
+    X("array.shard_piece", 1, ((const char *const[]){"array", "index", NULL}),                     \
+        ((const char *const[]){"array", "index", NULL}))                                           \
+    X("array.to_devices", 1, ((const char *const[]){"array", "devices", NULL}),                    \
+        ((const char *const[]){"array", "devices", NULL}))                                         \
+    X("array.dlpack_device", 1, ((const char *const[]){"array", NULL}),                            \
+        ((const char *const[]){"array", NULL}))                                                    \
+    X("array.from_dlpack", 1, ((const char *const[]){"x", "device", "copy", NULL}),                \
+        ((const char *const[]){"x", NULL}))                                                        \
+    X("stream.default", 1, ((const char *const[]){"device", NULL}),                                \
+        ((const char *const[]){"device", NULL}))                                                   \
+    X("array.tril", 1, ((const char *const[]){"x", "k", NULL}), ((const char *const[]){"x",        \
+        NULL}))                                                                                    \
+    X("array.triu", 1, ((const char *const[]){"x", "k", NULL}), ((const char *const[]){"x",        \
+        NULL}))                                                                                    \
+    X("array.get_device", 1, ((const char *const[]){"array", NULL}),                               \
+        ((const char *const[]){"array", NULL}))                                                    \
+    X("array.binary_into", 1, ((const char *const[]){"fn", "x1", "x2", "out", NULL}),              \
+        ((const char *const[]){"fn", "x1", "x2", "out", NULL}))                                    \
+    X("dtype.can_cast", 1, ((const char *const[]){"from_", "to", NULL}),                           \
+        ((const char *const[]){"from_", "to", NULL}))                                              \
+    X("dtype.result_type", 1, ((const char *const[]){"args", NULL}),                               \
+        ((const char *const[]){"args", NULL}))                                                     \
+    X("dtype.describe", 1, ((const char *const[]){"name", NULL}), ((const char *const[]){"name",   \
+        NULL}))                                                                                    \
+    X("default.get", 1, ((const char *const[]){NULL}), ((const char *const[]){NULL}))              \
+    X("default.set", 1, ((const char *const[]){"device", NULL}),                                   \
+        ((const char *const[]){"device", NULL}))                                                   \
+    X("default.unset", 1, ((const char *const[]){NULL}), ((const char *const[]){NULL}))            \
+    X("default.push", 1, ((const char *const[]){"device", NULL}),                                  \
+        ((const char *const[]){"device", NULL}))                                                   \
+    X("default.pop", 1, ((const char *const[]){NULL}), ((const char *const[]){NULL}))              \
+    X("soft.get", 1, ((const char *const[]){NULL}), ((const char *const[]){NULL}))                 \
+    X("soft.set", 1, ((const char *const[]){"enabled", NULL}), ((const char *const[]){"enabled",   \
+        NULL}))                                                                                    \
+    X("soft.unset", 1, ((const char *const[]){NULL}), ((const char *const[]){NULL}))               \
+    X("util.num_gpus", 1, ((const char *const[]){NULL}), ((const char *const[]){NULL}))            \
+    X("util.num_cpu_cores", 1, ((const char *const[]){NULL}), ((const char *const[]){NULL}))       \
+    X("util.total_memory", 1, ((const char *const[]){"device", NULL}),                             \
+        ((const char *const[]){"device", NULL}))                                                   \
+    X("util.used_memory", 1, ((const char *const[]){"device", NULL}),                              \
+        ((const char *const[]){"device", NULL}))                                                   \
+    X("util.utilisation", 1, ((const char *const[]){"device", NULL}),                              \
+        ((const char *const[]){"device", NULL}))                                                   \
+    X("util.arrays_on_device", 1, ((const char *const[]){"device", NULL}),                         \
+        ((const char *const[]){"device", NULL}))                                                   \
+    X("global.placement", 1, ((const char *const[]){"type", "ranks", "all", NULL}),                \
+        ((const char *const[]){"type", NULL}))                                                     \
+    X("global.placement_equal", 1, ((const char *const[]){"a", "b", NULL}),                        \
+        ((const char *const[]){"a", "b", NULL}))                                                   \
+    X("global.sbp", 1, ((const char *const[]){"sbp", NULL}), ((const char *const[]){"sbp",         \
+        NULL}))                                                                                    \
+    X("global.make", 1, ((const char *const[]){"value", "locals", "placement", "sbp", "to",        \
+        NULL}), ((const char *const[]){"placement", "sbp", NULL}))
 
 /* clang-format on */
 

@@ -868,6 +868,12 @@ def mutations(schema_ops=()):
         mut(f"op {v!r}", lambda d, v=v: step(d).update(op=v))
     for v in ({}, [], None, "x"):
         mut(f"args {v!r}", lambda d, v=v: step(d).update(args=v))
+    # The op's own arguments (spec/ops.json, case.json's $defs/step_args).
+    mut("args with a name the op does not define", lambda d: step(d)["args"].update(arr=1))
+    mut("no args for an op that needs one", lambda d: step(d).pop("args"))
+    mut("args for an op that takes none", lambda d: step(d).update(op="util.num_gpus"))
+    mut("no args for an op that takes none", lambda d: (step(d).update(op="util.num_gpus"),
+                                                        step(d).pop("args")))
     for v in ("y", "_y", "y_2", "Y", "2y", "y-z", "", 3):
         mut(f"as {v!r}", lambda d, v=v: step(d).update({"as": v}))
     for v in (None, 0, [], "anything"):

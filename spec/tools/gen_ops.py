@@ -182,14 +182,33 @@ def render_request(doc, text):
 
 
 def render_case(doc, text):
-    out = with_comment(text, "$defs/op is")
+    out = with_comment(text, "$defs/op and $defs/step_args are")
     out.setdefault("$defs", {})["op"] = {
         "description": "Every op of %s that a step may use (all but those the runner itself "
                        "sends: %s)." % (OPS_FILE, ", ".join(
                            op["name"] for op in doc["ops"] if not is_step(op))),
         "enum": [op["name"] for op in doc["ops"] if is_step(op)],
     }
+    out["$defs"]["step_args"] = {
+        "description": "A step's args name only arguments its op defines, and every required one "
+                       "(%s). Values are not checked here: a case may give a $name for any of "
+                       "them." % OPS_FILE,
+        "allOf": [{
+            "if": {"properties": {"op": {"const": op["name"]}}, "required": ["op"]},
+            "then": step_args_schema(op),
+        } for op in doc["ops"] if is_step(op)],
+    }
     return dump_json(out)
+
+
+def step_args_schema(op):
+    names = [a["name"] for a in op["args"]]
+    required = [a["name"] for a in op["args"] if a["required"]]
+    args = {"propertyNames": {"enum": names}} if names else {"maxProperties": 0}
+    if required:
+        args["required"] = required
+        return {"required": ["args"], "properties": {"args": args}}
+    return {"properties": {"args": args}}
 
 
 # ---- C and Python -------------------------------------------------------------------------
@@ -219,15 +238,20 @@ def c_macro(name, rows):
 
 
 def render_runner(doc):
-    rows = ["X(%s, %d)" % (c_string(op["name"]), 1 if is_step(op) else 0) for op in doc["ops"]]
+    rows = ["X(%s, %d, %s, %s)" % (c_string(op["name"]), 1 if is_step(op) else 0,
+                                   c_list([a["name"] for a in op["args"]]),
+                                   c_list([a["name"] for a in op["args"] if a["required"]]))
+            for op in doc["ops"]]
     return """/* %s */
 #ifndef DEVSPEC_OPS_TABLE_H
 #define DEVSPEC_OPS_TABLE_H
 
 /* clang-format off */
 
-/* X(NAME, STEP) for every op of the adapter protocol, version %d (spec/protocol.md): STEP is
- * 1 when a case's step may use the op, 0 for an op only the runner sends. */
+/* X(NAME, STEP, ARGS, REQUIRED) for every op of the adapter protocol, version %d
+ * (spec/protocol.md): STEP is 1 when a case's step may use the op, 0 for an op only the
+ * runner sends; ARGS are the arguments the op defines and REQUIRED those it needs, each
+ * NULL-terminated. */
 %s
 
 /* clang-format on */

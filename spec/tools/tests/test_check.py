@@ -581,6 +581,17 @@ def test_case_range_must_not_be_empty(root):
     assert len(ps) == 2, ps
 
 
+def test_case_step_args_must_be_the_ops(root):
+    def change(d):
+        s = d["cases"][0]["steps"]
+        s[1]["args"]["arrray"] = "$x"                                   # not an argument of the op
+        s.append({"op": "array.describe"})                              # its argument is missing
+        s.append({"op": "util.num_gpus", "args": {"device": "$D0"}})    # takes none
+    ps = case_problems(root, change)
+    assert [(f, p) for f, p, _ in ps] == [(F, "/cases/0/steps/1/args"), (F, "/cases/0/steps/2"),
+                                          (F, "/cases/0/steps/3/args")], ps
+
+
 def test_case_binding_by_a_step_that_may_raise(root):
     def change(d):
         s = d["cases"][1]["steps"]
