@@ -436,6 +436,14 @@ static cJSON *encode_float(double d, bool single)
     return cJSON_CreateRaw(buf);
 }
 
+/* Reads one element of type T at `src`, which need not be aligned, into DST. */
+#define LOAD(T, dst)                                                                               \
+    do {                                                                                           \
+        T x_;                                                                                      \
+        memcpy(&x_, src, sizeof x_);                                                               \
+        (dst) = x_;                                                                                \
+    } while (0)
+
 static cJSON *encode_element(const unsigned char *src, ds_dtype dt)
 {
     char buf[32];
@@ -446,43 +454,31 @@ static cJSON *encode_element(const unsigned char *src, ds_dtype dt)
     case DS_BOOL:
         return cJSON_CreateBool(*src != 0);
     case DS_INT8:
-        s = *(const int8_t *)src;
+        LOAD(int8_t, s);
         break;
-    case DS_INT16: {
-        int16_t x;
-        memcpy(&x, src, sizeof x);
-        s = x;
+    case DS_INT16:
+        LOAD(int16_t, s);
         break;
-    }
-    case DS_INT32: {
-        int32_t x;
-        memcpy(&x, src, sizeof x);
-        s = x;
+    case DS_INT32:
+        LOAD(int32_t, s);
         break;
-    }
     case DS_INT64:
-        memcpy(&s, src, sizeof s);
+        LOAD(int64_t, s);
         break;
     case DS_UINT8:
-        u = *src;
+        LOAD(uint8_t, u);
         is_unsigned = true;
         break;
-    case DS_UINT16: {
-        uint16_t x;
-        memcpy(&x, src, sizeof x);
-        u = x;
+    case DS_UINT16:
+        LOAD(uint16_t, u);
         is_unsigned = true;
         break;
-    }
-    case DS_UINT32: {
-        uint32_t x;
-        memcpy(&x, src, sizeof x);
-        u = x;
+    case DS_UINT32:
+        LOAD(uint32_t, u);
         is_unsigned = true;
         break;
-    }
     case DS_UINT64:
-        memcpy(&u, src, sizeof u);
+        LOAD(uint64_t, u);
         is_unsigned = true;
         break;
     case DS_FLOAT32: {
