@@ -800,6 +800,47 @@ DT_TEST(defaults_ops)
     defaults(drv_shared);
 }
 
+/* array.binary_into (OF-OUT-1, OF-OUT-2) and dtype.describe (OF-DT-1, OF-DT-2), with the
+ * adapter's default rule sets (the array API's promotion, OF-OUT-1 as stated). */
+static void out_and_dtypes(drv *d)
+{
+    OK(d, "f = [1.5, 2] float32 on cpu", "f", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float32\",\"shape\":[2],\"data\":[1.5,2]}"
+         ",\"device\":$cpu}"));
+    OK(d, "g = [3, 0.5] float64 on cpu", "g", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2],\"data\":[3,0.5]}"
+         ",\"device\":$cpu}"));
+    OK(d, "i = [7, 8] int32 on cpu", "i", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[2],\"data\":[7,8]}"
+         ",\"device\":$cpu}"));
+    OK(d, "f *= g (float64 result cast into float32: OF-OUT-4 as stated)", NULL, "null",
+       A("array.binary_into\",\"args\":{\"fn\":\"multiply\",\"x1\":$f,\"x2\":$g,\"out\":$f}"));
+    OK(d, "f holds 4.5 and 1 in float32", NULL, "{\"dtype\":\"float32\",\"shape\":[2],\"data\":[4.5,1]}",
+       A("array.read\",\"args\":{\"array\":$f}"));
+    ERR(d, "OF-OUT-2: a float64 result into an int32 out raises RuntimeError", "RuntimeError",
+        "library",
+        A("array.binary_into\",\"args\":{\"fn\":\"add\",\"x1\":$g,\"x2\":$g,\"out\":$i}"));
+    OK(d, "i is unchanged after the refusal", NULL, "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[7,8]}",
+       A("array.read\",\"args\":{\"array\":$i}"));
+    ERR(d, "binary_into's out must be an array handle", "TypeError", "protocol",
+        A("array.binary_into\",\"args\":{\"fn\":\"add\",\"x1\":$g,\"x2\":$g,\"out\":3}"));
+    ERR(d, "binary_into knows add, subtract, multiply and divide only", "ValueError", "protocol",
+        A("array.binary_into\",\"args\":{\"fn\":\"equal\",\"x1\":$g,\"x2\":$g,\"out\":$g}"));
+    OK(d, "OF-DT-1: half is float16", NULL, "{\"name\":\"float16\",\"is_floating_point\":true}",
+       A("dtype.describe\",\"args\":{\"name\":\"half\"}"));
+    OK(d, "OF-DT-2: long is int64, not floating", NULL,
+       "{\"name\":\"int64\",\"is_floating_point\":false}",
+       A("dtype.describe\",\"args\":{\"name\":\"long\"}"));
+    ERR(d, "an unknown spelling is refarray's ValueError", "ValueError", "library",
+        A("dtype.describe\",\"args\":{\"name\":\"float128\"}"));
+}
+
+DT_TEST(out_and_dtypes_ops)
+{
+    need_hello();
+    out_and_dtypes(drv_shared);
+}
+
 DT_TEST(utilities_ops)
 {
     need_hello();
@@ -830,5 +871,5 @@ DT_TEST(bye)
     OK(drv_shared, "bye", NULL, "null", A("bye\""));
 }
 
-DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops), DT_ENTRY(conversion_ops), DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops), DT_ENTRY(utilities_ops), DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops), DT_ENTRY(sharding_ops),
+DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops), DT_ENTRY(conversion_ops), DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops), DT_ENTRY(utilities_ops), DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops), DT_ENTRY(sharding_ops), DT_ENTRY(out_and_dtypes_ops),
          DT_ENTRY(bye))
