@@ -384,6 +384,30 @@ def group_ranks(env):
           "4 x skip", st)
 
 
+def group_spmd(env):
+    """The SPMD transport (spec/protocol.md): a rank that hangs or crashes costs its case, the
+    job (mpirun and every rank) is restarted, and no rank outlives it."""
+    host = os.path.join(env.build, "adapters", "host", "devspec-adapter-mpi-host")
+    so = os.path.join(env.build, "conformance", "devspec_spmd_fixture.so")
+    if not (os.path.exists(host) and os.path.exists(so) and shutil.which("mpirun")):
+        skip("the SPMD transport's isolation", "built without MPI")
+        return
+    cmd = "exec mpirun -np 3 --oversubscribe %s %s" % (host, so)
+    rep = env.path("spmd.json")
+    mpi_env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "spmd.json"), "--adapter-cmd", cmd,
+                            "--timeout", "5", "--report", rep], env=mpi_env, timeout=300)
+    st = statuses(load_report(rep))
+    check(st == {"spmd.before": "pass", "spmd.hang": "timeout", "spmd.after-hang": "pass",
+                 "spmd.crash": "crash", "spmd.after-crash": "pass"},
+          "a hung rank times out its case, a crashed rank crashes its case, the job restarts",
+          "pass timeout pass crash pass", (rc, st, err[-500:]))
+    time.sleep(2)
+    left = subprocess.run(["pgrep", "-f", "devspec_spmd_fixture"], capture_output=True, text=True)
+    check(left.stdout.strip() == "", "no rank outlives its job (they die with mpirun)", "none",
+          left.stdout)
+
+
 def group_isolation(env):
     state = env.path("hellos")
     rep = env.path("bad.json")
@@ -1077,7 +1101,7 @@ def group_suite(env):
           "identical", differ)
 
 
-GROUPS = {"load": group_load, "judge": group_judge, "ranks": group_ranks, "isolation": group_isolation,
+GROUPS = {"load": group_load, "judge": group_judge, "ranks": group_ranks, "spmd": group_spmd, "isolation": group_isolation,
           "expectations": group_expectations, "sigint": group_sigint,
           "inprocess": group_inprocess, "filters": group_filters, "coverage": group_coverage,
           "cli": group_cli, "progress": group_progress, "schema": group_schema,
