@@ -25,9 +25,32 @@ INT_RANGES = {
 # would round them); floats beyond it are not exact integers.
 EXACT_INT = 1 << 53
 
-FLT_MAX = struct.unpack("<f", b"\xff\xff\x7f\x7f")[0]
-# Halfway between FLT_MAX and 2^128: a value of this magnitude or more rounds to infinity.
-FLT_OVERFLOW = (FLT_MAX + 2.0 ** 128) / 2
+
+
+@dataclass(frozen=True)
+class Binary:
+    """An IEEE binary format narrower than float64, as struct packs it."""
+
+    name: str
+    pack: str        # struct's format for a value
+    word: str        # struct's format for its bits, as an unsigned integer
+    inf_bits: int    # the bits of +infinity
+    max: float       # the largest finite value
+    limit: float     # 2^(emax + 1): where the next value would be, standing for infinity
+    digits: int      # significant decimal digits that always tell two values apart
+
+    @property
+    def overflow(self) -> float:
+        """Halfway between max and limit: a value of this magnitude or more rounds to
+        infinity."""
+        return (self.max + self.limit) / 2
+
+
+FLOAT32 = Binary("float32", "<f", "<I", 0x7F800000, struct.unpack("<f", b"\xff\xff\x7f\x7f")[0],
+                 2.0 ** 128, 9)
+FLOAT16 = Binary("float16", "<e", "<H", 0x7C00, 65504.0, 65536.0, 5)
+BINARY = {"float32": FLOAT32, "float16": FLOAT16, "complex64": FLOAT32}
+FLT_MAX = FLOAT32.max
 
 _INT_TEXT = re.compile(r"[-+]?[0-9]+\Z")
 # What C's strtod reads besides the infinities and NaN: decimal and hexadecimal floats.
@@ -45,7 +68,7 @@ Scalar = bool | int | float
 class Number(float):
     """A JSON number with a fraction or an exponent, as read from a request: the double it
     denotes, plus its source text, so that a float32 is rounded once from the decimal (see
-    float32_from_text), never from the double in between."""
+    round_from_text), never from the double in between."""
 
     text: str
 
@@ -69,63 +92,64 @@ def plain(value: Any) -> Any:
     return value
 
 
-# -- float32 -------------------------------------------------------------------------------
+# -- float32 and float16 -------------------------------------------------------------------
 
-def float32_from_double(d: float) -> float:
-    """D rounded to float32, as C's (float)d does (to nearest, ties to even), infinity
-    included where D rounds past FLT_MAX."""
+def round_from_double(d: float, fmt: Binary) -> float:
+    """D rounded to the format, as C's (float)d does (to nearest, ties to even), infinity
+    included where D rounds past the largest finite value."""
     if not math.isfinite(d):
         return d
-    if abs(d) >= FLT_OVERFLOW:
+    if abs(d) >= fmt.overflow:
         return math.copysign(math.inf, d)
-    if abs(d) > FLT_MAX:
-        return math.copysign(FLT_MAX, d)
-    f: float = struct.unpack("<f", struct.pack("<f", d))[0]
+    if abs(d) > fmt.max:
+        return math.copysign(fmt.max, d)
+    f: float = struct.unpack(fmt.pack, struct.pack(fmt.pack, d))[0]
     return f
 
 
-_TWO_128 = 2.0 ** 128  # stands for infinity among float32 magnitudes
+def _step(m: float, up: bool, fmt: Binary) -> float:
+    """The magnitude next to the magnitude M of the format (fmt.limit past fmt.max)."""
+    bits = fmt.inf_bits if m == fmt.limit else struct.unpack(fmt.word, struct.pack(fmt.pack, m))[0]
+    n: float = struct.unpack(fmt.pack, struct.pack(fmt.word, bits + 1 if up else bits - 1))[0]
+    return fmt.limit if math.isinf(n) else n
 
 
-def _float32_step(m: float, up: bool) -> float:
-    """The float32 magnitude next to the float32 magnitude M (2^128 past FLT_MAX)."""
-    bits = 0x7F800000 if m == _TWO_128 else struct.unpack("<I", struct.pack("<f", m))[0]
-    n: float = struct.unpack("<f", struct.pack("<I", bits + 1 if up else bits - 1))[0]
-    return _TWO_128 if math.isinf(n) else n
+def round_from_text(text: str, d: float, fmt: Binary) -> float:
+    """The decimal (or hexadecimal) TEXT, whose nearest double is D, rounded once to the
+    format (ties to even), infinity where it rounds past the largest finite value.
 
-
-def float32_from_text(text: str, d: float) -> float:
-    """The decimal (or hexadecimal) TEXT, whose nearest double is D, rounded once to float32
-    (ties to even), infinity where it rounds past FLT_MAX.
-
-    Rounding to the double first and then to float32 differs from rounding once only when the
-    double lands exactly on a float32 midpoint (midpoints are doubles, so a decimal on one
-    side of a midpoint never rounds past it): then the decimal itself decides the side."""
-    f = float32_from_double(d)
+    Rounding to the double first and then to the format differs from rounding once only when
+    the double lands exactly on a midpoint of the format (midpoints are doubles, so a decimal
+    on one side of a midpoint never rounds past it): then the decimal itself decides."""
+    f = round_from_double(d, fmt)
     if f == d or not math.isfinite(d):
         return f
     a = abs(d)
-    fa = _TWO_128 if math.isinf(f) else abs(f)
-    lo, hi = (fa, _float32_step(fa, True)) if fa < a else (_float32_step(fa, False), fa)
+    fa = fmt.limit if math.isinf(f) else abs(f)
+    lo, hi = (fa, _step(fa, True, fmt)) if fa < a else (_step(fa, False, fmt), fa)
     if (lo + hi) / 2 != a:
-        return f  # d is no midpoint: rounding once or twice gives the same float32
+        return f  # d is no midpoint: rounding once or twice gives the same value
     t = text.strip().lower()
     exact = abs(Fraction(float.fromhex(t)) if "x" in t else Fraction(t))
     if exact == Fraction(a):
         return f  # a true tie: to even, as already rounded
     chosen = hi if exact > Fraction(a) else lo
-    return math.copysign(math.inf if chosen == _TWO_128 else chosen, d)
+    return math.copysign(math.inf if chosen == fmt.limit else chosen, d)
 
 
-def shortest_float32(f: float) -> float:
+def float32_from_text(text: str, d: float) -> float:
+    """TEXT, whose nearest double is D, rounded once to float32."""
+    return round_from_text(text, d, FLOAT32)
+
+
+def shortest(x: float, fmt: Binary) -> float:
     """The double whose shortest decimal (repr) is the shortest decimal that reads back, once
-    rounded to float32, as exactly the float32 F (finite)."""
-    for digits in range(1, 10):
-        text = "%.*g" % (digits, f)
-        y = float(text)
-        if float32_from_text(repr(y), y) == f:
+    rounded to the format, as exactly its finite value X."""
+    for digits in range(1, fmt.digits + 1):
+        y = float("%.*g" % (digits, x))
+        if round_from_text(repr(y), y, fmt) == x:
             return y
-    return f  # 9 significant digits always suffice; not reached
+    return x  # fmt.digits significant digits always suffice; not reached
 
 
 # -- elements --------------------------------------------------------------------------------
@@ -144,11 +168,11 @@ def parse_float(text: str, where: str) -> tuple[float, str]:
     raise ProtocolError("%s: '%s' is not a float" % (where, text))
 
 
-def decode_float(value: object, where: str, single: bool = False) -> float:
+def decode_float(value: object, where: str, fmt: Binary | None = None) -> float:
     """A float element or operand: a JSON number or a string (parse_float), as a float64 or
-    (single) rounded once to float32. A finite value that rounds to infinity is out of range
-    (a ProtocolError): for float32, 3.4028235e+38 (FLT_MAX) and anything up to half an ulp
-    above it are in range; the infinities and NaN themselves are values like any other."""
+    rounded once to FMT (float32, float16). A finite value that rounds to infinity is out of
+    range (a ProtocolError): for float32, 3.4028235e+38 (FLT_MAX) and anything up to half an
+    ulp above it are in range; the infinities and NaN themselves are values like any other."""
     if isinstance(value, bool):
         raise ProtocolError("%s: expected a float, got a boolean" % where, "TypeError")
     if isinstance(value, Number):
@@ -167,10 +191,10 @@ def decode_float(value: object, where: str, single: bool = False) -> float:
         raise ProtocolError("%s: expected a float, got %s" % (where, json_type(value)),
                             "TypeError")
     finite_text = text.strip().lower().lstrip("+-") not in ("inf", "infinity", "nan")
-    x = float32_from_text(text, d) if single and not math.isnan(d) else d
+    x = round_from_text(text, d, fmt) if fmt is not None and not math.isnan(d) else d
     if finite_text and math.isinf(x):
         raise ProtocolError("%s: %s is beyond the %s range (it rounds to infinity)"
-                            % (where, text, "float32" if single else "float64"))
+                            % (where, text, "float64" if fmt is None else fmt.name))
     return x
 
 
@@ -207,32 +231,20 @@ def decode_element(dtype: str, value: object, where: str) -> Element:
         if not lo <= n <= hi:
             raise ProtocolError("%s: %d is out of range for %s" % (where, n, dtype))
         return n
-    if dtype == "float16":
-        return float16_round(decode_float(value, where), where)
     if dtype in FLOAT_DTYPES:
-        return decode_float(value, where, dtype == "float32")
+        return decode_float(value, where, BINARY.get(dtype))
     if not isinstance(value, list) or len(value) != 2:
         raise ProtocolError("%s: a complex element is a [re, im] pair" % where, "TypeError")
-    single = dtype == "complex64"
-    return complex(decode_float(value[0], where + ".re", single),
-                   decode_float(value[1], where + ".im", single))
+    part = BINARY.get(dtype)
+    return complex(decode_float(value[0], where + ".re", part),
+                   decode_float(value[1], where + ".im", part))
 
 
-def float16_round(x: float, where: str) -> float:
-    """x rounded to the nearest IEEE binary16 value (ties to even); a finite x beyond the
-    float16 range is refused, as for float32 (spec/protocol.md, dtypes)."""
-    try:
-        return float(struct.unpack("<e", struct.pack("<e", x))[0])
-    except OverflowError:
-        raise ProtocolError("%s: %r is beyond the float16 range (it rounds to infinity)"
-                            % (where, x)) from None
-
-
-def encode_float(x: float, single: bool = False) -> float | int | str:
+def encode_float(x: float, fmt: Binary | None = None) -> float | int | str:
     """A float element as written: NaN, infinities and -0.0 as strings; integral values below
     1e16 as integers (exact: every such double is an integer a reader holds exactly); others
-    as the shortest decimal that reads back to the same float64, or (single) the same float32
-    when rounded once to it."""
+    as the shortest decimal that reads back to the same float64, or to the same value of FMT
+    (float32, float16) when rounded once to it."""
     x = float(x)
     if math.isnan(x):
         return "nan"
@@ -242,8 +254,8 @@ def encode_float(x: float, single: bool = False) -> float | int | str:
         return "-0.0"
     if x.is_integer() and abs(x) < 1e16:
         return int(x)
-    if single:
-        return shortest_float32(x)
+    if fmt is not None:
+        return shortest(x, fmt)
     return x
 
 
@@ -255,10 +267,10 @@ def encode_element(dtype: str, x: Any) -> Any:
         n = int(x)
         return n if -EXACT_INT <= n <= EXACT_INT else str(n)
     if dtype in FLOAT_DTYPES:
-        return encode_float(x, dtype == "float32")
+        return encode_float(x, BINARY.get(dtype))
     z = complex(x)
-    single = dtype == "complex64"
-    return [encode_float(z.real, single), encode_float(z.imag, single)]
+    part = BINARY.get(dtype)
+    return [encode_float(z.real, part), encode_float(z.imag, part)]
 
 
 def decode_scalar(value: object, where: str) -> Scalar:

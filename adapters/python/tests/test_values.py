@@ -16,6 +16,7 @@ import pytest
 
 from devspec_py.errors import ProtocolError
 from devspec_py.values import (
+    FLOAT32,
     FLT_MAX,
     decode_element,
     decode_scalar,
@@ -31,9 +32,10 @@ DBL_TRUE_MIN = 5e-324
 DBL_MIN = 2.2250738585072014e-308
 
 
-def round_to_float32(q: Fraction) -> float:
-    """Q rounded to float32, to nearest with ties to even, with integers only (inf past the
-    range): 24-bit significands, exponents -126..127, subnormals below 2^-126."""
+def round_to_binary(q: Fraction, precision: int, emin: int, emax: int) -> float:
+    """Q rounded to an IEEE binary format (PRECISION significand bits, normal exponents
+    EMIN..EMAX, subnormals below 2^EMIN), to nearest with ties to even, with integers only
+    (inf past the range)."""
     if q == 0:
         return 0.0
     sign = -1.0 if q < 0 else 1.0
@@ -41,16 +43,24 @@ def round_to_float32(q: Fraction) -> float:
     e = q.numerator.bit_length() - q.denominator.bit_length()
     if Fraction(2) ** e > q:
         e -= 1
-    e = max(e, -126)                      # subnormals share the smallest exponent
-    scaled = q / Fraction(2) ** (e - 23)  # the significand, 24 bits before rounding
+    e = max(e, emin)                                  # subnormals share the smallest exponent
+    scaled = q / Fraction(2) ** (e - precision + 1)   # the significand before rounding
     m, rest = divmod(scaled.numerator, scaled.denominator)
     twice = 2 * rest
     if twice > scaled.denominator or (twice == scaled.denominator and m % 2 == 1):
         m += 1
-    value = Fraction(m) * Fraction(2) ** (e - 23)
-    if value >= Fraction(2) ** 128:
+    value = Fraction(m) * Fraction(2) ** (e - precision + 1)
+    if value >= Fraction(2) ** (emax + 1):
         return sign * math.inf
     return sign * float(value)
+
+
+def round_to_float32(q: Fraction) -> float:
+    return round_to_binary(q, 24, -126, 127)
+
+
+def round_to_float16(q: Fraction) -> float:
+    return round_to_binary(q, 11, -14, 15)
 
 
 def f32(x: float) -> float:
@@ -115,9 +125,9 @@ def test_float32_written_as_the_shortest_decimal(x):
 
 
 def test_largest_float32_is_written_as_its_shortest_form():
-    assert repr(encode_float(FLT_MAX, single=True)) == "3.4028235e+38"
-    assert repr(encode_float(FLT_TRUE_MIN, single=True)) == "1e-45"
-    assert repr(encode_float(f32(0.1), single=True)) == "0.1"
+    assert repr(encode_float(FLT_MAX, FLOAT32)) == "3.4028235e+38"
+    assert repr(encode_float(FLT_TRUE_MIN, FLOAT32)) == "1e-45"
+    assert repr(encode_float(f32(0.1), FLOAT32)) == "0.1"
 
 
 MIDPOINT_OVERFLOW = (1 << 128) - (1 << 103)   # halfway between FLT_MAX and 2^128
@@ -231,3 +241,44 @@ def test_complex_elements_round_trip():
 def test_strings_keep_nul_characters():
     assert loads('{"str": "gpu\\u00000"}') == {"str": "gpu\x000"}
     assert dumps({"s": "a\x00b"}) == b'{"s":"a\\u0000b"}\n'
+
+
+def f16(x: float) -> float:
+    return struct.unpack("<e", struct.pack("<e", x))[0]
+
+
+F16_TRUE_MIN = 2.0 ** -24
+FLOAT16_HARD = [65504.0, -65504.0, F16_TRUE_MIN, 2.0 ** -14, 2.0 ** -14 - 2.0 ** -24,
+                f16(0.1), f16(1 / 3), 1.0 + 2.0 ** -10, 2049.0 - 1, f16(3.14159), -0.0, 0.5]
+
+
+@pytest.mark.parametrize("x", FLOAT16_HARD, ids=repr)
+def test_float16_round_trips_and_is_written_shortest(x):
+    written = encode_element("float16", x)
+    got = decode_element("float16", wire(written), "x")
+    assert bits(got) == bits(x)
+    if x != 0:
+        text = json.dumps(written)
+        assert round_to_float16(Fraction(text)) == x
+    if not x.is_integer():  # integral values are written as integers, exactly
+        for shorter in range(1, significant_digits(text)):
+            assert round_to_float16(Fraction("%.*e" % (shorter - 1, x))) != x, text
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("65504", 65504.0), ("65519.99", 65504.0), ("6e-08", F16_TRUE_MIN),
+    (exact_decimal_of(Fraction(1) + Fraction(1, 2 ** 11)), 1.0),      # a tie: to even
+    (exact_decimal_of(Fraction(1) + Fraction(1, 2 ** 11) + Fraction(1, 10 ** 40)),
+     1.0 + 2.0 ** -10),                                                 # just above it
+    ("2.98023223876953125e-08", 0.0),                                   # half the smallest
+])
+def test_float16_is_rounded_once_from_the_decimal(text, expected):
+    assert round_to_float16(Fraction(text)) == expected
+    assert decode_element("float16", text, "x") == expected
+    assert decode_element("float16", loads(text), "x") == expected
+
+
+@pytest.mark.parametrize("text", ["65520", "65536", "1e5", "-70000"])
+def test_float16_out_of_range_rounds_to_infinity(text):
+    with pytest.raises(ProtocolError, match="beyond the float16 range"):
+        decode_element("float16", loads(text), "x")
