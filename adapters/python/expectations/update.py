@@ -43,6 +43,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("*", "Received incompatible devices", "jnp.asarray/jnp.astype with device= of an array committed to another device raise 'Received incompatible devices for jitted computation' (the conversion runs under jit with the target device as a sharding constraint) instead of copying; x.to_device(d) works"),
 ],
 "torch": [
+ ("oneflow.promotion.float32-plus-0d-complex128", "complex64", "torch 1.13 gives complex64 for a float32 tensor plus a 0-d complex128 tensor: its combine_categories keeps the dimensioned float's precision and only lifts the category, where the rule torch and OneFlow both document (a higher-category 0-d operand decides, sized for the 0-d operands) gives complex128"),
  ("promotion.category.subtract.*", "Subtraction, the `-` operator, with a bool", "torch refuses subtract when an operand is a bool tensor or a Python bool (RuntimeError 'Subtraction, the `-` operator, with a bool tensor is not supported'), before promotion; OneFlow's promotion rules (OF-PROM-1) state only the result dtype"),
  ("values.*_like.to-default", "elements differ", "zeros_like, ones_like and full_like of a meta tensor with device='cpu' return a cpu tensor of uninitialised memory in torch 1.13 (zeros_like gave 1.4e-38, 0, -1.8e+06): the fill is skipped, while empty_like(x, device='cpu').fill_(v) is right"),
  ("*", "Cannot copy out of meta tensor", "the second device is meta, whose tensors hold no data: reading values or copying them off meta raises NotImplementedError('Cannot copy out of meta tensor; no data!')"),
