@@ -18,8 +18,22 @@ from . import ops_table
 
 PROTOCOL_VERSION = ops_table.PROTOCOL_VERSION
 ADAPTER_NAME = "devspec-python"
-# The project's one version number: the file VERSION at the top of the tree.
-ADAPTER_VERSION = (Path(__file__).resolve().parents[3] / "VERSION").read_text().strip()
+
+
+def _version() -> str:
+    """The project's one version number: the file VERSION at the top of the source tree, or,
+    for a copy installed without the tree, the version it was installed as."""
+    try:
+        return (Path(__file__).resolve().parents[3] / "VERSION").read_text().strip()
+    except OSError:
+        from importlib.metadata import PackageNotFoundError, version
+        try:
+            return version("devspec-py")
+        except PackageNotFoundError:
+            return "unknown"
+
+
+ADAPTER_VERSION = _version()
 MAX_LINE = 1 << 20  # the protocol's maximum line length, in bytes
 MAX_READ = 1 << 24  # array.read refuses larger arrays (spec/protocol.md)
 
