@@ -344,6 +344,7 @@ typedef struct dsr_options {
     const char *report;
     const char *junit;
     bool tap;
+    int tap_version; /* 13 (the default) or 14 */
     bool strict;
     bool progress;
     bool color;
@@ -416,6 +417,14 @@ void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *fo
                         double elapsed, bool *write_failed);
 void dsr__report_free(dsr_report *rep);
 
+/* ---- summary.c ------------------------------------------------------------------- */
+
+/* The summary a person reads at the end of a run (unexpected results with their reasons,
+ * profile verdicts, the report paths, the closing counts line) on OUT. REPORT and JSONL
+ * are the report's paths (JSONL may be NULL). */
+void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const char *report,
+                  const char *jsonl, double elapsed);
+
 /* ---- coverage.c ------------------------------------------------------------------ */
 
 /* Prints, per profile, every statement of its features and the cases of SUITE that cite
@@ -429,7 +438,8 @@ int dsr__coverage(const dsr_registry *reg, const dsr_suite *suite, char *const *
 /* ---- tap.c / junit.c ----------------------------------------------------------- */
 
 typedef struct dsr_tap dsr_tap;
-dsr_tap *dsr__tap_open(FILE *out);
+/* VERSION: 13 or 14, the first line's version (tap.c). */
+dsr_tap *dsr__tap_open(FILE *out, int version);
 void dsr__tap_comment(dsr_tap *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void dsr__tap_result(dsr_tap *t, const dsr_result *r);
 void dsr__tap_bail(dsr_tap *t, const char *reason);

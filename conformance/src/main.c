@@ -53,7 +53,9 @@ static const char USAGE[] =
     "  --report PATH           JSON report (default reports/runs/<adapter>.json); streamed to\n"
     "                          PATH-without-.json + .jsonl while running\n"
     "  --junit PATH            also write JUnit XML\n"
-    "  --tap / --no-tap        TAP 14 on stdout (default on)\n"
+    "  --tap / --no-tap        TAP on stdout (default on); the summary goes to stderr, or\n"
+    "                          to stdout with --no-tap\n"
+    "  --tap-version 13|14     the TAP version line (default 13, which prove accepts)\n"
     "  --timeout SECONDS       per case, out of process (default 10; 0: none)\n"
     "  --start-timeout SECONDS for the adapter's hello, also after a restart (default 60)\n"
     "  --max-restarts N        worker restarts before the run stops (default 10)\n"
@@ -126,7 +128,7 @@ static void on_sigint(int sig)
 typedef struct args {
     strlist cases, globs, features, excludes, profiles;
     const char *adapter, *adapter_cmd, *expectations, *report, *junit, *spec, *fail_uncovered;
-    const char *what, *python;
+    const char *what, *python, *tap_version;
     bool tap, strict, progress, in_process, json, core;
     double timeout, start_timeout;
     int max_restarts;
@@ -170,6 +172,7 @@ static const struct {
     {"--adapter", STRING, offsetof(args, adapter)},
     {"--adapter-cmd", STRING, offsetof(args, adapter_cmd)},
     {"--python", STRING, offsetof(args, python)},
+    {"--tap-version", STRING, offsetof(args, tap_version)},
     {"--expectations", STRING, offsetof(args, expectations)},
     {"--report", STRING, offsetof(args, report)},
     {"--junit", STRING, offsetof(args, junit)},
@@ -353,6 +356,8 @@ static int cmd_run(args *a, int argc, char **argv)
     if (!a->adapter && !a->adapter_cmd)
         return usage_error("%s", "run needs --adapter NAME|PATH or --adapter-cmd 'CMD'");
     if (a->profiles.n > 1) return usage_error("%s", "run takes one --profile");
+    if (a->tap_version && strcmp(a->tap_version, "13") && strcmp(a->tap_version, "14"))
+        return usage_error("--tap-version is 13 or 14, not '%s'", a->tap_version);
     if (a->python && (!a->adapter || strncmp(a->adapter, PYTHON_PREFIX, strlen(PYTHON_PREFIX))))
         return usage_error("%s", "--python goes with --adapter python:MODULE");
     if (a->adapter && !a->adapter_cmd && !strcmp(a->adapter, PYTHON_PREFIX))
@@ -449,6 +454,7 @@ static int cmd_run(args *a, int argc, char **argv)
     o.report = a->report;
     o.junit = a->junit;
     o.tap = a->tap;
+    o.tap_version = a->tap_version && !strcmp(a->tap_version, "14") ? 14 : 13;
     o.strict = a->strict;
     o.progress = a->progress && isatty(2);
     const char *nc = getenv("NO_COLOR");

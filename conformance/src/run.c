@@ -694,7 +694,7 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
     int gate = 0;
     runner *r = &R;
     double t0 = dsr__now();
-    r->tap = o->tap ? dsr__tap_open(stdout) : NULL;
+    r->tap = o->tap ? dsr__tap_open(stdout, o->tap_version == 14 ? 14 : 13) : NULL;
     r->results = dsr__xmalloc(sizeof(dsr_result) * (size_t)(suite->ncases + 1));
 
     /* Expectations are matched against every loaded case, so an entry is stale only when
@@ -720,6 +720,8 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
         cJSON *footer = dsr__report_footer(&s, false, dsr__now() - t0, &gate);
         bool wf = false;
         dsr__report_finish(&r->rep, &s, footer, dsr__now() - t0, &wf);
+        dsr__summary(o->tap ? stderr : stdout, &s, footer, r->rep.report_path, NULL,
+                     dsr__now() - t0);
         cJSON_Delete(footer);
         dsr__adapter_kill(ad);
         goto done;
@@ -815,8 +817,10 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
             dsr__tap_close(r->tap);
     }
     dsr__report_finish(&r->rep, &s, footer, dsr__now() - t0, &write_failed);
-    cJSON_Delete(footer);
     if (r->incomplete) fprintf(stderr, "devspec: the run is incomplete: %s\n", r->why_incomplete);
+    dsr__summary(o->tap ? stderr : stdout, &s, footer, r->rep.report_path,
+                 r->rep.jsonl_path, dsr__now() - t0);
+    cJSON_Delete(footer);
     int ran = 0;
     for (int i = 0; i < r->nresults; i++)
         ran += r->results[i].status != DSR_SKIP;

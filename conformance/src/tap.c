@@ -1,5 +1,9 @@
-/* TAP 14 on stdout: one subtest per case file, one test point per case, the plans at the
- * end so the output streams.
+/* TAP on stdout: one subtest per case file, one test point per case, the plans at the
+ * end so the output streams. The stream is the same in both versions but for its first
+ * line: "TAP version 13" (the default) is what TAP::Harness 3.44, Debian 12's prove, knows;
+ * its parser takes the indented subtest lines as unknown lines and judges the stream by the
+ * top-level test points, one per file. "TAP version 14" (--tap-version 14) declares the
+ * subtests to consumers that read them.
  *
  *   pass -> ok; skip -> ok # SKIP reason; xfail -> not ok # TODO reason;
  *   xpass -> ok # TODO reason (a "TODO passed"); fail, error, crash, timeout -> not ok
@@ -21,12 +25,12 @@ struct dsr_tap {
     int top_n;
 };
 
-dsr_tap *dsr__tap_open(FILE *out)
+dsr_tap *dsr__tap_open(FILE *out, int version)
 {
     dsr_tap *t = dsr__xmalloc(sizeof *t);
     memset(t, 0, sizeof *t);
     t->out = out;
-    fputs("TAP version 14\n", out);
+    fprintf(out, "TAP version %d\n", version);
     fflush(out);
     return t;
 }

@@ -1,0 +1,130 @@
+/* The summary a person reads at the end of a run: what was unexpected and why, the verdict
+ * per profile, where the reports are, and one closing line in the form pytest and prove
+ * end theirs:
+ *
+ *   315 passed, 0 failed, 6 skipped, 0 errors in 0.93 s
+ *
+ * The closing line's counts (conformance/README.md, "The summary"): passed = pass;
+ * failed = fail + crash + timeout (the library did not do what the statement says);
+ * errors = error (the case could not be judged: a protocol violation, a failed reset);
+ * skipped = skip; xfailed and xpassed follow only when there are any. */
+#define _POSIX_C_SOURCE 200809L
+#include "devspec.h"
+
+#include <string.h>
+
+/* At most this many unexpected results are listed; the report has them all. */
+#define MAX_LISTED 40
+
+/* The first line of S, at most 160 characters. */
+static void put_reason(FILE *out, const char *s)
+{
+    int n = 0;
+    for (; s && *s && *s != '\n' && n < 160; s++, n++)
+        fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
+    if (s && *s && *s != '\n') fputs("...", out);
+}
+
+static int count_of(const cJSON *counts, dsr_status s)
+{
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(counts, dsr__status_name(s));
+    return cJSON_IsNumber(n) ? (int)n->valuedouble : 0;
+}
+
+void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const char *report,
+                  const char *jsonl, double elapsed)
+{
+    const bool color = r->o->color;
+    int listed = 0, unexpected = 0;
+    for (int i = 0; i < r->nresults; i++) {
+        const dsr_result *res = &r->results[i];
+        bool strict_bad = res->status == DSR_XPASS;
+        if (!dsr__status_unexpected(res->status) && !strict_bad) continue;
+        unexpected++;
+        if (listed >= MAX_LISTED) continue;
+        if (listed++ == 0) fputs("\nunexpected:\n", out);
+        fprintf(out, "  %-8s %s: ", dsr__status_name(res->status), res->c->id);
+        if (res->status == DSR_XPASS)
+            fputs("passed, the expectations file says it does not", out);
+        else
+            put_reason(out, res->reason);
+        fputc('\n', out);
+    }
+    if (unexpected > listed)
+        fprintf(out, "  ... and %d more (see the report)\n", unexpected - listed);
+    const cJSON *stale = cJSON_GetObjectItemCaseSensitive(footer, "stale_expectations");
+    if (cJSON_GetArraySize(stale) > 0) {
+        fprintf(out, "\nstale expectations (they name no case of the suite%s):\n",
+                r->o->strict ? "; --strict fails the run" : "");
+        const cJSON *s;
+        cJSON_ArrayForEach(s, stale)
+        {
+            const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "pattern");
+            const cJSON *l = cJSON_GetObjectItemCaseSensitive(s, "line");
+            fprintf(out, "  line %d: %s\n", cJSON_IsNumber(l) ? (int)l->valuedouble : 0,
+                    cJSON_IsString(p) ? p->valuestring : "?");
+        }
+    }
+
+    /* Profile verdicts: the one asked for, else every profile the library claims all the
+     * required features of; the others are counted in one line. */
+    const cJSON *profiles = cJSON_GetObjectItemCaseSensitive(footer, "profiles");
+    int unclaimed = 0, shown = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, profiles)
+    {
+        const cJSON *missing = cJSON_GetObjectItemCaseSensitive(p, "missing_features");
+        bool asked = r->o->profile && !strcmp(r->o->profile, p->string);
+        if (r->o->profile && !asked) continue;
+        if (!asked && cJSON_GetArraySize(missing) > 0) {
+            unclaimed++;
+            continue;
+        }
+        if (shown++ == 0) fputs("\nprofiles:\n", out);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(p, "verdict");
+        const char *verdict = cJSON_IsString(v) ? v->valuestring : "?";
+        const char *on = "", *off = "";
+        if (color) {
+            on = !strcmp(verdict, "conforms")           ? "\033[32m"
+                 : !strcmp(verdict, "does-not-conform") ? "\033[31m"
+                                                        : "\033[33m";
+            off = "\033[0m";
+        }
+        int n = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "cases"));
+        int passed = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "passed"));
+        fprintf(out, "  %-28s %s%s%s (%d of %d cases passed", p->string, on, verdict, off, passed,
+                n);
+        if (cJSON_GetArraySize(missing) > 0) {
+            fputs("; not claimed:", out);
+            const cJSON *m;
+            cJSON_ArrayForEach(m, missing) fprintf(out, " %s", m->valuestring);
+        }
+        fputs(")\n", out);
+    }
+    if (unclaimed)
+        fprintf(out, "%s  %d other profile%s: features not claimed by the library\n",
+                shown ? "" : "\nprofiles:\n", unclaimed, unclaimed == 1 ? "" : "s");
+
+    fputs("\nreport: ", out);
+    fputs(report ? report : "(none)", out);
+    if (jsonl) fprintf(out, " (streamed as %s)", jsonl);
+    if (r->o->junit) fprintf(out, "; JUnit: %s", r->o->junit);
+    fputc('\n', out);
+
+    const cJSON *counts = cJSON_GetObjectItemCaseSensitive(footer, "counts");
+    int failed = count_of(counts, DSR_FAIL) + count_of(counts, DSR_CRASH) +
+                 count_of(counts, DSR_TIMEOUT);
+    int errors = count_of(counts, DSR_ERROR);
+    int xfail = count_of(counts, DSR_XFAIL), xpass = count_of(counts, DSR_XPASS);
+    const char *on = "", *off = "";
+    if (color) {
+        on = failed || errors ? "\033[31m" : "\033[32m";
+        off = "\033[0m";
+    }
+    fprintf(out, "%s%d passed, %d failed, %d skipped, %d error%s", on, count_of(counts, DSR_PASS),
+            failed, count_of(counts, DSR_SKIP), errors, errors == 1 ? "" : "s");
+    if (xfail) fprintf(out, ", %d xfailed", xfail);
+    if (xpass) fprintf(out, ", %d xpassed", xpass);
+    fprintf(out, " in %.2f s%s\n", elapsed, off);
+    fflush(out);
+}
