@@ -117,8 +117,7 @@ int dt_main(int argc, char **argv, const dt_test *tests, size_t n)
     for (size_t k = 0; k < n; k++)
         planned += selected(tests[k].name, argc, argv);
     if (planned == 0) {
-        fprintf(stderr, "%s: no test name contains what was given (--list lists them)\n",
-                argv[0]);
+        fprintf(stderr, "%s: no test name contains what was given (--list lists them)\n", argv[0]);
         return 2;
     }
     /* Unbuffered order between the tests' own output and the TAP lines. */

@@ -48,7 +48,10 @@ typedef struct dt_test {
 /* Defines a test function; name is a C identifier and the test's name in the output. */
 #define DT_TEST(name) static void dt_test_##name(void)
 /* One entry of the list given to DT_MAIN. */
-#define DT_ENTRY(name) {#name, dt_test_##name}
+#define DT_ENTRY(name)                                                                             \
+    {                                                                                              \
+#name, dt_test_##name                                                                      \
+    }
 /* Defines main: runs the listed tests (dt_main). */
 #define DT_MAIN(...)                                                                               \
     int main(int argc, char **argv)                                                                \
@@ -121,15 +124,16 @@ const char *dt_current(void);
     do {                                                                                           \
         const char *o_ = (observed), *s_ = (sub);                                                  \
         if (!o_ || !strstr(o_, s_))                                                                \
-            dt_fail(__FILE__, __LINE__, "%s contains %s: expected a string containing \"%s\", "    \
-                    "observed \"%s\"", #observed, #sub, s_, o_ ? o_ : "(null)");                   \
+            dt_fail(__FILE__, __LINE__,                                                            \
+                    "%s contains %s: expected a string containing \"%s\", "                        \
+                    "observed \"%s\"",                                                             \
+                    #observed, #sub, s_, o_ ? o_ : "(null)");                                      \
     } while (0)
 
 #define ASSERT_NULL(p)                                                                             \
     do {                                                                                           \
         const void *o_ = (p);                                                                      \
-        if (o_ != NULL)                                                                            \
-            dt_fail(__FILE__, __LINE__, "%s: expected NULL, observed %p", #p, o_);                 \
+        if (o_ != NULL) dt_fail(__FILE__, __LINE__, "%s: expected NULL, observed %p", #p, o_);     \
     } while (0)
 
 #define ASSERT_NOT_NULL(p)                                                                         \

@@ -15,7 +15,7 @@ static void float_text(double d, bool single, const char *want)
     char buf[40];
     ds__format_float(d, single, buf, sizeof buf);
     ASSERT_MSG(strcmp(buf, want) == 0, "%s %.17g prints as %s (observed %s)",
-          single ? "float32" : "float64", d, want, buf);
+               single ? "float32" : "float64", d, want, buf);
 }
 
 static void scalar(const char *json, ds_scalar_kind kind, double value)
@@ -26,9 +26,9 @@ static void scalar(const char *json, ds_scalar_kind kind, double value)
     int rc = ds__scalar_decode(v, "x", &s, &e);
     double got = s.kind == DS_SCALAR_INT ? (double)s.i : s.kind == DS_SCALAR_FLOAT ? s.f : s.b;
     ASSERT_MSG(rc == 0 && s.kind == kind && (got == value || (isnan(got) && isnan(value))) &&
-              signbit(got) == signbit(value),
-          "scalar %s decodes to kind %d value %g (observed rc %d kind %d value %g)", json, kind,
-          value, rc, s.kind, got);
+                   signbit(got) == signbit(value),
+               "scalar %s decodes to kind %d value %g (observed rc %d kind %d value %g)", json,
+               kind, value, rc, s.kind, got);
     cJSON_Delete(v);
 }
 
@@ -39,9 +39,9 @@ static void scalar_bad(const char *json, const char *kind)
     cJSON *v = cJSON_Parse(json);
     int rc = ds__scalar_decode(v, "x", &s, &e);
     ASSERT_MSG(rc < 0 && strcmp(e.kind, kind) == 0 && e.origin == DS__ORIGIN_PROTOCOL &&
-              strstr(e.message, "'x'") != NULL,
-          "scalar %s is refused with %s naming the argument (observed %s: %s)", json, kind, e.kind,
-          e.message);
+                   strstr(e.message, "'x'") != NULL,
+               "scalar %s is refused with %s naming the argument (observed %s: %s)", json, kind,
+               e.kind, e.message);
     cJSON_Delete(v);
 }
 
@@ -49,15 +49,15 @@ DT_TEST(dtype_names)
 {
     for (int t = DS_BOOL; t < DS_DTYPE_COUNT; t++)
         ASSERT_MSG(ds_dtype_from_name(ds_dtype_name((ds_dtype)t)) == (ds_dtype)t,
-              "dtype %s round-trips through its name", ds_dtype_name((ds_dtype)t));
+                   "dtype %s round-trips through its name", ds_dtype_name((ds_dtype)t));
     ASSERT_MSG(ds_dtype_from_name("float128") == DS_DTYPE_NONE, "float128 is not a protocol dtype");
     ASSERT_MSG(ds_dtype_from_name("float16") == DS_FLOAT16 && ds_dtype_size(DS_FLOAT16) == 2,
                "float16 is a protocol dtype of 2 bytes");
     ASSERT_MSG(ds_dtype_name(DS_DTYPE_NONE) == NULL && ds_dtype_name(DS_DTYPE_COUNT) == NULL,
-          "no name outside the dtypes");
+               "no name outside the dtypes");
     ASSERT_MSG(ds_dtype_size(DS_BOOL) == 1 && ds_dtype_size(DS_COMPLEX64) == 8 &&
-              ds_dtype_size(DS_COMPLEX128) == 16 && ds_dtype_size(DS_DTYPE_NONE) == 0,
-          "element sizes");
+                   ds_dtype_size(DS_COMPLEX128) == 16 && ds_dtype_size(DS_DTYPE_NONE) == 0,
+               "element sizes");
 }
 
 DT_TEST(float_text)
@@ -115,4 +115,5 @@ DT_TEST(shape_count)
     ASSERT_MSG(ds__shape_count(neg, 1) == -1, "a negative extent is refused");
 }
 
-DT_MAIN(DT_ENTRY(dtype_names), DT_ENTRY(float_text), DT_ENTRY(utf8), DT_ENTRY(scalars), DT_ENTRY(shape_count))
+DT_MAIN(DT_ENTRY(dtype_names), DT_ENTRY(float_text), DT_ENTRY(utf8), DT_ENTRY(scalars),
+        DT_ENTRY(shape_count))

@@ -149,7 +149,7 @@ void drv_close(drv *d)
         fclose(d->to);
         waitpid(d->pid, &status, 0);
         drv_check(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-               "the host exits 0 at end of input (status %d)", status);
+                  "the host exits 0 at end of input (status %d)", status);
         fclose(d->from);
     } else {
         /* End the session so that the library is closed before the test exits. */

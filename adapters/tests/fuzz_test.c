@@ -222,7 +222,7 @@ DT_TEST(damaged_requests)
         if (!good) {
             if (bad++ < 5)
                 dt_diag("request %d (%.*s) got %s", i, (int)(len < 200 ? len : 200), buf,
-                         reply ? reply : "no reply");
+                        reply ? reply : "no reply");
             if (reply == NULL) break; /* the adapter died */
         } else if (cJSON_IsTrue(okv)) {
             ok_replies++;

@@ -78,7 +78,7 @@ static void malformed(drv *d)
     OK(d, "the session goes on after an oversized line", NULL, "null", "\"op\":\"reset\"");
     char *reply = drv_raw(d, "{\"id\":9007199254740991,\"op\":\"reset\"}", 36);
     drv_check(reply && strstr(reply, "\"id\":9007199254740991") != NULL,
-           "id 2^53-1 is echoed exactly");
+              "id 2^53-1 is echoed exactly");
     free(reply);
 }
 
@@ -308,7 +308,7 @@ static void arguments_and_handles(drv *d)
     OK(d, "handle numbers are not reused after reset", "x2", "\"*\"",
        "\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[1]}");
     drv_check(strcmp(drv_bound(d, "x2"), drv_bound(d, "x")) != 0, "new handle %s differs from %s",
-           drv_bound(d, "x2"), drv_bound(d, "x"));
+              drv_bound(d, "x2"), drv_bound(d, "x"));
 }
 
 /* The session before and at hello: errors before it, then hello itself, with the bindings

@@ -447,11 +447,11 @@ static void utilities(drv *d, int ndev)
     OK(d, "util.num_gpus counts the gpu devices", NULL, n, A("util.num_gpus\""));
     OK(d, "util.num_cpu_cores", "cores", NULL, A("util.num_cpu_cores\""));
     drv_check(drv_bound(d, "cores") && atoi(drv_bound(d, "cores")) >= 1, "at least one core (%s)",
-           drv_bound(d, "cores") ? drv_bound(d, "cores") : "none");
+              drv_bound(d, "cores") ? drv_bound(d, "cores") : "none");
     OK(d, "util.total_memory of cpu", "mem", NULL,
        A("util.total_memory\",\"args\":{\"device\":$cpu}"));
     drv_check(drv_bound(d, "mem") && atof(drv_bound(d, "mem")) > 0, "cpu has memory (%s bytes)",
-           drv_bound(d, "mem") ? drv_bound(d, "mem") : "none");
+              drv_bound(d, "mem") ? drv_bound(d, "mem") : "none");
     OK(d, "util.used_memory of cpu", NULL, NULL,
        A("util.used_memory\",\"args\":{\"device\":$cpu}"));
     ERR(d, "util.total_memory needs a device", "TypeError", "library",
@@ -815,12 +815,14 @@ static void out_and_dtypes(drv *d)
          ",\"device\":$cpu}"));
     OK(d, "f *= g (float64 result cast into float32: OF-OUT-4 as stated)", NULL, "null",
        A("array.binary_into\",\"args\":{\"fn\":\"multiply\",\"x1\":$f,\"x2\":$g,\"out\":$f}"));
-    OK(d, "f holds 4.5 and 1 in float32", NULL, "{\"dtype\":\"float32\",\"shape\":[2],\"data\":[4.5,1]}",
+    OK(d, "f holds 4.5 and 1 in float32", NULL,
+       "{\"dtype\":\"float32\",\"shape\":[2],\"data\":[4.5,1]}",
        A("array.read\",\"args\":{\"array\":$f}"));
     ERR(d, "OF-OUT-2: a float64 result into an int32 out raises RuntimeError", "RuntimeError",
         "library",
         A("array.binary_into\",\"args\":{\"fn\":\"add\",\"x1\":$g,\"x2\":$g,\"out\":$i}"));
-    OK(d, "i is unchanged after the refusal", NULL, "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[7,8]}",
+    OK(d, "i is unchanged after the refusal", NULL,
+       "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[7,8]}",
        A("array.read\",\"args\":{\"array\":$i}"));
     ERR(d, "binary_into's out must be an array handle", "TypeError", "protocol",
         A("array.binary_into\",\"args\":{\"fn\":\"add\",\"x1\":$g,\"x2\":$g,\"out\":3}"));
@@ -871,5 +873,7 @@ DT_TEST(bye)
     OK(drv_shared, "bye", NULL, "null", A("bye\""));
 }
 
-DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops), DT_ENTRY(conversion_ops), DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops), DT_ENTRY(utilities_ops), DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops), DT_ENTRY(sharding_ops), DT_ENTRY(out_and_dtypes_ops),
-         DT_ENTRY(bye))
+DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops), DT_ENTRY(conversion_ops),
+         DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops), DT_ENTRY(utilities_ops),
+         DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops), DT_ENTRY(sharding_ops),
+         DT_ENTRY(out_and_dtypes_ops), DT_ENTRY(bye))

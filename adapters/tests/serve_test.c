@@ -75,7 +75,6 @@ DT_TEST(serve)
     out = serve("", 0, &status);
     check(status == 0 && out[0] == '\0', "empty input: no reply, status 0", out);
     free(out);
-
 }
 
 DT_MAIN(DT_ENTRY(serve))

@@ -317,4 +317,5 @@ DT_TEST(bad_input)
     cJSON_Delete(r);
 }
 
-DT_MAIN(DT_ENTRY(doubles), DT_ENTRY(halfway), DT_ENTRY(floats), DT_ENTRY(integers), DT_ENTRY(round_trip), DT_ENTRY(made_in_c), DT_ENTRY(bad_input))
+DT_MAIN(DT_ENTRY(doubles), DT_ENTRY(halfway), DT_ENTRY(floats), DT_ENTRY(integers),
+        DT_ENTRY(round_trip), DT_ENTRY(made_in_c), DT_ENTRY(bad_input))

@@ -170,8 +170,8 @@ int ra__infer_device(ra_ctx *ctx, const ra_opts *opts, const ra__dev *array_dev,
         /* Soft mode under the move-all policy runs every function that takes an array on the
          * default device, as it does operations (IVY-SOFT-1, IVY-SOFT-5; inside a scope
          * IVY-CTX-1): the array argument is moved there. */
-        bool soft_moves = array_dev && ra_soft_get(ctx) &&
-                          ra_ctx_soft_policy(ctx) == RA_SOFT_MOVE_ALL;
+        bool soft_moves =
+            array_dev && ra_soft_get(ctx) && ra_ctx_soft_policy(ctx) == RA_SOFT_MOVE_ALL;
         if (soft_moves)
             dev = ra_default_device(ctx);
         else if (has_scope && (legacy || !array_dev))

@@ -8,7 +8,6 @@
 #include <math.h>
 #include <string.h>
 
-
 /* Every dtype with its C type and kind: B bool, I signed, U unsigned, F real floating,
  * C complex floating (K-prefixed: <complex.h> defines I). */
 #define HOST_TYPES(X)                                                                              \
@@ -800,8 +799,8 @@ int ra__host_reduce(ra_reduceop op, const void *x, ra_dtype dtype, size_t outer,
 #define MM_INT(T, UT) MM_LOOP(T, acc = WRAP_ADD(T, UT, acc, WRAP_MUL(T, UT, x, y)))
 #define MM_PLAIN(T) MM_LOOP(T, acc += x * y)
 
-int ra__host_matmul(ra_dtype dtype, const void *a, size_t a_offset, const void *b,
-                    size_t b_offset, void *out, size_t out_offset, size_t n, size_t k, size_t m)
+int ra__host_matmul(ra_dtype dtype, const void *a, size_t a_offset, const void *b, size_t b_offset,
+                    void *out, size_t out_offset, size_t n, size_t k, size_t m)
 {
     switch (dtype) {
     case RA_INT8:

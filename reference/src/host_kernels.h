@@ -28,8 +28,8 @@ int ra__host_unary(ra_unop op, const void *x, ra_dtype dtype, void *out, ra_dtyp
 int ra__host_reduce(ra_reduceop op, const void *x, ra_dtype dtype, size_t outer, size_t len,
                     size_t inner, void *out);
 /* One matrix product out(n, m) = a(n, k) @ b(k, m) (the matmul slot). */
-int ra__host_matmul(ra_dtype dtype, const void *a, size_t a_offset, const void *b,
-                    size_t b_offset, void *out, size_t out_offset, size_t n, size_t k, size_t m);
+int ra__host_matmul(ra_dtype dtype, const void *a, size_t a_offset, const void *b, size_t b_offset,
+                    void *out, size_t out_offset, size_t n, size_t k, size_t m);
 /* rows blocks of row_bytes from src to dst, each side with its offset and pitch in bytes
  * (the copy slot). */
 void ra__host_copy_rows(void *dst, size_t dst_offset, size_t dst_pitch, const void *src,

@@ -437,10 +437,9 @@ int ra_binary_into(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_ar
     if (status != RA_OK) return status;
     if (op == RA_EQUAL || op == RA_LESS) r = RA_BOOL;
     if (binop_allowed(op, r) && !ra_can_cast_out(ctx, r, out->dtype))
-        return ra__ctx_error(ctx, RA_E_OUT_CAST,
-                             "%s: result type %s cannot be cast to the output's dtype %s (%s)", fn,
-                             ra_dtype_name(r), ra_dtype_name(out->dtype),
-                             out_cast_reason(r, out->dtype));
+        return ra__ctx_error(
+            ctx, RA_E_OUT_CAST, "%s: result type %s cannot be cast to the output's dtype %s (%s)",
+            fn, ra_dtype_name(r), ra_dtype_name(out->dtype), out_cast_reason(r, out->dtype));
     /* The result in full first, so that out may be one of the operands. */
     ra_array *res = NULL, *cast = NULL;
     status = ra_binary(ctx, op, x1, x2, &res);
@@ -617,8 +616,7 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
             status = stage_in(ctx, src, &hx);
             if (status == RA_OK && !(hy = ra__calloc(ctx, 1, y->nbytes)))
                 status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
-            if (status == RA_OK)
-                status = ra__host_reduce(op, hx, dtype, outer, len, inner, hy);
+            if (status == RA_OK) status = ra__host_reduce(op, hx, dtype, outer, len, inner, hy);
             if (status == RA_OK) status = ra__array_write(ctx, y, hy);
             ra__free(ctx, hx);
             ra__free(ctx, hy);
@@ -729,8 +727,8 @@ int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **ou
         size_t a_off = (size_t)(o1 * n * k), b_off = (size_t)(o2 * k * m),
                y_off = (size_t)(bi * n * m);
         if (staged)
-            status = ra__host_matmul(dtype, ha, a_off, hb, b_off, hy, y_off, (size_t)n,
-                                         (size_t)k, (size_t)m);
+            status = ra__host_matmul(dtype, ha, a_off, hb, b_off, hy, y_off, (size_t)n, (size_t)k,
+                                     (size_t)m);
         else
             status = dev->ops->matmul(dev->impl, dtype, in[0]->buf, a_off, in[1]->buf, b_off,
                                       y->buf, y_off, (size_t)n, (size_t)k, (size_t)m);

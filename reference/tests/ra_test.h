@@ -46,7 +46,7 @@ static inline int ra_check_(int ok, const char *file, int line, const char *cond
         int got_ = (got), want_ = (want);                                                          \
         RA_TEST_NAME(__VA_ARGS__);                                                                 \
         if (got_ != want_) {                                                                       \
-            dt_fail(__FILE__, __LINE__, "%s\n#   expected %s, observed %s: %s", n_,               \
+            dt_fail(__FILE__, __LINE__, "%s\n#   expected %s, observed %s: %s", n_,                \
                     ra_status_name(want_), ra_status_name(got_), ra_ctx_message(ctx));             \
         }                                                                                          \
     } while (0)
@@ -56,7 +56,7 @@ static inline int ra_check_(int ok, const char *file, int line, const char *cond
         long long got_ = (long long)(got), want_ = (long long)(want);                              \
         RA_TEST_NAME(__VA_ARGS__);                                                                 \
         if (got_ != want_) {                                                                       \
-            dt_fail(__FILE__, __LINE__, "%s\n#   expected %lld, observed %lld", n_, want_, got_); \
+            dt_fail(__FILE__, __LINE__, "%s\n#   expected %lld, observed %lld", n_, want_, got_);  \
         }                                                                                          \
     } while (0)
 
@@ -65,7 +65,7 @@ static inline int ra_check_(int ok, const char *file, int line, const char *cond
         const char *got_ = (got), *want_ = (want);                                                 \
         RA_TEST_NAME(__VA_ARGS__);                                                                 \
         if (!(got_ && want_ && strcmp(got_, want_) == 0)) {                                        \
-            dt_fail(__FILE__, __LINE__, "%s\n#   expected \"%s\", observed \"%s\"", n_,           \
+            dt_fail(__FILE__, __LINE__, "%s\n#   expected \"%s\", observed \"%s\"", n_,            \
                     want_ ? want_ : "(null)", got_ ? got_ : "(null)");                             \
         }                                                                                          \
     } while (0)
@@ -77,8 +77,8 @@ static inline int ra_check_(int ok, const char *file, int line, const char *cond
         RA_TEST_NAME(__VA_ARGS__);                                                                 \
         if (strstr(m_, (sub)) == NULL) {                                                           \
             dt_fail(__FILE__, __LINE__,                                                            \
-                    "%s\n#   expected the message to contain \"%s\", observed \"%s\"", n_,      \
-                    (sub), m_);                                                                    \
+                    "%s\n#   expected the message to contain \"%s\", observed \"%s\"", n_, (sub),  \
+                    m_);                                                                           \
         }                                                                                          \
     } while (0)
 
@@ -95,7 +95,7 @@ static inline const char *dev_str(ra_device d, char buf[RA_DEVICE_STR_MAX])
         RA_TEST_NAME(__VA_ARGS__);                                                                 \
         if (!ra_device_eq(got_, want_)) {                                                          \
             char g_[RA_DEVICE_STR_MAX], w_[RA_DEVICE_STR_MAX];                                     \
-            dt_fail(__FILE__, __LINE__, "%s\n#   expected device %s, observed %s", n_,            \
+            dt_fail(__FILE__, __LINE__, "%s\n#   expected device %s, observed %s", n_,             \
                     dev_str(want_, w_), dev_str(got_, g_));                                        \
         }                                                                                          \
     } while (0)

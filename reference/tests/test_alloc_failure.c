@@ -220,8 +220,8 @@ static int run_device(ra_ctx *ctx, failing *f, ra_device dev, ra_device other)
         }
         if (!f->failed) break;
     }
-    CHECK(failures == 0, "%s (other device %s): each of %ld allocations failed once, cleanly", ds, os,
-       n);
+    CHECK(failures == 0, "%s (other device %s): each of %ld allocations failed once, cleanly", ds,
+          os, n);
     return failures;
 }
 
@@ -247,11 +247,12 @@ DT_TEST(alloc_failure)
             if (f.failed && (status != RA_E_NOMEM || ctx != NULL)) {
                 failures++;
                 CHECK(0, "ra_ctx_create (%s) with allocation %ld failing gave %s",
-                   with_cl ? "with OpenCL" : "cpu only", n, ra_status_name(status));
+                      with_cl ? "with OpenCL" : "cpu only", n, ra_status_name(status));
             }
             if (!f.failed && status != RA_OK) {
                 failures++;
-                CHECK(0, "ra_ctx_create failed without an injected failure: %s", ra_ctx_message(NULL));
+                CHECK(0, "ra_ctx_create failed without an injected failure: %s",
+                      ra_ctx_message(NULL));
             }
             ra_ctx_destroy(status == RA_OK ? ctx : NULL);
             if (f.live != 0) {
@@ -262,12 +263,13 @@ DT_TEST(alloc_failure)
             if (!f.failed) break;
         }
         CHECK(failures == 0, "ra_ctx_create (%s): each of %ld allocations failed once, cleanly",
-           with_cl ? "with OpenCL" : "cpu only", n);
+              with_cl ? "with OpenCL" : "cpu only", n);
     }
 
     /* The scenario on every device of one context. */
     ra_ctx *ctx = NULL;
-    ASSERT_STATUS(NULL, ra_ctx_create(&(ra_ctx_options){.allocator = &hook}, &ctx), RA_OK, "create a context");
+    ASSERT_STATUS(NULL, ra_ctx_create(&(ra_ctx_options){.allocator = &hook}, &ctx), RA_OK,
+                  "create a context");
     ra_device devs[16];
     size_t n = list_devices(ctx, devs);
     for (size_t i = 0; i < n; i++)

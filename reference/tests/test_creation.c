@@ -25,7 +25,7 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     ASSERT_INT(ra_array_dtype(x), ft, "%s: zeros' default dtype is the default float", ds);
     ASSERT_INT(ra_array_ndim(x), 2, "%s: zeros has 2 dimensions", ds);
     CHECK(ra_array_shape(x) && ra_array_shape(x)[0] == 2 && ra_array_shape(x)[1] == 3,
-       "%s: zeros has shape (2, 3)", ds);
+          "%s: zeros has shape (2, 3)", ds);
     ASSERT_INT(ra_array_size(x), 6, "%s: 6 elements", ds);
     ASSERT_INT(ra_array_nbytes(x), 6 * ra_dtype_size(ft), "%s: nbytes", ds);
     ASSERT_VALUES(ctx, x, "zeros values", 0, 0, 0, 0, 0, 0);
@@ -121,9 +121,9 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     ra_to_device(ctx, x, RA_CPU, NULL, &h4);
     ra_array_read(ctx, h4, got4, sizeof got4);
     CHECK(ra_array_size(x) == 4 && got4[0] == -INT64_C(4611686018427387904) &&
-           got4[1] == -INT64_C(2305843009213693952) && got4[2] == 0 &&
-           got4[3] == INT64_C(2305843009213693952),
-       "%s: four exact values around a span of 2^63", ds);
+              got4[1] == -INT64_C(2305843009213693952) && got4[2] == 0 &&
+              got4[3] == INT64_C(2305843009213693952),
+          "%s: four exact values around a span of 2^63", ds);
     ra_array_release(h4);
     ra_array_release(x);
     ra_scalar min_stop = ra_scalar_int(INT64_MIN),
@@ -188,8 +188,8 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     double f5[5];
     read_values(ctx, x, f5, 5);
     CHECK(f5[0] == 0 && fabs(f5[1] - 0.4) < 1e-6 && fabs(f5[2] - 0.8) < 1e-6 &&
-           fabs(f5[3] + 0.8) < 1e-6 && fabs(f5[4] + 0.4) < 1e-6,
-       "%s: fftfreq(5, 0.5) is [0, 0.4, 0.8, -0.8, -0.4]", ds);
+              fabs(f5[3] + 0.8) < 1e-6 && fabs(f5[4] + 0.4) < 1e-6,
+          "%s: fftfreq(5, 0.5) is [0, 0.4, 0.8, -0.8, -0.4]", ds);
     ra_array_release(x);
     ASSERT_STATUS(ctx, ra_rfftfreq(ctx, 4, 1.0, &on, &x), RA_OK, "%s: rfftfreq(4)", ds);
     ASSERT_DEV(ra_array_device(x), dev, "DEV-CREATE-1 %s: rfftfreq is there", ds);
@@ -527,27 +527,27 @@ DT_TEST(creation)
     ra_array_release(NULL);
     ASSERT_DEV(ra_array_device(NULL), RA_NO_DEVICE, "ra_array_device(NULL) is no device");
     CHECK(!ra_device_eq(ra_array_device(NULL), RA_CPU), "ra_array_device(NULL) is not cpu");
-    CHECK(ra_array_ndim(NULL) == 0 &&
-           ra_array_size(NULL) == 0 && ra_array_nbytes(NULL) == 0 && ra_array_shape(NULL) == NULL &&
-           ra_array_dtype(NULL) == RA_DTYPE_DEFAULT,
-       "getters on NULL give neutral values");
+    CHECK(ra_array_ndim(NULL) == 0 && ra_array_size(NULL) == 0 && ra_array_nbytes(NULL) == 0 &&
+              ra_array_shape(NULL) == NULL && ra_array_dtype(NULL) == RA_DTYPE_DEFAULT,
+          "getters on NULL give neutral values");
     /* dtype names. */
     ra_dtype t;
     ASSERT_STATUS(ctx, ra_dtype_parse(ctx, "complex128", &t), RA_OK, "parse complex128");
     ASSERT_INT(t, RA_COMPLEX128, "complex128 value");
-    ASSERT_STATUS(ctx, ra_dtype_parse(ctx, "float128", &t), RA_E_ARG, "parse 'float128' is unknown");
+    ASSERT_STATUS(ctx, ra_dtype_parse(ctx, "float128", &t), RA_E_ARG,
+                  "parse 'float128' is unknown");
     ASSERT_STATUS(ctx, ra_dtype_parse(ctx, NULL, &t), RA_E_NULL, "parse NULL name");
     ASSERT_STATUS(ctx, ra_dtype_parse(ctx, "int8", NULL), RA_E_NULL, "parse NULL out");
     for (int d = RA_BOOL; d <= RA_FLOAT16; d++) {
         ra_dtype back = RA_DTYPE_DEFAULT;
         ra_dtype_parse(ctx, ra_dtype_name((ra_dtype)d), &back);
         CHECK((int)back == d && ra_dtype_size((ra_dtype)d) > 0 && ra_dtype_kind((ra_dtype)d) != 0,
-           "dtype %s round-trips, size %zu", ra_dtype_name((ra_dtype)d),
-           ra_dtype_size((ra_dtype)d));
+              "dtype %s round-trips, size %zu", ra_dtype_name((ra_dtype)d),
+              ra_dtype_size((ra_dtype)d));
     }
     CHECK(ra_dtype_name((ra_dtype)0) == NULL && ra_dtype_size((ra_dtype)(RA_FLOAT16 + 1)) == 0 &&
-           ra_dtype_kind((ra_dtype)-1) == 0,
-       "invalid dtypes have no name, size or kind");
+              ra_dtype_kind((ra_dtype)-1) == 0,
+          "invalid dtypes have no name, size or kind");
     ra_ctx_destroy(ctx);
 }
 

@@ -109,7 +109,7 @@ static void test_current(ra_ctx *ctx)
     ra_zeros(ctx, shape, 1, &(ra_opts){.device_value = &legacy}, &a);
     ra_zeros(ctx, shape, 1, &(ra_opts){.device = "gpu:1"}, &b);
     CHECK(a && b && ra_device_eq(ra_array_device(a), ra_array_device(b)),
-       "OF-DEV-6 an ordinal and a string name the same device");
+          "OF-DEV-6 an ordinal and a string name the same device");
     ra_array_release(a);
     ra_array_release(b);
     /* The current device is per thread. */

@@ -140,7 +140,7 @@ static void soft_mode_(ra_ctx *ctx)
 
     if (ndevs < 2) {
         skip_part("only one device (cpu): no OpenCL device here",
-                 "IVY-SOFT-1/3 soft mode moving arrays between devices");
+                  "IVY-SOFT-1/3 soft mode moving arrays between devices");
         return;
     }
     ra_device d1 = dev_at(1);
@@ -210,7 +210,7 @@ static void inference_(ra_ctx *ctx)
 {
     if (ndevs < 2) {
         skip_part("only one device (cpu): no OpenCL device here",
-                 "DEV-DS-14a/b inference order with two devices");
+                  "DEV-DS-14a/b inference order with two devices");
         return;
     }
     ra_device d1 = dev_at(1);
@@ -298,8 +298,8 @@ static void inspection_(ra_ctx *ctx)
     ASSERT_STATUS(ctx, ra_info_default_dtypes(ctx, &devs[0], &dd), RA_OK,
                   "DEV-INFO-7 default dtypes of cpu");
     CHECK(dd.real_floating == RA_FLOAT64 && dd.complex_floating == RA_COMPLEX128 &&
-           dd.integral == RA_INT64 && dd.indexing == RA_INT64,
-       "DEV-INFO-7 cpu: float64, complex128, int64, int64");
+              dd.integral == RA_INT64 && dd.indexing == RA_INT64,
+          "DEV-INFO-7 cpu: float64, complex128, int64, int64");
     for (size_t i = 0; i < ndevs; i++) {
         char ds[RA_DEVICE_STR_MAX];
         ra_device_props p = RA_DEVICE_PROPS_INIT;
@@ -310,9 +310,9 @@ static void inspection_(ra_ctx *ctx)
                       dev_str(devs[i], ds));
         bool f64 = set & (1u << RA_FLOAT64);
         CHECK(f64 == p.has_float64 && (bool)(set & (1u << RA_COMPLEX128)) == p.has_float64,
-           "DEV-INFO-9 %s lists float64 and complex128 exactly when it has float64", ds);
+              "DEV-INFO-9 %s lists float64 and complex128 exactly when it has float64", ds);
         CHECK(dd.real_floating == (p.has_float64 ? RA_FLOAT64 : RA_FLOAT32),
-           "DEV-INFO-7 %s's default float follows its float64 support", ds);
+              "DEV-INFO-7 %s's default float follows its float64 support", ds);
         uint32_t every = 0;
         for (int t = RA_BOOL; t <= RA_COMPLEX128; t++)
             every |= UINT32_C(1) << t;
@@ -368,12 +368,13 @@ static void utilities_(ra_ctx *ctx)
         double pct = -1;
         int status = ra_util_utilisation(ctx, devs[i], &pct);
         if (status == RA_OK)
-            CHECK(pct >= 0 && pct <= 100, "IVY-UTIL-5 %s utilisation %.1f%% is in [0, 100]", ds, pct);
+            CHECK(pct >= 0 && pct <= 100, "IVY-UTIL-5 %s utilisation %.1f%% is in [0, 100]", ds,
+                  pct);
         else
             CHECK(status == RA_E_NOT_MEASURABLE && pct == -1 &&
-                   strcmp(ra_status_kind(status), "NotImplementedError") == 0,
-               "IVY-UTIL-5 %s: utilisation not measurable, reported as such: %s", ds,
-               ra_ctx_message(ctx));
+                      strcmp(ra_status_kind(status), "NotImplementedError") == 0,
+                  "IVY-UTIL-5 %s: utilisation not measurable, reported as such: %s", ds,
+                  ra_ctx_message(ctx));
     }
     ra_device tpu = {RA_DEVICE_TPU, 0};
     uint64_t u;
@@ -437,4 +438,5 @@ DT_TEST(utilities)
     ra_ctx_destroy(ctx);
 }
 
-DT_MAIN(DT_ENTRY(global_default), DT_ENTRY(scopes), DT_ENTRY(soft_mode), DT_ENTRY(inference), DT_ENTRY(inspection), DT_ENTRY(utilities))
+DT_MAIN(DT_ENTRY(global_default), DT_ENTRY(scopes), DT_ENTRY(soft_mode), DT_ENTRY(inference),
+        DT_ENTRY(inspection), DT_ENTRY(utilities))

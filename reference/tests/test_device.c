@@ -10,14 +10,16 @@ static void parse_case(ra_ctx *ctx, const char *text, int want, ra_device_type t
     ra_device d = {0, -1};
     int status = ra_device_parse(ctx, text, &d);
     if (want == RA_OK) {
-        if (!CHECK(status == RA_OK && d.type == type && d.index == index, "parse '%s': %s", text, why))
+        if (!CHECK(status == RA_OK && d.type == type && d.index == index, "parse '%s': %s", text,
+                   why))
             printf("#   expected %s:%d, observed status %s, type %d, index %d: %s\n",
                    ra_device_type_name(type), index, ra_status_name(status), (int)d.type,
                    (int)d.index, ra_ctx_message(ctx));
     } else {
         ASSERT_STATUS(ctx, status, want, "parse '%s' is %s (%s): %s", text, ra_status_name(want),
                       ra_status_kind(want), why);
-        CHECK(d.type == 0 && d.index == -1, "parse '%s' leaves the output untouched on error", text);
+        CHECK(d.type == 0 && d.index == -1, "parse '%s' leaves the output untouched on error",
+              text);
     }
 }
 
@@ -117,7 +119,7 @@ DT_TEST(device)
         ra_device_format(a, buf, sizeof buf);
         ra_device_parse(ctx, buf, &b);
         CHECK(ra_device_eq(a, b) && strcmp(buf, texts[i]) == 0,
-           "DRAFT-STR-2 '%s' round-trips through the canonical string", texts[i]);
+              "DRAFT-STR-2 '%s' round-trips through the canonical string", texts[i]);
     }
     ASSERT_STR(ra_device_type_name(RA_DEVICE_GPU), "gpu", "type name gpu");
     CHECK(ra_device_type_name((ra_device_type)0) == NULL, "no name for an invalid type");
@@ -179,8 +181,9 @@ DT_TEST(device)
         ra_device_props p = RA_DEVICE_PROPS_INIT;
         ASSERT_STATUS(ctx, ra_device_props_get(ctx, devs[i], &p), RA_OK, "props of %s",
                       dev_str(devs[i], buf));
-        CHECK(p.total_memory > 0 && p.name[0] && p.backend[0], "%s: backend %s, name '%s', %llu bytes",
-           buf, p.backend, p.name, (unsigned long long)p.total_memory);
+        CHECK(p.total_memory > 0 && p.name[0] && p.backend[0],
+              "%s: backend %s, name '%s', %llu bytes", buf, p.backend, p.name,
+              (unsigned long long)p.total_memory);
         void *stream = (void *)1;
         ASSERT_STATUS(ctx, ra_device_default_stream(ctx, devs[i], &stream), RA_OK,
                       "default stream of %s", buf);
@@ -209,7 +212,7 @@ DT_TEST(device)
     big.p.size = sizeof big;
     ASSERT_STATUS(ctx, ra_device_props_get(ctx, RA_CPU, &big.p), RA_OK, "props with a larger size");
     CHECK(big.later[0] == 0 && big.later[7] == 0 && big.p.size == sizeof big,
-       "bytes beyond this library's struct are zeroed, the size kept");
+          "bytes beyond this library's struct are zeroed, the size kept");
     ASSERT_STR(big.p.backend, "host", "a larger size fills every field");
     ASSERT_STATUS(ctx, ra_device_props_get(ctx, RA_CPU, NULL), RA_E_NULL, "props NULL out");
     ASSERT_STATUS(NULL, ra_device_props_get(NULL, RA_CPU, &p), RA_E_NULL, "props NULL ctx");

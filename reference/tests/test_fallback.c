@@ -81,7 +81,8 @@ static const ra__backend_ops minimal_ops = {
 DT_TEST(fallback)
 {
     ra_ctx *ctx = NULL;
-    ASSERT_STATUS(NULL, ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx), RA_OK, "create a context");
+    ASSERT_STATUS(NULL, ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx), RA_OK,
+                  "create a context");
     minimal *m = ra__calloc(ctx, 1, sizeof *m);
     m->ctx = ctx;
     ASSERT_STATUS(ctx, ra__ctx_add_device(ctx, RA_DEVICE_GPU, &minimal_ops, m), RA_OK,
@@ -102,7 +103,7 @@ DT_TEST(fallback)
     ra_default_dtypes dd;
     ra_info_default_dtypes(ctx, &g, &dd);
     CHECK(dd.real_floating == RA_FLOAT32 && dd.complex_floating == RA_COMPLEX64,
-       "DEV-INFO-7 the defaults of a device without float64");
+          "DEV-INFO-7 the defaults of a device without float64");
     ra_array *e = NULL;
     ASSERT_STATUS(ctx, ra_eye(ctx, 3, 2, 0, &on, &e), RA_OK, "eye");
     ASSERT_VALUES(ctx, e, "eye(3, 2)", 1, 0, 0, 1, 0, 0);

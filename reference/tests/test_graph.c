@@ -68,7 +68,8 @@ static const ra__backend_ops nofp64_ops = {
 DT_TEST(graph)
 {
     ra_ctx *ctx = NULL;
-    ASSERT_STATUS(NULL, ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx), RA_OK, "create a context");
+    ASSERT_STATUS(NULL, ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx), RA_OK,
+                  "create a context");
     ASSERT_STATUS(ctx, ra__ctx_add_device(ctx, RA_DEVICE_GPU, &nofp64_ops, NULL), RA_OK,
                   "a device without float64 is added as gpu:0");
     ra_device g = {RA_DEVICE_GPU, 0};

@@ -57,9 +57,9 @@ DT_TEST(cache)
     counting c = {0, 0, -1};
     ra_allocator hook = {c_alloc, c_release, &c};
     ra_ctx *ctx = NULL;
-    if (!CHECK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL}, &ctx) ==
-                RA_OK,
-            "context with a counting allocator"))
+    if (!CHECK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL},
+                             &ctx) == RA_OK,
+               "context with a counting allocator"))
         return;
     ra_device cpu = RA_CPU;
     ra_opts f32 = {.dtype = RA_FLOAT32, .device_value = &cpu};
@@ -125,9 +125,9 @@ DT_TEST(cache)
 
     /* With nothing cached, a failing large allocation is the caller's MemoryError. */
     c = (counting){0, 0, -1};
-    if (!CHECK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL}, &ctx) ==
-                RA_OK,
-            "a second context"))
+    if (!CHECK(ra_ctx_create(&(ra_ctx_options){.allocator = &hook, .flags = RA_CTX_NO_OPENCL},
+                             &ctx) == RA_OK,
+               "a second context"))
         return;
     c.allocs = 0;
     c.fail_at = 1;
@@ -171,7 +171,7 @@ DT_TEST(cache_threads)
 {
     ra_ctx *ctx = NULL;
     if (!CHECK(ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) == RA_OK,
-            "context for two threads"))
+               "context for two threads"))
         return;
     worker w[2] = {{ctx, 1.5f, 0}, {ctx, -3.0f, 0}};
     pthread_t t[2];
@@ -325,7 +325,7 @@ DT_TEST(elementwise)
 {
     ra_ctx *ctx = NULL;
     if (!CHECK(ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) == RA_OK,
-            "context (cpu)"))
+               "context (cpu)"))
         return;
     static const ra_binop float_ops[] = {RA_ADD,   RA_SUBTRACT, RA_MULTIPLY, RA_DIVIDE,
                                          RA_EQUAL, RA_LESS,     RA_MAXIMUM};
@@ -334,23 +334,23 @@ DT_TEST(elementwise)
     for (int layout = L_SAME; layout <= L_BROADCAST; layout++) {
         for (size_t k = 0; k < sizeof float_ops / sizeof float_ops[0]; k++) {
             ra_binop op = float_ops[k];
-            CHECK(check_float(ctx, op, layout) == 0, "float32 %s, %s: bit for bit", ra_binop_name(op),
-               layout_names[layout]);
-            CHECK(check_double(ctx, op, layout) == 0, "float64 %s, %s: bit for bit", ra_binop_name(op),
-               layout_names[layout]);
+            CHECK(check_float(ctx, op, layout) == 0, "float32 %s, %s: bit for bit",
+                  ra_binop_name(op), layout_names[layout]);
+            CHECK(check_double(ctx, op, layout) == 0, "float64 %s, %s: bit for bit",
+                  ra_binop_name(op), layout_names[layout]);
         }
         for (size_t k = 0; k < sizeof int_ops / sizeof int_ops[0]; k++) {
             ra_binop op = int_ops[k];
-            CHECK(check_int8_t(ctx, op, layout) == 0, "int8 %s, %s: wraps, exact", ra_binop_name(op),
-               layout_names[layout]);
-            CHECK(check_int32_t(ctx, op, layout) == 0, "int32 %s, %s: wraps, exact", ra_binop_name(op),
-               layout_names[layout]);
-            CHECK(check_int64_t(ctx, op, layout) == 0, "int64 %s, %s: wraps, exact", ra_binop_name(op),
-               layout_names[layout]);
-            CHECK(check_uint8_t(ctx, op, layout) == 0, "uint8 %s, %s: wraps, exact", ra_binop_name(op),
-               layout_names[layout]);
+            CHECK(check_int8_t(ctx, op, layout) == 0, "int8 %s, %s: wraps, exact",
+                  ra_binop_name(op), layout_names[layout]);
+            CHECK(check_int32_t(ctx, op, layout) == 0, "int32 %s, %s: wraps, exact",
+                  ra_binop_name(op), layout_names[layout]);
+            CHECK(check_int64_t(ctx, op, layout) == 0, "int64 %s, %s: wraps, exact",
+                  ra_binop_name(op), layout_names[layout]);
+            CHECK(check_uint8_t(ctx, op, layout) == 0, "uint8 %s, %s: wraps, exact",
+                  ra_binop_name(op), layout_names[layout]);
             CHECK(check_uint16_t(ctx, op, layout) == 0, "uint16 %s, %s: wraps, exact",
-               ra_binop_name(op), layout_names[layout]);
+                  ra_binop_name(op), layout_names[layout]);
         }
     }
     ra_ctx_destroy(ctx);

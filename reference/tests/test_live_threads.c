@@ -88,8 +88,7 @@ DT_TEST(live_threads)
     pthread_barrier_destroy(&stop);
     dt_diag("%zu arrays listed over %d calls while the threads ran", listed, calls);
     ASSERT_INT(short_lists, 0,
-               "IVY-UTIL-6 every listing found at least the %d anchors alive throughout",
-               THREADS);
+               "IVY-UTIL-6 every listing found at least the %d anchors alive throughout", THREADS);
     ASSERT_INT(atomic_load(&failures), 0, "the threads created all their arrays");
     ASSERT_INT(errors, 0, "every listing succeeded (%d calls)", calls);
     ASSERT_INT(bad_reads, 0,

@@ -45,7 +45,7 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     ASSERT_STATUS(ctx, ra_binary(ctx, RA_MULTIPLY, A(b), A(c), &y), RA_OK,
                   "%s: multiply (3,)*(2,1) gives (2,3)", ds);
     CHECK(ra_array_ndim(y) == 2 && ra_array_shape(y)[0] == 2 && ra_array_shape(y)[1] == 3,
-       "%s: the broadcast shape is (2, 3)", ds);
+          "%s: the broadcast shape is (2, 3)", ds);
     ASSERT_VALUES(ctx, y, "multiply values", 1000, 2000, 3000, 2000, 4000, 6000);
     ra_array_release(y);
     ASSERT_STATUS(ctx, ra_binary(ctx, RA_DIVIDE, A(a), ra_operand_scalar(ra_scalar_int(2)), &y),
@@ -355,8 +355,8 @@ static void promotion(ra_ctx *ctx)
             if (table[i].want != RA_BOOL)
                 ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(b), &sum);
             CHECK(st == RA_OK && (table[i].want == RA_BOOL || ra_array_dtype(sum) == table[i].want),
-               "%s with %s promotes to %s", ra_dtype_name(table[i].a), ra_dtype_name(table[i].b),
-               ra_dtype_name(table[i].want));
+                  "%s with %s promotes to %s", ra_dtype_name(table[i].a), ra_dtype_name(table[i].b),
+                  ra_dtype_name(table[i].want));
             ra_array_release(sum);
         }
         ra_array_release(y);
@@ -391,8 +391,8 @@ DT_TEST(ops)
     ASSERT_STR(ra_unop_name(RA_SQRT), "sqrt", "unop name");
     ASSERT_STR(ra_reduceop_name(RA_MAX), "max", "reduceop name");
     CHECK(!ra_binop_name((ra_binop)0) && !ra_unop_name((ra_unop)4) &&
-           !ra_reduceop_name((ra_reduceop)3),
-       "no names for unknown operations");
+              !ra_reduceop_name((ra_reduceop)3),
+          "no names for unknown operations");
     ra_ctx_destroy(ctx);
 }
 

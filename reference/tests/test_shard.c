@@ -61,7 +61,7 @@ static void expect_layout(ra_ctx *ctx, const ra_array *x, const ra_device *tuple
 {
     (void)ctx;
     if (!CHECK(x && ra_array_is_sharded(x), "%s %s: TG-SHARD-1 the result is sharded", tuple_name,
-            name))
+               name))
         return;
     ASSERT_INT(ra_shard_count(x), n, "%s %s: TG-SHARD-8 one piece per device", tuple_name, name);
     ASSERT_INT(ra_shard_axis(x), axis, "%s %s: the split axis", tuple_name, name);
@@ -76,9 +76,9 @@ static void expect_layout(ra_ctx *ctx, const ra_array *x, const ra_device *tuple
                    tuple_name, name, i);
         if (!lens) {
             CHECK(ra_array_ndim(p) == ra_array_ndim(x) &&
-                   (ra_array_ndim(x) == 0 || memcmp(ra_array_shape(p), ra_array_shape(x),
-                                                    ra_array_ndim(x) * sizeof(int64_t)) == 0),
-               "%s %s: TG-SHARD-7 piece %zu holds the whole shape", tuple_name, name, i);
+                      (ra_array_ndim(x) == 0 || memcmp(ra_array_shape(p), ra_array_shape(x),
+                                                       ra_array_ndim(x) * sizeof(int64_t)) == 0),
+                  "%s %s: TG-SHARD-7 piece %zu holds the whole shape", tuple_name, name, i);
             continue;
         }
         int64_t s = -1, e = -1;
@@ -457,7 +457,7 @@ static void test_elementwise(ra_ctx *ctx, const ra_device *tuple, size_t n)
     ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(hb), &y),
                   RA_E_DEVICE_MISMATCH, "%s TG-EW-1 sharded + unsharded", tuple_name);
     ASSERT_MESSAGE(ctx, "single device 'cpu'", "%s TG-EW-1 the message names the single device",
-               tuple_name);
+                   tuple_name);
     if (n >= 2) {
         ra_device rev[8];
         for (size_t i = 0; i < n; i++)
@@ -478,7 +478,7 @@ static void test_elementwise(ra_ctx *ctx, const ra_device *tuple, size_t n)
     } else {
         skip_part("one device has one order", "%s TG-EW-1 tuples in another order", tuple_name);
         skip_part("one device has one order", "%s TG-EW-1 the message names both tuples",
-                 tuple_name);
+                  tuple_name);
         skip_part("one device has no shorter tuple", "%s TG-EW-1 a shorter tuple", tuple_name);
     }
     CHECK(y == NULL, "%s out stays NULL on errors", tuple_name);
@@ -630,7 +630,8 @@ static void test_gather(ra_ctx *ctx, const ra_device *tuple, size_t n, const ra_
         ASSERT_STATUS(ctx, ra_to_device(ctx, x, all[d], NULL, &y), RA_OK, "%s gather onto %s",
                       tuple_name, dev_str(all[d], b));
         if (!y) continue;
-        CHECK(!ra_array_is_sharded(y), "%s TG-GATHER-1 the gathered array is unsharded", tuple_name);
+        CHECK(!ra_array_is_sharded(y), "%s TG-GATHER-1 the gathered array is unsharded",
+              tuple_name);
         ASSERT_DEV(ra_array_device(y), all[d], "%s TG-GATHER-1 onto %s", tuple_name, b);
         snprintf(name, sizeof name, "TG-GATHER-1 gathered onto %s", b);
         EXPECT_V(y, want, size, name);
@@ -733,8 +734,8 @@ DT_TEST(shard)
     ASSERT_STR(ra_status_kind(RA_E_SHARD_UNEVEN), "RuntimeError",
                "RA_E_SHARD_UNEVEN has tinygrad's exception kind");
     CHECK(!ra_array_is_sharded(NULL) && ra_shard_count(NULL) == 0 &&
-           ra_shard_axis(NULL) == RA_SHARD_REPLICATED && ra_shard_piece(NULL, 0) == NULL,
-       "the getters accept NULL");
+              ra_shard_axis(NULL) == RA_SHARD_REPLICATED && ra_shard_piece(NULL, 0) == NULL,
+          "the getters accept NULL");
     int64_t s0, s1;
     ASSERT_STATUS(NULL, ra_shard_bounds(NULL, 0, &s0, &s1), RA_E_NULL, "bounds of NULL");
     ASSERT_STATUS(NULL, ra_shard(NULL, NULL, NULL, 0, NULL, NULL, NULL), RA_E_NULL,
@@ -745,17 +746,17 @@ DT_TEST(shard)
         run_tuple(ctx, "cpu and a gpu", all, 2, all, nall);
     else
         skip_part("no OpenCL device (set POCL_DEVICES=\"pthread pthread\")",
-                 "cpu and a gpu: sharding tests");
+                  "cpu and a gpu: sharding tests");
     if (ngpu >= 2)
         run_tuple(ctx, "two gpus", gpus, 2, all, nall);
     else
         skip_part("fewer than two OpenCL devices (POCL_DEVICES=\"pthread pthread\" gives two)",
-                 "two gpus: sharding tests");
+                  "two gpus: sharding tests");
     if (ngpu >= 3)
         run_tuple(ctx, "three gpus", gpus, 3, all, nall);
     else
         skip_part("fewer than three OpenCL devices (POCL_DEVICES=\"pthread pthread pthread\")",
-                 "three gpus: sharding tests");
+                  "three gpus: sharding tests");
     ra_ctx_destroy(ctx);
 }
 

@@ -29,9 +29,9 @@ DT_TEST(status)
         for (size_t j = 0; j < i; j++)
             unique = unique && values[j] != v;
         CHECK(v < 0 && unique && strncmp(ra_status_name(v), "RA_E_", 5) == 0 &&
-               strcmp(ra_status_message(v), "unknown status") != 0 && kind_ok,
-           "%s (%d): negative, unique, message '%s', kind %s", ra_status_name(v), v,
-           ra_status_message(v), ra_status_kind(v));
+                  strcmp(ra_status_message(v), "unknown status") != 0 && kind_ok,
+              "%s (%d): negative, unique, message '%s', kind %s", ra_status_name(v), v,
+              ra_status_message(v), ra_status_kind(v));
     }
     /* The kinds the standard names for the device errors (DRAFT-STR-9: ValueError). */
     ASSERT_STR(ra_status_kind(RA_E_DEVICE_SYNTAX), "ValueError", "DRAFT-STR-9: malformed device");

@@ -100,14 +100,15 @@ DT_TEST(threads)
     pthread_barrier_destroy(&barrier);
     if (ndevs < 2)
         dt_diag("only cpu here: every thread's scope is cpu, so scopes are told apart by "
-                 "soft mode and messages only");
+                "soft mode and messages only");
     for (int i = 0; i < NTHREADS; i++) {
         char ds[RA_DEVICE_STR_MAX];
         dev_str(w[i].scope, ds);
-        CHECK(w[i].saw_own_scope, "thread %d sees its own scoped default %s, not the others'", i, ds);
+        CHECK(w[i].saw_own_scope, "thread %d sees its own scoped default %s, not the others'", i,
+              ds);
         CHECK(w[i].array_on_scope, "thread %d creates arrays on its scope's device %s", i, ds);
         CHECK(w[i].soft_own, "thread %d: soft mode is per thread (%s below the scope)", i,
-           i % 2 ? "on" : "off");
+              i % 2 ? "on" : "off");
         if (!CHECK(w[i].message_own, "thread %d keeps its own detail message", i))
             printf("#   observed \"%s\"\n", w[i].message);
         CHECK(w[i].restored, "thread %d: after pop the global default is back", i);

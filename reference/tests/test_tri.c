@@ -30,10 +30,10 @@ static ra_array *matrix(ra_ctx *ctx, ra_device dev, ra_dtype dtype, const int64_
                        (name));                                                                    \
             ASSERT_INT(ra_array_dtype(y_), ra_array_dtype(x), "%s: %s keeps the dtype", ds,        \
                        (name));                                                                    \
-            CHECK(ra_array_ndim(y_) == ra_array_ndim(x) &&                                            \
-                   memcmp(ra_array_shape(y_), ra_array_shape(x),                                   \
-                          ra_array_ndim(x) * sizeof(int64_t)) == 0,                                \
-               "%s: %s keeps the shape", ds, (name));                                              \
+            CHECK(ra_array_ndim(y_) == ra_array_ndim(x) &&                                         \
+                      memcmp(ra_array_shape(y_), ra_array_shape(x),                                \
+                             ra_array_ndim(x) * sizeof(int64_t)) == 0,                             \
+                  "%s: %s keeps the shape", ds, (name));                                           \
             ASSERT_VALUES(ctx, y_, (name), __VA_ARGS__);                                           \
             ra_array_release(y_);                                                                  \
         }                                                                                          \
@@ -106,7 +106,7 @@ static void tri_large(ra_ctx *ctx, ra_device dev)
                     }
             }
             if (!CHECK(wrong == 0, "%s: %s(20x20, k=%lld) values", ds, upper ? "triu" : "tril",
-                    (long long)k))
+                       (long long)k))
                 printf("#   expected 0 wrong elements, observed %d (-1: the call failed: %s)\n",
                        wrong, ra_ctx_message(ctx));
             if (y)
@@ -140,7 +140,7 @@ static void live_on_device(ra_ctx *ctx, ra_device dev, ra_device other)
     ASSERT_INT(n, 2, "IVY-UTIL-6 %s: the two arrays created there are alive%s", ds,
                two ? " (not the one on the other device)" : "");
     CHECK(list[0] == a && list[1] == b && list[2] == NULL,
-       "IVY-UTIL-6 %s: the list holds them, oldest first", ds);
+          "IVY-UTIL-6 %s: the list holds them, oldest first", ds);
     /* The listed entries are new references: giving them back leaves a and b alive. */
     ra_array_release(list[0]);
     ra_array_release(list[1]);

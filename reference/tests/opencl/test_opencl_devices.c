@@ -44,18 +44,18 @@ static void test_listing(void)
         ra_device_props props = RA_DEVICE_PROPS_INIT;
         int st = ra_device_props_get(ctx, gpus[i], &props);
         CHECK(st == RA_OK && strcmp(props.backend, "opencl") == 0 && props.name[0] &&
-               props.total_memory > 0 && props.compute_units > 0,
-           "%s: props (backend opencl, name '%s', %llu bytes, %d units)", dev_str(gpus[i], ds),
-           st == RA_OK ? props.name : "?",
-           st == RA_OK ? (unsigned long long)props.total_memory : 0ULL,
-           st == RA_OK ? props.compute_units : 0);
+                  props.total_memory > 0 && props.compute_units > 0,
+              "%s: props (backend opencl, name '%s', %llu bytes, %d units)", dev_str(gpus[i], ds),
+              st == RA_OK ? props.name : "?",
+              st == RA_OK ? (unsigned long long)props.total_memory : 0ULL,
+              st == RA_OK ? props.compute_units : 0);
         void *q = NULL;
         st = ra_device_default_stream(ctx, gpus[i], &q);
         cl_device_type type = 0;
         CHECK(st == RA_OK && q &&
-               clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof type, &type, NULL) ==
-                   CL_SUCCESS,
-           "%s: default stream is an OpenCL command queue", ds);
+                  clGetCommandQueueInfo(q, CL_QUEUE_PROPERTIES, sizeof type, &type, NULL) ==
+                      CL_SUCCESS,
+              "%s: default stream is an OpenCL command queue", ds);
     }
 }
 
@@ -72,27 +72,27 @@ static void test_placement(void)
                          &(ra_opts){.dtype = RA_FLOAT32, .device = name}, &x);
         ASSERT_STATUS(ctx, st, RA_OK, "full(device='%s')", name);
         if (st != RA_OK) continue;
-        CHECK(ra_device_eq(ra_array_device(x), gpus[i]), "full(device='%s').device == %s (DEV-DS-9)",
-           name, ds);
+        CHECK(ra_device_eq(ra_array_device(x), gpus[i]),
+              "full(device='%s').device == %s (DEV-DS-9)", name, ds);
         float v[6] = {0};
         st = ra_array_read(ctx, x, v, sizeof v);
         CHECK(st == RA_OK && v[0] == 2.5f && v[5] == 2.5f, "full on %s holds 2.5", ds);
         /* DEV-CREATE-3: *_like inherits x's device. */
         st = ra_zeros_like(ctx, x, NULL, &y);
         CHECK(st == RA_OK && ra_device_eq(ra_array_device(y), gpus[i]),
-           "zeros_like(x on %s) is on %s (DEV-CREATE-3)", ds, ds);
+              "zeros_like(x on %s) is on %s (DEV-CREATE-3)", ds, ds);
         /* DEV-CREATE-6: astype stays on x's device. */
         st = ra_astype(ctx, x, RA_INT32, NULL, &z);
         int32_t iv[6] = {0};
         CHECK(st == RA_OK && ra_device_eq(ra_array_device(z), gpus[i]) &&
-               ra_array_read(ctx, z, iv, sizeof iv) == RA_OK && iv[0] == 2,
-           "astype(x on %s, int32) is on %s with 2 (DEV-CREATE-6)", ds, ds);
+                  ra_array_read(ctx, z, iv, sizeof iv) == RA_OK && iv[0] == 2,
+              "astype(x on %s, int32) is on %s with 2 (DEV-CREATE-6)", ds, ds);
         ra_array_release(y);
         ra_array_release(z);
         /* DEV-DLP-1: kDLOpenCL (4) with the gpu index. */
         int32_t dt = 0, did = -1;
         CHECK(ra_array_dlpack_device(x, &dt, &did) == RA_OK && dt == 4 && did == gpus[i].index,
-           "%s: __dlpack_device__ is (4, %d) (DEV-DLP-1)", ds, gpus[i].index);
+              "%s: __dlpack_device__ is (4, %d) (DEV-DLP-1)", ds, gpus[i].index);
         ra_array_release(x);
     }
     /* A gpu index past the last: ValueError kind, naming the device (DEV-DS-9). */
@@ -102,8 +102,8 @@ static void test_placement(void)
     int st = ra_zeros(ctx, shape, 2, &(ra_opts){.device = name}, &x);
     ASSERT_STATUS(ctx, st, RA_E_DEVICE_UNAVAILABLE, "zeros(device='%s') is refused", name);
     ASSERT_STR(ra_status_kind(st), "ValueError", "an unavailable gpu is a ValueError");
-    CHECK(x == NULL && strstr(ra_ctx_message(ctx), name) != NULL, "the message names %s: \"%s\"", name,
-       ra_ctx_message(ctx));
+    CHECK(x == NULL && strstr(ra_ctx_message(ctx), name) != NULL, "the message names %s: \"%s\"",
+          name, ra_ctx_message(ctx));
 }
 
 /* Freed device memory is reused; a reused buffer is zeroed again where zeros are promised. */
@@ -123,7 +123,8 @@ static void test_reuse_zeroes(void)
         bool zero = v != NULL;
         for (int64_t k = 0; zero && k < n; k++)
             zero = v[k] == 0;
-        CHECK(st == RA_OK && zero, "%s: zeros after freeing an array of 7s of the same size is 0", ds);
+        CHECK(st == RA_OK && zero, "%s: zeros after freeing an array of 7s of the same size is 0",
+              ds);
         free(v);
         ra_array_release(z);
     }
@@ -145,8 +146,8 @@ static void test_two_devices(void)
     if (st == RA_OK) st = ra_to_device(ctx, a, gpus[1], NULL, &b);
     if (st == RA_OK) st = ra_to_device(ctx, b, RA_CPU, NULL, &back);
     CHECK(st == RA_OK && ra_device_eq(ra_array_device(b), gpus[1]) &&
-           ra_device_eq(ra_array_device(back), RA_CPU) && same_values(ctx, h, back),
-       "cpu -> gpu:0 -> gpu:1 -> cpu keeps every value and bit (DEV-TODEV-1, DEV-TODEV-2)");
+              ra_device_eq(ra_array_device(back), RA_CPU) && same_values(ctx, h, back),
+          "cpu -> gpu:0 -> gpu:1 -> cpu keeps every value and bit (DEV-TODEV-1, DEV-TODEV-2)");
     if (st != RA_OK) {
         printf("#   %s: %s\n", ra_status_name(st), ra_ctx_message(ctx));
         goto done;
@@ -154,8 +155,9 @@ static void test_two_devices(void)
     /* DEV-DS-11: arrays on different devices raise, the message naming both. */
     st = ra_binary(ctx, RA_ADD, ra_operand_array(a), ra_operand_array(b), &sum);
     ASSERT_STATUS(ctx, st, RA_E_DEVICE_MISMATCH, "gpu:0 + gpu:1 is refused (DEV-DS-11)");
-    CHECK(sum == NULL && strstr(ra_ctx_message(ctx), "gpu:0") && strstr(ra_ctx_message(ctx), "gpu:1"),
-       "the message names gpu:0 and gpu:1: \"%s\"", ra_ctx_message(ctx));
+    CHECK(sum == NULL && strstr(ra_ctx_message(ctx), "gpu:0") &&
+              strstr(ra_ctx_message(ctx), "gpu:1"),
+          "the message names gpu:0 and gpu:1: \"%s\"", ra_ctx_message(ctx));
     st = ra_binary(ctx, RA_ADD, ra_operand_array(h), ra_operand_array(b), &sum);
     ASSERT_STATUS(ctx, st, RA_E_DEVICE_MISMATCH, "cpu + gpu:1 is refused (DEV-DS-11)");
     const ra_array *pair[2] = {a, b};
@@ -205,7 +207,7 @@ static void test_streams(void)
     st = ra_to_device(ctx, h, g, mine, &d2);
     /* Complete on return: read it back with nothing in between. */
     CHECK(st == RA_OK && same_values(ctx, h, d2),
-       "to_device(gpu:0, caller's queue) is complete on return (DEV-TODEV-4, DEV-TODEV-5)");
+          "to_device(gpu:0, caller's queue) is complete on return (DEV-TODEV-4, DEV-TODEV-5)");
     ra_array_release(d2);
     d2 = NULL;
     clReleaseCommandQueue(mine);
@@ -282,17 +284,17 @@ static void test_float64(void)
         ra_device_props props = RA_DEVICE_PROPS_INIT;
         bool fp64 = cl_has_fp64(gpus[i]);
         CHECK(ra_device_props_get(ctx, gpus[i], &props) == RA_OK && props.has_float64 == fp64,
-           "%s: has_float64 is %d as cl_khr_fp64 says", ds, fp64);
+              "%s: has_float64 is %d as cl_khr_fp64 says", ds, fp64);
         ra_array *x = NULL;
         const int64_t n = 3;
         int st = ra_ones(ctx, &n, 1, &(ra_opts){.dtype = RA_FLOAT64, .device_value = &gpus[i]}, &x);
         if (fp64) {
             double v[3] = {0};
             CHECK(st == RA_OK && ra_array_dtype(x) == RA_FLOAT64 &&
-                   ra_array_read(ctx, x, v, sizeof v) == RA_OK && v[2] == 1.0,
-               "%s: ones(float64) is float64 ones", ds);
+                      ra_array_read(ctx, x, v, sizeof v) == RA_OK && v[2] == 1.0,
+                  "%s: ones(float64) is float64 ones", ds);
             skip_part("every OpenCL device here has cl_khr_fp64",
-                     "%s: float64 refused with RA_E_DTYPE_DEVICE (DEV-DS-17)", ds);
+                      "%s: float64 refused with RA_E_DTYPE_DEVICE (DEV-DS-17)", ds);
         } else {
             ASSERT_STATUS(ctx, st, RA_E_DTYPE_DEVICE,
                           "%s: float64 refused, never silently changed (DEV-DS-17)", ds);
@@ -340,7 +342,7 @@ static void test_out_of_memory(void)
                   "gpu:0: arrays of %lld bytes until the device's %llu bytes are used up",
                   (long long)each * 8, (unsigned long long)props.total_memory);
     CHECK(k >= 1 && (uint64_t)k * (uint64_t)each * 8 <= props.total_memory,
-       "gpu:0: %zu arrays fitted before the refusal", k);
+          "gpu:0: %zu arrays fitted before the refusal", k);
     for (size_t i = 0; i < 64; i++)
         ra_array_release(held[i]);
     /* The device works afterwards, also for an array as large as one of those (left

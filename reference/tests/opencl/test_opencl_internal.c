@@ -47,8 +47,8 @@ static void test_error_mapping(ra_ctx *ctx)
     int st = ra__cl_fail(ctx, CL_MEM_OBJECT_ALLOCATION_FAILURE, "clCreateBuffer", NULL);
     ASSERT_STATUS(ctx, st, RA_E_NOMEM, "ra__cl_fail returns the mapped status");
     CHECK(strstr(ra_ctx_message(ctx), "clCreateBuffer") &&
-           strstr(ra_ctx_message(ctx), "CL_MEM_OBJECT_ALLOCATION_FAILURE"),
-       "the detail names the call and the OpenCL error: \"%s\"", ra_ctx_message(ctx));
+              strstr(ra_ctx_message(ctx), "CL_MEM_OBJECT_ALLOCATION_FAILURE"),
+          "the detail names the call and the OpenCL error: \"%s\"", ra_ctx_message(ctx));
 }
 
 /* Runs op on two fresh arrays of dtype t on dev; returns the status. */
@@ -143,12 +143,12 @@ static void test_driver_out_of_memory(void)
     }
     if (err == CL_SUCCESS) {
         skip_part("the driver accepted the buffer lazily; it is not touched here",
-                 "driver out of memory maps to MemoryError");
+                  "driver out of memory maps to MemoryError");
     } else {
         int st = ra__cl_fail(ctx, err, "clCreateBuffer", NULL);
         CHECK(st == RA_E_NOMEM && strcmp(ra_status_kind(st), "MemoryError") == 0,
-           "gpu:0 refusing %llu bytes (%s) is RA_E_NOMEM, a MemoryError",
-           (unsigned long long)global * 2, ra__cl_error_name(err));
+              "gpu:0 refusing %llu bytes (%s) is RA_E_NOMEM, a MemoryError",
+              (unsigned long long)global * 2, ra__cl_error_name(err));
     }
     ra_ctx_destroy(ctx);
 }
@@ -204,7 +204,7 @@ DT_TEST(opencl_internal)
 {
     ra_ctx *ctx = NULL;
     if (!CHECK(ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) == RA_OK,
-            "context created"))
+               "context created"))
         return;
     test_error_mapping(ctx);
     ra_ctx_destroy(ctx);

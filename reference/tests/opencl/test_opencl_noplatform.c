@@ -16,7 +16,7 @@ DT_TEST(opencl_noplatform)
     cl_int err = clGetPlatformIDs(0, NULL, &nplat);
     /* -1001 is CL_PLATFORM_NOT_FOUND_KHR. */
     if (!CHECK(err == -1001 || (err == CL_SUCCESS && nplat == 0),
-            "the ICD loader lists no platform (OCL_ICD_VENDORS is an empty folder)")) {
+               "the ICD loader lists no platform (OCL_ICD_VENDORS is an empty folder)")) {
         printf("#   clGetPlatformIDs returned %d with %u platforms\n", (int)err, nplat);
         return;
     }
@@ -28,7 +28,7 @@ DT_TEST(opencl_noplatform)
     size_t count = 0;
     st = ra_info_devices(ctx, all, 8, &count);
     CHECK(st == RA_OK && count == 1 && all[0].type == RA_DEVICE_CPU,
-       "devices() lists cpu only (observed %zu devices)", count);
+          "devices() lists cpu only (observed %zu devices)", count);
     ASSERT_INT(ra_util_num_gpus(ctx), 0, "num_gpus is 0");
     ra_device def = ra_default_device(ctx);
     CHECK(ra_device_eq(def, RA_CPU), "the default device is cpu");
@@ -39,8 +39,8 @@ DT_TEST(opencl_noplatform)
     ASSERT_STATUS(ctx, st, RA_E_DEVICE_UNAVAILABLE, "zeros(device='gpu:0') is refused");
     ASSERT_STR(ra_status_kind(st), "ValueError", "and it is a ValueError");
     CHECK(x == NULL && strstr(ra_ctx_message(ctx), "gpu:0") &&
-           strstr(ra_ctx_message(ctx), "not available"),
-       "the message says gpu:0 is not available: \"%s\"", ra_ctx_message(ctx));
+              strstr(ra_ctx_message(ctx), "not available"),
+          "the message says gpu:0 is not available: \"%s\"", ra_ctx_message(ctx));
 
     /* cpu works: ones + ones == 2, and to_device to gpu:0 is refused the same way. */
     ra_array *a = NULL, *b = NULL, *g = NULL;
@@ -49,7 +49,7 @@ DT_TEST(opencl_noplatform)
     float v[3] = {0};
     if (st == RA_OK) st = ra_array_read(ctx, b, v, sizeof v);
     CHECK(st == RA_OK && v[0] == 2 && v[2] == 2 && ra_device_eq(ra_array_device(b), RA_CPU),
-       "operations on cpu work");
+          "operations on cpu work");
     ra_device gpu0 = {RA_DEVICE_GPU, 0};
     st = a ? ra_to_device(ctx, a, gpu0, NULL, &g) : RA_E_NULL;
     ASSERT_STATUS(ctx, st, RA_E_DEVICE_UNAVAILABLE, "to_device(gpu:0) is refused");

@@ -68,10 +68,10 @@ static void compare(ra_device dev, int want_st, ra_array *want, int got_st, ra_a
                ra_ctx_message(ctx));
     } else {
         /* DEV-DS-10: the output lives on the inputs' device. */
-        CHECK(ra_device_eq(ra_array_device(got), dev), "%s: %s %s result on %s (DEV-DS-10)", ds, what,
-           ra_dtype_name(t), ds);
+        CHECK(ra_device_eq(ra_array_device(got), dev), "%s: %s %s result on %s (DEV-DS-10)", ds,
+              what, ra_dtype_name(t), ds);
         CHECK(same_values(ctx, want, got), "%s: %s %s values equal the host's", ds, what,
-           ra_dtype_name(t));
+              ra_dtype_name(t));
     }
     ra_array_release(want);
     ra_array_release(got);
@@ -111,7 +111,7 @@ static void test_dtype(ra_device dev, ra_dtype t)
         goto done;
     }
     CHECK(ra_device_eq(ra_array_device(da), dev) && same_values(ctx, ha, da),
-       "%s: %s to_device keeps dtype, shape and values (DEV-TODEV-2)", ds, ra_dtype_name(t));
+          "%s: %s to_device keeps dtype, shape and values (DEV-TODEV-2)", ds, ra_dtype_name(t));
 
     static const ra_binop binops[] = {RA_ADD,   RA_SUBTRACT, RA_MULTIPLY, RA_DIVIDE,
                                       RA_EQUAL, RA_LESS,     RA_MAXIMUM};
@@ -267,7 +267,8 @@ static void test_large_reduction(ra_device dev)
     float fs = -1;
     if (st == RA_OK) st = ra_reduce(ctx, RA_SUM, y, NULL, &s);
     if (st == RA_OK) st = ra_array_read(ctx, s, &fs, sizeof fs);
-    CHECK(st == RA_OK && fs == (float)n, "%s: sum(ones(2^20, float32)) == 2^20 (observed %g)", ds, fs);
+    CHECK(st == RA_OK && fs == (float)n, "%s: sum(ones(2^20, float32)) == 2^20 (observed %g)", ds,
+          fs);
     if (st != RA_OK) printf("#   %s: %s\n", ra_status_name(st), ra_ctx_message(ctx));
     ra_array_release(x);
     ra_array_release(y);
@@ -338,7 +339,7 @@ DT_TEST(opencl_ops)
     size_t ngpu = gpu_devices(ctx, gpus, 16);
     if (ngpu == 0)
         skip_part("no OpenCL device is available (no platform or no device)",
-                 "operations on gpu devices");
+                  "operations on gpu devices");
     for (size_t g = 0; g < ngpu; g++) {
         for (size_t i = 0; i < N_DTYPES; i++)
             test_dtype(gpus[g], all_dtypes[i]);

@@ -81,7 +81,7 @@ DT_TEST(opencl_threads)
             pthread_join(th[i], NULL);
         for (int i = 0; i < THREADS; i++) {
             if (!CHECK(jobs[i].failures == 0, "thread %d: %d rounds on %zu gpu devices correct", i,
-                    ROUNDS, ngpu))
+                       ROUNDS, ngpu))
                 printf("#   %d failures; first: %s\n", jobs[i].failures, jobs[i].first_error);
         }
     }
