@@ -19,7 +19,8 @@ class IvyBackend(ArrayAPIBackend):
                 "asarray-inherits-device", "to-device", "output-follows-input",
                 "mixed-device-raises", "default-device-consistent", "device-string",
                 "device-string-kw", "default-device-global", "default-device-scoped",
-                "soft-device-mode", "device-inference-order", "device-utils", "device-names")
+                "soft-device-mode", "device-inference-order", "device-utils", "device-names",
+                "promotion-table", "promotion-scalars")
 
     def __init__(self) -> None:
         import ivy
