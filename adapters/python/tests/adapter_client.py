@@ -15,6 +15,10 @@ VENV_PYTHON = os.path.join(TOP, ".venv", "bin", "python")
 LIBRARY_NAMES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy")
 
 
+# The build folder, as scripts/run-suite.sh names it (${BUILD} in adapters.json).
+BUILD = os.path.join(TOP, os.environ.get("DEVSPEC_BUILD_DIR", "build"))
+
+
 def _registry():
     """Each library's interpreter and environment, as adapters/adapters.json starts it."""
     with open(os.path.join(TOP, "adapters", "adapters.json"), encoding="utf-8") as f:
@@ -24,7 +28,7 @@ def _registry():
         entry = entries[name]
         command = [c.replace("${SOURCE}", TOP) for c in entry["command"]]
         assert command[1:] == [PROGRAM, "--library", name], command
-        out[name] = (command[0], {k: v.replace("${SOURCE}", TOP)
+        out[name] = (command[0], {k: v.replace("${SOURCE}", TOP).replace("${BUILD}", BUILD)
                                   for k, v in entry.get("env", {}).items()})
     return out
 
