@@ -181,15 +181,37 @@ static void two_devices(ra_ctx *ctx, ra_device a, ra_device b)
     ra_array_release(y);
 }
 
-DT_TEST(cast)
+DT_TEST(dtype_pairs)
+{
+    /* can_cast between dtypes (DEV-DT-2). */
+    dtype_pairs();
+}
+
+DT_TEST(dtype_results)
 {
     ra_ctx *ctx = open_ctx();
-    dtype_pairs();
+    /* result_type of dtypes. */
     dtype_results(ctx);
+    ra_ctx_destroy(ctx);
+}
+
+DT_TEST(on_every_device)
+{
+    ra_ctx *ctx = open_ctx();
     ra_device devs[16];
     size_t n = list_devices(ctx, devs);
+    /* Each device's promotion graph (DEV-DT-3, DEV-DT-4). */
     for (size_t i = 0; i < n; i++)
         on_device(ctx, devs[i]);
+    ra_ctx_destroy(ctx);
+}
+
+DT_TEST(two_devices)
+{
+    ra_ctx *ctx = open_ctx();
+    ra_device devs[16];
+    size_t n = list_devices(ctx, devs);
+    /* DEV-DT-5: arrays on two devices. */
     if (n < 2)
         skip_part("only one device (cpu): no OpenCL device here", "DEV-DT-5 two devices");
     else
@@ -197,4 +219,5 @@ DT_TEST(cast)
     ra_ctx_destroy(ctx);
 }
 
-DT_MAIN(DT_ENTRY(cast))
+DT_MAIN(DT_ENTRY(dtype_pairs), DT_ENTRY(dtype_results), DT_ENTRY(on_every_device),
+        DT_ENTRY(two_devices))

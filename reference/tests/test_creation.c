@@ -462,13 +462,22 @@ static void on_device(ra_ctx *ctx, ra_device dev)
     ra_array_release(src);
 }
 
-DT_TEST(creation)
+DT_TEST(on_every_device)
 {
     ra_ctx *ctx = open_ctx();
     ra_device devs[16];
     size_t n = list_devices(ctx, devs);
+    /* Every creation function on every device the context lists. */
     for (size_t i = 0; i < n; i++)
         on_device(ctx, devs[i]);
+    ra_ctx_destroy(ctx);
+}
+
+DT_TEST(gpu_to_gpu)
+{
+    ra_ctx *ctx = open_ctx();
+    ra_device devs[16];
+    size_t n = list_devices(ctx, devs);
     /* With the device chosen across devices: to_device between two non-cpu devices. */
     if (n < 3) {
         skip_part("fewer than two gpu devices", "DEV-TODEV-1 gpu to gpu copy");
@@ -489,8 +498,15 @@ DT_TEST(creation)
         ra_array_release(x);
         ra_array_release(y);
     }
+    ra_ctx_destroy(ctx);
+}
+
+DT_TEST(bad_arguments)
+{
+    ra_ctx *ctx = open_ctx();
+    ra_array *x = NULL;
+    /* NULL arguments, and device strings that are malformed or name no available device. */
     ASSERT_STATUS(NULL, ra_zeros(NULL, NULL, 0, NULL, NULL), RA_E_NULL, "zeros with NULL ctx");
-    ra_array *x;
     ASSERT_STATUS(ctx, ra_zeros(ctx, NULL, 0, NULL, NULL), RA_E_NULL, "zeros with NULL out");
     ASSERT_STATUS(ctx, ra_zeros(ctx, NULL, 0, &(ra_opts){.device = "gpu:0:0"}, &x),
                   RA_E_DEVICE_SYNTAX, "DRAFT-STR-9 zeros(device='gpu:0:0') is a ValueError kind");
@@ -500,6 +516,13 @@ DT_TEST(creation)
                   RA_E_DEVICE_UNAVAILABLE, "DRAFT-STR-9 zeros(device='tpu:0')");
     ASSERT_STATUS(ctx, ra_zeros(ctx, NULL, 0, &(ra_opts){.device = "cpu:1"}, &x),
                   RA_E_DEVICE_UNAVAILABLE, "DRAFT-STR-9 zeros(device='cpu:1')");
+    ra_ctx_destroy(ctx);
+}
+
+DT_TEST(options_size)
+{
+    ra_ctx *ctx = open_ctx();
+    ra_array *x = NULL;
     /* The options' size field (refarray.h, "Conventions"). */
     ASSERT_STATUS(ctx, ra_zeros(ctx, NULL, 0, &(ra_opts){.size = 1, .device = "cpu"}, &x), RA_E_ARG,
                   "options with a size below the first layout");
@@ -523,6 +546,13 @@ DT_TEST(creation)
     CHECK(ra_array_dtype(x) == RA_UINT8, "RA_OPTS sets the size and the fields");
     ra_array_release(x);
     x = NULL;
+    ra_ctx_destroy(ctx);
+}
+
+DT_TEST(null_getters)
+{
+    ra_ctx *ctx = open_ctx();
+    /* NULL given to the array getters (refarray.h, "Conventions"). */
     ra_array_retain(NULL);
     ra_array_release(NULL);
     ASSERT_DEV(ra_array_device(NULL), RA_NO_DEVICE, "ra_array_device(NULL) is no device");
@@ -530,6 +560,12 @@ DT_TEST(creation)
     CHECK(ra_array_ndim(NULL) == 0 && ra_array_size(NULL) == 0 && ra_array_nbytes(NULL) == 0 &&
               ra_array_shape(NULL) == NULL && ra_array_dtype(NULL) == RA_DTYPE_DEFAULT,
           "getters on NULL give neutral values");
+    ra_ctx_destroy(ctx);
+}
+
+DT_TEST(dtype_names)
+{
+    ra_ctx *ctx = open_ctx();
     /* dtype names. */
     ra_dtype t;
     ASSERT_STATUS(ctx, ra_dtype_parse(ctx, "complex128", &t), RA_OK, "parse complex128");
@@ -551,4 +587,5 @@ DT_TEST(creation)
     ra_ctx_destroy(ctx);
 }
 
-DT_MAIN(DT_ENTRY(creation))
+DT_MAIN(DT_ENTRY(on_every_device), DT_ENTRY(gpu_to_gpu), DT_ENTRY(bad_arguments),
+        DT_ENTRY(options_size), DT_ENTRY(null_getters), DT_ENTRY(dtype_names))

@@ -23,10 +23,9 @@ static void parse_case(ra_ctx *ctx, const char *text, int want, ra_device_type t
     }
 }
 
-DT_TEST(device)
+DT_TEST(parse)
 {
     ra_ctx *ctx = open_ctx();
-
     /* DRAFT-STR-1: 'type:index', lower-case type, ':index' optional, decimal digits. */
     parse_case(ctx, "cpu", RA_OK, RA_DEVICE_CPU, 0, "DRAFT-STR-1 plain type");
     parse_case(ctx, "cpu:0", RA_OK, RA_DEVICE_CPU, 0, "DRAFT-STR-1 cpu:0 is cpu");
@@ -68,9 +67,14 @@ DT_TEST(device)
     parse_case(ctx, "gpu:99999999999999999999999", RA_E_DEVICE_SYNTAX, 0, 0,
                "index beyond 64 bits");
     parse_case(ctx, "cuda+remat", RA_E_DEVICE_SYNTAX, 0, 0, "non-letter in type");
+    ra_ctx_destroy(ctx);
+}
 
-    /* The message quotes the input and says what is wrong. */
+DT_TEST(parse_messages)
+{
+    ra_ctx *ctx = open_ctx();
     ra_device d;
+    /* The message quotes the input and says what is wrong. */
     ra_device_parse(ctx, "GPU:0", &d);
     ASSERT_MESSAGE(ctx, "'GPU:0'", "the message quotes the input");
     ASSERT_MESSAGE(ctx, "lower-case", "the message says types are lower-case");
@@ -85,9 +89,15 @@ DT_TEST(device)
     ASSERT_STATUS(NULL, ra_device_parse(NULL, "tpu:x", &d), RA_E_DEVICE_SYNTAX,
                   "parse without a context");
     ASSERT_MESSAGE(NULL, "'tpu:x'", "the context-free message quotes the input");
+    ra_ctx_destroy(ctx);
+}
 
-    /* Formatting: the canonical string. */
+DT_TEST(format)
+{
+    ra_ctx *ctx = open_ctx();
+    ra_device d;
     char buf[RA_DEVICE_STR_MAX];
+    /* Formatting: the canonical string. */
     ASSERT_INT(ra_device_format(RA_CPU, buf, sizeof buf), RA_OK, "format cpu");
     ASSERT_STR(buf, "cpu", "DRAFT-STR-2 cpu's canonical string has no index");
     ra_device g3 = {RA_DEVICE_GPU, 3};
@@ -123,7 +133,13 @@ DT_TEST(device)
     }
     ASSERT_STR(ra_device_type_name(RA_DEVICE_GPU), "gpu", "type name gpu");
     CHECK(ra_device_type_name((ra_device_type)0) == NULL, "no name for an invalid type");
+    ra_ctx_destroy(ctx);
+}
 
+DT_TEST(equality_and_constructors)
+{
+    ra_ctx *ctx = open_ctx();
+    ra_device d;
     /* Equality (DEV-DS-4). */
     ra_device a, b;
     ra_device_parse(ctx, "cpu", &a);
@@ -155,11 +171,18 @@ DT_TEST(device)
     ASSERT_STATUS(ctx, ra_device_from_ordinal(ctx, (int64_t)1 << 40, &d), RA_E_ARG,
                   "ordinal 2^40 rejected");
     ASSERT_STATUS(ctx, ra_device_from_ordinal(ctx, 0, NULL), RA_E_NULL, "ordinal NULL out");
+    ra_ctx_destroy(ctx);
+}
 
+DT_TEST(availability)
+{
+    ra_device c1 = {RA_DEVICE_CPU, 1};
+    ra_device bad = {(ra_device_type)9, 0};
+    ra_ctx *ctx = open_ctx();
+    ra_device tpu = {RA_DEVICE_TPU, 0};
     /* Availability: cpu always; tpu and cpu:1 never; gpu:N only with OpenCL devices. */
     CHECK(ra_device_is_available(ctx, RA_CPU), "cpu is available");
     ASSERT_STATUS(ctx, ra_device_check(ctx, RA_CPU), RA_OK, "check cpu");
-    ra_device tpu = {RA_DEVICE_TPU, 0};
     CHECK(!ra_device_is_available(ctx, tpu), "tpu is never available");
     ASSERT_STATUS(ctx, ra_device_check(ctx, tpu), RA_E_DEVICE_UNAVAILABLE,
                   "DRAFT-STR-9 check tpu:0 is a ValueError kind");
@@ -173,7 +196,14 @@ DT_TEST(device)
     ASSERT_STATUS(ctx, ra_device_check(ctx, bad), RA_E_ARG, "check an invalid value");
     ASSERT_STATUS(NULL, ra_device_check(NULL, RA_CPU), RA_E_NULL, "check with NULL ctx");
     CHECK(!ra_device_is_available(NULL, RA_CPU), "nothing is available without a context");
+    ra_ctx_destroy(ctx);
+}
 
+DT_TEST(props_and_streams)
+{
+    ra_ctx *ctx = open_ctx();
+    char buf[RA_DEVICE_STR_MAX];
+    ra_device tpu = {RA_DEVICE_TPU, 0};
     /* Properties and default streams of every device. */
     ra_device devs[16];
     size_t n = list_devices(ctx, devs);
@@ -220,8 +250,8 @@ DT_TEST(device)
     ASSERT_STATUS(ctx, ra_device_default_stream(ctx, tpu, &s), RA_E_DEVICE_UNAVAILABLE,
                   "stream of tpu");
     ASSERT_STATUS(ctx, ra_device_default_stream(ctx, RA_CPU, NULL), RA_E_NULL, "stream NULL out");
-
     ra_ctx_destroy(ctx);
 }
 
-DT_MAIN(DT_ENTRY(device))
+DT_MAIN(DT_ENTRY(parse), DT_ENTRY(parse_messages), DT_ENTRY(format),
+        DT_ENTRY(equality_and_constructors), DT_ENTRY(availability), DT_ENTRY(props_and_streams))

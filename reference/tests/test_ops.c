@@ -365,13 +365,23 @@ static void promotion(ra_ctx *ctx)
     }
 }
 
-DT_TEST(ops)
+DT_TEST(on_every_device)
 {
     ra_ctx *ctx = open_ctx();
     ra_device devs[16];
     size_t n = list_devices(ctx, devs);
+    /* Every operation and dtype on every device the context lists. */
     for (size_t i = 0; i < n; i++)
         on_device(ctx, devs[i]);
+    ra_ctx_destroy(ctx);
+}
+
+DT_TEST(mixed_devices)
+{
+    ra_ctx *ctx = open_ctx();
+    ra_device devs[16];
+    size_t n = list_devices(ctx, devs);
+    /* DEV-DS-11: inputs on different devices. */
     if (n < 2)
         skip_part("only one device (cpu): no OpenCL device here", "DEV-DS-11 mixed devices");
     else
@@ -379,7 +389,21 @@ DT_TEST(ops)
             mixed(ctx, devs[0], devs[i]);
             if (i + 1 < n) mixed(ctx, devs[i], devs[i + 1]);
         }
+    ra_ctx_destroy(ctx);
+}
+
+DT_TEST(promotion)
+{
+    ra_ctx *ctx = open_ctx();
+    /* Promotion between arrays and with scalars. */
     promotion(ctx);
+    ra_ctx_destroy(ctx);
+}
+
+DT_TEST(null_arguments_and_names)
+{
+    ra_ctx *ctx = open_ctx();
+    /* NULL arguments and the operations' names. */
     ASSERT_STATUS(NULL, ra_binary(NULL, RA_ADD, A(NULL), A(NULL), NULL), RA_E_NULL, "NULL ctx");
     ASSERT_STATUS(NULL, ra_unary(NULL, RA_ABS, NULL, NULL), RA_E_NULL, "unary NULL ctx");
     ASSERT_STATUS(NULL, ra_reduce(NULL, RA_SUM, NULL, NULL, NULL), RA_E_NULL, "reduce NULL ctx");
@@ -396,4 +420,5 @@ DT_TEST(ops)
     ra_ctx_destroy(ctx);
 }
 
-DT_MAIN(DT_ENTRY(ops))
+DT_MAIN(DT_ENTRY(on_every_device), DT_ENTRY(mixed_devices), DT_ENTRY(promotion),
+        DT_ENTRY(null_arguments_and_names))
