@@ -174,6 +174,10 @@ def conversion(cid, dtype, shape, values, placement, mesh, src, dst, spec):
     cs = coords(mesh)
     for r in range(RANKS):
         e = {"value": whole, "dtype": dtype, "shape": list(shape)}
+        if dst is None:
+            # OF-ATTR-1, OF-SBP-1: a global array has a placement and an sbp per dimension.
+            e["placement"] = {"$type": "string"}
+            e["sbp"] = [{"$type": "string"} for _ in src]
         if "P" not in final:
             part, pshape = cut(values, shape, window(shape, [SBPS[s] for s in final], mesh, cs[r]))
             e["local"] = typed(dtype, pshape, part)
