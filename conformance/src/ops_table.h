@@ -33,6 +33,9 @@
         ((const char *const[]){NULL}))                                                             \
     X("info.dtypes", 1, ((const char *const[]){"device", "kind", NULL}),                           \
         ((const char *const[]){NULL}))                                                             \
+    X("info.devices_type", 1, ((const char *const[]){NULL}), ((const char *const[]){NULL}))        \
+    X("info.device_param", 1, ((const char *const[]){"fn", NULL}), ((const char *const[]){"fn",    \
+        NULL}))                                                                                    \
     X("array.create", 1, ((const char *const[]){"fn", "shape", "fill_value", "start", "stop",      \
         "step", "num", "endpoint", "n_rows", "n_cols", "k", "x", "n", "d", "dtype", "device",      \
         NULL}), ((const char *const[]){"fn", NULL}))                                               \
@@ -72,6 +75,8 @@
         ((const char *const[]){"array", NULL}))                                                    \
     X("array.from_dlpack", 1, ((const char *const[]){"x", "device", "copy", NULL}),                \
         ((const char *const[]){"x", NULL}))                                                        \
+    X("array.dlpack", 1, ((const char *const[]){"array", "dl_device", "copy", NULL}),              \
+        ((const char *const[]){"array", NULL}))                                                    \
     X("stream.default", 1, ((const char *const[]){"device", NULL}),                                \
         ((const char *const[]){"device", NULL}))                                                   \
     X("array.tril", 1, ((const char *const[]){"x", "k", NULL}), ((const char *const[]){"x",        \

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from . import dlpack
 from .backend import Array, BaseBackend, Device, DType, Kw
 from .errors import Unsupported
 from .protocol import DTYPES
@@ -30,6 +31,30 @@ REQUIRED: dict[str, tuple[str, ...]] = {
 }
 # Features that need the inspection namespace (__array_namespace_info__) to be tested.
 NEEDS_INFO = ("info-devices", "info-dtypes")
+
+
+# inspect's names for a parameter's kind, as info.device_param reports them.
+_PARAM_KINDS = {"POSITIONAL_ONLY": "positional-only",
+                "POSITIONAL_OR_KEYWORD": "positional-or-keyword",
+                "VAR_POSITIONAL": "var-positional", "KEYWORD_ONLY": "keyword-only",
+                "VAR_KEYWORD": "var-keyword"}
+
+
+def device_param_of(f: Any) -> dict[str, Any]:
+    """How F's signature takes `device`: {"kind": "keyword-only", ..., or "absent",
+    "default": repr of the default or null}. A callable without a signature (a builtin) is
+    NotImplementedError (origin adapter): the adapter cannot tell."""
+    import inspect
+    try:
+        sig = inspect.signature(f)
+    except (TypeError, ValueError) as e:
+        raise Unsupported("the signature of %r cannot be read: %s" % (f, e)) from e
+    p = sig.parameters.get("device")
+    if p is None:
+        var_kw = any(q.kind is inspect.Parameter.VAR_KEYWORD for q in sig.parameters.values())
+        return {"kind": "var-keyword" if var_kw else "absent", "default": None}
+    default = None if p.default is inspect.Parameter.empty else repr(p.default)
+    return {"kind": _PARAM_KINDS[p.kind.name], "default": default}
 
 
 class ArrayAPIBackend(BaseBackend):
@@ -89,6 +114,26 @@ class ArrayAPIBackend(BaseBackend):
 
     def info_dtypes(self, **kw: Any) -> list[str]:
         return list(self.info().dtypes(**kw))
+
+    def info_devices_type(self) -> str:
+        return type(self.info().devices()).__name__
+
+    # -- signatures (info.device_param) ----------------------------------------------------
+    def function(self, fn: str) -> Any:
+        """The callable the standard names FN: a namespace function ("zeros",
+        "fft.fftfreq"), an inspection-namespace method ("info.dtypes") or an array method
+        ("Array.to_device")."""
+        if fn.startswith("info."):
+            return getattr(self.info(), fn[5:])
+        if fn.startswith("Array."):
+            return getattr(type(self.xp.zeros(1)), fn[6:])
+        obj = self.xp
+        for part in fn.split("."):
+            obj = getattr(obj, part)
+        return obj
+
+    def device_param(self, fn: str) -> dict[str, Any]:
+        return device_param_of(self.function(fn))
 
     # -- creation -------------------------------------------------------------------------
     def create(self, fn: str, a: Kw, kw: Kw) -> Array:
@@ -172,6 +217,9 @@ class ArrayAPIBackend(BaseBackend):
 
     def from_dlpack(self, x: Array, kw: Kw) -> Array:
         return self.xp.from_dlpack(x, **kw)
+
+    def dlpack_export(self, x: Array, kw: Kw) -> dict[str, Any]:
+        return dlpack.export(x, kw)
 
     def tril(self, x: Array, k: int) -> Array:
         return self.xp.tril(x, k=k)

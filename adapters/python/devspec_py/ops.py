@@ -95,6 +95,16 @@ def info_devices(server: Server, args: Args) -> Any:
     return [None if d is None else server.device_handle(d) for d in server.backend.info_devices()]
 
 
+@op("info.devices_type")
+def info_devices_type(server: Server, args: Args) -> Any:
+    return server.backend.info_devices_type()
+
+
+@op("info.device_param")
+def info_device_param(server: Server, args: Args) -> Any:
+    return server.backend.device_param(arg(args, "fn", str))
+
+
 @op("info.default_device")
 def info_default_device(server: Server, args: Args) -> Any:
     dev = server.backend.info_default_device()
@@ -337,6 +347,24 @@ def array_to_devices(server: Server, args: Args) -> Any:
 def array_dlpack_device(server: Server, args: Args) -> Any:
     kind, index = server.backend.dlpack_device(server.array(args, "array"))
     return [int(kind), int(index)]
+
+
+@op("array.dlpack")
+def array_dlpack(server: Server, args: Args) -> Any:
+    x = server.array(args, "array")
+    kw: dict[str, Any] = {}
+    if "dl_device" in args:
+        dl = args["dl_device"]
+        if dl is not None:
+            if (not isinstance(dl, list) or len(dl) != 2 or
+                    any(isinstance(v, bool) or not isinstance(v, int) for v in dl)):
+                raise ProtocolError("argument 'dl_device' must be null or [device_type, "
+                                    "device_id]", "TypeError")
+            dl = (dl[0], dl[1])
+        kw["dl_device"] = dl
+    if "copy" in args:
+        kw["copy"] = arg(args, "copy", (bool, type(None)), what="a boolean or null")
+    return server.backend.dlpack_export(x, kw)
 
 
 @op("array.from_dlpack")

@@ -24,6 +24,9 @@ from typing import Any
 # Per library, ordered rules: (case id glob, regular expression searched in the runner's
 # reason for the failure, the reason written into the file).
 R: dict[str, list[tuple[str, str, str]]] = {
+"numpy": [
+ ("signature.device.fft-*", "strings differ", "numpy.fft.fftfreq and numpy.fft.rfftfreq (NumPy 2.4.6) are (n, d=1.0, device=None): device may be given positionally, where the standard's signature puts it after `*` (keyword-only)"),
+],
 "array-api-strict": [
  ("dtypes.no-such-device.*", "returned a value", "the inspection namespace's dtypes(device='gpu:4096') and default_dtypes(device='gpu:4096') answer as for CPU_DEVICE (all 13 dtypes; float64 defaults): array-api-strict 2.6.1 never checks that device= is one of its devices"),
  ("copy.asarray.no-copy-other-device", "", "asarray(x, copy=False, device=D) of an array on another device returns a new Array on D sharing x's NumPy buffer instead of raising: every array-api-strict device lives in host memory, so no copy is needed"),
@@ -34,6 +37,12 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("*", "different devices", "from_dlpack without device= puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
 ],
 "jax": [
+ ("signature.device.array-to-device", "", "jax.Array.to_device(self, device, *, stream=None) in jax 0.10.2 also takes device as a keyword; the standard's to_device(self, device, /, *, stream=None) makes it positional-only"),
+ ("dlpack.export.default", "numbers differ", "x.__dlpack__() of an array on cpu:1 exports a tensor on (kDLCPU, 1) while x.__dlpack_device__() says (kDLCPU, 0): jax 0.10.2 reports device id 0 for every CPU device but exports with the device's own id"),
+ ("dlpack.export.dl-device-none", "numbers differ", "x.__dlpack__(dl_device=None) of an array on cpu:1 exports a tensor on (kDLCPU, 1) while x.__dlpack_device__() says (kDLCPU, 0): jax 0.10.2 reports device id 0 for every CPU device but exports with the device's own id"),
+ ("dlpack.export.own-device", "shares_memory", "x.__dlpack__(dl_device=x.__dlpack_device__()) of an array on cpu:1 copies: __dlpack_device__ says (kDLCPU, 0), which __dlpack__ reads as cpu:0, another device"),
+ ("dlpack.export.*copy-true", "observed null", "jax 0.10.2's __dlpack__(max_version=(1, 0)) returns an unversioned capsule ('dltensor'), which has no flags, so a copy cannot carry DLPack's IS_COPIED flag"),
+ ("dlpack.export.host-no-copy.on-host", "requires a copy", "x.__dlpack__(dl_device=(kDLCPU, 0), copy=False) of an array on cpu:1 raises ValueError ('requires a copy since the source device is CpuDevice(id=1)'), not BufferError, although x.__dlpack_device__() says (kDLCPU, 0)"),
  ("dtypes.no-such-device.*", "returned a value", "jax's inspection namespace answers dtypes(device='gpu:4096') and default_dtypes(device='gpu:4096') with the CPU answer (no float64 without x64) instead of raising: jax 0.10.2 does not check device= there"),
  ("sharding.shard.already-sharded.*", "", "jax.device_put of an array already sharded over a Mesh onto another NamedSharding re-shards it instead of raising (TG-SHARD-4): JAX has no rule against sharding a multi-device array"),
  ("sharding.shard.inplace.*", "", "JAX arrays are immutable: there is no shard_ that changes an array in place (TG-SHARD-3), so the adapter answers NotImplementedError"),
@@ -73,6 +82,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("device-string.*", "strings differ|missing from the result", "tinygrad's devices are plain canonical strings ('cpu:0' -> 'CPU', 'gpu:1' -> 'GPU:1'): upper-case, no ':0', and no type or index fields"),
 ],
 "ivy": [
+ ("signature.device.array-to-device", "", "ivy.Array.to_device(self, device, *, stream=None, out=None) takes device positional-or-keyword: neither positional-only, as the standard's to_device(self, device, /, *, stream=None), nor keyword-only, as Ivy's own rule for device arguments"),
  ("util.arrays-on-device.*", "", "ivy.get_all_ivy_arrays_on_dev tests each object with `obj is ivy.Array` (the class itself) instead of isinstance, so it never finds an array and always answers an empty Container"),
  ("device-names.*", "missing from the result", "ivy.Device is a str subclass with no type or index attribute: only the string itself describes the device"),
  ("device-string.kw.rejected.*", "returned a value", "with the NumPy backend Ivy maps every device string to 'cpu' before any check, so device='cuda:0', 'CPU' or 'gpu:4096' creates the array on cpu (with a logged warning for gpu) instead of raising"),

@@ -340,3 +340,25 @@ def test_sharding_layout_pieces_and_errors(library):
         a.ok("array.shard", {"x": s, "devices": devs, "axis": None})
         e = a.err("array.shard_inplace", {"x": x, "devices": devs})
         assert e["kind"] == "NotImplementedError" and e["origin"] == "adapter"
+
+
+def test_numpy_new_ops_report_the_library_itself():
+    """info.devices_type, info.device_param and array.dlpack read the library itself: the
+    type devices() returned, inspect.signature, and the exported capsule (its device, the
+    IS_COPIED flag, whether it shares memory)."""
+    import numpy
+    a, _ = session("numpy")
+    assert a.ok("info.devices_type", {}) == type(numpy.__array_namespace_info__().devices()).__name__
+    assert a.ok("info.device_param", {"fn": "zeros"}) == {"kind": "keyword-only", "default": "None"}
+    assert a.ok("info.device_param", {"fn": "Array.to_device"})["kind"] == "positional-only"
+    e = a.err("info.device_param", {"fn": "no_such_function"})
+    assert e["kind"] == "AttributeError" and e["origin"] == "library"
+    x = a.ok("array.asarray", {"obj": {"dtype": "float64", "shape": [2], "data": [1.5, 2]}})
+    assert a.ok("array.dlpack", {"array": x}) == {"device": [1, 0], "copied": False,
+                                                   "shares_memory": True}
+    assert a.ok("array.dlpack", {"array": x, "copy": True}) == {"device": [1, 0], "copied": True,
+                                                                "shares_memory": False}
+    e = a.err("array.dlpack", {"array": x, "dl_device": [16, 0]})
+    assert e["kind"] == "BufferError" and e["origin"] == "library"
+    e = a.err("array.dlpack", {"array": x, "dl_device": [1]})
+    assert e["kind"] == "TypeError" and e["origin"] == "protocol"

@@ -434,6 +434,27 @@ static uint32_t kind_bits(const char *kind)
     return 0;
 }
 
+/* A C library has no Python list or tuple and no keyword arguments: these two ops ask what
+ * only a language with them can answer, so the shim answers for every C adapter that the
+ * op cannot be expressed (spec/protocol.md; spec/decisions.md, "Exact values and
+ * strings"). */
+static int op_info_devices_type(const ds__req *r, cJSON **result)
+{
+    (void)result;
+    return ds__fail(r->e, DS__ORIGIN_ADAPTER, "NotImplementedError",
+                    "%s: a C library's device list is an array, neither a list nor a tuple",
+                    r->op);
+}
+
+static int op_info_device_param(const ds__req *r, cJSON **result)
+{
+    const char *fn;
+    (void)result;
+    if (ds__arg_string(r, "fn", &fn) < 0) return -1;
+    return ds__fail(r->e, DS__ORIGIN_ADAPTER, "NotImplementedError",
+                    "%s: C functions have no keyword arguments and no signature to read", r->op);
+}
+
 static int op_info_dtypes(const ds__req *r, cJSON **result)
 {
     ds_device dev;
@@ -936,6 +957,16 @@ static int op_array_dlpack_device(const ds__req *r, cJSON **result)
     }
     *result = pair;
     return 0;
+}
+
+/* The vendor table has no DLPack export slot: a C library's __dlpack__(dl_device=, copy=) is
+ * not reachable through the shim yet. */
+static int op_array_dlpack(const ds__req *r, cJSON **result)
+{
+    ds_array x;
+    (void)result;
+    if (ds__arg_array(r, "array", &x) < 0) return -1;
+    return no_slot(r);
 }
 
 static int op_array_from_dlpack(const ds__req *r, cJSON **result)

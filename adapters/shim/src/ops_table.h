@@ -23,6 +23,8 @@
     X("info.default_device", info_default_device, ((const char *const[]){NULL}))                   \
     X("info.default_dtypes", info_default_dtypes, ((const char *const[]){"device", NULL}))         \
     X("info.dtypes", info_dtypes, ((const char *const[]){"device", "kind", NULL}))                 \
+    X("info.devices_type", info_devices_type, ((const char *const[]){NULL}))                       \
+    X("info.device_param", info_device_param, ((const char *const[]){"fn", NULL}))                 \
     X("array.create", array_create, ((const char *const[]){"fn", "shape", "fill_value", "start",   \
         "stop", "step", "num", "endpoint", "n_rows", "n_cols", "k", "x", "n", "d", "dtype",        \
         "device", NULL}))                                                                          \
@@ -49,6 +51,7 @@
     X("array.dlpack_device", array_dlpack_device, ((const char *const[]){"array", NULL}))          \
     X("array.from_dlpack", array_from_dlpack, ((const char *const[]){"x", "device", "copy",        \
         NULL}))                                                                                    \
+    X("array.dlpack", array_dlpack, ((const char *const[]){"array", "dl_device", "copy", NULL}))   \
     X("stream.default", stream_default, ((const char *const[]){"device", NULL}))                   \
     X("array.tril", array_tril, ((const char *const[]){"x", "k", NULL}))                           \
     X("array.triu", array_triu, ((const char *const[]){"x", "k", NULL}))                           \

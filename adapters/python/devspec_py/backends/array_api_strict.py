@@ -13,7 +13,8 @@ class StrictBackend(ArrayAPIBackend):
     all of them in host memory but kept apart as the standard requires."""
 
     library_name = "array-api-strict"
-    features = (*ARRAY_API_2025, "fft-freq-device", "dlpack-device", "dtype-device-support")
+    features = (*ARRAY_API_2025, "fft-freq-device", "dlpack-device", "dtype-device-support",
+                "dlpack-export", "device-keyword-only", "info-devices-tuple")
 
     def __init__(self) -> None:
         import array_api_compat

@@ -20,7 +20,7 @@ class IvyBackend(ArrayAPIBackend):
                 "mixed-device-raises", "default-device-consistent", "device-string",
                 "device-string-kw", "default-device-global", "default-device-scoped",
                 "soft-device-mode", "device-inference-order", "device-utils", "device-names",
-                "promotion-table", "promotion-scalars")
+                "promotion-table", "promotion-scalars", "device-keyword-only")
 
     def __init__(self) -> None:
         import ivy

@@ -15,7 +15,8 @@ class JaxBackend(ArrayAPIBackend):
     library_name = "jax"
     features = (*ARRAY_API_2024, "fft-freq-device", "dlpack-device", "priority-context-first",
                 "default-device-global", "default-device-scoped", "sharding",
-                "sharding-elementwise", "sharding-reduce", "sharding-gather")
+                "sharding-elementwise", "sharding-reduce", "sharding-gather", "dlpack-export",
+                "device-keyword-only", "info-devices-list")
 
     def __init__(self) -> None:
         import array_api_compat

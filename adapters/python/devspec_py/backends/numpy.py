@@ -16,7 +16,8 @@ class NumPyBackend(ArrayAPIBackend):
     directly."""
 
     library_name = "numpy"
-    features = (*ARRAY_API_2024, "fft-freq-device", "dlpack-device")
+    features = (*ARRAY_API_2024, "fft-freq-device", "dlpack-device", "dlpack-export",
+                "device-keyword-only", "info-devices-list")
 
     def __init__(self) -> None:
         import numpy
