@@ -348,7 +348,8 @@ def test_numpy_new_ops_report_the_library_itself():
     IS_COPIED flag, whether it shares memory)."""
     import numpy
     a, _ = session("numpy")
-    assert a.ok("info.devices_type", {}) == type(numpy.__array_namespace_info__().devices()).__name__
+    devices = numpy.__array_namespace_info__().devices()
+    assert a.ok("info.devices_type", {}) == type(devices).__name__
     assert a.ok("info.device_param", {"fn": "zeros"}) == {"kind": "keyword-only", "default": "None"}
     assert a.ok("info.device_param", {"fn": "Array.to_device"})["kind"] == "positional-only"
     e = a.err("info.device_param", {"fn": "no_such_function"})

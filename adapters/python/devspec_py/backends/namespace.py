@@ -13,6 +13,7 @@ those cases with that reason.
 from __future__ import annotations
 
 import importlib
+import inspect
 import sys
 from typing import Any
 
@@ -73,7 +74,23 @@ class NamespaceBackend(ArrayAPIBackend):
             features.append("dlpack-device")
         if self.has_info and self.dtypes_differ_between_devices():
             features.append("dtype-device-support")
+        if version >= "2023.12" and {"dl_device", "copy"} <= self.parameters(
+                getattr(type(self.xp.empty((0,))), "__dlpack__", None)):
+            features.append("dlpack-export")
+        if "device" in self.parameters(getattr(self.xp, "zeros", None)):
+            features.append("device-keyword-only")
+        if self.has_info and version >= "2023.12":
+            features.append("info-devices-list" if version < "2025.12" else "info-devices-tuple")
         return tuple(features)
+
+    @staticmethod
+    def parameters(f: Any) -> set[str]:
+        """The parameter names of F's signature; empty when F has none that can be read (a
+        function whose signature cannot be read cannot answer info.device_param)."""
+        try:
+            return set(inspect.signature(f).parameters)
+        except (TypeError, ValueError):
+            return set()
 
     def dtypes_differ_between_devices(self) -> bool:
         """Whether the inspection namespace lists different dtypes for different devices."""
