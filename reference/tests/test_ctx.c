@@ -25,7 +25,7 @@ static void count_release(void *p, void *ud)
     free(p);
 }
 
-DT_TEST(ctx)
+DT_TEST(create_refusals)
 {
     ra_ctx *ctx = NULL;
     ASSERT_STATUS(NULL, ra_ctx_create(NULL, NULL), RA_E_NULL, "create with NULL out");
@@ -36,7 +36,11 @@ DT_TEST(ctx)
     ASSERT_STATUS(NULL, ra_ctx_create(&bad, &ctx), RA_E_NULL,
                   "an allocator without release is refused");
     CHECK(ctx == NULL, "out is NULL after a failed create");
+}
 
+DT_TEST(options_size_and_flags)
+{
+    ra_ctx *ctx = NULL;
     /* The options' size field and flags (refarray.h, "Conventions"). */
     ASSERT_STATUS(NULL, ra_ctx_create(&(ra_ctx_options){.size = 3}, &ctx), RA_E_ARG,
                   "options with a size below the first layout");
@@ -54,8 +58,12 @@ DT_TEST(ctx)
     ASSERT_STATUS(NULL, ra_ctx_create(&newer.o, &ctx), RA_OK,
                   "options from a newer header with its new fields zero");
     ra_ctx_destroy(ctx);
-    ctx = NULL;
+}
 
+DT_TEST(allocation_hook_and_messages)
+{
+    ra_ctx *ctx = NULL;
+    ra_device d;
     /* Everything goes through the hook, and everything is given back. */
     counting c = {0, 0};
     ra_allocator hook = {count_alloc, count_release, &c};
@@ -72,7 +80,6 @@ DT_TEST(ctx)
     CHECK(c.total >= before + 2, "array header and host data come from the hook");
     ra_array_release(x);
     /* An error creates this thread's state for the message, also through the hook. */
-    ra_device d;
     ra_device_parse(ctx, "bogus", &d);
     ASSERT_MESSAGE(ctx, "'bogus'", "the message is kept per context and thread");
     CHECK(strstr(ra_ctx_message(NULL), "bogus") == NULL, "the context-free slot was not touched");
@@ -87,7 +94,11 @@ DT_TEST(ctx)
     ra_ctx_destroy(NULL);
     ASSERT_STR(ra_ctx_message(NULL), message,
                "destroy(NULL) is a no-op: not even the context-free message changes");
+}
 
+DT_TEST(two_contexts)
+{
+    ra_device d;
     /* Two contexts keep separate messages and settings. */
     ra_ctx *a = open_ctx(), *b = open_ctx();
     ra_device_parse(a, "GPU", &d);
@@ -113,7 +124,11 @@ DT_TEST(ctx)
     ASSERT_INT(ra_ctx_soft_policy(NULL), RA_SOFT_MOVE_ALL, "NULL ctx reads the default");
     ra_ctx_destroy(a);
     ra_ctx_destroy(b);
+}
 
+DT_TEST(fresh_context_state)
+{
+    ra_device d;
     /* A context created after one was destroyed does not see the old thread state, even at
      * the same address. */
     for (int i = 0; i < 3; i++) {
@@ -126,4 +141,6 @@ DT_TEST(ctx)
     }
 }
 
-DT_MAIN(DT_ENTRY(ctx))
+DT_MAIN(DT_ENTRY(create_refusals), DT_ENTRY(options_size_and_flags),
+        DT_ENTRY(allocation_hook_and_messages), DT_ENTRY(two_contexts),
+        DT_ENTRY(fresh_context_state))

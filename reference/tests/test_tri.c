@@ -165,11 +165,12 @@ static void live_on_device(ra_ctx *ctx, ra_device dev, ra_device other)
     ASSERT_INT(n, 0, "IVY-UTIL-6 %s: none alive after releasing all", ds);
 }
 
-DT_TEST(tri)
+DT_TEST(on_every_device)
 {
     ra_ctx *ctx = open_ctx();
     ra_device devs[16];
     size_t n = list_devices(ctx, devs);
+    /* tril, triu and the live arrays on every device the context lists. */
     for (size_t i = 0; i < n; i++) {
         uint32_t supported = 0;
         ra_info_dtypes(ctx, &devs[i], 0, &supported);
@@ -180,6 +181,13 @@ DT_TEST(tri)
         live_on_device(ctx, devs[i], devs[(i + 1) % n]);
     }
     if (n < 2) skip_part("only one device (cpu): no OpenCL device here", "IVY-UTIL-6 two devices");
+    ra_ctx_destroy(ctx);
+}
+
+DT_TEST(bad_arguments)
+{
+    ra_ctx *ctx = open_ctx();
+    /* NULL arguments and a device that is not available. */
     ra_array *y = NULL;
     size_t count;
     ASSERT_STATUS(NULL, ra_tril(NULL, NULL, 0, &y), RA_E_NULL, "tril: ctx NULL");
@@ -198,4 +206,4 @@ DT_TEST(tri)
     ra_ctx_destroy(ctx);
 }
 
-DT_MAIN(DT_ENTRY(tri))
+DT_MAIN(DT_ENTRY(on_every_device), DT_ENTRY(bad_arguments))
