@@ -19,6 +19,7 @@
 #include "devspec_shim.h"
 
 #include <cjson/cJSON.h>
+#include "dsjson.h"
 #include <dlfcn.h>
 #include <mpi.h>
 #include <signal.h>
@@ -54,7 +55,7 @@ static char *call_local(const char *request, size_t len, size_t *reply_len)
 /* A rank's outcome: the reply without its id. */
 static cJSON *outcome(const char *reply)
 {
-    cJSON *doc = cJSON_Parse(reply);
+    cJSON *doc = dsj_parse(reply, strlen(reply), NULL);
     if (!doc) {
         doc = cJSON_CreateObject();
         cJSON_AddFalseToObject(doc, "ok");
@@ -69,11 +70,22 @@ static cJSON *outcome(const char *reply)
     return doc;
 }
 
+/* Whether two outcomes are the same JSON, compared as dsjson prints them: exact numbers
+ * (cJSON_Compare compares doubles, so two int64 values past 2^53 could look equal). */
+static bool same_outcome(const cJSON *a, const cJSON *b)
+{
+    char *ta = dsj_print(a, false, NULL), *tb = dsj_print(b, false, NULL);
+    bool same = ta && tb && strcmp(ta, tb) == 0;
+    cJSON_free(ta);
+    cJSON_free(tb);
+    return same;
+}
+
 /* Rank 0's reply, with "ranks" when the ranks' outcomes differ and "ranks" in hello's
  * result. all holds nranks NUL-separated replies. */
 static char *merge(const char *request, size_t request_len, char *const *replies)
 {
-    cJSON *doc = cJSON_Parse(replies[0]);
+    cJSON *doc = dsj_parse(replies[0], strlen(replies[0]), NULL);
     if (!doc) return strdup(replies[0]);
     bool differ = false;
     cJSON *first = outcome(replies[0]);
@@ -81,7 +93,7 @@ static char *merge(const char *request, size_t request_len, char *const *replies
     cJSON_AddItemToArray(list, first);
     for (int r = 1; r < nranks; r++) {
         cJSON *o = outcome(replies[r]);
-        if (!cJSON_Compare(o, first, true)) differ = true;
+        if (!same_outcome(o, first)) differ = true;
         cJSON_AddItemToArray(list, o);
     }
     if (differ)
@@ -89,7 +101,7 @@ static char *merge(const char *request, size_t request_len, char *const *replies
     else
         cJSON_Delete(list);
     /* hello: say how many ranks serve the session. */
-    cJSON *req = cJSON_ParseWithLength(request, request_len);
+    cJSON *req = dsj_parse(request, request_len, NULL);
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(req, "op");
     cJSON *result = cJSON_GetObjectItemCaseSensitive(doc, "result");
     if (cJSON_IsString(op) && strcmp(op->valuestring, "hello") == 0 && cJSON_IsObject(result)) {
@@ -97,7 +109,7 @@ static char *merge(const char *request, size_t request_len, char *const *replies
         cJSON_AddNumberToObject(result, "ranks", nranks);
     }
     cJSON_Delete(req);
-    char *text = cJSON_PrintUnformatted(doc);
+    char *text = dsj_print(doc, false, NULL);
     cJSON_Delete(doc);
     char *out = text ? strdup(text) : strdup(replies[0]);
     cJSON_free(text);
