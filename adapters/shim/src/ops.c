@@ -1359,6 +1359,7 @@ static int placement_decode(const ds__req *r, const cJSON *v, const char *name, 
             return ds__fail(r->e, PROTO, "TypeError", "%s: argument '%s' has an unknown key '%s'",
                             r->op, name, k->string);
     b->arg.type = type->valuestring;
+    if (ds__string_for_library(r, name, b->arg.type) < 0) return -1;
     if (!ranks && !ranks_needed) return 0;
     if (!cJSON_IsArray(ranks))
         return ds__fail(r->e, PROTO, "TypeError", "%s: %s.ranks must be a list", r->op, name);
