@@ -363,27 +363,58 @@ static void test_out_of_memory(void)
     ra_array_release(s);
 }
 
-DT_TEST(opencl_devices)
+/* Runs one group on a fresh context; skips it where no OpenCL device is available. */
+static void on_gpus(void (*group)(void))
 {
-    int st = ra_ctx_create(NULL, &ctx);
-    if (!CHECK(st == RA_OK, "context created")) {
-        printf("#   %s: %s\n", ra_status_name(st), ra_ctx_message(NULL));
-        return;
-    }
+    ASSERT_STATUS(NULL, ra_ctx_create(NULL, &ctx), RA_OK, "context created");
     ngpu = gpu_devices(ctx, gpus, 16);
     if (ngpu == 0) {
-        skip_part("no OpenCL device is available", "gpu device tests");
-    } else {
-        test_listing();
-        test_placement();
-        test_reuse_zeroes();
-        test_two_devices();
-        test_streams();
-        test_float64();
-        test_utilisation();
-        test_out_of_memory();
+        ra_ctx_destroy(ctx);
+        dt_skip("no OpenCL device is available");
     }
+    group();
     ra_ctx_destroy(ctx);
 }
 
-DT_MAIN(DT_ENTRY(opencl_devices))
+DT_TEST(listing)
+{
+    on_gpus(test_listing);
+}
+
+DT_TEST(placement)
+{
+    on_gpus(test_placement);
+}
+
+DT_TEST(reuse_zeroes)
+{
+    on_gpus(test_reuse_zeroes);
+}
+
+DT_TEST(two_devices)
+{
+    on_gpus(test_two_devices);
+}
+
+DT_TEST(streams)
+{
+    on_gpus(test_streams);
+}
+
+DT_TEST(float64)
+{
+    on_gpus(test_float64);
+}
+
+DT_TEST(utilisation)
+{
+    on_gpus(test_utilisation);
+}
+
+DT_TEST(out_of_memory)
+{
+    on_gpus(test_out_of_memory);
+}
+
+DT_MAIN(DT_ENTRY(listing), DT_ENTRY(placement), DT_ENTRY(reuse_zeroes), DT_ENTRY(two_devices),
+        DT_ENTRY(streams), DT_ENTRY(float64), DT_ENTRY(utilisation), DT_ENTRY(out_of_memory))

@@ -200,17 +200,29 @@ static void test_device_order(void)
     ASSERT_STR(p[0].platform_name, "Alpha", "same device type: platforms by name, not load order");
 }
 
-DT_TEST(opencl_internal)
+DT_TEST(error_mapping)
 {
     ra_ctx *ctx = NULL;
-    if (!CHECK(ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx) == RA_OK,
-               "context created"))
-        return;
+    ASSERT_STATUS(NULL, ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx), RA_OK,
+                  "context created");
     test_error_mapping(ctx);
     ra_ctx_destroy(ctx);
+}
+
+DT_TEST(device_order)
+{
     test_device_order();
+}
+
+DT_TEST(driver_out_of_memory)
+{
     test_driver_out_of_memory();
+}
+
+DT_TEST(kernel_cache)
+{
     test_kernel_cache();
 }
 
-DT_MAIN(DT_ENTRY(opencl_internal))
+DT_MAIN(DT_ENTRY(error_mapping), DT_ENTRY(device_order), DT_ENTRY(driver_out_of_memory),
+        DT_ENTRY(kernel_cache))
