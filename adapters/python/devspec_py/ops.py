@@ -87,6 +87,17 @@ def device_from_ordinal(server: Server, args: Args) -> Any:
     return server.new_handle("device", server.backend.device_from_ordinal(int_arg(args, "ordinal")))
 
 
+@op("device.parse_current")
+def device_parse_current(server: Server, args: Args) -> Any:
+    text = arg(args, "text", str)
+    return server.new_handle("device", server.backend.parse_current_device(text))
+
+
+@op("device.set_current")
+def device_set_current(server: Server, args: Args) -> Any:
+    server.backend.set_current_device(device_object(server, args, "device"))
+
+
 # -- info.* -------------------------------------------------------------------------------
 
 @op("info.devices")
@@ -224,6 +235,11 @@ def array_describe(server: Server, args: Args) -> Any:
     # tinygrad's constants (arange, eye, 0-d scalars) have no device: .device is None.
     return {"device": None if dev is None else server.device_handle(dev),
             "dtype": b.array_dtype(x), "shape": list(b.array_shape(x))}
+
+
+@op("array.get_device")
+def array_get_device(server: Server, args: Args) -> Any:
+    return int(server.backend.array_get_device(server.array(args, "array")))
 
 
 @op("array.read")

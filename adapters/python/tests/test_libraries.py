@@ -363,3 +363,25 @@ def test_numpy_new_ops_report_the_library_itself():
     assert e["kind"] == "BufferError" and e["origin"] == "library"
     e = a.err("array.dlpack", {"array": x, "dl_device": [1]})
     assert e["kind"] == "TypeError" and e["origin"] == "protocol"
+
+
+def test_torch_current_device_ops():
+    # OneFlow's device('cuda') (the current device of a type) is torch.device without an
+    # index; Tensor.get_device() is torch's own, -1 for a CPU tensor.
+    a, h = session("torch")
+    d = a.ok("device.parse_current", {"text": "cpu"})
+    assert a.ok("device.describe", {"device": d}) == {"str": "cpu", "type": "cpu", "index": None}
+    x = a.ok("array.create", {"fn": "zeros", "shape": [1], "device": h["devices"][0]})
+    assert a.ok("array.get_device", {"array": x}) == -1
+    e = a.err("device.set_current", {"device": h["devices"][0]})
+    assert e["kind"] == "NotImplementedError" and e["origin"] == "adapter"
+
+
+def test_current_device_ops_need_a_library_that_has_them():
+    a, h = session("numpy")
+    for op, args in (("device.parse_current", {"text": "cpu"}),
+                     ("device.set_current", {"device": h["devices"][0]}),
+                     ("array.get_device", {"array": a.ok("array.create",
+                                                         {"fn": "zeros", "shape": [1]})})):
+        e = a.err(op, args)
+        assert e["kind"] == "NotImplementedError" and e["origin"] == "adapter", op

@@ -86,6 +86,22 @@ class TorchBackend(BaseBackend):
     def device_from_ordinal(self, ordinal: int) -> Device:
         return self.torch.device(ordinal)
 
+    def parse_current_device(self, text: str) -> Device:
+        # torch.device("cuda") without an index already means the current device of its
+        # type (index None), so the string constructor is this op too.
+        return self.torch.device(text)
+
+    def set_current_device(self, dev: Device) -> None:
+        if isinstance(dev, str):
+            dev = self.torch.device(dev)
+        if dev.type != "cuda":
+            raise Unsupported("torch sets a current device only for cuda "
+                              "(torch.cuda.set_device), not for %s" % dev.type)
+        self.torch.cuda.set_device(dev)
+
+    def array_get_device(self, x: Array) -> int:
+        return int(x.get_device())
+
     # -- array.* --------------------------------------------------------------------------
     def create(self, fn: str, a: Kw, kw: Kw) -> Array:
         t = self.torch
