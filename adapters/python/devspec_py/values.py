@@ -84,14 +84,6 @@ def loads(line: str) -> Any:
     return json.loads(line, parse_float=Number)
 
 
-def plain(value: Any) -> Any:
-    """A decoded JSON value with every Number turned into a plain float: what a library is
-    given (some libraries dispatch on type(x) is float)."""
-    if isinstance(value, Number):
-        return float(value)
-    return value
-
-
 # -- float32 and float16 -------------------------------------------------------------------
 
 def round_from_double(d: float, fmt: Binary) -> float:
@@ -135,11 +127,6 @@ def round_from_text(text: str, d: float, fmt: Binary) -> float:
         return f  # a true tie: to even, as already rounded
     chosen = hi if exact > Fraction(a) else lo
     return math.copysign(math.inf if chosen == fmt.limit else chosen, d)
-
-
-def float32_from_text(text: str, d: float) -> float:
-    """TEXT, whose nearest double is D, rounded once to float32."""
-    return round_from_text(text, d, FLOAT32)
 
 
 def shortest(x: float, fmt: Binary) -> float:
