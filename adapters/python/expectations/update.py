@@ -92,6 +92,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("device-string.kw.rejected.*", "returned a value", "with the NumPy backend Ivy maps every device string to 'cpu' before any check, so device='cuda:0', 'CPU' or 'gpu:4096' creates the array on cpu (with a logged warning for gpu) instead of raising"),
  ("device-string.to-device.rejected", "", "with the NumPy backend ivy.to_device maps the target to 'cpu' before its GPU check, so to_device(x, 'gpu:4096') returns x instead of raising"),
  ("device-string.invalid.empty", "", "ivy.Device('') is accepted: the empty string skips validation"),
+ ("device-string.invalid.embedded-nul", "", "ivy.Device never checks the separator (the fourth character): 'gpu\\x000', a NUL where ':' goes, is accepted as a gpu device"),
  ("device-string.invalid.*-separator", "", "ivy.Device never checks the separator (the fourth character): 'gpuX0' and 'gpu-0' are accepted"),
  ("device-string.*", "raised Exception", "ivy.Device raises IvyException, a direct subclass of Exception (not of ValueError), for a malformed name: a type outside gpu/tpu/cpu, or an index that fails str.isnumeric (empty, signed, hex, '1_0', '0 ', 'gpu' without index)"),
  ("device-string.open.*", "missing from the result", "ivy.Device is a str subclass with no type or index attribute, and accepts leading zeros, Unicode digits and any index size (str.isnumeric)"),
