@@ -493,6 +493,31 @@ fail:
     return NULL;
 }
 
+bool dsj_too_deep(const char *text, size_t len, size_t *at)
+{
+    size_t depth = 0;
+    bool in_string = false;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (in_string) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_string = false;
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > DSJ_MAX_DEPTH) {
+                if (at) *at = i;
+                return true;
+            }
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            depth--;
+        }
+    }
+    return false;
+}
+
 /* ---- printing ------------------------------------------------------------------------ */
 
 typedef struct out {

@@ -81,6 +81,13 @@ bool dsj_parse_double(const char *text, double *out);
  * 0xC1, never part of UTF-8, are refused. */
 cJSON *dsj_parse(const char *text, size_t len, size_t *error_at);
 
+/* The deepest nesting of arrays and objects dsj_parse reads (cJSON's limit). */
+#define DSJ_MAX_DEPTH CJSON_NESTING_LIMIT
+/* Whether LEN bytes of TEXT nest arrays and objects deeper than DSJ_MAX_DEPTH (brackets
+ * inside strings do not count); *AT (may be NULL) then gets the offset of the bracket that
+ * goes too deep. A reader whose dsj_parse failed asks this to say why. Linear time. */
+bool dsj_too_deep(const char *text, size_t len, size_t *at);
+
 /* Prints ITEM as JSON: compact, or FORMATTED as cJSON_Print lays it out. Numbers and strings
  * as the header comment says. Free the result with cJSON_free; *LEN (may be NULL) gets its
  * length. NULL when memory runs out or ITEM holds an invalid node. */

@@ -26,6 +26,9 @@ phase_preset() {
 phase_unit() { ctest --preset default -j "$jobs"; }
 phase_asan() { phase_preset asan -j "$jobs"; }
 phase_tsan() { phase_preset tsan; }
+# The libFuzzer harnesses (fuzz/), built by clang with ASan and UBSan, each for a fixed number
+# of executions from its seeds.
+phase_fuzz() { phase_preset fuzz; }
 phase_spec() {
     .venv/bin/python spec/tools/check.py && .venv/bin/python -m pytest -q spec/tools/tests &&
         .venv/bin/python spec/tools/gen_dtype_cases.py --check &&
@@ -45,7 +48,7 @@ phase_python() {
 }
 phase_suite() { bash scripts/run-suite.sh --no-setup --all --in-process --out reports/runs/ci >/dev/null; }
 
-all=(unit asan tsan spec python suite)
+all=(unit asan tsan fuzz spec python suite)
 want=("$@")
 [ ${#want[@]} -gt 0 ] || want=("${all[@]}")
 passed=0

@@ -115,5 +115,33 @@ DT_TEST(shape_count)
     ASSERT_MSG(ds__shape_count(neg, 1) == -1, "a negative extent is refused");
 }
 
-DT_MAIN(DT_ENTRY(dtype_names), DT_ENTRY(float_text), DT_ENTRY(utf8), DT_ENTRY(scalars),
-        DT_ENTRY(shape_count))
+/* A typed array whose shape holds a dimension beyond 2^53 (with a zero, so it is empty)
+ * encodes that dimension exactly, so the reply decodes back (found by fuzz/fuzz_typed.c);
+ * a shape whose element count overflows says so rather than "holds -1 elements". */
+DT_TEST(typed_shapes)
+{
+    const char *in = "{\"dtype\":\"int8\",\"shape\":[0,933333333333333333],\"data\":[]}";
+    cJSON *v = dsj_parse(in, strlen(in), NULL);
+    ds_buffer b;
+    ds__err e = {0};
+    ASSERT_MSG(ds__buffer_decode(v, "obj", &b, &e) == 0, "an empty array of a huge shape decodes (%s)",
+               e.message);
+    cJSON *enc = ds__buffer_encode(&b);
+    char *text = dsj_print(enc, false, NULL);
+    ASSERT_MSG(text && strstr(text, "933333333333333333") != NULL,
+               "the dimension is written exactly (observed %s)", text ? text : "NULL");
+    cJSON_free(text);
+    cJSON_Delete(enc);
+    ds__buffer_clear(&b);
+    cJSON_Delete(v);
+    const char *over = "{\"dtype\":\"int8\",\"shape\":[4294967296,4294967296],\"data\":[]}";
+    v = dsj_parse(over, strlen(over), NULL);
+    memset(&e, 0, sizeof e);
+    ASSERT_MSG(ds__buffer_decode(v, "obj", &b, &e) < 0 && strstr(e.message, "overflows") != NULL &&
+                   strstr(e.message, "-1") == NULL,
+               "[2^32, 2^32] is reported as an overflow (observed %s)", e.message);
+    cJSON_Delete(v);
+}
+
+DT_MAIN(DT_ENTRY(dtype_names), DT_ENTRY(float_text), DT_ENTRY(utf8), DT_ENTRY(scalars), DT_ENTRY(shape_count),
+        DT_ENTRY(typed_shapes))

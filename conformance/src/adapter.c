@@ -17,6 +17,9 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
@@ -242,21 +245,29 @@ int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
     int p[3][2];
     for (int i = 0; i < 3; i++)
         if (pipe(p[i]) != 0) {
-            snprintf(err, errlen, "cannot start the adapter: pipe: %s", strerror(errno));
+            snprintf(err, errlen, "cannot start the adapter: pipe: %s", dsr__strerror(errno));
             close_pipes(p, i);
             return -1;
         }
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
-        snprintf(err, errlen, "cannot start the adapter: fork: %s", strerror(errno));
+        snprintf(err, errlen, "cannot start the adapter: fork: %s", dsr__strerror(errno));
         close_pipes(p, 3);
         return -1;
     }
     if (pid == 0) {
         /* Child: its own process group, so a timeout can kill it and its children. */
         setpgid(0, 0);
+#ifdef __linux__
+        /* A runner killed outright (SIGKILL, the OOM killer) cannot kill its worker: the
+         * kernel does, and the setting survives the exec below. A runner already gone
+         * before the call leaves the worker to init: it stops at once. */
+        if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) _exit(127);
+#endif
         signal(SIGPIPE, SIG_DFL);
         signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
         dup2(p[IN][0], 0);
         dup2(p[OUT][1], 1);
         dup2(p[ERR][1], 2);
@@ -269,7 +280,7 @@ int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
             }
         }
         execvp(a->argv[0], a->argv);
-        dprintf(2, "devspec: cannot execute %s: %s\n", a->argv[0], strerror(errno));
+        dprintf(2, "devspec: cannot execute %s: %s\n", a->argv[0], dsr__strerror(errno));
         _exit(127);
     }
     setpgid(pid, pid); /* also from the parent: no race with the first kill */

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* The ops of the protocol (spec/ops.json): whether a step may use each, the arguments it
  * defines and those it needs. */
@@ -127,15 +128,24 @@ static const char *type_name(const cJSON *v)
 }
 
 /* Duplicate keys are legal JSON, but a case file with two "expect"s is a mistake that
- * JSON readers resolve differently (cJSON keeps the first, Python the last). */
+ * JSON readers resolve differently (cJSON keeps the first, Python the last). Linear: an
+ * object's keys go into a hash map (key -> how many times seen), so an object of 200k keys
+ * costs no more than 200k lookups. */
 static void check_duplicates(loader *L, const cJSON *v)
 {
     if (cJSON_IsObject(v)) {
-        for (const cJSON *a = v->child; a; a = a->next) {
-            int nth = 0;
-            for (const cJSON *b = v->child; b != a; b = b->next)
-                if (!strcmp(a->string, b->string)) nth++;
-            if (nth == 1) {
+        dsr_strmap seen = {0};
+        int *count = NULL;
+        int n = 0;
+        for (const cJSON *a = v->child; a; a = a->next)
+            n++;
+        count = dsr__xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+        int k = 0;
+        for (const cJSON *a = v->child; a; a = a->next, k++) {
+            count[k] = 0;
+            int first = dsr__strmap_put(&seen, a->string, k);
+            if (first >= 0 && ++count[first] == 1) {
+                /* the second occurrence of a key is the one reported, once */
                 push_key(L, a->string);
                 problem_key(L, 1, "duplicate key \"%s\"", a->string);
                 pop(L);
@@ -144,6 +154,8 @@ static void check_duplicates(loader *L, const cJSON *v)
             check_duplicates(L, a);
             pop(L);
         }
+        free(count);
+        dsr__strmap_free(&seen, false);
     } else if (cJSON_IsArray(v)) {
         int i = 0;
         for (const cJSON *a = v->child; a; a = a->next, i++) {
@@ -798,10 +810,20 @@ static const char *const FILE_KEYS[] = {"description", "cases", NULL};
 static void load_file(loader *L)
 {
     dsr_file *f = L->file;
-    size_t len = strlen(f->text);
+    size_t len = f->len;
+    int line, col;
+    /* A NUL byte is never part of a JSON text; one after a valid document must not hide
+     * what follows it. */
+    const char *nul = memchr(f->text, '\0', len);
+    if (nul) {
+        dsr__offset_to_linecol(f->text, (size_t)(nul - f->text), &line, &col);
+        fprintf(L->err, "%s:%d:%d: (file): NUL byte (a case file is UTF-8 JSON text)\n", f->path,
+                line, col);
+        L->problems++;
+        return;
+    }
     long bad = dsr__utf8_invalid_at(f->text, len);
     if (bad >= 0) {
-        int line, col;
         dsr__offset_to_linecol(f->text, (size_t)bad, &line, &col);
         fprintf(L->err, "%s:%d:%d: (file): invalid UTF-8\n", f->path, line, col);
         L->problems++;
@@ -810,10 +832,17 @@ static void load_file(loader *L)
     size_t end = len;
     f->root = dsj_parse(f->text, len, &end);
     if (!f->root) {
+        size_t deep;
+        if (dsj_too_deep(f->text, len, &deep)) {
+            dsr__offset_to_linecol(f->text, deep, &line, &col);
+            fprintf(L->err, "%s:%d:%d: (file): nested deeper than %d arrays and objects\n",
+                    f->path, line, col, DSJ_MAX_DEPTH);
+            L->problems++;
+            return;
+        }
         size_t off = dsr__json_error_offset(f->text, len);
         if (off >= len) /* the strict check accepts what dsj_parse refused: use its place */
             off = end;
-        int line, col;
         dsr__offset_to_linecol(f->text, off, &line, &col);
         fprintf(L->err, "%s:%d:%d: (file): invalid JSON%s\n", f->path, line, col,
                 off >= len ? " (unexpected end of file)" : "");
@@ -873,11 +902,26 @@ static void add_file(dsr_suite *s, const char *path, const char *name)
     f->name = dsr__xstrdup(name);
 }
 
-static int collect(dsr_suite *s, const char *dir, const char *prefix, FILE *err)
+/* Identifies a file or directory by device and inode: a directory reached again through a
+ * symbolic link (a loop, or two links to one place) is not searched twice, and a file is
+ * never read twice. Returns true when ST was seen before. */
+static bool seen_before(dsr_strmap *visited, const struct stat *st)
+{
+    char key[64];
+    snprintf(key, sizeof key, "%llx:%llx", (unsigned long long)st->st_dev,
+             (unsigned long long)st->st_ino);
+    char *copy = dsr__xstrdup(key); /* the map owns its keys */
+    if (dsr__strmap_put(visited, copy, 0) < 0) return false;
+    free(copy);
+    return true;
+}
+
+static int collect(dsr_suite *s, const char *dir, const char *prefix, dsr_strmap *visited,
+                   FILE *err)
 {
     DIR *d = opendir(dir);
     if (!d) {
-        fprintf(err, "%s: cannot open directory: %s\n", dir, strerror(errno));
+        fprintf(err, "%s: cannot open directory: %s\n", dir, dsr__strerror(errno));
         return 1;
     }
     char **names = NULL;
@@ -891,49 +935,54 @@ static int collect(dsr_suite *s, const char *dir, const char *prefix, FILE *err)
     closedir(d);
     if (n) qsort(names, (size_t)n, sizeof(char *), cmp_str);
     int problems = 0;
-    for (int i = 0; i < n; i++) {
+    for (int i = 0; i < n && !dsr__interrupted; i++) {
         dsr_buf path = {0}, name = {0};
         dsr__buf_printf(&path, "%s/%s", dir, names[i]);
         dsr__buf_printf(&name, "%s%s", prefix, names[i]);
         size_t len = strlen(names[i]);
-        if (dsr__is_dir(path.data)) {
-            dsr__buf_puts(&name, "/");
-            problems += collect(s, path.data, name.data, err);
-        } else if (len > 5 && !strcmp(names[i] + len - 5, ".json")) {
-            add_file(s, path.data, name.data);
+        struct stat st;
+        bool is_json = len > 5 && !strcmp(names[i] + len - 5, ".json");
+        if (stat(path.data, &st) != 0) {
+            /* a dangling link or a file gone meanwhile: an error only where a case file
+             * was meant */
+            if (is_json) {
+                fprintf(err, "%s: cannot read: %s\n", path.data, dsr__strerror(errno));
+                problems++;
+            }
+        } else if (S_ISDIR(st.st_mode)) {
+            if (!seen_before(visited, &st)) {
+                dsr__buf_puts(&name, "/");
+                problems += collect(s, path.data, name.data, visited, err);
+            }
+        } else if (is_json) {
+            if (!S_ISREG(st.st_mode)) {
+                fprintf(err, "%s: not a regular file; only regular files are case files\n",
+                        path.data);
+                problems++;
+            } else if (!seen_before(visited, &st)) {
+                add_file(s, path.data, name.data);
+            }
         }
         dsr__buf_free(&path);
         dsr__buf_free(&name);
-        free(names[i]);
     }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
     free(names);
     return problems;
 }
 
-int dsr__suite_load(dsr_suite *s, const dsr_registry *reg, char *const *paths, int npaths,
-                    FILE *err)
+/* Parses and checks every file of S whose text is not yet read, then the case IDs of the
+ * whole suite. */
+static int load_all(dsr_suite *s, const dsr_registry *reg, FILE *err)
 {
-    memset(s, 0, sizeof *s);
     int problems = 0;
-    for (int i = 0; i < npaths; i++) {
-        if (dsr__is_dir(paths[i])) {
-            int before = s->nfiles;
-            problems += collect(s, paths[i], "", err);
-            if (s->nfiles == before) {
-                fprintf(err, "%s: no case files (*.json) in this directory\n", paths[i]);
-                problems++;
-            }
-        } else {
-            const char *slash = strrchr(paths[i], '/');
-            add_file(s, paths[i], slash ? slash + 1 : paths[i]);
-        }
-    }
     loader L = {.reg = reg, .err = err};
-    for (int i = 0; i < s->nfiles; i++) {
+    for (int i = 0; i < s->nfiles && !dsr__interrupted; i++) {
         dsr_file *f = &s->files[i];
-        f->text = dsr__read_file(f->path, NULL);
+        if (!f->text) f->text = dsr__read_file(f->path, &f->len);
         if (!f->text) {
-            fprintf(err, "%s: cannot read: %s\n", f->path, strerror(errno));
+            fprintf(err, "%s: cannot read: %s\n", f->path, dsr__strerror(errno));
             problems++;
             continue;
         }
@@ -945,35 +994,82 @@ int dsr__suite_load(dsr_suite *s, const dsr_registry *reg, char *const *paths, i
     free(L.bound);
     problems += L.problems;
 
-    /* Case IDs are unique across the whole suite (spec/case-format.md). */
+    /* Case IDs are unique across the whole suite (spec/case-format.md): a hash map from ID
+     * to the first case that has it keeps this linear in the number of cases. */
+    dsr_strmap ids = {0};
+    int ncases = 0;
+    for (int i = 0; i < s->nfiles; i++)
+        ncases += s->files[i].ncases;
+    int (*where)[2] = dsr__xmalloc(sizeof *where * (size_t)(ncases ? ncases : 1));
+    int k = 0;
     for (int i = 0; i < s->nfiles; i++) {
         for (int j = 0; j < s->files[i].ncases; j++) {
             const dsr_case *c = &s->files[i].cases[j];
             if (!c->id) continue;
-            for (int i2 = 0; i2 <= i; i2++) {
-                int lim = i2 == i ? j : s->files[i2].ncases;
-                for (int j2 = 0; j2 < lim; j2++) {
-                    const dsr_case *o = &s->files[i2].cases[j2];
-                    if (!o->id || strcmp(o->id, c->id)) continue;
-                    dsr_seg here[3] = {{.key = "cases"}, {.index = j}, {.key = "id"}};
-                    dsr_seg there[3] = {{.key = "cases"}, {.index = j2}, {.key = "id"}};
-                    int l1, c1, l2, c2;
-                    dsr__offset_to_linecol(s->files[i].text,
-                                           dsr__json_locate(s->files[i].text, here, 3), &l1, &c1);
-                    dsr__offset_to_linecol(s->files[i2].text,
-                                           dsr__json_locate(s->files[i2].text, there, 3), &l2, &c2);
-                    fprintf(
-                        err,
-                        "%s:%d:%d: cases[%d].id: duplicate case ID \"%s\" (first at %s:%d:%d)\n",
-                        s->files[i].path, l1, c1, j, c->id, s->files[i2].path, l2, c2);
-                    problems++;
-                    i2 = i + 1; /* report each duplicate once */
-                    break;
-                }
-            }
+            where[k][0] = i;
+            where[k][1] = j;
+            int first = dsr__strmap_put(&ids, c->id, k);
+            k++;
+            if (first < 0) continue;
+            int i2 = where[first][0], j2 = where[first][1];
+            dsr_seg here[3] = {{.key = "cases"}, {.index = j}, {.key = "id"}};
+            dsr_seg there[3] = {{.key = "cases"}, {.index = j2}, {.key = "id"}};
+            int l1, c1, l2, c2;
+            dsr__offset_to_linecol(s->files[i].text, dsr__json_locate(s->files[i].text, here, 3),
+                                   &l1, &c1);
+            dsr__offset_to_linecol(s->files[i2].text,
+                                   dsr__json_locate(s->files[i2].text, there, 3), &l2, &c2);
+            fprintf(err, "%s:%d:%d: cases[%d].id: duplicate case ID \"%s\" (first at %s:%d:%d)\n",
+                    s->files[i].path, l1, c1, j, c->id, s->files[i2].path, l2, c2);
+            problems++;
         }
     }
+    free(where);
+    dsr__strmap_free(&ids, false);
+    if (dsr__interrupted) {
+        fprintf(err, "devspec: interrupted while loading the case files\n");
+        problems++;
+    }
     return problems;
+}
+
+int dsr__suite_load(dsr_suite *s, const dsr_registry *reg, char *const *paths, int npaths,
+                    FILE *err)
+{
+    memset(s, 0, sizeof *s);
+    int problems = 0;
+    dsr_strmap visited = {0};
+    for (int i = 0; i < npaths && !dsr__interrupted; i++) {
+        struct stat st;
+        if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            int before = s->nfiles;
+            if (seen_before(&visited, &st)) continue; /* named twice */
+            problems += collect(s, paths[i], "", &visited, err);
+            if (s->nfiles == before && !dsr__interrupted) {
+                fprintf(err, "%s: no case files (*.json) in this directory\n", paths[i]);
+                problems++;
+            }
+        } else if (stat(paths[i], &st) == 0 && seen_before(&visited, &st)) {
+            continue; /* named twice, or also found in a directory given before */
+        } else {
+            const char *slash = strrchr(paths[i], '/');
+            add_file(s, paths[i], slash ? slash + 1 : paths[i]);
+        }
+    }
+    dsr__strmap_free(&visited, true);
+    return problems + load_all(s, reg, err);
+}
+
+int dsr__suite_load_text(dsr_suite *s, const dsr_registry *reg, const char *name,
+                         const char *text, size_t len, FILE *err)
+{
+    memset(s, 0, sizeof *s);
+    add_file(s, name, name);
+    s->files[0].text = dsr__xmalloc(len + 1);
+    memcpy(s->files[0].text, text, len);
+    s->files[0].text[len] = '\0';
+    s->files[0].len = len;
+    return load_all(s, reg, err);
 }
 
 void dsr__suite_free(dsr_suite *s)

@@ -113,7 +113,7 @@ static cJSON *parse_file(const char *path, FILE *err)
     size_t len;
     char *text = dsr__read_file(path, &len);
     if (!text) {
-        fprintf(err, "devspec: cannot read %s: %s\n", path, strerror(errno));
+        fprintf(err, "devspec: cannot read %s: %s\n", path, dsr__strerror(errno));
         return NULL;
     }
     cJSON *doc = dsj_parse(text, len, NULL);
@@ -1312,7 +1312,7 @@ int dsr__compare_main(int argc, char **argv, const char *source)
         build_rows(&in);
         cJSON *m = build_model(&in, &sp, have_reg ? &reg : NULL);
         if (html && dsr__compare_html_write(html, m) != 0) {
-            fprintf(stderr, "devspec: compare: cannot write %s: %s\n", html, strerror(errno));
+            fprintf(stderr, "devspec: compare: cannot write %s: %s\n", html, dsr__strerror(errno));
             rc = 3;
         }
         if (json) {

@@ -57,6 +57,27 @@ void dsr__utc_iso(char out[32]); /* wall clock, ISO 8601 UTC */
 /* Returns the byte offset of the first invalid UTF-8 sequence, or -1 when valid. */
 long dsr__utf8_invalid_at(const char *s, size_t len);
 bool dsr__is_dir(const char *path);
+/* errno value of dsr__read_file and dsr__write_file_atomic for a path that exists but is not
+ * a regular file (a FIFO, a socket, a device): only regular files are read as input, and
+ * nothing the runner writes replaces something else. dsr__strerror names it. */
+#define DSR_ENOTREG 4096
+/* strerror, knowing DSR_ENOTREG. */
+const char *dsr__strerror(int e);
+/* Whether a write to F failed so far (ferror) or fails on flushing; the caller reports it. */
+bool dsr__flush_failed(FILE *f);
+
+/* A hash map from strings to ints, for the checks that must stay linear on large inputs
+ * (duplicate keys and case IDs, directories already visited). Keys are borrowed unless the
+ * map is freed with FREE_KEYS. Zero-initialise it. */
+typedef struct dsr_strmap {
+    const char **keys;
+    int *vals;
+    size_t cap, n;
+} dsr_strmap;
+/* Stores VAL under KEY unless KEY is present; returns the value already there, or -1 (VAL
+ * was stored). Values must be >= 0. */
+int dsr__strmap_put(dsr_strmap *m, const char *key, int val);
+void dsr__strmap_free(dsr_strmap *m, bool free_keys);
 
 /* ---- jsonloc.c ------------------------------------------------------------------- */
 
@@ -189,6 +210,7 @@ typedef struct dsr_file {
     char *path; /* as found */
     char *name; /* shown in reports: relative to the cases root */
     char *text;
+    size_t len; /* of text, which may hold NUL bytes (an error) */
     cJSON *root;
     dsr_case *cases;
     int ncases;
@@ -205,6 +227,10 @@ typedef struct dsr_suite {
  * "FILE:LINE:COL: FIELD: reason". Returns the number of problems (0: the suite is good). */
 int dsr__suite_load(dsr_suite *s, const dsr_registry *reg, char *const *paths, int npaths,
                     FILE *err);
+/* Loads one case file held in memory (LEN bytes of TEXT, shown as NAME), as dsr__suite_load
+ * does a file; for the tests and the fuzzing harness. */
+int dsr__suite_load_text(dsr_suite *s, const dsr_registry *reg, const char *name,
+                         const char *text, size_t len, FILE *err);
 void dsr__suite_free(dsr_suite *s);
 
 /* ---- expectations.c -------------------------------------------------------------- */
@@ -244,6 +270,9 @@ typedef struct dsr_expectations {
 /* Parses an expectations file. Problems are printed on ERR as "FILE:LINE: reason";
  * returns their number. */
 int dsr__expectations_load(dsr_expectations *e, const char *path, FILE *err);
+/* The same for LEN bytes of TEXT in memory, shown as PATH. */
+int dsr__expectations_parse(dsr_expectations *e, const char *path, const char *text, size_t len,
+                            FILE *err);
 void dsr__expectations_free(dsr_expectations *e);
 /* The first entry whose pattern matches ID, or NULL. Counts the match. */
 dsr_expectation *dsr__expectations_match(dsr_expectations *e, const char *id);
@@ -397,6 +426,9 @@ typedef struct dsr_report {
     char *jsonl_path;
     FILE *jsonl;   /* NULL when it could not be opened */
     cJSON *header; /* the header record (owned) */
+    int lock_fd;   /* holds the journal's lock until the run's files are written; -1: none */
+    bool busy;     /* another run holds the lock: this run must not start */
+    bool failed;   /* a write to the journal failed */
 } dsr_report;
 
 /* The header record; ADAPTER_ERROR (may be NULL) says why the adapter did not start. */
@@ -405,9 +437,11 @@ cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error);
 cJSON *dsr__report_case(const dsr_result *res);
 /* The footer record: counts, profile verdicts and the gate, whose exit status goes to *GATE. */
 cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed, int *gate);
-/* Chooses the paths (--report, or reports/runs/LABEL.json), removes a stale report, opens
- * the journal and writes HEADER to it; REP takes HEADER over. Problems are printed on
- * stderr; the run goes on without the journal. */
+/* Chooses the paths (--report, or reports/runs/LABEL.json), locks and opens the journal,
+ * removes a stale report and writes HEADER to the journal; REP takes HEADER over. When
+ * another run holds the journal's lock, REP->busy is set and nothing is touched. A report
+ * path that exists and is not a regular file (/dev/null, a FIFO) gets no journal. Other
+ * problems are printed on stderr; the run goes on without the journal. */
 void dsr__report_open(dsr_report *rep, const dsr_run_state *r, cJSON *header);
 /* Appends one record to the journal, if open. */
 void dsr__report_record(dsr_report *rep, const cJSON *record);

@@ -47,11 +47,37 @@ int dsr__expectations_load(dsr_expectations *e, const char *path, FILE *err)
     size_t len;
     char *text = dsr__read_file(path, &len);
     if (!text) {
-        fprintf(err, "%s: cannot read expectations file: %s\n", path, strerror(errno));
+        fprintf(err, "%s: cannot read expectations file: %s\n", path, dsr__strerror(errno));
         return 1;
     }
+    int problems = dsr__expectations_parse(e, path, text, len, err);
+    free(text);
+    return problems;
+}
+
+int dsr__expectations_parse(dsr_expectations *e, const char *path, const char *data, size_t len,
+                            FILE *err)
+{
+    memset(e, 0, sizeof *e);
     e->path = dsr__xstrdup(path);
-    dsr__sha256_hex(text, len, e->sha256);
+    dsr__sha256_hex(data, len, e->sha256);
+    /* The reasons go into the JSON report, the journal and TAP: the file must be UTF-8, and
+     * a NUL byte would hide the rest of its line from the C strings below. */
+    const char *nul = memchr(data, '\0', len);
+    long bad = dsr__utf8_invalid_at(data, nul ? (size_t)(nul - data) : len);
+    if (bad >= 0 || nul) {
+        size_t off = bad >= 0 ? (size_t)bad : (size_t)(nul - data);
+        int line = 1, col = 1;
+        for (size_t i = 0; i < off; i++, col++)
+            if (data[i] == '\n') line++, col = 0;
+        fprintf(err, "%s:%d:%d: %s\n", path, line, col,
+                bad >= 0 ? "invalid UTF-8 (an expectations file is UTF-8 text)"
+                         : "NUL byte (an expectations file is text)");
+        return 1;
+    }
+    char *text = dsr__xmalloc(len + 1);
+    memcpy(text, data, len);
+    text[len] = '\0';
     int problems = 0;
     int line = 0;
     char *save = NULL;

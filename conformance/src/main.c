@@ -3,6 +3,7 @@
 #include "devspec.h"
 
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -118,7 +119,7 @@ static void on_sigint(int sig)
         raise(sig);
         return;
     }
-    dsr__interrupted = 1;
+    dsr__interrupted = sig; /* the report names the signal */
 }
 
 /* --adapter python:MODULE (see open_python_module). */
@@ -191,6 +192,10 @@ static const struct {
     {"--profile-core", FLAG_ON, offsetof(args, core)},
 };
 
+/* The longest timeout accepted, in seconds (11.5 days): a number beyond it is a mistake, and
+ * deadlines stay far from where a double loses its sub-second precision. */
+#define MAX_SECONDS 1e6
+
 /* "--timeout needs a number of seconds >= 0, not 'x'" */
 static int bad_value(int k, const char *what, const char *v)
 {
@@ -212,8 +217,12 @@ static int set_option(args *a, int k, const char *v)
         *(const char **)(void *)at = v;
         return 0;
     case SECONDS: {
+        /* "nan", "inf" and "1e400" (which strtod reads as infinity) would turn the timeout
+         * off silently and put a null timeout into the report. */
+        errno = 0;
         double s = strtod(v, &end);
-        if (*end || s < 0 || !v[0]) return bad_value(k, "a number of seconds >= 0", v);
+        if (*end || !v[0] || errno == ERANGE || !isfinite(s) || s < 0 || s > MAX_SECONDS)
+            return bad_value(k, "a finite number of seconds from 0 to 1e6", v);
         *(double *)(void *)at = s;
         return 0;
     }
@@ -624,14 +633,16 @@ static int cmd_expectations(int argc, char **argv)
     size_t len;
     char *text = dsr__read_file(path, &len);
     if (!text) {
-        fprintf(stderr, "devspec: cannot read %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "devspec: cannot read %s: %s\n", path, dsr__strerror(errno));
         return 2;
     }
     cJSON *doc = dsj_parse(text, len, NULL);
     free(text);
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(doc, "cases");
-    if (!cJSON_IsArray(cases)) {
-        fprintf(stderr, "devspec: %s is not a devspec JSON report (no \"cases\" list)\n", path);
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(doc, "type");
+    if (!cJSON_IsArray(cases) || !cJSON_IsString(type) ||
+        strcmp(type->valuestring, "devspec-report") != 0) {
+        fprintf(stderr, "devspec: %s is not a devspec JSON report (no \"type\": \"devspec-report\" with a \"cases\" list)\n", path);
         cJSON_Delete(doc);
         return 2;
     }
@@ -664,6 +675,17 @@ static int cmd_expectations(int argc, char **argv)
     return 0;
 }
 
+/* Every command's output ends here: a write to stdout that failed (a full disk, /dev/full,
+ * a closed pipe) is reported and makes the exit status 3 when it was 0 or 1. */
+static int stdout_checked(int rc)
+{
+    if (dsr__flush_failed(stdout)) {
+        fprintf(stderr, "devspec: cannot write to standard output: %s\n", dsr__strerror(errno));
+        return rc == 2 ? 2 : 3;
+    }
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -680,7 +702,7 @@ int main(int argc, char **argv)
                DSR_PROTOCOL_VERSION, DSR_REPORT_VERSION);
         return 0;
     }
-    if (!strcmp(cmd, "expectations")) return cmd_expectations(argc, argv);
+    if (!strcmp(cmd, "expectations")) return stdout_checked(cmd_expectations(argc, argv));
     if (strcmp(cmd, "run") && strcmp(cmd, "list") && strcmp(cmd, "coverage") &&
         strcmp(cmd, "validate") && strcmp(cmd, "compare") && strcmp(cmd, "probe"))
         return usage_error("unknown command '%s' (run, list, coverage, validate, expectations, "
@@ -698,13 +720,17 @@ int main(int argc, char **argv)
         }
 
     signal(SIGPIPE, SIG_IGN);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = 0; /* no SA_RESTART: poll() must return EINTR */
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
+    /* Only a run has something to save on a signal (its reports); list, coverage and
+     * validate keep the default action and end at once. */
+    if (!strcmp(cmd, "run")) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigint;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = 0; /* no SA_RESTART: poll() must return EINTR */
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+    }
 
     args a;
     memset(&a, 0, sizeof a);
@@ -720,5 +746,5 @@ int main(int argc, char **argv)
             rc = cmd_validate(&a);
     }
     free_args(&a);
-    return rc;
+    return stdout_checked(rc);
 }

@@ -62,7 +62,7 @@ static pid_t spawn(const char *self, char **argv, const char *log)
         }
     }
     execv(self, argv);
-    fprintf(stderr, "devspec: probe: cannot run %s: %s\n", self, strerror(errno));
+    fprintf(stderr, "devspec: probe: cannot run %s: %s\n", self, dsr__strerror(errno));
     _exit(127);
 }
 
@@ -93,7 +93,7 @@ static int adapter_names(const char *source, argvec *out)
     size_t len;
     char *text = dsr__read_file(p.data, &len);
     if (!text) {
-        fprintf(stderr, "devspec: probe: cannot read %s: %s\n", p.data, strerror(errno));
+        fprintf(stderr, "devspec: probe: cannot read %s: %s\n", p.data, dsr__strerror(errno));
         dsr__buf_free(&p);
         return -1;
     }
@@ -168,7 +168,7 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
     char self[4096];
     ssize_t sl = rc ? 0 : readlink("/proc/self/exe", self, sizeof self - 1);
     if (!rc && sl <= 0) {
-        fprintf(stderr, "devspec: probe: cannot find its own program: %s\n", strerror(errno));
+        fprintf(stderr, "devspec: probe: cannot find its own program: %s\n", dsr__strerror(errno));
         rc = 3;
     }
     if (!rc) self[sl] = '\0';
@@ -196,7 +196,7 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
     dsr_buf dirprobe = {0};
     dsr__buf_printf(&dirprobe, "%s/x", out);
     if (!rc && dsr__mkdir_parents(dirprobe.data) != 0) {
-        fprintf(stderr, "devspec: probe: cannot create %s: %s\n", out, strerror(errno));
+        fprintf(stderr, "devspec: probe: cannot create %s: %s\n", out, dsr__strerror(errno));
         rc = 3;
     }
     dsr__buf_free(&dirprobe);

@@ -14,7 +14,7 @@ static cJSON *load_json(const char *path, bool required)
     char *text = dsr__read_file(path, &len);
     if (!text) {
         if (required || errno != ENOENT)
-            fprintf(stderr, "devspec: cannot read %s: %s\n", path, strerror(errno));
+            fprintf(stderr, "devspec: cannot read %s: %s\n", path, dsr__strerror(errno));
         return NULL;
     }
     const char *end = NULL;

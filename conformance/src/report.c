@@ -2,12 +2,15 @@
  * (suite, runner, adapter, library, devices, configuration, environment), one record per
  * case, the footer (counts, profile verdicts, the gate), and the consolidated document
  * written atomically at the end, with the JUnit XML beside it. */
+#define _DEFAULT_SOURCE /* flock */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -350,9 +353,12 @@ void dsr__report_record(dsr_report *rep, const cJSON *record)
 {
     if (!rep->jsonl) return;
     char *s = dsr__print(record, false);
-    fputs(s, rep->jsonl);
-    fputc('\n', rep->jsonl);
-    fflush(rep->jsonl);
+    bool bad = fputs(s, rep->jsonl) < 0 || fputc('\n', rep->jsonl) == EOF;
+    if ((bad || dsr__flush_failed(rep->jsonl)) && !rep->failed) {
+        /* a full disk: said once, and the run's exit status says it too */
+        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, dsr__strerror(errno));
+        rep->failed = true;
+    }
     cJSON_free(s);
 }
 
@@ -392,22 +398,48 @@ void dsr__report_open(dsr_report *rep, const dsr_run_state *r, cJSON *header)
     }
     dsr__buf_puts(&path, ".jsonl");
     rep->jsonl_path = path.data;
-    /* A report path that is no regular file (/dev/null, /dev/stdout, a pipe) is written once
-     * at the end, in place, and nothing is streamed beside it: unlinking or replacing it, or
-     * creating /dev/null.jsonl, would damage the system. */
+    rep->header = header;
+    rep->lock_fd = -1;
+    /* Something at the report path that is not a regular file is written in place at the
+     * end (dsr__write_file_atomic); it gets no journal beside it (no /dev/null.jsonl). */
     struct stat st;
-    if (stat(rep->report_path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        rep->header = header;
-        return;
-    }
+    if (stat(rep->report_path, &st) == 0 && !S_ISREG(st.st_mode)) return;
     if (dsr__mkdir_parents(rep->report_path) != 0)
         fprintf(stderr, "devspec: cannot create the directory of %s: %s\n", rep->report_path,
-                strerror(errno));
+                dsr__strerror(errno));
+    /* The journal is opened without truncating and locked first: a second run given the
+     * same report path finds the lock taken and stops before touching either file, rather
+     * than interleaving its records with the first run's. O_NONBLOCK: a FIFO there must not
+     * block the open. */
+    int fd = open(rep->jsonl_path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0666);
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+        errno = DSR_ENOTREG;
+    }
+    if (fd < 0) {
+        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, dsr__strerror(errno));
+        return;
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        fprintf(stderr,
+                "devspec: another run is writing the report %s (its journal %s is locked); "
+                "give this run another --report\n",
+                rep->report_path, rep->jsonl_path);
+        close(fd);
+        rep->busy = true;
+        return;
+    }
+    rep->lock_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0); /* the lock outlives the journal's stream */
+    if (ftruncate(fd, 0) != 0 || !(rep->jsonl = fdopen(fd, "w"))) {
+        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, dsr__strerror(errno));
+        close(fd);
+        return;
+    }
+    /* reports/NAME.json while running is reports/NAME.jsonl; the consolidated document
+     * replaces NAME.json only at the end, so a stale NAME.json from an earlier run is
+     * removed first: never a complete-looking file for a run that did not complete. */
     unlink(rep->report_path);
-    rep->jsonl = fopen(rep->jsonl_path, "we") /* not inherited by the worker */;
-    if (!rep->jsonl)
-        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, strerror(errno));
-    rep->header = header;
     dsr__report_record(rep, header);
 }
 
@@ -417,7 +449,9 @@ void dsr__report_free(dsr_report *rep)
     free(rep->report_path);
     free(rep->jsonl_path);
     if (rep->jsonl) fclose(rep->jsonl);
+    if (rep->report_path && rep->lock_fd >= 0) close(rep->lock_fd);
     memset(rep, 0, sizeof *rep);
+    rep->lock_fd = -1;
 }
 
 void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *footer,
@@ -425,9 +459,14 @@ void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *fo
 {
     dsr__report_record(rep, footer);
     if (rep->jsonl) {
-        if (fclose(rep->jsonl) != 0) *write_failed = true;
+        if (fclose(rep->jsonl) != 0 && !rep->failed) {
+            fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path,
+                    dsr__strerror(errno));
+            rep->failed = true;
+        }
         rep->jsonl = NULL;
     }
+    if (rep->failed) *write_failed = true;
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "type", "devspec-report");
     cJSON_AddNumberToObject(doc, "report_version", DSR_REPORT_VERSION);
@@ -450,7 +489,7 @@ void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *fo
     dsr__buf_puts(&b, "\n");
     cJSON_free(text);
     if (dsr__write_file_atomic(rep->report_path, b.data, b.len) != 0) {
-        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->report_path, strerror(errno));
+        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->report_path, dsr__strerror(errno));
         *write_failed = true;
     }
     dsr__buf_free(&b);
@@ -460,7 +499,7 @@ void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *fo
             dsr__junit_write(r->o->junit, r->results, r->nresults, rep->header, elapsed,
                              r->o->strict, err, sizeof err) != 0) {
             fprintf(stderr, "devspec: cannot write %s: %s\n", r->o->junit,
-                    errno ? strerror(errno) : err);
+                    errno ? dsr__strerror(errno) : err);
             *write_failed = true;
         }
     }

@@ -7,6 +7,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
 
+#include <signal.h>
+
 #include <errno.h>
 #include <fnmatch.h>
 #include <stdarg.h>
@@ -687,6 +689,11 @@ static dsr_run_state state(const runner *r)
                            .why_incomplete = r->why_incomplete};
 }
 
+static const char *signal_name(int sig)
+{
+    return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a signal";
+}
+
 int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, dsr_expectations *ex,
              dsr_adapter *ad)
 {
@@ -708,14 +715,27 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
     char err[1024] = "";
     int started = dsr__adapter_start(ad, err, sizeof err);
     if (started == 0) started = hello(r, err, sizeof err);
+    if (started != 0 && dsr__interrupted) {
+        /* a signal while the adapter starts is an interruption, not a failure to start */
+        r->interrupted = true;
+        snprintf(err, sizeof err, "interrupted (%s) while the adapter was starting",
+                 signal_name(dsr__interrupted));
+    }
     if (started != 0) {
-        fprintf(stderr, "devspec: the adapter could not start: %s\n", err);
+        if (!r->interrupted) fprintf(stderr, "devspec: the adapter could not start: %s\n", err);
         dsr_run_state s = state(r);
         dsr__report_open(&r->rep, &s, dsr__report_header(&s, err));
+        if (r->rep.busy) {
+            r->incomplete = true;
+            goto done;
+        }
         if (r->tap) dsr__tap_bail(r->tap, "the adapter could not start");
         r->incomplete = true;
-        snprintf(r->why_incomplete, sizeof r->why_incomplete, "the adapter could not start: %s",
-                 err);
+        if (r->interrupted)
+            snprintf(r->why_incomplete, sizeof r->why_incomplete, "%s", err);
+        else
+            snprintf(r->why_incomplete, sizeof r->why_incomplete,
+                     "the adapter could not start: %s", err);
         s = state(r);
         cJSON *footer = dsr__report_footer(&s, false, dsr__now() - t0, &gate);
         bool wf = false;
@@ -729,6 +749,12 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
 
     dsr_run_state s = state(r);
     dsr__report_open(&r->rep, &s, dsr__report_header(&s, NULL));
+    if (r->rep.busy) {
+        /* another run writes this report: nothing of this one may touch it */
+        dsr__adapter_kill(ad);
+        r->incomplete = true;
+        goto done;
+    }
     if (r->tap) {
         const cJSON *lib = cJSON_GetObjectItemCaseSensitive(r->hello, "library");
         const cJSON *ln = cJSON_GetObjectItemCaseSensitive(lib, "name");
@@ -794,7 +820,8 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
     if (dsr__interrupted && !r->interrupted) r->interrupted = true;
     if (r->interrupted) {
         r->incomplete = true;
-        snprintf(r->why_incomplete, sizeof r->why_incomplete, "interrupted (SIGINT)");
+        snprintf(r->why_incomplete, sizeof r->why_incomplete, "interrupted (%s)",
+                 signal_name(dsr__interrupted));
     }
     if (o->progress) fputs("\r\033[K", stderr);
 
@@ -825,7 +852,7 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
     for (int i = 0; i < r->nresults; i++)
         ran += r->results[i].status != DSR_SKIP;
     /* A run where nothing ran proves nothing, though nothing in it was unexpected. */
-    if (ran == 0)
+    if (ran == 0 && !r->interrupted)
         fprintf(stderr, "devspec: warning: no case ran (%d selected, all skipped)\n", r->nresults);
     if (write_failed && gate == 0) gate = 3;
 

@@ -1,5 +1,6 @@
 /* Small utilities: allocation that cannot fail quietly, growable buffers, files, SHA-256,
  * clocks and UTF-8 checking. */
+#define _DEFAULT_SOURCE /* mkstemp, fchmod */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
 
@@ -88,25 +89,100 @@ void dsr__buf_free(dsr_buf *b)
     b->len = b->cap = 0;
 }
 
+const char *dsr__strerror(int e)
+{
+    if (e == DSR_ENOTREG) return "not a regular file";
+    return strerror(e);
+}
+
+bool dsr__flush_failed(FILE *f)
+{
+    return fflush(f) != 0 || ferror(f);
+}
+
+/* Only a regular file is input: a FIFO would block open() and read() forever, a device
+ * could be endless. O_NONBLOCK keeps open() itself from blocking on a FIFO; fstat then
+ * tells what was opened, so there is no window between checking and reading. */
 char *dsr__read_file(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return NULL;
-    dsr_buf b = {0};
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        dsr__buf_add(&b, chunk, n);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        dsr__buf_free(&b);
-        errno = EIO;
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        int e = S_ISDIR(st.st_mode) ? EISDIR : DSR_ENOTREG;
+        close(fd);
+        errno = e;
         return NULL;
     }
-    if (!b.data) dsr__buf_add(&b, "", 0);
+    dsr_buf b = {0};
+    dsr__buf_add(&b, "", 0);
+    char chunk[65536];
+    for (;;) {
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            int e = errno;
+            close(fd);
+            dsr__buf_free(&b);
+            errno = e;
+            return NULL;
+        }
+        if (n == 0) break;
+        dsr__buf_add(&b, chunk, (size_t)n);
+    }
+    close(fd);
     if (len) *len = b.len;
     return b.data;
+}
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603u; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+int dsr__strmap_put(dsr_strmap *m, const char *key, int val)
+{
+    if (2 * (m->n + 1) > m->cap) {
+        size_t cap = m->cap ? 2 * m->cap : 16;
+        const char **keys = dsr__xmalloc(cap * sizeof *keys);
+        int *vals = dsr__xmalloc(cap * sizeof *vals);
+        memset(keys, 0, cap * sizeof *keys);
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->keys[i]) continue;
+            size_t j = hash_str(m->keys[i]) & (cap - 1);
+            while (keys[j])
+                j = (j + 1) & (cap - 1);
+            keys[j] = m->keys[i];
+            vals[j] = m->vals[i];
+        }
+        free(m->keys);
+        free(m->vals);
+        m->keys = keys;
+        m->vals = vals;
+        m->cap = cap;
+    }
+    size_t j = hash_str(key) & (m->cap - 1);
+    while (m->keys[j]) {
+        if (!strcmp(m->keys[j], key)) return m->vals[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    m->keys[j] = key;
+    m->vals[j] = val;
+    m->n++;
+    return -1;
+}
+
+void dsr__strmap_free(dsr_strmap *m, bool free_keys)
+{
+    if (free_keys)
+        for (size_t i = 0; i < m->cap; i++)
+            free((char *)m->keys[i]);
+    free(m->keys);
+    free(m->vals);
+    memset(m, 0, sizeof *m);
 }
 
 int dsr__mkdir_parents(const char *path)
@@ -127,47 +203,67 @@ int dsr__mkdir_parents(const char *path)
     return 0;
 }
 
-/* Writes LEN bytes of DATA to the open FD, then closes it. */
-static int write_all_close(int fd, const char *data, size_t len)
+static int write_all(int fd, const char *data, size_t len)
 {
     size_t done = 0;
     while (done < len) {
         ssize_t w = write(fd, data + done, len - done);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            close(fd);
-            errno = e;
-            return -1;
-        }
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) return -1;
         done += (size_t)w;
+    }
+    return 0;
+}
+
+/* A character device (/dev/null) or a FIFO at PATH is written in place: renaming over it
+ * would replace the device with a regular file. O_NONBLOCK keeps open() from waiting for a
+ * FIFO's reader (ENXIO when there is none); fstat checks what was opened. */
+static int write_in_place(const char *path, const char *data, size_t len)
+{
+    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) return -1;
+    struct stat st;
+    int flags = fcntl(fd, F_GETFL);
+    if (fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        close(fd);
+        errno = DSR_ENOTREG;
+        return -1;
+    }
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 || write_all(fd, data, len) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        return -1;
     }
     return close(fd);
 }
 
+/* A new file is written under a unique temporary name beside PATH (mkstemp: two runs
+ * writing the same PATH never share one) and renamed over PATH, so PATH is always either the
+ * old or the new content. Whatever exists at PATH and is not a regular file is never
+ * replaced: devices and FIFOs are written in place, anything else is refused. */
 int dsr__write_file_atomic(const char *path, const char *data, size_t len)
 {
-    /* No regular file (/dev/null, /dev/stdout, a pipe): written in place, never replaced. */
     struct stat st;
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        int fd = open(path, O_WRONLY | O_CLOEXEC);
-        return fd < 0 ? -1 : write_all_close(fd, data, len);
+        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return write_in_place(path, data, len);
+        errno = S_ISDIR(st.st_mode) ? EISDIR : DSR_ENOTREG;
+        return -1;
     }
     dsr_buf tmp = {0};
-    dsr__buf_printf(&tmp, "%s.tmp", path);
-    int fd = open(tmp.data, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    dsr__buf_printf(&tmp, "%s.tmp.XXXXXX", path);
+    int fd = mkstemp(tmp.data);
     if (fd < 0) goto fail;
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, data + done, len - done);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            close(fd);
-            goto fail_unlink;
-        }
-        done += (size_t)w;
+    /* mkstemp makes the file 0600; a report is as readable as any file the user creates. */
+    mode_t um = umask(0);
+    umask(um);
+    if (fchmod(fd, 0666 & ~um) != 0 || write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+        int e = errno;
+        close(fd);
+        errno = e;
+        goto fail_unlink;
     }
-    if (fsync(fd) != 0 || close(fd) != 0) goto fail_unlink;
+    if (close(fd) != 0) goto fail_unlink;
     if (rename(tmp.data, path) != 0) goto fail_unlink;
     dsr__buf_free(&tmp);
     return 0;

@@ -1118,11 +1118,275 @@ def group_suite(env):
           "identical", differ)
 
 
+def _hang_suite(env, name):
+    """A folder with one passing case and then one that hangs (the fake adapter's "hang")."""
+    d = env.path(name)
+    os.makedirs(d)
+    with open(os.path.join(d, "hang.json"), "w") as f:
+        json.dump({"description": "One pass, then a hang.", "cases": [
+            {"id": "h.pass", "description": "passes", "spec": ["T-EQ-1"], "features": ["device-eq"],
+             "steps": [{"op": "device.parse", "args": {"text": "cpu"}, "expect": "$D0"}]},
+            {"id": "h.hang", "description": "hangs", "spec": ["T-STR-1"], "features": ["device-string"],
+             "steps": [{"op": "device.parse", "args": {"text": "hang"}}]}]}, f)
+    return d
+
+
+def _wait_for(pred, seconds=30):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is dead
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+    return True
+
+
+def group_reliability(env):
+    """Bad files, bad paths, signals, concurrent runs (the runner's robustness)."""
+    good = os.path.join(CASES, "pass.json")
+    base = ["run", "--cases", good, "--adapter-cmd", fake_cmd(), "--no-tap"]
+
+    # Item: nothing the runner writes replaces a file that is not regular.
+    fifo = env.path("report-fifo.json")
+    os.mkfifo(fifo)
+    got = []
+    import threading
+    t = threading.Thread(target=lambda: got.append(open(fifo).read()))
+    t.start()
+    rc, out, err = env.run(base + ["--report", fifo], timeout=60)
+    t.join(30)
+    import stat as st_
+    check(st_.S_ISFIFO(os.stat(fifo).st_mode), "a FIFO given as --report stays a FIFO",
+          "FIFO", oct(os.stat(fifo).st_mode))
+    check(rc == 0 and got and json.loads(got[0])["type"] == "devspec-report",
+          "the report is written into the FIFO in place", "a report", (rc, err, got[:1]))
+    check(not os.path.exists(env.path("report-fifo.jsonl")),
+          "a report path that is not a regular file gets no journal beside it", "absent",
+          os.listdir(env.tmp))
+    rc, out, err = env.run(base + ["--report", "/dev/null", "--junit", "/dev/null"], timeout=60)
+    check(rc == 0 and st_.S_ISCHR(os.stat("/dev/null").st_mode),
+          "--report /dev/null --junit /dev/null: written in place, exit 0", 0, (rc, err))
+    d = env.path("report-dir.json")
+    os.mkdir(d)
+    rc, out, err = env.run(base + ["--report", d], timeout=60)
+    check(rc == 3 and "is a directory" in err.lower() and os.path.isdir(d),
+          "a directory given as --report is refused, exit 3", 3, (rc, err))
+    leftovers = [n for n in os.listdir(env.tmp) if ".tmp" in n]
+    check(not leftovers, "no temporary file is left behind", [], leftovers)
+
+    # Item: two runs with the same --report: the second is refused while the first writes.
+    hang = _hang_suite(env, "hang")
+    rep = env.path("shared.json")
+    e = dict(os.environ, DEVSPEC_SOURCE=env.source, DEVSPEC_BUILD=env.build)
+    first = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", hang, "--timeout", "3",
+                              "--adapter-cmd", fake_cmd(), "--report", rep, "--no-tap"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
+    jsonl = env.path("shared.jsonl")
+    _wait_for(lambda: os.path.exists(jsonl) and '"h.pass"' in open(jsonl).read())
+    rc, out, err = env.run(["run", "--cases", good, "--adapter-cmd", fake_cmd(), "--report", rep,
+                            "--no-tap"], timeout=60)
+    check(rc == 3 and "another run is writing" in err,
+          "a second run on a report path in use is refused, exit 3", 3, (rc, err))
+    first.communicate(timeout=60)
+    lines = load_jsonl(jsonl)
+    check([l["type"] for l in lines] == ["header", "case", "case", "footer"] and
+          [c["id"] for c in load_report(rep)["cases"]] == ["h.pass", "h.hang"],
+          "the first run's journal and report are whole", "header case case footer",
+          [l["type"] for l in lines])
+
+    # Item: symbolic link loops in a case folder are searched once; no case is read twice.
+    d = env.path("loop")
+    os.makedirs(d)
+    shutil.copy(good, d)
+    os.symlink(".", os.path.join(d, "s1"))
+    os.symlink(".", os.path.join(d, "s2"))
+    t0 = time.time()
+    rc, out, err = env.run(["validate", "--cases", d], timeout=60)
+    check(rc == 0 and "1 case file" in out and "duplicate" not in err and time.time() - t0 < 10,
+          "a folder with two self-links: each file once, valid, promptly", "valid", (rc, out, err[-300:]))
+    rc, out, err = env.run(["validate", "--cases", d, "--cases", os.path.join(d, "s1", "pass.json")],
+                           timeout=60)
+    check(rc == 0 and "duplicate" not in err, "a file named again is not read twice", 0, (rc, err[-300:]))
+
+    # Item: only regular files are case files (a FIFO would block open() forever).
+    f = env.path("fifo.json")
+    os.mkfifo(f)
+    rc, out, err = env.run(["validate", "--cases", f], timeout=20)
+    check(rc == 2 and "not a regular file" in err, "a FIFO as --cases: exit 2, not a regular file", 2, (rc, err))
+    d = env.path("fifo-dir")
+    os.makedirs(d)
+    shutil.copy(good, d)
+    os.mkfifo(os.path.join(d, "g.json"))
+    rc, out, err = env.run(["validate", "--cases", d], timeout=20)
+    check(rc == 2 and "g.json: not a regular file" in err, "a *.json FIFO in a case folder: exit 2, named",
+          2, (rc, err))
+
+    # Item: loading is linear: 200k keys in one object, 20k cases in one file.
+    big = env.path("keys.json")
+    with open(big, "w") as fh:
+        keys = ",".join(f'"k{i}": {i}' for i in range(200000))
+        fh.write('{"description": "many keys", "cases": [{"id": "k.one", "spec": ["T-EQ-1"], '
+                 '"features": ["device-eq"], "steps": [{"op": "device.parse", "args": {"text": "cpu"}, '
+                 '"expect": {"$$": 1, ' + keys + '}}]}]}')
+    t0 = time.time()
+    rc, out, err = env.run(["validate", "--cases", big], timeout=300)
+    dt_keys = time.time() - t0
+    check(dt_keys < 10, f"an object of 200k keys loads in {dt_keys:.2f} s (< 10 s)", "< 10 s", (rc, err[-300:]))
+    many = env.path("cases.json")
+    with open(many, "w") as fh:
+        json.dump({"description": "many cases", "cases": [
+            {"id": f"m.c{i}", "spec": ["T-EQ-1"], "features": ["device-eq"],
+             "steps": [{"op": "device.parse", "args": {"text": "cpu"}, "expect": "$D0"}]}
+            for i in range(20000)]}, fh)
+    t0 = time.time()
+    rc, out, err = env.run(["validate", "--cases", many], timeout=300)
+    dt_cases = time.time() - t0
+    check(rc == 0 and dt_cases < 2, f"20k cases load in {dt_cases:.2f} s (< 2 s)", "< 2 s", (rc, err[-300:]))
+    print(f"# loading: 200k keys {dt_keys:.3f} s, 20k cases {dt_cases:.3f} s")
+
+    # Item: a NUL anywhere is an error naming file, line and column.
+    nul = env.path("nul.json")
+    with open(good, "rb") as fh, open(nul, "wb") as out_:
+        data = fh.read()
+        out_.write(data + b"\0\n{}")
+    lines_before = data.count(b"\n") + 1
+    rc, out, err = env.run(["validate", "--cases", nul])
+    check(rc == 2 and f"nul.json:{lines_before}:" in err and "NUL" in err,
+          "a NUL after a valid case document is an error with its line", f"nul.json:{lines_before}:", err)
+    ex = env.path("nul.txt")
+    with open(ex, "wb") as fh:
+        fh.write(b"x pass\0\nrel.bad.one fail\n")
+    rc, out, err = env.run(base + ["--expectations", ex, "--report", env.path("n.json")])
+    check(rc == 2 and "nul.txt:1:7:" in err and "NUL" in err,
+          "a NUL in an expectations file is an error with line and column", "nul.txt:1:7: NUL", (rc, err))
+
+    # Item: expectations files are UTF-8; a directory is named as one; a case file is not a report.
+    with open(ex, "wb") as fh:
+        fh.write(b"pass.* fail # caf\xe9\n")
+    rc, out, err = env.run(base + ["--expectations", ex, "--report", env.path("n.json")])
+    check(rc == 2 and "nul.txt:1:" in err and "UTF-8" in err, "invalid UTF-8 in an expectations file: exit 2",
+          2, (rc, err))
+    rc, out, err = env.run(base + ["--expectations", env.tmp, "--report", env.path("n.json")])
+    check(rc == 2 and "Is a directory" in err, "--expectations DIR says it is a directory", "Is a directory", err)
+    rc, out, err = env.run(["expectations", good])
+    check(rc == 2 and "not a devspec JSON report" in err, "devspec expectations CASEFILE: exit 2", 2, (rc, err))
+
+    # Item: timeouts must be finite numbers in range.
+    for opt in ("--timeout", "--start-timeout"):
+        for v in ("nan", "inf", "1e400", "-1", "1e7"):
+            rc, out, err = env.run(base + [opt, v, "--report", env.path("t.json")])
+            check(rc == 2 and opt in err, f"{opt} {v} is refused, exit 2", 2, (rc, err))
+
+    # Item: list, coverage and validate stop on SIGTERM and SIGINT.
+    sig_dir = env.path("sig-cases")
+    os.makedirs(sig_dir)
+    for i in range(40):
+        with open(os.path.join(sig_dir, f"c{i:02}.json"), "w") as fh:
+            json.dump({"description": "many cases", "cases": [
+                {"id": f"s{i}.c{k}", "spec": ["T-EQ-1"], "features": ["device-eq"],
+                 "steps": [{"op": "device.parse", "args": {"text": "cpu"}, "expect": "$D0"}]}
+                for k in range(20000)]}, fh)
+    for cmd in ("validate", "list", "coverage"):
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            p = subprocess.Popen([env.devspec, cmd, "--spec", TEST_SPEC, "--cases", sig_dir],
+                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=e, cwd=env.tmp)
+            time.sleep(0.3)
+            t0 = time.time()
+            p.send_signal(sig)
+            try:
+                p.communicate(timeout=10)
+                stopped = time.time() - t0
+            except subprocess.TimeoutExpired:
+                p.kill()
+                p.communicate()
+                stopped = None
+            check(stopped is not None and stopped < 5, f"{cmd} stops promptly on {sig.name}", "< 5 s", stopped)
+    shutil.rmtree(sig_dir)
+
+    # Item: the signal is recorded as the one that came; SIGINT during hello is an interruption.
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        rep = env.path(f"sig-{sig.name}.json")
+        p = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", hang, "--timeout", "60",
+                              "--adapter-cmd", fake_cmd(), "--report", rep, "--no-tap"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
+        jl = rep[:-5] + ".jsonl"
+        _wait_for(lambda: os.path.exists(jl) and '"h.pass"' in open(jl).read())
+        time.sleep(0.3)
+        p.send_signal(sig)
+        out, err = p.communicate(timeout=30)
+        r = load_report(rep)
+        check(p.returncode == 3 and r["footer"].get("incomplete_reason") == f"interrupted ({sig.name})",
+              f"{sig.name} is recorded as {sig.name}", f"interrupted ({sig.name})",
+              r["footer"].get("incomplete_reason"))
+        check("no case ran" not in err, f"{sig.name}: no false 'no case ran' warning", "", err)
+    rep = env.path("sig-hello.json")
+    p = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", hang, "--adapter-cmd",
+                          fake_cmd("--hang-hello"), "--report", rep, "--no-tap"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
+    time.sleep(1.0)
+    p.send_signal(signal.SIGINT)
+    out, err = p.communicate(timeout=30)
+    r = load_report(rep)
+    check(p.returncode == 3 and r["footer"]["interrupted"] is True and "could not start" not in err,
+          "SIGINT during hello: interrupted, not 'could not start'", "interrupted", (r["footer"], err))
+
+    # Item: a runner killed outright takes its worker with it.
+    pidf = env.path("worker.pid")
+    p = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", hang, "--timeout", "60",
+                          "--adapter-cmd", f"echo $$ > {pidf}; " + fake_cmd(), "--report",
+                          env.path("killed.json"), "--no-tap"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
+    jl = env.path("killed.jsonl")
+    _wait_for(lambda: os.path.exists(jl) and '"h.pass"' in open(jl).read())
+    time.sleep(0.3)
+    wpid = int(open(pidf).read())
+    p.kill()
+    p.communicate()
+    gone = _wait_for(lambda: not _alive(wpid), 10)
+    check(gone, "SIGKILL of the runner: the hung worker dies too", "worker gone", wpid)
+    if not gone:
+        os.kill(wpid, signal.SIGKILL)
+
+    # Item: every failed write changes the exit status.
+    if os.path.exists("/dev/full"):
+        rc, out, err = env.run(base + ["--report", env.path("w.json")])
+        with open(env.path("w.json")) as fh:
+            pass
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([env.devspec, "expectations", env.path("w.json")], stdout=full,
+                               stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
+        check(p.returncode == 3 and "standard output" in p.stderr,
+              "devspec expectations > /dev/full: exit 3, said", 3, (p.returncode, p.stderr))
+        with open("/dev/full", "w") as full:
+            p = subprocess.run([env.devspec] + base[:1] + ["--spec", TEST_SPEC] + base[1:-1] +
+                               ["--tap", "--report", env.path("w2.json")], stdout=full,
+                               stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
+        check(p.returncode == 3 and "standard output" in p.stderr,
+              "TAP to /dev/full: exit 3, said", 3, (p.returncode, p.stderr))
+        rc, out, err = env.run(base + ["--report", "/dev/full"])
+        check(rc == 3 and "/dev/full" in err, "--report /dev/full: exit 3, named", 3, (rc, err))
+    else:
+        skip("write failures", "no /dev/full")
+
+
 GROUPS = {"load": group_load, "judge": group_judge, "ranks": group_ranks, "spmd": group_spmd, "isolation": group_isolation,
           "expectations": group_expectations, "sigint": group_sigint,
           "inprocess": group_inprocess, "filters": group_filters, "coverage": group_coverage,
           "cli": group_cli, "progress": group_progress, "schema": group_schema,
-          "validators": group_validators, "suite": group_suite}
+          "validators": group_validators, "suite": group_suite,
+          "reliability": group_reliability}
 
 
 def main():

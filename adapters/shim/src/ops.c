@@ -700,7 +700,7 @@ static int op_array_describe(const ds__req *r, cJSON **result)
               ds__put(o, "shape", (shape = cJSON_CreateArray()));
     if (o == NULL) cJSON_Delete(dev);
     for (int k = 0; ok && k < info.ndim; k++)
-        ok = ds__push(shape, cJSON_CreateNumber((double)info.shape[k]));
+        ok = ds__push(shape, dsj_create_int64(info.shape[k])); /* exact beyond 2^53 */
     if (!ok) {
         cJSON_Delete(o);
         return oom(r);

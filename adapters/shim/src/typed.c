@@ -399,7 +399,10 @@ int ds__buffer_decode(const cJSON *v, const char *arg, ds_buffer *out, ds__err *
                         "argument '%s': \"data\" must be a flat list of elements", arg);
     int64_t count = ds__shape_count(out->shape, ndim);
     int have = cJSON_GetArraySize(jdata);
-    if (count < 0 || count != (int64_t)have)
+    if (count < 0)
+        return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                        "argument '%s': the shape's element count overflows 64 bits", arg);
+    if (count != (int64_t)have)
         return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
                         "argument '%s': shape holds %" PRId64 " elements but data has %d", arg,
                         count, have);
@@ -543,7 +546,7 @@ cJSON *ds__buffer_encode(const ds_buffer *buf)
               ds__put(obj, "shape", (shape = cJSON_CreateArray())) &&
               ds__put(obj, "data", (data = cJSON_CreateArray()));
     for (int k = 0; ok && k < buf->ndim; k++)
-        ok = ds__push(shape, cJSON_CreateNumber((double)buf->shape[k]));
+        ok = ds__push(shape, dsj_create_int64(buf->shape[k])); /* exact beyond 2^53 */
     /* Appending through a tail pointer keeps encoding linear in the element count. */
     cJSON *tail = NULL;
     for (int64_t i = 0; ok && i < count; i++) {

@@ -1,0 +1,37 @@
+/* libFuzzer harness: the runner's expectations-file parser. Each input is one expectations
+ * file; every entry it keeps must have a pattern, a status it accepts and UTF-8 text. */
+#include "devspec.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+static FILE *sink;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    sink = fopen("/dev/null", "w");
+    if (!sink) abort();
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    dsr_expectations e;
+    dsr__expectations_parse(&e, "fuzz.txt", (const char *)data, size, sink);
+    for (int i = 0; i < e.count; i++) {
+        const dsr_expectation *x = &e.items[i];
+        if (!x->pattern[0] || x->status == DSR_XFAIL || x->status == DSR_XPASS ||
+            dsr__utf8_invalid_at(x->reason, strlen(x->reason)) >= 0 ||
+            dsr__utf8_invalid_at(x->pattern, strlen(x->pattern)) >= 0)
+            abort();
+    }
+    (void)dsr__expectations_match(&e, "a.b.c");
+    dsr__expectations_free(&e);
+    return 0;
+}

@@ -1,0 +1,50 @@
+/* libFuzzer harness: the shim's request decoding, through devspec_adapter_call of the
+ * template's toy adapter (linked in). The input is a sequence of request lines sent one by
+ * one after a hello, then a reset; every reply must be one JSON object with "id" and "ok".
+ * Nothing may crash, leak or read out of bounds. */
+#include "devspec_shim.h"
+#include "dsjson.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void call(const char *req, size_t len)
+{
+    size_t n = 0;
+    const char *reply = devspec_adapter_call(req, len, &n);
+    if (!reply || strlen(reply) != n) abort();
+    cJSON *r = dsj_parse(reply, n, NULL);
+    if (!cJSON_IsObject(r) || !cJSON_GetObjectItemCaseSensitive(r, "id") ||
+        !cJSON_IsBool(cJSON_GetObjectItemCaseSensitive(r, "ok")))
+        abort();
+    cJSON_Delete(r);
+    devspec_adapter_free(reply);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    static const char hello[] = "{\"id\":0,\"op\":\"hello\",\"args\":{\"protocol\":1}}";
+    call(hello, sizeof hello - 1);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *p = (const char *)data, *end = p + size;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        call(p, len);
+        p += len + (nl != NULL);
+    }
+    /* A hello after a bye or a failed hello: the session starts afresh each time. */
+    static const char reset[] = "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}";
+    call(reset, sizeof reset - 1);
+    return 0;
+}
