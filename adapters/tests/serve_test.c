@@ -77,4 +77,71 @@ DT_TEST(serve)
     free(out);
 }
 
-DT_MAIN(DT_ENTRY(serve))
+/* A request of exactly DS_PROTOCOL_MAX_LINE bytes is within the limit with a CRLF end as
+ * with a LF end: the CR is not part of the request (spec/protocol.md, "Transports"). One
+ * byte more is too long either way. */
+DT_TEST(longest_line_with_cr)
+{
+    size_t pad = DS_PROTOCOL_MAX_LINE - strlen("{\"id\":5,\"op\":\"reset\",\"x\":\"\"}");
+    const char *hello = "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}\n";
+    size_t cap = strlen(hello) + 2 * DS_PROTOCOL_MAX_LINE + 16;
+    char *in = malloc(cap);
+    for (int extra = 0; extra < 2; extra++) {
+        size_t n = (size_t)sprintf(in, "%s{\"id\":5,\"op\":\"reset\",\"x\":\"", hello);
+        memset(in + n, 'a', pad + (size_t)extra);
+        n += pad + (size_t)extra;
+        memcpy(in + n, "\"}\r\n", 4);
+        n += 4;
+        int status;
+        char *out = serve(in, n, &status);
+        bool long_err = strstr(out, "longer than the limit") != NULL;
+        if (extra == 0)
+            /* read whole: the shim answers it (the unknown "x" is its own protocol error) */
+            check(!long_err && strstr(out, "{\"id\":5,") != NULL,
+                  "a 1 MiB request with CRLF is read", out);
+        else
+            check(long_err, "a request one byte over 1 MiB with CRLF is too long", out);
+        free(out);
+    }
+    free(in);
+}
+
+/* Duplicate keys anywhere in a request are a protocol error, and a request nested deeper
+ * than the JSON reader's limit says so. */
+DT_TEST(duplicate_keys_and_depth)
+{
+    int status;
+    static const char dup[] = "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}\n"
+                              "{\"id\":2,\"op\":\"device.parse\",\"args\":{\"text\":\"toy:0\","
+                              "\"text\":\"toy:1\"}}\n"
+                              "{\"id\":3,\"op\":\"reset\",\"op\":\"bye\"}\n";
+    char *out = serve(dup, sizeof dup - 1, &status);
+    check(strstr(out, "{\"id\":2,\"ok\":false") && strstr(out, "key \\\"text\\\" twice") &&
+              strstr(out, "{\"id\":3,\"ok\":false") && strstr(out, "key \\\"op\\\" twice"),
+          "duplicate keys, in args and at the top, are refused naming the key", out);
+    check(strstr(out, "\"origin\":\"protocol\"") != NULL, "of origin protocol", out);
+    free(out);
+    /* 90k distinct keys (within the 1 MiB line): answered (as an unknown argument), not
+     * refused as duplicates */
+    size_t cap = 2000000, n = 0;
+    char *big = malloc(cap);
+    n += (size_t)sprintf(big + n, "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}\n");
+    n += (size_t)sprintf(big + n, "{\"id\":4,\"op\":\"reset\",\"args\":{");
+    for (int k = 0; k < 90000; k++)
+        n += (size_t)sprintf(big + n, "%s\"%x\":0", k ? "," : "", k);
+    n += (size_t)sprintf(big + n, "}}\n");
+    out = serve(big, n, &status);
+    check(strstr(out, "{\"id\":4,\"ok\":false") && !strstr(out, "twice"),
+          "90k distinct keys are not duplicates", out);
+    free(out);
+    n = (size_t)sprintf(big, "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}\n{\"id\":6,\"op\":\"reset\",\"args\":{\"x\":");
+    for (int k = 0; k < 1200; k++)
+        big[n++] = '[';
+    big[n++] = '\n';
+    out = serve(big, n, &status);
+    check(strstr(out, "nested deeper than 1000") != NULL, "deep nesting is named as such", out);
+    free(out);
+    free(big);
+}
+
+DT_MAIN(DT_ENTRY(serve), DT_ENTRY(longest_line_with_cr), DT_ENTRY(duplicate_keys_and_depth))

@@ -38,7 +38,8 @@ void dsr__buf_add(dsr_buf *b, const char *s, size_t n);
 void dsr__buf_puts(dsr_buf *b, const char *s);
 void dsr__buf_printf(dsr_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void dsr__buf_free(dsr_buf *b);
-/* Reads a whole file; NULL with errno set on failure. The result is NUL-terminated. */
+/* Reads a whole regular file (/dev/null reads as empty); NULL with errno set on failure
+ * (EISDIR, DSR_ENOTREG for a FIFO, socket or other device). The result is NUL-terminated. */
 char *dsr__read_file(const char *path, size_t *len);
 /* Writes a file atomically: PATH.tmp then rename. Returns 0 or -1 with errno set. */
 int dsr__write_file_atomic(const char *path, const char *data, size_t len);

@@ -7,9 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Reads one line into buf (cap >= DS_PROTOCOL_MAX_LINE + 1). Returns the line's length
- * without its newline; -1 at end of input with nothing read; -2 for a line longer than the
- * limit, which is consumed up to its newline. A last line without newline counts. */
+/* Reads one line into buf (cap >= DS_PROTOCOL_MAX_LINE + 2). Returns the line's length
+ * without its newline and without a '\r' before it; -1 at end of input with nothing read; -2
+ * for a line longer than the limit, which is consumed up to its newline. A last line without
+ * newline counts. The limit is on the request: a line of DS_PROTOCOL_MAX_LINE bytes and a
+ * '\r' is within it, since the '\r' is not part of the request. */
 static long read_line(FILE *in, char *buf, size_t cap, size_t *too_long_len)
 {
     size_t n = 0;
@@ -23,12 +25,12 @@ static long read_line(FILE *in, char *buf, size_t cap, size_t *too_long_len)
         n++;
     }
     if (!any) return -1;
-    if (n > cap - 1) {
+    bool cr = n > 0 && n <= cap - 1 && buf[n - 1] == '\r';
+    if (n - cr > (size_t)DS_PROTOCOL_MAX_LINE) {
         *too_long_len = n;
         return -2;
     }
-    /* A CRLF line ending is accepted: the \r is not part of the request. */
-    if (n > 0 && buf[n - 1] == '\r') n--;
+    n -= cr;
     buf[n] = '\0';
     return (long)n;
 }
@@ -49,7 +51,7 @@ static bool said_bye(const char *request, size_t len, const char *reply)
 int ds_shim_serve(FILE *in, FILE *out, devspec_adapter_call_fn call,
                   devspec_adapter_free_fn release)
 {
-    size_t cap = (size_t)DS_PROTOCOL_MAX_LINE + 1;
+    size_t cap = (size_t)DS_PROTOCOL_MAX_LINE + 2; /* the line, a CR, a NUL */
     char *buf = malloc(cap);
     int status = 0;
     if (buf == NULL) {

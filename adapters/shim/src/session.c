@@ -244,6 +244,51 @@ static const char *json_type_name(const cJSON *v)
     return "an object";
 }
 
+static int cmp_key(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A key that some object in V holds twice, or NULL. JSON readers resolve duplicates
+ * differently (cJSON keeps the first, Python the last), so a request with one is a protocol
+ * error, as a case file with one is a load error. Small objects are compared pairwise; a
+ * large one's keys are sorted, so a request of 100k keys costs n log n, not n^2. *OOM is set
+ * when memory runs out. */
+static const char *duplicate_key(const cJSON *v, bool *oom)
+{
+    if (v == NULL || !(cJSON_IsObject(v) || cJSON_IsArray(v))) return NULL;
+    size_t n = 0;
+    for (const cJSON *c = v->child; c; c = c->next)
+        n++;
+    if (cJSON_IsObject(v) && n > 1) {
+        if (n <= 16) {
+            for (const cJSON *a = v->child; a; a = a->next)
+                for (const cJSON *b = a->next; b; b = b->next)
+                    if (strcmp(a->string, b->string) == 0) return a->string;
+        } else {
+            const char **keys = ds__malloc(n * sizeof *keys);
+            if (keys == NULL) {
+                *oom = true;
+                return NULL;
+            }
+            size_t k = 0;
+            for (const cJSON *c = v->child; c; c = c->next)
+                keys[k++] = c->string;
+            qsort(keys, n, sizeof *keys, cmp_key);
+            const char *dup = NULL;
+            for (k = 1; k < n && dup == NULL; k++)
+                if (strcmp(keys[k - 1], keys[k]) == 0) dup = keys[k];
+            ds__free(keys);
+            if (dup) return dup;
+        }
+    }
+    for (const cJSON *c = v->child; c; c = c->next) {
+        const char *d = duplicate_key(c, oom);
+        if (d || *oom) return d;
+    }
+    return NULL;
+}
+
 static char *answer(ds__session *s, const char *request, size_t len, size_t *reply_len)
 {
     ds__err e = {0};
@@ -278,8 +323,14 @@ static char *answer(ds__session *s, const char *request, size_t len, size_t *rep
     size_t off = 0;
     req = dsj_parse(request, len, &off);
     if (req == NULL) {
-        ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError",
-                 "request is not valid JSON (error near byte %zu)", off);
+        size_t deep;
+        if (dsj_too_deep(request, len, &deep))
+            ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError",
+                     "request is nested deeper than %d arrays and objects (at byte %zu)",
+                     DSJ_MAX_DEPTH, deep);
+        else
+            ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError",
+                     "request is not valid JSON (error near byte %zu)", off);
         goto error;
     }
     if (!cJSON_IsObject(req)) {
@@ -300,6 +351,17 @@ static char *answer(ds__session *s, const char *request, size_t len, size_t *rep
     }
     has_id = true;
     id = (uint64_t)jid->valuedouble;
+    bool oom = false;
+    const char *dup = duplicate_key(req, &oom);
+    if (oom) {
+        ds__fail(&e, DS__ORIGIN_ADAPTER, "MemoryError", "out of memory checking the request");
+        goto error;
+    }
+    if (dup) {
+        ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError", "request has the key \"%.100s\" twice",
+                 dup);
+        goto error;
+    }
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(req, "op");
     if (op == NULL) {
         ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError", "request has no \"op\"");
