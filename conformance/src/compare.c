@@ -19,10 +19,6 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#ifndef DEVSPEC_VERSION
-#define DEVSPEC_VERSION "0.0.0"
-#endif
-
 #define COMPARE_VERSION 1
 
 /* ---- loading -------------------------------------------------------------------------- */

@@ -16,6 +16,11 @@
 
 #include <cjson/cJSON.h>
 
+/* The project's version, from its one source (the file VERSION), defined by the build. */
+#ifndef DEVSPEC_VERSION
+#error "DEVSPEC_VERSION is defined by the build from the file VERSION"
+#endif
+
 /* Every number and string the runner reads or writes goes through dsjson (common/). */
 #include "dsjson.h"
 

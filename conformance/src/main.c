@@ -10,9 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef DEVSPEC_VERSION
-#define DEVSPEC_VERSION "0.0.0"
-#endif
 #ifndef DEVSPEC_SOURCE_DIR
 #define DEVSPEC_SOURCE_DIR "."
 #endif

@@ -15,10 +15,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#ifndef DEVSPEC_VERSION
-#define DEVSPEC_VERSION "0.0.0"
-#endif
-
 static char *capture(const char *cmd)
 {
     FILE *p = popen(cmd, "r");

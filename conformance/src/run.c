@@ -16,10 +16,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef DEVSPEC_VERSION
-#define DEVSPEC_VERSION "0.0.0"
-#endif
-
 typedef enum { STEP_OK, STEP_FAIL, STEP_ERROR, STEP_CRASH, STEP_TIMEOUT, STEP_STOP } step_end;
 
 typedef struct runner {
