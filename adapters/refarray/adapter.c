@@ -493,6 +493,8 @@ static ra_scalar scalar(ds_scalar s)
         return ra_scalar_bool(s.b);
     case DS_SCALAR_INT:
         return ra_scalar_int(s.i);
+    case DS_SCALAR_COMPLEX:
+        return ra_scalar_complex(s.f, s.im);
     case DS_SCALAR_FLOAT:
         break;
     }

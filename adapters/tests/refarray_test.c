@@ -828,6 +828,18 @@ static void out_and_dtypes(drv *d)
         A("array.binary_into\",\"args\":{\"fn\":\"add\",\"x1\":$g,\"x2\":$g,\"out\":3}"));
     ERR(d, "binary_into knows add, subtract, multiply and divide only", "ValueError", "protocol",
         A("array.binary_into\",\"args\":{\"fn\":\"equal\",\"x1\":$g,\"x2\":$g,\"out\":$g}"));
+    OK(d, "c = [2, 3] complex64 on cpu", "c", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"complex64\",\"shape\":[2],"
+         "\"data\":[[2,0],[3,0]]},\"device\":$cpu}"));
+    OK(d, "c * 1j with a complex scalar", "cj", NULL,
+       A("array.binary\",\"args\":{\"fn\":\"multiply\",\"x1\":$c,\"x2\":{\"complex\":[0,1]}}"));
+    OK(d, "c * 1j is [2j, 3j] in complex64", NULL,
+       "{\"dtype\":\"complex64\",\"shape\":[2],\"data\":[[0,2],[0,3]]}",
+       A("array.read\",\"args\":{\"array\":$cj}"));
+    ERR(d, "a complex scalar is a [re, im] pair", "TypeError", "protocol",
+        A("array.binary\",\"args\":{\"fn\":\"add\",\"x1\":$c,\"x2\":{\"complex\":[1]}}"));
+    ERR(d, "a complex scalar with a float array is refarray's TypeError", "TypeError", "library",
+        A("array.binary\",\"args\":{\"fn\":\"add\",\"x1\":$f,\"x2\":{\"complex\":[0,1]}}"));
     OK(d, "OF-DT-1: half is float16", NULL, "{\"name\":\"float16\",\"is_floating_point\":true}",
        A("dtype.describe\",\"args\":{\"name\":\"half\"}"));
     OK(d, "OF-DT-2: long is int64, not floating", NULL,

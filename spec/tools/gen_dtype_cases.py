@@ -38,7 +38,7 @@ import sys
 from fractions import Fraction
 
 OPS = ("add", "subtract", "multiply", "divide")
-SCALARS = {"bool": True, "int": 1, "float": 0.5, "complex": None}
+SCALARS = {"bool": True, "int": 1, "float": 0.5, "complex": {"complex": [0, 1]}}
 OUT_FILES = {
     "array-api": "conformance/cases/promotion-array-api.json",
     "category": "conformance/cases/promotion-category.json",
@@ -86,12 +86,21 @@ def element(dt, name, v):
         return bool(v)
     if c == "integral":
         return int(v)
+    if isinstance(v, complex):
+        return [num(v.real), num(v.imag)]
+    return [num(v), 0] if c == "complex" else num(v)
+
+
+def num(v):
+    """An exact float element, written as an integer when it is one."""
     f = float(v)
-    f = int(f) if f == int(f) else f
-    return [f, 0] if c == "complex" else f
+    return int(f) if f == int(f) else f
 
 
 def compute(op, a, b):
+    if isinstance(b, complex):
+        # Exact for the values used: small integers and 1j.
+        return {"add": a + b, "subtract": a - b, "multiply": a * b, "divide": a / b}[op]
     a, b = Fraction(a), Fraction(b)
     return {"add": a + b, "subtract": a - b, "multiply": a * b, "divide": a / b}[op]
 
@@ -165,21 +174,22 @@ def gen_array_api(dt, rs):
                                       % (op, a(t1), t1, what, r), spec, ["promotion-table"], steps))
         for t1 in names:
             for kind, value in SCALARS.items():
-                if value is None or dt.cat(t1) not in rs["scalars"][kind]:
+                if dt.cat(t1) not in rs["scalars"][kind]:
                     continue
                 if not allowed(dt, op, t1):
                     continue
+                exact = complex(*value["complex"]) if kind == "complex" else Fraction(value)
                 steps = [
                     {"op": "array.asarray", "args": {"obj": typed(dt, t1, operand_values(dt, t1, False, False), [2]),
                                                      "device": "$D0"}, "as": "x1"},
                     {"op": "array.binary", "args": {"fn": op, "x1": "$x1", "x2": value}, "as": "y"},
                     {"op": "array.read", "args": {"array": "$y"},
                      "expect": expected(dt, op, t1, operand_values(dt, t1, False, False),
-                                        [Fraction(value)], t1)},
+                                        [exact], t1)},
                 ]
                 cases.append(case("promotion.api.%s.%s.scalar-%s" % (op, t1, kind),
                                   "%s of %s %s array and the Python %s %s gives %s: the scalar takes the array's dtype."
-                                  % (op, a(t1), t1, kind, json.dumps(value), t1),
+                                  % (op, a(t1), t1, kind, "1j" if kind == "complex" else json.dumps(value), t1),
                                   ["API-PROM-3"], ["promotion-scalars"], steps))
     return cases
 

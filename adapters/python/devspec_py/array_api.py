@@ -172,7 +172,7 @@ class ArrayAPIBackend(BaseBackend):
             return self.xp.reshape(self.xp.asarray(typed.data, **kw), typed.shape)
         return self.xp.asarray(nest(typed.data, typed.shape), **kw)
 
-    def asarray_scalar(self, value: bool | int | float, kw: Kw) -> Array:
+    def asarray_scalar(self, value: bool | int | float | complex, kw: Kw) -> Array:
         return self.xp.asarray(value, **self._kw(kw))
 
     def asarray_array(self, x: Array, kw: Kw) -> Array:

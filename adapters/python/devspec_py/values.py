@@ -62,7 +62,7 @@ _SPECIAL = {"nan": math.nan, "+nan": math.nan, "-nan": -math.nan, "inf": math.in
             "+infinity": math.inf, "-infinity": -math.inf}
 
 Element = bool | int | float | complex
-Scalar = bool | int | float
+Scalar = bool | int | float | complex
 
 
 class Number(float):
@@ -272,6 +272,12 @@ def decode_scalar(value: object, where: str) -> Scalar:
         if value.is_integer() and -(1 << 63) <= value < (1 << 63):
             return int(value)
         return float(value)
+    if isinstance(value, dict) and set(value) == {"complex"}:
+        pair = value["complex"]
+        if not isinstance(pair, list) or len(pair) != 2:
+            raise ProtocolError("%s: {\"complex\": ...} takes a [re, im] pair" % where,
+                                "TypeError")
+        return complex(decode_float(pair[0], where + ".re"), decode_float(pair[1], where + ".im"))
     if isinstance(value, dict) and set(value) == {"scalar"} and isinstance(value["scalar"], str):
         text = value["scalar"].strip()
         if _INT_TEXT.match(text):

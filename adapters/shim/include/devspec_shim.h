@@ -144,17 +144,24 @@ typedef struct ds_device {
     const char *str;  /* DS_DEVICE_STRING only; valid during the call */
 } ds_device;
 
-/* A Python scalar operand: a JSON boolean, number, or {"scalar": "text"}. A JSON number
- * with an integral value that fits int64 is DS_SCALAR_INT, any other number DS_SCALAR_FLOAT;
- * {"scalar": "1.0"} or {"scalar": "nan"} is always DS_SCALAR_FLOAT, {"scalar": "7"} an int
- * (decision recorded in spec/decisions.md, "Protocol and adapters"). */
-typedef enum ds_scalar_kind { DS_SCALAR_BOOL = 1, DS_SCALAR_INT, DS_SCALAR_FLOAT } ds_scalar_kind;
+/* A Python scalar operand: a JSON boolean, number, {"scalar": "text"} or {"complex": [re,
+ * im]}. A JSON number with an integral value that fits int64 is DS_SCALAR_INT, any other
+ * number DS_SCALAR_FLOAT; {"scalar": "1.0"} or {"scalar": "nan"} is always DS_SCALAR_FLOAT,
+ * {"scalar": "7"} an int (decision recorded in spec/decisions.md, "Protocol and adapters");
+ * {"complex": [re, im]} is DS_SCALAR_COMPLEX (Python's complex), its parts floats. */
+typedef enum ds_scalar_kind {
+    DS_SCALAR_BOOL = 1,
+    DS_SCALAR_INT,
+    DS_SCALAR_FLOAT,
+    DS_SCALAR_COMPLEX
+} ds_scalar_kind;
 
 typedef struct ds_scalar {
     ds_scalar_kind kind;
     bool b;    /* DS_SCALAR_BOOL */
     int64_t i; /* DS_SCALAR_INT */
-    double f;  /* DS_SCALAR_FLOAT */
+    double f;  /* DS_SCALAR_FLOAT; the real part of DS_SCALAR_COMPLEX */
+    double im; /* the imaginary part of DS_SCALAR_COMPLEX */
 } ds_scalar;
 
 /* An operand of a binary op: an array or a scalar. */

@@ -609,6 +609,8 @@ static int op_array_create(const ds__req *r, cJSON **result)
         ds_scalar d = {.kind = DS_SCALAR_FLOAT, .f = 1.0};
         rc = ds__arg_int(r, "n", true, 0, &n) < 0 || ds__arg_scalar(r, "d", false, &d, NULL) < 0
                  ? -1
+             : d.kind == DS_SCALAR_COMPLEX
+                 ? ds__fail(r->e, PROTO, "TypeError", "%s: the spacing d must be real", r->op)
                  : CALL(r, fftfreq, fn[0] == 'r', n,
                         d.kind == DS_SCALAR_FLOAT ? d.f
                         : d.kind == DS_SCALAR_INT ? (double)d.i

@@ -596,8 +596,9 @@ bool ds__push(cJSON *arr, cJSON *item)
 bool ds__is_scalar(const cJSON *v)
 {
     return cJSON_IsBool(v) || cJSON_IsNumber(v) ||
-           (cJSON_IsObject(v) && cJSON_GetObjectItemCaseSensitive(v, "scalar") != NULL &&
-            cJSON_GetArraySize(v) == 1);
+           (cJSON_IsObject(v) && cJSON_GetArraySize(v) == 1 &&
+            (cJSON_GetObjectItemCaseSensitive(v, "scalar") != NULL ||
+             cJSON_GetObjectItemCaseSensitive(v, "complex") != NULL));
 }
 
 int ds__scalar_decode(const cJSON *v, const char *arg, ds_scalar *out, ds__err *e)
@@ -626,6 +627,19 @@ int ds__scalar_decode(const cJSON *v, const char *arg, ds_scalar *out, ds__err *
         }
         return 0;
     }
+    const cJSON *c = cJSON_IsObject(v) && cJSON_GetArraySize(v) == 1
+                         ? cJSON_GetObjectItemCaseSensitive(v, "complex")
+                         : NULL;
+    if (c != NULL) {
+        if (!cJSON_IsArray(c) || cJSON_GetArraySize(c) != 2)
+            return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
+                            "argument '%s': {\"complex\": ...} takes a [re, im] pair", arg);
+        if (float_element(c->child, false, &out->f, arg, 0, e) < 0 ||
+            float_element(c->child->next, false, &out->im, arg, 1, e) < 0)
+            return -1;
+        out->kind = DS_SCALAR_COMPLEX;
+        return 0;
+    }
     const cJSON *t = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, "scalar") : NULL;
     if (t != NULL && cJSON_IsString(t)) {
         int64_t s;
@@ -648,6 +662,7 @@ int ds__scalar_decode(const cJSON *v, const char *arg, ds_scalar *out, ds__err *
                         arg, t->valuestring);
     }
     return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
-                    "argument '%s' must be a scalar (a boolean, a number or {\"scalar\": text})",
+                    "argument '%s' must be a scalar (a boolean, a number, {\"scalar\": text} or "
+                    "{\"complex\": [re, im]})",
                     arg);
 }

@@ -144,7 +144,7 @@ class TinygradBackend(BaseBackend):
             x = self.Tensor(nest(typed.data, typed.shape), **kw)
         return self._done(x)
 
-    def asarray_scalar(self, value: bool | int | float, kw: Kw) -> Array:
+    def asarray_scalar(self, value: bool | int | float | complex, kw: Kw) -> Array:
         kw = self._kw(kw)
         kw.pop("copy", None)
         return self._done(self.Tensor(value, **kw))

@@ -142,7 +142,7 @@ class TorchBackend(BaseBackend):
             return self.torch.asarray(typed.data, **kw).reshape(typed.shape)
         return self.torch.asarray(nest(typed.data, typed.shape), **kw)
 
-    def asarray_scalar(self, value: bool | int | float, kw: Kw) -> Array:
+    def asarray_scalar(self, value: bool | int | float | complex, kw: Kw) -> Array:
         return self.torch.asarray(value, **self._kw(kw))
 
     def asarray_array(self, x: Array, kw: Kw) -> Array:
