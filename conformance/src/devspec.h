@@ -171,6 +171,9 @@ typedef struct dsr_named_adapter {
     char *expectations;  /* absolute, may be NULL */
 } dsr_named_adapter;
 
+/* Finds NAME in adapters/adapters.json, which is checked first (every problem printed with
+ * its place). Returns 0, -1 when no adapter has that name, -2 when the file cannot be read
+ * or is not valid. */
 int dsr__named_adapter_find(const char *source, const char *build, const char *name,
                             dsr_named_adapter *out);
 void dsr__named_adapter_free(dsr_named_adapter *a);

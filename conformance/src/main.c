@@ -375,6 +375,7 @@ static int cmd_run(args *a, int argc, char **argv)
     if (rc) return rc;
 
     dsr_named_adapter named = {0};
+    int found = -1;
     dsr_adapter *ad = NULL;
     char err[512] = "";
     char *label = NULL;
@@ -406,7 +407,7 @@ static int cmd_run(args *a, int argc, char **argv)
                 char *noenv[] = {NULL};
                 ad = dsr__adapter_open_cmd(av, noenv);
             }
-        } else if (dsr__named_adapter_find(source, build, x, &named) == 0) {
+        } else if ((found = dsr__named_adapter_find(source, build, x, &named)) == 0) {
             label = dsr__xstrdup(named.name);
             if (!expectations) expectations = named.expectations;
             if (a->in_process) {
@@ -431,6 +432,8 @@ static int cmd_run(args *a, int argc, char **argv)
             } else {
                 ad = dsr__adapter_open_cmd(named.command, named.env);
             }
+        } else if (found == -2) {
+            snprintf(err, sizeof err, "adapters/adapters.json cannot be used (see above)");
         } else {
             snprintf(err, sizeof err, "unknown adapter '%s'", x);
         }

@@ -5,6 +5,7 @@
 #include "devspec.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,11 +267,136 @@ static char *substitute(const char *s, const char *source, const char *build)
     return b.data;
 }
 
+/* One problem of adapters.json, located: "PATH:LINE:COL: adapters[3].env.X: reason". */
+__attribute__((format(printf, 5, 6))) static void adapters_problem(const char *path,
+                                                                  const char *text,
+                                                                  const dsr_seg *seg, int depth,
+                                                                  const char *fmt, ...)
+{
+    int line, col;
+    dsr__offset_to_linecol(text, dsr__json_locate(text, seg, depth), &line, &col);
+    dsr_buf field = {0};
+    dsr__path_format(seg, depth, &field);
+    fprintf(stderr, "devspec: %s:%d:%d: %s: ", path, line, col, depth ? field.data : "(file)");
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    dsr__buf_free(&field);
+}
+
+/* A string the runner passes on as a C string (a program's argument, a variable): no NUL. */
+static bool plain_string(const cJSON *v)
+{
+    return cJSON_IsString(v) && !dsj_string_has_nul(v->valuestring);
+}
+
+static bool adapter_name_ok(const char *s)
+{
+    if (!*s) return false;
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' ||
+              *s == '.'))
+            return false;
+    return true;
+}
+
+/* Checks adapters.json against spec/schema/adapters.json (and what the schema cannot say:
+ * names unique, no NUL in any string the runner passes on). Prints every problem; returns
+ * their number. */
+static int check_adapters(const char *path, const char *text, const cJSON *root)
+{
+    int problems = 0;
+    dsr_seg seg[4] = {{0}};
+#define PROBLEM(depth, ...) (adapters_problem(path, text, seg, depth, __VA_ARGS__), problems++)
+    if (!cJSON_IsObject(root)) return PROBLEM(0, "must be an object with \"adapters\""), problems;
+    for (const cJSON *k = root->child; k; k = k->next)
+        if (strcmp(k->string, "description") && strcmp(k->string, "adapters")) {
+            seg[0] = (dsr_seg){.key = k->string, .at_key = true};
+            PROBLEM(1, "unknown field (allowed: description, adapters)");
+        }
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "adapters");
+    seg[0] = (dsr_seg){.key = "adapters"};
+    if (!cJSON_IsArray(list)) return PROBLEM(list ? 1 : 0, "\"adapters\" must be a list"), problems;
+    dsr_strmap names = {0};
+    int i = 0;
+    for (const cJSON *it = list->child; it; it = it->next, i++) {
+        seg[1] = (dsr_seg){.index = i};
+        if (!cJSON_IsObject(it)) {
+            PROBLEM(2, "an adapter must be an object");
+            continue;
+        }
+        for (const cJSON *k = it->child; k; k = k->next) {
+            seg[2] = (dsr_seg){.key = k->string};
+            if (!strcmp(k->string, "name")) {
+                if (!plain_string(k) || !adapter_name_ok(k->valuestring))
+                    PROBLEM(3, "must be a name of a-z, 0-9, '-', '_', '.'");
+                else if (dsr__strmap_put(&names, k->valuestring, i) >= 0)
+                    PROBLEM(3, "the name \"%s\" is given twice", k->valuestring);
+            } else if (!strcmp(k->string, "description")) {
+                if (!cJSON_IsString(k)) PROBLEM(3, "must be a string");
+            } else if (!strcmp(k->string, "command")) {
+                if (!cJSON_IsArray(k) || !k->child)
+                    PROBLEM(3, "must be a non-empty list of strings (the program and its arguments)");
+                int j = 0;
+                for (const cJSON *a = cJSON_IsArray(k) ? k->child : NULL; a; a = a->next, j++) {
+                    seg[3] = (dsr_seg){.index = j};
+                    if (!plain_string(a)) PROBLEM(4, "must be a string without NUL");
+                }
+            } else if (!strcmp(k->string, "shared_object")) {
+                if (!plain_string(k)) PROBLEM(3, "must be a path (a string without NUL)");
+            } else if (!strcmp(k->string, "env")) {
+                if (!cJSON_IsObject(k))
+                    PROBLEM(3, "must be an object of variable names to string values");
+                for (const cJSON *e = cJSON_IsObject(k) ? k->child : NULL; e; e = e->next) {
+                    seg[3] = (dsr_seg){.key = e->string};
+                    if (!plain_string(e))
+                        PROBLEM(4, "must be a string without NUL");
+                    else if (!e->string[0] || strchr(e->string, '=') || dsj_string_has_nul(e->string))
+                        PROBLEM(4, "is not a variable name");
+                }
+            } else if (!strcmp(k->string, "expectations")) {
+                if (!plain_string(k) && !cJSON_IsNull(k)) PROBLEM(3, "must be a path or null");
+            } else {
+                seg[2].at_key = true;
+                PROBLEM(3, "unknown field (allowed: name, description, command, shared_object, "
+                           "env, expectations)");
+            }
+        }
+        seg[2] = (dsr_seg){0};
+        if (!cJSON_GetObjectItemCaseSensitive(it, "name")) PROBLEM(2, "missing field \"name\"");
+        if (!cJSON_GetObjectItemCaseSensitive(it, "command"))
+            PROBLEM(2, "missing field \"command\"");
+    }
+    dsr__strmap_free(&names, false);
+#undef PROBLEM
+    return problems;
+}
+
+/* adapters/adapters.json, checked; NULL (the problems printed) when it cannot be used. */
 static cJSON *load_adapters(const char *source)
 {
     dsr_buf path = {0};
     dsr__buf_printf(&path, "%s/adapters/adapters.json", source);
-    cJSON *root = load_json(path.data, true);
+    size_t len;
+    char *text = dsr__read_file(path.data, &len);
+    cJSON *root = NULL;
+    if (!text) {
+        fprintf(stderr, "devspec: cannot read %s: %s\n", path.data, dsr__strerror(errno));
+    } else {
+        size_t at = 0;
+        root = dsj_parse(text, len, &at);
+        if (!root) {
+            int line, col;
+            dsr__offset_to_linecol(text, at, &line, &col);
+            fprintf(stderr, "devspec: %s:%d:%d: invalid JSON\n", path.data, line, col);
+        } else if (check_adapters(path.data, text, root) != 0) {
+            cJSON_Delete(root);
+            root = NULL;
+        }
+    }
+    free(text);
     dsr__buf_free(&path);
     return root;
 }
@@ -280,7 +406,7 @@ int dsr__named_adapter_find(const char *source, const char *build, const char *n
 {
     memset(out, 0, sizeof *out);
     cJSON *root = load_adapters(source);
-    if (!root) return -1;
+    if (!root) return -2;
     const cJSON *it;
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "adapters"))
     {
@@ -294,7 +420,7 @@ int dsr__named_adapter_find(const char *source, const char *build, const char *n
         const cJSON *a;
         cJSON_ArrayForEach(a, cmd)
         {
-            if (cJSON_IsString(a)) out->command[k++] = substitute(a->valuestring, source, build);
+            out->command[k++] = substitute(a->valuestring, source, build);
         }
         out->command[k] = NULL;
         const char *so = str_field(it, "shared_object", NULL);
@@ -304,7 +430,6 @@ int dsr__named_adapter_find(const char *source, const char *build, const char *n
         k = 0;
         cJSON_ArrayForEach(a, env)
         {
-            if (!cJSON_IsString(a)) continue;
             char *v = substitute(a->valuestring, source, build);
             dsr_buf kv = {0};
             dsr__buf_printf(&kv, "%s=%s", a->string, v);
@@ -324,11 +449,6 @@ int dsr__named_adapter_find(const char *source, const char *build, const char *n
             out->expectations = p.data;
         }
         cJSON_Delete(root);
-        if (k == 0 && out->command[0] == NULL && !out->shared_object) {
-            fprintf(stderr, "devspec: adapter '%s' has neither command nor shared_object\n", name);
-            dsr__named_adapter_free(out);
-            return -1;
-        }
         return 0;
     }
     cJSON_Delete(root);

@@ -1359,6 +1359,35 @@ def group_reliability(env):
     if not gone:
         os.kill(wpid, signal.SIGKILL)
 
+    # Item: adapters/adapters.json is checked like a case file, every problem located.
+    src = env.path("fake-source")
+    os.makedirs(os.path.join(src, "adapters"))
+    ok_entry = {"name": "x", "description": "d", "command": [sys.executable, FAKE]}
+    bad = [
+        ('{"adapters": [', "invalid JSON", ":1:"),
+        ({"adapters": [dict(ok_entry, command="python3 fake.py")]}, "adapters[0].command: must be a non-empty list", ":1:"),
+        ({"adapters": [dict(ok_entry, command=[sys.executable, 7])]}, "adapters[0].command[1]: must be a string", ":1:"),
+        ({"adapters": [dict(ok_entry, env=["A=1"])]}, "adapters[0].env: must be an object", ":1:"),
+        ({"adapters": [dict(ok_entry, env={"A": 1})]}, "adapters[0].env.A: must be a string", ":1:"),
+        ({"adapters": [dict(ok_entry, command=[sys.executable + "\u0000x", FAKE])]},
+         "adapters[0].command[0]: must be a string without NUL", ":1:"),
+        ({"adapters": [ok_entry, ok_entry]}, "adapters[1].name: the name \"x\" is given twice", ":1:"),
+        ({"adapters": [dict(ok_entry, comand=["x"])]}, "adapters[0].comand: unknown field", ":1:"),
+    ]
+    for doc, want, loc in bad:
+        text = doc if isinstance(doc, str) else json.dumps(doc).replace("\\\\u0000", "\\u0000")
+        with open(os.path.join(src, "adapters", "adapters.json"), "w") as fh:
+            fh.write(text)
+        rc, out, err = env.run(["run", "--cases", good, "--adapter", "x", "--no-tap",
+                                "--report", env.path("a.json")], env={"DEVSPEC_SOURCE": src})
+        check(rc == 3 and want in err and "adapters.json" + loc in err and "unknown adapter" not in err,
+              f"adapters.json: {want}", want, (rc, err[-400:]))
+    with open(os.path.join(src, "adapters", "adapters.json"), "w") as fh:
+        json.dump({"adapters": [dict(ok_entry, env={"A": "1"})]}, fh)
+    rc, out, err = env.run(["run", "--cases", good, "--adapter", "x", "--no-tap",
+                            "--report", env.path("a.json")], env={"DEVSPEC_SOURCE": src})
+    check(rc == 0, "a valid adapters.json entry runs", 0, (rc, err[-400:]))
+
     # Item: every failed write changes the exit status.
     if os.path.exists("/dev/full"):
         rc, out, err = env.run(base + ["--report", env.path("w.json")])

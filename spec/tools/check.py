@@ -52,6 +52,7 @@ SPEC_FILES = {
     "spec/promotion/category.json": "spec/schema/promotion.json",
     "spec/promotion/out-casting.json": "spec/schema/out-casting.json",
     "spec/ops.json": "spec/schema/ops.json",
+    "adapters/adapters.json": "spec/schema/adapters.json",
 }
 PROMOTION_FILES = ("spec/promotion/array-api.json", "spec/promotion/category.json")
 OUT_CASTING = "spec/promotion/out-casting.json"
