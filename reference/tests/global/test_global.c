@@ -3,10 +3,13 @@
  * creation from local pieces, operations, and the errors: bad arguments, calls that differ
  * between ranks, a rank that never comes.
  *
- * Every check is collective: each rank evaluates it, rank 0 prints one TAP line that passes
- * only when it passed on every rank; a rank that fails prints its own diagnostic. Expected
+ * On devspec's one C test harness (testing/dtest.h), run by every rank. Every check is
+ * collective: each rank evaluates it, and it passes only when it passed on every rank, so a
+ * failure stops the test on every rank at once (no rank is left waiting in a collective). A
+ * rank that fails prints its own diagnostic to stderr; only rank 0 writes the TAP output. Expected
  * values are computed here from the statements (balanced pieces, zeros for the non-first
  * partial_sum pieces), independently of the library. */
+#include "dtest.h"
 #include "refarray_global.h"
 
 #include <stdarg.h>
@@ -15,29 +18,21 @@
 #include <string.h>
 #include <unistd.h>
 
-static int rank, nranks, count, failed;
+static int rank, nranks;
 
 static int check(int ok, const char *file, int line, const char *fmt, ...)
 {
     int all = 0;
     MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-    count++;
-    if (!ok) {
-        printf("# rank %d failed check %d at %s:%d\n", rank, count, file, line);
-        fflush(stdout);
-    }
+    if (!ok) fprintf(stderr, "# rank %d failed the check at %s:%d\n", rank, file, line);
+    if (all) return 1;
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        printf("%sok %d - ", all ? "" : "not ", count);
-        vprintf(fmt, ap);
-        printf("\n");
-        va_end(ap);
-        fflush(stdout);
-    }
-    if (!all) failed++;
-    return all;
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    dt_fail(file, line, "%s (failed on at least one rank)", what);
 }
 #define CHECK(cond, ...) check((cond) ? 1 : 0, __FILE__, __LINE__, __VA_ARGS__)
 
@@ -784,10 +779,8 @@ static void test_gpu(void)
     int have = ra_ctx_create(NULL, &ctx) == RA_OK ? ra_util_num_gpus(ctx) : 0, all_have = 0;
     MPI_Allreduce(&have, &all_have, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
     if (all_have < 1) {
-        if (rank == 0)
-            printf("ok %d - gpu placements # SKIP no gpu device on some rank\n", ++count);
         ra_ctx_destroy(ctx);
-        return;
+        dt_skip("no gpu device on some rank");
     }
     ra_gctx *g = NULL, *saved = G;
     ra_gctx_create(ctx, MPI_COMM_WORLD, NULL, &g);
@@ -820,39 +813,94 @@ static void test_gpu(void)
     ra_ctx_destroy(ctx);
 }
 
+/* The context every test uses, and the global context over the four ranks. */
+static ra_ctx *host_ctx;
+
+/* Runs one group of checks; every rank skips it when there are not four ranks. */
+static void on_four_ranks(void (*group)(void))
+{
+    if (nranks != 4) dt_skip("needs 4 ranks (mpirun -np 4), has %d", nranks);
+    group();
+}
+
+DT_TEST(global_context)
+{
+    if (nranks != 4) dt_skip("needs 4 ranks (mpirun -np 4), has %d", nranks);
+    CHECK(G != NULL, "a global context over 4 ranks");
+    CHECK(ra_gctx_rank(G) == rank && ra_gctx_size(G) == 4, "its rank and size");
+    ra_gctx *bad = NULL;
+    CHECK(ra_gctx_create(host_ctx, MPI_COMM_WORLD, RA_GCTX_OPTIONS(.timeout_s = -1), &bad) ==
+                  RA_E_ARG &&
+              !bad && strstr(ra_gctx_message(NULL), "timeout"),
+          "a negative timeout is RA_E_ARG");
+    CHECK(ra_gctx_create(host_ctx, MPI_COMM_WORLD, &(ra_gctx_options){.size = 3}, &bad) == RA_E_ARG,
+          "an unknown options size is RA_E_ARG");
+    CHECK(ra_gctx_create(NULL, MPI_COMM_WORLD, NULL, &bad) == RA_E_NULL, "ctx NULL is RA_E_NULL");
+}
+
+static void errors(void)
+{
+    test_errors(host_ctx);
+}
+
+DT_TEST(placements)
+{
+    on_four_ranks(test_placements);
+}
+
+DT_TEST(sbp_print)
+{
+    on_four_ranks(test_sbp_print);
+}
+
+DT_TEST(pairs)
+{
+    on_four_ranks(test_pairs);
+}
+
+DT_TEST(mesh)
+{
+    on_four_ranks(test_mesh);
+}
+
+DT_TEST(from_local)
+{
+    on_four_ranks(test_from_local);
+}
+
+DT_TEST(full_and_ops)
+{
+    on_four_ranks(test_full_and_ops);
+}
+
+DT_TEST(errors)
+{
+    on_four_ranks(errors);
+}
+
+DT_TEST(gpu)
+{
+    on_four_ranks(test_gpu);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    if (nranks != 4) {
-        if (rank == 0) printf("1..0 # SKIP needs 4 ranks (mpirun -np 4), has %d\n", nranks);
-        MPI_Finalize();
-        return 0;
-    }
-    ra_ctx *ctx = NULL;
-    ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &ctx);
-    CHECK(status_is(ra_gctx_create(ctx, MPI_COMM_WORLD, NULL, &G), RA_OK, "gctx"),
-          "a global context over 4 ranks");
-    CHECK(ra_gctx_rank(G) == rank && ra_gctx_size(G) == 4, "its rank and size");
-    ra_gctx *bad = NULL;
-    CHECK(ra_gctx_create(ctx, MPI_COMM_WORLD, RA_GCTX_OPTIONS(.timeout_s = -1), &bad) == RA_E_ARG &&
-              !bad && strstr(ra_gctx_message(NULL), "timeout"),
-          "a negative timeout is RA_E_ARG");
-    CHECK(ra_gctx_create(ctx, MPI_COMM_WORLD, &(ra_gctx_options){.size = 3}, &bad) == RA_E_ARG,
-          "an unknown options size is RA_E_ARG");
-    CHECK(ra_gctx_create(NULL, MPI_COMM_WORLD, NULL, &bad) == RA_E_NULL, "ctx NULL is RA_E_NULL");
-    test_placements();
-    test_sbp_print();
-    test_pairs();
-    test_mesh();
-    test_from_local();
-    test_full_and_ops();
-    test_errors(ctx);
-    test_gpu();
+    /* One TAP stream: rank 0's. The other ranks' diagnostics go to stderr (check). */
+    if (rank != 0 && freopen("/dev/null", "w", stdout) == NULL) return 1;
+    ra_ctx_create(&(ra_ctx_options){.flags = RA_CTX_NO_OPENCL}, &host_ctx);
+    if (nranks == 4 &&
+        !status_is(ra_gctx_create(host_ctx, MPI_COMM_WORLD, NULL, &G), RA_OK, "gctx"))
+        G = NULL;
+    static const dt_test tests[] = {
+        DT_ENTRY(global_context), DT_ENTRY(placements), DT_ENTRY(sbp_print),
+        DT_ENTRY(pairs),          DT_ENTRY(mesh),       DT_ENTRY(from_local),
+        DT_ENTRY(full_and_ops),   DT_ENTRY(errors),     DT_ENTRY(gpu)};
+    int status = dt_main(argc, argv, tests, sizeof tests / sizeof tests[0]);
     ra_gctx_destroy(G);
-    ra_ctx_destroy(ctx);
-    if (rank == 0) printf("1..%d\n", count);
+    ra_ctx_destroy(host_ctx);
     MPI_Finalize();
-    return failed ? 1 : 0;
+    return status;
 }
