@@ -263,6 +263,10 @@ def group_judge(env):
     c = r["cases"][0]
     check(rc == 1 and c["status"] == "fail", "exact-fail.json: 2^53+1 is not 2^53", "fail",
           (rc, c["status"]))
+    f = r["cases"][1]
+    check(f["status"] == "fail" and "1.0000000000000002" in f.get("reason", ""),
+          "a double that differs in the last bit fails and is shown in full",
+          "1.0000000000000002 in the reason", (f["status"], f.get("reason")))
     check("9007199254740993" in c.get("reason", "") and "9007199254740992" in c.get("reason", ""),
           "the failure shows expected 2^53 and observed 2^53+1 exactly",
           "both integers in full", c.get("reason"))
