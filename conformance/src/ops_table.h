@@ -75,7 +75,7 @@
         ((const char *const[]){"array", NULL}))                                                    \
     X("array.from_dlpack", 1, ((const char *const[]){"x", "device", "copy", NULL}),                \
         ((const char *const[]){"x", NULL}))                                                        \
-    X("array.dlpack", 1, ((const char *const[]){"array", "dl_device", "copy", NULL}),              \
+    X("array.dlpack", 1, ((const char *const[]){"array", "dl_device", "copy", "stream", NULL}),    \
         ((const char *const[]){"array", NULL}))                                                    \
     X("stream.default", 1, ((const char *const[]){"device", NULL}),                                \
         ((const char *const[]){"device", NULL}))                                                   \

@@ -116,7 +116,7 @@ ARGS: dict[str, frozenset[str]] = {
     'array.to_devices': frozenset({'array', 'devices'}),
     'array.dlpack_device': frozenset({'array'}),
     'array.from_dlpack': frozenset({'x', 'device', 'copy'}),
-    'array.dlpack': frozenset({'array', 'dl_device', 'copy'}),
+    'array.dlpack': frozenset({'array', 'dl_device', 'copy', 'stream'}),
     'stream.default': frozenset({'device'}),
     'array.tril': frozenset({'x', 'k'}),
     'array.triu': frozenset({'x', 'k'}),

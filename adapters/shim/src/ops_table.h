@@ -51,7 +51,8 @@
     X("array.dlpack_device", array_dlpack_device, ((const char *const[]){"array", NULL}))          \
     X("array.from_dlpack", array_from_dlpack, ((const char *const[]){"x", "device", "copy",        \
         NULL}))                                                                                    \
-    X("array.dlpack", array_dlpack, ((const char *const[]){"array", "dl_device", "copy", NULL}))   \
+    X("array.dlpack", array_dlpack, ((const char *const[]){"array", "dl_device", "copy",           \
+        "stream", NULL}))                                                                          \
     X("stream.default", stream_default, ((const char *const[]){"device", NULL}))                   \
     X("array.tril", array_tril, ((const char *const[]){"x", "k", NULL}))                           \
     X("array.triu", array_triu, ((const char *const[]){"x", "k", NULL}))                           \
