@@ -144,4 +144,26 @@ DT_TEST(duplicate_keys_and_depth)
     free(big);
 }
 
-DT_MAIN(DT_ENTRY(serve), DT_ENTRY(longest_line_with_cr), DT_ENTRY(duplicate_keys_and_depth))
+/* array.read of an array whose text could pass the 64 MiB reply limit is refused before
+ * anything is allocated, with the id kept (spec/protocol.md, "Limits"); a small one reads. */
+DT_TEST(read_limit)
+{
+    int status;
+    static const char reqs[] =
+        "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}\n"
+        "{\"id\":2,\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[3000000],"
+        "\"dtype\":\"float64\"}}\n"
+        "{\"id\":3,\"op\":\"array.read\",\"args\":{\"array\":\"array#0\"}}\n"
+        "{\"id\":4,\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[3],"
+        "\"dtype\":\"float64\"}}\n"
+        "{\"id\":5,\"op\":\"array.read\",\"args\":{\"array\":\"array#1\"}}\n";
+    char *out = serve(reqs, sizeof reqs - 1, &status);
+    check(strstr(out, "{\"id\":3,\"ok\":false") && strstr(out, "MemoryError") &&
+              strstr(out, "reply line"),
+          "reading 3M float64 is refused with MemoryError naming the reply limit", out);
+    check(strstr(out, "{\"id\":5,\"ok\":true") != NULL, "a small array still reads", out);
+    free(out);
+}
+
+DT_MAIN(DT_ENTRY(serve), DT_ENTRY(longest_line_with_cr), DT_ENTRY(duplicate_keys_and_depth),
+        DT_ENTRY(read_limit))

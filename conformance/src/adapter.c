@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_REPLY_LINE (16u << 20) /* far above the protocol's 1 MiB: a corrupt stream */
+#define MAX_REPLY_LINE DSR_PROTOCOL_MAX_REPLY
 #define STDERR_TAIL 4096
 
 volatile int dsr__interrupted;
@@ -385,7 +385,8 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
                 close_fd(&a->in_fd);
         }
         if (a->rbuf.len && take_line(a, reply, reply_len)) {
-            result = DSR_IO_OK;
+            result = *reply_len > MAX_REPLY_LINE ? DSR_IO_TOO_LONG : DSR_IO_OK;
+            if (result != DSR_IO_OK) free(*reply);
             break;
         }
         struct pollfd p[3];
@@ -420,7 +421,8 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
                 ssize_t n = read(a->out_fd, chunk, sizeof chunk);
                 if (n > 0) {
                     dsr__buf_add(&a->rbuf, chunk, (size_t)n);
-                    if ((size_t)n < sizeof chunk) break;
+                    /* stop reading a line that is already too long: memory stays bounded */
+                    if ((size_t)n < sizeof chunk || a->rbuf.len > MAX_REPLY_LINE + 2) break;
                     continue;
                 }
                 if (n == 0)
@@ -431,8 +433,10 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
                     eof = true;
                 break;
             }
+            /* The limit holds however the line arrived: in one read or in many. */
             if (take_line(a, reply, reply_len)) {
-                result = DSR_IO_OK;
+                result = *reply_len > MAX_REPLY_LINE ? DSR_IO_TOO_LONG : DSR_IO_OK;
+                if (result != DSR_IO_OK) free(*reply);
                 break;
             }
             if (a->rbuf.len > MAX_REPLY_LINE) {

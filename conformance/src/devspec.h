@@ -27,6 +27,8 @@
 #define DSR_PROTOCOL_VERSION 1
 #define DSR_REPORT_VERSION 1
 #define DSR_MAX_DEVICES 10 /* $D0..$D9 */
+/* The longest reply line, without its newline (spec/protocol.md, "Limits"). */
+#define DSR_PROTOCOL_MAX_REPLY (64u << 20)
 
 /* ---- util.c ---------------------------------------------------------------------- */
 

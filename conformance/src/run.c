@@ -140,9 +140,9 @@ static step_end request(runner *r, const char *op, cJSON *args, reply *rep, bool
         return STEP_STOP;
     case DSR_IO_TOO_LONG:
         failmsg(r,
-                "protocol violation: the reply to %s is not a line (over %u bytes without a "
-                "newline)",
-                op, 16u << 20);
+                "protocol violation: the reply to %s is longer than the protocol's limit of %u "
+                "bytes",
+                op, DSR_PROTOCOL_MAX_REPLY);
         if (restart_on_error) restart(r);
         return STEP_ERROR;
     }

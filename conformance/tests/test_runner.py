@@ -1392,6 +1392,19 @@ def group_reliability(env):
                             "--report", env.path("a.json")], env={"DEVSPEC_SOURCE": src})
     check(rc == 0, "a valid adapters.json entry runs", 0, (rc, err[-400:]))
 
+    # Item: a reply over the protocol's 64 MiB limit is a protocol violation however it
+    # arrives (here in one write), not accepted because one read happened to end the line.
+    big_case = env.path("oversized.json")
+    with open(big_case, "w") as fh:
+        json.dump({"description": "An oversized reply.", "cases": [
+            {"id": "o.big", "description": "65 MiB", "spec": ["T-STR-1"], "features": ["device-string"],
+             "steps": [{"op": "device.parse", "args": {"text": "oversized"}}]}]}, fh)
+    rc, out, err = env.run(["run", "--cases", big_case, "--adapter-cmd", fake_cmd(), "--no-tap",
+                            "--report", env.path("big.json")], timeout=120)
+    r = load_report(env.path("big.json"))
+    check(rc == 1 and r["cases"][0]["status"] == "error" and "limit" in r["cases"][0]["reason"],
+          "a 65 MiB reply is a protocol error naming the limit", "error", (rc, r["cases"][0].get("reason"), err[-300:]))
+
     # Item: every failed write changes the exit status.
     if os.path.exists("/dev/full"):
         rc, out, err = env.run(base + ["--report", env.path("w.json")])

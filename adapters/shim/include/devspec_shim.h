@@ -45,6 +45,9 @@ extern "C" {
 #define DS_PROTOCOL_VERSION 1
 /* The longest request line, in bytes, without its newline (spec/protocol.md, "Transports"). */
 #define DS_PROTOCOL_MAX_LINE (1024 * 1024)
+/* The longest reply line, in bytes, without its newline (spec/protocol.md, "Limits"). A reply
+ * that would be longer is answered with MemoryError, origin "adapter", instead. */
+#define DS_PROTOCOL_MAX_REPLY (64 * 1024 * 1024)
 /* The most dimensions an array may have in a message. */
 #define DS_MAX_NDIM 32
 /* The most elements array.read returns (2^24); a larger array is refused with MemoryError,

@@ -711,6 +711,22 @@ static int op_array_describe(const ds__req *r, cJSON **result)
     return 0;
 }
 
+/* The longest text one element of DTYPE takes in a typed array, with its comma:
+ * "-9223372036854775808", "\"18446744073709551615\"", "-2.2250738585072014e-308", a complex
+ * pair of two of those in brackets. */
+static unsigned element_text_max(ds_dtype dtype)
+{
+    switch (dtype) {
+    case DS_BOOL:
+        return 6;
+    case DS_COMPLEX64:
+    case DS_COMPLEX128:
+        return 2 * 26 + 3;
+    default:
+        return 26;
+    }
+}
+
 static int op_array_read(const ds__req *r, cJSON **result)
 {
     ds_array x;
@@ -728,6 +744,13 @@ static int op_array_read(const ds__req *r, cJSON **result)
         return ds__fail(r->e, DS__ORIGIN_ADAPTER, "MemoryError",
                         "%s: the array has %" PRId64 " elements, more than the %d a reply carries",
                         r->op, count, DS_MAX_READ_ELEMENTS);
+    /* Refused before anything is allocated when the longest text its elements could take
+     * passes the reply limit: memory stays bounded by the limit, whatever the values. */
+    if (count > 0 && (uint64_t)count > (uint64_t)DS_PROTOCOL_MAX_REPLY / element_text_max(info.dtype))
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "MemoryError",
+                        "%s: %" PRId64 " elements of %s may take more than the %d bytes a reply "
+                        "line may hold",
+                        r->op, count, ds_dtype_name(info.dtype), DS_PROTOCOL_MAX_REPLY);
     buf.nbytes = (size_t)count * ds_dtype_size(info.dtype);
     if (buf.nbytes > 0 && (buf.data = ds__malloc(buf.nbytes)) == NULL) return oom(r);
     int rc = CALL(r, read, x, buf.data, buf.nbytes);

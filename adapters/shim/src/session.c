@@ -216,7 +216,19 @@ static char *ok_reply(uint64_t id, cJSON *result, size_t *reply_len)
         cJSON_Delete(reply);
         return NULL;
     }
-    return print_reply(reply, reply_len);
+    size_t n = 0;
+    char *text = print_reply(reply, &n);
+    if (text != NULL && n > (size_t)DS_PROTOCOL_MAX_REPLY) {
+        /* The protocol's reply limit holds for every op (spec/protocol.md, "Limits"). */
+        ds__err e;
+        ds__fail(&e, DS__ORIGIN_ADAPTER, "MemoryError",
+                 "the reply is %zu bytes, more than the %d a reply line may hold", n,
+                 DS_PROTOCOL_MAX_REPLY);
+        cJSON_free(text);
+        return error_reply(true, id, &e, reply_len);
+    }
+    if (reply_len) *reply_len = n;
+    return text;
 }
 
 /* ---- one request ---- */
