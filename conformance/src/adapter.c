@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #ifdef __linux__
 #include <sys/prctl.h>
@@ -30,7 +31,9 @@
 #define MAX_REPLY_LINE DSR_PROTOCOL_MAX_REPLY
 #define STDERR_TAIL 4096
 
-volatile int dsr__interrupted;
+_Atomic int dsr__interrupted; /* atomic: read by the worker threads of --jobs N */
+
+static pthread_mutex_t start_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef const char *(*call_fn)(const char *request, size_t len, size_t *reply_len);
 typedef void (*free_fn)(const char *reply);
@@ -105,6 +108,11 @@ static void free_list(char **l)
     for (int i = 0; l && l[i]; i++)
         free(l[i]);
     free(l);
+}
+
+dsr_adapter *dsr__adapter_clone(const dsr_adapter *a)
+{
+    return a->inproc ? NULL : dsr__adapter_open_cmd(a->argv, a->env_add);
 }
 
 dsr_adapter *dsr__adapter_open_cmd(char *const *argv, char *const *env_add)
@@ -243,17 +251,26 @@ int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
     shut(a, 0);
     enum { IN, OUT, ERR }; /* the worker's stdin, stdout and stderr */
     int p[3][2];
-    for (int i = 0; i < 3; i++)
+    /* With --jobs N several threads start workers: every pipe is close-on-exec (dup2 in the
+     * child clears the flag on 0, 1 and 2), and pipe, fcntl and fork happen under one lock,
+     * so no worker inherits another's pipes (a dead worker's stdout must read as EOF). */
+    pthread_mutex_lock(&start_lock);
+    for (int i = 0; i < 3; i++) {
         if (pipe(p[i]) != 0) {
             snprintf(err, errlen, "cannot start the adapter: pipe: %s", dsr__strerror(errno));
             close_pipes(p, i);
+            pthread_mutex_unlock(&start_lock);
             return -1;
         }
+        fcntl(p[i][0], F_SETFD, FD_CLOEXEC);
+        fcntl(p[i][1], F_SETFD, FD_CLOEXEC);
+    }
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         snprintf(err, errlen, "cannot start the adapter: fork: %s", dsr__strerror(errno));
         close_pipes(p, 3);
+        pthread_mutex_unlock(&start_lock);
         return -1;
     }
     if (pid == 0) {
@@ -287,6 +304,7 @@ int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
     close(p[IN][0]);
     close(p[OUT][1]);
     close(p[ERR][1]);
+    pthread_mutex_unlock(&start_lock);
     a->pid = pid;
     a->in_fd = p[IN][1];
     a->out_fd = p[OUT][0];
@@ -403,6 +421,9 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
             }
             wait_ms = (int)(left * 1000) + 1;
         }
+        /* Woken at least every 200 ms: with --jobs N the SIGINT that sets dsr__interrupted
+         * interrupts one thread's poll only. */
+        if (wait_ms < 0 || wait_ms > 200) wait_ms = 200;
         int r = poll(p, (nfds_t)np, wait_ms);
         if (dsr__interrupted) {
             result = DSR_IO_INTERRUPTED;

@@ -305,6 +305,8 @@ dsr_adapter *dsr__adapter_open_so(const char *path, char *err, size_t errlen);
 /* Out of process: ARGV (NULL-terminated) with ENV_ADD ("K=V") added to the environment.
  * Nothing starts until dsr__adapter_start. */
 dsr_adapter *dsr__adapter_open_cmd(char *const *argv, char *const *env_add);
+/* Another adapter with A's command and environment (for --jobs); NULL in process. */
+dsr_adapter *dsr__adapter_clone(const dsr_adapter *a);
 /* Starts (or restarts) the worker. Returns 0 or -1 with the reason in ERR. */
 int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen);
 /* Sends one request line (without '\n') and waits for one reply line until DEADLINE
@@ -323,7 +325,7 @@ const char *dsr__adapter_death(const dsr_adapter *a);
 const char *dsr__adapter_stderr(dsr_adapter *a);
 void dsr__adapter_stderr_clear(dsr_adapter *a);
 /* Set from the SIGINT handler; the transports return DSR_IO_INTERRUPTED when set. */
-extern volatile int dsr__interrupted;
+extern _Atomic int dsr__interrupted;
 
 /* ---- judge.c --------------------------------------------------------------------- */
 
@@ -389,8 +391,9 @@ typedef struct dsr_options {
     bool progress;
     bool color;
     double timeout;
-    double start_timeout; /* for hello, first and replayed: libraries can be slow to load */
-    int max_restarts;
+    double start_timeout;      /* for hello, first and replayed: libraries can be slow to load */
+    int max_restarts;          /* of all the workers together */
+    int jobs;                  /* out-of-process workers (--jobs); in process always 1 */
     const char *adapter_label; /* shown in reports */
     const char *adapter_spec;  /* --adapter as given, or the command */
     const char *transport;     /* "in-process" / "out-of-process" */

@@ -57,11 +57,17 @@ static const char USAGE[] =
     "  --timeout SECONDS       per case, out of process (default 10; 0: none)\n"
     "  --start-timeout SECONDS for the adapter's hello, also after a restart (default 60)\n"
     "  --max-restarts N        worker restarts before the run stops (default 10)\n"
+    "  --jobs N, -j N          N adapter workers, out of process, share the cases; reports\n"
+    "                          and verdicts are those of --jobs 1 (default: the number of\n"
+    "                          cores; in process, and for an SPMD adapter, 1)\n"
     "  --strict                unexpected passes and stale expectations fail the run\n"
     "  --no-progress           no progress line on stderr\n"
     "\n"
     "common options:\n"
-    "  --spec DIR              the spec directory (default: the suite's spec/)\n"
+    "  --spec DIR              the spec directory (default: the suite's spec/)\n";
+
+/* The second half of the help (one string literal may hold 4095 characters in ISO C). */
+static const char USAGE_NOTES[] =
     "\n"
     "Isolation: out of process (the default for NAME and programs) each adapter runs as one\n"
     "worker in its own process group; a crash is recorded as 'crash', the worker is\n"
@@ -129,7 +135,7 @@ typedef struct args {
     const char *what, *python, *tap_version;
     bool tap, strict, progress, in_process, json, core;
     double timeout, start_timeout;
-    int max_restarts;
+    int max_restarts, jobs;
 } args;
 
 /* "--name value" or "--name=value". Returns the value, or NULL (and *bad set) when the
@@ -179,6 +185,8 @@ static const struct {
     {"--timeout", SECONDS, offsetof(args, timeout)},
     {"--start-timeout", SECONDS, offsetof(args, start_timeout)},
     {"--max-restarts", COUNT, offsetof(args, max_restarts)},
+    {"--jobs", COUNT, offsetof(args, jobs)},
+    {"-j", COUNT, offsetof(args, jobs)},
     {"--tap", FLAG_ON, offsetof(args, tap)},
     {"--no-tap", FLAG_OFF, offsetof(args, tap)},
     {"--strict", FLAG_ON, offsetof(args, strict)},
@@ -244,6 +252,8 @@ static int parse(int argc, char **argv, int first, args *a, const char *cmd)
     a->timeout = 10;
     a->start_timeout = 60;
     a->max_restarts = 10;
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    a->jobs = cores > 0 ? (int)(cores < 64 ? cores : 64) : 1;
     for (int i = first; i < argc; i++) {
         const char *opt = argv[i];
         int k = 0;
@@ -471,6 +481,7 @@ static int cmd_run(args *a, int argc, char **argv)
     o.timeout = a->timeout;
     o.start_timeout = a->start_timeout;
     o.max_restarts = a->max_restarts;
+    o.jobs = a->jobs > 0 ? a->jobs : 1;
     o.adapter_label = label;
     o.adapter_spec = a->adapter_cmd ? a->adapter_cmd : a->adapter;
     o.transport = transport;
@@ -690,11 +701,13 @@ int main(int argc, char **argv)
 {
     if (argc < 2) {
         fputs(USAGE, stderr);
+        fputs(USAGE_NOTES, stderr);
         return 2;
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
         fputs(USAGE, stdout);
+        fputs(USAGE_NOTES, stdout);
         return 0;
     }
     if (!strcmp(cmd, "--version")) {
@@ -716,6 +729,7 @@ int main(int argc, char **argv)
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(USAGE, stdout);
+            fputs(USAGE_NOTES, stdout);
             return 0;
         }
 

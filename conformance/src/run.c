@@ -11,6 +11,8 @@
 
 #include <errno.h>
 #include <fnmatch.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,8 +30,9 @@ typedef struct runner {
     cJSON *hello; /* the hello result */
     char *devices[DSR_MAX_DEVICES];
     int ndevices;
-    int nranks; /* an SPMD adapter's ranks (hello's "ranks"), 1 otherwise */
-    int restarts;
+    int nranks;    /* an SPMD adapter's ranks (hello's "ranks"), 1 otherwise */
+    int *restarts; /* shared by the workers of --jobs N: the first runner's own_restarts */
+    int own_restarts;
     bool incomplete;
     bool interrupted;
     char why_incomplete[1200];
@@ -56,6 +59,8 @@ typedef struct reply {
     const char *kind, *message, *origin;
 } reply;
 
+static pthread_mutex_t restart_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void failmsg(runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void failmsg(runner *r, const char *fmt, ...)
 {
@@ -81,14 +86,19 @@ static void restart(runner *r)
         return;
     }
     dsr__adapter_kill(r->ad);
-    if (r->restarts >= r->o->max_restarts) {
+    /* --max-restarts counts the restarts of all the workers together. */
+    pthread_mutex_lock(&restart_lock);
+    int done = *r->restarts;
+    bool over = done >= r->o->max_restarts;
+    if (!over) ++*r->restarts;
+    pthread_mutex_unlock(&restart_lock);
+    if (over) {
         r->incomplete = true;
         snprintf(r->why_incomplete, sizeof r->why_incomplete,
-                 "the adapter failed again after %d restarts (limit --max-restarts %d)",
-                 r->restarts, r->o->max_restarts);
+                 "the adapter failed again after %d restarts (limit --max-restarts %d)", done,
+                 r->o->max_restarts);
         return;
     }
-    r->restarts++;
     char err[400];
     if (dsr__adapter_start(r->ad, err, sizeof err) != 0 || hello(r, err, sizeof err) != 0) {
         r->incomplete = true;
@@ -378,8 +388,8 @@ static step_end judge_ranks(runner *r, const dsr_step *st, const reply *rep)
             const cJSON *ok = cJSON_GetObjectItemCaseSensitive(entry, "ok");
             res = cJSON_GetObjectItemCaseSensitive(entry, "result");
             if (!cJSON_IsTrue(ok) || !res) {
-                cJSON_AddItemToArray(observed, entry ? cJSON_Duplicate(entry, true)
-                                                     : cJSON_CreateNull());
+                cJSON_AddItemToArray(observed,
+                                     entry ? cJSON_Duplicate(entry, true) : cJSON_CreateNull());
                 if (end == STEP_OK) {
                     dsr__buf_printf(&why, "rank %d: %s", i,
                                     entry ? "raised an error" : "has no reply (fewer ranks)");
@@ -528,8 +538,13 @@ static dsr_status end_status(step_end e)
 }
 
 /* Returns false when the run must stop (interrupted). */
-static bool run_case(runner *r, const dsr_case *c, dsr_result *res)
+/* The requests of the case at position INDEX of the selection have ids from
+ * (INDEX + 1) << 20, the reset first: a report (its messages quote ids) is the same
+ * whichever worker of --jobs N ran the case. */
+static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
 {
+    long base = (long)(index + 1) << 20;
+    r->next_id = base;
     double t0 = dsr__now();
     r->deadline = r->o->timeout > 0 ? t0 + r->o->timeout : 0;
     dsr__adapter_stderr_clear(r->ad);
@@ -553,6 +568,7 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res)
         cJSON_Delete(rep.doc);
     }
     r->need_reset = true;
+    r->next_id = base + 1;
     for (int s = 0; end == STEP_OK && s < c->nsteps; s++) {
         const dsr_step *st = &c->steps[s];
         cJSON *args = st->args ? substitute(r, st->args) : NULL;
@@ -668,6 +684,253 @@ static void apply_expectation(dsr_result *res)
         res->status = DSR_XFAIL;
 }
 
+/* Runs case C (or skips it: a skip in the expectations file, a feature not claimed, too few
+ * ranks or devices) into RES, and applies the expectations file. Returns false when the
+ * run must stop; RES then holds nothing. */
+static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_result *res,
+                    int index)
+{
+    memset(res, 0, sizeof *res);
+    res->c = c;
+    res->step = -1;
+    res->expectation = x;
+    const char *missing = NULL;
+    for (int i = 0; i < c->nfeatures && !missing; i++)
+        if (!dsr__claimed(r->hello, c->features[i])) missing = c->features[i];
+    dsr_buf why = {0};
+    if (x && x->status == DSR_SKIP) {
+        res->status = DSR_SKIP;
+        dsr__buf_printf(&why, "expectations file: %s", x->reason[0] ? x->reason : "skipped");
+        res->skip_source = dsr__xstrdup("expectations");
+    } else if (missing) {
+        res->status = DSR_SKIP;
+        dsr__buf_printf(&why, "unsupported: %s", missing);
+        res->skip_source = dsr__xstrdup("unsupported");
+    } else if (c->ranks > r->nranks) {
+        res->status = DSR_SKIP;
+        dsr__buf_printf(&why, "needs %d ranks, adapter has %d", c->ranks, r->nranks);
+        res->skip_source = dsr__xstrdup("ranks");
+    } else if (c->devices > r->ndevices) {
+        res->status = DSR_SKIP;
+        dsr__buf_printf(&why, "needs %d devices, library has %d", c->devices, r->ndevices);
+        res->skip_source = dsr__xstrdup("devices");
+    } else if (!run_case(r, c, res, index)) {
+        if (r->interrupted) return false;
+    }
+    if (why.data) res->reason = why.data;
+    apply_expectation(res);
+    return true;
+}
+
+/* Writes a finished result to TAP and the journal, in order. */
+static void emit(runner *r, const dsr_result *res)
+{
+    r->nresults++;
+    if (r->tap) dsr__tap_result(r->tap, res);
+    cJSON *rec = dsr__report_case(res);
+    dsr__report_record(&r->rep, rec);
+    cJSON_Delete(rec);
+}
+
+static void free_result(dsr_result *res)
+{
+    free(res->reason);
+    free(res->skip_source);
+    free(res->stderr_tail);
+    cJSON_Delete(res->expected);
+    cJSON_Delete(res->observed);
+    memset(res, 0, sizeof *res);
+}
+
+/* ---- --jobs N ------------------------------------------------------------------------ */
+
+/* N workers take the cases in suite order, one at a time; the main thread writes each result
+ * when it and every one before it is done, so TAP, the journal and the report are those of
+ * --jobs 1. Each worker is a runner of its own (its adapter process, handles, bindings);
+ * they share the restart count. */
+typedef struct pool {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    const dsr_case **sel;
+    const dsr_expectation **sel_exp;
+    dsr_result *results;
+    char *state; /* per case: 0 waiting or running, 1 done, 2 abandoned */
+    int total, next, live;
+    bool stop;
+} pool;
+
+typedef struct worker {
+    runner r;
+    pool *p;
+    int index;
+    pthread_t thread;
+    bool started;
+} worker;
+
+static void *worker_main(void *arg)
+{
+    worker *w = arg;
+    runner *r = &w->r;
+    pool *p = w->p;
+    if (!w->started) {
+        char err[1024] = "";
+        r->deadline = 0;
+        if (dsr__adapter_start(r->ad, err, sizeof err) != 0 || hello(r, err, sizeof err) != 0) {
+            fprintf(stderr, "devspec: worker %d could not start, the others go on: %s\n",
+                    w->index + 1, err);
+            dsr__adapter_kill(r->ad);
+            pthread_mutex_lock(&p->mu);
+            p->live--;
+            pthread_cond_broadcast(&p->cv);
+            pthread_mutex_unlock(&p->mu);
+            return NULL;
+        }
+    }
+    for (;;) {
+        pthread_mutex_lock(&p->mu);
+        if (p->stop || p->next >= p->total || dsr__interrupted) {
+            pthread_mutex_unlock(&p->mu);
+            break;
+        }
+        int i = p->next++;
+        pthread_mutex_unlock(&p->mu);
+        bool go = do_case(r, p->sel[i], p->sel_exp[i], &p->results[i], i);
+        pthread_mutex_lock(&p->mu);
+        p->state[i] = go ? 1 : 2;
+        if (!go || r->incomplete) p->stop = true;
+        pthread_cond_broadcast(&p->cv);
+        pthread_mutex_unlock(&p->mu);
+        if (!go || r->incomplete) break;
+    }
+    if (!r->interrupted && !dsr__interrupted) {
+        reply rep;
+        r->deadline = dsr__now() + 2.0;
+        if (request(r, "bye", NULL, &rep, false) == STEP_OK) cJSON_Delete(rep.doc);
+    }
+    dsr__adapter_stop(r->ad, 2.0);
+    pthread_mutex_lock(&p->mu);
+    p->live--;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+    return NULL;
+}
+
+static void free_worker_state(runner *w)
+{
+    for (int i = 0; i < w->ndevices; i++)
+        free(w->devices[i]);
+    cJSON_Delete(w->hello);
+    cJSON_Delete(w->bindings);
+    cJSON_Delete(w->expected);
+    cJSON_Delete(w->observed);
+    dsr__buf_free(&w->msg);
+    dsr__buf_free(&w->req);
+}
+
+/* Runs the TOTAL cases SEL on JOBS workers; the first is R's own, already started. Leaves
+ * R's adapter stopped (the goodbye is said by each worker). */
+static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_expectation **sel_exp,
+                         int total)
+{
+    pool p = {.sel = sel, .sel_exp = sel_exp, .results = r->results, .total = total, .live = jobs};
+    pthread_mutex_init(&p.mu, NULL);
+    pthread_cond_init(&p.cv, NULL);
+    p.state = dsr__xmalloc((size_t)total + 1);
+    memset(p.state, 0, (size_t)total + 1);
+    worker *ws = dsr__xmalloc(sizeof(worker) * (size_t)jobs);
+    memset(ws, 0, sizeof(worker) * (size_t)jobs);
+    for (int k = 0; k < jobs; k++) {
+        ws[k].p = &p;
+        ws[k].index = k;
+        if (k == 0) {
+            ws[k].r = *r; /* the started worker: its state moves into the thread and back */
+            ws[k].started = true;
+        } else {
+            ws[k].r = (runner){.o = r->o,
+                               .reg = r->reg,
+                               .suite = r->suite,
+                               .ex = r->ex,
+                               .ad = dsr__adapter_clone(r->ad),
+                               .restarts = r->restarts,
+                               .next_id = 1};
+        }
+    }
+    /* SIGINT and SIGTERM go to this thread, which watches dsr__interrupted for all. */
+    sigset_t block, old;
+    sigemptyset(&block);
+    sigaddset(&block, SIGINT);
+    sigaddset(&block, SIGTERM);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    int created = 0;
+    for (int k = 0; k < jobs; k++) {
+        if (pthread_create(&ws[k].thread, NULL, worker_main, &ws[k]) != 0) {
+            pthread_mutex_lock(&p.mu);
+            p.live -= jobs - k;
+            pthread_mutex_unlock(&p.mu);
+            break;
+        }
+        created++;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (created == 0) worker_main(&ws[0]); /* no thread at all: run here */
+
+    for (int i = 0; i < total; i++) {
+        pthread_mutex_lock(&p.mu);
+        while (p.state[i] == 0 && p.live > 0) {
+            if (dsr__interrupted) p.stop = true;
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 100 * 1000 * 1000;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&p.cv, &p.mu, &ts);
+        }
+        int st = p.state[i];
+        pthread_mutex_unlock(&p.mu);
+        if (st != 1) break;
+        emit(r, &r->results[i]);
+        progress(r, i + 1, total, i + 1 < total ? sel[i + 1]->id : "");
+    }
+    pthread_mutex_lock(&p.mu);
+    p.stop = true;
+    pthread_mutex_unlock(&p.mu);
+    for (int k = 0; k < created; k++)
+        pthread_join(ws[k].thread, NULL);
+    /* Results past the first gap (a case abandoned or never run) are not reported. */
+    for (int i = r->nresults; i < total; i++)
+        if (p.state[i] == 1) free_result(&r->results[i]);
+    /* The first worker's state comes back to R; the others' is folded in and freed. */
+    int nresults = r->nresults, restarts = *r->restarts;
+    dsr_tap *tap = r->tap;
+    dsr_report rep = r->rep;
+    *r = ws[0].r;
+    *r->restarts = restarts;
+    r->nresults = nresults;
+    r->tap = tap;
+    r->rep = rep;
+    for (int k = 1; k < jobs; k++) {
+        runner *w = &ws[k].r;
+        if (w->interrupted) r->interrupted = true;
+        if (w->incomplete && !r->incomplete) {
+            r->incomplete = true;
+            memcpy(r->why_incomplete, w->why_incomplete, sizeof r->why_incomplete);
+        }
+        dsr__adapter_destroy(w->ad);
+        free_worker_state(w);
+    }
+    if (r->nresults < total && !r->incomplete && !r->interrupted && !dsr__interrupted) {
+        r->incomplete = true;
+        snprintf(r->why_incomplete, sizeof r->why_incomplete,
+                 "no worker was left to run the remaining cases");
+    }
+    free(p.state);
+    free(ws);
+    pthread_cond_destroy(&p.cv);
+    pthread_mutex_destroy(&p.mu);
+}
+
 /* What the report needs to know of the run. */
 static dsr_run_state state(const runner *r)
 {
@@ -680,7 +943,7 @@ static dsr_run_state state(const runner *r)
                            .ndevices = r->ndevices,
                            .results = r->results,
                            .nresults = r->nresults,
-                           .restarts = r->restarts,
+                           .restarts = *r->restarts,
                            .interrupted = r->interrupted,
                            .why_incomplete = r->why_incomplete};
 }
@@ -694,6 +957,7 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
              dsr_adapter *ad)
 {
     runner R = {.o = o, .reg = reg, .suite = suite, .ex = ex, .ad = ad};
+    R.restarts = &R.own_restarts;
     int gate = 0;
     runner *r = &R;
     double t0 = dsr__now();
@@ -761,58 +1025,33 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
                          r->ndevices == 1 ? "" : "s");
     }
 
+    /* The selected cases in suite order: results[i] is sel[i]'s, whichever worker ran it. */
     int total = 0;
-    for (int f = 0; f < suite->nfiles; f++)
-        for (int k = 0; k < suite->files[f].ncases; k++)
-            total += dsr__case_selected(o, reg, &suite->files[f].cases[k]);
-
+    const dsr_case **sel = dsr__xmalloc(sizeof(void *) * (size_t)(suite->ncases + 1));
+    const dsr_expectation **sel_exp = dsr__xmalloc(sizeof(void *) * (size_t)(suite->ncases + 1));
     ci = 0;
-    int done = 0;
-    for (int f = 0; f < suite->nfiles && !r->incomplete && !r->interrupted; f++) {
-        for (int k = 0; k < suite->files[f].ncases; k++, ci++) {
-            if (r->incomplete || r->interrupted || dsr__interrupted) break;
-            const dsr_case *c = &suite->files[f].cases[k];
-            if (!dsr__case_selected(o, reg, c)) continue;
-            progress(r, done, total, c->id);
-            dsr_result *res = &r->results[r->nresults];
-            memset(res, 0, sizeof *res);
-            res->c = c;
-            res->step = -1;
-            res->expectation = exp_of[ci];
-            const char *missing = NULL;
-            for (int i = 0; i < c->nfeatures && !missing; i++)
-                if (!dsr__claimed(r->hello, c->features[i])) missing = c->features[i];
-            dsr_buf why = {0};
-            if (res->expectation && res->expectation->status == DSR_SKIP) {
-                res->status = DSR_SKIP;
-                dsr__buf_printf(&why, "expectations file: %s",
-                                res->expectation->reason[0] ? res->expectation->reason : "skipped");
-                res->skip_source = dsr__xstrdup("expectations");
-            } else if (missing) {
-                res->status = DSR_SKIP;
-                dsr__buf_printf(&why, "unsupported: %s", missing);
-                res->skip_source = dsr__xstrdup("unsupported");
-            } else if (c->ranks > r->nranks) {
-                res->status = DSR_SKIP;
-                dsr__buf_printf(&why, "needs %d ranks, adapter has %d", c->ranks, r->nranks);
-                res->skip_source = dsr__xstrdup("ranks");
-            } else if (c->devices > r->ndevices) {
-                res->status = DSR_SKIP;
-                dsr__buf_printf(&why, "needs %d devices, library has %d", c->devices, r->ndevices);
-                res->skip_source = dsr__xstrdup("devices");
-            } else if (!run_case(r, c, res)) {
-                if (r->interrupted) break;
+    for (int f = 0; f < suite->nfiles; f++)
+        for (int k = 0; k < suite->files[f].ncases; k++, ci++)
+            if (dsr__case_selected(o, reg, &suite->files[f].cases[k])) {
+                sel[total] = &suite->files[f].cases[k];
+                sel_exp[total++] = exp_of[ci];
             }
-            if (why.data) res->reason = why.data;
-            apply_expectation(res);
-            r->nresults++;
-            done++;
-            if (r->tap) dsr__tap_result(r->tap, res);
-            cJSON *rec = dsr__report_case(res);
-            dsr__report_record(&r->rep, rec);
-            cJSON_Delete(rec);
+
+    /* --jobs N: out of process only, and one worker for an SPMD adapter (its ranks are
+     * already processes of their own). */
+    int jobs = o->jobs > 1 && !dsr__adapter_in_process(ad) && r->nranks == 1 ? o->jobs : 1;
+    if (jobs > total) jobs = total > 0 ? total : 1;
+    if (jobs == 1) {
+        for (int i = 0; i < total && !r->incomplete && !r->interrupted && !dsr__interrupted; i++) {
+            progress(r, i, total, sel[i]->id);
+            if (!do_case(r, sel[i], sel_exp[i], &r->results[i], i)) break;
+            emit(r, &r->results[i]);
         }
+    } else {
+        run_parallel(r, jobs, sel, sel_exp, total);
     }
+    free(sel);
+    free(sel_exp);
     if (dsr__interrupted && !r->interrupted) r->interrupted = true;
     if (r->interrupted) {
         r->incomplete = true;
@@ -823,7 +1062,7 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
 
     /* A polite goodbye, in both transports: an in-process adapter releases its library
      * here; a worker that does not leave is killed. */
-    if (!r->interrupted) {
+    if (!r->interrupted && jobs == 1) {
         reply rep;
         r->deadline = dsr__now() + 2.0;
         if (request(r, "bye", NULL, &rep, false) == STEP_OK) cJSON_Delete(rep.doc);
@@ -841,8 +1080,8 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
     }
     dsr__report_finish(&r->rep, &s, footer, dsr__now() - t0, &write_failed);
     if (r->incomplete) fprintf(stderr, "devspec: the run is incomplete: %s\n", r->why_incomplete);
-    dsr__summary(o->tap ? stderr : stdout, &s, footer, r->rep.report_path,
-                 r->rep.jsonl_path, dsr__now() - t0);
+    dsr__summary(o->tap ? stderr : stdout, &s, footer, r->rep.report_path, r->rep.jsonl_path,
+                 dsr__now() - t0);
     cJSON_Delete(footer);
     int ran = 0;
     for (int i = 0; i < r->nresults; i++)

@@ -112,8 +112,8 @@ void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const 
     fputc('\n', out);
 
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(footer, "counts");
-    int failed = count_of(counts, DSR_FAIL) + count_of(counts, DSR_CRASH) +
-                 count_of(counts, DSR_TIMEOUT);
+    int failed =
+        count_of(counts, DSR_FAIL) + count_of(counts, DSR_CRASH) + count_of(counts, DSR_TIMEOUT);
     int errors = count_of(counts, DSR_ERROR);
     int xfail = count_of(counts, DSR_XFAIL), xpass = count_of(counts, DSR_XPASS);
     const char *on = "", *off = "";

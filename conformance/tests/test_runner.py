@@ -180,6 +180,24 @@ def check_tap(env, tap_text, name, expect_ok):
         check("Parse errors" not in p.stdout, f"{name}: prove reports no parse errors", "none", p.stdout)
 
 
+def report_core(r):
+    """A report without what differs between two runs of the same cases: times, dates, the
+    command line, the streamed file's name."""
+    r = json.loads(json.dumps(r))
+    for c in r["cases"]:
+        c.pop("duration", None)
+    for k in ("started", "config"):
+        r["header"].pop(k, None)
+    r["header"]["adapter"].pop("given", None)  # the fake's --state file differs
+    for k in ("elapsed", "finished"):
+        r["footer"].pop(k, None)
+    return r
+
+
+def drop_timing_lines(tap):
+    return "\n".join(l for l in tap.split("\n") if "duration_ms:" not in l)
+
+
 # ---- groups ---------------------------------------------------------------------------
 
 def group_load(env):
@@ -434,7 +452,7 @@ def group_isolation(env):
     t0 = time.time()
     rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "misbehave.json"), "--timeout", "1",
                             "--adapter-cmd", fake_cmd("--state", state), "--report", rep,
-                            "--junit", env.path("bad.xml")])
+                            "--junit", env.path("bad.xml"), "--jobs", "1"])
     elapsed = time.time() - t0
     check(rc == 1, "misbehaving adapter: exit 1 (unexpected crash, timeout, error)", 1, (rc, err))
     r = load_report(rep)
@@ -469,10 +487,27 @@ def group_isolation(env):
     check_junit(env.path("bad.xml"), r, "misbehave")
     check_tap(env, out, "misbehave run", False)
 
+    # --jobs 2: the same results in the same order, the same restarts (one per crash,
+    # timeout and violation, counted over the workers), one handshake more per worker.
+    state3, rep3 = env.path("hellos3"), env.path("bad3.json")
+    rc3, out3, err3 = env.run(["run", "--cases", os.path.join(CASES, "misbehave.json"), "--timeout", "1",
+                               "--adapter-cmd", fake_cmd("--state", state3), "--report", rep3,
+                               "--jobs", "2"])
+    r3 = load_report(rep3)
+    check(rc3 == 1 and report_core(r3) == report_core(r),
+          "misbehave --jobs 2: the report of --jobs 1 apart from timings", "identical",
+          (rc3, err3[-500:]))
+    check(r3["footer"]["restarts"] == 8 and open(state3).read().count("hello") == 8 + 2,
+          "misbehave --jobs 2: 8 restarts over the workers, 2 first handshakes", (8, 10),
+          (r3["footer"]["restarts"], open(state3).read().count("hello")))
+    check(drop_timing_lines(out3) == drop_timing_lines(out), "misbehave --jobs 2: the TAP of --jobs 1",
+          "identical", out3[:500])
+
     # Bounded restarts: the run stops as incomplete (exit 3).
     rep = env.path("bounded.json")
     rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "misbehave.json"), "--timeout", "1",
-                            "--max-restarts", "2", "--adapter-cmd", fake_cmd(), "--report", rep])
+                            "--max-restarts", "2", "--adapter-cmd", fake_cmd(), "--report", rep,
+                            "--jobs", "1"])
     r = load_report(rep)
     check(rc == 3, "past --max-restarts the run is incomplete: exit 3", 3, rc)
     check(r["footer"]["complete"] is False and "restarts" in r["footer"]["incomplete_reason"],
@@ -484,8 +519,11 @@ def group_isolation(env):
 
     # An adapter that exits right after hello: every case crashes until the bound.
     rep = env.path("after-hello.json")
+    # (--jobs 1: with more workers, the cases in flight on the others when the limit is
+    # reached are reported too.)
     rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--max-restarts", "3",
-                            "--adapter-cmd", fake_cmd("--exit-after-hello"), "--report", rep])
+                            "--adapter-cmd", fake_cmd("--exit-after-hello"), "--report", rep,
+                            "--jobs", "1"])
     r = load_report(rep)
     st = list(statuses(r).values())
     check(rc == 3 and st == ["crash"] * 4, "exit after hello: 4 crashes (3 restarts), then exit 3",
@@ -1092,13 +1130,13 @@ def group_suite(env):
     if not (os.path.exists(so) and os.path.exists(host)):
         skip("devspec run --adapter refarray runs the whole suite", "refarray's adapter is not built")
         return
-    statuses = {}
-    for mode in ([], ["--in-process"]):
-        rep = env.path("refarray%s.json" % ("-inproc" if mode else ""))
+    statuses, reports = {}, {}
+    for mode in (["--jobs", "1"], ["--jobs", "2"], ["--in-process"]):
+        rep = env.path("refarray%s.json" % "".join(mode))
         junit = env.path("refarray.xml")
         rc, out, err = env.run(["run", "--adapter", "refarray", "--report", rep, "--junit", junit] + mode,
                                spec=False, timeout=900, env={"POCL_DEVICES": os.environ.get("POCL_DEVICES", "pthread pthread")})
-        what = "in process" if mode else "out of process"
+        what = "in process" if mode == ["--in-process"] else "out of process " + " ".join(mode)
         r = load_report(rep)
         bad = {c["id"]: (c["status"], c.get("reason", "")[:200]) for c in r["cases"]
                if c["status"] in ("fail", "error", "crash", "timeout")}
@@ -1111,12 +1149,18 @@ def group_suite(env):
         check(rc == 0 and not bad, f"refarray ({what}): the whole suite passes, exit 0",
               "exit 0, no failing case", f"exit {rc}, {len(bad)} failing: {bad}")
         statuses[what] = {c["id"]: (c["status"], c.get("reason", "")) for c in r["cases"]}
+        reports[what] = (report_core(r), drop_timing_lines(out))
         check(r["footer"]["complete"] and r["footer"]["total"] > 0,
               f"refarray ({what}): complete, every case reported", "complete", r["footer"]["counts"])
         check_schema(env, rep, rep[:-5] + ".jsonl", f"refarray {what}")
         check_junit(junit, r, f"refarray {what}")
         check_tap(env, out, f"refarray {what}", rc == 0)
-    a, b = statuses["out of process"], statuses["in process"]
+    one, two = reports["out of process --jobs 1"], reports["out of process --jobs 2"]
+    check(one[0] == two[0], "refarray: --jobs 2 writes the report of --jobs 1 (apart from timings)",
+          "identical", [k for k in one[0] if one[0][k] != two[0][k]])
+    check(one[1] == two[1], "refarray: --jobs 2 writes the TAP of --jobs 1 (apart from timings)",
+          "identical", "differs")
+    a, b = statuses["out of process --jobs 2"], statuses["in process"]
     differ = {k: (a.get(k), b.get(k)) for k in set(a) | set(b) if a.get(k) != b.get(k)}
     check(a and not differ, "refarray: every case has the same status and reason in both transports",
           "identical", differ)
