@@ -227,17 +227,19 @@ static void arguments_and_handles(drv *d)
     ERR(d, "device.parse with a number", "TypeError", "protocol",
         "\"op\":\"device.parse\",\"args\":{\"text\":0}");
     /* What only a language with lists, tuples and keyword arguments can answer. */
-    ERR(d, "info.devices_type: a C library has no list or tuple", "NotImplementedError",
-        "adapter", "\"op\":\"info.devices_type\"");
+    ERR(d, "info.devices_type: a C library has no list or tuple", "NotImplementedError", "adapter",
+        "\"op\":\"info.devices_type\"");
     ERR(d, "info.device_param: C functions have no signature to read", "NotImplementedError",
         "adapter", "\"op\":\"info.device_param\",\"args\":{\"fn\":\"zeros\"}");
-    ERR(d, "info.device_param without fn", "TypeError", "protocol",
-        "\"op\":\"info.device_param\"");
+    ERR(d, "info.device_param without fn", "TypeError", "protocol", "\"op\":\"info.device_param\"");
     ERR(d, "array.dlpack of an unknown handle", "ValueError", "protocol",
         "\"op\":\"array.dlpack\",\"args\":{\"array\":\"array#999999\"}");
     /* A string with a NUL cannot reach a C library: it is refused, never cut to "cpu". */
     ERR(d, "device.parse of \"cpu\\u0000\" is a ValueError, not cpu", "ValueError", "library",
         "\"op\":\"device.parse\",\"args\":{\"text\":\"cpu\\u0000\"}");
+    ERR(d, "device.from_type_index with type \"cpu\\u0000\" is a ValueError", "ValueError",
+        "library",
+        "\"op\":\"device.from_type_index\",\"args\":{\"type\":\"cpu\\u0000\",\"index\":0}");
     ERR(d, "a device {\"str\": \"cpu\\u0000x\"} is a ValueError", "ValueError", "library",
         "\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[1],"
         "\"device\":{\"str\":\"cpu\\u0000x\"}}");

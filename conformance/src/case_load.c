@@ -835,8 +835,8 @@ static void load_file(loader *L)
         size_t deep;
         if (dsj_too_deep(f->text, len, &deep)) {
             dsr__offset_to_linecol(f->text, deep, &line, &col);
-            fprintf(L->err, "%s:%d:%d: (file): nested deeper than %d arrays and objects\n",
-                    f->path, line, col, DSJ_MAX_DEPTH);
+            fprintf(L->err, "%s:%d:%d: (file): nested deeper than %d arrays and objects\n", f->path,
+                    line, col, DSJ_MAX_DEPTH);
             L->problems++;
             return;
         }
@@ -1000,7 +1000,7 @@ static int load_all(dsr_suite *s, const dsr_registry *reg, FILE *err)
     int ncases = 0;
     for (int i = 0; i < s->nfiles; i++)
         ncases += s->files[i].ncases;
-    int (*where)[2] = dsr__xmalloc(sizeof *where * (size_t)(ncases ? ncases : 1));
+    int(*where)[2] = dsr__xmalloc(sizeof *where * (size_t)(ncases ? ncases : 1));
     int k = 0;
     for (int i = 0; i < s->nfiles; i++) {
         for (int j = 0; j < s->files[i].ncases; j++) {
@@ -1017,8 +1017,8 @@ static int load_all(dsr_suite *s, const dsr_registry *reg, FILE *err)
             int l1, c1, l2, c2;
             dsr__offset_to_linecol(s->files[i].text, dsr__json_locate(s->files[i].text, here, 3),
                                    &l1, &c1);
-            dsr__offset_to_linecol(s->files[i2].text,
-                                   dsr__json_locate(s->files[i2].text, there, 3), &l2, &c2);
+            dsr__offset_to_linecol(s->files[i2].text, dsr__json_locate(s->files[i2].text, there, 3),
+                                   &l2, &c2);
             fprintf(err, "%s:%d:%d: cases[%d].id: duplicate case ID \"%s\" (first at %s:%d:%d)\n",
                     s->files[i].path, l1, c1, j, c->id, s->files[i2].path, l2, c2);
             problems++;
@@ -1060,8 +1060,8 @@ int dsr__suite_load(dsr_suite *s, const dsr_registry *reg, char *const *paths, i
     return problems + load_all(s, reg, err);
 }
 
-int dsr__suite_load_text(dsr_suite *s, const dsr_registry *reg, const char *name,
-                         const char *text, size_t len, FILE *err)
+int dsr__suite_load_text(dsr_suite *s, const dsr_registry *reg, const char *name, const char *text,
+                         size_t len, FILE *err)
 {
     memset(s, 0, sizeof *s);
     add_file(s, name, name);

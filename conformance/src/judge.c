@@ -54,9 +54,9 @@ static elem_kind kind_of(const char *dtype)
     static const struct {
         const char *name;
         elem_kind k;
-    } map[] = {{"bool", K_BOOL},      {"int8", K_INT},    {"int16", K_INT},   {"int32", K_INT},
-               {"int64", K_INT},      {"uint8", K_UINT},  {"uint16", K_UINT}, {"uint32", K_UINT},
-               {"uint64", K_UINT},    {"float32", K_F32}, {"float64", K_F64}, {"complex64", K_C64},
+    } map[] = {{"bool", K_BOOL},       {"int8", K_INT},    {"int16", K_INT},   {"int32", K_INT},
+               {"int64", K_INT},       {"uint8", K_UINT},  {"uint16", K_UINT}, {"uint32", K_UINT},
+               {"uint64", K_UINT},     {"float32", K_F32}, {"float64", K_F64}, {"complex64", K_C64},
                {"complex128", K_C128}, {"float16", K_F16}};
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
         if (!strcmp(map[i].name, dtype)) return map[i].k;
@@ -336,10 +336,9 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
         /* The operand is a list of expected values, or a reference to a bound list (whose
          * elements are then plain values). */
         bool bound = cJSON_IsString(m) && m->valuestring[0] == '$' && m->valuestring[1] != '$';
-        const cJSON *list =
-            bound && j && j->bindings
-                ? cJSON_GetObjectItemCaseSensitive(j->bindings, m->valuestring + 1)
-                : m;
+        const cJSON *list = bound && j && j->bindings
+                                ? cJSON_GetObjectItemCaseSensitive(j->bindings, m->valuestring + 1)
+                                : m;
         if (!cJSON_IsArray(list) || (!bound && !list->child)) goto malformed;
         for (const cJSON *alt = list->child; alt; alt = alt->next) {
             dsr_buf scratch = {0};

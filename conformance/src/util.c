@@ -101,8 +101,8 @@ bool dsr__flush_failed(FILE *f)
 }
 
 /* Only a regular file (or /dev/null) is input: a FIFO would block open() and read()
- * forever, a device could be endless. O_NONBLOCK keeps open() itself from blocking on a FIFO; fstat then
- * tells what was opened, so there is no window between checking and reading. */
+ * forever, a device could be endless. O_NONBLOCK keeps open() itself from blocking on a FIFO; fstat
+ * then tells what was opened, so there is no window between checking and reading. */
 char *dsr__read_file(const char *path, size_t *len)
 {
     int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -237,7 +237,8 @@ static int write_in_place(const char *path, const char *data, size_t len)
         errno = DSR_ENOTREG;
         return -1;
     }
-    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 || write_all(fd, data, len) != 0) {
+    if (flags < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0 ||
+        write_all(fd, data, len) != 0) {
         int e = errno;
         close(fd);
         errno = e;

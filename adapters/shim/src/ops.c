@@ -442,8 +442,7 @@ static int op_info_devices_type(const ds__req *r, cJSON **result)
 {
     (void)result;
     return ds__fail(r->e, DS__ORIGIN_ADAPTER, "NotImplementedError",
-                    "%s: a C library's device list is an array, neither a list nor a tuple",
-                    r->op);
+                    "%s: a C library's device list is an array, neither a list nor a tuple", r->op);
 }
 
 static int op_info_device_param(const ds__req *r, cJSON **result)
@@ -1303,8 +1302,10 @@ static int op_dtype_describe(const ds__req *r, cJSON **result)
 
 static int op_array_binary_into(const ds__req *r, cJSON **result)
 {
-    static const char *const fns[] = {[DS_ADD] = "add", [DS_SUBTRACT] = "subtract",
-                                      [DS_MULTIPLY] = "multiply", [DS_DIVIDE] = "divide"};
+    static const char *const fns[] = {[DS_ADD] = "add",
+                                      [DS_SUBTRACT] = "subtract",
+                                      [DS_MULTIPLY] = "multiply",
+                                      [DS_DIVIDE] = "divide"};
     const char *fn;
     ds_operand x1, x2;
     ds_array out;
@@ -1315,7 +1316,8 @@ static int op_array_binary_into(const ds__req *r, cJSON **result)
     if (which == 0)
         return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
     if (ds__arg_operand(r, "x1", &x1) < 0 || ds__arg_operand(r, "x2", &x2) < 0 ||
-        ds__arg_array(r, "out", &out) < 0 || CALL(r, binary_into, (ds_binary_fn)which, x1, x2, out) < 0)
+        ds__arg_array(r, "out", &out) < 0 ||
+        CALL(r, binary_into, (ds_binary_fn)which, x1, x2, out) < 0)
         return -1;
     *result = cJSON_CreateNull();
     return *result ? 0 : oom(r);
