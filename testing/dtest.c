@@ -120,9 +120,10 @@ int dt_main(int argc, char **argv, const dt_test *tests, size_t n)
         fprintf(stderr, "%s: no test name contains what was given (--list lists them)\n", argv[0]);
         return 2;
     }
-    /* Unbuffered order between the tests' own output and the TAP lines. */
-    setvbuf(stdout, NULL, _IOLBF, 0);
+    /* Every line the harness writes is flushed at once, so the tests' own output and the TAP
+     * lines keep their order whatever the buffering of stdout. */
     printf("1..%zu\n", planned);
+    fflush(stdout);
     size_t number = 0, failed = 0;
     for (size_t k = 0; k < n; k++) {
         if (!selected(tests[k].name, argc, argv)) continue;
