@@ -10,13 +10,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef DEVSPEC_SOURCE_DIR
-#define DEVSPEC_SOURCE_DIR "."
-#endif
-#ifndef DEVSPEC_BUILD_DIR
-#define DEVSPEC_BUILD_DIR "."
-#endif
-
 static const char USAGE[] =
     "usage: devspec run [OPTIONS]        run the suite against an adapter\n"
     "       devspec list [cases|features|profiles|adapters] [--cases PATH]... [--json]\n"
@@ -80,8 +73,10 @@ static const char USAGE_NOTES[] =
     "xpass and stale expectations with --strict); 2 usage error or invalid case files;\n"
     "3 the adapter could not start, or the run is incomplete (restart limit, SIGINT).\n"
     "\n"
-    "Environment: DEVSPEC_SOURCE and DEVSPEC_BUILD override the source and build trees used\n"
-    "for defaults and for ${SOURCE}/${BUILD} in adapters.json; NO_COLOR disables colour.\n";
+    "Files: an installed devspec reads PREFIX/share/devspec, found from its own executable;\n"
+    "in a build tree, the file devspec-tree beside the executable names the source and build\n"
+    "trees. Environment: DEVSPEC_SOURCE and DEVSPEC_BUILD override them (for the defaults and\n"
+    "for ${SOURCE}/${BUILD} in adapters.json); NO_COLOR disables colour.\n";
 
 typedef struct strlist {
     char **items;
@@ -294,6 +289,59 @@ static const char *root(const char *env, const char *fallback)
     return v && v[0] ? v : fallback;
 }
 
+/* Where the suite's files are, found from the runner's own executable (no path is compiled
+ * in): installed, PREFIX/bin/devspec reads PREFIX/share/devspec (spec/, conformance/cases,
+ * conformance/expectations, adapters/adapters.json, adapters/python) and its adapters'
+ * programs are under PREFIX (${BUILD} in the installed adapters.json); in a build tree,
+ * BUILD/conformance/devspec reads the file devspec-tree beside it, which CMake writes with
+ * the source and build folders. DEVSPEC_SOURCE and DEVSPEC_BUILD override both. */
+static char tree_source[4400], tree_build[4400];
+
+static void find_tree(void)
+{
+    static bool done;
+    if (done) return;
+    done = true;
+    snprintf(tree_source, sizeof tree_source, ".");
+    snprintf(tree_build, sizeof tree_build, ".");
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n <= 0) return;
+    exe[n] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) return;
+    *slash = '\0'; /* exe is now the executable's folder */
+    char probe[4200];
+    snprintf(probe, sizeof probe, "%s/../share/devspec/spec/features.json", exe);
+    if (access(probe, R_OK) == 0) {
+        snprintf(tree_source, sizeof tree_source, "%s/../share/devspec", exe);
+        snprintf(tree_build, sizeof tree_build, "%s/..", exe);
+        return;
+    }
+    snprintf(probe, sizeof probe, "%s/devspec-tree", exe);
+    FILE *f = fopen(probe, "re");
+    if (!f) return;
+    char line[4200];
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (!strncmp(line, "source=", 7)) snprintf(tree_source, sizeof tree_source, "%s", line + 7);
+        if (!strncmp(line, "build=", 6)) snprintf(tree_build, sizeof tree_build, "%s", line + 6);
+    }
+    fclose(f);
+}
+
+static const char *source_root(void)
+{
+    find_tree();
+    return root("DEVSPEC_SOURCE", tree_source);
+}
+
+static const char *build_root(void)
+{
+    find_tree();
+    return root("DEVSPEC_BUILD", tree_build);
+}
+
 static int load(args *a, const char *source, dsr_registry *reg, dsr_suite *suite)
 {
     dsr_buf spec = {0};
@@ -367,8 +415,8 @@ static dsr_adapter *open_python_module(const char *source, const char *module, c
 
 static int cmd_run(args *a, int argc, char **argv)
 {
-    const char *source = root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR);
-    const char *build = root("DEVSPEC_BUILD", DEVSPEC_BUILD_DIR);
+    const char *source = source_root();
+    const char *build = build_root();
     if (!a->adapter && !a->adapter_cmd)
         return usage_error("%s", "run needs --adapter NAME|PATH or --adapter-cmd 'CMD'");
     if (a->profiles.n > 1) return usage_error("%s", "run takes one --profile");
@@ -502,7 +550,7 @@ out:
 
 static int cmd_list(args *a)
 {
-    const char *source = root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR);
+    const char *source = source_root();
     const char *what = a->what ? a->what : "cases";
     if (!strcmp(what, "adapters")) return dsr__named_adapter_list(source, stdout) == 0 ? 0 : 2;
     if (strcmp(what, "cases") && strcmp(what, "features") && strcmp(what, "profiles"))
@@ -589,7 +637,7 @@ static int cmd_list(args *a)
  * levels has no case, in the selected profiles (all, --profile P, or --core). */
 static int cmd_coverage(args *a)
 {
-    const char *source = root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR);
+    const char *source = source_root();
     dsr_registry reg;
     dsr_suite suite = {0};
     int rc = load_all(a, source, &reg, &suite);
@@ -620,7 +668,7 @@ static int cmd_coverage(args *a)
 
 static int cmd_validate(args *a)
 {
-    const char *source = root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR);
+    const char *source = source_root();
     dsr_registry reg;
     dsr_suite suite = {0};
     int rc = load_all(a, source, &reg, &suite);
@@ -653,7 +701,10 @@ static int cmd_expectations(int argc, char **argv)
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(doc, "type");
     if (!cJSON_IsArray(cases) || !cJSON_IsString(type) ||
         strcmp(type->valuestring, "devspec-report") != 0) {
-        fprintf(stderr, "devspec: %s is not a devspec JSON report (no \"type\": \"devspec-report\" with a \"cases\" list)\n", path);
+        fprintf(stderr,
+                "devspec: %s is not a devspec JSON report (no \"type\": \"devspec-report\" with a "
+                "\"cases\" list)\n",
+                path);
         cJSON_Delete(doc);
         return 2;
     }
@@ -721,11 +772,9 @@ int main(int argc, char **argv)
         return usage_error("unknown command '%s' (run, list, coverage, validate, expectations, "
                            "compare, probe)",
                            cmd);
-    if (!strcmp(cmd, "compare"))
-        return dsr__compare_main(argc - 1, argv + 1, root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR));
+    if (!strcmp(cmd, "compare")) return dsr__compare_main(argc - 1, argv + 1, source_root());
     if (!strcmp(cmd, "probe"))
-        return dsr__probe_main(argc - 1, argv + 1, root("DEVSPEC_SOURCE", DEVSPEC_SOURCE_DIR),
-                               root("DEVSPEC_BUILD", DEVSPEC_BUILD_DIR));
+        return dsr__probe_main(argc - 1, argv + 1, source_root(), build_root());
     for (int i = 2; i < argc; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             fputs(USAGE, stdout);

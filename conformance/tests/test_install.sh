@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# cmake --install gives a self-contained devspec: installed into a fresh prefix and run from
+# another folder with no DEVSPEC_SOURCE/DEVSPEC_BUILD, it finds its spec, cases, adapters.json
+# and Python adapter under PREFIX/share/devspec, and gives the verdicts of the build tree's
+# runner: refarray (installed host and adapter), and python:array_api_strict against the
+# named backend array-api-strict when the project's environment has it.
+#
+#   test_install.sh BUILD_DIR SOURCE_DIR
+set -euo pipefail
+build=$1
+source=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
+mkdir "$tmp/elsewhere"
+cd "$tmp/elsewhere"
+unset DEVSPEC_SOURCE DEVSPEC_BUILD
+fail=0
+same() { # WHAT REPORT_A REPORT_B: every case has the same observed status in both
+    python3 - "$@" <<'PY' || fail=1
+import json, sys
+what, a, b = sys.argv[1:]
+st = lambda p: {c["id"]: c["observed_status"] for c in json.load(open(p))["cases"]}
+x, y = st(a), st(b)
+d = sorted(k for k in x.keys() | y.keys() if x.get(k) != y.get(k))
+print(("ok - " if x and not d else "not ok - ") + what + f": {len(x)} cases, {len(d)} differ {d[:5]}")
+sys.exit(1 if d or not x else 0)
+PY
+}
+"$tmp/prefix/bin/devspec" run --adapter refarray --no-tap --no-progress --report installed.json >/dev/null || true
+DEVSPEC_SOURCE=$source DEVSPEC_BUILD=$build "$build/conformance/devspec" run --adapter refarray \
+    --no-tap --no-progress --report tree.json >/dev/null || true
+same "installed refarray = build tree's refarray" installed.json tree.json
+py=$source/.venv/bin/python
+if [ -x "$py" ] && "$py" -c 'import array_api_strict' 2>/dev/null; then
+    "$tmp/prefix/bin/devspec" run --adapter python:array_api_strict --python "$py" --no-tap \
+        --no-progress --report strict.json >/dev/null || true
+    DEVSPEC_SOURCE=$source DEVSPEC_BUILD=$build "$build/conformance/devspec" run \
+        --adapter array-api-strict --no-tap --no-progress --report named.json >/dev/null || true
+    same "installed python:array_api_strict = the named backend array-api-strict" strict.json named.json
+else
+    echo "ok - # SKIP python:array_api_strict: the project's .venv has no array_api_strict"
+fi
+exit $fail
