@@ -15,13 +15,13 @@
  * add on cpu < 100 ns, on gpu:0 <= 1.3x the raw enqueue.
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_util.h"
 #include "refarray.h"
 
 #include <CL/cl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 /* kernels.cl, embedded at build time exactly as the library embeds it. */
 extern const char ra__opencl_source[];
@@ -31,58 +31,11 @@ void bench_add_loop(const float *a, const float *b, float *c, size_t n);
 
 static int runs = 9;
 
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-typedef int (*bench_fn)(void *arg);
-
-/* A subject and its baseline, timed alternately (subject, baseline, subject, ...) so that
- * both see the same load on a shared machine; the medians of each. */
-typedef struct pair {
-    double subject, baseline, cold;
-} pair;
+typedef bench_pair pair;
 
 static int measure_pair(bench_fn subject, bench_fn baseline, void *arg, pair *out)
 {
-    double t0 = now();
-    if (subject(arg) != 0) return -1;
-    out->cold = now() - t0;
-    if (baseline(arg) != 0) return -1;
-    double *v = malloc(sizeof(double) * (size_t)runs * 2);
-    if (!v) return -1;
-    for (int i = 0; i < runs; i++) {
-        t0 = now();
-        int a = subject(arg);
-        double t1 = now();
-        int b = baseline(arg);
-        double t2 = now();
-        if (a || b) {
-            free(v);
-            return -1;
-        }
-        v[i] = t1 - t0;
-        v[runs + i] = t2 - t1;
-    }
-    out->subject = median(v, runs);
-    out->baseline = median(v + runs, runs);
-    free(v);
-    return 0;
+    return bench_measure_pair(subject, baseline, arg, runs, out);
 }
 
 static int fail(ra_ctx *ctx, int st, const char *what)
@@ -346,14 +299,7 @@ static void row(const char *what, double t, double base, const char *base_name, 
 
 int main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0) {
-            runs = atoi(argv[++i]);
-        } else {
-            fprintf(stderr, "usage: refarray-bench [--runs N]\n");
-            return 2;
-        }
-    }
+    if (bench_parse_runs(argc, argv, "refarray-bench", &runs)) return 2;
     state s;
     memset(&s, 0, sizeof s);
     int st = ra_ctx_create(NULL, &s.ctx);

@@ -15,33 +15,14 @@
  * A ratio is baseline time / sharded time (1.0: as fast as the baseline).
  */
 #define _POSIX_C_SOURCE 200809L
+#include "bench_util.h"
 #include "refarray.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static int runs = 9;
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 typedef struct state {
     ra_ctx *ctx;
@@ -53,8 +34,6 @@ typedef struct state {
     size_t bytes;
 } state;
 
-typedef int (*bench_fn)(state *s);
-
 static int add(state *s, ra_array *a, ra_array *b)
 {
     ra_array *c = NULL;
@@ -63,68 +42,52 @@ static int add(state *s, ra_array *a, ra_array *b)
     return st;
 }
 
-static int s_add(state *s)
+static int s_add(void *arg)
 {
+    state *s = arg;
     return add(s, s->sa, s->sb);
 }
-static int b_add(state *s)
+static int b_add(void *arg)
 {
+    state *s = arg;
     return add(s, s->ga, s->gb);
 }
-static int s_add1(state *s)
+static int s_add1(void *arg)
 {
+    state *s = arg;
     return add(s, s->s1a, s->s1b);
 }
-static int b_add1(state *s)
+static int b_add1(void *arg)
 {
+    state *s = arg;
     return add(s, s->g1a, s->g1b);
 }
-static int s_gather(state *s)
+static int s_gather(void *arg)
 {
+    state *s = arg;
     ra_array *h = NULL;
     int st = ra_to_device(s->ctx, s->sa, RA_CPU, NULL, &h);
     ra_array_release(h);
     return st;
 }
-static int b_to_cpu(state *s)
+static int b_to_cpu(void *arg)
 {
+    state *s = arg;
     ra_array *h = NULL;
     int st = ra_to_device(s->ctx, s->ga, RA_CPU, NULL, &h);
     ra_array_release(h);
     return st;
 }
-static int b_memcpy(state *s)
+static int b_memcpy(void *arg)
 {
+    state *s = arg;
     memcpy(s->dst, s->src, s->bytes);
     return 0;
 }
 
-typedef struct pair {
-    double subject, baseline;
-} pair;
-
-static int measure(state *s, bench_fn subject, bench_fn baseline, pair *out)
+static int measure(state *s, bench_fn subject, bench_fn baseline, bench_pair *out)
 {
-    if (subject(s) || baseline(s)) return -1;
-    double *v = malloc(sizeof(double) * (size_t)runs * 2);
-    if (!v) return -1;
-    for (int i = 0; i < runs; i++) {
-        double t0 = now();
-        int a = subject(s);
-        double t1 = now();
-        int b = baseline(s);
-        double t2 = now();
-        if (a || b) {
-            free(v);
-            return -1;
-        }
-        v[i] = t1 - t0;
-        v[runs + i] = t2 - t1;
-    }
-    out->subject = median(v, runs);
-    out->baseline = median(v + runs, runs);
-    free(v);
-    return 0;
+    return bench_measure_pair(subject, baseline, s, runs, out);
 }
 
 static int fail(ra_ctx *ctx, int st, const char *what)
@@ -147,14 +110,7 @@ static int make(ra_ctx *ctx, int64_t n, float v, const ra_device *gpus, ra_array
 
 int main(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++) {
-        if (strcmp(argv[i], "--runs") == 0 && i + 1 < argc && atoi(argv[i + 1]) > 0) {
-            runs = atoi(argv[++i]);
-        } else {
-            fprintf(stderr, "usage: refarray-bench-shard [--runs N]\n");
-            return 2;
-        }
-    }
+    if (bench_parse_runs(argc, argv, "refarray-bench-shard", &runs)) return 2;
     state s = {0};
     int st = ra_ctx_create(NULL, &s.ctx);
     if (st != RA_OK) return fail(NULL, st, "ra_ctx_create");
@@ -187,7 +143,7 @@ int main(int argc, char **argv)
     memset(s.dst, 0, s.bytes);
 
     printf("refarray-bench-shard: %d runs per figure (medians), gpu:0 + gpu:1\n", runs);
-    pair p;
+    bench_pair p;
     if (measure(&s, s_add, b_add, &p)) return fail(s.ctx, st, "16M add");
     printf("add 16M float32   sharded %8.3f ms   gpu:0 alone %8.3f ms   ratio %.2f\n",
            p.subject * 1e3, p.baseline * 1e3, p.baseline / p.subject);
