@@ -44,6 +44,7 @@
 #include "adapter_global.h"
 #endif
 
+#include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,6 +137,10 @@ typedef struct adapter {
     char message[1024];
 } adapter;
 
+/* The cpu device's default memory limit in the adapter: 4 GiB, far above what any case needs
+ * and below what brings a CI machine down. */
+#define DEFAULT_MAX_HOST_BYTES ((size_t)4 << 30)
+
 static int open_lib(void **lib)
 {
     int version = ra_version_number();
@@ -157,8 +162,24 @@ static int open_lib(void **lib)
     const char *inference = getenv("DEVSPEC_REFARRAY_INFERENCE");
     const char *no_opencl = getenv("DEVSPEC_REFARRAY_NO_OPENCL");
     a->version = version;
-    ra_ctx_options opts = {.size = sizeof opts};
+    ra_ctx_options opts = {.size = sizeof opts, .max_host_bytes = DEFAULT_MAX_HOST_BYTES};
     if (no_opencl != NULL && strcmp(no_opencl, "1") == 0) opts.flags |= RA_CTX_NO_OPENCL;
+    /* A case cannot take the machine down: the cpu device's arrays hold at most this much
+     * (DEVSPEC_REFARRAY_MAX_BYTES overrides it; 0 is no limit). Beyond it a creation is
+     * MemoryError. */
+    const char *max_bytes = getenv("DEVSPEC_REFARRAY_MAX_BYTES");
+    if (max_bytes != NULL) {
+        char *end;
+        errno = 0;
+        unsigned long long v = strtoull(max_bytes, &end, 10);
+        if (!max_bytes[0] || *end || errno || max_bytes[0] == '-') {
+            ds_error("ValueError", "DEVSPEC_REFARRAY_MAX_BYTES is \"%.40s\"; it must be a number of bytes",
+                     max_bytes);
+            free(a);
+            return -1;
+        }
+        opts.max_host_bytes = (size_t)v;
+    }
     a->legacy = inference != NULL && strcmp(inference, "legacy") == 0;
     if (inference != NULL && !a->legacy && strcmp(inference, "2025") != 0) {
         ds_error("ValueError",

@@ -885,7 +885,20 @@ DT_TEST(bye)
     OK(drv_shared, "bye", NULL, "null", A("bye\""));
 }
 
-DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops), DT_ENTRY(conversion_ops),
+/* The adapter's context has a memory limit (4 GiB by default): full of 2^33 int8 is
+ * MemoryError at once, not 8 GiB taken; a shape whose element count overflows says so. */
+DT_TEST(memory_limit_ops)
+{
+    need_hello();
+    ERR(drv_shared, "full of 2^33 int8 passes the memory limit", "MemoryError", "library",
+        A("array.create\",\"args\":{\"fn\":\"full\",\"shape\":[8589934592],\"fill_value\":1,"
+          "\"dtype\":\"int8\",\"device\":{\"str\":\"cpu\"}}"));
+    ERR(drv_shared, "a shape of [2^32, 2^32] is an overflow", "ValueError", "library",
+        A("array.create\",\"args\":{\"fn\":\"full\",\"shape\":[4294967296,4294967296],"
+          "\"fill_value\":1,\"dtype\":\"int8\"}"));
+}
+
+DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(memory_limit_ops), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops), DT_ENTRY(conversion_ops),
          DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops), DT_ENTRY(utilities_ops),
          DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops), DT_ENTRY(sharding_ops),
          DT_ENTRY(out_and_dtypes_ops), DT_ENTRY(bye))

@@ -170,6 +170,11 @@ typedef struct ra_ctx_options {
      * context's lifetime. */
     const ra_allocator *allocator;
     unsigned flags; /* ra_ctx_flags, or 0 */
+    /* The most bytes of array data the cpu device may hold at once, or 0 for no limit. An
+     * allocation that would pass it is RA_E_NOMEM (MemoryError) with a message naming the
+     * limit, so that one oversized request cannot take the machine down (an adapter sets it;
+     * OpenCL devices have their own limits). */
+    size_t max_host_bytes;
 } ra_ctx_options;
 
 /* Context options with their size set: ra_ctx_create(RA_CTX_OPTIONS(.flags = ...), &ctx). */

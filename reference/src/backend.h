@@ -169,6 +169,8 @@ enum ra__backend_flag {
 /* ---- Services of the core for backends ---- */
 
 /* Allocation through the context's hook (all host-side allocations of a backend). */
+/* The context's ra_ctx_options.max_host_bytes: the cpu device's limit, 0 for none. */
+size_t ra__ctx_max_host_bytes(const ra_ctx *ctx);
 void *ra__alloc(ra_ctx *ctx, size_t size);
 void *ra__calloc(ra_ctx *ctx, size_t count, size_t size);
 void ra__free(ra_ctx *ctx, void *ptr);

@@ -6,6 +6,7 @@
 #include "host_kernels.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -51,6 +52,7 @@ typedef struct host_impl {
     cached_block *buckets[CACHE_BUCKETS];
     size_t cached_bytes;
     size_t cache_limit;
+    _Atomic size_t held; /* bytes of the blocks arrays hold now, for max_host_bytes */
 } host_impl;
 
 /* ---- memory ---- */
@@ -117,7 +119,7 @@ static size_t cache_drain(host_impl *h)
     return freed;
 }
 
-static int host_alloc_block(host_impl *h, size_t nbytes, bool zeroed, void **buf)
+static int host_alloc_counted(host_impl *h, size_t nbytes, bool zeroed, void **buf)
 {
     host_block *blk = nbytes >= CACHE_MIN ? cache_take(h, nbytes) : NULL;
     if (!blk) {
@@ -136,6 +138,27 @@ static int host_alloc_block(host_impl *h, size_t nbytes, bool zeroed, void **buf
     return RA_OK;
 }
 
+static int host_alloc_block(host_impl *h, size_t nbytes, bool zeroed, void **buf)
+{
+    /* The context's limit counts what arrays hold; a request past it is refused before any
+     * memory is touched (ra_ctx_options.max_host_bytes). */
+    size_t max = ra__ctx_max_host_bytes(h->ctx);
+    size_t before = atomic_fetch_add(&h->held, nbytes);
+    if (max && (before + nbytes < before || before + nbytes > max)) {
+        atomic_fetch_sub(&h->held, nbytes);
+        return ra__ctx_error(h->ctx, RA_E_NOMEM,
+                             "cpu: %zu bytes would pass the context's memory limit of %zu bytes "
+                             "(%zu held)",
+                             nbytes, max, before);
+    }
+    int st = host_alloc_counted(h, nbytes, zeroed, buf);
+    if (st != RA_OK)
+        atomic_fetch_sub(&h->held, nbytes);
+    else /* a block reused from the cache may be larger: held counts what host_free gives back */
+        atomic_fetch_add(&h->held, ((host_block *)*buf - 1)->h.cap - nbytes);
+    return st;
+}
+
 static int host_alloc(void *impl, size_t nbytes, void **buf)
 {
     return host_alloc_block(impl, nbytes, true, buf);
@@ -151,6 +174,7 @@ static void host_free(void *impl, void *buf)
     host_impl *h = impl;
     if (!buf) return;
     host_block *blk = (host_block *)buf - 1;
+    atomic_fetch_sub(&h->held, blk->h.cap);
     if (blk->h.cap >= CACHE_MIN && cache_put(h, blk)) return;
     ra__free(h->ctx, blk);
 }

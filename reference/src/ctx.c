@@ -41,6 +41,11 @@ static uint64_t thread_id(void)
     return tls_thread_id;
 }
 
+size_t ra__ctx_max_host_bytes(const ra_ctx *ctx)
+{
+    return ctx->max_host_bytes;
+}
+
 void *ra__alloc(ra_ctx *ctx, size_t size)
 {
     if (size == 0) size = 1;
@@ -244,6 +249,8 @@ int ra_ctx_create(const ra_ctx_options *in, ra_ctx **out)
     memset(ctx, 0, sizeof *ctx);
     ctx->allocator = allocator;
     ctx->flags = opts ? opts->flags : 0;
+    /* local holds zeros past what an older caller's options had */
+    ctx->max_host_bytes = opts ? opts->max_host_bytes : 0;
     ctx->serial = atomic_fetch_add(&next_ctx_serial, 1);
     atomic_init(&ctx->inference, RA_INFER_2025);
     atomic_init(&ctx->promotion, RA_PROMOTION_ARRAY_API);
