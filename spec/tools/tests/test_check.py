@@ -80,6 +80,8 @@ def root(tmp_path):
                     ignore=shutil.ignore_patterns("tools", "*.md"))
     for name in ("protocol.md", "statements.md"):
         shutil.copy(os.path.join(REPO, "spec", name), tmp_path / "spec" / name)
+    (tmp_path / "adapters").mkdir()
+    shutil.copy(os.path.join(REPO, "adapters", "adapters.json"), tmp_path / "adapters")
     (tmp_path / "conformance" / "cases").mkdir(parents=True)
     write(tmp_path, "conformance/cases/sample.json", SAMPLE_CASES)
     return tmp_path
@@ -148,6 +150,8 @@ def test_case_without_required_field_is_rejected(root):
 def test_real_repository_spec_files_pass(tmp_path):
     # The real spec/ (without the suite's case files, which have their own owner).
     shutil.copytree(os.path.join(REPO, "spec"), tmp_path / "spec")
+    (tmp_path / "adapters").mkdir()
+    shutil.copy(os.path.join(REPO, "adapters", "adapters.json"), tmp_path / "adapters")
     assert problems(tmp_path) == []
 
 
