@@ -426,6 +426,23 @@ static int shard_check(ra_ctx *ctx, const char *fn, const ra_array *x, const ra_
     return RA_OK;
 }
 
+/* The pieces of x split over devices (what ra_shard and ra_shard_inplace share): checks the
+ * arguments, resolves the devices and copies the pieces; *s is set only on RA_OK. */
+static int shard_pieces(ra_ctx *ctx, const char *fn, const ra_array *x, const ra_device *devices,
+                        size_t n, const int *axis, const ra_shard_opts *opts, ra__shard **s)
+{
+    ra_shard_uneven uneven;
+    int canon;
+    int status = shard_check(ctx, fn, x, devices, n, axis, opts, &uneven, &canon);
+    if (status != RA_OK) return status;
+    ra__dev **devs = ra__calloc(ctx, n, sizeof *devs);
+    if (!devs) return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
+    status = tuple_resolve(ctx, fn, devices, n, x->dtype, devs);
+    if (status == RA_OK) status = make_pieces(ctx, fn, x, devs, n, canon, uneven, s);
+    ra__free(ctx, devs);
+    return status;
+}
+
 int ra_shard(ra_ctx *ctx, const ra_array *x, const ra_device *devices, size_t n, const int *axis,
              const ra_shard_opts *opts, ra_array **out)
 {
@@ -433,16 +450,8 @@ int ra_shard(ra_ctx *ctx, const ra_array *x, const ra_device *devices, size_t n,
     if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
     if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     *out = NULL;
-    ra_shard_uneven uneven;
-    int canon;
-    int status = shard_check(ctx, fn, x, devices, n, axis, opts, &uneven, &canon);
-    if (status != RA_OK) return status;
-    ra__dev **devs = ra__calloc(ctx, n, sizeof *devs);
-    if (!devs) return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
     ra__shard *s = NULL;
-    status = tuple_resolve(ctx, fn, devices, n, x->dtype, devs);
-    if (status == RA_OK) status = make_pieces(ctx, fn, x, devs, n, canon, uneven, &s);
-    ra__free(ctx, devs);
+    int status = shard_pieces(ctx, fn, x, devices, n, axis, opts, &s);
     if (status != RA_OK) return status;
     return shard_finish(ctx, s, x->dtype, x->shape, x->ndim, out);
 }
@@ -452,16 +461,8 @@ int ra_shard_inplace(ra_ctx *ctx, ra_array *x, const ra_device *devices, size_t 
 {
     static const char fn[] = "ra_shard_inplace";
     if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
-    ra_shard_uneven uneven;
-    int canon;
-    int status = shard_check(ctx, fn, x, devices, n, axis, opts, &uneven, &canon);
-    if (status != RA_OK) return status;
-    ra__dev **devs = ra__calloc(ctx, n, sizeof *devs);
-    if (!devs) return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
     ra__shard *s = NULL;
-    status = tuple_resolve(ctx, fn, devices, n, x->dtype, devs);
-    if (status == RA_OK) status = make_pieces(ctx, fn, x, devs, n, canon, uneven, &s);
-    ra__free(ctx, devs);
+    int status = shard_pieces(ctx, fn, x, devices, n, axis, opts, &s);
     if (status != RA_OK) return status;
     /* Everything that can fail is done: x now becomes the sharded array (TG-SHARD-3). The
      * lock keeps arrays_on_device from seeing a half-changed header. */
