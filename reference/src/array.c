@@ -128,6 +128,16 @@ int ra__array_new_like_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const r
     return array_make(ctx, dev, dtype, like->shape, like->ndim, like->size, false, out);
 }
 
+int ra__array_hand_out(int status, ra_array *x, ra_array **out)
+{
+    if (status != RA_OK) {
+        ra_array_release(x);
+        return status;
+    }
+    *out = x;
+    return RA_OK;
+}
+
 int ra__array_new_sharded(ra_ctx *ctx, ra_dtype dtype, const int64_t *shape, size_t ndim,
                           ra__shard *shard, ra_array **out)
 {

@@ -78,12 +78,7 @@ static int create_filled(ra_ctx *ctx, const char *fn, const int64_t *shape, size
             zero = zero && elem[i] == 0;
         if (!zero) status = ra__array_fill(ctx, x, elem);
     }
-    if (status != RA_OK) {
-        ra_array_release(x);
-        return status;
-    }
-    *out = x;
-    return RA_OK;
+    return ra__array_hand_out(status, x, out);
 }
 
 int ra_zeros(ra_ctx *ctx, const int64_t *shape, size_t ndim, const ra_opts *opts, ra_array **out)
@@ -201,12 +196,7 @@ static int create_from_host(ra_ctx *ctx, const char *fn, ra__dev *dev, ra_dtype 
         status = ra__array_write(ctx, x, conv);
         ra__free(ctx, conv);
     }
-    if (status != RA_OK) {
-        ra_array_release(x);
-        return status;
-    }
-    *out = x;
-    return RA_OK;
+    return ra__array_hand_out(status, x, out);
 }
 
 static bool scalar_real(ra_scalar s, double *v, bool *is_int)
@@ -380,12 +370,7 @@ int ra_eye(ra_ctx *ctx, int64_t n_rows, int64_t n_cols, int64_t k, const ra_opts
         }
         ra__free(ctx, host);
     }
-    if (status != RA_OK) {
-        ra_array_release(x);
-        return status;
-    }
-    *out = x;
-    return RA_OK;
+    return ra__array_hand_out(status, x, out);
 }
 
 /* ---- asarray and astype ---- */

@@ -155,6 +155,9 @@ int ra__array_new_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_
 /* The same with like's shape (already checked) and the data unspecified. */
 int ra__array_new_like_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const ra_array *like,
                               ra_array **out);
+/* The last step of a function that made x: on RA_OK x goes to *out and RA_OK is returned,
+ * otherwise x is released and status returned. */
+int ra__array_hand_out(int status, ra_array *x, ra_array **out);
 /* Copies x to device dst (dtype unchanged), through host memory across backends. */
 int ra__array_copy_to(ra_ctx *ctx, const ra_array *x, ra__dev *dst, void *stream, ra_array **out);
 /* Converts x to dtype on its device (a new array). */

@@ -196,12 +196,7 @@ static int binary_same(ra_ctx *ctx, ra_binop op, const ra_array *x1, const ra_ar
     ra__view vb = {x2->buf, x1->dtype, 1, &n, &step, 0};
     ra__view vo = {y->buf, odtype, 1, &n, &step, 0};
     status = dev->ops->binary(dev->impl, op, &va, &vb, &vo);
-    if (status != RA_OK) {
-        ra_array_release(y);
-        return status;
-    }
-    *out = y;
-    return RA_OK;
+    return ra__array_hand_out(status, y, out);
 }
 
 /* float16 arithmetic (spec/decisions.md, "Data types and promotion"): float16 operands are
@@ -247,12 +242,7 @@ static int binary_half(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, r
     ra_array_release(wide[1]);
     if (status == RA_OK && r == RA_FLOAT16 && op != RA_EQUAL && op != RA_LESS)
         status = narrow_half(ctx, &y);
-    if (status != RA_OK) {
-        ra_array_release(y);
-        return status;
-    }
-    *out = y;
-    return RA_OK;
+    return ra__array_hand_out(status, y, out);
 }
 
 int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
@@ -375,12 +365,7 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
 done:
     ra_array_release(scalar_arr);
     release_all(owned, 2);
-    if (status != RA_OK) {
-        ra_array_release(result);
-        return status;
-    }
-    *out = result;
-    return RA_OK;
+    return ra__array_hand_out(status, result, out);
 }
 
 /* Why ra_can_cast_out refuses: the rule of OF-OUT-1 (or OF-OUT-4's reading) that applies. */
@@ -533,12 +518,7 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
         }
     }
     ra_array_release(moved);
-    if (status != RA_OK) {
-        ra_array_release(y);
-        return status;
-    }
-    *out = y;
-    return RA_OK;
+    return ra__array_hand_out(status, y, out);
 }
 
 int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, ra_array **out)
@@ -623,12 +603,7 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
         }
     }
     ra_array_release(src);
-    if (status != RA_OK) {
-        ra_array_release(y);
-        return status;
-    }
-    *out = y;
-    return RA_OK;
+    return ra__array_hand_out(status, y, out);
 }
 
 int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out)
@@ -743,12 +718,7 @@ done:
     ra__free(ctx, hb);
     ra__free(ctx, hy);
     release_all(in, 2);
-    if (status != RA_OK) {
-        ra_array_release(y);
-        return status;
-    }
-    *out = y;
-    return RA_OK;
+    return ra__array_hand_out(status, y, out);
 }
 
 int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_array **out)
@@ -825,10 +795,5 @@ done:
     ra__free(ctx, hy);
     release_all(in, n);
     ra__free(ctx, in);
-    if (status != RA_OK) {
-        ra_array_release(y);
-        return status;
-    }
-    *out = y;
-    return RA_OK;
+    return ra__array_hand_out(status, y, out);
 }
