@@ -45,6 +45,16 @@ void dsr__buf_add(dsr_buf *b, const char *s, size_t n);
 void dsr__buf_puts(dsr_buf *b, const char *s);
 void dsr__buf_printf(dsr_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void dsr__buf_free(dsr_buf *b);
+
+/* A growing list of owned strings, kept NULL-terminated so that items is an argv once
+ * something is added. */
+typedef struct dsr_strlist {
+    char **items;
+    int n;
+} dsr_strlist;
+
+void dsr__strlist_add(dsr_strlist *l, const char *s);
+void dsr__strlist_free(dsr_strlist *l);
 /* Reads a whole regular file (/dev/null reads as empty); NULL with errno set on failure
  * (EISDIR, DSR_ENOTREG for a FIFO, socket or other device). The result is NUL-terminated. */
 char *dsr__read_file(const char *path, size_t *len);

@@ -78,27 +78,6 @@ static const char USAGE_NOTES[] =
     "trees. Environment: DEVSPEC_SOURCE and DEVSPEC_BUILD override them (for the defaults and\n"
     "for ${SOURCE}/${BUILD} in adapters.json); NO_COLOR disables colour.\n";
 
-typedef struct strlist {
-    char **items;
-    int n;
-} strlist;
-
-static void strlist_add(strlist *l, const char *s)
-{
-    l->items = dsr__xrealloc(l->items, sizeof(char *) * (size_t)(l->n + 2));
-    l->items[l->n++] = dsr__xstrdup(s);
-    l->items[l->n] = NULL;
-}
-
-static void strlist_free(strlist *l)
-{
-    for (int i = 0; i < l->n; i++)
-        free(l->items[i]);
-    free(l->items);
-    l->items = NULL;
-    l->n = 0;
-}
-
 static int usage_error(const char *fmt, const char *arg)
 {
     fputs("devspec: ", stderr);
@@ -125,7 +104,7 @@ static void on_sigint(int sig)
 #define PYTHON_ADAPTER "adapters/python/devspec_adapter.py"
 
 typedef struct args {
-    strlist cases, globs, features, excludes, profiles;
+    dsr_strlist cases, globs, features, excludes, profiles;
     const char *adapter, *adapter_cmd, *expectations, *report, *junit, *spec, *fail_uncovered;
     const char *what, *python, *tap_version;
     bool tap, strict, progress, in_process, json, core;
@@ -211,7 +190,7 @@ static int set_option(args *a, int k, const char *v)
     char *end;
     switch (OPTIONS[k].kind) {
     case LIST:
-        strlist_add((strlist *)(void *)at, v);
+        dsr__strlist_add((dsr_strlist *)(void *)at, v);
         return 0;
     case STRING:
         *(const char **)(void *)at = v;
@@ -276,11 +255,11 @@ static int parse(int argc, char **argv, int first, args *a, const char *cmd)
 
 static void free_args(args *a)
 {
-    strlist_free(&a->cases);
-    strlist_free(&a->globs);
-    strlist_free(&a->features);
-    strlist_free(&a->excludes);
-    strlist_free(&a->profiles);
+    dsr__strlist_free(&a->cases);
+    dsr__strlist_free(&a->globs);
+    dsr__strlist_free(&a->features);
+    dsr__strlist_free(&a->excludes);
+    dsr__strlist_free(&a->profiles);
 }
 
 static const char *root(const char *env, const char *fallback)
@@ -355,7 +334,7 @@ static int load(args *a, const char *source, dsr_registry *reg, dsr_suite *suite
     if (a->cases.n == 0) {
         dsr_buf def = {0};
         dsr__buf_printf(&def, "%s/conformance/cases", source);
-        strlist_add(&a->cases, def.data);
+        dsr__strlist_add(&a->cases, def.data);
         dsr__buf_free(&def);
     }
     for (int i = 0; i < a->features.n; i++)

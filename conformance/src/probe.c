@@ -25,27 +25,6 @@ static int usage(const char *fmt, const char *arg)
     return 2;
 }
 
-typedef struct argvec {
-    char **v;
-    int n;
-} argvec;
-
-static void push(argvec *a, const char *s)
-{
-    a->v = dsr__xrealloc(a->v, sizeof *a->v * (size_t)(a->n + 2));
-    a->v[a->n++] = dsr__xstrdup(s);
-    a->v[a->n] = NULL;
-}
-
-static void argvec_free(argvec *a)
-{
-    for (int i = 0; i < a->n; i++)
-        free(a->v[i]);
-    free(a->v);
-    a->v = NULL;
-    a->n = 0;
-}
-
 /* Runs ARGV with stdout and stderr to LOG (NULL: stdout to stderr, which stays, so that
  * stdout holds only the comparison); returns the child's pid or -1. */
 static pid_t spawn(const char *self, char **argv, const char *log)
@@ -85,8 +64,21 @@ static int wait_status(pid_t pid)
     return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* "--spec SPEC" (when given) and "--cases FILE" for each case file, onto a child's argv. */
+static void add_spec_and_cases(dsr_strlist *v, const char *spec, const dsr_strlist *files)
+{
+    if (spec) {
+        dsr__strlist_add(v, "--spec");
+        dsr__strlist_add(v, spec);
+    }
+    for (int i = 0; i < files->n; i++) {
+        dsr__strlist_add(v, "--cases");
+        dsr__strlist_add(v, files->items[i]);
+    }
+}
+
 /* The names of adapters/adapters.json, in its order. */
-static int adapter_names(const char *source, argvec *out)
+static int adapter_names(const char *source, dsr_strlist *out)
 {
     dsr_buf p = {0};
     dsr__buf_printf(&p, "%s/adapters/adapters.json", source);
@@ -103,7 +95,7 @@ static int adapter_names(const char *source, argvec *out)
     cJSON_ArrayForEach(a, cJSON_GetObjectItemCaseSensitive(doc, "adapters"))
     {
         const cJSON *n = cJSON_GetObjectItemCaseSensitive(a, "name");
-        if (cJSON_IsString(n)) push(out, n->valuestring);
+        if (cJSON_IsString(n)) dsr__strlist_add(out, n->valuestring);
     }
     cJSON_Delete(doc);
     if (out->n == 0) fprintf(stderr, "devspec: probe: %s names no adapter\n", p.data);
@@ -114,7 +106,7 @@ static int adapter_names(const char *source, argvec *out)
 int dsr__probe_main(int argc, char **argv, const char *source, const char *build)
 {
     (void)build;
-    argvec files = {0}, adapters = {0}, pass = {0};
+    dsr_strlist files = {0}, adapters = {0}, pass = {0};
     const char *out = "reports/runs/probe", *html = NULL, *spec = NULL, *timeout = NULL;
     long jobs = sysconf(_SC_NPROCESSORS_ONLN);
     int rc = 0;
@@ -133,12 +125,12 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
         }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(dsr__compare_usage, stdout);
-            argvec_free(&files);
-            argvec_free(&adapters);
-            argvec_free(&pass);
+            dsr__strlist_free(&files);
+            dsr__strlist_free(&adapters);
+            dsr__strlist_free(&pass);
             return 0;
         } else if (!strcmp(a, "--adapter"))
-            push(&adapters, val);
+            dsr__strlist_add(&adapters, val);
         else if (!strcmp(a, "--out"))
             out = val;
         else if (!strcmp(a, "--html"))
@@ -155,12 +147,12 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
         } else if (takes || !strcmp(a, "--plain") || !strcmp(a, "--color") ||
                    !strcmp(a, "--json") || !strcmp(a, "--disagree")) {
             /* options of the comparison */
-            push(&pass, a);
-            if (val) push(&pass, val);
+            dsr__strlist_add(&pass, a);
+            if (val) dsr__strlist_add(&pass, val);
         } else if (a[0] == '-' && a[1])
             rc = usage("unknown option '%s'", a);
         else
-            push(&files, a);
+            dsr__strlist_add(&files, a);
     }
     if (!rc && files.n == 0)
         rc = usage("%s", "needs case files: devspec probe FILE|DIR... [--adapter NAME]...");
@@ -176,20 +168,13 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
 
     /* The case files are checked once, before any adapter starts. */
     if (!rc) {
-        argvec v = {0};
-        push(&v, "devspec");
-        push(&v, "validate");
-        if (spec) {
-            push(&v, "--spec");
-            push(&v, spec);
-        }
-        for (int i = 0; i < files.n; i++) {
-            push(&v, "--cases");
-            push(&v, files.v[i]);
-        }
-        pid_t pid = spawn(self, v.v, NULL);
+        dsr_strlist v = {0};
+        dsr__strlist_add(&v, "devspec");
+        dsr__strlist_add(&v, "validate");
+        add_spec_and_cases(&v, spec, &files);
+        pid_t pid = spawn(self, v.items, NULL);
         int st = pid < 0 ? 127 : wait_status(pid);
-        argvec_free(&v);
+        dsr__strlist_free(&v);
         if (st != 0) rc = 2;
     }
 
@@ -213,37 +198,37 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
                 files.n == 1 ? "" : "s", adapters.n, adapters.n == 1 ? "" : "s");
     while (!rc && (next < adapters.n || running > 0)) {
         while (next < adapters.n && running < jobs && !dsr__interrupted) {
-            const char *name = adapters.v[next];
-            argvec v = {0};
+            const char *name = adapters.items[next];
+            dsr_strlist v = {0};
             dsr_buf report = {0}, log = {0};
             char *rn = report_name(name);
             dsr__buf_printf(&report, "%s/%s.json", out, rn);
             dsr__buf_printf(&log, "%s/%s.log", out, rn);
             free(rn);
-            push(&v, "devspec");
-            push(&v, "run");
-            push(&v, "--adapter");
-            push(&v, name);
+            dsr__strlist_add(&v, "devspec");
+            dsr__strlist_add(&v, "run");
+            dsr__strlist_add(&v, "--adapter");
+            dsr__strlist_add(&v, name);
             for (int k = 0; k < files.n; k++) {
-                push(&v, "--cases");
-                push(&v, files.v[k]);
+                dsr__strlist_add(&v, "--cases");
+                dsr__strlist_add(&v, files.items[k]);
             }
-            push(&v, "--report");
-            push(&v, report.data);
-            push(&v, "--no-tap");
-            push(&v, "--no-progress");
+            dsr__strlist_add(&v, "--report");
+            dsr__strlist_add(&v, report.data);
+            dsr__strlist_add(&v, "--no-tap");
+            dsr__strlist_add(&v, "--no-progress");
             if (spec) {
-                push(&v, "--spec");
-                push(&v, spec);
+                dsr__strlist_add(&v, "--spec");
+                dsr__strlist_add(&v, spec);
             }
             if (timeout) {
-                push(&v, "--timeout");
-                push(&v, timeout);
+                dsr__strlist_add(&v, "--timeout");
+                dsr__strlist_add(&v, timeout);
             }
             unlink(report.data);
             started[next] = dsr__now();
-            pids[next] = spawn(self, v.v, log.data);
-            argvec_free(&v);
+            pids[next] = spawn(self, v.items, log.data);
+            dsr__strlist_free(&v);
             dsr__buf_free(&report);
             dsr__buf_free(&log);
             if (pids[next] < 0) {
@@ -265,7 +250,7 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
                 pids[i] = 0;
                 running--;
                 codes[i] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-                fprintf(stderr, "devspec: probe: %-18s exit %d in %.1f s%s\n", adapters.v[i],
+                fprintf(stderr, "devspec: probe: %-18s exit %d in %.1f s%s\n", adapters.items[i],
                         codes[i], dsr__now() - started[i],
                         codes[i] >= 2 ? " (its log is beside its report)" : "");
                 if (codes[i] >= 2 && codes[i] > worst) worst = codes[i];
@@ -275,50 +260,43 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
 
     /* The comparison of the reports there are, in the adapters' order. */
     if (!rc) {
-        argvec v = {0};
-        push(&v, "compare");
-        push(&v, "--by");
-        push(&v, "case");
-        push(&v, "--details");
-        if (spec) {
-            push(&v, "--spec");
-            push(&v, spec);
-        }
-        for (int i = 0; i < files.n; i++) {
-            push(&v, "--cases");
-            push(&v, files.v[i]);
-        }
+        dsr_strlist v = {0};
+        dsr__strlist_add(&v, "compare");
+        dsr__strlist_add(&v, "--by");
+        dsr__strlist_add(&v, "case");
+        dsr__strlist_add(&v, "--details");
+        add_spec_and_cases(&v, spec, &files);
         dsr_buf page = {0};
         if (html)
             dsr__buf_puts(&page, html);
         else
             dsr__buf_printf(&page, "%s/index.html", out);
-        push(&v, "--html");
-        push(&v, page.data);
+        dsr__strlist_add(&v, "--html");
+        dsr__strlist_add(&v, page.data);
         dsr__buf_free(&page);
         for (int i = 0; i < pass.n; i++)
-            push(&v, pass.v[i]);
+            dsr__strlist_add(&v, pass.items[i]);
         int reports = 0;
         for (int i = 0; i < adapters.n; i++) {
             dsr_buf report = {0};
-            char *rn = report_name(adapters.v[i]);
+            char *rn = report_name(adapters.items[i]);
             dsr__buf_printf(&report, "%s/%s.json", out, rn);
             if (access(report.data, R_OK) == 0) {
-                push(&v, report.data);
+                dsr__strlist_add(&v, report.data);
                 reports++;
             } else {
                 fprintf(stderr, "devspec: probe: %s wrote no report (see %s/%s.log)\n",
-                        adapters.v[i], out, rn);
+                        adapters.items[i], out, rn);
                 if (worst < 3) worst = 3;
             }
             free(rn);
             dsr__buf_free(&report);
         }
         if (reports) {
-            rc = dsr__compare_main(v.n, v.v, source);
+            rc = dsr__compare_main(v.n, v.items, source);
         } else
             rc = 3;
-        argvec_free(&v);
+        dsr__strlist_free(&v);
         /* An adapter that could not start or a run cut short is an exit status of 3; what
          * the libraries did is the table's business, not the exit status's. */
         if (!rc && worst >= 3) rc = 3;
@@ -326,8 +304,8 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
     free(pids);
     free(started);
     free(codes);
-    argvec_free(&files);
-    argvec_free(&adapters);
-    argvec_free(&pass);
+    dsr__strlist_free(&files);
+    dsr__strlist_free(&adapters);
+    dsr__strlist_free(&pass);
     return rc;
 }

@@ -57,6 +57,22 @@ void dsr__buf_add(dsr_buf *b, const char *s, size_t n)
     b->data[b->len] = '\0';
 }
 
+void dsr__strlist_add(dsr_strlist *l, const char *s)
+{
+    l->items = dsr__xrealloc(l->items, sizeof(char *) * (size_t)(l->n + 2));
+    l->items[l->n++] = dsr__xstrdup(s);
+    l->items[l->n] = NULL;
+}
+
+void dsr__strlist_free(dsr_strlist *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->n = 0;
+}
+
 void dsr__buf_puts(dsr_buf *b, const char *s)
 {
     dsr__buf_add(b, s, strlen(s));
