@@ -1449,6 +1449,21 @@ def group_reliability(env):
     check(rc == 1 and r["cases"][0]["status"] == "error" and "limit" in r["cases"][0]["reason"],
           "a 65 MiB reply is a protocol error naming the limit", "error", (rc, r["cases"][0].get("reason"), err[-300:]))
 
+    # Item: a journal that cannot be written (a full disk: here a file size limit, with
+    # SIGXFSZ ignored so that write() fails with EFBIG) is said and exits 3.
+    import resource
+
+    def small_files():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (1500, 1500))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+
+    p = subprocess.run([env.devspec, "run", "--spec", TEST_SPEC, "--cases", good, "--adapter-cmd",
+                        fake_cmd(), "--no-tap", "--report", env.path("full.json")],
+                       capture_output=True, text=True, env=e, cwd=env.tmp, preexec_fn=small_files,
+                       timeout=120)
+    check(p.returncode == 3 and "cannot write" in p.stderr and "full.jsonl" in p.stderr,
+          "a journal cut short by a full disk: said, exit 3", 3, (p.returncode, p.stderr[-400:]))
+
     # Item: every failed write changes the exit status.
     if os.path.exists("/dev/full"):
         rc, out, err = env.run(base + ["--report", env.path("w.json")])
