@@ -16,6 +16,9 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "spec", "tools"))
+import generated  # noqa: E402
+
 OUT = "reference/src/promote_tables.h"
 # ra_dtype's values (reference/include/refarray.h); RA_DTYPE_DEFAULT (0) means "none".
 ENUM = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -116,21 +119,8 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--check", action="store_true")
     args = ap.parse_args(argv)
-    text = render()
-    path = os.path.join(ROOT, OUT)
-    if args.check:
-        try:
-            with open(path, encoding="utf-8") as f:
-                current = f.read()
-        except OSError:
-            current = None
-        if current != text:
-            print("%s: out of date; run reference/tools/gen_promotion_tables.py" % OUT, file=sys.stderr)
-            return 1
-        return 0
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    return 0
+    return generated.write_or_check(ROOT, {OUT: render()}, args.check,
+                                    "reference/tools/gen_promotion_tables.py")
 
 
 if __name__ == "__main__":

@@ -37,6 +37,8 @@ import struct
 import sys
 from fractions import Fraction
 
+import generated
+
 OPS = ("add", "subtract", "multiply", "divide")
 SCALARS = {"bool": True, "int": 1, "float": 0.5, "complex": {"complex": [0, 1]}}
 OUT_FILES = {
@@ -404,23 +406,8 @@ def main(argv=None):
     ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     ap.add_argument("--check", action="store_true", help="compare instead of writing")
     args = ap.parse_args(argv)
-    stale = []
-    for rel, text in build(args.root).items():
-        path = os.path.join(args.root, rel)
-        if args.check:
-            try:
-                with open(path, encoding="utf-8") as f:
-                    current = f.read()
-            except OSError:
-                current = None
-            if current != text:
-                stale.append(rel)
-        else:
-            with open(path, "w", encoding="utf-8") as f:
-                f.write(text)
-    for rel in stale:
-        print("%s: out of date; run spec/tools/gen_dtype_cases.py" % rel, file=sys.stderr)
-    return 1 if stale else 0
+    return generated.write_or_check(args.root, build(args.root), args.check,
+                                    "spec/tools/gen_dtype_cases.py")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,8 @@ import json
 import os
 import sys
 
+import generated
+
 OUT = "conformance/cases/oneflow-global.json"
 RANKS = 4
 FLAT = {"type": "cpu", "ranks": [0, 1, 2, 3]}
@@ -283,21 +285,8 @@ def main(argv=None):
     ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
     ap.add_argument("--check", action="store_true", help="compare instead of writing")
     args = ap.parse_args(argv)
-    path = os.path.join(args.root, OUT)
-    text = build()
-    if args.check:
-        try:
-            with open(path, encoding="utf-8") as f:
-                current = f.read()
-        except OSError:
-            current = None
-        if current != text:
-            print("%s: out of date; run spec/tools/gen_global_cases.py" % OUT, file=sys.stderr)
-            return 1
-        return 0
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
-    return 0
+    return generated.write_or_check(args.root, {OUT: build()}, args.check,
+                                    "spec/tools/gen_global_cases.py")
 
 
 if __name__ == "__main__":
