@@ -186,4 +186,15 @@ static inline size_t list_devices(ra_ctx *ctx, ra_device *devs)
     return n < 16 ? n : 16;
 }
 
+/* Calls fn on each device that a new context lists, then closes the context. */
+static inline void on_each_device(void (*fn)(ra_ctx *ctx, ra_device dev))
+{
+    ra_ctx *ctx = open_ctx();
+    ra_device devs[16];
+    size_t n = list_devices(ctx, devs);
+    for (size_t i = 0; i < n; i++)
+        fn(ctx, devs[i]);
+    ra_ctx_destroy(ctx);
+}
+
 #endif /* RA_TEST_H */

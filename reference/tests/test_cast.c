@@ -197,13 +197,8 @@ DT_TEST(dtype_results)
 
 DT_TEST(on_every_device)
 {
-    ra_ctx *ctx = open_ctx();
-    ra_device devs[16];
-    size_t n = list_devices(ctx, devs);
     /* Each device's promotion graph (DEV-DT-3, DEV-DT-4). */
-    for (size_t i = 0; i < n; i++)
-        on_device(ctx, devs[i]);
-    ra_ctx_destroy(ctx);
+    on_each_device(on_device);
 }
 
 DT_TEST(two_devices)

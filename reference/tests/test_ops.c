@@ -367,13 +367,8 @@ static void promotion(ra_ctx *ctx)
 
 DT_TEST(on_every_device)
 {
-    ra_ctx *ctx = open_ctx();
-    ra_device devs[16];
-    size_t n = list_devices(ctx, devs);
     /* Every operation and dtype on every device the context lists. */
-    for (size_t i = 0; i < n; i++)
-        on_device(ctx, devs[i]);
-    ra_ctx_destroy(ctx);
+    on_each_device(on_device);
 }
 
 DT_TEST(mixed_devices)
