@@ -46,9 +46,11 @@ phase_python() {
     (cd adapters/python && ../../.venv/bin/ruff check -q . && ../../.venv/bin/python -m mypy) &&
         .venv/bin/python -m pytest -q adapters/python/tests
 }
+# pip install . into a fresh virtual environment gives a devspec that runs from anywhere.
+phase_pip() { bash scripts/test-pip-install.sh build; }
 phase_suite() { bash scripts/run-suite.sh --no-setup --all --in-process --out reports/runs/ci >/dev/null; }
 
-all=(unit asan tsan fuzz spec python suite)
+all=(unit asan tsan fuzz spec python suite pip)
 want=("$@")
 [ ${#want[@]} -gt 0 ] || want=("${all[@]}")
 passed=0

@@ -189,6 +189,9 @@ typedef struct dsr_named_adapter {
 int dsr__named_adapter_find(const char *source, const char *build, const char *name,
                             dsr_named_adapter *out);
 void dsr__named_adapter_free(dsr_named_adapter *a);
+/* Registers adapters files of one's own (FILES stay owned by the caller), searched before
+ * the suite's adapters/adapters.json; their relative paths are relative to their folder. */
+void dsr__named_adapter_files(char *const *files, int n);
 /* Prints the names in adapters.json, one per line. */
 int dsr__named_adapter_list(const char *source, FILE *out);
 

@@ -33,6 +33,9 @@ static const char USAGE[] =
     "                          adapters/python with no code of its own\n"
     "  --python PATH           the interpreter for python:MODULE (default: python3 on PATH)\n"
     "  --adapter-cmd 'CMD'     run CMD with /bin/sh as the out-of-process adapter\n"
+    "  --adapters FILE         an adapters file of your own (the format of adapters.json;\n"
+    "                          relative paths are relative to FILE), searched before the\n"
+    "                          suite's; repeatable; also DEVSPEC_ADAPTERS=FILE:FILE...\n"
     "  --in-process            with a NAME: load its shared_object instead of its command\n"
     "  --cases FILE|DIR        case files (repeatable; default: the suite's cases)\n"
     "  --profile P             only the cases of profile P's features\n"
@@ -104,7 +107,7 @@ static void on_sigint(int sig)
 #define PYTHON_ADAPTER "adapters/python/devspec_adapter.py"
 
 typedef struct args {
-    dsr_strlist cases, globs, features, excludes, profiles;
+    dsr_strlist cases, globs, features, excludes, profiles, adapter_files;
     const char *adapter, *adapter_cmd, *expectations, *report, *junit, *spec, *fail_uncovered;
     const char *what, *python, *tap_version;
     bool tap, strict, progress, in_process, json, core;
@@ -148,6 +151,7 @@ static const struct {
     {"--exclude-feature", LIST, offsetof(args, excludes)},
     {"--profile", LIST, offsetof(args, profiles)},
     {"--adapter", STRING, offsetof(args, adapter)},
+    {"--adapters", LIST, offsetof(args, adapter_files)},
     {"--adapter-cmd", STRING, offsetof(args, adapter_cmd)},
     {"--python", STRING, offsetof(args, python)},
     {"--tap-version", STRING, offsetof(args, tap_version)},
@@ -260,6 +264,7 @@ static void free_args(args *a)
     dsr__strlist_free(&a->features);
     dsr__strlist_free(&a->excludes);
     dsr__strlist_free(&a->profiles);
+    dsr__strlist_free(&a->adapter_files);
 }
 
 static const char *root(const char *env, const char *fallback)
@@ -778,6 +783,22 @@ int main(int argc, char **argv)
     memset(&a, 0, sizeof a);
     int rc = parse(argc, argv, 2, &a, cmd);
     if (rc == 0) {
+        /* Adapters files of one's own: --adapters FILE (repeatable), then DEVSPEC_ADAPTERS
+         * (FILE:FILE...), both before the suite's adapters/adapters.json. */
+        const char *env = getenv("DEVSPEC_ADAPTERS");
+        for (const char *p = env; p && *p;) {
+            const char *colon = strchr(p, ':');
+            size_t len = colon ? (size_t)(colon - p) : strlen(p);
+            if (len) {
+                char *one = dsr__xmalloc(len + 1);
+                memcpy(one, p, len);
+                one[len] = '\0';
+                dsr__strlist_add(&a.adapter_files, one);
+                free(one);
+            }
+            p += len + (colon ? 1 : 0);
+        }
+        dsr__named_adapter_files(a.adapter_files.items, a.adapter_files.n);
         if (!strcmp(cmd, "run"))
             rc = cmd_run(&a, argc, argv);
         else if (!strcmp(cmd, "list"))

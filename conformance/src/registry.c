@@ -269,9 +269,9 @@ static char *substitute(const char *s, const char *source, const char *build)
 
 /* One problem of adapters.json, located: "PATH:LINE:COL: adapters[3].env.X: reason". */
 __attribute__((format(printf, 5, 6))) static void adapters_problem(const char *path,
-                                                                  const char *text,
-                                                                  const dsr_seg *seg, int depth,
-                                                                  const char *fmt, ...)
+                                                                   const char *text,
+                                                                   const dsr_seg *seg, int depth,
+                                                                   const char *fmt, ...)
 {
     int line, col;
     dsr__offset_to_linecol(text, dsr__json_locate(text, seg, depth), &line, &col);
@@ -338,7 +338,8 @@ static int check_adapters(const char *path, const char *text, const cJSON *root)
                 if (!cJSON_IsString(k)) PROBLEM(3, "must be a string");
             } else if (!strcmp(k->string, "command")) {
                 if (!cJSON_IsArray(k) || !k->child)
-                    PROBLEM(3, "must be a non-empty list of strings (the program and its arguments)");
+                    PROBLEM(3,
+                            "must be a non-empty list of strings (the program and its arguments)");
                 int j = 0;
                 for (const cJSON *a = cJSON_IsArray(k) ? k->child : NULL; a; a = a->next, j++) {
                     seg[3] = (dsr_seg){.index = j};
@@ -353,7 +354,8 @@ static int check_adapters(const char *path, const char *text, const cJSON *root)
                     seg[3] = (dsr_seg){.key = e->string};
                     if (!plain_string(e))
                         PROBLEM(4, "must be a string without NUL");
-                    else if (!e->string[0] || strchr(e->string, '=') || dsj_string_has_nul(e->string))
+                    else if (!e->string[0] || strchr(e->string, '=') ||
+                             dsj_string_has_nul(e->string))
                         PROBLEM(4, "is not a variable name");
                 }
             } else if (!strcmp(k->string, "expectations")) {
@@ -374,11 +376,46 @@ static int check_adapters(const char *path, const char *text, const cJSON *root)
     return problems;
 }
 
+/* Adapters files registered from outside the suite (--adapters FILE, DEVSPEC_ADAPTERS),
+ * searched before the suite's own, in the order given. */
+static char *const *extra_files;
+static int nextra_files;
+
+void dsr__named_adapter_files(char *const *files, int n)
+{
+    extra_files = files;
+    nextra_files = n;
+}
+
+static cJSON *load_adapters_file(const char *file);
+
 /* adapters/adapters.json, checked; NULL (the problems printed) when it cannot be used. */
 static cJSON *load_adapters(const char *source)
 {
     dsr_buf path = {0};
     dsr__buf_printf(&path, "%s/adapters/adapters.json", source);
+    cJSON *root = load_adapters_file(path.data);
+    dsr__buf_free(&path);
+    return root;
+}
+
+/* In an adapters file of one's own, a relative path is relative to that file's folder:
+ * the shared object, the expectations file, and each command word that holds a '/' and does
+ * not start with '-' (a bare program name is looked up on PATH). DIR is NULL for the
+ * suite's own file, whose paths use ${SOURCE} and ${BUILD}. */
+static char *relative_to(const char *dir, char *v)
+{
+    if (!dir || !v[0] || v[0] == '/' || v[0] == '-' || !strchr(v, '/')) return v;
+    dsr_buf b = {0};
+    dsr__buf_printf(&b, "%s/%s", dir, v);
+    free(v);
+    return b.data;
+}
+
+static cJSON *load_adapters_file(const char *file)
+{
+    dsr_buf path = {0};
+    dsr__buf_puts(&path, file);
     size_t len;
     char *text = dsr__read_file(path.data, &len);
     cJSON *root = NULL;
@@ -401,12 +438,41 @@ static cJSON *load_adapters(const char *source)
     return root;
 }
 
+static int find_in(cJSON *root, const char *dir, const char *source, const char *build,
+                   const char *name, dsr_named_adapter *out);
+
 int dsr__named_adapter_find(const char *source, const char *build, const char *name,
                             dsr_named_adapter *out)
 {
     memset(out, 0, sizeof *out);
+    for (int i = 0; i < nextra_files; i++) {
+        cJSON *root = load_adapters_file(extra_files[i]);
+        if (!root) return -2;
+        char *dir = dsr__xstrdup(extra_files[i]);
+        char *slash = strrchr(dir, '/');
+        if (slash)
+            *slash = '\0';
+        else
+            snprintf(dir, strlen(dir) + 1, ".");
+        int rc = find_in(root, dir, source, build, name, out);
+        free(dir);
+        if (rc == 0) return 0;
+    }
     cJSON *root = load_adapters(source);
     if (!root) return -2;
+    int rc = find_in(root, NULL, source, build, name, out);
+    if (rc != 0)
+        fprintf(stderr,
+                "devspec: no adapter named '%s' in adapters/adapters.json%s (give a path to a "
+                ".so, or --adapter-cmd)\n",
+                name, nextra_files ? " or the --adapters/DEVSPEC_ADAPTERS files" : "");
+    return rc;
+}
+
+/* Fills OUT from the entry NAME of ROOT (which it deletes). Returns 0 or -1. */
+static int find_in(cJSON *root, const char *dir, const char *source, const char *build,
+                   const char *name, dsr_named_adapter *out)
+{
     const cJSON *it;
     cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "adapters"))
     {
@@ -420,11 +486,11 @@ int dsr__named_adapter_find(const char *source, const char *build, const char *n
         const cJSON *a;
         cJSON_ArrayForEach(a, cmd)
         {
-            out->command[k++] = substitute(a->valuestring, source, build);
+            out->command[k++] = relative_to(dir, substitute(a->valuestring, source, build));
         }
         out->command[k] = NULL;
         const char *so = str_field(it, "shared_object", NULL);
-        out->shared_object = so ? substitute(so, source, build) : NULL;
+        out->shared_object = so ? relative_to(dir, substitute(so, source, build)) : NULL;
         const cJSON *env = cJSON_GetObjectItemCaseSensitive(it, "env");
         out->env = dsr__xmalloc(sizeof(char *) * ((size_t)cJSON_GetArraySize(env) + 1));
         k = 0;
@@ -444,7 +510,7 @@ int dsr__named_adapter_find(const char *source, const char *build, const char *n
             if (rel[0] == '/')
                 dsr__buf_puts(&p, rel);
             else
-                dsr__buf_printf(&p, "%s/%s", source, rel);
+                dsr__buf_printf(&p, "%s/%s", dir ? dir : source, rel);
             free(rel);
             out->expectations = p.data;
         }
@@ -452,10 +518,6 @@ int dsr__named_adapter_find(const char *source, const char *build, const char *n
         return 0;
     }
     cJSON_Delete(root);
-    fprintf(stderr,
-            "devspec: no adapter named '%s' in adapters/adapters.json (give a path to a .so, "
-            "or --adapter-cmd)\n",
-            name);
     return -1;
 }
 
@@ -477,6 +539,18 @@ void dsr__named_adapter_free(dsr_named_adapter *a)
 
 int dsr__named_adapter_list(const char *source, FILE *out)
 {
+    for (int i = 0; i < nextra_files; i++) {
+        cJSON *root = load_adapters_file(extra_files[i]);
+        if (!root) return -1;
+        const cJSON *it;
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(root, "adapters"))
+        {
+            const char *n = str_field(it, "name", NULL);
+            const char *d = str_field(it, "description", NULL);
+            if (n) fprintf(out, "%-20s %s (%s)\n", n, d ? d : "", extra_files[i]);
+        }
+        cJSON_Delete(root);
+    }
     cJSON *root = load_adapters(source);
     if (!root) return -1;
     const cJSON *it;

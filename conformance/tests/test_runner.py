@@ -832,6 +832,29 @@ def group_cli(env):
     check(rc == 3 and "no-such-name" in err, "an unknown adapter name: exit 3 naming it", 3, (rc, err))
     rc, out, err = env.run(["list", "adapters"], spec=False)
     check(rc == 0 and "refarray" in out, "list adapters reads adapters/adapters.json", "refarray", out)
+    # An adapters file of one's own, outside the suite: relative paths are relative to it.
+    own = env.path("vendor")
+    os.makedirs(os.path.join(own, "bin"), exist_ok=True)
+    shutil.copy(FAKE, os.path.join(own, "bin", "fake.py"))
+    with open(os.path.join(own, "known.txt"), "w") as f:
+        f.write("pass.raises-kind fail # a reason of our own\n")
+    with open(os.path.join(own, "adapters.json"), "w") as f:
+        json.dump({"description": "a vendor's adapters", "adapters": [
+            {"name": "mine", "description": "the fake adapter, registered from outside",
+             "command": [sys.executable, "bin/fake.py"], "env": {}, "expectations": "known.txt"}]}, f)
+    for how, args, extra in (("--adapters FILE", ["--adapters", os.path.join(own, "adapters.json")], None),
+                             ("DEVSPEC_ADAPTERS", [], {"DEVSPEC_ADAPTERS": os.path.join(own, "adapters.json")})):
+        rep = env.path("mine.json")
+        rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--adapter", "mine",
+                                "--report", rep] + args, env=extra, cwd=env.tmp)
+        r = load_report(rep) if os.path.exists(rep) else {"header": {}}
+        exp = r["header"].get("config", {}).get("expectations", {}).get("path")
+        check(rc == 0 and exp == os.path.join(own, "known.txt"),
+              f"{how}: a vendor's adapter and its expectations, paths relative to its file",
+              os.path.join(own, "known.txt"), (rc, exp, err[-400:]))
+        rc, out, err = env.run(["list", "adapters"] + args, spec=False, env=extra)
+        check(rc == 0 and "mine" in out and "refarray" in out, f"{how}: list adapters shows both files",
+              "mine and refarray", out)
     # A report path that is no regular file (here a pipe, as /dev/null or /dev/stdout would
     # be) is written in place: not unlinked, not replaced, no .jsonl stream created beside it.
     fifo = env.path("report-pipe")
