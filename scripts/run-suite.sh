@@ -32,7 +32,13 @@ while [ $# -gt 0 ]; do
     shift
 done
 if [ "$setup" -eq 1 ]; then
-    bash scripts/setup.sh || exit 3
+    # refarray alone needs only the C build (setup.sh --minimal: seconds, not minutes).
+    if [ "$all" -eq 0 ] && { [ ${#adapters[@]} -eq 0 ] ||
+        { [ ${#adapters[@]} -eq 1 ] && [ "${adapters[0]}" = refarray ]; }; }; then
+        bash scripts/setup.sh --minimal || exit 3
+    else
+        bash scripts/setup.sh || exit 3
+    fi
 fi
 export POCL_DEVICES="${POCL_DEVICES:-pthread pthread}"
 build=${DEVSPEC_BUILD_DIR:-build}

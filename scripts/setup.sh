@@ -2,7 +2,14 @@
 # Installs what devspec needs on a Debian 12 machine (only what is missing), creates the
 # Python environment in .venv and builds everything into build/.
 #
-#   scripts/setup.sh [--no-build] [--no-python]
+#   scripts/setup.sh [--no-build] [--no-python] [--minimal]
+#
+#   --minimal   only what running the suite against refarray needs: the compiler, CMake,
+#               pkg-config, cJSON and OpenCL (PoCL) packages, no Python environment, and
+#               only the runner, the adapter host and refarray's adapter built (no tests,
+#               benchmarks or MPI); scripts/run-suite.sh uses it when it runs refarray
+#               alone. Everything else (Python libraries, PyTorch, clang, Chromium, MPI)
+#               comes with the full set-up (scripts/test.sh, run-suite.sh --all).
 #
 # Environment: DEVSPEC_BUILD_DIR (default build), DEVSPEC_CMAKE_ARGS (extra -D options),
 # DEVSPEC_JOBS (default: number of cores).
@@ -12,10 +19,12 @@ cd "$top"
 
 build=1
 python=1
+minimal=0
 for arg in "$@"; do
     case "$arg" in
     --no-build) build=0 ;;
     --no-python) python=0 ;;
+    --minimal) minimal=1 python=0 ;;
     *) echo "setup.sh: unknown option '$arg'" >&2; exit 2 ;;
     esac
 done
@@ -24,6 +33,10 @@ done
 packages=(cmake make gcc pkg-config git libcjson-dev ocl-icd-opencl-dev opencl-headers
     pocl-opencl-icd clinfo python3 python3-venv python3-pip perl valgrind
     libclang-rt-14-dev python3-torch clang chromium libopenmpi-dev openmpi-bin)
+if [ "$minimal" -eq 1 ]; then
+    packages=(cmake make gcc libc6-dev pkg-config libcjson-dev ocl-icd-opencl-dev opencl-headers
+        pocl-opencl-icd)
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
@@ -54,6 +67,19 @@ fi
 if [ "$build" -eq 1 ]; then
     dir=${DEVSPEC_BUILD_DIR:-build}
     # shellcheck disable=SC2086
-    cmake --preset default -B "$dir" ${DEVSPEC_CMAKE_ARGS:-} >/dev/null
-    cmake --build "$dir" -j "${DEVSPEC_JOBS:-$(nproc)}"
+    if [ "$minimal" -eq 1 ] && [ ! -f "$dir/CMakeCache.txt" ]; then
+        # shellcheck disable=SC2086
+        cmake --preset default -B "$dir" -DDEVSPEC_BUILD_TESTS=OFF -DDEVSPEC_BUILD_BENCH=OFF \
+            -DDEVSPEC_MPI=OFF ${DEVSPEC_CMAKE_ARGS:-} >/dev/null
+    elif [ "$minimal" -eq 0 ]; then
+        # shellcheck disable=SC2086
+        cmake --preset default -B "$dir" -DDEVSPEC_BUILD_TESTS=ON -DDEVSPEC_BUILD_BENCH=ON -UDEVSPEC_MPI \
+            ${DEVSPEC_CMAKE_ARGS:-} >/dev/null
+    fi
+    if [ "$minimal" -eq 1 ]; then
+        cmake --build "$dir" -j "${DEVSPEC_JOBS:-$(nproc)}" --target devspec devspec-adapter-host \
+            devspec_adapter_refarray
+    else
+        cmake --build "$dir" -j "${DEVSPEC_JOBS:-$(nproc)}"
+    fi
 fi
