@@ -69,19 +69,6 @@ class ArrayAPIBackend(BaseBackend):
             raise Unsupported("%s has no dtype %s" % (self.library_name, name))
         return dt
 
-    def array_dtype(self, x: Array) -> str:
-        for name in DTYPES:
-            dt = getattr(self.xp, name, None)
-            if dt is not None and x.dtype == dt:
-                return name
-        return str(x.dtype)
-
-    def _kw(self, kw: Kw) -> Kw:
-        out = dict(kw)
-        if "dtype" in out:
-            out["dtype"] = self.dtype(out["dtype"])
-        return out
-
     def dtype_name(self, dt: DType) -> str:
         for name in DTYPES:
             mine = getattr(self.xp, name, None)

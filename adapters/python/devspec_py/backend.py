@@ -192,7 +192,7 @@ class BaseBackend:
         return x.device
 
     def array_dtype(self, x: Array) -> str:
-        raise NotImplementedError
+        return self.dtype_name(x.dtype)
 
     def array_shape(self, x: Array) -> tuple[int, ...]:
         return tuple(int(n) for n in x.shape)
@@ -249,6 +249,13 @@ class BaseBackend:
 
     def dtype_name(self, dt: DType) -> str:
         return str(dt)
+
+    def _kw(self, kw: Kw) -> Kw:
+        """kw with its dtype name, if any, made the library's dtype."""
+        out = dict(kw)
+        if "dtype" in out:
+            out["dtype"] = self.dtype(out["dtype"])
+        return out
 
     def can_cast(self, from_: Any, to: DType) -> bool:
         raise Unsupported("%s has no can_cast" % self.library_name)

@@ -75,15 +75,6 @@ class TinygradBackend(BaseBackend):
             raise Unsupported("tinygrad has no dtype %s" % name)
         return self.names[name]
 
-    def _kw(self, kw: Kw) -> Kw:
-        out = dict(kw)
-        if "dtype" in out:
-            out["dtype"] = self.dtype(out["dtype"])
-        return out
-
-    def array_dtype(self, x: Array) -> str:
-        return self.dtype_name(x.dtype)
-
     def dtype_name(self, dt: DType) -> str:
         for name, mine in self.names.items():
             if dt == mine:

@@ -47,15 +47,6 @@ class TorchBackend(BaseBackend):
             raise Unsupported("torch %s has no dtype %s" % (self.torch.__version__, name))
         return dt
 
-    def _kw(self, kw: Kw) -> Kw:
-        out = dict(kw)
-        if "dtype" in out:
-            out["dtype"] = self.dtype(out["dtype"])
-        return out
-
-    def array_dtype(self, x: Array) -> str:
-        return self.dtype_name(x.dtype)
-
     def dtype_name(self, dt: DType) -> str:
         return str(dt).replace("torch.", "")
 
