@@ -313,12 +313,7 @@ int ra__array_cast(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, ra_array **ou
         ra__free(ctx, src);
         ra__free(ctx, dst);
     }
-    if (status != RA_OK) {
-        ra_array_release(y);
-        return status;
-    }
-    *out = y;
-    return RA_OK;
+    return ra__array_hand_out(status, y, out);
 }
 
 int ra__array_copy_to(ra_ctx *ctx, const ra_array *x, ra__dev *dst, void *stream, ra_array **out)
@@ -348,12 +343,7 @@ int ra__array_copy_to(ra_ctx *ctx, const ra_array *x, ra__dev *dst, void *stream
             }
         }
     }
-    if (status != RA_OK) {
-        ra_array_release(y);
-        return status;
-    }
-    *out = y;
-    return RA_OK;
+    return ra__array_hand_out(status, y, out);
 }
 
 int ra_to_device(ra_ctx *ctx, const ra_array *x, ra_device device, void *stream, ra_array **out)

@@ -41,6 +41,11 @@ static ra_dtype opt_dtype(const ra_opts *opts, ra_dtype fallback)
     return opts && opts->dtype != RA_DTYPE_DEFAULT ? opts->dtype : fallback;
 }
 
+static ra_copy opt_copy(const ra_opts *opts, ra_copy fallback)
+{
+    return opts && opts->copy != RA_COPY_DEFAULT ? opts->copy : fallback;
+}
+
 /* Creates an array of the given shape on the inferred device, filled with value (one
  * element of the dtype) or left zero when value is NULL. */
 static int create_filled(ra_ctx *ctx, const char *fn, const int64_t *shape, size_t ndim,
@@ -479,7 +484,7 @@ int ra_asarray(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array **o
     ra_opts local;
     int status = check_dtype_opt(ctx, &opts, &local, fn);
     if (status != RA_OK) return status;
-    ra_copy copy = opts && opts->copy != RA_COPY_DEFAULT ? opts->copy : RA_COPY_IF_NEEDED;
+    ra_copy copy = opt_copy(opts, RA_COPY_IF_NEEDED);
     return convert(ctx, fn, x, opt_dtype(opts, x->dtype), opts, copy, out);
 }
 
@@ -491,7 +496,7 @@ int ra_astype(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, const ra_opts *opt
     ra_opts o;
     int status = load_opts(ctx, &opts, &o, fn);
     if (status != RA_OK) return status;
-    ra_copy copy = opts && opts->copy != RA_COPY_DEFAULT ? opts->copy : RA_COPY_ALWAYS;
+    ra_copy copy = opt_copy(opts, RA_COPY_ALWAYS);
     /* astype's dtype argument is the dtype; a dtype in the options is not used. */
     if (!opts) memset(&o, 0, sizeof o);
     o.dtype = RA_DTYPE_DEFAULT;
@@ -509,7 +514,7 @@ int ra_from_dlpack(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array
     if (opts && opts->dtype != RA_DTYPE_DEFAULT)
         return ra__ctx_error(ctx, RA_E_ARG, "%s: DLPack keeps the dtype; dtype must not be given",
                              fn);
-    ra_copy copy = opts && opts->copy != RA_COPY_DEFAULT ? opts->copy : RA_COPY_IF_NEEDED;
+    ra_copy copy = opt_copy(opts, RA_COPY_IF_NEEDED);
     if (copy == RA_COPY_NEVER) {
         /* DLPack's own error for an impossible zero-copy import is BufferError
          * (DEV-DLP-16); asarray's is ValueError. */

@@ -472,12 +472,7 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
         if (status == RA_OK) status = ra_unary(ctx, op, w, &y);
         if (status == RA_OK) status = narrow_half(ctx, &y);
         ra_array_release(w);
-        if (status != RA_OK) {
-            ra_array_release(y);
-            return status;
-        }
-        *out = y;
-        return RA_OK;
+        return ra__array_hand_out(status, y, out);
     }
     bool ok = op == RA_SQRT ? ra__dtype_is_float(x->dtype) || ra__dtype_is_complex(x->dtype)
                             : x->dtype != RA_BOOL;
@@ -536,12 +531,7 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
         if (status == RA_OK) status = ra_reduce(ctx, op, w, axis, &y);
         if (status == RA_OK) status = narrow_half(ctx, &y);
         ra_array_release(w);
-        if (status != RA_OK) {
-            ra_array_release(y);
-            return status;
-        }
-        *out = y;
-        return RA_OK;
+        return ra__array_hand_out(status, y, out);
     }
     ra_dtype dtype = x->dtype;
     if (op == RA_MAX) {
@@ -631,12 +621,7 @@ int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **ou
         if (status == RA_OK && dtype == RA_FLOAT16) status = narrow_half(ctx, &y);
         ra_array_release(w1);
         ra_array_release(w2);
-        if (status != RA_OK) {
-            ra_array_release(y);
-            return status;
-        }
-        *out = y;
-        return RA_OK;
+        return ra__array_hand_out(status, y, out);
     }
     /* Matrix views: 1-D x1 is a row (1, k), 1-D x2 a column (k, 1). */
     int64_t n = x1->ndim == 1 ? 1 : x1->shape[x1->ndim - 2];

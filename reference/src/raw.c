@@ -45,10 +45,5 @@ int ra_array_create_filled(ra_ctx *ctx, ra_device dev, ra_dtype dtype, const int
     if (status == RA_OK) status = ra__array_write(ctx, x, staging);
     ra__free(ctx, staging);
 done:
-    if (status != RA_OK) {
-        ra_array_release(x);
-        return status;
-    }
-    *out = x;
-    return RA_OK;
+    return ra__array_hand_out(status, x, out);
 }

@@ -240,12 +240,7 @@ static int slice_to(ra_ctx *ctx, const ra_array *x, int axis, int64_t start, int
         ra__free(ctx, stage);
         ra__free(ctx, owned);
     }
-    if (status != RA_OK) {
-        ra_array_release(y);
-        return status;
-    }
-    *out = y;
-    return RA_OK;
+    return ra__array_hand_out(status, y, out);
 }
 
 /* Where piece i of a split array starts along its axis. */
@@ -355,12 +350,7 @@ int ra__shard_gather(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_array **ou
         }
         ra__free(ctx, stage);
     }
-    if (status != RA_OK) {
-        ra_array_release(y);
-        return status;
-    }
-    *out = y;
-    return RA_OK;
+    return ra__array_hand_out(status, y, out);
 }
 
 /* ---- shard, shard in place, to a tuple ---- */

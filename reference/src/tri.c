@@ -129,12 +129,7 @@ static int tri(ra_ctx *ctx, const char *fn, bool upper, const ra_array *x, int64
 done:
     ra__free(ctx, host);
     ra__free(ctx, xhost);
-    if (status != RA_OK) {
-        ra_array_release(y);
-        return status;
-    }
-    *out = y;
-    return RA_OK;
+    return ra__array_hand_out(status, y, out);
 }
 
 int ra_tril(ra_ctx *ctx, const ra_array *x, int64_t k, ra_array **out)
