@@ -448,6 +448,17 @@ static int global_make(void *lib, const ds_buffer *pieces, size_t npieces, bool 
     return rga_global_make(((adapter *)lib)->ctx, pieces, npieces, from_local, p, sbp, nsbp, to,
                            nto, out);
 }
+
+static int global_binary(void *lib, ds_binary_fn fn, const ds_global_arg *x1,
+                         const ds_global_arg *x2, ds_global_info *out)
+{
+    return rga_global_binary(((adapter *)lib)->ctx, fn, x1, x2, out);
+}
+
+static int global_sum(void *lib, const ds_global_arg *x, const int64_t *axis, ds_global_info *out)
+{
+    return rga_global_sum(((adapter *)lib)->ctx, x, axis, out);
+}
 #endif
 
 /* ---- info ---- */
@@ -1133,6 +1144,8 @@ static const ds_vendor table = {
     .placement_equal = placement_equal,
     .sbp_describe = sbp_describe,
     .global_make = global_make,
+    .global_binary = global_binary,
+    .global_sum = global_sum,
 #endif
     .shard = shard,
     .shard_describe = shard_describe,

@@ -149,62 +149,66 @@ static int to_buffer(ra_ctx *ctx, const ra_array *x, ds_buffer *b)
     return st;
 }
 
-int rga_global_make(ra_ctx *ctx, const ds_buffer *pieces, size_t npieces, bool from_local,
-                    const ds_placement_arg *pa, const ds_sbp_arg *sbp, size_t nsbp,
-                    const ds_sbp_arg *to, size_t nto, ds_global_info *out)
+/* A global array from the whole value (every rank passes it) or from each rank's piece;
+ * *p is its placement, released by the caller. */
+static int make(ra_ctx *ctx, const ds_buffer *pieces, size_t npieces, bool from_local,
+                const ds_placement_arg *pa, const ds_sbp_arg *sbp, size_t nsbp, ra_placement **p,
+                ra_global **x)
 {
-    int st = gctx(ctx);
-    if (st) return st;
-    ra_sbp s[RA_PLACEMENT_MAX_NDIM], t[RA_PLACEMENT_MAX_NDIM];
+    ra_sbp s[RA_PLACEMENT_MAX_NDIM];
+    int st;
+    *p = NULL;
+    *x = NULL;
+    if (nsbp > RA_PLACEMENT_MAX_NDIM) {
+        ds_error("ValueError", "refarray adapter: at most %d sbp values", RA_PLACEMENT_MAX_NDIM);
+        return RA_E_ARG;
+    }
     for (size_t i = 0; i < nsbp; i++)
         if ((st = sbp_value(sbp[i], &s[i])) != 0) return st;
-    for (size_t i = 0; i < nto; i++)
-        if ((st = sbp_value(to[i], &t[i])) != 0) return st;
-    ra_placement *p = NULL;
-    if ((st = placement_make(pa, &p)) != 0) return st;
-    ra_global *x = NULL, *y = NULL;
+    if ((st = placement_make(pa, p)) != 0) return st;
     ra_array *local = NULL;
     int rank = ra_gctx_rank(G);
     if (from_local) {
         /* Each rank takes its own piece; a rank past the list, or outside the placement,
          * passes none. */
-        if (ra_placement_has_me(p) && (size_t)rank < npieces) {
+        if (ra_placement_has_me(*p) && (size_t)rank < npieces) {
             const ds_buffer *b = &pieces[rank];
-            ra_device dev = ra_placement_local_device(p);
+            ra_device dev = ra_placement_local_device(*p);
             st = ra_asarray_buffer(ctx, b->data, (ra_dtype)b->dtype, b->shape, (size_t)b->ndim,
                                    &(ra_opts){.size = sizeof(ra_opts), .device_value = &dev},
                                    &local);
             if (st != RA_OK) {
                 ds_error(ra_status_kind(st), "%s: %s", ra_status_name(st), ra_ctx_message(ctx));
-                ra_placement_release(p);
                 return st;
             }
         }
-        st = ra_global_from_local(G, local, p, s, nsbp, &x);
+        st = ra_global_from_local(G, local, *p, s, nsbp, x);
     } else {
         st = ra_global_from_buffer(G, pieces[0].data, (ra_dtype)pieces[0].dtype, pieces[0].shape,
-                                   (size_t)pieces[0].ndim, p, s, nsbp, &x);
+                                   (size_t)pieces[0].ndim, *p, s, nsbp, x);
     }
     ra_array_release(local);
-    local = NULL;
-    if (st == RA_OK && nto) st = ra_global_to_sbp(G, x, t, nto, &y);
-    if (st != RA_OK) {
-        fail(st);
-        ra_global_release(x);
-        ra_placement_release(p);
-        return st;
-    }
-    const ra_global *g = y ? y : x;
+    return st == RA_OK ? 0 : fail(st);
+}
+
+/* Fills out with g's attributes, this rank's piece and the whole value. Collective. */
+static int report(ra_ctx *ctx, const ra_global *g, ds_global_info *out)
+{
     out->dtype = (ds_dtype)ra_global_dtype(g);
     out->ndim = (int)ra_global_ndim(g);
     for (int i = 0; i < out->ndim; i++)
         out->shape[i] = ra_global_shape(g)[i];
-    ra_placement_format(ra_global_placement(g), out->placement, sizeof out->placement);
+    const ra_placement *p = ra_global_placement(g);
+    ra_placement_format(p, out->placement, sizeof out->placement);
     out->nsbp = ra_placement_ndim(p);
     for (size_t i = 0; i < out->nsbp; i++)
         ra_sbp_format(ra_global_sbp(g, i), out->sbp[i], sizeof out->sbp[i]);
-    st = ra_global_to_local(G, g, &local);
-    if (st == RA_OK) st = to_buffer(ctx, local, &out->local);
+    ra_array *local = NULL;
+    int st = ra_global_to_local(G, g, &local);
+    if (st == RA_OK)
+        st = to_buffer(ctx, local, &out->local);
+    else
+        fail(st);
     ra_array_release(local);
     if (st == RA_OK) {
         out->value.dtype = out->dtype;
@@ -215,6 +219,70 @@ int rga_global_make(ra_ctx *ctx, const ds_buffer *pieces, size_t npieces, bool f
         else if ((st = ra_global_read(G, g, out->value.data, out->value.nbytes)) != RA_OK)
             fail(st);
     }
+    return st;
+}
+
+int rga_global_make(ra_ctx *ctx, const ds_buffer *pieces, size_t npieces, bool from_local,
+                    const ds_placement_arg *pa, const ds_sbp_arg *sbp, size_t nsbp,
+                    const ds_sbp_arg *to, size_t nto, ds_global_info *out)
+{
+    int st = gctx(ctx);
+    if (st) return st;
+    ra_sbp t[RA_PLACEMENT_MAX_NDIM];
+    if (nto > RA_PLACEMENT_MAX_NDIM) {
+        ds_error("ValueError", "refarray adapter: at most %d sbp values", RA_PLACEMENT_MAX_NDIM);
+        return RA_E_ARG;
+    }
+    for (size_t i = 0; i < nto; i++)
+        if ((st = sbp_value(to[i], &t[i])) != 0) return st;
+    ra_placement *p = NULL;
+    ra_global *x = NULL, *y = NULL;
+    st = make(ctx, pieces, npieces, from_local, pa, sbp, nsbp, &p, &x);
+    if (st == 0 && nto && (st = ra_global_to_sbp(G, x, t, nto, &y)) != RA_OK) fail(st);
+    if (st == 0) st = report(ctx, y ? y : x, out);
+    ra_global_release(x);
+    ra_global_release(y);
+    ra_placement_release(p);
+    return st;
+}
+
+int rga_global_binary(ra_ctx *ctx, ds_binary_fn fn, const ds_global_arg *a1,
+                      const ds_global_arg *a2, ds_global_info *out)
+{
+    int st = gctx(ctx);
+    if (st) return st;
+    ra_placement *p1 = NULL, *p2 = NULL;
+    ra_global *x1 = NULL, *x2 = NULL, *y = NULL;
+    st = make(ctx, a1->pieces, a1->npieces, a1->from_local, a1->placement, a1->sbp, a1->nsbp,
+              &p1, &x1);
+    if (st == 0)
+        st = make(ctx, a2->pieces, a2->npieces, a2->from_local, a2->placement, a2->sbp,
+                  a2->nsbp, &p2, &x2);
+    /* ds_binary_fn and ra_binop number add, subtract, multiply and divide alike. */
+    if (st == 0 && (st = ra_global_binary(G, (ra_binop)fn, x1, x2, &y)) != RA_OK) fail(st);
+    if (st == 0) st = report(ctx, y, out);
+    ra_global_release(x1);
+    ra_global_release(x2);
+    ra_global_release(y);
+    ra_placement_release(p1);
+    ra_placement_release(p2);
+    return st;
+}
+
+int rga_global_sum(ra_ctx *ctx, const ds_global_arg *a, const int64_t *axis, ds_global_info *out)
+{
+    int st = gctx(ctx);
+    if (st) return st;
+    if (axis && (*axis < INT32_MIN || *axis > INT32_MAX)) {
+        ds_error("ValueError", "sum: axis %lld is out of range", (long long)*axis);
+        return RA_E_AXIS;
+    }
+    int ax = axis ? (int)*axis : 0;
+    ra_placement *p = NULL;
+    ra_global *x = NULL, *y = NULL;
+    st = make(ctx, a->pieces, a->npieces, a->from_local, a->placement, a->sbp, a->nsbp, &p, &x);
+    if (st == 0 && (st = ra_global_sum(G, x, axis ? &ax : NULL, &y)) != RA_OK) fail(st);
+    if (st == 0) st = report(ctx, y, out);
     ra_global_release(x);
     ra_global_release(y);
     ra_placement_release(p);

@@ -121,7 +121,11 @@
     X("global.sbp", 1, ((const char *const[]){"sbp", NULL}), ((const char *const[]){"sbp",         \
         NULL}))                                                                                    \
     X("global.make", 1, ((const char *const[]){"value", "locals", "placement", "sbp", "to",        \
-        NULL}), ((const char *const[]){"placement", "sbp", NULL}))
+        NULL}), ((const char *const[]){"placement", "sbp", NULL}))                                 \
+    X("global.binary", 1, ((const char *const[]){"fn", "x1", "x2", NULL}),                         \
+        ((const char *const[]){"fn", "x1", "x2", NULL}))                                           \
+    X("global.sum", 1, ((const char *const[]){"x", "axis", NULL}), ((const char *const[]){"x",     \
+        NULL}))
 
 /* clang-format on */
 

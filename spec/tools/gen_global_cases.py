@@ -33,6 +33,8 @@ FLAT = {"type": "cpu", "ranks": [0, 1, 2, 3]}
 MESH = {"type": "cpu", "ranks": [[0, 1], [2, 3]]}
 MESH_SHAPE = (2, 2)
 SBPS = {"S0": {"split": 0}, "S1": {"split": 1}, "B": "broadcast", "P": "partial_sum"}
+PRINTED = {"S0": "oneflow.sbp.split(dim=0)", "S1": "oneflow.sbp.split(dim=1)",
+           "B": "oneflow.sbp.broadcast", "P": "oneflow.sbp.partial_sum"}
 NAMES = {"S0": "split(0)", "S1": "split(1)", "B": "broadcast", "P": "partial_sum"}
 DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
           "float16", "float32", "float64", "complex64", "complex128"]
@@ -241,6 +243,188 @@ def placement_cases():
     return cases
 
 
+# ---- operations on global arrays: OneFlow's SBP signatures ----
+
+OPS = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+       "multiply": lambda a, b: a * b, "divide": lambda a, b: a / b}
+# Divisors for the operation cases: powers of two, so that every quotient is exact.
+DIVISORS = [0.5, 1.0, 2.0, 4.0, -0.5, -1.0, -2.0, -4.0]
+
+
+def signature(fn, a, b):
+    """The sbp OneFlow's signature gives x1 fn x2 along one placement dimension without
+    converting either operand, or None where the operands must first be converted (then the
+    result's sbp is the library's choice). (S(i), S(i)) -> S(i) and (B, B) -> B for every
+    elementwise op; (P, P) -> P for add and subtract (the sum of sums); (P, B) -> P for
+    multiply and divide and (B, P) -> P for multiply (linear in the partial operand)."""
+    if a == b and (a != "P" or fn in ("add", "subtract")):
+        return a
+    if (fn in ("multiply", "divide") and a == "P" and b == "B") or \
+       (fn == "multiply" and a == "B" and b == "P"):
+        return "P"
+    return None
+
+
+def piece(values, dtype, shape, sbp, mesh, r):
+    """Rank r's local piece of the array global.make builds (source_args): for partial_sum
+    its addend, otherwise its cut."""
+    args = source_args(values, dtype, shape, None, [SBPS[s] for s in sbp], mesh)
+    if "locals" in args:
+        loc = args["locals"][r]
+        return [decode(x, dtype) for x in loc["data"]], loc["shape"]
+    return cut(values, shape, window(shape, [SBPS[s] for s in sbp], mesh, coords(mesh)[r]))
+
+
+def decode(x, dtype):
+    if dtype.startswith("complex"):
+        return (x[0], x[1])
+    return int(x) if isinstance(x, str) else x
+
+
+def reduce_sum(values, shape, axis):
+    """sum over axis (None: every axis); returns (values, shape)."""
+    if axis is None:
+        return [sum(values)], []
+    oshape = [s for i, s in enumerate(shape) if i != axis]
+    out = [0.0] * size(oshape)
+    for i in range(size(shape)):
+        idx = index(shape, i)
+        del idx[axis]
+        j = 0
+        for x, s in zip(idx, oshape):
+            j = j * s + x
+        out[j] += values[i]
+    return out, oshape
+
+
+def gspec(values, dtype, shape, placement, sbp, mesh):
+    g = {"placement": placement, "sbp": [SBPS[s] for s in sbp]}
+    g.update(source_args(values, dtype, shape, placement, [SBPS[s] for s in sbp], mesh))
+    return g
+
+
+def names(l):
+    return "(" + ", ".join(NAMES[s] for s in l) + ")"
+
+
+def binary_case(fn, placement, mesh, a, b):
+    dtype, shape = "float64", (4, 8)
+    # No zero in x1: a zero times a negative number is -0.0, which a partial_sum result
+    # (a sum of products) holds as +0.0; both are the same number, the cases compare bits.
+    xs = [base_value(i, dtype) or 0.25 for i in range(size(shape))]
+    ys = [DIVISORS[(i * 3) % 8] for i in range(size(shape))]
+    f = OPS[fn]
+    whole = [f(x, y) for x, y in zip(xs, ys)]
+    sig = [signature(fn, s, u) for s, u in zip(a, b)]
+    direct = all(s is not None for s in sig)
+    per_rank = []
+    for r in range(RANKS):
+        e = {"value": typed(dtype, shape, whole), "dtype": dtype, "shape": list(shape)}
+        if direct:
+            # No operand is converted: the result's sbp is the signature's, and each rank's
+            # piece is its two pieces combined.
+            e["sbp"] = [PRINTED[s] for s in sig]
+            p1, s1 = piece(xs, dtype, shape, a, mesh, r)
+            p2, _ = piece(ys, dtype, shape, b, mesh, r)
+            e["local"] = typed(dtype, s1, [f(x, y) for x, y in zip(p1, p2)])
+        else:
+            e["sbp"] = [{"$type": "string"} for _ in a]
+        per_rank.append(e)
+    tag = "-".join(s.lower() for s in a) + "." + "-".join(s.lower() for s in b)
+    where = "the 1-D placement of 4 ranks" if len(mesh) == 1 else "the 2 x 2 placement"
+    if direct:
+        desc = ("%s of %s and %s on %s: OneFlow's signature gives %s without converting either "
+                "operand; each rank's piece is its operands' pieces combined, the value is x1 %s "
+                "x2." % (fn, names(a), names(b), where, names(sig), fn))
+    else:
+        desc = ("%s of %s and %s on %s: no signature takes this pair as it is, so the operands "
+                "are converted (to an sbp of the library's choosing); the value is x1 %s x2 on "
+                "every rank." % (fn, names(a), names(b), where, fn))
+    spec = ["OF-SBP-1", "OF-SBP-6"] + (["OF-SBP-4"] if "P" in a + b else [])
+    if len(mesh) == 2:
+        spec = ["OF-PL-2"] + spec
+    return {"id": "oneflow.sbp.op.%s%s.%s" % (fn, ".mesh" if len(mesh) == 2 else "", tag),
+            "description": desc, "spec": spec, "features": ["placement", "sbp", "sbp-convert"],
+            "ranks": RANKS,
+            "steps": [{"op": "global.binary",
+                       "args": {"fn": fn, "x1": gspec(xs, dtype, shape, placement, a, mesh),
+                                "x2": gspec(ys, dtype, shape, placement, b, mesh)},
+                       "expect_ranks": per_rank}]}
+
+
+def sum_sbp(s, axis, ndim):
+    """sum's signature along one placement dimension: a split of a reduced dim gives
+    partial_sum, a split of a kept dim stays a split of that dim of the result, broadcast
+    and partial_sum stay."""
+    if s in ("B", "P"):
+        return s
+    d = SBPS[s]["split"]
+    if axis is None or axis == d:
+        return "P"
+    return "S%d" % (d - 1 if axis < d else d)
+
+
+def sum_case(placement, mesh, sbp, axis):
+    dtype, shape = "float64", (4, 8)
+    xs = [base_value(i, dtype) for i in range(size(shape))]
+    whole, wshape = reduce_sum(xs, list(shape), axis)
+    res = [sum_sbp(s, axis, len(shape)) for s in sbp]
+    per_rank = []
+    for r in range(RANKS):
+        p, pshape = piece(xs, dtype, shape, sbp, mesh, r)
+        loc, lshape = reduce_sum(p, list(pshape), axis)
+        per_rank.append({"value": typed(dtype, wshape, whole), "dtype": dtype,
+                         "shape": list(wshape), "sbp": [PRINTED[s] for s in res],
+                         "local": typed(dtype, lshape, loc)})
+    where = "the 1-D placement of 4 ranks" if len(mesh) == 1 else "the 2 x 2 placement"
+    over = "every axis" if axis is None else "axis %d" % axis
+    desc = ("sum over %s of a %s array on %s: OneFlow's signature gives %s (a split of a reduced "
+            "dim becomes partial_sum); each rank's piece is the sum of its own piece." %
+            (over, names(sbp), where, names(res)))
+    spec = ["OF-SBP-1", "OF-SBP-4"] + (["OF-PL-2"] if len(mesh) == 2 else [])
+    return {"id": "oneflow.sbp.sum%s.%s.%s" % (".mesh" if len(mesh) == 2 else "",
+                                               "-".join(s.lower() for s in sbp),
+                                               "all" if axis is None else "axis%d" % axis),
+            "description": desc, "spec": spec, "features": ["placement", "sbp"],
+            "ranks": RANKS,
+            "steps": [{"op": "global.sum",
+                       "args": {"x": gspec(xs, dtype, shape, placement, sbp, mesh)} |
+                               ({} if axis is None else {"axis": axis}),
+                       "expect_ranks": per_rank}]}
+
+
+def op_cases():
+    cases = []
+    for fn in OPS:
+        for a in SBPS:
+            for b in SBPS:
+                cases.append(binary_case(fn, FLAT, (RANKS,), [a], [b]))
+    for fn, a, b in (("add", ["S0", "S1"], ["S0", "S1"]), ("add", ["P", "B"], ["P", "B"]),
+                     ("subtract", ["P", "P"], ["P", "P"]), ("multiply", ["P", "S1"], ["B", "S1"]),
+                     ("divide", ["S1", "P"], ["S1", "B"]), ("add", ["S0", "B"], ["B", "S1"]),
+                     ("multiply", ["P", "P"], ["S0", "B"])):
+        cases.append(binary_case(fn, MESH, MESH_SHAPE, a, b))
+    xs = typed("float64", (4, 8), [base_value(i, "float64") for i in range(32)])
+    cases.append({"id": "oneflow.sbp.op.mixed-placements",
+                  "description": "add of two global arrays on different placements (the same "
+                                 "ranks in another order) is refused.",
+                  "spec": ["OF-PL-1"], "features": ["placement", "sbp"], "ranks": RANKS,
+                  "steps": [{"op": "global.binary",
+                             "args": {"fn": "add",
+                                      "x1": {"value": xs, "placement": FLAT, "sbp": ["broadcast"]},
+                                      "x2": {"value": xs, "placement": {"type": "cpu",
+                                                                        "ranks": [3, 2, 1, 0]},
+                                             "sbp": ["broadcast"]}},
+                             "raises": "any"}]})
+    for s in SBPS:
+        for axis in (None, 0, 1):
+            cases.append(sum_case(FLAT, (RANKS,), [s], axis))
+    for sbp in (["S0", "S1"], ["P", "S0"], ["B", "S1"]):
+        for axis in (None, 0, 1):
+            cases.append(sum_case(MESH, MESH_SHAPE, sbp, axis))
+    return cases
+
+
 def build():
     cases = placement_cases()
     shape = (4, 8)
@@ -272,8 +456,10 @@ def build():
                                     MESH, MESH_SHAPE, pair, ["B", "B"], ["OF-PL-2", "OF-SBP-6"]))
             cases.append(conversion("oneflow.sbp.mesh.b-b-to-%s" % tag, "int32", shape, ints,
                                     MESH, MESH_SHAPE, ["B", "B"], pair, ["OF-PL-2", "OF-SBP-6"]))
+    cases += op_cases()
     doc = {"description": "Generated by spec/tools/gen_global_cases.py: OneFlow's placements, "
-                          "sbp and every conversion between sbps on 4 ranks, each rank's piece "
+                          "sbp, every conversion between sbps, elementwise operations and sum "
+                          "on 4 ranks, each rank's piece "
                           "and the global value computed from the statements. Do not edit; "
                           "regenerate.",
            "cases": cases}

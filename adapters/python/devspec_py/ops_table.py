@@ -73,6 +73,8 @@ OPS: tuple[str, ...] = (
     'global.placement_equal',
     'global.sbp',
     'global.make',
+    'global.binary',
+    'global.sum',
 )
 
 STEP_OPS: tuple[str, ...] = tuple(op for op in OPS if op not in ('hello', 'reset', 'bye'))
@@ -143,6 +145,8 @@ ARGS: dict[str, frozenset[str]] = {
     'global.placement_equal': frozenset({'a', 'b'}),
     'global.sbp': frozenset({'sbp'}),
     'global.make': frozenset({'value', 'locals', 'placement', 'sbp', 'to'}),
+    'global.binary': frozenset({'fn', 'x1', 'x2'}),
+    'global.sum': frozenset({'x', 'axis'}),
 }
 
 FUNCTIONS: dict[str, tuple[str, ...]] = {
@@ -154,6 +158,7 @@ FUNCTIONS: dict[str, tuple[str, ...]] = {
     'array.unary': ('negative', 'abs', 'sqrt'),
     'array.reduce': ('sum', 'max'),
     'array.binary_into': ('add', 'subtract', 'multiply', 'divide'),
+    'global.binary': ('add', 'subtract', 'multiply', 'divide'),
 }
 
 FUNCTION_ARGS: dict[str, dict[str, frozenset[str]]] = {

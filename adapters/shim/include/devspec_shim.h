@@ -294,6 +294,17 @@ typedef struct ds_global_info {
     ds_buffer value;
 } ds_global_info;
 
+/* A global array argument of global.binary and global.sum, made as global.make makes one
+ * (from_local false: pieces[0] is the whole value; true: pieces[r] is rank r's piece). */
+typedef struct ds_global_arg {
+    const ds_buffer *pieces;
+    size_t npieces;
+    bool from_local;
+    const ds_placement_arg *placement;
+    const ds_sbp_arg *sbp;
+    size_t nsbp;
+} ds_global_arg;
+
 /* Allocates buf->data for buf's dtype and shape (sets nbytes): for a slot that fills a
  * ds_buffer the shim frees. Returns 0, or -1 when out of memory (with ds_error set). */
 int ds_buffer_alloc(ds_buffer *buf);
@@ -336,7 +347,7 @@ void ds_error(const char *kind, const char *fmt, ...)
  * return a new reference to it (retain it), since each handle releases once. array.same
  * compares the pointers.
  * ------------------------------------------------------------------------------------- */
-#define DS_VENDOR_VERSION 5u
+#define DS_VENDOR_VERSION 6u
 
 typedef struct ds_vendor {
     uint32_t version;            /* required: DS_VENDOR_VERSION */
@@ -504,6 +515,17 @@ typedef struct ds_vendor {
     /* array.binary_into: x1 fn x2 written into out (out= and the in-place forms; out may be
      * x1's array). fn is one of DS_ADD..DS_DIVIDE. */
     int (*binary_into)(void *lib, ds_binary_fn fn, ds_operand x1, ds_operand x2, ds_array out);
+
+    /* ---- version 6: operations on OneFlow's global arrays; all optional ---- */
+    /* global.binary: x1 fn x2 elementwise (fn DS_ADD..DS_DIVIDE) on two global arrays made
+     * from their arguments, with the library's rules for their sbps; fills *out as
+     * global_make does. */
+    int (*global_binary)(void *lib, ds_binary_fn fn, const ds_global_arg *x1,
+                         const ds_global_arg *x2, ds_global_info *out);
+    /* global.sum: the sum of a global array over *axis, or over every axis when axis is
+     * NULL; fills *out as global_make does. */
+    int (*global_sum)(void *lib, const ds_global_arg *x, const int64_t *axis,
+                      ds_global_info *out);
 } ds_vendor;
 
 /* ---------------------------------------------------------------------------------------

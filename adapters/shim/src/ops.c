@@ -1447,9 +1447,9 @@ static int sbp_decode(const ds__req *r, const cJSON *v, const char *name, ds_sbp
                     name);
 }
 
-static int sbp_list_decode(const ds__req *r, const char *name, ds_sbp_arg *out, size_t *n)
+static int sbp_list_value(const ds__req *r, const cJSON *v, const char *name, ds_sbp_arg *out,
+                          size_t *n)
 {
-    const cJSON *v = ds__arg(r, name);
     *n = 0;
     if (!v || cJSON_IsNull(v)) return 0;
     if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1 || cJSON_GetArraySize(v) > DS_MAX_SBP)
@@ -1458,6 +1458,11 @@ static int sbp_list_decode(const ds__req *r, const char *name, ds_sbp_arg *out, 
     for (const cJSON *e = v->child; e; e = e->next)
         if (sbp_decode(r, e, name, &out[(*n)++]) < 0) return -1;
     return 0;
+}
+
+static int sbp_list_decode(const ds__req *r, const char *name, ds_sbp_arg *out, size_t *n)
+{
+    return sbp_list_value(r, ds__arg(r, name), name, out, n);
 }
 
 static cJSON *placement_json(const ds_placement_info *p)
@@ -1547,6 +1552,36 @@ static int op_global_sbp(const ds__req *r, cJSON **result)
     return *result ? 0 : oom(r);
 }
 
+/* global.make's result (also global.binary's and global.sum's). */
+static int global_json(const ds__req *r, const ds_global_info *info, cJSON **out)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON *shape = cJSON_CreateArray(), *sbps = cJSON_CreateArray();
+    if (!o) {
+        cJSON_Delete(shape);
+        cJSON_Delete(sbps);
+        return oom(r);
+    }
+    /* ds__put frees an item it cannot attach; sbps is freed here when shape fails. */
+    bool ok = ds__put(o, "shape", shape);
+    if (!ok) cJSON_Delete(sbps);
+    ok = ok && ds__put(o, "sbp", sbps) &&
+         ds__put(o, "dtype", cJSON_CreateString(ds_dtype_name(info->dtype))) &&
+         ds__put(o, "placement", cJSON_CreateString(info->placement)) &&
+         ds__put(o, "local", ds__buffer_encode(&info->local)) &&
+         ds__put(o, "value", ds__buffer_encode(&info->value));
+    for (int i = 0; ok && i < info->ndim; i++)
+        ok = ds__push(shape, cJSON_CreateNumber((double)info->shape[i]));
+    for (size_t i = 0; ok && i < info->nsbp && i < DS_MAX_SBP; i++)
+        ok = ds__push(sbps, cJSON_CreateString(info->sbp[i]));
+    if (!ok) {
+        cJSON_Delete(o);
+        return oom(r);
+    }
+    *out = o;
+    return 0;
+}
+
 static int op_global_make(const ds__req *r, cJSON **result)
 {
     ds_sbp_arg sbp[DS_MAX_SBP], to[DS_MAX_SBP];
@@ -1578,24 +1613,7 @@ static int op_global_make(const ds__req *r, cJSON **result)
         rc = CALL(r, global_make, pieces, npieces, locals != NULL, &pb.arg, sbp, nsbp, to, nto,
                   &info);
     cJSON *o = NULL;
-    if (rc == 0) {
-        o = cJSON_CreateObject();
-        cJSON *shape = cJSON_CreateArray(), *sbps = cJSON_CreateArray();
-        bool ok = o && ds__put(o, "dtype", cJSON_CreateString(ds_dtype_name(info.dtype))) &&
-                  ds__put(o, "shape", shape) &&
-                  ds__put(o, "placement", cJSON_CreateString(info.placement)) &&
-                  ds__put(o, "sbp", sbps) && ds__put(o, "local", ds__buffer_encode(&info.local)) &&
-                  ds__put(o, "value", ds__buffer_encode(&info.value));
-        for (int i = 0; ok && i < info.ndim; i++)
-            ok = ds__push(shape, cJSON_CreateNumber((double)info.shape[i]));
-        for (size_t i = 0; ok && i < info.nsbp && i < DS_MAX_SBP; i++)
-            ok = ds__push(sbps, cJSON_CreateString(info.sbp[i]));
-        if (!ok) {
-            cJSON_Delete(o);
-            o = NULL;
-            rc = oom(r);
-        }
-    }
+    if (rc == 0) rc = global_json(r, &info, &o);
     for (size_t i = 0; i < npieces; i++)
         ds__buffer_clear(&pieces[i]);
     ds__free(pieces);
@@ -1605,6 +1623,131 @@ static int op_global_make(const ds__req *r, cJSON **result)
     if (rc < 0) return -1;
     *result = o;
     return 0;
+}
+
+/* A global array argument of global.binary and global.sum: {"value" or "locals",
+ * "placement", "sbp"}, decoded as global.make decodes its arguments; freed with
+ * global_clear. */
+typedef struct global_buf {
+    ds_global_arg arg;
+    placement_buf pb;
+    ds_buffer *pieces;
+    size_t npieces;
+    ds_sbp_arg sbp[DS_MAX_SBP];
+} global_buf;
+
+static void global_clear(global_buf *g)
+{
+    for (size_t i = 0; i < g->npieces; i++)
+        ds__buffer_clear(&g->pieces[i]);
+    ds__free(g->pieces);
+    placement_clear(&g->pb);
+    memset(g, 0, sizeof *g);
+}
+
+static int global_decode(const ds__req *r, const char *name, global_buf *g)
+{
+    memset(g, 0, sizeof *g);
+    const cJSON *v = ds__arg(r, name);
+    if (!v) return ds__arg_missing(r, name);
+    if (!cJSON_IsObject(v))
+        return ds__fail(r->e, PROTO, "TypeError",
+                        "%s: %s must be {\"value\" or \"locals\", \"placement\", \"sbp\"}",
+                        r->op, name);
+    for (const cJSON *k = v->child; k; k = k->next)
+        if (strcmp(k->string, "value") != 0 && strcmp(k->string, "locals") != 0 &&
+            strcmp(k->string, "placement") != 0 && strcmp(k->string, "sbp") != 0)
+            return ds__fail(r->e, PROTO, "TypeError", "%s: %s has an unknown key '%s'", r->op,
+                            name, k->string);
+    const cJSON *value = cJSON_GetObjectItemCaseSensitive(v, "value");
+    const cJSON *locals = cJSON_GetObjectItemCaseSensitive(v, "locals");
+    const cJSON *placement = cJSON_GetObjectItemCaseSensitive(v, "placement");
+    const cJSON *sbp = cJSON_GetObjectItemCaseSensitive(v, "sbp");
+    if ((value != NULL) == (locals != NULL))
+        return ds__fail(r->e, PROTO, "TypeError", "%s: %s must give exactly one of value and locals",
+                        r->op, name);
+    if (locals && (!cJSON_IsArray(locals) || cJSON_GetArraySize(locals) < 1))
+        return ds__fail(r->e, PROTO, "TypeError", "%s: %s.locals must be a non-empty list", r->op,
+                        name);
+    if (!placement || !sbp)
+        return ds__fail(r->e, PROTO, "TypeError", "%s: %s needs placement and sbp", r->op, name);
+    if (sbp_list_value(r, sbp, name, g->sbp, &g->arg.nsbp) < 0) return -1;
+    if (placement_decode(r, placement, name, true, &g->pb) < 0) return -1;
+    size_t want = locals ? (size_t)cJSON_GetArraySize(locals) : 1;
+    g->pieces = ds__calloc(want, sizeof *g->pieces);
+    if (!g->pieces) {
+        global_clear(g);
+        return oom(r);
+    }
+    for (const cJSON *e = locals ? locals->child : value; e; e = locals ? e->next : NULL) {
+        if (ds__buffer_decode(e, name, &g->pieces[g->npieces], r->e) < 0) {
+            global_clear(g);
+            return -1;
+        }
+        g->npieces++;
+    }
+    g->arg.pieces = g->pieces;
+    g->arg.npieces = g->npieces;
+    g->arg.from_local = locals != NULL;
+    g->arg.placement = &g->pb.arg;
+    g->arg.sbp = g->sbp;
+    return 0;
+}
+
+/* Finishes global.binary and global.sum: the result, and every buffer freed. */
+static int global_finish(const ds__req *r, int rc, ds_global_info *info, cJSON **result)
+{
+    cJSON *o = NULL;
+    if (rc == 0) rc = global_json(r, info, &o);
+    ds__buffer_clear(&info->local);
+    ds__buffer_clear(&info->value);
+    if (rc < 0) return -1;
+    *result = o;
+    return 0;
+}
+
+static int op_global_binary(const ds__req *r, cJSON **result)
+{
+    static const char *const fns[] = {[DS_ADD] = "add",
+                                      [DS_SUBTRACT] = "subtract",
+                                      [DS_MULTIPLY] = "multiply",
+                                      [DS_DIVIDE] = "divide"};
+    const char *fn;
+    int which = 0;
+    if (ds__arg_string(r, "fn", &fn) < 0) return -1;
+    for (int i = DS_ADD; i <= DS_DIVIDE; i++)
+        if (strcmp(fn, fns[i]) == 0) which = i;
+    if (which == 0)
+        return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
+    global_buf a, b;
+    if (global_decode(r, "x1", &a) < 0) return -1;
+    if (global_decode(r, "x2", &b) < 0) {
+        global_clear(&a);
+        return -1;
+    }
+    ds_global_info info;
+    memset(&info, 0, sizeof info);
+    int rc = CALL(r, global_binary, (ds_binary_fn)which, &a.arg, &b.arg, &info);
+    global_clear(&a);
+    global_clear(&b);
+    return global_finish(r, rc, &info, result);
+}
+
+static int op_global_sum(const ds__req *r, cJSON **result)
+{
+    global_buf x;
+    int64_t axis = 0;
+    const cJSON *av = ds__arg(r, "axis");
+    bool has_axis = av && !cJSON_IsNull(av);
+    if (has_axis && !ds__is_int(av))
+        return ds__fail(r->e, PROTO, "TypeError", "%s: axis must be an integer", r->op);
+    if (has_axis) axis = (int64_t)av->valuedouble;
+    if (global_decode(r, "x", &x) < 0) return -1;
+    ds_global_info info;
+    memset(&info, 0, sizeof info);
+    int rc = CALL(r, global_sum, &x.arg, has_axis ? &axis : NULL, &info);
+    global_clear(&x);
+    return global_finish(r, rc, &info, result);
 }
 
 /* Every op of spec/ops.json with its handler and the arguments it defines: an op added there

@@ -81,7 +81,9 @@
     X("global.placement_equal", global_placement_equal, ((const char *const[]){"a", "b", NULL}))   \
     X("global.sbp", global_sbp, ((const char *const[]){"sbp", NULL}))                              \
     X("global.make", global_make, ((const char *const[]){"value", "locals", "placement", "sbp",    \
-        "to", NULL}))
+        "to", NULL}))                                                                              \
+    X("global.binary", global_binary, ((const char *const[]){"fn", "x1", "x2", NULL}))             \
+    X("global.sum", global_sum, ((const char *const[]){"x", "axis", NULL}))
 
 /* X(FN, ARGS) for each function of array.create: ARGS, NULL-terminated, are the
  * arguments it takes (fn and the op's common arguments included). */
