@@ -253,11 +253,11 @@ int rga_global_binary(ra_ctx *ctx, ds_binary_fn fn, const ds_global_arg *a1,
     if (st) return st;
     ra_placement *p1 = NULL, *p2 = NULL;
     ra_global *x1 = NULL, *x2 = NULL, *y = NULL;
-    st = make(ctx, a1->pieces, a1->npieces, a1->from_local, a1->placement, a1->sbp, a1->nsbp,
-              &p1, &x1);
+    st = make(ctx, a1->pieces, a1->npieces, a1->from_local, a1->placement, a1->sbp, a1->nsbp, &p1,
+              &x1);
     if (st == 0)
-        st = make(ctx, a2->pieces, a2->npieces, a2->from_local, a2->placement, a2->sbp,
-                  a2->nsbp, &p2, &x2);
+        st = make(ctx, a2->pieces, a2->npieces, a2->from_local, a2->placement, a2->sbp, a2->nsbp,
+                  &p2, &x2);
     /* ds_binary_fn and ra_binop number add, subtract, multiply and divide alike. */
     if (st == 0 && (st = ra_global_binary(G, (ra_binop)fn, x1, x2, &y)) != RA_OK) fail(st);
     if (st == 0) st = report(ctx, y, out);

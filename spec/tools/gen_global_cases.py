@@ -16,7 +16,10 @@ Cases: every ordered pair of split(0), split(1), broadcast and partial_sum on a 
 placement of 4 ranks (int32 4 x 8); split(0) -> broadcast and partial_sum -> broadcast for
 every dtype; on the 2 x 2 placement [[0, 1], [2, 3]] every pair to (broadcast, broadcast)
 and from it; placements flat, nested, placement.all, env.all_device_placement, equality,
-and the errors. --check compares the file with what would be written and exits 1 when it
+and the errors. Operations (global.binary, global.sum): every sbp pair of add,
+subtract, multiply and divide on the 1-D placement and some on the 2 x 2 one, with the
+result's sbp and each rank's piece checked where OneFlow's signature takes the pair as it is
+(the value always); sum over every axis and each axis for each sbp. --check compares the file with what would be written and exits 1 when it
 differs.
 """
 

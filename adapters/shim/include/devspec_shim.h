@@ -524,8 +524,7 @@ typedef struct ds_vendor {
                          const ds_global_arg *x2, ds_global_info *out);
     /* global.sum: the sum of a global array over *axis, or over every axis when axis is
      * NULL; fills *out as global_make does. */
-    int (*global_sum)(void *lib, const ds_global_arg *x, const int64_t *axis,
-                      ds_global_info *out);
+    int (*global_sum)(void *lib, const ds_global_arg *x, const int64_t *axis, ds_global_info *out);
 } ds_vendor;
 
 /* ---------------------------------------------------------------------------------------

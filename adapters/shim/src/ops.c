@@ -1652,20 +1652,20 @@ static int global_decode(const ds__req *r, const char *name, global_buf *g)
     if (!v) return ds__arg_missing(r, name);
     if (!cJSON_IsObject(v))
         return ds__fail(r->e, PROTO, "TypeError",
-                        "%s: %s must be {\"value\" or \"locals\", \"placement\", \"sbp\"}",
-                        r->op, name);
+                        "%s: %s must be {\"value\" or \"locals\", \"placement\", \"sbp\"}", r->op,
+                        name);
     for (const cJSON *k = v->child; k; k = k->next)
         if (strcmp(k->string, "value") != 0 && strcmp(k->string, "locals") != 0 &&
             strcmp(k->string, "placement") != 0 && strcmp(k->string, "sbp") != 0)
-            return ds__fail(r->e, PROTO, "TypeError", "%s: %s has an unknown key '%s'", r->op,
-                            name, k->string);
+            return ds__fail(r->e, PROTO, "TypeError", "%s: %s has an unknown key '%s'", r->op, name,
+                            k->string);
     const cJSON *value = cJSON_GetObjectItemCaseSensitive(v, "value");
     const cJSON *locals = cJSON_GetObjectItemCaseSensitive(v, "locals");
     const cJSON *placement = cJSON_GetObjectItemCaseSensitive(v, "placement");
     const cJSON *sbp = cJSON_GetObjectItemCaseSensitive(v, "sbp");
     if ((value != NULL) == (locals != NULL))
-        return ds__fail(r->e, PROTO, "TypeError", "%s: %s must give exactly one of value and locals",
-                        r->op, name);
+        return ds__fail(r->e, PROTO, "TypeError",
+                        "%s: %s must give exactly one of value and locals", r->op, name);
     if (locals && (!cJSON_IsArray(locals) || cJSON_GetArraySize(locals) < 1))
         return ds__fail(r->e, PROTO, "TypeError", "%s: %s.locals must be a non-empty list", r->op,
                         name);
