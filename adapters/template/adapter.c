@@ -30,6 +30,7 @@ static int open_lib(void **lib)
 
 static int hello(void *lib, ds_library_info *out)
 {
+    (void)lib;
     out->name = "toylib";
     out->version = "0.0";
     out->features = features;
@@ -39,17 +40,20 @@ static int hello(void *lib, ds_library_info *out)
 /* Turns a status of toylib into the Python exception kind the standard would raise. */
 static void describe_error(void *lib, int status, const char **kind, const char **message)
 {
+    (void)lib;
     *kind = status == TOY_E_NOMEM ? "MemoryError" : "ValueError";
     *message = toy_last_error();
 }
 
 static void release_array(void *lib, ds_array x)
 {
+    (void)lib;
     toy_free(x);
 }
 
 static int device_parse(void *lib, const char *text, ds_devobj *out)
 {
+    (void)lib;
     int d;
     int st = toy_device_parse(text, &d);
     if (st == TOY_OK) *out = &device_slots[d];
@@ -58,6 +62,7 @@ static int device_parse(void *lib, const char *text, ds_devobj *out)
 
 static int device_describe(void *lib, ds_devobj dev, ds_device_info *out)
 {
+    (void)lib;
     int d = *(int *)dev;
     out->has_str = true;
     snprintf(out->str, sizeof out->str, "toy:%d", d);
@@ -70,12 +75,14 @@ static int device_describe(void *lib, ds_devobj dev, ds_device_info *out)
 
 static int device_equal(void *lib, ds_devobj a, ds_devobj b, bool *out)
 {
+    (void)lib;
     *out = *(int *)a == *(int *)b;
     return 0;
 }
 
 static int info_devices(void *lib, ds_devobj *out, size_t cap, size_t *n)
 {
+    (void)lib;
     *n = TOY_NUM_DEVICES;
     for (size_t i = 0; i < cap && i < TOY_NUM_DEVICES; i++)
         out[i] = &device_slots[i];
@@ -84,6 +91,7 @@ static int info_devices(void *lib, ds_devobj *out, size_t cap, size_t *n)
 
 static int info_default_device(void *lib, ds_devobj *out)
 {
+    (void)lib;
     *out = &device_slots[0];
     return 0;
 }
@@ -103,8 +111,12 @@ static int device_index(ds_device dev, int *out)
 static int fill(void *lib, ds_fill_fn fn, const int64_t *shape, int ndim, ds_dtype dtype,
                 ds_device device, ds_array *out)
 {
+    (void)lib;
     int d;
-    if (fn != DS_ZEROS) return DS_NOT_IMPLEMENTED; /* toylib has zeros only */
+    if (fn != DS_ZEROS) { /* the reason is kept in the reply's message */
+        ds_error("NotImplementedError", "toylib has zeros only");
+        return DS_NOT_IMPLEMENTED;
+    }
     if (dtype == DS_DTYPE_NONE) dtype = DS_FLOAT64;
     int st = device_index(device, &d);
     return st ? st : toy_zeros(shape, ndim, dtype, ds_dtype_size(dtype), d, (toy_array **)out);
@@ -113,6 +125,8 @@ static int fill(void *lib, ds_fill_fn fn, const int64_t *shape, int ndim, ds_dty
 static int asarray_buffer(void *lib, const ds_buffer *obj, ds_dtype dtype, ds_device device,
                           ds_copy copy, ds_array *out)
 {
+    (void)lib;
+    (void)copy;
     int d;
     if (dtype != DS_DTYPE_NONE && dtype != obj->dtype)
         return DS_NOT_IMPLEMENTED; /* toylib cannot convert dtypes */
@@ -124,6 +138,7 @@ static int asarray_buffer(void *lib, const ds_buffer *obj, ds_dtype dtype, ds_de
 
 static int describe(void *lib, ds_array x, ds_array_info *out)
 {
+    (void)lib;
     const toy_array *a = x;
     out->device = &device_slots[a->device];
     out->dtype = (ds_dtype)a->dtype;
@@ -135,6 +150,7 @@ static int describe(void *lib, ds_array x, ds_array_info *out)
 
 static int read_array(void *lib, ds_array x, void *data, size_t nbytes)
 {
+    (void)lib;
     const toy_array *a = x;
     if (nbytes != a->nbytes) {
         ds_error("BufferError", "read: %zu bytes asked, the array holds %zu", nbytes, a->nbytes);
@@ -146,6 +162,8 @@ static int read_array(void *lib, ds_array x, void *data, size_t nbytes)
 
 static int to_device(void *lib, ds_array x, ds_device device, ds_stream stream, ds_array *out)
 {
+    (void)lib;
+    (void)stream;
     int d;
     if (device.kind == DS_DEVICE_NONE) {
         ds_error("TypeError", "to_device needs a device");

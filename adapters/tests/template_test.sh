@@ -28,6 +28,8 @@ step "install the devspec_shim component into a fresh prefix" \
 step "configure the template with find_package(devspec_shim)" \
     cmake -S "$template" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix"
 step "build the template adapter" cmake --build "$work/build"
+step "the template builds without a warning under its own -Wall -Wextra" \
+    sh -c "cmake --build '$work/build' --clean-first 2>&1 | (! grep -i 'warning')"
 step "its smoke checks pass" ctest --test-dir "$work/build" --output-on-failure
 step "the adapter exports only the two entry points" \
     sh -c "nm -D --defined-only '$work/build/devspec_adapter_toy.so' | awk '\$2 == \"T\" {print \$3}' | sort | tr '\n' ' ' | grep -qx 'devspec_adapter_call devspec_adapter_free '"

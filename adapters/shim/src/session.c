@@ -145,6 +145,12 @@ void ds__session_close(ds__session *s)
 int ds__status(ds__session *s, const char *op, int status, ds__err *e)
 {
     if (status == 0) return 0;
+    /* The reason a callback gave with ds_error() before returning DS_NOT_IMPLEMENTED is
+     * kept: it says what the library lacks. */
+    if (status == DS_NOT_IMPLEMENTED && s->callback_err.set)
+        return ds__fail(e, DS__ORIGIN_ADAPTER, "NotImplementedError",
+                        "%s: the library cannot express this request: %s", op,
+                        s->callback_err.message);
     if (status == DS_NOT_IMPLEMENTED)
         return ds__fail(e, DS__ORIGIN_ADAPTER, "NotImplementedError",
                         "%s: the library cannot express this request", op);
