@@ -217,7 +217,9 @@ void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_
 #define WRAP_SUB(T, UT, x, y) (T)((UT)(x) - (UT)(y))
 #define WRAP_MUL(T, UT, x, y) (T)(1u * (UT)(x) * (UT)(y))
 
-#define BIN_INTEGER(NAME, T, UT)                                                                   \
+/* A binary kernel over T: the pointers to the operands and to the result (pq when it is
+ * bool) and the strided loop; the cases of `switch (op)` follow T. */
+#define BIN_KERNEL(NAME, T, ...)                                                                   \
     static void NAME(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)         \
     {                                                                                              \
         const T *pa = a->buf;                                                                      \
@@ -227,95 +229,69 @@ void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_
         STRIDED_FOR(a, b, o, {                                                                     \
             T x = pa[ia], y = pb[ib];                                                              \
             switch (op) {                                                                          \
-            case RA_ADD:                                                                           \
-                po[i] = WRAP_ADD(T, UT, x, y);                                                     \
-                break;                                                                             \
-            case RA_SUBTRACT:                                                                      \
-                po[i] = WRAP_SUB(T, UT, x, y);                                                     \
-                break;                                                                             \
-            case RA_MULTIPLY:                                                                      \
-                po[i] = WRAP_MUL(T, UT, x, y);                                                     \
-                break;                                                                             \
-            case RA_EQUAL:                                                                         \
-                pq[i] = x == y;                                                                    \
-                break;                                                                             \
-            case RA_LESS:                                                                          \
-                pq[i] = x < y;                                                                     \
-                break;                                                                             \
-            case RA_MAXIMUM:                                                                       \
-                po[i] = x > y ? x : y;                                                             \
-                break;                                                                             \
-            default:                                                                               \
-                break;                                                                             \
+                __VA_ARGS__                                                                        \
             }                                                                                      \
         });                                                                                        \
     }
+
+/* The case lists below are macro arguments laid out as a switch, which clang-format cannot. */
+/* clang-format off */
+#define BIN_INTEGER(NAME, T, UT)                                                                   \
+    BIN_KERNEL(NAME, T,                                                                            \
+        case RA_ADD:                                                                               \
+            po[i] = WRAP_ADD(T, UT, x, y);                                                         \
+            break;                                                                                 \
+        case RA_SUBTRACT:                                                                          \
+            po[i] = WRAP_SUB(T, UT, x, y);                                                         \
+            break;                                                                                 \
+        case RA_MULTIPLY:                                                                          \
+            po[i] = WRAP_MUL(T, UT, x, y);                                                         \
+            break;                                                                                 \
+        case RA_EQUAL:                                                                             \
+            pq[i] = x == y;                                                                        \
+            break;                                                                                 \
+        case RA_LESS:                                                                              \
+            pq[i] = x < y;                                                                         \
+            break;                                                                                 \
+        case RA_MAXIMUM:                                                                           \
+            po[i] = x > y ? x : y;                                                                 \
+            break;                                                                                 \
+        default:                                                                                   \
+            break;)
+
+/* The cases that are the C operators on T (floating and complex types). */
+#define NATURAL_CASES                                                                              \
+    case RA_ADD:                                                                                   \
+        po[i] = x + y;                                                                             \
+        break;                                                                                     \
+    case RA_SUBTRACT:                                                                              \
+        po[i] = x - y;                                                                             \
+        break;                                                                                     \
+    case RA_MULTIPLY:                                                                              \
+        po[i] = x * y;                                                                             \
+        break;                                                                                     \
+    case RA_DIVIDE:                                                                                \
+        po[i] = x / y;                                                                             \
+        break;                                                                                     \
+    case RA_EQUAL:                                                                                 \
+        pq[i] = x == y;                                                                            \
+        break;
 
 #define BIN_FLOAT(NAME, T)                                                                         \
-    static void NAME(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)         \
-    {                                                                                              \
-        const T *pa = a->buf;                                                                      \
-        const T *pb = b->buf;                                                                      \
-        T *po = o->buf;                                                                            \
-        bool *pq = o->buf;                                                                         \
-        STRIDED_FOR(a, b, o, {                                                                     \
-            T x = pa[ia], y = pb[ib];                                                              \
-            switch (op) {                                                                          \
-            case RA_ADD:                                                                           \
-                po[i] = x + y;                                                                     \
-                break;                                                                             \
-            case RA_SUBTRACT:                                                                      \
-                po[i] = x - y;                                                                     \
-                break;                                                                             \
-            case RA_MULTIPLY:                                                                      \
-                po[i] = x * y;                                                                     \
-                break;                                                                             \
-            case RA_DIVIDE:                                                                        \
-                po[i] = x / y;                                                                     \
-                break;                                                                             \
-            case RA_EQUAL:                                                                         \
-                pq[i] = x == y;                                                                    \
-                break;                                                                             \
-            case RA_LESS:                                                                          \
-                pq[i] = x < y;                                                                     \
-                break;                                                                             \
-            case RA_MAXIMUM:                                                                       \
-                po[i] = isnan(x) ? x : isnan(y) ? y : (x > y ? x : y);                             \
-                break;                                                                             \
-            }                                                                                      \
-        });                                                                                        \
-    }
+    BIN_KERNEL(NAME, T, NATURAL_CASES                                                              \
+        case RA_LESS:                                                                              \
+            pq[i] = x < y;                                                                         \
+            break;                                                                                 \
+        case RA_MAXIMUM:                                                                           \
+            po[i] = isnan(x) ? x : isnan(y) ? y : (x > y ? x : y);                                 \
+            break;)
 
 #define BIN_COMPLEX(NAME, T)                                                                       \
-    static void NAME(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)         \
-    {                                                                                              \
-        const T *pa = a->buf;                                                                      \
-        const T *pb = b->buf;                                                                      \
-        T *po = o->buf;                                                                            \
-        bool *pq = o->buf;                                                                         \
-        STRIDED_FOR(a, b, o, {                                                                     \
-            T x = pa[ia], y = pb[ib];                                                              \
-            switch (op) {                                                                          \
-            case RA_ADD:                                                                           \
-                po[i] = x + y;                                                                     \
-                break;                                                                             \
-            case RA_SUBTRACT:                                                                      \
-                po[i] = x - y;                                                                     \
-                break;                                                                             \
-            case RA_MULTIPLY:                                                                      \
-                po[i] = x * y;                                                                     \
-                break;                                                                             \
-            case RA_DIVIDE:                                                                        \
-                po[i] = x / y;                                                                     \
-                break;                                                                             \
-            case RA_EQUAL:                                                                         \
-                pq[i] = x == y;                                                                    \
-                break;                                                                             \
-            default:                                                                               \
-                break;                                                                             \
-            }                                                                                      \
-        });                                                                                        \
-    }
+    BIN_KERNEL(NAME, T, NATURAL_CASES                                                              \
+        default:                                                                                   \
+            break;)
+
+/* clang-format on */
 
 static void bin_bool(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)
 {
