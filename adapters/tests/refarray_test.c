@@ -849,6 +849,39 @@ static void out_and_dtypes(drv *d)
         A("dtype.describe\",\"args\":{\"name\":\"float128\"}"));
 }
 
+/* global.binary and global.sum refuse malformed global operands before the library is
+ * called; well formed, they need MPI (the SPMD transport), which these runs have not. */
+#define GV "{\"value\":{\"dtype\":\"float64\",\"shape\":[4],\"data\":[1,2,3,4]},"
+#define GFLAT "\"placement\":{\"type\":\"cpu\",\"ranks\":[0]},\"sbp\":[\"broadcast\"]}"
+DT_TEST(global_ops_ops)
+{
+    need_hello();
+    drv *d = drv_shared;
+    ERR(d, "global.binary without x2", "TypeError", "protocol",
+        A("global.binary\",\"args\":{\"fn\":\"add\",\"x1\":" GV GFLAT "}"));
+    ERR(d, "global.binary knows add, subtract, multiply and divide only", "ValueError", "protocol",
+        A("global.binary\",\"args\":{\"fn\":\"power\",\"x1\":" GV GFLAT ",\"x2\":" GV GFLAT "}"));
+    ERR(d, "a global operand is an object", "TypeError", "protocol",
+        A("global.binary\",\"args\":{\"fn\":\"add\",\"x1\":[1],\"x2\":" GV GFLAT "}"));
+    ERR(d, "a global operand without sbp", "TypeError", "protocol",
+        A("global.sum\",\"args\":{\"x\":" GV "\"placement\":{\"type\":\"cpu\",\"ranks\":[0]}}"
+          "}"));
+    ERR(d, "a global operand with both value and locals", "TypeError", "protocol",
+        A("global.sum\",\"args\":{\"x\":" GV "\"locals\":[{\"dtype\":\"float64\",\"shape\":[1],"
+          "\"data\":[1]}]," GFLAT "}"));
+    ERR(d, "a global operand with an unknown key", "TypeError", "protocol",
+        A("global.sum\",\"args\":{\"x\":" GV "\"device\":1," GFLAT "}"));
+    ERR(d, "an sbp of a global operand is split, broadcast or partial_sum", "TypeError", "protocol",
+        A("global.sum\",\"args\":{\"x\":" GV "\"placement\":{\"type\":\"cpu\",\"ranks\":[0]},"
+          "\"sbp\":[\"replicate\"]}}"));
+    ERR(d, "sum's axis is an integer", "TypeError", "protocol",
+        A("global.sum\",\"args\":{\"x\":" GV GFLAT ",\"axis\":\"0\"}"));
+    ERR(d, "well formed, global.sum needs MPI in the adapter's process", "NotImplementedError",
+        NULL, A("global.sum\",\"args\":{\"x\":" GV GFLAT "}"));
+}
+#undef GV
+#undef GFLAT
+
 DT_TEST(out_and_dtypes_ops)
 {
     need_hello();
@@ -901,4 +934,4 @@ DT_TEST(memory_limit_ops)
 DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(memory_limit_ops), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops), DT_ENTRY(conversion_ops),
          DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops), DT_ENTRY(utilities_ops),
          DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops), DT_ENTRY(sharding_ops),
-         DT_ENTRY(out_and_dtypes_ops), DT_ENTRY(bye))
+         DT_ENTRY(out_and_dtypes_ops), DT_ENTRY(global_ops_ops), DT_ENTRY(bye))
