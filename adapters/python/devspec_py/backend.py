@@ -250,6 +250,17 @@ class BaseBackend:
     def dtype_name(self, dt: DType) -> str:
         return str(dt)
 
+    @staticmethod
+    def _arange_positional(a: Kw) -> list[Any]:
+        """arange's start, stop and step as positional arguments, for a library whose arange
+        takes them so: a step with no stop counts from 0 to start."""
+        pos = [a["start"]] + ([a["stop"]] if "stop" in a else [])
+        if "step" in a:
+            if "stop" not in a:
+                pos = [0, a["start"]]
+            pos.append(a["step"])
+        return pos
+
     def _kw(self, kw: Kw) -> Kw:
         """kw with its dtype name, if any, made the library's dtype."""
         out = dict(kw)

@@ -102,11 +102,7 @@ class TorchBackend(BaseBackend):
         if fn == "full":
             return t.full(a["shape"], a["fill_value"], **kw)
         if fn == "arange":
-            pos = [a["start"]] + ([a["stop"]] if "stop" in a else [])
-            if "step" in a:
-                if "stop" not in a:
-                    pos = [0, a["start"]]
-                pos.append(a["step"])
+            pos = self._arange_positional(a)
             return t.arange(*pos, **kw)
         if fn == "linspace":
             if not a["endpoint"]:
