@@ -645,16 +645,9 @@ def group_expectations(env):
 
 
 def group_sigint(env):
-    d = env.path("hang")
-    os.makedirs(d)
-    with open(os.path.join(d, "hang.json"), "w") as f:
-        json.dump({"description": "One pass, then a hang.", "cases": [
-            {"id": "h.pass", "description": "passes", "spec": ["T-EQ-1"], "features": ["device-eq"],
-             "steps": [{"op": "device.parse", "args": {"text": "cpu"}, "expect": "$D0"}]},
-            {"id": "h.hang", "description": "hangs", "spec": ["T-STR-1"], "features": ["device-string"],
-             "steps": [{"op": "device.parse", "args": {"text": "hang"}}]},
-            {"id": "h.never", "description": "never runs", "spec": ["T-EQ-1"], "features": ["device-eq"],
-             "steps": [{"op": "device.parse", "args": {"text": "cpu"}}]}]}, f)
+    d = _hang_suite(env, "hang", then=[
+        {"id": "h.never", "description": "never runs", "spec": ["T-EQ-1"], "features": ["device-eq"],
+         "steps": [{"op": "device.parse", "args": {"text": "cpu"}}]}])
     rep = env.path("int.json")
     e = dict(os.environ, DEVSPEC_SOURCE=env.source, DEVSPEC_BUILD=env.build)
     p = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", d, "--timeout", "60",
@@ -1189,8 +1182,9 @@ def group_suite(env):
           "identical", differ)
 
 
-def _hang_suite(env, name):
-    """A folder with one passing case and then one that hangs (the fake adapter's "hang")."""
+def _hang_suite(env, name, then=()):
+    """A folder with one passing case and then one that hangs (the fake adapter's "hang"),
+    followed by the cases THEN."""
     d = env.path(name)
     os.makedirs(d)
     with open(os.path.join(d, "hang.json"), "w") as f:
@@ -1198,7 +1192,7 @@ def _hang_suite(env, name):
             {"id": "h.pass", "description": "passes", "spec": ["T-EQ-1"], "features": ["device-eq"],
              "steps": [{"op": "device.parse", "args": {"text": "cpu"}, "expect": "$D0"}]},
             {"id": "h.hang", "description": "hangs", "spec": ["T-STR-1"], "features": ["device-string"],
-             "steps": [{"op": "device.parse", "args": {"text": "hang"}}]}]}, f)
+             "steps": [{"op": "device.parse", "args": {"text": "hang"}}]}] + list(then)}, f)
     return d
 
 
