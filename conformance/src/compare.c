@@ -1143,10 +1143,7 @@ const char dsr__compare_usage[] =
 
 static int usage(const char *fmt, const char *arg)
 {
-    fputs("devspec: compare: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(devspec --help for usage)\n", stderr);
-    return 2;
+    return dsr__usage_error("compare", fmt, arg);
 }
 
 static cJSON *read_spec_file(const char *dir, const char *name, bool required)

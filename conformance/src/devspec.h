@@ -55,6 +55,10 @@ typedef struct dsr_strlist {
 
 void dsr__strlist_add(dsr_strlist *l, const char *s);
 void dsr__strlist_free(dsr_strlist *l);
+
+/* A usage error: "devspec: COMMAND: " (COMMAND NULL: "devspec: ") and FMT with ARG on stderr,
+ * then where the usage is; returns 2, the exit status of a usage error. */
+int dsr__usage_error(const char *command, const char *fmt, const char *arg);
 /* Reads a whole regular file (/dev/null reads as empty); NULL with errno set on failure
  * (EISDIR, DSR_ENOTREG for a FIFO, socket or other device). The result is NUL-terminated. */
 char *dsr__read_file(const char *path, size_t *len);

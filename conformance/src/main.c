@@ -83,10 +83,7 @@ static const char USAGE_NOTES[] =
 
 static int usage_error(const char *fmt, const char *arg)
 {
-    fputs("devspec: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(devspec --help for usage)\n", stderr);
-    return 2;
+    return dsr__usage_error(NULL, fmt, arg);
 }
 
 /* The first SIGINT (or SIGTERM) stops the run cleanly: the case in flight is abandoned, the

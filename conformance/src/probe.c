@@ -19,10 +19,7 @@
 
 static int usage(const char *fmt, const char *arg)
 {
-    fputs("devspec: probe: ", stderr);
-    fprintf(stderr, fmt, arg);
-    fputs("\n(devspec --help for usage)\n", stderr);
-    return 2;
+    return dsr__usage_error("probe", fmt, arg);
 }
 
 /* Runs ARGV with stdout and stderr to LOG (NULL: stdout to stderr, which stays, so that

@@ -73,6 +73,15 @@ void dsr__strlist_free(dsr_strlist *l)
     l->n = 0;
 }
 
+int dsr__usage_error(const char *command, const char *fmt, const char *arg)
+{
+    fputs("devspec: ", stderr);
+    if (command) fprintf(stderr, "%s: ", command);
+    fprintf(stderr, fmt, arg);
+    fputs("\n(devspec --help for usage)\n", stderr);
+    return 2;
+}
+
 void dsr__buf_puts(dsr_buf *b, const char *s)
 {
     dsr__buf_add(b, s, strlen(s));
