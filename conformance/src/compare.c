@@ -417,6 +417,13 @@ static void copy_field(cJSON *to, const cJSON *from, const char *key)
     if (v) cJSON_AddItemToObject(to, key, cJSON_Duplicate(v, true));
 }
 
+/* copy_field for each of KEYS (NULL-terminated). */
+static void copy_fields(cJSON *to, const cJSON *from, const char *const *keys)
+{
+    for (; *keys; keys++)
+        copy_field(to, from, *keys);
+}
+
 static cJSON *library_json(const lib *l)
 {
     cJSON *j = cJSON_CreateObject();
@@ -452,12 +459,9 @@ static cJSON *library_json(const lib *l)
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(f, "profiles"))
     {
         cJSON *pj = cJSON_AddObjectToObject(prof, p->string);
-        copy_field(pj, p, "verdict");
-        copy_field(pj, p, "cases");
-        copy_field(pj, p, "passed");
-        copy_field(pj, p, "failed");
-        copy_field(pj, p, "skipped");
-        copy_field(pj, p, "missing_features");
+        copy_fields(pj, p,
+                    (const char *const[]){"verdict", "cases", "passed", "failed", "skipped",
+                                          "missing_features", NULL});
     }
     return j;
 }
@@ -521,12 +525,9 @@ static void add_spec(cJSON *m, const spec_files *sp)
         if (!id) continue;
         cJSON *j = cJSON_CreateObject();
         cJSON_AddStringToObject(j, "id", id);
-        copy_field(j, s, "level");
-        copy_field(j, s, "topic");
-        copy_field(j, s, "text");
-        copy_field(j, s, "note");
-        copy_field(j, s, "versions");
-        copy_field(j, s, "testable");
+        copy_fields(
+            j, s,
+            (const char *const[]){"level", "topic", "text", "note", "versions", "testable", NULL});
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(s, "source");
         const char *doc = str_of(src, "document");
         if (src) {
@@ -559,10 +560,8 @@ static void add_spec(cJSON *m, const spec_files *sp)
     cJSON_ArrayForEach(f, feats)
     {
         cJSON *j = cJSON_CreateObject();
-        copy_field(j, f, "name");
-        copy_field(j, f, "description");
-        copy_field(j, f, "optional");
-        copy_field(j, f, "statements");
+        copy_fields(j, f,
+                    (const char *const[]){"name", "description", "optional", "statements", NULL});
         cJSON_AddItemToArray(fo, j);
     }
     cJSON *po = cJSON_AddArrayToObject(m, "profiles");
@@ -570,13 +569,9 @@ static void add_spec(cJSON *m, const spec_files *sp)
     cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(sp->profiles, "profiles"))
     {
         cJSON *j = cJSON_CreateObject();
-        copy_field(j, p, "name");
-        copy_field(j, p, "description");
-        copy_field(j, p, "core");
-        copy_field(j, p, "document");
-        copy_field(j, p, "version");
-        copy_field(j, p, "required");
-        copy_field(j, p, "optional");
+        copy_fields(j, p,
+                    (const char *const[]){"name", "description", "core", "document", "version",
+                                          "required", "optional", NULL});
         cJSON_AddItemToArray(po, j);
     }
 }
