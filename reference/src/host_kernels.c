@@ -400,25 +400,30 @@ static int view_layout(const ra__view *v, const ra__view *out)
         }                                                                                          \
     }
 
+/* The fast kernels' cases that are the C operators on T (floating and complex types). */
+/* clang-format off */
+#define FAST_NATURAL_CASES(T)                                                                      \
+    case RA_ADD:                                                                                   \
+        FAST_LOOP(T, T, x + y);                                                                    \
+        break;                                                                                     \
+    case RA_SUBTRACT:                                                                              \
+        FAST_LOOP(T, T, x - y);                                                                    \
+        break;                                                                                     \
+    case RA_MULTIPLY:                                                                              \
+        FAST_LOOP(T, T, x * y);                                                                    \
+        break;                                                                                     \
+    case RA_DIVIDE:                                                                                \
+        FAST_LOOP(T, T, x / y);                                                                    \
+        break;                                                                                     \
+    case RA_EQUAL:                                                                                 \
+        FAST_LOOP(T, bool, x == y);                                                                \
+        break;
+
 #define FAST_FLOAT(NAME, T)                                                                        \
     FAST_SIGNATURE(NAME, T)                                                                        \
     {                                                                                              \
         switch (op) {                                                                              \
-        case RA_ADD:                                                                               \
-            FAST_LOOP(T, T, x + y);                                                                \
-            break;                                                                                 \
-        case RA_SUBTRACT:                                                                          \
-            FAST_LOOP(T, T, x - y);                                                                \
-            break;                                                                                 \
-        case RA_MULTIPLY:                                                                          \
-            FAST_LOOP(T, T, x *y);                                                                 \
-            break;                                                                                 \
-        case RA_DIVIDE:                                                                            \
-            FAST_LOOP(T, T, x / y);                                                                \
-            break;                                                                                 \
-        case RA_EQUAL:                                                                             \
-            FAST_LOOP(T, bool, x == y);                                                            \
-            break;                                                                                 \
+        FAST_NATURAL_CASES(T)                                                                      \
         case RA_LESS:                                                                              \
             FAST_LOOP(T, bool, x < y);                                                             \
             break;                                                                                 \
@@ -432,25 +437,12 @@ static int view_layout(const ra__view *v, const ra__view *out)
     FAST_SIGNATURE(NAME, T)                                                                        \
     {                                                                                              \
         switch (op) {                                                                              \
-        case RA_ADD:                                                                               \
-            FAST_LOOP(T, T, x + y);                                                                \
-            break;                                                                                 \
-        case RA_SUBTRACT:                                                                          \
-            FAST_LOOP(T, T, x - y);                                                                \
-            break;                                                                                 \
-        case RA_MULTIPLY:                                                                          \
-            FAST_LOOP(T, T, x *y);                                                                 \
-            break;                                                                                 \
-        case RA_DIVIDE:                                                                            \
-            FAST_LOOP(T, T, x / y);                                                                \
-            break;                                                                                 \
-        case RA_EQUAL:                                                                             \
-            FAST_LOOP(T, bool, x == y);                                                            \
-            break;                                                                                 \
+        FAST_NATURAL_CASES(T)                                                                      \
         default:                                                                                   \
             break;                                                                                 \
         }                                                                                          \
     }
+/* clang-format on */
 
 FAST_SIGNATURE(fast_bool, bool)
 {
