@@ -1,6 +1,7 @@
 /* libFuzzer harness: refarray's device strings. Every input is read by ra_device_parse and
  * ra_device_parse_current, with a context and without one; a string either parses to a
  * device that formats and parses back to itself, or is refused with a message. */
+#include "fuzz.h"
 #include "refarray.h"
 
 #include <stdint.h>
@@ -8,9 +9,6 @@
 #include <string.h>
 
 static ra_ctx *ctx;
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

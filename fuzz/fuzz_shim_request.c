@@ -2,15 +2,13 @@
  * template's toy adapter (linked in). The input is a sequence of request lines sent one by
  * one after a hello, then a reset; every reply must be one JSON object with "id" and "ok".
  * Nothing may crash, leak or read out of bounds. */
+#include "fuzz.h"
 #include "devspec_shim.h"
 #include "dsjson.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerInitialize(int *argc, char ***argv);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void call(const char *req, size_t len)
 {

@@ -1,14 +1,14 @@
 /* libFuzzer harness: the shim's typed-array decoding. The input is parsed as JSON (dsjson)
  * and decoded as a typed array; what decodes is encoded, decoded and encoded again, and the
  * two encodings must be the same text (a NaN's payload is not carried, so the bytes of the
- * first decoding may differ from the second's only there). Nothing may crash, leak or read out of bounds. */
+ * first decoding may differ from the second's only there). Nothing may crash, leak or read out of
+ * bounds. */
+#include "fuzz.h"
 #include "shim_internal.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
