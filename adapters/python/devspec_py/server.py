@@ -185,18 +185,23 @@ class Server:
     def serve(self, infile: IO[bytes], outfile: IO[bytes]) -> int:
         """Answers every request line until end of input or 'bye'. Returns the exit status."""
         while True:
-            line = infile.readline(MAX_LINE + 1)
+            # A line is at most MAX_LINE bytes before its "\n", and a "\r" before the "\n" is
+            # not part of it: read room for both, so a full-length line ending "\r\n" is whole.
+            line = infile.readline(MAX_LINE + 2)
             if not line:
                 return 0
-            if len(line) > MAX_LINE and not line.endswith(b"\n"):
-                while True:  # skip the rest of the over-long line
+            ended = line.endswith(b"\n")
+            body = line[:-1] if ended else line
+            if ended and body.endswith(b"\r"):
+                body = body[:-1]
+            if len(body) > MAX_LINE:
+                while not ended:  # skip the rest of the over-long line
                     rest = infile.readline(MAX_LINE)
-                    if not rest or rest.endswith(b"\n"):
-                        break
+                    ended = not rest or rest.endswith(b"\n")
                 reply = self.failure(None, "ValueError",
                                      "request line longer than %d bytes" % MAX_LINE, "protocol")
             else:
-                text = line.strip()
+                text = body.strip()
                 if not text:
                     continue
                 try:

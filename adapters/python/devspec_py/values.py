@@ -78,10 +78,21 @@ class Number(float):
         return self
 
 
+def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """A JSON object whose keys are all distinct: a key given twice is a protocol error (the
+    protocol's rule, as in case files), never silently the first or the last value."""
+    obj: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise ValueError("key '%s' given twice in one object" % key)
+        obj[key] = value
+    return obj
+
+
 def loads(line: str) -> Any:
     """A request line as Python values: JSON floats as Number, integers of any width exact,
-    strings verbatim (NUL characters included)."""
-    return json.loads(line, parse_float=Number)
+    strings verbatim (NUL characters included), objects with distinct keys."""
+    return json.loads(line, parse_float=Number, object_pairs_hook=_object)
 
 
 # -- float32 and float16 -------------------------------------------------------------------

@@ -236,6 +236,33 @@ def test_overlong_line_answered_and_skipped(numpy_adapter):
 
 
 @needs_numpy
+def test_full_length_line_with_carriage_return_is_read(numpy_adapter):
+    # MAX_LINE bytes, then "\r\n": the "\r" is not part of the line, so it is within the limit.
+    a = numpy_adapter
+    a.ok("hello", {"protocol": 1})
+    head = b'{"id": 7, "op": "info.devices", "args": {}}'
+    line = head + b" " * (protocol.MAX_LINE - len(head))
+    assert len(line) == protocol.MAX_LINE
+    r = a.send_raw(line + b"\r\n")
+    assert r["ok"] and r["id"] == 7, r
+    r = a.send_raw(line + b" \r\n")                    # one byte more is over the limit
+    assert not r["ok"] and r["error"]["origin"] == "protocol" and "longer" in r["error"]["message"]
+    assert a.ok("info.devices")                         # the session goes on
+
+
+@needs_numpy
+def test_duplicate_key_is_a_protocol_error(numpy_adapter):
+    a = numpy_adapter
+    a.ok("hello", {"protocol": 1})
+    for raw in (b'{"id": 8, "op": "info.devices", "op": "reset"}\n',
+                b'{"id": 9, "op": "info.dtypes", "args": {"kind": "bool", "kind": "integral"}}\n'):
+        r = a.send_raw(raw)
+        assert not r["ok"] and r["error"]["origin"] == "protocol", r
+        assert "given twice" in r["error"]["message"], r
+    assert a.ok("info.devices")
+
+
+@needs_numpy
 def test_reset_drops_arrays_keeps_session_devices(numpy_adapter):
     a = numpy_adapter
     h = a.ok("hello", {"protocol": 1})
