@@ -381,7 +381,8 @@ typedef struct dsr_result {
     dsr_status raw_status; /* before the expectations file was applied */
     const dsr_expectation *expectation;
     char *reason;      /* skip reason or failure message; may be NULL */
-    char *skip_source; /* "unsupported", "devices", "expectations"; may be NULL */
+    char *skip_source; /* "unsupported", "devices", "ranks", "expectations", "interrupted";
+                        * may be NULL */
     int step;          /* failing step index, -1 if none */
     cJSON *expected;   /* what the step wanted (owned), may be NULL */
     cJSON *observed;   /* what came back (owned), may be NULL */

@@ -86,8 +86,8 @@ static int usage_error(const char *fmt, const char *arg)
     return dsr__usage_error(NULL, fmt, arg);
 }
 
-/* The first SIGINT (or SIGTERM) stops the run cleanly: the case in flight is abandoned, the
- * worker killed, the reports written with "complete": false. A second one ends the process
+/* The first SIGINT (or SIGTERM) stops the run cleanly: the case in flight is recorded as
+ * interrupted (a skip that names the signal and the step), the worker killed, the reports written with "complete": false. A second one ends the process
  * at once, for an in-process adapter that hangs and never gives control back. */
 static void on_sigint(int sig)
 {

@@ -20,6 +20,8 @@
 
 typedef enum { STEP_OK, STEP_FAIL, STEP_ERROR, STEP_CRASH, STEP_TIMEOUT, STEP_STOP } step_end;
 
+static const char *signal_name(int sig);
+
 typedef struct runner {
     const dsr_options *o;
     const dsr_registry *reg;
@@ -590,7 +592,19 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
     }
     res->duration = dsr__now() - t0;
     if (end == STEP_STOP) {
+        /* The case in flight is kept, as a skip that says so: it neither passed nor failed,
+         * and the report shows where the run stopped. */
         r->interrupted = true;
+        res->status = res->raw_status = DSR_SKIP;
+        res->step = failed_step;
+        res->skip_source = dsr__xstrdup("interrupted");
+        dsr_buf why = {0};
+        dsr__buf_printf(&why, "interrupted (%s)", signal_name(dsr__interrupted));
+        if (failed_step >= 0)
+            dsr__buf_printf(&why, " at step %d (%s)", failed_step, c->steps[failed_step].op);
+        else
+            dsr__buf_puts(&why, " before the case's first step");
+        res->reason = why.data;
         return false;
     }
     res->status = end_status(end);
@@ -715,7 +729,7 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
         dsr__buf_printf(&why, "needs %d devices, library has %d", c->devices, r->ndevices);
         res->skip_source = dsr__xstrdup("devices");
     } else if (!run_case(r, c, res, index)) {
-        if (r->interrupted) return false;
+        if (r->interrupted) return false; /* RES holds the interrupted case, as a skip */
     }
     if (why.data) res->reason = why.data;
     apply_expectation(res);
@@ -796,7 +810,7 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&p->mu);
         bool go = do_case(r, p->sel[i], p->sel_exp[i], &p->results[i], i);
         pthread_mutex_lock(&p->mu);
-        p->state[i] = go ? 1 : 2;
+        p->state[i] = go ? 1 : r->interrupted ? 3 : 2;
         if (!go || r->incomplete) p->stop = true;
         pthread_cond_broadcast(&p->cv);
         pthread_mutex_unlock(&p->mu);
@@ -889,8 +903,9 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
         }
         int st = p.state[i];
         pthread_mutex_unlock(&p.mu);
-        if (st != 1) break;
+        if (st != 1 && st != 3) break;
         emit(r, &r->results[i]);
+        if (st == 3) break; /* the interrupted case is the last one reported */
         progress(r, i + 1, total, i + 1 < total ? sel[i + 1]->id : "");
     }
     pthread_mutex_lock(&p.mu);
@@ -900,7 +915,7 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
         pthread_join(ws[k].thread, NULL);
     /* Results past the first gap (a case abandoned or never run) are not reported. */
     for (int i = r->nresults; i < total; i++)
-        if (p.state[i] == 1) free_result(&r->results[i]);
+        if (p.state[i] == 1 || p.state[i] == 3) free_result(&r->results[i]);
     /* The first worker's state comes back to R; the others' is folded in and freed. */
     int nresults = r->nresults, restarts = *r->restarts;
     dsr_tap *tap = r->tap;
@@ -1044,8 +1059,9 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
     if (jobs == 1) {
         for (int i = 0; i < total && !r->incomplete && !r->interrupted && !dsr__interrupted; i++) {
             progress(r, i, total, sel[i]->id);
-            if (!do_case(r, sel[i], sel_exp[i], &r->results[i], i)) break;
-            emit(r, &r->results[i]);
+            bool go = do_case(r, sel[i], sel_exp[i], &r->results[i], i);
+            if (go || r->interrupted) emit(r, &r->results[i]); /* the interrupted case too */
+            if (!go) break;
         }
     } else {
         run_parallel(r, jobs, sel, sel_exp, total);

@@ -669,8 +669,14 @@ def group_sigint(env):
     r = load_report(rep)
     check(r["footer"]["complete"] is False and r["footer"]["interrupted"] is True,
           "SIGINT: the report says complete false, interrupted", "complete false", r["footer"])
-    check([c["id"] for c in r["cases"]] == ["h.pass"], "SIGINT: the finished case is kept",
-          ["h.pass"], [c["id"] for c in r["cases"]])
+    check([c["id"] for c in r["cases"]] == ["h.pass", "h.hang"],
+          "SIGINT: the finished case and the interrupted one are kept, nothing after them",
+          ["h.pass", "h.hang"], [c["id"] for c in r["cases"]])
+    hung = r["cases"][-1] if r["cases"] else {}
+    check(hung.get("status") == "skip" and hung.get("skip_source") == "interrupted" and
+          hung.get("reason") == "interrupted (SIGINT) at step 0 (device.parse)",
+          "SIGINT: the case in flight is recorded as interrupted, at its step",
+          "skip, interrupted (SIGINT) at step 0 (device.parse)", hung)
     lines = load_jsonl(jsonl)
     check(lines[0]["type"] == "header" and lines[-1]["type"] == "footer" and
           lines[-1]["complete"] is False, "SIGINT: the JSON Lines end with a footer, complete false",
@@ -1381,10 +1387,11 @@ def group_reliability(env):
     shutil.rmtree(sig_dir)
 
     # Item: the signal is recorded as the one that came; SIGINT during hello is an interruption.
-    for sig in (signal.SIGTERM, signal.SIGINT):
+    # One worker and two: the case in flight is recorded in both paths of the runner.
+    for sig, jobs in ((signal.SIGTERM, "1"), (signal.SIGINT, "2")):
         rep = env.path(f"sig-{sig.name}.json")
         p = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", hang, "--timeout", "60",
-                              "--adapter-cmd", fake_cmd(), "--report", rep, "--no-tap"],
+                              "--jobs", jobs, "--adapter-cmd", fake_cmd(), "--report", rep, "--no-tap"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
         jl = rep[:-5] + ".jsonl"
         _wait_for(lambda: os.path.exists(jl) and '"h.pass"' in open(jl).read())
@@ -1396,6 +1403,11 @@ def group_reliability(env):
               f"{sig.name} is recorded as {sig.name}", f"interrupted ({sig.name})",
               r["footer"].get("incomplete_reason"))
         check("no case ran" not in err, f"{sig.name}: no false 'no case ran' warning", "", err)
+        last = r["cases"][-1] if r["cases"] else {}
+        check(last.get("id") == "h.hang" and last.get("skip_source") == "interrupted" and
+              last.get("reason", "").startswith(f"interrupted ({sig.name}) at step 0"),
+              f"{sig.name}, --jobs {jobs}: the case in flight is kept as interrupted",
+              f"h.hang interrupted ({sig.name})", last)
     rep = env.path("sig-hello.json")
     p = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", hang, "--adapter-cmd",
                           fake_cmd("--hang-hello"), "--report", rep, "--no-tap"],
