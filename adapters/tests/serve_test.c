@@ -134,7 +134,8 @@ DT_TEST(duplicate_keys_and_depth)
     check(strstr(out, "{\"id\":4,\"ok\":false") && !strstr(out, "twice"),
           "90k distinct keys are not duplicates", out);
     free(out);
-    n = (size_t)sprintf(big, "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}\n{\"id\":6,\"op\":\"reset\",\"args\":{\"x\":");
+    n = (size_t)sprintf(big, "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}\n{\"id\":6,"
+                             "\"op\":\"reset\",\"args\":{\"x\":");
     for (int k = 0; k < 1200; k++)
         big[n++] = '[';
     big[n++] = '\n';
@@ -165,5 +166,24 @@ DT_TEST(read_limit)
     free(out);
 }
 
+/* An unknown op whose name holds NULs is quoted in the error cut at 60 bytes, inside the
+ * two-byte form of a NUL (the input the request fuzzer found): the reply stays UTF-8, the cut
+ * character shown as U+FFFD. */
+DT_TEST(error_message_cut_inside_a_character)
+{
+    int status;
+    static const char reqs[] =
+        "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}\n"
+        "{\"id\":4,\"op\":\"\030eaatroK\\u0000oK\\u0000u0000oK\\u0000r00oK\\u0000ratroK"
+        "\\u0000oK\\u0000e2E3}2E\\u0000troK\\u0000oK\\u0000rat\"}\n";
+    char *out = serve(reqs, sizeof reqs - 1, &status);
+    const char *r4 = strstr(out, "{\"id\":4,\"ok\":false");
+    check(r4 && strstr(r4, "unknown op") && strstr(r4, "oK\xEF\xBF\xBD\\\""),
+          "the cut NUL is U+FFFD, not a lone 0xC0 byte", out);
+    for (const unsigned char *p = (const unsigned char *)out; *p; p++)
+        check(*p != 0xC0 && *p != 0xC1, "no 0xC0/0xC1 byte in the replies", out);
+    free(out);
+}
+
 DT_MAIN(DT_ENTRY(serve), DT_ENTRY(longest_line_with_cr), DT_ENTRY(duplicate_keys_and_depth),
-        DT_ENTRY(read_limit))
+        DT_ENTRY(read_limit), DT_ENTRY(error_message_cut_inside_a_character))
