@@ -191,46 +191,29 @@ static cJSON *id_value(bool has_id, uint64_t id)
     return cJSON_CreateRaw(buf);
 }
 
-/* Length of the well-formed UTF-8 sequence at S (at most N bytes), or 0. The pair 0xC0 0x80
- * counts: it is how dsjson holds a NUL inside a string, printed back as \u0000. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
-{
-    if (s[0] < 0x80) return 1;
-    if (s[0] == 0xC0) return n >= 2 && s[1] == 0x80 ? 2 : 0;
-    size_t len = s[0] >= 0xC2 && s[0] <= 0xDF   ? 2
-                 : s[0] >= 0xE0 && s[0] <= 0xEF ? 3
-                 : s[0] >= 0xF0 && s[0] <= 0xF4 ? 4
-                                                : 0;
-    if (len == 0 || n < len) return 0;
-    unsigned lo = 0x80, hi = 0xBF; /* the second byte's range (no overlongs, no surrogates) */
-    if (s[0] == 0xE0) lo = 0xA0;
-    if (s[0] == 0xED) hi = 0x9F;
-    if (s[0] == 0xF0) lo = 0x90;
-    if (s[0] == 0xF4) hi = 0x8F;
-    if (s[1] < lo || s[1] > hi) return 0;
-    for (size_t i = 2; i < len; i++)
-        if ((s[i] & 0xC0) != 0x80) return 0;
-    return len;
-}
-
 /* MESSAGE as valid UTF-8 in OUT (3 times its size, plus one): a message is cut at a fixed
  * length (a quoted argument with "%.60s", a library's text in a fixed buffer), and a cut
  * inside a character, or a library's own bytes, must not make the reply invalid JSON. Each
- * byte that starts no well-formed sequence becomes U+FFFD. */
+ * byte that starts no well-formed sequence becomes U+FFFD; the pair 0xC0 0x80 is kept (it is
+ * how dsjson holds a NUL inside a string, printed back as \u0000). */
 static void utf8_repair(const char *message, char *out)
 {
-    const unsigned char *s = (const unsigned char *)message;
     size_t n = strlen(message), o = 0;
     for (size_t i = 0; i < n;) {
-        size_t k = utf8_seq(s + i, n - i);
-        if (k == 0) {
+        long bad = ds__utf8_invalid_at(message + i, n - i);
+        size_t good = bad < 0 ? n - i : (size_t)bad;
+        memcpy(out + o, message + i, good);
+        o += good;
+        i += good;
+        if (i == n) break;
+        if ((unsigned char)message[i] == 0xC0 && (unsigned char)message[i + 1] == 0x80) {
+            memcpy(out + o, message + i, 2);
+            o += 2;
+            i += 2;
+        } else {
             memcpy(out + o, "\xEF\xBF\xBD", 3);
             o += 3;
             i++;
-        } else {
-            memcpy(out + o, s + i, k);
-            o += k;
-            i += k;
         }
     }
     out[o] = '\0';
