@@ -20,7 +20,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         /* An encoding is a tree for printing (exact numbers are raw text): it goes through
          * its text, as a reply does. */
         char *t1 = NULL, *t2 = NULL;
-        cJSON *again = ds__buffer_encode(&buf);
+        cJSON *again = NULL;
+        ds__err e1 = {0};
+        if (ds__buffer_encode(&buf, SIZE_MAX, &again, &e1) < 0 && !e1.set) abort();
         if (again) t1 = dsj_print(again, false, NULL);
         cJSON *parsed = t1 ? dsj_parse(t1, strlen(t1), NULL) : NULL;
         if (t1 && !parsed) abort();
@@ -30,7 +32,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             if (ds__buffer_decode(parsed, "obj", &back, &e2) != 0) abort();
             if (back.dtype != buf.dtype || back.ndim != buf.ndim || back.nbytes != buf.nbytes)
                 abort();
-            cJSON *third = ds__buffer_encode(&back);
+            cJSON *third = NULL;
+            if (ds__buffer_encode(&back, SIZE_MAX, &third, &e2) < 0 && !e2.set) abort();
             t2 = third ? dsj_print(third, false, NULL) : NULL;
             if (t2 && strcmp(t1, t2) != 0) abort();
             cJSON_Delete(third);

@@ -753,7 +753,7 @@ static int op_array_read(const ds__req *r, cJSON **result)
     buf.nbytes = (size_t)count * ds_dtype_size(info.dtype);
     if (buf.nbytes > 0 && (buf.data = ds__malloc(buf.nbytes)) == NULL) return oom(r);
     int rc = CALL(r, read, x, buf.data, buf.nbytes);
-    if (rc == 0 && (*result = ds__buffer_encode(&buf)) == NULL) rc = oom(r);
+    if (rc == 0) rc = ds__buffer_encode(&buf, DS_PROTOCOL_MAX_REPLY, result, r->e);
     ds__buffer_clear(&buf);
     return rc;
 }
@@ -1555,21 +1555,28 @@ static int op_global_sbp(const ds__req *r, cJSON **result)
 /* global.make's result (also global.binary's and global.sum's). */
 static int global_json(const ds__req *r, const ds_global_info *info, cJSON **out)
 {
+    cJSON *local = NULL, *value = NULL;
+    if (ds__buffer_encode(&info->local, DS_PROTOCOL_MAX_REPLY, &local, r->e) < 0 ||
+        ds__buffer_encode(&info->value, DS_PROTOCOL_MAX_REPLY, &value, r->e) < 0) {
+        cJSON_Delete(local);
+        return -1;
+    }
     cJSON *o = cJSON_CreateObject();
     cJSON *shape = cJSON_CreateArray(), *sbps = cJSON_CreateArray();
     if (!o) {
         cJSON_Delete(shape);
         cJSON_Delete(sbps);
+        cJSON_Delete(local);
+        cJSON_Delete(value);
         return oom(r);
     }
-    /* ds__put frees an item it cannot attach; sbps is freed here when shape fails. */
+    /* ds__put attaches an item or frees it, so each is put whatever came before. */
     bool ok = ds__put(o, "shape", shape);
-    if (!ok) cJSON_Delete(sbps);
-    ok = ok && ds__put(o, "sbp", sbps) &&
-         ds__put(o, "dtype", cJSON_CreateString(ds_dtype_name(info->dtype))) &&
-         ds__put(o, "placement", cJSON_CreateString(info->placement)) &&
-         ds__put(o, "local", ds__buffer_encode(&info->local)) &&
-         ds__put(o, "value", ds__buffer_encode(&info->value));
+    ok = ds__put(o, "sbp", sbps) && ok;
+    ok = ds__put(o, "dtype", cJSON_CreateString(ds_dtype_name(info->dtype))) && ok;
+    ok = ds__put(o, "placement", cJSON_CreateString(info->placement)) && ok;
+    ok = ds__put(o, "local", local) && ok;
+    ok = ds__put(o, "value", value) && ok;
     for (int i = 0; ok && i < info->ndim; i++)
         ok = ds__push(shape, cJSON_CreateNumber((double)info->shape[i]));
     for (size_t i = 0; ok && i < info->nsbp && i < DS_MAX_SBP; i++)

@@ -61,16 +61,25 @@ bool ds__push(cJSON *arr, cJSON *item);
 int ds__buffer_decode(const cJSON *v, const char *arg, ds_buffer *out, ds__err *e);
 /* Frees out->data and empties *out. */
 void ds__buffer_clear(ds_buffer *buf);
-/* Encodes *buf as a typed array; NULL when memory runs out. */
-cJSON *ds__buffer_encode(const ds_buffer *buf);
+/* Encodes *buf as a typed array {"dtype", "shape", "data"} (spec/protocol.md, "Values") into
+ * *out (free with cJSON_Delete). The "data" list is written straight to text into one buffer
+ * that doubles as it fills and is held as one raw node, which dsj_print copies once: linear
+ * time, the text's memory, no node per element. Encoding stops once the list's text passes
+ * LIMIT bytes (SIZE_MAX: none), so no more than about LIMIT bytes are built. Returns 0, or -1
+ * with *e set and *out NULL: MemoryError (origin adapter) when memory runs out or the text
+ * would pass LIMIT; ValueError (origin adapter) when the buffer's dtype, shape and size do not
+ * agree. */
+int ds__buffer_encode(const ds_buffer *buf, size_t limit, cJSON **out, ds__err *e);
 /* Element count of a shape, or -1 when it overflows or a dimension is negative. */
 int64_t ds__shape_count(const int64_t *shape, int ndim);
 /* Decodes a scalar operand (a JSON boolean, number or {"scalar": text}). */
 int ds__scalar_decode(const cJSON *v, const char *arg, ds_scalar *out, ds__err *e);
 /* Whether `v` has the form of a scalar operand. */
 bool ds__is_scalar(const cJSON *v);
-/* Writes the shortest decimal that reads back as exactly `d` (as float when `single`). */
-void ds__format_float(double d, bool single, char *buf, size_t size);
+/* Writes an element's float text: an integral value below 1e16 in full ("100"), any other
+ * the shortest decimal that reads back as exactly `d` (as a float32 when `single`).
+ * Returns its length. */
+size_t ds__format_float(double d, bool single, char buf[DSJ_NUMBER_MAX]);
 /* Checks that `len` bytes of `s` are UTF-8; returns the offset of the first bad byte or -1. */
 long ds__utf8_invalid_at(const char *s, size_t len);
 

@@ -124,22 +124,6 @@ long ds__utf8_invalid_at(const char *s, size_t len)
     return -1;
 }
 
-void ds__format_float(double d, bool single, char *buf, size_t size)
-{
-    /* Integral values below 1e16 print in full ("100", not "1e+02"): exact and readable.
-     * Others: dsjson's shortest decimal that reads back exactly (as a float32 when SINGLE). */
-    if (d == trunc(d) && fabs(d) < 1e16) {
-        snprintf(buf, size, "%.0f", d);
-        return;
-    }
-    char t[DSJ_NUMBER_MAX];
-    if (single)
-        dsj_format_float32((float)d, t);
-    else
-        dsj_format_double(d, t);
-    snprintf(buf, size, "%s", t);
-}
-
 /* Whether t has the form of a decimal integer: an optional sign and ASCII digits. */
 static bool int_form(const char *t)
 {
@@ -428,148 +412,279 @@ int ds__buffer_decode(const cJSON *v, const char *arg, ds_buffer *out, ds__err *
     return 0;
 }
 
-/* Appends one float element: a number, or a string for nan, inf, -inf and -0.0. */
-static cJSON *encode_float(double d, bool single)
+/* ---- encoding: typed arrays straight to text ---- */
+
+/* The most bytes one element's text takes with its comma: a complex pair of two of the
+ * longest floats, "[-2.2250738585072014e-308,-2.2250738585072014e-308]," (spec/protocol.md,
+ * "Limits", counts 55). Room for this much is made before each element is written. */
+#define ELEMENT_TEXT_MAX 64
+
+/* The text of a "data" list as it is written: one buffer that grows by doubling. */
+typedef struct list_text {
+    char *data;
+    size_t len, cap;
+    size_t limit; /* the most bytes the list may take */
+    bool over;    /* it would have passed `limit` */
+} list_text;
+
+/* Makes room for ELEMENT_TEXT_MAX more bytes and a NUL. False when memory runs out, or (with
+ * t->over set) when the text already passes its limit: the buffer then never grows past
+ * about the limit, whatever the element count. */
+static bool list_reserve(list_text *t)
 {
-    char buf[40];
-    if (isnan(d)) return cJSON_CreateString("nan");
-    if (isinf(d)) return cJSON_CreateString(d > 0 ? "inf" : "-inf");
-    if (d == 0 && signbit(d)) return cJSON_CreateString("-0.0");
-    ds__format_float(d, single, buf, sizeof buf);
-    return cJSON_CreateRaw(buf);
+    if (t->len > t->limit) {
+        t->over = true;
+        return false;
+    }
+    size_t need = t->len + ELEMENT_TEXT_MAX + 1;
+    if (need <= t->cap) return true;
+    size_t cap = t->cap ? t->cap : 4096;
+    while (cap < need)
+        cap = cap > SIZE_MAX / 2 ? SIZE_MAX : cap * 2;
+    /* limit + ELEMENT_TEXT_MAX + 1 is room enough for the last element that may be written
+     * (the limit is far below SIZE_MAX / 2 wherever it is not SIZE_MAX itself). */
+    if (t->limit < SIZE_MAX / 2 && cap > t->limit + ELEMENT_TEXT_MAX + 1)
+        cap = t->limit + ELEMENT_TEXT_MAX + 1;
+    /* cJSON's allocator, not realloc: the buffer becomes a node's text, which cJSON_Delete
+     * frees with cJSON's free, whatever hooks a program gave cJSON (the shim's allocation
+     * tests give it the shim's counted functions). Doubling keeps the copies linear. */
+    char *d = cJSON_malloc(cap);
+    if (d == NULL) return false;
+    if (t->len) memcpy(d, t->data, t->len);
+    cJSON_free(t->data);
+    t->data = d;
+    t->cap = cap;
+    return true;
 }
 
-/* Reads one element of type T at `src`, which need not be aligned, into DST. */
-#define LOAD(T, dst)                                                                               \
-    do {                                                                                           \
-        T x_;                                                                                      \
-        memcpy(&x_, src, sizeof x_);                                                               \
-        (dst) = x_;                                                                                \
-    } while (0)
-
-static cJSON *encode_element(const unsigned char *src, ds_dtype dt)
+/* The decimal digits of U at P; returns their count. */
+static size_t put_uint(char *p, uint64_t u)
 {
-    char buf[32];
-    int64_t s = 0;
-    uint64_t u = 0;
-    bool is_unsigned = false;
+    char digits[20];
+    size_t n = 0;
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    for (size_t k = 0; k < n; k++)
+        p[k] = digits[n - 1 - k];
+    return n;
+}
+
+static size_t put_int(char *p, int64_t s)
+{
+    if (s >= 0) return put_uint(p, (uint64_t)s);
+    *p = '-';
+    return 1 + put_uint(p + 1, 0 - (uint64_t)s);
+}
+
+static size_t put_text(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return n;
+}
+
+size_t ds__format_float(double d, bool single, char buf[DSJ_NUMBER_MAX])
+{
+    /* Integral values below 1e16 print in full ("100", not "1e+02"): exact and readable
+     * (their digits are written here directly: |d| < 1e16 < 2^63, and -0.0 gives "0").
+     * Others: dsjson's shortest decimal that reads back exactly (as a float32 when SINGLE). */
+    if (d == trunc(d) && fabs(d) < 1e16) {
+        size_t n = put_int(buf, (int64_t)d);
+        buf[n] = '\0';
+        return n;
+    }
+    return single ? dsj_format_float32((float)d, buf) : dsj_format_double(d, buf);
+}
+
+/* One float element at P: a number, or a string for nan, inf, -inf and -0.0, which JSON
+ * numbers cannot hold (spec/protocol.md, "Values"). Returns its length. */
+static size_t put_float(char *p, double d, bool single)
+{
+    if (isnan(d)) return put_text(p, "\"nan\"");
+    if (isinf(d)) return put_text(p, d > 0 ? "\"inf\"" : "\"-inf\"");
+    if (d == 0 && signbit(d)) return put_text(p, "\"-0.0\"");
+    char t[DSJ_NUMBER_MAX];
+    size_t n = ds__format_float(d, single, t);
+    memcpy(p, t, n);
+    return n;
+}
+
+/* An integer element: a number up to 2^53 in magnitude, a decimal string beyond, so that no
+ * JSON reader rounds it. */
+static size_t put_signed(char *p, int64_t s)
+{
+    if (s >= -(int64_t)EXACT_LIMIT && s <= (int64_t)EXACT_LIMIT) return put_int(p, s);
+    p[0] = '"';
+    size_t n = put_int(p + 1, s);
+    p[n + 1] = '"';
+    return n + 2;
+}
+
+static size_t put_unsigned(char *p, uint64_t u)
+{
+    if (u <= (uint64_t)EXACT_LIMIT) return put_uint(p, u);
+    p[0] = '"';
+    size_t n = put_uint(p + 1, u);
+    p[n + 1] = '"';
+    return n + 2;
+}
+
+/* Declares X, the element of type T at `src` (which need not be aligned). */
+#define LOAD(T, x)                                                                                 \
+    T x;                                                                                           \
+    memcpy(&x, src, sizeof x)
+
+/* The text of the element of DT at SRC, at P (room for ELEMENT_TEXT_MAX). Returns its
+ * length. */
+static size_t put_element(char *p, const unsigned char *src, ds_dtype dt)
+{
     switch (dt) {
     case DS_BOOL:
-        return cJSON_CreateBool(*src != 0);
-    case DS_INT8:
-        LOAD(int8_t, s);
-        break;
-    case DS_INT16:
-        LOAD(int16_t, s);
-        break;
-    case DS_INT32:
-        LOAD(int32_t, s);
-        break;
-    case DS_INT64:
-        LOAD(int64_t, s);
-        break;
-    case DS_UINT8:
-        LOAD(uint8_t, u);
-        is_unsigned = true;
-        break;
-    case DS_UINT16:
-        LOAD(uint16_t, u);
-        is_unsigned = true;
-        break;
-    case DS_UINT32:
-        LOAD(uint32_t, u);
-        is_unsigned = true;
-        break;
-    case DS_UINT64:
-        LOAD(uint64_t, u);
-        is_unsigned = true;
-        break;
+        return put_text(p, *src ? "true" : "false");
+    case DS_INT8: {
+        LOAD(int8_t, x);
+        return put_signed(p, x);
+    }
+    case DS_INT16: {
+        LOAD(int16_t, x);
+        return put_signed(p, x);
+    }
+    case DS_INT32: {
+        LOAD(int32_t, x);
+        return put_signed(p, x);
+    }
+    case DS_INT64: {
+        LOAD(int64_t, x);
+        return put_signed(p, x);
+    }
+    case DS_UINT8: {
+        LOAD(uint8_t, x);
+        return put_unsigned(p, x);
+    }
+    case DS_UINT16: {
+        LOAD(uint16_t, x);
+        return put_unsigned(p, x);
+    }
+    case DS_UINT32: {
+        LOAD(uint32_t, x);
+        return put_unsigned(p, x);
+    }
+    case DS_UINT64: {
+        LOAD(uint64_t, x);
+        return put_unsigned(p, x);
+    }
     case DS_FLOAT32: {
-        float x;
-        memcpy(&x, src, sizeof x);
-        return encode_float(x, true);
+        LOAD(float, x);
+        return put_float(p, x, true);
     }
     case DS_FLOAT64: {
-        double x;
-        memcpy(&x, src, sizeof x);
-        return encode_float(x, false);
+        LOAD(double, x);
+        return put_float(p, x, false);
     }
     case DS_FLOAT16: {
-        uint16_t h;
-        memcpy(&h, src, sizeof h);
-        return encode_float(dsj_float16_to_double(h), false);
+        LOAD(uint16_t, h);
+        return put_float(p, dsj_float16_to_double(h), false);
     }
     case DS_COMPLEX64:
     case DS_COMPLEX128: {
         bool single = dt == DS_COMPLEX64;
         double re, im;
         if (single) {
-            float p[2];
-            memcpy(p, src, sizeof p);
-            re = p[0];
-            im = p[1];
+            float pair[2];
+            memcpy(pair, src, sizeof pair);
+            re = pair[0];
+            im = pair[1];
         } else {
-            double p[2];
-            memcpy(p, src, sizeof p);
-            re = p[0];
-            im = p[1];
+            double pair[2];
+            memcpy(pair, src, sizeof pair);
+            re = pair[0];
+            im = pair[1];
         }
-        cJSON *pair = cJSON_CreateArray();
-        if (pair == NULL || !ds__push(pair, encode_float(re, single)) ||
-            !ds__push(pair, encode_float(im, single))) {
-            cJSON_Delete(pair);
-            return NULL;
-        }
-        return pair;
+        size_t n = 0;
+        p[n++] = '[';
+        n += put_float(p + n, re, single);
+        p[n++] = ',';
+        n += put_float(p + n, im, single);
+        p[n++] = ']';
+        return n;
     }
     default:
-        return NULL;
+        return 0;
     }
-    /* Integers beyond 2^53 become strings, so that no JSON reader rounds them. */
-    if (is_unsigned) {
-        snprintf(buf, sizeof buf, "%" PRIu64, u);
-        return u > (uint64_t)EXACT_LIMIT ? cJSON_CreateString(buf) : cJSON_CreateRaw(buf);
-    }
-    snprintf(buf, sizeof buf, "%" PRId64, s);
-    return (s > (int64_t)EXACT_LIMIT || s < -(int64_t)EXACT_LIMIT) ? cJSON_CreateString(buf)
-                                                                   : cJSON_CreateRaw(buf);
 }
 
-cJSON *ds__buffer_encode(const ds_buffer *buf)
+int ds__buffer_encode(const ds_buffer *buf, size_t limit, cJSON **out, ds__err *e)
 {
+    *out = NULL;
     size_t esize = ds_dtype_size(buf->dtype);
     const char *name = ds_dtype_name(buf->dtype);
     int64_t count = ds__shape_count(buf->shape, buf->ndim);
-    if (name == NULL || count < 0 || buf->nbytes != (size_t)count * esize) return NULL;
-    cJSON *obj = cJSON_CreateObject(), *shape = NULL, *data = NULL;
-    bool ok = obj != NULL && ds__put(obj, "dtype", cJSON_CreateString(name)) &&
-              ds__put(obj, "shape", (shape = cJSON_CreateArray())) &&
-              ds__put(obj, "data", (data = cJSON_CreateArray()));
-    for (int k = 0; ok && k < buf->ndim; k++)
-        ok = ds__push(shape, dsj_create_int64(buf->shape[k])); /* exact beyond 2^53 */
-    /* Appending through a tail pointer keeps encoding linear in the element count. */
-    cJSON *tail = NULL;
+    if (name == NULL || count < 0 || buf->nbytes != (size_t)count * esize)
+        return ds__fail(e, DS__ORIGIN_ADAPTER, "ValueError",
+                        "a typed array to encode has no dtype, or a shape that does not match "
+                        "its %zu bytes",
+                        buf->nbytes);
+    /* The list is text from the start: one buffer, doubled as it fills (linear time), never
+     * more than about `limit` bytes. It goes into the tree as one raw node, which dsj_print
+     * copies into the reply once; a node per element would cost about 100 bytes and an
+     * allocation each (2 million float64 took 350 MB). */
+    list_text t = {.limit = limit};
+    const unsigned char *src = buf->data;
+    bool ok = list_reserve(&t);
+    if (ok) t.data[t.len++] = '[';
     for (int64_t i = 0; ok && i < count; i++) {
-        cJSON *el =
-            encode_element((const unsigned char *)buf->data + (size_t)i * esize, buf->dtype);
-        if (el == NULL) {
+        if (!list_reserve(&t)) {
             ok = false;
             break;
         }
-        if (tail == NULL) {
-            data->child = el;
-        } else {
-            tail->next = el;
-            el->prev = tail;
+        if (i > 0) t.data[t.len++] = ',';
+        t.len += put_element(t.data + t.len, src + (size_t)i * esize, buf->dtype);
+    }
+    if (ok && (ok = list_reserve(&t))) {
+        t.data[t.len++] = ']';
+        t.data[t.len] = '\0';
+        ok = t.len <= t.limit;
+        t.over = !ok;
+    }
+    cJSON *obj = NULL, *shape = NULL, *data = NULL;
+    if (ok) {
+        /* The raw node takes the buffer: cJSON_Delete frees it with cJSON's free, which is
+         * the free that matches ds__realloc (the shim leaves cJSON's hooks at malloc and
+         * free; its allocation tests set both to the shim's counted functions). */
+        data = cJSON_CreateRaw("");
+        if (data != NULL) {
+            cJSON_free(data->valuestring);
+            data->valuestring = t.data;
+            t.data = NULL;
         }
-        tail = el;
-        data->child->prev = tail;
+        obj = cJSON_CreateObject();
+        ok = obj != NULL && ds__put(obj, "dtype", cJSON_CreateString(name)) &&
+             ds__put(obj, "shape", (shape = cJSON_CreateArray()));
+        for (int k = 0; ok && k < buf->ndim; k++)
+            ok = ds__push(shape, dsj_create_int64(buf->shape[k])); /* exact beyond 2^53 */
+        if (ok)
+            ok = ds__put(obj, "data", data); /* takes it, or deletes it */
+        else
+            cJSON_Delete(data);
+        data = NULL;
+        if (!ok) {
+            cJSON_Delete(obj);
+            obj = NULL;
+        }
     }
-    if (!ok) {
-        cJSON_Delete(obj);
-        return NULL;
-    }
-    return obj;
+    cJSON_free(t.data);
+    if (t.over)
+        return ds__fail(e, DS__ORIGIN_ADAPTER, "MemoryError",
+                        "a typed array of %" PRId64 " elements of %s takes more than the %zu "
+                        "bytes a reply line may hold",
+                        count, name, limit);
+    if (obj == NULL)
+        return ds__fail(e, DS__ORIGIN_ADAPTER, "MemoryError",
+                        "out of memory encoding a typed array of %" PRId64 " elements", count);
+    *out = obj;
+    return 0;
 }
 
 bool ds__put(cJSON *obj, const char *key, cJSON *item)
