@@ -8,8 +8,16 @@
  * group. Requests go to its stdin, replies come from its stdout, one JSON object per line;
  * its stderr is drained all the time (so it can never block on a full pipe) and its tail is
  * kept for crash reports. All three pipes are non-blocking and multiplexed with poll()
- * against the case's deadline; on a timeout the whole process group is killed. */
+ * against the case's deadline; on a timeout the whole process group is killed.
+ *
+ * Each worker has a keeper: a small process forked from the runner that holds the read end
+ * of a pipe only the runner writes to. When the runner dies in any way (SIGKILL, the OOM
+ * killer), the pipe reads as end of file and the keeper kills the worker's whole process
+ * group, so children of the worker (an `--adapter-cmd` shell's commands) die with it; the
+ * kernel's parent-death signal reaches only the worker itself. When the runner stops a
+ * worker itself, it releases the keeper first with one byte. */
 #define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* syscall */
 #include "devspec.h"
 
 #include <dlfcn.h>
@@ -23,6 +31,9 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/syscall.h>
+#endif
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -47,6 +58,8 @@ struct dsr_adapter {
     char **argv;
     char **env_add;
     pid_t pid;
+    pid_t keeper;    /* the worker's keeper (see the top of this file), -1 when none */
+    int lifeline;    /* the write end of the keeper's pipe, -1 when none */
     int in_fd, out_fd, err_fd;
     dsr_buf rbuf;   /* bytes read from stdout and not yet returned */
     size_t scanned; /* rbuf[0..scanned) holds no '\n' */
@@ -122,6 +135,8 @@ dsr_adapter *dsr__adapter_open_cmd(char *const *argv, char *const *env_add)
     a->argv = copy_list(argv);
     a->env_add = copy_list(env_add);
     a->pid = -1;
+    a->keeper = -1;
+    a->lifeline = -1;
     a->in_fd = a->out_fd = a->err_fd = -1;
     return a;
 }
@@ -200,6 +215,76 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
+/* Tells the keeper that the runner has dealt with the group itself, and reaps it. */
+static void release_keeper(dsr_adapter *a)
+{
+    if (a->lifeline >= 0) {
+        ssize_t w;
+        while ((w = write(a->lifeline, "x", 1)) < 0 && errno == EINTR)
+            ;
+        (void)w; /* a keeper already gone has nothing left to release */
+        close_fd(&a->lifeline);
+    }
+    if (a->keeper > 0)
+        while (waitpid(a->keeper, NULL, 0) < 0 && errno == EINTR)
+            ;
+    a->keeper = -1;
+}
+
+/* The keeper's whole life, in a child forked from a threaded process: only
+ * async-signal-safe calls. Every descriptor but the lifeline is closed (another worker's
+ * pipe held here would never read as end of file, another keeper's lifeline never close);
+ * signals meant for the runner's terminal are ignored, so that the keeper outlives the
+ * runner's orderly stop and sees how it ended. */
+static _Noreturn void keeper_main(int lifeline, pid_t group)
+{
+    struct sigaction ign = {.sa_handler = SIG_IGN};
+    sigemptyset(&ign.sa_mask);
+    int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
+        sigaction(ignored[i], &ign, NULL);
+    if (lifeline != 0) {
+        dup2(lifeline, 0);
+        close(lifeline);
+    }
+    bool closed = false;
+#if defined(__linux__) && defined(SYS_close_range)
+    closed = syscall(SYS_close_range, 1u, ~0u, 0u) == 0;
+#endif
+    if (!closed) {
+        long max = sysconf(_SC_OPEN_MAX);
+        if (max < 0 || max > 65536) max = 65536;
+        for (int fd = 1; fd < max; fd++)
+            close(fd);
+    }
+    char c;
+    ssize_t n;
+    while ((n = read(0, &c, 1)) < 0 && errno == EINTR)
+        ;
+    if (n == 0) kill(-group, SIGKILL); /* the runner is gone without a word */
+    _exit(0);
+}
+
+/* Starts the keeper of the worker whose process group is GROUP; a failure leaves the
+ * worker without one (the parent-death signal still reaches the worker itself). Called
+ * under start_lock. */
+static void start_keeper(dsr_adapter *a, pid_t group)
+{
+    int lp[2];
+    if (pipe(lp) != 0) return;
+    fcntl(lp[0], F_SETFD, FD_CLOEXEC);
+    fcntl(lp[1], F_SETFD, FD_CLOEXEC);
+    pid_t pid = fork();
+    if (pid == 0) keeper_main(lp[0], group);
+    close(lp[0]);
+    if (pid < 0) {
+        close(lp[1]);
+        return;
+    }
+    a->keeper = pid;
+    a->lifeline = lp[1];
+}
+
 /* Reaps the worker, waiting up to GRACE seconds before killing its process group. */
 static void reap(dsr_adapter *a, double grace)
 {
@@ -223,6 +308,7 @@ static void reap(dsr_adapter *a, double grace)
     /* Anything the worker left behind in its group goes with it. */
     kill(-a->pid, SIGKILL);
     a->pid = -1;
+    release_keeper(a);
 }
 
 static void shut(dsr_adapter *a, double grace)
@@ -304,6 +390,7 @@ int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
     close(p[IN][0]);
     close(p[OUT][1]);
     close(p[ERR][1]);
+    start_keeper(a, pid);
     pthread_mutex_unlock(&start_lock);
     a->pid = pid;
     a->in_fd = p[IN][1];

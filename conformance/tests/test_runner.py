@@ -1422,7 +1422,7 @@ def group_reliability(env):
     # Item: a runner killed outright takes its worker with it.
     pidf = env.path("worker.pid")
     p = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", hang, "--timeout", "60",
-                          "--adapter-cmd", f"echo $$ > {pidf}; " + fake_cmd(), "--report",
+                          "--jobs", "1", "--adapter-cmd", f"echo $$ > {pidf}; " + fake_cmd(), "--report",
                           env.path("killed.json"), "--no-tap"],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
     jl = env.path("killed.jsonl")
@@ -1435,6 +1435,28 @@ def group_reliability(env):
     check(gone, "SIGKILL of the runner: the hung worker dies too", "worker gone", wpid)
     if not gone:
         os.kill(wpid, signal.SIGKILL)
+
+    # The same when the worker is a shell that does not exec: its child, the adapter, is
+    # in the worker's process group and must die with the runner as well.
+    pidf = env.path("shell.pid")
+    p = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", hang, "--timeout", "60",
+                          "--jobs", "1", "--adapter-cmd", f"echo $$ > {pidf}; {fake_cmd()[5:]}; true", "--report",
+                          env.path("killed-shell.json"), "--no-tap"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
+    jl = env.path("killed-shell.jsonl")
+    _wait_for(lambda: os.path.exists(jl) and '"h.pass"' in open(jl).read())
+    time.sleep(0.3)
+    spid = int(open(pidf).read())
+    with open(f"/proc/{spid}/task/{spid}/children") as f:
+        kids = [int(k) for k in f.read().split()]
+    p.kill()
+    p.communicate()
+    gone = _wait_for(lambda: not any(_alive(k) for k in kids), 10)
+    check(len(kids) == 1 and gone, "SIGKILL of the runner: the child of a worker's shell dies too",
+          "one child, gone", kids)
+    for k in kids:
+        if _alive(k):
+            os.kill(k, signal.SIGKILL)
 
     # Item: adapters/adapters.json is checked like a case file, every problem located.
     src = env.path("fake-source")
