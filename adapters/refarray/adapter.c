@@ -137,9 +137,9 @@ typedef struct adapter {
     char message[1024];
 } adapter;
 
-/* The cpu device's default memory limit in the adapter: 4 GiB, far above what any case needs
- * and below what brings a CI machine down. */
-#define DEFAULT_MAX_HOST_BYTES ((size_t)4 << 30)
+/* The default memory limit of the cpu device and of each OpenCL device in the adapter: 4 GiB,
+ * far above what any case needs and below what brings a CI machine down. */
+#define DEFAULT_MAX_BYTES ((size_t)4 << 30)
 
 static int open_lib(void **lib)
 {
@@ -162,11 +162,13 @@ static int open_lib(void **lib)
     const char *inference = getenv("DEVSPEC_REFARRAY_INFERENCE");
     const char *no_opencl = getenv("DEVSPEC_REFARRAY_NO_OPENCL");
     a->version = version;
-    ra_ctx_options opts = {.size = sizeof opts, .max_host_bytes = DEFAULT_MAX_HOST_BYTES};
+    ra_ctx_options opts = {.size = sizeof opts,
+                           .max_host_bytes = DEFAULT_MAX_BYTES,
+                           .max_device_bytes = DEFAULT_MAX_BYTES};
     if (no_opencl != NULL && strcmp(no_opencl, "1") == 0) opts.flags |= RA_CTX_NO_OPENCL;
-    /* A case cannot take the machine down: the cpu device's arrays hold at most this much
-     * (DEVSPEC_REFARRAY_MAX_BYTES overrides it; 0 is no limit). Beyond it a creation is
-     * MemoryError. */
+    /* A case cannot take the machine down: the cpu device's arrays, and each OpenCL
+     * device's, hold at most this much (DEVSPEC_REFARRAY_MAX_BYTES overrides it; 0 is no
+     * limit). Beyond it a creation is MemoryError. */
     const char *max_bytes = getenv("DEVSPEC_REFARRAY_MAX_BYTES");
     if (max_bytes != NULL) {
         char *end;
@@ -179,6 +181,7 @@ static int open_lib(void **lib)
             return -1;
         }
         opts.max_host_bytes = (size_t)v;
+        opts.max_device_bytes = (size_t)v;
     }
     a->legacy = inference != NULL && strcmp(inference, "legacy") == 0;
     if (inference != NULL && !a->legacy && strcmp(inference, "2025") != 0) {

@@ -173,8 +173,16 @@ typedef struct ra_ctx_options {
     /* The most bytes of array data the cpu device may hold at once, or 0 for no limit. An
      * allocation that would pass it is RA_E_NOMEM (MemoryError) with a message naming the
      * limit, so that one oversized request cannot take the machine down (an adapter sets it;
-     * OpenCL devices have their own limits). */
+     * OpenCL devices have max_device_bytes). */
     size_t max_host_bytes;
+    /* The most bytes of buffers each OpenCL device (gpu:N) may hold at once, or 0 for no
+     * limit beyond the device's own memory. Each device counts its own buffers, those idle
+     * in its pool of reusable buffers included (they are released before a refusal); the cpu
+     * device is not counted here. An allocation that would pass it is RA_E_NOMEM with a
+     * message naming the device and the limit, before any buffer is created. An OpenCL CPU
+     * device (PoCL) takes its buffers from host memory: what a context may take from the
+     * host is then max_host_bytes plus this for each such device. */
+    size_t max_device_bytes;
 } ra_ctx_options;
 
 /* Context options with their size set: ra_ctx_create(RA_CTX_OPTIONS(.flags = ...), &ctx). */

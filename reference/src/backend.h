@@ -171,6 +171,8 @@ enum ra__backend_flag {
 /* Allocation through the context's hook (all host-side allocations of a backend). */
 /* The context's ra_ctx_options.max_host_bytes: the cpu device's limit, 0 for none. */
 size_t ra__ctx_max_host_bytes(const ra_ctx *ctx);
+/* The context's ra_ctx_options.max_device_bytes: each OpenCL device's limit, 0 for none. */
+size_t ra__ctx_max_device_bytes(const ra_ctx *ctx);
 void *ra__alloc(ra_ctx *ctx, size_t size);
 void *ra__calloc(ra_ctx *ctx, size_t count, size_t size);
 void ra__free(ra_ctx *ctx, void *ptr);

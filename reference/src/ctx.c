@@ -46,6 +46,11 @@ size_t ra__ctx_max_host_bytes(const ra_ctx *ctx)
     return ctx->max_host_bytes;
 }
 
+size_t ra__ctx_max_device_bytes(const ra_ctx *ctx)
+{
+    return ctx->max_device_bytes;
+}
+
 void *ra__alloc(ra_ctx *ctx, size_t size)
 {
     if (size == 0) size = 1;
@@ -251,6 +256,7 @@ int ra_ctx_create(const ra_ctx_options *in, ra_ctx **out)
     ctx->flags = opts ? opts->flags : 0;
     /* local holds zeros past what an older caller's options had */
     ctx->max_host_bytes = opts ? opts->max_host_bytes : 0;
+    ctx->max_device_bytes = opts ? opts->max_device_bytes : 0;
     ctx->serial = atomic_fetch_add(&next_ctx_serial, 1);
     atomic_init(&ctx->inference, RA_INFER_2025);
     atomic_init(&ctx->promotion, RA_PROMOTION_ARRAY_API);

@@ -215,6 +215,11 @@ static void on_device(ra_ctx *ctx, ra_device dev)
                   "%s: too many dimensions", ds);
     int64_t huge[3] = {INT64_MAX / 4, 8, 8};
     ASSERT_STATUS(ctx, ra_zeros(ctx, huge, 3, &on, &x), RA_E_TOO_LARGE, "%s: size overflow", ds);
+    /* [2^32, 2^32] holds 2^64 elements: reported as an overflow, not as a count of -1. */
+    int64_t square[2] = {(int64_t)1 << 32, (int64_t)1 << 32};
+    ASSERT_STATUS(ctx, ra_full(ctx, square, 2, ra_scalar_int(1), &on, &x), RA_E_TOO_LARGE,
+                  "%s: [2^32, 2^32] overflows", ds);
+    ASSERT_MESSAGE(ctx, "element count overflows", "%s: the message says it overflows", ds);
     int64_t zero_ext[3] = {INT64_MAX, 0, 5};
     ASSERT_STATUS(ctx, ra_zeros(ctx, zero_ext, 3, &on, &x), RA_OK,
                   "%s: a zero extent makes any shape empty", ds);

@@ -121,6 +121,18 @@ static int ocl_alloc(void *impl, size_t nbytes, void **buf)
         *buf = b;
         return RA_OK;
     }
+    /* The context's limit for each device (ra_ctx_options.max_device_bytes) counts the
+     * buffers it holds, pooled ones included; they are given back before a refusal, which
+     * comes before any buffer is created. */
+    size_t max = ra__ctx_max_device_bytes(dev->ctx);
+    if (max && dev->live_bytes + nbytes > max) pool_drain(dev);
+    if (max && (nbytes > max || dev->live_bytes > max - nbytes)) {
+        status = ra__ctx_error(dev->ctx, RA_E_NOMEM,
+                               "%zu bytes requested on OpenCL device '%s' would pass the "
+                               "context's device memory limit of %zu bytes (%llu held)",
+                               nbytes, dev->name, max, (unsigned long long)dev->live_bytes);
+        goto unlock;
+    }
     if (dev->live_bytes + nbytes > dev->global_mem) pool_drain(dev);
     if (dev->live_bytes + nbytes > dev->global_mem) {
         status = ra__ctx_error(dev->ctx, RA_E_NOMEM,

@@ -363,6 +363,59 @@ static void test_out_of_memory(void)
     ra_array_release(s);
 }
 
+/* The context's limit for each device's buffers (ra_ctx_options.max_device_bytes): on a
+ * context with 1 MiB a buffer past it is RA_E_NOMEM naming the limit, before any buffer is
+ * created; freeing gives the bytes back (also those the device keeps for reuse); gpu:1
+ * counts its own buffers; the cpu device is not counted. */
+static void test_device_limit(void)
+{
+    ra_ctx *lc = NULL;
+    ASSERT_STATUS(NULL, ra_ctx_create(RA_CTX_OPTIONS(.max_device_bytes = 1 << 20), &lc), RA_OK,
+                  "a context with a 1 MiB limit on each device");
+    ra_device g[2];
+    size_t n = gpu_devices(lc, g, 2);
+    ra_array *a = NULL, *b = NULL, *c = NULL, *d = NULL, *other = NULL, *host = NULL;
+    const int64_t half = (1 << 19) / 8, quarter = (1 << 18) / 8, whole = (1 << 20) / 8;
+    ra_opts f64 = {.size = sizeof f64, .dtype = RA_FLOAT64, .device_value = &g[0]};
+    ASSERT_STATUS(lc, ra_zeros(lc, &half, 1, &f64, &a), RA_OK, "gpu:0: 512 KiB within the limit");
+    ASSERT_STATUS(lc, ra_zeros(lc, &half, 1, &f64, &b), RA_OK,
+                  "gpu:0: another 512 KiB, exactly the limit");
+    ASSERT_STATUS(lc, ra_zeros(lc, &quarter, 1, &f64, &c), RA_E_NOMEM,
+                  "gpu:0: 256 KiB more passes the limit");
+    ASSERT_MESSAGE(lc, "device memory limit of 1048576 bytes", "the message names the limit");
+    ASSERT_STR(ra_status_kind(RA_E_NOMEM), "MemoryError", "the refusal is a MemoryError");
+    const int64_t huge = (int64_t)1 << 33;
+    ra_opts i8 = {.size = sizeof i8, .dtype = RA_INT8, .device_value = &g[0]};
+    ASSERT_STATUS(lc, ra_empty(lc, &huge, 1, &i8, &d), RA_E_NOMEM,
+                  "gpu:0: 2^33 int8 is refused at once");
+    /* b goes back (to the device's pool of reusable buffers, then to the driver when the
+     * bytes are needed): 256 KiB fits again, and b's 512 KiB again after that is released. */
+    ra_array_release(b);
+    ASSERT_STATUS(lc, ra_zeros(lc, &quarter, 1, &f64, &c), RA_OK,
+                  "gpu:0: memory given back counts again");
+    ra_array_release(c);
+    c = NULL;
+    ASSERT_STATUS(lc, ra_zeros(lc, &half, 1, &f64, &c), RA_OK,
+                  "gpu:0: 512 KiB again once the 256 KiB is released");
+    ra_device cpu;
+    ASSERT_STATUS(lc, ra_device_parse(lc, "cpu", &cpu), RA_OK, "the cpu device");
+    ra_opts host_f64 = {.size = sizeof host_f64, .dtype = RA_FLOAT64, .device_value = &cpu};
+    ASSERT_STATUS(lc, ra_zeros(lc, &whole, 1, &host_f64, &host), RA_OK,
+                  "cpu: 1 MiB, not counted against the devices' limit");
+    if (n >= 2) {
+        ra_opts on1 = {.size = sizeof on1, .dtype = RA_FLOAT64, .device_value = &g[1]};
+        ASSERT_STATUS(lc, ra_zeros(lc, &whole, 1, &on1, &other), RA_OK,
+                      "gpu:1: a full 1 MiB of its own while gpu:0 holds 1 MiB");
+    } else {
+        skip_part(two_devices, "gpu:1 counts its own buffers");
+    }
+    ra_array_release(a);
+    ra_array_release(c);
+    ra_array_release(other);
+    ra_array_release(host);
+    ra_ctx_destroy(lc);
+}
+
 /* Runs one group on a fresh context; skips it where no OpenCL device is available. */
 static void on_gpus(void (*group)(void))
 {
@@ -416,5 +469,11 @@ DT_TEST(out_of_memory)
     on_gpus(test_out_of_memory);
 }
 
+DT_TEST(device_limit)
+{
+    on_gpus(test_device_limit);
+}
+
 DT_MAIN(DT_ENTRY(listing), DT_ENTRY(placement), DT_ENTRY(reuse_zeroes), DT_ENTRY(two_devices),
-        DT_ENTRY(streams), DT_ENTRY(float64), DT_ENTRY(utilisation), DT_ENTRY(out_of_memory))
+        DT_ENTRY(streams), DT_ENTRY(float64), DT_ENTRY(utilisation), DT_ENTRY(out_of_memory),
+        DT_ENTRY(device_limit))
