@@ -3,13 +3,16 @@
 
     devspec_adapter.py --library NAME     (numpy, array-api-strict, jax, torch, tinygrad, ivy)
     devspec_adapter.py --module MODULE    (any module that is an array API namespace)
+    devspec_adapter.py --library jax --ranks N   (JAX's first N devices play N ranks)
 
 Speaks spec/protocol.md on stdin/stdout, one JSON object per line; logs go to stderr.
 Standard-library only: the library is imported by its backend, after the arguments are
 checked. --library drives one of the named backends (devspec_py/backends/); --module drives
-any array API namespace with no code of its own (devspec_py/backends/namespace.py). Exit
-status: 0 at end of input or after 'bye'; 2 for a bad command line; 3 when the library cannot
-be imported (or the module is no array API namespace).
+any array API namespace with no code of its own (devspec_py/backends/namespace.py). --ranks N
+makes one process play N ranks of OneFlow's global arrays, one device each, for a library
+that has global arrays over devices (JAX); hello then says "ranks": N. Exit status: 0 at end
+of input or after 'bye'; 2 for a bad command line; 3 when the library cannot be imported (or
+the module is no array API namespace, or the library cannot play the ranks).
 """
 
 from __future__ import annotations
@@ -39,7 +42,14 @@ def parse(argv: list[str]) -> argparse.Namespace:
                        help="any module that is an array API namespace (it has "
                             "__array_api_version__), e.g. array_api_strict, numpy, "
                             "array_api_compat.torch")
-    return parser.parse_args(argv)
+    parser.add_argument("--ranks", type=int, metavar="N",
+                        help="play N ranks of global arrays, one device each (jax)")
+    options = parser.parse_args(argv)
+    if options.ranks is not None and options.ranks < 1:
+        parser.error("--ranks must be at least 1")
+    if options.ranks is not None and options.module is not None:
+        parser.error("--ranks needs --library (a backend with global arrays)")
+    return options
 
 
 def load(options: argparse.Namespace) -> BaseBackend:
@@ -47,7 +57,10 @@ def load(options: argparse.Namespace) -> BaseBackend:
     if options.module is not None:
         from devspec_py.backends.namespace import NamespaceBackend
         return NamespaceBackend(options.module)
-    return backend_class(options.library)()
+    backend = backend_class(options.library)()
+    if options.ranks is not None:
+        backend.play_ranks(options.ranks)
+    return backend
 
 
 def main(argv: list[str]) -> int:

@@ -7,6 +7,7 @@ streams) are `Any` to the protocol layer.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from .errors import Unsupported
@@ -16,6 +17,52 @@ Device = Any
 Array = Any
 DType = Any
 Kw = dict[str, Any]
+
+
+# -- the arguments of the global.* ops (OneFlow's global arrays), decoded by ops.py ----------
+
+@dataclass(frozen=True)
+class PlacementArg:
+    """placement(type, ranks): ranks a flat list (a 1-D mesh) or a list of rows (2-D), as
+    given; the library checks duplicates, ragged rows and ranks beyond the world."""
+
+    type: str
+    ranks: list[Any]
+
+
+@dataclass(frozen=True)
+class Sbp:
+    """One SBP value: kind "split" (with dim), "broadcast" or "partial_sum"."""
+
+    kind: str
+    dim: int = 0
+
+
+@dataclass(frozen=True)
+class GlobalArg:
+    """A global array to make: the whole value, or each rank's local piece (item r is rank
+    r's), on placement with one sbp per placement dimension."""
+
+    placement: PlacementArg
+    sbp: list[Sbp]
+    value: TypedArray | None
+    locals: list[TypedArray] | None
+
+
+# What a global array reports: global.make's result without `local`, plus every rank's
+# local piece (None for a rank that holds no piece), pieces and value as
+# (dtype, shape, flat elements), as read() gives them.
+Piece = tuple[str, tuple[int, ...], list[Any]]
+
+
+@dataclass(frozen=True)
+class GlobalInfo:
+    dtype: str
+    shape: tuple[int, ...]
+    placement: str
+    sbp: list[str]
+    value: Piece
+    locals: list[Piece | None]
 
 
 class Backend(Protocol):
@@ -104,6 +151,18 @@ class Backend(Protocol):
     def shard_describe(self, x: Array) -> dict[str, Any]: ...
     def shard_piece(self, x: Array, index: int) -> Array: ...
     def to_devices(self, x: Array, devices: list[Device]) -> Array: ...
+
+    # global.* (OneFlow's placement, SBP and global arrays), for a backend playing ranks
+    def ranks(self) -> int | None: ...
+    def play_ranks(self, n: int) -> None: ...
+    def placement_describe(self, p: PlacementArg | None, type_: str,
+                           all_: str | None) -> dict[str, Any]: ...
+    def placement_equal(self, a: PlacementArg, b: PlacementArg) -> bool: ...
+    def sbp_describe(self, sbp: Sbp) -> str: ...
+    def global_make(self, x: GlobalArg, to: list[Sbp] | None) -> Array: ...
+    def global_binary(self, fn: str, x1: GlobalArg, x2: GlobalArg) -> Array: ...
+    def global_sum(self, x: GlobalArg, axis: int | None) -> Array: ...
+    def global_describe(self, x: Array) -> GlobalInfo: ...
 
 
 class BaseBackend:
@@ -335,6 +394,39 @@ class BaseBackend:
 
     def to_devices(self, x: Array, devices: list[Device]) -> Array:
         raise Unsupported("%s cannot move an array to a tuple of devices" % self.library_name)
+
+    # -- global.* -------------------------------------------------------------------------
+    # A backend plays ranks only when the command line asks (--ranks N) and its library has
+    # global arrays; then hello says "ranks": N and the global ops answer per rank.
+    def ranks(self) -> int | None:
+        """How many ranks this backend plays, or None when it plays none (one process of
+        one rank: hello says nothing of ranks)."""
+        return None
+
+    def play_ranks(self, n: int) -> None:
+        raise Unsupported("%s has no global arrays over ranks" % self.library_name)
+
+    def placement_describe(self, p: PlacementArg | None, type_: str,
+                           all_: str | None) -> dict[str, Any]:
+        raise Unsupported("%s has no placement over ranks" % self.library_name)
+
+    def placement_equal(self, a: PlacementArg, b: PlacementArg) -> bool:
+        raise Unsupported("%s has no placement over ranks" % self.library_name)
+
+    def sbp_describe(self, sbp: Sbp) -> str:
+        raise Unsupported("%s has no SBP values" % self.library_name)
+
+    def global_make(self, x: GlobalArg, to: list[Sbp] | None) -> Array:
+        raise Unsupported("%s has no global arrays over ranks" % self.library_name)
+
+    def global_binary(self, fn: str, x1: GlobalArg, x2: GlobalArg) -> Array:
+        raise Unsupported("%s has no global arrays over ranks" % self.library_name)
+
+    def global_sum(self, x: GlobalArg, axis: int | None) -> Array:
+        raise Unsupported("%s has no global arrays over ranks" % self.library_name)
+
+    def global_describe(self, x: Array) -> GlobalInfo:
+        raise Unsupported("%s has no global arrays over ranks" % self.library_name)
 
 
 class ScopeStack:

@@ -11,15 +11,16 @@ from typing import Any
 
 from . import ops_table
 from .args import Args, arg, choice, dtype_arg, int_arg, shape_arg
-from .backend import Backend
+from .backend import Backend, GlobalArg, GlobalInfo, Piece, PlacementArg, Sbp
 from .errors import AdapterLimit, ProtocolError, Unsupported
 from .protocol import DTYPES, MAX_READ
-from .server import Server, op
+from .server import PerRank, Server, op
 from .values import Scalar, TypedArray, decode_scalar
 
 # The functions each op's fn argument may name, and array.create's arguments per function
 # (spec/ops.json, through the generated ops_table.py).
 BINARY = ops_table.FUNCTIONS["array.binary"]
+GLOBAL_BINARY = ops_table.FUNCTIONS["global.binary"]
 UNARY = ops_table.FUNCTIONS["array.unary"]
 REDUCE = ops_table.FUNCTIONS["array.reduce"]
 CREATE = ops_table.FUNCTIONS["array.create"]
@@ -533,6 +534,161 @@ def array_tril(server: Server, args: Args) -> Any:
 @op("array.triu")
 def array_triu(server: Server, args: Args) -> Any:
     return server.reply_array(server.backend.triu(server.array(args, "x"), int_arg(args, "k", 0)))
+
+
+# -- global.* (OneFlow's global arrays; spec/protocol.md, "global.*") ------------------------
+# The arguments are decoded and checked for their JSON form here; what they mean (duplicate
+# ranks, ragged rows, ranks beyond the world, split dims) is the library's to judge.
+
+GLOBAL_KEYS = ("value", "locals", "placement", "sbp")
+
+
+def is_int(v: object) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def placement_of(value: object, where: str) -> PlacementArg:
+    """{"type": str, "ranks": [int...] or [[int...]...]}."""
+    if not isinstance(value, dict):
+        raise ProtocolError("%s must be a placement {\"type\", \"ranks\"}" % where, "TypeError")
+    for key in value:
+        if key not in ("type", "ranks"):
+            raise ProtocolError("%s: a placement has no '%s'" % (where, key), "TypeError")
+    type_ = arg(value, "type", str)
+    return PlacementArg(type_, ranks_of(value.get("ranks"), where + ".ranks"))
+
+
+def ranks_of(ranks: object, where: str) -> list[Any]:
+    if not isinstance(ranks, list):
+        raise ProtocolError("%s must be a list of ranks or of lists of ranks" % where,
+                            "TypeError")
+    flat = all(is_int(r) for r in ranks)
+    rows = all(isinstance(r, list) and all(is_int(v) for v in r) for r in ranks)
+    if not (flat or rows):
+        raise ProtocolError("%s must be a list of integers or a list of lists of integers"
+                            % where, "TypeError")
+    return ranks
+
+
+def sbp_of(value: object, where: str) -> Sbp:
+    if value in ("broadcast", "partial_sum"):
+        return Sbp(str(value))
+    if isinstance(value, dict) and set(value) == {"split"} and is_int(value["split"]):
+        return Sbp("split", value["split"])
+    raise ProtocolError("%s must be {\"split\": dim}, \"broadcast\" or \"partial_sum\""
+                        % where, "TypeError")
+
+
+def sbp_list(value: object, where: str) -> list[Sbp]:
+    if not isinstance(value, list) or not 1 <= len(value) <= 2:
+        raise ProtocolError("%s must be a list of 1 or 2 sbp values" % where, "TypeError")
+    return [sbp_of(v, "%s[%d]" % (where, i)) for i, v in enumerate(value)]
+
+
+def global_of(value: object, where: str) -> GlobalArg:
+    """global.make's first four arguments, as global.make takes them or as one object."""
+    if not isinstance(value, dict):
+        raise ProtocolError("%s must be a global array object" % where, "TypeError")
+    for key in value:
+        if key not in GLOBAL_KEYS:
+            raise ProtocolError("%s: a global array has no '%s'" % (where, key), "TypeError")
+    if ("value" in value) == ("locals" in value):
+        raise ProtocolError("%s: give exactly one of 'value' and 'locals'" % where)
+    for key in ("placement", "sbp"):
+        if key not in value:
+            raise ProtocolError("%s: missing '%s'" % (where, key))
+    whole = None
+    pieces = None
+    if "value" in value:
+        whole = typed_of(value["value"], where + ".value")
+    else:
+        items = value["locals"]
+        if not isinstance(items, list) or not items:
+            raise ProtocolError("%s.locals must be a non-empty list of typed arrays" % where,
+                                "TypeError")
+        pieces = [typed_of(v, "%s.locals[%d]" % (where, i)) for i, v in enumerate(items)]
+    return GlobalArg(placement_of(value["placement"], where + ".placement"),
+                     sbp_list(value["sbp"], where + ".sbp"), whole, pieces)
+
+
+def typed_of(value: object, where: str) -> TypedArray:
+    if not isinstance(value, dict):
+        raise ProtocolError("%s must be a typed array" % where, "TypeError")
+    return TypedArray.decode(value, where)
+
+
+def piece_json(piece: Piece | None) -> Any:
+    if piece is None:
+        return None
+    dtype, shape, flat = piece
+    if dtype not in DTYPES:
+        raise Unsupported("the dtype %s has no protocol name" % dtype)
+    return TypedArray(dtype, shape, flat).encode()
+
+
+def global_result(info: GlobalInfo) -> PerRank:
+    """global.make's result for each rank: the same but for `local`."""
+    common = {"dtype": info.dtype, "shape": list(info.shape), "placement": info.placement,
+              "sbp": info.sbp, "value": piece_json(info.value)}
+    return PerRank({**common, "local": piece_json(local)} for local in info.locals)
+
+
+@op("global.placement")
+def global_placement(server: Server, args: Args) -> Any:
+    type_ = arg(args, "type", str)
+    all_ = args.get("all")
+    if all_ is not None and all_ not in ("placement.all", "env.all_device_placement"):
+        raise ProtocolError("argument 'all' must be \"placement.all\" or "
+                            "\"env.all_device_placement\"", "TypeError")
+    if all_ is None and "ranks" not in args:
+        raise ProtocolError("missing argument 'ranks' (or 'all')")
+    p = None if all_ is not None else PlacementArg(type_, ranks_of(args["ranks"], "ranks"))
+    return server.backend.placement_describe(p, type_, all_)
+
+
+@op("global.placement_equal")
+def global_placement_equal(server: Server, args: Args) -> Any:
+    for name in ("a", "b"):
+        if name not in args:
+            raise ProtocolError("missing argument '%s'" % name)
+    a = placement_of(args["a"], "a")
+    b = placement_of(args["b"], "b")
+    return bool(server.backend.placement_equal(a, b))
+
+
+@op("global.sbp")
+def global_sbp(server: Server, args: Args) -> Any:
+    if "sbp" not in args:
+        raise ProtocolError("missing argument 'sbp'")
+    return str(server.backend.sbp_describe(sbp_of(args["sbp"], "sbp")))
+
+
+@op("global.make")
+def global_make(server: Server, args: Args) -> Any:
+    x = global_of({k: v for k, v in args.items() if k != "to"}, "arguments")
+    to = sbp_list(args["to"], "to") if args.get("to") is not None else None
+    b = server.backend
+    return global_result(b.global_describe(b.global_make(x, to)))
+
+
+@op("global.binary")
+def global_binary(server: Server, args: Args) -> Any:
+    fn = choice(args, "fn", GLOBAL_BINARY)
+    for name in ("x1", "x2"):
+        if name not in args:
+            raise ProtocolError("missing argument '%s'" % name)
+    b = server.backend
+    y = b.global_binary(fn, global_of(args["x1"], "x1"), global_of(args["x2"], "x2"))
+    return global_result(b.global_describe(y))
+
+
+@op("global.sum")
+def global_sum(server: Server, args: Args) -> Any:
+    if "x" not in args:
+        raise ProtocolError("missing argument 'x'")
+    axis = int_arg(args, "axis", None) if args.get("axis") is not None else None
+    b = server.backend
+    return global_result(b.global_describe(b.global_sum(global_of(args["x"], "x"), axis)))
 
 
 def make_server(backend: Backend) -> Server:

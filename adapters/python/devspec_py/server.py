@@ -19,6 +19,13 @@ Reply = dict[str, Any]
 OPS: dict[str, Handler] = {}
 
 
+class PerRank(list[Any]):
+    """A handler's result that differs per rank (a global array's local piece): item r is
+    rank r's result. The reply carries rank 0's, and every rank's outcome in "ranks" when
+    some differs from rank 0's, as the SPMD transport does (spec/protocol.md, "SPMD
+    transport"). One process plays every rank, so an error is every rank's alike."""
+
+
 def op(name: str) -> Callable[[Handler], Handler]:
     """Registers fn(server, args) as the handler of op `name`."""
     def register(fn: Handler) -> Handler:
@@ -158,6 +165,8 @@ class Server:
                         raise ProtocolError("'%s' takes no argument '%s'" % (name, key),
                                             "TypeError")
             result = method(self, args)
+            if isinstance(result, PerRank):
+                return self.per_rank(rid, result)
         except ProtocolError as exc:
             return self.failure(rid, exc.kind, str(exc), "protocol")
         except Unsupported as exc:
@@ -170,6 +179,15 @@ class Server:
         except Exception as exc:  # the adapter's own code failed: never the library's doing
             return self.adapter_failure(rid, "%s failed in the adapter" % name, exc)
         return {"id": rid, "ok": True, "result": result}
+
+    @staticmethod
+    def per_rank(rid: int, results: PerRank) -> Reply:
+        reply: Reply = {"id": rid, "ok": True, "result": results[0]}
+        outcomes = [{"ok": True, "result": r} for r in results]
+        first = dumps(outcomes[0])
+        if any(dumps(o) != first for o in outcomes[1:]):
+            reply["ranks"] = outcomes
+        return reply
 
     def adapter_failure(self, rid: int | None, what: str, exc: Exception) -> Reply:
         """A reply for an exception of the adapter's own code: origin "protocol", so that the
@@ -254,6 +272,9 @@ def op_hello(server: Server, args: Args) -> Any:
         "default_device": None if default is None else server.session_handle(default),
         "max_line": MAX_LINE,
     }
+    ranks = b.ranks()
+    if ranks is not None:  # the SPMD transport's count of ranks (spec/protocol.md)
+        result["ranks"] = ranks
     server.started = True
     return result
 

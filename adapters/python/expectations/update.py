@@ -2,6 +2,7 @@
 """Rewrites a library's expectations file from a report of a run without it.
 
     update.py LIBRARY REPORT.json      (writes LIBRARY.txt beside this script)
+    update.py jax-mesh4 REPORT.json    (an adapter with rules of its own for another library)
 
 Run the suite with no expectations first, e.g.
     devspec run --adapter jax --expectations /dev/null --report jax-run.json
@@ -102,6 +103,40 @@ R: dict[str, list[tuple[str, str, str]]] = {
 }
 
 
+# jax-mesh4 (JAX playing 4 ranks, spec/decisions.md "OneFlow devices and global arrays"): the
+# global-array cases' failures, from what JAX's Mesh, NamedSharding and explicit sharding do;
+# every other case is the jax adapter's and fails for the jax adapter's reasons.
+_SUM_SPLIT = ("JAX's sum over a dim split along a mesh axis reduces across the devices: the "
+              "result is replicated along that axis, each device holding the whole sum, where "
+              "OneFlow's signature leaves partial_sum, each rank holding its own partial sum; "
+              "the global value agrees")
+R["jax-mesh4"] = [
+ ("oneflow.placement.bad-duplicate", "returned a value", "jax.sharding.Mesh accepts a device listed twice (a mesh of cpu:0, cpu:1, cpu:1, cpu:2 is built): JAX does not check a mesh's devices for duplicates, where OneFlow refuses a placement with a rank twice (OF-PL-2)"),
+ ("oneflow.placement.bad-empty", "returned a value", "jax.sharding.Mesh accepts an empty device array (printed Mesh()): JAX does not refuse a mesh of no devices, where OneFlow refuses a placement of no ranks (OF-PL-2)"),
+ ("oneflow.placement.*", "strings differ", "JAX prints a device mesh as Mesh('p0': 4, axis_types=(Explicit,)), its axis names and sizes without the devices, not OneFlow's oneflow.placement(type=\"cpu\", ranks=[...]); the type and the mesh shape agree"),
+ ("oneflow.sbp.op.*", "produces an illegally sharded result", "JAX's explicit sharding refuses an elementwise operation on operands split along different dims (ShardingTypeError: 'illegally sharded result') and leaves the reshard to the caller, where OneFlow converts an operand itself"),
+ ("oneflow.sbp.op.add.*", "unreduced while", "JAX refuses to add an unreduced (partial_sum) operand to one that is not (ShardingTypeError: 'there will be implicit communication'): it never reduces implicitly, where OneFlow converts the operands"),
+ ("oneflow.sbp.op.*", "unreduced rule for (sub|div) is not implemented", "jax 0.10.2 has no unreduced rule for subtract and divide (NotImplementedError 'unreduced rule for sub/div is not implemented'): an unreduced (partial_sum) operand cannot enter them, where OneFlow converts it"),
+ ("oneflow.sbp.op.multiply.*", "should be reduced along the same axes", "JAX multiplies an unreduced (partial_sum) operand only by one whose PartitionSpec marks the same mesh axes `reduced`; a plainly replicated or split operand raises ShardingTypeError, where OneFlow's signature (partial_sum, broadcast) gives partial_sum and the other pairs are converted"),
+ ("oneflow.sbp.op.multiply.*", "bilinear", "JAX refuses to multiply two unreduced (partial_sum) operands (ShardingTypeError: 'mul is bilinear'), where OneFlow converts them first"),
+ ("oneflow.sbp.sum.s0.all", "", _SUM_SPLIT),
+ ("oneflow.sbp.sum.s0.axis0", "", _SUM_SPLIT),
+ ("oneflow.sbp.sum.s1.all", "", _SUM_SPLIT),
+ ("oneflow.sbp.sum.s1.axis1", "", _SUM_SPLIT),
+ ("oneflow.sbp.sum.mesh.s0-s1.*", "", "on the 2 x 2 mesh: " + _SUM_SPLIT),
+ ("oneflow.sbp.sum.mesh.p-s0.all", "", "on the 2 x 2 mesh, dim 0 split along p1 and p0 unreduced: JAX reduces across p1 and keeps p0 unreduced; " + _SUM_SPLIT),
+ ("oneflow.sbp.sum.mesh.p-s0.axis0", "", "on the 2 x 2 mesh, dim 0 split along p1 and p0 unreduced: JAX reduces across p1 and keeps p0 unreduced; " + _SUM_SPLIT),
+ ("oneflow.sbp.sum.mesh.b-s1.all", "", "on the 2 x 2 mesh: " + _SUM_SPLIT),
+ ("oneflow.sbp.sum.mesh.b-s1.axis1", "", "on the 2 x 2 mesh: " + _SUM_SPLIT),
+ ("oneflow.sbp.*", "strings differ", "JAX prints an array's sharding as a PartitionSpec (here each mesh axis's part of it, e.g. P('p0', None), P(None, unreduced={'p0'})), not OneFlow's oneflow.sbp.split(dim=0) or oneflow.sbp.partial_sum; the value and every device's piece agree"),
+ *R["jax"],
+]
+
+# An adapter's expectations file is made with the rules of its own name for a report of the
+# library named here.
+ADAPTER_LIBRARY = {"jax-mesh4": "jax"}
+
+
 Entry = tuple[str, str, str]
 
 
@@ -131,7 +166,7 @@ def main(argv: list[str]) -> int:
     library, path = argv
     with open(path, encoding="utf-8") as f:
         report = json.load(f)
-    if report["header"]["library"]["name"] != library:
+    if report["header"]["library"]["name"] != ADAPTER_LIBRARY.get(library, library):
         sys.stderr.write("update.py: %s is a report of %s, not %s\n" %
                          (path, report["header"]["library"]["name"], library))
         return 2
@@ -141,7 +176,8 @@ def main(argv: list[str]) -> int:
     if unexplained:
         return 1
     lines = ["# Known results of the conformance suite against %s %s (adapters/python)." %
-             (library, report["header"]["library"]["version"]),
+             (report["header"]["library"]["name"], report["header"]["library"]["version"] +
+              (" as adapter %s" % library if library in ADAPTER_LIBRARY else "")),
              "# One entry per line: <case id> <status> # reason, written from what the library "
              "does.",
              "# Generated by update.py from a run without expectations; edit the rules there."]

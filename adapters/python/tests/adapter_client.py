@@ -63,10 +63,11 @@ def importable(library):
 
 
 class Adapter:
-    def __init__(self, library, extra_env=None):
+    def __init__(self, library, extra_env=None, extra_args=()):
         env = dict(os.environ, **LIBRARIES[library])
         env.update(extra_env or {})
-        self.proc = subprocess.Popen([interpreter(library), PROGRAM, "--library", library],
+        self.proc = subprocess.Popen([interpreter(library), PROGRAM, "--library", library,
+                                      *extra_args],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
         self.next_id = 0

@@ -15,7 +15,7 @@ sys.path.insert(0, EXPECTATIONS)
 
 import update  # noqa: E402
 
-LIBRARIES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy")
+LIBRARIES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy", "jax-mesh4")
 
 
 def suite_ids():

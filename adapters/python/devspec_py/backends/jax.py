@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..array_api import ARRAY_API_2024, ArrayAPIBackend
-from ..backend import Array, Device, ScopeStack
+from ..backend import Array, Device, GlobalArg, GlobalInfo, Piece, PlacementArg, Sbp, ScopeStack
+from ..errors import Unsupported
 
 
 class JaxBackend(ArrayAPIBackend):
@@ -13,10 +14,11 @@ class JaxBackend(ArrayAPIBackend):
     XLA_FLAGS=--xla_force_host_platform_device_count=N (set by adapters.json)."""
 
     library_name = "jax"
-    features = (*ARRAY_API_2024, "fft-freq-device", "dlpack-device", "priority-context-first",
-                "default-device-global", "default-device-scoped", "sharding",
-                "sharding-elementwise", "sharding-reduce", "sharding-gather", "dlpack-export",
-                "device-keyword-only", "info-devices-list")
+    features: tuple[str, ...] = (
+        *ARRAY_API_2024, "fft-freq-device", "dlpack-device", "priority-context-first",
+        "default-device-global", "default-device-scoped", "sharding", "sharding-elementwise",
+        "sharding-reduce", "sharding-gather", "dlpack-export", "device-keyword-only",
+        "info-devices-list")
 
     def __init__(self) -> None:
         import array_api_compat
@@ -127,3 +129,170 @@ class JaxBackend(ArrayAPIBackend):
         layout = self._layout(x)
         axis = layout[1] if layout else None
         return self.jax.device_put(x, self._sharding(devices, axis, x.ndim))
+
+    # -- global arrays: OneFlow's placement and SBP as a Mesh and a NamedSharding ------------
+    # With --ranks N, JAX's first N devices play ranks 0..N-1 in this one process (JAX's
+    # devices stand for OneFlow's ranks). placement(type, ranks) is a Mesh of
+    # jax.devices(type)[r] shaped as the ranks' nesting, its axes "p0" (and "p1") in the
+    # placement's order, of AxisType.Explicit: the type jax.make_mesh gives by default and the
+    # only one whose arrays can be unreduced. For mesh axis a, split(d) names a at array dim d
+    # of the PartitionSpec, broadcast leaves a out (replicated along a), partial_sum puts a in
+    # the spec's `unreduced` set (each device holds an addend of the value, summed when the
+    # array is resharded). Everything else is JAX's own: its reshard, its binary operations
+    # and sums with their sharding rules, its printed Mesh and PartitionSpec.
+    # spec/decisions.md, "OneFlow devices and global arrays", says what does not map.
+
+    MESH_AXES = ("p0", "p1")
+    rank_devices: list[Device] | None = None
+
+    def ranks(self) -> int | None:
+        return None if self.rank_devices is None else len(self.rank_devices)
+
+    def play_ranks(self, n: int) -> None:
+        devices = list(self.jax.devices())
+        if not 1 <= n <= len(devices):
+            raise ValueError("--ranks %d: JAX has %d devices to play them" % (n, len(devices)))
+        self.rank_devices = devices[:n]
+        self.features = (*self.features, "placement", "sbp", "sbp-convert")
+
+    def _world(self) -> int:
+        if self.rank_devices is None:
+            raise Unsupported("the jax adapter plays no ranks without --ranks N")
+        return len(self.rank_devices)
+
+    def _device_of_rank(self, type_: str, rank: int) -> Device:
+        """Rank r of a placement of type_ is jax.devices(type_)[r]."""
+        devices = self.jax.devices(type_)
+        if not 0 <= rank < min(self._world(), len(devices)):
+            raise ValueError("rank %d is not one of the %d ranks that run" % (rank, self._world()))
+        return devices[rank]
+
+    def _mesh(self, p: PlacementArg) -> Any:
+        import numpy as np
+        from jax.sharding import AxisType, Mesh
+        self._world()
+        nested = bool(p.ranks) and isinstance(p.ranks[0], list)
+        if nested and len({len(row) for row in p.ranks}) > 1:
+            # A Mesh takes an ndarray of devices: ragged rows have no such array.
+            raise ValueError("placement ranks %s: rows of different lengths make no mesh"
+                             % p.ranks)
+        rows = p.ranks if nested else [p.ranks]
+        grid = [[self._device_of_rank(p.type, r) for r in row] for row in rows]
+        devices = np.array(grid if nested else grid[0], dtype=object)
+        ndim = 2 if nested else 1
+        return Mesh(devices, self.MESH_AXES[:ndim], axis_types=(AxisType.Explicit,) * ndim)
+
+    def _mesh_all(self, type_: str) -> Any:
+        from jax.sharding import AxisType
+        devices = [self._device_of_rank(type_, r) for r in range(self._world())]
+        return self.jax.make_mesh((len(devices),), self.MESH_AXES[:1],
+                                  axis_types=(AxisType.Explicit,), devices=devices)
+
+    def placement_describe(self, p: PlacementArg | None, type_: str,
+                           all_: str | None) -> dict[str, Any]:
+        mesh = self._mesh_all(type_) if p is None else self._mesh(p)
+        flat = list(mesh.devices.flat)
+        return {"str": str(mesh), "type": flat[0].platform if flat else type_,
+                "shape": [int(n) for n in mesh.devices.shape]}
+
+    def placement_equal(self, a: PlacementArg, b: PlacementArg) -> bool:
+        return bool(self._mesh(a) == self._mesh(b))
+
+    def sbp_describe(self, sbp: Sbp) -> str:
+        raise Unsupported("JAX has no SBP value of its own: split and replication are "
+                          "entries of an array's PartitionSpec, which names mesh axes per "
+                          "array dimension")
+
+    def _spec(self, mesh: Any, sbp: list[Sbp], ndim: int) -> Any:
+        from jax.sharding import PartitionSpec
+        names = mesh.axis_names
+        if len(sbp) != len(names):
+            raise ValueError("%d sbp values for a placement of %d dimensions"
+                             % (len(sbp), len(names)))
+        parts: list[list[str]] = [[] for _ in range(ndim)]
+        unreduced = set()
+        for name, s in zip(names, sbp, strict=True):
+            if s.kind == "split":
+                if not 0 <= s.dim < ndim:
+                    raise ValueError("split(%d) of a %d-dimensional array: a PartitionSpec "
+                                     "has no entry for dim %d" % (s.dim, ndim, s.dim))
+                parts[s.dim].append(name)
+            elif s.kind == "partial_sum":
+                unreduced.add(name)
+        entries = [None if not p else p[0] if len(p) == 1 else tuple(p) for p in parts]
+        if unreduced:
+            return PartitionSpec(*entries, unreduced=unreduced)
+        return PartitionSpec(*entries)
+
+    def _make(self, x: GlobalArg) -> Any:
+        from jax.sharding import NamedSharding
+        mesh = self._mesh(x.placement)
+        if x.value is not None:
+            whole = self.asarray_typed(x.value, {})
+            return self.jax.device_put(whole, NamedSharding(mesh, self._spec(mesh, x.sbp,
+                                                                             whole.ndim)))
+        assert x.locals is not None
+        ranks = [int(r) for r in mesh.device_ids.flat]
+        if len(x.locals) < self._world():
+            raise ValueError("%d local pieces for %d ranks" % (len(x.locals), self._world()))
+        pieces = [self.jax.device_put(self.asarray_typed(x.locals[r], {}),
+                                      self._device_of_rank(x.placement.type, r))
+                  for r in ranks]
+        # The global shape as OneFlow infers it: a split dim is each piece's times the
+        # extent of the mesh axes that split it.
+        shape = list(pieces[0].shape)
+        sharding = NamedSharding(mesh, self._spec(mesh, x.sbp, len(shape)))
+        for name, s in zip(mesh.axis_names, x.sbp, strict=True):
+            if s.kind == "split":
+                shape[s.dim] *= mesh.shape[name]
+        return self.jax.make_array_from_single_device_arrays(tuple(shape), sharding, pieces)
+
+    def global_make(self, x: GlobalArg, to: list[Sbp] | None) -> Array:
+        from jax.sharding import NamedSharding
+        y = self._make(x)
+        if to is None:
+            return y
+        mesh = y.sharding.mesh
+        return self.jax.reshard(y, NamedSharding(mesh, self._spec(mesh, to, y.ndim)))
+
+    def global_binary(self, fn: str, x1: GlobalArg, x2: GlobalArg) -> Array:
+        a, b = self._make(x1), self._make(x2)
+        with self.jax.set_mesh(a.sharding.mesh):
+            return getattr(self.xp, fn)(a, b)
+
+    def global_sum(self, x: GlobalArg, axis: int | None) -> Array:
+        a = self._make(x)
+        with self.jax.set_mesh(a.sharding.mesh):
+            return self.xp.sum(a, axis=axis)
+
+    def _axis_str(self, spec: Any, name: str) -> str:
+        """The part of an array's PartitionSpec that concerns mesh axis `name`, printed by
+        JAX: the spec one writes for that axis alone."""
+        from jax.sharding import PartitionSpec
+
+        def keep(entry: Any) -> Any:
+            names = entry if isinstance(entry, tuple) else (entry,)
+            return name if name in names else None
+        entries = [keep(e) for e in spec.partitions]
+        if name in spec.unreduced:
+            return str(PartitionSpec(*entries, unreduced={name}))
+        return str(PartitionSpec(*entries))
+
+    def _piece(self, x: Array) -> Piece:
+        return self.read(x)
+
+    def global_describe(self, x: Array) -> GlobalInfo:
+        from jax.sharding import NamedSharding, PartitionSpec
+        sh = x.sharding
+        mesh, spec = sh.mesh, sh.spec
+        whole = x
+        if spec.unreduced:
+            # JAX reads no value of an unreduced array on the host; its value is what
+            # resharding without `unreduced` (the sum over those axes) gives.
+            whole = self.jax.reshard(x, NamedSharding(mesh, PartitionSpec(*spec.partitions)))
+        shards = {s.device: s.data for s in x.addressable_shards}
+        assert self.rank_devices is not None
+        locals_ = [self._piece(shards[d]) if d in shards else None for d in self.rank_devices]
+        return GlobalInfo(self.array_dtype(x), tuple(int(n) for n in x.shape), str(mesh),
+                          [self._axis_str(spec, n) for n in mesh.axis_names],
+                          self._piece(whole), locals_)
