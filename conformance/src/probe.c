@@ -12,8 +12,12 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,8 +30,14 @@ static int usage(const char *fmt, const char *arg)
  * stdout holds only the comparison); returns the child's pid or -1. */
 static pid_t spawn(const char *self, char **argv, const char *log)
 {
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid != 0) return pid;
+#ifdef __linux__
+    /* A probe killed outright stops its runs as an interrupt would: each finishes its
+     * report as interrupted and takes its workers with it. */
+    if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(127);
+#endif
     if (!log) dup2(2, 1);
     if (log) {
         int fd = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0644);

@@ -717,6 +717,63 @@ def group_probe(env):
     check(rc == 3 and "no-such-adapter" in errtext and re.search(r"^case +fake_adapter *$", text, re.M),
           "an adapter that cannot start: exit 3, and the table of the others", 3, (rc, errtext, text[:500]))
 
+    # A probe killed outright stops its runs, and they their workers: nothing is left behind.
+    hang = os.path.join(env.tmp, "hang-adapter")
+    with open(hang, "w") as f:
+        f.write(f"#!/bin/sh\nexec {sys.executable} {FAKE} --hang-hello\n")
+    os.chmod(hang, 0o755)
+    p = subprocess.Popen([env.devspec, "probe", HOSTILE, "--spec", TEST_SPEC, "--out",
+                          os.path.join(env.tmp, "probe-killed"), "--plain",
+                          "--adapter", hang], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    tree = []
+
+    def descendants():
+        found, todo = [], [p.pid]
+        while todo:
+            pid = todo.pop()
+            try:
+                with open(f"/proc/{pid}/task/{pid}/children") as f:
+                    kids = [int(k) for k in f.read().split()]
+            except OSError:
+                kids = []
+            found += kids
+            todo += kids
+        return found
+
+    def started():
+        tree[:] = descendants()
+        return len(tree) >= 2  # the run and its worker
+    ok = _wait_for(started)
+    p.kill()
+    p.communicate()
+    gone = _wait_for(lambda: not any(_alive(k) for k in tree), 15)
+    check(ok and gone, "SIGKILL of probe: its runs and their workers stop", "all gone",
+          [(k, _alive(k)) for k in tree])
+    for k in tree:
+        if _alive(k):
+            os.kill(k, 9)
+
+
+def _wait_for(pred, seconds=30):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def _alive(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:  # a zombie is dead
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
 
 GROUPS = {"model": group_model, "render": group_render, "probe": group_probe}
 
