@@ -47,38 +47,67 @@ static int format_g(char out[DSJ_NUMBER_MAX], int p, double d)
     return n;
 }
 
-/* The fewest significant digits (1..MAX) whose correctly rounded decimal reads back as the
- * value. Reading back is monotone in the digit count (a p-digit decimal is also a
- * (p+1)-digit one, so the nearest (p+1)-digit decimal is at least as close), so a binary
- * search finds the least. glibc's printf rounds correctly at every precision. */
+/* Whether TEXT reads back as exactly D (as the float32 D when SINGLE). */
+static bool reads_back(const char *text, double d, bool single)
+{
+    return single ? strtof(text, NULL) == (float)d : strtod(text, NULL) == d;
+}
+
+/* The fewest significant digits (1..MAX) whose correctly rounded decimal reads back as D;
+ * OUT gets that decimal, and its length is returned. glibc's printf rounds correctly at
+ * every precision.
+ *
+ * Where D's neighbours are equally far on both sides (every value but a power of two),
+ * reading back is monotone in the digit count: a p-digit decimal is also a (p+1)-digit one,
+ * so the nearest (p+1)-digit decimal is at least as close, and a closer decimal reads back
+ * as well. There any search finds the least count, so the two longest counts, which most
+ * values that are not short decimals need, are tried first (two or three formattings instead
+ * of six), then a binary search below them. A power of two has a neighbour below twice as
+ * close as the one above, and some (8 doubles, checked by the tests against the definition)
+ * read back at p digits but not at p + 1: for them the binary search runs over the whole
+ * range, as it always has, and gives the least count there too. */
+static size_t shortest(double d, bool single, int max, char out[DSJ_NUMBER_MAX])
+{
+    char probe[DSJ_NUMBER_MAX];
+    int lo = 1, hi = max, n = -1;
+    int e;
+    bool power_of_two = frexp(fabs(d), &e) == 0.5;
+    if (!power_of_two) {
+        int m = format_g(probe, max - 1, d);
+        if (!reads_back(probe, d, single)) return (size_t)format_g(out, max, d);
+        memcpy(out, probe, (size_t)m + 1);
+        n = m;
+        m = format_g(probe, max - 2, d);
+        if (!reads_back(probe, d, single)) return (size_t)n;
+        memcpy(out, probe, (size_t)m + 1);
+        n = m;
+        hi = max - 2;
+    }
+    /* OUT holds the decimal of HI digits once one has read back (n >= 0). */
+    while (lo < hi) {
+        int p = (lo + hi) / 2;
+        int m = format_g(probe, p, d);
+        if (reads_back(probe, d, single)) {
+            hi = p;
+            memcpy(out, probe, (size_t)m + 1);
+            n = m;
+        } else {
+            lo = p + 1;
+        }
+    }
+    return n >= 0 ? (size_t)n : (size_t)format_g(out, hi, d);
+}
+
 size_t dsj_format_double(double d, char out[DSJ_NUMBER_MAX])
 {
     if (!isfinite(d)) return non_finite(d, out);
-    int lo = 1, hi = 17;
-    while (lo < hi) {
-        int p = (lo + hi) / 2;
-        format_g(out, p, d);
-        if (strtod(out, NULL) == d)
-            hi = p;
-        else
-            lo = p + 1;
-    }
-    return float_form(out, (size_t)format_g(out, lo, d));
+    return float_form(out, shortest(d, false, 17, out));
 }
 
 size_t dsj_format_float32(float f, char out[DSJ_NUMBER_MAX])
 {
     if (!isfinite(f)) return non_finite(f, out);
-    int lo = 1, hi = 9;
-    while (lo < hi) {
-        int p = (lo + hi) / 2;
-        format_g(out, p, (double)f);
-        if (strtof(out, NULL) == f)
-            hi = p;
-        else
-            lo = p + 1;
-    }
-    return float_form(out, (size_t)format_g(out, lo, (double)f));
+    return float_form(out, shortest((double)f, true, 9, out));
 }
 
 size_t dsj_format_int64(int64_t v, char out[DSJ_NUMBER_MAX])

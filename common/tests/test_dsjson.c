@@ -317,5 +317,59 @@ DT_TEST(bad_input)
     cJSON_Delete(r);
 }
 
-DT_MAIN(DT_ENTRY(doubles), DT_ENTRY(halfway), DT_ENTRY(floats), DT_ENTRY(integers),
-        DT_ENTRY(round_trip), DT_ENTRY(made_in_c), DT_ENTRY(bad_input))
+/* The formatters' text is the definition itself: the least number of significant digits
+ * whose correctly rounded decimal (printf's %.*g) reads back, found here by trying every
+ * count from 1 up, with ".0" added when it has neither a point nor an exponent. Checked on
+ * every power of two (where reading back is not monotone in the digit count), on random bit
+ * patterns and on fractions k / (2^21 - 1) (linspace's values). */
+static void definition(double d, bool single, char *out)
+{
+    for (int p = 1; p <= (single ? 9 : 17); p++) {
+        snprintf(out, 40, "%.*g", p, d);
+        if (single ? strtof(out, NULL) == (float)d : strtod(out, NULL) == d) break;
+    }
+    if (strpbrk(out, ".e") == NULL) strcat(out, ".0");
+}
+
+static void is_definition(double d, bool single)
+{
+    char want[48], got[DSJ_NUMBER_MAX];
+    definition(d, single, want);
+    size_t n = single ? dsj_format_float32((float)d, got) : dsj_format_double(d, got);
+    if (strcmp(got, want) != 0 || n != strlen(got))
+        dt_fail(__FILE__, __LINE__, "%s %a\n#   expected: %s\n#   observed: %s (length %zu)",
+                single ? "float32" : "float64", d, want, got, n);
+}
+
+DT_TEST(shortest_is_the_definition)
+{
+    for (int e = -1074; e <= 1023; e++) {
+        is_definition(ldexp(1.0, e), false);
+        is_definition(-ldexp(1.0, e), false);
+    }
+    for (int e = -149; e <= 127; e++) {
+        is_definition((double)ldexpf(1.0f, e), true);
+        is_definition(-(double)ldexpf(1.0f, e), true);
+    }
+    uint64_t x = 88172645463325252ULL;
+    for (int i = 0; i < 100000; i++) {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        double d;
+        float f;
+        uint32_t lo = (uint32_t)x;
+        memcpy(&d, &x, sizeof d);
+        memcpy(&f, &lo, sizeof f);
+        if (isfinite(d)) is_definition(d, false);
+        if (isfinite(f)) is_definition((double)f, true);
+    }
+    for (int k = 0; k < 50000; k++) {
+        is_definition((double)k / 2097151.0, false);
+        is_definition((double)(float)((double)k / 2097151.0), true);
+    }
+}
+
+DT_MAIN(DT_ENTRY(doubles), DT_ENTRY(shortest_is_the_definition), DT_ENTRY(halfway),
+        DT_ENTRY(floats), DT_ENTRY(integers), DT_ENTRY(round_trip), DT_ENTRY(made_in_c),
+        DT_ENTRY(bad_input))
