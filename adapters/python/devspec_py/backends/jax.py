@@ -232,7 +232,8 @@ class JaxBackend(ArrayAPIBackend):
             return self.jax.device_put(whole, NamedSharding(mesh, self._spec(mesh, x.sbp,
                                                                              whole.ndim)))
         assert x.locals is not None
-        ranks = [int(r) for r in mesh.device_ids.flat]
+        rows = x.placement.ranks
+        ranks = [r for row in rows for r in row] if rows and isinstance(rows[0], list) else rows
         if len(x.locals) < self._world():
             raise ValueError("%d local pieces for %d ranks" % (len(x.locals), self._world()))
         pieces = [self.jax.device_put(self.asarray_typed(x.locals[r], {}),
