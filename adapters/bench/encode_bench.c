@@ -9,15 +9,19 @@
  *
  * With HOST and ADAPTER.so it also reads 2^21 float64 out of process (array.create, then
  * array.read through devspec-adapter-host) and prints the time of the read and the host's
- * peak resident memory, beside the host's after reading one element.
+ * peak resident memory, beside the host's after reading one element. With the runner too
+ * (DEVSPEC, build/conformance/devspec) it runs a one-case file that reads 2^20 and 2^21
+ * float64 through the same host and prints the run's time and the runner's own peak resident
+ * memory (VmHWM, read from /proc while it runs), the other side of the same reply.
  *
- *   devspec_encode_bench [HOST ADAPTER.so]
+ *   devspec_encode_bench [HOST ADAPTER.so [DEVSPEC]]
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "driver.h"
 #include "shim_internal.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -144,6 +148,95 @@ static void measure_host(char *host, char *adapter, size_t n, bool fractions)
            peak_mib(RUSAGE_CHILDREN));
 }
 
+/* The peak resident memory of process PID so far (VmHWM), in kB; 0 once it is gone. */
+static long vm_hwm(pid_t pid)
+{
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    FILE *f = fopen(path, "r");
+    long kb = 0;
+    if (f == NULL) return 0;
+    while (fgets(line, sizeof line, f))
+        if (strncmp(line, "VmHWM:", 6) == 0) kb = strtol(line + 6, NULL, 10);
+    fclose(f);
+    return kb;
+}
+
+/* Runs the runner on a one-case file that creates N float64 (integral or fractions) and
+ * reads them (the expectation names dtype and shape only), the adapter being HOST ADAPTER.so;
+ * prints the run's time and the runner's peak memory, sampled every 10 ms. */
+static void measure_runner(char *devspec, char *host, char *adapter, size_t n, bool fractions)
+{
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    char dir[512], cases[600], report[600], cmd[2048];
+    snprintf(dir, sizeof dir, "%s/encode_bench.XXXXXX", tmp);
+    if (mkdtemp(dir) == NULL) exit(1);
+    snprintf(cases, sizeof cases, "%s/read.json", dir);
+    snprintf(report, sizeof report, "%s/report.json", dir);
+    snprintf(cmd, sizeof cmd, "'%s' '%s'", host, adapter);
+    char args[256];
+    if (fractions)
+        snprintf(args, sizeof args,
+                 "{\"fn\": \"linspace\", \"start\": 0, \"stop\": 1, \"num\": %zu, "
+                 "\"dtype\": \"float64\"}",
+                 n);
+    else
+        snprintf(args, sizeof args, "{\"fn\": \"arange\", \"start\": %zu, \"dtype\": \"float64\"}",
+                 n);
+    FILE *f = fopen(cases, "w");
+    if (f == NULL) exit(1);
+    fprintf(f,
+            "{\"description\": \"one large read\", \"cases\": [{\"id\": \"bench.read\", "
+            "\"description\": \"reads %zu float64 elements.\", \"spec\": [\"DEV-CREATE-1\"], "
+            "\"features\": [\"creation-device-kw\"], \"steps\": [{\"op\": \"array.create\", "
+            "\"args\": %s, \"as\": \"x\"}, {\"op\": \"array.read\", \"args\": {\"array\": "
+            "\"$x\"}, \"expect\": {\"dtype\": \"float64\", \"shape\": [%zu]}}]}]}\n",
+            n, args, n);
+    fclose(f);
+    char *argv[] = {devspec, "run",      "--adapter-cmd", cmd, "--cases",
+                    cases,   "--report", report,          NULL};
+    double t0 = now();
+    pid_t pid = fork();
+    if (pid == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, 1);
+        dup2(null, 2);
+        execv(devspec, argv);
+        _exit(127);
+    }
+    long peak = 0;
+    int status = 0;
+    while (waitpid(pid, &status, WNOHANG) == 0) {
+        long kb = vm_hwm(pid);
+        if (kb > peak) peak = kb;
+        nanosleep(&(struct timespec){0, 10000000}, NULL);
+    }
+    double t = now() - t0;
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        fprintf(stderr, "encode_bench: the runner on %s exited with status %d\n", cases, status);
+        exit(1);
+    }
+    /* The case must have passed (a skip would measure nothing). */
+    static char text[1 << 16];
+    f = fopen(report, "r");
+    size_t got = f ? fread(text, 1, sizeof text - 1, f) : 0;
+    if (f) fclose(f);
+    text[got] = '\0';
+    if (strstr(text, "\"pass\"") == NULL) {
+        fprintf(stderr, "encode_bench: the case in %s did not pass (report %s)\n", cases, report);
+        exit(1);
+    }
+    printf("# runner, a case reading %zu float64 %-9s: the run %.3f s; the runner's peak "
+           "resident memory %.0f MiB\n",
+           n, fractions ? "fractions" : "integers", t, (double)peak / 1024.0);
+    unlink(cases);
+    char jsonl[620];
+    snprintf(jsonl, sizeof jsonl, "%s/report.jsonl", dir);
+    unlink(report);
+    unlink(jsonl);
+    rmdir(dir);
+}
+
 /* Runs FN in a child process (its own peak memory) and waits for it. */
 #define IN_CHILD(call)                                                                             \
     do {                                                                                           \
@@ -161,17 +254,21 @@ static void measure_host(char *host, char *adapter, size_t n, bool fractions)
 
 int main(int argc, char **argv)
 {
-    if (argc != 1 && argc != 3) {
-        fprintf(stderr, "usage: %s [HOST ADAPTER.so]\n", argv[0]);
+    if (argc != 1 && argc != 3 && argc != 4) {
+        fprintf(stderr, "usage: %s [HOST ADAPTER.so [DEVSPEC]]\n", argv[0]);
         return 2;
     }
     for (int log2n = 21; log2n <= 24; log2n += 3)
         for (int fractions = 0; fractions < 2; fractions++)
             IN_CHILD(measure((size_t)1 << log2n, fractions));
-    if (argc == 3) {
+    if (argc >= 3) {
         IN_CHILD(measure_host(argv[1], argv[2], 1, false));
         for (int fractions = 0; fractions < 2; fractions++)
             IN_CHILD(measure_host(argv[1], argv[2], (size_t)1 << 21, fractions));
     }
+    if (argc == 4)
+        for (int log2n = 20; log2n <= 21; log2n++)
+            for (int fractions = 0; fractions < 2; fractions++)
+                measure_runner(argv[3], argv[1], argv[2], (size_t)1 << log2n, fractions);
     return 0;
 }
