@@ -82,11 +82,19 @@ def test_placement_equality_is_the_mesh_equality(mesh4):
     assert a.ok("global.placement_equal", {"a": FLAT, "b": MESH}) is False
 
 
-def test_a_rank_beyond_the_four_and_ragged_rows_are_refused(mesh4):
+def test_a_rank_beyond_the_four_and_ragged_rows_cannot_be_written_in_jax(mesh4):
+    # JAX is never asked (no device object for rank 4, no ndarray of ragged rows): the
+    # adapter says it cannot express the request; crediting JAX with a refusal would be false.
     a, _ = mesh4
     for ranks in ([0, 1, 2, 4], [[0, 1], [2]]):
         err = a.err("global.placement", {"type": "cpu", "ranks": ranks})
-        assert err["kind"] == "ValueError" and err["origin"] == "library", err
+        assert err["kind"] == "NotImplementedError" and err["origin"] == "adapter", err
+
+
+def test_a_split_beyond_the_array_is_refused_by_jax(mesh4):
+    a, _ = mesh4
+    err = a.err("global.make", {"value": VALUE, "placement": FLAT, "sbp": [{"split": 2}]})
+    assert err["origin"] == "library", err
 
 
 def test_sbp_alone_has_no_jax_object(mesh4):
@@ -200,7 +208,7 @@ def test_global_arguments_are_checked(mesh4):
                                 "sbp": [S0]})
     assert (err["origin"], err["kind"]) == ("protocol", "TypeError")
     err = a.err("global.make", {"value": VALUE, "placement": FLAT, "sbp": [S0, S1]})
-    assert (err["origin"], err["kind"]) == ("library", "ValueError")   # 2 sbp, 1-D mesh
+    assert (err["origin"], err["kind"]) == ("adapter", "NotImplementedError")  # 2 sbp, 1-D
 
 
 # -- other adapters and command lines --------------------------------------------------------

@@ -164,7 +164,10 @@ class JaxBackend(ArrayAPIBackend):
         """Rank r of a placement of type_ is jax.devices(type_)[r]."""
         devices = self.jax.devices(type_)
         if not 0 <= rank < min(self._world(), len(devices)):
-            raise ValueError("rank %d is not one of the %d ranks that run" % (rank, self._world()))
+            # JAX has no ranks, only device objects: a rank with no device behind it cannot be
+            # written in JAX at all, so JAX is never asked (its refusal is not observed).
+            raise Unsupported("rank %d: JAX has no device for it (%d ranks play)"
+                              % (rank, self._world()))
         return devices[rank]
 
     def _mesh(self, p: PlacementArg) -> Any:
@@ -173,9 +176,10 @@ class JaxBackend(ArrayAPIBackend):
         self._world()
         nested = bool(p.ranks) and isinstance(p.ranks[0], list)
         if nested and len({len(row) for row in p.ranks}) > 1:
-            # A Mesh takes an ndarray of devices: ragged rows have no such array.
-            raise ValueError("placement ranks %s: rows of different lengths make no mesh"
-                             % p.ranks)
+            # A Mesh takes an ndarray of devices: ragged rows have no such array, so the
+            # request cannot be written in JAX (its refusal is not observed).
+            raise Unsupported("placement ranks %s: a Mesh takes an n-dimensional array of "
+                              "devices, which rows of different lengths do not make" % (p.ranks,))
         rows = p.ranks if nested else [p.ranks]
         grid = [[self._device_of_rank(p.type, r) for r in row] for row in rows]
         devices = np.array(grid if nested else grid[0], dtype=object)
@@ -207,15 +211,20 @@ class JaxBackend(ArrayAPIBackend):
         from jax.sharding import PartitionSpec
         names = mesh.axis_names
         if len(sbp) != len(names):
-            raise ValueError("%d sbp values for a placement of %d dimensions"
-                             % (len(sbp), len(names)))
-        parts: list[list[str]] = [[] for _ in range(ndim)]
+            # Each sbp names a mesh axis; one without an axis cannot be written in JAX.
+            raise Unsupported("%d sbp values for a placement of %d dimensions: a "
+                              "PartitionSpec names mesh axes, one per sbp"
+                              % (len(sbp), len(names)))
+        # A split beyond the array's dimensions makes the PartitionSpec longer than the
+        # array, and JAX itself refuses that when the sharding meets the array.
+        longest = max([ndim] + [s.dim + 1 for s in sbp if s.kind == "split"])
+        parts: list[list[str]] = [[] for _ in range(longest)]
         unreduced = set()
         for name, s in zip(names, sbp, strict=True):
             if s.kind == "split":
-                if not 0 <= s.dim < ndim:
-                    raise ValueError("split(%d) of a %d-dimensional array: a PartitionSpec "
-                                     "has no entry for dim %d" % (s.dim, ndim, s.dim))
+                if s.dim < 0:
+                    raise Unsupported("split(%d): a PartitionSpec has no entry for a "
+                                      "negative dimension" % s.dim)
                 parts[s.dim].append(name)
             elif s.kind == "partial_sum":
                 unreduced.add(name)
@@ -235,7 +244,8 @@ class JaxBackend(ArrayAPIBackend):
         rows = x.placement.ranks
         ranks = [r for row in rows for r in row] if rows and isinstance(rows[0], list) else rows
         if len(x.locals) < self._world():
-            raise ValueError("%d local pieces for %d ranks" % (len(x.locals), self._world()))
+            raise Unsupported("%d local pieces for %d ranks: JAX takes one array per device"
+                              % (len(x.locals), self._world()))
         pieces = [self.jax.device_put(self.asarray_typed(x.locals[r], {}),
                                       self._device_of_rank(x.placement.type, r))
                   for r in ranks]
