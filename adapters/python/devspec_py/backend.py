@@ -441,7 +441,10 @@ class ScopeStack:
 
     def pop(self) -> None:
         if not self.entered:
-            raise IndexError("default.pop: no scoped default device is active")
+            # A context manager cannot be left before it is entered: the library is never
+            # asked, so no error of its own can be reported for this request.
+            raise Unsupported("default.pop with no scope active: the library's scope is a "
+                              "context manager, which cannot be left before it is entered")
         self.entered.pop().__exit__(None, None, None)
 
     def clear(self) -> None:

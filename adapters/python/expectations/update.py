@@ -38,6 +38,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("*", "different devices", "from_dlpack without device= puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
 ],
 "jax": [
+ ("scope.pop-without-push", "cannot express", "JAX's default-device scope is a context manager (jax.default_device), which cannot be left before it is entered: the request has no call in the library, so the library is never asked and no error of its own is observed"),
  ("signature.device.array-to-device", "", "jax.Array.to_device(self, device, *, stream=None) in jax 0.10.2 also takes device as a keyword; the standard's to_device(self, device, /, *, stream=None) makes it positional-only"),
  ("dlpack.export.default", "numbers differ", "x.__dlpack__() of an array on cpu:1 exports a tensor on (kDLCPU, 1) while x.__dlpack_device__() says (kDLCPU, 0): jax 0.10.2 reports device id 0 for every CPU device but exports with the device's own id"),
  ("dlpack.export.dl-device-none", "numbers differ", "x.__dlpack__(dl_device=None) of an array on cpu:1 exports a tensor on (kDLCPU, 1) while x.__dlpack_device__() says (kDLCPU, 0): jax 0.10.2 reports device id 0 for every CPU device but exports with the device's own id"),
@@ -74,6 +75,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("oneflow.device.get-device-cpu", "returned a value", "Tensor.get_device() of a CPU tensor returns -1 instead of raising"),
 ],
 "tinygrad": [
+ ("scope.pop-without-push", "cannot express", "tinygrad's default-device scope is a context manager (tinygrad's Context(DEV=...)), which cannot be left before it is entered: the request has no call in the library, so the library is never asked and no error of its own is observed"),
  ("device-none.*", "got an unexpected keyword argument 'device'", "Tensor.arange, Tensor.linspace and Tensor.eye (OpMixin in tinygrad 0.14) take no device= keyword: TypeError"),
  ("creation.*", "got an unexpected keyword argument 'device'", "Tensor.arange, Tensor.linspace and Tensor.eye (OpMixin in tinygrad 0.14) take no device= keyword: TypeError"),
  ("*", "observed null", "tinygrad builds arange, linspace, eye and Python-scalar tensors as device-less constants: .device is None (Tensor(2.5, device=D) drops D) until they meet a placed tensor"),
@@ -87,6 +89,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("device-string.*", "strings differ|missing from the result", "tinygrad's devices are plain canonical strings ('cpu:0' -> 'CPU', 'gpu:1' -> 'GPU:1'): upper-case, no ':0', and no type or index fields"),
 ],
 "ivy": [
+ ("scope.pop-without-push", "cannot express", "ivy's default-device scope is a context manager (ivy.DefaultDevice), which cannot be left before it is entered: the request has no call in the library, so the library is never asked and no error of its own is observed"),
  ("signature.device.array-to-device", "", "ivy.Array.to_device(self, device, *, stream=None, out=None) takes device positional-or-keyword: neither positional-only, as the standard's to_device(self, device, /, *, stream=None), nor keyword-only, as Ivy's own rule for device arguments"),
  ("util.arrays-on-device.*", "", "ivy.get_all_ivy_arrays_on_dev tests each object with `obj is ivy.Array` (the class itself) instead of isinstance, so it never finds an array and always answers an empty Container"),
  ("device-names.*", "missing from the result", "ivy.Device is a str subclass with no type or index attribute: only the string itself describes the device"),
