@@ -41,13 +41,16 @@
 
 /* ---- formatting ---------------------------------------------------------------------- */
 
-/* The shortest decimal that strtod reads back as exactly D, always in a float's form (it has
- * a '.' or an exponent: "1.0", "0.30000000000000004", "5e-324", "1.7976931348623157e+308",
- * "-0.0"), so a reader that tells integers from floats reads a float. NaN and infinities give
- * "nan", "inf" and "-inf", which are not JSON numbers. Returns the length. */
+/* The decimal of the fewest significant digits whose correctly rounded form strtod reads
+ * back as exactly D, always in a float's form (it has a '.' or an exponent: "1.0",
+ * "0.30000000000000004", "5e-324", "1.7976931348623157e+308", "-0.0"), so a reader that
+ * tells integers from floats reads a float. At a few powers of two a decimal one digit
+ * shorter, not D correctly rounded, also reads back, and Python's repr writes that one
+ * (2^-24: "5.9604644775390625e-08" here, "5.960464477539063e-08" there; the same double).
+ * NaN and infinities give "nan", "inf" and "-inf", which are not JSON numbers. Returns the
+ * length. */
 size_t dsj_format_double(double d, char out[DSJ_NUMBER_MAX]);
-/* The same for a float32: the shortest decimal that strtof reads back as exactly F
- * ("0.1", "3.4028235e+38", "1e-45"). */
+/* The same for a float32, read back by strtof ("0.1", "3.4028235e+38", "1e-45"). */
 size_t dsj_format_float32(float f, char out[DSJ_NUMBER_MAX]);
 size_t dsj_format_int64(int64_t v, char out[DSJ_NUMBER_MAX]);
 size_t dsj_format_uint64(uint64_t v, char out[DSJ_NUMBER_MAX]);
