@@ -29,6 +29,7 @@ import sys
 import tempfile
 import time
 
+from procutil import alive, children, wait_for
 from taputil import check, plan, skip
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -730,12 +731,7 @@ def group_probe(env):
     def descendants():
         found, todo = [], [p.pid]
         while todo:
-            pid = todo.pop()
-            try:
-                with open(f"/proc/{pid}/task/{pid}/children") as f:
-                    kids = [int(k) for k in f.read().split()]
-            except OSError:
-                kids = []
+            kids = children(todo.pop())
             found += kids
             todo += kids
         return found
@@ -743,36 +739,15 @@ def group_probe(env):
     def started():
         tree[:] = descendants()
         return len(tree) >= 2  # the run and its worker
-    ok = _wait_for(started)
+    ok = wait_for(started)
     p.kill()
     p.communicate()
-    gone = _wait_for(lambda: not any(_alive(k) for k in tree), 15)
+    gone = wait_for(lambda: not any(alive(k) for k in tree), 15)
     check(ok and gone, "SIGKILL of probe: its runs and their workers stop", "all gone",
-          [(k, _alive(k)) for k in tree])
+          [(k, alive(k)) for k in tree])
     for k in tree:
-        if _alive(k):
+        if alive(k):
             os.kill(k, 9)
-
-
-def _wait_for(pred, seconds=30):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is dead
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
 
 
 GROUPS = {"model": group_model, "render": group_render, "probe": group_probe}

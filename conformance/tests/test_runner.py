@@ -23,6 +23,7 @@ import tempfile
 import time
 import xml.etree.ElementTree as ET
 
+from procutil import alive, children, wait_for
 from taputil import check, plan, skip
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -1202,28 +1203,6 @@ def _hang_suite(env, name, then=()):
     return d
 
 
-def _wait_for(pred, seconds=30):
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def _alive(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:  # a zombie is dead
-        with open(f"/proc/{pid}/stat") as f:
-            return f.read().split(")")[-1].split()[0] != "Z"
-    except OSError:
-        return False
-    return True
-
-
 def group_reliability(env):
     """Bad files, bad paths, signals, concurrent runs (the runner's robustness)."""
     good = os.path.join(CASES, "pass.json")
@@ -1265,7 +1244,7 @@ def group_reliability(env):
                               "--adapter-cmd", fake_cmd(), "--report", rep, "--no-tap"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
     jsonl = env.path("shared.jsonl")
-    _wait_for(lambda: os.path.exists(jsonl) and '"h.pass"' in open(jsonl).read())
+    wait_for(lambda: os.path.exists(jsonl) and '"h.pass"' in open(jsonl).read())
     rc, out, err = env.run(["run", "--cases", good, "--adapter-cmd", fake_cmd(), "--report", rep,
                             "--no-tap"], timeout=60)
     check(rc == 3 and "another run is writing" in err,
@@ -1394,7 +1373,7 @@ def group_reliability(env):
                               "--jobs", jobs, "--adapter-cmd", fake_cmd(), "--report", rep, "--no-tap"],
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
         jl = rep[:-5] + ".jsonl"
-        _wait_for(lambda: os.path.exists(jl) and '"h.pass"' in open(jl).read())
+        wait_for(lambda: os.path.exists(jl) and '"h.pass"' in open(jl).read())
         time.sleep(0.3)
         p.send_signal(sig)
         out, err = p.communicate(timeout=30)
@@ -1419,44 +1398,31 @@ def group_reliability(env):
     check(p.returncode == 3 and r["footer"]["interrupted"] is True and "could not start" not in err,
           "SIGINT during hello: interrupted, not 'could not start'", "interrupted", (r["footer"], err))
 
-    # Item: a runner killed outright takes its worker with it.
-    pidf = env.path("worker.pid")
-    p = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", hang, "--timeout", "60",
-                          "--jobs", "1", "--adapter-cmd", f"echo $$ > {pidf}; " + fake_cmd(), "--report",
-                          env.path("killed.json"), "--no-tap"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
-    jl = env.path("killed.jsonl")
-    _wait_for(lambda: os.path.exists(jl) and '"h.pass"' in open(jl).read())
-    time.sleep(0.3)
-    wpid = int(open(pidf).read())
-    p.kill()
-    p.communicate()
-    gone = _wait_for(lambda: not _alive(wpid), 10)
-    check(gone, "SIGKILL of the runner: the hung worker dies too", "worker gone", wpid)
-    if not gone:
-        os.kill(wpid, signal.SIGKILL)
-
-    # The same when the worker is a shell that does not exec: its child, the adapter, is
-    # in the worker's process group and must die with the runner as well.
-    pidf = env.path("shell.pid")
-    p = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", hang, "--timeout", "60",
-                          "--jobs", "1", "--adapter-cmd", f"echo $$ > {pidf}; {fake_cmd()[5:]}; true", "--report",
-                          env.path("killed-shell.json"), "--no-tap"],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
-    jl = env.path("killed-shell.jsonl")
-    _wait_for(lambda: os.path.exists(jl) and '"h.pass"' in open(jl).read())
-    time.sleep(0.3)
-    spid = int(open(pidf).read())
-    with open(f"/proc/{spid}/task/{spid}/children") as f:
-        kids = [int(k) for k in f.read().split()]
-    p.kill()
-    p.communicate()
-    gone = _wait_for(lambda: not any(_alive(k) for k in kids), 10)
-    check(len(kids) == 1 and gone, "SIGKILL of the runner: the child of a worker's shell dies too",
-          "one child, gone", kids)
-    for k in kids:
-        if _alive(k):
-            os.kill(k, signal.SIGKILL)
+    # Item: a runner killed outright takes its worker with it, and the worker's children:
+    # an --adapter-cmd shell that does not exec runs the adapter as its child, in its group.
+    def kill_runner(name, command, what):
+        """Kills a runner whose one worker hangs; checks WHAT (the worker, or the children of
+        a worker's shell) dies too. The worker writes its pid to NAME.pid."""
+        pidf = env.path(name + ".pid")
+        p = subprocess.Popen([env.devspec, "run", "--spec", TEST_SPEC, "--cases", hang, "--timeout",
+                              "60", "--jobs", "1", "--adapter-cmd", f"echo $$ > {pidf}; " + command,
+                              "--report", env.path(name + ".json"), "--no-tap"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=e, cwd=env.tmp)
+        jl = env.path(name + ".jsonl")
+        wait_for(lambda: os.path.exists(jl) and '"h.pass"' in open(jl).read())
+        time.sleep(0.3)
+        wpid = int(open(pidf).read())
+        watched = [wpid] if what == "worker" else children(wpid)
+        p.kill()
+        p.communicate()
+        gone = wait_for(lambda: not any(alive(k) for k in watched), 10)
+        check(len(watched) == 1 and gone, f"SIGKILL of the runner: the hung {what} dies too",
+              f"one {what}, gone", watched)
+        for k in watched:
+            if alive(k):
+                os.kill(k, signal.SIGKILL)
+    kill_runner("killed", fake_cmd(), "worker")
+    kill_runner("killed-shell", fake_cmd()[len("exec "):] + "; true", "child of the worker's shell")
 
     # Item: adapters/adapters.json is checked like a case file, every problem located.
     src = env.path("fake-source")
