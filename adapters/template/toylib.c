@@ -1,6 +1,7 @@
 /* toylib: the stand-in library of the template (see toylib.h). */
 #include "toylib.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,13 +40,24 @@ static int make(const int64_t *shape, int ndim, int dtype, size_t itemsize, int 
                 toy_array **out)
 {
     size_t count = 1;
+    bool too_big = false;
     if (ndim < 0 || ndim > TOY_MAX_NDIM || itemsize == 0)
         return fail(TOY_E_ARG, "bad rank or element size", NULL);
     if (device < 0 || device >= TOY_NUM_DEVICES) return fail(TOY_E_DEVICE, "no such device", NULL);
+    bool empty = false;
     for (int k = 0; k < ndim; k++) {
         if (shape[k] < 0) return fail(TOY_E_ARG, "negative dimension", NULL);
-        count *= (size_t)shape[k];
+        if (shape[k] == 0)
+            empty = true; /* empty, however large the other dimensions */
+        else if (too_big || count > TOY_MAX_BYTES / itemsize / (size_t)shape[k])
+            too_big = true; /* the product is never formed, so it cannot wrap */
+        else
+            count *= (size_t)shape[k];
     }
+    if (empty)
+        count = 0;
+    else if (too_big)
+        return fail(TOY_E_NOMEM, "array larger than the toy library's limit of 256 MiB", NULL);
     toy_array *x = calloc(1, sizeof *x);
     if (x == NULL || (count > 0 && (x->data = calloc(count, itemsize)) == NULL)) {
         free(x);

@@ -12,6 +12,9 @@
 
 #define TOY_NUM_DEVICES 2
 #define TOY_MAX_NDIM 8
+/* The most bytes one array may hold: like any real library, the toy refuses an array larger
+ * than it can hold (TOY_E_NOMEM) rather than trying, and a shape whose size overflows. */
+#define TOY_MAX_BYTES ((size_t)1 << 28)
 
 /* Status codes: 0 is success, errors are negative. */
 enum { TOY_OK = 0, TOY_E_ARG = -1, TOY_E_DEVICE = -2, TOY_E_NOMEM = -3, TOY_E_MISMATCH = -4 };
