@@ -777,23 +777,32 @@ static int op_array_same(const ds__req *r, cJSON **result)
     return 0;
 }
 
-static int op_array_binary(const ds__req *r, cJSON **result)
+/* The "fn" argument of the binary ops: a function DS_ADD..LAST named as in spec/protocol.md
+ * (array.binary takes them all, array.binary_into and global.binary the arithmetic ones). */
+static int arg_binary_fn(const ds__req *r, int last, ds_binary_fn *which)
 {
     static const char *const fns[] = {
         [DS_ADD] = "add",        [DS_SUBTRACT] = "subtract", [DS_MULTIPLY] = "multiply",
         [DS_DIVIDE] = "divide",  [DS_EQUAL] = "equal",       [DS_LESS] = "less",
         [DS_MAXIMUM] = "maximum"};
     const char *fn;
+    if (ds__arg_string(r, "fn", &fn) < 0) return -1;
+    for (int i = DS_ADD; i <= last; i++)
+        if (strcmp(fn, fns[i]) == 0) {
+            *which = (ds_binary_fn)i;
+            return 0;
+        }
+    return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
+}
+
+static int op_array_binary(const ds__req *r, cJSON **result)
+{
     ds_operand x1, x2;
     ds_array x = NULL;
-    int which = 0;
-    if (ds__arg_string(r, "fn", &fn) < 0) return -1;
-    for (int i = DS_ADD; i <= DS_MAXIMUM; i++)
-        if (strcmp(fn, fns[i]) == 0) which = i;
-    if (which == 0)
-        return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
+    ds_binary_fn which;
+    if (arg_binary_fn(r, DS_MAXIMUM, &which) < 0) return -1;
     if (ds__arg_operand(r, "x1", &x1) < 0 || ds__arg_operand(r, "x2", &x2) < 0 ||
-        CALL(r, binary, (ds_binary_fn)which, x1, x2, &x) < 0)
+        CALL(r, binary, which, x1, x2, &x) < 0)
         return -1;
     return array_result(r, x, result);
 }
@@ -1302,22 +1311,13 @@ static int op_dtype_describe(const ds__req *r, cJSON **result)
 
 static int op_array_binary_into(const ds__req *r, cJSON **result)
 {
-    static const char *const fns[] = {[DS_ADD] = "add",
-                                      [DS_SUBTRACT] = "subtract",
-                                      [DS_MULTIPLY] = "multiply",
-                                      [DS_DIVIDE] = "divide"};
-    const char *fn;
     ds_operand x1, x2;
     ds_array out;
-    int which = 0;
-    if (ds__arg_string(r, "fn", &fn) < 0) return -1;
-    for (int i = DS_ADD; i <= DS_DIVIDE; i++)
-        if (strcmp(fn, fns[i]) == 0) which = i;
-    if (which == 0)
-        return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
+    ds_binary_fn which;
+    if (arg_binary_fn(r, DS_DIVIDE, &which) < 0) return -1;
     if (ds__arg_operand(r, "x1", &x1) < 0 || ds__arg_operand(r, "x2", &x2) < 0 ||
         ds__arg_array(r, "out", &out) < 0 ||
-        CALL(r, binary_into, (ds_binary_fn)which, x1, x2, out) < 0)
+        CALL(r, binary_into, which, x1, x2, out) < 0)
         return -1;
     *result = cJSON_CreateNull();
     return *result ? 0 : oom(r);
@@ -1715,17 +1715,8 @@ static int global_finish(const ds__req *r, int rc, ds_global_info *info, cJSON *
 
 static int op_global_binary(const ds__req *r, cJSON **result)
 {
-    static const char *const fns[] = {[DS_ADD] = "add",
-                                      [DS_SUBTRACT] = "subtract",
-                                      [DS_MULTIPLY] = "multiply",
-                                      [DS_DIVIDE] = "divide"};
-    const char *fn;
-    int which = 0;
-    if (ds__arg_string(r, "fn", &fn) < 0) return -1;
-    for (int i = DS_ADD; i <= DS_DIVIDE; i++)
-        if (strcmp(fn, fns[i]) == 0) which = i;
-    if (which == 0)
-        return ds__fail(r->e, PROTO, "ValueError", "%s: unknown function \"%.40s\"", r->op, fn);
+    ds_binary_fn which;
+    if (arg_binary_fn(r, DS_DIVIDE, &which) < 0) return -1;
     global_buf a, b;
     if (global_decode(r, "x1", &a) < 0) return -1;
     if (global_decode(r, "x2", &b) < 0) {
@@ -1734,7 +1725,7 @@ static int op_global_binary(const ds__req *r, cJSON **result)
     }
     ds_global_info info;
     memset(&info, 0, sizeof info);
-    int rc = CALL(r, global_binary, (ds_binary_fn)which, &a.arg, &b.arg, &info);
+    int rc = CALL(r, global_binary, which, &a.arg, &b.arg, &info);
     global_clear(&a);
     global_clear(&b);
     return global_finish(r, rc, &info, result);
