@@ -125,7 +125,9 @@
     X("global.binary", 1, ((const char *const[]){"fn", "x1", "x2", NULL}),                         \
         ((const char *const[]){"fn", "x1", "x2", NULL}))                                           \
     X("global.sum", 1, ((const char *const[]){"x", "axis", NULL}), ((const char *const[]){"x",     \
-        NULL}))
+        NULL}))                                                                                    \
+    X("call", 1, ((const char *const[]){"fn", "args", "kwargs", "pick", NULL}),                    \
+        ((const char *const[]){"fn", NULL}))
 
 /* clang-format on */
 

@@ -75,6 +75,7 @@ OPS: tuple[str, ...] = (
     'global.make',
     'global.binary',
     'global.sum',
+    'call',
 )
 
 STEP_OPS: tuple[str, ...] = tuple(op for op in OPS if op not in ('hello', 'reset', 'bye'))
@@ -147,6 +148,7 @@ ARGS: dict[str, frozenset[str]] = {
     'global.make': frozenset({'value', 'locals', 'placement', 'sbp', 'to'}),
     'global.binary': frozenset({'fn', 'x1', 'x2'}),
     'global.sum': frozenset({'x', 'axis'}),
+    'call': frozenset({'fn', 'args', 'kwargs', 'pick'}),
 }
 
 FUNCTIONS: dict[str, tuple[str, ...]] = {

@@ -1748,6 +1748,15 @@ static int op_global_sum(const ds__req *r, cJSON **result)
     return global_finish(r, rc, &info, result);
 }
 
+/* call (spec/protocol.md, "call"): the vendor table has no name-dispatched slot yet, so the
+ * shim cannot express the op for any library. */
+static int op_call(const ds__req *r, cJSON **result)
+{
+    (void)result;
+    return ds__fail(r->e, DS__ORIGIN_ADAPTER, "NotImplementedError",
+                    "%s: this shim has no slot for the generic call yet", r->op);
+}
+
 /* Every op of spec/ops.json with its handler and the arguments it defines: an op added there
  * and not implemented here does not compile. */
 static const struct {

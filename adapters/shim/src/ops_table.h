@@ -83,7 +83,8 @@
     X("global.make", global_make, ((const char *const[]){"value", "locals", "placement", "sbp",    \
         "to", NULL}))                                                                              \
     X("global.binary", global_binary, ((const char *const[]){"fn", "x1", "x2", NULL}))             \
-    X("global.sum", global_sum, ((const char *const[]){"x", "axis", NULL}))
+    X("global.sum", global_sum, ((const char *const[]){"x", "axis", NULL}))                        \
+    X("call", call, ((const char *const[]){"fn", "args", "kwargs", "pick", NULL}))
 
 /* X(FN, ARGS) for each function of array.create: ARGS, NULL-terminated, are the
  * arguments it takes (fn and the op's common arguments included). */
