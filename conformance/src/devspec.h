@@ -257,8 +257,8 @@ int dsr__suite_load(dsr_suite *s, const dsr_registry *reg, char *const *paths, i
                     FILE *err);
 /* Loads one case file held in memory (LEN bytes of TEXT, shown as NAME), as dsr__suite_load
  * does a file; for the tests and the fuzzing harness. */
-int dsr__suite_load_text(dsr_suite *s, const dsr_registry *reg, const char *name,
-                         const char *text, size_t len, FILE *err);
+int dsr__suite_load_text(dsr_suite *s, const dsr_registry *reg, const char *name, const char *text,
+                         size_t len, FILE *err);
 void dsr__suite_free(dsr_suite *s);
 
 /* ---- expectations.c -------------------------------------------------------------- */
@@ -373,7 +373,7 @@ extern const char *const dsr__matcher_types[];
  * "$$text" by "$text"; object keys are copied as they are. The caller deletes it. */
 cJSON *dsr__resolve(const cJSON *bindings, const cJSON *v);
 
-/* ---- run.c ----------------------------------------------------------------------- */
+/* ---- results and options: what a run is asked and what it found -------------------- */
 
 typedef struct dsr_result {
     const dsr_case *c;
@@ -421,9 +421,8 @@ typedef struct dsr_options {
     char **argv;
 } dsr_options;
 
-/* Runs the selected cases. Returns the exit status (0, 1, 3). */
-int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, dsr_expectations *ex,
-             dsr_adapter *ad);
+/* ---- profile.c: the profile rules, below the runner and its reports ------------------ */
+
 /* spec/README.md: a case counts for a profile when all its features are in the profile, at
  * least one statement it cites applies, and none it cites from the profile's document is
  * outside the profile's version. */
@@ -433,6 +432,40 @@ bool dsr__case_selected(const dsr_options *o, const dsr_registry *reg, const dsr
 /* True when the hello result HELLO claims FEATURE; false when HELLO is NULL. */
 bool dsr__claimed(const cJSON *hello, const char *feature);
 
+/* How the cases that count for a profile ended. */
+typedef struct dsr_tally {
+    int cases, passed, failed, skipped, not_run;
+} dsr_tally;
+
+typedef enum dsr_verdict_kind {
+    DSR_CONFORMS,
+    DSR_DOES_NOT_CONFORM,
+    DSR_UNDETERMINED
+} dsr_verdict_kind;
+/* "conforms", "does-not-conform", "undetermined", by dsr_verdict_kind. */
+extern const char *const dsr__verdict_names[];
+
+typedef struct dsr_verdict {
+    dsr_verdict_kind verdict;
+    const char **missing; /* the required features the library does not claim (borrowed) */
+    int nmissing;
+    dsr_tally required; /* cases of required features only: these decide */
+    dsr_tally optional; /* cases of an optional feature, reported beside */
+} dsr_verdict;
+
+/* Profile P's verdict over NRESULTS RESULTS of a run of SUITE whose adapter said HELLO
+ * (NULL: it did not answer); COMPLETE: the run was not cut short. Free with
+ * dsr__verdict_free. */
+void dsr__profile_verdict(const dsr_registry *reg, const dsr_suite *suite, const cJSON *hello,
+                          const dsr_result *results, int nresults, const dsr_profile *p,
+                          bool complete, dsr_verdict *v);
+void dsr__verdict_free(dsr_verdict *v);
+
+/* ---- run.c ----------------------------------------------------------------------- */
+
+/* Runs the selected cases. Returns the exit status (0, 1, 3). */
+int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, dsr_expectations *ex,
+             dsr_adapter *ad);
 /* ---- report.c -------------------------------------------------------------------- */
 
 /* A run as its report describes it; run.c fills it from its own state. */

@@ -207,66 +207,26 @@ static void counts_add(cJSON *map, const char *key, dsr_status st)
     dsj_set_number(n, n->valuedouble + 1);
 }
 
-static const dsr_result *find_result(const dsr_run_state *r, const dsr_case *c)
+static void tally_json(cJSON *j, const dsr_tally *t)
 {
-    for (int i = 0; i < r->nresults; i++)
-        if (r->results[i].c == c) return &r->results[i];
-    return NULL;
+    cJSON_AddNumberToObject(j, "cases", t->cases);
+    cJSON_AddNumberToObject(j, "passed", t->passed);
+    cJSON_AddNumberToObject(j, "failed", t->failed);
+    cJSON_AddNumberToObject(j, "skipped", t->skipped);
+    cJSON_AddNumberToObject(j, "not_run", t->not_run);
 }
 
-/* A profile's verdict (spec/README.md): a library conforms when it claims every required
- * feature and every case that counts for the profile and claims only required features
- * passes. Cases of optional features are reported beside the verdict. */
+/* A profile's verdict as profile.c computes it, written down. */
 static cJSON *profile_json(const dsr_run_state *r, const dsr_profile *p, bool complete)
 {
+    dsr_verdict v;
+    dsr__profile_verdict(r->reg, r->suite, r->hello, r->results, r->nresults, p, complete, &v);
     cJSON *j = cJSON_CreateObject();
-    cJSON *missing = cJSON_AddArrayToObject(j, "missing_features");
-    for (int i = 0; i < p->nrequired; i++)
-        if (!r->hello || !dsr__claimed(r->hello, p->required[i]))
-            cJSON_AddItemToArray(missing, cJSON_CreateString(p->required[i]));
-    /* [0]: cases of required features only (the verdict); [1]: cases of optional ones */
-    int total[2] = {0}, passed[2] = {0}, failed[2] = {0}, skipped[2] = {0}, not_run[2] = {0};
-    for (int f = 0; f < r->suite->nfiles; f++) {
-        for (int k = 0; k < r->suite->files[f].ncases; k++) {
-            const dsr_case *c = &r->suite->files[f].cases[k];
-            if (!dsr__case_counts(r->reg, c, p)) continue;
-            int g = 0;
-            for (int i = 0; i < c->nfeatures; i++) {
-                bool opt = false;
-                dsr__profile_has_feature(p, c->features[i], &opt);
-                if (opt) g = 1;
-            }
-            total[g]++;
-            const dsr_result *res = find_result(r, c);
-            if (!res)
-                not_run[g]++;
-            else if (res->status == DSR_PASS || res->status == DSR_XPASS)
-                passed[g]++;
-            else if (res->status == DSR_SKIP)
-                skipped[g]++;
-            else
-                failed[g]++;
-        }
-    }
-    cJSON_AddNumberToObject(j, "cases", total[0]);
-    cJSON_AddNumberToObject(j, "passed", passed[0]);
-    cJSON_AddNumberToObject(j, "failed", failed[0]);
-    cJSON_AddNumberToObject(j, "skipped", skipped[0]);
-    cJSON_AddNumberToObject(j, "not_run", not_run[0]);
-    const char *verdict;
-    if (cJSON_GetArraySize(missing) > 0 || failed[0] > 0)
-        verdict = "does-not-conform";
-    else if (skipped[0] > 0 || not_run[0] > 0 || total[0] == 0 || !complete)
-        verdict = "undetermined";
-    else
-        verdict = "conforms";
-    cJSON_AddStringToObject(j, "verdict", verdict);
-    cJSON *opt = cJSON_AddObjectToObject(j, "optional");
-    cJSON_AddNumberToObject(opt, "cases", total[1]);
-    cJSON_AddNumberToObject(opt, "passed", passed[1]);
-    cJSON_AddNumberToObject(opt, "failed", failed[1]);
-    cJSON_AddNumberToObject(opt, "skipped", skipped[1]);
-    cJSON_AddNumberToObject(opt, "not_run", not_run[1]);
+    cJSON_AddItemToObject(j, "missing_features", dsr__json_strings(v.missing, v.nmissing));
+    tally_json(j, &v.required);
+    cJSON_AddStringToObject(j, "verdict", dsr__verdict_names[v.verdict]);
+    tally_json(cJSON_AddObjectToObject(j, "optional"), &v.optional);
+    dsr__verdict_free(&v);
     return j;
 }
 

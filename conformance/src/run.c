@@ -10,7 +10,6 @@
 #include <signal.h>
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -289,16 +288,6 @@ static int hello(runner *r, char *err, size_t errlen)
     const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(r->hello, "ranks");
     r->nranks = cJSON_IsNumber(ranks) && ranks->valuedouble >= 1 ? (int)ranks->valuedouble : 1;
     return 0;
-}
-
-bool dsr__claimed(const cJSON *hello, const char *feature)
-{
-    const cJSON *f;
-    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(hello, "features"))
-    {
-        if (cJSON_IsString(f) && !strcmp(f->valuestring, feature)) return true;
-    }
-    return false;
 }
 
 /* ---- substitution and judging --------------------------------------------------------- */
@@ -619,54 +608,6 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
     }
     if (end == STEP_CRASH || end == STEP_TIMEOUT) restart(r);
     return !dsr__interrupted;
-}
-
-/* ---- selection ----------------------------------------------------------------------- */
-
-bool dsr__case_counts(const dsr_registry *reg, const dsr_case *c, const dsr_profile *p)
-{
-    for (int i = 0; i < c->nfeatures; i++)
-        if (!dsr__profile_has_feature(p, c->features[i], NULL)) return false;
-    if (c->nfeatures == 0) return false;
-    bool applies = false;
-    for (int i = 0; i < c->nspec; i++) {
-        const dsr_statement *s = dsr__registry_statement(reg, c->spec[i]);
-        if (!s) {
-            applies = applies || !reg->have_statements;
-            continue;
-        }
-        if (dsr__statement_applies(s, p))
-            applies = true;
-        else if (p->document && s->document && !strcmp(s->document, p->document))
-            return false; /* cites a statement of another version of the document */
-    }
-    return applies;
-}
-
-bool dsr__case_selected(const dsr_options *o, const dsr_registry *reg, const dsr_case *c)
-{
-    if (o->ncase_globs) {
-        bool any = false;
-        for (int i = 0; i < o->ncase_globs; i++)
-            any = any || fnmatch(o->case_globs[i], c->id, 0) == 0;
-        if (!any) return false;
-    }
-    if (o->nfeatures) {
-        bool any = false;
-        for (int i = 0; i < o->nfeatures; i++)
-            for (int k = 0; k < c->nfeatures; k++)
-                any = any || !strcmp(o->features[i], c->features[k]);
-        if (!any) return false;
-    }
-    if (o->profile) {
-        const dsr_profile *p = dsr__registry_profile(reg, o->profile);
-        if (!p || !dsr__case_counts(reg, c, p)) return false;
-    }
-    /* Exclusion is applied last. */
-    for (int i = 0; i < o->nexclude_features; i++)
-        for (int k = 0; k < c->nfeatures; k++)
-            if (!strcmp(o->exclude_features[i], c->features[k])) return false;
-    return true;
 }
 
 /* ---- progress and expectations ---------------------------------------------------- */
@@ -1009,8 +950,8 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
         if (r->interrupted)
             snprintf(r->why_incomplete, sizeof r->why_incomplete, "%s", err);
         else
-            snprintf(r->why_incomplete, sizeof r->why_incomplete,
-                     "the adapter could not start: %s", err);
+            snprintf(r->why_incomplete, sizeof r->why_incomplete, "the adapter could not start: %s",
+                     err);
         s = state(r);
         cJSON *footer = dsr__report_footer(&s, false, dsr__now() - t0, &gate);
         bool wf = false;

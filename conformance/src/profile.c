@@ -1,0 +1,128 @@
+/* The profile rules (spec/README.md), below the runner and its reports: which cases count
+ * for a profile, which a run's options select, whether a library claims a feature, and a
+ * profile's verdict over a run's results. run.c, report.c, summary.c, compare.c and
+ * coverage.c all read them here; nothing here knows how a run is driven or written. */
+#define _POSIX_C_SOURCE 200809L
+#include "devspec.h"
+
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool dsr__claimed(const cJSON *hello, const char *feature)
+{
+    const cJSON *f;
+    cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(hello, "features"))
+    {
+        if (cJSON_IsString(f) && !strcmp(f->valuestring, feature)) return true;
+    }
+    return false;
+}
+
+bool dsr__case_counts(const dsr_registry *reg, const dsr_case *c, const dsr_profile *p)
+{
+    for (int i = 0; i < c->nfeatures; i++)
+        if (!dsr__profile_has_feature(p, c->features[i], NULL)) return false;
+    if (c->nfeatures == 0) return false;
+    bool applies = false;
+    for (int i = 0; i < c->nspec; i++) {
+        const dsr_statement *s = dsr__registry_statement(reg, c->spec[i]);
+        if (!s) {
+            applies = applies || !reg->have_statements;
+            continue;
+        }
+        if (dsr__statement_applies(s, p))
+            applies = true;
+        else if (p->document && s->document && !strcmp(s->document, p->document))
+            return false; /* cites a statement of another version of the document */
+    }
+    return applies;
+}
+
+bool dsr__case_selected(const dsr_options *o, const dsr_registry *reg, const dsr_case *c)
+{
+    if (o->ncase_globs) {
+        bool any = false;
+        for (int i = 0; i < o->ncase_globs; i++)
+            any = any || fnmatch(o->case_globs[i], c->id, 0) == 0;
+        if (!any) return false;
+    }
+    if (o->nfeatures) {
+        bool any = false;
+        for (int i = 0; i < o->nfeatures; i++)
+            for (int k = 0; k < c->nfeatures; k++)
+                any = any || !strcmp(o->features[i], c->features[k]);
+        if (!any) return false;
+    }
+    if (o->profile) {
+        const dsr_profile *p = dsr__registry_profile(reg, o->profile);
+        if (!p || !dsr__case_counts(reg, c, p)) return false;
+    }
+    /* Exclusion is applied last. */
+    for (int i = 0; i < o->nexclude_features; i++)
+        for (int k = 0; k < c->nfeatures; k++)
+            if (!strcmp(o->exclude_features[i], c->features[k])) return false;
+    return true;
+}
+
+static const dsr_result *find_result(const dsr_result *results, int n, const dsr_case *c)
+{
+    for (int i = 0; i < n; i++)
+        if (results[i].c == c) return &results[i];
+    return NULL;
+}
+
+static void tally(dsr_tally *t, const dsr_result *res)
+{
+    t->cases++;
+    if (!res)
+        t->not_run++;
+    else if (res->status == DSR_PASS || res->status == DSR_XPASS)
+        t->passed++;
+    else if (res->status == DSR_SKIP)
+        t->skipped++;
+    else
+        t->failed++;
+}
+
+const char *const dsr__verdict_names[] = {"conforms", "does-not-conform", "undetermined"};
+
+/* A library conforms when it claims every required feature and every case that counts for
+ * the profile and claims only required features passes. Cases of optional features are
+ * counted beside the verdict. */
+void dsr__profile_verdict(const dsr_registry *reg, const dsr_suite *suite, const cJSON *hello,
+                          const dsr_result *results, int nresults, const dsr_profile *p,
+                          bool complete, dsr_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    v->missing = dsr__xmalloc(sizeof *v->missing * (size_t)(p->nrequired + 1));
+    for (int i = 0; i < p->nrequired; i++)
+        if (!hello || !dsr__claimed(hello, p->required[i]))
+            v->missing[v->nmissing++] = p->required[i];
+    for (int f = 0; f < suite->nfiles; f++) {
+        for (int k = 0; k < suite->files[f].ncases; k++) {
+            const dsr_case *c = &suite->files[f].cases[k];
+            if (!dsr__case_counts(reg, c, p)) continue;
+            bool optional = false;
+            for (int i = 0; i < c->nfeatures; i++) {
+                bool opt = false;
+                dsr__profile_has_feature(p, c->features[i], &opt);
+                optional = optional || opt;
+            }
+            tally(optional ? &v->optional : &v->required, find_result(results, nresults, c));
+        }
+    }
+    const dsr_tally *t = &v->required;
+    if (v->nmissing > 0 || t->failed > 0)
+        v->verdict = DSR_DOES_NOT_CONFORM;
+    else if (t->skipped > 0 || t->not_run > 0 || t->cases == 0 || !complete)
+        v->verdict = DSR_UNDETERMINED;
+    else
+        v->verdict = DSR_CONFORMS;
+}
+
+void dsr__verdict_free(dsr_verdict *v)
+{
+    free((void *)v->missing);
+    memset(v, 0, sizeof *v);
+}
