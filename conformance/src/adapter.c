@@ -58,8 +58,8 @@ struct dsr_adapter {
     char **argv;
     char **env_add;
     pid_t pid;
-    pid_t keeper;    /* the worker's keeper (see the top of this file), -1 when none */
-    int lifeline;    /* the write end of the keeper's pipe, -1 when none */
+    pid_t keeper; /* the worker's keeper (see the top of this file), -1 when none */
+    int lifeline; /* the write end of the keeper's pipe, -1 when none */
     int in_fd, out_fd, err_fd;
     dsr_buf rbuf;   /* bytes read from stdout and not yet returned */
     size_t scanned; /* rbuf[0..scanned) holds no '\n' */

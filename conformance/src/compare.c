@@ -1236,12 +1236,12 @@ int dsr__compare_main(int argc, char **argv, const char *source)
             int n;
             char **files = list_json(paths[i], &n);
             for (int k = 0; k < n; k++) {
-                if (!rc && add_report(&in, files[k], true, stderr)) rc = 2;
+                if (!rc && add_report(&in, files[k], true, stderr)) rc = DSR_EXIT_USAGE;
                 free(files[k]);
             }
             free(files);
         } else if (add_report(&in, paths[i], false, stderr))
-            rc = 2;
+            rc = DSR_EXIT_USAGE;
     }
     /* --library keeps the named libraries, in the order given. */
     if (!rc && nonly) {
@@ -1269,7 +1269,7 @@ int dsr__compare_main(int argc, char **argv, const char *source)
     }
     if (!rc && in.nlibs == 0) {
         fprintf(stderr, "devspec: compare: no reports found in the paths given\n");
-        rc = 2;
+        rc = DSR_EXIT_USAGE;
     }
     dsr_buf specdir = {0};
     spec_files sp = {0};
@@ -1284,7 +1284,7 @@ int dsr__compare_main(int argc, char **argv, const char *source)
         sp.features = read_spec_file(specdir.data, "features.json", true);
         sp.profiles = read_spec_file(specdir.data, "profiles.json", false);
         if (!sp.features || dsr__registry_load(&reg, specdir.data) != 0)
-            rc = 2;
+            rc = DSR_EXIT_USAGE;
         else
             have_reg = true;
     }
@@ -1301,7 +1301,7 @@ int dsr__compare_main(int argc, char **argv, const char *source)
         cJSON *m = build_model(&in, &sp, have_reg ? &reg : NULL);
         if (html && dsr__compare_html_write(html, m) != 0) {
             fprintf(stderr, "devspec: compare: cannot write %s: %s\n", html, dsr__strerror(errno));
-            rc = 3;
+            rc = DSR_EXIT_INCOMPLETE;
         }
         if (json) {
             char *s = dsr__print(m, true);

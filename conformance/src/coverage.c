@@ -117,5 +117,5 @@ int dsr__coverage(const dsr_registry *reg, const dsr_suite *suite, char *const *
     if (uncovered_gate)
         fprintf(stderr, "devspec: %d statement%s of level %s without a case\n", uncovered_gate,
                 uncovered_gate == 1 ? "" : "s", fail_uncovered);
-    return uncovered_gate ? 1 : 0;
+    return uncovered_gate ? DSR_EXIT_UNEXPECTED : DSR_EXIT_OK;
 }

@@ -30,6 +30,17 @@
 /* The longest reply line, without its newline (spec/protocol.md, "Limits"). */
 #define DSR_PROTOCOL_MAX_REPLY (64u << 20)
 
+/* The exit status of every command (conformance/README.md, "Exit status"). */
+typedef enum dsr_exit {
+    DSR_EXIT_OK = 0,         /* nothing unexpected */
+    DSR_EXIT_UNEXPECTED = 1, /* an unexpected result (with --strict also an xpass or a stale
+                              * expectation); coverage: a statement that gates is uncovered */
+    DSR_EXIT_USAGE = 2,      /* a usage error, invalid case files or expectations file, a report
+                              * that cannot be read */
+    DSR_EXIT_INCOMPLETE = 3  /* the adapter could not start, the run is incomplete, a file could
+                              * not be written, memory ran out */
+} dsr_exit;
+
 /* ---- util.c ---------------------------------------------------------------------- */
 
 typedef struct dsr_buf {

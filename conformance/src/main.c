@@ -87,8 +87,9 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* The first SIGINT (or SIGTERM) stops the run cleanly: the case in flight is recorded as
- * interrupted (a skip that names the signal and the step), the worker killed, the reports written with "complete": false. A second one ends the process
- * at once, for an in-process adapter that hangs and never gives control back. */
+ * interrupted (a skip that names the signal and the step), the worker killed, the reports written
+ * with "complete": false. A second one ends the process at once, for an in-process adapter that
+ * hangs and never gives control back. */
 static void on_sigint(int sig)
 {
     if (dsr__interrupted) {
@@ -332,7 +333,7 @@ static int load(args *a, const char *source, dsr_registry *reg, dsr_suite *suite
         dsr__buf_printf(&spec, "%s/spec", source);
     int rc = dsr__registry_load(reg, spec.data);
     dsr__buf_free(&spec);
-    if (rc != 0) return 2;
+    if (rc != 0) return DSR_EXIT_USAGE;
     if (a->cases.n == 0) {
         dsr_buf def = {0};
         dsr__buf_printf(&def, "%s/conformance/cases", source);
@@ -355,7 +356,7 @@ static int load(args *a, const char *source, dsr_registry *reg, dsr_suite *suite
     if (problems) {
         fprintf(stderr, "devspec: %d problem%s in the case files; nothing was run\n", problems,
                 problems == 1 ? "" : "s");
-        return 2;
+        return DSR_EXIT_USAGE;
     }
     return 0;
 }
@@ -481,11 +482,11 @@ static int cmd_run(args *a, int argc, char **argv)
     int code;
     if (!ad) {
         fprintf(stderr, "devspec: the adapter could not start: %s\n", err);
-        code = 3;
+        code = DSR_EXIT_INCOMPLETE;
         goto out;
     }
     if (expectations && dsr__expectations_load(&ex, expectations, stderr) != 0) {
-        code = 2;
+        code = DSR_EXIT_USAGE;
         goto out;
     }
     dsr_options o = {0};
@@ -533,7 +534,8 @@ static int cmd_list(args *a)
 {
     const char *source = source_root();
     const char *what = a->what ? a->what : "cases";
-    if (!strcmp(what, "adapters")) return dsr__named_adapter_list(source, stdout) == 0 ? 0 : 2;
+    if (!strcmp(what, "adapters"))
+        return dsr__named_adapter_list(source, stdout) == 0 ? DSR_EXIT_OK : DSR_EXIT_USAGE;
     if (strcmp(what, "cases") && strcmp(what, "features") && strcmp(what, "profiles"))
         return usage_error("list what? '%s' (cases, features, profiles, adapters)", what);
     dsr_registry reg;
@@ -674,7 +676,7 @@ static int cmd_expectations(int argc, char **argv)
     char *text = dsr__read_file(path, &len);
     if (!text) {
         fprintf(stderr, "devspec: cannot read %s: %s\n", path, dsr__strerror(errno));
-        return 2;
+        return DSR_EXIT_USAGE;
     }
     cJSON *doc = dsj_parse(text, len, NULL);
     free(text);
@@ -687,7 +689,7 @@ static int cmd_expectations(int argc, char **argv)
                 "\"cases\" list)\n",
                 path);
         cJSON_Delete(doc);
-        return 2;
+        return DSR_EXIT_USAGE;
     }
     const cJSON *hdr = cJSON_GetObjectItemCaseSensitive(doc, "header");
     const cJSON *lib = cJSON_GetObjectItemCaseSensitive(hdr, "library");
@@ -724,7 +726,7 @@ static int stdout_checked(int rc)
 {
     if (dsr__flush_failed(stdout)) {
         fprintf(stderr, "devspec: cannot write to standard output: %s\n", dsr__strerror(errno));
-        return rc == 2 ? 2 : 3;
+        return rc == DSR_EXIT_USAGE ? DSR_EXIT_USAGE : DSR_EXIT_INCOMPLETE;
     }
     return rc;
 }
@@ -734,7 +736,7 @@ int main(int argc, char **argv)
     if (argc < 2) {
         fputs(USAGE, stderr);
         fputs(USAGE_NOTES, stderr);
-        return 2;
+        return DSR_EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {

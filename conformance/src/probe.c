@@ -168,10 +168,10 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
     ssize_t sl = rc ? 0 : readlink("/proc/self/exe", self, sizeof self - 1);
     if (!rc && sl <= 0) {
         fprintf(stderr, "devspec: probe: cannot find its own program: %s\n", dsr__strerror(errno));
-        rc = 3;
+        rc = DSR_EXIT_INCOMPLETE;
     }
     if (!rc) self[sl] = '\0';
-    if (!rc && adapters.n == 0 && adapter_names(source, &adapters) != 0) rc = 3;
+    if (!rc && adapters.n == 0 && adapter_names(source, &adapters) != 0) rc = DSR_EXIT_INCOMPLETE;
 
     /* The case files are checked once, before any adapter starts. */
     if (!rc) {
@@ -182,14 +182,14 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
         pid_t pid = spawn(self, v.items, NULL);
         int st = pid < 0 ? 127 : wait_status(pid);
         dsr__strlist_free(&v);
-        if (st != 0) rc = 2;
+        if (st != 0) rc = DSR_EXIT_USAGE;
     }
 
     dsr_buf dirprobe = {0};
     dsr__buf_printf(&dirprobe, "%s/x", out);
     if (!rc && dsr__mkdir_parents(dirprobe.data) != 0) {
         fprintf(stderr, "devspec: probe: cannot create %s: %s\n", out, dsr__strerror(errno));
-        rc = 3;
+        rc = DSR_EXIT_INCOMPLETE;
     }
     dsr__buf_free(&dirprobe);
 
@@ -259,11 +259,11 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
                 codes[i] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
                 fprintf(stderr, "devspec: probe: %-18s exit %d in %.1f s%s\n", adapters.items[i],
                         codes[i], dsr__now() - started[i],
-                        codes[i] >= 2 ? " (its log is beside its report)" : "");
-                if (codes[i] >= 2 && codes[i] > worst) worst = codes[i];
+                        codes[i] >= DSR_EXIT_USAGE ? " (its log is beside its report)" : "");
+                if (codes[i] >= DSR_EXIT_USAGE && codes[i] > worst) worst = codes[i];
             }
     }
-    if (!rc && dsr__interrupted) rc = 3;
+    if (!rc && dsr__interrupted) rc = DSR_EXIT_INCOMPLETE;
 
     /* The comparison of the reports there are, in the adapters' order. */
     if (!rc) {
@@ -294,7 +294,7 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
             } else {
                 fprintf(stderr, "devspec: probe: %s wrote no report (see %s/%s.log)\n",
                         adapters.items[i], out, rn);
-                if (worst < 3) worst = 3;
+                if (worst < DSR_EXIT_INCOMPLETE) worst = DSR_EXIT_INCOMPLETE;
             }
             free(rn);
             dsr__buf_free(&report);
@@ -302,11 +302,11 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
         if (reports) {
             rc = dsr__compare_main(v.n, v.items, source);
         } else
-            rc = 3;
+            rc = DSR_EXIT_INCOMPLETE;
         dsr__strlist_free(&v);
         /* An adapter that could not start or a run cut short is an exit status of 3; what
          * the libraries did is the table's business, not the exit status's. */
-        if (!rc && worst >= 3) rc = 3;
+        if (!rc && worst >= DSR_EXIT_INCOMPLETE) rc = DSR_EXIT_INCOMPLETE;
     }
     free(pids);
     free(started);

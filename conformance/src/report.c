@@ -286,16 +286,16 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
         cJSON_AddItemToObject(profiles, r->reg->profiles[i].name,
                               profile_json(r, &r->reg->profiles[i], complete));
     cJSON_AddItemToObject(f, "statements", statements);
-    int code = 0;
+    dsr_exit code = DSR_EXIT_OK;
     const char *rule = "nothing unexpected";
     if (!complete) {
-        code = 3;
+        code = DSR_EXIT_INCOMPLETE;
         rule = "the run is incomplete";
     } else if (n_unexpected) {
-        code = 1;
+        code = DSR_EXIT_UNEXPECTED;
         rule = "unexpected fail, error, crash or timeout";
     } else if (r->o->strict && (cJSON_GetArraySize(xpass) || nstale)) {
-        code = 1;
+        code = DSR_EXIT_UNEXPECTED;
         rule = "--strict: unexpected pass or stale expectation";
     }
     cJSON *g = cJSON_AddObjectToObject(f, "gate");

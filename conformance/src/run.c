@@ -1046,10 +1046,10 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
     /* A run where nothing ran proves nothing, though nothing in it was unexpected. */
     if (ran == 0 && !r->interrupted)
         fprintf(stderr, "devspec: warning: no case ran (%d selected, all skipped)\n", r->nresults);
-    if (write_failed && gate == 0) gate = 3;
+    if (write_failed && gate == DSR_EXIT_OK) gate = DSR_EXIT_INCOMPLETE;
 
 done:;
-    int code = r->incomplete ? 3 : gate;
+    int code = r->incomplete ? DSR_EXIT_INCOMPLETE : gate;
     for (int i = 0; i < r->nresults; i++) {
         free(r->results[i].reason);
         free(r->results[i].skip_source);

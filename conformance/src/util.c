@@ -20,7 +20,7 @@ void *dsr__xmalloc(size_t n)
     void *p = malloc(n ? n : 1);
     if (!p) {
         fputs("devspec: out of memory\n", stderr);
-        exit(3);
+        exit(DSR_EXIT_INCOMPLETE);
     }
     return p;
 }
@@ -30,7 +30,7 @@ void *dsr__xrealloc(void *p, size_t n)
     void *q = realloc(p, n ? n : 1);
     if (!q) {
         fputs("devspec: out of memory\n", stderr);
-        exit(3);
+        exit(DSR_EXIT_INCOMPLETE);
     }
     return q;
 }
@@ -79,7 +79,7 @@ int dsr__usage_error(const char *command, const char *fmt, const char *arg)
     if (command) fprintf(stderr, "%s: ", command);
     fprintf(stderr, fmt, arg);
     fputs("\n(devspec --help for usage)\n", stderr);
-    return 2;
+    return DSR_EXIT_USAGE;
 }
 
 void dsr__buf_puts(dsr_buf *b, const char *s)
@@ -448,7 +448,7 @@ char *dsr__print(const cJSON *v, bool formatted)
     char *s = dsj_print(v, formatted, NULL);
     if (!s) {
         fputs("devspec: out of memory\n", stderr);
-        exit(3);
+        exit(DSR_EXIT_INCOMPLETE);
     }
     return s;
 }

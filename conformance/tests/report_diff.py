@@ -20,7 +20,7 @@ import sys
 
 TIME_KEYS = {"duration", "elapsed", "started", "finished", "generated", "wall_s"}
 # What changes from build to build: the suite's commit and whether the tree was modified.
-BUILD_KEYS = {"commit", "modified"}
+BUILD_KEYS = {"commit", "modified", "suite_commit"}
 
 
 def strip_json(v: object) -> object:
@@ -35,6 +35,7 @@ TEXT_RULES = [
     (re.compile(r'\b(time|timestamp)="[^"]*"'), r'\1="T"'),
     (re.compile(r"duration_ms: [0-9.]+"), "duration_ms: T"),
     (re.compile(r" in [0-9]+\.[0-9]+ s\b"), " in T s"),
+    (re.compile(r"\b[0-9a-f]{40}\b"), "COMMIT"),
     (re.compile(r'"(duration|elapsed|started|finished|generated)":\s*("[^"]*"|[-0-9.e+]+)'),
      r'"\1":T'),
 ]
