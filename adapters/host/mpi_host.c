@@ -1,27 +1,39 @@
 /*
  * devspec-adapter-mpi-host: the SPMD form of the out-of-process transport (spec/protocol.md,
- * "SPMD transport"). Started under MPI, every rank loads the same in-process adapter; rank 0
- * reads the requests from stdin, every request reaches every rank (MPI_Bcast), every rank
- * answers it on its own library state, and rank 0 writes one reply: its own, plus every
- * rank's outcome in "ranks" when some rank's differs from its own. hello's result also says
- * how many ranks run ("ranks").
+ * "SPMD transport"), for libraries that run one process per rank. It runs its N ranks in one
+ * of two ways, and merges their replies the same way in both (spmd_merge.c):
  *
  *   mpirun -np 4 devspec-adapter-mpi-host SHIM.so
+ *       Under MPI: every rank loads the same in-process adapter; rank 0 reads the requests
+ *       from stdin, every request reaches every rank (MPI_Bcast), every rank answers it on
+ *       its own library state, and rank 0 writes one reply.
+ *   devspec-adapter-mpi-host --ranks 4 [--] COMMAND [ARG...]
+ *       Without MPI: the host starts 4 processes of the out-of-process adapter COMMAND
+ *       itself, rank r with MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK=r and LOCAL_RANK=r set
+ *       (how OneFlow and torch.distributed find their peers), writes every request to every
+ *       rank and merges their replies (spmd_launch.c).
  *
- * Isolation: the runner kills mpirun's process group after a timeout, but MPI starts the
+ * Rank 0's reply is its own, plus every rank's outcome in "ranks" when some rank's differs
+ * from its own; hello's result also says how many ranks run ("ranks").
+ *
+ * Isolation: the runner kills the job's process group after a timeout, but MPI starts the
  * ranks in process groups of their own; each rank therefore asks the kernel to kill it when
- * its parent (mpirun) dies (Linux's PR_SET_PDEATHSIG), so a hung rank never outlives its
- * job. stdout carries only rank 0's replies; whatever the library prints goes to stderr.
- * Exit status as devspec-adapter-host's.
+ * its parent (mpirun, or the host) dies (Linux's PR_SET_PDEATHSIG), so a hung rank never
+ * outlives its job. stdout carries only the merged replies; whatever the library prints goes
+ * to stderr. Exit status: 0 at end of input or after `bye`; 1 when a reply cannot be written;
+ * 2 usage; 3 when the adapter cannot be loaded or the ranks cannot be started; 4 when a rank
+ * ended before the session did (under --ranks; every other rank is killed with it; under
+ * MPI, mpirun ends the job).
  */
 #define _GNU_SOURCE
 
 #include "devspec_shim.h"
+#include "spmd.h"
 
-#include <cjson/cJSON.h>
-#include "dsjson.h"
 #include <dlfcn.h>
+#ifdef DEVSPEC_HOST_MPI
 #include <mpi.h>
+#endif
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,6 +42,14 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+static const char usage[] =
+    "usage: mpirun -np N devspec-adapter-mpi-host SHIM.so\n"
+    "       devspec-adapter-mpi-host --ranks N [--] COMMAND [ARG...]\n"
+    "Serves a devspec adapter on N ranks over stdin/stdout (JSON lines): the in-process\n"
+    "adapter SHIM.so on every MPI rank, or N processes of the out-of-process adapter COMMAND\n"
+    "with MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and LOCAL_RANK set.\n";
+
+#ifdef DEVSPEC_HOST_MPI
 static int rank, nranks;
 static devspec_adapter_call_fn lib_call;
 static devspec_adapter_free_fn lib_release;
@@ -50,70 +70,6 @@ static char *call_local(const char *request, size_t len, size_t *reply_len)
     lib_release(reply);
     *reply_len = copy ? n : 0;
     return copy;
-}
-
-/* A rank's outcome: the reply without its id. */
-static cJSON *outcome(const char *reply)
-{
-    cJSON *doc = dsj_parse(reply, strlen(reply), NULL);
-    if (!doc) {
-        doc = cJSON_CreateObject();
-        cJSON_AddFalseToObject(doc, "ok");
-        cJSON *e = cJSON_AddObjectToObject(doc, "error");
-        cJSON_AddStringToObject(e, "kind", "RuntimeError");
-        cJSON_AddStringToObject(e, "message", "the rank's reply is not JSON");
-        cJSON_AddStringToObject(e, "origin", "adapter");
-        return doc;
-    }
-    cJSON_DeleteItemFromObjectCaseSensitive(doc, "id");
-    cJSON_DeleteItemFromObjectCaseSensitive(doc, "ranks");
-    return doc;
-}
-
-/* Whether two outcomes are the same JSON, compared as dsjson prints them: exact numbers
- * (cJSON_Compare compares doubles, so two int64 values past 2^53 could look equal). */
-static bool same_outcome(const cJSON *a, const cJSON *b)
-{
-    char *ta = dsj_print(a, false, NULL), *tb = dsj_print(b, false, NULL);
-    bool same = ta && tb && strcmp(ta, tb) == 0;
-    cJSON_free(ta);
-    cJSON_free(tb);
-    return same;
-}
-
-/* Rank 0's reply, with "ranks" when the ranks' outcomes differ and "ranks" in hello's
- * result. all holds nranks NUL-separated replies. */
-static char *merge(const char *request, size_t request_len, char *const *replies)
-{
-    cJSON *doc = dsj_parse(replies[0], strlen(replies[0]), NULL);
-    if (!doc) return strdup(replies[0]);
-    bool differ = false;
-    cJSON *first = outcome(replies[0]);
-    cJSON *list = cJSON_CreateArray();
-    cJSON_AddItemToArray(list, first);
-    for (int r = 1; r < nranks; r++) {
-        cJSON *o = outcome(replies[r]);
-        if (!same_outcome(o, first)) differ = true;
-        cJSON_AddItemToArray(list, o);
-    }
-    if (differ)
-        cJSON_AddItemToObject(doc, "ranks", list);
-    else
-        cJSON_Delete(list);
-    /* hello: say how many ranks serve the session. */
-    cJSON *req = dsj_parse(request, request_len, NULL);
-    const cJSON *op = cJSON_GetObjectItemCaseSensitive(req, "op");
-    cJSON *result = cJSON_GetObjectItemCaseSensitive(doc, "result");
-    if (cJSON_IsString(op) && strcmp(op->valuestring, "hello") == 0 && cJSON_IsObject(result)) {
-        cJSON_DeleteItemFromObjectCaseSensitive(result, "ranks");
-        cJSON_AddNumberToObject(result, "ranks", nranks);
-    }
-    cJSON_Delete(req);
-    char *text = dsj_print(doc, false, NULL);
-    cJSON_Delete(doc);
-    char *out = text ? strdup(text) : strdup(replies[0]);
-    cJSON_free(text);
-    return out;
 }
 
 /* Sends one request to every rank and gathers every rank's reply (collective). */
@@ -162,7 +118,7 @@ static char **exchange(const char *request, int64_t len)
 static const char *spmd_call(const char *request, size_t len, size_t *reply_len)
 {
     char **replies = exchange(request, (int64_t)len);
-    char *merged = merge(request, len, replies);
+    char *merged = spmd_merge(request, len, replies, nranks);
     free(replies[nranks]);
     free(replies);
     if (!merged)
@@ -177,7 +133,7 @@ static void spmd_free(const char *reply)
     free((char *)reply);
 }
 
-int main(int argc, char **argv)
+static int mpi_main(int argc, char **argv)
 {
     /* Die with mpirun: a rank must not outlive a job the runner killed. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -187,11 +143,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
     if (argc != 2 || argv[1][0] == '\0') {
-        if (rank == 0)
-            fputs("usage: mpirun -np N devspec-adapter-mpi-host SHIM.so\n"
-                  "Serves the in-process devspec adapter SHIM.so on N ranks over "
-                  "stdin/stdout (JSON lines).\n",
-                  stderr);
+        if (rank == 0) fputs(usage, stderr);
         MPI_Finalize();
         return 2;
     }
@@ -241,4 +193,32 @@ int main(int argc, char **argv)
     free(owned);
     MPI_Finalize();
     return status;
+}
+#endif /* DEVSPEC_HOST_MPI */
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2 && strcmp(argv[1], "--ranks") == 0) {
+        char *end = NULL;
+        long n = argc >= 3 ? strtol(argv[2], &end, 10) : 0;
+        int first = 3;
+        if (argc > first && strcmp(argv[first], "--") == 0) first++;
+        if (!end || *end != '\0' || n < 1 || n > 1024 || argc <= first) {
+            fprintf(stderr,
+                    "devspec-adapter-mpi-host: --ranks needs a count from 1 to 1024 "
+                    "and a command\n%s",
+                    usage);
+            return 2;
+        }
+        return spmd_launch_main((int)n, argv + first);
+    }
+#ifdef DEVSPEC_HOST_MPI
+    return mpi_main(argc, argv);
+#else
+    fprintf(stderr,
+            "devspec-adapter-mpi-host: built without MPI; only --ranks N runs "
+            "here\n%s",
+            usage);
+    return 2;
+#endif
 }
