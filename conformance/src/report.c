@@ -5,6 +5,7 @@
 #define _DEFAULT_SOURCE /* flock */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
+#include "stamp.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -15,51 +16,20 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-static char *capture(const char *cmd)
-{
-    FILE *p = popen(cmd, "r");
-    if (!p) return NULL;
-    char buf[256] = {0};
-    char *ok = fgets(buf, sizeof buf, p);
-    int rc = pclose(p);
-    if (!ok || rc != 0) return NULL;
-    buf[strcspn(buf, "\r\n")] = '\0';
-    return buf[0] ? dsr__xstrdup(buf) : NULL;
-}
-
-static cJSON *suite_json(const dsr_options *o)
+/* The suite as the build stamped it (stamp.h.in): the runner never asks git at run time. */
+static cJSON *suite_json(void)
 {
     cJSON *s = cJSON_CreateObject();
     cJSON_AddStringToObject(s, "name", "devspec");
-    cJSON_AddStringToObject(s, "version", DEVSPEC_VERSION);
-    char *commit = NULL;
-    bool modified = false;
-    bool have_git = false;
-    dsr_buf gitdir = {0};
-    dsr__buf_printf(&gitdir, "%s/.git", o->source);
-    if (access(gitdir.data, F_OK) == 0) {
-        dsr_buf cmd = {0};
-        dsr__buf_printf(&cmd, "git -C '%s' rev-parse HEAD 2>/dev/null", o->source);
-        commit = capture(cmd.data);
-        cmd.len = 0;
-        dsr__buf_printf(&cmd, "git -C '%s' status --porcelain --untracked-files=no 2>/dev/null",
-                        o->source);
-        char *st = commit ? capture(cmd.data) : NULL;
-        have_git = commit != NULL;
-        modified = st != NULL;
-        free(st);
-        dsr__buf_free(&cmd);
-    }
-    dsr__buf_free(&gitdir);
-    if (commit)
-        cJSON_AddStringToObject(s, "commit", commit);
+    cJSON_AddStringToObject(s, "version", DSR_SUITE_VERSION);
+    if (DSR_SUITE_COMMIT[0])
+        cJSON_AddStringToObject(s, "commit", DSR_SUITE_COMMIT);
     else
         cJSON_AddNullToObject(s, "commit");
-    if (have_git)
-        cJSON_AddBoolToObject(s, "modified", modified);
+    if (DSR_SUITE_MODIFIED >= 0)
+        cJSON_AddBoolToObject(s, "modified", DSR_SUITE_MODIFIED == 1);
     else
         cJSON_AddNullToObject(s, "modified");
-    free(commit);
     return s;
 }
 
@@ -75,7 +45,7 @@ cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error)
     cJSON *h = cJSON_CreateObject();
     cJSON_AddStringToObject(h, "type", "header");
     cJSON_AddNumberToObject(h, "report_version", DSR_REPORT_VERSION);
-    cJSON_AddItemToObject(h, "suite", suite_json(o));
+    cJSON_AddItemToObject(h, "suite", suite_json());
     cJSON *rj = cJSON_AddObjectToObject(h, "runner");
     cJSON_AddStringToObject(rj, "name", "devspec");
     cJSON_AddStringToObject(rj, "version", DEVSPEC_VERSION);

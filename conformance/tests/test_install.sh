@@ -31,6 +31,17 @@ PY
 DEVSPEC_SOURCE=$source DEVSPEC_BUILD=$build "$build/conformance/devspec" run --adapter refarray \
     --no-tap --no-progress --report tree.json >/dev/null || true
 same "installed refarray = build tree's refarray" installed.json tree.json
+# The commit is stamped at build time: the installed runner, with no git checkout beside it,
+# reports the commit its source was at (when the source is one).
+if git -C "$source" rev-parse HEAD >/dev/null 2>&1; then
+    python3 - installed.json <<'PY' || fail=1
+import json, re, sys
+c = json.load(open(sys.argv[1]))["header"]["suite"]["commit"]
+ok = isinstance(c, str) and re.fullmatch(r"[0-9a-f]{40}", c)
+print(("ok - " if ok else "not ok - ") + f"the installed runner reports the commit it was built from: {c!r}")
+sys.exit(0 if ok else 1)
+PY
+fi
 py=$source/.venv/bin/python
 if [ -x "$py" ] && "$py" -c 'import array_api_strict' 2>/dev/null; then
     "$tmp/prefix/bin/devspec" run --adapter python:array_api_strict --python "$py" --no-tap \
