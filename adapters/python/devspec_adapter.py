@@ -2,7 +2,9 @@
 """devspec's out-of-process adapter for Python array libraries.
 
     devspec_adapter.py --library NAME     (numpy, array-api-strict, jax, torch, tinygrad, ivy)
-    devspec_adapter.py --module MODULE    (any module that is an array API namespace)
+    devspec_adapter.py --module SPEC      (any array API namespace: MODULE, MODULE.attr,
+                                           MODULE:FACTORY; --compat, --claims FILE,
+                                           --claim F, --unclaim F, --device Dn=DEVICE)
     devspec_adapter.py --library jax --ranks N   (JAX's first N devices play N ranks)
 
 Speaks spec/protocol.md on stdin/stdout, one JSON object per line; logs go to stderr.
@@ -44,7 +46,34 @@ def parse(argv: list[str]) -> argparse.Namespace:
                             "array_api_compat.torch")
     parser.add_argument("--ranks", type=int, metavar="N",
                         help="play N ranks of global arrays, one device each (jax)")
+    module = parser.add_argument_group(
+        "with --module", "settings a maintainer gives without code; they win over a "
+        "[tool.devspec] table in the library's pyproject.toml and over --claims FILE")
+    module.add_argument("--compat", action="store_true", default=None,
+                        help="use array-api-compat's device(x) and to_device(x, d) instead of "
+                             "the arrays' own .device and .to_device (said in the report)")
+    module.add_argument("--claims", metavar="FILE",
+                        help="a TOML file with a [tool.devspec] table (claim, unclaim, devices, "
+                             "compat), or those keys at its top")
+    module.add_argument("--claim", action="append", default=[], metavar="FEATURE",
+                        help="claim FEATURE whatever the probes found (repeatable)")
+    module.add_argument("--unclaim", action="append", default=[], metavar="FEATURE",
+                        help="never claim FEATURE (repeatable)")
+    module.add_argument("--device", action="append", default=[], metavar="Dn=DEVICE",
+                        help="bind $Dn to the listed device whose str() is DEVICE "
+                             "(repeatable: --device D0=cpu --device D1=cuda:1)")
     options = parser.parse_args(argv)
+    if options.module is None:
+        for flag in ("compat", "claims"):
+            if getattr(options, flag) is not None:
+                parser.error("--%s goes with --module" % flag)
+        for flag in ("claim", "unclaim", "device"):
+            if getattr(options, flag):
+                parser.error("--%s goes with --module" % flag)
+    for item in options.device:
+        binding, eq, _ = item.partition("=")
+        if not eq or not binding.startswith("D") or not binding[1:].isdigit():
+            parser.error("--device %s: expected Dn=DEVICE, e.g. D1=cuda:1" % item)
     if options.ranks is not None and options.ranks < 1:
         parser.error("--ranks must be at least 1")
     if options.ranks is not None and options.module is not None:
@@ -55,8 +84,18 @@ def parse(argv: list[str]) -> argparse.Namespace:
 def load(options: argparse.Namespace) -> BaseBackend:
     """The backend the command line names (this imports the library)."""
     if options.module is not None:
-        from devspec_py.backends.namespace import NamespaceBackend
-        return NamespaceBackend(options.module)
+        from devspec_py.backends.namespace import NamespaceBackend, load_overrides
+        from devspec_py.discovery import Overrides
+        cli = Overrides(compat=options.compat)
+        for feature in options.claim:
+            cli.set_claim(feature, True, "--claim " + feature)
+        for feature in options.unclaim:
+            cli.set_claim(feature, False, "--unclaim " + feature)
+        for item in options.device:
+            binding, _, text = item.partition("=")
+            cli.set_device(binding, text, "--device")
+        return NamespaceBackend(options.module,
+                                load_overrides(options.module, options.claims, cli))
     backend = backend_class(options.library)()
     if options.ranks is not None:
         backend.play_ranks(options.ranks)

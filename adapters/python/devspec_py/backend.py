@@ -73,6 +73,7 @@ class Backend(Protocol):
 
     # session
     def library_version(self) -> str: ...
+    def hello_extra(self) -> dict[str, Any]: ...
     def devices(self) -> list[Device]: ...
     def default_device(self) -> Device | None: ...
     def device_str(self, dev: Device) -> str: ...
@@ -175,6 +176,11 @@ class BaseBackend:
     # -- session --------------------------------------------------------------------------
     def library_version(self) -> str:
         raise NotImplementedError
+
+    def hello_extra(self) -> dict[str, Any]:
+        """What hello adds for the report's header (spec/protocol.md, "Session"): "notes",
+        "claims", "excluded_devices", and "wrapper" (library.wrapper); none by default."""
+        return {}
 
     def devices(self) -> list[Device]:
         """Every device the library can use now, in its own order."""

@@ -40,6 +40,18 @@ class Unsupported(Exception):
     origin "adapter". Distinct from a NotImplementedError the library raises itself."""
 
 
+class Lacks(Exception):
+    """The library does not provide a function, method, dtype or keyword that the request
+    needs: kind NotImplementedError, origin "library", and `lacks` naming the missing thing
+    as the standard names it ("arange", "Array.to_device", "linalg.solve", "dtype uint16",
+    "zeros(device=)"). The runner reports such a case as lacking, never as a wrong answer
+    (spec/protocol.md, "Messages")."""
+
+    def __init__(self, name: str, message: str) -> None:
+        super().__init__(message)
+        self.name = name
+
+
 class LibraryError(Exception):
     """An exception the library raised while the adapter called it: the behaviour under test
     (origin "library"). `error` is the library's own exception."""

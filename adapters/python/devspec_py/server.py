@@ -8,7 +8,15 @@ from typing import IO, Any, cast
 
 from .args import MISSING, Args, arg
 from .backend import Backend, Device
-from .errors import AdapterLimit, LibraryError, ProtocolError, Unsupported, error_kind, native_name
+from .errors import (
+    AdapterLimit,
+    Lacks,
+    LibraryError,
+    ProtocolError,
+    Unsupported,
+    error_kind,
+    native_name,
+)
 from .protocol import ADAPTER_NAME, ADAPTER_VERSION, ARGS, HANDLE_TYPES, MAX_LINE, PROTOCOL_VERSION
 from .values import EXACT_INT, Scalar, decode_scalar, dumps, loads
 
@@ -40,7 +48,7 @@ class LibraryCalls:
     Any other exception of a request comes from the adapter's own code (decoding arguments,
     encoding results) and is reported as the adapter's failure, never as the library's."""
 
-    _PASS = (ProtocolError, Unsupported, AdapterLimit, LibraryError)
+    _PASS = (ProtocolError, Unsupported, AdapterLimit, LibraryError, Lacks)
 
     def __init__(self, backend: Backend) -> None:
         self._backend = backend
@@ -171,6 +179,10 @@ class Server:
             return self.failure(rid, exc.kind, str(exc), "protocol")
         except Unsupported as exc:
             return self.failure(rid, "NotImplementedError", str(exc), "adapter")
+        except Lacks as exc:  # the library has no such function, method, dtype or keyword
+            reply = self.failure(rid, "NotImplementedError", str(exc), "library")
+            reply["error"]["lacks"] = exc.name
+            return reply
         except AdapterLimit as exc:
             return self.failure(rid, exc.kind, str(exc), "adapter")
         except LibraryError as exc:  # the library's own error: the behaviour under test
@@ -262,7 +274,7 @@ def op_hello(server: Server, args: Args) -> Any:
     b.reset()
     server.session_devices = [(server.device_handle(d), d) for d in b.devices()]
     default = b.default_device()
-    result = {
+    result: dict[str, Any] = {
         "protocol": PROTOCOL_VERSION,
         "library": {"name": b.library_name, "version": b.library_version()},
         "adapter": {"name": ADAPTER_NAME, "version": ADAPTER_VERSION},
@@ -272,6 +284,12 @@ def op_hello(server: Server, args: Args) -> Any:
         "default_device": None if default is None else server.session_handle(default),
         "max_line": MAX_LINE,
     }
+    extra = b.hello_extra()
+    if "wrapper" in extra:
+        result["library"]["wrapper"] = extra["wrapper"]
+    for key in ("notes", "claims", "excluded_devices"):
+        if key in extra:
+            result[key] = extra[key]
     ranks = b.ranks()
     if ranks is not None:  # the SPMD transport's count of ranks (spec/protocol.md)
         result["ranks"] = ranks
