@@ -94,6 +94,19 @@ cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error)
         cJSON_AddItemToArray(dsr__registry_feature(r->reg, f->valuestring) ? feats : unknown,
                              cJSON_CreateString(f->valuestring));
     }
+    /* What an adapter that finds out about its library at start-up says of it (hello's
+     * library.wrapper, notes, claims, excluded_devices; spec/protocol.md, "Session"), copied
+     * as it came, for the person reading the report. */
+    const cJSON *wrapper = cJSON_GetObjectItemCaseSensitive(lib, "wrapper");
+    if (cJSON_IsObject(wrapper)) cJSON_AddItemToObject(l, "wrapper", cJSON_Duplicate(wrapper, true));
+    static const char *const found_keys[] = {"notes", "claims", "excluded_devices"};
+    cJSON *found = NULL;
+    for (size_t i = 0; i < sizeof found_keys / sizeof *found_keys; i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(hl, found_keys[i]);
+        if (!v) continue;
+        if (!found) found = cJSON_AddObjectToObject(h, "discovery");
+        cJSON_AddItemToObject(found, found_keys[i], cJSON_Duplicate(v, true));
+    }
     cJSON *cfg = cJSON_AddObjectToObject(h, "config");
     cJSON_AddItemToObject(cfg, "cases",
                           dsr__json_strings((const char *const *)o->cases, o->ncases));
