@@ -30,7 +30,9 @@ phase_tsan() { phase_preset tsan; }
 # of executions from its seeds.
 phase_fuzz() { phase_preset fuzz; }
 phase_spec() {
+    # Every generator with --check: nothing checked in is out of date (spec/tools/generated.py).
     .venv/bin/python spec/tools/check.py && .venv/bin/python -m pytest -q spec/tools/tests &&
+        .venv/bin/python spec/tools/gen_statements.py --check &&
         .venv/bin/python spec/tools/gen_dtype_cases.py --check &&
         .venv/bin/python spec/tools/gen_global_cases.py --check &&
         .venv/bin/python reference/tools/gen_promotion_tables.py --check &&

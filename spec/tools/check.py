@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Check devspec's standard-as-data and the case files.
 
-    check.py [--root DIR] [--write]
+    check.py [--root DIR] [--strict]
 
 Validates every JSON file under spec/ against its JSON Schema (draft 2020-12), checks that
 the schemas in spec/schema/ are themselves valid schemas, validates conformance/cases/*.json
@@ -9,10 +9,11 @@ against spec/schema/case.json, and checks the cross-references no schema can exp
 unique IDs, features naming existing statements, retired IDs never reused, profiles naming
 features that apply to them, cases citing existing statements and features, case IDs
 unique across files, every $name bound before use, no empty $range (that a step that may
-raise binds nothing is case.json's rule; it is reported as case-binding-may-raise). It checks that the op
-parts of spec/protocol.md, spec/schema/request.json and spec/schema/case.json are what
-spec/tools/gen_ops.py makes of spec/ops.json. Finally it regenerates spec/statements.md in
-memory and compares it with the file (--write rewrites it).
+raise binds nothing is case.json's rule; it is reported as case-binding-may-raise). It
+checks that the op parts of spec/protocol.md, spec/schema/request.json and
+spec/schema/case.json are what spec/tools/gen_ops.py makes of spec/ops.json. Finally it
+renders spec/statements.md in memory and compares it with the file
+(spec/tools/gen_statements.py rewrites it).
 
 Every problem is printed as `FILE: POINTER: RULE: message` (POINTER is a JSON pointer, ""
 for the whole document); warnings (a case citing a statement of a feature it does not
@@ -25,9 +26,12 @@ import json
 import os
 import re
 import sys
-import tempfile
+from collections.abc import Iterator
+from typing import Any, NoReturn
 
 import gen_ops
+import gen_statements
+import generated
 
 try:
     import jsonschema
@@ -40,6 +44,11 @@ ARRAY_API = "array-api"
 CHECKED_LEVELS = ("must", "should", "may", "implementation-defined")
 REF_NAME = re.compile(r"^[a-z_][a-z0-9_]*$")
 DEVICE_REF = re.compile(r"^D([0-9])$")
+# A value read from JSON.
+Json = Any
+# What check_statements learns and the later checks use: "docs", "by_id", "retired" and
+# (after check_features) "features".
+Index = dict[str, Any]
 
 # Files in spec/ and the schema each must satisfy. Any other .json file in spec/ (outside
 # spec/schema/) is an error: every JSON file there has a schema.
@@ -62,14 +71,14 @@ STEP_MAY_RAISE = {"$ref": "#/$defs/step_may_raise"}
 
 
 class Problem:
-    def __init__(self, file, pointer, rule, message):
+    def __init__(self, file: str, pointer: str, rule: str, message: str) -> None:
         self.file, self.pointer, self.rule, self.message = file, pointer, rule, message
 
-    def __str__(self):
+    def __str__(self) -> str:
         return "%s: %s: %s: %s" % (self.file, self.pointer or '""', self.rule, self.message)
 
 
-def pointer(*parts):
+def pointer(*parts: object) -> str:
     """JSON pointer (RFC 6901) from path parts."""
     out = ""
     for p in parts:
@@ -81,8 +90,8 @@ class DuplicateKey(ValueError):
     pass
 
 
-def _no_duplicates(pairs):
-    seen = {}
+def _no_duplicates(pairs: list[tuple[str, Json]]) -> dict[str, Json]:
+    seen: dict[str, Any] = {}
     for k, v in pairs:
         if k in seen:
             raise DuplicateKey(k)
@@ -91,20 +100,20 @@ def _no_duplicates(pairs):
 
 
 class Checker:
-    def __init__(self, root):
+    def __init__(self, root: str) -> None:
         self.root = root
-        self.problems = []
-        self.warnings = []
+        self.problems: list[Problem] = []
+        self.warnings: list[Problem] = []
 
-    def add(self, file, ptr, rule, message):
+    def add(self, file: str, ptr: str, rule: str, message: str) -> None:
         self.problems.append(Problem(file, ptr, rule, message))
 
-    def warn(self, file, ptr, rule, message):
+    def warn(self, file: str, ptr: str, rule: str, message: str) -> None:
         self.warnings.append(Problem(file, ptr, rule, message))
 
     # ---- loading -------------------------------------------------------------------------
 
-    def load(self, rel):
+    def load(self, rel: str) -> Json:
         """Parse a JSON file; None (and a problem) when it cannot be read or parsed."""
         path = os.path.join(self.root, rel)
         try:
@@ -133,10 +142,10 @@ class Checker:
         return None
 
     @staticmethod
-    def _reject_constant(name):
+    def _reject_constant(name: str) -> NoReturn:
         raise ValueError("%s is not JSON" % name)
 
-    def load_schema(self, rel):
+    def load_schema(self, rel: str) -> Json:
         schema = self.load(rel)
         if schema is None:
             return None
@@ -151,13 +160,14 @@ class Checker:
                      "must declare https://json-schema.org/draft/2020-12/schema")
         return schema
 
-    def validate(self, rel, data, schema, schema_rel):
+    def validate(self, rel: str, data: Json, schema: Json, schema_rel: str) -> bool:
         validator = jsonschema.Draft202012Validator(schema)
         try:
-            errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.absolute_path)))
-        except Exception as e:  # an unresolvable $ref and the like: the schema is at fault
+            errors = sorted(validator.iter_errors(data),
+                            key=lambda err: list(map(str, err.absolute_path)))
+        except Exception as ex:  # an unresolvable $ref and the like: the schema is at fault
             self.add(schema_rel, "", "schema-unusable",
-                     "validating %s failed: %s: %s" % (rel, type(e).__name__, e))
+                     "validating %s failed: %s: %s" % (rel, type(ex).__name__, ex))
             return False
         for e in errors:
             if e.validator == "not" and e.validator_value == STEP_MAY_RAISE and "as" in e.instance:
@@ -178,9 +188,9 @@ class Checker:
 
     # ---- spec/ -----------------------------------------------------------------------------
 
-    def check_schema_dir(self):
+    def check_schema_dir(self) -> dict[str, Json]:
         sdir = os.path.join(self.root, "spec", "schema")
-        schemas = {}
+        schemas: dict[str, Any] = {}
         if not os.path.isdir(sdir):
             self.add("spec/schema", "", "file-missing", "the schema folder is missing")
             return schemas
@@ -190,7 +200,7 @@ class Checker:
                 schemas[rel] = self.load_schema(rel)
         return schemas
 
-    def check_unknown_spec_files(self):
+    def check_unknown_spec_files(self) -> None:
         sdir = os.path.join(self.root, "spec")
         for dirpath, dirnames, filenames in os.walk(sdir):
             dirnames[:] = sorted(d for d in dirnames if d not in ("schema", "__pycache__"))
@@ -205,7 +215,7 @@ class Checker:
                              "no schema is known for this file; add it to SPEC_FILES in "
                              "spec/tools/check.py with its schema")
 
-    def run(self, write=False):
+    def run(self) -> list[Problem]:
         schemas = self.check_schema_dir()
         self.check_unknown_spec_files()
         data = {}
@@ -233,10 +243,10 @@ class Checker:
         elif CASE_SCHEMA not in schemas:
             self.add(CASE_SCHEMA, "", "file-missing", "the case schema is missing")
         if st is not None and fe is not None and pr is not None and index is not None:
-            self.check_generated(st, fe, pr, write)
+            self.check_generated(st, fe, pr)
         return self.problems
 
-    def check_statements(self, st):
+    def check_statements(self, st: Json) -> Index:
         rel = "spec/statements.json"
         docs = {}
         for i, d in enumerate(st["documents"]):
@@ -250,12 +260,13 @@ class Checker:
                 self.add(rel, pointer("topics", i, "id"), "topic-id-unique",
                          "topic %s is defined twice" % t["id"])
             topics.add(t["id"])
-        by_id = {}
+        by_id: dict[str, Any] = {}
         for i, s in enumerate(st["statements"]):
             sid = s["id"]
             if sid in by_id:
                 self.add(rel, pointer("statements", i, "id"), "statement-id-unique",
-                         "statement %s already defined at %s" % (sid, pointer("statements", by_id[sid][0])))
+                         "statement %s already defined at %s"
+                         % (sid, pointer("statements", by_id[sid][0])))
                 continue
             by_id[sid] = (i, s)
             if s["topic"] not in topics:
@@ -264,7 +275,8 @@ class Checker:
             src = s["source"]
             doc = docs.get(src["document"])
             if doc is None:
-                self.add(rel, pointer("statements", i, "source", "document"), "statement-document-known",
+                self.add(rel, pointer("statements", i, "source", "document"),
+                         "statement-document-known",
                          "document %s is not in /documents" % src["document"])
                 continue
             self.check_statement_versions(rel, i, s, doc)
@@ -276,14 +288,16 @@ class Checker:
             retired[r["id"]] = i
             if r["id"] in by_id:
                 self.add(rel, pointer("statements", by_id[r["id"]][0], "id"), "retired-id-reused",
-                         "%s was retired (%s) and must never be used again" % (r["id"], pointer("retired", i)))
+                         "%s was retired (%s) and must never be used again"
+                         % (r["id"], pointer("retired", i)))
             for j, rep in enumerate(r.get("replaced_by", [])):
                 if rep not in by_id:
-                    self.add(rel, pointer("retired", i, "replaced_by", j), "retired-replacement-exists",
+                    self.add(rel, pointer("retired", i, "replaced_by", j),
+                             "retired-replacement-exists",
                              "replacement %s is not a statement" % rep)
         return {"docs": docs, "by_id": by_id, "retired": retired}
 
-    def check_statement_versions(self, rel, i, s, doc):
+    def check_statement_versions(self, rel: str, i: int, s: Json, doc: Json) -> None:
         order = doc["versions"]
         src = s["source"]
         vs = s["versions"]
@@ -296,7 +310,8 @@ class Checker:
             self.add(rel, pointer("statements", i, "versions"), "statement-versions-order",
                      "versions must be listed oldest first, as in /documents")
         if src["introduced"] not in order:
-            self.add(rel, pointer("statements", i, "source", "introduced"), "statement-version-known",
+            self.add(rel, pointer("statements", i, "source", "introduced"),
+                     "statement-version-known",
                      "%s is not a version of %s" % (src["introduced"], doc["id"]))
         elif vs[0] != src["introduced"]:
             self.add(rel, pointer("statements", i, "versions", 0), "statement-introduced-first",
@@ -311,40 +326,46 @@ class Checker:
         elif vs != order[start:end]:
             self.add(rel, pointer("statements", i, "versions"), "statement-versions-span",
                      "versions must run from %s to %s without gaps, i.e. %s"
-                     % (vs[0], "before " + src["removed"] if "removed" in src else "the newest version",
+                     % (vs[0],
+                        "before " + src["removed"] if "removed" in src else "the newest version",
                         ", ".join(order[start:end])))
         for v, lv in s.get("levels", {}).items():
             ptr = pointer("statements", i, "levels", v)
             if v not in vs:
-                self.add(rel, ptr, "statement-levels", "%s is not one of the statement's versions" % v)
+                self.add(rel, ptr, "statement-levels", "%s is not one of the statement's versions"
+                         % v)
             elif lv == s["level"]:
                 self.add(rel, ptr, "statement-levels",
                          "the level in %s equals level; list only versions where it differs" % v)
         for j, c in enumerate(src.get("changed", [])):
             if c["version"] not in vs:
                 self.add(rel, pointer("statements", i, "source", "changed", j, "version"),
-                         "statement-change-version", "changed in %s, which is not one of its versions"
+                         "statement-change-version",
+                         "changed in %s, which is not one of its versions"
                          % c["version"])
 
-    def check_features(self, fe, index):
+    def check_features(self, fe: Json, index: Index) -> None:
         rel = "spec/features.json"
         by_id = index["by_id"]
-        names = {}
-        listed = {}
+        names: dict[str, Any] = {}
+        listed: dict[str, Any] = {}
         for i, f in enumerate(fe["features"]):
             if f["name"] in names:
                 self.add(rel, pointer("features", i, "name"), "feature-name-unique",
-                         "feature %s already defined at %s" % (f["name"], pointer("features", names[f["name"]])))
+                         "feature %s already defined at %s"
+                         % (f["name"], pointer("features", names[f["name"]])))
                 continue
             names[f["name"]] = i
             api_versions = set()
             for j, sid in enumerate(f["statements"]):
                 if sid in index["retired"]:
-                    self.add(rel, pointer("features", i, "statements", j), "feature-statement-retired",
+                    self.add(rel, pointer("features", i, "statements", j),
+                             "feature-statement-retired",
                              "%s is retired" % sid)
                     continue
                 if sid not in by_id:
-                    self.add(rel, pointer("features", i, "statements", j), "feature-statement-exists",
+                    self.add(rel, pointer("features", i, "statements", j),
+                             "feature-statement-exists",
                              "%s is not in spec/statements.json" % sid)
                     continue
                 listed.setdefault(sid, []).append(f["name"])
@@ -357,7 +378,8 @@ class Checker:
                              "no array API statement of this feature applies to %s" % v)
             if api_versions and not f["versions"]:
                 self.add(rel, pointer("features", i, "versions"), "feature-versions",
-                         "the feature has array API statements, so it must name the versions it applies to")
+                         "the feature has array API statements, so it must name the versions it "
+                         "applies to")
         # Back-references: statement.features lists exactly the features naming it.
         srel = "spec/statements.json"
         for sid, (i, s) in by_id.items():
@@ -365,32 +387,37 @@ class Checker:
             have = s["features"]
             for j, name in enumerate(have):
                 if name not in names:
-                    self.add(srel, pointer("statements", i, "features", j), "statement-feature-exists",
+                    self.add(srel, pointer("statements", i, "features", j),
+                             "statement-feature-exists",
                              "feature %s is not in spec/features.json" % name)
                 elif name not in want:
-                    self.add(srel, pointer("statements", i, "features", j), "statement-feature-backref",
+                    self.add(srel, pointer("statements", i, "features", j),
+                             "statement-feature-backref",
                              "feature %s does not list %s in its statements" % (name, sid))
             for name in want:
                 if name not in have:
-                    self.add(srel, pointer("statements", i, "features"), "statement-feature-backref",
-                             "feature %s lists %s, so its features must include %s" % (name, sid, name))
+                    self.add(srel, pointer("statements", i, "features"),
+                             "statement-feature-backref",
+                             "feature %s lists %s, so its features must include %s"
+                             % (name, sid, name))
             if (not want and s["level"] in CHECKED_LEVELS and s.get("testable", True)):
                 self.add(srel, pointer("statements", i), "statement-unassigned",
                          "%s is a %s statement that no feature covers" % (sid, s["level"]))
         index["features"] = {f["name"]: f for f in fe["features"]}
 
-    def applies(self, s, document, version):
+    def applies(self, s: Json, document: str, version: str) -> bool:
         return s["source"]["document"] == document and version in s["versions"]
 
-    def check_profiles(self, pr, fe, index):
+    def check_profiles(self, pr: Json, fe: Json, index: Index) -> None:
         rel = "spec/profiles.json"
         feats = index.get("features", {})
         docs = index["docs"]
-        seen = {}
+        seen: dict[str, Any] = {}
         for i, p in enumerate(pr["profiles"]):
             if p["name"] in seen:
                 self.add(rel, pointer("profiles", i, "name"), "profile-name-unique",
-                         "profile %s already defined at %s" % (p["name"], pointer("profiles", seen[p["name"]])))
+                         "profile %s already defined at %s"
+                         % (p["name"], pointer("profiles", seen[p["name"]])))
                 continue
             seen[p["name"]] = i
             doc = docs.get(p["document"])
@@ -400,7 +427,8 @@ class Checker:
                 continue
             if p["version"] not in doc["versions"]:
                 self.add(rel, pointer("profiles", i, "version"), "profile-version-known",
-                         "%s is not a version of %s (%s)" % (p["version"], doc["id"], ", ".join(doc["versions"])))
+                         "%s is not a version of %s (%s)"
+                         % (p["version"], doc["id"], ", ".join(doc["versions"])))
                 continue
             if p["document"] == ARRAY_API:
                 self.check_array_api_profile(rel, i, p, feats)
@@ -409,21 +437,25 @@ class Checker:
                     ptr = pointer("profiles", i, key, j)
                     f = feats.get(name)
                     if f is None:
-                        self.add(rel, ptr, "profile-feature-exists", "feature %s is not in spec/features.json" % name)
+                        self.add(rel, ptr, "profile-feature-exists",
+                                 "feature %s is not in spec/features.json" % name)
                         continue
                     if key == "optional" and name in p["required"]:
-                        self.add(rel, ptr, "profile-feature-twice", "%s is both required and optional" % name)
+                        self.add(rel, ptr, "profile-feature-twice",
+                                 "%s is both required and optional" % name)
                     if p["document"] == ARRAY_API and p["version"] not in f["versions"]:
                         self.add(rel, ptr, "profile-feature-version",
                                  "feature %s does not apply to %s (its versions: %s)"
                                  % (name, p["version"], ", ".join(f["versions"]) or "none"))
                         continue
-                    if not any(sid in index["by_id"] and self.applies(index["by_id"][sid][1], p["document"], p["version"])
+                    if not any(sid in index["by_id"] and self.applies(index["by_id"][sid][1],
+                                                                      p["document"], p["version"])
                                for sid in f["statements"]):
                         self.add(rel, ptr, "profile-feature-applies",
-                                 "no statement of feature %s comes from %s %s" % (name, p["document"], p["version"]))
+                                 "no statement of feature %s comes from %s %s"
+                                 % (name, p["document"], p["version"]))
 
-    def check_array_api_profile(self, rel, i, p, feats):
+    def check_array_api_profile(self, rel: str, i: int, p: Json, feats: dict[str, Json]) -> None:
         """An array API profile is derived from the registry: it requires every non-optional
         feature stated in its version and offers every optional one."""
         v = p["version"]
@@ -437,7 +469,7 @@ class Checker:
 
     # ---- promotion rule sets -------------------------------------------------------------
 
-    def check_promotion(self, data, index):
+    def check_promotion(self, data: dict[str, Json], index: Index | None) -> None:
         """The rule sets' tables and the out= refusals against the dtype list: every dtype
         known, each table square over its dtypes, symmetric, a dtype joined with itself is
         itself, and (category) a join never falls below the higher category of the two;
@@ -449,15 +481,17 @@ class Checker:
         info = {}
         for i, d in enumerate(dt["dtypes"]):
             if d["name"] in info:
-                self.add(DTYPES, pointer("dtypes", i, "name"), "dtype-unique", "%s listed twice" % d["name"])
+                self.add(DTYPES, pointer("dtypes", i, "name"), "dtype-unique", "%s listed twice"
+                         % d["name"])
             info[d["name"]] = d
-        for rel in PROMOTION_FILES + (OUT_CASTING,):
+        for rel in (*PROMOTION_FILES, OUT_CASTING):
             doc = data.get(rel)
             if doc is None:
                 continue
             for j, sid in enumerate(doc["statements"]):
                 if index is not None and sid not in index["by_id"]:
-                    self.add(rel, pointer("statements", j), "statement-exists", "%s is not in spec/statements.json" % sid)
+                    self.add(rel, pointer("statements", j), "statement-exists",
+                             "%s is not in spec/statements.json" % sid)
             readings = doc.get("readings", {})
             for name, r in readings.items():
                 if index is not None and r["statement"] not in index["by_id"]:
@@ -465,21 +499,25 @@ class Checker:
                              "%s is not in spec/statements.json" % r["statement"])
             if readings and doc.get("default_reading") not in readings:
                 self.add(rel, "/default_reading", "reading-exists",
-                         "%s is not one of the readings (%s)" % (doc.get("default_reading"), ", ".join(readings)))
+                         "%s is not one of the readings (%s)"
+                         % (doc.get("default_reading"), ", ".join(readings)))
             if rel == OUT_CASTING:
                 continue
             names = doc["dtypes"]
             for j, n in enumerate(names):
                 if n not in info:
-                    self.add(rel, pointer("dtypes", j), "dtype-known", "%s is not in %s" % (n, DTYPES))
+                    self.add(rel, pointer("dtypes", j), "dtype-known", "%s is not in %s"
+                             % (n, DTYPES))
             table = doc["table"]
             if list(table) != names:
-                self.add(rel, "/table", "table-square", "the rows must be the dtypes, in their order")
+                self.add(rel, "/table", "table-square",
+                         "the rows must be the dtypes, in their order")
                 continue
             for a in names:
                 row = table[a]
                 if list(row) != names:
-                    self.add(rel, pointer("table", a), "table-square", "the columns must be the dtypes, in their order")
+                    self.add(rel, pointer("table", a), "table-square",
+                             "the columns must be the dtypes, in their order")
                     continue
                 for b in names:
                     c = row[b]
@@ -487,21 +525,26 @@ class Checker:
                     if c is not None and c not in names:
                         self.add(rel, ptr, "dtype-known", "%s is not a dtype of this rule set" % c)
                     elif a == b and c != a:
-                        self.add(rel, ptr, "table-identity", "a dtype joined with itself must be itself")
+                        self.add(rel, ptr, "table-identity",
+                                 "a dtype joined with itself must be itself")
                     elif table.get(b, {}).get(a, c) != c:
-                        self.add(rel, ptr, "table-symmetric", "%s but the mirrored cell is %s" % (c, table[b][a]))
-                    elif c is not None and a in info and b in info and c in info and doc["name"] == "category":
+                        self.add(rel, ptr, "table-symmetric", "%s but the mirrored cell is %s"
+                                 % (c, table[b][a]))
+                    elif (c is not None and a in info and b in info and c in info
+                          and doc["name"] == "category"):
                         top = max(cats.index(info[a]["category"]), cats.index(info[b]["category"]))
                         if cats.index(info[c]["category"]) != top:
                             self.add(rel, ptr, "table-category",
-                                     "%s is not of the higher category of %s and %s (OF-PROM-5)" % (c, a, b))
+                                     "%s is not of the higher category of %s and %s (OF-PROM-5)"
+                                     % (c, a, b))
             for kind, dtn in doc.get("scalar_dtypes", {}).items():
                 if dtn not in names:
-                    self.add(rel, pointer("scalar_dtypes", kind), "dtype-known", "%s is not a dtype of this rule set" % dtn)
+                    self.add(rel, pointer("scalar_dtypes", kind), "dtype-known",
+                             "%s is not a dtype of this rule set" % dtn)
 
     # ---- case files ------------------------------------------------------------------------
 
-    def check_ops(self):
+    def check_ops(self) -> None:
         """The op parts of spec/protocol.md, request.json and case.json are what
         spec/tools/gen_ops.py makes of spec/ops.json."""
         try:
@@ -514,11 +557,11 @@ class Checker:
                      "its op parts are out of date with %s; run %s"
                      % (gen_ops.OPS_FILE, gen_ops.GENERATOR))
 
-    def check_cases(self, schema, index, fe):
+    def check_cases(self, schema: Json, index: Index | None, fe: Json) -> None:
         cdir = os.path.join(self.root, "conformance", "cases")
         if not os.path.isdir(cdir):
             return
-        seen = {}
+        seen: dict[str, Any] = {}
         for name in sorted(os.listdir(cdir)):
             if not name.endswith(".json"):
                 continue
@@ -531,14 +574,15 @@ class Checker:
                 cid = case["id"]
                 if cid in seen:
                     self.add(rel, pointer("cases", i, "id"), "case-id-unique",
-                             "case %s is already defined in %s at %s" % (cid, seen[cid][0], seen[cid][1]))
+                             "case %s is already defined in %s at %s"
+                             % (cid, seen[cid][0], seen[cid][1]))
                 else:
                     seen[cid] = (rel, cptr)
                 self.check_case_refs(rel, i, case, index)
                 self.check_case_bindings(rel, i, case)
                 self.check_case_matchers(rel, i, case)
 
-    def check_case_refs(self, rel, i, case, index):
+    def check_case_refs(self, rel: str, i: int, case: Json, index: Index | None) -> None:
         if index is None or "features" not in index:
             return  # spec files broken: already reported
         by_id, feats = index["by_id"], index["features"]
@@ -553,12 +597,14 @@ class Checker:
                 self.add(rel, ptr, "case-statement-retired", "%s is retired" % sid)
                 continue
             if sid not in by_id:
-                self.add(rel, ptr, "case-statement-exists", "%s is not in spec/statements.json" % sid)
+                self.add(rel, ptr, "case-statement-exists", "%s is not in spec/statements.json"
+                         % sid)
                 continue
             s = by_id[sid][1]
             if s["level"] not in CHECKED_LEVELS:
                 self.add(rel, ptr, "case-statement-level",
-                         "%s is %s; cases check only must, should, may and implementation-defined statements"
+                         "%s is %s; cases check only must, should, may and "
+                         "implementation-defined statements"
                          % (sid, s["level"]))
             if not claimed.intersection(s["features"]):
                 # A warning: a case may cite a statement as the reason for an expectation
@@ -567,7 +613,7 @@ class Checker:
                          "%s belongs to %s, none of which the case claims"
                          % (sid, ", ".join(s["features"]) or "no feature"))
 
-    def check_case_bindings(self, rel, i, case):
+    def check_case_bindings(self, rel: str, i: int, case: Json) -> None:
         bound = set()
         highest = -1
         for k, step in enumerate(case["steps"]):
@@ -586,7 +632,8 @@ class Checker:
                         highest = max(highest, int(m.group(1)))
                     elif not REF_NAME.match(name):
                         self.add(rel, ptr, "case-bad-reference",
-                                 "%s is neither $D0..$D9 nor $name (write $$ for a literal $)" % json.dumps(s))
+                                 "%s is neither $D0..$D9 nor $name (write $$ for a literal $)"
+                                 % json.dumps(s))
                     elif name not in bound:
                         self.add(rel, ptr, "case-unbound-reference",
                                  "$%s is not bound by an earlier step's \"as\"" % name)
@@ -601,11 +648,12 @@ class Checker:
             self.add(rel, pointer("cases", i, "devices"), "case-devices-too-few",
                      "the case uses $D%d, so it needs at least %d devices" % (highest, highest + 1))
 
-    def check_case_matchers(self, rel, i, case):
+    def check_case_matchers(self, rel: str, i: int, case: Json) -> None:
         """What the schema cannot say about matchers: a $range's low end is not above its
         high end (spec/case-format.md, "Matchers"). The schema has placed every matcher."""
         for k, step in enumerate(case["steps"]):
-            values = [(("expect",), step["expect"])] if "expect" in step else []
+            values: list[tuple[tuple[str | int, ...], Json]] = (
+                [(("expect",), step["expect"])] if "expect" in step else [])
             for n, e in enumerate(step.get("expect_ranks", [])):
                 values.append((("expect_ranks", n), e))
             for n, alt in enumerate(step.get("either", [])):
@@ -624,152 +672,63 @@ class Checker:
 
     # ---- the generated view ------------------------------------------------------------------
 
-    def check_generated(self, st, fe, pr, write):
-        rel = "spec/statements.md"
-        text = render_markdown(st, fe, pr)
-        path = os.path.join(self.root, rel)
-        if write:
-            fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".statements.md.")
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as f:
-                    f.write(text)
-                os.replace(tmp, path)
-            except BaseException:
-                os.unlink(tmp)
-                raise
+    def check_generated(self, st: Json, fe: Json, pr: Json) -> None:
+        """spec/statements.md is what spec/tools/gen_statements.py makes of the JSON."""
+        rel = gen_statements.OUT
+        current = generated.current(self.root, rel)
+        if current is None:
+            self.add(rel, "", "generated-stale", "missing; run %s" % gen_statements.GENERATOR)
             return
-        try:
-            with open(path, encoding="utf-8") as f:
-                current = f.read()
-        except OSError:
-            self.add(rel, "", "generated-stale", "missing; run spec/tools/check.py --write")
-            return
+        text = gen_statements.render_markdown(st, fe, pr)
         if current != text:
-            a, b = current.splitlines(), text.splitlines()
-            line = next((n for n, (x, y) in enumerate(zip(a, b), 1) if x != y), min(len(a), len(b)) + 1)
+            x, y = current.splitlines(), text.splitlines()
+            line = next((n for n, (u, v) in enumerate(zip(x, y, strict=False), 1) if u != v),
+                        min(len(x), len(y)) + 1)
             self.add(rel, "", "generated-stale",
-                     "out of date with the JSON (first difference at line %d); "
-                     "run spec/tools/check.py --write" % line)
+                     "out of date with the JSON (first difference at line %d); run %s"
+                     % (line, gen_statements.GENERATOR))
 
 
-def _strings(value, path):
+def _strings(value: Json, path: list[str | int]) -> Iterator[tuple[list[str | int], str]]:
     """Every string inside a JSON value, with its path."""
     if isinstance(value, str):
         yield path, value
     elif isinstance(value, list):
         for n, v in enumerate(value):
-            yield from _strings(v, path + [n])
+            yield from _strings(v, [*path, n])
     elif isinstance(value, dict):
         for k, v in value.items():
-            yield from _strings(v, path + [k])
+            yield from _strings(v, [*path, k])
 
 
-def _matchers(value, path):
+def _matchers(value: Json, path: list[str | int]) -> Iterator[tuple[list[str | int], Json]]:
     """Every matcher object inside an expected value (schema-valid), with its path."""
     if isinstance(value, dict):
         if any(k.startswith("$") and not k.startswith("$$") for k in value):
             yield path, value
             for key in ("$contains", "$each", "$in"):
                 if key in value:
-                    yield from _matchers(value[key], path + [key])
+                    yield from _matchers(value[key], [*path, key])
             return
         for k, v in value.items():
-            yield from _matchers(v, path + [k])
+            yield from _matchers(v, [*path, k])
     elif isinstance(value, list):
         for n, v in enumerate(value):
-            yield from _matchers(v, path + [n])
+            yield from _matchers(v, [*path, n])
 
 
-def _versions_text(vs, order):
-    """'2021.12 – draft' for a run of versions, else a comma list."""
-    if len(vs) > 2 and vs == order[order.index(vs[0]):order.index(vs[0]) + len(vs)]:
-        return "%s – %s" % (vs[0], vs[-1])
-    return ", ".join(vs)
-
-
-def _cell(text):
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def render_markdown(st, fe, pr):
-    docs = {d["id"]: d for d in st["documents"]}
-    out = ["# devspec statements", "",
-           "Generated from `spec/statements.json`, `spec/features.json` and `spec/profiles.json`",
-           "by `spec/tools/check.py --write`; do not edit by hand. The JSON is the source of truth.",
-           "", "Levels: must, should, may, implementation-defined (checked by cases); unspecified and",
-           "informative (recorded, never checked). \"no case\" marks duties no case can observe.", "",
-           "## Documents", "", "| document | title | versions |", "| --- | --- | --- |"]
-    for d in st["documents"]:
-        out.append("| `%s` | %s | %s |" % (d["id"], _cell(d["title"]), ", ".join(d["versions"])))
-    out.append("")
-    counts = {}
-    for s in st["statements"]:
-        counts[s["level"]] = counts.get(s["level"], 0) + 1
-    out.append("%d statements: %s." % (len(st["statements"]), ", ".join(
-        "%d %s" % (counts[lv], lv) for lv in
-        ("must", "should", "may", "implementation-defined", "unspecified", "informative") if lv in counts)))
-    out.append("")
-    for t in st["topics"]:
-        rows = [s for s in st["statements"] if s["topic"] == t["id"]]
-        if not rows:
-            continue
-        out += ["## " + t["title"], "", "| ID | level | versions | features | statement |",
-                "| --- | --- | --- | --- | --- |"]
-        for s in rows:
-            doc = docs.get(s["source"]["document"], {"versions": s["versions"]})
-            vs = _versions_text(s["versions"], doc["versions"])
-            src = s["source"]
-            extra = []
-            for c in src.get("changed", []):
-                extra.append("changed %s: %s" % (c["version"], c["change"]))
-            if "removed" in src:
-                extra.append("removed in %s" % src["removed"])
-            level = s["level"]
-            if s.get("levels"):
-                by = {}
-                for v, lv in s["levels"].items():
-                    by.setdefault(lv, []).append(v)
-                level += " (%s)" % "; ".join("%s in %s" % (lv, ", ".join(v)) for lv, v in by.items())
-            level += "" if s.get("testable", True) else " (no case)"
-            text = s["text"]
-            if s.get("note"):
-                text += " *Note: " + s["note"] + "*"
-            text += " Source: `%s`%s." % (src["section"], "; " + "; ".join(extra) if extra else "")
-            feats = ", ".join("`%s`" % f for f in s["features"]) or "–"
-            out.append("| %s | %s | %s | %s | %s |" % (s["id"], level, vs, feats, _cell(text)))
-        out.append("")
-    out += ["## Profiles", "", "| profile | document, version | required features | optional features |",
-            "| --- | --- | --- | --- |"]
-    for p in pr["profiles"]:
-        out.append("| `%s`%s | %s %s | %s | %s |" % (
-            p["name"], " (core)" if p["core"] else "", p["document"], p["version"],
-            ", ".join("`%s`" % f for f in p["required"]),
-            ", ".join("`%s`" % f for f in p["optional"]) or "–"))
-    out.append("")
-    out += ["## Retired IDs", ""]
-    if st["retired"]:
-        out += ["| ID | reason |", "| --- | --- |"]
-        for r in st["retired"]:
-            out.append("| %s | %s |" % (r["id"], _cell(r["reason"])))
-    else:
-        out.append("None yet.")
-    out.append("")
-    return "\n".join(out)
-
-
-def main(argv=None):
+def main(argv: list[str] | None = None) -> int:
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description="Check spec/ and conformance/cases/.")
     ap.add_argument("--root", default=os.path.dirname(os.path.dirname(here)),
                     help="the repository root (default: two folders above this script)")
-    ap.add_argument("--write", action="store_true", help="rewrite spec/statements.md")
     ap.add_argument("--strict", action="store_true", help="treat warnings as problems")
     args = ap.parse_args(argv)
     if not os.path.isdir(os.path.join(args.root, "spec")):
         sys.stderr.write("check.py: %s has no spec/ folder\n" % args.root)
         return 2
     checker = Checker(args.root)
-    problems = checker.run(write=args.write)
+    problems = checker.run()
     if args.strict:
         problems = problems + checker.warnings
     else:
@@ -778,7 +737,8 @@ def main(argv=None):
     for p in problems:
         print(p)
     if problems:
-        print("check.py: %d problem%s" % (len(problems), "" if len(problems) == 1 else "s"), file=sys.stderr)
+        print("check.py: %d problem%s"
+              % (len(problems), "" if len(problems) == 1 else "s"), file=sys.stderr)
         return 1
     print("check.py: spec/ and conformance/cases/ are consistent")
     return 0

@@ -30,17 +30,23 @@ category as the dimensioned one), the case accepts either (spec/decisions.md, po
 --check compares the files with what would be written and exits 1 when they differ.
 """
 
-import argparse
 import json
 import os
 import struct
 import sys
 from fractions import Fraction
+from typing import Any
 
 import generated
 
+# A value read from or written as JSON.
+Json = Any
+# An exact operand value, and an exact result (complex where an operand is).
+Real = int | float | Fraction
+Exact = Real | complex
+
 OPS = ("add", "subtract", "multiply", "divide")
-SCALARS = {"bool": True, "int": 1, "float": 0.5, "complex": {"complex": [0, 1]}}
+SCALARS: dict[str, Json] = {"bool": True, "int": 1, "float": 0.5, "complex": {"complex": [0, 1]}}
 OUT_FILES = {
     "array-api": "conformance/cases/promotion-array-api.json",
     "category": "conformance/cases/promotion-category.json",
@@ -48,27 +54,28 @@ OUT_FILES = {
 }
 
 
-def load(root, rel):
+def load(root: str, rel: str) -> Json:
     with open(os.path.join(root, rel), encoding="utf-8") as f:
         return json.load(f)
 
 
 class Dtypes:
-    def __init__(self, doc):
-        self.info = {d["name"]: d for d in doc["dtypes"]}
-        self.order = doc["categories"]
+    def __init__(self, doc: Json) -> None:
+        self.info: dict[str, Json] = {d["name"]: d for d in doc["dtypes"]}
+        self.order: list[str] = doc["categories"]
 
-    def cat(self, name):
-        return self.info[name]["category"]
+    def cat(self, name: str) -> str:
+        return str(self.info[name]["category"])
 
-    def rank(self, name):
+    def rank(self, name: str) -> int:
         return self.order.index(self.cat(name))
 
-    def in_set(self, name, s):
+    def in_set(self, name: str, s: str) -> bool:
         return s in self.info[name]["sets"]
 
 
-def operand_values(dt, name, zero_dim, second, first=None):
+def operand_values(dt: Dtypes, name: str, zero_dim: bool, second: bool,
+                   first: str | None = None) -> list[int]:
     """Operand values as exact numbers (bool as 0/1): x1 = [2, 3], x2 = [1, 2] or 0-d 1; x2 is
     [1, 1] after a bool x1, so that no difference is negative (an unsigned result would wrap,
     which no statement here is about)."""
@@ -81,47 +88,48 @@ def operand_values(dt, name, zero_dim, second, first=None):
     return [2, 3]
 
 
-def element(dt, name, v):
+def element(dt: Dtypes, name: str, v: Exact) -> Json:
     """A typed-array element of dtype name for exact value v."""
     c = dt.cat(name)
+    if isinstance(v, complex):
+        return [num(v.real), num(v.imag)]
     if c == "bool":
         return bool(v)
     if c == "integral":
         return int(v)
-    if isinstance(v, complex):
-        return [num(v.real), num(v.imag)]
     return [num(v), 0] if c == "complex" else num(v)
 
 
-def num(v):
+def num(v: Real) -> int | float:
     """An exact float element, written as an integer when it is one."""
     f = float(v)
     return int(f) if f == int(f) else f
 
 
-def compute(op, a, b):
+def compute(op: str, a: Real, b: Exact) -> Exact:
     if isinstance(b, complex):
         # Exact for the values used: small integers and 1j.
         return {"add": a + b, "subtract": a - b, "multiply": a * b, "divide": a / b}[op]
-    a, b = Fraction(a), Fraction(b)
-    return {"add": a + b, "subtract": a - b, "multiply": a * b, "divide": a / b}[op]
+    fa, fb = Fraction(a), Fraction(b)
+    return {"add": fa + fb, "subtract": fa - fb, "multiply": fa * fb, "divide": fa / fb}[op]
 
 
-def typed(dt, name, values, shape):
+def typed(dt: Dtypes, name: str, values: list[Any], shape: list[int]) -> Json:
     return {"dtype": name, "shape": shape, "data": [element(dt, name, v) for v in values]}
 
 
-def asarray_step(dt, name, values, shape, bind):
+def asarray_step(dt: Dtypes, name: str, values: list[Any], shape: list[int], bind: str) -> Json:
     """An array.asarray step on D0. float16 is not on every device (refarray has it only where
     OpenCL reports cl_khr_fp16): where D0 refuses it with ValueError the case ends there."""
-    step = {"op": "array.asarray", "args": {"obj": typed(dt, name, values, shape), "device": "$D0"},
+    step: Json = {"op": "array.asarray",
+                  "args": {"obj": typed(dt, name, values, shape), "device": "$D0"},
             "as": bind}
     if name == "float16":
         step["either"] = [{"expect": {"$type": "string"}}, {"raises": "ValueError", "stop": True}]
     return step
 
 
-def binary_steps(dt, op, t1, t2, zero_dim):
+def binary_steps(dt: Dtypes, op: str, t1: str, t2: str, zero_dim: bool) -> list[Json]:
     """Steps building x1 (dimensioned) and x2 (dimensioned or 0-d) and applying op."""
     v2 = operand_values(dt, t2, zero_dim, True, t1)
     return [
@@ -131,28 +139,29 @@ def binary_steps(dt, op, t1, t2, zero_dim):
     ]
 
 
-def expected(dt, op, t1, v1, v2, result):
+def expected(dt: Dtypes, op: str, t1: str, v1: list[Any], v2: list[Any], result: str) -> Json:
     vals = [compute(op, a, v2[0] if len(v2) == 1 else v2[i]) for i, a in enumerate(v1)]
     return typed(dt, result, vals, [2])
 
 
-def a(name):
+def a(name: str) -> str:
     """The indefinite article for a dtype name."""
     return "an" if name.startswith("int") else "a"
 
 
-def case(cid, description, spec, features, steps):
+def case(cid: str, description: str, spec: list[str], features: list[str],
+         steps: list[Json]) -> Json:
     return {"id": cid, "description": description, "spec": spec, "features": features,
             "steps": steps}
 
 
-def allowed(dt, op, result):
+def allowed(dt: Dtypes, op: str, result: str | None) -> bool:
     if result is None or dt.cat(result) == "bool":
         return False
     return op != "divide" or dt.cat(result) in ("floating", "complex")
 
 
-def gen_array_api(dt, rs):
+def gen_array_api(dt: Dtypes, rs: Json) -> list[Json]:
     names = [n for n in rs["dtypes"] if dt.in_set(n, "array-api")]
     table = rs["table"]
     cases = []
@@ -182,25 +191,29 @@ def gen_array_api(dt, rs):
                     continue
                 exact = complex(*value["complex"]) if kind == "complex" else Fraction(value)
                 steps = [
-                    {"op": "array.asarray", "args": {"obj": typed(dt, t1, operand_values(dt, t1, False, False), [2]),
-                                                     "device": "$D0"}, "as": "x1"},
+                    {"op": "array.asarray",
+                     "args": {"obj": typed(dt, t1, operand_values(dt, t1, False, False), [2]),
+                              "device": "$D0"}, "as": "x1"},
                     {"op": "array.binary", "args": {"fn": op, "x1": "$x1", "x2": value}, "as": "y"},
                     {"op": "array.read", "args": {"array": "$y"},
                      "expect": expected(dt, op, t1, operand_values(dt, t1, False, False),
                                         [exact], t1)},
                 ]
                 cases.append(case("promotion.api.%s.%s.scalar-%s" % (op, t1, kind),
-                                  "%s of %s %s array and the Python %s %s gives %s: the scalar takes the array's dtype."
-                                  % (op, a(t1), t1, kind, "1j" if kind == "complex" else json.dumps(value), t1),
+                                  "%s of %s %s array and the Python %s %s gives %s: the scalar "
+                                  "takes the array's dtype."
+                                  % (op, a(t1), t1, kind,
+                                     "1j" if kind == "complex" else json.dumps(value), t1),
                                   ["API-PROM-3"], ["promotion-scalars"], steps))
     return cases
 
 
-def category_result(dt, rs, dims, zeros, scalars, reading):
+def category_result(dt: Dtypes, rs: Json, dims: list[str], zeros: list[str], scalars: list[str],
+                    reading: str) -> str | None:
     """The category rules (spec/promotion/category.json) for operand dtypes by tier."""
     table = rs["table"]
 
-    def join(ds):
+    def join(ds: list[str]) -> str | None:
         r = None
         for d in ds:
             r = d if r is None else table[r][d]
@@ -220,7 +233,7 @@ def category_result(dt, rs, dims, zeros, scalars, reading):
     return r
 
 
-def smallest_holding(dt, rs, names, r):
+def smallest_holding(dt: Dtypes, rs: Json, names: list[str], r: str) -> str:
     """The smallest dtype of the set that the table joins r into: where the join lies outside
     OneFlow's eight dtypes (uint8 with int8 is int16), a library with only those eight
     answers the smallest of them that holds it (OF-PROM-1)."""
@@ -230,7 +243,7 @@ def smallest_holding(dt, rs, names, r):
     return r
 
 
-def gen_category(dt, rs):
+def gen_category(dt: Dtypes, rs: Json) -> list[Json]:
     names = [n for n in rs["dtypes"] if dt.in_set(n, "oneflow")]
     cases = []
     for op in OPS:
@@ -241,11 +254,14 @@ def gen_category(dt, rs):
                     dims = [t1] if zero_dim else [t1, t2]
                     results = {rd: category_result(dt, rs, dims, zeros, [], rd)
                                for rd in rs["readings"]}
-                    outcomes = set(results.values())
-                    for r in list(outcomes):
+                    found = set(results.values())
+                    if None in found:
+                        continue
+                    for r in list(found):
                         if r is not None and r not in names:
-                            outcomes.add(smallest_holding(dt, rs, names, r))
-                    outcomes = sorted(outcomes, key=lambda d: rs["dtypes"].index(d))
+                            found.add(smallest_holding(dt, rs, names, r))
+                    outcomes = sorted((d for d in found if d is not None),
+                                      key=lambda d: rs["dtypes"].index(d))
                     if not all(allowed(dt, op, r) for r in outcomes):
                         continue
                     steps = binary_steps(dt, op, t1, t2, zero_dim)
@@ -256,32 +272,36 @@ def gen_category(dt, rs):
                         spec += ["OF-PROM-4", "OF-PROM-5"]
                     else:
                         spec += ["OF-PROM-5"]
-                    read = {"op": "array.read", "args": {"array": "$y"}}
+                    read: Json = {"op": "array.read", "args": {"array": "$y"}}
                     if len(outcomes) == 1:
                         read["expect"] = expected(dt, op, t1, v1, v2, outcomes[0])
                         how = "gives %s" % outcomes[0]
                     else:
                         if results["rules"] != results["examples"]:
                             spec.append("OF-PROM-9")
-                        read["either"] = [{"expect": expected(dt, op, t1, v1, v2, r)} for r in outcomes]
+                        read["either"] = [{"expect": expected(dt, op, t1, v1, v2, r)}
+                                          for r in outcomes]
                         how = "gives %s" % " or ".join(outcomes)
                         if results["rules"] != results["examples"]:
                             how += " (the stated rules give %s, the guide's example %s)" % (
                                 results["rules"], results["examples"])
                         else:
-                            how += " (the smallest of OneFlow's eight dtypes that holds %s)" % results["rules"]
+                            how += (" (the smallest of OneFlow's eight dtypes that holds %s)"
+                                    % results["rules"])
                     steps.append(read)
                     form = "0d" if zero_dim else "array"
                     what = "a 0-d %s array" % t2 if zero_dim else "%s %s array" % (a(t2), t2)
                     cases.append(case("promotion.category.%s.%s.%s.%s" % (op, t1, t2, form),
-                                      "%s of %s %s array and %s %s (category promotion)." % (op, a(t1), t1, what, how),
+                                      "%s of %s %s array and %s %s (category promotion)."
+                                      % (op, a(t1), t1, what, how),
                                       spec, ["promotion-category"], steps))
         for t1 in names:
             for kind, value in SCALARS.items():
                 if kind not in rs["scalar_dtypes"]:
                     continue
-                r = category_result(dt, rs, [t1], [], [rs["scalar_dtypes"][kind]], rs["default_reading"])
-                if not allowed(dt, op, r):
+                r = category_result(dt, rs, [t1], [], [rs["scalar_dtypes"][kind]],
+                                    rs["default_reading"])
+                if r is None or not allowed(dt, op, r):
                     continue
                 v1 = operand_values(dt, t1, False, False)
                 steps = [
@@ -294,14 +314,15 @@ def gen_category(dt, rs):
                 cases.append(case("promotion.category.%s.%s.scalar-%s" % (op, t1, kind),
                                   "%s of %s %s array and the Python %s %s gives %s: %s."
                                   % (op, a(t1), t1, kind, json.dumps(value), r,
-                                     "the scalar's category is higher, so it decides with its own dtype"
-                                     if higher else "a scalar of no higher category does not count"),
+                                     "the scalar's category is higher, so it decides with its "
+                                     "own dtype" if higher
+                                     else "a scalar of no higher category does not count"),
                                   ["OF-PROM-1", "OF-PROM-3", "OF-PROM-6", "OF-PROM-7"],
                                   ["promotion-category"], steps))
     return cases
 
 
-def rounded(dt, name, v):
+def rounded(dt: Dtypes, name: str, v: Real) -> int | float:
     """v (exact) as an element of dtype name holds it: floats rounded to nearest even."""
     if dt.cat(name) == "integral":
         return int(v)
@@ -309,7 +330,7 @@ def rounded(dt, name, v):
     return struct.unpack(fmt, struct.pack(fmt, float(v)))[0] if fmt else float(v)
 
 
-def out_refused(dt, oc, result, out):
+def out_refused(dt: Dtypes, oc: Json, result: str, out: str) -> bool:
     """OF-OUT-1: whether one of the stated refusals applies."""
     for r in oc["refusals"]:
         outs = r["out"] if isinstance(r["out"], list) else [r["out"]]
@@ -318,7 +339,7 @@ def out_refused(dt, oc, result, out):
     return False
 
 
-def gen_out(dt, oc, cat):
+def gen_out(dt: Dtypes, oc: Json, cat: Json) -> list[Json]:
     """Every ordered pair (result dtype, out dtype) of OneFlow's eight dtypes: x1 * x2 of the
     result dtype written into out. A result cast into out's dtype unless OF-OUT-1 refuses
     (RuntimeError, OF-OUT-2); where only the guide's examples refuse (a result that does not
@@ -340,7 +361,7 @@ def gen_out(dt, oc, cat):
             # The product in the result dtype, then its cast into out's.
             vals = [rounded(dt, o, rounded(dt, r, Fraction(rounded(dt, r, Fraction(str(a1))))
                                            * Fraction(rounded(dt, r, b1))))
-                    for a1, b1 in zip(v1, v2)]
+                    for a1, b1 in zip(v1, v2, strict=True)]
             read = {"op": "array.read", "args": {"array": "$out"},
                     "expect": typed(dt, o, vals, [2])}
             spec = ["OF-OUT-1"]
@@ -369,7 +390,7 @@ def gen_out(dt, oc, cat):
     return cases
 
 
-def render(description, cases):
+def render(description: str, cases: list[Json]) -> str:
     lines = ["{", ' "description": %s,' % json.dumps(description), ' "cases": [']
     for i, c in enumerate(cases):
         lines.append("  " + json.dumps(c) + ("," if i + 1 < len(cases) else ""))
@@ -377,7 +398,7 @@ def render(description, cases):
     return "\n".join(lines) + "\n"
 
 
-def build(root):
+def build(root: str) -> dict[str, str]:
     dt = Dtypes(load(root, "spec/promotion/dtypes.json"))
     api = load(root, "spec/promotion/array-api.json")
     cat = load(root, "spec/promotion/category.json")
@@ -401,13 +422,8 @@ def build(root):
     }
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-    ap.add_argument("--check", action="store_true", help="compare instead of writing")
-    args = ap.parse_args(argv)
-    return generated.write_or_check(args.root, build(args.root), args.check,
-                                    "spec/tools/gen_dtype_cases.py")
+def main(argv: list[str] | None = None) -> int:
+    return generated.main(__doc__.split("\n\n")[0], build, "spec/tools/gen_dtype_cases.py", argv)
 
 
 if __name__ == "__main__":

@@ -19,23 +19,30 @@ and from it; placements flat, nested, placement.all, env.all_device_placement, e
 and the errors. Operations (global.binary, global.sum): every sbp pair of add,
 subtract, multiply and divide on the 1-D placement and some on the 2 x 2 one, with the
 result's sbp and each rank's piece checked where OneFlow's signature takes the pair as it is
-(the value always); sum over every axis and each axis for each sbp. --check compares the file with what would be written and exits 1 when it
-differs.
+(the value always); sum over every axis and each axis for each sbp. --check compares the
+file with what would be written and exits 1 when it differs.
 """
 
-import argparse
 import json
-import os
 import sys
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import generated
+
+# A value read from or written as JSON.
+Json = Any
+# An exact element: bool, int, float, or (re, im) for complex; arithmetic on it is the
+# dtype's, so it is used as Any.
+Value = Any
 
 OUT = "conformance/cases/oneflow-global.json"
 RANKS = 4
 FLAT = {"type": "cpu", "ranks": [0, 1, 2, 3]}
 MESH = {"type": "cpu", "ranks": [[0, 1], [2, 3]]}
 MESH_SHAPE = (2, 2)
-SBPS = {"S0": {"split": 0}, "S1": {"split": 1}, "B": "broadcast", "P": "partial_sum"}
+SBPS: dict[str, Json] = {"S0": {"split": 0}, "S1": {"split": 1}, "B": "broadcast",
+                         "P": "partial_sum"}
 PRINTED = {"S0": "oneflow.sbp.split(dim=0)", "S1": "oneflow.sbp.split(dim=1)",
            "B": "oneflow.sbp.broadcast", "P": "oneflow.sbp.partial_sum"}
 NAMES = {"S0": "split(0)", "S1": "split(1)", "B": "broadcast", "P": "partial_sum"}
@@ -43,14 +50,14 @@ DTYPES = ["bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32"
           "float16", "float32", "float64", "complex64", "complex128"]
 
 
-def size(shape):
+def size(shape: Sequence[int]) -> int:
     n = 1
     for s in shape:
         n *= s
     return n
 
 
-def base_value(i, dtype):
+def base_value(i: int, dtype: str) -> Value:
     """Element i of the test value, as an exact Python number (complex as (re, im))."""
     v = (i * 5 + 3) % 17
     if dtype == "bool":
@@ -64,7 +71,7 @@ def base_value(i, dtype):
     return ((v - 8) * 0.5, float(i))
 
 
-def encode(x, dtype):
+def encode(x: Value, dtype: str) -> Json:
     """A typed-array element: integers beyond 2^53 as strings, complex as [re, im]."""
     if dtype == "bool":
         return bool(x)
@@ -75,11 +82,11 @@ def encode(x, dtype):
     return x
 
 
-def typed(dtype, shape, values):
+def typed(dtype: str, shape: Sequence[int], values: Sequence[Value]) -> Json:
     return {"dtype": dtype, "shape": list(shape), "data": [encode(v, dtype) for v in values]}
 
 
-def zero(dtype):
+def zero(dtype: str) -> Value:
     if dtype == "bool":
         return False
     if dtype.startswith("complex"):
@@ -89,15 +96,16 @@ def zero(dtype):
     return 0
 
 
-def index(shape, flat):
-    out = []
+def index(shape: Sequence[int], flat: int) -> list[int]:
+    out: list[int] = []
     for s in reversed(shape):
         out.append(flat % s)
         flat //= s
     return list(reversed(out))
 
 
-def window(shape, sbp, mesh, coord):
+def window(shape: Sequence[int], sbp: Sequence[Json], mesh: Sequence[int],
+           coord: Sequence[int]) -> list[list[int]]:
     """[(off, len)] per dim of the piece at mesh coordinates coord (even cuts only)."""
     win = [[0, s] for s in shape]
     for m, s in enumerate(sbp):
@@ -110,25 +118,26 @@ def window(shape, sbp, mesh, coord):
     return win
 
 
-def cut(values, shape, win):
-    out = []
+def cut(values: Sequence[Value], shape: Sequence[int],
+        win: list[list[int]]) -> tuple[list[Value], list[int]]:
+    out: list[Value] = []
     for i in range(size(shape)):
         idx = index(shape, i)
-        if all(o <= x < o + n for x, (o, n) in zip(idx, win)):
+        if all(o <= x < o + n for x, (o, n) in zip(idx, win, strict=True)):
             out.append(values[i])
     return out, [n for _, n in win]
 
 
-def coords(mesh):
+def coords(mesh: Sequence[int]) -> list[list[int]]:
     return [index(list(mesh), r) for r in range(size(mesh))]
 
 
-def partial_pieces(values, dtype, n):
+def partial_pieces(values: list[Value], dtype: str, n: int) -> list[list[Value]]:
     """n pieces whose elementwise sum is values: rank 0 holds the value minus the others;
     the others hold small numbers (for bool, or: rank 0 the value, the others false)."""
     if dtype == "bool":
         return [values] + [[False] * len(values) for _ in range(n - 1)]
-    pieces = []
+    pieces: list[list[Value]] = []
     for r in range(1, n):
         if dtype.startswith("complex"):
             pieces.append([(float(r), -float(r)) for _ in values])
@@ -136,25 +145,27 @@ def partial_pieces(values, dtype, n):
             pieces.append([float(r) for _ in values])
         else:
             pieces.append([r for _ in values])
-    first = []
+    first: list[Value] = []
     for i, v in enumerate(values):
         if dtype.startswith("complex"):
-            first.append((v[0] - sum(p[i][0] for p in pieces), v[1] - sum(p[i][1] for p in pieces)))
+            first.append((v[0] - sum(p[i][0] for p in pieces),
+                          v[1] - sum(p[i][1] for p in pieces)))
         elif dtype.startswith("uint"):
             # Unsigned addition wraps: the first addend is the difference modulo 2^bits.
             first.append((v - sum(p[i] for p in pieces)) % 2 ** int(dtype[4:]))
         else:
             first.append(v - sum(p[i] for p in pieces))
-    return [first] + pieces
+    return [first, *pieces]
 
 
-def source_args(values, dtype, shape, placement, sbp, mesh):
+def source_args(values: Sequence[Value], dtype: str, shape: Sequence[int], placement: Json,
+                sbp: Sequence[Json], mesh: Sequence[int]) -> Json:
     """global.make's arguments building the value under sbp: from the whole value, or, where
     some placement dim is partial_sum, from pieces that add up to it."""
     if not any(s == "partial_sum" for s in sbp):
         return {"value": typed(dtype, shape, values)}
     cs = coords(mesh)
-    locals_ = []
+    locals_: list[Json] = []
     for r in range(RANKS):
         # The piece a rank holds: its window of the dims that split, and along each
         # partial_sum dim of the mesh its addend (split again among the ranks of that dim).
@@ -170,17 +181,19 @@ def source_args(values, dtype, shape, placement, sbp, mesh):
     return {"locals": locals_}
 
 
-def conversion(cid, dtype, shape, values, placement, mesh, src, dst, spec):
-    args = {"placement": placement, "sbp": [SBPS[s] for s in src]}
+def conversion(cid: str, dtype: str, shape: Sequence[int], values: Sequence[Value],
+               placement: Json, mesh: Sequence[int], src: list[str], dst: list[str] | None,
+               spec: list[str]) -> Json:
+    args: Json = {"placement": placement, "sbp": [SBPS[s] for s in src]}
     args.update(source_args(values, dtype, shape, placement, [SBPS[s] for s in src], mesh))
     if dst is not None:
         args["to"] = [SBPS[s] for s in dst]
     final = dst if dst is not None else src
     whole = typed(dtype, shape, values)
-    per_rank = []
+    per_rank: list[Json] = []
     cs = coords(mesh)
     for r in range(RANKS):
-        e = {"value": whole, "dtype": dtype, "shape": list(shape)}
+        e: Json = {"value": whole, "dtype": dtype, "shape": list(shape)}
         if dst is None:
             # OF-ATTR-1, OF-SBP-1: a global array has a placement and an sbp per dimension.
             e["placement"] = {"$type": "string"}
@@ -189,7 +202,6 @@ def conversion(cid, dtype, shape, values, placement, mesh, src, dst, spec):
             part, pshape = cut(values, shape, window(shape, [SBPS[s] for s in final], mesh, cs[r]))
             e["local"] = typed(dtype, pshape, part)
         per_rank.append(e)
-    names = lambda l: "(" + ", ".join(NAMES[s] for s in l) + ")"
     where = "the 1-D placement of 4 ranks" if len(mesh) == 1 else "the 2 x 2 placement"
     if dst is None:
         desc = "A %s %s array %s on %s: each rank holds its piece; the value is the one given." % (
@@ -206,11 +218,11 @@ def conversion(cid, dtype, shape, values, placement, mesh, src, dst, spec):
             "steps": [{"op": "global.make", "args": args, "expect_ranks": per_rank}]}
 
 
-def placement_cases():
+def placement_cases() -> list[Json]:
     flat_str = 'oneflow.placement(type="cpu", ranks=[0, 1, 2, 3])'
-    cases = []
+    cases: list[Json] = []
 
-    def case(cid, desc, spec, step):
+    def case(cid: str, desc: str, spec: list[str], step: Json) -> None:
         cases.append({"id": "oneflow.placement." + cid, "description": desc, "spec": spec,
                       "features": ["placement"], "ranks": RANKS, "steps": [step]})
 
@@ -248,13 +260,14 @@ def placement_cases():
 
 # ---- operations on global arrays: OneFlow's SBP signatures ----
 
-OPS = {"add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
+OPS: dict[str, Callable[[Value, Value], Value]] = {
+       "add": lambda a, b: a + b, "subtract": lambda a, b: a - b,
        "multiply": lambda a, b: a * b, "divide": lambda a, b: a / b}
 # Divisors for the operation cases: powers of two, so that every quotient is exact.
 DIVISORS = [0.5, 1.0, 2.0, 4.0, -0.5, -1.0, -2.0, -4.0]
 
 
-def signature(fn, a, b):
+def signature(fn: str, a: str, b: str) -> str | None:
     """The sbp OneFlow's signature gives x1 fn x2 along one placement dimension without
     converting either operand, or None where the operands must first be converted (then the
     result's sbp is the library's choice). (S(i), S(i)) -> S(i) and (B, B) -> B for every
@@ -268,7 +281,8 @@ def signature(fn, a, b):
     return None
 
 
-def piece(values, dtype, shape, sbp, mesh, r):
+def piece(values: Sequence[Value], dtype: str, shape: Sequence[int], sbp: list[str],
+          mesh: Sequence[int], r: int) -> tuple[list[Value], list[int]]:
     """Rank r's local piece of the array global.make builds (source_args): for partial_sum
     its addend, otherwise its cut."""
     args = source_args(values, dtype, shape, None, [SBPS[s] for s in sbp], mesh)
@@ -278,13 +292,14 @@ def piece(values, dtype, shape, sbp, mesh, r):
     return cut(values, shape, window(shape, [SBPS[s] for s in sbp], mesh, coords(mesh)[r]))
 
 
-def decode(x, dtype):
+def decode(x: Json, dtype: str) -> Value:
     if dtype.startswith("complex"):
         return (x[0], x[1])
     return int(x) if isinstance(x, str) else x
 
 
-def reduce_sum(values, shape, axis):
+def reduce_sum(values: Sequence[Value], shape: list[int],
+               axis: int | None) -> tuple[list[Value], list[int]]:
     """sum over axis (None: every axis); returns (values, shape)."""
     if axis is None:
         return [sum(values)], []
@@ -294,42 +309,44 @@ def reduce_sum(values, shape, axis):
         idx = index(shape, i)
         del idx[axis]
         j = 0
-        for x, s in zip(idx, oshape):
+        for x, s in zip(idx, oshape, strict=True):
             j = j * s + x
         out[j] += values[i]
     return out, oshape
 
 
-def gspec(values, dtype, shape, placement, sbp, mesh):
-    g = {"placement": placement, "sbp": [SBPS[s] for s in sbp]}
+def gspec(values: Sequence[Value], dtype: str, shape: Sequence[int], placement: Json,
+          sbp: list[str], mesh: Sequence[int]) -> Json:
+    g: Json = {"placement": placement, "sbp": [SBPS[s] for s in sbp]}
     g.update(source_args(values, dtype, shape, placement, [SBPS[s] for s in sbp], mesh))
     return g
 
 
-def names(l):
-    return "(" + ", ".join(NAMES[s] for s in l) + ")"
+def names(sbp: Sequence[str]) -> str:
+    return "(" + ", ".join(NAMES[s] for s in sbp) + ")"
 
 
-def binary_case(fn, placement, mesh, a, b):
+def binary_case(fn: str, placement: Json, mesh: Sequence[int], a: list[str], b: list[str]) -> Json:
     dtype, shape = "float64", (4, 8)
     # No zero in x1: a zero times a negative number is -0.0, which a partial_sum result
     # (a sum of products) holds as +0.0; both are the same number, the cases compare bits.
     xs = [base_value(i, dtype) or 0.25 for i in range(size(shape))]
     ys = [DIVISORS[(i * 3) % 8] for i in range(size(shape))]
     f = OPS[fn]
-    whole = [f(x, y) for x, y in zip(xs, ys)]
-    sig = [signature(fn, s, u) for s, u in zip(a, b)]
-    direct = all(s is not None for s in sig)
-    per_rank = []
+    whole = [f(x, y) for x, y in zip(xs, ys, strict=True)]
+    found = [signature(fn, s, u) for s, u in zip(a, b, strict=True)]
+    sig = [s for s in found if s is not None]
+    direct = len(sig) == len(found)
+    per_rank: list[Json] = []
     for r in range(RANKS):
-        e = {"value": typed(dtype, shape, whole), "dtype": dtype, "shape": list(shape)}
+        e: Json = {"value": typed(dtype, shape, whole), "dtype": dtype, "shape": list(shape)}
         if direct:
             # No operand is converted: the result's sbp is the signature's, and each rank's
             # piece is its two pieces combined.
             e["sbp"] = [PRINTED[s] for s in sig]
             p1, s1 = piece(xs, dtype, shape, a, mesh, r)
             p2, _ = piece(ys, dtype, shape, b, mesh, r)
-            e["local"] = typed(dtype, s1, [f(x, y) for x, y in zip(p1, p2)])
+            e["local"] = typed(dtype, s1, [f(x, y) for x, y in zip(p1, p2, strict=True)])
         else:
             e["sbp"] = [{"$type": "string"} for _ in a]
         per_rank.append(e)
@@ -345,7 +362,7 @@ def binary_case(fn, placement, mesh, a, b):
                 "every rank." % (fn, names(a), names(b), where, fn))
     spec = ["OF-SBP-1", "OF-SBP-6"] + (["OF-SBP-4"] if "P" in a + b else [])
     if len(mesh) == 2:
-        spec = ["OF-PL-2"] + spec
+        spec = ["OF-PL-2", *spec]
     return {"id": "oneflow.sbp.op.%s%s.%s" % (fn, ".mesh" if len(mesh) == 2 else "", tag),
             "description": desc, "spec": spec, "features": ["placement", "sbp", "sbp-convert"],
             "ranks": RANKS,
@@ -355,7 +372,7 @@ def binary_case(fn, placement, mesh, a, b):
                        "expect_ranks": per_rank}]}
 
 
-def sum_sbp(s, axis, ndim):
+def sum_sbp(s: str, axis: int | None, ndim: int) -> str:
     """sum's signature along one placement dimension: a split of a reduced dim gives
     partial_sum, a split of a kept dim stays a split of that dim of the result, broadcast
     and partial_sum stay."""
@@ -367,12 +384,12 @@ def sum_sbp(s, axis, ndim):
     return "S%d" % (d - 1 if axis < d else d)
 
 
-def sum_case(placement, mesh, sbp, axis):
+def sum_case(placement: Json, mesh: Sequence[int], sbp: list[str], axis: int | None) -> Json:
     dtype, shape = "float64", (4, 8)
     xs = [base_value(i, dtype) for i in range(size(shape))]
     whole, wshape = reduce_sum(xs, list(shape), axis)
     res = [sum_sbp(s, axis, len(shape)) for s in sbp]
-    per_rank = []
+    per_rank: list[Json] = []
     for r in range(RANKS):
         p, pshape = piece(xs, dtype, shape, sbp, mesh, r)
         loc, lshape = reduce_sum(p, list(pshape), axis)
@@ -396,12 +413,12 @@ def sum_case(placement, mesh, sbp, axis):
                        "expect_ranks": per_rank}]}
 
 
-def op_cases():
-    cases = []
+def op_cases() -> list[Json]:
+    cases: list[Json] = []
     for fn in OPS:
-        for a in SBPS:
-            for b in SBPS:
-                cases.append(binary_case(fn, FLAT, (RANKS,), [a], [b]))
+        for sa in SBPS:
+            for sb in SBPS:
+                cases.append(binary_case(fn, FLAT, (RANKS,), [sa], [sb]))
     for fn, a, b in (("add", ["S0", "S1"], ["S0", "S1"]), ("add", ["P", "B"], ["P", "B"]),
                      ("subtract", ["P", "P"], ["P", "P"]), ("multiply", ["P", "S1"], ["B", "S1"]),
                      ("divide", ["S1", "P"], ["S1", "B"]), ("add", ["S0", "B"], ["B", "S1"]),
@@ -428,7 +445,7 @@ def op_cases():
     return cases
 
 
-def build():
+def build() -> str:
     cases = placement_cases()
     shape = (4, 8)
     ints = [base_value(i, "int32") for i in range(size(shape))]
@@ -469,13 +486,9 @@ def build():
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--root", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
-    ap.add_argument("--check", action="store_true", help="compare instead of writing")
-    args = ap.parse_args(argv)
-    return generated.write_or_check(args.root, {OUT: build()}, args.check,
-                                    "spec/tools/gen_global_cases.py")
+def main(argv: list[str] | None = None) -> int:
+    return generated.main(__doc__.split("\n\n")[0], lambda root: {OUT: build()},
+                          "spec/tools/gen_global_cases.py", argv)
 
 
 if __name__ == "__main__":

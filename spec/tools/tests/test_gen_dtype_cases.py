@@ -5,6 +5,7 @@ the seed's worked examples."""
 import json
 import os
 import sys
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOOLS = os.path.dirname(HERE)
@@ -14,12 +15,12 @@ sys.path.insert(0, TOOLS)
 import gen_dtype_cases as gen  # noqa: E402
 
 
-def cases(name):
+def cases(name: str) -> dict[str, Any]:
     text = gen.build(REPO)[gen.OUT_FILES[name]]
     return {c["id"]: c for c in json.loads(text)["cases"]}
 
 
-def result(c):
+def result(c: Any) -> set[str]:
     """The dtypes a case's last step accepts."""
     last = c["steps"][-1]
     if "expect" in last:
@@ -27,11 +28,11 @@ def result(c):
     return {alt["expect"]["dtype"] for alt in last["either"]}
 
 
-def test_generated_files_are_current():
+def test_generated_files_are_current() -> None:
     assert gen.main(["--root", REPO, "--check"]) == 0
 
 
-def test_category_follows_the_seed_examples():
+def test_category_follows_the_seed_examples() -> None:
     c = cases("category")
     # OF-PROM-8: the worked results.
     assert result(c["promotion.category.add.int32.scalar-int"]) == {"int32"}
@@ -52,7 +53,7 @@ def test_category_follows_the_seed_examples():
     assert result(c["promotion.category.add.float16.float32.0d"]) == {"float16", "float32"}
 
 
-def test_category_values_are_exact():
+def test_category_values_are_exact() -> None:
     c = cases("category")
     read = c["promotion.category.divide.int32.scalar-float"]["steps"][-1]["expect"]
     assert read == {"dtype": "float32", "shape": [2], "data": [4, 6]}
@@ -60,7 +61,7 @@ def test_category_values_are_exact():
     assert read == {"dtype": "uint8", "shape": [2], "data": [1, 2]}
 
 
-def test_array_api_has_no_case_for_unspecified_pairs():
+def test_array_api_has_no_case_for_unspecified_pairs() -> None:
     c = cases("array-api")
     assert "promotion.api.add.int8.float32.array" not in c
     assert "promotion.api.add.uint64.int64.array" not in c
