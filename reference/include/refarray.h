@@ -915,6 +915,15 @@ RA_API int ra_array_get_device(ra_ctx *ctx, const ra_array *x, int32_t *out);
  *    with the bounds of the operand already split there (or replicated when no operand is
  *    split); piece i is computed on device i. A split operand must not be broadcast along
  *    its split axis (RA_E_BROADCAST). Soft device mode does not move pieces.
+ *  - ra_matmul: both operands sharded over the same tuple (else RA_E_DEVICE_MISMATCH, as
+ *    above). It is read as tinygrad computes it, (x1[..., n, 1, k] * x2T[..., 1, m, k]).sum(-1):
+ *    the operands are brought to the product's shared axis by the elementwise rule (x2's
+ *    split axis when x2 is split, else x1's), and piece i is computed on device i. Shared
+ *    along a batch axis, n (x1's rows) or m (x2's columns), the result is split along that
+ *    axis; shared along k (x2 split along it, or x2 replicated and x1 split along it, as in
+ *    a 1-D dot), each device holds a partial product and the partials are added on the
+ *    first device and replicated, as ra_reduce does; neither split, the result is
+ *    replicated. An operand split along another axis is gathered and cut again.
  *  - ra_reduce: each piece reduces on its own device (TG-RED-1). Over the split axis (or
  *    over every axis of a split array) the partial results are copied to the tuple's first
  *    device, combined there (added for sum, maximum for max) and the result is replicated
@@ -977,9 +986,10 @@ RA_API int ra_shard_inplace(ra_ctx *ctx, ra_array *x, const ra_device *devices, 
 
 /* to(devices) (TG-GATHER-2): x moved to the tuple of n devices. When x is sharded over
  * exactly that tuple the result is x itself (a new reference, no copy); a sharded x over
- * another tuple is gathered and sharded again along its axis (replicated stays
- * replicated, with x's uneven choice); an unsharded x is replicated over the tuple.
- * Returns the statuses of ra_shard, except that a sharded x is accepted. */
+ * another tuple (other devices, another order or another count) is gathered and replicated
+ * over the new tuple, split or not, as tinygrad 0.14's Tensor.to does; an unsharded x is
+ * replicated over the tuple. Returns the statuses of ra_shard (never RA_E_SHARD_UNEVEN),
+ * except that a sharded x is accepted. */
 RA_API int ra_shard_to(ra_ctx *ctx, const ra_array *x, const ra_device *devices, size_t n,
                        ra_array **out);
 

@@ -202,6 +202,7 @@ int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_
 int ra__shard_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out);
 int ra__shard_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis,
                      ra_array **out);
+int ra__shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out);
 int ra__shard_gather(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_array **out);
 int ra__shard_read(ra_ctx *ctx, const ra_array *x, void *dst);
 /* RA_E_SHARDED for a function that does not accept sharded arrays; what names it. */

@@ -603,14 +603,13 @@ int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **ou
     if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_matmul: out is NULL");
     *out = NULL;
     if (!x1 || !x2) return ra__ctx_error(ctx, RA_E_NULL, "%s: x1 or x2 is NULL", fn);
-    RA__REFUSE_SHARDED(ctx, x1, fn);
-    RA__REFUSE_SHARDED(ctx, x2, fn);
     if (x1->ndim == 0 || x2->ndim == 0)
         return ra__ctx_error(ctx, RA_E_SHAPE, "%s: operands must have at least one dimension", fn);
     ra_dtype dtype = ra__dtype_promote(x1->dtype, x2->dtype);
     if (dtype == RA_DTYPE_DEFAULT || dtype == RA_BOOL)
         return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s and %s", fn,
                              ra_dtype_name(x1->dtype), ra_dtype_name(x2->dtype));
+    if (x1->shard || x2->shard) return ra__shard_matmul(ctx, x1, x2, out);
     if (x1->dtype == RA_FLOAT16 || x2->dtype == RA_FLOAT16) {
         /* In float32, like every float16 arithmetic (binary_half). */
         ra_array *w1 = NULL, *w2 = NULL, *y = NULL;

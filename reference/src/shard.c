@@ -1,5 +1,5 @@
 /* shard.c: sharded arrays: shard, shard in place, move to a device tuple, gather, and the
- * elementwise operations and reductions on them (TG-SHARD-*, TG-EW-*, TG-RED-1,
+ * elementwise operations, reductions and matmul on them (TG-SHARD-*, TG-EW-*, TG-RED-1,
  * TG-GATHER-*). A sharded array is a header (array.c) whose ra__shard holds one ordinary
  * array per device; every computation on a piece is an ordinary operation on its device. */
 #include "internal.h"
@@ -489,11 +489,14 @@ int ra_shard_to(ra_ctx *ctx, const ra_array *x, const ra_device *devices, size_t
         if (status == RA_OK) *out = ra_array_retain(x);
         return status;
     }
-    /* Another tuple: gathered once on the host, then cut again for the new devices. */
+    /* Another tuple: gathered once on the host, then copied whole to every device of the new
+     * tuple (replicated), as tinygrad 0.14's Tensor.to does with a multi-device tensor: the
+     * split is not carried over, so no length is ever too short for the new tuple. */
     ra_array *whole = NULL;
     ra__shard *ns = NULL;
     status = ra__shard_gather(ctx, x, ctx->host, &whole);
-    if (status == RA_OK) status = make_pieces(ctx, fn, whole, devs, n, s->axis, s->uneven, &ns);
+    if (status == RA_OK)
+        status = make_pieces(ctx, fn, whole, devs, n, RA_SHARD_REPLICATED, s->uneven, &ns);
     ra_array_release(whole);
     ra__free(ctx, devs);
     if (status != RA_OK) return status;
@@ -730,6 +733,37 @@ int ra__shard_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
     return shard_finish(ctx, r, r->pieces[0]->dtype, x->shape, x->ndim, out);
 }
 
+/* The partial results of a reduction over the split axis (partial[i] on piece i's device,
+ * NULL for a piece that takes no part) meet on the tuple's first device and are combined there
+ * with op (added for a sum, the maximum for max); the total is then copied to every other
+ * device, so r's pieces hold it replicated, as after an all-reduce (TG-RED-1). */
+static int combine_partials(ra_ctx *ctx, ra_binop op, ra_array **partial, const ra__shard *s,
+                            ra__shard *r)
+{
+    ra__dev *first = s->pieces[0]->dev;
+    ra_array *total = NULL;
+    int status = RA_OK;
+    for (size_t i = 0; i < s->n && status == RA_OK; i++) {
+        if (!partial[i]) continue;
+        ra_array *here = NULL, *next = NULL;
+        status = ra__array_copy_to(ctx, partial[i], first, NULL, &here);
+        if (status == RA_OK && !total) {
+            total = here;
+            continue;
+        }
+        if (status == RA_OK)
+            status = ra_binary(ctx, op, ra_operand_array(total), ra_operand_array(here), &next);
+        ra_array_release(here);
+        ra_array_release(total);
+        total = next;
+    }
+    for (size_t i = 0; i < s->n && status == RA_OK; i++)
+        status = i == 0 ? (r->pieces[0] = ra_array_retain(total), RA_OK)
+                        : ra__array_copy_to(ctx, total, s->pieces[i]->dev, NULL, &r->pieces[i]);
+    ra_array_release(total);
+    return status;
+}
+
 int ra__shard_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis,
                      ra_array **out)
 {
@@ -779,34 +813,200 @@ int ra__shard_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *
             partial[i] = NULL;
         }
     } else if (status == RA_OK) {
-        /* The partial results meet on the first device and are combined there (added for
-         * sum, the maximum for max); the total is then copied to every other device, so the
-         * result is replicated as after an all-reduce. */
-        ra__dev *first = s->pieces[0]->dev;
-        ra_array *total = NULL;
-        for (size_t i = 0; i < s->n && status == RA_OK; i++) {
-            if (!partial[i]) continue;
-            ra_array *here = NULL, *next = NULL;
-            status = ra__array_copy_to(ctx, partial[i], first, NULL, &here);
-            if (status == RA_OK && !total) {
-                total = here;
-                continue;
-            }
-            if (status == RA_OK)
-                status = ra_binary(ctx, op == RA_SUM ? RA_ADD : RA_MAXIMUM, ra_operand_array(total),
-                                   ra_operand_array(here), &next);
-            ra_array_release(here);
-            ra_array_release(total);
-            total = next;
-        }
-        for (size_t i = 0; i < s->n && status == RA_OK; i++)
-            status = i == 0 ? (r->pieces[0] = ra_array_retain(total), RA_OK)
-                            : ra__array_copy_to(ctx, total, s->pieces[i]->dev, NULL, &r->pieces[i]);
-        ra_array_release(total);
+        status = combine_partials(ctx, op == RA_SUM ? RA_ADD : RA_MAXIMUM, partial, s, r);
     }
     soft_restore(ctx, pushed);
     if (partial)
         for (size_t i = 0; i < s->n; i++)
+            ra_array_release(partial[i]);
+    ra__free(ctx, partial);
+    if (status != RA_OK) {
+        ra__shard_free(ctx, r);
+        return status;
+    }
+    return shard_finish(ctx, r, r->pieces[0]->dtype, oshape, ondim, out);
+}
+
+/* ---- matmul ---- */
+
+/* matmul of sharded operands is read as tinygrad computes it: x1 @ x2 is the elementwise
+ * product of x1 viewed as (..., n, 1, k) and x2 transposed, viewed as (..., 1, m, k), summed
+ * over k. The operands' split axes are placed in that product's axes (the batch axes, n, m,
+ * then k) and the elementwise rule chooses the shared one, the last distinct split axis in
+ * operand order (TG-EW-2); the sum over k then follows TG-RED-1. So piece i is
+ * x1's piece i @ x2's piece i on device i, the operands cut along the shared axis: split
+ * along a batch axis, n or m, the result keeps that split; split along k, each device holds
+ * a partial product and the partials are added and replicated, as an all-reduce leaves
+ * them. Neither split: every device multiplies its whole copies and the result is
+ * replicated. */
+
+enum { ROLE_NONE = -1 };
+
+/* The product axis of operand k's split axis: a batch axis (0 .. nb-1, result batch
+ * coordinates), nb for n, nb + 1 for m, nb + 2 for k; ROLE_NONE when replicated. */
+static int matmul_role(const ra_array *x, int operand, size_t nb)
+{
+    int a = x->shard->axis, nd = (int)x->ndim;
+    if (a == RA_SHARD_REPLICATED) return ROLE_NONE;
+    if (nd == 1) return (int)nb + 2;
+    if (operand == 0) {
+        if (a == nd - 1) return (int)nb + 2;
+        if (a == nd - 2) return (int)nb;
+    } else {
+        if (a == nd - 2) return (int)nb + 2;
+        if (a == nd - 1) return (int)nb + 1;
+    }
+    return a + (int)nb - (nd - 2);
+}
+
+/* Operand k's own axis for the product axis role; -1 where the operand has none (a batch
+ * axis it lacks, or m for x1 and n for x2). */
+static int matmul_own_axis(const ra_array *x, int operand, size_t nb, int role)
+{
+    int nd = (int)x->ndim;
+    if (role == (int)nb + 2) return nd == 1 ? 0 : operand == 0 ? nd - 1 : nd - 2;
+    if (nd == 1) return -1;
+    if (role == (int)nb) return operand == 0 ? nd - 2 : -1;
+    if (role == (int)nb + 1) return operand == 1 ? nd - 1 : -1;
+    int own = role - ((int)nb - (nd - 2));
+    return own >= 0 && own < nd - 2 ? own : -1;
+}
+
+/* The n pieces of operand x for device i, cut along its own axis `own` as ref's pieces are
+ * cut along theirs, or whole on every device when own is -1 or x is broadcast there (its
+ * length is not the product axis's length len). pieces[i] receives a new reference. */
+static int matmul_operand(ra_ctx *ctx, const ra_array *x, int own, int64_t len,
+                          const ra__shard *ref, ra_array **pieces)
+{
+    const ra__shard *s = x->shard;
+    bool whole = own < 0 || x->shape[own] != len;
+    if (!whole && s->axis == own) {
+        for (size_t i = 0; i < s->n; i++)
+            pieces[i] = ra_array_retain(s->pieces[i]);
+        return RA_OK;
+    }
+    if (whole && s->axis == RA_SHARD_REPLICATED) {
+        for (size_t i = 0; i < s->n; i++)
+            pieces[i] = ra_array_retain(s->pieces[i]);
+        return RA_OK;
+    }
+    /* A replicated operand is cut on each device from its own copy; a split one is gathered
+     * once and then copied (whole) or cut for each device. */
+    ra_array *gathered = NULL;
+    int status = RA_OK;
+    if (s->axis != RA_SHARD_REPLICATED) status = ra__shard_gather(ctx, x, ctx->host, &gathered);
+    for (size_t i = 0; i < s->n && status == RA_OK; i++) {
+        const ra_array *src = gathered ? gathered : s->pieces[i];
+        if (whole)
+            status = ra__array_copy_to(ctx, src, s->pieces[i]->dev, NULL, &pieces[i]);
+        else
+            status = slice_to(ctx, src, own, piece_start(ref, i), ref->pieces[i]->shape[ref->axis],
+                              s->pieces[i]->dev, &pieces[i]);
+    }
+    ra_array_release(gathered);
+    return status;
+}
+
+int ra__shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out)
+{
+    static const char fn[] = "matmul";
+    const ra_array *a[2] = {x1, x2};
+    char t1[TUPLE_STR_MAX], t2[TUPLE_STR_MAX], b[RA_DEVICE_STR_MAX];
+    for (int k = 0; k < 2; k++)
+        if (!a[k]->shard)
+            return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
+                                 "%s: x%d is sharded over %s and x%d is on the single device "
+                                 "'%s'; shard x%d over the same devices (ra_shard) or gather x%d "
+                                 "(ra_to_device)",
+                                 fn, 2 - k, shard_tuple_str(a[1 - k]->shard, t1), k + 1,
+                                 ra__device_str(a[k]->dev->device, b), k + 1, 2 - k);
+    if (!same_tuple(x1->shard, x2->shard))
+        return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
+                             "%s: x1 is sharded over %s and x2 over %s; matmul needs one device "
+                             "tuple (move one with ra_shard_to)",
+                             fn, shard_tuple_str(x1->shard, t1), shard_tuple_str(x2->shard, t2));
+    /* The logical shapes, checked as the unsharded matmul checks them. */
+    int64_t k1 = x1->shape[x1->ndim - 1];
+    int64_t k2 = x2->ndim == 1 ? x2->shape[0] : x2->shape[x2->ndim - 2];
+    if (k1 != k2)
+        return ra__ctx_error(ctx, RA_E_SHAPE, "%s: the inner sizes differ (%lld and %lld)", fn,
+                             (long long)k1, (long long)k2);
+    size_t nb1 = x1->ndim > 2 ? x1->ndim - 2 : 0, nb2 = x2->ndim > 2 ? x2->ndim - 2 : 0;
+    size_t nb = nb1 > nb2 ? nb1 : nb2;
+    int64_t oshape[RA_MAX_NDIM];
+    size_t ondim = 0;
+    for (size_t d = 0; d < nb; d++) {
+        int64_t e1 = d < nb - nb1 ? 1 : x1->shape[d - (nb - nb1)];
+        int64_t e2 = d < nb - nb2 ? 1 : x2->shape[d - (nb - nb2)];
+        if (e1 != e2 && e1 != 1 && e2 != 1) {
+            char s1[160], s2[160];
+            return ra__ctx_error(ctx, RA_E_BROADCAST,
+                                 "%s: the batch shapes of %s and %s cannot be broadcast together",
+                                 fn, shape_str(x1->shape, x1->ndim, s1),
+                                 shape_str(x2->shape, x2->ndim, s2));
+        }
+        oshape[ondim++] = e1 == 1 ? e2 : e1;
+    }
+    if (x1->ndim > 1) oshape[ondim++] = x1->shape[x1->ndim - 2];
+    if (x2->ndim > 1) oshape[ondim++] = x2->shape[x2->ndim - 1];
+    /* The shared product axis: the last distinct split axis in operand order (TG-EW-2). */
+    int role = ROLE_NONE;
+    const ra__shard *ref = NULL;
+    for (int k = 0; k < 2; k++) {
+        int r = matmul_role(a[k], k, nb);
+        if (r == ROLE_NONE) continue;
+        if (r < (int)nb && a[k]->shape[a[k]->shard->axis] != oshape[r]) {
+            char s1[160];
+            return ra__ctx_error(ctx, RA_E_BROADCAST,
+                                 "%s: x%d is split along axis %d of length %lld, which the "
+                                 "result %s broadcasts; a split axis cannot be broadcast",
+                                 fn, k + 1, a[k]->shard->axis,
+                                 (long long)a[k]->shape[a[k]->shard->axis],
+                                 shape_str(oshape, ondim, s1));
+        }
+        role = r;
+        ref = a[k]->shard;
+    }
+    bool contract = role == (int)nb + 2;
+    int raxis = role == ROLE_NONE || contract ? RA_SHARD_REPLICATED
+                : role < (int)nb              ? role
+                : role == (int)nb             ? (int)nb
+                                              : (int)nb + (x1->ndim > 1 ? 1 : 0);
+    size_t n = x1->shard->n;
+    ra_array **p[2] = {NULL, NULL}, **partial = NULL;
+    ra__shard *r = shard_alloc(ctx, n, raxis, ref ? ref->uneven : x1->shard->uneven);
+    bool pushed = false;
+    int status = r ? RA_OK : RA_E_NOMEM;
+    for (int k = 0; k < 2 && status == RA_OK; k++)
+        if (!(p[k] = ra__calloc(ctx, n, sizeof *p[k])))
+            status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
+    if (status == RA_OK && !(partial = ra__calloc(ctx, n, sizeof *partial)))
+        status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
+    int64_t len = role == ROLE_NONE ? 0 : contract ? k1 : oshape[raxis];
+    for (int k = 0; k < 2 && status == RA_OK; k++)
+        status = matmul_operand(
+            ctx, a[k], role == ROLE_NONE ? -1 : matmul_own_axis(a[k], k, nb, role), len, ref, p[k]);
+    if (status == RA_OK) status = soft_off(ctx, &pushed);
+    /* Piece i on device i. */
+    for (size_t i = 0; i < n && status == RA_OK; i++)
+        status = ra_matmul(ctx, p[0][i], p[1][i], &partial[i]);
+    if (status == RA_OK && contract) {
+        status = combine_partials(ctx, RA_ADD, partial, x1->shard, r);
+    } else if (status == RA_OK) {
+        for (size_t i = 0; i < n; i++) {
+            r->pieces[i] = partial[i];
+            partial[i] = NULL;
+        }
+    }
+    soft_restore(ctx, pushed);
+    for (int k = 0; k < 2; k++) {
+        if (!p[k]) continue;
+        for (size_t i = 0; i < n; i++)
+            ra_array_release(p[k][i]);
+        ra__free(ctx, p[k]);
+    }
+    if (partial)
+        for (size_t i = 0; i < n; i++)
             ra_array_release(partial[i]);
     ra__free(ctx, partial);
     if (status != RA_OK) {

@@ -612,6 +612,127 @@ static void test_reduce(ra_ctx *ctx, const ra_device *tuple, size_t n)
     ra_array_release(rep);
 }
 
+/* x1 @ x2 of C-order matrices in plain arithmetic: (r, k) @ (k, c) into out (r * c). */
+static void plain_matmul(const double *a, const double *b, size_t r, size_t k, size_t c,
+                         double *out)
+{
+    for (size_t i = 0; i < r; i++)
+        for (size_t j = 0; j < c; j++) {
+            double t = 0;
+            for (size_t q = 0; q < k; q++)
+                t += a[i * k + q] * b[q * c + j];
+            out[i * c + j] = t;
+        }
+}
+
+/* One sharded matmul: x1 = 1, 2, ... of shape s1 split along ax1 (NULL: replicated), x2 =
+ * 100, 101, ... of shape s2 split along ax2; the result's layout (axis, piece lengths) and
+ * values against plain_matmul of the same numbers. A replicated result is checked on every
+ * device. */
+static void check_matmul(ra_ctx *ctx, const ra_device *tuple, size_t n, const int64_t *s1,
+                         size_t nd1, const int *ax1, const int64_t *s2, size_t nd2, const int *ax2,
+                         int raxis, int64_t rlen, const char *name)
+{
+    ra_array *h1 = ramp(ctx, RA_CPU, RA_FLOAT32, s1, nd1, 1, 1);
+    ra_array *h2 = ramp(ctx, RA_CPU, RA_FLOAT32, s2, nd2, 100, 1);
+    ra_array *x1 = NULL, *x2 = NULL, *y = NULL;
+    ra_shard(ctx, h1, tuple, n, ax1, NULL, &x1);
+    ra_shard(ctx, h2, tuple, n, ax2, NULL, &x2);
+    size_t r = nd1 == 1 ? 1 : (size_t)s1[0], k = (size_t)s1[nd1 - 1];
+    size_t c = nd2 == 1 ? 1 : (size_t)s2[1];
+    double a[MAXV], b[MAXV], want[MAXV];
+    for (size_t i = 0; i < r * k; i++)
+        a[i] = 1 + (double)i;
+    for (size_t i = 0; i < k * c; i++)
+        b[i] = 100 + (double)i;
+    plain_matmul(a, b, r, k, c, want);
+    ASSERT_STATUS(ctx, ra_matmul(ctx, x1, x2, &y), RA_OK, "%s matmul %s", tuple_name, name);
+    int64_t lens[8];
+    for (size_t i = 0; i < n; i++)
+        lens[i] = rlen;
+    expect_layout(ctx, y, tuple, n, raxis, raxis == RA_SHARD_REPLICATED ? NULL : lens, name);
+    EXPECT_V(y, want, r * c, name);
+    for (size_t i = 0; y && raxis == RA_SHARD_REPLICATED && i < n; i++)
+        expect_piece(ctx, y, i, want, r * c, name);
+    ra_array_release(y);
+    ra_array_release(x1);
+    ra_array_release(x2);
+    ra_array_release(h1);
+    ra_array_release(h2);
+}
+
+/* matmul of sharded arrays read as tinygrad's (x1[..., n, 1, k] * x2T[..., 1, m, k]).sum(-1):
+ * TG-EW-2's shared axis in that product, TG-RED-1 where it is the contracted one. */
+static void test_matmul(ra_ctx *ctx, const ra_device *tuple, size_t n)
+{
+    int a0 = 0, a1 = 1;
+    int64_t two_n = 2 * (int64_t)n;
+    int64_t v[1] = {two_n}, rows[2] = {two_n, 2}, m23[2] = {2, 3}, m3k[2] = {3, two_n},
+            mk2[2] = {two_n, 2}, m2k[2] = {2, two_n}, mkk[2] = {two_n, two_n};
+    /* The guide's dot: partial sums added, a replicated 0-d result. */
+    check_matmul(ctx, tuple, n, v, 1, &a0, v, 1, &a0, RA_SHARD_REPLICATED, 0, "1-D dot");
+    /* Rows split, x2 replicated: the result keeps the rows' split. */
+    check_matmul(ctx, tuple, n, rows, 2, &a0, m23, 2, NULL, 0, 2, "rows split @ replicated");
+    /* The contracted axis split in x1: partials added, replicated. */
+    check_matmul(ctx, tuple, n, m3k, 2, &a1, mk2, 2, NULL, RA_SHARD_REPLICATED, 0,
+                 "contracted axis split @ replicated");
+    /* Columns of x2 split: the result's columns are split. */
+    check_matmul(ctx, tuple, n, m23, 2, NULL, m3k, 2, &a1, 1, 2, "replicated @ columns split");
+    check_matmul(ctx, tuple, n, m2k, 2, &a1, mk2, 2, &a0, RA_SHARD_REPLICATED, 0,
+                 "both split along the contracted axis");
+    /* TG-EW-2's last distinct axis is x2's, the contracted one: x1 is re-split. */
+    check_matmul(ctx, tuple, n, mkk, 2, &a0, mk2, 2, &a0, RA_SHARD_REPLICATED, 0,
+                 "rows split @ contracted axis split");
+    check_matmul(ctx, tuple, n, mkk, 2, &a1, mkk, 2, &a1, 1, 2, "columns split @ columns split");
+    check_matmul(ctx, tuple, n, v, 1, &a0, mk2, 2, NULL, RA_SHARD_REPLICATED, 0,
+                 "1-D split @ replicated matrix");
+    check_matmul(ctx, tuple, n, rows, 2, &a0, m23, 2, NULL, 0, 2, "rows split again");
+
+    /* A batch axis: (n, 2, 3) split along it @ (3, 2) replicated keeps the batch split. */
+    int64_t b3[3] = {(int64_t)n, 2, 3}, m32[2] = {3, 2};
+    ra_array *hb = ramp(ctx, RA_CPU, RA_INT32, b3, 3, 1, 1),
+             *hm = ramp(ctx, RA_CPU, RA_INT32, m32, 2, 1, 1);
+    ra_array *xb = NULL, *xm = NULL, *y = NULL;
+    ra_shard(ctx, hb, tuple, n, &a0, NULL, &xb);
+    ra_shard(ctx, hm, tuple, n, NULL, NULL, &xm);
+    ASSERT_STATUS(ctx, ra_matmul(ctx, xb, xm, &y), RA_OK, "%s batched matmul", tuple_name);
+    int64_t ones[8];
+    for (size_t i = 0; i < n; i++)
+        ones[i] = 1;
+    expect_layout(ctx, y, tuple, n, 0, ones, "a split batch axis stays split");
+    double want[MAXV], a[MAXV], b[6];
+    for (size_t i = 0; i < 6 * n; i++)
+        a[i] = 1 + (double)i;
+    for (size_t i = 0; i < 6; i++)
+        b[i] = 1 + (double)i;
+    for (size_t i = 0; i < n; i++)
+        plain_matmul(a + 6 * i, b, 2, 3, 2, want + 4 * i);
+    EXPECT_V(y, want, 4 * n, "batched matmul values");
+    if (y) ASSERT_INT(ra_array_dtype(y), RA_INT32, "%s int32 @ int32 stays int32", tuple_name);
+    ra_array_release(y);
+
+    /* A sharded array with an unsharded one, another tuple, and the logical shapes. */
+    y = NULL;
+    ASSERT_STATUS(ctx, ra_matmul(ctx, xm, hm, &y), RA_E_DEVICE_MISMATCH,
+                  "%s sharded @ unsharded is a device mismatch", tuple_name);
+    ASSERT_STATUS(ctx, ra_matmul(ctx, hm, xm, &y), RA_E_DEVICE_MISMATCH,
+                  "%s unsharded @ sharded is a device mismatch", tuple_name);
+    ASSERT_STATUS(ctx, ra_matmul(ctx, xm, xm, &y), RA_E_SHAPE,
+                  "%s (3, 2) @ (3, 2) is a shape error as unsharded", tuple_name);
+    if (n > 1) {
+        ra_array *one = NULL;
+        ra_shard(ctx, hm, tuple, 1, NULL, NULL, &one);
+        ASSERT_STATUS(ctx, ra_matmul(ctx, xm, one, &y), RA_E_DEVICE_MISMATCH,
+                      "%s operands over different tuples", tuple_name);
+        ra_array_release(one);
+    }
+    CHECK(y == NULL, "%s out stays NULL after the refusals", tuple_name);
+    ra_array_release(xb);
+    ra_array_release(xm);
+    ra_array_release(hb);
+    ra_array_release(hm);
+}
+
 static void test_gather(ra_ctx *ctx, const ra_device *tuple, size_t n, const ra_device *all,
                         size_t nall)
 {
@@ -643,19 +764,35 @@ static void test_gather(ra_ctx *ctx, const ra_device *tuple, size_t n, const ra_
                   tuple_name);
     CHECK(y == x, "%s TG-GATHER-2 the same tuple gives the array itself, no copy", tuple_name);
     ra_array_release(y);
-    /* Another tuple re-shards along the same axis. */
+    /* Another tuple replicates the array there, as tinygrad 0.14's Tensor.to does. */
     ra_device rev[8];
     for (size_t i = 0; i < n; i++)
         rev[i] = tuple[n - 1 - i];
     y = NULL;
     ASSERT_STATUS(ctx, ra_shard_to(ctx, x, rev, n, &y), RA_OK, "%s to the reversed tuple",
                   tuple_name);
-    int64_t two[8];
-    for (size_t i = 0; i < n; i++)
-        two[i] = 2;
-    expect_layout(ctx, y, rev, n, 1, two, "TG-GATHER-2 another tuple re-shards");
+    expect_layout(ctx, y, rev, n, n > 1 ? RA_SHARD_REPLICATED : 1, n > 1 ? NULL : (int64_t[]){2},
+                  "TG-GATHER-2 another tuple replicates (one device: the same tuple)");
     EXPECT_V(y, want, size, "TG-GATHER-2 another tuple keeps the values");
+    for (size_t i = 0; y && n > 1 && i < n; i++)
+        expect_piece(ctx, y, i, want, size, "every device of the new tuple holds the whole");
     ra_array_release(y);
+    /* A tuple longer than the split axis (n rows onto every device of the context): the
+     * split could not survive, the replicated array can. */
+    if (nall > n) {
+        int64_t rs[2] = {(int64_t)n, 2};
+        ra_array *hr = ramp(ctx, RA_CPU, RA_INT16, rs, 2, 0, 1), *xr = NULL;
+        int a0 = 0;
+        ra_shard(ctx, hr, tuple, n, &a0, NULL, &xr);
+        y = NULL;
+        ASSERT_STATUS(ctx, ra_shard_to(ctx, xr, all, nall, &y), RA_OK,
+                      "%s %zu rows onto %zu devices", tuple_name, n, nall);
+        expect_layout(ctx, y, all, nall, RA_SHARD_REPLICATED, NULL, "to a longer tuple replicates");
+        EXPECT_V(y, want, 2 * n, "to a longer tuple keeps the values");
+        ra_array_release(y);
+        ra_array_release(xr);
+        ra_array_release(hr);
+    }
     /* An unsharded array to a tuple is replicated. */
     y = NULL;
     ASSERT_STATUS(ctx, ra_shard_to(ctx, h, tuple, n, &y), RA_OK, "%s unsharded to a tuple",
@@ -670,7 +807,8 @@ static void test_gather(ra_ctx *ctx, const ra_device *tuple, size_t n, const ra_
     ASSERT_STATUS(ctx, ra_astype(ctx, x, RA_INT32, NULL, &y), RA_E_SHARDED,
                   "%s astype refuses a sharded array", tuple_name);
     ASSERT_MESSAGE(ctx, "ra_astype", "%s the message names the function", tuple_name);
-    ASSERT_STATUS(ctx, ra_matmul(ctx, x, h, &y), RA_E_SHARDED, "%s matmul refuses it", tuple_name);
+    ASSERT_STATUS(ctx, ra_stack(ctx, (const ra_array *[]){x}, 1, 0, &y), RA_E_SHARDED,
+                  "%s stack refuses it", tuple_name);
     ASSERT_STATUS(ctx, ra_zeros_like(ctx, x, NULL, &y), RA_E_SHARDED, "%s zeros_like refuses it",
                   tuple_name);
     int32_t dt, di;
@@ -717,6 +855,7 @@ static void run_tuple(ra_ctx *ctx, const char *name, const ra_device *tuple, siz
     test_inplace(ctx, tuple, n);
     test_elementwise(ctx, tuple, n);
     test_reduce(ctx, tuple, n);
+    test_matmul(ctx, tuple, n);
     test_gather(ctx, tuple, n, all, nall);
     test_memory(ctx, tuple, n);
 }
