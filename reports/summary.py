@@ -24,18 +24,22 @@ import statistics
 import subprocess
 import sys
 import time
+from typing import Any
+
+# A value read from or written as JSON (a report, adapters.json, a times file).
+Json = Any
 
 STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass", "crash", "timeout")
 
 
-def load(path):
+def load(path: str) -> Json:
     with open(path, encoding="utf-8") as f:
         return json.load(f)
 
 
 # -- relativising --------------------------------------------------------------------------
 
-def relativise(value, top):
+def relativise(value: Json, top: str) -> Json:
     if isinstance(value, str):
         if value == top:
             return "."
@@ -49,7 +53,7 @@ def relativise(value, top):
     return value
 
 
-def relativise_file(path, top):
+def relativise_file(path: str, top: str) -> None:
     report = relativise(load(path), top)
     env = report.get("header", {}).get("environment")
     if isinstance(env, dict) and "hostname" in env:
@@ -63,7 +67,7 @@ def relativise_file(path, top):
 
 # -- start-up times ------------------------------------------------------------------------
 
-def adapter_entry(top, name):
+def adapter_entry(top: str, name: str) -> Json:
     registry = load(os.path.join(top, "adapters", "adapters.json"))
     for entry in registry["adapters"]:
         if entry["name"] == name:
@@ -71,17 +75,17 @@ def adapter_entry(top, name):
     raise SystemExit("summary.py: no adapter named '%s' in adapters/adapters.json" % name)
 
 
-def expand(s, top, build):
+def expand(s: str, top: str, build: str) -> str:
     return s.replace("${SOURCE}", top).replace("${BUILD}", build)
 
 
-def measure_startup(top, build, name, runs=3):
+def measure_startup(top: str, build: str, name: str, runs: int = 3) -> float | None:
     """Median seconds from starting the adapter to its reply to 'hello'; None if it fails."""
     entry = adapter_entry(top, name)
     argv = [expand(a, top, build) for a in entry["command"]]
     env = dict(os.environ)
     env.update({k: expand(v, top, build) for k, v in entry.get("env", {}).items()})
-    times = []
+    times: list[float] = []
     for _ in range(runs):
         start = time.perf_counter()
         try:
@@ -89,6 +93,7 @@ def measure_startup(top, build, name, runs=3):
                                     stderr=subprocess.DEVNULL, env=env)
         except OSError:
             return None
+        assert proc.stdin is not None and proc.stdout is not None  # both are PIPE
         proc.stdin.write(b'{"id":0,"op":"hello","args":{"protocol":1}}\n')
         proc.stdin.flush()
         line = proc.stdout.readline()
@@ -108,10 +113,10 @@ def measure_startup(top, build, name, runs=3):
 
 # -- the summary ---------------------------------------------------------------------------
 
-def verdict_cell(p):
+def verdict_cell(p: Json) -> str:
     if p["verdict"] == "conforms":
         return "**conforms** (%d/%d)" % (p["passed"], p["cases"])
-    parts = []
+    parts: list[str] = []
     if p.get("missing_features"):
         parts.append("lacks " + ", ".join("`%s`" % f for f in p["missing_features"]))
     if p.get("failed"):
@@ -124,13 +129,14 @@ def verdict_cell(p):
                                                                            p["cases"])
 
 
-def fmt_seconds(x):
+def fmt_seconds(x: float | None) -> str:
     return "–" if x is None else "%.2f" % x
 
 
-def summary(reports, startup, wall):
-    rows = []
-    profiles = []
+def summary(reports: list[tuple[str, Json]], startup: dict[str, float | None],
+            wall: dict[str, float]) -> str:
+    rows: list[tuple[str, Json]] = []
+    profiles: list[str] = []
     for path, report in reports:
         for name in report["footer"].get("profiles", {}):
             if name not in profiles:
@@ -179,7 +185,7 @@ def summary(reports, startup, wall):
     out.append("")
     out.append("| library | " + " | ".join(profiles) + " |")
     out.append("| --- | " + " | ".join("---" for _ in profiles) + " |")
-    for path, r in rows:
+    for _path, r in rows:
         label = r["header"]["adapter"].get("label") or r["header"]["library"]["name"]
         cells = []
         for p in profiles:
@@ -190,7 +196,7 @@ def summary(reports, startup, wall):
     return "\n".join(out)
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--source", required=True, help="the devspec source tree")
     ap.add_argument("--build", default=None, help="the build tree (default SOURCE/build)")
@@ -215,7 +221,7 @@ def main(argv):
         return 0
     if not args.out:
         ap.error("--out is required")
-    reports = []
+    reports: list[tuple[str, Json]] = []
     for path in args.items:
         try:
             reports.append((path, load(path)))

@@ -9,15 +9,17 @@ devspec-adapter-host and through `mpirun -np RANKS --oversubscribe devspec-adapt
 (both serving the refarray adapter), alternately for three rounds, and prints the best
 microseconds per request of each and their ratio (SPMD / out of process).
 """
+
 import os
 import subprocess
 import sys
 import time
 
 
-def per_request(cmd, n, env):
+def per_request(cmd: list[str], n: int, env: dict[str, str]) -> float:
     p = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                          stderr=subprocess.DEVNULL, text=True, bufsize=1, env=env)
+    assert p.stdin is not None and p.stdout is not None  # both are PIPE
     p.stdin.write('{"id":1,"op":"hello","args":{"protocol":1}}\n')
     p.stdin.flush()
     if '"ok":true' not in p.stdout.readline():
@@ -34,7 +36,7 @@ def per_request(cmd, n, env):
     return dt
 
 
-def main():
+def main() -> None:
     if len(sys.argv) < 2:
         raise SystemExit(__doc__)
     build = sys.argv[1]
