@@ -472,6 +472,63 @@ void dsr__profile_verdict(const dsr_registry *reg, const dsr_suite *suite, const
                           bool complete, dsr_verdict *v);
 void dsr__verdict_free(dsr_verdict *v);
 
+/* ---- client.c: the protocol client ------------------------------------------------ */
+
+/* How a request, a step or a case ended. */
+typedef enum dsr_end {
+    DSR_END_OK,
+    DSR_END_FAIL,    /* the step did not hold */
+    DSR_END_ERROR,   /* the adapter broke the protocol */
+    DSR_END_CRASH,   /* the worker died */
+    DSR_END_TIMEOUT, /* past the deadline; the worker was killed */
+    DSR_END_STOP     /* interrupted (SIGINT, SIGTERM) */
+} dsr_end;
+
+/* A reply that kept the protocol. */
+typedef struct dsr_reply {
+    bool ok;
+    cJSON *doc;                          /* the whole reply (owned) */
+    const cJSON *result;                 /* when ok */
+    const char *kind, *message, *origin; /* when not ok */
+} dsr_reply;
+
+/* One adapter as the runner speaks to it: its worker, the handshake's result and the
+ * devices bound from it, request ids and the deadline, and why the last request failed. */
+typedef struct dsr_client {
+    dsr_adapter *ad;
+    const dsr_options *o; /* the timeouts and --max-restarts */
+    long next_id;
+    double deadline;                /* of the request being sent (dsr__now() seconds; <= 0: none) */
+    cJSON *hello;                   /* the hello result */
+    char *devices[DSR_MAX_DEVICES]; /* $D0 (the default device) first */
+    int ndevices;
+    int nranks;      /* an SPMD adapter's ranks (hello's "ranks"), 1 otherwise */
+    bool need_reset; /* a case ran since the last hello */
+    int *restarts;   /* shared by the clients of a run (--jobs N) */
+    int own_restarts;
+    bool broken; /* the worker could not be restarted: nothing more can be sent */
+    char why_broken[1200];
+    dsr_buf req;      /* the request being sent */
+    dsr_buf msg;      /* why the last request failed */
+    cJSON *violation; /* the reply that broke the protocol (owned; the caller may take it) */
+} dsr_client;
+
+/* A client of AD; RESTARTS (NULL: its own count) is shared with the run's other clients. */
+void dsr__client_init(dsr_client *c, dsr_adapter *ad, const dsr_options *o, int *restarts);
+/* Starts the worker and says hello (within --start-timeout): 0, or -1 with the reason. */
+int dsr__client_start(dsr_client *c, char *err, size_t errlen);
+/* Sends OP with ARGS (taken over) and reads the reply. On DSR_END_OK *REP is filled (the
+ * caller deletes rep->doc); any other end has set c->msg, and c->violation after a reply that
+ * broke the protocol. RESTART_ON_ERROR: a worker that broke the protocol is restarted. */
+dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_reply *rep,
+                            bool restart_on_error);
+/* Starts a fresh worker after a crash, a timeout or a protocol violation and replays the
+ * handshake; past --max-restarts, or when that fails, the client is broken. */
+void dsr__client_restart(dsr_client *c);
+/* A polite goodbye within 2 s (an in-process adapter releases its library here). */
+void dsr__client_bye(dsr_client *c);
+void dsr__client_free(dsr_client *c);
+
 /* ---- run.c ----------------------------------------------------------------------- */
 
 /* Runs the selected cases. Returns the exit status (0, 1, 3). */

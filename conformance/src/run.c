@@ -1,13 +1,11 @@
-/* A run: handshake, bind devices, run each selected case step by step, judge, apply the
- * expectations file, and report as it goes (TAP on stdout, JSON Lines), then consolidate
- * (the JSON report, JUnit XML) and compute the gate.
+/* A run, the scheduler: through the protocol client (client.c), run each selected case step
+ * by step, judge, apply the expectations file, and report as it goes (TAP on stdout, JSON
+ * Lines), then consolidate (the JSON report, JUnit XML) and compute the gate.
  *
  * Crash attribution follows the journal rule: the runner knows which case it sent last, so
  * when the worker dies the case in flight is the one that crashed. */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
-
-#include <signal.h>
 
 #include <errno.h>
 #include <pthread.h>
@@ -17,8 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-typedef enum { STEP_OK, STEP_FAIL, STEP_ERROR, STEP_CRASH, STEP_TIMEOUT, STEP_STOP } step_end;
-
 static const char *signal_name(int sig);
 
 typedef struct runner {
@@ -26,41 +22,20 @@ typedef struct runner {
     const dsr_registry *reg;
     dsr_suite *suite;
     dsr_expectations *ex;
-    dsr_adapter *ad;
-    long next_id;
-    cJSON *hello; /* the hello result */
-    char *devices[DSR_MAX_DEVICES];
-    int ndevices;
-    int nranks;    /* an SPMD adapter's ranks (hello's "ranks"), 1 otherwise */
-    int *restarts; /* shared by the workers of --jobs N: the first runner's own_restarts */
-    int own_restarts;
+    dsr_client cl; /* the adapter */
     bool incomplete;
     bool interrupted;
     char why_incomplete[1200];
-    bool need_reset;
-    double deadline;
     cJSON *bindings;
     dsr_tap *tap;
     dsr_report rep;
     dsr_result *results;
     int nresults;
-    dsr_buf req; /* the request being sent */
-    /* the failure of the last request, for the result */
+    /* the failure of the last request or step, for the result */
     dsr_buf msg;
     cJSON *expected;
     cJSON *observed;
 } runner;
-
-/* ---- requests ------------------------------------------------------------------------ */
-
-typedef struct reply {
-    bool ok;
-    cJSON *doc;          /* the whole reply (owned) */
-    const cJSON *result; /* when ok */
-    const char *kind, *message, *origin;
-} reply;
-
-static pthread_mutex_t restart_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void failmsg(runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void failmsg(runner *r, const char *fmt, ...)
@@ -74,220 +49,30 @@ static void failmsg(runner *r, const char *fmt, ...)
     dsr__buf_puts(&r->msg, tmp);
 }
 
-static int hello(runner *r, char *err, size_t errlen);
-
-/* Starts a fresh worker after a crash, a timeout or a protocol violation, and replays the
- * handshake. Past --max-restarts the run stops as incomplete. */
-static void restart(runner *r)
+/* A request through the client; what it says of a failure becomes the case's. */
+static dsr_end request(runner *r, const char *op, cJSON *args, dsr_reply *rep,
+                       bool restart_on_error)
 {
-    if (dsr__adapter_in_process(r->ad)) {
-        r->incomplete = true;
-        snprintf(r->why_incomplete, sizeof r->why_incomplete,
-                 "the in-process adapter failed and cannot be restarted");
-        return;
+    dsr_end e = dsr__client_request(&r->cl, op, args, rep, restart_on_error);
+    if (e != DSR_END_OK) {
+        r->msg.len = 0;
+        dsr__buf_puts(&r->msg, r->cl.msg.data ? r->cl.msg.data : "");
     }
-    dsr__adapter_kill(r->ad);
-    /* --max-restarts counts the restarts of all the workers together. */
-    pthread_mutex_lock(&restart_lock);
-    int done = *r->restarts;
-    bool over = done >= r->o->max_restarts;
-    if (!over) ++*r->restarts;
-    pthread_mutex_unlock(&restart_lock);
-    if (over) {
-        r->incomplete = true;
-        snprintf(r->why_incomplete, sizeof r->why_incomplete,
-                 "the adapter failed again after %d restarts (limit --max-restarts %d)", done,
-                 r->o->max_restarts);
-        return;
+    if (r->cl.violation) {
+        cJSON_Delete(r->observed);
+        r->observed = r->cl.violation;
+        r->cl.violation = NULL;
     }
-    char err[400];
-    if (dsr__adapter_start(r->ad, err, sizeof err) != 0 || hello(r, err, sizeof err) != 0) {
-        r->incomplete = true;
-        snprintf(r->why_incomplete, sizeof r->why_incomplete,
-                 "the adapter could not be restarted: %s", err);
-        dsr__adapter_kill(r->ad);
-        return;
-    }
-    r->need_reset = false;
+    return e;
 }
 
-/* Sends OP with ARGS (taken over) and reads the reply. On STEP_OK *rep is filled; any other
- * result has set r->msg. */
-static step_end request(runner *r, const char *op, cJSON *args, reply *rep, bool restart_on_error)
+/* A client that could not restart its worker leaves the run incomplete. */
+static void sync_client(runner *r)
 {
-    memset(rep, 0, sizeof *rep);
-    long id = r->next_id++;
-    /* Composed by hand: cJSON prints every number through sprintf and sscanf, which was a
-     * quarter of the runner's time per step. OP comes from the validated list of ops and
-     * needs no escaping. */
-    r->req.len = 0;
-    dsr__buf_printf(&r->req, "{\"id\":%ld,\"op\":\"%s\"", id, op);
-    if (args) {
-        char *a = dsr__print(args, false);
-        dsr__buf_puts(&r->req, ",\"args\":");
-        dsr__buf_puts(&r->req, a);
-        cJSON_free(a);
-        cJSON_Delete(args);
+    if (r->cl.broken && !r->incomplete) {
+        r->incomplete = true;
+        memcpy(r->why_incomplete, r->cl.why_broken, sizeof r->why_incomplete);
     }
-    dsr__buf_puts(&r->req, "}");
-    char *line = NULL;
-    size_t len = 0;
-    dsr_io io = dsr__adapter_call(r->ad, r->req.data, r->req.len, r->deadline, &line, &len);
-    switch (io) {
-    case DSR_IO_OK:
-        break;
-    case DSR_IO_DEAD:
-        failmsg(r, "the adapter died during %s: %s", op, dsr__adapter_death(r->ad));
-        return STEP_CRASH;
-    case DSR_IO_TIMEOUT:
-        failmsg(r,
-                "no reply to %s within the case's %.3g s (--timeout); the adapter's process "
-                "group was killed",
-                op, r->o->timeout);
-        dsr__adapter_kill(r->ad);
-        return STEP_TIMEOUT;
-    case DSR_IO_INTERRUPTED:
-        failmsg(r, "interrupted");
-        return STEP_STOP;
-    case DSR_IO_TOO_LONG:
-        failmsg(r,
-                "protocol violation: the reply to %s is longer than the protocol's limit of %u "
-                "bytes",
-                op, DSR_PROTOCOL_MAX_REPLY);
-        if (restart_on_error) restart(r);
-        return STEP_ERROR;
-    }
-    step_end bad = STEP_ERROR;
-    const char *what = NULL;
-    cJSON *doc = NULL;
-    if (dsr__utf8_invalid_at(line, len) >= 0)
-        what = "the reply is not valid UTF-8";
-    else if (!(doc = dsj_parse(line, len, NULL)) || !cJSON_IsObject(doc))
-        what = "the reply is not a JSON object";
-    if (what) {
-        char shown[201];
-        snprintf(shown, sizeof shown, "%s", line);
-        for (char *p = shown; *p; p++)
-            if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f) *p = '?';
-        failmsg(r, "protocol violation: %s (to %s): %s%s", what, op, shown, len > 200 ? "..." : "");
-        goto violation;
-    }
-    const cJSON *rid = cJSON_GetObjectItemCaseSensitive(doc, "id");
-    if (!cJSON_IsNumber(rid) || rid->valuedouble != (double)id) {
-        char *shown = rid ? dsr__print(rid, false) : NULL;
-        failmsg(r, "protocol violation: the reply to %s (id %ld) has id %s", op, id,
-                shown ? shown : "(none)");
-        cJSON_free(shown);
-        goto violation;
-    }
-    const cJSON *ok = cJSON_GetObjectItemCaseSensitive(doc, "ok");
-    if (!cJSON_IsBool(ok)) {
-        failmsg(r, "protocol violation: the reply to %s has no boolean \"ok\"", op);
-        goto violation;
-    }
-    rep->doc = doc;
-    rep->ok = cJSON_IsTrue(ok);
-    if (rep->ok) {
-        rep->result = cJSON_GetObjectItemCaseSensitive(doc, "result");
-        if (!rep->result) {
-            /* a missing result is null */
-            rep->result = cJSON_AddNullToObject(doc, "result");
-        }
-    } else {
-        const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
-        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(e, "kind");
-        const cJSON *message = cJSON_GetObjectItemCaseSensitive(e, "message");
-        const cJSON *origin = cJSON_GetObjectItemCaseSensitive(e, "origin");
-        if (!cJSON_IsString(kind) || (origin && !cJSON_IsString(origin))) {
-            failmsg(r,
-                    "protocol violation: the error reply to %s has no \"error\" with a string "
-                    "\"kind\"",
-                    op);
-            rep->doc = NULL;
-            goto violation;
-        }
-        rep->kind = kind->valuestring;
-        rep->message = cJSON_IsString(message) ? message->valuestring : "";
-        rep->origin = origin ? origin->valuestring : "library";
-    }
-    free(line);
-    return STEP_OK;
-violation:
-    cJSON_Delete(r->observed);
-    r->observed = doc ? doc : cJSON_CreateString(line);
-    doc = NULL;
-    free(line);
-    /* After a malformed reply the stream cannot be trusted: start a fresh worker. */
-    if (restart_on_error && !dsr__adapter_in_process(r->ad)) restart(r);
-    return bad;
-}
-
-static void bind_devices(runner *r)
-{
-    for (int i = 0; i < r->ndevices; i++)
-        free(r->devices[i]);
-    r->ndevices = 0;
-    const cJSON *def = cJSON_GetObjectItemCaseSensitive(r->hello, "default_device");
-    const cJSON *list = cJSON_GetObjectItemCaseSensitive(r->hello, "devices");
-    const cJSON *d;
-    if (cJSON_IsString(def)) r->devices[r->ndevices++] = dsr__xstrdup(def->valuestring);
-    cJSON_ArrayForEach(d, list)
-    {
-        if (!cJSON_IsString(d) || r->ndevices >= DSR_MAX_DEVICES) continue;
-        bool dup = false;
-        for (int i = 0; i < r->ndevices; i++)
-            if (!strcmp(r->devices[i], d->valuestring)) dup = true;
-        if (!dup) r->devices[r->ndevices++] = dsr__xstrdup(d->valuestring);
-    }
-}
-
-static int hello(runner *r, char *err, size_t errlen)
-{
-    cJSON *args = cJSON_CreateObject();
-    cJSON_AddNumberToObject(args, "protocol", DSR_PROTOCOL_VERSION);
-    double saved = r->deadline;
-    r->deadline = r->o->start_timeout > 0 ? dsr__now() + r->o->start_timeout : 0;
-    reply rep;
-    step_end e = request(r, "hello", args, &rep, false);
-    r->deadline = saved;
-    if (e == STEP_TIMEOUT)
-        failmsg(r, "no reply to hello within %.3g s (--start-timeout)", r->o->start_timeout);
-    if (e != STEP_OK) {
-        const char *tail = dsr__adapter_stderr(r->ad);
-        snprintf(err, errlen, "hello failed: %s%s%s", r->msg.data, tail[0] ? "; stderr: " : "",
-                 tail);
-        return -1;
-    }
-    if (!rep.ok) {
-        snprintf(err, errlen, "hello was refused: %s: %s", rep.kind, rep.message);
-        cJSON_Delete(rep.doc);
-        return -1;
-    }
-    const cJSON *res = rep.result;
-    const cJSON *proto = cJSON_GetObjectItemCaseSensitive(res, "protocol");
-    const char *problem = NULL;
-    if (!cJSON_IsObject(res))
-        problem = "the hello result is not an object";
-    else if (!cJSON_IsNumber(proto) || proto->valuedouble != DSR_PROTOCOL_VERSION)
-        problem = "the adapter speaks another protocol version (this runner speaks 1)";
-    else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(res, "devices")))
-        problem = "hello has no \"devices\" list";
-    else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(res, "features")))
-        problem = "hello has no \"features\" list";
-    if (problem) {
-        char *shown = dsr__print(res, false);
-        snprintf(err, errlen, "%s: %.300s", problem, shown ? shown : "");
-        cJSON_free(shown);
-        cJSON_Delete(rep.doc);
-        return -1;
-    }
-    cJSON_Delete(r->hello);
-    r->hello = cJSON_DetachItemFromObjectCaseSensitive(rep.doc, "result");
-    cJSON_Delete(rep.doc);
-    bind_devices(r);
-    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(r->hello, "ranks");
-    r->nranks = cJSON_IsNumber(ranks) && ranks->valuedouble >= 1 ? (int)ranks->valuedouble : 1;
-    return 0;
 }
 
 /* ---- substitution and judging --------------------------------------------------------- */
@@ -300,7 +85,7 @@ static cJSON *substitute(runner *r, const cJSON *v)
 
 typedef struct eq_ctx {
     runner *r;
-    step_end io; /* a transport failure during device.equal */
+    dsr_end io; /* a transport failure during device.equal */
 } eq_ctx;
 
 static int device_equal(void *ctx, const char *a, const char *b, dsr_buf *err)
@@ -309,9 +94,9 @@ static int device_equal(void *ctx, const char *a, const char *b, dsr_buf *err)
     cJSON *args = cJSON_CreateObject();
     cJSON_AddStringToObject(args, "a", a);
     cJSON_AddStringToObject(args, "b", b);
-    reply rep;
-    step_end e = request(c->r, "device.equal", args, &rep, true);
-    if (e != STEP_OK) {
+    dsr_reply rep;
+    dsr_end e = request(c->r, "device.equal", args, &rep, true);
+    if (e != DSR_END_OK) {
         c->io = e;
         dsr__buf_puts(err, c->r->msg.data);
         return -1;
@@ -330,7 +115,7 @@ static int device_equal(void *ctx, const char *a, const char *b, dsr_buf *err)
     return result;
 }
 
-static cJSON *error_json(const reply *rep)
+static cJSON *error_json(const dsr_reply *rep)
 {
     cJSON *e = cJSON_CreateObject();
     cJSON_AddStringToObject(e, "kind", rep->kind);
@@ -356,19 +141,19 @@ static bool kind_matches(const char *want, const char *got)
 
 /* Judges a reply against one expected value per rank. An SPMD adapter's reply carries every
  * rank's outcome in "ranks" when they differ; without it every rank answered as rank 0. */
-static step_end judge_ranks(runner *r, const dsr_step *st, const reply *rep)
+static dsr_end judge_ranks(runner *r, const dsr_step *st, const dsr_reply *rep)
 {
     if (!rep->ok) {
         failmsg(r, "%s raised %s on rank 0: %s", st->op, rep->kind, rep->message);
         set_io(r, substitute(r, st->value), error_json(rep));
-        return STEP_FAIL;
+        return DSR_END_FAIL;
     }
     const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(rep->doc, "ranks");
     cJSON *observed = cJSON_CreateArray();
-    eq_ctx ctx = {r, STEP_OK};
+    eq_ctx ctx = {r, DSR_END_OK};
     dsr_judge j = {device_equal, &ctx, r->bindings};
     dsr_buf why = {0};
-    step_end end = STEP_OK;
+    dsr_end end = DSR_END_OK;
     int i = 0;
     const cJSON *exp;
     cJSON_ArrayForEach(exp, st->value)
@@ -381,28 +166,28 @@ static step_end judge_ranks(runner *r, const dsr_step *st, const reply *rep)
             if (!cJSON_IsTrue(ok) || !res) {
                 cJSON_AddItemToArray(observed,
                                      entry ? cJSON_Duplicate(entry, true) : cJSON_CreateNull());
-                if (end == STEP_OK) {
+                if (end == DSR_END_OK) {
                     dsr__buf_printf(&why, "rank %d: %s", i,
                                     entry ? "raised an error" : "has no reply (fewer ranks)");
-                    end = STEP_FAIL;
+                    end = DSR_END_FAIL;
                 }
                 i++;
                 continue;
             }
         }
         cJSON_AddItemToArray(observed, cJSON_Duplicate(res, true));
-        if (end == STEP_OK) {
+        if (end == DSR_END_OK) {
             dsr_buf one = {0};
             int m = dsr__judge_match(&j, exp, res, &one);
             if (m != 1) {
                 dsr__buf_printf(&why, "rank %d: %s", i, one.data ? one.data : "");
-                end = m < 0 ? (ctx.io != STEP_OK ? ctx.io : STEP_ERROR) : STEP_FAIL;
+                end = m < 0 ? (ctx.io != DSR_END_OK ? ctx.io : DSR_END_ERROR) : DSR_END_FAIL;
             }
             dsr__buf_free(&one);
         }
         i++;
     }
-    if (end != STEP_OK) {
+    if (end != DSR_END_OK) {
         failmsg(r, "%s: %s", st->op, why.data ? why.data : "");
         set_io(r, substitute(r, st->value), observed);
     } else {
@@ -414,14 +199,14 @@ static step_end judge_ranks(runner *r, const dsr_step *st, const reply *rep)
 
 /* Judges one step's reply against its outcome. *STOP is set when the alternative that
  * held carries "stop": true (spec/case-format.md): the case ends there as a pass. */
-static step_end judge(runner *r, const dsr_step *st, const reply *rep, bool *stop)
+static dsr_end judge(runner *r, const dsr_step *st, const dsr_reply *rep, bool *stop)
 {
     *stop = false;
     if (!rep->ok && !strcmp(rep->origin, "protocol")) {
         failmsg(r, "the adapter reports a protocol error for %s: %s: %s", st->op, rep->kind,
                 rep->message);
         set_io(r, st->value ? substitute(r, st->value) : NULL, error_json(rep));
-        return STEP_ERROR;
+        return DSR_END_ERROR;
     }
     if (!rep->ok && strcmp(rep->origin, "library")) {
         /* origin "adapter": the adapter cannot express the op although the case's features
@@ -429,28 +214,28 @@ static step_end judge(runner *r, const dsr_step *st, const reply *rep, bool *sto
         failmsg(r, "the adapter cannot express %s: %s: %s (origin %s)", st->op, rep->kind,
                 rep->message, rep->origin);
         set_io(r, st->value ? substitute(r, st->value) : NULL, error_json(rep));
-        return STEP_FAIL;
+        return DSR_END_FAIL;
     }
     switch (st->outcome) {
     case DSR_OUTCOME_EXPECT_RANKS:
         return judge_ranks(r, st, rep);
     case DSR_OUTCOME_NONE:
-        if (rep->ok) return STEP_OK;
+        if (rep->ok) return DSR_END_OK;
         failmsg(r, "%s raised %s: %s", st->op, rep->kind, rep->message);
         set_io(r, cJSON_CreateString("success"), error_json(rep));
-        return STEP_FAIL;
+        return DSR_END_FAIL;
     case DSR_OUTCOME_RAISES: {
         const char *want = st->value->valuestring;
         if (rep->ok) {
             failmsg(r, "%s returned a value where %s was expected", st->op,
                     !strcmp(want, "any") ? "an error" : want);
             set_io(r, cJSON_CreateString(want), cJSON_Duplicate(rep->result, true));
-            return STEP_FAIL;
+            return DSR_END_FAIL;
         }
-        if (kind_matches(want, rep->kind)) return STEP_OK;
+        if (kind_matches(want, rep->kind)) return DSR_END_OK;
         failmsg(r, "%s raised %s where %s was expected: %s", st->op, rep->kind, want, rep->message);
         set_io(r, cJSON_CreateString(want), error_json(rep));
-        return STEP_FAIL;
+        return DSR_END_FAIL;
     }
     case DSR_OUTCOME_EXPECT:
     case DSR_OUTCOME_EITHER: {
@@ -458,9 +243,9 @@ static step_end judge(runner *r, const dsr_step *st, const reply *rep, bool *sto
          * value (references, matchers, escapes); the report shows it resolved. */
         bool single = st->outcome == DSR_OUTCOME_EXPECT;
         dsr_buf why = {0};
-        eq_ctx ctx = {r, STEP_OK};
+        eq_ctx ctx = {r, DSR_END_OK};
         dsr_judge j = {device_equal, &ctx, r->bindings};
-        step_end end = STEP_FAIL;
+        dsr_end end = DSR_END_FAIL;
         const cJSON *alt = single ? NULL : st->value->child;
         for (int n = 0; single ? n < 1 : alt != NULL; n++, alt = alt ? alt->next : NULL) {
             const cJSON *exp = single ? st->value : cJSON_GetObjectItemCaseSensitive(alt, "expect");
@@ -471,12 +256,12 @@ static step_end judge(runner *r, const dsr_step *st, const reply *rep, bool *sto
             if (exp && rep->ok) {
                 int m = dsr__judge_match(&j, exp, rep->result, &why);
                 if (m == 1) {
-                    end = STEP_OK;
+                    end = DSR_END_OK;
                     *stop = stops;
                     break;
                 }
                 if (m < 0) {
-                    end = ctx.io != STEP_OK ? ctx.io : STEP_ERROR;
+                    end = ctx.io != DSR_END_OK ? ctx.io : DSR_END_ERROR;
                     break;
                 }
             } else if (exp) {
@@ -484,7 +269,7 @@ static step_end judge(runner *r, const dsr_step *st, const reply *rep, bool *sto
                                 rep->message);
             } else if (rai && !rep->ok) {
                 if (kind_matches(rai->valuestring, rep->kind)) {
-                    end = STEP_OK;
+                    end = DSR_END_OK;
                     *stop = stops;
                     break;
                 }
@@ -494,8 +279,8 @@ static step_end judge(runner *r, const dsr_step *st, const reply *rep, bool *sto
                 dsr__buf_printf(&why, "expected %s, returned a value", rai->valuestring);
             }
         }
-        if (end == STEP_FAIL || end == STEP_ERROR) {
-            if (end == STEP_ERROR || why.len)
+        if (end == DSR_END_FAIL || end == DSR_END_ERROR) {
+            if (end == DSR_END_ERROR || why.len)
                 failmsg(r, "%s: %s", st->op, why.data ? why.data : "");
             set_io(r, substitute(r, st->value),
                    rep->ok ? cJSON_Duplicate(rep->result, true) : error_json(rep));
@@ -504,25 +289,25 @@ static step_end judge(runner *r, const dsr_step *st, const reply *rep, bool *sto
         return end;
     }
     }
-    return STEP_ERROR;
+    return DSR_END_ERROR;
 }
 
 /* ---- one case ------------------------------------------------------------------------ */
 
-static dsr_status end_status(step_end e)
+static dsr_status end_status(dsr_end e)
 {
     switch (e) {
-    case STEP_OK:
+    case DSR_END_OK:
         return DSR_PASS;
-    case STEP_FAIL:
+    case DSR_END_FAIL:
         return DSR_FAIL;
-    case STEP_ERROR:
+    case DSR_END_ERROR:
         return DSR_ERROR;
-    case STEP_CRASH:
+    case DSR_END_CRASH:
         return DSR_CRASH;
-    case STEP_TIMEOUT:
+    case DSR_END_TIMEOUT:
         return DSR_TIMEOUT;
-    case STEP_STOP:
+    case DSR_END_STOP:
         break;
     }
     return DSR_ERROR;
@@ -535,40 +320,40 @@ static dsr_status end_status(step_end e)
 static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
 {
     long base = (long)(index + 1) << 20;
-    r->next_id = base;
+    r->cl.next_id = base;
     double t0 = dsr__now();
-    r->deadline = r->o->timeout > 0 ? t0 + r->o->timeout : 0;
-    dsr__adapter_stderr_clear(r->ad);
+    r->cl.deadline = r->o->timeout > 0 ? t0 + r->o->timeout : 0;
+    dsr__adapter_stderr_clear(r->cl.ad);
     r->msg.len = 0;
     set_io(r, NULL, NULL);
     cJSON_Delete(r->bindings);
     r->bindings = cJSON_CreateObject();
-    for (int i = 0; i < r->ndevices; i++) {
+    for (int i = 0; i < r->cl.ndevices; i++) {
         char name[4] = {'D', (char)('0' + i), 0};
-        cJSON_AddStringToObject(r->bindings, name, r->devices[i]);
+        cJSON_AddStringToObject(r->bindings, name, r->cl.devices[i]);
     }
-    step_end end = STEP_OK;
+    dsr_end end = DSR_END_OK;
     int failed_step = -1;
-    if (r->need_reset) {
-        reply rep;
+    if (r->cl.need_reset) {
+        dsr_reply rep;
         end = request(r, "reset", NULL, &rep, true);
-        if (end == STEP_OK && !rep.ok) {
+        if (end == DSR_END_OK && !rep.ok) {
             failmsg(r, "reset before the case failed: %s: %s", rep.kind, rep.message);
-            end = STEP_ERROR;
+            end = DSR_END_ERROR;
         }
         cJSON_Delete(rep.doc);
     }
-    r->need_reset = true;
-    r->next_id = base + 1;
-    for (int s = 0; end == STEP_OK && s < c->nsteps; s++) {
+    r->cl.need_reset = true;
+    r->cl.next_id = base + 1;
+    for (int s = 0; end == DSR_END_OK && s < c->nsteps; s++) {
         const dsr_step *st = &c->steps[s];
         cJSON *args = st->args ? substitute(r, st->args) : NULL;
-        reply rep;
+        dsr_reply rep;
         end = request(r, st->op, args, &rep, true);
         bool stop = false;
-        if (end == STEP_OK) {
+        if (end == DSR_END_OK) {
             end = judge(r, st, &rep, &stop);
-            if (end == STEP_OK && st->as && !stop) {
+            if (end == DSR_END_OK && st->as && !stop) {
                 cJSON_DeleteItemFromObjectCaseSensitive(r->bindings, st->as);
                 cJSON_AddItemToObject(r->bindings, st->as,
                                       rep.ok ? cJSON_Duplicate(rep.result, true)
@@ -576,11 +361,11 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
             }
             cJSON_Delete(rep.doc);
         }
-        if (end != STEP_OK) failed_step = s;
+        if (end != DSR_END_OK) failed_step = s;
         if (stop) break; /* the alternative that held ends the case as a pass */
     }
     res->duration = dsr__now() - t0;
-    if (end == STEP_STOP) {
+    if (end == DSR_END_STOP) {
         /* The case in flight is kept, as a skip that says so: it neither passed nor failed,
          * and the report shows where the run stopped. */
         r->interrupted = true;
@@ -594,19 +379,21 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
         else
             dsr__buf_puts(&why, " before the case's first step");
         res->reason = why.data;
+        sync_client(r);
         return false;
     }
     res->status = end_status(end);
     res->step = failed_step;
-    if (end != STEP_OK) {
+    if (end != DSR_END_OK) {
         res->reason = dsr__xstrdup(r->msg.data ? r->msg.data : "");
         res->expected = r->expected;
         res->observed = r->observed;
         r->expected = r->observed = NULL;
-        const char *tail = dsr__adapter_stderr(r->ad);
+        const char *tail = dsr__adapter_stderr(r->cl.ad);
         if (tail[0]) res->stderr_tail = dsr__xstrdup(tail);
     }
-    if (end == STEP_CRASH || end == STEP_TIMEOUT) restart(r);
+    if (end == DSR_END_CRASH || end == DSR_END_TIMEOUT) dsr__client_restart(&r->cl);
+    sync_client(r);
     return !dsr__interrupted;
 }
 
@@ -651,7 +438,7 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
     res->expectation = x;
     const char *missing = NULL;
     for (int i = 0; i < c->nfeatures && !missing; i++)
-        if (!dsr__claimed(r->hello, c->features[i])) missing = c->features[i];
+        if (!dsr__claimed(r->cl.hello, c->features[i])) missing = c->features[i];
     dsr_buf why = {0};
     if (x && x->status == DSR_SKIP) {
         res->status = DSR_SKIP;
@@ -661,13 +448,13 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
         res->status = DSR_SKIP;
         dsr__buf_printf(&why, "unsupported: %s", missing);
         res->skip_source = dsr__xstrdup("unsupported");
-    } else if (c->ranks > r->nranks) {
+    } else if (c->ranks > r->cl.nranks) {
         res->status = DSR_SKIP;
-        dsr__buf_printf(&why, "needs %d ranks, adapter has %d", c->ranks, r->nranks);
+        dsr__buf_printf(&why, "needs %d ranks, adapter has %d", c->ranks, r->cl.nranks);
         res->skip_source = dsr__xstrdup("ranks");
-    } else if (c->devices > r->ndevices) {
+    } else if (c->devices > r->cl.ndevices) {
         res->status = DSR_SKIP;
-        dsr__buf_printf(&why, "needs %d devices, library has %d", c->devices, r->ndevices);
+        dsr__buf_printf(&why, "needs %d devices, library has %d", c->devices, r->cl.ndevices);
         res->skip_source = dsr__xstrdup("devices");
     } else if (!run_case(r, c, res, index)) {
         if (r->interrupted) return false; /* RES holds the interrupted case, as a skip */
@@ -729,11 +516,11 @@ static void *worker_main(void *arg)
     pool *p = w->p;
     if (!w->started) {
         char err[1024] = "";
-        r->deadline = 0;
-        if (dsr__adapter_start(r->ad, err, sizeof err) != 0 || hello(r, err, sizeof err) != 0) {
+        r->cl.deadline = 0;
+        if (dsr__client_start(&r->cl, err, sizeof err) != 0) {
             fprintf(stderr, "devspec: worker %d could not start, the others go on: %s\n",
                     w->index + 1, err);
-            dsr__adapter_kill(r->ad);
+            dsr__adapter_kill(r->cl.ad);
             pthread_mutex_lock(&p->mu);
             p->live--;
             pthread_cond_broadcast(&p->cv);
@@ -757,12 +544,8 @@ static void *worker_main(void *arg)
         pthread_mutex_unlock(&p->mu);
         if (!go || r->incomplete) break;
     }
-    if (!r->interrupted && !dsr__interrupted) {
-        reply rep;
-        r->deadline = dsr__now() + 2.0;
-        if (request(r, "bye", NULL, &rep, false) == STEP_OK) cJSON_Delete(rep.doc);
-    }
-    dsr__adapter_stop(r->ad, 2.0);
+    if (!r->interrupted && !dsr__interrupted) dsr__client_bye(&r->cl);
+    dsr__adapter_stop(r->cl.ad, 2.0);
     pthread_mutex_lock(&p->mu);
     p->live--;
     pthread_cond_broadcast(&p->cv);
@@ -772,14 +555,11 @@ static void *worker_main(void *arg)
 
 static void free_worker_state(runner *w)
 {
-    for (int i = 0; i < w->ndevices; i++)
-        free(w->devices[i]);
-    cJSON_Delete(w->hello);
+    dsr__client_free(&w->cl);
     cJSON_Delete(w->bindings);
     cJSON_Delete(w->expected);
     cJSON_Delete(w->observed);
     dsr__buf_free(&w->msg);
-    dsr__buf_free(&w->req);
 }
 
 /* Runs the TOTAL cases SEL on JOBS workers; the first is R's own, already started. Leaves
@@ -801,13 +581,8 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
             ws[k].r = *r; /* the started worker: its state moves into the thread and back */
             ws[k].started = true;
         } else {
-            ws[k].r = (runner){.o = r->o,
-                               .reg = r->reg,
-                               .suite = r->suite,
-                               .ex = r->ex,
-                               .ad = dsr__adapter_clone(r->ad),
-                               .restarts = r->restarts,
-                               .next_id = 1};
+            ws[k].r = (runner){.o = r->o, .reg = r->reg, .suite = r->suite, .ex = r->ex};
+            dsr__client_init(&ws[k].r.cl, dsr__adapter_clone(r->cl.ad), r->o, r->cl.restarts);
         }
     }
     /* SIGINT and SIGTERM go to this thread, which watches dsr__interrupted for all. */
@@ -858,11 +633,11 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
     for (int i = r->nresults; i < total; i++)
         if (p.state[i] == 1 || p.state[i] == 3) free_result(&r->results[i]);
     /* The first worker's state comes back to R; the others' is folded in and freed. */
-    int nresults = r->nresults, restarts = *r->restarts;
+    int nresults = r->nresults, restarts = *r->cl.restarts;
     dsr_tap *tap = r->tap;
     dsr_report rep = r->rep;
     *r = ws[0].r;
-    *r->restarts = restarts;
+    *r->cl.restarts = restarts;
     r->nresults = nresults;
     r->tap = tap;
     r->rep = rep;
@@ -873,7 +648,7 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
             r->incomplete = true;
             memcpy(r->why_incomplete, w->why_incomplete, sizeof r->why_incomplete);
         }
-        dsr__adapter_destroy(w->ad);
+        dsr__adapter_destroy(w->cl.ad);
         free_worker_state(w);
     }
     if (r->nresults < total && !r->incomplete && !r->interrupted && !dsr__interrupted) {
@@ -894,12 +669,12 @@ static dsr_run_state state(const runner *r)
                            .reg = r->reg,
                            .suite = r->suite,
                            .ex = r->ex,
-                           .hello = r->hello,
-                           .devices = r->devices,
-                           .ndevices = r->ndevices,
+                           .hello = r->cl.hello,
+                           .devices = r->cl.devices,
+                           .ndevices = r->cl.ndevices,
                            .results = r->results,
                            .nresults = r->nresults,
-                           .restarts = *r->restarts,
+                           .restarts = *r->cl.restarts,
                            .interrupted = r->interrupted,
                            .why_incomplete = r->why_incomplete};
 }
@@ -912,8 +687,8 @@ static const char *signal_name(int sig)
 int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, dsr_expectations *ex,
              dsr_adapter *ad)
 {
-    runner R = {.o = o, .reg = reg, .suite = suite, .ex = ex, .ad = ad};
-    R.restarts = &R.own_restarts;
+    runner R = {.o = o, .reg = reg, .suite = suite, .ex = ex};
+    dsr__client_init(&R.cl, ad, o, NULL);
     int gate = 0;
     runner *r = &R;
     double t0 = dsr__now();
@@ -929,8 +704,7 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
             exp_of[ci++] = dsr__expectations_match(ex, suite->files[f].cases[k].id);
 
     char err[1024] = "";
-    int started = dsr__adapter_start(ad, err, sizeof err);
-    if (started == 0) started = hello(r, err, sizeof err);
+    int started = dsr__client_start(&r->cl, err, sizeof err);
     if (started != 0 && dsr__interrupted) {
         /* a signal while the adapter starts is an interruption, not a failure to start */
         r->interrupted = true;
@@ -972,13 +746,13 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
         goto done;
     }
     if (r->tap) {
-        const cJSON *lib = cJSON_GetObjectItemCaseSensitive(r->hello, "library");
+        const cJSON *lib = cJSON_GetObjectItemCaseSensitive(r->cl.hello, "library");
         const cJSON *ln = cJSON_GetObjectItemCaseSensitive(lib, "name");
         const cJSON *lv = cJSON_GetObjectItemCaseSensitive(lib, "version");
         dsr__tap_comment(r->tap, "devspec %s; library %s %s; %s adapter; %d device%s bound",
                          DEVSPEC_VERSION, cJSON_IsString(ln) ? ln->valuestring : "?",
-                         cJSON_IsString(lv) ? lv->valuestring : "?", o->transport, r->ndevices,
-                         r->ndevices == 1 ? "" : "s");
+                         cJSON_IsString(lv) ? lv->valuestring : "?", o->transport, r->cl.ndevices,
+                         r->cl.ndevices == 1 ? "" : "s");
     }
 
     /* The selected cases in suite order: results[i] is sel[i]'s, whichever worker ran it. */
@@ -995,7 +769,7 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
 
     /* --jobs N: out of process only, and one worker for an SPMD adapter (its ranks are
      * already processes of their own). */
-    int jobs = o->jobs > 1 && !dsr__adapter_in_process(ad) && r->nranks == 1 ? o->jobs : 1;
+    int jobs = o->jobs > 1 && !dsr__adapter_in_process(ad) && r->cl.nranks == 1 ? o->jobs : 1;
     if (jobs > total) jobs = total > 0 ? total : 1;
     if (jobs == 1) {
         for (int i = 0; i < total && !r->incomplete && !r->interrupted && !dsr__interrupted; i++) {
@@ -1019,11 +793,7 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
 
     /* A polite goodbye, in both transports: an in-process adapter releases its library
      * here; a worker that does not leave is killed. */
-    if (!r->interrupted && jobs == 1) {
-        reply rep;
-        r->deadline = dsr__now() + 2.0;
-        if (request(r, "bye", NULL, &rep, false) == STEP_OK) cJSON_Delete(rep.doc);
-    }
+    if (!r->interrupted && jobs == 1) dsr__client_bye(&r->cl);
     dsr__adapter_stop(ad, 2.0);
 
     bool write_failed = false;
@@ -1059,14 +829,11 @@ done:;
     }
     free(r->results);
     free(exp_of);
-    for (int i = 0; i < r->ndevices; i++)
-        free(r->devices[i]);
-    cJSON_Delete(r->hello);
+    dsr__client_free(&r->cl);
     cJSON_Delete(r->bindings);
     cJSON_Delete(r->expected);
     cJSON_Delete(r->observed);
     dsr__buf_free(&r->msg);
-    dsr__buf_free(&r->req);
     dsr__report_free(&r->rep);
     free(r->tap);
     return code;

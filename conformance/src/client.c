@@ -1,0 +1,277 @@
+/* The protocol client: one adapter as the runner speaks to it (spec/protocol.md). Requests
+ * and their replies with every check the protocol asks of a reply, the handshake and the
+ * devices it binds, and the restart of a worker that crashed, timed out or broke the
+ * protocol. It knows nothing of cases, expectations or reports: run.c drives it. */
+#define _POSIX_C_SOURCE 200809L
+#include "devspec.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* --max-restarts counts the restarts of all the clients of a run together (--jobs N). */
+static pthread_mutex_t restart_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void failmsg(dsr_client *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void failmsg(dsr_client *c, const char *fmt, ...)
+{
+    va_list ap;
+    char tmp[2048];
+    va_start(ap, fmt);
+    vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    c->msg.len = 0;
+    dsr__buf_puts(&c->msg, tmp);
+}
+
+static int hello(dsr_client *c, char *err, size_t errlen);
+
+void dsr__client_init(dsr_client *c, dsr_adapter *ad, const dsr_options *o, int *restarts)
+{
+    memset(c, 0, sizeof *c);
+    c->ad = ad;
+    c->o = o;
+    c->next_id = 1;
+    c->restarts = restarts ? restarts : &c->own_restarts;
+}
+
+int dsr__client_start(dsr_client *c, char *err, size_t errlen)
+{
+    int rc = dsr__adapter_start(c->ad, err, errlen);
+    return rc == 0 ? hello(c, err, errlen) : rc;
+}
+
+void dsr__client_bye(dsr_client *c)
+{
+    dsr_reply rep;
+    c->deadline = dsr__now() + 2.0;
+    if (dsr__client_request(c, "bye", NULL, &rep, false) == DSR_END_OK) cJSON_Delete(rep.doc);
+}
+
+void dsr__client_free(dsr_client *c)
+{
+    for (int i = 0; i < c->ndevices; i++)
+        free(c->devices[i]);
+    c->ndevices = 0;
+    cJSON_Delete(c->hello);
+    cJSON_Delete(c->violation);
+    c->hello = c->violation = NULL;
+    dsr__buf_free(&c->msg);
+    dsr__buf_free(&c->req);
+}
+
+/* Starts a fresh worker after a crash, a timeout or a protocol violation, and replays the
+ * handshake. Past --max-restarts the run stops as incomplete. */
+void dsr__client_restart(dsr_client *c)
+{
+    if (dsr__adapter_in_process(c->ad)) {
+        c->broken = true;
+        snprintf(c->why_broken, sizeof c->why_broken,
+                 "the in-process adapter failed and cannot be restarted");
+        return;
+    }
+    dsr__adapter_kill(c->ad);
+    /* --max-restarts counts the restarts of all the workers together. */
+    pthread_mutex_lock(&restart_lock);
+    int done = *c->restarts;
+    bool over = done >= c->o->max_restarts;
+    if (!over) ++*c->restarts;
+    pthread_mutex_unlock(&restart_lock);
+    if (over) {
+        c->broken = true;
+        snprintf(c->why_broken, sizeof c->why_broken,
+                 "the adapter failed again after %d restarts (limit --max-restarts %d)", done,
+                 c->o->max_restarts);
+        return;
+    }
+    char err[400];
+    if (dsr__adapter_start(c->ad, err, sizeof err) != 0 || hello(c, err, sizeof err) != 0) {
+        c->broken = true;
+        snprintf(c->why_broken, sizeof c->why_broken, "the adapter could not be restarted: %s",
+                 err);
+        dsr__adapter_kill(c->ad);
+        return;
+    }
+    c->need_reset = false;
+}
+
+/* Sends OP with ARGS (taken over) and reads the reply. On DSR_END_OK *rep is filled; any other
+ * result has set c->msg. */
+dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_reply *rep,
+                            bool restart_on_error)
+{
+    memset(rep, 0, sizeof *rep);
+    long id = c->next_id++;
+    /* Composed by hand: cJSON prints every number through sprintf and sscanf, which was a
+     * quarter of the runner's time per step. OP comes from the validated list of ops and
+     * needs no escaping. */
+    c->req.len = 0;
+    dsr__buf_printf(&c->req, "{\"id\":%ld,\"op\":\"%s\"", id, op);
+    if (args) {
+        char *a = dsr__print(args, false);
+        dsr__buf_puts(&c->req, ",\"args\":");
+        dsr__buf_puts(&c->req, a);
+        cJSON_free(a);
+        cJSON_Delete(args);
+    }
+    dsr__buf_puts(&c->req, "}");
+    char *line = NULL;
+    size_t len = 0;
+    dsr_io io = dsr__adapter_call(c->ad, c->req.data, c->req.len, c->deadline, &line, &len);
+    switch (io) {
+    case DSR_IO_OK:
+        break;
+    case DSR_IO_DEAD:
+        failmsg(c, "the adapter died during %s: %s", op, dsr__adapter_death(c->ad));
+        return DSR_END_CRASH;
+    case DSR_IO_TIMEOUT:
+        failmsg(c,
+                "no reply to %s within the case's %.3g s (--timeout); the adapter's process "
+                "group was killed",
+                op, c->o->timeout);
+        dsr__adapter_kill(c->ad);
+        return DSR_END_TIMEOUT;
+    case DSR_IO_INTERRUPTED:
+        failmsg(c, "interrupted");
+        return DSR_END_STOP;
+    case DSR_IO_TOO_LONG:
+        failmsg(c,
+                "protocol violation: the reply to %s is longer than the protocol's limit of %u "
+                "bytes",
+                op, DSR_PROTOCOL_MAX_REPLY);
+        if (restart_on_error) dsr__client_restart(c);
+        return DSR_END_ERROR;
+    }
+    dsr_end bad = DSR_END_ERROR;
+    const char *what = NULL;
+    cJSON *doc = NULL;
+    if (dsr__utf8_invalid_at(line, len) >= 0)
+        what = "the reply is not valid UTF-8";
+    else if (!(doc = dsj_parse(line, len, NULL)) || !cJSON_IsObject(doc))
+        what = "the reply is not a JSON object";
+    if (what) {
+        char shown[201];
+        snprintf(shown, sizeof shown, "%s", line);
+        for (char *p = shown; *p; p++)
+            if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f) *p = '?';
+        failmsg(c, "protocol violation: %s (to %s): %s%s", what, op, shown, len > 200 ? "..." : "");
+        goto violation;
+    }
+    const cJSON *rid = cJSON_GetObjectItemCaseSensitive(doc, "id");
+    if (!cJSON_IsNumber(rid) || rid->valuedouble != (double)id) {
+        char *shown = rid ? dsr__print(rid, false) : NULL;
+        failmsg(c, "protocol violation: the reply to %s (id %ld) has id %s", op, id,
+                shown ? shown : "(none)");
+        cJSON_free(shown);
+        goto violation;
+    }
+    const cJSON *ok = cJSON_GetObjectItemCaseSensitive(doc, "ok");
+    if (!cJSON_IsBool(ok)) {
+        failmsg(c, "protocol violation: the reply to %s has no boolean \"ok\"", op);
+        goto violation;
+    }
+    rep->doc = doc;
+    rep->ok = cJSON_IsTrue(ok);
+    if (rep->ok) {
+        rep->result = cJSON_GetObjectItemCaseSensitive(doc, "result");
+        if (!rep->result) {
+            /* a missing result is null */
+            rep->result = cJSON_AddNullToObject(doc, "result");
+        }
+    } else {
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
+        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(e, "kind");
+        const cJSON *message = cJSON_GetObjectItemCaseSensitive(e, "message");
+        const cJSON *origin = cJSON_GetObjectItemCaseSensitive(e, "origin");
+        if (!cJSON_IsString(kind) || (origin && !cJSON_IsString(origin))) {
+            failmsg(c,
+                    "protocol violation: the error reply to %s has no \"error\" with a string "
+                    "\"kind\"",
+                    op);
+            rep->doc = NULL;
+            goto violation;
+        }
+        rep->kind = kind->valuestring;
+        rep->message = cJSON_IsString(message) ? message->valuestring : "";
+        rep->origin = origin ? origin->valuestring : "library";
+    }
+    free(line);
+    return DSR_END_OK;
+violation:
+    cJSON_Delete(c->violation);
+    c->violation = doc ? doc : cJSON_CreateString(line);
+    doc = NULL;
+    free(line);
+    /* After a malformed reply the stream cannot be trusted: start a fresh worker. */
+    if (restart_on_error && !dsr__adapter_in_process(c->ad)) dsr__client_restart(c);
+    return bad;
+}
+
+static void bind_devices(dsr_client *c)
+{
+    for (int i = 0; i < c->ndevices; i++)
+        free(c->devices[i]);
+    c->ndevices = 0;
+    const cJSON *def = cJSON_GetObjectItemCaseSensitive(c->hello, "default_device");
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(c->hello, "devices");
+    const cJSON *d;
+    if (cJSON_IsString(def)) c->devices[c->ndevices++] = dsr__xstrdup(def->valuestring);
+    cJSON_ArrayForEach(d, list)
+    {
+        if (!cJSON_IsString(d) || c->ndevices >= DSR_MAX_DEVICES) continue;
+        bool dup = false;
+        for (int i = 0; i < c->ndevices; i++)
+            if (!strcmp(c->devices[i], d->valuestring)) dup = true;
+        if (!dup) c->devices[c->ndevices++] = dsr__xstrdup(d->valuestring);
+    }
+}
+
+static int hello(dsr_client *c, char *err, size_t errlen)
+{
+    cJSON *args = cJSON_CreateObject();
+    cJSON_AddNumberToObject(args, "protocol", DSR_PROTOCOL_VERSION);
+    double saved = c->deadline;
+    c->deadline = c->o->start_timeout > 0 ? dsr__now() + c->o->start_timeout : 0;
+    dsr_reply rep;
+    dsr_end e = dsr__client_request(c, "hello", args, &rep, false);
+    c->deadline = saved;
+    if (e == DSR_END_TIMEOUT)
+        failmsg(c, "no reply to hello within %.3g s (--start-timeout)", c->o->start_timeout);
+    if (e != DSR_END_OK) {
+        const char *tail = dsr__adapter_stderr(c->ad);
+        snprintf(err, errlen, "hello failed: %s%s%s", c->msg.data, tail[0] ? "; stderr: " : "",
+                 tail);
+        return -1;
+    }
+    if (!rep.ok) {
+        snprintf(err, errlen, "hello was refused: %s: %s", rep.kind, rep.message);
+        cJSON_Delete(rep.doc);
+        return -1;
+    }
+    const cJSON *res = rep.result;
+    const cJSON *proto = cJSON_GetObjectItemCaseSensitive(res, "protocol");
+    const char *problem = NULL;
+    if (!cJSON_IsObject(res))
+        problem = "the hello result is not an object";
+    else if (!cJSON_IsNumber(proto) || proto->valuedouble != DSR_PROTOCOL_VERSION)
+        problem = "the adapter speaks another protocol version (this runner speaks 1)";
+    else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(res, "devices")))
+        problem = "hello has no \"devices\" list";
+    else if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(res, "features")))
+        problem = "hello has no \"features\" list";
+    if (problem) {
+        char *shown = dsr__print(res, false);
+        snprintf(err, errlen, "%s: %.300s", problem, shown ? shown : "");
+        cJSON_free(shown);
+        cJSON_Delete(rep.doc);
+        return -1;
+    }
+    cJSON_Delete(c->hello);
+    c->hello = cJSON_DetachItemFromObjectCaseSensitive(rep.doc, "result");
+    cJSON_Delete(rep.doc);
+    bind_devices(c);
+    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(c->hello, "ranks");
+    c->nranks = cJSON_IsNumber(ranks) && ranks->valuedouble >= 1 ? (int)ranks->valuedouble : 1;
+    return 0;
+}
