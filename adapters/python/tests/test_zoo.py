@@ -1,0 +1,246 @@
+"""The whole suite against each namespace of the zoo (tests/zoo/: one small namespace per
+pattern a library nobody here has tried shows), through `python:SPEC` and the built runner,
+checking the verdicts case by case against the same suite run on the namespace the fixture
+is built over (NumPy or array-api-strict), not just the exit status. Needs the runner (as
+test_suite.py); without it these tests skip, saying so."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import subprocess
+import tempfile
+
+import pytest
+from adapter_client import HERE, PROGRAM, TOP, importable, interpreter
+from test_suite import runner
+
+PYTHON = interpreter("numpy")
+BASES = ("numpy", "array_api_strict")
+ZOO_ENV = {"PYTHONPATH": HERE}
+
+
+def skip_without_runner() -> tuple[str, str]:
+    for library in ("numpy", "array-api-strict"):
+        ok, why = importable(library)
+        if not ok:
+            pytest.skip(why)
+    devspec, build = runner()
+    if devspec is None:
+        pytest.skip("the runner is not built")
+    return devspec, build
+
+
+def run(spec=None, cmd=None, extra=(), env=None):
+    """(exit status, report, stderr) of the whole suite against python:SPEC (or the adapter
+    command CMD), without expectations."""
+    devspec, build = skip_without_runner()
+    environ = dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build, **ZOO_ENV,
+                   **(env or {}))
+    adapter = ["--adapter", "python:" + spec, "--python", PYTHON] if spec else \
+        ["--adapter", "zoo", "--adapter-cmd", cmd]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "report.json")
+        proc = subprocess.run([devspec, "run", *adapter, "--expectations", "/dev/null",
+                               "--report", path, "--no-tap", "--no-progress", *extra],
+                              capture_output=True, text=True, env=environ, cwd=TOP,
+                              timeout=600)
+        report = None
+        if os.path.exists(path):
+            with open(path, encoding="utf-8") as f:
+                report = json.load(f)
+    return proc.returncode, report, proc.stderr
+
+
+def verdicts(report):
+    """case id -> (status, what it lacks or None, reason)."""
+    assert report is not None and report["footer"]["complete"]
+    return {c["id"]: (c["status"], tuple(c.get("lacks") or ()) or None, c.get("reason", ""))
+            for c in report["cases"]}
+
+
+@functools.cache
+def base_verdicts(base):
+    _, report, err = run(base)
+    assert report is not None, err[-2000:]
+    return {case: v[:2] for case, v in verdicts(report).items()}
+
+
+def differences(report, base):
+    """The cases whose (status, lacks) differ from the base namespace's run."""
+    mine = verdicts(report)
+    theirs = base_verdicts(base)
+    assert set(mine) == set(theirs)
+    return {case: mine[case] for case in mine if mine[case][:2] != theirs[case]}
+
+
+def lacks_supported(report):
+    """Whether the runner reports lacking as its own status (the LACKS contract); a runner
+    from before it reports such a case as fail."""
+    return "lacks" in report["footer"]["counts"]
+
+
+def hello(spec, *flags, env=None):
+    """The adapter's hello result for python:SPEC, or (exit status, stderr) when it does not
+    start."""
+    proc = subprocess.run([PYTHON, PROGRAM, "--module", spec, *flags],
+                          input='{"id": 0, "op": "hello", "args": {"protocol": 1}}\n',
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, **ZOO_ENV, **(env or {})))
+    if proc.returncode != 0 or not proc.stdout:
+        return proc.returncode, proc.stderr
+    return json.loads(proc.stdout.splitlines()[0])["result"]
+
+
+# -- a namespace missing functions and dtypes: lacking, not wrong ----------------------------
+
+@pytest.mark.parametrize("base", BASES)
+def test_missing_functions_and_dtypes_are_lacking_not_wrong(base):
+    rc, report, _ = run("zoo.missing", env={"ZOO_BASE": base})
+    if not lacks_supported(report):
+        pytest.skip("the runner does not report lacking cases apart yet")
+    differ = differences(report, base)
+    assert differ, "no case noticed what the namespace lacks"
+    names = set()
+    for case, (status, lacks, reason) in differ.items():
+        assert status == "lacks" and lacks, (case, status, reason)
+        names.update(lacks)
+    assert names == {"arange", "linspace", "tril", "dtype uint16", "dtype uint32"}, names
+    assert rc == 1
+
+
+# -- an introspection call that raises: a note, the run goes on -------------------------------
+
+@pytest.mark.parametrize("base", BASES)
+def test_a_probe_that_raises_is_a_note_and_the_run_goes_on(base):
+    spec = "zoo.dtypes_kind"
+    got = hello(spec, env={"ZOO_BASE": base})
+    assert isinstance(got, dict), got
+    assert any(n.startswith("could not determine info.dtypes(): TypeError:")
+               for n in got["notes"]), got["notes"]
+    assert got["claims"]["info-dtypes"]["claimed"] is False
+    assert "info-dtypes" not in got["features"] and "info-devices" in got["features"]
+    _, report, err = run(spec, env={"ZOO_BASE": base})
+    assert report is not None, err[-2000:]
+    notes = report["header"]["discovery"]["notes"]
+    assert any("could not determine info.dtypes()" in n for n in notes)
+    # Only the cases of the unclaimed feature change: they are skipped.
+    for case, (status, _, reason) in differences(report, base).items():
+        assert status == "skip" and "info-dtypes" in reason, (case, status, reason)
+
+
+# -- namespaces that are not a plain module -------------------------------------------------
+
+@pytest.mark.parametrize("spec, base", [("zoo.holder.xp", "array_api_strict"),
+                                        ("zoo.holder:namespace(numpy)", "numpy"),
+                                        ("zoo.holder:namespace('array_api_strict')",
+                                         "array_api_strict"),
+                                        ("zoo.arrays_only", "array_api_strict")])
+def test_attribute_factory_and_arrays_namespaces_give_the_bases_verdicts(spec, base):
+    _, report, err = run(spec)
+    assert report is not None, err[-2000:]
+    assert not differences(report, base)
+    library = report["header"]["library"]
+    assert library["name"] == base
+    # A namespace of another package than the arrays' is the wrapper, apart.
+    if spec.startswith("zoo.holder"):
+        assert library["wrapper"]["name"] == "zoo"
+    else:
+        assert "wrapper" not in library
+
+
+def test_arrays_only_namespace_over_numpy():
+    _, report, err = run("zoo.arrays_only", env={"ZOO_BASE": "numpy"})
+    assert report is not None, err[-2000:]
+    assert not differences(report, "numpy")
+    assert any("__array_namespace__()" in n for n in report["header"]["discovery"]["notes"])
+
+
+def test_a_module_holding_a_namespace_says_what_to_try():
+    rc, err = hello("zoo.holder")
+    assert rc == 3
+    assert "try python:zoo.holder:namespace" in err and "python:zoo.holder.xp" in err, err
+    rc, err = hello("zoo.holder:nowhere")
+    assert rc == 3 and "zoo.holder has no attribute nowhere" in err, err
+
+
+# -- a listed device that cannot allocate is left out ---------------------------------------
+
+@pytest.mark.parametrize("base", BASES)
+def test_an_unusable_device_is_left_out_with_the_reason(base):
+    _, report, err = run("zoo.bad_device", env={"ZOO_BASE": base})
+    assert report is not None, err[-2000:]
+    header = report["header"]
+    assert header["devices"] and all("meta" not in d.get("str", "")
+                                      for d in header["devices"]), header["devices"]
+    excluded = header["discovery"]["excluded_devices"]
+    assert [e["str"] for e in excluded] == ["meta"]
+    assert excluded[0]["why"].startswith("cannot create an array on it: ValueError")
+    # Every case but those about the device list itself has the base's verdict.
+    for case, (status, _, reason) in differences(report, base).items():
+        assert case.startswith("info."), (case, status, reason)
+
+
+def test_devices_bound_by_the_settings():
+    got = hello("zoo.bad_device:namespace(array_api_strict)", "--device",
+                "D1=array_api_strict.Device('device2')")
+    assert got["device_strs"][:2] == ["array_api_strict.Device('CPU_DEVICE')",
+                                      "array_api_strict.Device('device2')"]
+    assert "meta" not in got["device_strs"]
+    rc, err = hello("zoo.bad_device:namespace(numpy)", "--device", "D1=gpu")
+    assert rc == 3 and "--device D1=gpu: the library lists no such device" in err, err
+
+
+# -- a first call that compiles: warmed up before hello -------------------------------------
+
+@pytest.mark.parametrize("base", BASES)
+def test_a_slow_first_call_is_warmed_up_before_the_first_case(base):
+    _, report, err = run("zoo.slow_first", extra=("--timeout", "2", "--jobs", "2"),
+                          env={"ZOO_SLEEP": "3", "ZOO_BASE": base})
+    assert report is not None, err[-2000:]
+    assert report["footer"]["counts"]["timeout"] == 0
+    assert not differences(report, base)
+    assert any(n.startswith("warm-up:") for n in report["header"]["discovery"]["notes"])
+
+
+# -- arrays without .device: lacking by default, array-api-compat's helpers with --compat ------
+
+def test_arrays_without_device_lack_it_unless_compat():
+    spec = "zoo.no_device:namespace()"
+    _, report, err = run(spec)
+    assert report is not None, err[-2000:]
+    if lacks_supported(report):
+        lacked = {n for s, lacks, _ in verdicts(report).values() if s == "lacks"
+                  for n in lacks or ()}
+        assert "Array.device" in lacked and "Array.to_device" in lacked, lacked
+    cmd = "%s %s --module '%s' --compat" % (PYTHON, PROGRAM, spec)
+    _, compat, err = run(cmd=cmd)
+    assert compat is not None, err[-2000:]
+    notes = compat["header"]["discovery"]["notes"]
+    assert any("array-api-compat" in n and "--compat" in n for n in notes), notes
+    assert not any(n in ("Array.device", "Array.to_device") for s, lacks, _ in
+                   verdicts(compat).values() if lacks for n in lacks)
+    # Through the helpers it is NumPy, device for device.
+    assert not differences(compat, "numpy")
+
+
+# -- a renamed parameter: reported as misnamed ----------------------------------------------
+
+@pytest.mark.parametrize("base", BASES)
+def test_a_misnamed_parameter_is_reported_as_such(base):
+    spec = "zoo.renamed"
+    got = hello(spec, env={"ZOO_BASE": base})
+    assert got["claims"]["device-keyword-only"] == {
+        "claimed": True, "why": "the signature of zeros can be read (its parameter 'dev' "
+                               "stands where the standard puts device)"}
+    _, report, err = run(spec, env={"ZOO_BASE": base})
+    assert report is not None, err[-2000:]
+    differ = differences(report, base)
+    assert "signature.device.zeros" in differ
+    supported = lacks_supported(report)
+    for case, (status, lacks, reason) in differ.items():
+        if supported:
+            assert status == "lacks" and lacks == ("zeros(device=)",), (case, status, reason)
+        assert "zeros's parameter 'dev' stands where the standard puts device" in reason or \
+            status == "lacks", (case, reason)
