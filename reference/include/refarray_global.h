@@ -189,14 +189,18 @@ RA_API int ra_global_to_local(ra_gctx *g, const ra_global *x, ra_array **out);
  * global shape (balanced lengths, equal other extents, one dtype): otherwise RA_E_SHAPE or
  * RA_E_DTYPE naming the first rank that differs, on every rank. Each local array must be
  * on the rank's local device (RA_E_DEVICE_MISMATCH); ranks outside the placement pass
- * NULL or any array (ignored). The pieces are kept, not copied. Collective. Returns
+ * NULL or any array (ignored). The pieces are kept, not copied, except along a broadcast
+ * placement dimension: there every rank holds the piece of the rank at coordinate 0 (its
+ * bytes broadcast, as OneFlow's to_global does), so pieces that differ give one value.
+ * Collective. Returns
  * RA_E_NULL, RA_E_ARG (nsbp, an sbp), RA_E_AXIS (split dim), RA_E_SHAPE, RA_E_DTYPE,
  * RA_E_DEVICE_MISMATCH, RA_E_NOMEM, RA_E_COMM, RA_E_TIMEOUT. */
 RA_API int ra_global_from_local(ra_gctx *g, const ra_array *local, const ra_placement *p,
                                 const ra_sbp *sbp, size_t nsbp, ra_global **out);
 
 /* A global array from the whole value, which every rank passes (OneFlow's
- * tensor(data, placement=, sbp=)): data holds size(shape) elements of dtype in C order;
+ * tensor(data, placement=, sbp=)): data holds size(shape) elements of dtype in C order
+ * (NULL when that size is 0);
  * each rank keeps the piece its sbp gives it (partial_sum: the first rank along that
  * placement dimension keeps the value, the others zeros). Collective (the agreement step
  * only; data equal on all ranks is the caller's duty and not checked). Returns RA_E_NULL,
@@ -222,9 +226,9 @@ RA_API int ra_global_full(ra_gctx *g, const int64_t *shape, size_t ndim, ra_scal
 RA_API int ra_global_to_sbp(ra_gctx *g, const ra_global *x, const ra_sbp *sbp, size_t nsbp,
                             ra_global **out);
 
-/* The whole global value into dst on every rank (dst_bytes = size * dtype size), as
- * broadcast would hold it. Collective. Returns RA_E_NULL, RA_E_BUFFER, and the errors of
- * ra_global_to_sbp. */
+/* The whole global value into dst on every rank (dst_bytes = size * dtype size; dst may be
+ * NULL when that is 0), as broadcast would hold it. Collective. Returns RA_E_NULL, RA_E_BUFFER, and
+ * the errors of ra_global_to_sbp. */
 RA_API int ra_global_read(ra_gctx *g, const ra_global *x, void *dst, size_t dst_bytes);
 
 /* Elementwise x1 op x2 of two global arrays of one global shape and one placement (else

@@ -116,6 +116,7 @@ _SUM_SPLIT = ("JAX's sum over a dim split along a mesh axis reduces across the d
               "OneFlow's signature leaves partial_sum, each rank holding its own partial sum; "
               "the global value agrees")
 R["jax-mesh4"] = [
+ ("oneflow.sbp.broadcast-from-differing-locals.*", "elements differ", "jax.make_array_from_single_device_arrays takes each device's piece as given: pieces that differ under a replicated sharding are kept as they are (rank r reads its own [r, r]) where OneFlow's to_global broadcasts rank 0's piece, and JAX has no rule that would refuse them"),
  ("oneflow.placement.bad-duplicate", "returned a value", "jax.sharding.Mesh accepts a device listed twice (a mesh of cpu:0, cpu:1, cpu:1, cpu:2 is built): JAX does not check a mesh's devices for duplicates, where OneFlow refuses a placement with a rank twice (OF-PL-2)"),
  ("oneflow.placement.bad-empty", "returned a value", "jax.sharding.Mesh accepts an empty device array (printed Mesh()): JAX does not refuse a mesh of no devices, where OneFlow refuses a placement of no ranks (OF-PL-2)"),
  ("oneflow.placement.bad-outside", "cannot express", "a placement naming rank 4 cannot be written in JAX: its ranks are device objects, and there is no fifth device to name, so JAX is never asked and its refusal (OneFlow's, OF-PL-2) is not observed"),

@@ -148,7 +148,8 @@ static int fill_gather(void *dst, size_t nbytes, void *user_data)
     unsigned char *tmp = NULL;
     /* With nothing before d the pieces are contiguous blocks of the result: gather in place. */
     unsigned char *recv = outer == 1 ? dst : (tmp = malloc(nbytes + 1));
-    if (status == RA_OK && !recv)
+    /* dst is NULL for a result of no bytes (an empty array): every count is then 0. */
+    if (status == RA_OK && !recv && nbytes)
         status = rag__error(s->g, RA_E_NOMEM, "%s: out of memory", s->what);
     if (status == RA_OK) {
         MPI_Request req;

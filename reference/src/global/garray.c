@@ -2,6 +2,7 @@
  * value and from a fill value, and reading the whole value. */
 #include "global.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,55 @@ int ra_global_to_local(ra_gctx *g, const ra_global *x, ra_array **out)
 /* The record each rank contributes to from_local: its signature, status, and its piece's
  * dtype, ndim and shape. */
 enum { REC_SIG, REC_STATUS, REC_DTYPE, REC_NDIM, REC_SHAPE, REC_LEN = REC_SHAPE + RA_MAX_NDIM };
+
+/* Along a broadcast mesh dimension m every rank holds the piece of the rank at coordinate 0
+ * there, as OneFlow's to_global from local tensors does (ranks holding [r, r] all read
+ * [0, 0]): that rank's bytes are broadcast to the others of the dimension's communicator,
+ * which replace their *piece with a copy on their own device. Pieces have one shape along a
+ * broadcast dimension (from_local checked it). */
+static int broadcast_piece(ra_gctx *g, const ra_placement *p, size_t m, ra_array **piece,
+                           const char *fn)
+{
+    ra_array *x = *piece;
+    size_t nbytes = ra_array_nbytes(x);
+    if (nbytes == 0) return RA_OK;
+    if (nbytes > INT_MAX)
+        return rag__error(g, RA_E_TOO_LARGE,
+                          "%s: a broadcast piece of %zu bytes (MPI counts "
+                          "reach %d)",
+                          fn, nbytes, INT_MAX);
+    unsigned char *buf = malloc(nbytes);
+    if (!buf) return rag__error(g, RA_E_NOMEM, "%s: out of memory for a piece", fn);
+    bool root = p->coord[m] == 0;
+    int status = RA_OK;
+    if (root) {
+        status = ra_array_read(g->ctx, x, buf, nbytes);
+        if (status != RA_OK) status = rag__from_ra(g, status, fn);
+    }
+    if (status == RA_OK) {
+        MPI_Request req;
+        int rc = MPI_Ibcast(buf, (int)nbytes, MPI_BYTE, 0, p->dim_comm[m], &req);
+        status = rc != MPI_SUCCESS ? rag__mpi(g, rc, fn) : rag__wait(g, &req, fn);
+        if (status == RA_E_TIMEOUT) {
+            rag__keep(g, buf);
+            return status;
+        }
+    }
+    if (status == RA_OK && !root) {
+        ra_device dev = ra_array_device(x);
+        ra_array *y = NULL;
+        status = ra_asarray_buffer(g->ctx, buf, ra_array_dtype(x), ra_array_shape(x),
+                                   ra_array_ndim(x), &(ra_opts){.device_value = &dev}, &y);
+        if (status == RA_OK) {
+            ra_array_release(x);
+            *piece = y;
+        } else {
+            status = rag__from_ra(g, status, fn);
+        }
+    }
+    free(buf);
+    return status;
+}
 
 int ra_global_from_local(ra_gctx *g, const ra_array *local, const ra_placement *p,
                          const ra_sbp *sbp, size_t nsbp, ra_global **out)
@@ -215,8 +265,14 @@ int ra_global_from_local(ra_gctx *g, const ra_array *local, const ra_placement *
     }
     free(all);
     if (status != RA_OK) return status;
-    return rag__global_make(g, p, dtype, shape, ndim, sbp,
-                            p->me >= 0 ? ra_array_retain(local) : NULL, out);
+    ra_array *piece = p->me >= 0 ? ra_array_retain(local) : NULL;
+    for (size_t m = 0; m < p->ndim && status == RA_OK; m++)
+        if (sbp[m].kind == RA_SBP_BROADCAST && piece) status = broadcast_piece(g, p, m, &piece, fn);
+    if (status != RA_OK) {
+        ra_array_release(piece);
+        return status;
+    }
+    return rag__global_make(g, p, dtype, shape, ndim, sbp, piece, out);
 }
 
 /* Fills a local piece from the whole value: the window [off, off + len) of each dim. */
@@ -315,7 +371,11 @@ int ra_global_from_buffer(ra_gctx *g, const void *data, ra_dtype dtype, const in
                           ra_global **out)
 {
     if (!g) return RA_E_NULL;
-    if (!data) {
+    /* data may be NULL for a shape of no elements, as for ra_asarray_buffer. */
+    int64_t size = 1;
+    for (size_t d = 0; shape && d < ndim && d < RA_MAX_NDIM; d++)
+        size = shape[d] > 0 ? size : 0;
+    if (!data && (size != 0 || !shape || ndim == 0)) {
         int status = rag__error(g, RA_E_NULL, "ra_global_from_buffer: data is NULL");
         return rag__agree(g, 0, status, "ra_global_from_buffer");
     }
@@ -361,7 +421,8 @@ int ra_global_read(ra_gctx *g, const ra_global *x, void *dst, size_t dst_bytes)
     static const char fn[] = "ra_global_read";
     if (!g) return RA_E_NULL;
     int status = RA_OK;
-    if (!x || !dst) status = rag__error(g, RA_E_NULL, "%s: x or dst is NULL", fn);
+    /* dst may be NULL for an array of no elements (dst_bytes 0). */
+    if (!x || (!dst && dst_bytes)) status = rag__error(g, RA_E_NULL, "%s: x or dst is NULL", fn);
     size_t need = 0;
     if (status == RA_OK) {
         need = ra_dtype_size(x->dtype);

@@ -526,6 +526,75 @@ static void test_from_local(void)
               ra_global_shape(x)[0] == 2,
           "a broadcast global array has its pieces' shape");
     ra_global_release(x);
+    /* Pieces that differ, made broadcast: rank 0's piece on every rank (OneFlow's to_global). */
+    int64_t own[2] = {10 * rank, 10 * rank + 1};
+    ra_array *mine = NULL, *got = NULL;
+    ra_asarray_buffer(ra_gctx_local_ctx(G), own, RA_INT64, l3, 1, &(ra_opts){.device = "cpu"},
+                      &mine);
+    x = NULL;
+    CHECK(status_is(ra_global_from_local(G, mine, p, &b, 1, &x), RA_OK, "B differing"),
+          "broadcast from pieces that differ");
+    int64_t first[2] = {0, 1}, held[2] = {-1, -1};
+    CHECK(x && whole_is(x, (unsigned char *)first, sizeof first),
+          "OF-SBP-3 the value is rank 0's piece");
+    if (x) ra_global_to_local(G, x, &got);
+    CHECK(got && ra_array_read(ra_gctx_local_ctx(G), got, held, sizeof held) == RA_OK &&
+              held[0] == 0 && held[1] == 1,
+          "every rank holds rank 0's piece, not its own");
+    ra_array_release(got);
+    ra_global_release(x);
+    ra_array_release(mine);
+    /* The same on the 2 x 2 mesh with (broadcast, broadcast), and (split(0), broadcast): along
+     * the broadcast mesh dim the piece of coordinate 0 wins. */
+    {
+        int64_t rk[4] = {0, 1, 2, 3}, ms[2] = {2, 2};
+        ra_placement *pm = NULL;
+        ra_placement_create(G, "cpu", rk, 4, ms, 2, &pm);
+        mine = NULL;
+        ra_asarray_buffer(ra_gctx_local_ctx(G), own, RA_INT64, l3, 1, &(ra_opts){.device = "cpu"},
+                          &mine);
+        ra_sbp bb[2] = {b, b}, sb[2] = {s0, b};
+        x = NULL;
+        CHECK(status_is(ra_global_from_local(G, mine, pm, bb, 2, &x), RA_OK, "B,B") && x &&
+                  whole_is(x, (unsigned char *)first, sizeof first),
+              "(broadcast, broadcast): rank 0's piece");
+        ra_global_release(x);
+        x = NULL;
+        int64_t rows[4] = {0, 1, 20, 21};
+        CHECK(status_is(ra_global_from_local(G, mine, pm, sb, 2, &x), RA_OK, "S0,B") && x &&
+                  whole_is(x, (unsigned char *)rows, sizeof rows),
+              "(split(0), broadcast): ranks 0 and 2's pieces joined");
+        ra_global_release(x);
+        ra_array_release(mine);
+        ra_placement_release(pm);
+    }
+    /* An empty global array: from empty pieces and from a whole value of no elements (data
+     * NULL), converted and read. */
+    {
+        int64_t zero[1] = {0};
+        ra_array *e = local_array(RA_FLOAT32, zero, 1, 0);
+        ra_global *ge = NULL, *gb = NULL;
+        CHECK(status_is(ra_global_from_local(G, e, p, &s0, 1, &ge), RA_OK, "empty") && ge &&
+                  ra_global_shape(ge)[0] == 0,
+              "split(0) of empty pieces: shape (0,)");
+        ra_global_release(ge);
+        ge = NULL;
+        CHECK(status_is(ra_global_from_buffer(G, NULL, RA_FLOAT32, zero, 1, p, &s0, 1, &ge), RA_OK,
+                        "empty from buffer"),
+              "from_buffer accepts NULL data for no elements");
+        CHECK(ge && status_is(ra_global_to_sbp(G, ge, &b, 1, &gb), RA_OK, "empty to B") && gb &&
+                  status_is(ra_global_read(G, gb, NULL, 0), RA_OK, "empty read"),
+              "an empty array converts to broadcast and reads into nothing");
+        int64_t one[1] = {1};
+        ra_global *gn = NULL;
+        CHECK(status_is(ra_global_from_buffer(G, NULL, RA_FLOAT32, one, 1, p, &s0, 1, &gn),
+                        RA_E_NULL, "NULL data") &&
+                  !gn,
+              "NULL data for one element is still RA_E_NULL");
+        ra_global_release(gb);
+        ra_global_release(ge);
+        ra_array_release(e);
+    }
     ra_sbp bad = ra_sbp_split(1);
     CHECK(status_is(ra_global_from_local(G, a, p, &bad, 1, &x), RA_E_AXIS, "axis"),
           "a split dim beyond the pieces' dims is RA_E_AXIS");
