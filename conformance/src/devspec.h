@@ -1,9 +1,11 @@
 /* devspec runner: private declarations shared by the runner's modules.
  *
  * The runner loads case files (case_load.c), the spec registries (registry.c) and an
- * expectations file (expectations.c), talks to an adapter through one of two transports
- * (adapter.c), judges each step (judge.c), and writes TAP (tap.c), the JSON report
- * (report.c) and JUnit XML (junit.c). run.c drives a run; main.c is the command line.
+ * expectations file (expectations.c), talks to an adapter through the protocol client
+ * (client.c) over one of two transports (adapter.c), judges each step (judge.c), decides
+ * what counts for a profile (profile.c), and tells its reporters: TAP (tap.c), the JSON
+ * report (report.c), JUnit XML (junit.c), the summary (summary.c). run.c schedules a run;
+ * main.c is the command line.
  * Nothing here knows any array library: the adapter protocol (spec/protocol.md) is the only
  * way in. */
 #ifndef DEVSPEC_H
@@ -549,8 +551,43 @@ typedef struct dsr_run_state {
     int nresults;
     int restarts;
     bool interrupted;
-    const char *why_incomplete;
+    bool complete;              /* every selected case ran, nothing cut the run short */
+    const char *why_incomplete; /* when not complete */
 } dsr_run_state;
+
+/* ---- the reporters: what a run tells as it goes --------------------------------------- */
+
+/* One output of a run. The scheduler (run.c) calls every reporter with the same events, in
+ * order, as Bowtie's reporter hears ready or startup_failed, then each case, then the end:
+ *   begin     the run begins: HEADER is the report's header record; ADAPTER_ERROR (NULL when
+ *             the adapter answered hello) says why the adapter did not start, and then no
+ *             case follows. false: this run must not go on (another run holds its report),
+ *             and no further event comes to any reporter;
+ *   case_done one case's result, in suite order;
+ *   end       the run is over (FOOTER: its counts, verdicts and gate); false: a file could
+ *             not be written (said on stderr), which makes the exit status 3.
+ * The TAP stream (tap.c), the JSON Lines journal and its consolidated report (report.c), the
+ * JUnit XML (junit.c) and the summary (summary.c) are reporters. */
+typedef struct dsr_reporter dsr_reporter;
+struct dsr_reporter {
+    bool (*begin)(dsr_reporter *self, const dsr_run_state *r, const cJSON *header,
+                  const char *adapter_error);
+    void (*case_done)(dsr_reporter *self, const dsr_result *res);
+    bool (*end)(dsr_reporter *self, const dsr_run_state *r, const cJSON *footer, double elapsed);
+    void (*destroy)(dsr_reporter *self);
+};
+
+/* TAP on OUT (tap.c); VERSION 13 or 14. The version line is written at once. */
+dsr_reporter *dsr__tap_reporter(FILE *out, int version);
+/* The JSON Lines journal and the consolidated JSON report (report.c). */
+dsr_reporter *dsr__journal_reporter(void);
+/* The paths of a journal reporter's files once it has begun (NULL before; JSONL NULL when the
+ * adapter did not start). */
+void dsr__journal_paths(const dsr_reporter *journal, const char **report, const char **jsonl);
+/* JUnit XML at PATH (junit.c); STRICT: an xpass is a failure. */
+dsr_reporter *dsr__junit_reporter(const char *path, bool strict);
+/* The summary on OUT (summary.c), with the paths of JOURNAL's files. */
+dsr_reporter *dsr__summary_reporter(FILE *out, const dsr_reporter *journal);
 
 /* The report's files: the JSON Lines journal written as the run goes, and the path of the
  * consolidated document written at the end. */
@@ -571,17 +608,17 @@ cJSON *dsr__report_case(const dsr_result *res);
 /* The footer record: counts, profile verdicts and the gate, whose exit status goes to *GATE. */
 cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed, int *gate);
 /* Chooses the paths (--report, or reports/runs/LABEL.json), locks and opens the journal,
- * removes a stale report and writes HEADER to the journal; REP takes HEADER over. When
+ * removes a stale report and writes HEADER to the journal; REP keeps a copy of HEADER. When
  * another run holds the journal's lock, REP->busy is set and nothing is touched. A report
  * path that exists and is not a regular file (/dev/null, a FIFO) gets no journal. Other
  * problems are printed on stderr; the run goes on without the journal. */
-void dsr__report_open(dsr_report *rep, const dsr_run_state *r, cJSON *header);
+void dsr__report_open(dsr_report *rep, const dsr_run_state *r, const cJSON *header);
 /* Appends one record to the journal, if open. */
 void dsr__report_record(dsr_report *rep, const cJSON *record);
-/* Writes FOOTER to the journal and closes it, then writes the consolidated report and, with
- * --junit, the JUnit XML. Sets *WRITE_FAILED when a file could not be written. */
+/* Writes FOOTER to the journal and closes it, then writes the consolidated report. Sets
+ * *WRITE_FAILED when a file could not be written. */
 void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *footer,
-                        double elapsed, bool *write_failed);
+                        bool *write_failed);
 void dsr__report_free(dsr_report *rep);
 
 /* ---- summary.c ------------------------------------------------------------------- */

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -120,6 +121,69 @@ static void details(dsr_buf *b, const dsr_result *r)
     dsr__buf_free(&t);
 }
 
+/* One <testcase> and what it holds. */
+static void testcase(dsr_buf *b, const dsr_result *r, bool strict)
+{
+    dsr__buf_puts(b, "    <testcase");
+    dsr_buf cls = {0};
+    file_class(&cls, r->c->file->name);
+    attr(b, "classname", cls.data);
+    dsr__buf_free(&cls);
+    attr(b, "name", r->c->id);
+    dsr__buf_printf(b, " time=\"%.6f\"", r->duration);
+    const char *reason = r->reason ? r->reason : "";
+    switch (r->status) {
+    case DSR_PASS:
+        dsr__buf_puts(b, "/>\n");
+        return;
+    case DSR_XPASS:
+        if (strict) {
+            dsr__buf_puts(b, ">\n      <failure type=\"xpass\"");
+            attr(b, "message", "unexpected pass (--strict)");
+            dsr__buf_puts(b, "/>\n    </testcase>\n");
+            return;
+        }
+        dsr__buf_puts(b, ">\n      <system-out>");
+        dsr__xml_escape(b, "unexpected pass: the expectations file lists this case as ");
+        dsr__xml_escape(b, dsr__status_name(r->expectation->status));
+        dsr__buf_puts(b, "</system-out>\n    </testcase>\n");
+        return;
+    case DSR_SKIP:
+        dsr__buf_puts(b, ">\n      <skipped");
+        attr(b, "message", reason);
+        dsr__buf_puts(b, "/>\n");
+        break;
+    case DSR_XFAIL:
+        dsr__buf_puts(b, ">\n      <skipped type=\"xfail\"");
+        attr(b, "message", r->expectation->reason);
+        dsr__buf_puts(b, ">");
+        details(b, r);
+        dsr__buf_puts(b, "</skipped>\n");
+        break;
+    case DSR_FAIL:
+        dsr__buf_puts(b, ">\n      <failure type=\"fail\"");
+        attr(b, "message", reason);
+        dsr__buf_puts(b, ">");
+        details(b, r);
+        dsr__buf_puts(b, "</failure>\n");
+        break;
+    default:
+        dsr__buf_puts(b, ">\n      <error");
+        attr(b, "type", dsr__status_name(r->status));
+        attr(b, "message", reason);
+        dsr__buf_puts(b, ">");
+        details(b, r);
+        dsr__buf_puts(b, "</error>\n");
+        break;
+    }
+    if (r->stderr_tail) {
+        dsr__buf_puts(b, "      <system-err>");
+        dsr__xml_escape(b, r->stderr_tail);
+        dsr__buf_puts(b, "</system-err>\n");
+    }
+    dsr__buf_puts(b, "    </testcase>\n");
+}
+
 int dsr__junit_write(const char *path, const dsr_result *results, int n, const cJSON *header,
                      double total_time, bool strict, char *err, size_t errlen)
 {
@@ -176,67 +240,8 @@ int dsr__junit_write(const char *path, const dsr_result *results, int n, const c
             dsr__buf_puts(&b, "/>\n");
         }
         dsr__buf_puts(&b, "    </properties>\n");
-        for (; i < j; i++) {
-            const dsr_result *r = &results[i];
-            dsr__buf_puts(&b, "    <testcase");
-            dsr_buf cls = {0};
-            file_class(&cls, f->name);
-            attr(&b, "classname", cls.data);
-            dsr__buf_free(&cls);
-            attr(&b, "name", r->c->id);
-            dsr__buf_printf(&b, " time=\"%.6f\"", r->duration);
-            const char *reason = r->reason ? r->reason : "";
-            switch (r->status) {
-            case DSR_PASS:
-                dsr__buf_puts(&b, "/>\n");
-                continue;
-            case DSR_XPASS:
-                if (strict) {
-                    dsr__buf_puts(&b, ">\n      <failure type=\"xpass\"");
-                    attr(&b, "message", "unexpected pass (--strict)");
-                    dsr__buf_puts(&b, "/>\n    </testcase>\n");
-                    continue;
-                }
-                dsr__buf_puts(&b, ">\n      <system-out>");
-                dsr__xml_escape(&b, "unexpected pass: the expectations file lists this case as ");
-                dsr__xml_escape(&b, dsr__status_name(r->expectation->status));
-                dsr__buf_puts(&b, "</system-out>\n    </testcase>\n");
-                continue;
-            case DSR_SKIP:
-                dsr__buf_puts(&b, ">\n      <skipped");
-                attr(&b, "message", reason);
-                dsr__buf_puts(&b, "/>\n");
-                break;
-            case DSR_XFAIL:
-                dsr__buf_puts(&b, ">\n      <skipped type=\"xfail\"");
-                attr(&b, "message", r->expectation->reason);
-                dsr__buf_puts(&b, ">");
-                details(&b, r);
-                dsr__buf_puts(&b, "</skipped>\n");
-                break;
-            case DSR_FAIL:
-                dsr__buf_puts(&b, ">\n      <failure type=\"fail\"");
-                attr(&b, "message", reason);
-                dsr__buf_puts(&b, ">");
-                details(&b, r);
-                dsr__buf_puts(&b, "</failure>\n");
-                break;
-            default:
-                dsr__buf_puts(&b, ">\n      <error");
-                attr(&b, "type", dsr__status_name(r->status));
-                attr(&b, "message", reason);
-                dsr__buf_puts(&b, ">");
-                details(&b, r);
-                dsr__buf_puts(&b, "</error>\n");
-                break;
-            }
-            if (r->stderr_tail) {
-                dsr__buf_puts(&b, "      <system-err>");
-                dsr__xml_escape(&b, r->stderr_tail);
-                dsr__buf_puts(&b, "</system-err>\n");
-            }
-            dsr__buf_puts(&b, "    </testcase>\n");
-        }
+        for (; i < j; i++)
+            testcase(&b, &results[i], strict);
         dsr__buf_puts(&b, "  </testsuite>\n");
     }
     dsr__buf_puts(&b, "</testsuites>\n");
@@ -244,4 +249,63 @@ int dsr__junit_write(const char *path, const dsr_result *results, int n, const c
     if (rc != 0) snprintf(err, errlen, "write failed");
     dsr__buf_free(&b);
     return rc;
+}
+
+/* ---- JUnit as a reporter: the file is written at the end, from every result ------------- */
+
+typedef struct junit_reporter {
+    dsr_reporter base;
+    const char *path;
+    bool strict;
+    cJSON *header;
+} junit_reporter;
+
+static bool junit_begin(dsr_reporter *self, const dsr_run_state *r, const cJSON *header,
+                        const char *adapter_error)
+{
+    (void)r;
+    (void)adapter_error;
+    junit_reporter *j = (junit_reporter *)self;
+    j->header = cJSON_Duplicate(header, true);
+    return true;
+}
+
+static void junit_case(dsr_reporter *self, const dsr_result *res)
+{
+    (void)self;
+    (void)res;
+}
+
+static bool junit_end(dsr_reporter *self, const dsr_run_state *r, const cJSON *footer,
+                      double elapsed)
+{
+    (void)footer;
+    junit_reporter *j = (junit_reporter *)self;
+    char err[512];
+    errno = 0;
+    if (dsr__mkdir_parents(j->path) != 0 ||
+        dsr__junit_write(j->path, r->results, r->nresults, j->header, elapsed, j->strict, err,
+                         sizeof err) != 0) {
+        fprintf(stderr, "devspec: cannot write %s: %s\n", j->path,
+                errno ? dsr__strerror(errno) : err);
+        return false;
+    }
+    return true;
+}
+
+static void junit_destroy(dsr_reporter *self)
+{
+    junit_reporter *j = (junit_reporter *)self;
+    cJSON_Delete(j->header);
+    free(j);
+}
+
+dsr_reporter *dsr__junit_reporter(const char *path, bool strict)
+{
+    junit_reporter *j = dsr__xmalloc(sizeof *j);
+    memset(j, 0, sizeof *j);
+    j->path = path;
+    j->strict = strict;
+    j->base = (dsr_reporter){junit_begin, junit_case, junit_end, junit_destroy};
+    return &j->base;
 }

@@ -98,7 +98,8 @@ cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error)
      * library.wrapper, notes, claims, excluded_devices; spec/protocol.md, "Session"), copied
      * as it came, for the person reading the report. */
     const cJSON *wrapper = cJSON_GetObjectItemCaseSensitive(lib, "wrapper");
-    if (cJSON_IsObject(wrapper)) cJSON_AddItemToObject(l, "wrapper", cJSON_Duplicate(wrapper, true));
+    if (cJSON_IsObject(wrapper))
+        cJSON_AddItemToObject(l, "wrapper", cJSON_Duplicate(wrapper, true));
     static const char *const found_keys[] = {"notes", "claims", "excluded_devices"};
     cJSON *found = NULL;
     for (size_t i = 0; i < sizeof found_keys / sizeof *found_keys; i++) {
@@ -317,7 +318,7 @@ static char *report_label(const dsr_run_state *r)
     return s;
 }
 
-void dsr__report_open(dsr_report *rep, const dsr_run_state *r, cJSON *header)
+void dsr__report_open(dsr_report *rep, const dsr_run_state *r, const cJSON *header)
 {
     dsr_buf path = {0};
     if (r->o->report)
@@ -337,7 +338,7 @@ void dsr__report_open(dsr_report *rep, const dsr_run_state *r, cJSON *header)
     }
     dsr__buf_puts(&path, ".jsonl");
     rep->jsonl_path = path.data;
-    rep->header = header;
+    rep->header = cJSON_Duplicate(header, true);
     rep->lock_fd = -1;
     /* Something at the report path that is not a regular file is written in place at the
      * end (dsr__write_file_atomic); it gets no journal beside it (no /dev/null.jsonl). */
@@ -379,7 +380,7 @@ void dsr__report_open(dsr_report *rep, const dsr_run_state *r, cJSON *header)
      * replaces NAME.json only at the end, so a stale NAME.json from an earlier run is
      * removed first: never a complete-looking file for a run that did not complete. */
     unlink(rep->report_path);
-    dsr__report_record(rep, header);
+    dsr__report_record(rep, rep->header);
 }
 
 void dsr__report_free(dsr_report *rep)
@@ -394,7 +395,7 @@ void dsr__report_free(dsr_report *rep)
 }
 
 void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *footer,
-                        double elapsed, bool *write_failed)
+                        bool *write_failed)
 {
     dsr__report_record(rep, footer);
     if (rep->jsonl) {
@@ -432,14 +433,62 @@ void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *fo
         *write_failed = true;
     }
     dsr__buf_free(&b);
-    if (r->o->junit) {
-        char err[512];
-        if (dsr__mkdir_parents(r->o->junit) != 0 ||
-            dsr__junit_write(r->o->junit, r->results, r->nresults, rep->header, elapsed,
-                             r->o->strict, err, sizeof err) != 0) {
-            fprintf(stderr, "devspec: cannot write %s: %s\n", r->o->junit,
-                    errno ? dsr__strerror(errno) : err);
-            *write_failed = true;
-        }
-    }
+}
+
+/* ---- the journal as a reporter ------------------------------------------------------- */
+
+typedef struct journal {
+    dsr_reporter base;
+    dsr_report rep;
+    bool started; /* the adapter started: the summary names the journal */
+} journal;
+
+static bool journal_begin(dsr_reporter *self, const dsr_run_state *r, const cJSON *header,
+                          const char *adapter_error)
+{
+    journal *j = (journal *)self;
+    j->started = adapter_error == NULL;
+    dsr__report_open(&j->rep, r, header);
+    return !j->rep.busy;
+}
+
+static void journal_case(dsr_reporter *self, const dsr_result *res)
+{
+    journal *j = (journal *)self;
+    cJSON *rec = dsr__report_case(res);
+    dsr__report_record(&j->rep, rec);
+    cJSON_Delete(rec);
+}
+
+static bool journal_end(dsr_reporter *self, const dsr_run_state *r, const cJSON *footer,
+                        double elapsed)
+{
+    (void)elapsed;
+    journal *j = (journal *)self;
+    bool failed = false;
+    dsr__report_finish(&j->rep, r, footer, &failed);
+    return !failed;
+}
+
+static void journal_destroy(dsr_reporter *self)
+{
+    journal *j = (journal *)self;
+    dsr__report_free(&j->rep);
+    free(j);
+}
+
+dsr_reporter *dsr__journal_reporter(void)
+{
+    journal *j = dsr__xmalloc(sizeof *j);
+    memset(j, 0, sizeof *j);
+    j->rep.lock_fd = -1;
+    j->base = (dsr_reporter){journal_begin, journal_case, journal_end, journal_destroy};
+    return &j->base;
+}
+
+void dsr__journal_paths(const dsr_reporter *self, const char **report, const char **jsonl)
+{
+    const journal *j = (const journal *)self;
+    *report = j->rep.report_path;
+    *jsonl = j->started ? j->rep.jsonl_path : NULL;
 }

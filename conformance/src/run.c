@@ -27,8 +27,8 @@ typedef struct runner {
     bool interrupted;
     char why_incomplete[1200];
     cJSON *bindings;
-    dsr_tap *tap;
-    dsr_report rep;
+    dsr_reporter *out[4]; /* the journal, TAP, JUnit, the summary: each hears every event */
+    int nout;
     dsr_result *results;
     int nresults;
     /* the failure of the last request or step, for the result */
@@ -464,14 +464,12 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
     return true;
 }
 
-/* Writes a finished result to TAP and the journal, in order. */
+/* Tells every reporter of a finished result, in suite order. */
 static void emit(runner *r, const dsr_result *res)
 {
     r->nresults++;
-    if (r->tap) dsr__tap_result(r->tap, res);
-    cJSON *rec = dsr__report_case(res);
-    dsr__report_record(&r->rep, rec);
-    cJSON_Delete(rec);
+    for (int i = 0; i < r->nout; i++)
+        r->out[i]->case_done(r->out[i], res);
 }
 
 static void free_result(dsr_result *res)
@@ -634,13 +632,9 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
         if (p.state[i] == 1 || p.state[i] == 3) free_result(&r->results[i]);
     /* The first worker's state comes back to R; the others' is folded in and freed. */
     int nresults = r->nresults, restarts = *r->cl.restarts;
-    dsr_tap *tap = r->tap;
-    dsr_report rep = r->rep;
     *r = ws[0].r;
     *r->cl.restarts = restarts;
     r->nresults = nresults;
-    r->tap = tap;
-    r->rep = rep;
     for (int k = 1; k < jobs; k++) {
         runner *w = &ws[k].r;
         if (w->interrupted) r->interrupted = true;
@@ -676,6 +670,7 @@ static dsr_run_state state(const runner *r)
                            .nresults = r->nresults,
                            .restarts = *r->cl.restarts,
                            .interrupted = r->interrupted,
+                           .complete = !r->incomplete,
                            .why_incomplete = r->why_incomplete};
 }
 
@@ -684,92 +679,71 @@ static const char *signal_name(int sig)
     return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a signal";
 }
 
-int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, dsr_expectations *ex,
-             dsr_adapter *ad)
+/* The run's outputs, in the order each event reaches them: the journal first (it may find
+ * its report taken by another run), the summary last. TAP writes its version line now. */
+static void open_reporters(runner *r)
 {
-    runner R = {.o = o, .reg = reg, .suite = suite, .ex = ex};
-    dsr__client_init(&R.cl, ad, o, NULL);
-    int gate = 0;
-    runner *r = &R;
-    double t0 = dsr__now();
-    r->tap = o->tap ? dsr__tap_open(stdout, o->tap_version == 14 ? 14 : 13) : NULL;
-    r->results = dsr__xmalloc(sizeof(dsr_result) * (size_t)(suite->ncases + 1));
+    const dsr_options *o = r->o;
+    dsr_reporter *journal = dsr__journal_reporter();
+    r->out[r->nout++] = journal;
+    if (o->tap) r->out[r->nout++] = dsr__tap_reporter(stdout, o->tap_version == 14 ? 14 : 13);
+    if (o->junit) r->out[r->nout++] = dsr__junit_reporter(o->junit, o->strict);
+    r->out[r->nout++] = dsr__summary_reporter(o->tap ? stderr : stdout, journal);
+}
 
-    /* Expectations are matched against every loaded case, so an entry is stale only when
-     * it names nothing in the suite, not when a filter left its case out. */
-    const dsr_expectation **exp_of = dsr__xmalloc(sizeof(void *) * (size_t)(suite->ncases + 1));
-    int ci = 0;
-    for (int f = 0; f < suite->nfiles; f++)
-        for (int k = 0; k < suite->files[f].ncases; k++)
-            exp_of[ci++] = dsr__expectations_match(ex, suite->files[f].cases[k].id);
-
-    char err[1024] = "";
-    int started = dsr__client_start(&r->cl, err, sizeof err);
-    if (started != 0 && dsr__interrupted) {
-        /* a signal while the adapter starts is an interruption, not a failure to start */
-        r->interrupted = true;
-        snprintf(err, sizeof err, "interrupted (%s) while the adapter was starting",
-                 signal_name(dsr__interrupted));
-    }
-    if (started != 0) {
-        if (!r->interrupted) fprintf(stderr, "devspec: the adapter could not start: %s\n", err);
-        dsr_run_state s = state(r);
-        dsr__report_open(&r->rep, &s, dsr__report_header(&s, err));
-        if (r->rep.busy) {
-            r->incomplete = true;
-            goto done;
-        }
-        if (r->tap) dsr__tap_bail(r->tap, "the adapter could not start");
-        r->incomplete = true;
-        if (r->interrupted)
-            snprintf(r->why_incomplete, sizeof r->why_incomplete, "%s", err);
-        else
-            snprintf(r->why_incomplete, sizeof r->why_incomplete, "the adapter could not start: %s",
-                     err);
-        s = state(r);
-        cJSON *footer = dsr__report_footer(&s, false, dsr__now() - t0, &gate);
-        bool wf = false;
-        dsr__report_finish(&r->rep, &s, footer, dsr__now() - t0, &wf);
-        dsr__summary(o->tap ? stderr : stdout, &s, footer, r->rep.report_path, NULL,
-                     dsr__now() - t0);
-        cJSON_Delete(footer);
-        dsr__adapter_kill(ad);
-        goto done;
-    }
-
+/* The run begins (ADAPTER_ERROR: the adapter did not start). False when a reporter refuses:
+ * another run writes this report, and nothing of this one may touch it. */
+static bool begin(runner *r, const char *adapter_error)
+{
     dsr_run_state s = state(r);
-    dsr__report_open(&r->rep, &s, dsr__report_header(&s, NULL));
-    if (r->rep.busy) {
-        /* another run writes this report: nothing of this one may touch it */
-        dsr__adapter_kill(ad);
-        r->incomplete = true;
-        goto done;
-    }
-    if (r->tap) {
-        const cJSON *lib = cJSON_GetObjectItemCaseSensitive(r->cl.hello, "library");
-        const cJSON *ln = cJSON_GetObjectItemCaseSensitive(lib, "name");
-        const cJSON *lv = cJSON_GetObjectItemCaseSensitive(lib, "version");
-        dsr__tap_comment(r->tap, "devspec %s; library %s %s; %s adapter; %d device%s bound",
-                         DEVSPEC_VERSION, cJSON_IsString(ln) ? ln->valuestring : "?",
-                         cJSON_IsString(lv) ? lv->valuestring : "?", o->transport, r->cl.ndevices,
-                         r->cl.ndevices == 1 ? "" : "s");
-    }
+    cJSON *header = dsr__report_header(&s, adapter_error);
+    bool go = true;
+    for (int i = 0; i < r->nout && go; i++)
+        go = r->out[i]->begin(r->out[i], &s, header, adapter_error);
+    cJSON_Delete(header);
+    if (!go) r->incomplete = true;
+    return go;
+}
 
-    /* The selected cases in suite order: results[i] is sel[i]'s, whichever worker ran it. */
-    int total = 0;
-    const dsr_case **sel = dsr__xmalloc(sizeof(void *) * (size_t)(suite->ncases + 1));
-    const dsr_expectation **sel_exp = dsr__xmalloc(sizeof(void *) * (size_t)(suite->ncases + 1));
-    ci = 0;
-    for (int f = 0; f < suite->nfiles; f++)
-        for (int k = 0; k < suite->files[f].ncases; k++, ci++)
-            if (dsr__case_selected(o, reg, &suite->files[f].cases[k])) {
-                sel[total] = &suite->files[f].cases[k];
+/* The run is over: the footer to every reporter. Returns the exit status: the gate, or 3
+ * when a file could not be written. */
+static int end(runner *r, double t0)
+{
+    dsr_run_state s = state(r);
+    double elapsed = dsr__now() - t0;
+    int gate = 0;
+    cJSON *footer = dsr__report_footer(&s, s.complete, elapsed, &gate);
+    bool written = true;
+    for (int i = 0; i < r->nout; i++)
+        written = r->out[i]->end(r->out[i], &s, footer, elapsed) && written;
+    cJSON_Delete(footer);
+    return !written && gate == DSR_EXIT_OK ? DSR_EXIT_INCOMPLETE : gate;
+}
+
+/* The selected cases in suite order, each with the expectations entry that names it. */
+static int select_cases(runner *r, const dsr_expectation **exp_of, const dsr_case **sel,
+                        const dsr_expectation **sel_exp)
+{
+    int total = 0, ci = 0;
+    for (int f = 0; f < r->suite->nfiles; f++)
+        for (int k = 0; k < r->suite->files[f].ncases; k++, ci++)
+            if (dsr__case_selected(r->o, r->reg, &r->suite->files[f].cases[k])) {
+                sel[total] = &r->suite->files[f].cases[k];
                 sel_exp[total++] = exp_of[ci];
             }
+    return total;
+}
 
-    /* --jobs N: out of process only, and one worker for an SPMD adapter (its ranks are
-     * already processes of their own). */
-    int jobs = o->jobs > 1 && !dsr__adapter_in_process(ad) && r->cl.nranks == 1 ? o->jobs : 1;
+/* Runs the selected cases: one worker in order, or --jobs N (out of process only, and one
+ * worker for an SPMD adapter, whose ranks are already processes of their own). */
+static void run_cases(runner *r, const dsr_expectation **exp_of)
+{
+    size_t n = (size_t)r->suite->ncases + 1;
+    const dsr_case **sel = dsr__xmalloc(sizeof(void *) * n);
+    const dsr_expectation **sel_exp = dsr__xmalloc(sizeof(void *) * n);
+    int total = select_cases(r, exp_of, sel, sel_exp);
+    const dsr_options *o = r->o;
+    int jobs = o->jobs > 1 && !dsr__adapter_in_process(r->cl.ad) && r->cl.nranks == 1 ? o->jobs : 1;
     if (jobs > total) jobs = total > 0 ? total : 1;
     if (jobs == 1) {
         for (int i = 0; i < total && !r->incomplete && !r->interrupted && !dsr__interrupted; i++) {
@@ -790,43 +764,65 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
                  signal_name(dsr__interrupted));
     }
     if (o->progress) fputs("\r\033[K", stderr);
-
     /* A polite goodbye, in both transports: an in-process adapter releases its library
      * here; a worker that does not leave is killed. */
     if (!r->interrupted && jobs == 1) dsr__client_bye(&r->cl);
-    dsr__adapter_stop(ad, 2.0);
+    dsr__adapter_stop(r->cl.ad, 2.0);
+}
 
-    bool write_failed = false;
-    s = state(r);
-    cJSON *footer = dsr__report_footer(&s, !r->incomplete, dsr__now() - t0, &gate);
-    if (r->tap) {
-        if (r->incomplete)
-            dsr__tap_bail(r->tap, r->why_incomplete);
-        else
-            dsr__tap_close(r->tap);
+/* The adapter did not start (ERR says why): the reports say so, and the run is incomplete. */
+static void startup_failed(runner *r, const char *err, double t0)
+{
+    if (!r->interrupted) fprintf(stderr, "devspec: the adapter could not start: %s\n", err);
+    r->incomplete = true;
+    if (!begin(r, err)) return;
+    if (r->interrupted)
+        snprintf(r->why_incomplete, sizeof r->why_incomplete, "%s", err);
+    else
+        snprintf(r->why_incomplete, sizeof r->why_incomplete, "the adapter could not start: %s",
+                 err);
+    end(r, t0);
+    dsr__adapter_kill(r->cl.ad);
+}
+
+int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, dsr_expectations *ex,
+             dsr_adapter *ad)
+{
+    runner R = {.o = o, .reg = reg, .suite = suite, .ex = ex};
+    runner *r = &R;
+    dsr__client_init(&r->cl, ad, o, NULL);
+    double t0 = dsr__now();
+    open_reporters(r);
+    r->results = dsr__xmalloc(sizeof(dsr_result) * (size_t)(suite->ncases + 1));
+
+    /* Expectations are matched against every loaded case, so an entry is stale only when
+     * it names nothing in the suite, not when a filter left its case out. */
+    const dsr_expectation **exp_of = dsr__xmalloc(sizeof(void *) * (size_t)(suite->ncases + 1));
+    int ci = 0;
+    for (int f = 0; f < suite->nfiles; f++)
+        for (int k = 0; k < suite->files[f].ncases; k++)
+            exp_of[ci++] = dsr__expectations_match(ex, suite->files[f].cases[k].id);
+
+    int code = DSR_EXIT_INCOMPLETE;
+    char err[1024] = "";
+    if (dsr__client_start(&r->cl, err, sizeof err) != 0) {
+        if (dsr__interrupted) {
+            /* a signal while the adapter starts is an interruption, not a failure to start */
+            r->interrupted = true;
+            snprintf(err, sizeof err, "interrupted (%s) while the adapter was starting",
+                     signal_name(dsr__interrupted));
+        }
+        startup_failed(r, err, t0);
+    } else if (!begin(r, NULL)) {
+        dsr__adapter_kill(ad);
+    } else {
+        run_cases(r, exp_of);
+        code = end(r, t0);
+        if (r->incomplete) code = DSR_EXIT_INCOMPLETE;
     }
-    dsr__report_finish(&r->rep, &s, footer, dsr__now() - t0, &write_failed);
-    if (r->incomplete) fprintf(stderr, "devspec: the run is incomplete: %s\n", r->why_incomplete);
-    dsr__summary(o->tap ? stderr : stdout, &s, footer, r->rep.report_path, r->rep.jsonl_path,
-                 dsr__now() - t0);
-    cJSON_Delete(footer);
-    int ran = 0;
+
     for (int i = 0; i < r->nresults; i++)
-        ran += r->results[i].status != DSR_SKIP;
-    /* A run where nothing ran proves nothing, though nothing in it was unexpected. */
-    if (ran == 0 && !r->interrupted)
-        fprintf(stderr, "devspec: warning: no case ran (%d selected, all skipped)\n", r->nresults);
-    if (write_failed && gate == DSR_EXIT_OK) gate = DSR_EXIT_INCOMPLETE;
-
-done:;
-    int code = r->incomplete ? DSR_EXIT_INCOMPLETE : gate;
-    for (int i = 0; i < r->nresults; i++) {
-        free(r->results[i].reason);
-        free(r->results[i].skip_source);
-        free(r->results[i].stderr_tail);
-        cJSON_Delete(r->results[i].expected);
-        cJSON_Delete(r->results[i].observed);
-    }
+        free_result(&r->results[i]);
     free(r->results);
     free(exp_of);
     dsr__client_free(&r->cl);
@@ -834,7 +830,7 @@ done:;
     cJSON_Delete(r->expected);
     cJSON_Delete(r->observed);
     dsr__buf_free(&r->msg);
-    dsr__report_free(&r->rep);
-    free(r->tap);
+    for (int i = 0; i < r->nout; i++)
+        r->out[i]->destroy(r->out[i]);
     return code;
 }

@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* At most this many unexpected results are listed; the report has them all. */
@@ -127,4 +128,62 @@ void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const 
     if (xpass) fprintf(out, ", %d xpassed", xpass);
     fprintf(out, " in %.2f s%s\n", elapsed, off);
     fflush(out);
+}
+
+/* ---- the summary as a reporter: it speaks at the end ---------------------------------- */
+
+typedef struct summary_reporter {
+    dsr_reporter base;
+    FILE *out;
+    const dsr_reporter *journal;
+    bool started; /* the adapter started */
+} summary_reporter;
+
+static bool summary_begin(dsr_reporter *self, const dsr_run_state *r, const cJSON *header,
+                          const char *adapter_error)
+{
+    (void)r;
+    (void)header;
+    ((summary_reporter *)self)->started = adapter_error == NULL;
+    return true;
+}
+
+static void summary_case(dsr_reporter *self, const dsr_result *res)
+{
+    (void)self;
+    (void)res;
+}
+
+static bool summary_end(dsr_reporter *self, const dsr_run_state *r, const cJSON *footer,
+                        double elapsed)
+{
+    summary_reporter *s = (summary_reporter *)self;
+    const char *report = NULL, *jsonl = NULL;
+    dsr__journal_paths(s->journal, &report, &jsonl);
+    if (s->started && !r->complete)
+        fprintf(stderr, "devspec: the run is incomplete: %s\n", r->why_incomplete);
+    dsr__summary(s->out, r, footer, report, jsonl, elapsed);
+    if (!s->started) return true;
+    int ran = 0;
+    for (int i = 0; i < r->nresults; i++)
+        ran += r->results[i].status != DSR_SKIP;
+    /* A run where nothing ran proves nothing, though nothing in it was unexpected. */
+    if (ran == 0 && !r->interrupted)
+        fprintf(stderr, "devspec: warning: no case ran (%d selected, all skipped)\n", r->nresults);
+    return true;
+}
+
+static void summary_destroy(dsr_reporter *self)
+{
+    free(self);
+}
+
+dsr_reporter *dsr__summary_reporter(FILE *out, const dsr_reporter *journal)
+{
+    summary_reporter *s = dsr__xmalloc(sizeof *s);
+    memset(s, 0, sizeof *s);
+    s->out = out;
+    s->journal = journal;
+    s->base = (dsr_reporter){summary_begin, summary_case, summary_end, summary_destroy};
+    return &s->base;
 }

@@ -180,3 +180,65 @@ void dsr__tap_close(dsr_tap *t)
     fprintf(t->out, "1..%d\n", t->top_n);
     fflush(t->out);
 }
+
+/* ---- TAP as a reporter ------------------------------------------------------------------ */
+
+typedef struct tap_reporter {
+    dsr_reporter base;
+    dsr_tap *t;
+    bool bailed;
+} tap_reporter;
+
+static bool tap_begin(dsr_reporter *self, const dsr_run_state *r, const cJSON *header,
+                      const char *adapter_error)
+{
+    (void)header;
+    tap_reporter *t = (tap_reporter *)self;
+    if (adapter_error) {
+        dsr__tap_bail(t->t, "the adapter could not start");
+        t->bailed = true;
+        return true;
+    }
+    const cJSON *lib = cJSON_GetObjectItemCaseSensitive(r->hello, "library");
+    const cJSON *ln = cJSON_GetObjectItemCaseSensitive(lib, "name");
+    const cJSON *lv = cJSON_GetObjectItemCaseSensitive(lib, "version");
+    dsr__tap_comment(t->t, "devspec %s; library %s %s; %s adapter; %d device%s bound",
+                     DEVSPEC_VERSION, cJSON_IsString(ln) ? ln->valuestring : "?",
+                     cJSON_IsString(lv) ? lv->valuestring : "?", r->o->transport, r->ndevices,
+                     r->ndevices == 1 ? "" : "s");
+    return true;
+}
+
+static void tap_case(dsr_reporter *self, const dsr_result *res)
+{
+    dsr__tap_result(((tap_reporter *)self)->t, res);
+}
+
+static bool tap_end(dsr_reporter *self, const dsr_run_state *r, const cJSON *footer, double elapsed)
+{
+    (void)footer;
+    (void)elapsed;
+    tap_reporter *t = (tap_reporter *)self;
+    if (t->bailed) return true;
+    if (!r->complete)
+        dsr__tap_bail(t->t, r->why_incomplete);
+    else
+        dsr__tap_close(t->t);
+    return true;
+}
+
+static void tap_destroy(dsr_reporter *self)
+{
+    tap_reporter *t = (tap_reporter *)self;
+    free(t->t);
+    free(t);
+}
+
+dsr_reporter *dsr__tap_reporter(FILE *out, int version)
+{
+    tap_reporter *t = dsr__xmalloc(sizeof *t);
+    memset(t, 0, sizeof *t);
+    t->t = dsr__tap_open(out, version);
+    t->base = (dsr_reporter){tap_begin, tap_case, tap_end, tap_destroy};
+    return &t->base;
+}
