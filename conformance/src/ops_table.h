@@ -77,6 +77,8 @@
         ((const char *const[]){"x", NULL}))                                                        \
     X("array.dlpack", 1, ((const char *const[]){"array", "dl_device", "copy", "stream", NULL}),    \
         ((const char *const[]){"array", NULL}))                                                    \
+    X("array.exchange", 1, ((const char *const[]){"array", "peer", "direction", "dl_device",       \
+        "copy", NULL}), ((const char *const[]){"array", "peer", "direction", NULL}))               \
     X("stream.default", 1, ((const char *const[]){"device", NULL}),                                \
         ((const char *const[]){"device", NULL}))                                                   \
     X("array.tril", 1, ((const char *const[]){"x", "k", NULL}), ((const char *const[]){"x",        \

@@ -229,19 +229,8 @@ typedef struct ds_library_info {
     const char *const *features; /* names from spec/features.json, NULL-terminated */
 } ds_library_info;
 
-typedef enum ds_binary_fn {
-    DS_ADD = 1,
-    DS_SUBTRACT,
-    DS_MULTIPLY,
-    DS_DIVIDE,
-    DS_EQUAL,
-    DS_LESS,
-    DS_MAXIMUM
-} ds_binary_fn;
-
-typedef enum ds_unary_fn { DS_NEGATIVE = 1, DS_ABS, DS_SQRT } ds_unary_fn;
-
-typedef enum ds_reduce_fn { DS_SUM = 1, DS_MAX } ds_reduce_fn;
+/* ds_binary_fn, ds_unary_fn, ds_reduce_fn: generated from spec/ops.json. */
+#include "devspec_shim_fns_generated.h"
 
 /* The creation functions with only a shape (array.create fn zeros/ones/empty). */
 typedef enum ds_fill_fn { DS_ZEROS = 1, DS_ONES, DS_EMPTY } ds_fill_fn;

@@ -4,7 +4,7 @@
  * missing or unexpected argument, ValueError for a value of the right type that is not
  * acceptable (an unknown dtype, a handle that does not exist).
  */
-#include "session.h"
+#include "args.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -35,6 +35,9 @@ int ds__fail(ds__err *e, ds__origin origin, const char *kind, const char *fmt, .
 
 const char *ds__origin_name(ds__origin origin);
 
+/* Where ds_error() writes from now (NULL: nowhere; it is then ignored). */
+void ds__error_target(ds__err *e);
+
 /* alloc.c: every allocation the shim makes goes through these, so that a test can make the
  * n-th one fail (ds__alloc_fail_at) and check that nothing crashes or leaks. A test also
  * hands them to cJSON_InitHooks so that cJSON's allocations count too. */

@@ -50,31 +50,6 @@ size_t ds_dtype_size(ds_dtype dtype)
     return dtypes[dtype].size;
 }
 
-int ds__fail(ds__err *e, ds__origin origin, const char *kind, const char *fmt, ...)
-{
-    va_list ap;
-    e->set = true;
-    e->origin = origin;
-    snprintf(e->kind, sizeof e->kind, "%s", kind);
-    va_start(ap, fmt);
-    vsnprintf(e->message, sizeof e->message, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-const char *ds__origin_name(ds__origin origin)
-{
-    switch (origin) {
-    case DS__ORIGIN_ADAPTER:
-        return "adapter";
-    case DS__ORIGIN_PROTOCOL:
-        return "protocol";
-    case DS__ORIGIN_LIBRARY:
-        break;
-    }
-    return "library";
-}
-
 int64_t ds__shape_count(const int64_t *shape, int ndim)
 {
     int64_t n = 1;
