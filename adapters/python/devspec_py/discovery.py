@@ -18,7 +18,7 @@ backend (`devspec_adapter.py --module SPEC`, `devspec run --adapter python:SPEC`
   parameters, so that a parameter is found by position and kind, and a misnamed one is
   reported as such.
 
-Standard-library only (tomllib: Python 3.11).
+Standard-library only (tomllib: Python 3.11; an older interpreter reads no TOML, and says so).
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ import importlib
 import inspect
 import os
 import sys
-import tomllib
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
@@ -259,10 +258,24 @@ class Overrides:
 
     def read_file(self, path: str) -> None:
         """A claims file: TOML with a [tool.devspec] table, or the table's keys at the top."""
-        with open(path, "rb") as f:
-            data = tomllib.load(f)
+        data = read_toml(path)
         table = data.get("tool", {}).get("devspec") if "tool" in data else data
         self.merge_table(table if table is not None else {}, path)
+
+
+def read_toml(path: str) -> Any:
+    """The TOML file PATH, read with tomllib (Python 3.11), or tomli where it is installed."""
+    toml: Any
+    try:
+        import tomllib as toml
+    except ImportError:
+        try:
+            toml = importlib.import_module("tomli")
+        except ImportError as exc:
+            raise ValueError("%s: this Python (%s) cannot read TOML (tomllib came in 3.11; "
+                             "or install tomli)" % (path, sys.version.split()[0])) from exc
+    with open(path, "rb") as f:
+        return toml.load(f)
 
 
 def find_pyproject(module: ModuleType) -> str | None:
@@ -283,8 +296,7 @@ def find_pyproject(module: ModuleType) -> str | None:
 
 
 def pyproject_table(path: str) -> Any:
-    with open(path, "rb") as f:
-        return tomllib.load(f).get("tool", {}).get("devspec")
+    return read_toml(path).get("tool", {}).get("devspec")
 
 
 # -- the standard's signatures: where each parameter stands ----------------------------------

@@ -117,3 +117,88 @@ def test_reading_element_by_element_is_exact():
         x = xp.asarray(values, dtype=getattr(xp, dtype), device=b.devices()[1])
         got = b.read_elements(x, dtype)
         assert got == values and [type(v) for v in got] == [type(v) for v in values]
+
+
+# -- what a maintainer says without code: [tool.devspec], --claims FILE, flags ----------------
+
+def hello_of(module, pythonpath, *flags):
+    proc = subprocess.run([interpreter("numpy"), PROGRAM, "--module", module, *flags],
+                          input='{"id": 0, "op": "hello", "args": {"protocol": 1}}\n',
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=pythonpath))
+    if proc.returncode != 0:
+        return proc.returncode, proc.stderr
+    return json.loads(proc.stdout.splitlines()[0])["result"]
+
+
+@needs_strict
+def test_claims_are_overridden_by_pyproject_then_file_then_flags(tmp_path):
+    # A library's source tree: its pyproject.toml above the module.
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "mylib"\n\n[tool.devspec]\nunclaim = ["dlpack-export"]\n'
+        'claim = ["sharding"]\ndevices = {D1 = "array_api_strict.Device(\'device2\')"}\n')
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "mylib.py").write_text("from array_api_strict import *\n"
+                                               "from array_api_strict import __array_api_version__"
+                                               ", __array_namespace_info__\n")
+    path = str(tmp_path / "src")
+    got = hello_of("mylib", path)
+    features = set(got["features"])
+    assert "dlpack-export" not in features and "sharding" in features
+    where = "[tool.devspec] in %s" % (tmp_path / "pyproject.toml")
+    assert got["claims"]["dlpack-export"] == {"claimed": False, "why": "not claimed: " + where}
+    assert got["device_strs"][1] == "array_api_strict.Device('device2')"
+    assert any("settings read from [tool.devspec]" in n for n in got["notes"])
+    # --claims FILE wins over the pyproject.toml, the flags over both.
+    claims = tmp_path / "claims.toml"
+    claims.write_text('claim = ["dlpack-export"]\n')
+    got = hello_of("mylib", path, "--claims", str(claims), "--unclaim", "sharding")
+    assert {"dlpack-export"} <= set(got["features"]) and "sharding" not in got["features"]
+    assert got["claims"]["sharding"]["why"] == "not claimed: --unclaim sharding"
+    assert got["claims"]["dlpack-export"]["why"] == "claimed by %s" % claims
+
+
+@needs_strict
+def test_bad_settings_are_refused_naming_the_file_and_the_key(tmp_path):
+    claims = tmp_path / "claims.toml"
+    claims.write_text('[tool.devspec]\nclaims = ["dlpack-export"]\n')
+    rc, err = hello_of("array_api_strict", str(tmp_path), "--claims", str(claims))
+    assert rc == 3 and "%s: [tool.devspec] has no key 'claims'" % claims in err, err
+    rc, err = hello_of("array_api_strict", str(tmp_path), "--device", "X1=cpu")
+    assert rc == 2 and "--device X1=cpu: expected Dn=DEVICE" in err, err
+    rc, err = hello_of("array_api_strict", str(tmp_path), "--claims",
+                       str(tmp_path / "absent.toml"))
+    assert rc == 3 and "absent.toml" in err, err
+    proc = subprocess.run([sys.executable, PROGRAM, "--library", "numpy", "--compat"],
+                          capture_output=True, text=True, input="")
+    assert proc.returncode == 2 and "--compat goes with --module" in proc.stderr
+
+
+def test_parameters_are_found_by_the_standards_position_and_kind():
+    import inspect
+
+    from devspec_py.discovery import param_by_standard
+
+    def zeros(shape, *, dtype=None, dev=None):
+        pass
+
+    def ones(shape, *, dtype=None, device=None):
+        pass
+
+    def empty(shape, **kw):
+        pass
+
+    def full(shape, fill_value, *, dtype=None):
+        pass
+
+    assert param_by_standard("zeros", inspect.signature(zeros), "device").name == "dev"
+    assert param_by_standard("ones", inspect.signature(ones), "device").name == "device"
+    found = param_by_standard("empty", inspect.signature(empty), "device")
+    assert found.name is None and found.var_keyword
+    assert param_by_standard("full", inspect.signature(full), "device").name is None
+
+    class Array:
+        def to_device(self, where, /, *, stream=None):
+            pass
+    assert param_by_standard("Array.to_device", inspect.signature(Array.to_device),
+                             "device").name == "where"
