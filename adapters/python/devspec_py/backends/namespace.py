@@ -37,6 +37,7 @@ from .. import dlpack
 from ..array_api import NEEDS_INFO, REQUIRED, ArrayAPIBackend
 from ..backend import Array, Device, DType, Kw
 from ..discovery import (
+    STANDARD_PARAMS,
     NotANamespace,
     Overrides,
     find_pyproject,
@@ -165,6 +166,7 @@ class NamespaceBackend(ArrayAPIBackend):
             default = listed[0] if listed else None
         if default is not None and not any(self.same(default, d) for d in listed):
             listed.insert(0, default)
+        self.default = default  # reading an array elsewhere copies it here
         usable = []
         for dev in listed:
             why = self.check_device(dev, default)
@@ -247,9 +249,11 @@ class NamespaceBackend(ArrayAPIBackend):
                     return "moved back from %s it is not [1, 2] on it" % (
                         self.device_str(default))
         except Lacks as exc:
-            if exc.name in ("Array.to_device", "Array.device"):
-                return None  # cannot be checked; the cases will report the lack
-            return str(exc)
+            # The default device needs no move to be read, and its cases report the lack;
+            # any other device whose arrays cannot be placed, read or moved is of no use.
+            if self.same(dev, default):
+                return None
+            return "cannot check an array on it: %s" % exc
         except Exception as exc:
             return "%s: %s" % (native_name(exc), exc)
         return None
@@ -359,8 +363,11 @@ class NamespaceBackend(ArrayAPIBackend):
                        is not FAILED else "x.__dlpack__(dl_device=, copy=) raised (see the "
                        "notes)")
         sig = signature_of(getattr(xp, "zeros", None))
-        if sig is None:
-            self.claim("device-keyword-only", False, "the signature of zeros cannot be read")
+        unreadable = [fn for fn in STANDARD_PARAMS if not fn.startswith(("info.", "Array."))
+                      and self.has(fn) and signature_of(self.need(fn)) is None]
+        if sig is None or unreadable:
+            self.claim("device-keyword-only", False, "the signature of %s cannot be read"
+                       % ", ".join(unreadable or ["zeros"]))
         else:
             # The feature is about the signatures the library declares: readable ones are
             # claimed, and a device parameter missing or under another name is then lacked.
@@ -411,6 +418,13 @@ class NamespaceBackend(ArrayAPIBackend):
         return self.default
 
     # -- what the library has --------------------------------------------------------------
+    def has(self, name: str) -> bool:
+        try:
+            self.need(name)
+        except Lacks:
+            return False
+        return True
+
     def need(self, name: str) -> Any:
         """The namespace's NAME ("tril", "fft.fftfreq"), or Lacks naming it."""
         obj = self.xp
