@@ -20,8 +20,10 @@ else
     bash scripts/setup.sh || exit 3
 fi
 export POCL_DEVICES="${POCL_DEVICES:-pthread pthread}"
-build=${DEVSPEC_BUILD_DIR:-build}
-export DEVSPEC_SOURCE="$top" DEVSPEC_BUILD="$top/$build"
+# The build folder: DEVSPEC_BUILD (relative to the repository root, or absolute), else build/.
+build=${DEVSPEC_BUILD:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+export DEVSPEC_SOURCE="$top" DEVSPEC_BUILD="$build"
 devspec="$build/conformance/devspec"
 if [ ! -x "$devspec" ]; then
     echo "publish-reports: $devspec is not built (run scripts/setup.sh)" >&2

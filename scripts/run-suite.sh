@@ -41,8 +41,10 @@ if [ "$setup" -eq 1 ]; then
     fi
 fi
 export POCL_DEVICES="${POCL_DEVICES:-pthread pthread}"
-build=${DEVSPEC_BUILD_DIR:-build}
-export DEVSPEC_SOURCE="$top" DEVSPEC_BUILD="$top/$build"
+# The build folder: DEVSPEC_BUILD (relative to the repository root, or absolute), else build/.
+build=${DEVSPEC_BUILD:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+export DEVSPEC_SOURCE="$top" DEVSPEC_BUILD="$build"
 devspec=$build/conformance/devspec
 if [ ! -x "$devspec" ]; then
     echo "run-suite: $devspec is not built (run scripts/setup.sh)" >&2

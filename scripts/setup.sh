@@ -11,8 +11,8 @@
 #               alone. Everything else (Python libraries, PyTorch, clang, Chromium, MPI)
 #               comes with the full set-up (scripts/test.sh, run-suite.sh --all).
 #
-# Environment: DEVSPEC_BUILD_DIR (default build), DEVSPEC_CMAKE_ARGS (extra -D options),
-# DEVSPEC_JOBS (default: number of cores).
+# Environment: DEVSPEC_BUILD (the build folder, default build), DEVSPEC_CMAKE_ARGS (extra -D
+# options), DEVSPEC_JOBS (default: number of cores); README.md, "Configuration".
 set -euo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -32,7 +32,7 @@ done
 # System packages, all from Debian. Each is installed only if it is missing.
 packages=(cmake make gcc pkg-config git libcjson-dev ocl-icd-opencl-dev opencl-headers
     pocl-opencl-icd clinfo python3 python3-venv python3-pip perl valgrind
-    libclang-rt-14-dev python3-torch clang chromium libopenmpi-dev openmpi-bin)
+    libclang-rt-14-dev python3-torch clang clang-format chromium libopenmpi-dev openmpi-bin)
 if [ "$minimal" -eq 1 ]; then
     packages=(cmake make gcc libc6-dev pkg-config libcjson-dev ocl-icd-opencl-dev opencl-headers
         pocl-opencl-icd)
@@ -65,7 +65,7 @@ if [ "$python" -eq 1 ]; then
 fi
 
 if [ "$build" -eq 1 ]; then
-    dir=${DEVSPEC_BUILD_DIR:-build}
+    dir=${DEVSPEC_BUILD:-build}
     # shellcheck disable=SC2086
     if [ "$minimal" -eq 1 ] && [ ! -f "$dir/CMakeCache.txt" ]; then
         # shellcheck disable=SC2086

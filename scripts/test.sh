@@ -14,9 +14,9 @@ jobs=$(nproc)
 # Two OpenCL devices on PoCL's CPU driver, so multi-device behaviour is exercised for real.
 export POCL_DEVICES="${POCL_DEVICES:-pthread pthread}"
 
-# The three builds and their test settings (sanitizer options, the tests TSan runs) are the
-# presets of CMakePresets.json: `cmake --preset NAME`, `cmake --build --preset NAME`,
-# `ctest --preset NAME`, with NAME default, asan or tsan.
+# The four builds and their test settings (sanitizer options, the tests TSan runs, the fuzz
+# runs) are the presets of CMakePresets.json: `cmake --preset NAME`, `cmake --build --preset
+# NAME`, `ctest --preset NAME`, with NAME default, asan, tsan or fuzz.
 phase_preset() {
     local name=$1
     shift
@@ -31,7 +31,10 @@ phase_tsan() { phase_preset tsan; }
 phase_fuzz() { phase_preset fuzz; }
 phase_spec() {
     # Every generator with --check: nothing checked in is out of date (spec/tools/generated.py).
-    .venv/bin/python spec/tools/check.py && .venv/bin/python -m pytest -q spec/tools/tests &&
+    # The documents against the code (scripts/tests: README.md's configuration table, lists
+    # and commands).
+    .venv/bin/python spec/tools/check.py &&
+        .venv/bin/python -m pytest -q spec/tools/tests scripts/tests &&
         .venv/bin/python spec/tools/gen_statements.py --check &&
         .venv/bin/python spec/tools/gen_dtype_cases.py --check &&
         .venv/bin/python spec/tools/gen_global_cases.py --check &&

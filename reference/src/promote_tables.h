@@ -3,6 +3,8 @@
 #ifndef RA_PROMOTE_TABLES_H
 #define RA_PROMOTE_TABLES_H
 
+/* clang-format off */
+
 /* Categories (OF-PROM-2), lowest first. */
 enum { RA__CAT_BOOL, RA__CAT_INTEGRAL, RA__CAT_FLOATING, RA__CAT_COMPLEX };
 
@@ -79,5 +81,7 @@ static const bool ra__out_refused[4][4] = {
     [RA__CAT_FLOATING] = {[RA__CAT_BOOL] = false, [RA__CAT_INTEGRAL] = false, [RA__CAT_FLOATING] = false, [RA__CAT_COMPLEX] = true},
     [RA__CAT_COMPLEX] = {[RA__CAT_BOOL] = false, [RA__CAT_INTEGRAL] = false, [RA__CAT_FLOATING] = false, [RA__CAT_COMPLEX] = false},
 };
+
+/* clang-format on */
 
 #endif /* RA_PROMOTE_TABLES_H */

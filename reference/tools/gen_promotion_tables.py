@@ -64,6 +64,8 @@ def render(root: str) -> str:
         "#ifndef RA_PROMOTE_TABLES_H",
         "#define RA_PROMOTE_TABLES_H",
         "",
+        "/* clang-format off */",
+        "",
         "/* Categories (OF-PROM-2), lowest first. */",
         "enum { RA__CAT_BOOL, RA__CAT_INTEGRAL, RA__CAT_FLOATING, RA__CAT_COMPLEX };",
         "",
@@ -113,7 +115,7 @@ def render(root: str) -> str:
         lines.append("    [%s] = {%s}," % (CATS[o], ", ".join(
             "[%s] = %s" % (CATS[res], "true" if v else "false")
             for res, v in zip(order, row, strict=True))))
-    lines += ["};", "", "#endif /* RA_PROMOTE_TABLES_H */", ""]
+    lines += ["};", "", "/* clang-format on */", "", "#endif /* RA_PROMOTE_TABLES_H */", ""]
     return "\n".join(lines)
 
 

@@ -16,7 +16,7 @@ LIBRARY_NAMES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy")
 
 
 # The build folder, as scripts/run-suite.sh names it (${BUILD} in adapters.json).
-BUILD = os.path.join(TOP, os.environ.get("DEVSPEC_BUILD_DIR", "build"))
+BUILD = os.path.join(TOP, os.environ.get("DEVSPEC_BUILD", "build"))
 
 
 def _registry():

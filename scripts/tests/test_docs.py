@@ -1,0 +1,187 @@
+"""The project's documents against its code: README.md's configuration table lists every CMake
+option and cache variable and every DEVSPEC_* environment variable the code reads, and nothing
+else; README.md's lists (CI's phases, the CMake presets, the packages the set-up installs) are
+the scripts' own; and README.md's commands run where they can run here (a built runner;
+without one those tests skip, saying so)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+
+import pytest
+
+TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+BUILD = os.path.join(TOP, os.environ.get("DEVSPEC_BUILD", "build"))
+DEVSPEC = os.path.join(BUILD, "conformance", "devspec")
+
+NAME = r"(DEVSPEC_[A-Z0-9_]+)"
+# Where the code reads a name, by kind: a CMake option() or cache set(), a C string literal that
+# is the name alone (getenv("DEVSPEC_X"), the runner's root("DEVSPEC_X", ...)), Python's
+# os.environ / os.getenv, a shell ${DEVSPEC_X} or $DEVSPEC_X.
+READS = [
+    ("CMake option", (".txt", ".cmake"), re.compile(r"\boption\(\s*" + NAME)),
+    ("CMake cache variable", (".txt", ".cmake"),
+     re.compile(r"\bset\(\s*" + NAME + r"\s[^)]*CACHE")),
+    ("environment", (".c", ".h"), re.compile(r'"' + NAME + r'"')),
+    ("environment", (".py",),
+     re.compile(r'(?:environ(?:\.get)?\s*[\[(]|getenv\()\s*"' + NAME + r'"')),
+    ("environment", (".sh",), re.compile(r"\$\{?" + NAME)),
+]
+
+
+def tracked(*suffixes: str) -> list[str]:
+    out = subprocess.run(["git", "-C", TOP, "ls-files"], capture_output=True, text=True,
+                         check=True).stdout.split()
+    return [f for f in out if f.endswith(suffixes)]
+
+
+def read(rel: str) -> str:
+    with open(os.path.join(TOP, rel), encoding="utf-8") as f:
+        return f.read()
+
+
+def code_reads() -> dict[str, set[str]]:
+    """{name: the kinds of read found} over every tracked source file."""
+    found: dict[str, set[str]] = {}
+    for kind, suffixes, pattern in READS:
+        for rel in tracked(*suffixes):
+            if suffixes[0] == ".txt" and not rel.endswith("CMakeLists.txt"):
+                continue
+            if rel == "scripts/tests/test_docs.py":
+                continue  # its own samples below
+            for m in pattern.finditer(read(rel)):
+                found.setdefault(m.group(1), set()).add(kind)
+    return found
+
+
+def table() -> dict[str, str]:
+    """README.md's configuration table: {name: kind}."""
+    text = read("README.md").split("\n## Configuration\n", 1)
+    assert len(text) == 2, "README.md has no section '## Configuration'"
+    rows = {}
+    for line in text[1].splitlines():
+        m = re.match(r"\| `" + NAME + r"` \| ([^|]+) \|", line)
+        if m:
+            assert m.group(1) not in rows, "%s is listed twice" % m.group(1)
+            rows[m.group(1)] = m.group(2).strip()
+    return rows
+
+
+def test_configuration_table_lists_what_the_code_reads() -> None:
+    code, listed = code_reads(), table()
+    assert sorted(set(code) - set(listed)) == [], "read by the code, missing from README.md"
+    assert sorted(set(listed) - set(code)) == [], "in README.md, read by no code"
+    wrong = {n: (listed[n], sorted(k)) for n, k in code.items() if listed[n] not in k}
+    assert wrong == {}, "README.md's kind differs from how the code reads it"
+
+
+def test_a_name_read_elsewhere_would_be_found() -> None:
+    """The patterns see each kind of read (so the check above can fail)."""
+    samples = {
+        "CMake option": 'option(DEVSPEC_X "x" ON)',
+        "CMake cache variable": 'set(DEVSPEC_X 1 CACHE STRING "x")',
+    }
+    for kind, text in samples.items():
+        assert any(k == kind and p.search(text) for k, _, p in READS)
+    for text in ('getenv("DEVSPEC_X")', 'os.environ.get("DEVSPEC_X", 1)',
+                 'os.environ["DEVSPEC_X"]', "${DEVSPEC_X:-build}", "$DEVSPEC_X"):
+        assert any(p.search(text) for _, _, p in READS), text
+
+
+def test_readme_names_every_ci_phase() -> None:
+    m = re.search(r"^all=\(([^)]*)\)", read("scripts/test.sh"), re.M)
+    assert m is not None
+    phases = m.group(1).split()
+    text = read("README.md")
+    named = re.findall(r"\(`([a-z]+)`\)", text.split("`scripts/test.sh` runs, as phases:", 1)[1]
+                       .split("\n\n", 1)[0])
+    assert named == phases
+
+
+def test_readme_names_every_preset() -> None:
+    with open(os.path.join(TOP, "CMakePresets.json"), encoding="utf-8") as f:
+        presets = [p["name"] for p in json.load(f)["configurePresets"]]
+    text = read("README.md")
+    m = re.search(r"`CMakePresets.json` has the (\w+) builds", text)
+    assert m is not None
+    words = {"three": 3, "four": 4, "five": 5, "six": 6}
+    assert words.get(m.group(1)) == len(presets)
+    para = text[m.start():].split("\n\n", 1)[0]
+    for name in presets:
+        assert "`%s`" % name in para, name
+
+
+def readme_commands() -> list[str]:
+    """The lines of README.md's sh blocks, comments off."""
+    out = []
+    for block in re.findall(r"```sh\n(.*?)```", read("README.md"), re.S):
+        for line in block.splitlines():
+            line = re.sub(r"\s+#.*$", "", line).strip()
+            if line:
+                out.append(line)
+    return out
+
+
+needs_runner = pytest.mark.skipif(not os.access(DEVSPEC, os.X_OK),
+                                  reason="the runner is not built (%s)" % DEVSPEC)
+
+
+@needs_runner
+def test_readme_devspec_options_exist() -> None:
+    """Every option a README.md command gives devspec is one its subcommand takes."""
+    helps: dict[str, str] = {}
+    seen = 0
+    for line in readme_commands():
+        for part in line.split(";"):
+            m = re.match(r"(?:\S*/)?devspec (\w+)(.*)", part.strip())
+            if not m:
+                continue
+            sub, rest = m.groups()
+            if sub not in helps:
+                r = subprocess.run([DEVSPEC, sub, "--help"], capture_output=True, text=True)
+                helps[sub] = r.stdout + r.stderr
+            for opt in re.findall(r"(?<!\S)(--[a-z][a-z0-9-]*)", rest):
+                seen += 1
+                assert re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(opt), helps[sub]), \
+                    "devspec %s does not take %s" % (sub, opt)
+    assert seen > 5
+
+
+@needs_runner
+@pytest.mark.parametrize("command", ["list", "coverage"])
+def test_readme_runner_commands_run(command: str) -> None:
+    """README.md's `build/conformance/devspec list` and `coverage`, as written."""
+    line = "build/conformance/devspec " + command
+    assert line in readme_commands()
+    env = dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=BUILD)
+    r = subprocess.run([DEVSPEC, command], capture_output=True, text=True, cwd=TOP, env=env)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip()
+
+
+def test_readme_scripts_options_exist() -> None:
+    """Every --option README.md gives one of scripts/*.sh is one the script parses."""
+    seen = 0
+    text = read("README.md")
+    for script, rest in re.findall(r"scripts/([\w-]+\.sh)((?: --?[a-z][a-z-]*(?: [A-Z]+)?)+)",
+                                   text):
+        body = read("scripts/" + script)
+        for opt in re.findall(r"--[a-z][a-z-]*", rest):
+            seen += 1
+            assert re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(opt), body), \
+                "scripts/%s does not take %s" % (script, opt)
+    assert seen > 0
+
+
+def test_readme_lists_what_setup_installs() -> None:
+    m = re.search(r"^packages=\(([^)]*)\)", read("scripts/setup.sh"), re.M)
+    assert m is not None
+    packages = m.group(1).split()
+    text = read("README.md").split("What the set-up installs (Debian packages, only those "
+                                   "missing):", 1)[1].split("; then", 1)[0]
+    text = re.sub(r"\([^)]*\)", "", text.replace("\n", " "))
+    named = [w.strip() for w in re.split(r",| and ", text) if w.strip()]
+    assert named == packages
