@@ -84,6 +84,58 @@ bool dsj_parse_double(const char *text, double *out);
  * 0xC1, never part of UTF-8, are refused. */
 cJSON *dsj_parse(const char *text, size_t len, size_t *error_at);
 
+/* ---- packed arrays: large data without a node per element ---------------------------- */
+
+/* A reader of untrusted replies (the runner) must not spend a cJSON node (about 64 bytes
+ * and a copy of its text) on each element of a typed array: a 64 MiB reply of "0,0,..."
+ * would take gigabytes. dsj_parse_with can hold the "data" of typed arrays as a packed
+ * array instead: one node of type cJSON_Raw with the DSJ_PACKED flag, whose valuestring is
+ * the array's compact JSON text ("[1,2.5,\"nan\",[0.0,1.0]]": no blanks, every token as
+ * written) and whose valuedouble is its number of elements. An array is packed when it is
+ * the value of a key "data" and each of its elements is a packable scalar (a JSON number,
+ * true, false, null, or a string of printable ASCII without '"' and '\\', each token at
+ * most DSJ_PACKED_TOKEN_MAX bytes) or a pair of them ("[re, im]"); any other array is read
+ * as cJSON reads it. A packed node prints as the text it holds (dsj_print), duplicates and
+ * deletes as any node; its elements are read one at a time with a dsj_iter, which also
+ * walks a plain cJSON array, so a reader handles both alike. */
+#define DSJ_PACKED 0x1000
+#define DSJ_PACKED_TOKEN_MAX 63
+
+typedef struct dsj_parse_options {
+    bool pack_data;    /* hold packable "data" arrays as packed nodes */
+    size_t max_values; /* refuse a text with more values and keys than this outside packed
+                        * arrays (0: no limit) */
+} dsj_parse_options;
+
+/* dsj_parse with OPTIONS (may be NULL: dsj_parse itself). On failure *WHY (may be NULL)
+ * gets a reason when the text is valid JSON refused by an option or memory ran out
+ * ("too many values outside the data of typed arrays"), else NULL. Memory: a packed array
+ * takes its compact text once, at most the bytes it had in TEXT; with MAX_VALUES the rest
+ * of the tree is bounded; while parsing, a copy of TEXT without the packed arrays. */
+cJSON *dsj_parse_with(const char *text, size_t len, const dsj_parse_options *options,
+                      size_t *error_at, const char **why);
+bool dsj_is_packed(const cJSON *item);
+/* A cJSON array or a packed array. */
+bool dsj_is_array(const cJSON *item);
+/* The number of elements of a cJSON array or a packed array; 0 for anything else. */
+size_t dsj_array_length(const cJSON *item);
+
+/* Walks the elements of a cJSON array or a packed array. A packed array's element is a node
+ * inside the iterator (a scalar, or an array of two scalars), valid until the next call; it
+ * must not be freed or kept (cJSON_Duplicate copies it). */
+typedef struct dsj_iter {
+    const cJSON *tree; /* the next element of a cJSON array */
+    const char *p;     /* the next element in a packed array's text */
+    cJSON node, part[2];
+    char text[3][DSJ_PACKED_TOKEN_MAX + 1];
+} dsj_iter;
+void dsj_iter_init(dsj_iter *it, const cJSON *array);
+/* The next element, or NULL after the last (at once for what is not an array). */
+const cJSON *dsj_iter_next(dsj_iter *it);
+/* A plain cJSON copy of ITEM, a packed array read into nodes (for small values only: it
+ * costs what the packing saves). NULL when memory runs out. */
+cJSON *dsj_unpack(const cJSON *item);
+
 /* The deepest nesting of arrays and objects dsj_parse reads (cJSON's limit). */
 #define DSJ_MAX_DEPTH CJSON_NESTING_LIMIT
 /* Whether LEN bytes of TEXT nest arrays and objects deeper than DSJ_MAX_DEPTH (brackets

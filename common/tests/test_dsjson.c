@@ -370,6 +370,162 @@ DT_TEST(shortest_is_the_definition)
     }
 }
 
+/* Packed "data": the same document as dsj_parse reads (printed alike), elements walked one
+ * at a time, and no node per element. */
+static const dsj_parse_options packing = {true, 0};
+
+static char *printed(const char *text, const dsj_parse_options *opt)
+{
+    cJSON *v = dsj_parse_with(text, strlen(text), opt, NULL, NULL);
+    char *s = v ? dsj_print(v, false, NULL) : NULL;
+    cJSON_Delete(v);
+    return s;
+}
+
+DT_TEST(packed_reads_as_plain)
+{
+    static const char *const docs[] = {
+        "{\"dtype\": \"float64\", \"shape\": [3], \"data\": [ 1.5 , \"nan\",-0.0 ]}",
+        "{\"data\":[]}",
+        "{\"data\": [[1, 2], [ \"inf\" ,-1e-300]], \"x\": [1,2,3]}",
+        "{\"data\": [true,false,null,1,\"a b\"]}",
+        "[{\"data\": [1]}, {\"data\": [2, 3]}, \"data\", {\"data\": 5}]",
+        "{\"data\": [1, [2]], \"y\": 1}", /* a pair of one: not packed */
+        "{\"data\": [1, {\"a\": 1}]}",    /* an object: not packed */
+        "{\"data\": [\"\\u0000\", 1]}",   /* an escape: not packed */
+        "{\"data\": [12345678901234567890123456789012345678901234567890123456789012345678]}",
+        "{\"data\": [\"\\u0000\"], \"z\": \"\\u0000\", \"data2\": [1,2]}",
+    };
+    for (size_t i = 0; i < sizeof docs / sizeof docs[0]; i++) {
+        char *plain = printed(docs[i], NULL), *packed = printed(docs[i], &packing);
+        STR_EQ(packed, plain ? plain : "(NULL)", docs[i]);
+        cJSON_free(plain);
+        cJSON_free(packed);
+    }
+    const char *t = "{\"data\": [1, 2.50, \"-inf\", true, [3, 4]], \"shape\": [5]}";
+    cJSON *v = dsj_parse_with(t, strlen(t), &packing, NULL, NULL);
+    const cJSON *d = cJSON_GetObjectItemCaseSensitive(v, "data");
+    OK(dsj_is_packed(d) && dsj_is_array(d) && !cJSON_IsArray(d), "data is packed");
+    OK(dsj_array_length(d) == 5, "a packed array knows its length");
+    OK(!dsj_is_packed(cJSON_GetObjectItemCaseSensitive(v, "shape")), "only data is packed");
+    dsj_iter it;
+    dsj_iter_init(&it, d);
+    const cJSON *e = dsj_iter_next(&it);
+    int64_t i64 = 0;
+    OK(e && dsj_get_int64(e, &i64) && i64 == 1, "element 0 is the integer 1");
+    e = dsj_iter_next(&it);
+    OK(e && cJSON_IsNumber(e) && e->valuedouble == 2.5, "element 1 is 2.5");
+    STR_EQ(dsj_number_text(e), "2.50", "element 1 keeps its text");
+    e = dsj_iter_next(&it);
+    STR_EQ(cJSON_IsString(e) ? e->valuestring : NULL, "-inf", "element 2 is a string");
+    e = dsj_iter_next(&it);
+    OK(cJSON_IsTrue(e), "element 3 is true");
+    e = dsj_iter_next(&it);
+    OK(cJSON_IsArray(e) && cJSON_GetArraySize(e) == 2 && cJSON_GetArrayItem(e, 1)->valuedouble == 4,
+       "element 4 is the pair [3, 4]");
+    cJSON *copy = cJSON_Duplicate(e, true);
+    char *cs = dsj_print(copy, false, NULL);
+    STR_EQ(cs, "[3,4]", "an element duplicates into a tree of its own");
+    cJSON_free(cs);
+    cJSON_Delete(copy);
+    OK(dsj_iter_next(&it) == NULL && dsj_iter_next(&it) == NULL, "then the end, and it stays");
+    cJSON *dup = cJSON_Duplicate(d, true);
+    OK(dsj_is_packed(dup) && dsj_array_length(dup) == 5, "a duplicate stays packed");
+    cJSON *un = dsj_unpack(dup);
+    OK(cJSON_IsArray(un) && cJSON_GetArraySize(un) == 5, "dsj_unpack gives a plain array");
+    cJSON_Delete(un);
+    cJSON_Delete(dup);
+    cJSON_Delete(v);
+}
+
+DT_TEST(packed_errors_and_limits)
+{
+    static const struct {
+        const char *text;
+        size_t at;
+    } bad[] = {{"{\"data\": [1, 01]}", 13},
+               {"{\"data\": [1, 2] x}", 16},
+               {"{\"data\": [1, 2] \"\\u0000\" x}", 16},
+               {"{\"data\": [1, 2]", 15},
+               {"{\"a\": \"\\u0000\", \"data\": [1] , ]}", 31}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        size_t plain_at = 999, at = 999;
+        cJSON *r0 = dsj_parse(bad[i].text, strlen(bad[i].text), &plain_at);
+        cJSON *r = dsj_parse_with(bad[i].text, strlen(bad[i].text), &packing, &at, NULL);
+        if (r == NULL && at != bad[i].at) dt_diag("observed byte %zu (plain %zu)", at, plain_at);
+        OK(r0 == NULL && r == NULL && at == plain_at && at == bad[i].at, bad[i].text);
+        cJSON_Delete(r0);
+        cJSON_Delete(r);
+    }
+    OK(dsj_parse_with("{\"da+\\", 6, &packing, NULL, NULL) == NULL,
+       "a text ending in a backslash inside a string is refused, read within its bytes");
+    /* Packing must not make a text that nests too deep readable. */
+    size_t deep = DSJ_MAX_DEPTH - 1;
+    char *d = malloc(2 * deep + 64);
+    size_t k = 0;
+    for (size_t i = 0; i < deep; i++)
+        d[k++] = '[';
+    k += (size_t)sprintf(d + k, "{\"data\":[[1,2]]}");
+    for (size_t i = 0; i < deep; i++)
+        d[k++] = ']';
+    size_t plain_at = 0, packed_at = 1;
+    cJSON *r0 = dsj_parse(d, k, &plain_at);
+    cJSON *r1 = dsj_parse_with(d, k, &packing, &packed_at, NULL);
+    OK(r0 == NULL && r1 == NULL && plain_at == packed_at,
+       "a text too deep for the plain reader is too deep packed, refused at the same byte");
+    free(d);
+    dsj_parse_options few = {true, 8};
+    const char *why = "unset";
+    const char *t = "{\"data\": [1,2,3,4,5,6,7,8], \"shape\": [8]}";
+    cJSON *v = dsj_parse_with(t, strlen(t), &few, NULL, &why);
+    OK(v != NULL, "values inside packed data do not count");
+    cJSON_Delete(v);
+    t = "{\"list\": [1,2,3,4,5,6,7,8]}";
+    size_t at = 0;
+    OK(dsj_parse_with(t, strlen(t), &few, &at, &why) == NULL && why &&
+           strstr(why, "too many values") && at == 20,
+       "more values than max_values elsewhere are refused, with the reason");
+    OK(dsj_parse_with("[1", 2, &few, NULL, &why) == NULL && why == NULL,
+       "a syntax error has no reason beyond its place");
+}
+
+/* A packed array of N zeros costs its text once, not a node per element: counted through
+ * cJSON's allocation hooks. */
+static size_t allocated;
+static void *counting_malloc(size_t n)
+{
+    allocated += n;
+    return malloc(n);
+}
+
+DT_TEST(packed_memory)
+{
+    size_t n = 1000000;
+    char *t = malloc(2 * n + 32);
+    size_t k = (size_t)sprintf(t, "{\"data\": [");
+    for (size_t i = 0; i < n; i++) {
+        t[k++] = '0';
+        t[k++] = i + 1 < n ? ',' : ']';
+    }
+    t[k++] = '}';
+    cJSON_Hooks hooks = {counting_malloc, free};
+    cJSON_InitHooks(&hooks);
+    allocated = 0;
+    cJSON *v = dsj_parse_with(t, k, &packing, NULL, NULL);
+    size_t packed_bytes = allocated;
+    cJSON_Delete(v);
+    allocated = 0;
+    v = dsj_parse(t, k, NULL);
+    size_t plain_bytes = allocated;
+    cJSON_Delete(v);
+    cJSON_InitHooks(NULL);
+    free(t);
+    dt_diag("a %zu-byte text: packed %zu bytes allocated, plain %zu", k, packed_bytes, plain_bytes);
+    OK(packed_bytes <= 2 * k + 4096, "packed: at most twice the text (the copy and the data)");
+    OK(plain_bytes > 20 * k, "plain: a node per element (what packing is for)");
+}
+
 DT_MAIN(DT_ENTRY(doubles), DT_ENTRY(shortest_is_the_definition), DT_ENTRY(halfway),
         DT_ENTRY(floats), DT_ENTRY(integers), DT_ENTRY(round_trip), DT_ENTRY(made_in_c),
-        DT_ENTRY(bad_input))
+        DT_ENTRY(bad_input), DT_ENTRY(packed_reads_as_plain), DT_ENTRY(packed_errors_and_limits),
+        DT_ENTRY(packed_memory))

@@ -412,14 +412,16 @@ static bool take_line(dsr_adapter *a, char **reply, size_t *reply_len)
         a->scanned = a->rbuf.len;
         return false;
     }
+    /* The buffer itself becomes the line (a reply may be 64 MiB: no copy of it is made);
+     * what follows the newline goes to a new buffer. */
     size_t n = (size_t)(nl - a->rbuf.data);
-    char *line = dsr__xmalloc(n + 1);
-    memcpy(line, a->rbuf.data, n);
+    size_t rest = a->rbuf.len - (n + 1);
+    char *line = a->rbuf.data;
+    dsr_buf next = {0};
+    if (rest) dsr__buf_add(&next, nl + 1, rest);
+    a->rbuf = next;
     line[n] = '\0';
     if (n > 0 && line[n - 1] == '\r') line[--n] = '\0';
-    size_t rest = a->rbuf.len - (size_t)(nl + 1 - a->rbuf.data);
-    memmove(a->rbuf.data, nl + 1, rest);
-    a->rbuf.len = rest;
     a->scanned = 0;
     *reply = line;
     *reply_len = n;

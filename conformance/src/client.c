@@ -148,8 +148,8 @@ dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_repl
     cJSON *doc = NULL;
     if (dsr__utf8_invalid_at(line, len) >= 0)
         what = "the reply is not valid UTF-8";
-    else if (!(doc = dsj_parse(line, len, NULL)) || !cJSON_IsObject(doc))
-        what = "the reply is not a JSON object";
+    else if (!(doc = dsr__parse_reply(line, len, &what)) || !cJSON_IsObject(doc))
+        what = what ? what : "the reply is not a JSON object";
     if (what) {
         char shown[201];
         snprintf(shown, sizeof shown, "%s", line);

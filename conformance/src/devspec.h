@@ -31,6 +31,11 @@
 #define DSR_MAX_DEVICES 10 /* $D0..$D9 */
 /* The longest reply line, without its newline (spec/protocol.md, "Limits"). */
 #define DSR_PROTOCOL_MAX_REPLY (64u << 20)
+/* The most values (and keys) a reply may hold outside the data of typed arrays, which are
+ * read packed (spec/protocol.md, "Limits"); written out for the messages. */
+#define DSR_PROTOCOL_MAX_REPLY_VALUES 65536
+#define DSR_STR_(x) #x
+#define DSR_STR(x) DSR_STR_(x)
 
 /* The exit status of every command (conformance/README.md, "Exit status"). */
 typedef enum dsr_exit {
@@ -536,6 +541,35 @@ void dsr__client_free(dsr_client *c);
 /* Runs the selected cases. Returns the exit status (0, 1, 3). */
 int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, dsr_expectations *ex,
              dsr_adapter *ad);
+
+/* ---- values.c: large values, bounded ------------------------------------------------ */
+
+#define DSR_SHOWN_MAX 1024      /* bytes of a value quoted in a message */
+#define DSR_SUMMARY_ELEMENTS 64 /* a longer list is kept as its summary */
+#define DSR_SUMMARY_ENDS 8      /* elements a summary keeps from each end */
+#define DSR_SUMMARY_TEXT 4096   /* a longer string is kept as its summary */
+#define DSR_SUMMARY_WHOLE 65536 /* a value still longer (as text) becomes one summary */
+/* Appends V's compact text to B, cut after MAX bytes (at a UTF-8 boundary) and then saying
+ * how long it was: "[0,0,0,... (67108864 bytes, 33554432 elements)". A packed array is not
+ * printed again for it. */
+void dsr__show_value(dsr_buf *b, const cJSON *v, size_t max);
+/* Takes V and returns it with every list of more than DSR_SUMMARY_ELEMENTS elements and
+ * every string of more than DSR_SUMMARY_TEXT bytes replaced by
+ * {"$summary": {"count", "bytes", "sha256", "first", "last"}} (strings: "bytes", "sha256"
+ * and "first", their first DSR_SUMMARY_TEXT bytes), the SHA-256 over the compact JSON text;
+ * a value whose text is still over DSR_SUMMARY_WHOLE bytes becomes the summary of that
+ * text. NULL stays NULL. */
+cJSON *dsr__bound_value(cJSON *v);
+/* Sets the allocator up so that the memory of a large reply goes back when it is freed
+ * (main calls it first). */
+void dsr__memory_setup(void);
+/* Reads a reply line as the protocol's limits allow: the data of typed arrays packed
+ * (common/dsjson.h), at most DSR_PROTOCOL_MAX_REPLY_VALUES other values. NULL when it is not
+ * JSON or passes a limit; *WHY then says which limit (NULL: not JSON). */
+cJSON *dsr__parse_reply(const char *line, size_t len, const char **why);
+/* Bounds a finished result's expected and observed values (dsr__bound_value). */
+void dsr__bound_result(dsr_result *res);
+
 /* ---- report.c -------------------------------------------------------------------- */
 
 /* A run as its report describes it; run.c fills it from its own state. */

@@ -18,7 +18,7 @@ bool dsr__is_typed_array(const cJSON *v)
 {
     return cJSON_IsObject(v) && cJSON_IsString(cJSON_GetObjectItemCaseSensitive(v, "dtype")) &&
            cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(v, "shape")) &&
-           cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(v, "data"));
+           dsj_is_array(cJSON_GetObjectItemCaseSensitive(v, "data"));
 }
 
 bool dsr__is_device_handle(const cJSON *v)
@@ -26,11 +26,11 @@ bool dsr__is_device_handle(const cJSON *v)
     return cJSON_IsString(v) && !strncmp(v->valuestring, "device#", 7);
 }
 
+/* V in a message: its text, cut after DSR_SHOWN_MAX bytes (a value from a reply can be
+ * 64 MiB). */
 static void show(dsr_buf *b, const cJSON *v)
 {
-    char *s = dsr__print(v, false);
-    dsr__buf_puts(b, s ? s : "?");
-    cJSON_free(s);
+    dsr__show_value(b, v, DSR_SHOWN_MAX);
 }
 
 static void mismatch(dsr_buf *why, const char *path, const cJSON *e, const cJSON *o,
@@ -194,17 +194,21 @@ static int match_typed(const cJSON *e, const cJSON *o, const char *path, dsr_buf
     elem_kind k = kind_of(edt);
     const cJSON *ed = cJSON_GetObjectItemCaseSensitive(e, "data");
     const cJSON *od = cJSON_GetObjectItemCaseSensitive(o, "data");
-    if (cJSON_GetArraySize(ed) != cJSON_GetArraySize(od)) {
-        dsr__buf_printf(why, "at %s.data: expected %d elements, observed %d", path,
-                        cJSON_GetArraySize(ed), cJSON_GetArraySize(od));
+    if (dsj_array_length(ed) != dsj_array_length(od)) {
+        dsr__buf_printf(why, "at %s.data: expected %zu elements, observed %zu", path,
+                        dsj_array_length(ed), dsj_array_length(od));
         return 0;
     }
-    int i = 0;
-    for (const cJSON *a = ed->child, *b = od->child; a && b; a = a->next, b = b->next, i++) {
+    /* Either side may be packed (a reply's data is: dsjson.h): walked one element at a time. */
+    dsj_iter ei, oi;
+    dsj_iter_init(&ei, ed);
+    dsj_iter_init(&oi, od);
+    size_t i = 0;
+    for (const cJSON *a, *b; (a = dsj_iter_next(&ei)) && (b = dsj_iter_next(&oi)); i++) {
         int r = elem_equal(k, a, b);
         if (r == 1) continue;
         dsr_buf p = {0};
-        dsr__buf_printf(&p, "%s.data[%d]", path, i);
+        dsr__buf_printf(&p, "%s.data[%zu]", path, i);
         mismatch(why, p.data, a, b,
                  r == 0 ? "elements differ"
                  : r == -1
@@ -283,22 +287,24 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
     const char *p = path->data ? path->data : "";
     const char *name = m->string;
     if (!strcmp(name, "$len_min")) {
-        if (!cJSON_IsArray(o)) {
+        if (!dsj_is_array(o)) {
             mismatch(why, p, e, o, "$len_min wants a list");
             return 0;
         }
         if (!cJSON_IsNumber(m)) goto malformed;
-        if ((double)cJSON_GetArraySize(o) >= m->valuedouble) return 1;
+        if ((double)dsj_array_length(o) >= m->valuedouble) return 1;
         mismatch(why, p, e, o, "the list is shorter than $len_min");
         return 0;
     }
     if (!strcmp(name, "$contains")) {
-        if (!cJSON_IsArray(o)) {
+        if (!dsj_is_array(o)) {
             mismatch_resolved(j, why, p, e, o, "$contains wants a list");
             return 0;
         }
         int i = 0;
-        for (const cJSON *el = o->child; el; el = el->next, i++) {
+        dsj_iter it;
+        dsj_iter_init(&it, o);
+        for (const cJSON *el; (el = dsj_iter_next(&it)); i++) {
             size_t keep = path->len;
             dsr__buf_printf(path, "[%d]", i);
             dsr_buf scratch = {0};
@@ -317,12 +323,14 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
         return 0;
     }
     if (!strcmp(name, "$each")) {
-        if (!cJSON_IsArray(o)) {
+        if (!dsj_is_array(o)) {
             mismatch_resolved(j, why, p, e, o, "$each wants a list");
             return 0;
         }
         int i = 0;
-        for (const cJSON *el = o->child; el; el = el->next, i++) {
+        dsj_iter it;
+        dsj_iter_init(&it, o);
+        for (const cJSON *el; (el = dsj_iter_next(&it)); i++) {
             size_t keep = path->len;
             dsr__buf_printf(path, "[%d]", i);
             int r = match(j, m, el, path, why, false);
@@ -339,8 +347,10 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
         const cJSON *list = bound && j && j->bindings
                                 ? cJSON_GetObjectItemCaseSensitive(j->bindings, m->valuestring + 1)
                                 : m;
-        if (!cJSON_IsArray(list) || (!bound && !list->child)) goto malformed;
-        for (const cJSON *alt = list->child; alt; alt = alt->next) {
+        if (!dsj_is_array(list) || (!bound && !list->child)) goto malformed;
+        dsj_iter it;
+        dsj_iter_init(&it, list);
+        for (const cJSON *alt; (alt = dsj_iter_next(&it));) {
             dsr_buf scratch = {0};
             int r = match(j, alt, o, path, &scratch, bound);
             if (r < 0) {
@@ -384,7 +394,7 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
         else if (!strcmp(t, "string"))
             ok = cJSON_IsString(o);
         else if (!strcmp(t, "list"))
-            ok = cJSON_IsArray(o);
+            ok = dsj_is_array(o);
         else if (!strcmp(t, "object"))
             ok = cJSON_IsObject(o);
         else if (!strcmp(t, "null"))
@@ -464,13 +474,15 @@ static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *pa
         return 1;
     }
     if (cJSON_IsArray(e)) {
-        if (!cJSON_IsArray(o) || cJSON_GetArraySize(o) != cJSON_GetArraySize(e)) {
+        if (!dsj_is_array(o) || dsj_array_length(o) != dsj_array_length(e)) {
             mismatch_resolved(j, why, p, e, o,
-                              cJSON_IsArray(o) ? "lists differ in length" : "expected a list");
+                              dsj_is_array(o) ? "lists differ in length" : "expected a list");
             return 0;
         }
         int i = 0;
-        for (const cJSON *a = e->child, *b = o->child; a; a = a->next, b = b->next, i++) {
+        dsj_iter it;
+        dsj_iter_init(&it, o);
+        for (const cJSON *a = e->child, *b; a && (b = dsj_iter_next(&it)); a = a->next, i++) {
             size_t keep = path->len;
             dsr__buf_printf(path, "[%d]", i);
             int r = match(j, a, b, path, why, literal);

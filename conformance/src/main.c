@@ -733,6 +733,7 @@ static int stdout_checked(int rc)
 
 int main(int argc, char **argv)
 {
+    dsr__memory_setup();
     if (argc < 2) {
         fputs(USAGE, stderr);
         fputs(USAGE_NOTES, stderr);

@@ -389,6 +389,7 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
         res->expected = r->expected;
         res->observed = r->observed;
         r->expected = r->observed = NULL;
+        dsr__bound_result(res); /* what a failed case keeps is bounded */
         const char *tail = dsr__adapter_stderr(r->cl.ad);
         if (tail[0]) res->stderr_tail = dsr__xstrdup(tail);
     }

@@ -7,7 +7,7 @@ TAP::Parser, as prove uses it) and JUnit XML. Prints TAP.
     test_runner.py --devspec PATH --source DIR --build DIR GROUP
 
 GROUP is one of: load judge isolation expectations sigint inprocess filters coverage cli
-progress schema validators suite. Standard library only; schema checks use the project's .venv when it has
+progress schema validators suite reliability memory. Standard library only; schema checks use the project's .venv when it has
 jsonschema and say SKIP otherwise.
 """
 import argparse
@@ -1511,12 +1511,124 @@ def group_reliability(env):
         skip("write failures", "no /dev/full")
 
 
+def peak_run(env, args, timeout=600):
+    """Runs the runner with ARGS as env.run does; returns (exit status, stdout, stderr, its
+    peak resident memory in bytes: VmHWM sampled from /proc while it runs)."""
+    e = dict(os.environ, DEVSPEC_SOURCE=env.source, DEVSPEC_BUILD=env.build)
+    cmd = [env.devspec] + args + ["--spec", TEST_SPEC]
+    out_path, err_path = env.path("peak.out"), env.path("peak.err")
+    with open(out_path, "w") as out, open(err_path, "w") as err:
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, env=e, cwd=env.tmp)
+        hwm, t0 = 0, time.time()
+        while p.poll() is None:
+            try:
+                with open(f"/proc/{p.pid}/status") as fh:
+                    for line in fh:
+                        if line.startswith("VmHWM:"):
+                            hwm = max(hwm, int(line.split()[1]) * 1024)
+            except (OSError, ValueError):
+                pass
+            if time.time() - t0 > timeout:
+                p.kill()
+            time.sleep(0.002)
+    with open(out_path) as o, open(err_path) as r:
+        return p.returncode, o.read(), r.read(), hwm
+
+
+def big_cases(path, kind, size, copies=1):
+    """A case file of COPIES cases, each one step answered by a typed array of about SIZE
+    bytes whose last element differs (the fake adapter's "big-KIND:SIZE")."""
+    dtype, each = {"int": ("int64", 0), "float": ("float64", 0.30000000000000004),
+                   "bool": ("bool", True)}[kind]
+    cases = [{"id": f"big.{kind}.{i}", "description": "a large reply", "spec": ["T-STR-1"],
+              "features": ["device-string"],
+              "steps": [{"op": "device.parse", "args": {"text": f"big-{kind}:{size}"},
+                         "expect": {"dtype": dtype, "data": {"$each": each}}}]}
+             for i in range(copies)]
+    with open(path, "w") as fh:
+        json.dump({"description": "Large replies.", "cases": cases}, fh)
+
+
+def group_memory(env):
+    """The runner's memory is bounded by the reply, not by its elements or its failures."""
+    with open(env.devspec, "rb") as fh:
+        sanitized = b"__asan_init" in fh.read()
+    limit = 64 << 20
+    size = limit - 4096
+    for kind in ("int", "float", "bool"):
+        cases = env.path(f"big-{kind}.json")
+        big_cases(cases, kind, size)
+        report = env.path(f"big-{kind}-report.json")
+        rc, out, err, peak = peak_run(env, ["run", "--cases", cases, "--adapter-cmd", fake_cmd(),
+                                            "--no-tap", "--jobs", "1", "--timeout", "300",
+                                            "--report", report])
+        r = load_report(report)
+        c = r["cases"][0]
+        n = c.get("observed", {}).get("shape", [0])[0]
+        summary = c.get("observed", {}).get("data", {}).get("$summary", {})
+        check(rc == 1 and c["status"] == "fail" and f".data[{n - 1}]" in c["reason"],
+              f"a {kind} reply at the limit is read whole and fails at its last element",
+              f"fail at .data[{n - 1}]", (rc, c.get("reason"), err[-300:]))
+        check(summary.get("count") == n and len(summary.get("first", [])) == 8 and
+              len(summary.get("last", [])) == 8 and len(summary.get("sha256", "")) == 64,
+              f"{kind}: the report keeps a summary of the observed data (count, ends, hash)",
+              n, summary)
+        check(os.path.getsize(report) < 65536,
+              f"{kind}: the report stays small ({os.path.getsize(report)} bytes)", "< 64 KiB",
+              os.path.getsize(report))
+        print(f"# {kind}: reply {size} bytes, runner peak {peak / 2**20:.1f} MiB = "
+              f"{peak / size:.2f} x the reply")
+        if sanitized:
+            skip(f"{kind}: peak memory <= 3 x the reply", "AddressSanitizer's own memory")
+        else:
+            check(peak <= 3 * size, f"{kind}: the runner's peak memory is at most 3 x the reply",
+                  f"<= {3 * size}", peak)
+
+    # Failed cases keep summaries only: four failing 16 MB replies cost what one does. TAP and
+    # JUnit quote values within bounds too.
+    one, four = env.path("big-one.json"), env.path("big-four.json")
+    big_cases(one, "int", 16 << 20, 1)
+    big_cases(four, "int", 16 << 20, 4)
+    rc1, out1, err1, peak1 = peak_run(env, ["run", "--cases", one, "--adapter-cmd", fake_cmd(),
+                                            "--no-tap", "--jobs", "1", "--report",
+                                            env.path("one.json")])
+    rc4, out4, err4, peak4 = peak_run(env, ["run", "--cases", four, "--adapter-cmd", fake_cmd(),
+                                            "--tap", "--jobs", "1", "--report",
+                                            env.path("four.json"), "--junit",
+                                            env.path("four.xml")])
+    print(f"# one failing 16 MiB reply: peak {peak1 / 2**20:.1f} MiB; four: {peak4 / 2**20:.1f} MiB")
+    if sanitized:
+        skip("four failing cases cost what one does", "AddressSanitizer's own memory")
+    else:
+        check(rc1 == 1 and rc4 == 1 and peak4 <= peak1 + (4 << 20),
+              "four failing large replies: the peak does not grow with the failures",
+              f"<= {peak1 + (4 << 20)}", (rc1, rc4, peak4))
+    check(len(out4) < 65536 and os.path.getsize(env.path("four.xml")) < 65536 and
+          os.path.getsize(env.path("four.jsonl")) < 65536,
+          "TAP, JUnit and the journal of four large failures stay small", "< 64 KiB each",
+          (len(out4), os.path.getsize(env.path("four.xml")), os.path.getsize(env.path("four.jsonl"))))
+
+    # Outside the data of typed arrays a reply holds at most 65536 values.
+    lst = env.path("big-list.json")
+    with open(lst, "w") as fh:
+        json.dump({"description": "A long plain list.", "cases": [
+            {"id": "big.list", "description": "100k values", "spec": ["T-STR-1"],
+             "features": ["device-string"],
+             "steps": [{"op": "device.parse", "args": {"text": "big-list:200000"}}]}]}, fh)
+    rc, out, err = env.run(["run", "--cases", lst, "--adapter-cmd", fake_cmd(), "--no-tap",
+                            "--report", env.path("list.json")])
+    c = load_report(env.path("list.json"))["cases"][0]
+    check(rc == 1 and c["status"] == "error" and "65536 values" in c["reason"],
+          "a reply of 100k values outside typed arrays is a protocol error naming the limit",
+          "error", (rc, c.get("reason")))
+
+
 GROUPS = {"load": group_load, "judge": group_judge, "ranks": group_ranks, "spmd": group_spmd, "isolation": group_isolation,
           "expectations": group_expectations, "sigint": group_sigint,
           "inprocess": group_inprocess, "filters": group_filters, "coverage": group_coverage,
           "cli": group_cli, "progress": group_progress, "schema": group_schema,
           "validators": group_validators, "suite": group_suite,
-          "reliability": group_reliability}
+          "reliability": group_reliability, "memory": group_memory}
 
 
 def main():

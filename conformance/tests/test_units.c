@@ -44,10 +44,28 @@ static int fake_equal(void *ctx, const char *a, const char *b, dsr_buf *err)
 /* The bindings "$name" references resolve to in the matcher tests. */
 static const char *bindings_json = NULL;
 
+/* Set: the observed value is read as a reply's value is (dsr__parse_reply), as the value of
+ * a key "data", so that each list of scalars or pairs in it is packed (common/dsjson.h). */
+static bool packed_observed = false;
+
+static cJSON *observed_value(const char *observed)
+{
+    if (!packed_observed) return cJSON_Parse(observed);
+    size_t n = strlen(observed) + 16;
+    char *t = malloc(n);
+    snprintf(t, n, "{\"data\": %s}", observed);
+    const char *why = NULL;
+    cJSON *doc = dsr__parse_reply(t, strlen(t), &why);
+    free(t);
+    cJSON *o = doc ? cJSON_DetachItemFromObjectCaseSensitive(doc, "data") : NULL;
+    cJSON_Delete(doc);
+    return o;
+}
+
 static int match(const char *expected, const char *observed, char *why, size_t cap)
 {
     cJSON *e = cJSON_Parse(expected);
-    cJSON *o = cJSON_Parse(observed);
+    cJSON *o = observed_value(observed);
     cJSON *b = bindings_json ? cJSON_Parse(bindings_json) : NULL;
     if (!e || !o || (bindings_json && !b)) {
         fprintf(stderr, "bad test JSON: %s / %s\n", expected, observed);
@@ -419,5 +437,22 @@ DT_TEST(text)
           "SHA-256 of the two-block example", "248d6a61...", sha);
 }
 
-DT_MAIN(DT_ENTRY(judge), DT_ENTRY(matchers), DT_ENTRY(locations), DT_ENTRY(expectations),
-        DT_ENTRY(text))
+/* The same judgements with the observed lists packed, as a reply's typed data is. */
+DT_TEST(judge_packed)
+{
+    char why[1024];
+    packed_observed = true;
+    cJSON *o = observed_value("[1, 2, 3]");
+    CHECK(dsj_is_packed(o), "packed: the observed list is packed", "packed", o ? "plain" : "NULL");
+    cJSON_Delete(o);
+    int r = match("{\"dtype\": \"int64\", \"shape\": [3], \"data\": [1, 2, 4]}",
+                  "{\"dtype\": \"int64\", \"shape\": [3], \"data\": [1, 2, 3]}", why, sizeof why);
+    CHECK(r == 0 && strstr(why, ".data[2]") && strstr(why, "expected 4, observed 3"),
+          "packed: a typed array's first differing element is named", ".data[2]", why);
+    dt_test_judge();
+    dt_test_matchers();
+    packed_observed = false;
+}
+
+DT_MAIN(DT_ENTRY(judge), DT_ENTRY(judge_packed), DT_ENTRY(matchers), DT_ENTRY(locations),
+        DT_ENTRY(expectations), DT_ENTRY(text))

@@ -1,0 +1,182 @@
+/* Large values, bounded where they are kept or shown. A reply may be 64 MiB (a typed array
+ * of 33 million elements, held packed: common/dsjson.h); a failed case keeps what it
+ * expected and observed until the report is written, and messages quote values. Kept whole,
+ * four such failures would hold gigabytes and write each value into TAP, the journal, the
+ * report and JUnit. So a message shows at most DSR_SHOWN_MAX bytes of a value, and a
+ * result keeps a summary of every large list or string in it (its count, first and last
+ * elements, size and SHA-256); the judge's message names the first element that differs. */
+#define _POSIX_C_SOURCE 200809L
+#include "devspec.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
+void dsr__memory_setup(void)
+{
+#ifdef __GLIBC__
+    /* glibc raises its mmap threshold to the size of each large block freed (up to 32 MiB),
+     * so the next reply's buffers come from the heap, which keeps the previous reply's pages:
+     * a run of 16 MiB replies then held two of them. A fixed threshold keeps every large
+     * block in a mapping of its own, returned to the system when freed. */
+    mallopt(M_MMAP_THRESHOLD, 1 << 20);
+#endif
+}
+
+/* The length of the first MAX bytes of S (LEN bytes) without cutting a UTF-8 sequence. */
+static size_t utf8_cut(const char *s, size_t len, size_t max)
+{
+    if (len <= max) return len;
+    size_t n = max;
+    while (n > 0 && ((unsigned char)s[n] & 0xC0) == 0x80)
+        n--;
+    return n;
+}
+
+void dsr__show_value(dsr_buf *b, const cJSON *v, size_t max)
+{
+    char *printed = NULL;
+    const char *text;
+    size_t len;
+    if (dsj_is_packed(v)) {
+        text = v->valuestring;
+        len = strlen(text);
+    } else {
+        printed = dsj_print(v, false, &len);
+        text = printed ? printed : "?";
+        if (!printed) len = 1;
+    }
+    size_t n = utf8_cut(text, len, max);
+    dsr__buf_add(b, text, n);
+    if (n < len) {
+        dsr__buf_printf(b, "... (%zu bytes", len);
+        if (dsj_is_array(v)) dsr__buf_printf(b, ", %zu elements", dsj_array_length(v));
+        dsr__buf_puts(b, ")");
+    }
+    cJSON_free(printed);
+}
+
+/* {"$summary": {"count": N, "bytes": B, "sha256": H, "first": [...], "last": [...]}} for a
+ * list; for a string, "bytes", "sha256" and "first" (its first DSR_SUMMARY_TEXT bytes). */
+static cJSON *summary_of(const cJSON *v)
+{
+    cJSON *s = cJSON_CreateObject();
+    cJSON *in = cJSON_AddObjectToObject(s, "$summary");
+    char *printed = NULL;
+    const char *text;
+    size_t len;
+    if (cJSON_IsString(v)) {
+        text = v->valuestring;
+        len = strlen(text);
+    } else if (dsj_is_packed(v)) {
+        text = v->valuestring;
+        len = strlen(text);
+    } else {
+        printed = dsr__print(v, false);
+        text = printed;
+        len = strlen(text);
+    }
+    char hex[65];
+    dsr__sha256_hex(text, len, hex);
+    if (dsj_is_array(v)) {
+        size_t count = dsj_array_length(v);
+        cJSON_AddItemToObject(in, "count", dsj_create_uint64(count));
+        cJSON_AddItemToObject(in, "bytes", dsj_create_uint64(len));
+        cJSON_AddStringToObject(in, "sha256", hex);
+        cJSON *first = cJSON_AddArrayToObject(in, "first");
+        cJSON *last = cJSON_AddArrayToObject(in, "last");
+        /* The last DSR_SUMMARY_ENDS elements in a ring, copied as the walk passes them. */
+        cJSON *ring[DSR_SUMMARY_ENDS] = {0};
+        size_t i = 0;
+        dsj_iter it;
+        dsj_iter_init(&it, v);
+        for (const cJSON *e; (e = dsj_iter_next(&it)); i++) {
+            if (i < DSR_SUMMARY_ENDS) cJSON_AddItemToArray(first, cJSON_Duplicate(e, true));
+            if (i + DSR_SUMMARY_ENDS >= count) {
+                cJSON_Delete(ring[i % DSR_SUMMARY_ENDS]);
+                ring[i % DSR_SUMMARY_ENDS] = cJSON_Duplicate(e, true);
+            }
+        }
+        size_t from = count > DSR_SUMMARY_ENDS ? count - DSR_SUMMARY_ENDS : 0;
+        for (size_t k = from; k < count; k++) {
+            cJSON_AddItemToArray(last, ring[k % DSR_SUMMARY_ENDS]);
+            ring[k % DSR_SUMMARY_ENDS] = NULL;
+        }
+    } else {
+        cJSON_AddItemToObject(in, "bytes", dsj_create_uint64(len));
+        cJSON_AddStringToObject(in, "sha256", hex);
+        size_t n = utf8_cut(text, len, DSR_SUMMARY_TEXT);
+        cJSON_AddItemToObject(in, "first", dsj_create_string_len(text, n));
+    }
+    cJSON_free(printed);
+    return s;
+}
+
+static bool is_large(const cJSON *v)
+{
+    if (dsj_is_array(v)) return dsj_array_length(v) > DSR_SUMMARY_ELEMENTS;
+    if (cJSON_IsString(v)) return strlen(v->valuestring) > DSR_SUMMARY_TEXT;
+    return false;
+}
+
+/* Replaces the large values under V (not V itself) by their summaries. */
+static void bound_children(cJSON *v)
+{
+    for (cJSON *c = v->child, *next; c; c = next) {
+        next = c->next;
+        if (is_large(c)) {
+            cJSON *s = summary_of(c);
+            s->string = c->string; /* the key moves to the summary */
+            s->type |= c->type & cJSON_StringIsConst;
+            c->string = NULL;
+            cJSON_ReplaceItemViaPointer(v, c, s);
+        } else if (cJSON_IsArray(c) || cJSON_IsObject(c)) {
+            bound_children(c);
+        }
+    }
+}
+
+cJSON *dsr__bound_value(cJSON *v)
+{
+    if (v == NULL) return NULL;
+    if (is_large(v)) {
+        cJSON *s = summary_of(v);
+        cJSON_Delete(v);
+        return s;
+    }
+    if (cJSON_IsArray(v) || cJSON_IsObject(v)) bound_children(v);
+    /* Many values each under the limit: the whole as one summary of its text. */
+    char *text = dsr__print(v, false);
+    size_t len = strlen(text);
+    if (len > DSR_SUMMARY_WHOLE) {
+        cJSON *t = cJSON_CreateString(text);
+        cJSON_Delete(v);
+        v = summary_of(t);
+        cJSON_Delete(t);
+    }
+    cJSON_free(text);
+    return v;
+}
+
+void dsr__bound_result(dsr_result *res)
+{
+    res->expected = dsr__bound_value(res->expected);
+    res->observed = dsr__bound_value(res->observed);
+}
+
+cJSON *dsr__parse_reply(const char *line, size_t len, const char **why)
+{
+    static const dsj_parse_options reply_options = {true, DSR_PROTOCOL_MAX_REPLY_VALUES};
+    const char *reason = NULL;
+    cJSON *doc = dsj_parse_with(line, len, &reply_options, NULL, &reason);
+    *why = NULL;
+    if (doc == NULL && reason != NULL && strstr(reason, "too many values"))
+        *why = "the reply holds more than " DSR_STR(
+            DSR_PROTOCOL_MAX_REPLY_VALUES) " values outside the data of typed arrays "
+                                           "(spec/protocol.md, \"Limits\")";
+    else if (doc == NULL && reason != NULL)
+        *why = "the reply could not be read: out of memory";
+    return doc;
+}
