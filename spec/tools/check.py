@@ -29,6 +29,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
+import check_signatures
 import gen_ops
 import gen_statements
 import generated
@@ -61,6 +62,7 @@ SPEC_FILES = {
     "spec/promotion/category.json": "spec/schema/promotion.json",
     "spec/promotion/out-casting.json": "spec/schema/out-casting.json",
     "spec/ops.json": "spec/schema/ops.json",
+    "spec/signatures.json": "spec/schema/signatures.json",
     "adapters/adapters.json": "spec/schema/adapters.json",
 }
 PROMOTION_FILES = ("spec/promotion/array-api.json", "spec/promotion/category.json")
@@ -238,6 +240,9 @@ class Checker:
         self.check_promotion(data, index)
         if data["spec/ops.json"] is not None:
             self.check_ops()
+        if data["spec/signatures.json"] is not None:
+            check_signatures.check(self, data["spec/signatures.json"], fe, st,
+                                   data["spec/ops.json"], self.root)
         if CASE_SCHEMA in schemas and schemas[CASE_SCHEMA] is not None:
             self.check_cases(schemas[CASE_SCHEMA], index, fe)
         elif CASE_SCHEMA not in schemas:
