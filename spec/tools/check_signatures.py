@@ -25,6 +25,20 @@ Every problem goes through checker.add(FILE, POINTER, RULE, message), as check.p
 
 import json
 import os
+from collections.abc import Callable
+from typing import Any, Protocol
+
+# A value read from JSON.
+Json = Any
+
+
+class Checker(Protocol):
+    """What check.py's Checker offers this module."""
+
+    def add(self, file: str, ptr: str, rule: str, message: str) -> None: ...
+
+
+Add = Callable[[str, str, str, str], None]
 
 SIG = "spec/signatures.json"
 OPS = "spec/ops.json"
@@ -35,30 +49,31 @@ LISTED_OPS = ("array.create", "array.binary", "array.unary", "array.reduce", "gl
 CREATE_OWN = ("fn", "dtype", "device")
 
 
-def ptr(*parts):
+def ptr(*parts: object) -> str:
     return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in parts)
 
 
-def statement_id(versions, v):
+def statement_id(versions: list[str], v: str) -> str:
     """The statement that scopes a case to the versions from V on (API-FN-1 for the first)."""
     return "API-FN-%d" % (versions.index(v) + 1)
 
 
-def case_kind(sig, form):
+def case_kind(sig: Json, form: Json) -> str:
     """The dtype kind a function's generated cases use: the first of kind_order it accepts."""
     kinds = form.get("kinds") or []
     for k in sig["kind_order"]:
         if k in kinds:
-            return k
-    return sig["kind_order"][0]
+            return str(k)
+    return str(sig["kind_order"][0])
 
 
-def check(checker, sig, features, statements, ops, root):
+def check(checker: Checker, sig: Json, features: Json, statements: Json, ops: Json,
+          root: str) -> None:
     add = checker.add
     versions = sig["versions"]
     feats = {f["name"]: f for f in (features or {}).get("features", [])}
     # families and their features
-    first_of = {}
+    first_of: dict[str, str] = {}
     for f in sig["functions"]:
         if f["introduced"] in versions:
             v = first_of.get(f["family"])
@@ -90,7 +105,7 @@ def check(checker, sig, features, statements, ops, root):
             if s is None or s["source"]["introduced"] != v:
                 add(SIG, ptr("versions", versions.index(v)), "signatures-statement",
                     "%s, introduced in %s, must be in spec/statements.json" % (sid, v))
-    names = {}
+    names: dict[str, int] = {}
     for i, f in enumerate(sig["functions"]):
         here = ("functions", i)
         if f["name"] in names:
@@ -102,7 +117,7 @@ def check(checker, sig, features, statements, ops, root):
                 "family %s is not in families" % f["family"])
         check_versions(add, versions, f, here)
         for j, form in enumerate(f["signatures"]):
-            check_params(add, form, here + ("signatures", j))
+            check_params(add, form, (*here, "signatures", j))
         if "inputs" in f:
             check_inputs(add, sig, f, here)
         elif sig["families"].get(f["family"], {}).get("feature") is not None:
@@ -114,7 +129,7 @@ def check(checker, sig, features, statements, ops, root):
     check_signature_cases(checker, root, table)
 
 
-def check_versions(add, versions, f, here):
+def check_versions(add: Add, versions: list[str], f: Json, here: tuple[object, ...]) -> None:
     froms = [s["from"] for s in f["signatures"]]
     if froms[0] != f["introduced"]:
         add(SIG, ptr(*here, "signatures", 0, "from"), "signatures-introduced",
@@ -129,12 +144,12 @@ def check_versions(add, versions, f, here):
             "removed in %s, but a signature starts in %s" % (f["removed"], froms[-1]))
 
 
-def check_params(add, form, here):
-    seen = set()
+def check_params(add: Add, form: Json, here: tuple[object, ...]) -> None:
+    seen: set[str] = set()
     last = -1
     defaulted = False
     for k, p in enumerate(form["params"]):
-        at = here + ("params", k)
+        at = (*here, "params", k)
         if p["name"] in seen:
             add(SIG, ptr(*at, "name"), "signatures-param-unique", "parameter %s twice" % p["name"])
         seen.add(p["name"])
@@ -160,7 +175,7 @@ def check_params(add, form, here):
                 "string values on %s, which takes no string" % p["name"])
 
 
-def array_specs(value):
+def array_specs(value: Json) -> list[Json]:
     if isinstance(value, dict) and set(value) == {"array"}:
         return [value["array"]]
     if isinstance(value, dict) and set(value) == {"arrays"}:
@@ -168,7 +183,7 @@ def array_specs(value):
     return []
 
 
-def check_inputs(add, sig, f, here):
+def check_inputs(add: Add, sig: Json, f: Json, here: tuple[object, ...]) -> None:
     newest = f["signatures"][-1]
     params = newest["params"]
     inputs = f["inputs"]
@@ -208,7 +223,7 @@ def check_inputs(add, sig, f, here):
                     "kind %s has no values for domain %s" % (k, domain))
 
 
-def check_ops(add, ops, table):
+def check_ops(add: Add, ops: Json, table: dict[str, Json]) -> None:
     by_name = {op["name"]: op for op in ops["ops"]}
     for name in LISTED_OPS:
         op = by_name.get(name)
@@ -235,7 +250,7 @@ def check_ops(add, ops, table):
                         % (f["name"], a["name"]))
 
 
-def check_signature_cases(checker, root, table):
+def check_signature_cases(checker: Checker, root: str, table: dict[str, Json]) -> None:
     path = os.path.join(root, SIGNATURE_CASES)
     if not os.path.exists(path):
         return
@@ -251,7 +266,8 @@ def check_signature_cases(checker, root, table):
                 checker.add(SIGNATURE_CASES, at, "signatures-case-function",
                             "%s is not a function of spec/signatures.json" % fn)
                 continue
-            want = step.get("expect", {}).get("kind") if isinstance(step.get("expect"), dict) else None
+            expect = step.get("expect")
+            want = expect.get("kind") if isinstance(expect, dict) else None
             if not isinstance(want, str):
                 continue
             dev = [p for p in table[fn]["signatures"][-1]["params"] if p["name"] == "device"]

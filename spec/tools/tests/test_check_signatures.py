@@ -5,6 +5,9 @@ import json
 import os
 import shutil
 import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -19,7 +22,7 @@ SIG = "spec/signatures.json"
 
 
 @pytest.fixture
-def root(tmp_path):
+def root(tmp_path: Path) -> Path:
     """A copy of the real spec/, adapters.json and the signature cases."""
     shutil.copytree(os.path.join(REPO, "spec"), tmp_path / "spec",
                     ignore=shutil.ignore_patterns("tools", "*.md"))
@@ -33,7 +36,7 @@ def root(tmp_path):
     return tmp_path
 
 
-def edit(root, rel, fn):
+def edit(root: Path, rel: str, fn: Callable[[Any], object]) -> None:
     path = os.path.join(root, rel)
     with open(path, encoding="utf-8") as f:
         data = json.load(f)
@@ -42,20 +45,21 @@ def edit(root, rel, fn):
         json.dump(data, f, indent=1)
 
 
-def problems(root):
+def problems(root: Path) -> list[tuple[str, str, str]]:
     return [(p.file, p.pointer, p.rule) for p in check.Checker(str(root)).run()]
 
 
-def fn_index(root, name):
+def fn_index(root: Path, name: str) -> int:
     with open(os.path.join(root, SIG), encoding="utf-8") as f:
-        return next(i for i, x in enumerate(json.load(f)["functions"]) if x["name"] == name)
+        functions = json.load(f)["functions"]
+    return next(i for i, x in enumerate(functions) if x["name"] == name)
 
 
-def test_real_table_passes(root):
+def test_real_table_passes(root: Path) -> None:
     assert problems(root) == []
 
 
-def test_every_version_family_and_kind_is_covered():
+def test_every_version_family_and_kind_is_covered() -> None:
     with open(os.path.join(REPO, SIG), encoding="utf-8") as f:
         sig = json.load(f)
     names = {x["name"] for x in sig["functions"]}
@@ -66,13 +70,13 @@ def test_every_version_family_and_kind_is_covered():
     assert len(names) == len(sig["functions"]) > 200
 
 
-def test_duplicate_name(root):
+def test_duplicate_name(root: Path) -> None:
     i = fn_index(root, "abs")
     edit(root, SIG, lambda d: d["functions"].append(d["functions"][i]))
     assert any(r == "signatures-name-unique" for _, _, r in problems(root))
 
 
-def test_signatures_out_of_order(root):
+def test_signatures_out_of_order(root: Path) -> None:
     i = fn_index(root, "add")
     edit(root, SIG, lambda d: d["functions"][i]["signatures"].reverse())
     got = problems(root)
@@ -80,10 +84,10 @@ def test_signatures_out_of_order(root):
     assert (SIG, "/functions/%d/signatures/0/from" % i, "signatures-introduced") in got
 
 
-def test_param_order_and_defaults(root):
+def test_param_order_and_defaults(root: Path) -> None:
     i = fn_index(root, "sum")
 
-    def breakit(d):
+    def breakit(d: Any) -> None:
         params = d["functions"][i]["signatures"][0]["params"]
         params[2]["kind"] = "positional-only"  # after the keyword-only axis
     edit(root, SIG, breakit)
@@ -91,7 +95,7 @@ def test_param_order_and_defaults(root):
             "signatures-param-order") in problems(root)
 
 
-def test_kinds_on_a_non_array_parameter(root):
+def test_kinds_on_a_non_array_parameter(root: Path) -> None:
     i = fn_index(root, "sum")
     edit(root, SIG, lambda d: d["functions"][i]["signatures"][0]["params"][1].update(
         kinds=["bool"]))
@@ -99,10 +103,10 @@ def test_kinds_on_a_non_array_parameter(root):
             "signatures-param-kinds") in problems(root)
 
 
-def test_inputs_name_an_unknown_keyword_and_domain(root):
+def test_inputs_name_an_unknown_keyword_and_domain(root: Path) -> None:
     i = fn_index(root, "log")
 
-    def breakit(d):
+    def breakit(d: Any) -> None:
         d["functions"][i]["inputs"] = {"args": [{"array": {"shape": [3], "domain": "nowhere"}}],
                                        "kwargs": {"base": 2}}
     edit(root, SIG, breakit)
@@ -111,18 +115,18 @@ def test_inputs_name_an_unknown_keyword_and_domain(root):
     assert (SIG, "/functions/%d/inputs/args/0" % i, "signatures-inputs-domain") in got
 
 
-def test_inputs_miss_a_required_parameter(root):
+def test_inputs_miss_a_required_parameter(root: Path) -> None:
     i = fn_index(root, "matmul")
     edit(root, SIG, lambda d: d["functions"][i]["inputs"]["args"].pop())
     assert (SIG, "/functions/%d/inputs/args" % i, "signatures-inputs-args") in problems(root)
 
 
-def test_family_feature_must_exist(root):
+def test_family_feature_must_exist(root: Path) -> None:
     edit(root, SIG, lambda d: d["families"]["fft"].update(feature="functions-fourier"))
     assert (SIG, "/families/fft/feature", "signatures-feature-exists") in problems(root)
 
 
-def test_protocol_function_lists_are_checked(root):
+def test_protocol_function_lists_are_checked(root: Path) -> None:
     i = fn_index(root, "eye")
     edit(root, SIG, lambda d: d["functions"][i]["signatures"][-1]["params"].pop(0))
     got = problems(root)
@@ -132,10 +136,10 @@ def test_protocol_function_lists_are_checked(root):
     assert any(f == "spec/ops.json" and r == "signatures-op-function" for f, _, r in problems(root))
 
 
-def test_signature_cases_are_checked(root):
+def test_signature_cases_are_checked(root: Path) -> None:
     i = fn_index(root, "zeros")
 
-    def breakit(d):
+    def breakit(d: Any) -> None:
         for p in d["functions"][i]["signatures"][-1]["params"]:
             if p["name"] == "device":
                 p["kind"] = "positional-or-keyword"
@@ -145,7 +149,7 @@ def test_signature_cases_are_checked(root):
                for f, _, r in got)
 
 
-def test_scoping_statement_must_exist(root):
+def test_scoping_statement_must_exist(root: Path) -> None:
     edit(root, "spec/statements.json", lambda d: d["statements"].__setitem__(
         slice(None), [s for s in d["statements"] if s["id"] != "API-FN-4"]))
     assert (SIG, "/versions/3", "signatures-statement") in problems(root)
