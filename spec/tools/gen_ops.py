@@ -366,7 +366,11 @@ typedef enum %s {
  * the vendor table's binary, unary and reduce slots receive them. The values are part of the
  * table's ABI: spec/ops.json's lists only grow at their end. */
 
+/* clang-format off */
+
 %s
+
+/* clang-format on */
 
 #endif
 """ % (NOTE, "\n\n".join(enums))

@@ -6,6 +6,8 @@
  * the vendor table's binary, unary and reduce slots receive them. The values are part of the
  * table's ABI: spec/ops.json's lists only grow at their end. */
 
+/* clang-format off */
+
 /* The functions of array.binary's "fn" (array.binary_into and global.binary take some of them),
  * in the order of spec/ops.json (from 1). */
 typedef enum ds_binary_fn {
@@ -30,5 +32,7 @@ typedef enum ds_reduce_fn {
     DS_SUM = 1,
     DS_MAX
 } ds_reduce_fn;
+
+/* clang-format on */
 
 #endif
