@@ -151,13 +151,15 @@ def test_readme_devspec_options_exist() -> None:
 
 
 @needs_runner
-@pytest.mark.parametrize("command", ["list", "coverage"])
+@pytest.mark.parametrize("command", ["list", "coverage", "compare reports/"])
 def test_readme_runner_commands_run(command: str) -> None:
-    """README.md's `build/conformance/devspec list` and `coverage`, as written."""
+    """README.md's `build/conformance/devspec list`, `coverage` and `compare reports/`, as
+    written (none of them writes a file)."""
     line = "build/conformance/devspec " + command
     assert line in readme_commands()
     env = dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=BUILD)
-    r = subprocess.run([DEVSPEC, command], capture_output=True, text=True, cwd=TOP, env=env)
+    r = subprocess.run([DEVSPEC, *command.split()], capture_output=True, text=True, cwd=TOP,
+                       env=env)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip()
 
@@ -185,3 +187,19 @@ def test_readme_lists_what_setup_installs() -> None:
     text = re.sub(r"\([^)]*\)", "", text.replace("\n", " "))
     named = [w.strip() for w in re.split(r",| and ", text) if w.strip()]
     assert named == packages
+
+
+@needs_runner
+def test_readme_expectations_command_runs() -> None:
+    """README.md's `devspec expectations run.json > mylib-known.txt`, on a published report:
+    one entry per line, `<case id> <status>` and a reason after #, which `--expectations`
+    then reads."""
+    line = "devspec expectations run.json > mylib-known.txt"
+    assert any(line in c for c in readme_commands())
+    r = subprocess.run([DEVSPEC, "expectations", os.path.join(TOP, "reports", "numpy.json")],
+                       capture_output=True, text=True, cwd=TOP)
+    assert r.returncode == 0, r.stderr
+    entries = [x for x in r.stdout.splitlines() if x and not x.startswith("#")]
+    assert entries
+    for x in entries:
+        assert re.match(r"\S+ (fail|error|crash|timeout|lacks|xpass)( +#.*)?$", x), x
