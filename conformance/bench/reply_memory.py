@@ -16,6 +16,7 @@ gigabytes at the limit), and the ratio of the two ratios is printed.
 --cases K puts K failing copies of the step in K cases: the peak must not grow with K.
 Standard library only; Linux (/proc). Not a test: it prints figures.
 """
+
 import argparse
 import json
 import os
@@ -23,16 +24,18 @@ import subprocess
 import sys
 import tempfile
 import time
+from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(HERE, "..", "tests")
 FAKE = os.path.join(TESTS, "fixtures", "fake_adapter.py")
 SPEC = os.path.join(TESTS, "spec")
 LIMIT = 64 << 20
-EACH = {"int": ("int64", 0), "float": ("float64", 0.30000000000000004), "bool": ("bool", True)}
+EACH: dict[str, tuple[str, Any]] = {"int": ("int64", 0), "float": ("float64", 0.30000000000000004),
+                                    "bool": ("bool", True)}
 
 
-def case_file(path, kind, size, copies):
+def case_file(path: str, kind: str, size: int, copies: int) -> None:
     dtype, each = EACH[kind]
     cases = [{"id": f"big.{kind}.{i}", "description": f"a {size}-byte {dtype} reply",
               "spec": ["T-STR-1"], "features": ["device-string"],
@@ -43,7 +46,7 @@ def case_file(path, kind, size, copies):
         json.dump({"description": "Large replies.", "cases": cases}, fh)
 
 
-def peak_kib(cmd, cwd):
+def peak_kib(cmd: list[str], cwd: str) -> tuple[int, int, float, str]:
     """Runs CMD; returns (exit status, peak VmHWM in KiB, seconds, stderr tail)."""
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=cwd)
@@ -58,11 +61,13 @@ def peak_kib(cmd, cwd):
         except (OSError, ValueError):
             pass
         time.sleep(0.002)
+    assert p.stderr is not None  # PIPE
     err = p.stderr.read().decode(errors="replace")
     return p.returncode, hwm, time.monotonic() - t0, err[-300:]
 
 
-def measure(devspec, kind, size, copies, tmp):
+def measure(devspec: str, kind: str, size: int, copies: int,
+            tmp: str) -> tuple[int, float, int]:
     cases = os.path.join(tmp, f"{kind}.json")
     case_file(cases, kind, size, copies)
     report = os.path.join(tmp, f"{kind}-report.json")
@@ -79,7 +84,7 @@ def measure(devspec, kind, size, copies, tmp):
     return hwm * 1024, secs, os.path.getsize(report)
 
 
-def main():
+def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--devspec", required=True)
     ap.add_argument("--baseline")
@@ -98,7 +103,7 @@ def main():
                     f"{peak / 2**20:7.1f} MiB = {ratio:5.2f} x the reply, {secs:5.1f} s, "
                     f"report {rsize} bytes")
             if a.baseline:
-                bpeak, bsecs, brsize = measure(a.baseline, kind, a.baseline_bytes, a.cases, tmp)
+                bpeak, _, brsize = measure(a.baseline, kind, a.baseline_bytes, a.cases, tmp)
                 bratio = bpeak / a.baseline_bytes
                 line += (f"; baseline at {a.baseline_bytes / 1e6:.1f} MB: {bpeak / 2**20:.1f} MiB"
                          f" = {bratio:.1f} x, report {brsize} bytes; ratio {bratio / ratio:.0f}")
