@@ -62,6 +62,8 @@ if [ "$python" -eq 1 ]; then
         .venv/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
         echo "$want" >"$stamp"
     fi
+    # OneFlow's own environment (Python 3.10), for the oneflow adapters; cached.
+    bash scripts/setup-oneflow.sh
 fi
 
 if [ "$build" -eq 1 ]; then

@@ -140,9 +140,46 @@ R["jax-mesh4"] = [
  *R["jax"],
 ]
 
+# OneFlow 0.9.0 itself (backends/oneflow.py): in one process (oneflow) and on 4 ranks
+# (oneflow-4). "Contradicts its documentation" marks a place where OneFlow does otherwise than
+# the seed (its own guide) states; the suite keeps judging against the statement there.
+_OF_GPU = ("the case names the accelerator 'gpu', devspec's type name; OneFlow's device types "
+           "are exactly 'cpu' and 'cuda' (OF-DEV-1) and it refuses 'gpu' (RuntimeError 'Expected "
+           "one of cpu, cuda device type'); without a CUDA driver a cuda tensor aborts OneFlow, "
+           "so no spelling of the case can run on this machine")
+_OF_0D = ("OneFlow 0.9.0 contradicts its documentation (OF-PROM-4): a 0-d tensor of a higher "
+          "category than every dimensioned operand does not lift the result; the dimensioned "
+          "operand's dtype is kept (int32 + 0-d float64 gives int32, bool + 0-d int8 gives "
+          "bool), and int / 0-d float gives float32, the default dtype")
+_OF_NO_DTYPE = ("OneFlow 0.9.0 has no such dtype: its eight are bool, uint8, int8, int32, int64, "
+                "float16, float32, float64, as its documentation says (OF-DT-1, OF-DT-3: no "
+                "complex)")
+R["oneflow"] = [
+ ("copy.asarray.*", "as_tensor takes no copy", "OneFlow has no asarray; its conversion oneflow.as_tensor takes no copy= (lacks asarray(copy=))"),
+ ("asarray.array.inherits-copy", "as_tensor takes no copy", "OneFlow has no asarray; its conversion oneflow.as_tensor takes no copy= (lacks asarray(copy=))"),
+ ("mixed.binary.zero-d", "returned a value", "OneFlow moves a 0-d tensor on cpu:1 to the other operand's device (cpu:0 [1,2,3] * 0-d cpu:1 gives a tensor on cpu:0) instead of raising, as torch does for CPU scalars; OneFlow's documentation says nothing of devices in arithmetic"),
+ ("oneflow.device.*", "device string: gpu|device tag `gpu' not found", _OF_GPU),
+ ("oneflow.device.legacy-ordinal", "incompatible constructor arguments", "OneFlow 0.9.0 contradicts its documentation (OF-DEV-5): device(1) raises TypeError ('incompatible constructor arguments'; only device(str) and device(str, int) exist)"),
+ ("oneflow.device.forms-agree", "incompatible constructor arguments", "OneFlow 0.9.0 contradicts its documentation (OF-DEV-5, OF-DEV-6): device(0) raises TypeError, and zeros(device=0) raises TypeError too ('argument device must be device, not int')"),
+ ("oneflow.promotion.*complex*", "no dtype complex", _OF_NO_DTYPE),
+ ("out.*", "takes no out=", "OneFlow 0.9.0's arithmetic functions take no out= (lacks multiply(out=)); only the in-place operators write into an existing tensor, and the oneflow.out.* cases use those"),
+ ("promotion.category.*.0d", "at .dtype", _OF_0D),
+ ("promotion.category.*.int8.uint8.array", "Cannot find the kernel", "int8 with uint8 promotes to int16 (OF-PROM-5), a dtype OneFlow 0.9.0 does not have: the int8 -> int16 cast has no kernel and the operation raises RuntimeError ('Cannot find the kernel matching Current OperatorConf ... cast')"),
+ ("promotion.category.*.uint8.int8.array", "Cannot find the kernel", "uint8 with int8 promotes to int16 (OF-PROM-5), a dtype OneFlow 0.9.0 does not have: the uint8 -> int16 cast has no kernel and the operation raises RuntimeError ('Cannot find the kernel matching Current OperatorConf ... cast')"),
+ ("promotion.category.*.scalar-bool", "should be float or int", "OneFlow 0.9.0 contradicts its documentation (OF-PROM-2, OF-PROM-3: bool is a category of scalars too): multiply and divide refuse a Python bool scalar (NotImplementedError 'The scalar in scalar_mul should be float or int'), while add and subtract take it"),
+]
+R["oneflow-4"] = [
+ ("oneflow.placement.order", "expected false, observed true", "OneFlow sorts a placement's ranks: placement('cpu', [3, 2, 1, 0]) equals placement('cpu', [0, 1, 2, 3]) and prints as it; the seed says 'a sequence of device ranks' (OF-PL-1) and says nothing of order, so the case follows refarray's reading, which OneFlow does not share"),
+ ("oneflow.sbp.op.mixed-placements", "returned a value", "OneFlow sorts a placement's ranks, so [0, 1, 2, 3] and [3, 2, 1, 0] are one placement and the add succeeds; the seed is silent on order (OF-PL-1)"),
+ ("oneflow.placement.bad-outside", "returned a value", "placement('cpu', [0, 1, 2, 4]) on 4 ranks is accepted and printed; OneFlow raises only when a tensor is placed there (RuntimeError 'Placement is invalid because rank must be less than world size!'); the seed is silent on when"),
+ ("oneflow.placement.bad-duplicate", "died", "a placement with a duplicate rank aborts OneFlow (SIGABRT from a failed check) instead of raising, and the other ranks go down with it"),
+ ("oneflow.sbp.dtype.float16.*", "died", "converting a float16 global tensor (split(0) or partial_sum to broadcast) on CPU aborts OneFlow 0.9.0 (SIGABRT from a failed check) on a rank, and the job goes down with it"),
+ ("oneflow.sbp.dtype.*", "has no dtype", _OF_NO_DTYPE),
+]
+
 # An adapter's expectations file is made with the rules of its own name for a report of the
 # library named here.
-ADAPTER_LIBRARY = {"jax-mesh4": "jax"}
+ADAPTER_LIBRARY = {"jax-mesh4": "jax", "oneflow-4": "oneflow"}
 
 
 Entry = tuple[str, str, str]

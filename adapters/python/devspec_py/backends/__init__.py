@@ -20,6 +20,7 @@ BACKENDS: dict[str, tuple[str, str]] = {
     "torch": ("torch", "TorchBackend"),
     "tinygrad": ("tinygrad", "TinygradBackend"),
     "ivy": ("ivy", "IvyBackend"),
+    "oneflow": ("oneflow", "OneFlowBackend"),
 }
 
 

@@ -1,0 +1,316 @@
+"""OneFlow 0.9.0 through its own public API, on its own Python 3.10 environment
+(scripts/setup-oneflow.sh): locally in one process, and as one rank of a global job when
+devspec-adapter-mpi-host --ranks N starts it with WORLD_SIZE, RANK and the rest set."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from ..backend import (
+    Array,
+    BaseBackend,
+    Device,
+    DType,
+    GlobalArg,
+    GlobalInfo,
+    Kw,
+    Piece,
+    PlacementArg,
+    Sbp,
+)
+from ..errors import Lacks, Unsupported
+from ..values import TypedArray, nest
+
+# What OneFlow's documentation (the seed) describes and the one-process adapter claims. No
+# array API namespace (so no asarray), no fft, no __dlpack__ on tensors (0.9.0): none of
+# their features.
+LOCAL_FEATURES = (
+    "device-attr", "device-eq", "creation-device-kw", "like-inherits-device", "to-device",
+    "output-follows-input", "mixed-device-raises", "default-device-consistent",
+    "device-string-kw", "device-ordinal", "device-current-of-type", "promotion-category",
+    "out-casting", "dtype-names")
+# What one rank of a global job claims: the global arrays only. The local features are the
+# one-process adapter's to judge; on N ranks they would run N times as long to say the same
+# (spec/decisions.md, "OneFlow devices and global arrays", OneFlow itself).
+RANK_FEATURES = ("placement", "sbp", "sbp-convert")
+
+
+class OneFlowBackend(BaseBackend):
+    """OneFlow, which copies much of torch's API: the torch backend's mapping where OneFlow has
+    the same function, OneFlow's own where it differs (no out=, no asarray, no fft)."""
+
+    library_name = "oneflow"
+    features: tuple[str, ...] = LOCAL_FEATURES
+
+    def __init__(self) -> None:
+        # A rank of a global job (started with OneFlow's rank variables) or one process;
+        # read before the import, which sets WORLD_SIZE and RANK of a process of one rank.
+        world = os.environ.get("WORLD_SIZE")
+        self.world = int(world) if world else None
+        self.rank = int(os.environ.get("RANK", "0"))
+        import oneflow
+        self.flow: Any = oneflow
+        if self.world is not None:
+            self.features = RANK_FEATURES
+
+    def library_version(self) -> str:
+        return str(self.flow.__version__)
+
+    def devices(self) -> list[Device]:
+        # OneFlow keeps CPU devices apart by index (any index makes tensors; tensors on cpu:0
+        # and cpu:1 refuse to mix), so two of them give the mixed-device cases a second
+        # device; CUDA devices where a driver is present (without one, a tensor on cuda
+        # aborts the process). See decisions.md, "OneFlow devices and global arrays".
+        flow = self.flow
+        found = [flow.device("cpu", 0), flow.device("cpu", 1)]
+        if flow.cuda.is_available():
+            found += [flow.device("cuda", i) for i in range(flow.cuda.device_count())]
+        return found
+
+    def default_device(self) -> Device | None:
+        return self.default_get()
+
+    def default_get(self) -> Device:
+        return self.flow.zeros(()).device
+
+    def dtype(self, name: str) -> DType:
+        dt = getattr(self.flow, name, None)
+        if not isinstance(dt, self.flow.dtype):
+            raise Lacks("dtype " + name, "oneflow %s has no dtype %s"
+                        % (self.flow.__version__, name))
+        return dt
+
+    def dtype_name(self, dt: DType) -> str:
+        return str(dt).replace("oneflow.", "")
+
+    def dtype_describe(self, name: str) -> tuple[DType, bool]:
+        # flow.float, flow.double, flow.half, flow.int, flow.long are the aliases of OF-DT-1.
+        dt = getattr(self.flow, name, None)
+        if not isinstance(dt, self.flow.dtype):
+            raise AttributeError("module 'oneflow' has no dtype %r" % name)
+        return dt, bool(dt.is_floating_point)
+
+    # -- device.* -------------------------------------------------------------------------
+    def parse_device(self, text: str) -> Device:
+        return self.flow.device(text)
+
+    def describe_device(self, dev: Device) -> dict[str, Any]:
+        if isinstance(dev, str):
+            dev = self.flow.device(dev)
+        return {"str": str(dev), "type": dev.type, "index": dev.index}
+
+    def device_from_type_index(self, type_: str, index: int) -> Device:
+        return self.flow.device(type_, index)
+
+    def device_from_ordinal(self, ordinal: int) -> Device:
+        return self.flow.device(ordinal)
+
+    def parse_current_device(self, text: str) -> Device:
+        # OneFlow's device('cuda') is the device of the current index: the string constructor.
+        return self.flow.device(text)
+
+    def set_current_device(self, dev: Device) -> None:
+        if isinstance(dev, str):
+            dev = self.flow.device(dev)
+        if dev.type != "cuda":
+            raise Unsupported("oneflow sets a current device only for cuda "
+                              "(oneflow.cuda.set_device), not for %s" % dev.type)
+        self.flow.cuda.set_device(dev)
+
+    def array_get_device(self, x: Array) -> int:
+        return int(x.get_device())
+
+    # -- array.* --------------------------------------------------------------------------
+    def create(self, fn: str, a: Kw, kw: Kw) -> Array:
+        flow = self.flow
+        kw = self._kw(kw)
+        if fn in ("zeros", "ones", "empty"):
+            return getattr(flow, fn)(a["shape"], **kw)
+        if fn == "full":
+            return flow.full(a["shape"], a["fill_value"], **kw)
+        if fn == "arange":
+            return flow.arange(*self._arange_positional(a), **kw)
+        if fn == "linspace":
+            if not a["endpoint"]:
+                raise Lacks("linspace(endpoint=)", "oneflow.linspace has no endpoint")
+            return flow.linspace(a["start"], a["stop"], a["num"], **kw)
+        if fn == "eye":
+            if a["k"] != 0:
+                raise Lacks("eye(k=)", "oneflow.eye has no diagonal offset k")
+            n_cols = a.get("n_cols")
+            return flow.eye(a["n_rows"], **kw) if n_cols is None else \
+                flow.eye(a["n_rows"], n_cols, **kw)
+        if fn in ("zeros_like", "ones_like", "empty_like"):
+            return getattr(flow, fn)(a["x"], **kw)
+        if fn == "full_like":
+            return flow.full_like(a["x"], a["fill_value"], **kw)
+        raise Lacks("fft." + fn, "oneflow %s has no fft namespace" % flow.__version__)
+
+    def asarray_typed(self, typed: TypedArray, kw: Kw) -> Array:
+        kw = dict(kw)
+        kw["dtype"] = self.dtype(kw.get("dtype") or typed.dtype)
+        if 0 in typed.shape:
+            return self.flow.tensor(typed.data, **kw).reshape(typed.shape)
+        return self.flow.tensor(nest(typed.data, typed.shape), **kw)
+
+    def asarray_scalar(self, value: bool | int | float | complex, kw: Kw) -> Array:
+        return self.flow.tensor(value, **self._kw(kw))
+
+    def asarray_array(self, x: Array, kw: Kw) -> Array:
+        # OneFlow has no asarray; as_tensor is its conversion that keeps a tensor as it is
+        # where dtype and device allow, and it takes no copy=.
+        if "copy" in kw:
+            raise Lacks("asarray(copy=)", "oneflow.as_tensor takes no copy")
+        return self.flow.as_tensor(x, **self._kw(kw))
+
+    def astype(self, x: Array, dtype: str, kw: Kw) -> Array:
+        return x.to(**self._kw(dict(kw, dtype=dtype)))
+
+    def read(self, x: Array) -> tuple[str, tuple[int, ...], list[Any]]:
+        h = x.detach().cpu()
+        return self.array_dtype(x), tuple(int(n) for n in h.shape), h.numpy().reshape(-1).tolist()
+
+    def to_device(self, x: Array, dev: Device, kw: Kw) -> Array:
+        if kw.get("stream") is not None:
+            raise Lacks("Array.to_device(stream=)", "oneflow's Tensor.to takes no stream")
+        return x.to(dev)
+
+    def binary(self, fn: str, x1: Any, x2: Any) -> Array:
+        if fn == "maximum":
+            return self.flow.maximum(x1, x2)
+        if fn == "add":
+            return x1 + x2
+        if fn == "subtract":
+            return x1 - x2
+        if fn == "multiply":
+            return x1 * x2
+        if fn == "divide":
+            return x1 / x2
+        if fn == "equal":
+            return x1 == x2
+        return x1 < x2
+
+    def binary_into(self, fn: str, x1: Any, x2: Any, out: Array) -> None:
+        # OneFlow's arithmetic takes no out=; the in-place operators are its only way to
+        # write a result into an existing tensor, and they are what OF-OUT-3 shows.
+        if out is not x1:
+            raise Lacks(fn + "(out=)", "oneflow %s's %s takes no out= (only the in-place "
+                        "operator writes into an existing tensor)" % (self.flow.__version__, fn))
+        if fn == "add":
+            x1 += x2
+        elif fn == "subtract":
+            x1 -= x2
+        elif fn == "multiply":
+            x1 *= x2
+        else:
+            x1 /= x2
+
+    def unary(self, fn: str, x: Array) -> Array:
+        return {"negative": self.flow.negative, "abs": self.flow.abs,
+                "sqrt": self.flow.sqrt}[fn](x)
+
+    def reduce(self, fn: str, x: Array, axis: int | None) -> Array:
+        if fn == "sum":
+            return self.flow.sum(x) if axis is None else self.flow.sum(x, dim=axis)
+        return self.flow.max(x) if axis is None else self.flow.amax(x, dim=axis)
+
+    def matmul(self, x1: Array, x2: Array) -> Array:
+        return self.flow.matmul(x1, x2)
+
+    def stack(self, arrays: list[Array], axis: int) -> Array:
+        return self.flow.stack(arrays, dim=axis)
+
+    def tril(self, x: Array, k: int) -> Array:
+        return self.flow.tril(x, diagonal=k)
+
+    def triu(self, x: Array, k: int) -> Array:
+        return self.flow.triu(x, diagonal=k)
+
+    # -- global arrays: each process is one rank ---------------------------------------------
+    # devspec-adapter-mpi-host --ranks N starts N processes of this adapter with OneFlow's
+    # rank variables; every rank executes every request, so each global op runs its
+    # collectives on all ranks at once, and each rank answers its own local piece (the host
+    # merges the replies). OneFlow's own placement, sbp, to_global and operators do the work.
+
+    def _placement(self, p: PlacementArg) -> Any:
+        return self.flow.placement(p.type, p.ranks)
+
+    def _sbp(self, s: Sbp) -> Any:
+        sbp = self.flow.sbp
+        if s.kind == "split":
+            return sbp.split(s.dim)
+        return sbp.broadcast if s.kind == "broadcast" else sbp.partial_sum
+
+    def _sbps(self, sbps: list[Sbp]) -> tuple[Any, ...]:
+        # A tuple: to_global documents "sbp or tuple of sbp", and a list fails on a 2-D
+        # placement in 0.9.0.
+        return tuple(self._sbp(s) for s in sbps)
+
+    def _world(self) -> int:
+        if self.world is None:
+            raise Unsupported("the oneflow adapter plays no ranks in one process: "
+                              "devspec-adapter-mpi-host --ranks N starts its ranks")
+        return self.world
+
+    def placement_describe(self, p: PlacementArg | None, type_: str,
+                           all_: str | None) -> dict[str, Any]:
+        self._world()
+        flow = self.flow
+        if p is not None:
+            pl = self._placement(p)
+        elif all_ == "env.all_device_placement":
+            pl = flow.env.all_device_placement(type_)
+        else:
+            pl = flow.placement.all(type_)
+        return {"str": str(pl), "type": str(pl.type),
+                "shape": [int(n) for n in pl.ranks.shape]}
+
+    def placement_equal(self, a: PlacementArg, b: PlacementArg) -> bool:
+        self._world()
+        return bool(self._placement(a) == self._placement(b))
+
+    def sbp_describe(self, sbp: Sbp) -> str:
+        return str(self._sbp(sbp))
+
+    def _make(self, x: GlobalArg) -> Any:
+        world = self._world()
+        pl = self._placement(x.placement)
+        if x.value is not None:
+            # The same whole value on every rank: broadcast (rank 0's data, every rank's
+            # alike), then OneFlow's own conversion to the asked sbp.
+            whole = self.asarray_typed(x.value, {})
+            b = whole.to_global(placement=pl,
+                                sbp=(self.flow.sbp.broadcast,) * len(x.sbp))
+            return b.to_global(sbp=self._sbps(x.sbp))
+        assert x.locals is not None
+        if len(x.locals) < world:
+            raise Unsupported("%d local pieces for %d ranks: each rank needs its own"
+                              % (len(x.locals), world))
+        mine = self.asarray_typed(x.locals[self.rank], {})
+        return mine.to_global(placement=pl, sbp=self._sbps(x.sbp))
+
+    def global_make(self, x: GlobalArg, to: list[Sbp] | None) -> Array:
+        y = self._make(x)
+        return y if to is None else y.to_global(sbp=self._sbps(to))
+
+    def global_binary(self, fn: str, x1: GlobalArg, x2: GlobalArg) -> Array:
+        return self.binary(fn, self._make(x1), self._make(x2))
+
+    def global_sum(self, x: GlobalArg, axis: int | None) -> Array:
+        a = self._make(x)
+        return self.flow.sum(a) if axis is None else self.flow.sum(a, dim=axis)
+
+    def _piece(self, t: Any) -> Piece:
+        return self.read(t)
+
+    def global_describe(self, x: Array) -> GlobalInfo:
+        import numpy
+        pl = x.placement
+        ranks = [int(r) for r in numpy.asarray(pl.ranks).reshape(-1)]
+        whole = x.to_global(sbp=(self.flow.sbp.broadcast,) * len(x.sbp))
+        # A rank outside the placement holds no piece; OneFlow gives it an empty local
+        # tensor, also for the value, and that is what it reports.
+        mine = self._piece(x.to_local()) if self.rank in ranks else None
+        return GlobalInfo(self.array_dtype(x), tuple(int(n) for n in x.shape), str(pl),
+                          [str(s) for s in x.sbp], self._piece(whole.to_local()), [mine])

@@ -1,0 +1,120 @@
+"""OneFlow 0.9.0 itself (backends/oneflow.py), as adapters.json starts it: in one process
+(`oneflow`) and on 4 ranks started by devspec-adapter-mpi-host --ranks 4 (`oneflow-4`). The
+whole suite runs against both in the suite phase; these check what the suite does not see:
+the environment the entries set, the lacks answers, the per-rank replies, and a rank that
+aborts taking its job down. Skipped, with the reason, where OneFlow's environment
+(.venv-oneflow, scripts/setup-oneflow.sh) or the host is missing."""
+
+import json
+import os
+import subprocess
+
+import pytest
+from adapter_client import BUILD, PROGRAM, TOP
+
+with open(os.path.join(TOP, "adapters", "adapters.json"), encoding="utf-8") as _f:
+    ENTRIES = {a["name"]: a for a in json.load(_f)["adapters"]}
+
+
+def command(name):
+    entry = ENTRIES[name]
+    cmd = [c.replace("${SOURCE}", TOP).replace("${BUILD}", BUILD) for c in entry["command"]]
+    env = dict(os.environ, **entry.get("env", {}))
+    return cmd, env
+
+
+def available():
+    if not os.access(os.path.join(TOP, ".venv-oneflow", "bin", "python"), os.X_OK):
+        reason = os.path.join(TOP, ".venv-oneflow.unavailable")
+        why = "run scripts/setup-oneflow.sh"
+        if os.path.exists(reason):
+            with open(reason, encoding="utf-8") as f:
+                why = f.read().strip()
+        pytest.skip("OneFlow's environment .venv-oneflow is missing: " + why)
+
+
+def session(name, requests, timeout=300):
+    """Every reply of a session of the adapter `name` given `requests`, its stderr and exit
+    status."""
+    cmd, env = command(name)
+    lines = "".join(json.dumps(dict(r, id=i + 1)) + "\n" for i, r in enumerate(requests))
+    proc = subprocess.run(cmd, input=lines, capture_output=True, text=True, env=env,
+                          timeout=timeout)
+    return [json.loads(line) for line in proc.stdout.splitlines()], proc.stderr, proc.returncode
+
+
+HELLO = {"op": "hello", "args": {"protocol": 1}}
+
+
+def typed(dtype, data):
+    return {"dtype": dtype, "shape": [len(data)], "data": data}
+
+
+def test_entries_run_the_oneflow_program():
+    for name in ("oneflow", "oneflow-4"):
+        cmd, env = command(name)
+        assert cmd[-3:] == [PROGRAM, "--library", "oneflow"], cmd
+        # oneDNN's optimisations make same-shape integer adds saturate (decisions.md).
+        assert env["ONEFLOW_ENABLE_ONEDNN_OPTS"] == "0"
+
+
+def test_one_process():
+    available()
+    replies, err, rc = session("oneflow", [
+        HELLO,
+        {"op": "array.asarray", "args": {"obj": typed("uint8", [200, 10])}},
+        {"op": "array.asarray", "args": {"obj": typed("uint8", [100, 250])}},
+        {"op": "array.binary", "args": {"fn": "add", "x1": "array#0", "x2": "array#1"}},
+        {"op": "array.read", "args": {"array": "array#2"}},
+        {"op": "array.asarray", "args": {"obj": typed("int16", [1])}},
+        {"op": "array.create", "args": {"fn": "fftfreq", "n": 4}},
+        {"op": "bye"},
+    ])
+    assert rc == 0, err[-2000:]
+    hello = replies[0]["result"]
+    assert hello["library"] == {"name": "oneflow", "version": "0.9.0"}
+    assert hello["device_strs"][:2] == ["cpu:0", "cpu:1"]
+    assert "promotion-category" in hello["features"] and "placement" not in hello["features"]
+    assert "ranks" not in hello
+    # uint8 adds wrap modulo 256: 300 -> 44, 260 -> 4 (with oneDNN's optimisations on, OneFlow
+    # 0.9.0 gives 255, 255).
+    assert replies[4]["result"]["data"] == [44, 4]
+    for reply, name in ((replies[5], "dtype int16"), (replies[6], "fft.fftfreq")):
+        assert reply["ok"] is False
+        assert reply["error"]["origin"] == "library" and reply["error"]["lacks"] == name, reply
+
+
+def test_four_ranks_and_a_rank_that_aborts():
+    available()
+    if not os.access(os.path.join(BUILD, "adapters", "host", "devspec-adapter-mpi-host"),
+                     os.X_OK):
+        pytest.skip("devspec-adapter-mpi-host is not built")
+    ranks = {"type": "cpu", "ranks": [0, 1, 2, 3]}
+    replies, err, rc = session("oneflow-4", [
+        HELLO,
+        # Each rank's own piece [r, r], split(0): a global [0, 0, 1, 1, 2, 2, 3, 3].
+        {"op": "global.make", "args": {"locals": [typed("float32", [r, r]) for r in range(4)],
+                                       "placement": ranks, "sbp": [{"split": 0}]}},
+        # The same pieces with broadcast: to_global's documentation says rank 0's data is
+        # broadcast to the other ranks.
+        {"op": "global.make", "args": {"locals": [typed("float32", [r, r]) for r in range(4)],
+                                       "placement": ranks, "sbp": ["broadcast"]}},
+        # Three elements split over four ranks leave rank 3 a piece of none, and OneFlow
+        # 0.9.0 aborts there (a failed check), so the job ends without a reply.
+        {"op": "global.make", "args": {"value": typed("float32", [1, 2, 3]),
+                                       "placement": ranks, "sbp": ["broadcast"],
+                                       "to": [{"split": 0}]}},
+        {"op": "bye"},
+    ])
+    hello = replies[0]["result"]
+    assert hello["ranks"] == 4
+    assert sorted(hello["features"]) == ["placement", "sbp", "sbp-convert"]
+    split = replies[1]
+    assert split["result"]["value"]["data"] == [0, 0, 1, 1, 2, 2, 3, 3]
+    assert split["result"]["sbp"] == ["oneflow.sbp.split(dim=0)"]
+    assert [o["result"]["local"]["data"] for o in split["ranks"]] == [[r, r] for r in range(4)]
+    bcast = replies[2]
+    assert bcast["result"]["value"]["data"] == [0, 0] and "ranks" not in bcast
+    assert len(replies) == 3, replies[3:]
+    assert rc == 4, err[-2000:]
+    assert "ended before answering" in err and "ending every rank" in err, err[-2000:]
