@@ -1,11 +1,13 @@
 """The project's documents against its code: README.md's configuration table lists every CMake
 option and cache variable and every DEVSPEC_* environment variable the code reads, and nothing
-else; README.md's lists (CI's phases, the CMake presets, the packages the set-up installs) are
-the scripts' own; and README.md's commands run where they can run here (a built runner;
-without one those tests skip, saying so)."""
+else; the repository paths the Markdown files name exist; README.md's lists (CI's phases,
+the CMake presets, the packages the set-up installs) are the scripts' own; and README.md's
+commands run where they can run here (a built runner; without one those tests skip, saying
+so)."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import os
 import re
@@ -89,6 +91,42 @@ def test_a_name_read_elsewhere_would_be_found() -> None:
     for text in ('getenv("DEVSPEC_X")', 'os.environ.get("DEVSPEC_X", 1)',
                  'os.environ["DEVSPEC_X"]', "${DEVSPEC_X:-build}", "$DEVSPEC_X"):
         assert any(p.search(text) for _, _, p in READS), text
+
+
+def test_markdown_paths_exist() -> None:
+    """Every `path` a Markdown file names under one of the repository's folders, or a file at
+    its root, exists; a word in capitals is a placeholder (`reports/NAME.json`,
+    `ops_GROUP.c`) that some file must fill. A path git ignores (where runs write, such as
+    reports/runs/) is apart."""
+    files = set(tracked(""))
+    folders: set[str] = set()
+    for f in files:
+        d = os.path.dirname(f)
+        while d and d not in folders:
+            folders.add(d)
+            d = os.path.dirname(d)
+    known = sorted(files | folders)
+    tops = {f.split("/")[0] for f in files if "/" in f}
+    roots = {"README.md", "STYLE.md", ".clang-format", "VERSION", "CMakePresets.json",
+             "pyproject.toml", "requirements.txt", "CMakeLists.txt"}
+    missing = []
+    for rel in tracked(".md"):
+        # The statements' sources are paths in the standard's own repository.
+        if rel == "spec/statements.md":
+            continue
+        for m in re.finditer(r"`([A-Za-z0-9_.\-/]+)`|\]\(([A-Za-z0-9_.\-/]+)\)", read(rel)):
+            path = (m.group(1) or m.group(2)).rstrip("/")
+            if not ("/" in path and path.split("/")[0] in tops) and path not in roots:
+                continue
+            if path in files or path in folders:
+                continue
+            pattern = re.sub(r"(?<![A-Za-z])[A-Z][A-Z_]+(?![a-z])", "*", path)
+            if pattern == path or not fnmatch.filter(known, pattern):
+                missing.append((rel, path))
+    ignored = subprocess.run(["git", "-C", TOP, "check-ignore", "--no-index", "--stdin"],
+                             input="\n".join(p for _, p in missing), capture_output=True,
+                             text=True).stdout.split()
+    assert ["%s: %s" % (rel, p) for rel, p in missing if p not in ignored] == []
 
 
 def test_readme_names_every_ci_phase() -> None:
