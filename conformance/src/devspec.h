@@ -97,6 +97,14 @@ void dsr__utc_iso(char out[32]); /* wall clock, ISO 8601 UTC */
 /* Returns the byte offset of the first invalid UTF-8 sequence, or -1 when valid. */
 long dsr__utf8_invalid_at(const char *s, size_t len);
 bool dsr__is_dir(const char *path);
+/* PATH made absolute with its links resolved (realpath); for a path that does not exist,
+ * its nearest existing ancestor resolved and the rest as written. Free it. */
+char *dsr__resolve_path(const char *path);
+/* Whether A and B name one file: by device and inode when both exist, else by their
+ * resolved paths (an output that is not written yet against an input). */
+bool dsr__same_file(const char *a, const char *b);
+/* Whether PATH (existing or not) lies under the directory DIR, links resolved. */
+bool dsr__path_inside(const char *path, const char *dir);
 /* errno value of dsr__read_file and dsr__write_file_atomic for a path that exists but is not
  * a regular file (a FIFO, a socket, a device): only regular files are read as input, and
  * nothing the runner writes replaces something else. dsr__strerror names it. */

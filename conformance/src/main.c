@@ -55,7 +55,8 @@ static const char USAGE[] =
     "  --max-restarts N        worker restarts before the run stops (default 10)\n"
     "  --jobs N, -j N          N adapter workers, out of process, share the cases; reports\n"
     "                          and verdicts are those of --jobs 1 (default: the number of\n"
-    "                          cores; in process, and for an SPMD adapter, 1)\n"
+    "                          cores; in process, and for an SPMD adapter, 1; at most\n"
+    "                          twice the cores, and no more than the cases)\n"
     "  --strict                unexpected passes and stale expectations fail the run\n"
     "  --no-progress           no progress line on stderr\n"
     "\n"
@@ -512,6 +513,16 @@ static int cmd_run(args *a, int argc, char **argv)
     o.start_timeout = a->start_timeout;
     o.max_restarts = a->max_restarts;
     o.jobs = a->jobs > 0 ? a->jobs : 1;
+    /* Each worker is a process of the adapter's (a Python library loads for seconds): more
+     * than two per core only costs their start-up. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int most = cores > 0 && cores < 32 ? 2 * (int)cores : 64;
+    if (o.jobs > most) {
+        fprintf(stderr,
+                "devspec: --jobs %d: at most %d workers (twice the %ld cores) are started\n",
+                o.jobs, most, cores > 0 ? cores : 1);
+        o.jobs = most;
+    }
     o.adapter_label = label;
     o.adapter_spec = a->adapter_cmd ? a->adapter_cmd : a->adapter;
     o.transport = transport;

@@ -63,6 +63,61 @@ static char *report_name(const char *adapter)
     return n;
 }
 
+/* Each adapter's file name: report_name, and for a name met before "-2", "-3", ... so that
+ * two adapters of one base name (a/x.py, b/x.py) never share a report. */
+static char **unique_names(const dsr_strlist *adapters)
+{
+    char **names = dsr__xmalloc(sizeof *names * (size_t)(adapters->n + 1));
+    dsr_strmap seen = {0};
+    for (int i = 0; i < adapters->n; i++) {
+        char *base = report_name(adapters->items[i]);
+        char *name = dsr__xstrdup(base);
+        for (int k = 2; dsr__strmap_put(&seen, name, i) >= 0; k++) {
+            dsr_buf b = {0};
+            dsr__buf_printf(&b, "%s-%d", base, k);
+            free(name);
+            name = b.data;
+        }
+        free(base);
+        names[i] = name;
+    }
+    dsr__strmap_free(&seen, false);
+    return names;
+}
+
+/* Refuses outputs that are inputs: a report, log or page that is one of the case files
+ * given, lies inside a folder of them or inside the spec folder, or is another output.
+ * Returns 0 or DSR_EXIT_USAGE (said on stderr). */
+static int check_outputs(const dsr_strlist *files, const char *spec, const dsr_strlist *outputs)
+{
+    for (int i = 0; i < outputs->n; i++) {
+        const char *o = outputs->items[i];
+        for (int k = 0; k < files->n; k++) {
+            const char *f = files->items[k];
+            bool dir = dsr__is_dir(f);
+            if (dir ? dsr__path_inside(o, f) : dsr__same_file(o, f)) {
+                fprintf(stderr,
+                        "devspec: probe: the output %s %s the case %s %s: choose another "
+                        "--out or --html\n",
+                        o, dir ? "lies inside" : "is", dir ? "folder" : "file", f);
+                return DSR_EXIT_USAGE;
+            }
+        }
+        if (spec && dsr__is_dir(spec) && dsr__path_inside(o, spec)) {
+            fprintf(stderr, "devspec: probe: the output %s lies inside the spec folder %s\n", o,
+                    spec);
+            return DSR_EXIT_USAGE;
+        }
+        for (int k = 0; k < i; k++)
+            if (dsr__same_file(o, outputs->items[k])) {
+                fprintf(stderr, "devspec: probe: two outputs are one file: %s and %s\n",
+                        outputs->items[k], o);
+                return DSR_EXIT_USAGE;
+            }
+    }
+    return 0;
+}
+
 static int wait_status(pid_t pid)
 {
     int st;
@@ -172,6 +227,35 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
     }
     if (!rc) self[sl] = '\0';
     if (!rc && adapters.n == 0 && adapter_names(source, &adapters) != 0) rc = DSR_EXIT_INCOMPLETE;
+    char **names = unique_names(&adapters);
+    dsr_buf page = {0};
+    if (html)
+        dsr__buf_puts(&page, html);
+    else
+        dsr__buf_printf(&page, "%s/index.html", out);
+    if (!rc) {
+        dsr_strlist outputs = {0};
+        for (int i = 0; i < adapters.n; i++) {
+            dsr_buf b = {0};
+            dsr__buf_printf(&b, "%s/%s.json", out, names[i]);
+            dsr__strlist_add(&outputs, b.data);
+            b.len = 0;
+            dsr__buf_printf(&b, "%s/%s.log", out, names[i]);
+            dsr__strlist_add(&outputs, b.data);
+            dsr__buf_free(&b);
+        }
+        dsr__strlist_add(&outputs, page.data);
+        rc = check_outputs(&files, spec, &outputs);
+        dsr__strlist_free(&outputs);
+    }
+    /* Each run has its own workers (--jobs): together no more than the cores. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    if (cores < 1) cores = 1;
+    long concurrent = jobs < adapters.n ? jobs : adapters.n;
+    if (concurrent < 1) concurrent = 1;
+    long per_run = cores / concurrent > 0 ? cores / concurrent : 1;
+    char per_run_text[24];
+    snprintf(per_run_text, sizeof per_run_text, "%ld", per_run);
 
     /* The case files are checked once, before any adapter starts. */
     if (!rc) {
@@ -201,17 +285,18 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
     for (int i = 0; i < adapters.n; i++)
         pids[i] = 0;
     if (!rc)
-        fprintf(stderr, "devspec: probe: the cases of %d path%s against %d adapter%s\n", files.n,
-                files.n == 1 ? "" : "s", adapters.n, adapters.n == 1 ? "" : "s");
+        fprintf(stderr,
+                "devspec: probe: the cases of %d path%s against %d adapter%s, %ld run%s at a "
+                "time with --jobs %ld each\n",
+                files.n, files.n == 1 ? "" : "s", adapters.n, adapters.n == 1 ? "" : "s",
+                concurrent, concurrent == 1 ? "" : "s", per_run);
     while (!rc && (next < adapters.n || running > 0)) {
         while (next < adapters.n && running < jobs && !dsr__interrupted) {
             const char *name = adapters.items[next];
             dsr_strlist v = {0};
             dsr_buf report = {0}, log = {0};
-            char *rn = report_name(name);
-            dsr__buf_printf(&report, "%s/%s.json", out, rn);
-            dsr__buf_printf(&log, "%s/%s.log", out, rn);
-            free(rn);
+            dsr__buf_printf(&report, "%s/%s.json", out, names[next]);
+            dsr__buf_printf(&log, "%s/%s.log", out, names[next]);
             dsr__strlist_add(&v, "devspec");
             dsr__strlist_add(&v, "run");
             dsr__strlist_add(&v, "--adapter");
@@ -224,6 +309,8 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
             dsr__strlist_add(&v, report.data);
             dsr__strlist_add(&v, "--no-tap");
             dsr__strlist_add(&v, "--no-progress");
+            dsr__strlist_add(&v, "--jobs");
+            dsr__strlist_add(&v, per_run_text);
             if (spec) {
                 dsr__strlist_add(&v, "--spec");
                 dsr__strlist_add(&v, spec);
@@ -273,20 +360,14 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
         dsr__strlist_add(&v, "case");
         dsr__strlist_add(&v, "--details");
         add_spec_and_cases(&v, spec, &files);
-        dsr_buf page = {0};
-        if (html)
-            dsr__buf_puts(&page, html);
-        else
-            dsr__buf_printf(&page, "%s/index.html", out);
         dsr__strlist_add(&v, "--html");
         dsr__strlist_add(&v, page.data);
-        dsr__buf_free(&page);
         for (int i = 0; i < pass.n; i++)
             dsr__strlist_add(&v, pass.items[i]);
         int reports = 0;
         for (int i = 0; i < adapters.n; i++) {
             dsr_buf report = {0};
-            char *rn = report_name(adapters.items[i]);
+            const char *rn = names[i];
             dsr__buf_printf(&report, "%s/%s.json", out, rn);
             if (access(report.data, R_OK) == 0) {
                 dsr__strlist_add(&v, report.data);
@@ -296,7 +377,6 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
                         adapters.items[i], out, rn);
                 if (worst < DSR_EXIT_INCOMPLETE) worst = DSR_EXIT_INCOMPLETE;
             }
-            free(rn);
             dsr__buf_free(&report);
         }
         if (reports) {
@@ -311,6 +391,10 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
     free(pids);
     free(started);
     free(codes);
+    for (int i = 0; i < adapters.n; i++)
+        free(names[i]);
+    free(names);
+    dsr__buf_free(&page);
     dsr__strlist_free(&files);
     dsr__strlist_free(&adapters);
     dsr__strlist_free(&pass);

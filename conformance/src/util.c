@@ -460,3 +460,52 @@ cJSON *dsr__json_strings(const char *const *l, int n)
         cJSON_AddItemToArray(a, cJSON_CreateString(l[i]));
     return a;
 }
+
+char *dsr__resolve_path(const char *path)
+{
+    char *r = realpath(path, NULL);
+    if (r) return r;
+    /* Not there (yet): the nearest ancestor that is, resolved, and the rest as written. */
+    char *p = dsr__xstrdup(path[0] ? path : ".");
+    size_t n = strlen(p);
+    while (n > 1 && p[n - 1] == '/')
+        p[--n] = '\0';
+    char *slash = strrchr(p, '/');
+    char *parent, *rest;
+    if (!slash) {
+        parent = dsr__resolve_path(".");
+        rest = p;
+    } else {
+        *slash = '\0';
+        parent = dsr__resolve_path(slash == p ? "/" : p);
+        rest = slash + 1;
+    }
+    dsr_buf b = {0};
+    dsr__buf_printf(&b, "%s%s%s", parent ? parent : "", parent && !strcmp(parent, "/") ? "" : "/",
+                    rest);
+    free(parent);
+    free(p);
+    return b.data;
+}
+
+bool dsr__same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    if (stat(a, &sa) == 0 && stat(b, &sb) == 0)
+        return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    char *ra = dsr__resolve_path(a), *rb = dsr__resolve_path(b);
+    bool same = !strcmp(ra, rb);
+    free(ra);
+    free(rb);
+    return same;
+}
+
+bool dsr__path_inside(const char *path, const char *dir)
+{
+    char *rp = dsr__resolve_path(path), *rd = dsr__resolve_path(dir);
+    size_t n = strlen(rd);
+    bool inside = !strncmp(rp, rd, n) && (rp[n] == '/' || (n == 1 && rd[0] == '/'));
+    free(rp);
+    free(rd);
+    return inside;
+}

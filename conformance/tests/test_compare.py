@@ -718,6 +718,52 @@ def group_probe(env):
     check(rc == 3 and "no-such-adapter" in errtext and re.search(r"^case +fake_adapter *$", text, re.M),
           "an adapter that cannot start: exit 3, and the table of the others", 3, (rc, errtext, text[:500]))
 
+    # Item: outputs never destroy inputs. A report that would be the case file (probe
+    # CASES/fake_adapter.json --out CASES) or lie inside a cases folder is refused, and the
+    # case file is left as it was.
+    inputs = os.path.join(env.tmp, "inputs")
+    os.makedirs(inputs)
+    mine = os.path.join(inputs, "fake_adapter.json")
+    shutil.copy(HOSTILE, mine)
+    with open(mine, "rb") as f:
+        before = f.read()
+    rc, text, errtext = env.run(["probe", mine, "--spec", TEST_SPEC, "--out", inputs,
+                                 "--adapter", fake])
+    with open(mine, "rb") as f:
+        after = f.read()
+    check(rc == 2 and "is the case file" in errtext and after == before,
+          "probe whose report would be the case file: refused (exit 2), the file intact", 2,
+          (rc, errtext[-600:], len(after)))
+    rc, text, errtext = env.run(["probe", inputs, "--spec", TEST_SPEC, "--out",
+                                 os.path.join(inputs, "out"), "--adapter", fake])
+    check(rc == 2 and "lies inside the case folder" in errtext and
+          not os.path.exists(os.path.join(inputs, "out")),
+          "probe whose reports would go inside the cases folder: refused", 2, (rc, errtext[-600:]))
+    rc, text, errtext = env.run(["probe", HOSTILE, "--spec", TEST_SPEC, "--out", out,
+                                 "--html", os.path.join(out, "fake_adapter.json"), "--adapter", fake])
+    check(rc == 2 and "two outputs are one file" in errtext,
+          "probe whose page would be a report: refused", 2, (rc, errtext[-600:]))
+
+    # Item: two adapters of one base name (a/x, b/x) get a report each.
+    for d in ("a", "b"):
+        os.makedirs(os.path.join(env.tmp, d))
+        with open(os.path.join(env.tmp, d, "x"), "w") as f:
+            f.write(f"#!/bin/sh\nexec {sys.executable} {FAKE}\n")
+        os.chmod(os.path.join(env.tmp, d, "x"), 0o755)
+    out3 = os.path.join(env.tmp, "probe-same-name")
+    rc, text, errtext = env.run(["probe", HOSTILE, "--spec", TEST_SPEC, "--out", out3, "--plain",
+                                 "--adapter", os.path.join(env.tmp, "a", "x"),
+                                 "--adapter", os.path.join(env.tmp, "b", "x")])
+    check(rc == 0 and os.path.exists(os.path.join(out3, "x.json")) and
+          os.path.exists(os.path.join(out3, "x-2.json")),
+          "two adapters of one base name: x.json and x-2.json", ["x.json", "x-2.json"],
+          (rc, os.listdir(out3) if os.path.isdir(out3) else None, errtext[-500:]))
+    # Item: the runs share the cores: each gets --jobs cores / runs at a time.
+    cores = os.cpu_count() or 1
+    check(f"2 runs at a time with --jobs {max(1, cores // 2)} each" in errtext,
+          "probe gives each of its runs a share of the cores, and says so",
+          f"--jobs {max(1, cores // 2)}", errtext[:400])
+
     # A probe killed outright stops its runs, and they their workers: nothing is left behind.
     hang = os.path.join(env.tmp, "hang-adapter")
     with open(hang, "w") as f:

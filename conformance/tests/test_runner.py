@@ -810,6 +810,13 @@ def group_coverage(env):
 
 
 def group_cli(env):
+    # Item: --jobs beyond twice the cores is capped, and said; the run is the same.
+    cores = os.cpu_count() or 1
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--adapter-cmd",
+                            fake_cmd(), "--no-tap", "--jobs", "1000000", "--report",
+                            env.path("jobs-capped.json")])
+    check(rc == 0 and f"at most {min(2 * cores, 64)} workers" in err,
+          "--jobs 1000000: capped at twice the cores, said on stderr", min(2 * cores, 64), (rc, err))
     rc, out, err = env.run(["--help"])
     check(rc == 0 and "not isolated" in out.lower() and "exit status" in out.lower(),
           "--help explains isolation and exit statuses", 0, out)
