@@ -94,13 +94,18 @@ def measure_startup(top: str, build: str, name: str, runs: int = 3) -> float | N
         except OSError:
             return None
         assert proc.stdin is not None and proc.stdout is not None  # both are PIPE
-        proc.stdin.write(b'{"id":0,"op":"hello","args":{"protocol":1}}\n')
-        proc.stdin.flush()
-        line = proc.stdout.readline()
-        elapsed = time.perf_counter() - start
-        proc.stdin.write(b'{"id":1,"op":"bye"}\n')
-        proc.stdin.close()
-        proc.stdout.read()
+        try:  # an adapter that cannot start (one unavailable here) may be gone already
+            proc.stdin.write(b'{"id":0,"op":"hello","args":{"protocol":1}}\n')
+            proc.stdin.flush()
+            line = proc.stdout.readline()
+            elapsed = time.perf_counter() - start
+            proc.stdin.write(b'{"id":1,"op":"bye"}\n')
+            proc.stdin.close()
+            proc.stdout.read()
+        except OSError:
+            proc.kill()
+            proc.wait()
+            return None
         proc.wait()
         try:
             if not json.loads(line).get("ok"):
@@ -171,6 +176,12 @@ def summary(reports: list[tuple[str, Json]], startup: dict[str, float | None],
         gate = "ok" if not f.get("unexpected") else "%d unexpected" % len(f["unexpected"])
         if not f.get("complete", True):
             gate += ", incomplete"
+            # An adapter whose environment this machine cannot make says so before hello
+            # ("NAME is unavailable: WHY", adapters/python/oneflow-python): name the reason.
+            error = h["adapter"].get("error") or ""
+            mark = " is unavailable: "
+            if mark in error:
+                gate = "unavailable: " + error[error.index(mark) + len(mark):].strip()
         devices = ", ".join("`%s`" % d.get("str", d.get("handle", "?"))
                             for d in h.get("devices", []))
         out.append("| [%s](%s) | %s | %s | %s | %s | %s |" % (
