@@ -27,6 +27,37 @@ static void failmsg(dsr_client *c, const char *fmt, ...)
 
 static int hello(dsr_client *c, char *err, size_t errlen);
 
+/* --trace FILE: every request and reply line of the run, "> " and "< " before each; the
+ * clients of --jobs N share it (their request ids differ). */
+static FILE *trace_file;
+static pthread_mutex_t trace_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int dsr__client_trace_open(const char *path)
+{
+    if (dsr__mkdir_parents(path) != 0 || !(trace_file = fopen(path, "we"))) return -1;
+    return 0;
+}
+
+bool dsr__client_trace_close(void)
+{
+    if (!trace_file) return true;
+    bool ok = !dsr__flush_failed(trace_file);
+    ok = fclose(trace_file) == 0 && ok;
+    trace_file = NULL;
+    return ok;
+}
+
+static void trace(const char *dir, const char *line, size_t len)
+{
+    if (!trace_file) return;
+    pthread_mutex_lock(&trace_lock);
+    fputs(dir, trace_file);
+    fwrite(line, 1, len, trace_file);
+    fputc('\n', trace_file);
+    fflush(trace_file);
+    pthread_mutex_unlock(&trace_lock);
+}
+
 void dsr__client_init(dsr_client *c, dsr_adapter *ad, const dsr_options *o, int *restarts)
 {
     memset(c, 0, sizeof *c);
@@ -118,7 +149,9 @@ dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_repl
     dsr__buf_puts(&c->req, "}");
     char *line = NULL;
     size_t len = 0;
+    trace("> ", c->req.data, c->req.len);
     dsr_io io = dsr__adapter_call(c->ad, c->req.data, c->req.len, c->deadline, &line, &len);
+    if (io == DSR_IO_OK) trace("< ", line, len);
     switch (io) {
     case DSR_IO_OK:
         break;

@@ -429,6 +429,7 @@ typedef struct dsr_options {
     const char *expectations;
     const char *report;
     const char *junit;
+    const char *trace; /* every request and reply line, for the tests' schema checks */
     bool tap;
     int tap_version; /* 13 (the default) or 14 */
     bool strict;
@@ -543,6 +544,11 @@ void dsr__client_restart(dsr_client *c);
 /* A polite goodbye within 2 s (an in-process adapter releases its library here). */
 void dsr__client_bye(dsr_client *c);
 void dsr__client_free(dsr_client *c);
+/* --trace PATH: from now on every request and reply line goes to PATH, "> " or "< " first.
+ * Returns 0, or -1 with errno set. */
+int dsr__client_trace_open(const char *path);
+/* Closes the trace; false when a write to it failed. */
+bool dsr__client_trace_close(void);
 
 /* ---- run.c ----------------------------------------------------------------------- */
 

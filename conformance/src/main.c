@@ -47,6 +47,8 @@ static const char USAGE[] =
     "  --report PATH           JSON report (default reports/runs/<adapter>.json); streamed to\n"
     "                          PATH-without-.json + .jsonl while running\n"
     "  --junit PATH            also write JUnit XML\n"
+    "  --trace PATH            write every request and reply line to PATH, '> ' and '< '\n"
+    "                          before each\n"
     "  --tap / --no-tap        TAP on stdout (default on); the summary goes to stderr, or\n"
     "                          to stdout with --no-tap\n"
     "  --tap-version 13|14     the TAP version line (default 13, which prove accepts)\n"
@@ -107,7 +109,8 @@ static void on_sigint(int sig)
 
 typedef struct args {
     dsr_strlist cases, globs, features, excludes, profiles, adapter_files;
-    const char *adapter, *adapter_cmd, *expectations, *report, *junit, *spec, *fail_uncovered;
+    const char *adapter, *adapter_cmd, *expectations, *report, *junit, *trace, *spec,
+        *fail_uncovered;
     const char *what, *python, *tap_version;
     bool tap, strict, progress, in_process, json, core;
     double timeout, start_timeout;
@@ -157,6 +160,7 @@ static const struct {
     {"--expectations", STRING, offsetof(args, expectations)},
     {"--report", STRING, offsetof(args, report)},
     {"--junit", STRING, offsetof(args, junit)},
+    {"--trace", STRING, offsetof(args, trace)},
     {"--spec", STRING, offsetof(args, spec)},
     {"--fail-uncovered", STRING, offsetof(args, fail_uncovered)},
     {"--timeout", SECONDS, offsetof(args, timeout)},
@@ -503,6 +507,7 @@ static int cmd_run(args *a, int argc, char **argv)
     o.expectations = expectations;
     o.report = a->report;
     o.junit = a->junit;
+    o.trace = a->trace;
     o.tap = a->tap;
     o.tap_version = a->tap_version && !strcmp(a->tap_version, "14") ? 14 : 13;
     o.strict = a->strict;

@@ -789,6 +789,10 @@ static void startup_failed(runner *r, const char *err, double t0)
 int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, dsr_expectations *ex,
              dsr_adapter *ad)
 {
+    if (o->trace && dsr__client_trace_open(o->trace) != 0) {
+        fprintf(stderr, "devspec: cannot write %s: %s\n", o->trace, dsr__strerror(errno));
+        return DSR_EXIT_INCOMPLETE;
+    }
     runner R = {.o = o, .reg = reg, .suite = suite, .ex = ex};
     runner *r = &R;
     dsr__client_init(&r->cl, ad, o, NULL);
@@ -822,6 +826,10 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
         if (r->incomplete) code = DSR_EXIT_INCOMPLETE;
     }
 
+    if (!dsr__client_trace_close()) {
+        fprintf(stderr, "devspec: cannot write %s: %s\n", o->trace, dsr__strerror(errno));
+        if (code == DSR_EXIT_OK) code = DSR_EXIT_INCOMPLETE;
+    }
     for (int i = 0; i < r->nresults; i++)
         free_result(&r->results[i]);
     free(r->results);

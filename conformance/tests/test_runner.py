@@ -129,6 +129,59 @@ def check_schema(env, report, jsonl, name):
           "no schema errors", p.stdout + p.stderr)
 
 
+VALIDATE_TRACE = r'''
+import json, sys, jsonschema
+reply = json.load(open(sys.argv[1]))
+request = json.load(open(sys.argv[2]))
+V = jsonschema.Draft202012Validator
+env = V(reply)
+req = V(request)
+# What a result holds depends on the op: the shapes reply.json gives for the ops that have one.
+shapes = {"hello": "helloResult", "array.read": "typedArray", "util.arrays_on_device": "arraysOnDevice"}
+results = {op: V({"$defs": reply["$defs"], "$ref": "#/$defs/" + d}) for op, d in shapes.items()}
+ops, errors, n = {}, [], 0
+for i, line in enumerate(open(sys.argv[3], encoding="utf-8", errors="replace")):
+    d, text = line[:2], line[2:]
+    try:
+        msg = json.loads(text)
+    except ValueError as e:
+        errors.append(f"line {i + 1}: not JSON: {e}")
+        continue
+    if d == "> ":
+        ops[msg.get("id")] = msg.get("op")
+        if "--replies" not in sys.argv:
+            errors += [f"line {i + 1} (request) {e.json_path}: {e.message[:200]}" for e in req.iter_errors(msg)]
+        continue
+    n += 1
+    errors += [f"line {i + 1} (reply) {e.json_path}: {e.message[:200]}" for e in env.iter_errors(msg)]
+    op = ops.get(msg.get("id"))
+    if msg.get("ok") is True and op in results:
+        errors += [f"line {i + 1} ({op} result) {e.json_path}: {e.message[:200]}"
+                   for e in results[op].iter_errors(msg["result"])]
+print(f"{n} replies")
+print("\n".join(errors[:20]))
+sys.exit(1 if errors or not n else 0)
+'''
+
+
+def check_trace(env, trace, name, requests=True):
+    """Every reply of the run is one spec/schema/reply.json allows (with the result shape of
+    its op where the schema gives one), every request one request.json allows (REQUESTS
+    False: replies only, for an adapter whose null results become the next requests' handles)."""
+    py = schema_validators(env)
+    what = f"{name}: every reply validates against spec/schema/reply.json"
+    what += ", every request against request.json" if requests else ""
+    if not py:
+        skip(what, "jsonschema is not installed (scripts/setup.sh makes .venv)")
+        return
+    schema = os.path.join(env.source, "spec", "schema")
+    p = subprocess.run([py, "-c", VALIDATE_TRACE, os.path.join(schema, "reply.json"),
+                        os.path.join(schema, "request.json"), trace] + ([] if requests else ["--replies"]),
+                       capture_output=True, text=True)
+    check(p.returncode == 0, what + f" ({p.stdout.splitlines()[0] if p.stdout else '?'})",
+          "no schema errors", p.stdout + p.stderr[-2000:])
+
+
 def check_junit(path, report, name):
     try:
         root = ET.parse(path).getroot()
@@ -237,8 +290,10 @@ def group_load(env):
 def group_judge(env):
     rep, junit = env.path("pass.json"), env.path("pass.xml")
     rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"),
-                            "--adapter-cmd", fake_cmd(), "--report", rep, "--junit", junit])
+                            "--adapter-cmd", fake_cmd(), "--report", rep, "--junit", junit,
+                            "--trace", env.path("pass.trace")])
     check(rc == 0, "pass.json: exit 0 when everything passes", 0, (rc, err))
+    check_trace(env, env.path("pass.trace"), "pass.json (fake adapter, well behaved)")
     r = load_report(rep)
     st = statuses(r)
     check(len(st) == 14 and set(st.values()) == {"pass"}, "pass.json: all 14 cases pass",
@@ -396,7 +451,7 @@ def group_ranks(env):
     cases = os.path.join(CASES, "ranks.json")
     rep = env.path("ranks.json")
     rc, out, err = env.run(["run", "--cases", cases, "--adapter-cmd", fake_cmd("--ranks", "2"),
-                            "--report", rep])
+                            "--report", rep, "--trace", env.path("ranks.trace")])
     r = load_report(rep)
     st = statuses(r)
     check(st == {"ranks.each": "pass", "ranks.same": "pass", "ranks.wrong": "fail",
@@ -411,6 +466,7 @@ def group_ranks(env):
           "the skip says how many ranks", "needs 8 ranks, adapter has 2",
           by_id["ranks.too-many"])
     check_schema(env, rep, env.path("ranks.jsonl"), "ranks.json")
+    check_trace(env, env.path("ranks.trace"), "ranks.json (per-rank replies)")
     rc, out, err = env.run(["run", "--cases", cases, "--adapter-cmd", fake_cmd(),
                             "--report", env.path("one.json")])
     st = statuses(load_report(env.path("one.json")))
@@ -441,13 +497,15 @@ def group_spmd(env):
     for how, cmd in jobs.items():
         rep = env.path("spmd.json")
         rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "spmd.json"),
-                                "--adapter-cmd", cmd, "--timeout", "5", "--report", rep],
+                                "--adapter-cmd", cmd, "--timeout", "5", "--report", rep,
+                                "--trace", env.path("spmd.trace")],
                                env=mpi_env, timeout=300)
         st = statuses(load_report(rep))
         check(st == {"spmd.before": "pass", "spmd.hang": "timeout", "spmd.after-hang": "pass",
                      "spmd.crash": "crash", "spmd.after-crash": "pass"},
               "%s: a hung rank times out its case, a crashed rank crashes its case, the job "
               "restarts" % how, "pass timeout pass crash pass", (rc, st, err[-500:]))
+        check_trace(env, env.path("spmd.trace"), f"{how}: the SPMD host's replies")
         time.sleep(2)
         left = subprocess.run(["pgrep", "-f", "devspec_spmd_fixture"], capture_output=True,
                               text=True)
@@ -722,13 +780,17 @@ def group_inprocess(env):
     for label, adapter in (("in process", env.null_so), ("out of process", env.null_prog)):
         rep = env.path(f"null-{label[:2]}.json")
         rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "null.json"), "--adapter", adapter,
-                                "--report", rep], env={"DEVSPEC_NULL_FEATURES": "device-attr"})
+                                "--report", rep, "--trace", rep[:-5] + ".trace"],
+                               env={"DEVSPEC_NULL_FEATURES": "device-attr"})
         r = load_report(rep)
         results[label] = statuses(r)
         check(rc == 0, f"null adapter {label}: exit 0", 0, (rc, err))
         check(r["header"]["adapter"]["transport"] == ("in-process" if label == "in process" else "out-of-process"),
               f"null adapter {label}: the transport is recorded", label, r["header"]["adapter"])
         check_schema(env, rep, rep[:-5] + ".jsonl", f"null {label}")
+        # The null adapter answers null for an array too: the case's next request then
+        # carries null where a handle goes, so only the replies are checked here.
+        check_trace(env, rep[:-5] + ".trace", f"null {label}", requests=False)
     check(results["in process"] == results["out of process"] == {"null.one": "pass", "null.three": "pass"},
           "both transports give the same results", "same", results)
     rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "null.json"),
@@ -1172,7 +1234,9 @@ def group_suite(env):
     for mode in (["--jobs", "1"], ["--jobs", "2"], ["--in-process"]):
         rep = env.path("refarray%s.json" % "".join(mode))
         junit = env.path("refarray.xml")
-        rc, out, err = env.run(["run", "--adapter", "refarray", "--report", rep, "--junit", junit] + mode,
+        trace = rep[:-5] + ".trace"
+        rc, out, err = env.run(["run", "--adapter", "refarray", "--report", rep, "--junit", junit,
+                                "--trace", trace] + mode,
                                spec=False, timeout=900, env={"POCL_DEVICES": os.environ.get("POCL_DEVICES", "pthread pthread")})
         what = "in process" if mode == ["--in-process"] else "out of process " + " ".join(mode)
         r = load_report(rep)
@@ -1192,6 +1256,7 @@ def group_suite(env):
               f"refarray ({what}): complete, every case reported", "complete", r["footer"]["counts"])
         check_schema(env, rep, rep[:-5] + ".jsonl", f"refarray {what}")
         check_junit(junit, r, f"refarray {what}")
+        check_trace(env, trace, f"refarray {what}")
         check_tap(env, out, f"refarray {what}", rc == 0)
     one, two = reports["out of process --jobs 1"], reports["out of process --jobs 2"]
     check(one[0] == two[0], "refarray: --jobs 2 writes the report of --jobs 1 (apart from timings)",
