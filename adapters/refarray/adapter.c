@@ -25,8 +25,10 @@
  *                                      guide's reading, which agrees with the array API's
  *                                      table wherever that defines one: claims both).
  *   DEVSPEC_REFARRAY_OUT_CASTING=R     out= casting: stated (the default: OF-OUT-1's three
- *                                      refusals) or no-narrowing (the guide's examples,
- *                                      OF-OUT-4).
+ *                                      refusals), no-narrowing (the guide's examples,
+ *                                      OF-OUT-4) or oneflow (OneFlow 0.9.0's: add as
+ *                                      stated, subtract, multiply and divide as
+ *                                      no-narrowing).
  *
  * Scopes and soft mode (spec/decisions.md, "Default devices, scopes and soft mode"):
  * default.push is Ivy's DefaultDevice, a default device that also turns soft mode on; the
@@ -175,7 +177,8 @@ static int open_lib(void **lib)
         errno = 0;
         unsigned long long v = strtoull(max_bytes, &end, 10);
         if (!max_bytes[0] || *end || errno || max_bytes[0] == '-') {
-            ds_error("ValueError", "DEVSPEC_REFARRAY_MAX_BYTES is \"%.40s\"; it must be a number of bytes",
+            ds_error("ValueError",
+                     "DEVSPEC_REFARRAY_MAX_BYTES is \"%.40s\"; it must be a number of bytes",
                      max_bytes);
             free(a);
             return -1;
@@ -244,10 +247,10 @@ static int open_lib(void **lib)
     ra_ctx_set_promotion(a->ctx, a->promotion);
     const char *out_casting = getenv("DEVSPEC_REFARRAY_OUT_CASTING");
     if (out_casting != NULL && strcmp(out_casting, "stated") != 0 &&
-        strcmp(out_casting, "no-narrowing") != 0) {
+        strcmp(out_casting, "no-narrowing") != 0 && strcmp(out_casting, "oneflow") != 0) {
         ds_error("ValueError",
-                 "DEVSPEC_REFARRAY_OUT_CASTING is \"%.40s\"; it must be \"stated\" or "
-                 "\"no-narrowing\"",
+                 "DEVSPEC_REFARRAY_OUT_CASTING is \"%.40s\"; it must be \"stated\", "
+                 "\"no-narrowing\" or \"oneflow\"",
                  out_casting);
         ra_ctx_destroy(a->ctx);
         free(a);
@@ -255,6 +258,8 @@ static int open_lib(void **lib)
     }
     if (out_casting != NULL && strcmp(out_casting, "no-narrowing") == 0)
         ra_ctx_set_out_casting(a->ctx, RA_OUT_CAST_NO_NARROWING);
+    if (out_casting != NULL && strcmp(out_casting, "oneflow") == 0)
+        ra_ctx_set_out_casting(a->ctx, RA_OUT_CAST_ONEFLOW);
     /* The guide's reading of OF-PROM-9 agrees with the array API's table on every pair the
      * standard defines; the stated reading does not (a same-category 0-d operand). */
     bool table = a->promotion != RA_PROMOTION_CATEGORY;
@@ -720,8 +725,10 @@ static int binary(void *lib, ds_binary_fn fn, ds_operand x1, ds_operand x2, ds_a
 
 static int binary_into(void *lib, ds_binary_fn fn, ds_operand x1, ds_operand x2, ds_array out)
 {
-    static const ra_binop ops[] = {[DS_ADD] = RA_ADD, [DS_SUBTRACT] = RA_SUBTRACT,
-                                   [DS_MULTIPLY] = RA_MULTIPLY, [DS_DIVIDE] = RA_DIVIDE};
+    static const ra_binop ops[] = {[DS_ADD] = RA_ADD,
+                                   [DS_SUBTRACT] = RA_SUBTRACT,
+                                   [DS_MULTIPLY] = RA_MULTIPLY,
+                                   [DS_DIVIDE] = RA_DIVIDE};
     adapter *a = lib;
     return ra_binary_into(a->ctx, ops[fn], operand(x1), operand(x2), out);
 }

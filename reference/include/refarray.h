@@ -1064,6 +1064,12 @@ typedef enum ra_promotion {
      * the dimensioned ones (int32 array + 0-d int64 is int64). */
     RA_PROMOTION_CATEGORY_EXAMPLES = 2,
 } ra_promotion;
+/* Arithmetic that the array API leaves undefined, under the two category rule sets (OneFlow's
+ * reading; OneFlow 0.9.0 and PyTorch compute them so): divide of operands whose promoted
+ * dtype is integral or bool is true division in the default floating dtype, float32
+ * (int32 [7, -7] / [2, 2] is float32 [3.5, -3.5]); add, subtract and multiply of bool
+ * operands give bool: logical or, exclusive or and and. Under RA_PROMOTION_ARRAY_API they are
+ * RA_E_DTYPE (TypeError). */
 
 /* Selects the context's promotion rule set (default RA_PROMOTION_ARRAY_API). Returns
  * RA_E_NULL, RA_E_ARG (unknown value). */
@@ -1079,6 +1085,11 @@ typedef enum ra_out_casting {
     /* The guide's examples (OF-OUT-4): besides those, a result that does not promote to the
      * output's dtype by the category table is refused (float32 *= float64, int32 *= int64). */
     RA_OUT_CAST_NO_NARROWING = 1,
+    /* OneFlow 0.9.0's own combination, operator by operator: add (`+=`) casts as
+     * RA_OUT_CAST_STATED does (OneFlow's `+=` checks nothing, so it narrows; refarray keeps
+     * OF-OUT-1's three refusals), subtract, multiply and divide (`-=`, `*=`, `/=`) as
+     * RA_OUT_CAST_NO_NARROWING (OneFlow refuses float32 *= float64, int32 -= int64). */
+    RA_OUT_CAST_ONEFLOW = 2,
 } ra_out_casting;
 
 /* Selects the context's out= casting rule (default RA_OUT_CAST_STATED). Returns RA_E_NULL,
@@ -1088,7 +1099,8 @@ RA_API int ra_ctx_set_out_casting(ra_ctx *ctx, ra_out_casting rule);
 RA_API ra_out_casting ra_ctx_out_casting(const ra_ctx *ctx);
 
 /* Whether a result of dtype `result` may be written into an out= array of dtype `out` under
- * the context's rule (false for invalid values). */
+ * the context's rule (false for invalid values); under RA_OUT_CAST_ONEFLOW, the rule of
+ * subtract, multiply and divide (add takes RA_OUT_CAST_STATED's). */
 RA_API bool ra_can_cast_out(const ra_ctx *ctx, ra_dtype result, ra_dtype out);
 
 /* x1 op x2 written into out (OneFlow's out=, and the in-place forms: `x op= y` is out = x1's

@@ -127,6 +127,8 @@ ra_dtype ra__promote_join(const ra_ctx *ctx, ra_dtype a, ra_dtype b);
 /* The result dtype of a binary operation under the context's rule set (tiers and readings
  * included); RA_E_DTYPE naming both dtypes when there is none. */
 int ra__promote_binary(ra_ctx *ctx, const char *fn, ra_operand x1, ra_operand x2, ra_dtype *out);
+/* ra_can_cast_out for operation op (RA_OUT_CAST_ONEFLOW decides per operator). */
+bool ra__can_cast_out_op(const ra_ctx *ctx, ra_binop op, ra_dtype result, ra_dtype out);
 /* ra__scalar_to_element for a scalar operand whose result dtype is dtype, under the
  * context's rule set (the category rules convert a bool scalar into a number). */
 int ra__promote_scalar_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *elem,

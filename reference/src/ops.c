@@ -174,6 +174,60 @@ static bool binop_allowed(ra_binop op, ra_dtype t)
     return true;
 }
 
+/* Under the category rule sets (OneFlow's reading), arithmetic the array API leaves
+ * undefined is computed as OneFlow 0.9.0 computes it: divide of an integral or bool promoted
+ * dtype is true division in the default floating dtype (float32), and add, subtract and
+ * multiply of bool give bool (or, exclusive or, and). What dtype the operation computes in
+ * (`via`) and what its result is cast to (`then`); false when it is not one of these. */
+static bool category_arith(const ra_ctx *ctx, ra_binop op, ra_dtype promoted, ra_dtype *via,
+                           ra_dtype *then)
+{
+    if (ra_ctx_promotion(ctx) == RA_PROMOTION_ARRAY_API) return false;
+    if (op == RA_DIVIDE && (promoted == RA_BOOL || ra__dtype_is_integer(promoted))) {
+        *via = *then = RA_FLOAT32;
+        return true;
+    }
+    if (promoted == RA_BOOL && (op == RA_ADD || op == RA_SUBTRACT || op == RA_MULTIPLY)) {
+        /* In int8, then nonzero is true: 1 + 1, 1 - 0 and 0 - 1 are true, 1 - 1 false. */
+        *via = RA_INT8;
+        *then = RA_BOOL;
+        return true;
+    }
+    return false;
+}
+
+/* The dtype x1 op x2 gives when promoted is the operands' promoted dtype. */
+static ra_dtype result_dtype(const ra_ctx *ctx, ra_binop op, ra_dtype promoted)
+{
+    ra_dtype via, then;
+    if (op == RA_EQUAL || op == RA_LESS) return RA_BOOL;
+    return category_arith(ctx, op, promoted, &via, &then) ? then : promoted;
+}
+
+/* x1 op x2 computed with the array operands cast to via, the result cast to then. */
+static int binary_via(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_dtype via,
+                      ra_dtype then, ra_array **out)
+{
+    ra_operand w[2] = {x1, x2};
+    ra_array *wide[2] = {NULL, NULL}, *y = NULL;
+    int status = RA_OK;
+    for (int i = 0; i < 2 && status == RA_OK; i++)
+        if (w[i].array) {
+            status = ra__array_cast(ctx, w[i].array, via, &wide[i]);
+            if (status == RA_OK) w[i] = ra_operand_array(wide[i]);
+        }
+    if (status == RA_OK) status = ra_binary(ctx, op, w[0], w[1], &y);
+    ra_array_release(wide[0]);
+    ra_array_release(wide[1]);
+    if (status == RA_OK && then != via) {
+        ra_array *c = NULL;
+        status = ra__array_cast(ctx, y, then, &c);
+        ra_array_release(y);
+        y = c;
+    }
+    return ra__array_hand_out(status, y, out);
+}
+
 /* x1 op x2 for two arrays of one dtype, shape and device whose backend has the binary slot,
  * and nothing to move (soft mode off): what ra_binary's general path would decide is already
  * decided (no promotion, broadcasting, cast or move), so it only makes the result and runs
@@ -268,6 +322,9 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
     ra_dtype dtype;
     int pstatus = ra__promote_binary(ctx, fn, x1, x2, &dtype);
     if (pstatus != RA_OK) return pstatus;
+    ra_dtype via, then;
+    if (!binop_allowed(op, dtype) && category_arith(ctx, op, dtype, &via, &then))
+        return binary_via(ctx, op, x1, x2, via, then, out);
     if (!binop_allowed(op, dtype))
         return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s", fn, ra_dtype_name(dtype));
     unsigned char scalar_elem[16];
@@ -420,8 +477,10 @@ int ra_binary_into(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_ar
     ra_dtype r;
     int status = ra__promote_binary(ctx, fn, x1, x2, &r);
     if (status != RA_OK) return status;
-    if (op == RA_EQUAL || op == RA_LESS) r = RA_BOOL;
-    if (binop_allowed(op, r) && !ra_can_cast_out(ctx, r, out->dtype))
+    ra_dtype via, then;
+    bool defined = binop_allowed(op, r) || category_arith(ctx, op, r, &via, &then);
+    r = result_dtype(ctx, op, r);
+    if (defined && !ra__can_cast_out_op(ctx, op, r, out->dtype))
         return ra__ctx_error(
             ctx, RA_E_OUT_CAST, "%s: result type %s cannot be cast to the output's dtype %s (%s)",
             fn, ra_dtype_name(r), ra_dtype_name(out->dtype), out_cast_reason(r, out->dtype));

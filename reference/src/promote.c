@@ -49,7 +49,8 @@ ra_promotion ra_ctx_promotion(const ra_ctx *ctx)
 int ra_ctx_set_out_casting(ra_ctx *ctx, ra_out_casting rule)
 {
     if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_ctx_set_out_casting: ctx is NULL");
-    if (rule != RA_OUT_CAST_STATED && rule != RA_OUT_CAST_NO_NARROWING)
+    if (rule != RA_OUT_CAST_STATED && rule != RA_OUT_CAST_NO_NARROWING &&
+        rule != RA_OUT_CAST_ONEFLOW)
         return ra__ctx_error(ctx, RA_E_ARG, "ra_ctx_set_out_casting: unknown rule %d", (int)rule);
     atomic_store(&ctx->out_casting, (int)rule);
     return RA_OK;
@@ -72,9 +73,19 @@ bool ra_can_cast_out(const ra_ctx *ctx, ra_dtype result, ra_dtype out)
     if (ra__out_refused[category_of(out)][category_of(result)]) return false;
     /* OF-OUT-4, the guide's examples: no narrowing either. The category table decides, since
      * out= is OneFlow's; a result that promotes to out's dtype fits it. */
-    if (ra_ctx_out_casting(ctx) == RA_OUT_CAST_NO_NARROWING)
+    ra_out_casting rule = ra_ctx_out_casting(ctx);
+    if (rule == RA_OUT_CAST_NO_NARROWING || rule == RA_OUT_CAST_ONEFLOW)
         return ra__promote_table[1][result][out] == out;
     return true;
+}
+
+bool ra__can_cast_out_op(const ra_ctx *ctx, ra_binop op, ra_dtype result, ra_dtype out)
+{
+    /* OneFlow's `+=` checks no narrowing; its other in-place operators refuse it. */
+    if (op == RA_ADD && ra_ctx_out_casting(ctx) == RA_OUT_CAST_ONEFLOW)
+        return ra__dtype_valid(result) && ra__dtype_valid(out) &&
+               !ra__out_refused[category_of(out)][category_of(result)];
+    return ra_can_cast_out(ctx, result, out);
 }
 
 /* The dtype an operand counts as, and its tier for the category rules. */
@@ -145,8 +156,7 @@ int ra__promote_binary(ra_ctx *ctx, const char *fn, ra_operand x1, ra_operand x2
     return RA_OK;
 }
 
-int ra__promote_scalar_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *elem,
-                               const char *fn)
+int ra__promote_scalar_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *elem, const char *fn)
 {
     /* Under the category rules a scalar of a lower category is converted into the result
      * (a Python bool into a number is 0 or 1); ra__scalar_to_element checks the rest. */

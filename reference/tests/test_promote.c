@@ -49,10 +49,10 @@ static ra_array *make(ra_device dev, ra_dtype dtype, const double *v, size_t n)
         }
     }
     ra_array *x = NULL;
-    ASSERT_STATUS(ctx,
-                  ra_asarray_buffer(ctx, buf, dtype, shape, n ? 1 : 0,
-                                    &(ra_opts){.device_value = &dev}, &x),
-                  RA_OK, "make %s", ra_dtype_name(dtype));
+    ASSERT_STATUS(
+        ctx,
+        ra_asarray_buffer(ctx, buf, dtype, shape, n ? 1 : 0, &(ra_opts){.device_value = &dev}, &x),
+        RA_OK, "make %s", ra_dtype_name(dtype));
     return x;
 }
 
@@ -241,6 +241,107 @@ DT_TEST(out_casting_examples)
     ra_ctx_destroy(ctx);
 }
 
+/* OneFlow 0.9.0's arithmetic where the array API defines none, under the category rules:
+ * integer division in float32, bool arithmetic as logic; refused under the array API's. */
+DT_TEST(oneflow_arithmetic)
+{
+    open_all();
+    for (size_t d = 0; d < ndevs; d++) {
+        ra_device dev = devs[d];
+        const double v7[2] = {7, -7}, v2[2] = {2, 2}, tf[2] = {1, 0}, tt[2] = {1, 1},
+                     i8[2] = {100, -1};
+        ra_array *a = make(dev, RA_INT32, v7, 2), *b = make(dev, RA_INT32, v2, 2);
+        ra_array *l = make(dev, RA_INT64, v7, 2), *p = make(dev, RA_BOOL, tf, 2);
+        ra_array *q = make(dev, RA_BOOL, tt, 2), *c = make(dev, RA_INT8, i8, 2), *y = NULL;
+        ASSERT_STATUS(ctx, ra_ctx_set_promotion(ctx, RA_PROMOTION_ARRAY_API), RA_OK, "api");
+        ASSERT_STATUS(ctx, ra_binary(ctx, RA_DIVIDE, A(a), A(b), &y), RA_E_DTYPE,
+                      "int32 / int32 under the array API's table");
+        ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, A(p), A(q), &y), RA_E_DTYPE,
+                      "bool + bool under the array API's table");
+        for (int rules = RA_PROMOTION_CATEGORY; rules <= RA_PROMOTION_CATEGORY_EXAMPLES; rules++) {
+            ASSERT_STATUS(ctx, ra_ctx_set_promotion(ctx, (ra_promotion)rules), RA_OK, "category");
+            ASSERT_STATUS(ctx, ra_binary(ctx, RA_DIVIDE, A(a), A(b), &y), RA_OK, "int32 / int32");
+            if (y) ASSERT_INT(ra_array_dtype(y), RA_FLOAT32, "int / int is float32");
+            ASSERT_VALUES(ctx, y, "true division", 3.5, -3.5);
+            ra_array_release(y);
+            ASSERT_STATUS(ctx, ra_binary(ctx, RA_DIVIDE, A(l), S(ra_scalar_int(2)), &y), RA_OK,
+                          "int64 / 2");
+            if (y) ASSERT_INT(ra_array_dtype(y), RA_FLOAT32, "int64 / int is float32 too");
+            ASSERT_VALUES(ctx, y, "int64 / 2", 3.5, -3.5);
+            ra_array_release(y);
+            ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, A(p), A(q), &y), RA_OK, "bool + bool");
+            if (y) ASSERT_INT(ra_array_dtype(y), RA_BOOL, "bool + bool is bool");
+            ASSERT_VALUES(ctx, y, "or", 1, 1);
+            ra_array_release(y);
+            ASSERT_STATUS(ctx, ra_binary(ctx, RA_SUBTRACT, A(p), A(q), &y), RA_OK, "bool - bool");
+            ASSERT_VALUES(ctx, y, "exclusive or", 0, 1);
+            ra_array_release(y);
+            ASSERT_STATUS(ctx, ra_binary(ctx, RA_MULTIPLY, A(p), A(q), &y), RA_OK, "bool * bool");
+            ASSERT_VALUES(ctx, y, "and", 1, 0);
+            ra_array_release(y);
+            ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, A(p), A(c), &y), RA_OK, "bool + int8");
+            if (y) ASSERT_INT(ra_array_dtype(y), RA_INT8, "bool + int8 is int8 by category");
+            ASSERT_VALUES(ctx, y, "bool + int8", 101, -1);
+            ra_array_release(y);
+            ASSERT_STATUS(ctx, ra_binary(ctx, RA_DIVIDE, A(p), A(q), &y), RA_OK, "bool / bool");
+            if (y) ASSERT_INT(ra_array_dtype(y), RA_FLOAT32, "bool / bool is float32");
+            ra_array_release(y);
+            /* In place: int32 /= int32 gives float32, which an integral out refuses. */
+            ASSERT_STATUS(ctx, ra_binary_into(ctx, RA_DIVIDE, A(a), A(b), a), RA_E_OUT_CAST,
+                          "int32 /= int32");
+            ra_array *r = make(dev, RA_BOOL, tf, 2);
+            ASSERT_STATUS(ctx, ra_binary_into(ctx, RA_ADD, A(r), A(q), r), RA_OK, "bool += bool");
+            ASSERT_VALUES(ctx, r, "bool += bool is or", 1, 1);
+            ra_array_release(r);
+        }
+        ra_array *xs[] = {a, b, l, p, q, c};
+        for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+            ra_array_release(xs[i]);
+    }
+    ra_ctx_destroy(ctx);
+}
+
+/* OneFlow 0.9.0's in-place casting (RA_OUT_CAST_ONEFLOW): += narrows as OF-OUT-1 states, -=,
+ * *= and /= refuse narrowing; OF-OUT-1's refusals hold for every operator. */
+DT_TEST(out_casting_oneflow)
+{
+    open_all();
+    ASSERT_STATUS(ctx, ra_ctx_set_promotion(ctx, RA_PROMOTION_CATEGORY), RA_OK, "category");
+    ASSERT_STATUS(ctx, ra_ctx_set_out_casting(ctx, RA_OUT_CAST_ONEFLOW), RA_OK, "oneflow");
+    ASSERT_INT(ra_ctx_out_casting(ctx), RA_OUT_CAST_ONEFLOW, "the rule reads back");
+    for (size_t d = 0; d < ndevs; d++) {
+        ra_device dev = devs[d];
+        const double v3[1] = {3}, v2[1] = {2};
+        ra_array *f32 = make(dev, RA_FLOAT32, v3, 1), *f64 = make(dev, RA_FLOAT64, v2, 1);
+        ra_array *i32 = make(dev, RA_INT32, v3, 1), *i64 = make(dev, RA_INT64, v2, 1);
+        ASSERT_STATUS(ctx, ra_binary_into(ctx, RA_ADD, A(f32), A(f64), f32), RA_OK,
+                      "float32 += float64 narrows");
+        ASSERT_VALUES(ctx, f32, "3 + 2", 5);
+        ASSERT_STATUS(ctx, ra_binary_into(ctx, RA_ADD, A(i32), A(i64), i32), RA_OK,
+                      "int32 += int64 narrows");
+        ASSERT_VALUES(ctx, i32, "3 + 2", 5);
+        const ra_binop checked[3] = {RA_SUBTRACT, RA_MULTIPLY, RA_DIVIDE};
+        for (int k = 0; k < 3; k++) {
+            ASSERT_STATUS(ctx, ra_binary_into(ctx, checked[k], A(f32), A(f64), f32), RA_E_OUT_CAST,
+                          "float32 %s= float64 refused", ra_binop_name(checked[k]));
+            ASSERT_STATUS(ctx, ra_binary_into(ctx, checked[k], A(i32), A(i64), i32), RA_E_OUT_CAST,
+                          "int32 %s= int64 refused", ra_binop_name(checked[k]));
+        }
+        ASSERT_VALUES(ctx, f32, "refusals leave x1 unchanged", 5);
+        ASSERT_STATUS(ctx, ra_binary_into(ctx, RA_ADD, A(i32), A(f32), i32), RA_E_OUT_CAST,
+                      "int32 += float32 is still refused (OF-OUT-1)");
+        ASSERT_STATUS(ctx, ra_binary_into(ctx, RA_MULTIPLY, A(f32), A(i32), f32), RA_OK,
+                      "float32 *= int32 allowed");
+        ra_array *xs[] = {f32, f64, i32, i64};
+        for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
+            ra_array_release(xs[i]);
+    }
+    ASSERT_INT(ra_can_cast_out(ctx, RA_FLOAT64, RA_FLOAT32), 0,
+               "ra_can_cast_out answers the checked operators' rule");
+    ASSERT_STATUS(ctx, ra_ctx_set_out_casting(ctx, (ra_out_casting)3), RA_E_ARG, "unknown rule");
+    ra_ctx_destroy(ctx);
+}
+
 DT_TEST(out_operand_rules)
 {
     open_all();
@@ -263,8 +364,7 @@ DT_TEST(out_operand_rules)
         ASSERT_VALUES(ctx, s, "out unchanged after a refusal", 1);
         ASSERT_STATUS(ctx, ra_binary_into(ctx, RA_ADD, A(x), A(y), NULL), RA_E_NULL, "out NULL");
         ASSERT_STATUS(ctx, ra_binary_into(ctx, (ra_binop)99, A(x), A(y), x), RA_E_ARG, "op");
-        ASSERT_STATUS(ctx,
-                      ra_binary_into(ctx, RA_ADD, S(ra_scalar_int(1)), S(ra_scalar_int(1)), x),
+        ASSERT_STATUS(ctx, ra_binary_into(ctx, RA_ADD, S(ra_scalar_int(1)), S(ra_scalar_int(1)), x),
                       RA_E_SCALAR, "two scalars");
         /* An out on another device than the inputs. */
         for (size_t e = 0; e < ndevs; e++) {
@@ -375,5 +475,5 @@ DT_TEST(float16)
 }
 
 DT_MAIN(DT_ENTRY(rule_set_selection), DT_ENTRY(array_api_table), DT_ENTRY(category_rules),
-        DT_ENTRY(out_casting_examples), DT_ENTRY(out_operand_rules), DT_ENTRY(dtype_names),
-        DT_ENTRY(float16))
+        DT_ENTRY(out_casting_examples), DT_ENTRY(oneflow_arithmetic), DT_ENTRY(out_casting_oneflow),
+        DT_ENTRY(out_operand_rules), DT_ENTRY(dtype_names), DT_ENTRY(float16))

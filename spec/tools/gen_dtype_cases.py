@@ -25,6 +25,12 @@ every dtype). A combination gets no case where its rule set states no result:
     unless the promoted dtype is floating (integer division is implementation-defined in
     the standard, and the seed does not state the dtype of dividing integers).
 
+Under the category rules, the combinations left out above for bool or integral results
+(bool + bool, int32 / int32) get a case that accepts an error or OneFlow 0.9.0's result
+(bool logic; true division in float32). conformance/cases/out-casting.json holds x1 * x2 of
+every result dtype written into every out= dtype, and the in-place x1 += x2, -=, *= and /=
+(out is x1) for every pair of OneFlow's eight dtypes, the result promoted by category.
+
 Where the two readings of OF-PROM-9 give different dtypes (a 0-d operand of the same
 category as the dimensioned one), the case accepts either (spec/decisions.md, point 12).
 --check compares the files with what would be written and exits 1 when they differ.
@@ -263,6 +269,10 @@ def gen_category(dt: Dtypes, rs: Json) -> list[Json]:
                     outcomes = sorted((d for d in found if d is not None),
                                       key=lambda d: rs["dtypes"].index(d))
                     if not all(allowed(dt, op, r) for r in outcomes):
+                        if len(outcomes) == 1:
+                            extra = oneflow_arith_case(dt, op, t1, t2, zero_dim, outcomes[0])
+                            if extra is not None:
+                                cases.append(extra)
                         continue
                     steps = binary_steps(dt, op, t1, t2, zero_dim)
                     v1 = operand_values(dt, t1, False, False)
@@ -320,6 +330,43 @@ def gen_category(dt: Dtypes, rs: Json) -> list[Json]:
                                   ["OF-PROM-1", "OF-PROM-3", "OF-PROM-6", "OF-PROM-7"],
                                   ["promotion-category"], steps))
     return cases
+
+
+def oneflow_arith_case(dt: Dtypes, op: str, t1: str, t2: str, zero_dim: bool,
+                       promoted: str) -> Json | None:
+    """Arithmetic the seed states no result for, where the promoted dtype is bool (add,
+    subtract, multiply) or integral (divide): OneFlow 0.9.0 computes it (bool + bool is bool,
+    logical or; bool - bool exclusive or; bool * bool and; int32 / int32 true division in the
+    default float32). The case accepts that result or an error, since no statement requires
+    the operation to exist; it checks that a library that computes it does so as OneFlow."""
+    if dt.cat(promoted) == "bool" and op in ("add", "subtract", "multiply"):
+        result = "bool"
+    elif op == "divide" and dt.cat(promoted) in ("bool", "integral"):
+        result = "float32"
+    else:
+        return None
+    steps = binary_steps(dt, op, t1, t2, zero_dim)
+    v1 = operand_values(dt, t1, False, False)
+    v2 = operand_values(dt, t2, zero_dim, True, t1)
+    if result == "bool":
+        logic = {"add": lambda a, b: a or b, "subtract": lambda a, b: a != b,
+                 "multiply": lambda a, b: a and b}[op]
+        vals = [bool(logic(bool(a1), bool(v2[0] if len(v2) == 1 else v2[i])))
+                for i, a1 in enumerate(v1)]
+        value = typed(dt, "bool", vals, [2])
+        how = {"add": "logical or", "subtract": "exclusive or", "multiply": "logical and"}[op]
+    else:
+        value = expected(dt, op, t1, v1, v2, "float32")
+        how = "true division in the default float32"
+    steps[-1]["either"] = [{"expect": {"$type": "string"}}, {"raises": "any", "stop": True}]
+    steps.append({"op": "array.read", "args": {"array": "$y"}, "expect": value})
+    form = "0d" if zero_dim else "array"
+    what = "a 0-d %s array" % t2 if zero_dim else "%s %s array" % (a(t2), t2)
+    return case("promotion.category.%s.%s.%s.%s" % (op, t1, t2, form),
+                "%s of %s %s array and %s, whose category promotion is %s: the seed states no "
+                "result, so an error is accepted; computed, it is OneFlow's %s (%s)."
+                % (op, a(t1), t1, what, promoted, result, how),
+                ["OF-PROM-1", "OF-PROM-2"], ["promotion-category"], steps)
 
 
 def rounded(dt: Dtypes, name: str, v: Real) -> int | float:
@@ -390,6 +437,58 @@ def gen_out(dt: Dtypes, oc: Json, cat: Json) -> list[Json]:
     return cases
 
 
+def gen_inplace(dt: Dtypes, oc: Json, cat: Json) -> list[Json]:
+    """The in-place forms x1 op= x2 (out is x1) of add, subtract, multiply and divide for every
+    ordered pair of OneFlow's eight dtypes, the form OneFlow itself has (its functions take no
+    out=): the result dtype is the category promotion of x1 and x2 (both dimensioned), then
+    cast into x1's dtype as the out= cases say. A stated refusal (OF-OUT-1) is required; a
+    narrowing (OF-OUT-4) may be cast or refused. No case where the result is bool (bool
+    arithmetic is not stated) or where divide's result is not floating."""
+    names = [n for n in cat["dtypes"] if dt.in_set(n, "oneflow")]
+    symbol = {"add": "+=", "subtract": "-=", "multiply": "*=", "divide": "/="}
+    cases = []
+    for op in OPS:
+        for o in names:
+            for t in names:
+                r = cat["table"][o][t]
+                if r is None or dt.cat(r) == "bool":
+                    continue
+                if op == "divide" and dt.cat(r) != "floating":
+                    continue
+                v1 = operand_values(dt, o, False, False)
+                v2 = operand_values(dt, t, False, True, o)
+                steps = [asarray_step(dt, o, v1, [2], "x1"), asarray_step(dt, t, v2, [2], "x2"),
+                         {"op": "array.binary_into",
+                          "args": {"fn": op, "x1": "$x1", "x2": "$x2", "out": "$x1"}}]
+                vals = [rounded(dt, o, rounded(dt, r, compute(op, a1, b1)))
+                        for a1, b1 in zip(v1, v2, strict=True)]
+                read = {"op": "array.read", "args": {"array": "$x1"},
+                        "expect": typed(dt, o, vals, [2])}
+                spec = ["OF-OUT-1", "OF-PROM-1"]
+                refused = out_refused(dt, oc, r, o)
+                if refused:
+                    steps[-1]["raises"] = oc["error"]
+                    steps.append({"op": "array.read", "args": {"array": "$x1"},
+                                  "expect": typed(dt, o, v1, [2])})
+                    spec.append("OF-OUT-2")
+                    how = "is refused (RuntimeError) and x1 keeps its values"
+                elif r != o:
+                    steps[-1]["either"] = [{"expect": None}, {"raises": oc["error"], "stop": True}]
+                    steps.append(read)
+                    spec.append("OF-OUT-4")
+                    how = ("narrows: cast into x1 (the stated exceptions) or refused (the guide's "
+                           "examples; OneFlow 0.9.0 refuses it for -=, *= and /=, not for +=)")
+                else:
+                    steps[-1]["expect"] = None
+                    steps.append(read)
+                    how = "is written into x1"
+                cases.append(case("out.inplace.%s.%s.%s" % (op, o, t),
+                                  "x1 %s x2 with %s %s x1 and %s %s x2: the %s result %s."
+                                  % (symbol[op], a(o), o, a(t), t, r, how), spec,
+                                  ["out-casting", "promotion-category"], steps))
+    return cases
+
+
 def render(description: str, cases: list[Json]) -> str:
     lines = ["{", ' "description": %s,' % json.dumps(description), ' "cases": [']
     for i, c in enumerate(cases):
@@ -406,9 +505,10 @@ def build(root: str) -> dict[str, str]:
     return {
         OUT_FILES["out"]: render(
             "Generated by spec/tools/gen_dtype_cases.py from spec/promotion/out-casting.json: "
-            "every result dtype and out= dtype of OneFlow's eight, x1 * x2 written into out "
-            "(OF-OUT-1, OF-OUT-2; OF-OUT-4's narrowing accepts either reading). Do not edit; "
-            "regenerate.", gen_out(dt, oc, cat)),
+            "every result dtype and out= dtype of OneFlow's eight, x1 * x2 written into out, "
+            "and the in-place x1 += x2, -=, *= and /= for every pair of them (OF-OUT-1, "
+            "OF-OUT-2; OF-OUT-4's narrowing accepts either reading). Do not edit; "
+            "regenerate.", gen_out(dt, oc, cat) + gen_inplace(dt, oc, cat)),
         OUT_FILES["array-api"]: render(
             "Generated by spec/tools/gen_dtype_cases.py from spec/promotion/array-api.json: "
             "the array API's promotion of every defined dtype pair (both dimensioned, second "
