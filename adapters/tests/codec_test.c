@@ -49,6 +49,20 @@ static void scalar_bad(const char *json, const char *kind)
     cJSON_Delete(v);
 }
 
+static void scalar_overflow(const char *json)
+{
+    ds__err e = {0};
+    ds_scalar s;
+    cJSON *v = cJSON_Parse(json);
+    int rc = ds__scalar_decode(v, "x", &s, &e);
+    ASSERT_MSG(rc < 0 && strcmp(e.kind, "OverflowError") == 0 && e.origin == DS__ORIGIN_LIBRARY &&
+                   strstr(e.message, "'x'") != NULL && strstr(e.message, "int64") != NULL,
+               "scalar %s is the library's OverflowError naming the argument and int64 (observed "
+               "%s, origin %s: %s)",
+               json, e.kind, ds__origin_name(e.origin), e.message);
+    cJSON_Delete(v);
+}
+
 DT_TEST(dtype_names)
 {
     for (int t = DS_BOOL; t < DS_DTYPE_COUNT; t++)
@@ -105,7 +119,13 @@ DT_TEST(scalars)
     scalar_bad("\"3\"", "TypeError");
     scalar_bad("[1]", "TypeError");
     scalar_bad("{\"scalar\":\"x1\"}", "ValueError");
-    scalar_bad("{\"scalar\":\"99999999999999999999\"}", "ValueError");
+    scalar("{\"scalar\":\"9223372036854775807\"}", DS_SCALAR_INT, 9223372036854775807.0);
+    scalar("{\"scalar\":\"-9223372036854775808\"}", DS_SCALAR_INT, -9223372036854775808.0);
+    /* An integer the protocol carries but a ds_scalar cannot: the library's OverflowError,
+     * never a protocol error. */
+    scalar_overflow("{\"scalar\":\"9223372036854775808\"}");
+    scalar_overflow("{\"scalar\":\"-9223372036854775809\"}");
+    scalar_overflow("{\"scalar\":\"99999999999999999999\"}");
 }
 
 DT_TEST(shape_count)
@@ -128,8 +148,8 @@ DT_TEST(typed_shapes)
     cJSON *v = dsj_parse(in, strlen(in), NULL);
     ds_buffer b;
     ds__err e = {0};
-    ASSERT_MSG(ds__buffer_decode(v, "obj", &b, &e) == 0, "an empty array of a huge shape decodes (%s)",
-               e.message);
+    ASSERT_MSG(ds__buffer_decode(v, "obj", &b, &e) == 0,
+               "an empty array of a huge shape decodes (%s)", e.message);
     cJSON *enc = NULL;
     ASSERT_MSG(ds__buffer_encode(&b, SIZE_MAX, &enc, &e) == 0, "it encodes (%s)", e.message);
     char *text = dsj_print(enc, false, NULL);

@@ -735,10 +735,15 @@ int ds__scalar_decode(const cJSON *v, const char *arg, ds_scalar *out, ds__err *
         int64_t s;
         uint64_t u;
         if (int_form(t->valuestring)) {
+            /* The protocol carries any integer; a C library's integer scalar is an int64
+             * (ds_scalar), so one beyond it is the library's OverflowError, as NumPy's for an
+             * integer beyond its dtypes, never a protocol error (spec/decisions.md,
+             * "Integer scalars beyond int64"). */
             if (!parse_int_text(t->valuestring, true, &s, &u))
-                return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
-                                "argument '%s': integer \"%.40s\" is outside the int64 range", arg,
-                                t->valuestring);
+                return ds__fail(e, DS__ORIGIN_LIBRARY, "OverflowError",
+                                "argument '%s': the integer %.60s is outside int64, the range of "
+                                "the C API's integer scalars",
+                                arg, t->valuestring);
             out->kind = DS_SCALAR_INT;
             out->i = s;
             return 0;
