@@ -3,7 +3,8 @@
 # scikit-build-core and builds the runner with CMake underneath), then, from another folder
 # and with no DEVSPEC_SOURCE/DEVSPEC_BUILD, `devspec run --adapter python:array_api_strict`
 # gives every case the observed status of the named backend array-api-strict run by the
-# build tree's runner. Bounded: 600 s for the install.
+# build tree's runner; then the same from an install on which CMake finds no OpenCL, which
+# must succeed without refarray's OpenCL backend and say so. Bounded: 600 s each install.
 #
 #   scripts/test-pip-install.sh [BUILD_DIR]   (default build)
 set -euo pipefail
@@ -32,5 +33,35 @@ a, b = st(sys.argv[1]), st(sys.argv[2])
 d = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
 ok = a and not d
 print(("ok" if ok else "not ok") + f" - pip-installed python:array_api_strict = the named backend: {len(a)} cases, {len(d)} differ {d[:5]}")
+sys.exit(0 if ok else 1)
+PY
+
+# A machine without OpenCL's headers and loader (CMake told not to find them): pip install
+# still succeeds, without refarray's OpenCL backend, and devspec --version says what it left
+# out; python:MODULE is unaffected.
+cd "$top"
+python3 -m venv "$tmp/venv-nocl"
+t0=$(date +%s)
+timeout 600 "$tmp/venv-nocl/bin/pip" install -q \
+    -C cmake.define.CMAKE_DISABLE_FIND_PACKAGE_OpenCL=TRUE "$top" >"$tmp/pip-nocl.log" 2>&1 ||
+    { tail -30 "$tmp/pip-nocl.log"; echo "not ok - pip install . without OpenCL"; exit 1; }
+echo "ok - pip install . without OpenCL ($(($(date +%s) - t0)) s)"
+said=$("$tmp/venv-nocl/bin/devspec" --version 2>&1 >/dev/null || true)
+case "$said" in
+    *"built without refarray's OpenCL backend"*) echo "ok - devspec --version says what it left out";;
+    *) echo "not ok - devspec --version does not say it was built without OpenCL: $said"; exit 1;;
+esac
+"$tmp/venv-nocl/bin/pip" install -q "$strict"
+cd "$tmp/elsewhere"
+(unset DEVSPEC_SOURCE DEVSPEC_BUILD
+ "$tmp/venv-nocl/bin/devspec" run --adapter python:array_api_strict --no-tap --no-progress \
+     --report nocl.json | tail -1) || true
+python3 - nocl.json named.json <<'PY'
+import json, sys
+st = lambda p: {c["id"]: c["observed_status"] for c in json.load(open(p))["cases"]}
+a, b = st(sys.argv[1]), st(sys.argv[2])
+d = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+ok = a and not d
+print(("ok" if ok else "not ok") + f" - without OpenCL, python:array_api_strict = the named backend: {len(a)} cases, {len(d)} differ {d[:5]}")
 sys.exit(0 if ok else 1)
 PY
