@@ -31,6 +31,8 @@
 #include "spmd.h"
 
 #include <dlfcn.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #ifdef DEVSPEC_HOST_MPI
 #include <mpi.h>
 #endif
@@ -44,13 +46,16 @@
 
 static const char usage[] =
     "usage: mpirun -np N devspec-adapter-mpi-host SHIM.so\n"
+    "       mpirun -np N devspec-adapter-mpi-host -- COMMAND [ARG...]\n"
     "       devspec-adapter-mpi-host --ranks N [--] COMMAND [ARG...]\n"
     "Serves a devspec adapter on N ranks over stdin/stdout (JSON lines): the in-process\n"
     "adapter SHIM.so on every MPI rank, or N processes of the out-of-process adapter COMMAND\n"
-    "with MASTER_ADDR, MASTER_PORT, WORLD_SIZE, RANK and LOCAL_RANK set.\n";
+    "(one per MPI rank, or started by the host itself) with MASTER_ADDR, MASTER_PORT,\n"
+    "WORLD_SIZE, RANK and LOCAL_RANK set.\n";
 
 #ifdef DEVSPEC_HOST_MPI
 static int rank, nranks;
+static bool command_mode; /* each rank's adapter is a child process (spmd_child_*) */
 static devspec_adapter_call_fn lib_call;
 static devspec_adapter_free_fn lib_release;
 
@@ -62,6 +67,10 @@ static char *call_local(const char *request, size_t len, size_t *reply_len)
 {
     size_t n = 0;
     const char *reply = lib_call(request, len, &n);
+    if (!reply) { /* only a child process fails to answer: its rank ended */
+        spmd_child_ended();
+        MPI_Abort(MPI_COMM_WORLD, 4);
+    }
     char *copy = malloc(n + 1);
     if (copy) {
         memcpy(copy, reply, n);
@@ -133,6 +142,62 @@ static void spmd_free(const char *reply)
     free((char *)reply);
 }
 
+/* Loads SHIM.so (a bare file name is looked up in the working directory, not on the
+ * library path) and finds its two entry points; returns the handle or NULL. */
+static void *load(const char *given, char **owned)
+{
+    const char *path = given;
+    if (strchr(path, '/') == NULL) {
+        *owned = malloc(strlen(path) + 3);
+        if (*owned == NULL) MPI_Abort(MPI_COMM_WORLD, 3);
+        strcpy(*owned, "./");
+        strcat(*owned, path);
+        path = *owned;
+    }
+    void *so = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
+    if (so) {
+        *(void **)(&lib_call) = dlsym(so, "devspec_adapter_call");
+        *(void **)(&lib_release) = dlsym(so, "devspec_adapter_free");
+    }
+    return so;
+}
+
+/* Starts this rank's adapter process, COMMAND, with the rank variables OneFlow reads:
+ * MASTER_ADDR and MASTER_PORT as rank 0 chose them (kept from its environment, else
+ * 127.0.0.1 when every rank runs on one machine or rank 0's host name, and a port free
+ * there), WORLD_SIZE, RANK, and LOCAL_RANK, the rank's index on its machine. */
+static void start_child(char **command)
+{
+    MPI_Comm node;
+    int local = 0, node_size = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+    MPI_Comm_rank(node, &local);
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    char addr[256] = "";
+    int port = 0;
+    if (rank == 0) {
+        const char *given = getenv("MASTER_ADDR"), *given_port = getenv("MASTER_PORT");
+        if (given)
+            snprintf(addr, sizeof addr, "%s", given);
+        else if (node_size == nranks)
+            strcpy(addr, "127.0.0.1");
+        else if (gethostname(addr, sizeof addr - 1) != 0)
+            strcpy(addr, "127.0.0.1");
+        port = given_port ? atoi(given_port) : spmd_free_port();
+    }
+    MPI_Bcast(addr, sizeof addr, MPI_CHAR, 0, MPI_COMM_WORLD);
+    MPI_Bcast(&port, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    char port_text[16];
+    snprintf(port_text, sizeof port_text, "%d", port);
+    setenv("MASTER_ADDR", addr, 1);
+    setenv("MASTER_PORT", port_text, 1);
+    if (spmd_child_start(command, rank, nranks, local) == 0) {
+        lib_call = spmd_child_call;
+        lib_release = spmd_child_free;
+    }
+}
+
 static int mpi_main(int argc, char **argv)
 {
     /* Die with mpirun: a rank must not outlive a job the runner killed. */
@@ -142,38 +207,34 @@ static int mpi_main(int argc, char **argv)
     if (getppid() != parent) return 3; /* mpirun died before the request above took hold */
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &nranks);
-    if (argc != 2 || argv[1][0] == '\0') {
+    command_mode = argc >= 3 && strcmp(argv[1], "--") == 0;
+    if (!command_mode && (argc != 2 || argv[1][0] == '\0')) {
         if (rank == 0) fputs(usage, stderr);
         MPI_Finalize();
         return 2;
     }
-    int proto_fd = rank == 0 ? dup(STDOUT_FILENO) : -1;
+    /* Close-on-exec: a rank's child process must not hold the runner's reply pipe. */
+    int proto_fd = rank == 0 ? fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 0) : -1;
     FILE *out = proto_fd >= 0 ? fdopen(proto_fd, "w") : NULL;
     if ((rank == 0 && out == NULL) || dup2(STDERR_FILENO, STDOUT_FILENO) < 0) {
         perror("devspec-adapter-mpi-host: cannot set up the reply stream");
         MPI_Abort(MPI_COMM_WORLD, 3);
     }
-    char *path = argv[1];
     char *owned = NULL;
-    if (strchr(path, '/') == NULL) {
-        owned = malloc(strlen(path) + 3);
-        if (owned == NULL) MPI_Abort(MPI_COMM_WORLD, 3);
-        strcpy(owned, "./");
-        strcat(owned, path);
-        path = owned;
-    }
-    void *so = dlopen(path, RTLD_NOW | RTLD_GLOBAL);
-    if (so) {
-        *(void **)(&lib_call) = dlsym(so, "devspec_adapter_call");
-        *(void **)(&lib_release) = dlsym(so, "devspec_adapter_free");
-    }
-    int loaded = so && lib_call && lib_release, all_loaded = 0;
+    void *so = NULL;
+    if (command_mode)
+        start_child(argv + 2);
+    else
+        so = load(argv[1], &owned);
+    int loaded = (command_mode || so) && lib_call && lib_release, all_loaded = 0;
     MPI_Allreduce(&loaded, &all_loaded, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     if (!all_loaded) {
         if (!loaded)
-            fprintf(stderr,
-                    "devspec-adapter-mpi-host: rank %d cannot load '%s' as an adapter: %s\n", rank,
-                    argv[1], so ? "no devspec_adapter_call/free" : dlerror());
+            fprintf(stderr, "devspec-adapter-mpi-host: rank %d cannot %s '%s' as an adapter: %s\n",
+                    rank, command_mode ? "start" : "load", command_mode ? argv[2] : argv[1],
+                    command_mode ? "see above"
+                    : so         ? "no devspec_adapter_call/free"
+                                 : dlerror());
         free(owned);
         MPI_Finalize();
         return 3;
@@ -187,9 +248,15 @@ static int mpi_main(int argc, char **argv)
         while (exchange(NULL, 0) != NULL) {
         }
     }
-    /* End the session on every rank so that each library closes cleanly. */
+    /* End the session on every rank so that each library closes cleanly: a child process
+     * sees the end of its input. */
     static const char bye[] = "{\"id\":0,\"op\":\"bye\"}";
-    lib_release(lib_call(bye, sizeof bye - 1, NULL));
+    if (command_mode) {
+        int ended = spmd_child_end();
+        if (status == 0) status = ended;
+    } else {
+        lib_release(lib_call(bye, sizeof bye - 1, NULL));
+    }
     free(owned);
     MPI_Finalize();
     return status;

@@ -24,4 +24,19 @@ char *spmd_merge(const char *request, size_t request_len, char *const *replies, 
  * request to every rank, one merged reply. Returns the exit status (see mpi_host.c). */
 int spmd_launch_main(int nranks, char **command);
 
+/* A TCP port free on the loopback interface now, or -1 (MASTER_PORT where none is given). */
+int spmd_free_port(void);
+
+/* The MPI form with a COMMAND: each MPI rank runs its own rank of the adapter as a child
+ * process, with RANK, LOCAL_RANK and WORLD_SIZE set (MASTER_ADDR and MASTER_PORT are the
+ * caller's to set first). spmd_child_call has devspec_adapter_call_fn's shape: it writes the
+ * request to the child and returns its reply line (free with spmd_child_free), or NULL when
+ * the child has ended (spmd_child_ended then says how, on stderr). spmd_child_end closes the
+ * child's input and waits for it; 0 when it exited cleanly. */
+int spmd_child_start(char **command, int rank, int world, int local_rank);
+const char *spmd_child_call(const char *request, size_t len, size_t *reply_len);
+void spmd_child_free(const char *reply);
+void spmd_child_ended(void);
+int spmd_child_end(void);
+
 #endif

@@ -52,7 +52,7 @@ static int nprocs;
 /* A TCP port free on the loopback interface now, or -1. Another program may take it before
  * rank 0 binds it; then the ranks fail to meet, the job ends and the runner restarts it
  * with a new port. */
-static int free_port(void)
+int spmd_free_port(void)
 {
     int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (s < 0) return -1;
@@ -116,8 +116,9 @@ static void set_env_int(const char *name, long value)
     setenv(name, text, 1);
 }
 
-/* Starts rank r of n as a child running command, its stdin and stdout pipes to the host. */
-static int start_rank(int r, int n, char **command)
+/* Starts rank r of n (local rank `local` on its machine) as a child running command, its
+ * stdin and stdout pipes to the host. */
+static int spawn(rank_proc *p, int r, int n, int local, char **command)
 {
     int in[2], out[2];
     if (pipe2(in, O_CLOEXEC) != 0) return -1;
@@ -136,7 +137,7 @@ static int start_rank(int r, int n, char **command)
         signal(SIGPIPE, SIG_DFL);
         if (dup2(in[0], STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0) _exit(127);
         set_env_int("RANK", r);
-        set_env_int("LOCAL_RANK", r);
+        set_env_int("LOCAL_RANK", local);
         set_env_int("WORLD_SIZE", n);
         execvp(command[0], command);
         fprintf(stderr, "devspec-adapter-mpi-host: rank %d cannot run '%s': %s\n", r, command[0],
@@ -145,7 +146,7 @@ static int start_rank(int r, int n, char **command)
     }
     close(in[0]);
     close(out[1]);
-    procs[r] = (rank_proc){.pid = pid, .to = in[1], .from = out[0]};
+    *p = (rank_proc){.pid = pid, .to = in[1], .from = out[0]};
     return 0;
 }
 
@@ -286,7 +287,7 @@ int spmd_launch_main(int nranks, char **command)
     signal(SIGPIPE, SIG_IGN);
     if (!getenv("MASTER_ADDR")) setenv("MASTER_ADDR", "127.0.0.1", 1);
     if (!getenv("MASTER_PORT")) {
-        int port = free_port();
+        int port = spmd_free_port();
         if (port < 0) {
             perror("devspec-adapter-mpi-host: no free port for MASTER_PORT");
             return 3;
@@ -297,7 +298,7 @@ int spmd_launch_main(int nranks, char **command)
     if (!procs) return 3;
     nprocs = nranks;
     for (int r = 0; r < nranks; r++)
-        if (start_rank(r, nranks, command) != 0) {
+        if (spawn(&procs[r], r, nranks, r, command) != 0) {
             perror("devspec-adapter-mpi-host: cannot start a rank");
             kill_all();
             return 3;
@@ -309,4 +310,84 @@ int spmd_launch_main(int nranks, char **command)
         free(procs[r].buf);
     free(procs);
     return status;
+}
+
+/* -- One rank's adapter process, for the MPI form (mpi_host.c) ------------------------- */
+
+static rank_proc child;
+static int child_rank;
+
+int spmd_child_start(char **command, int rank, int world, int local_rank)
+{
+    signal(SIGPIPE, SIG_IGN);
+    child_rank = rank;
+    return spawn(&child, rank, world, local_rank, command);
+}
+
+const char *spmd_child_call(const char *request, size_t len, size_t *reply_len)
+{
+    if (!write_all(child.to, request, len) || !write_all(child.to, "\n", 1)) return NULL;
+    long n;
+    while ((n = line_length(&child)) < 0) {
+        if (child.cap - child.len < 65536) {
+            size_t cap = child.cap ? child.cap * 2 : 131072;
+            if (cap > (size_t)DS_PROTOCOL_MAX_REPLY + 131072) return NULL;
+            char *grown = realloc(child.buf, cap);
+            if (!grown) return NULL;
+            child.buf = grown;
+            child.cap = cap;
+        }
+        ssize_t got = read(child.from, child.buf + child.len, child.cap - child.len);
+        if (got < 0 && errno == EINTR) continue;
+        if (got <= 0) return NULL;
+        child.len += (size_t)got;
+    }
+    char *reply = strndup(child.buf, (size_t)n);
+    if (!reply) return NULL;
+    child.len -= (size_t)n + 1;
+    memmove(child.buf, child.buf + n + 1, child.len);
+    if (reply_len) *reply_len = (size_t)n;
+    return reply;
+}
+
+void spmd_child_free(const char *reply)
+{
+    free((char *)reply);
+}
+
+void spmd_child_ended(void)
+{
+    int status = 0;
+    pid_t w = 0;
+    for (int i = 0; i < 40 && w == 0; i++) {
+        w = waitpid(child.pid, &status, WNOHANG);
+        if (w == 0) nanosleep(&(struct timespec){.tv_nsec = 25 * 1000 * 1000}, NULL);
+    }
+    if (w == child.pid && WIFSIGNALED(status))
+        fprintf(stderr,
+                "devspec-adapter-mpi-host: rank %d ended before answering (killed by "
+                "signal %d); ending every rank\n",
+                child_rank, WTERMSIG(status));
+    else if (w == child.pid)
+        fprintf(stderr,
+                "devspec-adapter-mpi-host: rank %d ended before answering (exit status "
+                "%d); ending every rank\n",
+                child_rank, WEXITSTATUS(status));
+    else
+        fprintf(stderr,
+                "devspec-adapter-mpi-host: rank %d ended before answering; ending "
+                "every rank\n",
+                child_rank);
+    if (w == 0) kill(child.pid, SIGKILL);
+}
+
+int spmd_child_end(void)
+{
+    nprocs = 1;
+    procs = &child;
+    bool clean = end_ranks();
+    free(child.buf);
+    procs = NULL;
+    nprocs = 0;
+    return clean ? 0 : EXIT_RANK_ENDED;
 }
