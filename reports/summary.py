@@ -153,7 +153,7 @@ def summary(reports: list[tuple[str, Json]], startup: dict[str, float | None],
                (rows[0][1]["header"]["suite"].get("commit") or "?")[:12] if rows else "?")
     out.append("")
     out.append("Counts are per case: *xfail* is a failure listed, with its reason, in the "
-               "library's expectations file (`adapters/python/expectations/`); *skip* is a "
+               "library's expectations file (`conformance/expectations/`); *skip* is a "
                "case whose features the library does not claim or that needs more devices "
                "than it has. Start-up is the time from starting the adapter to its answer to "
                "`hello` (interpreter start and the library's import), the median of three "

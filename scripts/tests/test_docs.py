@@ -111,8 +111,10 @@ def test_markdown_paths_exist() -> None:
              "pyproject.toml", "requirements.txt", "CMakeLists.txt"}
     missing = []
     for rel in tracked(".md"):
-        # The statements' sources are paths in the standard's own repository.
-        if rel == "spec/statements.md":
+        # The statements' sources are paths in the standard's own repository; the published
+        # summary is rewritten with the reports (scripts/publish-reports.sh), so it names what
+        # the tree held at the last publication.
+        if rel in ("spec/statements.md", "reports/SUMMARY.md"):
             continue
         for m in re.finditer(r"`([A-Za-z0-9_.\-/]+)`|\]\(([A-Za-z0-9_.\-/]+)\)", read(rel)):
             path = (m.group(1) or m.group(2)).rstrip("/")

@@ -9,8 +9,8 @@ import sys
 import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-EXPECTATIONS = os.path.join(os.path.dirname(HERE), "expectations")
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+EXPECTATIONS = os.path.join(TOP, "conformance", "expectations")
 sys.path.insert(0, EXPECTATIONS)
 
 import update  # noqa: E402
