@@ -7,15 +7,25 @@
 #include "spmd.h"
 
 #include <cjson/cJSON.h>
+#include "devspec_shim.h"
 #include "dsjson.h"
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Replies are read with the data of typed arrays packed (common/dsjson.h): N ranks' replies of
+ * up to 64 MiB each would otherwise take a cJSON node per element. */
+static cJSON *parse_reply(const char *reply)
+{
+    static const dsj_parse_options pack = {true, 0};
+    return dsj_parse_with(reply, strlen(reply), &pack, NULL, NULL);
+}
 
 /* A rank's outcome: its reply without the id (and without a "ranks" of its own). */
 static cJSON *outcome(const char *reply)
 {
-    cJSON *doc = dsj_parse(reply, strlen(reply), NULL);
+    cJSON *doc = parse_reply(reply);
     if (!doc) {
         doc = cJSON_CreateObject();
         cJSON_AddFalseToObject(doc, "ok");
@@ -43,7 +53,7 @@ static bool same_outcome(const cJSON *a, const cJSON *b)
 
 char *spmd_merge(const char *request, size_t request_len, char *const *replies, int nranks)
 {
-    cJSON *doc = dsj_parse(replies[0], strlen(replies[0]), NULL);
+    cJSON *doc = parse_reply(replies[0]);
     if (!doc) return strdup(replies[0]);
     bool differ = false;
     cJSON *first = outcome(replies[0]);
@@ -67,9 +77,30 @@ char *spmd_merge(const char *request, size_t request_len, char *const *replies, 
         cJSON_AddNumberToObject(result, "ranks", nranks);
     }
     cJSON_Delete(req);
-    char *text = dsj_print(doc, false, NULL);
+    size_t len = 0;
+    char *text = dsj_print(doc, false, &len);
+    if (text && len > DS_PROTOCOL_MAX_REPLY) {
+        /* Every rank's outcome together is over the reply limit: the adapter's MemoryError,
+         * as one rank's reply over the limit is (spec/protocol.md, "Limits"). */
+        cJSON *big = cJSON_CreateObject();
+        cJSON *id = cJSON_GetObjectItemCaseSensitive(doc, "id");
+        cJSON_AddItemToObject(big, "id", id ? cJSON_Duplicate(id, true) : cJSON_CreateNull());
+        cJSON_AddFalseToObject(big, "ok");
+        cJSON *e = cJSON_AddObjectToObject(big, "error");
+        char msg[200];
+        snprintf(msg, sizeof msg,
+                 "the reply of %d ranks, whose outcomes differ, would be %zu bytes, over the "
+                 "protocol's limit of %u",
+                 nranks, len, (unsigned)DS_PROTOCOL_MAX_REPLY);
+        cJSON_AddStringToObject(e, "kind", "MemoryError");
+        cJSON_AddStringToObject(e, "message", msg);
+        cJSON_AddStringToObject(e, "origin", "adapter");
+        cJSON_free(text);
+        text = dsj_print(big, false, NULL);
+        cJSON_Delete(big);
+    }
     cJSON_Delete(doc);
-    char *out = text ? strdup(text) : strdup(replies[0]);
+    char *out = text ? strdup(text) : NULL;
     cJSON_free(text);
     return out;
 }
