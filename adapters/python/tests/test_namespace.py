@@ -202,3 +202,22 @@ def test_parameters_are_found_by_the_standards_position_and_kind():
             pass
     assert param_by_standard("Array.to_device", inspect.signature(Array.to_device),
                              "device").name == "where"
+
+
+@needs_strict
+def test_hello_and_lacks_replies_match_the_reply_schema(tmp_path):
+    from test_libraries import reply_validator
+    (tmp_path / "partial_namespace.py").write_text(PARTIAL)
+    hello, tril, uint16 = session("partial_namespace", str(tmp_path), [
+        ("array.tril", {"x": "array#0"}),
+        ("array.asarray", {"obj": {"dtype": "uint16", "shape": [1], "data": [1]}})])
+    for reply in (hello, tril, uint16):
+        reply_validator().validate(reply)
+    result = hello["result"]
+    reply_validator("helloResult").validate(result)
+    assert result["library"] == {"name": "array_api_strict", "version": result["library"][
+        "version"], "wrapper": {"name": "partial_namespace", "version": "unknown"}}
+    assert uint16["error"]["lacks"] == "dtype uint16"
+    # A required key missing from the additions is refused by the schema (the check can fail).
+    with pytest.raises(Exception, match="why"):
+        reply_validator("helloResult").validate({**result, "claims": {"x": {"claimed": True}}})
