@@ -193,6 +193,20 @@ def package_version(name: str | None) -> str:
     return str(version) if version is not None else "unknown"
 
 
+def exports_base_of(package: str, array_type: type | None) -> bool:
+    """Whether PACKAGE's top level names a class of its own that ARRAY_TYPE derives from:
+    the arrays are then that package's, made by a compiled part of another name (JAX's
+    jax.Array, whose instances are jaxlib's ArrayImpl)."""
+    module = sys.modules.get(package)
+    if module is None or array_type is None:
+        return False
+    for value in vars(module).values():
+        if isinstance(value, type) and top_package(value) == package and \
+                issubclass(array_type, value):
+            return True
+    return False
+
+
 def identity(xp: Any, array_type: type | None, spec: str) -> tuple[str, str, dict[str, str]
                                                                     | None]:
     """(library name, its version, the wrapper {name, version} or None): the library is the
@@ -201,7 +215,8 @@ def identity(xp: Any, array_type: type | None, spec: str) -> tuple[str, str, dic
         top_package(type(xp)) if type(xp).__module__ != "builtins" else None
     ns_top = ns_top or spec.split(":")[0].split(".")[0]
     lib_top = top_package(array_type) if array_type is not None else None
-    if lib_top is None or lib_top == "builtins" or lib_top == ns_top:
+    if lib_top is None or lib_top == "builtins" or lib_top == ns_top or \
+            exports_base_of(ns_top, array_type):
         return ns_top, package_version(ns_top), None
     return lib_top, package_version(lib_top), {"name": ns_top,
                                                 "version": package_version(ns_top)}

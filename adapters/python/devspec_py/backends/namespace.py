@@ -103,6 +103,7 @@ class NamespaceBackend(ArrayAPIBackend):
         self.claims: dict[str, dict[str, Any]] = {}
         self.excluded: list[dict[str, str]] = []
         self.probed: dict[str, bool] = {}  # what a probe asked -> whether it answered
+        self.listed_dtypes: frozenset[str] | None = None  # info.dtypes() over the devices
         self._signatures: dict[Any, inspect.Signature | None] = {}
         resolved = resolve(spec, self.compat)
         self.xp = resolved.xp
@@ -310,10 +311,20 @@ class NamespaceBackend(ArrayAPIBackend):
             f = "info-devices-list" if version < "2025.12" else "info-devices-tuple"
             self.claim(f, True, "array API %s says devices() returns a %s"
                        % (version, "list" if version < "2025.12" else "tuple"))
-        if answered["info.dtypes(device=D0)"] and len(self.bound) > 1:
+        if answered["info.dtypes(device=D0)"] and self.bound:
             seen = self.probe("info.dtypes(device=D) for each device", lambda: {
                 frozenset(info.dtypes(device=d)) for d in self.bound})
-            if seen is not FAILED and len(seen) > 1:
+            if seen is not FAILED:
+                # A dtype no device lists is one the library says it lacks (JAX without
+                # 64-bit mode lists no int64, though jax.numpy.int64 exists and means int32).
+                self.listed_dtypes = frozenset().union(*seen)
+                missing = [n for n in DTYPES if n != "float16" and n not in self.listed_dtypes]
+                if missing:
+                    self.notes.append("no device lists the dtypes %s: they are lacked"
+                                      % ", ".join(missing))
+            if seen is FAILED or len(self.bound) < 2:
+                pass
+            elif len(seen) > 1:
                 self.claim("dtype-device-support", True,
                            "info.dtypes(device=) lists different dtypes on different devices")
             elif seen is not FAILED:
@@ -484,6 +495,10 @@ class NamespaceBackend(ArrayAPIBackend):
     # -- dtypes ----------------------------------------------------------------------------
     def dtype(self, name: str) -> DType:
         dt = getattr(self.xp, name, None)
+        if self.listed_dtypes is not None and name in DTYPES and name != "float16" and \
+                name not in self.listed_dtypes:
+            raise Lacks("dtype " + name, "%s's inspection namespace lists no %s on any device"
+                        % (self.spec, name))
         if dt is None:
             if name not in DTYPES or name == "float16":
                 raise Unsupported("%s has no dtype %s" % (self.spec, name))
