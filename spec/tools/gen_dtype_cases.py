@@ -40,6 +40,7 @@ import json
 import os
 import struct
 import sys
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -118,6 +119,13 @@ def compute(op: str, a: Real, b: Exact) -> Exact:
         return {"add": a + b, "subtract": a - b, "multiply": a * b, "divide": a / b}[op]
     fa, fb = Fraction(a), Fraction(b)
     return {"add": fa + fb, "subtract": fa - fb, "multiply": fa * fb, "divide": fa / fb}[op]
+
+
+def compute_real(op: str, a: Real, b: Real) -> Real:
+    """compute() of two real operands, which is real."""
+    r = compute(op, a, b)
+    assert not isinstance(r, complex)
+    return r
 
 
 def typed(dt: Dtypes, name: str, values: list[Any], shape: list[int]) -> Json:
@@ -349,8 +357,9 @@ def oneflow_arith_case(dt: Dtypes, op: str, t1: str, t2: str, zero_dim: bool,
     v1 = operand_values(dt, t1, False, False)
     v2 = operand_values(dt, t2, zero_dim, True, t1)
     if result == "bool":
-        logic = {"add": lambda a, b: a or b, "subtract": lambda a, b: a != b,
-                 "multiply": lambda a, b: a and b}[op]
+        logic: Callable[[bool, bool], bool] = {
+            "add": lambda a, b: a or b, "subtract": lambda a, b: a != b,
+            "multiply": lambda a, b: a and b}[op]
         vals = [bool(logic(bool(a1), bool(v2[0] if len(v2) == 1 else v2[i])))
                 for i, a1 in enumerate(v1)]
         value = typed(dt, "bool", vals, [2])
@@ -460,7 +469,7 @@ def gen_inplace(dt: Dtypes, oc: Json, cat: Json) -> list[Json]:
                 steps = [asarray_step(dt, o, v1, [2], "x1"), asarray_step(dt, t, v2, [2], "x2"),
                          {"op": "array.binary_into",
                           "args": {"fn": op, "x1": "$x1", "x2": "$x2", "out": "$x1"}}]
-                vals = [rounded(dt, o, rounded(dt, r, compute(op, a1, b1)))
+                vals = [rounded(dt, o, rounded(dt, r, compute_real(op, a1, b1)))
                         for a1, b1 in zip(v1, v2, strict=True)]
                 read = {"op": "array.read", "args": {"array": "$x1"},
                         "expect": typed(dt, o, vals, [2])}
