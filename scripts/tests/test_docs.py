@@ -243,3 +243,17 @@ def test_readme_expectations_command_runs() -> None:
     assert entries
     for x in entries:
         assert re.match(r"\S+ (fail|error|crash|timeout|lacks|xpass)( +#.*)?$", x), x
+
+
+@needs_runner
+def test_conformance_readme_names_every_runner_option() -> None:
+    """README.md sends the reader to conformance/README.md for every option of the runner:
+    each option a subcommand's --help lists is named there."""
+    text = read("conformance/README.md")
+    missing = []
+    for sub in ("run", "list", "coverage", "validate", "compare", "probe", "expectations"):
+        r = subprocess.run([DEVSPEC, sub, "--help"], capture_output=True, text=True)
+        for opt in sorted(set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", r.stdout + r.stderr))):
+            if not re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(opt), text):
+                missing.append("devspec %s %s" % (sub, opt))
+    assert missing == []
