@@ -480,17 +480,23 @@ class NamespaceBackend(ArrayAPIBackend):
     def device_of(self, x: Array) -> Device:
         if self.helpers is not None:
             return self.helpers.device(x)
-        if not hasattr(x, "device"):
+        if not hasattr(x, "device") and self.is_array(x):
             raise Lacks("Array.device", "%s arrays have no .device" % self.library_name)
-        return x.device
+        return x.device  # on anything else, the library's answer was no array: its error
 
     def move(self, x: Array, dev: Device, **kw: Any) -> Array:
         if self.helpers is not None:
             return self.helpers.to_device(x, dev, **kw)
         method = getattr(x, "to_device", None)
-        if method is None:
+        if method is None and self.is_array(x):
             raise Lacks("Array.to_device", "%s arrays have no .to_device" % self.library_name)
-        return self.call("Array.to_device", method, dev, **kw)
+        return self.call("Array.to_device", x.to_device, dev, **kw)
+
+    def is_array(self, x: Any) -> bool:
+        """Whether x is one of the library's arrays (of the class asarray gave at start-up):
+        only such an array's missing attribute is the library lacking it; on anything else
+        (None from a to_device that returns nothing) the library's answer was wrong."""
+        return self.array_type is None or isinstance(x, self.array_type)
 
     # -- dtypes ----------------------------------------------------------------------------
     def dtype(self, name: str) -> DType:
