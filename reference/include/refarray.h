@@ -551,6 +551,44 @@ RA_API int ra_astype(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, const ra_op
  * errors, RA_E_DTYPE_DEVICE, RA_E_BUFFER, RA_E_NOMEM, RA_E_BACKEND. */
 RA_API int ra_from_dlpack(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array **out);
 
+/* DLPack 1.x across libraries. The structs are the standard's; devspec_dlpack.h (or the
+ * standard's dlpack.h, 1.0 or later) declares them. */
+struct DLManagedTensorVersioned;
+
+/* x.__dlpack__(dl_device=, copy=) (DEV-DLP-6..10, -12): x as a DLManagedTensorVersioned of
+ * DLPack 1.3 that the consumer owns and gives back by calling its deleter exactly once, on
+ * any thread, before ctx is destroyed. dl_device NULL exports on x's device, else the pair
+ * {device_type, device_id}: {kDLCPU (1), 0} is cpu, {kDLOpenCL (4), N} is gpu:N; the tensor's
+ * data is then the array's host pointer, or its OpenCL buffer's cl_mem with byte_offset 0;
+ * strides are always given (C order). With the device of x and copy RA_COPY_DEFAULT or
+ * RA_COPY_IF_NEEDED the tensor shares x's buffer and is DLPACK_FLAG_BITMASK_READ_ONLY
+ * (refarray's arrays are immutable); otherwise it is a copy on the device asked for,
+ * DLPACK_FLAG_BITMASK_IS_COPIED. Returns RA_E_NULL, RA_E_BUFFER (BufferError: a sharded
+ * array, a dl_device refarray has not, copy RA_COPY_NEVER when a copy is needed), RA_E_NOMEM,
+ * RA_E_BACKEND. */
+RA_API int ra_to_dlpack(ra_ctx *ctx, const ra_array *x, const int32_t *dl_device, ra_copy copy,
+                        struct DLManagedTensorVersioned **out);
+
+/* from_dlpack of any producer's tensor (another library's, or refarray's own): a new array
+ * with its values on opts' device (default cpu), read by the tensor's strides (NULL: C
+ * order) from data + byte_offset. The tensor is taken: its deleter runs exactly once before
+ * the return, also on error. Host tensors only (kDLCPU, kDLCUDAHost, kDLROCMHost): a device
+ * tensor's memory belongs to its producer's context. The data is always copied (refarray
+ * holds only memory it allocated), so opts->copy RA_COPY_NEVER is RA_E_BUFFER. opts->dtype
+ * must be RA_DTYPE_DEFAULT. Returns RA_E_NULL, RA_E_ARG, RA_E_BUFFER (BufferError: another
+ * major version, a type refarray has not, lanes, a device tensor, copy=False), the device
+ * errors, RA_E_DTYPE_DEVICE, RA_E_NOMEM, RA_E_BACKEND. */
+struct DLManagedTensor;
+
+/* The same for a consumer of DLPack before 1.0 (x.__dlpack__() without max_version): an
+ * unversioned DLManagedTensor, always a copy, since it cannot say read-only (copy
+ * RA_COPY_NEVER is RA_E_BUFFER). The deleter contract is the same. */
+RA_API int ra_to_dlpack_unversioned(ra_ctx *ctx, const ra_array *x, const int32_t *dl_device,
+                                    ra_copy copy, struct DLManagedTensor **out);
+
+RA_API int ra_from_dlpack_tensor(ra_ctx *ctx, struct DLManagedTensorVersioned *tensor,
+                                 const ra_opts *opts, ra_array **out);
+
 /* fftfreq(n, d): the sample frequencies of a length-n discrete Fourier transform with
  * sample spacing d: [0, 1, ..., ceil(n/2)-1, -floor(n/2), ..., -1] / (d*n). rfftfreq: the
  * non-negative ones, [0, 1, ..., floor(n/2)] / (d*n), n/2+1 values. The default dtype is the

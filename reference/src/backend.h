@@ -148,6 +148,11 @@ typedef struct ra__backend_ops {
     /* What the core may assume about the backend (ra__backend_flags), or 0. Read only when
      * size covers it (RA__BACKEND_FLAGS). */
     uint32_t flags;
+
+    /* May be NULL. The native handle of a buffer, which DLPack hands to other libraries as a
+     * tensor's data (for OpenCL the cl_mem, dlpack.c). Read only when size covers it
+     * (RA__BACKEND_HAS). */
+    void *(*native)(void *impl, void *buf);
 } ra__backend_ops;
 
 enum ra__backend_flag {

@@ -642,6 +642,13 @@ static int ocl_utilisation(void *impl, double *percent)
                          dev->name);
 }
 
+/* DLPack's data for an OpenCL tensor: the cl_mem (dlpack.c). */
+static void *ocl_native(void *impl, void *buf)
+{
+    (void)impl;
+    return buf ? (void *)((ra__cl_buffer *)buf)->mem : NULL;
+}
+
 const ra__backend_ops ra__opencl_ops = {
     .version = RA_BACKEND_VERSION,
     .size = sizeof(ra__backend_ops),
@@ -662,4 +669,5 @@ const ra__backend_ops ra__opencl_ops = {
     .reduce = ocl_reduce,
     .matmul = ocl_matmul,
     .utilisation = ocl_utilisation,
+    .native = ocl_native,
 };
