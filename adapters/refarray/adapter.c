@@ -340,8 +340,13 @@ static int device_value(adapter *a, ds_device d, const char *what, ra_device *ou
     case DS_DEVICE_OBJECT:
         *out = *(const ra_device *)d.object;
         return 0;
-    case DS_DEVICE_STRING:
-        return ra_device_parse(a->ctx, d.str, out);
+    case DS_DEVICE_STRING: {
+        /* A bare type is the current device of its type, as for a creation function's
+         * device string (refarray's options; index 0 until device.set_current). */
+        int st = ra_device_parse(a->ctx, d.str, out);
+        if (st == RA_OK && !strchr(d.str, ':')) out->index = RA_DEVICE_INDEX_CURRENT;
+        return st;
+    }
     case DS_DEVICE_NONE:
         break;
     }
@@ -372,23 +377,30 @@ static int device_parse(void *lib, const char *text, ds_devobj *out)
 static int device_describe(void *lib, ds_devobj obj, ds_device_info *out)
 {
     const ra_device *d = obj;
-    int st = ra_device_format(*d, out->str, sizeof out->str);
+    /* A device without an ordinal is described as the device it names now, the current
+     * device of its type (OF-DEV-3: OneFlow prints device('cuda') as index 0). */
+    ra_device r = *d;
+    ra_device_resolve(((adapter *)lib)->ctx, *d, &r);
+    int st = ra_device_format(r, out->str, sizeof out->str);
     if (st != RA_OK) return st;
     const char *type = ra_device_type_name(d->type);
     out->has_str = true;
     out->has_type = type != NULL;
     snprintf(out->type, sizeof out->type, "%s", type ? type : "");
     out->has_index = true;
-    /* A device without an ordinal reports the current device's (OF-DEV-3). */
-    ra_device r = *d;
-    ra_device_resolve(((adapter *)lib)->ctx, *d, &r);
     out->index = r.index;
     return 0;
 }
 
 static int device_equal(void *lib, ds_devobj x, ds_devobj y, bool *out)
 {
-    *out = ra_device_eq(*(const ra_device *)x, *(const ra_device *)y);
+    /* Equal when they name the same device now: device('cpu') == device('cpu', 0), and
+     * device('gpu') == gpu:N for the current N (OneFlow 0.9.0's equality). */
+    adapter *a = lib;
+    ra_device rx = *(const ra_device *)x, ry = *(const ra_device *)y;
+    ra_device_resolve(a->ctx, rx, &rx);
+    ra_device_resolve(a->ctx, ry, &ry);
+    *out = ra_device_eq(rx, ry);
     return 0;
 }
 

@@ -45,10 +45,12 @@ static void devices(drv *d, int ndev)
         A("device.parse\",\"args\":{\"text\":\"\"}"));
     ERR(d, "an unknown type is refused", "ValueError", "library",
         A("device.parse\",\"args\":{\"text\":\"npu:0\"}"));
-    OK(d, "device.from_type_index tpu 2", "t2", NULL,
-       A("device.from_type_index\",\"args\":{\"type\":\"tpu\",\"index\":2}"));
-    OK(d, "it describes as tpu:2", NULL, "{\"str\":\"tpu:2\",\"type\":\"tpu\",\"index\":2}",
+    OK(d, "device.from_type_index gpu 2", "t2", NULL,
+       A("device.from_type_index\",\"args\":{\"type\":\"gpu\",\"index\":2}"));
+    OK(d, "it describes as gpu:2", NULL, "{\"str\":\"gpu:2\",\"type\":\"gpu\",\"index\":2}",
        A("device.describe\",\"args\":{\"device\":$t2}"));
+    ERR(d, "from_type_index refuses tpu, no OneFlow device type", "ValueError", "library",
+        A("device.from_type_index\",\"args\":{\"type\":\"tpu\",\"index\":2}"));
     ERR(d, "from_type_index refuses a type with an index", "ValueError", "library",
         A("device.from_type_index\",\"args\":{\"type\":\"gpu:0\",\"index\":1}"));
     ERR(d, "from_type_index refuses a negative index", "ValueError", "library",

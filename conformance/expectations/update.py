@@ -73,6 +73,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("device-string.*", "Device string must not be empty", "torch.device('') raises RuntimeError('Device string must not be empty'), not ValueError"),
  ("device-string.*", "Could not parse device index", "an index beyond int32 makes torch.device raise RuntimeError('Could not parse device index'), not ValueError"),
  ("oneflow.device.*", "device type at start of device string", "torch has no 'gpu' device type (OneFlow's name for an accelerator; torch's is 'cuda'): torch.device('gpu:1'), torch.device('gpu', 0) and device='gpu:0' raise RuntimeError('Expected one of cpu, cuda, ... device type at start of device string')"),
+ ("oneflow.device.cpu-equals-cpu0", "values differ", "torch.device('cpu') == torch.device('cpu', 0) is False in torch: a device without an index differs from one with index 0, where OneFlow's bare device is the current one (index 0) and equals it"),
  ("oneflow.device.cpu-type", "observed null", "torch.device('cpu') has index None, not 0: a torch device has an index only where one is written"),
  ("oneflow.device.legacy-ordinal", "observed \"cuda\"", "torch.device(1) is cuda:1: torch's accelerator type is named cuda, not gpu"),
  ("oneflow.device.get-device-cpu", "returned a value", "Tensor.get_device() of a CPU tensor returns -1 instead of raising"),

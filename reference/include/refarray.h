@@ -251,10 +251,10 @@ typedef struct ra_device {
  * message quotes the input and says what is wrong. */
 RA_API int ra_device_parse(ra_ctx *ctx, const char *text, ra_device *out);
 
-/* Builds a device from a type name ("cpu", "gpu", "tpu") and an index >= 0 (OneFlow's
+/* Builds a device from a type name ("cpu", "gpu") and an index >= 0 (OneFlow's
  * device(type, index)). The type must not carry an index. Returns RA_E_NULL,
- * RA_E_DEVICE_TYPE, RA_E_DEVICE_SYNTAX (type with ':' or other junk), RA_E_ARG (index < 0
- * or > INT32_MAX). */
+ * RA_E_DEVICE_TYPE (an unknown type, and tpu, no OneFlow device type), RA_E_DEVICE_SYNTAX
+ * (type with ':' or other junk), RA_E_ARG (index < 0 or > INT32_MAX). */
 RA_API int ra_device_from_type_index(ra_ctx *ctx, const char *type, int64_t index, ra_device *out);
 
 /* A legacy integer ordinal N means gpu:N (OneFlow's device(1)). Returns RA_E_NULL, RA_E_ARG
@@ -457,7 +457,9 @@ typedef enum ra_copy {
 typedef struct ra_opts {
     size_t size;                   /* sizeof(ra_opts) as the caller compiled it, or 0 */
     ra_dtype dtype;                /* RA_DTYPE_DEFAULT: the function's default */
-    const char *device;            /* device string; NULL = not given */
+    const char *device;            /* device string; NULL = not given; a bare type ("gpu")
+                                      is the current device of its type, index 0 until
+                                      ra_device_set_current changes it */
     const ra_device *device_value; /* device value; NULL = not given; not both */
     ra_copy copy;                  /* asarray and astype only */
 } ra_opts;
@@ -900,15 +902,21 @@ RA_API int ra_util_arrays_on_device(ra_ctx *ctx, ra_device dev, ra_array **out, 
  * availability, defaults) resolves it to the calling thread's current device of that type
  * at the moment of the call; a value kept and used again later follows the current device.
  * ra_device_parse keeps the draft's reading of a bare type (index 0); ra_device_parse_current
- * is the OneFlow reading (spec/decisions.md, "OneFlow devices and global arrays").
+ * is the OneFlow reading (spec/decisions.md, "OneFlow devices and global arrays"). The two
+ * agree until ra_device_set_current changes a current device; a device string in ra_opts
+ * takes the OneFlow reading, so zeros(device="gpu") after set_current(gpu:1) is on gpu:1.
+ * OneFlow names a device by the device it stands for now: compare and print resolved
+ * values (ra_device_resolve) to get its equality (device('cpu') == device('cpu', 0)) and
+ * its printed index.
  * ------------------------------------------------------------------------------------- */
 
 /* The index of a device value that means "the current device of this type". */
 #define RA_DEVICE_INDEX_CURRENT (-1)
 
-/* Like ra_device_parse, but a string without an index ("gpu", "cpu") gives the current
- * device of that type: index RA_DEVICE_INDEX_CURRENT (OF-DEV-2, OF-DEV-3). Same errors as
- * ra_device_parse. */
+/* OneFlow's device(text): like ra_device_parse, but a string without an index ("gpu",
+ * "cpu") gives the current device of that type: index RA_DEVICE_INDEX_CURRENT (OF-DEV-2,
+ * OF-DEV-3), and tpu, no OneFlow device type (OF-DEV-1), is RA_E_DEVICE_TYPE. Otherwise the
+ * errors of ra_device_parse. */
 RA_API int ra_device_parse_current(ra_ctx *ctx, const char *text, ra_device *out);
 
 /* The calling thread's current device of a type in ctx, always with a real index: cpu:0 for

@@ -57,6 +57,12 @@ int ra_device_parse_current(ra_ctx *ctx, const char *text, ra_device *out)
     ra_device dev;
     int status = ra_device_parse(ctx, text, &dev);
     if (status != RA_OK) return status;
+    /* OF-DEV-1: OneFlow's device types are cpu and cuda (refarray's gpu); tpu is Ivy's. */
+    if (dev.type == RA_DEVICE_TPU)
+        return ra__ctx_error(ctx, RA_E_DEVICE_TYPE,
+                             "ra_device_parse_current: device string '%s': OneFlow's device "
+                             "types are cpu and gpu (its cuda), not tpu",
+                             text);
     /* The draft reads a bare type as index 0; OneFlow reads it as the current device. */
     if (!strchr(text, ':')) dev.index = RA_DEVICE_INDEX_CURRENT;
     *out = dev;

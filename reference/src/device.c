@@ -203,6 +203,10 @@ int ra_device_from_type_index(ra_ctx *ctx, const char *type, int64_t index, ra_d
     ra_device_type t;
     int status = parse_type(ctx, fn, type, type, strlen(type), &t);
     if (status != RA_OK) return status;
+    if (t == RA_DEVICE_TPU)
+        return ra__ctx_error(ctx, RA_E_DEVICE_TYPE,
+                             "%s: type 'tpu': OneFlow's device types are cpu and gpu (its cuda)",
+                             fn);
     if (index < 0 || index > INT32_MAX)
         return ra__ctx_error(ctx, RA_E_ARG,
                              "%s: index %lld for type '%s' is out of range 0..2147483647", fn,
@@ -300,6 +304,9 @@ int ra__opts_device(ra_ctx *ctx, const ra_opts *opts, const char *what, bool *gi
         *out = *opts->device_value;
     } else {
         int status = ra_device_parse(ctx, opts->device, out);
+        /* A bare type is the current device of its type (OF-DEV-2): index 0, the draft's
+         * reading, until ra_device_set_current changes it. */
+        if (status == RA_OK && !strchr(opts->device, ':')) out->index = RA_DEVICE_INDEX_CURRENT;
         if (status != RA_OK) {
             /* Prefix the function's name to the parser's detail. */
             ra__thread *t = ra__thread_get(ctx);

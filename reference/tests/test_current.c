@@ -38,6 +38,11 @@ static void test_values(ra_ctx *ctx)
     CHECK(d.type == 0 && d.index == 7, "a failed parse leaves the output untouched");
     ASSERT_STATUS(ctx, ra_device_parse_current(ctx, "cuda", &d), RA_E_DEVICE_TYPE,
                   "an unknown type is RA_E_DEVICE_TYPE");
+    ASSERT_STATUS(ctx, ra_device_parse_current(ctx, "tpu", &d), RA_E_DEVICE_TYPE,
+                  "OF-DEV-1 tpu is no OneFlow device type");
+    ASSERT_STATUS(ctx, ra_device_from_type_index(ctx, "tpu", 0, &d), RA_E_DEVICE_TYPE,
+                  "OF-DEV-1 device('tpu', 0) is refused too");
+    ASSERT_STATUS(ctx, ra_device_parse(ctx, "tpu", &d), RA_OK, "Ivy's tpu still parses");
     ASSERT_STATUS(ctx, ra_device_parse_current(ctx, NULL, &d), RA_E_NULL, "NULL text");
     ASSERT_STATUS(ctx, ra_device_parse_current(ctx, "gpu", NULL), RA_E_NULL, "NULL out");
     /* The draft's reading stays: a bare 'gpu' is gpu:0 for ra_device_parse. */
@@ -102,6 +107,12 @@ static void test_current(ra_ctx *ctx)
     ASSERT_DEV(ra_array_device(x), gpu1, "OF-DEV-2 'gpu' is gpu:X, X the current index");
     ASSERT_STATUS(ctx, ra_array_get_device(ctx, x, &ord), RA_OK, "get_device of a gpu array");
     ASSERT_INT(ord, 1, "OF-DEV-8 get_device gives the ordinal");
+    ra_array_release(x);
+    /* A bare type in ra_opts.device is the current device of its type too. */
+    x = NULL;
+    ASSERT_STATUS(ctx, ra_zeros(ctx, shape, 1, &(ra_opts){.device = "gpu"}, &x), RA_OK,
+                  "zeros(device='gpu') after set_current(gpu:1)");
+    ASSERT_DEV(ra_array_device(x), gpu1, "OF-DEV-6 the string 'gpu' lands on the current gpu");
     ra_array_release(x);
     ra_device legacy;
     ra_device_from_ordinal(ctx, 1, &legacy);
