@@ -32,7 +32,7 @@ def skip_without_runner() -> tuple[str, str]:
     return devspec, build
 
 
-def run(spec=None, cmd=None, extra=(), env=None):
+def run(spec=None, cmd=None, extra=(), env=None, cwd=TOP):
     """(exit status, report, stderr) of the whole suite against python:SPEC (or the adapter
     command CMD), without expectations."""
     devspec, build = skip_without_runner()
@@ -44,7 +44,7 @@ def run(spec=None, cmd=None, extra=(), env=None):
         path = os.path.join(tmp, "report.json")
         proc = subprocess.run([devspec, "run", *adapter, "--expectations", "/dev/null",
                                "--report", path, "--no-tap", "--no-progress", *extra],
-                              capture_output=True, text=True, env=environ, cwd=TOP,
+                              capture_output=True, text=True, env=environ, cwd=cwd,
                               timeout=600)
         report = None
         if os.path.exists(path):
@@ -214,11 +214,22 @@ def test_arrays_without_device_lack_it_unless_compat():
         lacked = {n for s, lacks, _ in verdicts(report).values() if s == "lacks"
                   for n in lacks or ()}
         assert "Array.device" in lacked and "Array.to_device" in lacked, lacked
+    # --compat given to the adapter, or compat = true in a devspec.toml where devspec runs.
     cmd = "%s %s --module '%s' --compat" % (PYTHON, PROGRAM, spec)
     _, compat, err = run(cmd=cmd)
     assert compat is not None, err[-2000:]
     notes = compat["header"]["discovery"]["notes"]
     assert any("array-api-compat" in n and "--compat" in n for n in notes), notes
+    with tempfile.TemporaryDirectory() as here:
+        with open(os.path.join(here, "devspec.toml"), "w", encoding="utf-8") as f:
+            f.write("[tool.devspec]\ncompat = true\n")
+        _, settled, err = run(spec, cwd=here)
+    assert settled is not None, err[-2000:]
+    notes = settled["header"]["discovery"]["notes"]
+    assert any(n.startswith("settings read from ") and n.endswith("devspec.toml")
+               for n in notes), notes
+    assert {c: v[:2] for c, v in verdicts(settled).items()} == \
+        {c: v[:2] for c, v in verdicts(compat).items()}
     assert not any(n in ("Array.device", "Array.to_device") for s, lacks, _ in
                    verdicts(compat).values() if lacks for n in lacks)
     # Through the helpers it is NumPy, device for device.

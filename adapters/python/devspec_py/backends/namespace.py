@@ -28,6 +28,7 @@ array-api-compat's `device(x)` and `to_device(x, d)`, and the notes say so.
 from __future__ import annotations
 
 import inspect
+import os
 import sys
 import time
 from collections.abc import Callable
@@ -69,7 +70,9 @@ def claimed_version(declared: str) -> str | None:
 
 def load_overrides(spec: str, claims_file: str | None, cli: Overrides) -> Overrides:
     """The maintainer's settings: [tool.devspec] of the pyproject.toml above SPEC's module,
-    then --claims FILE, then the command line's flags (CLI), each later one winning."""
+    then a devspec.toml in the current folder (where `devspec run` was started: the way to
+    give settings through `--adapter python:SPEC`, which passes no flags), then --claims
+    FILE, then the command line's flags (CLI), each later one winning."""
     from ..discovery import _import_attr
     module, _ = _import_attr(spec.split(":")[0])
     merged = Overrides()
@@ -78,6 +81,9 @@ def load_overrides(spec: str, claims_file: str | None, cli: Overrides) -> Overri
         table = pyproject_table(found)
         if table is not None:
             merged.merge_table(table, "[tool.devspec] in " + found)
+    here = os.path.abspath("devspec.toml")
+    if os.path.isfile(here):
+        merged.read_file(here)
     if claims_file is not None:
         merged.read_file(claims_file)
     for feature, where in cli.claim.items():
