@@ -257,3 +257,27 @@ def test_conformance_readme_names_every_runner_option() -> None:
             if not re.search(r"(?<![\w-])%s(?![\w-])" % re.escape(opt), text):
                 missing.append("devspec %s %s" % (sub, opt))
     assert missing == []
+
+
+def not_yet_renamed() -> list[re.Pattern[str]]:
+    """STYLE.md's list of the CTest names not yet renamed (`old` → `new`), as patterns of the
+    old names (X stands for any word)."""
+    text = read("STYLE.md").split("Not yet renamed to this convention", 1)
+    assert len(text) == 2, "STYLE.md has no list of the tests not yet renamed"
+    olds = re.findall(r"`([\w.]+)` →", text[1])
+    return [re.compile("^%s$" % re.escape(o).replace("X", r"\w+")) for o in olds]
+
+
+@pytest.mark.skipif(not os.path.isfile(os.path.join(BUILD, "CTestTestfile.cmake")),
+                    reason="no CMake build with tests (%s)" % BUILD)
+def test_ctest_names_follow_the_convention() -> None:
+    """Every CTest test is AREA.WHAT[.VARIANT] (STYLE.md, "Names") or one STYLE.md lists as
+    not yet renamed."""
+    r = subprocess.run(["ctest", "--test-dir", BUILD, "--show-only=json-v1"],
+                       capture_output=True, text=True, check=True)
+    names = [t["name"] for t in json.loads(r.stdout)["tests"]]
+    assert len(names) > 10
+    convention = re.compile(r"^(refarray|adapters|runner|common|testing)(\.[a-z0-9_-]+)+$")
+    legacy = not_yet_renamed()
+    wrong = [n for n in names if not convention.match(n) and not any(p.match(n) for p in legacy)]
+    assert wrong == []
