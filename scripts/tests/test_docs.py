@@ -281,3 +281,22 @@ def test_ctest_names_follow_the_convention() -> None:
     legacy = not_yet_renamed()
     wrong = [n for n in names if not convention.match(n) and not any(p.match(n) for p in legacy)]
     assert wrong == []
+
+
+def test_configuration_table_gives_each_option_its_default() -> None:
+    """An option() with a literal ON or OFF default, or a cache variable with a literal
+    default, has that default in README.md's table."""
+    rows = {}
+    for line in read("README.md").split("\n## Configuration\n", 1)[1].splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        if len(cells) == 5 and cells[0].startswith("`DEVSPEC_"):
+            rows[cells[0].strip("`")] = cells[3]
+    found = 0
+    for rel in tracked("CMakeLists.txt"):
+        text = read(rel)
+        pairs = re.findall(r'\boption\(\s*' + NAME + r'\s+"[^"]*"\s+(ON|OFF)\s*\)', text)
+        pairs += re.findall(r"\bset\(\s*" + NAME + r"\s+([A-Za-z0-9]+)\s+CACHE", text)
+        for name, default in pairs:
+            found += 1
+            assert rows[name].startswith("`%s`" % default), (name, default, rows[name])
+    assert found >= 9
