@@ -6,13 +6,14 @@ real .venv-oneflow is never touched."""
 import os
 import shutil
 import subprocess
+from pathlib import Path
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FILES = ("scripts/setup-oneflow.sh", "adapters/python/requirements-oneflow.txt",
          "adapters/python/oneflow-python")
 
 
-def tree(tmp_path):
+def tree(tmp_path: Path) -> dict[str, str]:
     for rel in FILES:
         dest = tmp_path / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
@@ -28,7 +29,7 @@ def tree(tmp_path):
     return dict(os.environ, PATH=str(bin_dir))
 
 
-def test_no_python_310_is_said_and_recorded(tmp_path):
+def test_no_python_310_is_said_and_recorded(tmp_path: Path) -> None:
     env = tree(tmp_path)
     setup = subprocess.run(["bash", str(tmp_path / "scripts/setup-oneflow.sh")], env=env,
                            capture_output=True, text=True, timeout=60)
@@ -44,7 +45,7 @@ def test_no_python_310_is_said_and_recorded(tmp_path):
     assert run.stderr.startswith("oneflow is unavailable: ") and reason.strip() in run.stderr
 
 
-def test_unavailable_adapter_is_reported_not_dropped(tmp_path):
+def test_unavailable_adapter_is_reported_not_dropped(tmp_path: Path) -> None:
     # run-suite.sh's reading of the runner's report for such an adapter.
     report = tmp_path / "oneflow.json"
     report.write_text('{"header": {"adapter": {"error": "hello failed: the adapter died '
