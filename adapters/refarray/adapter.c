@@ -114,6 +114,7 @@ static const struct feature {
     {"promotion-scalars", 0, 2000},
     {"fft-freq-device", 0, 2000},
     {"dlpack-device", 0, 2000},
+    {"dlpack-export", 0, 2000},
     {"device-current-of-type", 0, 2000},
     {"placement", WITH_MPI, 2000},
     {"sbp", WITH_MPI, 2000},
@@ -813,6 +814,32 @@ static int from_dlpack(void *lib, ds_array x, ds_device device, ds_copy copy, ds
     return ra_from_dlpack(a->ctx, x, &o, (ra_array **)out);
 }
 
+/* __dlpack__ (ra_to_dlpack): refarray takes no stream (kDLCPU's is None, and DLPack gives
+ * OpenCL none), so an integer stream is refused. */
+static int dlpack_export(void *lib, ds_array x, const int32_t *dl_device, ds_copy copy,
+                         const int64_t *stream, struct DLManagedTensorVersioned **out)
+{
+    adapter *a = lib;
+    if (stream != NULL) {
+        ds_error("ValueError",
+                 "__dlpack__: stream=%lld, but refarray's exports take no stream (None for "
+                 "kDLCPU; DLPack defines none for OpenCL)",
+                 (long long)*stream);
+        return -1;
+    }
+    return ra_to_dlpack(a->ctx, x, dl_device, copy_mode(copy), out);
+}
+
+/* from_dlpack of any producer's tensor (ra_from_dlpack_tensor, which deletes it). */
+static int dlpack_import(void *lib, struct DLManagedTensorVersioned *tensor, ds_device device,
+                         ds_copy copy, ds_array *out)
+{
+    adapter *a = lib;
+    ra_opts o = make_opts(DS_DTYPE_NONE, device);
+    o.copy = copy_mode(copy);
+    return ra_from_dlpack_tensor(a->ctx, tensor, &o, (ra_array **)out);
+}
+
 static int stream_default(void *lib, ds_device device, ds_stream *out)
 {
     adapter *a = lib;
@@ -1173,6 +1200,8 @@ static const ds_vendor table = {
     .shard_describe = shard_describe,
     .shard_piece = shard_piece,
     .to_devices = to_devices,
+    .dlpack_export = dlpack_export,
+    .dlpack_import = dlpack_import,
 };
 
 DEVSPEC_SHIM_EXPORT(&table)

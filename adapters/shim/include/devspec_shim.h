@@ -32,6 +32,7 @@
 #ifndef DEVSPEC_SHIM_H
 #define DEVSPEC_SHIM_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -229,6 +230,9 @@ typedef struct ds_library_info {
     const char *const *features; /* names from spec/features.json, NULL-terminated */
 } ds_library_info;
 
+/* DLPack's managed tensor (devspec_dlpack.h): the version 7 slots pass pointers to it. */
+struct DLManagedTensorVersioned;
+
 /* ds_binary_fn, ds_unary_fn, ds_reduce_fn: generated from spec/ops.json. */
 #include "devspec_shim_fns_generated.h"
 
@@ -308,7 +312,9 @@ int ds_buffer_alloc(ds_buffer *buf);
  *   2. the table's `error` slot, asked to describe the returned status;
  *   3. kind "RuntimeError" and a message naming the status.
  * DS_NOT_IMPLEMENTED returned by a callback means the library cannot express this request
- * (kind NotImplementedError, origin "adapter"), as a NULL slot does.
+ * (kind NotImplementedError, origin "adapter"), as a NULL slot does. A message given with
+ * ds_error() before returning DS_NOT_IMPLEMENTED is kept (the reply says what the library
+ * lacks); the kind passed with it is then ignored.
  * Out-parameters are only read on success.
  * ------------------------------------------------------------------------------------- */
 #define DS_NOT_IMPLEMENTED (-0x7fff)
@@ -318,6 +324,13 @@ int ds_buffer_alloc(ds_buffer *buf);
 void ds_error(const char *kind, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* ds_error with a va_list, for a library's own printf-like error function. */
+void ds_verror(const char *kind, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 0)))
 #endif
     ;
 
@@ -336,7 +349,7 @@ void ds_error(const char *kind, const char *fmt, ...)
  * return a new reference to it (retain it), since each handle releases once. array.same
  * compares the pointers.
  * ------------------------------------------------------------------------------------- */
-#define DS_VENDOR_VERSION 6u
+#define DS_VENDOR_VERSION 7u
 
 typedef struct ds_vendor {
     uint32_t version;            /* required: DS_VENDOR_VERSION */
@@ -514,6 +527,26 @@ typedef struct ds_vendor {
     /* global.sum: the sum of a global array over *axis, or over every axis when axis is
      * NULL; fills *out as global_make does. */
     int (*global_sum)(void *lib, const ds_global_arg *x, const int64_t *axis, ds_global_info *out);
+
+    /* ---- version 7: DLPack across libraries; all optional ---- */
+    /* The tensors are DLPack 1.x's DLManagedTensorVersioned, declared by devspec_dlpack.h
+     * (installed beside this header; the layout is the standard's, so a library's own
+     * dlpack.h of 1.0 or later serves too). */
+    /* array.dlpack: x.__dlpack__(max_version=(1, 0), dl_device=, copy=, stream=) (DEV-DLP-6
+     * to -10, -12): *out a new tensor, which the shim owns from then (it reads it and calls its
+     * deleter exactly once). dl_device NULL: x's own device, else {device_type, device_id};
+     * stream NULL: None, else the integer. A device the library cannot serve, copy=false when
+     * a copy is needed and an array DLPack cannot describe are ds_error("BufferError", ...)
+     * with a failing status; a copy carries DLPACK_FLAG_BITMASK_IS_COPIED. With this slot the
+     * adapter may claim the feature dlpack-export. */
+    int (*dlpack_export)(void *lib, ds_array x, const int32_t *dl_device, ds_copy copy,
+                         const int64_t *stream, struct DLManagedTensorVersioned **out);
+    /* from_dlpack of a tensor from any producer (never assume it is this library's): the slot
+     * takes the tensor and calls its deleter exactly once, also when it fails. device and copy
+     * as from_dlpack's. array.from_dlpack uses dlpack_export then this slot when the table has
+     * no from_dlpack slot. */
+    int (*dlpack_import)(void *lib, struct DLManagedTensorVersioned *tensor, ds_device device,
+                         ds_copy copy, ds_array *out);
 } ds_vendor;
 
 /* ---------------------------------------------------------------------------------------

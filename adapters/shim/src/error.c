@@ -36,15 +36,20 @@ const char *ds__origin_name(ds__origin origin)
  * lock. */
 static ds__err *callback_err;
 
-void ds_error(const char *kind, const char *fmt, ...)
+void ds_verror(const char *kind, const char *fmt, va_list ap)
 {
-    va_list ap;
     if (callback_err == NULL) return;
     callback_err->set = true;
     callback_err->origin = DS__ORIGIN_LIBRARY;
     snprintf(callback_err->kind, sizeof callback_err->kind, "%s", kind ? kind : "RuntimeError");
+    vsnprintf(callback_err->message, sizeof callback_err->message, fmt ? fmt : "", ap);
+}
+
+void ds_error(const char *kind, const char *fmt, ...)
+{
+    va_list ap;
     va_start(ap, fmt);
-    vsnprintf(callback_err->message, sizeof callback_err->message, fmt, ap);
+    ds_verror(kind, fmt, ap);
     va_end(ap);
 }
 

@@ -3,6 +3,8 @@
  */
 #include "ops.h"
 
+#include "devspec_dlpack.h"
+
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -469,24 +471,113 @@ int ds__op_array_dlpack_device(const ds__req *r, cJSON **result)
     return 0;
 }
 
-/* The vendor table has no DLPack export slot: a C library's __dlpack__(dl_device=, copy=) is
- * not reachable through the shim yet. */
+/* array.dlpack's dl_device: null/absent, or [device_type, device_id] (two int32). */
+static int arg_dl_device(const ds__req *r, int32_t dev[2], bool *given)
+{
+    const cJSON *v = ds__arg(r, "dl_device");
+    *given = false;
+    if (v == NULL || cJSON_IsNull(v)) return 0;
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2 || !ds__is_int(v->child) ||
+        !ds__is_int(v->child->next) || v->child->valuedouble < INT32_MIN ||
+        v->child->valuedouble > INT32_MAX || v->child->next->valuedouble < INT32_MIN ||
+        v->child->next->valuedouble > INT32_MAX)
+        return ds__fail(r->e, PROTO, "TypeError",
+                        "%s: argument 'dl_device' must be null or [device_type, device_id], two "
+                        "int32",
+                        r->op);
+    dev[0] = (int32_t)v->child->valuedouble;
+    dev[1] = (int32_t)v->child->next->valuedouble;
+    *given = true;
+    return 0;
+}
+
+/* Calls dlpack_export and checks what it gave: a tensor of DLPack major version 1. */
+static int export_tensor(const ds__req *r, ds_array x, const int32_t *dl_device, ds_copy copy,
+                         const int64_t *stream, DLManagedTensorVersioned **t)
+{
+    *t = NULL;
+    if (CALL(r, dlpack_export, x, dl_device, copy, stream, t) < 0) return -1;
+    if (*t == NULL)
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                        "%s: dlpack_export succeeded but returned no tensor", r->op);
+    if ((*t)->version.major != DLPACK_MAJOR_VERSION) {
+        unsigned major = (*t)->version.major;
+        if ((*t)->deleter) (*t)->deleter(*t);
+        *t = NULL;
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                        "%s: dlpack_export gave a tensor of DLPack %u.x, not %d.x", r->op, major,
+                        DLPACK_MAJOR_VERSION);
+    }
+    return 0;
+}
+
+static void delete_tensor(DLManagedTensorVersioned *t)
+{
+    if (t && t->deleter) t->deleter(t);
+}
+
+/* array.dlpack through the version 7 slot dlpack_export: the tensor's device, its IS_COPIED
+ * flag and whether its data is what a plain export (no dl_device, copy null) shares. */
 int ds__op_array_dlpack(const ds__req *r, cJSON **result)
 {
     ds_array x;
-    (void)result;
-    if (ds__arg_array(r, "array", &x) < 0) return -1;
-    return ds__no_slot(r);
+    ds_copy copy;
+    int32_t dev[2];
+    bool has_dev;
+    int64_t stream = 0;
+    const cJSON *js = ds__arg(r, "stream");
+    bool has_stream = js != NULL && !cJSON_IsNull(js);
+    if (ds__arg_array(r, "array", &x) < 0 || arg_dl_device(r, dev, &has_dev) < 0 ||
+        ds__arg_copy(r, "copy", &copy) < 0 || ds__arg_int(r, "stream", false, 0, &stream) < 0)
+        return -1;
+    if (DS__SLOT(r->v, dlpack_export) == NULL) return ds__no_slot(r);
+    DLManagedTensorVersioned *t = NULL, *plain = NULL;
+    if (export_tensor(r, x, has_dev ? dev : NULL, copy, has_stream ? &stream : NULL, &t) < 0)
+        return -1;
+    if (export_tensor(r, x, NULL, DS_COPY_IF_NEEDED, NULL, &plain) < 0) {
+        delete_tensor(t);
+        return -1;
+    }
+    const DLTensor *a = &t->dl_tensor, *b = &plain->dl_tensor;
+    bool shares = a->data != NULL && a->data == b->data && a->byte_offset == b->byte_offset &&
+                  a->device.device_type == b->device.device_type &&
+                  a->device.device_id == b->device.device_id;
+    cJSON *res = cJSON_CreateObject(), *jdev = NULL;
+    bool ok =
+        res != NULL && ds__put(res, "device", (jdev = cJSON_CreateArray())) &&
+        ds__push(jdev, cJSON_CreateNumber(a->device.device_type)) &&
+        ds__push(jdev, cJSON_CreateNumber(a->device.device_id)) &&
+        ds__put(res, "copied", cJSON_CreateBool((t->flags & DLPACK_FLAG_BITMASK_IS_COPIED) != 0)) &&
+        ds__put(res, "shares_memory", cJSON_CreateBool(shares));
+    delete_tensor(t);
+    delete_tensor(plain);
+    if (!ok) {
+        cJSON_Delete(res);
+        return ds__oom(r);
+    }
+    *result = res;
+    return 0;
 }
 
+/* from_dlpack: the table's own slot, or else the library's export handed to its import (the
+ * version 7 slots), as a consumer takes a producer's tensor. */
 int ds__op_array_from_dlpack(const ds__req *r, cJSON **result)
 {
     ds_array src, x = NULL;
     ds_device dev;
     ds_copy copy;
     if (ds__arg_array(r, "x", &src) < 0 || ds__arg_device(r, "device", false, &dev) < 0 ||
-        ds__arg_copy(r, "copy", &copy) < 0 || CALL(r, from_dlpack, src, dev, copy, &x) < 0)
+        ds__arg_copy(r, "copy", &copy) < 0)
         return -1;
+    if (DS__SLOT(r->v, from_dlpack) == NULL && DS__SLOT(r->v, dlpack_export) != NULL &&
+        DS__SLOT(r->v, dlpack_import) != NULL) {
+        DLManagedTensorVersioned *t = NULL;
+        if (export_tensor(r, src, NULL, copy, NULL, &t) < 0) return -1;
+        /* The import slot takes the tensor, also when it fails. */
+        if (CALL(r, dlpack_import, t, dev, copy, &x) < 0) return -1;
+        return ds__array_result(r, x, result);
+    }
+    if (CALL(r, from_dlpack, src, dev, copy, &x) < 0) return -1;
     return ds__array_result(r, x, result);
 }
 
