@@ -24,7 +24,7 @@ for f in "${files[@]}"; do
         echo "check-format: $f: no such file" >&2
         exit 2
     fi
-    if ! clang-format --style=file "$f" | cmp -s - "$f"; then
+    if ! clang-format --style="file:$top/.clang-format" "$f" | cmp -s - "$f"; then
         echo "$f"
         bad=$((bad + 1))
     fi

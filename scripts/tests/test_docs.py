@@ -11,7 +11,9 @@ import fnmatch
 import json
 import os
 import re
+import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -300,3 +302,24 @@ def test_configuration_table_gives_each_option_its_default() -> None:
             found += 1
             assert rows[name].startswith("`%s`" % default), (name, default, rows[name])
     assert found >= 9
+
+
+@pytest.mark.skipif(shutil.which("clang-format") is None, reason="clang-format is not installed")
+def test_check_format_names_a_file_that_differs(tmp_path: Path) -> None:
+    """scripts/check-format.sh: 0 for a file laid out as .clang-format says, 1 naming one
+    that is not (and it changes neither)."""
+    good = tmp_path / "good.c"
+    good.write_text("int f(int x)\n{\n    return x + 1;\n}\n")
+    bad = tmp_path / "bad.c"
+    bad.write_text("int f(int x) {  return x+1; }\n")
+    script = os.path.join(TOP, "scripts", "check-format.sh")
+    r = subprocess.run(["bash", script, str(good)], capture_output=True, text=True)
+    assert r.returncode == 0, r.stdout + r.stderr
+    r = subprocess.run(["bash", script, str(good), str(bad)], capture_output=True, text=True)
+    assert r.returncode == 1
+    assert r.stdout == "%s\n" % bad
+    assert "1 of 2 C files differ" in r.stderr
+    assert bad.read_text() == "int f(int x) {  return x+1; }\n"
+    r = subprocess.run(["bash", script, str(tmp_path / "absent.c")], capture_output=True,
+                       text=True)
+    assert r.returncode == 2 and "no such file" in r.stderr
