@@ -1,6 +1,7 @@
 """OneFlow 0.9.0 through its own public API, on its own Python 3.10 environment
 (scripts/setup-oneflow.sh): locally in one process, and as one rank of a global job when
-devspec-adapter-mpi-host --ranks N starts it with WORLD_SIZE, RANK and the rest set."""
+devspec-adapter-mpi-host starts it with WORLD_SIZE, RANK and the rest set (--ranks N, or one
+process per MPI rank under mpirun)."""
 
 from __future__ import annotations
 
@@ -228,8 +229,8 @@ class OneFlowBackend(BaseBackend):
         return self.flow.triu(x, diagonal=k)
 
     # -- global arrays: each process is one rank ---------------------------------------------
-    # devspec-adapter-mpi-host --ranks N starts N processes of this adapter with OneFlow's
-    # rank variables; every rank executes every request, so each global op runs its
+    # devspec-adapter-mpi-host starts N processes of this adapter with OneFlow's rank
+    # variables; every rank executes every request, so each global op runs its
     # collectives on all ranks at once, and each rank answers its own local piece (the host
     # merges the replies). OneFlow's own placement, sbp, to_global and operators do the work.
 
