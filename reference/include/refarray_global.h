@@ -82,11 +82,12 @@ typedef struct ra_placement ra_placement;
 #define RA_PLACEMENT_MAX_NDIM 2
 
 /* placement(type, ranks) (OF-PL-1, OF-PL-2): type "cpu" or "gpu"; nranks ranks of the
- * context in C order over a mesh of shape[0..ndim) (ndim 1 or 2; ndim 1 with shape NULL
- * means shape {nranks}). Validated: the type is known and has a device on every rank of the
- * placement, each rank is in [0, size), no rank twice, the mesh has at least one rank and
- * its shape holds exactly nranks ranks. Collective (it makes the placement's
- * communicators). *out is a new reference. Returns RA_E_NULL, RA_E_DEVICE_TYPE (unknown
+ * context over a mesh of shape[0..ndim) (ndim 1 or 2; ndim 1 with shape NULL means shape
+ * {nranks}). The ranks are a set, as in OneFlow: they are sorted and the mesh is laid over
+ * them in C order, so {3, 2, 1, 0} makes the placement of {0, 1, 2, 3}. Validated: the type is
+ * known and has a device on every rank of the placement, each rank is in [0, size), no rank twice,
+ * the mesh has at least one rank and its shape holds exactly nranks ranks. Collective (it makes the
+ * placement's communicators). *out is a new reference. Returns RA_E_NULL, RA_E_DEVICE_TYPE (unknown
  * type), RA_E_DEVICE_UNAVAILABLE (tpu; a gpu placement with a rank without a gpu),
  * RA_E_ARG (rank out of range, duplicate rank, no rank), RA_E_SHAPE (ndim, shape),
  * RA_E_NOMEM, RA_E_COMM, RA_E_TIMEOUT. */
@@ -101,7 +102,7 @@ RA_API int ra_placement_create_rows(ra_gctx *g, const char *type, const int64_t 
 RA_API int ra_placement_all(ra_gctx *g, const char *type, ra_placement **out);
 RA_API ra_placement *ra_placement_retain(const ra_placement *p);
 RA_API void ra_placement_release(ra_placement *p);
-/* Equal when made in the same context with the same type, mesh shape and ranks. */
+/* Equal when made in the same context with the same type, mesh shape and set of ranks. */
 RA_API bool ra_placement_eq(const ra_placement *a, const ra_placement *b);
 /* The printed form (the seed's): oneflow.placement(type="cpu", ranks=[0, 1, 2, 3]) or
  * ranks=[[0, 1], [2, 3]]. Returns RA_E_NULL, RA_E_BUFFER (the message says how many bytes

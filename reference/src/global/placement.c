@@ -73,6 +73,12 @@ static void placement_free(ra_placement *p)
     free(p);
 }
 
+static int cmp_rank(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
 int ra_placement_create(ra_gctx *g, const char *type, const int64_t *ranks, size_t nranks,
                         const int64_t *shape, size_t ndim, ra_placement **out)
 {
@@ -109,7 +115,12 @@ int ra_placement_create(ra_gctx *g, const char *type, const int64_t *ranks, size
         p->comm = MPI_COMM_NULL;
         p->dim_comm[0] = p->dim_comm[1] = MPI_COMM_NULL;
         memcpy(p->shape, shape, ndim * sizeof *shape);
+        /* OneFlow keeps a placement's ranks as a set: [3, 2, 1, 0] is [0, 1, 2, 3], printed
+         * sorted and equal to it (OneFlow 0.9.0), so the ranks are sorted here and the mesh
+         * shape laid over them in that order. */
         memcpy(p->ranks, ranks, nranks * sizeof *ranks);
+        qsort(p->ranks, nranks, sizeof *p->ranks, cmp_rank);
+        ranks = p->ranks;
         for (size_t i = 0; i < nranks; i++)
             if (ranks[i] == g->rank) p->me = (int64_t)i;
         if (p->me >= 0) rag__coord(p, p->me, p->coord);
