@@ -128,8 +128,12 @@ static int asarray_buffer(void *lib, const ds_buffer *obj, ds_dtype dtype, ds_de
     (void)lib;
     (void)copy;
     int d;
-    if (dtype != DS_DTYPE_NONE && dtype != obj->dtype)
-        return DS_NOT_IMPLEMENTED; /* toylib cannot convert dtypes */
+    if (dtype != DS_DTYPE_NONE && dtype != obj->dtype) {
+        /* The reason is kept in the reply (the kind is ignored with DS_NOT_IMPLEMENTED). */
+        ds_error("NotImplementedError", "toylib cannot convert %s data to %s",
+                 ds_dtype_name(obj->dtype), ds_dtype_name(dtype));
+        return DS_NOT_IMPLEMENTED;
+    }
     int st = device_index(device, &d);
     return st ? st
               : toy_from_host(obj->data, obj->shape, obj->ndim, obj->dtype,

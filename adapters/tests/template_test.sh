@@ -35,5 +35,21 @@ step "the adapter exports only the two entry points" \
     sh -c "nm -D --defined-only '$work/build/devspec_adapter_toy.so' | awk '\$2 == \"T\" {print \$3}' | sort | tr '\n' ' ' | grep -qx 'devspec_adapter_call devspec_adapter_free '"
 step "pkg-config devspec_shim gives what a build without CMake needs" \
     sh -c "cc -std=c11 -shared -fPIC -fvisibility=hidden -o '$work/pc.so' '$template/adapter.c' '$template/toylib.c' \$(PKG_CONFIG_PATH='$work/prefix/lib/pkgconfig' pkg-config --cflags --libs devspec_shim) && '$work/prefix/bin/devspec-adapter-host' '$work/pc.so' <'$template/smoke.jsonl' | cmp - '$template/smoke.expected'"
+# A vendor library in static C++ (a class with virtual functions, so typeinfo and vtables
+# from the C++ runtime), linked whole into the adapter: with ADAPTER_CXX the adapter loads
+# and answers, and --exclude-libs keeps the library's symbols out of the exports.
+cat >"$work/cxxlib.cpp" <<'CXX'
+struct Base { virtual ~Base() {} virtual int f() const { return 1; } };
+struct Derived : Base { int f() const override { return 2; } };
+extern "C" int cxxlib_value(void) { Base *b = new Derived; int v = b->f() + (dynamic_cast<Derived *>(b) ? 1 : 0); delete b; return v; }
+CXX
+step "a static C++ library (-fPIC) builds" \
+    sh -c "c++ -fPIC -c '$work/cxxlib.cpp' -o '$work/cxxlib.o' && ar rcs '$work/libcxxlib.a' '$work/cxxlib.o'"
+step "the template with ADAPTER_CXX links it whole and builds" \
+    sh -c "cmake -S '$template' -B '$work/build-cxx' -DCMAKE_PREFIX_PATH='$work/prefix' -DADAPTER_CXX=ON \
+        '-DCMAKE_MODULE_LINKER_FLAGS=-Wl,--whole-archive $work/libcxxlib.a -Wl,--no-whole-archive' && cmake --build '$work/build-cxx'"
+step "that adapter loads and passes its smoke checks" ctest --test-dir "$work/build-cxx" --output-on-failure
+step "and exports only the two entry points, none of the C++ library's" \
+    sh -c "nm -D --defined-only '$work/build-cxx/devspec_adapter_toy.so' | awk '\$2 ~ /[TWVBDR]/ {print \$3}' | sort | tr '\n' ' ' | grep -qx 'devspec_adapter_call devspec_adapter_free '"
 echo "1..$n"
 exit $fail
