@@ -156,7 +156,14 @@ def not_a_namespace_hint(spec: str, obj: Any, x: Any) -> str:
             tries.append("python:%s.%s (it has __array_api_version__)" % (spec, name))
         elif callable(value) and "namespace" in name.lower() and not inspect.isclass(value) \
                 and getattr(value, "__module__", None) == getattr(obj, "__name__", None):
-            tries.append("python:%s:%s (a function that may return a namespace)" % (spec, name))
+            sig = signature_of(value)
+            needed = [p.name for p in sig.parameters.values()
+                      if p.default is inspect.Parameter.empty and p.kind in (
+                          inspect.Parameter.POSITIONAL_ONLY,
+                          inspect.Parameter.POSITIONAL_OR_KEYWORD)] if sig else []
+            tries.append("python:%s:%s%s (a function that may return a namespace%s)" % (
+                spec, name, "(%s)" % ", ".join(a.upper() for a in needed) if needed else "",
+                "; each argument a literal or a module name, e.g. numpy" if needed else ""))
     if x is not None:
         try:
             import array_api_compat
