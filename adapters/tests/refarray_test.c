@@ -933,7 +933,8 @@ DT_TEST(memory_limit_ops)
           "\"fill_value\":1,\"dtype\":\"int8\"}"));
 }
 
-DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(memory_limit_ops), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops), DT_ENTRY(conversion_ops),
-         DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops), DT_ENTRY(utilities_ops),
-         DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops), DT_ENTRY(sharding_ops),
-         DT_ENTRY(out_and_dtypes_ops), DT_ENTRY(global_ops_ops), DT_ENTRY(bye))
+DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(memory_limit_ops), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops),
+         DT_ENTRY(conversion_ops), DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops),
+         DT_ENTRY(utilities_ops), DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops),
+         DT_ENTRY(sharding_ops), DT_ENTRY(out_and_dtypes_ops), DT_ENTRY(global_ops_ops),
+         DT_ENTRY(bye))

@@ -26,8 +26,7 @@ double bench_median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-int bench_measure_pair(bench_fn subject, bench_fn baseline, void *arg, int runs,
-                       bench_pair *out)
+int bench_measure_pair(bench_fn subject, bench_fn baseline, void *arg, int runs, bench_pair *out)
 {
     double t0 = bench_now();
     if (subject(arg) != 0) return -1;

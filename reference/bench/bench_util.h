@@ -21,8 +21,7 @@ double bench_median(double *v, int n);
 
 /* One warm-up call of each (the subject's is timed as out->cold), then runs timed pairs.
  * -1 when a call fails or memory runs out. */
-int bench_measure_pair(bench_fn subject, bench_fn baseline, void *arg, int runs,
-                       bench_pair *out);
+int bench_measure_pair(bench_fn subject, bench_fn baseline, void *arg, int runs, bench_pair *out);
 
 /* Reads "[--runs N]" (N > 0) into *runs; 0, or 2 after printing the usage of prog. */
 int bench_parse_runs(int argc, char **argv, const char *prog, int *runs);

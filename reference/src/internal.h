@@ -42,7 +42,7 @@ struct ra_ctx {
     unsigned flags;
     size_t max_host_bytes;   /* ra_ctx_options.max_host_bytes; 0: none */
     size_t max_device_bytes; /* ra_ctx_options.max_device_bytes; 0: none */
-    uint64_t serial; /* unique per context in the process, never 0 */
+    uint64_t serial;         /* unique per context in the process, never 0 */
     ra__dev **devs;
     size_t ndevs, devs_cap;
     ra__dev *host;        /* devs[0], the cpu device */

@@ -147,15 +147,16 @@ DT_TEST(fresh_context_state)
 DT_TEST(memory_limit)
 {
     ra_ctx *ctx = NULL;
-    ASSERT_STATUS(NULL, ra_ctx_create(RA_CTX_OPTIONS(.flags = RA_CTX_NO_OPENCL,
-                                                     .max_host_bytes = 1 << 20),
-                                      &ctx),
-                  RA_OK, "a context with a 1 MiB limit");
+    ASSERT_STATUS(
+        NULL,
+        ra_ctx_create(RA_CTX_OPTIONS(.flags = RA_CTX_NO_OPENCL, .max_host_bytes = 1 << 20), &ctx),
+        RA_OK, "a context with a 1 MiB limit");
     ra_array *a = NULL, *b = NULL, *c = NULL;
     int64_t half[1] = {(1 << 19) / 8}; /* 512 KiB of float64 */
     ra_opts f64 = {.size = sizeof f64, .dtype = RA_FLOAT64};
     ASSERT_STATUS(ctx, ra_zeros(ctx, half, 1, &f64, &a), RA_OK, "512 KiB within the limit");
-    ASSERT_STATUS(ctx, ra_zeros(ctx, half, 1, &f64, &b), RA_OK, "another 512 KiB: exactly the limit");
+    ASSERT_STATUS(ctx, ra_zeros(ctx, half, 1, &f64, &b), RA_OK,
+                  "another 512 KiB: exactly the limit");
     ASSERT_STATUS(ctx, ra_zeros(ctx, half, 1, &f64, &c), RA_E_NOMEM, "a third passes the limit");
     ASSERT_MESSAGE(ctx, "memory limit of 1048576 bytes", "the message names the limit");
     ra_array_release(b);
@@ -163,7 +164,8 @@ DT_TEST(memory_limit)
     ra_array *big = NULL;
     int64_t huge[1] = {(int64_t)1 << 33};
     ra_opts i8 = {.size = sizeof i8, .dtype = RA_INT8};
-    ASSERT_STATUS(ctx, ra_zeros(ctx, huge, 1, &i8, &big), RA_E_NOMEM, "2^33 int8 is refused at once");
+    ASSERT_STATUS(ctx, ra_zeros(ctx, huge, 1, &i8, &big), RA_E_NOMEM,
+                  "2^33 int8 is refused at once");
     ra_array_release(a);
     ra_array_release(c);
     ra_ctx_destroy(ctx);
