@@ -916,8 +916,11 @@ static bool seen_before(dsr_strmap *visited, const struct stat *st)
     return true;
 }
 
+/* Searches DIR, a folder at or under the folder given, ROOT (resolved), for case files. A
+ * symbolic link to a directory outside ROOT is not followed (a link to / would walk the whole
+ * file system): it is named on ERR, and not counted as a problem. */
 static int collect(dsr_suite *s, const char *dir, const char *prefix, dsr_strmap *visited,
-                   FILE *err)
+                   const char *root, FILE *err)
 {
     DIR *d = opendir(dir);
     if (!d) {
@@ -950,10 +953,24 @@ static int collect(dsr_suite *s, const char *dir, const char *prefix, dsr_strmap
                 problems++;
             }
         } else if (S_ISDIR(st.st_mode)) {
-            if (!seen_before(visited, &st)) {
+            struct stat lst;
+            bool link = lstat(path.data, &lst) == 0 && S_ISLNK(lst.st_mode);
+            char *target = link ? dsr__resolve_path(path.data) : NULL;
+            size_t rn = strlen(root);
+            bool outside =
+                target &&
+                !(strncmp(target, root, rn) == 0 &&
+                  (target[rn] == '/' || target[rn] == '\0' || (rn == 1 && root[0] == '/')));
+            if (outside) {
+                fprintf(err,
+                        "%s: not searched: a symbolic link to %s, outside the folder given "
+                        "(%s)\n",
+                        path.data, target, root);
+            } else if (!seen_before(visited, &st)) {
                 dsr__buf_puts(&name, "/");
-                problems += collect(s, path.data, name.data, visited, err);
+                problems += collect(s, path.data, name.data, visited, root, err);
             }
+            free(target);
         } else if (is_json) {
             if (!S_ISREG(st.st_mode)) {
                 fprintf(err, "%s: not a regular file; only regular files are case files\n",
@@ -1044,7 +1061,9 @@ int dsr__suite_load(dsr_suite *s, const dsr_registry *reg, char *const *paths, i
         if (stat(paths[i], &st) == 0 && S_ISDIR(st.st_mode)) {
             int before = s->nfiles;
             if (seen_before(&visited, &st)) continue; /* named twice */
-            problems += collect(s, paths[i], "", &visited, err);
+            char *root = dsr__resolve_path(paths[i]);
+            problems += collect(s, paths[i], "", &visited, root ? root : "/", err);
+            free(root);
             if (s->nfiles == before && !dsr__interrupted) {
                 fprintf(err, "%s: no case files (*.json) in this directory\n", paths[i]);
                 problems++;

@@ -1366,6 +1366,18 @@ def group_reliability(env):
                            timeout=60)
     check(rc == 0 and "duplicate" not in err, "a file named again is not read twice", 0, (rc, err[-300:]))
 
+    # Item: a link to a folder outside the folder given (here to /) is not followed, and is
+    # named; a link to a folder inside it is.
+    d = env.path("link-out")
+    os.makedirs(os.path.join(d, "sub"))
+    shutil.copy(good, os.path.join(d, "sub"))
+    os.symlink("/", os.path.join(d, "root"))
+    os.symlink("sub", os.path.join(d, "inner"))
+    rc, out, err = env.run(["validate", "--cases", d], timeout=60)
+    check(rc == 0 and "1 case file" in out and "root: not searched: a symbolic link to /" in err,
+          "a case folder holding a link to /: not followed, named, the run goes on", 0,
+          (rc, out, err[-400:]))
+
     # Item: only regular files are case files (a FIFO would block open() forever).
     f = env.path("fifo.json")
     os.mkfifo(f)
