@@ -14,9 +14,9 @@ backend (`devspec_adapter.py --module SPEC`, `devspec run --adapter python:SPEC`
 - `Overrides`: the claims, devices and `compat` a maintainer sets without code: a
   `[tool.devspec]` table in the library's pyproject.toml, a `--claims FILE`, and command-line
   flags, later ones winning.
-- `STANDARD_PARAMS` and `param_by_standard`: where the standard puts a function's
-  parameters, so that a parameter is found by position and kind, and a misnamed one is
-  reported as such.
+- `standard_params` and `param_by_standard`: where the standard puts a function's
+  parameters (spec/signatures.json), so that a parameter is found by position and kind, and
+  a misnamed one is reported as such.
 
 Standard-library only (tomllib: Python 3.11; an older interpreter reads no TOML, and says so).
 """
@@ -324,29 +324,40 @@ def pyproject_table(path: str) -> Any:
 # -- the standard's signatures: where each parameter stands ----------------------------------
 
 # Per function the standard names: (positional parameters, keyword-only parameters), in the
-# standard's order (2023.12 and later; fftfreq's dtype came in 2024.12). Arrays' methods are
-# "Array.NAME", without self.
-STANDARD_PARAMS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "zeros": (("shape",), ("dtype", "device")),
-    "ones": (("shape",), ("dtype", "device")),
-    "empty": (("shape",), ("dtype", "device")),
-    "full": (("shape", "fill_value"), ("dtype", "device")),
-    "arange": (("start", "stop", "step"), ("dtype", "device")),
-    "linspace": (("start", "stop", "num"), ("dtype", "device", "endpoint")),
-    "eye": (("n_rows", "n_cols"), ("k", "dtype", "device")),
-    "zeros_like": (("x",), ("dtype", "device")),
-    "ones_like": (("x",), ("dtype", "device")),
-    "empty_like": (("x",), ("dtype", "device")),
-    "full_like": (("x", "fill_value"), ("dtype", "device")),
-    "asarray": (("obj",), ("dtype", "device", "copy")),
-    "astype": (("x", "dtype"), ("copy", "device")),
-    "from_dlpack": (("x",), ("device", "copy")),
-    "fft.fftfreq": (("n",), ("d", "dtype", "device")),
-    "fft.rfftfreq": (("n",), ("d", "dtype", "device")),
-    "info.dtypes": ((), ("device", "kind")),
-    "info.default_dtypes": ((), ("device",)),
-    "Array.to_device": (("device",), ("stream",)),
-}
+# standard's order; arrays' methods are "Array.NAME", without self.
+Params = dict[str, tuple[tuple[str, ...], tuple[str, ...]]]
+
+
+def signatures_file() -> str | None:
+    """spec/signatures.json: three folders up from this file, in the source tree
+    (adapters/python/devspec_py) as in an installation (share/devspec/adapters/python)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    path = os.path.join(here, os.pardir, os.pardir, os.pardir, "spec", "signatures.json")
+    return os.path.normpath(path) if os.path.isfile(path) else None
+
+
+def standard_params(version: str, path: str | None = None) -> Params:
+    """Each function's parameters as the standard of VERSION states them (its signature
+    there: the last one from VERSION or earlier), read from spec/signatures.json (PATH), the
+    one list of the standard's signatures. Empty where the file is missing: parameters are
+    then looked up by name only."""
+    path = path or signatures_file()
+    if path is None:
+        return {}
+    import json
+    with open(path, encoding="utf-8") as f:
+        functions = json.load(f)["functions"]
+    out: Params = {}
+    for fn in functions:
+        known = [sg for sg in fn.get("signatures", []) if sg["from"] <= version]
+        if not known:
+            continue
+        params = known[-1]["params"]
+        out[fn["name"]] = (
+            tuple(p["name"] for p in params
+                  if p["kind"] in ("positional-only", "positional-or-keyword")),
+            tuple(p["name"] for p in params if p["kind"] == "keyword-only"))
+    return out
 
 
 @dataclass(frozen=True)
@@ -367,7 +378,8 @@ def signature_of(f: Any) -> inspect.Signature | None:
         return None
 
 
-def param_by_standard(fn: str, sig: inspect.Signature, wanted: str) -> Found:
+def param_by_standard(fn: str, sig: inspect.Signature, wanted: str,
+                      table: Params) -> Found:
     """The parameter of SIG that stands where the standard puts WANTED in FN: by name when
     the library uses the standard's name; else, where the standard's list for FN is known,
     the library's parameter of the same kind at the same position (a misnamed parameter)."""
@@ -375,7 +387,7 @@ def param_by_standard(fn: str, sig: inspect.Signature, wanted: str) -> Found:
     var_kw = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params)
     if wanted in sig.parameters:
         return Found(wanted, sig.parameters[wanted], var_kw)
-    standard = STANDARD_PARAMS.get(fn)
+    standard = table.get(fn)
     if standard is None:
         return Found(None, None, var_kw)
     positional, keyword = standard

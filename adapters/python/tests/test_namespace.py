@@ -177,7 +177,11 @@ def test_bad_settings_are_refused_naming_the_file_and_the_key(tmp_path):
 def test_parameters_are_found_by_the_standards_position_and_kind():
     import inspect
 
-    from devspec_py.discovery import param_by_standard
+    from devspec_py.discovery import param_by_standard, standard_params
+    table = standard_params("2024.12")
+    assert table["zeros"] == (("shape",), ("dtype", "device"))
+    assert table["fft.fftfreq"] == (("n",), ("d", "dtype", "device"))
+    assert standard_params("2023.12")["fft.fftfreq"] == (("n",), ("d", "device"))
 
     def zeros(shape, *, dtype=None, dev=None):
         pass
@@ -191,17 +195,17 @@ def test_parameters_are_found_by_the_standards_position_and_kind():
     def full(shape, fill_value, *, dtype=None):
         pass
 
-    assert param_by_standard("zeros", inspect.signature(zeros), "device").name == "dev"
-    assert param_by_standard("ones", inspect.signature(ones), "device").name == "device"
-    found = param_by_standard("empty", inspect.signature(empty), "device")
+    assert param_by_standard("zeros", inspect.signature(zeros), "device", table).name == "dev"
+    assert param_by_standard("ones", inspect.signature(ones), "device", table).name == "device"
+    found = param_by_standard("empty", inspect.signature(empty), "device", table)
     assert found.name is None and found.var_keyword
-    assert param_by_standard("full", inspect.signature(full), "device").name is None
+    assert param_by_standard("full", inspect.signature(full), "device", table).name is None
 
     class Array:
         def to_device(self, where, /, *, stream=None):
             pass
     assert param_by_standard("Array.to_device", inspect.signature(Array.to_device),
-                             "device").name == "where"
+                             "device", table).name == "where"
 
 
 @needs_strict

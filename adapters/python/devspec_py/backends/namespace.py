@@ -38,7 +38,6 @@ from .. import dlpack
 from ..array_api import NEEDS_INFO, REQUIRED, ArrayAPIBackend
 from ..backend import Array, Device, DType, Kw
 from ..discovery import (
-    STANDARD_PARAMS,
     NotANamespace,
     Overrides,
     find_pyproject,
@@ -47,6 +46,7 @@ from ..discovery import (
     pyproject_table,
     resolve,
     signature_of,
+    standard_params,
 )
 from ..errors import Lacks, Unsupported, native_name
 from ..protocol import DTYPES
@@ -115,6 +115,10 @@ class NamespaceBackend(ArrayAPIBackend):
         self.xp = resolved.xp
         self.module = spec
         self.declared = str(self.xp.__array_api_version__)
+        self.params = standard_params(claimed_version(self.declared) or self.declared)
+        if not self.params:
+            self.notes.append("spec/signatures.json not found: parameters are looked up by "
+                              "name only")
         self.notes.append("namespace: %s, array API version %s" % (resolved.how, self.declared))
         self.helpers: Any = None
         if self.compat:
@@ -378,7 +382,10 @@ class NamespaceBackend(ArrayAPIBackend):
                        is not FAILED else "x.__dlpack__(dl_device=, copy=) raised (see the "
                        "notes)")
         sig = signature_of(getattr(xp, "zeros", None))
-        unreadable = [fn for fn in STANDARD_PARAMS if not fn.startswith(("info.", "Array."))
+        # The functions the standard gives a device parameter (creation functions,
+        # from_dlpack, astype, fft.fftfreq, ...): their signatures must all be readable.
+        unreadable = [fn for fn, (pos, kw) in self.params.items()
+                      if "device" in pos + kw and not fn.startswith(("info.", "Array."))
                       and self.has(fn) and signature_of(self.need(fn)) is None]
         if sig is None or unreadable:
             self.claim("device-keyword-only", False, "the signature of %s cannot be read"
@@ -386,7 +393,7 @@ class NamespaceBackend(ArrayAPIBackend):
         else:
             # The feature is about the signatures the library declares: readable ones are
             # claimed, and a device parameter missing or under another name is then lacked.
-            found = param_by_standard("zeros", sig, "device")
+            found = param_by_standard("zeros", sig, "device", self.params)
             self.claim("device-keyword-only", True, "the signature of zeros can be read%s" % (
                 "" if found.name == "device" else
                 " (its parameter %r stands where the standard puts device)" % found.name
@@ -469,7 +476,7 @@ class NamespaceBackend(ArrayAPIBackend):
         sig = self.signature(f) if kw else None
         if sig is not None:
             for key in kw:
-                found = param_by_standard(name, sig, key)
+                found = param_by_standard(name, sig, key, self.params)
                 if found.name == key or (found.name is None and found.var_keyword):
                     continue
                 if found.name is not None:
@@ -569,7 +576,7 @@ class NamespaceBackend(ArrayAPIBackend):
         sig = self.signature(f)
         if sig is None:
             raise Unsupported("the signature of %s cannot be read" % fn)
-        found = param_by_standard(fn, sig, "device")
+        found = param_by_standard(fn, sig, "device", self.params)
         if found.name is None:
             if found.var_keyword:
                 return {"kind": "var-keyword", "default": None}
