@@ -5,8 +5,9 @@ backend (`devspec_adapter.py --module SPEC`, `devspec run --adapter python:SPEC`
   attribute of a module that is one), or `MODULE:FACTORY` / `MODULE:FACTORY(ARG, ...)` (a
   function of MODULE that returns one; each ARG a Python literal or a module name, which is
   imported and passed as the module). A module that is no namespace but whose arrays name
-  theirs (`x.__array_namespace__()`) is driven through that; with `compat`, through
-  array-api-compat's `array_namespace(x)`. Where none of this works the error says what to
+  theirs (`x.__array_namespace__()`) is driven through that; with `compat`, a module that
+  is no namespace through array-api-compat's `array_namespace(x)` (a namespace stays itself:
+  `compat` then changes only how devices are read and arrays moved). Where none of this works the error says what to
   try instead, from what the module holds.
 - `identity(...)`: the library's name and version are those of the top-level package of its
   arrays' class; a namespace from another package (array-api-compat, a wrapper) is the
@@ -117,17 +118,15 @@ def resolve(spec: str, compat: bool) -> Resolved:
                                 % (spec, type(xp).__name__))
         return Resolved(xp, spec, module, "the namespace %s returns" % spec)
     module, obj = _import_attr(spec)
-    if compat:
+    if compat and not is_namespace(obj):
+        # A library without a namespace of its own: array-api-compat's for its arrays.
         x = small_array(obj)
-        if x is None and not is_namespace(obj):
+        if x is None:
             raise NotANamespace("%s: --compat needs arrays to ask array-api-compat about, and "
                                 "%s makes none with asarray, array, zeros or ones" % (spec, spec))
-        if x is None:
-            x = small_array(obj)
         import array_api_compat
-        xp = array_api_compat.array_namespace(x) if x is not None else obj
-        return Resolved(xp, spec, module, "array_api_compat.array_namespace(x) for %s's "
-                        "arrays (--compat)" % spec)
+        return Resolved(array_api_compat.array_namespace(x), spec, module,
+                        "array_api_compat.array_namespace(x) for %s's arrays (--compat)" % spec)
     if is_namespace(obj):
         return Resolved(obj, spec, module, "the module %s" % spec)
     x = small_array(obj)
