@@ -7,8 +7,8 @@ backend (`devspec_adapter.py --module SPEC`, `devspec run --adapter python:SPEC`
   imported and passed as the module). A module that is no namespace but whose arrays name
   theirs (`x.__array_namespace__()`) is driven through that; with `compat`, a module that
   is no namespace through array-api-compat's `array_namespace(x)` (a namespace stays itself:
-  `compat` then changes only how devices are read and arrays moved). Where none of this works the error says what to
-  try instead, from what the module holds.
+  `compat` then changes only how devices are read and arrays moved). Where none of this
+  works the error says what to try instead, from what the module holds.
 - `identity(...)`: the library's name and version are those of the top-level package of its
   arrays' class; a namespace from another package (array-api-compat, a wrapper) is the
   wrapper, reported apart.
