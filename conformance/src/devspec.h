@@ -207,15 +207,19 @@ bool dsr__statement_applies(const dsr_statement *s, const dsr_profile *p);
 /* A named adapter from adapters/adapters.json, variables already substituted. */
 typedef struct dsr_named_adapter {
     char *name;
-    char **command;      /* NULL-terminated */
-    char *shared_object; /* may be NULL */
-    char **env;          /* "K=V", NULL-terminated */
-    char *expectations;  /* absolute, may be NULL */
+    char **command;            /* NULL-terminated */
+    char *shared_object;       /* may be NULL */
+    char **env;                /* "K=V", NULL-terminated */
+    char *expectations;        /* absolute, may be NULL */
+    char *file;                /* an adapters file of one's own it came from (NULL: the suite's);
+                                * after -2, the file that could not be used */
+    bool replaces_suite_entry; /* the suite's adapters.json has an adapter of that name too */
 } dsr_named_adapter;
 
-/* Finds NAME in adapters/adapters.json, which is checked first (every problem printed with
- * its place). Returns 0, -1 when no adapter has that name, -2 when the file cannot be read
- * or is not valid. */
+/* Finds NAME in the adapters files of one's own, then in adapters/adapters.json, each
+ * checked first (every problem printed with its place). Returns 0, -1 when no adapter has
+ * that name, -2 when a file cannot be read or is not valid (OUT->file names it). An adapter
+ * of one's own that takes over a name of the suite's is said on stderr. */
 int dsr__named_adapter_find(const char *source, const char *build, const char *name,
                             dsr_named_adapter *out);
 void dsr__named_adapter_free(dsr_named_adapter *a);
@@ -441,7 +445,9 @@ typedef struct dsr_options {
     int jobs;                  /* out-of-process workers (--jobs); in process always 1 */
     const char *adapter_label; /* shown in reports */
     const char *adapter_spec;  /* --adapter as given, or the command */
-    const char *transport;     /* "in-process" / "out-of-process" */
+    const char *adapters_file; /* the adapters file of one's own the adapter came from */
+    bool adapter_replaces_suite_entry;
+    const char *transport; /* "in-process" / "out-of-process" */
     const char *source;
     const char *build;
     int argc;

@@ -478,7 +478,8 @@ static int cmd_run(args *a, int argc, char **argv)
                 ad = dsr__adapter_open_cmd(named.command, named.env);
             }
         } else if (found == -2) {
-            snprintf(err, sizeof err, "adapters/adapters.json cannot be used (see above)");
+            snprintf(err, sizeof err, "the adapters file %s cannot be used (see above)",
+                     named.file ? named.file : "adapters/adapters.json");
         } else {
             snprintf(err, sizeof err, "unknown adapter '%s'", x);
         }
@@ -530,6 +531,8 @@ static int cmd_run(args *a, int argc, char **argv)
     }
     o.adapter_label = label;
     o.adapter_spec = a->adapter_cmd ? a->adapter_cmd : a->adapter;
+    o.adapters_file = found == 0 ? named.file : NULL;
+    o.adapter_replaces_suite_entry = named.replaces_suite_entry;
     o.transport = transport;
     o.source = source;
     o.build = build;

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 static cJSON *load_json(const char *path, bool required)
 {
@@ -302,6 +303,27 @@ static bool adapter_name_ok(const char *s)
     return true;
 }
 
+/* Problems for each key given twice in the object O, at SEG[DEPTH - 1] (the key's own
+ * place): JSON readers resolve duplicates differently, and the runner would silently take the
+ * last. */
+static int duplicate_keys(const char *path, const char *text, dsr_seg *seg, int depth,
+                          const cJSON *o)
+{
+    int problems = 0;
+    dsr_strmap keys = {0};
+    for (const cJSON *k = o->child; k; k = k->next) {
+        if (dsr__strmap_put(&keys, k->string, 0) < 0) continue;
+        int nth = 0;
+        for (const cJSON *j = o->child; j != k; j = j->next)
+            if (!strcmp(j->string, k->string)) nth++;
+        seg[depth - 1] = (dsr_seg){.key = k->string, .nth = nth, .at_key = true};
+        adapters_problem(path, text, seg, depth, "the key \"%s\" is given twice", k->string);
+        problems++;
+    }
+    dsr__strmap_free(&keys, false);
+    return problems;
+}
+
 /* Checks adapters.json against spec/schema/adapters.json (and what the schema cannot say:
  * names unique, no NUL in any string the runner passes on). Prints every problem; returns
  * their number. */
@@ -311,6 +333,7 @@ static int check_adapters(const char *path, const char *text, const cJSON *root)
     dsr_seg seg[4] = {{0}};
 #define PROBLEM(depth, ...) (adapters_problem(path, text, seg, depth, __VA_ARGS__), problems++)
     if (!cJSON_IsObject(root)) return PROBLEM(0, "must be an object with \"adapters\""), problems;
+    problems += duplicate_keys(path, text, seg, 1, root);
     for (const cJSON *k = root->child; k; k = k->next)
         if (strcmp(k->string, "description") && strcmp(k->string, "adapters")) {
             seg[0] = (dsr_seg){.key = k->string, .at_key = true};
@@ -327,6 +350,7 @@ static int check_adapters(const char *path, const char *text, const cJSON *root)
             PROBLEM(2, "an adapter must be an object");
             continue;
         }
+        problems += duplicate_keys(path, text, seg, 3, it);
         for (const cJSON *k = it->child; k; k = k->next) {
             seg[2] = (dsr_seg){.key = k->string};
             if (!strcmp(k->string, "name")) {
@@ -350,6 +374,9 @@ static int check_adapters(const char *path, const char *text, const cJSON *root)
             } else if (!strcmp(k->string, "env")) {
                 if (!cJSON_IsObject(k))
                     PROBLEM(3, "must be an object of variable names to string values");
+                else
+                    problems += duplicate_keys(path, text, seg, 4, k);
+                seg[2] = (dsr_seg){.key = k->string};
                 for (const cJSON *e = cJSON_IsObject(k) ? k->child : NULL; e; e = e->next) {
                     seg[3] = (dsr_seg){.key = e->string};
                     if (!plain_string(e))
@@ -399,13 +426,22 @@ static cJSON *load_adapters(const char *source)
     return root;
 }
 
-/* In an adapters file of one's own, a relative path is relative to that file's folder:
- * the shared object, the expectations file, and each command word that holds a '/' and does
- * not start with '-' (a bare program name is looked up on PATH). DIR is NULL for the
- * suite's own file, whose paths use ${SOURCE} and ${BUILD}. */
-static char *relative_to(const char *dir, char *v)
+/* In an adapters file of one's own, a relative path is relative to that file's folder: the
+ * shared object and the expectations file always; a command word (WORD_ONLY) only when it is
+ * the path of a file there (DIR/WORD exists): any other word, such as the script of
+ * `sh -c "exec /x"` or a bare program name looked up on PATH, is passed as written. DIR is
+ * NULL for the suite's own file, whose paths use ${SOURCE} and ${BUILD}. */
+static char *relative_to(const char *dir, char *v, bool word_only)
 {
     if (!dir || !v[0] || v[0] == '/' || v[0] == '-' || !strchr(v, '/')) return v;
+    if (word_only) {
+        dsr_buf t = {0};
+        dsr__buf_printf(&t, "%s/%s", dir, v);
+        struct stat st;
+        bool file = stat(t.data, &st) == 0 && !S_ISDIR(st.st_mode);
+        dsr__buf_free(&t);
+        if (!file) return v;
+    }
     dsr_buf b = {0};
     dsr__buf_printf(&b, "%s/%s", dir, v);
     free(v);
@@ -447,7 +483,10 @@ int dsr__named_adapter_find(const char *source, const char *build, const char *n
     memset(out, 0, sizeof *out);
     for (int i = 0; i < nextra_files; i++) {
         cJSON *root = load_adapters_file(extra_files[i]);
-        if (!root) return -2;
+        if (!root) {
+            out->file = dsr__xstrdup(extra_files[i]);
+            return -2;
+        }
         char *dir = dsr__xstrdup(extra_files[i]);
         char *slash = strrchr(dir, '/');
         if (slash)
@@ -456,10 +495,32 @@ int dsr__named_adapter_find(const char *source, const char *build, const char *n
             snprintf(dir, strlen(dir) + 1, ".");
         int rc = find_in(root, dir, source, build, name, out);
         free(dir);
-        if (rc == 0) return 0;
+        if (rc == 0) {
+            out->file = dsr__xstrdup(extra_files[i]);
+            /* A name of the suite's own taken over: said, and recorded in the report. */
+            cJSON *suite = load_adapters(source);
+            const cJSON *it;
+            cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(suite, "adapters"))
+            {
+                const char *n = str_field(it, "name", NULL);
+                if (n && !strcmp(n, name)) out->replaces_suite_entry = true;
+            }
+            cJSON_Delete(suite);
+            if (out->replaces_suite_entry)
+                fprintf(stderr,
+                        "devspec: the adapter '%s' is the one of %s, which replaces the suite's "
+                        "adapter of that name (adapters/adapters.json)\n",
+                        name, extra_files[i]);
+            return 0;
+        }
     }
     cJSON *root = load_adapters(source);
-    if (!root) return -2;
+    if (!root) {
+        dsr_buf p = {0};
+        dsr__buf_printf(&p, "%s/adapters/adapters.json", source);
+        out->file = p.data;
+        return -2;
+    }
     int rc = find_in(root, NULL, source, build, name, out);
     if (rc != 0)
         fprintf(stderr,
@@ -486,11 +547,11 @@ static int find_in(cJSON *root, const char *dir, const char *source, const char 
         const cJSON *a;
         cJSON_ArrayForEach(a, cmd)
         {
-            out->command[k++] = relative_to(dir, substitute(a->valuestring, source, build));
+            out->command[k++] = relative_to(dir, substitute(a->valuestring, source, build), true);
         }
         out->command[k] = NULL;
         const char *so = str_field(it, "shared_object", NULL);
-        out->shared_object = so ? relative_to(dir, substitute(so, source, build)) : NULL;
+        out->shared_object = so ? relative_to(dir, substitute(so, source, build), false) : NULL;
         const cJSON *env = cJSON_GetObjectItemCaseSensitive(it, "env");
         out->env = dsr__xmalloc(sizeof(char *) * ((size_t)cJSON_GetArraySize(env) + 1));
         k = 0;
@@ -534,6 +595,7 @@ void dsr__named_adapter_free(dsr_named_adapter *a)
             free(*p);
     free(a->env);
     free(a->expectations);
+    free(a->file);
     memset(a, 0, sizeof *a);
 }
 

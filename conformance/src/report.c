@@ -57,6 +57,10 @@ cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error)
     cJSON_AddStringToObject(ad, "label", o->adapter_label ? o->adapter_label : "adapter");
     cJSON_AddStringToObject(ad, "given", o->adapter_spec ? o->adapter_spec : "");
     cJSON_AddStringToObject(ad, "transport", o->transport);
+    if (o->adapters_file) {
+        cJSON_AddStringToObject(ad, "adapters_file", o->adapters_file);
+        cJSON_AddBoolToObject(ad, "replaces_suite_entry", o->adapter_replaces_suite_entry);
+    }
     if (adapter_error) cJSON_AddStringToObject(ad, "error", adapter_error);
     const cJSON *hl = r->hello;
     const cJSON *lib = cJSON_GetObjectItemCaseSensitive(hl, "library");

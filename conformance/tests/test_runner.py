@@ -948,6 +948,41 @@ def group_cli(env):
         rc, out, err = env.run(["list", "adapters"] + args, spec=False, env=extra)
         check(rc == 0 and "mine" in out and "refarray" in out, f"{how}: list adapters shows both files",
               "mine and refarray", out)
+    # Item: an adapters file of one's own that takes over a name of the suite's (refarray) is
+    # said, and the report records the file; the entry's report header says so.
+    with open(os.path.join(own, "takeover.json"), "w") as f:
+        json.dump({"adapters": [{"name": "refarray", "command": [sys.executable, "bin/fake.py"]}]}, f)
+    rep = env.path("takeover-report.json")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--adapter",
+                            "refarray", "--report", rep, "--no-tap", "--adapters",
+                            os.path.join(own, "takeover.json")])
+    ad = load_report(rep)["header"]["adapter"] if os.path.exists(rep) else {}
+    check(rc in (0, 1) and "replaces the suite's adapter of that name" in err and
+          ad.get("adapters_file") == os.path.join(own, "takeover.json") and
+          ad.get("replaces_suite_entry") is True,
+          "an adapters file of one's own taking over 'refarray': said, and in the report",
+          "said and recorded", (rc, err[-400:], ad))
+    # Item: a key given twice in an adapters file is refused at its place; the message names
+    # that file, not the suite's adapters.json.
+    with open(os.path.join(own, "twice.json"), "w") as f:
+        f.write('{"adapters": [{"name": "two", "command": ["a"], "command": ["b"]}]}')
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--adapter",
+                            "two", "--no-tap", "--adapters", os.path.join(own, "twice.json")])
+    check(rc == 3 and "the key \"command\" is given twice" in err and "twice.json:1:" in err and
+          "the adapters file " + os.path.join(own, "twice.json") + " cannot be used" in err,
+          "a key given twice in an adapters file: refused at its place, the file named", 3,
+          (rc, err[-500:]))
+    # Item: only command words that are paths of files next to the adapters file are made
+    # relative to it; sh -c "exec /x ..." is passed as written.
+    with open(os.path.join(own, "words.json"), "w") as f:
+        json.dump({"adapters": [{"name": "words", "command": [
+            "sh", "-c", f"exec {sys.executable} \"$0\" \"$@\"", "bin/fake.py"]}]}, f)
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--adapter",
+                            "words", "--no-tap", "--report", env.path("words.json"), "--adapters",
+                            os.path.join(own, "words.json")])
+    check(rc == 0, "sh -c 'exec /path ...' in an adapters file runs as written (bin/fake.py "
+          "made relative to the file)", 0, (rc, err[-500:]))
+
     # A report path that is no regular file (here a pipe, as /dev/null or /dev/stdout would
     # be) is written in place: not unlinked, not replaced, no .jsonl stream created beside it.
     fifo = env.path("report-pipe")
