@@ -711,6 +711,42 @@ static void test_matmul(ra_ctx *ctx, const ra_device *tuple, size_t n)
     if (y) ASSERT_INT(ra_array_dtype(y), RA_INT32, "%s int32 @ int32 stays int32", tuple_name);
     ra_array_release(y);
 
+    /* Promotion is the unsharded operation's, piece by piece: int32 + float32 is refused
+     * under the array API's table and float32 under the category rules, sharded or not. */
+    {
+        int64_t s6[1] = {2 * (int64_t)n};
+        ra_array *hi = ramp(ctx, RA_CPU, RA_INT32, s6, 1, 1, 1),
+                 *hf = ramp(ctx, RA_CPU, RA_FLOAT32, s6, 1, 0.5, 1), *si = NULL, *sf = NULL;
+        ra_shard(ctx, hi, tuple, n, &a0, NULL, &si);
+        ra_shard(ctx, hf, tuple, n, &a0, NULL, &sf);
+        ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(si), ra_operand_array(sf), &y),
+                      RA_E_DTYPE, "%s int32 + float32 sharded under the array API", tuple_name);
+        ra_ctx_set_promotion(ctx, RA_PROMOTION_CATEGORY);
+        ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, ra_operand_array(si), ra_operand_array(sf), &y),
+                      RA_OK, "%s int32 + float32 sharded under the category rules", tuple_name);
+        double sum[MAXV];
+        for (size_t i = 0; i < 2 * n; i++)
+            sum[i] = 1.5 + 2.0 * (double)i;
+        if (y) ASSERT_INT(ra_array_dtype(y), RA_FLOAT32, "%s float32, as unsharded", tuple_name);
+        EXPECT_V(y, sum, 2 * n, "mixed-kind sharded sum");
+        ra_array_release(y);
+        y = NULL;
+        ASSERT_STATUS(ctx,
+                      ra_binary(ctx, RA_ADD, ra_operand_array(si),
+                                ra_operand_scalar(ra_scalar_float(0.5)), &y),
+                      RA_OK, "%s int32 sharded + 0.5 under the category rules", tuple_name);
+        if (y)
+            ASSERT_INT(ra_array_dtype(y), RA_FLOAT32, "%s a float scalar lifts to float32",
+                       tuple_name);
+        ra_array_release(y);
+        y = NULL;
+        ra_ctx_set_promotion(ctx, RA_PROMOTION_ARRAY_API);
+        ra_array_release(si);
+        ra_array_release(sf);
+        ra_array_release(hi);
+        ra_array_release(hf);
+    }
+
     /* A sharded array with an unsharded one, another tuple, and the logical shapes. */
     y = NULL;
     ASSERT_STATUS(ctx, ra_matmul(ctx, xm, hm, &y), RA_E_DEVICE_MISMATCH,
