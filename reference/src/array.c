@@ -4,6 +4,14 @@
 
 #include <string.h>
 
+int64_t ra__shape_size(const int64_t *shape, size_t ndim)
+{
+    int64_t n = 1;
+    for (size_t i = 0; i < ndim; i++)
+        n *= shape[i];
+    return n;
+}
+
 int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *size, const char *what)
 {
     if (ndim > RA_MAX_NDIM)

@@ -146,6 +146,9 @@ ra_dtype ra__default_float(const ra__dev *dev);
 
 /* ---- arrays (array.c) ---- */
 /* Validates a shape and computes its size: RA_E_NULL, RA_E_SHAPE, RA_E_TOO_LARGE. */
+/* The product of ndim extents (1 for none): the element count of a checked shape, or of a
+ * run of its axes (the outer and inner counts around an axis). */
+int64_t ra__shape_size(const int64_t *shape, size_t ndim);
 int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *size,
                     const char *what);
 /* A new array (data zero-initialised) on dev. */

@@ -107,14 +107,6 @@ static int stage_in(ra_ctx *ctx, const ra_array *x, void **host)
     return status;
 }
 
-static int64_t shape_size(const int64_t *shape, size_t ndim)
-{
-    int64_t n = 1;
-    for (size_t i = 0; i < ndim; i++)
-        n *= shape[i];
-    return n;
-}
-
 /* Broadcasts shapes a and b (right-aligned) into out; RA_E_BROADCAST when incompatible. */
 static int broadcast(ra_ctx *ctx, const char *fn, const int64_t *a, size_t na, const int64_t *b,
                      size_t nb, int64_t *out, size_t *nout)
@@ -612,9 +604,9 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
             return ra__ctx_error(ctx, RA_E_AXIS, "%s: axis %d is out of range for %d dimensions",
                                  fn, a, nd);
         if (a < 0) a += nd;
-        outer = (size_t)shape_size(x->shape, (size_t)a);
+        outer = (size_t)ra__shape_size(x->shape, (size_t)a);
         len = (size_t)x->shape[a];
-        inner = (size_t)shape_size(x->shape + a + 1, x->ndim - (size_t)a - 1);
+        inner = (size_t)ra__shape_size(x->shape + a + 1, x->ndim - (size_t)a - 1);
         for (int i = 0; i < nd; i++)
             if (i != a) oshape[ondim++] = x->shape[i];
     }
@@ -734,7 +726,7 @@ int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **ou
             acc2 *= d2;
         }
     }
-    int64_t batches = shape_size(bshape, nb);
+    int64_t batches = ra__shape_size(bshape, nb);
     int64_t idx[RA_MAX_NDIM] = {0};
     for (int64_t bi = 0; bi < batches && status == RA_OK; bi++) {
         int64_t o1 = 0, o2 = 0;
@@ -817,8 +809,8 @@ int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_
     if (status == RA_OK) status = ra__array_new(ctx, dev, dtype, oshape, (size_t)nd + 1, &y);
     if (status != RA_OK || y->size == 0) goto done;
     size_t es = ra_dtype_size(dtype);
-    size_t outer = (size_t)shape_size(x0->shape, (size_t)axis);
-    size_t row = (size_t)shape_size(x0->shape + axis, (size_t)nd - (size_t)axis) * es;
+    size_t outer = (size_t)ra__shape_size(x0->shape, (size_t)axis);
+    size_t row = (size_t)ra__shape_size(x0->shape + axis, (size_t)nd - (size_t)axis) * es;
     if (dev->ops->copy) {
         for (size_t i = 0; i < n && status == RA_OK; i++)
             status = dev->ops->copy(dev->impl, y->buf, i * row, n * row, in[i]->buf, 0, row, row,

@@ -51,14 +51,6 @@ static const char *shape_str(const int64_t *shape, size_t ndim, char buf[160])
     return buf;
 }
 
-static int64_t prod(const int64_t *shape, size_t n)
-{
-    int64_t p = 1;
-    for (size_t i = 0; i < n; i++)
-        p *= shape[i];
-    return p;
-}
-
 void ra__shard_free(ra_ctx *ctx, ra__shard *s)
 {
     if (!s) return;
@@ -212,8 +204,8 @@ static int slice_to(ra_ctx *ctx, const ra_array *x, int axis, int64_t start, int
         return RA_OK;
     }
     size_t es = ra_dtype_size(x->dtype);
-    size_t outer = (size_t)prod(x->shape, (size_t)axis);
-    size_t inner = (size_t)prod(x->shape + axis + 1, x->ndim - (size_t)axis - 1) * es;
+    size_t outer = (size_t)ra__shape_size(x->shape, (size_t)axis);
+    size_t inner = (size_t)ra__shape_size(x->shape + axis + 1, x->ndim - (size_t)axis - 1) * es;
     size_t row = (size_t)count * inner, pitch = (size_t)x->shape[axis] * inner;
     size_t off = (size_t)start * inner;
     if (x->dev == dst && dst->ops->copy) {
@@ -261,8 +253,9 @@ static int gather_host(ra_ctx *ctx, const ra_array *x, char *dst)
         return p->nbytes ? p->dev->ops->read(p->dev->impl, p->buf, 0, dst, p->nbytes, NULL) : RA_OK;
     }
     size_t es = ra_dtype_size(x->dtype);
-    size_t outer = (size_t)prod(x->shape, (size_t)s->axis);
-    size_t inner = (size_t)prod(x->shape + s->axis + 1, x->ndim - (size_t)s->axis - 1) * es;
+    size_t outer = (size_t)ra__shape_size(x->shape, (size_t)s->axis);
+    size_t inner =
+        (size_t)ra__shape_size(x->shape + s->axis + 1, x->ndim - (size_t)s->axis - 1) * es;
     size_t pitch = (size_t)x->shape[s->axis] * inner;
     int status = RA_OK;
     for (size_t i = 0, off = 0; i < s->n && status == RA_OK; i++) {
@@ -306,8 +299,9 @@ int ra__shard_gather(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_array **ou
         return RA_OK;
     }
     size_t es = ra_dtype_size(x->dtype);
-    size_t outer = (size_t)prod(x->shape, (size_t)s->axis);
-    size_t inner = (size_t)prod(x->shape + s->axis + 1, x->ndim - (size_t)s->axis - 1) * es;
+    size_t outer = (size_t)ra__shape_size(x->shape, (size_t)s->axis);
+    size_t inner =
+        (size_t)ra__shape_size(x->shape + s->axis + 1, x->ndim - (size_t)s->axis - 1) * es;
     size_t pitch = (size_t)x->shape[s->axis] * inner;
     if (RA__DEV_HOST_MEMORY(dst)) {
         status = gather_host(ctx, x, y->buf);

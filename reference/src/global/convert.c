@@ -29,14 +29,6 @@ static void copy_bytes(void *dst, const void *src, size_t n)
     if (n) memcpy(dst, src, n);
 }
 
-static size_t prod(const int64_t *shape, size_t from, size_t to)
-{
-    size_t n = 1;
-    for (size_t d = from; d < to; d++)
-        n *= (size_t)shape[d];
-    return n;
-}
-
 static MPI_Datatype mpi_type(ra_dtype dtype)
 {
     switch (dtype) {
@@ -130,7 +122,8 @@ static int fill_gather(void *dst, size_t nbytes, void *user_data)
 {
     step *s = user_data;
     size_t d = (size_t)s->src.dim;
-    size_t outer = prod(s->in_shape, 0, d), inner = prod(s->in_shape, d + 1, s->ndim) * s->esize;
+    size_t outer = rag__prod(s->in_shape, 0, d),
+           inner = rag__prod(s->in_shape, d + 1, s->ndim) * s->esize;
     int *counts = malloc(2 * (size_t)s->k * sizeof *counts);
     if (!counts) return rag__error(s->g, RA_E_NOMEM, "%s: out of memory", s->what);
     int *displs = counts + s->k;
@@ -190,11 +183,11 @@ static int fill_reduce_scatter(void *dst, size_t nbytes, void *user_data)
     step *s = user_data;
     (void)nbytes;
     size_t d = (size_t)s->dst.dim;
-    size_t outer = prod(s->in_shape, 0, d), inner_n = prod(s->in_shape, d + 1, s->ndim);
+    size_t outer = rag__prod(s->in_shape, 0, d), inner_n = rag__prod(s->in_shape, d + 1, s->ndim);
     size_t inner = inner_n * s->esize;
     int *counts = malloc((size_t)s->k * sizeof *counts);
     if (!counts) return rag__error(s->g, RA_E_NOMEM, "%s: out of memory", s->what);
-    int status = fits_int(s, prod(s->in_shape, 0, s->ndim));
+    int status = fits_int(s, rag__prod(s->in_shape, 0, s->ndim));
     for (int64_t r = 0; r < s->k; r++) {
         int64_t off, len;
         rag__balanced(s->glen_dst, s->k, r, &off, &len);
@@ -202,7 +195,7 @@ static int fill_reduce_scatter(void *dst, size_t nbytes, void *user_data)
     }
     unsigned char *tmp = NULL;
     const unsigned char *send = s->in;
-    size_t total = prod(s->in_shape, 0, s->ndim) * s->esize;
+    size_t total = rag__prod(s->in_shape, 0, s->ndim) * s->esize;
     if (status == RA_OK && outer > 1) {
         /* Pack each rank's block together: rank r's rows of every outer index. */
         tmp = malloc(total + 1);
@@ -249,10 +242,11 @@ static int fill_alltoall(void *dst, size_t nbytes, void *user_data)
     rag__balanced(s->glen_src, s->k, s->c, &my_off_i, &my_len_i);
     oshape[i] = s->glen_src;
     oshape[j] = my_len_j;
-    size_t in_outer_j = prod(s->in_shape, 0, j),
-           in_inner_j = prod(s->in_shape, j + 1, s->ndim) * s->esize;
-    size_t out_outer_i = prod(oshape, 0, i), out_inner_i = prod(oshape, i + 1, s->ndim) * s->esize;
-    size_t in_total = prod(s->in_shape, 0, s->ndim) * s->esize;
+    size_t in_outer_j = rag__prod(s->in_shape, 0, j),
+           in_inner_j = rag__prod(s->in_shape, j + 1, s->ndim) * s->esize;
+    size_t out_outer_i = rag__prod(oshape, 0, i),
+           out_inner_i = rag__prod(oshape, i + 1, s->ndim) * s->esize;
+    size_t in_total = rag__prod(s->in_shape, 0, s->ndim) * s->esize;
     int status = fits_int(s, in_total);
     if (status == RA_OK) status = fits_int(s, nbytes);
     size_t spos = 0, rpos = 0;
@@ -318,7 +312,8 @@ static int fill_slice(void *dst, size_t nbytes, void *user_data)
     step *s = user_data;
     (void)nbytes;
     size_t d = (size_t)s->dst.dim;
-    size_t outer = prod(s->in_shape, 0, d), inner = prod(s->in_shape, d + 1, s->ndim) * s->esize;
+    size_t outer = rag__prod(s->in_shape, 0, d),
+           inner = rag__prod(s->in_shape, d + 1, s->ndim) * s->esize;
     int64_t off, len;
     rag__balanced(s->glen_dst, s->k, s->c, &off, &len);
     for (size_t o = 0; o < outer; o++)
@@ -332,7 +327,8 @@ static int fill_pad(void *dst, size_t nbytes, void *user_data)
 {
     step *s = user_data;
     size_t d = (size_t)s->src.dim;
-    size_t outer = prod(s->in_shape, 0, d), inner = prod(s->in_shape, d + 1, s->ndim) * s->esize;
+    size_t outer = rag__prod(s->in_shape, 0, d),
+           inner = rag__prod(s->in_shape, d + 1, s->ndim) * s->esize;
     int64_t off, len;
     rag__balanced(s->glen_src, s->k, s->c, &off, &len);
     memset(dst, 0, nbytes);

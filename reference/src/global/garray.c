@@ -425,9 +425,7 @@ int ra_global_read(ra_gctx *g, const ra_global *x, void *dst, size_t dst_bytes)
     if (!x || (!dst && dst_bytes)) status = rag__error(g, RA_E_NULL, "%s: x or dst is NULL", fn);
     size_t need = 0;
     if (status == RA_OK) {
-        need = ra_dtype_size(x->dtype);
-        for (size_t d = 0; d < x->ndim; d++)
-            need *= (size_t)x->shape[d];
+        need = ra_dtype_size(x->dtype) * rag__prod(x->shape, 0, x->ndim);
         if (need != dst_bytes)
             status = rag__error(g, RA_E_BUFFER, "%s: the array has %zu bytes, dst %zu", fn, need,
                                 dst_bytes);

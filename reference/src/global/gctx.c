@@ -94,6 +94,14 @@ uint64_t rag__hash(uint64_t h, const void *data, size_t n)
     return h;
 }
 
+size_t rag__prod(const int64_t *shape, size_t from, size_t to)
+{
+    size_t n = 1;
+    for (size_t d = from; d < to; d++)
+        n *= (size_t)shape[d];
+    return n;
+}
+
 void rag__balanced(int64_t n, int64_t k, int64_t i, int64_t *off, int64_t *len)
 {
     int64_t base = n / k, rem = n % k;

@@ -82,6 +82,9 @@ int rag__allgather(ra_gctx *g, MPI_Comm comm, const int64_t *mine, size_t n, int
 uint64_t rag__hash(uint64_t h, const void *data, size_t n);
 #define RAG_HASH_INIT 1469598103934665603ull
 
+/* The product of shape[from..to) (1 for none), as a byte or element count. */
+size_t rag__prod(const int64_t *shape, size_t from, size_t to);
+
 /* The piece of length n that rank i of k holds: the first n % k pieces one longer. */
 void rag__balanced(int64_t n, int64_t k, int64_t i, int64_t *off, int64_t *len);
 
