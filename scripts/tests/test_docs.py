@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -323,3 +324,37 @@ def test_check_format_names_a_file_that_differs(tmp_path: Path) -> None:
     r = subprocess.run(["bash", script, str(tmp_path / "absent.c")], capture_output=True,
                        text=True)
     assert r.returncode == 2 and "no such file" in r.stderr
+
+
+@needs_runner
+def test_readme_maintainer_commands_run(tmp_path: Path) -> None:
+    """README.md's commands for a Python library's maintainer, with NumPy as `mylib` and the
+    case file where NumPy fails some cases: the run fails and writes
+    reports/runs/mylib.json where README.md says; `devspec expectations` of its report lists
+    the failures, and a run with that file and --strict passes."""
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        pytest.skip("NumPy is not installed")
+    commands = readme_commands()
+    run = 'devspec run --adapter python:mylib --python "$(which python)"'
+    assert run in commands
+    assert "less reports/runs/mylib.json" in commands
+    env = dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=BUILD)
+    cases = ["--cases", os.path.join(TOP, "conformance", "cases", "signatures.json")]
+    python = ["--python", sys.executable]
+    r = subprocess.run([DEVSPEC, "run", "--adapter", "python:numpy", *python, *cases,
+                        "--no-tap", "--expectations", "/dev/null"], capture_output=True,
+                       text=True, cwd=tmp_path, env=env)
+    assert r.returncode == 1, r.stdout + r.stderr
+    report = tmp_path / "reports" / "runs" / "numpy.json"
+    assert report.is_file()
+    known = subprocess.run([DEVSPEC, "expectations", str(report)], capture_output=True,
+                           text=True, cwd=tmp_path, env=env)
+    assert known.returncode == 0, known.stderr
+    assert [x for x in known.stdout.splitlines() if x and not x.startswith("#")]
+    (tmp_path / "mylib-known.txt").write_text(known.stdout)
+    r = subprocess.run([DEVSPEC, "run", "--adapter", "python:numpy", *python, *cases,
+                        "--expectations", "mylib-known.txt", "--strict", "--no-tap"],
+                       capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert r.returncode == 0, r.stdout + r.stderr
