@@ -8,6 +8,7 @@ so)."""
 from __future__ import annotations
 
 import fnmatch
+import functools
 import json
 import os
 import re
@@ -37,10 +38,15 @@ READS = [
 ]
 
 
+@functools.cache
+def files() -> tuple[str, ...]:
+    """The repository's tracked files."""
+    return tuple(subprocess.run(["git", "-C", TOP, "ls-files"], capture_output=True, text=True,
+                                check=True).stdout.split())
+
+
 def tracked(*suffixes: str) -> list[str]:
-    out = subprocess.run(["git", "-C", TOP, "ls-files"], capture_output=True, text=True,
-                         check=True).stdout.split()
-    return [f for f in out if f.endswith(suffixes)]
+    return [f for f in files() if f.endswith(suffixes)]
 
 
 def read(rel: str) -> str:
@@ -62,16 +68,18 @@ def code_reads() -> dict[str, set[str]]:
     return found
 
 
-def table() -> dict[str, str]:
-    """README.md's configuration table: {name: kind}."""
+def table() -> dict[str, list[str]]:
+    """README.md's configuration table: {name: [kind, read by, default, what it does]}."""
     text = read("README.md").split("\n## Configuration\n", 1)
     assert len(text) == 2, "README.md has no section '## Configuration'"
     rows = {}
     for line in text[1].splitlines():
-        m = re.match(r"\| `" + NAME + r"` \| ([^|]+) \|", line)
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        m = re.match("`" + NAME + "`$", cells[0])
         if m:
             assert m.group(1) not in rows, "%s is listed twice" % m.group(1)
-            rows[m.group(1)] = m.group(2).strip()
+            assert len(cells) == 5, line
+            rows[m.group(1)] = cells[1:]
     return rows
 
 
@@ -79,7 +87,7 @@ def test_configuration_table_lists_what_the_code_reads() -> None:
     code, listed = code_reads(), table()
     assert sorted(set(code) - set(listed)) == [], "read by the code, missing from README.md"
     assert sorted(set(listed) - set(code)) == [], "in README.md, read by no code"
-    wrong = {n: (listed[n], sorted(k)) for n, k in code.items() if listed[n] not in k}
+    wrong = {n: (listed[n][0], sorted(k)) for n, k in code.items() if listed[n][0] not in k}
     assert wrong == {}, "README.md's kind differs from how the code reads it"
 
 
@@ -101,15 +109,15 @@ def test_markdown_paths_exist() -> None:
     its root, exists; a word in capitals is a placeholder (`reports/NAME.json`,
     `ops_GROUP.c`) that some file must fill. A path git ignores (where runs write, such as
     reports/runs/) is apart."""
-    files = set(tracked(""))
+    paths = set(files())
     folders: set[str] = set()
-    for f in files:
+    for f in paths:
         d = os.path.dirname(f)
         while d and d not in folders:
             folders.add(d)
             d = os.path.dirname(d)
-    known = sorted(files | folders)
-    tops = {f.split("/")[0] for f in files if "/" in f}
+    known = sorted(paths | folders)
+    tops = {f.split("/")[0] for f in paths if "/" in f}
     roots = {"README.md", "STYLE.md", ".clang-format", "VERSION", "CMakePresets.json",
              "pyproject.toml", "requirements.txt", "CMakeLists.txt"}
     missing = []
@@ -123,7 +131,7 @@ def test_markdown_paths_exist() -> None:
             path = (m.group(1) or m.group(2)).rstrip("/")
             if not ("/" in path and path.split("/")[0] in tops) and path not in roots:
                 continue
-            if path in files or path in folders:
+            if path in paths or path in folders:
                 continue
             pattern = re.sub(r"(?<![A-Za-z])[A-Z][A-Z_]+(?![a-z])", "*", path)
             if pattern == path or not fnmatch.filter(known, pattern):
@@ -289,11 +297,7 @@ def test_ctest_names_follow_the_convention() -> None:
 def test_configuration_table_gives_each_option_its_default() -> None:
     """An option() with a literal ON or OFF default, or a cache variable with a literal
     default, has that default in README.md's table."""
-    rows = {}
-    for line in read("README.md").split("\n## Configuration\n", 1)[1].splitlines():
-        cells = [c.strip() for c in line.strip("|").split("|")]
-        if len(cells) == 5 and cells[0].startswith("`DEVSPEC_"):
-            rows[cells[0].strip("`")] = cells[3]
+    rows = {name: cells[2] for name, cells in table().items()}
     found = 0
     for rel in tracked("CMakeLists.txt"):
         text = read(rel)
