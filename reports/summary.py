@@ -29,7 +29,7 @@ from typing import Any
 # A value read from or written as JSON (a report, adapters.json, a times file).
 Json = Any
 
-STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass", "crash", "timeout")
+STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass", "crash", "timeout", "lacks")
 
 
 def load(path: str) -> Json:
@@ -163,9 +163,9 @@ def summary(reports: list[tuple[str, Json]], startup: dict[str, float | None],
                "Times are from one run on the machine that generated this file.")
     out.append("")
     out.append("| library | version | devices | pass | fail | error | skip | xfail | xpass "
-               "| crash | timeout | gate | start-up s | cases s | run s |")
+               "| crash | timeout | lacks | gate | start-up s | cases s | run s |")
     out.append("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
-               "| --- | ---: | ---: | ---: |")
+               "| ---: | --- | ---: | ---: | ---: |")
     for path, r in rows:
         h, f = r["header"], r["footer"]
         label = h["adapter"].get("label") or h["library"]["name"]

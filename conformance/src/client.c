@@ -217,6 +217,7 @@ dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_repl
         const cJSON *kind = cJSON_GetObjectItemCaseSensitive(e, "kind");
         const cJSON *message = cJSON_GetObjectItemCaseSensitive(e, "message");
         const cJSON *origin = cJSON_GetObjectItemCaseSensitive(e, "origin");
+        const cJSON *lacks = cJSON_GetObjectItemCaseSensitive(e, "lacks");
         if (!cJSON_IsString(kind) || (origin && !cJSON_IsString(origin))) {
             failmsg(c,
                     "protocol violation: the error reply to %s has no \"error\" with a string "
@@ -228,6 +229,7 @@ dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_repl
         rep->kind = kind->valuestring;
         rep->message = cJSON_IsString(message) ? message->valuestring : "";
         rep->origin = origin ? origin->valuestring : "library";
+        rep->lacks = cJSON_IsString(lacks) && lacks->valuestring[0] ? lacks->valuestring : NULL;
     }
     free(line);
     return DSR_END_OK;

@@ -384,6 +384,17 @@ static char *outcome_key(const cJSON *cell)
     if (!raw) raw = str_of(cell, "status");
     if (!raw || !strcmp(raw, "skip")) return NULL;
     if (!strcmp(raw, "pass") || !strcmp(raw, "xpass")) return dsr__xstrdup("pass");
+    if (!strcmp(raw, "lacks")) {
+        /* a cell kind of its own: what the library lacks, not how a step failed */
+        dsr_buf b = {0};
+        dsr__buf_puts(&b, "lacks");
+        const cJSON *n;
+        cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(cell, "lacks"))
+        {
+            if (cJSON_IsString(n)) dsr__buf_printf(&b, " %s", n->valuestring);
+        }
+        return b.data;
+    }
     if (strcmp(raw, "fail")) return dsr__xstrdup(raw);
     dsr_buf b = {0};
     const cJSON *step = cJSON_GetObjectItemCaseSensitive(cell, "step");
@@ -400,6 +411,32 @@ static char *outcome_key(const cJSON *cell)
     } else if (obs) {
         dsr__buf_puts(&b, ": returns ");
         canon(obs, &b);
+    }
+    return b.data;
+}
+
+/* How a library passed a case: the either alternatives that held, in order ("step 2:
+ * alternative 1, stop"); "" when no step had alternatives. NULL when the cell is not a pass
+ * or its report does not say (no "steps"). Two libraries that both pass a case can pass it
+ * through different alternatives: a disagreement of its own kind. */
+static char *path_key(const cJSON *cell)
+{
+    const char *raw = str_of(cell, "observed_status");
+    if (!raw) raw = str_of(cell, "status");
+    const cJSON *steps = cJSON_GetObjectItemCaseSensitive(cell, "steps");
+    if (!raw || strcmp(raw, "pass") || !cJSON_IsArray(steps)) return NULL;
+    dsr_buf b = {0};
+    dsr__buf_puts(&b, "");
+    int i = 0;
+    const cJSON *s;
+    cJSON_ArrayForEach(s, steps)
+    {
+        const cJSON *alt = cJSON_GetObjectItemCaseSensitive(s, "alternative");
+        if (cJSON_IsNumber(alt))
+            dsr__buf_printf(&b, "%sstep %d: alternative %d%s", b.len ? "; " : "", i, alt->valueint,
+                            cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(s, "stop")) ? ", stop"
+                                                                                      : "");
+        i++;
     }
     return b.data;
 }
@@ -469,7 +506,7 @@ static cJSON *library_json(const lib *l)
 /* A cell: null (not in the report), "pass" or "skip" (a feature the library does not
  * claim: the page names it from the claimed features), or an object with what the report
  * says about the case and its outcome. */
-static cJSON *cell_json(const cJSON *c, const char *key)
+static cJSON *cell_json(const cJSON *c, const char *key, const char *path)
 {
     if (!c) return cJSON_CreateNull();
     const char *st = str_of(c, "status");
@@ -478,14 +515,15 @@ static cJSON *cell_json(const cJSON *c, const char *key)
     if (!st) st = "?";
     if (!raw) raw = st;
     bool same = !strcmp(st, raw);
-    if (same && !strcmp(st, "pass")) return cJSON_CreateString("pass");
+    if (same && !strcmp(st, "pass") && !path) return cJSON_CreateString("pass");
     if (same && !strcmp(st, "skip") && src && !strcmp(src, "unsupported"))
         return cJSON_CreateString("skip");
     cJSON *j = cJSON_CreateObject();
     cJSON_AddStringToObject(j, "status", st);
     if (!same) cJSON_AddStringToObject(j, "observed_status", raw);
-    static const char *const keys[] = {"reason",   "skip_source", "step",  "op",
-                                       "expected", "observed",    "stderr"};
+    if (path) cJSON_AddStringToObject(j, "path", path);
+    static const char *const keys[] = {"reason",   "skip_source", "step",   "op",
+                                       "expected", "observed",    "stderr", "lacks"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         copy_field(j, c, keys[i]);
     const cJSON *ex = cJSON_GetObjectItemCaseSensitive(c, "expectation");
@@ -623,8 +661,9 @@ static cJSON *build_model(const compare_in *in, const spec_files *sp, const dsr_
         cJSON_AddItemToArray(libs, library_json(&in->libs[i]));
     add_spec(m, sp);
     cJSON *cases = cJSON_AddArrayToObject(m, "cases");
-    int disagree = 0;
+    int disagree = 0, paths_differ = 0;
     char **keys = dsr__xmalloc(sizeof *keys * (size_t)(in->nlibs ? in->nlibs : 1));
+    char **paths = dsr__xmalloc(sizeof *paths * (size_t)(in->nlibs ? in->nlibs : 1));
     for (int r = 0; r < in->nrows; r++) {
         const row *rw = &in->rows[r];
         cJSON *j = cJSON_CreateObject();
@@ -639,27 +678,40 @@ static cJSON *build_model(const compare_in *in, const spec_files *sp, const dsr_
         copy_field(j, rw->first, "spec");
         cJSON_AddItemToObject(j, "profiles", case_profiles(reg, rw->first));
         cJSON *cells = cJSON_AddArrayToObject(j, "cells");
-        int distinct = 0;
+        int distinct = 0, npaths = 0;
         for (int li = 0; li < in->nlibs; li++) {
             keys[li] = rw->cells[li] ? outcome_key(rw->cells[li]) : NULL;
             bool seen = keys[li] == NULL;
             for (int k = 0; k < li && !seen; k++)
                 seen = keys[k] && !strcmp(keys[k], keys[li]);
             distinct += !seen;
-            cJSON_AddItemToArray(cells, cell_json(rw->cells[li], keys[li]));
+            paths[li] = rw->cells[li] ? path_key(rw->cells[li]) : NULL;
+            seen = paths[li] == NULL;
+            for (int k = 0; k < li && !seen; k++)
+                seen = paths[k] && !strcmp(paths[k], paths[li]);
+            npaths += !seen;
         }
-        for (int li = 0; li < in->nlibs; li++)
+        for (int li = 0; li < in->nlibs; li++) {
+            cJSON_AddItemToArray(cells,
+                                 cell_json(rw->cells[li], keys[li], npaths > 1 ? paths[li] : NULL));
             free(keys[li]);
+            free(paths[li]);
+        }
         cJSON_AddNumberToObject(j, "outcomes", distinct);
         cJSON_AddBoolToObject(j, "disagree", distinct > 1);
+        /* Passes through different alternatives: counted and marked apart from outcomes. */
+        cJSON_AddBoolToObject(j, "paths_differ", npaths > 1);
         disagree += distinct > 1;
+        paths_differ += npaths > 1;
         cJSON_AddItemToArray(cases, j);
     }
     free(keys);
+    free(paths);
     cJSON *sum = cJSON_AddObjectToObject(m, "summary");
     cJSON_AddNumberToObject(sum, "libraries", in->nlibs);
     cJSON_AddNumberToObject(sum, "cases", in->nrows);
     cJSON_AddNumberToObject(sum, "disagree", disagree);
+    cJSON_AddNumberToObject(sum, "paths_differ", paths_differ);
     return m;
 }
 
@@ -677,8 +729,9 @@ typedef struct view {
 static const char *short_status(const char *s)
 {
     static const char *const names[][2] = {
-        {"pass", "pass"},   {"fail", "FAIL"},   {"error", "ERROR"}, {"skip", "skip"},
-        {"xfail", "xfail"}, {"xpass", "XPASS"}, {"crash", "CRASH"}, {"timeout", "TIME"}};
+        {"pass", "pass"},   {"fail", "FAIL"},    {"error", "ERROR"},
+        {"skip", "skip"},   {"xfail", "xfail"},  {"xpass", "XPASS"},
+        {"crash", "CRASH"}, {"timeout", "TIME"}, {"lacks", "LACKS"}};
     for (size_t i = 0; i < sizeof names / sizeof *names; i++)
         if (!strcmp(names[i][0], s)) return names[i][1];
     return "?";
@@ -746,7 +799,7 @@ static void put_cell(FILE *out, const view *v, const char *word, const char *sta
 typedef struct agg {
     int ran;
     int passed;
-    int bad; /* fail, error, crash, timeout */
+    int bad; /* fail, error, crash, timeout, lacks */
     int xfail;
 } agg;
 
@@ -936,9 +989,12 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
     const cJSON *cases = cJSON_GetObjectItemCaseSensitive(m, "cases");
     int nl = cJSON_GetArraySize(libs);
     const cJSON *sum = cJSON_GetObjectItemCaseSensitive(m, "summary");
-    fprintf(out, "devspec compare: %d libraries, %d cases, %d where the libraries disagree\n", nl,
-            cJSON_GetObjectItemCaseSensitive(sum, "cases")->valueint,
-            cJSON_GetObjectItemCaseSensitive(sum, "disagree")->valueint);
+    fprintf(out,
+            "devspec compare: %d libraries, %d cases, %d where the libraries disagree, %d where "
+            "they pass through different alternatives\n",
+            nl, cJSON_GetObjectItemCaseSensitive(sum, "cases")->valueint,
+            cJSON_GetObjectItemCaseSensitive(sum, "disagree")->valueint,
+            (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(sum, "paths_differ")));
     int li = 0;
     const cJSON *l;
     cJSON_ArrayForEach(l, libs)
@@ -964,7 +1020,7 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
     /* Rows: label, disagreement mark, one cell per library. */
     int nrows = 0;
     char **labels = NULL;
-    bool *dis = NULL;
+    char *dis = NULL;  /* per row: '*' the outcomes differ, '~' only the alternatives passed */
     agg *cells = NULL; /* nrows * nl */
     const cJSON **caserow = NULL;
     const cJSON *statements = cJSON_GetObjectItemCaseSensitive(m, "statements");
@@ -982,7 +1038,7 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
         const char *name = str_of(gi, by_case ? "id" : by_feature ? "name" : "id");
         if (!name) continue;
         agg *a = &cells[(size_t)nrows * (size_t)nl];
-        bool d = false;
+        bool d = false, pd = false;
         unsigned statuses = 0;
         int ncases = 0;
         /* A case row is its own case; a statement or feature row, the cases citing it. */
@@ -999,6 +1055,7 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
             }
             ncases++;
             d = d || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "disagree"));
+            pd = pd || cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(c, "paths_differ"));
             const cJSON *cell = cJSON_GetObjectItemCaseSensitive(c, "cells")->child;
             for (int k = 0; k < nl && cell; k++, cell = cell->next) {
                 agg_add(&a[k], cell);
@@ -1010,7 +1067,7 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
             continue;
         }
         labels[nrows] = (char *)name;
-        dis[nrows] = d;
+        dis[nrows] = d ? '*' : pd ? '~' : ' ';
         caserow[nrows] = by_case ? gi : NULL;
         nrows++;
     }
@@ -1063,7 +1120,7 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
         else
             fprintf(out, "%-*s", lw, safe);
         free(safe);
-        fputs(dis[r] ? " * " : "   ", out);
+        fprintf(out, " %c ", dis[r]);
         const agg *a = &cells[(size_t)r * (size_t)nl];
         for (int k = 0; k < nl; k++) {
             char word[32];
@@ -1090,8 +1147,10 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
     }
     if (!nrows) fputs("(no row matches the filters)\n", out);
     fputc('\n', out);
-    fprintf(out, "%d row%s. * the libraries disagree: their observed results differ.\n", nrows,
-            nrows == 1 ? "" : "s");
+    fprintf(out,
+            "%d row%s. * the libraries disagree: their observed results differ. ~ they all pass, "
+            "through different either alternatives.\n",
+            nrows, nrows == 1 ? "" : "s");
     if (!by_case)
         fputs("A cell is passed/ran of the cases that cite it (skipped cases left out); - none "
               "ran.\n",
@@ -1186,8 +1245,9 @@ int dsr__compare_main(int argc, char **argv, const char *source)
         } else if (TAKES("--status")) {
             unsigned b = status_bit(val);
             if (!b) {
-                rc = usage("unknown status '%s' (pass fail error skip xfail xpass crash timeout)",
-                           val);
+                rc = usage(
+                    "unknown status '%s' (pass fail error skip xfail xpass crash timeout lacks)",
+                    val);
                 break;
             }
             v.status_mask |= b;

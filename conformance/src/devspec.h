@@ -302,11 +302,12 @@ typedef enum dsr_status {
     DSR_XPASS,
     DSR_CRASH,
     DSR_TIMEOUT,
+    DSR_LACKS, /* the library lacks what a step needs (the error's "lacks") */
     DSR_STATUS_COUNT
 } dsr_status;
 
 const char *dsr__status_name(dsr_status s);
-/* True for the statuses that fail a run: fail, error, crash, timeout. */
+/* True for the statuses that fail a run: fail, error, crash, timeout, lacks. */
 bool dsr__status_unexpected(dsr_status s);
 int dsr__status_parse(const char *name); /* -1 when unknown */
 
@@ -417,6 +418,10 @@ typedef struct dsr_result {
     cJSON *expected;   /* what the step wanted (owned), may be NULL */
     cJSON *observed;   /* what came back (owned), may be NULL */
     char *stderr_tail; /* may be NULL */
+    char *lacks;       /* what the library lacks (status lacks before expectations); or NULL */
+    cJSON *steps;      /* the steps that held and how (report.json, case.steps; owned) */
+    int stopped_at;    /* the step whose stop alternative ended the case as a pass; -1 */
+    char *stop_reason; /* why it stopped there; or NULL */
     double duration;
 } dsr_result;
 
@@ -482,6 +487,8 @@ typedef struct dsr_verdict {
     dsr_verdict_kind verdict;
     const char **missing; /* the required features the library does not claim (borrowed) */
     int nmissing;
+    const char **lacks; /* what the library lacks in the required cases (borrowed, distinct) */
+    int nlacks;
     dsr_tally required; /* cases of required features only: these decide */
     dsr_tally optional; /* cases of an optional feature, reported beside */
 } dsr_verdict;
@@ -503,7 +510,8 @@ typedef enum dsr_end {
     DSR_END_ERROR,   /* the adapter broke the protocol */
     DSR_END_CRASH,   /* the worker died */
     DSR_END_TIMEOUT, /* past the deadline; the worker was killed */
-    DSR_END_STOP     /* interrupted (SIGINT, SIGTERM) */
+    DSR_END_STOP,    /* interrupted (SIGINT, SIGTERM) */
+    DSR_END_LACKS    /* the library lacks what the step needs */
 } dsr_end;
 
 /* A reply that kept the protocol. */
@@ -512,6 +520,7 @@ typedef struct dsr_reply {
     cJSON *doc;                          /* the whole reply (owned) */
     const cJSON *result;                 /* when ok */
     const char *kind, *message, *origin; /* when not ok */
+    const char *lacks; /* when not ok: what the library lacks, as the standard names it; or NULL */
 } dsr_reply;
 
 /* One adapter as the runner speaks to it: its worker, the handshake's result and the

@@ -1,6 +1,6 @@
 /* The expectations file: a library's known results. One entry per line,
  *   <case id or glob> <status> [# reason]
- * with '#' comments and blank lines ignored. Statuses: fail, error, crash, timeout (an
+ * with '#' comments and blank lines ignored. Statuses: fail, error, crash, timeout, lacks (an
  * expected failure of that exact class), skip (do not run: for cases that hang or damage
  * later cases), pass (documents a case that must pass; changes nothing). */
 #define _POSIX_C_SOURCE 200809L
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const STATUS_NAMES[DSR_STATUS_COUNT] = {"pass",  "fail",  "error", "skip",
-                                                           "xfail", "xpass", "crash", "timeout"};
+static const char *const STATUS_NAMES[DSR_STATUS_COUNT] = {
+    "pass", "fail", "error", "skip", "xfail", "xpass", "crash", "timeout", "lacks"};
 
 const char *dsr__status_name(dsr_status s)
 {
@@ -21,7 +21,7 @@ const char *dsr__status_name(dsr_status s)
 
 bool dsr__status_unexpected(dsr_status s)
 {
-    return s == DSR_FAIL || s == DSR_ERROR || s == DSR_CRASH || s == DSR_TIMEOUT;
+    return s == DSR_FAIL || s == DSR_ERROR || s == DSR_CRASH || s == DSR_TIMEOUT || s == DSR_LACKS;
 }
 
 int dsr__status_parse(const char *name)
@@ -110,8 +110,8 @@ int dsr__expectations_parse(dsr_expectations *e, const char *path, const char *d
         }
         if (st < 0 || st == DSR_XFAIL || st == DSR_XPASS) {
             fprintf(err,
-                    "%s:%d: '%s' is not a status here (use pass, fail, error, crash, timeout "
-                    "or skip)\n",
+                    "%s:%d: '%s' is not a status here (use pass, fail, error, crash, timeout, "
+                    "lacks or skip)\n",
                     path, line + 1, status);
             problems++;
             continue;

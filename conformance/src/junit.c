@@ -2,8 +2,8 @@
  * file, one <testcase> per case with classname "devspec.<file>" and name the case ID
  * (unique, since case IDs are unique across the suite). The JSON report stays canonical.
  *
- *   fail -> <failure type="fail">; error, crash, timeout -> <error type="...">;
- *   skip -> <skipped>; xfail -> <skipped type="xfail">; xpass -> a pass with a
+ *   fail -> <failure type="fail">; lacks -> <failure type="lacks">; error, crash, timeout -> <error
+ * type="...">; skip -> <skipped>; xfail -> <skipped type="xfail">; xpass -> a pass with a
  *   <system-out> note, or <failure type="xpass"> with --strict. */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
@@ -161,7 +161,8 @@ static void testcase(dsr_buf *b, const dsr_result *r, bool strict)
         dsr__buf_puts(b, "</skipped>\n");
         break;
     case DSR_FAIL:
-        dsr__buf_puts(b, ">\n      <failure type=\"fail\"");
+    case DSR_LACKS:
+        dsr__buf_printf(b, ">\n      <failure type=\"%s\"", dsr__status_name(r->status));
         attr(b, "message", reason);
         dsr__buf_puts(b, ">");
         details(b, r);
@@ -193,10 +194,11 @@ int dsr__junit_write(const char *path, const dsr_result *results, int n, const c
         counts[results[i].status]++;
     dsr__buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
     attr(&b, "name", "devspec");
-    dsr__buf_printf(
-        &b, " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n", n,
-        counts[DSR_FAIL], counts[DSR_ERROR] + counts[DSR_CRASH] + counts[DSR_TIMEOUT],
-        counts[DSR_SKIP] + counts[DSR_XFAIL], total_time);
+    dsr__buf_printf(&b,
+                    " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\">\n",
+                    n, counts[DSR_FAIL] + counts[DSR_LACKS],
+                    counts[DSR_ERROR] + counts[DSR_CRASH] + counts[DSR_TIMEOUT],
+                    counts[DSR_SKIP] + counts[DSR_XFAIL], total_time);
     const cJSON *lib = cJSON_GetObjectItemCaseSensitive(header, "library");
     const cJSON *ln = cJSON_GetObjectItemCaseSensitive(lib, "name");
     const cJSON *lv = cJSON_GetObjectItemCaseSensitive(lib, "version");
@@ -221,10 +223,10 @@ int dsr__junit_write(const char *path, const dsr_result *results, int n, const c
         dsr__buf_puts(&b, "  <testsuite");
         attr(&b, "name", f->name);
         attr(&b, "file", f->name);
-        dsr__buf_printf(&b,
-                        " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\"",
-                        j - i, fc[DSR_FAIL], fc[DSR_ERROR] + fc[DSR_CRASH] + fc[DSR_TIMEOUT],
-                        fc[DSR_SKIP] + fc[DSR_XFAIL], t);
+        dsr__buf_printf(
+            &b, " tests=\"%d\" failures=\"%d\" errors=\"%d\" skipped=\"%d\" time=\"%.3f\"", j - i,
+            fc[DSR_FAIL] + fc[DSR_LACKS], fc[DSR_ERROR] + fc[DSR_CRASH] + fc[DSR_TIMEOUT],
+            fc[DSR_SKIP] + fc[DSR_XFAIL], t);
         attr(&b, "timestamp", cJSON_IsString(started) ? started->valuestring : "");
         attr(&b, "hostname", cJSON_IsString(host) ? host->valuestring : "localhost");
         dsr__buf_puts(&b, ">\n    <properties>\n");

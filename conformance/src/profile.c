@@ -72,6 +72,15 @@ static const dsr_result *find_result(const dsr_result *results, int n, const dsr
     return NULL;
 }
 
+/* Adds what RES lacks to V's list, once each. */
+static void add_lacks(dsr_verdict *v, const dsr_result *res, int cap)
+{
+    if (!res || res->raw_status != DSR_LACKS || !res->lacks) return;
+    for (int i = 0; i < v->nlacks; i++)
+        if (!strcmp(v->lacks[i], res->lacks)) return;
+    if (v->nlacks < cap) v->lacks[v->nlacks++] = res->lacks;
+}
+
 static void tally(dsr_tally *t, const dsr_result *res)
 {
     t->cases++;
@@ -99,6 +108,7 @@ void dsr__profile_verdict(const dsr_registry *reg, const dsr_suite *suite, const
     for (int i = 0; i < p->nrequired; i++)
         if (!hello || !dsr__claimed(hello, p->required[i]))
             v->missing[v->nmissing++] = p->required[i];
+    v->lacks = dsr__xmalloc(sizeof *v->lacks * (size_t)(nresults + 1));
     for (int f = 0; f < suite->nfiles; f++) {
         for (int k = 0; k < suite->files[f].ncases; k++) {
             const dsr_case *c = &suite->files[f].cases[k];
@@ -109,7 +119,9 @@ void dsr__profile_verdict(const dsr_registry *reg, const dsr_suite *suite, const
                 dsr__profile_has_feature(p, c->features[i], &opt);
                 optional = optional || opt;
             }
-            tally(optional ? &v->optional : &v->required, find_result(results, nresults, c));
+            const dsr_result *res = find_result(results, nresults, c);
+            tally(optional ? &v->optional : &v->required, res);
+            if (!optional) add_lacks(v, res, nresults);
         }
     }
     const dsr_tally *t = &v->required;
@@ -124,5 +136,6 @@ void dsr__profile_verdict(const dsr_registry *reg, const dsr_suite *suite, const
 void dsr__verdict_free(dsr_verdict *v)
 {
     free((void *)v->missing);
+    free((void *)v->lacks);
     memset(v, 0, sizeof *v);
 }

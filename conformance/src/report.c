@@ -179,6 +179,13 @@ cJSON *dsr__report_case(const dsr_result *res)
     if (res->expected) cJSON_AddItemToObject(j, "expected", cJSON_Duplicate(res->expected, true));
     if (res->observed) cJSON_AddItemToObject(j, "observed", cJSON_Duplicate(res->observed, true));
     if (res->stderr_tail) cJSON_AddStringToObject(j, "stderr", res->stderr_tail);
+    if (res->lacks)
+        cJSON_AddItemToObject(j, "lacks", dsr__json_strings((const char *const[]){res->lacks}, 1));
+    if (res->steps) cJSON_AddItemToObject(j, "steps", cJSON_Duplicate(res->steps, true));
+    if (res->stopped_at >= 0) {
+        cJSON_AddNumberToObject(j, "stopped_at", res->stopped_at);
+        cJSON_AddStringToObject(j, "stop_reason", res->stop_reason ? res->stop_reason : "");
+    }
     cJSON_AddNumberToObject(j, "duration", res->duration);
     return j;
 }
@@ -211,6 +218,7 @@ static cJSON *profile_json(const dsr_run_state *r, const dsr_profile *p, bool co
     dsr__profile_verdict(r->reg, r->suite, r->hello, r->results, r->nresults, p, complete, &v);
     cJSON *j = cJSON_CreateObject();
     cJSON_AddItemToObject(j, "missing_features", dsr__json_strings(v.missing, v.nmissing));
+    cJSON_AddItemToObject(j, "lacks", dsr__json_strings(v.lacks, v.nlacks));
     tally_json(j, &v.required);
     cJSON_AddStringToObject(j, "verdict", dsr__verdict_names[v.verdict]);
     tally_json(cJSON_AddObjectToObject(j, "optional"), &v.optional);
@@ -281,7 +289,7 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
         rule = "the run is incomplete";
     } else if (n_unexpected) {
         code = DSR_EXIT_UNEXPECTED;
-        rule = "unexpected fail, error, crash or timeout";
+        rule = "unexpected fail, error, crash, timeout or lacks";
     } else if (r->o->strict && (cJSON_GetArraySize(xpass) || nstale)) {
         code = DSR_EXIT_UNEXPECTED;
         rule = "--strict: unexpected pass or stale expectation";

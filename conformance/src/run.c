@@ -35,6 +35,7 @@ typedef struct runner {
     dsr_buf msg;
     cJSON *expected;
     cJSON *observed;
+    char *lacks; /* what the library lacks, from the step that said so */
 } runner;
 
 static void failmsg(runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -121,6 +122,7 @@ static cJSON *error_json(const dsr_reply *rep)
     cJSON_AddStringToObject(e, "kind", rep->kind);
     cJSON_AddStringToObject(e, "message", rep->message);
     cJSON_AddStringToObject(e, "origin", rep->origin);
+    if (rep->lacks) cJSON_AddStringToObject(e, "lacks", rep->lacks);
     cJSON *w = cJSON_CreateObject();
     cJSON_AddItemToObject(w, "error", e);
     return w;
@@ -197,11 +199,13 @@ static dsr_end judge_ranks(runner *r, const dsr_step *st, const dsr_reply *rep)
     return end;
 }
 
-/* Judges one step's reply against its outcome. *STOP is set when the alternative that
- * held carries "stop": true (spec/case-format.md): the case ends there as a pass. */
-static dsr_end judge(runner *r, const dsr_step *st, const dsr_reply *rep, bool *stop)
+/* Judges one step's reply against its outcome. *ALT is the either alternative that held
+ * (1 the first; 0 for a step without alternatives); *STOP is set when it carries "stop": true
+ * (spec/case-format.md): the case ends there as a pass. */
+static dsr_end judge(runner *r, const dsr_step *st, const dsr_reply *rep, int *alt_held, bool *stop)
 {
     *stop = false;
+    *alt_held = 0;
     if (!rep->ok && !strcmp(rep->origin, "protocol")) {
         failmsg(r, "the adapter reports a protocol error for %s: %s: %s", st->op, rep->kind,
                 rep->message);
@@ -215,6 +219,16 @@ static dsr_end judge(runner *r, const dsr_step *st, const dsr_reply *rep, bool *
                 rep->message, rep->origin);
         set_io(r, st->value ? substitute(r, st->value) : NULL, error_json(rep));
         return DSR_END_FAIL;
+    }
+    if (!rep->ok && rep->lacks) {
+        /* The library lacks what the step needs: this never satisfies "raises" nor an either
+         * alternative, whatever the kind (spec/decisions.md, Runner and reports 23). */
+        failmsg(r, "the library lacks %s: %s raised %s: %s", rep->lacks, st->op, rep->kind,
+                rep->message);
+        set_io(r, st->value ? substitute(r, st->value) : NULL, error_json(rep));
+        free(r->lacks);
+        r->lacks = dsr__xstrdup(rep->lacks);
+        return DSR_END_LACKS;
     }
     switch (st->outcome) {
     case DSR_OUTCOME_EXPECT_RANKS:
@@ -258,6 +272,7 @@ static dsr_end judge(runner *r, const dsr_step *st, const dsr_reply *rep, bool *
                 if (m == 1) {
                     end = DSR_END_OK;
                     *stop = stops;
+                    *alt_held = single ? 0 : n + 1;
                     break;
                 }
                 if (m < 0) {
@@ -271,6 +286,7 @@ static dsr_end judge(runner *r, const dsr_step *st, const dsr_reply *rep, bool *
                 if (kind_matches(rai->valuestring, rep->kind)) {
                     end = DSR_END_OK;
                     *stop = stops;
+                    *alt_held = n + 1;
                     break;
                 }
                 dsr__buf_printf(&why, "expected %s, raised %s: %s", rai->valuestring, rep->kind,
@@ -307,10 +323,41 @@ static dsr_status end_status(dsr_end e)
         return DSR_CRASH;
     case DSR_END_TIMEOUT:
         return DSR_TIMEOUT;
+    case DSR_END_LACKS:
+        return DSR_LACKS;
     case DSR_END_STOP:
         break;
     }
     return DSR_ERROR;
+}
+
+/* Records how step S of C held (report.json, case.steps): what the library did and, for an
+ * either step, the alternative ALT; a STOP alternative ends the case there, and why. */
+static void held(dsr_result *res, const dsr_case *c, int s, const dsr_reply *rep, int alt,
+                 bool stop)
+{
+    const dsr_step *st = &c->steps[s];
+    if (!res->steps) res->steps = cJSON_CreateArray();
+    cJSON *h = cJSON_CreateObject();
+    cJSON_AddStringToObject(h, "op", st->op);
+    cJSON_AddStringToObject(h, "outcome", rep->ok ? "returned" : "raised");
+    if (!rep->ok) cJSON_AddStringToObject(h, "kind", rep->kind);
+    if (alt) cJSON_AddNumberToObject(h, "alternative", alt);
+    if (stop) cJSON_AddTrueToObject(h, "stop");
+    cJSON_AddItemToArray(res->steps, h);
+    if (!stop) return;
+    const cJSON *a = cJSON_GetArrayItem(st->value, alt - 1);
+    const cJSON *rai = cJSON_GetObjectItemCaseSensitive(a, "raises");
+    dsr_buf why = {0};
+    if (rep->ok)
+        dsr__buf_puts(&why, "returned a value");
+    else
+        dsr__buf_printf(&why, "raised %s", rep->kind);
+    dsr__buf_printf(&why, ": alternative %d of %d (%s%s, stop)", alt, cJSON_GetArraySize(st->value),
+                    cJSON_IsString(rai) ? "raises " : "expect",
+                    cJSON_IsString(rai) ? rai->valuestring : "");
+    res->stopped_at = s;
+    res->stop_reason = why.data;
 }
 
 /* Returns false when the run must stop (interrupted). */
@@ -352,7 +399,9 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
         end = request(r, st->op, args, &rep, true);
         bool stop = false;
         if (end == DSR_END_OK) {
-            end = judge(r, st, &rep, &stop);
+            int alt = 0;
+            end = judge(r, st, &rep, &alt, &stop);
+            if (end == DSR_END_OK) held(res, c, s, &rep, alt, stop);
             if (end == DSR_END_OK && st->as && !stop) {
                 cJSON_DeleteItemFromObjectCaseSensitive(r->bindings, st->as);
                 cJSON_AddItemToObject(r->bindings, st->as,
@@ -384,6 +433,10 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
     }
     res->status = end_status(end);
     res->step = failed_step;
+    if (end == DSR_END_LACKS) {
+        res->lacks = r->lacks;
+        r->lacks = NULL;
+    }
     if (end != DSR_END_OK) {
         res->reason = dsr__xstrdup(r->msg.data ? r->msg.data : "");
         res->expected = r->expected;
@@ -436,6 +489,7 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
     memset(res, 0, sizeof *res);
     res->c = c;
     res->step = -1;
+    res->stopped_at = -1;
     res->expectation = x;
     const char *missing = NULL;
     for (int i = 0; i < c->nfeatures && !missing; i++)
@@ -478,8 +532,11 @@ static void free_result(dsr_result *res)
     free(res->reason);
     free(res->skip_source);
     free(res->stderr_tail);
+    free(res->lacks);
+    free(res->stop_reason);
     cJSON_Delete(res->expected);
     cJSON_Delete(res->observed);
+    cJSON_Delete(res->steps);
     memset(res, 0, sizeof *res);
 }
 
@@ -838,6 +895,7 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
     cJSON_Delete(r->bindings);
     cJSON_Delete(r->expected);
     cJSON_Delete(r->observed);
+    free(r->lacks);
     dsr__buf_free(&r->msg);
     for (int i = 0; i < r->nout; i++)
         r->out[i]->destroy(r->out[i]);

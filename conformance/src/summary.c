@@ -7,7 +7,8 @@
  * The closing line's counts (conformance/README.md, "The summary"): passed = pass;
  * failed = fail + crash + timeout (the library did not do what the statement says);
  * errors = error (the case could not be judged: a protocol violation, a failed reset);
- * skipped = skip; xfailed and xpassed follow only when there are any. */
+ * skipped = skip; lacking (lacks: the library lacks what a step needs), xfailed and xpassed
+ * follow only when there are any. */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
 
@@ -93,8 +94,12 @@ void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const 
         }
         int n = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "cases"));
         int passed = (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "passed"));
-        fprintf(out, "  %-28s %s%s%s (%d of %d cases passed", p->string, on, verdict, off, passed,
-                n);
+        fprintf(out, "  %-28s %s%s%s", p->string, on, verdict, off);
+        const cJSON *lacks = cJSON_GetObjectItemCaseSensitive(p, "lacks");
+        const cJSON *l;
+        int k = 0;
+        cJSON_ArrayForEach(l, lacks) fprintf(out, "%s%s", k++ ? ", " : ": lacks ", l->valuestring);
+        fprintf(out, " (%d of %d cases passed", passed, n);
         if (cJSON_GetArraySize(missing) > 0) {
             fputs("; not claimed:", out);
             const cJSON *m;
@@ -112,6 +117,24 @@ void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const 
     if (r->o->junit) fprintf(out, "; JUnit: %s", r->o->junit);
     fputc('\n', out);
 
+    /* How the passes passed: those that ended at a stop alternative are counted apart, those
+     * where the library refused (raised) and those where it answered a value. */
+    int refused = 0, stopped = 0, passes = 0;
+    for (int i = 0; i < r->nresults; i++) {
+        const dsr_result *res = &r->results[i];
+        if (res->status != DSR_PASS) continue;
+        passes++;
+        if (res->stopped_at < 0) continue;
+        stopped++;
+        const cJSON *last = cJSON_GetArrayItem(res->steps, cJSON_GetArraySize(res->steps) - 1);
+        const cJSON *o = cJSON_GetObjectItemCaseSensitive(last, "outcome");
+        refused += cJSON_IsString(o) && !strcmp(o->valuestring, "raised");
+    }
+    if (stopped) {
+        fprintf(out, "%d passed, %d of them by refusing at a stop step", passes, refused);
+        if (stopped > refused) fprintf(out, " and %d by a value at one", stopped - refused);
+        fputs(" (the report's steps say which alternative)\n", out);
+    }
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(footer, "counts");
     int failed =
         count_of(counts, DSR_FAIL) + count_of(counts, DSR_CRASH) + count_of(counts, DSR_TIMEOUT);
@@ -119,11 +142,13 @@ void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const 
     int xfail = count_of(counts, DSR_XFAIL), xpass = count_of(counts, DSR_XPASS);
     const char *on = "", *off = "";
     if (color) {
-        on = failed || errors ? "\033[31m" : "\033[32m";
+        on = failed || errors || count_of(counts, DSR_LACKS) ? "\033[31m" : "\033[32m";
         off = "\033[0m";
     }
     fprintf(out, "%s%d passed, %d failed, %d skipped, %d error%s", on, count_of(counts, DSR_PASS),
             failed, count_of(counts, DSR_SKIP), errors, errors == 1 ? "" : "s");
+    int lacking = count_of(counts, DSR_LACKS);
+    if (lacking) fprintf(out, ", %d lacking", lacking);
     if (xfail) fprintf(out, ", %d xfailed", xfail);
     if (xpass) fprintf(out, ", %d xpassed", xpass);
     fprintf(out, " in %.2f s%s\n", elapsed, off);

@@ -6,8 +6,9 @@
  * subtests to consumers that read them.
  *
  *   pass -> ok; skip -> ok # SKIP reason; xfail -> not ok # TODO reason;
- *   xpass -> ok # TODO reason (a "TODO passed"); fail, error, crash, timeout -> not ok
- *   with a YAML block holding status, message, expected, observed and location.
+ *   xpass -> ok # TODO reason (a "TODO passed"); fail, error, crash, timeout, lacks -> not
+ *   ok with a YAML block holding status, message, expected, observed and location (and, for
+ *   lacks, what the library lacks: "lacks: arange").
  *
  * A file's test point is "not ok" when one of its cases is unexpected. */
 #define _POSIX_C_SOURCE 200809L
@@ -115,8 +116,7 @@ void dsr__tap_result(dsr_tap *t, const dsr_result *r)
         fputc('\n', t->out);
     }
     t->sub_n++;
-    bool bad = r->status == DSR_FAIL || r->status == DSR_ERROR || r->status == DSR_CRASH ||
-               r->status == DSR_TIMEOUT;
+    bool bad = dsr__status_unexpected(r->status);
     t->sub_bad = t->sub_bad || bad;
     bool not_ok = bad || r->status == DSR_XFAIL;
     fprintf(t->out, "    %sok %d - ", not_ok ? "not " : "", t->sub_n);
@@ -139,6 +139,7 @@ void dsr__tap_result(dsr_tap *t, const dsr_result *r)
         dsr__buf_puts(&b, "      ---\n");
         yaml_line(&b, "status", dsr__status_name(r->status));
         yaml_line(&b, "message", r->reason ? r->reason : "");
+        if (r->lacks) yaml_line(&b, "lacks", r->lacks);
         if (r->step >= 0) {
             dsr__buf_printf(&b, "      step: %d\n", r->step);
             yaml_line(&b, "op", c->steps[r->step].op);

@@ -194,7 +194,7 @@ def check_junit(path, report, name):
           "unique", pairs)
     check(len(cases) == len(report["cases"]), f"{name}: JUnit has one testcase per case",
           len(report["cases"]), len(cases))
-    want = {"fail": "failure", "error": "error", "crash": "error", "timeout": "error",
+    want = {"fail": "failure", "lacks": "failure", "error": "error", "crash": "error", "timeout": "error",
             "skip": "skipped", "xfail": "skipped"}
     by_name = {c.get("name"): c for c in cases}
     bad = []
@@ -1758,12 +1758,73 @@ def group_memory(env):
           "error", (rc, c.get("reason")))
 
 
+def group_lacks(env):
+    """A library that lacks a function (the fake adapter's --lacks ones): the adapter's error
+    carries "lacks"; it never satisfies raises nor an either alternative; the case's status is
+    lacks, unexpected unless an expectations entry covers it; a case whose features are not
+    all claimed is a skip as before; the closing line, TAP, JUnit, the report and the profile
+    verdict say what is lacking."""
+    cases = os.path.join(CASES, "lacks.json")
+    feats = "device-attr,device-eq,creation-device-kw,to-device"
+    rep, junit, trace = env.path("lacks.json"), env.path("lacks.xml"), env.path("lacks.trace")
+    rc, out, err = env.run(["run", "--cases", cases, "--adapter-cmd",
+                            fake_cmd("--lacks", "ones", "--features", feats),
+                            "--report", rep, "--junit", junit, "--trace", trace])
+    r = load_report(rep)
+    st = statuses(r)
+    want = {"lacks.plain": "lacks", "lacks.not-a-raise": "lacks", "lacks.not-an-alternative": "lacks",
+            "lacks.not-needed": "pass", "lacks.unclaimed": "skip"}
+    check(st == want, "what the library lacks is neither an expected error nor an either alternative: "
+          "status lacks; an unclaimed feature is still a skip", want, st)
+    check(rc == 1 and r["footer"]["gate"]["exit_status"] == 1, "lacks is unexpected: exit 1", 1, rc)
+    by = {c["id"]: c for c in r["cases"]}
+    check(by["lacks.plain"].get("lacks") == ["ones"] and by["lacks.plain"].get("step") == 0,
+          "the case record names what is lacking, and the step", ["ones"], by["lacks.plain"])
+    check(r["footer"]["counts"]["lacks"] == 3, "the footer counts lacks", 3, r["footer"]["counts"])
+    core = r["footer"]["profiles"]["test-core"]
+    check(core["verdict"] == "does-not-conform" and core["lacks"] == ["ones"],
+          "a profile that needs what the library lacks does not conform, and says what it lacks",
+          "does-not-conform, lacks ones", core)
+    check_schema(env, rep, rep[:-5] + ".jsonl", "lacks.json")
+    check_trace(env, trace, "lacks.json (replies with lacks)")
+    check_junit(junit, r, "lacks.json")
+    with open(junit) as f:
+        xml = f.read()
+    check('<failure type="lacks"' in xml, "JUnit: a lacks is a failure of type lacks", "type=lacks", xml[:300])
+    check('status: "lacks"' in out and 'lacks: "ones"' in out, "TAP: the YAML block says lacks and what",
+          'lacks: "ones"', out[-800:])
+    check_tap(env, out, "lacks run", False)
+    last = err.rstrip("\n").split("\n")[-1]
+    check(re.fullmatch(r"1 passed, 0 failed, 1 skipped, 0 errors, 3 lacking in \d+\.\d\d s", last) is not None,
+          "the closing line counts the cases lacking", "1 passed, ..., 3 lacking in T s", last)
+    check("test-core" in err and "does-not-conform: lacks ones" in err,
+          "the summary's verdict says what the library lacks", "does-not-conform: lacks ones", err[-800:])
+    # An expectations entry covers it: then an expected failure of that class.
+    exp = env.path("lacks.txt")
+    with open(exp, "w") as f:
+        f.write("lacks.plain lacks # the library has no ones\nlacks.not-a-raise fail # not that class\n")
+    rc, out, err = env.run(["run", "--cases", cases, "--adapter-cmd",
+                            fake_cmd("--lacks", "ones", "--features", feats),
+                            "--expectations", exp, "--report", env.path("lacks-x.json")])
+    st = statuses(load_report(env.path("lacks-x.json")))
+    check(st["lacks.plain"] == "xfail" and st["lacks.not-a-raise"] == "lacks",
+          "an expectations entry 'lacks' covers a lacks (xfail); a 'fail' entry does not", "xfail lacks",
+          (st["lacks.plain"], st["lacks.not-a-raise"]))
+    # A library that has ones passes the same cases: the lack is the only difference.
+    rc, out, err = env.run(["run", "--cases", cases, "--adapter-cmd", fake_cmd("--features", feats),
+                            "--report", env.path("has.json")])
+    st = statuses(load_report(env.path("has.json")))
+    check(rc == 1 and st["lacks.plain"] == "pass" and st["lacks.not-an-alternative"] == "pass",
+          "the same cases pass against the library that has ones (not-a-raise fails: ones([-1]) works there)",
+          "pass", st)
+
+
 GROUPS = {"load": group_load, "judge": group_judge, "ranks": group_ranks, "spmd": group_spmd, "isolation": group_isolation,
           "expectations": group_expectations, "sigint": group_sigint,
           "inprocess": group_inprocess, "filters": group_filters, "coverage": group_coverage,
           "cli": group_cli, "progress": group_progress, "schema": group_schema,
           "validators": group_validators, "suite": group_suite,
-          "reliability": group_reliability, "memory": group_memory}
+          "reliability": group_reliability, "memory": group_memory, "lacks": group_lacks}
 
 
 def main():
