@@ -2,6 +2,7 @@
 run as it is, it rewrites what is out of date and only that; with --check it writes nothing,
 names each stale file with the command that rewrites it and exits 1; bad input exits 2."""
 
+import glob
 import os
 import subprocess
 import sys
@@ -59,12 +60,21 @@ def test_bad_input_exits_2_and_names_it(tmp_path: Path,
     assert os.listdir(tmp_path) == []
 
 
-@pytest.mark.parametrize("script", ["spec/tools/gen_ops.py", "spec/tools/gen_dtype_cases.py",
-                                    "spec/tools/gen_global_cases.py",
-                                    "spec/tools/gen_statements.py",
-                                    "reference/tools/gen_promotion_tables.py"])
+GENERATORS = sorted(os.path.relpath(p, REPO) for p in
+                    glob.glob(os.path.join(REPO, "*", "tools", "gen_*.py")))
+
+
+def test_the_generators_are_found() -> None:
+    assert "spec/tools/gen_ops.py" in GENERATORS
+    assert "reference/tools/gen_promotion_tables.py" in GENERATORS
+
+
+@pytest.mark.parametrize("script", GENERATORS)
 def test_every_generator_takes_the_convention(script: str) -> None:
-    """Each generator's --check passes on the repository (its files are current)."""
+    """Each generator (every */tools/gen_*.py) goes through generated.py, and its --check
+    passes on the repository (its files are current) without a word."""
+    with open(os.path.join(REPO, script), encoding="utf-8") as f:
+        assert "generated.main(" in f.read(), "%s does not use generated.main" % script
     r = subprocess.run([sys.executable, os.path.join(REPO, script), "--check"],
                        capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
