@@ -80,7 +80,16 @@ int dsr__usage_error(const char *command, const char *fmt, const char *arg);
 /* Reads a whole regular file (/dev/null reads as empty); NULL with errno set on failure
  * (EISDIR, DSR_ENOTREG for a FIFO, socket or other device). The result is NUL-terminated. */
 char *dsr__read_file(const char *path, size_t *len);
-/* Writes a file atomically: PATH.tmp then rename. Returns 0 or -1 with errno set. */
+/* Where an output path leads: the runner's own descriptor (/dev/stdout, /dev/stderr,
+ * /dev/fd/N, /proc/self/fd/N, or a link to one: written to directly); something written in
+ * place (a device, a FIFO, anything under /dev or /proc, a link that cannot be resolved:
+ * never unlinked, renamed over or given a journal beside it); or a regular file, *TARGET
+ * its path with links resolved (free it), replaced atomically. */
+typedef enum dsr_output { DSR_OUT_FILE, DSR_OUT_IN_PLACE, DSR_OUT_FD } dsr_output;
+dsr_output dsr__output_kind(const char *path, char **target, int *fd);
+/* Writes a file atomically: a temporary file beside it, then rename; through a link, the
+ * file it names (the link stays); in place or to the descriptor as dsr__output_kind says.
+ * Returns 0 or -1 with errno set. */
 int dsr__write_file_atomic(const char *path, const char *data, size_t len);
 /* Creates the parent directories of PATH. Returns 0 or -1 with errno set. */
 int dsr__mkdir_parents(const char *path);

@@ -340,6 +340,22 @@ void dsr__report_open(dsr_report *rep, const dsr_run_state *r, const cJSON *head
         dsr__buf_printf(&path, "reports/runs/%s.json", label);
         free(label);
     }
+    /* A link to a regular file: the journal goes beside the file it names, and that file is
+     * what a stale report is removed from. Anything written in place (/dev/stdout, a FIFO, a
+     * device, whatever is under /dev or /proc) gets no journal and is never unlinked. */
+    char *target = NULL;
+    int ofd;
+    if (dsr__output_kind(path.data, &target, &ofd) != DSR_OUT_FILE) {
+        rep->report_path = dsr__xstrdup(path.data);
+        rep->jsonl_path = NULL;
+        rep->header = cJSON_Duplicate(header, true);
+        rep->lock_fd = -1;
+        dsr__buf_free(&path);
+        return;
+    }
+    path.len = 0;
+    dsr__buf_puts(&path, target);
+    free(target);
     rep->report_path = dsr__xstrdup(path.data);
     /* reports/NAME.json while running is reports/NAME.jsonl; the consolidated document
      * replaces NAME.json only at the end, so a stale NAME.json from an earlier run is
@@ -355,7 +371,6 @@ void dsr__report_open(dsr_report *rep, const dsr_run_state *r, const cJSON *head
     /* Something at the report path that is not a regular file is written in place at the
      * end (dsr__write_file_atomic); it gets no journal beside it (no /dev/null.jsonl). */
     struct stat st;
-    if (stat(rep->report_path, &st) == 0 && !S_ISREG(st.st_mode)) return;
     if (dsr__mkdir_parents(rep->report_path) != 0)
         fprintf(stderr, "devspec: cannot create the directory of %s: %s\n", rep->report_path,
                 dsr__strerror(errno));

@@ -251,13 +251,20 @@ static int write_all(int fd, const char *data, size_t len)
 /* A character device (/dev/null) or a FIFO at PATH is written in place: renaming over it
  * would replace the device with a regular file. O_NONBLOCK keeps open() from waiting for a
  * FIFO's reader (ENXIO when there is none); fstat checks what was opened. */
-static int write_in_place(const char *path, const char *data, size_t len)
+static int write_atomic(const char *path, const char *data, size_t len);
+
+/* REGULAR: a regular file (under /dev or /proc, or reached through a link that cannot be
+ * resolved) is written in place too, created or truncated. */
+static int write_in_place(const char *path, const char *data, size_t len, bool regular)
 {
-    int fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    int fd =
+        open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY | (regular ? O_CREAT | O_TRUNC : 0),
+             0666);
     if (fd < 0) return -1;
     struct stat st;
     int flags = fcntl(fd, F_GETFL);
-    if (fstat(fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+    if (fstat(fd, &st) != 0 ||
+        !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode) || (regular && S_ISREG(st.st_mode)))) {
         close(fd);
         errno = DSR_ENOTREG;
         return -1;
@@ -276,14 +283,114 @@ static int write_in_place(const char *path, const char *data, size_t len)
  * writing the same PATH never share one) and renamed over PATH, so PATH is always either the
  * old or the new content. Whatever exists at PATH and is not a regular file is never
  * replaced: devices and FIFOs are written in place, anything else is refused. */
+/* The process's own descriptor that PATH names (/dev/stdout, /dev/stderr, /dev/fd/N,
+ * /proc/self/fd/N), or -1. */
+static int own_fd(const char *path)
+{
+    if (!strcmp(path, "/dev/stdout")) return 1;
+    if (!strcmp(path, "/dev/stderr")) return 2;
+    const char *n = !strncmp(path, "/dev/fd/", 8)          ? path + 8
+                    : !strncmp(path, "/proc/self/fd/", 14) ? path + 14
+                                                           : NULL;
+    if (!n || !n[0]) return -1;
+    char *end;
+    long fd = strtol(n, &end, 10);
+    return *end || fd < 0 || fd > 1 << 20 ? -1 : (int)fd;
+}
+
+/* Where a link that leads to nothing yet (its file is to be created) points: its text read
+ * link by link (at most 40), relative to each link's folder, the folders resolved. NULL when
+ * it cannot be read. */
+static char *dangling_target(const char *path)
+{
+    char *cur = dsr__xstrdup(path);
+    for (int hops = 0; hops < 40; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+            char *r = dsr__resolve_path(cur);
+            free(cur);
+            return r;
+        }
+        char text[4096];
+        ssize_t n = readlink(cur, text, sizeof text - 1);
+        if (n <= 0) break;
+        text[n] = '\0';
+        dsr_buf next = {0};
+        const char *slash = strrchr(cur, '/');
+        if (text[0] == '/' || !slash)
+            dsr__buf_puts(&next, text);
+        else
+            dsr__buf_printf(&next, "%.*s/%s", (int)(slash - cur), cur, text);
+        free(cur);
+        cur = next.data;
+    }
+    free(cur);
+    return NULL;
+}
+
+static bool under_dev_or_proc(const char *p)
+{
+    return !strncmp(p, "/dev/", 5) || !strncmp(p, "/proc/", 6);
+}
+
+dsr_output dsr__output_kind(const char *path, char **target, int *fd)
+{
+    *target = NULL;
+    *fd = own_fd(path);
+    if (*fd >= 0) return DSR_OUT_FD;
+    struct stat lst, st;
+    bool link = lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode);
+    char *real = link ? realpath(path, NULL) : NULL;
+    if (link && !real) real = dangling_target(path);
+    if (real) *fd = own_fd(real);
+    if (*fd >= 0) {
+        free(real);
+        return DSR_OUT_FD;
+    }
+    if (under_dev_or_proc(path) || (real && under_dev_or_proc(real)) || (link && !real)) {
+        free(real);
+        return DSR_OUT_IN_PLACE;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        free(real);
+        return DSR_OUT_IN_PLACE;
+    }
+    *target = real ? real : dsr__xstrdup(path);
+    return DSR_OUT_FILE;
+}
+
 int dsr__write_file_atomic(const char *path, const char *data, size_t len)
 {
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return write_in_place(path, data, len);
-        errno = S_ISDIR(st.st_mode) ? EISDIR : DSR_ENOTREG;
-        return -1;
+    char *target;
+    int ofd;
+    switch (dsr__output_kind(path, &target, &ofd)) {
+    case DSR_OUT_FD:
+        return write_all(ofd, data, len);
+    case DSR_OUT_IN_PLACE: {
+        /* Never replaced: a device or FIFO is written in place; a regular file only under
+         * /dev or /proc or through a link that leads nowhere resolvable. */
+        struct stat st;
+        if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISCHR(st.st_mode) &&
+            !S_ISFIFO(st.st_mode)) {
+            errno = S_ISDIR(st.st_mode) ? EISDIR : DSR_ENOTREG;
+            return -1;
+        }
+        return write_in_place(path, data, len, true);
     }
+    case DSR_OUT_FILE:
+        break;
+    }
+    /* A link to a regular file is written through: the file it names is replaced, the link
+     * stays. */
+    int rc = write_atomic(target, data, len);
+    int e = errno;
+    free(target);
+    errno = e;
+    return rc;
+}
+
+static int write_atomic(const char *path, const char *data, size_t len)
+{
     dsr_buf tmp = {0};
     dsr__buf_printf(&tmp, "%s.tmp.XXXXXX", path);
     int fd = mkstemp(tmp.data);

@@ -1401,6 +1401,46 @@ def group_reliability(env):
                            timeout=60)
     check(rc == 0 and "duplicate" not in err, "a file named again is not read twice", 0, (rc, err[-300:]))
 
+    # Item: outputs are written through links, never over them. A link to the runner's own
+    # stdout (as /dev/stdout is) gets the report on that stream and stays a link; a link to a
+    # regular file elsewhere stays a link and the file it names gets the report, its journal
+    # beside that file. /dev/stdout itself too (the runner must not replace it: as root it
+    # could).
+    links = env.path("links")
+    os.makedirs(links)
+    out_link, err_link = os.path.join(links, "out.json"), os.path.join(links, "err.xml")
+    os.symlink("/proc/self/fd/1", out_link)
+    os.symlink("/proc/self/fd/2", err_link)
+    p = subprocess.run([env.devspec, "run", "--spec", TEST_SPEC, "--cases", good, "--adapter-cmd",
+                        fake_cmd(), "--tap", "--report", out_link, "--junit", err_link],
+                       capture_output=True, text=True, cwd=env.tmp,
+                       env=dict(os.environ, DEVSPEC_SOURCE=env.source, DEVSPEC_BUILD=env.build))
+    check(p.returncode == 0 and os.path.islink(out_link) and os.path.islink(err_link) and
+          re.search(r'"type":\s*"devspec-report"', p.stdout) and "<testsuites" in p.stderr and
+          sorted(os.listdir(links)) == ["err.xml", "out.json"],
+          "--report and --junit through links to the runner's stdout and stderr: written there, "
+          "the links kept, nothing beside them", "links kept", (p.returncode, os.listdir(links),
+                                                                p.stderr[-300:]))
+    target = env.path("real-report.json")
+    link = env.path("report-link.json")
+    os.symlink(target, link)
+    rc, out, err = env.run(base + ["--report", link])
+    check(rc == 0 and os.path.islink(link) and load_report(target)["type"] == "devspec-report" and
+          os.path.exists(env.path("real-report.jsonl")),
+          "--report through a link to a file: the file written, the link kept, the journal "
+          "beside the file", "a link", (rc, os.path.islink(link), err[-300:]))
+    with open(env.path("stdout-report.txt"), "w") as fh:
+        p = subprocess.run([env.devspec, "run", "--spec", TEST_SPEC, "--cases", good, "--adapter-cmd",
+                            fake_cmd(), "--tap", "--report", "/dev/stdout"], stdout=fh,
+                           stderr=subprocess.PIPE, text=True, cwd=env.tmp,
+                           env=dict(os.environ, DEVSPEC_SOURCE=env.source, DEVSPEC_BUILD=env.build))
+    with open(env.path("stdout-report.txt")) as fh:
+        written = fh.read()
+    check(p.returncode == 0 and os.path.islink("/dev/stdout") and
+          re.search(r'"type":\s*"devspec-report"', written),
+          "--report /dev/stdout > FILE: the report reaches FILE, /dev/stdout stays a link", 0,
+          (p.returncode, os.path.islink("/dev/stdout"), p.stderr[-300:]))
+
     # Item: a link to a folder outside the folder given (here to /) is not followed, and is
     # named; a link to a folder inside it is.
     d = env.path("link-out")
