@@ -59,6 +59,7 @@ typedef struct loader {
     int nbound;
     int max_device; /* highest $Dn mentioned, -1 for none */
     int ranks;      /* the case's ranks, for expect_ranks */
+    bool informative_only; /* every statement the case cites is informative */
 } loader;
 
 static void push_key(loader *L, const char *key)
@@ -314,6 +315,28 @@ static void check_matcher(loader *L, const cJSON *m)
         else if (cJSON_IsNumber(lo) && cJSON_IsNumber(hi) && lo->valuedouble > hi->valuedouble)
             problem(L, "$range [%.17g, %.17g] is empty: the low end is above the high end",
                     lo->valuedouble, hi->valuedouble);
+    } else if (!strcmp(name, "$array")) {
+        const cJSON *dt = cJSON_GetObjectItemCaseSensitive(m, "dtype");
+        const cJSON *shape = cJSON_GetObjectItemCaseSensitive(m, "shape");
+        const cJSON *data = cJSON_GetObjectItemCaseSensitive(m, "data");
+        bool extra = false;
+        for (const cJSON *k = cJSON_IsObject(m) ? m->child : NULL; k; k = k->next)
+            extra = extra || (strcmp(k->string, "dtype") && strcmp(k->string, "shape") &&
+                              strcmp(k->string, "data"));
+        if (!cJSON_IsObject(m) || !dt || !cJSON_IsArray(shape) || !cJSON_IsArray(data) || extra) {
+            problem(L, "$array takes {\"dtype\": a name or a matcher, \"shape\": [...], "
+                       "\"data\": [...]} and nothing else");
+        } else {
+            push_key(L, "dtype");
+            check_expected(L, dt, false);
+            pop(L);
+            push_key(L, "shape");
+            check_expected(L, shape, true);
+            pop(L);
+            push_key(L, "data");
+            check_expected(L, data, true);
+            pop(L);
+        }
     } else if (!strcmp(name, "$type")) {
         bool known = false;
         for (int i = 0; cJSON_IsString(m) && dsr__matcher_types[i]; i++)
@@ -671,12 +694,14 @@ static bool known_statement(loader *L, const char *id)
         problem(L, "unknown statement \"%s\" (not in spec/statements.json)", id);
         return false;
     }
-    /* spec/README.md: unspecified and informative statements are recorded, never checked. */
+    /* spec/README.md: unspecified statements are recorded, never checked; informative ones
+     * only by a case that cites nothing else. */
     if (st && st->level[0] && strcmp(st->level, "must") && strcmp(st->level, "should") &&
-        strcmp(st->level, "may") && strcmp(st->level, "implementation-defined")) {
+        strcmp(st->level, "may") && strcmp(st->level, "implementation-defined") &&
+        !(L->informative_only && !strcmp(st->level, "informative"))) {
         problem(L,
                 "statement \"%s\" is %s; cases check only must, should, may and "
-                "implementation-defined statements",
+                "implementation-defined statements, or informative ones cited alone",
                 id, st->level);
         return false;
     }
@@ -737,6 +762,16 @@ static void load_case(loader *L, dsr_case *c, const cJSON *v)
         problem(L, "missing field \"spec\"");
     else {
         push_key(L, "spec");
+        /* Informative statements may be cited by a case that cites nothing else: it checks
+         * only what they inform (spec/decisions.md, Runner and reports 26). */
+        L->informative_only = cJSON_IsArray(spec) && spec->child;
+        const cJSON *sid;
+        cJSON_ArrayForEach(sid, spec)
+        {
+            const dsr_statement *st =
+                cJSON_IsString(sid) ? dsr__registry_statement(L->reg, sid->valuestring) : NULL;
+            L->informative_only = L->informative_only && st && !strcmp(st->level, "informative");
+        }
         c->spec = load_string_list(L, spec, "statement IDs", &c->nspec, known_statement);
         pop(L);
     }

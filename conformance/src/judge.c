@@ -226,8 +226,8 @@ bool dsr__is_matcher_key(const char *key)
     return key[0] == '$' && key[1] != '$';
 }
 
-const char *const dsr__matcher_names[] = {"$len_min", "$contains", "$each", "$in",
-                                          "$range",   "$type",     NULL};
+const char *const dsr__matcher_names[] = {"$len_min", "$contains", "$each",  "$in",
+                                          "$range",   "$type",     "$array", NULL};
 const char *const dsr__matcher_types[] = {"int",  "number", "bool", "string",
                                           "list", "object", "null", NULL};
 
@@ -277,6 +277,40 @@ static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *pa
 static bool is_integral(const cJSON *v)
 {
     return cJSON_IsNumber(v) && isfinite(v->valuedouble) && v->valuedouble == floor(v->valuedouble);
+}
+
+/* {"$array": {"dtype": D, "shape": S, "data": X}}: O is a typed array whose dtype matches D (a
+ * name or a matcher) and whose shape and data are S and X exactly, X read in O's dtype. */
+static int match_array(const dsr_judge *j, const cJSON *e, const cJSON *m, const cJSON *o,
+                       dsr_buf *path, dsr_buf *why)
+{
+    const char *p = path->data ? path->data : "";
+    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(m, "dtype");
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(m, "shape");
+    const cJSON *data = cJSON_GetObjectItemCaseSensitive(m, "data");
+    if (!dt || !cJSON_IsArray(shape) || !cJSON_IsArray(data)) {
+        mismatch(why, p, e, o, "malformed matcher (spec/case-format.md, \"Matchers\")");
+        return 0;
+    }
+    if (!dsr__is_typed_array(o)) {
+        mismatch_resolved(j, why, p, e, o, "expected a typed array");
+        return 0;
+    }
+    const cJSON *odt = cJSON_GetObjectItemCaseSensitive(o, "dtype");
+    size_t keep = path->len;
+    dsr__buf_puts(path, ".dtype");
+    int r = match(j, dt, odt, path, why, false);
+    path->len = keep;
+    if (path->data) path->data[keep] = '\0';
+    if (r != 1) return r;
+    /* The values exactly, as a typed array of the dtype the library chose. */
+    cJSON *want = cJSON_CreateObject();
+    cJSON_AddStringToObject(want, "dtype", odt->valuestring);
+    cJSON_AddItemToObject(want, "shape", dsr__resolve(j ? j->bindings : NULL, shape));
+    cJSON_AddItemToObject(want, "data", dsr__resolve(j ? j->bindings : NULL, data));
+    r = match_typed(want, o, p, why);
+    cJSON_Delete(want);
+    return r;
 }
 
 /* Applies the matcher M (the one key of the expected object E) to O. The loader has checked
@@ -405,6 +439,7 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
         mismatch(why, p, e, o, "the value is not of the $type");
         return 0;
     }
+    if (!strcmp(name, "$array")) return match_array(j, e, m, o, path, why);
 malformed:
     mismatch(why, p, e, o, "malformed matcher (spec/case-format.md, \"Matchers\")");
     return 0;

@@ -32,7 +32,9 @@ bool dsr__case_counts(const dsr_registry *reg, const dsr_case *c, const dsr_prof
             continue;
         }
         if (dsr__statement_applies(s, p))
-            applies = true;
+            /* an informative statement is checked, never counted (decisions, Runner and
+             * reports 26) */
+            applies = applies || strcmp(s->level, "informative") != 0;
         else if (p->document && s->document && !strcmp(s->document, p->document))
             return false; /* cites a statement of another version of the document */
     }

@@ -408,8 +408,8 @@ def group_judge(env):
                             "--adapter-cmd", fake_cmd(), "--report", rep])
     r = load_report(rep)
     st = statuses(r)
-    check(rc == 0 and len(st) == 10 and set(st.values()) == {"pass"},
-          "match.json: every matcher and stop case passes, exit 0", "10 x pass", (rc, st))
+    check(rc == 0 and len(st) == 11 and set(st.values()) == {"pass"},
+          "match.json: every matcher and stop case passes, exit 0", "11 x pass", (rc, st))
     check_schema(env, rep, env.path("match.jsonl"), "match.json")
     rep = env.path("match-fail.json")
     rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "match-fail.json"),
@@ -426,7 +426,9 @@ def group_judge(env):
             "mfail.stop-continues-then-fails": ("fail", 1, "expected \"cpu\""),
             "mfail.stop-first-alternative-decides": ("fail", 1, "expected 99"),
             "mfail.stop-false": ("fail", 1, "expected 99"),
-            "merror.contains-device-equal": ("error", 0, "comparing devices device#999")}
+            "merror.contains-device-equal": ("error", 0, "comparing devices device#999"),
+            "mfail.array-values": ("fail", 1, "at .data[1]"),
+            "mfail.array-dtype": ("fail", 1, "at .dtype: the value is none of $in")}
     for cid, (status, step, text) in want.items():
         c = cases.get(cid, {})
         check(c.get("status") == status and c.get("step") == step and text in c.get("reason", ""),
@@ -1271,6 +1273,16 @@ def group_validators(env):
               f"{name}: the loader and check.py both say {said(check_ok if want is None else want)}",
               f"both {said(want) if want is not None else 'the same'}",
               f"loader: {said(loader_ok)} (exit {rc}) {err.strip()[:300]}; check.py: {found[:3]}")
+    # A case that cites an informative statement alone is valid (both validators say so
+    # above, cases/informative.json), runs, and counts for no profile.
+    rep = env.path("informative.json")
+    rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "informative.json"),
+                            "--adapter-cmd", fake_cmd(), "--report", rep])
+    r = load_report(rep)
+    check(rc == 0 and statuses(r) == {"informative.alone": "pass"} and
+          all(p["cases"] + p["optional"]["cases"] == 0 for p in r["footer"]["profiles"].values()),
+          "a case citing an informative statement alone runs and counts for no profile",
+          "pass, 0 cases in every profile", (rc, statuses(r), r["footer"]["profiles"]))
 
 
 def group_suite(env):

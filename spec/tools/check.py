@@ -596,6 +596,10 @@ class Checker:
             if name not in feats:
                 self.add(rel, pointer("cases", i, "features", j), "case-feature-exists",
                          "feature %s is not in spec/features.json" % name)
+        # Informative statements may be cited by a case that cites nothing else: it checks
+        # only what they inform (spec/decisions.md, Runner and reports 26).
+        informative_only = bool(case["spec"]) and all(
+            sid in by_id and by_id[sid][1]["level"] == "informative" for sid in case["spec"])
         for j, sid in enumerate(case["spec"]):
             ptr = pointer("cases", i, "spec", j)
             if sid in index["retired"]:
@@ -606,10 +610,11 @@ class Checker:
                          % sid)
                 continue
             s = by_id[sid][1]
-            if s["level"] not in CHECKED_LEVELS:
+            if s["level"] not in CHECKED_LEVELS and not (
+                    informative_only and s["level"] == "informative"):
                 self.add(rel, ptr, "case-statement-level",
                          "%s is %s; cases check only must, should, may and "
-                         "implementation-defined statements"
+                         "implementation-defined statements, or informative ones cited alone"
                          % (sid, s["level"]))
             if not claimed.intersection(s["features"]):
                 # A warning: a case may cite a statement as the reason for an expectation
