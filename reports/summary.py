@@ -29,6 +29,17 @@ from typing import Any
 # A value read from or written as JSON (a report, adapters.json, a times file).
 Json = Any
 
+def by_refusal(report: dict[str, Any]) -> int:
+    """The passes that ended at a stop alternative where the library raised."""
+    n = 0
+    for case in report.get("cases", []):
+        steps = case.get("steps") or []
+        if (case.get("observed_status") == "pass" and "stopped_at" in case and steps
+                and steps[-1].get("outcome") == "raised"):
+            n += 1
+    return n
+
+
 STATUSES = ("pass", "fail", "error", "skip", "xfail", "xpass", "crash", "timeout", "lacks")
 
 
@@ -160,11 +171,14 @@ def summary(reports: list[tuple[str, Json]], startup: dict[str, float | None],
                "separate starts; *cases* is the time spent running the cases (the sum of the "
                "report's per-case durations: the suite without the import); *run* is the "
                "wall time of the whole `devspec run`, start-up and case loading included. "
-               "Times are from one run on the machine that generated this file.")
+               "Times are from one run on the machine that generated this file. *of them by "
+               "refusal* counts the passes that ended at a `stop` alternative where the "
+               "library raised: the case checked only that it refused (the report's `steps` "
+               "say which alternative).")
     out.append("")
-    out.append("| library | version | devices | pass | fail | error | skip | xfail | xpass "
-               "| crash | timeout | lacks | gate | start-up s | cases s | run s |")
-    out.append("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
+    out.append("| library | version | devices | pass | of them by refusal | fail | error | skip "
+               "| xfail | xpass | crash | timeout | lacks | gate | start-up s | cases s | run s |")
+    out.append("| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: "
                "| ---: | --- | ---: | ---: | ---: |")
     for path, r in rows:
         h, f = r["header"], r["footer"]
@@ -186,7 +200,8 @@ def summary(reports: list[tuple[str, Json]], startup: dict[str, float | None],
                             for d in h.get("devices", []))
         out.append("| [%s](%s) | %s | %s | %s | %s | %s |" % (
             label, os.path.basename(path), h["library"].get("version", "?"), devices or "–",
-            " | ".join(str(c.get(s, 0)) for s in STATUSES), gate,
+            " | ".join(str(c.get(s, 0)) + (" | %d" % by_refusal(r) if s == "pass" else "")
+                       for s in STATUSES), gate,
             " | ".join(fmt_seconds(x) for x in (up, own, elapsed))))
     out.append("")
     out.append("## Profiles")
