@@ -449,6 +449,30 @@ static dsr_io dead(dsr_adapter *a)
     return DSR_IO_DEAD;
 }
 
+/* Whether the worker has exited (it stays to be reaped, so that its status is described). */
+static bool worker_exited(dsr_adapter *a)
+{
+    siginfo_t info;
+    memset(&info, 0, sizeof info);
+    return a->pid > 0 && waitid(P_PID, (id_t)a->pid, &info, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+           info.si_pid == a->pid;
+}
+
+/* Reads what stdout holds now, without waiting; true when it reached end of file. */
+static bool drain_stdout(dsr_adapter *a)
+{
+    for (;;) {
+        char chunk[65536];
+        ssize_t n = read(a->out_fd, chunk, sizeof chunk);
+        if (n > 0 && a->rbuf.len <= MAX_REPLY_LINE + 2) {
+            dsr__buf_add(&a->rbuf, chunk, (size_t)n);
+            continue;
+        }
+        if (n < 0 && errno == EINTR) continue;
+        return n == 0;
+    }
+}
+
 static dsr_io call_inproc(dsr_adapter *a, const char *req, size_t len, char **reply,
                           size_t *reply_len)
 {
@@ -557,6 +581,23 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
                 result = dead(a);
                 break;
             }
+        }
+        /* The worker exited, but a process it started still holds its stdout, so no end of
+         * file comes: what it wrote is read, and then it is dead, as after end of file (it
+         * was a timeout, and without --timeout the run waited for ever). */
+        if (worker_exited(a)) {
+            bool eof = drain_stdout(a);
+            if (take_line(a, reply, reply_len)) {
+                result = *reply_len > MAX_REPLY_LINE ? DSR_IO_TOO_LONG : DSR_IO_OK;
+                if (result != DSR_IO_OK) free(*reply);
+                break;
+            }
+            result = dead(a);
+            size_t n = strlen(a->death);
+            if (!eof)
+                snprintf(a->death + n, sizeof a->death - n,
+                         "; a process it started still held its stdout (killed with its group)");
+            break;
         }
     }
     dsr__buf_free(&out);

@@ -1453,6 +1453,30 @@ def group_reliability(env):
           "--report /dev/stdout > FILE: the report reaches FILE, /dev/stdout stays a link", 0,
           (p.returncode, os.path.islink("/dev/stdout"), p.stderr[-300:]))
 
+    # Item: an adapter that exits while a child it forked still holds its stdout is a crash,
+    # not a timeout, and without a timeout (--timeout 0) the run does not wait for ever.
+    fork_case = env.path("fork-exit.json")
+    with open(fork_case, "w") as fh:
+        json.dump({"description": "An adapter that exits leaving a child.", "cases": [
+            {"id": "f.exit", "description": "fork, then exit", "spec": ["T-STR-1"],
+             "features": ["device-string"],
+             "steps": [{"op": "device.parse", "args": {"text": "fork-exit"}}]},
+            {"id": "f.after", "description": "the next case runs", "spec": ["T-STR-1"],
+             "features": ["device-string"],
+             "steps": [{"op": "device.parse", "args": {"text": "cpu"}}]}]}, fh)
+    for timeout in ("0", "30"):
+        t0 = time.time()
+        rep = env.path(f"fork-{timeout}.json")
+        rc, out, err = env.run(["run", "--cases", fork_case, "--adapter-cmd", fake_cmd(), "--no-tap",
+                                "--jobs", "1", "--timeout", timeout, "--report", rep], timeout=60)
+        r = load_report(rep) if os.path.exists(rep) else {"cases": []}
+        st = {c["id"]: (c["status"], c.get("reason", "")) for c in r["cases"]}
+        check(rc == 1 and st.get("f.exit", ("",))[0] == "crash" and
+              "still held its stdout" in st["f.exit"][1] and "status 4" in st["f.exit"][1] and
+              st.get("f.after", ("",))[0] == "pass" and time.time() - t0 < 20,
+              f"--timeout {timeout}: an adapter that exits leaving a child holding stdout is a "
+              "crash, at once; the next case runs", "crash, pass", (rc, st, err[-300:]))
+
     # Item: a link to a folder outside the folder given (here to /) is not followed, and is
     # named; a link to a folder inside it is.
     d = env.path("link-out")
