@@ -694,3 +694,6 @@ def global_sum(server: Server, args: Args) -> Any:
 def make_server(backend: Backend) -> Server:
     """A protocol server for backend with every op of this module registered."""
     return Server(backend)
+
+# array.exchange (DLPack with a peer library) and the dlpack-exchange-PEER features it claims.
+from . import exchange as exchange  # noqa: E402
