@@ -122,6 +122,9 @@ class ArrayAPIBackend(BaseBackend):
     def device_param(self, fn: str) -> dict[str, Any]:
         return device_param_of(self.function(fn))
 
+    def namespace(self) -> Any:
+        return self.xp
+
     # -- creation -------------------------------------------------------------------------
     def create(self, fn: str, a: Kw, kw: Kw) -> Array:
         xp = self.xp

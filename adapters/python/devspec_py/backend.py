@@ -95,6 +95,7 @@ class Backend(Protocol):
     def info_dtypes(self, **kw: Any) -> list[str]: ...
     def info_devices_type(self) -> str: ...
     def device_param(self, fn: str) -> dict[str, Any]: ...
+    def namespace(self) -> Any: ...
 
     # array.*
     def create(self, fn: str, a: Kw, kw: Kw) -> Array: ...
@@ -236,6 +237,10 @@ class BaseBackend:
 
     def device_param(self, fn: str) -> dict[str, Any]:
         raise Unsupported("%s's functions cannot be introspected" % self.library_name)
+
+    def namespace(self) -> Any:
+        """The module whose attributes are the standard's functions (`call`)."""
+        raise Unsupported("%s has no namespace of the standard's functions" % self.library_name)
 
     # -- array.* --------------------------------------------------------------------------
     def create(self, fn: str, a: Kw, kw: Kw) -> Array:

@@ -692,7 +692,9 @@ def global_sum(server: Server, args: Args) -> Any:
 
 
 def make_server(backend: Backend) -> Server:
-    """A protocol server for backend with every op of this module registered."""
+    """A protocol server for backend with every op of this module registered
+    (and of call.py, the generic call, which registers itself on import)."""
+    from . import call  # noqa: F401
     return Server(backend)
 
 # array.exchange (DLPack with a peer library) and the dlpack-exchange-PEER features it claims.

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..array_api import ARRAY_API_2025, ArrayAPIBackend
 from ..backend import Array, Device
+from ..call import FEATURES as CALL_FEATURES
 
 
 class StrictBackend(ArrayAPIBackend):
@@ -14,7 +15,7 @@ class StrictBackend(ArrayAPIBackend):
 
     library_name = "array-api-strict"
     features = (*ARRAY_API_2025, "fft-freq-device", "dlpack-device", "dtype-device-support",
-                "dlpack-export", "device-keyword-only", "info-devices-tuple")
+                "dlpack-export", "device-keyword-only", "info-devices-tuple", *CALL_FEATURES)
 
     def __init__(self) -> None:
         import array_api_compat

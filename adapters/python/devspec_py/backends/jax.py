@@ -6,6 +6,7 @@ from typing import Any
 
 from ..array_api import ARRAY_API_2024, ArrayAPIBackend
 from ..backend import Array, Device, GlobalArg, GlobalInfo, Piece, PlacementArg, Sbp, ScopeStack
+from ..call import FEATURES as CALL_FEATURES
 from ..errors import Unsupported
 
 
@@ -18,7 +19,7 @@ class JaxBackend(ArrayAPIBackend):
         *ARRAY_API_2024, "fft-freq-device", "dlpack-device", "priority-context-first",
         "default-device-global", "default-device-scoped", "sharding", "sharding-elementwise",
         "sharding-reduce", "sharding-gather", "dlpack-export", "device-keyword-only",
-        "info-devices-list")
+        "info-devices-list", *CALL_FEATURES)
 
     def __init__(self) -> None:
         import array_api_compat

@@ -37,6 +37,7 @@ from typing import Any
 from .. import dlpack
 from ..array_api import NEEDS_INFO, REQUIRED, ArrayAPIBackend
 from ..backend import Array, Device, DType, Kw
+from ..call import FEATURES as CALL_FEATURES
 from ..discovery import (
     NotANamespace,
     Overrides,
@@ -285,6 +286,9 @@ class NamespaceBackend(ArrayAPIBackend):
                            % (version, self.declared))
             self.claim_info(version)
             self.claim_optional(version)
+            for f in CALL_FEATURES:
+                self.claim(f, True, "the generic call reaches the namespace's functions by name; "
+                           "what it lacks answers lacks")
         for feature, where in self.overrides.claim.items():
             self.claim(feature, True, "claimed by " + where)
         for feature, where in self.overrides.unclaim.items():

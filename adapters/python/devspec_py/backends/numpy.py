@@ -6,6 +6,7 @@ from typing import Any
 
 from ..array_api import ARRAY_API_2024, ArrayAPIBackend
 from ..backend import Array, Device
+from ..call import FEATURES as CALL_FEATURES
 from ..protocol import DTYPES
 
 
@@ -17,7 +18,7 @@ class NumPyBackend(ArrayAPIBackend):
 
     library_name = "numpy"
     features = (*ARRAY_API_2024, "fft-freq-device", "dlpack-device", "dlpack-export",
-                "device-keyword-only", "info-devices-list")
+                "device-keyword-only", "info-devices-list", *CALL_FEATURES)
 
     def __init__(self) -> None:
         import numpy

@@ -6,6 +6,7 @@ import os
 from typing import Any
 
 from ..backend import Array, BaseBackend, Device, DType, Kw
+from ..call import FEATURES as CALL_FEATURES
 from ..errors import Unsupported
 from ..values import TypedArray, nest
 
@@ -20,7 +21,7 @@ class TorchBackend(BaseBackend):
                 "asarray-inherits-device", "to-device", "output-follows-input",
                 "mixed-device-raises", "default-device-consistent", "fft-freq-device",
                 "dlpack-device", "device-string", "device-string-kw", "device-ordinal",
-                "promotion-category", "out-casting", "dtype-names")
+                "promotion-category", "out-casting", "dtype-names", *CALL_FEATURES)
 
     def __init__(self) -> None:
         import torch
@@ -28,6 +29,10 @@ class TorchBackend(BaseBackend):
 
     def library_version(self) -> str:
         return str(self.torch.__version__)
+
+    def namespace(self) -> Any:
+        # torch's own namespace: where a name differs from the standard's, torch lacks it.
+        return self.torch
 
     def devices(self) -> list[Device]:
         # "cpu" holds data; "meta" holds shapes and dtypes only. array-api-compat lists both

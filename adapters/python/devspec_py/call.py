@@ -1,0 +1,193 @@
+"""The generic call (spec/protocol.md, "call"): any function of the standard, of its linalg
+and fft extensions, or any array method or operator, by name, with positional and keyword
+call values. The function is looked up in the backend's namespace (the array's own
+attribute for `Array.NAME`) and called with exactly the arguments given; what the library
+does not have is a Lacks error naming it as the standard does. Standard-library only.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+import re
+from typing import Any
+
+from .args import Args, arg
+from .errors import AdapterLimit, Lacks, LibraryError, ProtocolError
+from .protocol import DTYPES
+from .server import Server, op
+from .values import EXACT_INT, decode_scalar
+
+_HANDLE = re.compile(r"^(array|device|stream)#(0|[1-9][0-9]*)$")
+_SCALAR_KEYS = ({"scalar"}, {"complex"})
+
+
+def decode(server: Server, value: Any, where: str) -> Any:
+    """A call value of the request as the Python object it stands for."""
+    if value is None or isinstance(value, (bool, int, float)):
+        return decode_scalar(value, where) if value is not None else None
+    if isinstance(value, str):
+        m = _HANDLE.match(value)
+        return server.lookup(value, m.group(1), where) if m else value
+    if isinstance(value, list):
+        raise ProtocolError("%s: a list is written {\"list\": [...]} or {\"tuple\": [...]}" % where,
+                            "TypeError")
+    if not isinstance(value, dict) or len(value) != 1:
+        raise ProtocolError("%s: not a call value" % where, "TypeError")
+    if set(value) in _SCALAR_KEYS:
+        return decode_scalar(value, where)
+    key, inner = next(iter(value.items()))
+    if key == "dtype":
+        if inner not in DTYPES:
+            raise ProtocolError("%s: unknown dtype %r" % (where, inner))
+        return dtype_object(server, inner)
+    if key == "str":
+        if not isinstance(inner, str):
+            raise ProtocolError("%s: a device string is {\"str\": text}" % where, "TypeError")
+        return inner
+    if key in ("tuple", "list"):
+        if not isinstance(inner, list):
+            raise ProtocolError("%s: {\"%s\": ...} takes a list" % (where, key), "TypeError")
+        items = [decode(server, v, "%s[%d]" % (where, i)) for i, v in enumerate(inner)]
+        return tuple(items) if key == "tuple" else items
+    if key == "slice":
+        if (not isinstance(inner, list) or len(inner) != 3
+                or not all(v is None or (isinstance(v, int) and not isinstance(v, bool))
+                           for v in inner)):
+            raise ProtocolError("%s: {\"slice\": [start, stop, step]}, each an int or null"
+                                % where, "TypeError")
+        return slice(*inner)
+    if key == "ellipsis":
+        if inner is not True:
+            raise ProtocolError("%s: the ellipsis is {\"ellipsis\": true}" % where, "TypeError")
+        return Ellipsis
+    raise ProtocolError("%s: unknown call value {\"%s\": ...}" % (where, key), "TypeError")
+
+
+def dtype_object(server: Server, name: str) -> Any:
+    """The library's dtype NAME; one it does not have is lacking."""
+    try:
+        return server.backend.dtype(name)
+    except LibraryError as exc:
+        raise Lacks("dtype %s" % name, "the library has no dtype %s: %s" % (name, exc.error)) \
+            from exc
+    except Exception as exc:
+        raise Lacks("dtype %s" % name, "the library has no dtype %s: %s" % (name, exc)) from exc
+
+
+def encode(server: Server, obj: Any, where: str = "result") -> Any:
+    """A result as a call value: arrays and devices as new handles, tuples as lists."""
+    if obj is None or isinstance(obj, (bool, str)):
+        return obj
+    if isinstance(obj, int):
+        return obj if -EXACT_INT < obj < EXACT_INT else {"scalar": str(obj)}
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else {"scalar": repr(obj)}
+    if isinstance(obj, complex):
+        return {"complex": [encode(server, obj.real), encode(server, obj.imag)]}
+    if isinstance(obj, (tuple, list)):
+        return [encode(server, v, "%s[%d]" % (where, i)) for i, v in enumerate(obj)]
+    if hasattr(obj, "shape") and hasattr(obj, "dtype"):
+        return server.reply_array(obj)
+    for name in DTYPES:
+        try:
+            if obj == server.backend.dtype(name):
+                return {"dtype": name}
+        except Exception:  # the library lacks that dtype, or its == refuses a foreign object
+            continue
+    for dev in server.backend.devices():
+        try:
+            if obj == dev:
+                return server.device_handle(obj)
+        except Exception:  # a device type whose == refuses other objects
+            continue
+    raise AdapterLimit("%s: a %s, which the protocol cannot carry" % (where, type(obj).__name__),
+                       "NotImplementedError")
+
+
+def resolve(server: Server, fn: str, args: list[Any]) -> tuple[Any, list[Any], bool]:
+    """The callable FN names, the positional arguments left for it, and whether it is a
+    property (read, not called)."""
+    if fn.startswith("Array."):
+        name = fn[len("Array."):]
+        if not args:
+            raise ProtocolError("call %s: the first of args is the array" % fn)
+        self_, rest = args[0], args[1:]
+        try:
+            attr = getattr(self_, name)
+        except AttributeError as exc:
+            raise Lacks(fn, "the library's array has no %s" % name) from exc
+        except Exception as exc:  # a property that raised: the library's answer
+            raise LibraryError(exc) from exc
+        prop = not callable(attr) or isinstance(getattr(type(self_), name, None), property)
+        return attr, rest, prop
+    ns = server.backend.namespace()
+    obj = ns
+    for part in fn.split("."):
+        obj = getattr(obj, part, None)
+        if obj is None:
+            raise Lacks(fn, "the namespace has no %s" % fn)
+    return obj, args, False
+
+
+def check_keywords(fn: str, f: Any, kwargs: dict[str, Any]) -> None:
+    """A keyword the library's own signature does not take is lacking (`argsort(stable=)`);
+    a callable whose signature cannot be read is called as it is."""
+    try:
+        params = inspect.signature(f).parameters
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    for name in kwargs:
+        p = params.get(name)
+        if p is None or p.kind is inspect.Parameter.POSITIONAL_ONLY:
+            raise Lacks("%s(%s=)" % (fn, name), "%s takes no keyword %s" % (fn, name))
+
+
+@op("call")
+def call(server: Server, args: Args) -> Any:
+    fn = arg(args, "fn", str)
+    raw_args = args.get("args", [])
+    raw_kwargs = args.get("kwargs", {})
+    if not isinstance(raw_args, list):
+        raise ProtocolError("argument 'args' must be a list", "TypeError")
+    if not isinstance(raw_kwargs, dict):
+        raise ProtocolError("argument 'kwargs' must be an object", "TypeError")
+    pick = args.get("pick")
+    if pick is not None and (not isinstance(pick, int) or isinstance(pick, bool) or pick < 0):
+        raise ProtocolError("argument 'pick' must be an int >= 0", "TypeError")
+    pos = [decode(server, v, "args[%d]" % i) for i, v in enumerate(raw_args)]
+    kw = {k: decode(server, v, "kwargs.%s" % k) for k, v in raw_kwargs.items()}
+    f, rest, prop = resolve(server, fn, pos)
+    if prop:
+        if rest or kw:
+            raise ProtocolError("call %s: a property takes no arguments" % fn, "TypeError")
+        if fn == "Array.device":  # a device, whatever the library's device object is
+            return server.device_handle(f)
+        result = f
+    else:
+        check_keywords(fn, f, kw)
+        try:
+            result = f(*rest, **kw)
+        except Exception as exc:
+            raise LibraryError(exc) from exc
+    if pick is not None:
+        if not isinstance(result, (tuple, list)):
+            raise AdapterLimit("pick %d: the result of %s is not a tuple" % (pick, fn),
+                               "IndexError")
+        if pick >= len(result):
+            raise AdapterLimit("pick %d: the result of %s has %d items" % (pick, fn, len(result)),
+                               "IndexError")
+        result = result[pick]
+    return encode(server, result)
+
+# The features of spec/signatures.json's families (one per family, spec/features.json): a
+# backend whose library has a namespace of the standard's functions claims them all, and
+# what the library does not have is lacking (a test checks this list against the table).
+FEATURES = (
+    "functions-creation", "functions-data-type", "functions-elementwise", "functions-indexing",
+    "functions-linear-algebra", "functions-manipulation", "functions-searching",
+    "functions-set", "functions-sorting", "functions-statistical", "functions-utility",
+    "functions-linalg", "functions-fft", "array-methods",
+)

@@ -1,0 +1,131 @@
+"""The generic call (devspec_py/call.py, spec/protocol.md "call") through the adapter
+program: call values in and out, tuples and pick, properties, what a library lacks, and the
+arguments the op refuses."""
+
+import json
+import os
+
+import pytest
+from adapter_client import TOP, importable, shared_session
+
+LIBRARY = "array-api-strict"
+
+
+@pytest.fixture
+def strict():
+    ok, why = importable(LIBRARY)
+    if not ok:
+        pytest.skip(why)
+    a, hello = shared_session(LIBRARY)
+    x = a.ok("array.asarray", {"obj": {"dtype": "float64", "shape": [4],
+                                       "data": [3.0, -1.0, 2.0, 3.0]},
+                               "device": hello["devices"][1]})
+    return a, hello, x
+
+
+def read(a, handle):
+    return a.ok("array.read", {"array": handle})
+
+
+def test_namespace_function_and_values(strict):
+    a, _, x = strict
+    y = a.ok("call", {"fn": "sum", "args": [x]})
+    assert read(a, y)["data"] == [7]
+    y = a.ok("call", {"fn": "linalg.vector_norm", "args": [x], "kwargs": {"ord": 1}})
+    assert read(a, y)["data"] == [9]
+
+
+def test_keyword_strings_tuples_and_dtypes(strict):
+    a, _, x = strict
+    s = a.ok("call", {"fn": "sort", "args": [x], "kwargs": {"descending": True}})
+    assert read(a, s)["data"] == [3, 3, 2, -1]
+    r = a.ok("call", {"fn": "reshape", "args": [x, {"tuple": [2, 2]}]})
+    assert read(a, r)["shape"] == [2, 2]
+    assert a.ok("call", {"fn": "result_type", "args": [x, {"dtype": "float32"}]}) == \
+        {"dtype": "float64"}
+    i = a.ok("call", {"fn": "searchsorted", "args": [s, x], "kwargs": {"side": "left"}})
+    assert read(a, i)["dtype"] == "int64"
+
+
+def test_tuple_results_and_pick(strict):
+    a, hello, x = strict
+    both = a.ok("call", {"fn": "unique_counts", "args": [x]})
+    assert isinstance(both, list) and len(both) == 2
+    counts = a.ok("call", {"fn": "unique_counts", "args": [x], "pick": 1})
+    assert read(a, counts)["data"] == [1, 1, 2]
+    where = a.ok("array.describe", {"array": counts})["device"]
+    assert a.ok("device.equal", {"a": where, "b": hello["devices"][1]}) is True
+    e = a.err("call", {"fn": "unique_counts", "args": [x], "pick": 2})
+    assert (e["kind"], e["origin"]) == ("IndexError", "adapter")
+    e = a.err("call", {"fn": "sum", "args": [x], "pick": 0})
+    assert (e["kind"], e["origin"]) == ("IndexError", "adapter")
+
+
+def test_methods_properties_and_indexing(strict):
+    a, hello, x = strict
+    y = a.ok("call", {"fn": "Array.__add__", "args": [x, 1.5]})
+    assert read(a, y)["data"] == [4.5, 0.5, 3.5, 4.5]
+    y = a.ok("call", {"fn": "Array.__getitem__", "args": [x, {"slice": [1, None, 2]}]})
+    assert read(a, y)["data"] == [-1, 3]
+    y = a.ok("call", {"fn": "Array.__getitem__", "args": [x, {"tuple": [{"ellipsis": True}]}]})
+    assert read(a, y)["shape"] == [4]
+    assert a.ok("call", {"fn": "Array.__setitem__", "args": [x, 0, -7.0]}) is None
+    assert read(a, x)["data"][0] == -7
+    dev = a.ok("call", {"fn": "Array.device", "args": [x]})
+    assert a.ok("device.equal", {"a": dev, "b": hello["devices"][1]}) is True
+    zero_d = a.ok("call", {"fn": "Array.__getitem__", "args": [x, 1]})
+    assert a.ok("call", {"fn": "Array.__float__", "args": [zero_d]}) == -1.0
+    nan = a.ok("call", {"fn": "divide", "args": [0.0, a.ok("call", {"fn": "zeros_like",
+                                                                        "args": [zero_d]})]})
+    assert a.ok("call", {"fn": "Array.__float__", "args": [nan]}) == {"scalar": "nan"}
+
+
+def test_devices_as_arguments(strict):
+    a, hello, _ = strict
+    z = a.ok("call", {"fn": "zeros", "args": [{"tuple": [2]}],
+                      "kwargs": {"device": hello["devices"][1]}})
+    d = a.ok("array.describe", {"array": z})["device"]
+    assert a.ok("device.equal", {"a": d, "b": hello["devices"][1]}) is True
+
+
+def test_what_the_library_lacks_is_named(strict):
+    a, _, x = strict
+    e = a.err("call", {"fn": "no_such_function", "args": [x]})
+    assert (e["kind"], e["origin"], e["lacks"]) == ("NotImplementedError", "library",
+                                                    "no_such_function")
+    e = a.err("call", {"fn": "linalg.no_such", "args": [x]})
+    assert e["lacks"] == "linalg.no_such"
+    e = a.err("call", {"fn": "Array.no_such", "args": [x]})
+    assert e["lacks"] == "Array.no_such"
+    e = a.err("call", {"fn": "argsort", "args": [x], "kwargs": {"no_such": True}})
+    assert e["lacks"] == "argsort(no_such=)"
+
+
+def test_the_library_s_own_errors_are_its_own(strict):
+    a, _, x = strict
+    e = a.err("call", {"fn": "Array.mT", "args": [x]})
+    assert (e["kind"], e["origin"]) == ("ValueError", "library") and "lacks" not in e
+
+
+@pytest.mark.parametrize("args, kind", [
+    ({"fn": "sum", "args": "array#0"}, "TypeError"),
+    ({"fn": "sum", "args": [[1, 2]]}, "TypeError"),
+    ({"fn": "sum", "args": [{"slice": [1]}]}, "TypeError"),
+    ({"fn": "sum", "args": [{"dtype": "float8"}]}, "ValueError"),
+    ({"fn": "sum", "args": [{"what": 1}]}, "TypeError"),
+    ({"fn": "sum", "args": ["array#999999"]}, "ValueError"),
+    ({"fn": "sum", "kwargs": [1]}, "TypeError"),
+    ({"fn": "sum", "pick": -1}, "TypeError"),
+    ({"fn": "Array.__add__"}, "ValueError"),
+])
+def test_malformed_calls_are_protocol_errors(strict, args, kind):
+    a, _, _ = strict
+    e = a.err("call", args)
+    assert (e["kind"], e["origin"]) == (kind, "protocol"), e
+
+
+def test_the_claimed_features_are_the_table_s_families():
+    from devspec_py.call import FEATURES
+    with open(os.path.join(TOP, "spec", "signatures.json"), encoding="utf-8") as f:
+        families = json.load(f)["families"]
+    assert sorted(FEATURES) == sorted(v["feature"] for v in families.values() if v["feature"])
