@@ -38,6 +38,7 @@ phase_spec() {
         .venv/bin/python spec/tools/gen_statements.py --check &&
         .venv/bin/python spec/tools/gen_dtype_cases.py --check &&
         .venv/bin/python spec/tools/gen_global_cases.py --check &&
+        .venv/bin/python spec/tools/gen_function_cases.py --check &&
         .venv/bin/python reference/tools/gen_promotion_tables.py --check &&
         # The op tables generated from spec/ops.json are current.
         .venv/bin/python spec/tools/gen_ops.py --check &&
