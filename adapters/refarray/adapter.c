@@ -40,6 +40,7 @@
  * claims a feature only when that refarray is new enough for it (the table `features` below,
  * the one place that decides what is claimed).
  */
+#include "adapter_call.h"
 #include "devspec_shim.h"
 #include "refarray.h"
 #ifdef DEVSPEC_ADAPTER_MPI
@@ -1202,6 +1203,12 @@ static const ds_vendor table = {
     .to_devices = to_devices,
     .dlpack_export = dlpack_export,
     .dlpack_import = dlpack_import,
+    .call = refarray_call,
 };
+
+const ds_vendor *refarray_vendor(void)
+{
+    return &table;
+}
 
 DEVSPEC_SHIM_EXPORT(&table)

@@ -933,8 +933,63 @@ DT_TEST(memory_limit_ops)
           "\"fill_value\":1,\"dtype\":\"int8\"}"));
 }
 
+/* The generic call (spec/protocol.md, "call"): the standard's names refarray has, answered
+ * through its slots with the device rules; what it has not, lacking by name. */
+DT_TEST(call_ops)
+{
+    need_hello();
+    drv *d = drv_shared;
+    OK(d, "x = [1, 2] float64", "x", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2],"
+         "\"data\":[1,2]},\"device\":$cpu}"));
+    OK(d, "call add(x, 1.5)", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"add\",\"args\":[$x,1.5]}"));
+    OK(d, "add(x, 1.5) is [2.5, 3.5]", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[2.5,3.5]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "call Array.__mul__(x, x)", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"Array.__mul__\",\"args\":[$x,$x]}"));
+    OK(d, "x * x is [1, 4]", NULL, "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[1,4]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "call stack((x, x), axis=1)", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"stack\",\"args\":[{\"tuple\":[$x,$x]}],"
+         "\"kwargs\":{\"axis\":1}}"));
+    OK(d, "stack((x, x), axis=1) is [[1, 1], [2, 2]]", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[2,2],\"data\":[1,1,2,2]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "call sum(x, axis=None)", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"sum\",\"args\":[$x],\"kwargs\":{\"axis\":null}}"));
+    OK(d, "sum(x) is 3", NULL, "{\"dtype\":\"float64\",\"shape\":[],\"data\":[3]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    cJSON *reply = drv_send(d, __FILE__, __LINE__,
+                            A("call\",\"args\":{\"fn\":\"linalg.solve\",\"args\":[$x,$x]}"));
+    const cJSON *err = cJSON_GetObjectItemCaseSensitive(reply, "error");
+    const cJSON *lacks = cJSON_GetObjectItemCaseSensitive(err, "lacks");
+    const cJSON *origin = cJSON_GetObjectItemCaseSensitive(err, "origin");
+    drv_check(cJSON_IsString(lacks) && !strcmp(lacks->valuestring, "linalg.solve") &&
+                  cJSON_IsString(origin) && !strcmp(origin->valuestring, "library"),
+              "a function refarray has not is lacking by its name, origin library");
+    cJSON_Delete(reply);
+    reply = drv_send(d, __FILE__, __LINE__,
+                     A("call\",\"args\":{\"fn\":\"sum\",\"args\":[$x],"
+                       "\"kwargs\":{\"keepdims\":true}}"));
+    lacks = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(reply, "error"),
+                                             "lacks");
+    drv_check(cJSON_IsString(lacks) && !strcmp(lacks->valuestring, "sum(keepdims=)"),
+              "a keyword refarray has not is lacking as sum(keepdims=)");
+    cJSON_Delete(reply);
+    ERR(d, "pick on an array result is IndexError (adapter)", "IndexError", "adapter",
+        A("call\",\"args\":{\"fn\":\"add\",\"args\":[$x,$x],\"pick\":0}"));
+    ERR(d, "a bare JSON list is no call value", "TypeError", "protocol",
+        A("call\",\"args\":{\"fn\":\"add\",\"args\":[$x,[1]]}"));
+    ERR(d, "a slice has three bounds", "TypeError", "protocol",
+        A("call\",\"args\":{\"fn\":\"add\",\"args\":[$x,{\"slice\":[1]}]}"));
+    ERR(d, "an unknown dtype", "ValueError", "protocol",
+        A("call\",\"args\":{\"fn\":\"add\",\"args\":[$x,{\"dtype\":\"float8\"}]}"));
+}
+
 DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(memory_limit_ops), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops),
          DT_ENTRY(conversion_ops), DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops),
          DT_ENTRY(utilities_ops), DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops),
          DT_ENTRY(sharding_ops), DT_ENTRY(out_and_dtypes_ops), DT_ENTRY(global_ops_ops),
-         DT_ENTRY(bye))
+         DT_ENTRY(call_ops), DT_ENTRY(bye))

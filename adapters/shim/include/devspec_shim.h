@@ -303,6 +303,53 @@ typedef struct ds_global_arg {
 int ds_buffer_alloc(ds_buffer *buf);
 
 /* ---------------------------------------------------------------------------------------
+ * Call values (the generic call, spec/protocol.md "call")
+ *
+ * An argument of the `call` slot, and its result: None, a scalar, a string (a keyword's
+ * value: side="left"), a dtype, a device, an array, a tuple or list of values, a slice or
+ * the ellipsis. Everything an argument points to belongs to the shim and is valid during
+ * the call.
+ * ------------------------------------------------------------------------------------- */
+typedef enum ds_value_kind {
+    DS_VALUE_NONE = 0,
+    DS_VALUE_SCALAR, /* `scalar` */
+    DS_VALUE_STRING, /* `str` */
+    DS_VALUE_DTYPE,  /* `dtype` */
+    DS_VALUE_DEVICE, /* `device` (never DS_DEVICE_NONE: None is DS_VALUE_NONE) */
+    DS_VALUE_ARRAY,  /* `array` */
+    DS_VALUE_TUPLE,  /* `items`, `n` */
+    DS_VALUE_LIST,   /* `items`, `n` */
+    DS_VALUE_SLICE,  /* `slice`, `slice_set` */
+    DS_VALUE_ELLIPSIS
+} ds_value_kind;
+
+typedef struct ds_value {
+    ds_value_kind kind;
+    ds_scalar scalar;
+    const char *str;
+    ds_dtype dtype;
+    ds_device device;
+    ds_array array;
+    const struct ds_value *items;
+    size_t n;
+    int64_t slice[3];  /* start, stop, step */
+    bool slice_set[3]; /* false: None */
+} ds_value;
+
+/* The most arrays a `call` result may hold (a tuple of arrays: unique_all's four, svd's
+ * three). */
+#define DS_CALL_MAX_RESULTS 16
+
+/* What a `call` slot returns in *out: one value, or, for a tuple of arrays, `kind`
+ * DS_VALUE_TUPLE with the arrays in `arrays[0..n)` (the shim gives each a handle and owns
+ * them); a DS_VALUE_ARRAY result is `array`, owned by the shim too. */
+typedef struct ds_call_result {
+    ds_value value;
+    ds_array arrays[DS_CALL_MAX_RESULTS];
+    size_t n;
+} ds_call_result;
+
+/* ---------------------------------------------------------------------------------------
  * Errors from callbacks
  *
  * Every callback returns an int: 0 on success, anything else on failure (the library's own
@@ -334,6 +381,17 @@ void ds_verror(const char *kind, const char *fmt, va_list ap)
 #endif
     ;
 
+/* Records that the library does not have what the failing callback was asked for: kind
+ * NotImplementedError, origin "library", and `lacks` naming it as the standard does
+ * ("linalg.solve", "Array.__setitem__", "argsort(stable=)", "dtype uint16"); the runner
+ * reports the case as lacking it, never as a wrong answer. Call it just before returning
+ * non-zero. */
+void ds_lacks(const char *name, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* ---------------------------------------------------------------------------------------
  * The vendor table
  *
@@ -349,7 +407,7 @@ void ds_verror(const char *kind, const char *fmt, va_list ap)
  * return a new reference to it (retain it), since each handle releases once. array.same
  * compares the pointers.
  * ------------------------------------------------------------------------------------- */
-#define DS_VENDOR_VERSION 7u
+#define DS_VENDOR_VERSION 8u
 
 typedef struct ds_vendor {
     uint32_t version;            /* required: DS_VENDOR_VERSION */
@@ -547,6 +605,17 @@ typedef struct ds_vendor {
      * no from_dlpack slot. */
     int (*dlpack_import)(void *lib, struct DLManagedTensorVersioned *tensor, ds_device device,
                          ds_copy copy, ds_array *out);
+
+    /* ---- version 8: the generic call; optional ---- */
+    /* call: the function `name` as the standard names it ("where", "linalg.solve",
+     * "fft.fft", or "Array.NAME" for a method, operator or property, whose array is args[0])
+     * with the positional `args` and the keyword arguments kwnames[i] = kwargs[i]. Fills
+     * *out (ds_call_result). A name, keyword or argument form the library does not have is
+     * answered with ds_lacks() before returning non-zero; the library's own refusals with
+     * ds_error(). */
+    int (*call)(void *lib, const char *name, const ds_value *args, size_t nargs,
+                const char *const *kwnames, const ds_value *kwargs, size_t nkw,
+                ds_call_result *out);
 } ds_vendor;
 
 /* ---------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ int ds__fail(ds__err *e, ds__origin origin, const char *kind, const char *fmt, .
     va_list ap;
     e->set = true;
     e->origin = origin;
+    e->lacks[0] = '\0';
     snprintf(e->kind, sizeof e->kind, "%s", kind);
     va_start(ap, fmt);
     vsnprintf(e->message, sizeof e->message, fmt, ap);
@@ -41,6 +42,7 @@ void ds_verror(const char *kind, const char *fmt, va_list ap)
     if (callback_err == NULL) return;
     callback_err->set = true;
     callback_err->origin = DS__ORIGIN_LIBRARY;
+    callback_err->lacks[0] = '\0';
     snprintf(callback_err->kind, sizeof callback_err->kind, "%s", kind ? kind : "RuntimeError");
     vsnprintf(callback_err->message, sizeof callback_err->message, fmt ? fmt : "", ap);
 }
@@ -50,6 +52,19 @@ void ds_error(const char *kind, const char *fmt, ...)
     va_list ap;
     va_start(ap, fmt);
     ds_verror(kind, fmt, ap);
+    va_end(ap);
+}
+
+void ds_lacks(const char *name, const char *fmt, ...)
+{
+    va_list ap;
+    if (callback_err == NULL) return;
+    callback_err->set = true;
+    callback_err->origin = DS__ORIGIN_LIBRARY;
+    snprintf(callback_err->kind, sizeof callback_err->kind, "NotImplementedError");
+    snprintf(callback_err->lacks, sizeof callback_err->lacks, "%s", name ? name : "?");
+    va_start(ap, fmt);
+    vsnprintf(callback_err->message, sizeof callback_err->message, fmt, ap);
     va_end(ap);
 }
 

@@ -80,6 +80,13 @@ static char *error_reply(bool has_id, uint64_t id, const ds__err *e, size_t *rep
               ds__put(err, "kind", cJSON_CreateString(e->kind)) &&
               ds__put(err, "message", cJSON_CreateString(message)) &&
               ds__put(err, "origin", cJSON_CreateString(ds__origin_name(e->origin)));
+    /* What the library lacks (ds_lacks): a name of the standard, never cut inside UTF-8
+     * since names are ASCII; a non-ASCII byte is repaired as the message is. */
+    if (ok && e->lacks[0] != '\0') {
+        char lacks[3 * sizeof e->lacks + 1];
+        utf8_repair(e->lacks, lacks);
+        ok = ds__put(err, "lacks", cJSON_CreateString(lacks));
+    }
     if (!ok) {
         cJSON_Delete(reply);
         return NULL;

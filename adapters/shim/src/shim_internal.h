@@ -24,6 +24,7 @@ typedef struct ds__err {
     ds__origin origin;
     char kind[64];
     char message[1024];
+    char lacks[128]; /* what the library lacks (ds_lacks), or "" */
 } ds__err;
 
 /* Sets *e (overwriting it) and returns -1, so a check reads `return ds__fail(...)`. */
