@@ -57,8 +57,8 @@ typedef struct loader {
     /* names bound so far in the current case */
     const char **bound;
     int nbound;
-    int max_device; /* highest $Dn mentioned, -1 for none */
-    int ranks;      /* the case's ranks, for expect_ranks */
+    int max_device;        /* highest $Dn mentioned, -1 for none */
+    int ranks;             /* the case's ranks, for expect_ranks */
     bool informative_only; /* every statement the case cites is informative */
 } loader;
 
@@ -457,7 +457,25 @@ static void check_args(loader *L, const op_entry *op, const cJSON *args)
 
 static const char *const STEP_KEYS[] = {"op",     "args",   "as",           "expect",
                                         "raises", "either", "expect_ranks", NULL};
-static const char *const ALT_KEYS[] = {"expect", "raises", "stop", NULL};
+static const char *const ALT_KEYS[] = {"expect", "raises", "expect_ranks", "stop", NULL};
+
+/* One expected value per rank of the case, in rank order (spec/case-format.md); L's path is
+ * at the key. */
+static void check_per_rank(loader *L, const cJSON *per_rank)
+{
+    if (!cJSON_IsArray(per_rank) || cJSON_GetArraySize(per_rank) != L->ranks) {
+        problem(L, "must be a list of %d expected values, one per rank of the case", L->ranks);
+        return;
+    }
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, per_rank)
+    {
+        push_index(L, i++);
+        check_expected(L, e, false);
+        pop(L);
+    }
+}
 
 static void load_step(loader *L, dsr_step *st, const cJSON *v)
 {
@@ -515,18 +533,7 @@ static void load_step(loader *L, dsr_step *st, const cJSON *v)
     if (per_rank) {
         /* One expected value per rank of the case, in rank order (spec/case-format.md). */
         push_key(L, "expect_ranks");
-        if (!cJSON_IsArray(per_rank) || cJSON_GetArraySize(per_rank) != L->ranks)
-            problem(L, "must be a list of %d expected values, one per rank of the case", L->ranks);
-        else {
-            int i = 0;
-            const cJSON *e;
-            cJSON_ArrayForEach(e, per_rank)
-            {
-                push_index(L, i++);
-                check_expected(L, e, false);
-                pop(L);
-            }
-        }
+        check_per_rank(L, per_rank);
         pop(L);
         st->outcome = DSR_OUTCOME_EXPECT_RANKS;
         st->value = (cJSON *)per_rank;
@@ -563,14 +570,20 @@ static void load_step(loader *L, dsr_step *st, const cJSON *v)
                     only_keys(L, alt, ALT_KEYS);
                     const cJSON *ae = cJSON_GetObjectItemCaseSensitive(alt, "expect");
                     const cJSON *ar = cJSON_GetObjectItemCaseSensitive(alt, "raises");
-                    if (ae && ar) {
-                        push_key(L, "raises");
+                    const cJSON *ak = cJSON_GetObjectItemCaseSensitive(alt, "expect_ranks");
+                    if ((ae && ar) || (ak && (ae || ar))) {
+                        push_key(L, ar ? "raises" : "expect_ranks");
                         problem_key(L, 0,
-                                    "an alternative has exactly one of \"expect\" and "
-                                    "\"raises\"");
+                                    "an alternative has exactly one of \"expect\", \"raises\" "
+                                    "and \"expect_ranks\"");
                         pop(L);
-                    } else if (!ae && !ar) {
-                        problem(L, "an alternative needs \"expect\" or \"raises\"");
+                    } else if (!ae && !ar && !ak) {
+                        problem(L, "an alternative needs \"expect\", \"raises\" or "
+                                   "\"expect_ranks\"");
+                    } else if (ak) {
+                        push_key(L, "expect_ranks");
+                        check_per_rank(L, ak);
+                        pop(L);
                     } else if (ae) {
                         push_key(L, "expect");
                         check_expected(L, ae, false);

@@ -141,6 +141,53 @@ static bool kind_matches(const char *want, const char *got)
     return !strcmp(want, "any") || !strcmp(want, got);
 }
 
+/* Matches a successful reply against EXPS, one expected value per rank: DSR_END_OK, or the
+ * first rank that differs in WHY (DSR_END_FAIL; DSR_END_ERROR or the transport's end when a
+ * device comparison could not be made). OBSERVED (may be NULL) receives each rank's outcome. */
+static dsr_end match_ranks(runner *r, const cJSON *exps, const dsr_reply *rep, dsr_buf *why,
+                           cJSON *observed)
+{
+    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(rep->doc, "ranks");
+    eq_ctx ctx = {r, DSR_END_OK};
+    dsr_judge j = {device_equal, &ctx, r->bindings};
+    dsr_end end = DSR_END_OK;
+    int i = 0;
+    const cJSON *exp;
+    cJSON_ArrayForEach(exp, exps)
+    {
+        const cJSON *entry = ranks ? cJSON_GetArrayItem(ranks, i) : NULL;
+        const cJSON *res = rep->result;
+        if (ranks) {
+            const cJSON *ok = cJSON_GetObjectItemCaseSensitive(entry, "ok");
+            res = cJSON_GetObjectItemCaseSensitive(entry, "result");
+            if (!cJSON_IsTrue(ok) || !res) {
+                if (observed)
+                    cJSON_AddItemToArray(observed,
+                                         entry ? cJSON_Duplicate(entry, true) : cJSON_CreateNull());
+                if (end == DSR_END_OK) {
+                    dsr__buf_printf(why, "rank %d: %s", i,
+                                    entry ? "raised an error" : "has no reply (fewer ranks)");
+                    end = DSR_END_FAIL;
+                }
+                i++;
+                continue;
+            }
+        }
+        if (observed) cJSON_AddItemToArray(observed, cJSON_Duplicate(res, true));
+        if (end == DSR_END_OK) {
+            dsr_buf one = {0};
+            int m = dsr__judge_match(&j, exp, res, &one);
+            if (m != 1) {
+                dsr__buf_printf(why, "rank %d: %s", i, one.data ? one.data : "");
+                end = m < 0 ? (ctx.io != DSR_END_OK ? ctx.io : DSR_END_ERROR) : DSR_END_FAIL;
+            }
+            dsr__buf_free(&one);
+        }
+        i++;
+    }
+    return end;
+}
+
 /* Judges a reply against one expected value per rank. An SPMD adapter's reply carries every
  * rank's outcome in "ranks" when they differ; without it every rank answered as rank 0. */
 static dsr_end judge_ranks(runner *r, const dsr_step *st, const dsr_reply *rep)
@@ -150,45 +197,9 @@ static dsr_end judge_ranks(runner *r, const dsr_step *st, const dsr_reply *rep)
         set_io(r, substitute(r, st->value), error_json(rep));
         return DSR_END_FAIL;
     }
-    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(rep->doc, "ranks");
     cJSON *observed = cJSON_CreateArray();
-    eq_ctx ctx = {r, DSR_END_OK};
-    dsr_judge j = {device_equal, &ctx, r->bindings};
     dsr_buf why = {0};
-    dsr_end end = DSR_END_OK;
-    int i = 0;
-    const cJSON *exp;
-    cJSON_ArrayForEach(exp, st->value)
-    {
-        const cJSON *entry = ranks ? cJSON_GetArrayItem(ranks, i) : NULL;
-        const cJSON *res = rep->result;
-        if (ranks) {
-            const cJSON *ok = cJSON_GetObjectItemCaseSensitive(entry, "ok");
-            res = cJSON_GetObjectItemCaseSensitive(entry, "result");
-            if (!cJSON_IsTrue(ok) || !res) {
-                cJSON_AddItemToArray(observed,
-                                     entry ? cJSON_Duplicate(entry, true) : cJSON_CreateNull());
-                if (end == DSR_END_OK) {
-                    dsr__buf_printf(&why, "rank %d: %s", i,
-                                    entry ? "raised an error" : "has no reply (fewer ranks)");
-                    end = DSR_END_FAIL;
-                }
-                i++;
-                continue;
-            }
-        }
-        cJSON_AddItemToArray(observed, cJSON_Duplicate(res, true));
-        if (end == DSR_END_OK) {
-            dsr_buf one = {0};
-            int m = dsr__judge_match(&j, exp, res, &one);
-            if (m != 1) {
-                dsr__buf_printf(&why, "rank %d: %s", i, one.data ? one.data : "");
-                end = m < 0 ? (ctx.io != DSR_END_OK ? ctx.io : DSR_END_ERROR) : DSR_END_FAIL;
-            }
-            dsr__buf_free(&one);
-        }
-        i++;
-    }
+    dsr_end end = match_ranks(r, st->value, rep, &why, observed);
     if (end != DSR_END_OK) {
         failmsg(r, "%s: %s", st->op, why.data ? why.data : "");
         set_io(r, substitute(r, st->value), observed);
@@ -264,6 +275,8 @@ static dsr_end judge(runner *r, const dsr_step *st, const dsr_reply *rep, int *a
         for (int n = 0; single ? n < 1 : alt != NULL; n++, alt = alt ? alt->next : NULL) {
             const cJSON *exp = single ? st->value : cJSON_GetObjectItemCaseSensitive(alt, "expect");
             const cJSON *rai = single ? NULL : cJSON_GetObjectItemCaseSensitive(alt, "raises");
+            const cJSON *erk =
+                single ? NULL : cJSON_GetObjectItemCaseSensitive(alt, "expect_ranks");
             bool stops = !single && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(alt, "stop"));
             if (n) dsr__buf_puts(&why, "; ");
             if (!single) dsr__buf_printf(&why, "alternative %d: ", n + 1);
@@ -279,7 +292,19 @@ static dsr_end judge(runner *r, const dsr_step *st, const dsr_reply *rep, int *a
                     end = ctx.io != DSR_END_OK ? ctx.io : DSR_END_ERROR;
                     break;
                 }
-            } else if (exp) {
+            } else if (erk && rep->ok) {
+                dsr_end m = match_ranks(r, erk, rep, &why, NULL);
+                if (m == DSR_END_OK) {
+                    end = DSR_END_OK;
+                    *stop = stops;
+                    *alt_held = n + 1;
+                    break;
+                }
+                if (m != DSR_END_FAIL) {
+                    end = m;
+                    break;
+                }
+            } else if (exp || erk) {
                 dsr__buf_printf(&why, "expected a value, %s raised %s: %s", st->op, rep->kind,
                                 rep->message);
             } else if (rai && !rep->ok) {

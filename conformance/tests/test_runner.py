@@ -457,9 +457,14 @@ def group_ranks(env):
     r = load_report(rep)
     st = statuses(r)
     check(st == {"ranks.each": "pass", "ranks.same": "pass", "ranks.wrong": "fail",
-                 "ranks.too-many": "skip"} and rc == 1,
-          "per-rank expectations pass and fail per rank; too many ranks is a skip",
-          "pass pass fail skip", (rc, st))
+                 "ranks.too-many": "skip", "ranks.either": "pass", "ranks.either-none": "fail"}
+          and rc == 1,
+          "per-rank expectations pass and fail per rank, also as either alternatives; too many "
+          "ranks is a skip", "pass pass fail skip pass fail", (rc, st))
+    by = {c["id"]: c for c in r["cases"]}
+    check(by["ranks.either"].get("steps") == [{"op": "util.num_gpus", "outcome": "returned",
+                                                "alternative": 2}],
+          "the per-rank alternative that held is recorded", "alternative 2", by["ranks.either"])
     by_id = {c["id"]: c for c in r["cases"]}
     check("rank 1" in by_id["ranks.wrong"].get("reason", ""), "the failure names rank 1",
           "rank 1", by_id["ranks.wrong"].get("reason"))
@@ -473,7 +478,7 @@ def group_ranks(env):
                             "--report", env.path("one.json")])
     st = statuses(load_report(env.path("one.json")))
     check(set(st.values()) == {"skip"}, "an adapter without \"ranks\" has one rank: all skipped",
-          "4 x skip", st)
+          "6 x skip", st)
 
 
 def group_spmd(env):

@@ -650,10 +650,16 @@ class Checker:
             if "as" in step:
                 bound.add(step["as"])
         for k, step in enumerate(case["steps"]):
-            if "expect_ranks" in step and len(step["expect_ranks"]) != case.get("ranks", 1):
-                self.add(rel, pointer("cases", i, "steps", k, "expect_ranks"), "case-ranks-count",
-                         "%d expected values for a case of %d ranks (one per rank)"
-                         % (len(step["expect_ranks"]), case.get("ranks", 1)))
+            per_rank: list[tuple[tuple[str | int, ...], Json]] = (
+                [(("expect_ranks",), step["expect_ranks"])] if "expect_ranks" in step else [])
+            for n, alt in enumerate(step.get("either", [])):
+                if "expect_ranks" in alt:
+                    per_rank.append((("either", n, "expect_ranks"), alt["expect_ranks"]))
+            for where, values in per_rank:
+                if len(values) != case.get("ranks", 1):
+                    self.add(rel, pointer("cases", i, "steps", k, *where), "case-ranks-count",
+                             "%d expected values for a case of %d ranks (one per rank)"
+                             % (len(values), case.get("ranks", 1)))
         if "devices" in case and case["devices"] < highest + 1:
             self.add(rel, pointer("cases", i, "devices"), "case-devices-too-few",
                      "the case uses $D%d, so it needs at least %d devices" % (highest, highest + 1))
@@ -669,6 +675,8 @@ class Checker:
             for n, alt in enumerate(step.get("either", [])):
                 if "expect" in alt:
                     values.append((("either", n, "expect"), alt["expect"]))
+                for r, e in enumerate(alt.get("expect_ranks", [])):
+                    values.append((("either", n, "expect_ranks", r), e))
             for where, value in values:
                 for path, m in _matchers(value, list(where)):
                     if "$range" not in m:
