@@ -87,7 +87,8 @@ void dsr__client_free(dsr_client *c)
     c->ndevices = 0;
     cJSON_Delete(c->hello);
     cJSON_Delete(c->violation);
-    c->hello = c->violation = NULL;
+    cJSON_Delete(c->reference);
+    c->hello = c->violation = c->reference = NULL;
     dsr__buf_free(&c->msg);
     dsr__buf_free(&c->req);
 }
@@ -262,6 +263,23 @@ static void bind_devices(dsr_client *c)
     }
 }
 
+/* The first field of hello in which B differs from A (compared as printed), or NULL. */
+static const char *hello_difference(const cJSON *a, const cJSON *b)
+{
+    static const char *const fields[] = {"protocol",    "library",        "features",
+                                         "device_strs", "default_device", "ranks"};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        const cJSON *x = cJSON_GetObjectItemCaseSensitive(a, fields[i]);
+        const cJSON *y = cJSON_GetObjectItemCaseSensitive(b, fields[i]);
+        char *tx = x ? dsr__print(x, false) : NULL, *ty = y ? dsr__print(y, false) : NULL;
+        bool same = (!tx && !ty) || (tx && ty && !strcmp(tx, ty));
+        cJSON_free(tx);
+        cJSON_free(ty);
+        if (!same) return fields[i];
+    }
+    return NULL;
+}
+
 static int hello(dsr_client *c, char *err, size_t errlen)
 {
     cJSON *args = cJSON_CreateObject();
@@ -299,6 +317,24 @@ static int hello(dsr_client *c, char *err, size_t errlen)
         char *shown = dsr__print(res, false);
         snprintf(err, errlen, "%s: %.300s", problem, shown ? shown : "");
         cJSON_free(shown);
+        cJSON_Delete(rep.doc);
+        return -1;
+    }
+    /* Every worker of a run, and every worker after a restart, must be the library the run
+     * began with: another worker claiming fewer features, or seeing other devices (a GPU in
+     * exclusive-process mode shows only the CPU to a second process), would turn cases into
+     * skips or run them elsewhere under the first worker's header. */
+    const cJSON *want = c->reference ? c->reference : c->hello;
+    const char *differs = want ? hello_difference(want, res) : NULL;
+    if (differs) {
+        char *a = dsr__print(cJSON_GetObjectItemCaseSensitive(res, differs), false);
+        char *b = dsr__print(cJSON_GetObjectItemCaseSensitive(want, differs), false);
+        snprintf(err, errlen,
+                 "this worker's hello differs from the run's first in \"%s\": %.200s, not "
+                 "%.200s",
+                 differs, a ? a : "(none)", b ? b : "(none)");
+        cJSON_free(a);
+        cJSON_free(b);
         cJSON_Delete(rep.doc);
         return -1;
     }

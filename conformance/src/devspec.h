@@ -551,6 +551,7 @@ typedef struct dsr_client {
     dsr_buf req;      /* the request being sent */
     dsr_buf msg;      /* why the last request failed */
     cJSON *violation; /* the reply that broke the protocol (owned; the caller may take it) */
+    cJSON *reference; /* the run's first hello, for another worker (owned); NULL: the first */
 } dsr_client;
 
 /* A client of AD; RESTARTS (NULL: its own count) is shared with the run's other clients. */

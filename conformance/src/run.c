@@ -664,6 +664,7 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
         } else {
             ws[k].r = (runner){.o = r->o, .reg = r->reg, .suite = r->suite, .ex = r->ex};
             dsr__client_init(&ws[k].r.cl, dsr__adapter_clone(r->cl.ad), r->o, r->cl.restarts);
+            ws[k].r.cl.reference = cJSON_Duplicate(r->cl.hello, true);
         }
     }
     /* SIGINT and SIGTERM go to this thread, which watches dsr__interrupted for all. */

@@ -30,6 +30,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TEST_SPEC = os.path.join(HERE, "spec")
 CASES = os.path.join(HERE, "cases")
 FAKE = os.path.join(HERE, "fixtures", "fake_adapter.py")
+FEATURES = ["device-attr", "device-eq", "creation-device-kw", "to-device", "device-string",
+            "mixed-device-raises", "output-follows-input"]  # the fake adapter's default claims
 
 
 
@@ -537,6 +539,40 @@ def group_spmd(env):
 
 
 def group_isolation(env):
+    # Item: every worker's hello must be the first's. Under --jobs 2 a second worker that
+    # claims fewer features is refused (said) and the first runs every case, as --jobs 1
+    # would; after a restart (--jobs 1) a worker that claims fewer stops the run, naming the
+    # difference.
+    fewer = ",".join(f for f in FEATURES if f != "device-eq")
+    good_cases = os.path.join(CASES, "pass.json")
+    rc1, out1, err1 = env.run(["run", "--cases", good_cases, "--adapter-cmd", fake_cmd(),
+                               "--jobs", "1", "--no-tap", "--report", env.path("h1.json")])
+    st1 = statuses(load_report(env.path("h1.json")))
+    state2 = env.path("hellos-2")
+    rc, out, err = env.run(["run", "--cases", good_cases, "--adapter-cmd",
+                            fake_cmd("--state", state2, "--later-features", fewer),
+                            "--jobs", "2", "--no-tap", "--report", env.path("h2.json")])
+    st2 = statuses(load_report(env.path("h2.json")))
+    check(rc == rc1 and st2 == st1 and "worker 2 could not start" in err and
+          'differs from the run\'s first in "features"' in err,
+          "--jobs 2: a worker claiming fewer features is refused, the cases run as with --jobs 1",
+          (rc1, "refused"), (rc, err[-400:], [k for k in st1 if st1[k] != st2.get(k)]))
+    crash_cases = env.path("crash-then.json")
+    with open(crash_cases, "w") as fh:
+        json.dump({"description": "A crash, then more.", "cases": [
+            {"id": "c.crash", "description": "crash", "spec": ["T-STR-1"], "features": ["device-string"],
+             "steps": [{"op": "device.parse", "args": {"text": "crash"}}]},
+            {"id": "c.after", "description": "after", "spec": ["T-STR-1"], "features": ["device-string"],
+             "steps": [{"op": "device.parse", "args": {"text": "cpu"}}]}]}, fh)
+    state3 = env.path("hellos-3")
+    rc, out, err = env.run(["run", "--cases", crash_cases, "--adapter-cmd",
+                            fake_cmd("--state", state3, "--later-features", fewer),
+                            "--jobs", "1", "--no-tap", "--report", env.path("h3.json")])
+    r = load_report(env.path("h3.json"))
+    check(rc == 3 and r["footer"]["complete"] is False and
+          'differs from the run\'s first in "features"' in r["footer"].get("incomplete_reason", ""),
+          "--jobs 1: a restarted worker claiming fewer features stops the run, naming the difference",
+          3, (rc, r["footer"].get("incomplete_reason"), err[-300:]))
     state = env.path("hellos")
     rep = env.path("bad.json")
     t0 = time.time()
