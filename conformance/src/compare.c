@@ -1331,6 +1331,20 @@ int dsr__compare_main(int argc, char **argv, const char *source)
         fprintf(stderr, "devspec: compare: no reports found in the paths given\n");
         rc = DSR_EXIT_USAGE;
     }
+    /* The page never replaces a report it was made from, nor a case file. */
+    for (int i = 0; html && !rc && i < in.nlibs; i++)
+        if (dsr__same_file(html, in.libs[i].path)) {
+            fprintf(stderr, "devspec: compare: --html %s is the report %s\n", html,
+                    in.libs[i].path);
+            rc = DSR_EXIT_USAGE;
+        }
+    for (int i = 0; html && !rc && i < ncases; i++)
+        if (dsr__is_dir(cases[i]) ? dsr__path_inside(html, cases[i])
+                                  : dsr__same_file(html, cases[i])) {
+            fprintf(stderr, "devspec: compare: --html %s would replace a case file (%s)\n", html,
+                    cases[i]);
+            rc = DSR_EXIT_USAGE;
+        }
     dsr_buf specdir = {0};
     spec_files sp = {0};
     dsr_registry reg;

@@ -1494,6 +1494,42 @@ def group_reliability(env):
           "--report /dev/stdout > FILE: the report reaches FILE, /dev/stdout stays a link", 0,
           (p.returncode, os.path.islink("/dev/stdout"), p.stderr[-300:]))
 
+    # Item: outputs never overwrite inputs: --report onto the case file or the expectations
+    # file, --junit onto the report or its journal, compare --html onto a report: exit 2,
+    # the input intact.
+    mine = env.path("mine-cases.json")
+    shutil.copy(good, mine)
+    exp_file = env.path("mine-expectations.txt")
+    with open(exp_file, "w") as fh:
+        fh.write("pass.raises-kind fail # kept\n")
+    with open(mine, "rb") as fh:
+        mine_before = fh.read()
+    attempts = [
+        (["--report", mine], "is the case file"),
+        (["--report", exp_file, "--expectations", exp_file], "is the expectations file"),
+        (["--report", env.path("o.json"), "--junit", env.path("o.json")], "is also --report"),
+        (["--report", env.path("o.json"), "--junit", env.path("o.jsonl")],
+         "is also the report's journal"),
+    ]
+    for extra, want in attempts:
+        rc, out, err = env.run(["run", "--cases", mine, "--adapter-cmd", fake_cmd(), "--no-tap"] + extra)
+        with open(mine, "rb") as fh:
+            intact = fh.read() == mine_before
+        with open(exp_file) as fh:
+            intact = intact and fh.read() == "pass.raises-kind fail # kept\n"
+        check(rc == 2 and want in err and intact, f"run {' '.join(extra[:2])}...: refused ({want})",
+              2, (rc, err[-300:], intact))
+    rc, out, err = env.run(base + ["--report", env.path("ra.json")])
+    shutil.copy(env.path("ra.json"), env.path("rb.json"))
+    with open(env.path("ra.json"), "rb") as fh:
+        ra = fh.read()
+    rc, out, err = env.run(["compare", env.path("ra.json"), env.path("rb.json"), "--html",
+                            env.path("ra.json"), "--spec", TEST_SPEC, "--cases", good])
+    with open(env.path("ra.json"), "rb") as fh:
+        same = fh.read() == ra
+    check(rc == 2 and "is the report" in err and same,
+          "compare A B --html A: refused, A intact", 2, (rc, err[-300:], same))
+
     # Item: an adapter that exits while a child it forked still holds its stdout is a crash,
     # not a timeout, and without a timeout (--timeout 0) the run does not wait for ever.
     fork_case = env.path("fork-exit.json")
