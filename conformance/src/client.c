@@ -128,6 +128,45 @@ void dsr__client_restart(dsr_client *c)
     c->need_reset = false;
 }
 
+/* Reads DOC, a reply with the right id, into REP: "ok", and the result or the error (kind,
+ * message, origin, lacks). False, with the reason in c->msg, when it breaks the protocol. */
+static bool read_reply(dsr_client *c, const char *op, cJSON *doc, dsr_reply *rep)
+{
+    const cJSON *ok = cJSON_GetObjectItemCaseSensitive(doc, "ok");
+    if (!cJSON_IsBool(ok)) {
+        failmsg(c, "protocol violation: the reply to %s has no boolean \"ok\"", op);
+        return false;
+    }
+    rep->doc = doc;
+    rep->ok = cJSON_IsTrue(ok);
+    if (rep->ok) {
+        rep->result = cJSON_GetObjectItemCaseSensitive(doc, "result");
+        if (!rep->result) {
+            /* a missing result is null */
+            rep->result = cJSON_AddNullToObject(doc, "result");
+        }
+    } else {
+        const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
+        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(e, "kind");
+        const cJSON *message = cJSON_GetObjectItemCaseSensitive(e, "message");
+        const cJSON *origin = cJSON_GetObjectItemCaseSensitive(e, "origin");
+        const cJSON *lacks = cJSON_GetObjectItemCaseSensitive(e, "lacks");
+        if (!cJSON_IsString(kind) || (origin && !cJSON_IsString(origin))) {
+            failmsg(c,
+                    "protocol violation: the error reply to %s has no \"error\" with a string "
+                    "\"kind\"",
+                    op);
+            rep->doc = NULL;
+            return false;
+        }
+        rep->kind = kind->valuestring;
+        rep->message = cJSON_IsString(message) ? message->valuestring : "";
+        rep->origin = origin ? origin->valuestring : "library";
+        rep->lacks = cJSON_IsString(lacks) && lacks->valuestring[0] ? lacks->valuestring : NULL;
+    }
+    return true;
+}
+
 /* Sends OP with ARGS (taken over) and reads the reply. On DSR_END_OK *rep is filled; any other
  * result has set c->msg. */
 dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_reply *rep,
@@ -200,38 +239,7 @@ dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_repl
         cJSON_free(shown);
         goto violation;
     }
-    const cJSON *ok = cJSON_GetObjectItemCaseSensitive(doc, "ok");
-    if (!cJSON_IsBool(ok)) {
-        failmsg(c, "protocol violation: the reply to %s has no boolean \"ok\"", op);
-        goto violation;
-    }
-    rep->doc = doc;
-    rep->ok = cJSON_IsTrue(ok);
-    if (rep->ok) {
-        rep->result = cJSON_GetObjectItemCaseSensitive(doc, "result");
-        if (!rep->result) {
-            /* a missing result is null */
-            rep->result = cJSON_AddNullToObject(doc, "result");
-        }
-    } else {
-        const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
-        const cJSON *kind = cJSON_GetObjectItemCaseSensitive(e, "kind");
-        const cJSON *message = cJSON_GetObjectItemCaseSensitive(e, "message");
-        const cJSON *origin = cJSON_GetObjectItemCaseSensitive(e, "origin");
-        const cJSON *lacks = cJSON_GetObjectItemCaseSensitive(e, "lacks");
-        if (!cJSON_IsString(kind) || (origin && !cJSON_IsString(origin))) {
-            failmsg(c,
-                    "protocol violation: the error reply to %s has no \"error\" with a string "
-                    "\"kind\"",
-                    op);
-            rep->doc = NULL;
-            goto violation;
-        }
-        rep->kind = kind->valuestring;
-        rep->message = cJSON_IsString(message) ? message->valuestring : "";
-        rep->origin = origin ? origin->valuestring : "library";
-        rep->lacks = cJSON_IsString(lacks) && lacks->valuestring[0] ? lacks->valuestring : NULL;
-    }
+    if (!read_reply(c, op, doc, rep)) goto violation;
     free(line);
     return DSR_END_OK;
 violation:

@@ -39,6 +39,41 @@ static cJSON *copy_or_null(const cJSON *obj, const char *key)
     return v ? cJSON_Duplicate(v, true) : cJSON_CreateNull();
 }
 
+/* The header's "config": what the run was asked. */
+static cJSON *config_json(const dsr_run_state *r)
+{
+    const dsr_options *o = r->o;
+    cJSON *cfg = cJSON_CreateObject();
+    cJSON_AddItemToObject(cfg, "cases",
+                          dsr__json_strings((const char *const *)o->cases, o->ncases));
+    cJSON_AddItemToObject(cfg, "case_globs",
+                          dsr__json_strings((const char *const *)o->case_globs, o->ncase_globs));
+    cJSON_AddItemToObject(cfg, "features",
+                          dsr__json_strings((const char *const *)o->features, o->nfeatures));
+    cJSON_AddItemToObject(
+        cfg, "exclude_features",
+        dsr__json_strings((const char *const *)o->exclude_features, o->nexclude_features));
+    if (o->profile)
+        cJSON_AddStringToObject(cfg, "profile", o->profile);
+    else
+        cJSON_AddNullToObject(cfg, "profile");
+    cJSON_AddNumberToObject(cfg, "timeout", o->timeout);
+    cJSON_AddNumberToObject(cfg, "start_timeout", o->start_timeout);
+    cJSON_AddNumberToObject(cfg, "max_restarts", o->max_restarts);
+    cJSON_AddBoolToObject(cfg, "strict", o->strict);
+    cJSON *exj = cJSON_AddObjectToObject(cfg, "expectations");
+    if (r->ex && r->ex->path) {
+        cJSON_AddStringToObject(exj, "path", r->ex->path);
+        cJSON_AddStringToObject(exj, "sha256", r->ex->sha256);
+        cJSON_AddNumberToObject(exj, "entries", r->ex->count);
+    } else {
+        cJSON_AddNullToObject(exj, "path");
+        cJSON_AddNullToObject(exj, "sha256");
+        cJSON_AddNumberToObject(exj, "entries", 0);
+    }
+    return cfg;
+}
+
 cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error)
 {
     const dsr_options *o = r->o;
@@ -112,34 +147,7 @@ cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error)
         if (!found) found = cJSON_AddObjectToObject(h, "discovery");
         cJSON_AddItemToObject(found, found_keys[i], cJSON_Duplicate(v, true));
     }
-    cJSON *cfg = cJSON_AddObjectToObject(h, "config");
-    cJSON_AddItemToObject(cfg, "cases",
-                          dsr__json_strings((const char *const *)o->cases, o->ncases));
-    cJSON_AddItemToObject(cfg, "case_globs",
-                          dsr__json_strings((const char *const *)o->case_globs, o->ncase_globs));
-    cJSON_AddItemToObject(cfg, "features",
-                          dsr__json_strings((const char *const *)o->features, o->nfeatures));
-    cJSON_AddItemToObject(
-        cfg, "exclude_features",
-        dsr__json_strings((const char *const *)o->exclude_features, o->nexclude_features));
-    if (o->profile)
-        cJSON_AddStringToObject(cfg, "profile", o->profile);
-    else
-        cJSON_AddNullToObject(cfg, "profile");
-    cJSON_AddNumberToObject(cfg, "timeout", o->timeout);
-    cJSON_AddNumberToObject(cfg, "start_timeout", o->start_timeout);
-    cJSON_AddNumberToObject(cfg, "max_restarts", o->max_restarts);
-    cJSON_AddBoolToObject(cfg, "strict", o->strict);
-    cJSON *exj = cJSON_AddObjectToObject(cfg, "expectations");
-    if (r->ex && r->ex->path) {
-        cJSON_AddStringToObject(exj, "path", r->ex->path);
-        cJSON_AddStringToObject(exj, "sha256", r->ex->sha256);
-        cJSON_AddNumberToObject(exj, "entries", r->ex->count);
-    } else {
-        cJSON_AddNullToObject(exj, "path");
-        cJSON_AddNullToObject(exj, "sha256");
-        cJSON_AddNumberToObject(exj, "entries", 0);
-    }
+    cJSON_AddItemToObject(h, "config", config_json(r));
     cJSON *env = cJSON_AddObjectToObject(h, "environment");
     struct utsname u;
     if (uname(&u) == 0) {

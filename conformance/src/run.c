@@ -210,6 +210,75 @@ static dsr_end judge_ranks(runner *r, const dsr_step *st, const dsr_reply *rep)
     return end;
 }
 
+/* Judges a reply against an "expect" (an either of one alternative) or an "either": the first
+ * alternative that holds decides (*ALT_HELD, *STOP as judge says). */
+static dsr_end judge_alternatives(runner *r, const dsr_step *st, const dsr_reply *rep,
+                                  int *alt_held, bool *stop)
+{
+    /* An "expect" is an "either" of one alternative. The judge reads the case's own
+     * value (references, matchers, escapes); the report shows it resolved. */
+    bool single = st->outcome == DSR_OUTCOME_EXPECT;
+    dsr_buf why = {0};
+    eq_ctx ctx = {r, DSR_END_OK};
+    dsr_judge j = {device_equal, &ctx, r->bindings};
+    dsr_end end = DSR_END_FAIL;
+    const cJSON *alt = single ? NULL : st->value->child;
+    for (int n = 0; single ? n < 1 : alt != NULL; n++, alt = alt ? alt->next : NULL) {
+        const cJSON *exp = single ? st->value : cJSON_GetObjectItemCaseSensitive(alt, "expect");
+        const cJSON *rai = single ? NULL : cJSON_GetObjectItemCaseSensitive(alt, "raises");
+        const cJSON *erk = single ? NULL : cJSON_GetObjectItemCaseSensitive(alt, "expect_ranks");
+        bool stops = !single && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(alt, "stop"));
+        if (n) dsr__buf_puts(&why, "; ");
+        if (!single) dsr__buf_printf(&why, "alternative %d: ", n + 1);
+        if (exp && rep->ok) {
+            int m = dsr__judge_match(&j, exp, rep->result, &why);
+            if (m == 1) {
+                end = DSR_END_OK;
+                *stop = stops;
+                *alt_held = single ? 0 : n + 1;
+                break;
+            }
+            if (m < 0) {
+                end = ctx.io != DSR_END_OK ? ctx.io : DSR_END_ERROR;
+                break;
+            }
+        } else if (erk && rep->ok) {
+            dsr_end m = match_ranks(r, erk, rep, &why, NULL);
+            if (m == DSR_END_OK) {
+                end = DSR_END_OK;
+                *stop = stops;
+                *alt_held = n + 1;
+                break;
+            }
+            if (m != DSR_END_FAIL) {
+                end = m;
+                break;
+            }
+        } else if (exp || erk) {
+            dsr__buf_printf(&why, "expected a value, %s raised %s: %s", st->op, rep->kind,
+                            rep->message);
+        } else if (rai && !rep->ok) {
+            if (kind_matches(rai->valuestring, rep->kind)) {
+                end = DSR_END_OK;
+                *stop = stops;
+                *alt_held = n + 1;
+                break;
+            }
+            dsr__buf_printf(&why, "expected %s, raised %s: %s", rai->valuestring, rep->kind,
+                            rep->message);
+        } else if (rai) {
+            dsr__buf_printf(&why, "expected %s, returned a value", rai->valuestring);
+        }
+    }
+    if (end == DSR_END_FAIL || end == DSR_END_ERROR) {
+        if (end == DSR_END_ERROR || why.len) failmsg(r, "%s: %s", st->op, why.data ? why.data : "");
+        set_io(r, substitute(r, st->value),
+               rep->ok ? cJSON_Duplicate(rep->result, true) : error_json(rep));
+    }
+    dsr__buf_free(&why);
+    return end;
+}
+
 /* Judges one step's reply against its outcome. *ALT is the either alternative that held
  * (1 the first; 0 for a step without alternatives); *STOP is set when it carries "stop": true
  * (spec/case-format.md): the case ends there as a pass. */
@@ -263,72 +332,8 @@ static dsr_end judge(runner *r, const dsr_step *st, const dsr_reply *rep, int *a
         return DSR_END_FAIL;
     }
     case DSR_OUTCOME_EXPECT:
-    case DSR_OUTCOME_EITHER: {
-        /* An "expect" is an "either" of one alternative. The judge reads the case's own
-         * value (references, matchers, escapes); the report shows it resolved. */
-        bool single = st->outcome == DSR_OUTCOME_EXPECT;
-        dsr_buf why = {0};
-        eq_ctx ctx = {r, DSR_END_OK};
-        dsr_judge j = {device_equal, &ctx, r->bindings};
-        dsr_end end = DSR_END_FAIL;
-        const cJSON *alt = single ? NULL : st->value->child;
-        for (int n = 0; single ? n < 1 : alt != NULL; n++, alt = alt ? alt->next : NULL) {
-            const cJSON *exp = single ? st->value : cJSON_GetObjectItemCaseSensitive(alt, "expect");
-            const cJSON *rai = single ? NULL : cJSON_GetObjectItemCaseSensitive(alt, "raises");
-            const cJSON *erk =
-                single ? NULL : cJSON_GetObjectItemCaseSensitive(alt, "expect_ranks");
-            bool stops = !single && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(alt, "stop"));
-            if (n) dsr__buf_puts(&why, "; ");
-            if (!single) dsr__buf_printf(&why, "alternative %d: ", n + 1);
-            if (exp && rep->ok) {
-                int m = dsr__judge_match(&j, exp, rep->result, &why);
-                if (m == 1) {
-                    end = DSR_END_OK;
-                    *stop = stops;
-                    *alt_held = single ? 0 : n + 1;
-                    break;
-                }
-                if (m < 0) {
-                    end = ctx.io != DSR_END_OK ? ctx.io : DSR_END_ERROR;
-                    break;
-                }
-            } else if (erk && rep->ok) {
-                dsr_end m = match_ranks(r, erk, rep, &why, NULL);
-                if (m == DSR_END_OK) {
-                    end = DSR_END_OK;
-                    *stop = stops;
-                    *alt_held = n + 1;
-                    break;
-                }
-                if (m != DSR_END_FAIL) {
-                    end = m;
-                    break;
-                }
-            } else if (exp || erk) {
-                dsr__buf_printf(&why, "expected a value, %s raised %s: %s", st->op, rep->kind,
-                                rep->message);
-            } else if (rai && !rep->ok) {
-                if (kind_matches(rai->valuestring, rep->kind)) {
-                    end = DSR_END_OK;
-                    *stop = stops;
-                    *alt_held = n + 1;
-                    break;
-                }
-                dsr__buf_printf(&why, "expected %s, raised %s: %s", rai->valuestring, rep->kind,
-                                rep->message);
-            } else if (rai) {
-                dsr__buf_printf(&why, "expected %s, returned a value", rai->valuestring);
-            }
-        }
-        if (end == DSR_END_FAIL || end == DSR_END_ERROR) {
-            if (end == DSR_END_ERROR || why.len)
-                failmsg(r, "%s: %s", st->op, why.data ? why.data : "");
-            set_io(r, substitute(r, st->value),
-                   rep->ok ? cJSON_Duplicate(rep->result, true) : error_json(rep));
-        }
-        dsr__buf_free(&why);
-        return end;
-    }
+    case DSR_OUTCOME_EITHER:
+        return judge_alternatives(r, st, rep, alt_held, stop);
     }
     return DSR_END_ERROR;
 }

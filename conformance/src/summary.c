@@ -33,10 +33,9 @@ static int count_of(const cJSON *counts, dsr_status s)
     return cJSON_IsNumber(n) ? (int)n->valuedouble : 0;
 }
 
-void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const char *report,
-                  const char *jsonl, double elapsed)
+/* The unexpected results, with their reasons (at most MAX_LISTED). */
+static void print_unexpected(FILE *out, const dsr_run_state *r)
 {
-    const bool color = r->o->color;
     int listed = 0, unexpected = 0;
     for (int i = 0; i < r->nresults; i++) {
         const dsr_result *res = &r->results[i];
@@ -54,6 +53,11 @@ void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const 
     }
     if (unexpected > listed)
         fprintf(out, "  ... and %d more (see the report)\n", unexpected - listed);
+}
+
+/* The expectations entries that name no case of the suite. */
+static void print_stale(FILE *out, const dsr_run_state *r, const cJSON *footer)
+{
     const cJSON *stale = cJSON_GetObjectItemCaseSensitive(footer, "stale_expectations");
     if (cJSON_GetArraySize(stale) > 0) {
         fprintf(out, "\nstale expectations (they name no case of the suite%s):\n",
@@ -67,7 +71,11 @@ void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const 
                     cJSON_IsString(p) ? p->valuestring : "?");
         }
     }
+}
 
+static void print_profiles(FILE *out, const dsr_run_state *r, const cJSON *footer)
+{
+    const bool color = r->o->color;
     /* Profile verdicts: the one asked for, else every profile the library claims all the
      * required features of; the others are counted in one line. */
     const cJSON *profiles = cJSON_GetObjectItemCaseSensitive(footer, "profiles");
@@ -110,13 +118,12 @@ void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const 
     if (unclaimed)
         fprintf(out, "%s  %d other profile%s: features not claimed by the library\n",
                 shown ? "" : "\nprofiles:\n", unclaimed, unclaimed == 1 ? "" : "s");
+}
 
-    fputs("\nreport: ", out);
-    fputs(report ? report : "(none)", out);
-    if (jsonl) fprintf(out, " (streamed as %s)", jsonl);
-    if (r->o->junit) fprintf(out, "; JUnit: %s", r->o->junit);
-    fputc('\n', out);
-
+/* How the passes passed, then the closing counts line. */
+static void print_closing(FILE *out, const dsr_run_state *r, const cJSON *footer, double elapsed)
+{
+    const bool color = r->o->color;
     /* How the passes passed: those that ended at a stop alternative are counted apart, those
      * where the library refused (raised) and those where it answered a value. */
     int refused = 0, stopped = 0, passes = 0;
@@ -153,6 +160,21 @@ void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const 
     if (xpass) fprintf(out, ", %d xpassed", xpass);
     fprintf(out, " in %.2f s%s\n", elapsed, off);
     fflush(out);
+}
+
+void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const char *report,
+                  const char *jsonl, double elapsed)
+{
+    print_unexpected(out, r);
+    print_stale(out, r, footer);
+    print_profiles(out, r, footer);
+    fputs("\nreport: ", out);
+    fputs(report ? report : "(none)", out);
+    if (jsonl) fprintf(out, " (streamed as %s)", jsonl);
+    if (r->o->junit) fprintf(out, "; JUnit: %s", r->o->junit);
+    fputc('\n', out);
+
+    print_closing(out, r, footer, elapsed);
 }
 
 /* ---- the summary as a reporter: it speaks at the end ---------------------------------- */
