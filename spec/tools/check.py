@@ -655,9 +655,9 @@ class Checker:
             for n, alt in enumerate(step.get("either", [])):
                 if "expect_ranks" in alt:
                     per_rank.append((("either", n, "expect_ranks"), alt["expect_ranks"]))
-            for where, values in per_rank:
+            for place, values in per_rank:
                 if len(values) != case.get("ranks", 1):
-                    self.add(rel, pointer("cases", i, "steps", k, *where), "case-ranks-count",
+                    self.add(rel, pointer("cases", i, "steps", k, *place), "case-ranks-count",
                              "%d expected values for a case of %d ranks (one per rank)"
                              % (len(values), case.get("ranks", 1)))
         if "devices" in case and case["devices"] < highest + 1:
