@@ -146,30 +146,32 @@ int ra__array_hand_out(int status, ra_array *x, ra_array **out)
     return RA_OK;
 }
 
-int ra__array_new_sharded(ra_ctx *ctx, ra_dtype dtype, const int64_t *shape, size_t ndim,
-                          ra__shard *shard, ra_array **out)
+int ra__array_new_layered(ra_ctx *ctx, const ra__layer_ops *layer, void *data, ra__dev *dev,
+                          ra_dtype dtype, const int64_t *shape, size_t ndim, const char *fn,
+                          ra_array **out)
 {
     int64_t size;
-    int status = ra__shape_check(ctx, shape, ndim, &size, "shard");
+    int status = ra__shape_check(ctx, shape, ndim, &size, fn);
     if (status != RA_OK) {
-        ra__shard_free(ctx, shard);
+        layer->free(ctx, data);
         return status;
     }
     ra_array *x = ra__alloc(ctx, INLINE_OFFSET);
     if (!x) {
-        ra__shard_free(ctx, shard);
-        return ra__ctx_error(ctx, RA_E_NOMEM, "shard: out of memory for the array header");
+        layer->free(ctx, data);
+        return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for the array header", fn);
     }
     memset(x, 0, offsetof(ra_array, shape));
     memset(&x->size, 0, sizeof *x - offsetof(ra_array, size));
     x->ctx = ctx;
-    x->dev = shard->pieces[0]->dev;
+    x->dev = dev;
     x->dtype = dtype;
     x->ndim = ndim;
     x->size = size;
     /* The logical size: what a gather or a read of the whole array needs. */
     x->nbytes = (size_t)size * ra_dtype_size(dtype);
-    x->shard = shard;
+    x->layer = layer;
+    x->layer_data = data;
     atomic_init(&x->refs, 1);
     for (size_t i = 0; i < ndim; i++)
         x->shape[i] = shape[i];
@@ -191,9 +193,9 @@ void ra_array_release(ra_array *x)
     if (atomic_fetch_sub(&x->refs, 1) != 1) return;
     ra_ctx *ctx = x->ctx;
     ra__live_remove(x);
-    if (x->shard) {
-        /* The pieces hold the data and its accounting. */
-        ra__shard_free(ctx, x->shard);
+    if (x->layer) {
+        /* The layer's parts hold the data and its accounting. */
+        x->layer->free(ctx, x->layer_data);
     } else {
         if (x->buf && x->buf != inline_buf(x)) x->dev->ops->free(x->dev->impl, x->buf);
         atomic_fetch_sub(&x->dev->used_bytes, (uint64_t)x->nbytes);
@@ -241,14 +243,14 @@ int ra_array_read(ra_ctx *ctx, const ra_array *x, void *dst, size_t dst_bytes)
                              "ra_array_read: the buffer has %zu bytes; the array needs %zu",
                              dst_bytes, x->nbytes);
     if (!x->nbytes) return RA_OK;
-    if (x->shard) return ra__shard_read(ctx, x, dst);
+    if (x->layer) return x->layer->read(ctx, x, dst);
     return x->dev->ops->read(x->dev->impl, x->buf, 0, dst, x->nbytes, NULL);
 }
 
 void ra__array_unshare(ra_array *x)
 {
-    /* Called with the context's lock held by ra_shard_inplace: the data goes, the header
-     * stays. */
+    /* Called with the context's lock held by the layer taking x over: the data goes, the
+     * header stays. */
     if (x->buf && x->buf != inline_buf(x)) x->dev->ops->free(x->dev->impl, x->buf);
     atomic_fetch_sub(&x->dev->used_bytes, (uint64_t)x->nbytes);
     x->buf = NULL;
@@ -259,7 +261,7 @@ int ra_array_dlpack_device(const ra_array *x, int32_t *device_type, int32_t *dev
     if (!x || !device_type || !device_id)
         return ra__ctx_error(x ? x->ctx : NULL, RA_E_NULL,
                              "ra_array_dlpack_device: x, device_type or device_id is NULL");
-    RA__REFUSE_SHARDED(x->ctx, x, "ra_array_dlpack_device");
+    RA__REFUSE_LAYERED(x->ctx, x, "ra_array_dlpack_device");
     /* DLPack's DLDeviceType: kDLCPU = 1, kDLOpenCL = 4. */
     if (x->dev->device.type == RA_DEVICE_CPU) {
         *device_type = 1;
@@ -364,17 +366,7 @@ int ra_to_device(ra_ctx *ctx, const ra_array *x, ra_device device, void *stream,
     ra__dev *dst;
     int status = ra__ctx_require(ctx, device, fn, &dst);
     if (status != RA_OK) return status;
-    if (x->shard) {
-        char buf[RA_DEVICE_STR_MAX];
-        if (stream)
-            return ra__ctx_error(ctx, RA_E_STREAM,
-                                 "%s: gathering a sharded array onto '%s' uses the devices' "
-                                 "default queues; pass NULL as the stream",
-                                 fn, ra__device_str(device, buf));
-        status = ra__dtype_require(ctx, dst, x->dtype, fn);
-        if (status != RA_OK) return status;
-        return ra__shard_gather(ctx, x, dst, out);
-    }
+    if (x->layer) return x->layer->to_device(ctx, x, dst, device, stream, out);
     if (stream) {
         char buf[RA_DEVICE_STR_MAX];
         if (!dst->ops->check_stream)

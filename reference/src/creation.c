@@ -145,7 +145,7 @@ int ra_full(ra_ctx *ctx, const int64_t *shape, size_t ndim, ra_scalar fill_value
 #define CHECK_X(fn)                                                                                \
     do {                                                                                           \
         if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);                         \
-        RA__REFUSE_SHARDED(ctx, x, fn);                                                            \
+        RA__REFUSE_LAYERED(ctx, x, fn);                                                            \
     } while (0)
 
 int ra_zeros_like(ra_ctx *ctx, const ra_array *x, const ra_opts *opts, ra_array **out)

@@ -76,7 +76,7 @@ int ra_to_dlpack(ra_ctx *ctx, const ra_array *x, const int32_t *dl_device, ra_co
     if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
     if (!x || !out) return ra__ctx_error(ctx, RA_E_NULL, "%s: x or out is NULL", fn);
     *out = NULL;
-    if (x->shard)
+    if (ra__layer_of(x, NULL))
         return ra__ctx_error(ctx, RA_E_BUFFER,
                              "%s: a sharded array is on several devices; DLPack describes one "
                              "buffer on one device",

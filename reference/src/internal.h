@@ -70,10 +70,11 @@ struct ra_array {
     size_t nbytes;
     void *buf;                              /* NULL when nbytes == 0 */
     struct ra_array *live_prev, *live_next; /* the context's list of live arrays (live.c) */
-    /* A sharded array: its pieces (shard.c); buf is then NULL and dev the first piece's
-     * device. NULL for an ordinary array. */
-    struct ra__shard *shard;
-    bool shard_piece; /* a piece of a sharded array (not listed by arrays_on_device) */
+    /* An array of a layer over the core (a sharded array): the layer's table and its data;
+     * buf is then NULL. NULL for an ordinary array. */
+    const struct ra__layer_ops *layer;
+    void *layer_data;
+    bool layer_piece; /* part of a layer's array (not listed by arrays_on_device) */
 };
 
 /* ---- structs that carry their size (ctx.c, refarray.h "Conventions") ---- */
@@ -184,37 +185,47 @@ bool ra__scope_top(ra_ctx *ctx, ra_device *out);
 /* Whether a device's buffers are host memory the core may use directly. */
 #define RA__DEV_HOST_MEMORY(dev) ((RA__BACKEND_FLAGS((dev)->ops) & RA__BACKEND_HOST_MEMORY) != 0)
 
-/* ---- sharded arrays (shard.c) ---- */
-/* The pieces of a sharded array. */
-typedef struct ra__shard {
-    size_t n;               /* pieces, >= 1 */
-    int axis;               /* the split axis, or RA_SHARD_REPLICATED */
-    ra_shard_uneven uneven; /* how it was cut; kept for re-splitting */
-    ra_array *pieces[];     /* piece i on device i, each owned */
-} ra__shard;
-/* A sharded array's header with logical dtype and shape that takes ownership of shard
- * (array.c); on failure shard is freed too. */
-int ra__array_new_sharded(ra_ctx *ctx, ra_dtype dtype, const int64_t *shape, size_t ndim,
-                          ra__shard *shard, ra_array **out);
-/* Frees an ordinary array's data and its accounting, leaving the header (array.c; for
- * ra_shard_inplace). */
-void ra__array_unshare(ra_array *x);
-/* Releases the pieces and frees shard (NULL is a no-op). */
-void ra__shard_free(ra_ctx *ctx, ra__shard *shard);
-/* The entry points of the functions that accept sharded arrays, called by them when an
- * argument is sharded. */
-int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out);
-int ra__shard_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out);
-int ra__shard_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis,
+/* ---- layers over the core ----
+ * A layer (sharding, shard.c) makes arrays whose data it holds itself. Such an array carries
+ * the layer's table, and the core reaches the layer only through it, as it reaches a backend
+ * through its ra__backend_ops: every public function that takes arrays asks ra__layer_of once,
+ * at its top, and hands a layer's arrays to the table's entry for it or to refuse. The core
+ * knows nothing else of a layer; the layer calls the core's public operations on its parts. */
+typedef struct ra__layer_ops {
+    /* The operations that accept the layer's arrays, with the caller's arguments. */
+    int (*binary)(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out);
+    int (*unary)(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out);
+    int (*reduce)(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, ra_array **out);
+    int (*matmul)(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out);
+    /* ra_to_device of x onto dst (device is dst's, stream the caller's). */
+    int (*to_device)(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_device device, void *stream,
                      ra_array **out);
-int ra__shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out);
-int ra__shard_gather(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_array **out);
-int ra__shard_read(ra_ctx *ctx, const ra_array *x, void *dst);
-/* RA_E_SHARDED for a function that does not accept sharded arrays; what names it. */
-int ra__shard_refuse(ra_ctx *ctx, const ra_array *x, const char *what);
-#define RA__REFUSE_SHARDED(ctx, x, what)                                                           \
+    /* ra_array_read of the whole of x (x->nbytes > 0) into dst. */
+    int (*read)(ra_ctx *ctx, const ra_array *x, void *dst);
+    /* The error of a function that does not accept the layer's arrays; what names it. */
+    int (*refuse)(ra_ctx *ctx, const ra_array *x, const char *what);
+    /* Releases the layer's data of an array (with its parts and their accounting). */
+    void (*free)(ra_ctx *ctx, void *data);
+} ra__layer_ops;
+/* The layer of the first of x1 and x2 (either may be NULL) that belongs to one, else NULL:
+ * the one test of the core for a layer's arrays. */
+static inline const ra__layer_ops *ra__layer_of(const ra_array *x1, const ra_array *x2)
+{
+    return x1 && x1->layer ? x1->layer : x2 ? x2->layer : NULL;
+}
+/* An array of layer with logical dtype and shape, on dev (the first part's device), that takes
+ * ownership of data (array.c); on failure data is freed too. fn names the caller. */
+int ra__array_new_layered(ra_ctx *ctx, const ra__layer_ops *layer, void *data, ra__dev *dev,
+                          ra_dtype dtype, const int64_t *shape, size_t ndim, const char *fn,
+                          ra_array **out);
+/* Frees an ordinary array's data and its accounting, leaving the header (array.c; for a layer
+ * that takes an array over in place). */
+void ra__array_unshare(ra_array *x);
+/* Returns the layer's refusal when x (may be NULL) belongs to a layer. */
+#define RA__REFUSE_LAYERED(ctx, x, what)                                                           \
     do {                                                                                           \
-        if ((x) && (x)->shard) return ra__shard_refuse((ctx), (x), (what));                        \
+        const ra__layer_ops *ra__l = ra__layer_of((x), NULL);                                      \
+        if (ra__l) return ra__l->refuse((ctx), (x), (what));                                       \
     } while (0)
 
 /* ---- live arrays (live.c) ---- */

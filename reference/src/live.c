@@ -52,7 +52,7 @@ int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, 
     pthread_mutex_lock(&ctx->lock);
     for (ra_array *x = ctx->live_head; x; x = x->live_next) {
         /* Sharded arrays have no single device; their pieces are theirs, not the caller's. */
-        if (x->dev != d || x->shard || x->shard_piece) continue;
+        if (x->dev != d || x->layer || x->layer_piece) continue;
         if (n < cap) {
             if (!retain_if_alive(x)) continue;
             out[n] = x;

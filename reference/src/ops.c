@@ -300,8 +300,8 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
     if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_binary: unknown operation %d", (int)op);
     if (!x1.array && !x2.array)
         return ra__ctx_error(ctx, RA_E_SCALAR, "%s: at least one operand must be an array", fn);
-    if ((x1.array && x1.array->shard) || (x2.array && x2.array->shard))
-        return ra__shard_binary(ctx, op, x1, x2, out);
+    const ra__layer_ops *layer = ra__layer_of(x1.array, x2.array);
+    if (layer) return layer->binary(ctx, op, x1, x2, out);
     if ((x1.array && x1.array->dtype == RA_FLOAT16) || (x2.array && x2.array->dtype == RA_FLOAT16))
         return binary_half(ctx, op, x1, x2, out);
     if (x1.array && x2.array && x1.array->dtype == x2.array->dtype &&
@@ -451,7 +451,7 @@ int ra_binary_into(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_ar
     if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_binary_into: unknown operation %d", (int)op);
     if (!x1.array && !x2.array)
         return ra__ctx_error(ctx, RA_E_SCALAR, "%s: at least one operand must be an array", fn);
-    RA__REFUSE_SHARDED(ctx, out, fn);
+    RA__REFUSE_LAYERED(ctx, out, fn);
     /* An output is never moved: every array operand must be on out's device. */
     const ra_operand xs[2] = {x1, x2};
     for (int i = 0; i < 2; i++) {
@@ -516,7 +516,8 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
     const char *fn = ra_unop_name(op);
     if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_unary: unknown operation %d", (int)op);
     if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
-    if (x->shard) return ra__shard_unary(ctx, op, x, out);
+    const ra__layer_ops *layer = ra__layer_of(x, NULL);
+    if (layer) return layer->unary(ctx, op, x, out);
     if (x->dtype == RA_FLOAT16) {
         ra_array *w = NULL, *y = NULL;
         int status = ra__array_cast(ctx, x, RA_FLOAT32, &w);
@@ -575,7 +576,8 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
     const char *fn = ra_reduceop_name(op);
     if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_reduce: unknown operation %d", (int)op);
     if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
-    if (x->shard) return ra__shard_reduce(ctx, op, x, axis, out);
+    const ra__layer_ops *layer = ra__layer_of(x, NULL);
+    if (layer) return layer->reduce(ctx, op, x, axis, out);
     if (x->dtype == RA_FLOAT16) {
         ra_array *w = NULL, *y = NULL;
         int status = ra__array_cast(ctx, x, RA_FLOAT32, &w);
@@ -660,7 +662,8 @@ int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **ou
     if (dtype == RA_DTYPE_DEFAULT || dtype == RA_BOOL)
         return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s and %s", fn,
                              ra_dtype_name(x1->dtype), ra_dtype_name(x2->dtype));
-    if (x1->shard || x2->shard) return ra__shard_matmul(ctx, x1, x2, out);
+    const ra__layer_ops *layer = ra__layer_of(x1, x2);
+    if (layer) return layer->matmul(ctx, x1, x2, out);
     if (x1->dtype == RA_FLOAT16 || x2->dtype == RA_FLOAT16) {
         /* In float32, like every float16 arithmetic (binary_half). */
         ra_array *w1 = NULL, *w2 = NULL, *y = NULL;
@@ -767,7 +770,7 @@ int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_
     for (size_t i = 0; i < n; i++)
         if (!arrays[i]) return ra__ctx_error(ctx, RA_E_NULL, "%s: arrays[%zu] is NULL", fn, i);
     for (size_t i = 0; i < n; i++)
-        RA__REFUSE_SHARDED(ctx, arrays[i], fn);
+        RA__REFUSE_LAYERED(ctx, arrays[i], fn);
     const ra_array *x0 = arrays[0];
     if (x0->ndim + 1 > RA_MAX_NDIM)
         return ra__ctx_error(ctx, RA_E_SHAPE, "%s: the result would exceed %d dimensions", fn,

@@ -192,7 +192,7 @@ int ra_can_cast_array(ra_ctx *ctx, const ra_array *x, ra_dtype to, bool *out)
     if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
     if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
     if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
-    RA__REFUSE_SHARDED(ctx, x, fn);
+    RA__REFUSE_LAYERED(ctx, x, fn);
     if (!ra__dtype_valid(to))
         return ra__ctx_error(ctx, RA_E_ARG, "%s: to is not a data type (value %d)", fn, (int)to);
     /* DEV-DT-3: the graph of x's device has no node for a dtype the device lacks. x's own
@@ -217,7 +217,7 @@ int ra_result_type(ra_ctx *ctx, const ra_array *const *arrays, size_t narrays,
     const ra__dev *dev = NULL;
     for (size_t i = 0; i < narrays; i++) {
         if (!arrays[i]) return ra__ctx_error(ctx, RA_E_NULL, "%s: arrays[%zu] is NULL", fn, i);
-        RA__REFUSE_SHARDED(ctx, arrays[i], fn);
+        RA__REFUSE_LAYERED(ctx, arrays[i], fn);
         if (!dev) {
             dev = arrays[i]->dev;
         } else if (arrays[i]->dev != dev) {

@@ -5,7 +5,7 @@
 /* Buffers of a backend with host memory are host pointers (RA__BACKEND_HOST_MEMORY). */
 const void *ra_array_host_data(const ra_array *x)
 {
-    if (!x || x->shard || x->nbytes == 0 || !RA__DEV_HOST_MEMORY(x->dev)) return NULL;
+    if (!x || ra__layer_of(x, NULL) || x->nbytes == 0 || !RA__DEV_HOST_MEMORY(x->dev)) return NULL;
     return x->buf;
 }
 

@@ -1,11 +1,30 @@
 /* shard.c: sharded arrays: shard, shard in place, move to a device tuple, gather, and the
  * elementwise operations, reductions and matmul on them (TG-SHARD-*, TG-EW-*, TG-RED-1,
- * TG-GATHER-*). A sharded array is a header (array.c) whose ra__shard holds one ordinary
- * array per device; every computation on a piece is an ordinary operation on its device. */
+ * TG-GATHER-*). Sharding is a layer over the core: a sharded array is a header (array.c)
+ * that carries this file's table (shard_layer, at the end) and its ra__shard, one ordinary
+ * array per device. The core reaches this file only through that table; every computation
+ * on a piece is an ordinary public operation on its device. */
 #include "internal.h"
 
 #include <stdio.h>
 #include <string.h>
+
+/* The pieces of a sharded array: the layer's data of its header (array.c). */
+typedef struct ra__shard {
+    size_t n;               /* pieces, >= 1 */
+    int axis;               /* the split axis, or RA_SHARD_REPLICATED */
+    ra_shard_uneven uneven; /* how it was cut; kept for re-splitting */
+    ra_array *pieces[];     /* piece i on device i, each owned */
+} ra__shard;
+
+/* The layer's table (at the end of the file): every sharded array's header carries it. */
+static const ra__layer_ops shard_layer;
+
+/* x's pieces, or NULL when x (may be NULL) is not sharded. */
+static ra__shard *shard_of(const ra_array *x)
+{
+    return x && x->layer == &shard_layer ? x->layer_data : NULL;
+}
 
 #define TUPLE_STR_MAX 256
 
@@ -51,8 +70,9 @@ static const char *shape_str(const int64_t *shape, size_t ndim, char buf[160])
     return buf;
 }
 
-void ra__shard_free(ra_ctx *ctx, ra__shard *s)
+static void shard_free(ra_ctx *ctx, void *data)
 {
+    ra__shard *s = data;
     if (!s) return;
     for (size_t i = 0; i < s->n; i++)
         ra_array_release(s->pieces[i]);
@@ -77,17 +97,18 @@ static int shard_finish(ra_ctx *ctx, ra__shard *s, ra_dtype dtype, const int64_t
                         size_t ndim, ra_array **out)
 {
     for (size_t i = 0; i < s->n; i++)
-        s->pieces[i]->shard_piece = true;
-    return ra__array_new_sharded(ctx, dtype, shape, ndim, s, out);
+        s->pieces[i]->layer_piece = true;
+    return ra__array_new_layered(ctx, &shard_layer, s, s->pieces[0]->dev, dtype, shape, ndim,
+                                 "shard", out);
 }
 
-int ra__shard_refuse(ra_ctx *ctx, const ra_array *x, const char *what)
+static int shard_refuse(ra_ctx *ctx, const ra_array *x, const char *what)
 {
     char t[TUPLE_STR_MAX];
     return ra__ctx_error(ctx, RA_E_SHARDED,
                          "%s: x is sharded over %s; gather it onto one device first "
                          "(ra_to_device)",
-                         what, shard_tuple_str(x->shard, t));
+                         what, shard_tuple_str(shard_of(x), t));
 }
 
 /* ---- the device tuple and the cut ---- */
@@ -247,7 +268,7 @@ static int64_t piece_start(const ra__shard *s, size_t i)
 /* Assembles sharded x into host memory dst (x->nbytes bytes). */
 static int gather_host(ra_ctx *ctx, const ra_array *x, char *dst)
 {
-    const ra__shard *s = x->shard;
+    const ra__shard *s = shard_of(x);
     if (s->axis == RA_SHARD_REPLICATED) {
         const ra_array *p = s->pieces[0];
         return p->nbytes ? p->dev->ops->read(p->dev->impl, p->buf, 0, dst, p->nbytes, NULL) : RA_OK;
@@ -275,14 +296,14 @@ static int gather_host(ra_ctx *ctx, const ra_array *x, char *dst)
     return status;
 }
 
-int ra__shard_read(ra_ctx *ctx, const ra_array *x, void *dst)
+static int shard_read(ra_ctx *ctx, const ra_array *x, void *dst)
 {
     return gather_host(ctx, x, dst);
 }
 
-int ra__shard_gather(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_array **out)
+static int shard_gather(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_array **out)
 {
-    const ra__shard *s = x->shard;
+    const ra__shard *s = shard_of(x);
     if (s->axis == RA_SHARD_REPLICATED) {
         /* TG-GATHER-1 for a replicated array: every piece is the whole; the one already on
          * the target saves a transfer. */
@@ -347,6 +368,22 @@ int ra__shard_gather(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_array **ou
     return ra__array_hand_out(status, y, out);
 }
 
+/* ra_to_device of a sharded array: gathered onto dst (TG-GATHER-1). */
+static int shard_to_device(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_device device,
+                           void *stream, ra_array **out)
+{
+    static const char fn[] = "ra_to_device";
+    char buf[RA_DEVICE_STR_MAX];
+    if (stream)
+        return ra__ctx_error(ctx, RA_E_STREAM,
+                             "%s: gathering a sharded array onto '%s' uses the devices' "
+                             "default queues; pass NULL as the stream",
+                             fn, ra__device_str(device, buf));
+    int status = ra__dtype_require(ctx, dst, x->dtype, fn);
+    if (status != RA_OK) return status;
+    return shard_gather(ctx, x, dst, out);
+}
+
 /* ---- shard, shard in place, to a tuple ---- */
 
 /* The pieces of unsharded x over devs: cut along axis (RA_SHARD_REPLICATED: copies). */
@@ -365,7 +402,7 @@ static int make_pieces(ra_ctx *ctx, const char *fn, const ra_array *x, ra__dev *
     }
     ra__free(ctx, lens);
     if (status != RA_OK) {
-        ra__shard_free(ctx, s);
+        shard_free(ctx, s);
         return status;
     }
     *out = s;
@@ -380,16 +417,16 @@ static int shard_check(ra_ctx *ctx, const char *fn, const ra_array *x, const ra_
     if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
     if (!devices) return ra__ctx_error(ctx, RA_E_NULL, "%s: devices is NULL", fn);
     if (n == 0) return ra__ctx_error(ctx, RA_E_ARG, "%s: the device tuple is empty", fn);
-    if (x->shard) {
+    if (shard_of(x)) {
         char t[TUPLE_STR_MAX];
         /* TG-SHARD-4. */
         return ra__ctx_error(ctx, RA_E_SHARDED,
                              "%s: x is already sharded over %s; a sharded array cannot be "
                              "sharded again (gather it with ra_to_device, or move it to "
                              "another tuple with ra_shard_to)",
-                             fn, shard_tuple_str(x->shard, t));
+                             fn, shard_tuple_str(shard_of(x), t));
     }
-    if (x->shard_piece)
+    if (x->layer_piece)
         return ra__ctx_error(ctx, RA_E_SHARDED, "%s: x is a piece of a sharded array", fn);
     int status = check_opts(ctx, fn, opts, uneven);
     if (status != RA_OK) return status;
@@ -451,10 +488,11 @@ int ra_shard_inplace(ra_ctx *ctx, ra_array *x, const ra_device *devices, size_t 
     /* Everything that can fail is done: x now becomes the sharded array (TG-SHARD-3). The
      * lock keeps arrays_on_device from seeing a half-changed header. */
     for (size_t i = 0; i < s->n; i++)
-        s->pieces[i]->shard_piece = true;
+        s->pieces[i]->layer_piece = true;
     pthread_mutex_lock(&ctx->lock);
     ra__array_unshare(x);
-    x->shard = s;
+    x->layer = &shard_layer;
+    x->layer_data = s;
     x->dev = s->pieces[0]->dev;
     pthread_mutex_unlock(&ctx->lock);
     return RA_OK;
@@ -469,8 +507,8 @@ int ra_shard_to(ra_ctx *ctx, const ra_array *x, const ra_device *devices, size_t
     if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
     if (!devices) return ra__ctx_error(ctx, RA_E_NULL, "%s: devices is NULL", fn);
     if (n == 0) return ra__ctx_error(ctx, RA_E_ARG, "%s: the device tuple is empty", fn);
-    if (!x->shard) return ra_shard(ctx, x, devices, n, NULL, NULL, out);
-    const ra__shard *s = x->shard;
+    if (!shard_of(x)) return ra_shard(ctx, x, devices, n, NULL, NULL, out);
+    const ra__shard *s = shard_of(x);
     ra__dev **devs = ra__calloc(ctx, n, sizeof *devs);
     if (!devs) return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
     int status = tuple_resolve(ctx, fn, devices, n, x->dtype, devs);
@@ -488,7 +526,7 @@ int ra_shard_to(ra_ctx *ctx, const ra_array *x, const ra_device *devices, size_t
      * split is not carried over, so no length is ever too short for the new tuple. */
     ra_array *whole = NULL;
     ra__shard *ns = NULL;
-    status = ra__shard_gather(ctx, x, ctx->host, &whole);
+    status = shard_gather(ctx, x, ctx->host, &whole);
     if (status == RA_OK)
         status = make_pieces(ctx, fn, whole, devs, n, RA_SHARD_REPLICATED, s->uneven, &ns);
     ra_array_release(whole);
@@ -501,27 +539,31 @@ int ra_shard_to(ra_ctx *ctx, const ra_array *x, const ra_device *devices, size_t
 
 bool ra_array_is_sharded(const ra_array *x)
 {
-    return x && x->shard;
+    return shard_of(x) != NULL;
 }
 
 size_t ra_shard_count(const ra_array *x)
 {
-    return x && x->shard ? x->shard->n : 0;
+    const ra__shard *s = shard_of(x);
+    return s ? s->n : 0;
 }
 
 int ra_shard_axis(const ra_array *x)
 {
-    return x && x->shard ? x->shard->axis : RA_SHARD_REPLICATED;
+    const ra__shard *s = shard_of(x);
+    return s ? s->axis : RA_SHARD_REPLICATED;
 }
 
 ra_device ra_shard_device(const ra_array *x, size_t i)
 {
-    return x && x->shard && i < x->shard->n ? x->shard->pieces[i]->dev->device : RA_NO_DEVICE;
+    const ra__shard *s = shard_of(x);
+    return s && i < s->n ? s->pieces[i]->dev->device : RA_NO_DEVICE;
 }
 
 const ra_array *ra_shard_piece(const ra_array *x, size_t i)
 {
-    return x && x->shard && i < x->shard->n ? x->shard->pieces[i] : NULL;
+    const ra__shard *s = shard_of(x);
+    return s && i < s->n ? s->pieces[i] : NULL;
 }
 
 int ra_shard_bounds(const ra_array *x, size_t i, int64_t *start, int64_t *end)
@@ -529,15 +571,15 @@ int ra_shard_bounds(const ra_array *x, size_t i, int64_t *start, int64_t *end)
     static const char fn[] = "ra_shard_bounds";
     if (!x || !start || !end)
         return ra__ctx_error(x ? x->ctx : NULL, RA_E_NULL, "%s: x, start or end is NULL", fn);
-    if (!x->shard) return ra__ctx_error(x->ctx, RA_E_ARG, "%s: x is not sharded", fn);
-    if (x->shard->axis == RA_SHARD_REPLICATED)
+    const ra__shard *s = shard_of(x);
+    if (!s) return ra__ctx_error(x->ctx, RA_E_ARG, "%s: x is not sharded", fn);
+    if (s->axis == RA_SHARD_REPLICATED)
         return ra__ctx_error(x->ctx, RA_E_ARG,
                              "%s: x is replicated (no axis), so its pieces have no bounds", fn);
-    if (i >= x->shard->n)
-        return ra__ctx_error(x->ctx, RA_E_ARG, "%s: piece %zu of %zu", fn, i, x->shard->n);
+    if (i >= s->n) return ra__ctx_error(x->ctx, RA_E_ARG, "%s: piece %zu of %zu", fn, i, s->n);
     /* TG-SHARD-6: running sums of the piece lengths from 0. */
-    *start = piece_start(x->shard, i);
-    *end = *start + x->shard->pieces[i]->shape[x->shard->axis];
+    *start = piece_start(s, i);
+    *end = *start + s->pieces[i]->shape[s->axis];
     return RA_OK;
 }
 
@@ -573,7 +615,7 @@ static bool same_tuple(const ra__shard *a, const ra__shard *b)
 static int align_operand(ra_ctx *ctx, const char *fn, const ra_array *x, size_t ondim, int axis,
                          const ra__shard *ref, ra_array **pieces)
 {
-    const ra__shard *s = x->shard;
+    const ra__shard *s = shard_of(x);
     int lead = (int)(ondim - x->ndim);
     int xaxis = s->axis == RA_SHARD_REPLICATED ? RA_SHARD_REPLICATED : s->axis + lead;
     int status = RA_OK;
@@ -600,7 +642,7 @@ static int align_operand(ra_ctx *ctx, const char *fn, const ra_array *x, size_t 
         /* TG-EW-2: split along another axis: gathered and split again along the shared one
          * (or copied whole to every device where it is broadcast along it). */
         ra_array *whole = NULL;
-        status = ra__shard_gather(ctx, x, ctx->host, &whole);
+        status = shard_gather(ctx, x, ctx->host, &whole);
         for (size_t i = 0; i < s->n && status == RA_OK; i++) {
             if (broadcast)
                 status = ra__array_copy_to(ctx, whole, s->pieces[i]->dev, NULL, &pieces[i]);
@@ -615,27 +657,27 @@ static int align_operand(ra_ctx *ctx, const char *fn, const ra_array *x, size_t 
     return status;
 }
 
-int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
+static int shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
 {
     const char *fn = ra_binop_name(op);
     const ra_array *a[2] = {x1.array, x2.array};
     char t1[TUPLE_STR_MAX], t2[TUPLE_STR_MAX], b[RA_DEVICE_STR_MAX];
     /* TG-EW-1: every array operand sharded over the same tuple. */
     for (int k = 0; k < 2; k++)
-        if (a[k] && !a[k]->shard)
+        if (a[k] && !shard_of(a[k]))
             return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
                                  "%s: x%d is sharded over %s and x%d is on the single device "
                                  "'%s'; shard x%d over the same devices (ra_shard) or gather x%d "
                                  "(ra_to_device)",
-                                 fn, 2 - k, shard_tuple_str(a[1 - k]->shard, t1), k + 1,
+                                 fn, 2 - k, shard_tuple_str(shard_of(a[1 - k]), t1), k + 1,
                                  ra__device_str(a[k]->dev->device, b), k + 1, 2 - k);
-    if (a[0] && a[1] && !same_tuple(a[0]->shard, a[1]->shard))
+    if (a[0] && a[1] && !same_tuple(shard_of(a[0]), shard_of(a[1])))
         return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
                              "%s: x1 is sharded over %s and x2 over %s; an elementwise operation "
                              "needs one device tuple (move one with ra_shard_to)",
-                             fn, shard_tuple_str(a[0]->shard, t1),
-                             shard_tuple_str(a[1]->shard, t2));
-    const ra__shard *s0 = (a[0] ? a[0] : a[1])->shard;
+                             fn, shard_tuple_str(shard_of(a[0]), t1),
+                             shard_tuple_str(shard_of(a[1]), t2));
+    const ra__shard *s0 = shard_of(a[0] ? a[0] : a[1]);
     size_t n = s0->n;
     /* The result's shape (broadcasting) and the shared axis in its coordinates: the last
      * distinct split axis in operand order (TG-EW-2). */
@@ -661,20 +703,20 @@ int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_
     int axis = RA_SHARD_REPLICATED;
     const ra__shard *ref = NULL;
     for (int k = 0; k < 2; k++) {
-        if (!a[k] || a[k]->shard->axis == RA_SHARD_REPLICATED) continue;
-        int ax = a[k]->shard->axis + (int)(ondim - a[k]->ndim);
-        if (a[k]->shape[a[k]->shard->axis] != oshape[ax]) {
+        if (!a[k] || shard_of(a[k])->axis == RA_SHARD_REPLICATED) continue;
+        int ax = shard_of(a[k])->axis + (int)(ondim - a[k]->ndim);
+        if (a[k]->shape[shard_of(a[k])->axis] != oshape[ax]) {
             char s1[160];
             return ra__ctx_error(ctx, RA_E_BROADCAST,
                                  "%s: x%d is split along axis %d of length %lld, which the "
                                  "result %s broadcasts; a split axis cannot be broadcast",
-                                 fn, k + 1, a[k]->shard->axis,
-                                 (long long)a[k]->shape[a[k]->shard->axis],
+                                 fn, k + 1, shard_of(a[k])->axis,
+                                 (long long)a[k]->shape[shard_of(a[k])->axis],
                                  shape_str(oshape, ondim, s1));
         }
         if (ax != axis) {
             axis = ax;
-            ref = a[k]->shard;
+            ref = shard_of(a[k]);
         }
     }
     if (ref && axis == RA_SHARD_REPLICATED) ref = NULL;
@@ -704,15 +746,15 @@ int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_
         ra__free(ctx, p[k]);
     }
     if (status != RA_OK) {
-        ra__shard_free(ctx, r);
+        shard_free(ctx, r);
         return status;
     }
     return shard_finish(ctx, r, r->pieces[0]->dtype, oshape, ondim, out);
 }
 
-int ra__shard_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
+static int shard_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
 {
-    const ra__shard *s = x->shard;
+    const ra__shard *s = shard_of(x);
     ra__shard *r = shard_alloc(ctx, s->n, s->axis, s->uneven);
     if (!r) return RA_E_NOMEM;
     bool pushed;
@@ -721,7 +763,7 @@ int ra__shard_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
         status = ra_unary(ctx, op, s->pieces[i], &r->pieces[i]);
     soft_restore(ctx, pushed);
     if (status != RA_OK) {
-        ra__shard_free(ctx, r);
+        shard_free(ctx, r);
         return status;
     }
     return shard_finish(ctx, r, r->pieces[0]->dtype, x->shape, x->ndim, out);
@@ -758,11 +800,11 @@ static int combine_partials(ra_ctx *ctx, ra_binop op, ra_array **partial, const 
     return status;
 }
 
-int ra__shard_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis,
-                     ra_array **out)
+static int shard_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis,
+                        ra_array **out)
 {
     const char *fn = ra_reduceop_name(op);
-    const ra__shard *s = x->shard;
+    const ra__shard *s = shard_of(x);
     int nd = (int)x->ndim, a = 0;
     if (axis) {
         if (nd == 0 || *axis < -nd || *axis >= nd)
@@ -815,7 +857,7 @@ int ra__shard_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *
             ra_array_release(partial[i]);
     ra__free(ctx, partial);
     if (status != RA_OK) {
-        ra__shard_free(ctx, r);
+        shard_free(ctx, r);
         return status;
     }
     return shard_finish(ctx, r, r->pieces[0]->dtype, oshape, ondim, out);
@@ -840,7 +882,7 @@ enum { ROLE_NONE = -1 };
  * coordinates), nb for n, nb + 1 for m, nb + 2 for k; ROLE_NONE when replicated. */
 static int matmul_role(const ra_array *x, int operand, size_t nb)
 {
-    int a = x->shard->axis, nd = (int)x->ndim;
+    int a = shard_of(x)->axis, nd = (int)x->ndim;
     if (a == RA_SHARD_REPLICATED) return ROLE_NONE;
     if (nd == 1) return (int)nb + 2;
     if (operand == 0) {
@@ -872,7 +914,7 @@ static int matmul_own_axis(const ra_array *x, int operand, size_t nb, int role)
 static int matmul_operand(ra_ctx *ctx, const ra_array *x, int own, int64_t len,
                           const ra__shard *ref, ra_array **pieces)
 {
-    const ra__shard *s = x->shard;
+    const ra__shard *s = shard_of(x);
     bool whole = own < 0 || x->shape[own] != len;
     if (!whole && s->axis == own) {
         for (size_t i = 0; i < s->n; i++)
@@ -888,7 +930,7 @@ static int matmul_operand(ra_ctx *ctx, const ra_array *x, int own, int64_t len,
      * once and then copied (whole) or cut for each device. */
     ra_array *gathered = NULL;
     int status = RA_OK;
-    if (s->axis != RA_SHARD_REPLICATED) status = ra__shard_gather(ctx, x, ctx->host, &gathered);
+    if (s->axis != RA_SHARD_REPLICATED) status = shard_gather(ctx, x, ctx->host, &gathered);
     for (size_t i = 0; i < s->n && status == RA_OK; i++) {
         const ra_array *src = gathered ? gathered : s->pieces[i];
         if (whole)
@@ -901,24 +943,25 @@ static int matmul_operand(ra_ctx *ctx, const ra_array *x, int own, int64_t len,
     return status;
 }
 
-int ra__shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out)
+static int shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out)
 {
     static const char fn[] = "matmul";
     const ra_array *a[2] = {x1, x2};
     char t1[TUPLE_STR_MAX], t2[TUPLE_STR_MAX], b[RA_DEVICE_STR_MAX];
     for (int k = 0; k < 2; k++)
-        if (!a[k]->shard)
+        if (!shard_of(a[k]))
             return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
                                  "%s: x%d is sharded over %s and x%d is on the single device "
                                  "'%s'; shard x%d over the same devices (ra_shard) or gather x%d "
                                  "(ra_to_device)",
-                                 fn, 2 - k, shard_tuple_str(a[1 - k]->shard, t1), k + 1,
+                                 fn, 2 - k, shard_tuple_str(shard_of(a[1 - k]), t1), k + 1,
                                  ra__device_str(a[k]->dev->device, b), k + 1, 2 - k);
-    if (!same_tuple(x1->shard, x2->shard))
+    if (!same_tuple(shard_of(x1), shard_of(x2)))
         return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
                              "%s: x1 is sharded over %s and x2 over %s; matmul needs one device "
                              "tuple (move one with ra_shard_to)",
-                             fn, shard_tuple_str(x1->shard, t1), shard_tuple_str(x2->shard, t2));
+                             fn, shard_tuple_str(shard_of(x1), t1),
+                             shard_tuple_str(shard_of(x2), t2));
     /* The logical shapes, checked as the unsharded matmul checks them. */
     int64_t k1 = x1->shape[x1->ndim - 1];
     int64_t k2 = x2->ndim == 1 ? x2->shape[0] : x2->shape[x2->ndim - 2];
@@ -949,26 +992,26 @@ int ra__shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_arr
     for (int k = 0; k < 2; k++) {
         int r = matmul_role(a[k], k, nb);
         if (r == ROLE_NONE) continue;
-        if (r < (int)nb && a[k]->shape[a[k]->shard->axis] != oshape[r]) {
+        if (r < (int)nb && a[k]->shape[shard_of(a[k])->axis] != oshape[r]) {
             char s1[160];
             return ra__ctx_error(ctx, RA_E_BROADCAST,
                                  "%s: x%d is split along axis %d of length %lld, which the "
                                  "result %s broadcasts; a split axis cannot be broadcast",
-                                 fn, k + 1, a[k]->shard->axis,
-                                 (long long)a[k]->shape[a[k]->shard->axis],
+                                 fn, k + 1, shard_of(a[k])->axis,
+                                 (long long)a[k]->shape[shard_of(a[k])->axis],
                                  shape_str(oshape, ondim, s1));
         }
         role = r;
-        ref = a[k]->shard;
+        ref = shard_of(a[k]);
     }
     bool contract = role == (int)nb + 2;
     int raxis = role == ROLE_NONE || contract ? RA_SHARD_REPLICATED
                 : role < (int)nb              ? role
                 : role == (int)nb             ? (int)nb
                                               : (int)nb + (x1->ndim > 1 ? 1 : 0);
-    size_t n = x1->shard->n;
+    size_t n = shard_of(x1)->n;
     ra_array **p[2] = {NULL, NULL}, **partial = NULL;
-    ra__shard *r = shard_alloc(ctx, n, raxis, ref ? ref->uneven : x1->shard->uneven);
+    ra__shard *r = shard_alloc(ctx, n, raxis, ref ? ref->uneven : shard_of(x1)->uneven);
     bool pushed = false;
     int status = r ? RA_OK : RA_E_NOMEM;
     for (int k = 0; k < 2 && status == RA_OK; k++)
@@ -985,7 +1028,7 @@ int ra__shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_arr
     for (size_t i = 0; i < n && status == RA_OK; i++)
         status = ra_matmul(ctx, p[0][i], p[1][i], &partial[i]);
     if (status == RA_OK && contract) {
-        status = combine_partials(ctx, RA_ADD, partial, x1->shard, r);
+        status = combine_partials(ctx, RA_ADD, partial, shard_of(x1), r);
     } else if (status == RA_OK) {
         for (size_t i = 0; i < n; i++) {
             r->pieces[i] = partial[i];
@@ -1004,8 +1047,21 @@ int ra__shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_arr
             ra_array_release(partial[i]);
     ra__free(ctx, partial);
     if (status != RA_OK) {
-        ra__shard_free(ctx, r);
+        shard_free(ctx, r);
         return status;
     }
     return shard_finish(ctx, r, r->pieces[0]->dtype, oshape, ondim, out);
 }
+
+/* ---- the layer ---- */
+
+static const ra__layer_ops shard_layer = {
+    .binary = shard_binary,
+    .unary = shard_unary,
+    .reduce = shard_reduce,
+    .matmul = shard_matmul,
+    .to_device = shard_to_device,
+    .read = shard_read,
+    .refuse = shard_refuse,
+    .free = shard_free,
+};

@@ -93,7 +93,7 @@ static int tri(ra_ctx *ctx, const char *fn, bool upper, const ra_array *x, int64
     if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     *out = NULL;
     if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", fn);
-    RA__REFUSE_SHARDED(ctx, x, fn);
+    RA__REFUSE_LAYERED(ctx, x, fn);
     if (x->ndim < 2)
         return ra__ctx_error(ctx, RA_E_SHAPE,
                              "%s: x has %zu dimensions; at least 2 are needed (a stack of "
