@@ -1211,4 +1211,9 @@ const ds_vendor *refarray_vendor(void)
     return &table;
 }
 
+ra_ctx *refarray_ctx(void *lib)
+{
+    return ((adapter *)lib)->ctx;
+}
+
 DEVSPEC_SHIM_EXPORT(&table)

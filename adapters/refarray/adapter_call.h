@@ -5,9 +5,13 @@
 #define DEVSPEC_ADAPTER_CALL_H
 
 #include "devspec_shim.h"
+#include "refarray.h"
 
 /* The adapter's vendor table (adapter.c): call.c answers through its slots. */
 const ds_vendor *refarray_vendor(void);
+
+/* refarray's context behind the adapter's `lib` (adapter.c). */
+ra_ctx *refarray_ctx(void *lib);
 
 /* The table's `call` slot (spec/protocol.md, "call"). */
 int refarray_call(void *lib, const char *name, const ds_value *args, size_t nargs,

@@ -2,7 +2,8 @@
  * call.c: refarray's answer to the generic call (the table's `call` slot): the standard's
  * names that refarray has are mapped onto the table's own slots (binary, unary, reduce,
  * matmul, stack, tril/triu, to_device), with the argument forms the standard gives them;
- * every other name, and every keyword refarray does not take, is lacking (ds_lacks), so
+ * the elementwise math of src/functions/math.c (ra_math_unary); every other name, and every
+ * keyword refarray does not take, is lacking (ds_lacks), so
  * the runner reports what refarray does not have yet instead of a wrong answer.
  */
 #include "adapter_call.h"
@@ -200,6 +201,17 @@ int refarray_call(void *lib, const char *name, const ds_value *args, size_t narg
             return -1;
         }
         return v->to_device(lib, x, args[1].device, NULL, &out->value.array);
+    }
+    for (int m = RA_MATH_SIN; m <= RA_MATH_SIGNBIT; m++) {
+        if (strcmp(ra_math_name((ra_math_fn)m), name) != 0) continue;
+        ds_array x;
+        if (keywords(name, kwnames, nkw, NULL) < 0 || nargs_is(name, nargs, 1) < 0 ||
+            array_arg(name, &args[0], &x) < 0)
+            return -1;
+        ra_ctx *ctx = refarray_ctx(lib);
+        int st = ra_math_unary(ctx, (ra_math_fn)m, x, (ra_array **)&out->value.array);
+        if (st != RA_OK) ds_error(ra_status_kind(st), "%s", ra_ctx_message(ctx));
+        return st;
     }
     ds_lacks(name, "refarray has no %s through the generic call yet", name);
     return -1;

@@ -1164,6 +1164,32 @@ RA_API int ra_binary_into(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2
  * for complex and every other value. */
 RA_API bool ra_dtype_is_floating_point(ra_dtype dtype);
 
+/* ---- The standard's functions beyond the ops above (src/functions/) ----------------------
+ * Each computes on host memory with the C library's math and places its result on its
+ * input's device (DEV-DS-10); on an OpenCL device the input is read to the host and the
+ * result written back (staged), since no kernel exists for these. */
+
+/* The elementwise functions of one real floating array (float32 and float64; each element
+ * through the libm function of its dtype: sinf for float32, sin for float64). */
+typedef enum ra_math_fn {
+    RA_MATH_SIN = 1, RA_MATH_COS, RA_MATH_TAN, RA_MATH_ASIN, RA_MATH_ACOS, RA_MATH_ATAN,
+    RA_MATH_SINH, RA_MATH_COSH, RA_MATH_TANH, RA_MATH_ASINH, RA_MATH_ACOSH, RA_MATH_ATANH,
+    RA_MATH_EXP, RA_MATH_EXPM1, RA_MATH_LOG, RA_MATH_LOG1P, RA_MATH_LOG2, RA_MATH_LOG10,
+    RA_MATH_CEIL, RA_MATH_FLOOR, RA_MATH_TRUNC,
+    RA_MATH_ROUND,      /* half to even */
+    RA_MATH_SQUARE, RA_MATH_SIGN, RA_MATH_POSITIVE, RA_MATH_RECIPROCAL,
+    RA_MATH_ISNAN,      /* bool result, as are the three below */
+    RA_MATH_ISINF, RA_MATH_ISFINITE, RA_MATH_SIGNBIT,
+} ra_math_fn;
+
+/* The function's name as the standard writes it ("sin", "log1p"), or NULL. */
+RA_API const char *ra_math_name(ra_math_fn fn);
+
+/* fn applied to every element of x: a new array of x's dtype (bool for the predicates) and
+ * shape on x's device. Returns RA_E_NULL, RA_E_ARG (fn, a sharded x), RA_E_DTYPE (not float32
+ * or float64), RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_math_unary(ra_ctx *ctx, ra_math_fn fn, const ra_array *x, ra_array **out);
+
 #ifdef __cplusplus
 }
 #endif
