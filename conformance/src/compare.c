@@ -763,9 +763,14 @@ static void put_safe(FILE *out, const char *s, size_t max)
             fputs("...", out);
             return;
         }
+        unsigned cp;
+        size_t h = dsr__hidden_char((const char *)p, &cp);
         if (p[0] == 0xc0 && p[1] == 0x80) {
             fputs("\\x00", out);
             p++;
+        } else if (h) {
+            fprintf(out, "\\u%04x", cp);
+            p += h - 1;
         } else if (*p < 0x20 || *p == 0x7f)
             fprintf(out, "\\x%02x", *p);
         else
@@ -777,10 +782,15 @@ static void put_safe(FILE *out, const char *s, size_t max)
 static char *safe_dup(const char *s)
 {
     dsr_buf b = {0};
+    unsigned cp;
+    size_t h;
     for (const unsigned char *p = (const unsigned char *)s; *p; p++)
         if (p[0] == 0xc0 && p[1] == 0x80) {
             dsr__buf_puts(&b, "\\x00");
             p++;
+        } else if ((h = dsr__hidden_char((const char *)p, &cp))) {
+            dsr__buf_printf(&b, "\\u%04x", cp);
+            p += h - 1;
         } else if (*p < 0x20 || *p == 0x7f)
             dsr__buf_printf(&b, "\\x%02x", *p);
         else

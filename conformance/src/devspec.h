@@ -106,6 +106,12 @@ void dsr__utc_iso(char out[32]); /* wall clock, ISO 8601 UTC */
 /* Returns the byte offset of the first invalid UTF-8 sequence, or -1 when valid. */
 long dsr__utf8_invalid_at(const char *s, size_t len);
 bool dsr__is_dir(const char *path);
+/* The length of a character at S that a terminal or a page would act on rather than show,
+ * beyond the C0 controls: a C1 control (U+0080..U+009F; U+009B starts a terminal escape) or
+ * a bidirectional control (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069, which
+ * reorder the text around them); *CP gets its code point. 0 for anything else. Whatever
+ * shows a library's text writes these as \uXXXX. */
+size_t dsr__hidden_char(const char *s, unsigned *cp);
 /* PATH made absolute with its links resolved (realpath); for a path that does not exist,
  * its nearest existing ancestor resolved and the rest as written. Free it. */
 char *dsr__resolve_path(const char *path);

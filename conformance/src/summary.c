@@ -22,8 +22,16 @@
 static void put_reason(FILE *out, const char *s)
 {
     int n = 0;
-    for (; s && *s && *s != '\n' && n < 160; s++, n++)
-        fputc((unsigned char)*s < 0x20 ? ' ' : *s, out);
+    unsigned cp;
+    size_t h;
+    for (; s && *s && *s != '\n' && n < 160; s++, n++) {
+        if ((h = dsr__hidden_char(s, &cp))) {
+            fprintf(out, "\\u%04x", cp);
+            s += h - 1;
+        } else {
+            fputc((unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s, out);
+        }
+    }
     if (s && *s && *s != '\n') fputs("...", out);
 }
 

@@ -39,10 +39,24 @@ dsr_tap *dsr__tap_open(FILE *out, int version)
 void dsr__tap_comment(dsr_tap *t, const char *fmt, ...)
 {
     va_list ap;
-    fputs("# ", t->out);
+    char text[1024];
     va_start(ap, fmt);
-    vfprintf(t->out, fmt, ap);
+    vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
+    /* A comment may quote the library (its name and version): shown, never acted on. */
+    fputs("# ", t->out);
+    unsigned cp;
+    size_t h;
+    for (const char *p = text; *p; p++) {
+        if ((h = dsr__hidden_char(p, &cp))) {
+            fprintf(t->out, "\\u%04x", cp);
+            p += h - 1;
+        } else if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+            fprintf(t->out, "\\x%02x", (unsigned char)*p);
+        } else {
+            fputc(*p, t->out);
+        }
+    }
     fputc('\n', t->out);
 }
 
@@ -50,14 +64,23 @@ void dsr__tap_comment(dsr_tap *t, const char *fmt, ...)
  * they become spaces. */
 static void put_escaped(FILE *out, const char *s)
 {
+    unsigned cp;
+    size_t h;
     for (; *s; s++) {
         if (*s == '\\' || *s == '#') fputc('\\', out);
-        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, out);
+        if ((h = dsr__hidden_char(s, &cp))) {
+            fprintf(out, "\\u%04x", cp); /* C1 and bidirectional controls: shown */
+            s += h - 1;
+        } else {
+            fputc(*s == '\n' || *s == '\r' || (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s,
+                  out);
+        }
     }
 }
 
 void dsr__yaml_quote(dsr_buf *b, const char *s)
 {
+    unsigned cp;
     dsr__buf_puts(b, "\"");
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
         if (*p == '"' || *p == '\\')
@@ -68,7 +91,10 @@ void dsr__yaml_quote(dsr_buf *b, const char *s)
             dsr__buf_puts(b, "\\t");
         else if (*p < 0x20 || *p == 0x7f)
             dsr__buf_printf(b, "\\x%02x", *p);
-        else if (*p == 0xC0 && p[1] == 0x80) { /* a NUL kept by dsjson */
+        else if (dsr__hidden_char((const char *)p, &cp)) {
+            dsr__buf_printf(b, "\\u%04x", cp); /* YAML's escape of the same character */
+            p += dsr__hidden_char((const char *)p, &cp) - 1;
+        } else if (*p == 0xC0 && p[1] == 0x80) { /* a NUL kept by dsjson */
             dsr__buf_puts(b, "\\0");
             p++;
         } else

@@ -616,3 +616,31 @@ bool dsr__path_inside(const char *path, const char *dir)
     free(rd);
     return inside;
 }
+
+size_t dsr__hidden_char(const char *s, unsigned *cp)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    /* C1 controls U+0080..U+009F: C2 80..C2 9F (U+009B is a terminal's CSI). */
+    if (p[0] == 0xC2 && p[1] >= 0x80 && p[1] <= 0x9F) {
+        *cp = p[1];
+        return 2;
+    }
+    /* U+061C (Arabic letter mark): D8 9C. */
+    if (p[0] == 0xD8 && p[1] == 0x9C) {
+        *cp = 0x061C;
+        return 2;
+    }
+    if (p[0] == 0xE2 && p[1] == 0x80 && p[2]) {
+        /* U+200E, U+200F (marks), U+202A..U+202E (embeddings and overrides) */
+        if (p[2] == 0x8E || p[2] == 0x8F || (p[2] >= 0xAA && p[2] <= 0xAE)) {
+            *cp = 0x2000u + (unsigned)(p[2] - 0x80);
+            return 3;
+        }
+    }
+    if (p[0] == 0xE2 && p[1] == 0x81 && p[2] >= 0xA6 && p[2] <= 0xA9) {
+        /* U+2066..U+2069 (isolates) */
+        *cp = 0x2040u + (unsigned)(p[2] - 0x80);
+        return 3;
+    }
+    return 0;
+}

@@ -1530,6 +1530,24 @@ def group_reliability(env):
     check(rc == 2 and "is the report" in err and same,
           "compare A B --html A: refused, A intact", 2, (rc, err[-300:], same))
 
+    # Item: C1 controls and bidirectional overrides in a library's text are shown escaped
+    # (\u009b, \u202e) in TAP, the summary and compare's table, never passed to the terminal.
+    bidi_case = env.path("bidi.json")
+    with open(bidi_case, "w") as fh:
+        json.dump({"description": "A message with hidden controls.", "cases": [
+            {"id": "b.bidi", "description": "bidi", "spec": ["T-STR-1"], "features": ["device-string"],
+             "steps": [{"op": "device.parse", "args": {"text": "bidi"}}]}]}, fh)
+    rc, out, err = env.run(["run", "--cases", bidi_case, "--adapter-cmd", fake_cmd(), "--tap",
+                            "--report", env.path("bidi-report.json")])
+    rc2, table, err2 = env.run(["compare", env.path("bidi-report.json"), "--by", "case", "--details", "--plain",
+                                "--spec", TEST_SPEC, "--cases", bidi_case])
+    hidden = ["\u009b", "\u202e", "\u202c", "\u2066"]
+    shown = ["\\u009b", "\\u202e", "\\u202c", "\\u2066"]
+    check(rc == 1 and rc2 == 0 and not any(h in out + err + table for h in hidden) and
+          all(w in out and w in err and w in table for w in shown),
+          "C1 and bidirectional controls from a library: escaped in TAP, the summary and compare",
+          shown, (rc, rc2, [h for h in hidden if h in out + err + table], out[-300:], table[-300:]))
+
     # Item: an adapter that exits while a child it forked still holds its stdout is a crash,
     # not a timeout, and without a timeout (--timeout 0) the run does not wait for ever.
     fork_case = env.path("fork-exit.json")
