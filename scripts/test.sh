@@ -30,20 +30,18 @@ phase_tsan() { phase_preset tsan; }
 # of executions from its seeds.
 phase_fuzz() { phase_preset fuzz; }
 phase_spec() {
-    # Every generator with --check: nothing checked in is out of date (spec/tools/generated.py).
     # The documents against the code (scripts/tests: README.md's configuration table, lists
     # and commands).
     .venv/bin/python spec/tools/check.py &&
-        .venv/bin/python -m pytest -q spec/tools/tests scripts/tests &&
-        .venv/bin/python spec/tools/gen_statements.py --check &&
-        .venv/bin/python spec/tools/gen_dtype_cases.py --check &&
-        .venv/bin/python spec/tools/gen_global_cases.py --check &&
-        .venv/bin/python spec/tools/gen_function_cases.py --check &&
-        .venv/bin/python reference/tools/gen_promotion_tables.py --check &&
-        # The op tables generated from spec/ops.json are current.
-        .venv/bin/python spec/tools/gen_ops.py --check &&
-        # Every testable must/should statement of a core profile has a case.
-        build/conformance/devspec coverage --core --fail-uncovered must,should >/dev/null &&
+        .venv/bin/python -m pytest -q spec/tools/tests scripts/tests || return 1
+    # Every generator (*/tools/gen_*.py) with --check: nothing checked in is out of date
+    # (spec/tools/generated.py).
+    local gen
+    for gen in */tools/gen_*.py; do
+        .venv/bin/python "$gen" --check || return 1
+    done
+    # Every testable must/should statement of a core profile has a case.
+    build/conformance/devspec coverage --core --fail-uncovered must,should >/dev/null &&
         echo "coverage: every must/should statement of the core profiles has a case"
 }
 phase_python() {
