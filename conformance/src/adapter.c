@@ -491,6 +491,8 @@ static dsr_io call_inproc(dsr_adapter *a, const char *req, size_t len, char **re
     return dsr__interrupted ? DSR_IO_INTERRUPTED : DSR_IO_OK;
 }
 
+/* Long: the poll loop of one request: the write, the reply's read to its newline, stderr
+ * drained, the deadline and SIGINT, in one place so that no path skips one of them. */
 dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double deadline, char **reply,
                          size_t *reply_len)
 {

@@ -477,6 +477,9 @@ static void check_per_rank(loader *L, const cJSON *per_rank)
     }
 }
 
+/* Long: a step's fields in the order spec/schema/case.json lists them, each problem reported at
+ * the path built so far; a function per field would pass the loader's path around for one check
+ * each. */
 static void load_step(loader *L, dsr_step *st, const cJSON *v)
 {
     memset(st, 0, sizeof *st);
@@ -737,6 +740,7 @@ static bool known_feature(loader *L, const char *name)
 static const char *const CASE_KEYS[] = {"id",      "description", "spec",  "features",
                                         "devices", "ranks",       "steps", NULL};
 
+/* Long: a case's fields in the order spec/schema/case.json lists them, as load_step. */
 static void load_case(loader *L, dsr_case *c, const cJSON *v)
 {
     memset(c, 0, sizeof *c);

@@ -993,6 +993,9 @@ static void print_statement(FILE *out, const cJSON *statements, const char *id)
     }
 }
 
+/* Long: one table, three row kinds (statement, feature, case) sharing the column widths
+ * computed over every row first; split by row kind it would pass the widths and aggregates
+ * around. */
 static void print_table(FILE *out, const cJSON *m, const view *v)
 {
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive(m, "libraries");
@@ -1220,6 +1223,8 @@ static cJSON *read_spec_file(const char *dir, const char *name, bool required)
     return doc;
 }
 
+/* Long: its own argument parser (until compare and probe take main.c's options table), then
+ * loading and the views; the parser is the part to go. */
 int dsr__compare_main(int argc, char **argv, const char *source)
 {
     const char *spec = NULL, *html = NULL;

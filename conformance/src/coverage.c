@@ -16,6 +16,8 @@ static bool level_listed(const char *levels, const char *level)
     return false;
 }
 
+/* Long: per profile, per feature, per statement, the cases citing it, printed as text or JSON
+ * in the same walk. */
 int dsr__coverage(const dsr_registry *reg, const dsr_suite *suite, char *const *profiles,
                   int nprofiles, bool core, bool json, const char *fail_uncovered)
 {

@@ -315,6 +315,8 @@ static int match_array(const dsr_judge *j, const cJSON *e, const cJSON *m, const
 
 /* Applies the matcher M (the one key of the expected object E) to O. The loader has checked
  * the matcher's operand (case_load.c); a malformed one here is reported, never trusted. */
+/* Long: one branch per matcher of spec/case-format.md's table, in its order ($array has its own
+ * function). */
 static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, const cJSON *o,
                          dsr_buf *path, dsr_buf *why)
 {
@@ -446,6 +448,9 @@ malformed:
 }
 
 /* LITERAL: E is a value brought in by a reference (or inside one): "$" means nothing in it. */
+/* Long: one branch per JSON kind of spec/case-format.md's "Matching expect" (references,
+ * matchers, typed arrays, objects, lists, devices, numbers), read top to bottom as the document
+ * reads. */
 static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *path, dsr_buf *why,
                  bool literal)
 {

@@ -443,6 +443,47 @@ static int check_run_outputs(const args *a, const char *expectations)
     return rc;
 }
 
+/* The run's options from the command line's (the adapter's own are set by cmd_run). */
+static void run_options(const args *a, const char *expectations, dsr_options *o)
+{
+    o->cases = a->cases.items;
+    o->ncases = a->cases.n;
+    o->case_globs = a->globs.items;
+    o->ncase_globs = a->globs.n;
+    o->features = a->features.items;
+    o->nfeatures = a->features.n;
+    o->exclude_features = a->excludes.items;
+    o->nexclude_features = a->excludes.n;
+    o->profile = a->profiles.n ? a->profiles.items[0] : NULL;
+    o->expectations = expectations;
+    o->report = a->report;
+    o->junit = a->junit;
+    o->trace = a->trace;
+    o->tap = a->tap;
+    o->tap_version = a->tap_version && !strcmp(a->tap_version, "14") ? 14 : 13;
+    o->strict = a->strict;
+    o->progress = a->progress && isatty(2);
+    const char *nc = getenv("NO_COLOR");
+    o->color = o->progress && !(nc && nc[0]);
+    o->timeout = a->timeout;
+    o->start_timeout = a->start_timeout;
+    o->max_restarts = a->max_restarts;
+    o->jobs = a->jobs > 0 ? a->jobs : 1;
+    /* Each worker is a process of the adapter's (a Python library loads for seconds): more
+     * than two per core only costs their start-up. */
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int most = cores > 0 && cores < 32 ? 2 * (int)cores : 64;
+    if (o->jobs > most) {
+        fprintf(stderr,
+                "devspec: --jobs %d: at most %d workers (twice the %ld cores) are started\n",
+                o->jobs, most, cores > 0 ? cores : 1);
+        o->jobs = most;
+    }
+}
+
+/* Long: the four spellings of an adapter (--adapter-cmd, python:MODULE, a path, a name in
+ * adapters.json) are resolved here into the label, transport and expectations the report
+ * records, so that their precedence reads in one place; the run's options are run_options. */
 static int cmd_run(args *a, int argc, char **argv)
 {
     const char *source = source_root();
@@ -540,39 +581,7 @@ static int cmd_run(args *a, int argc, char **argv)
         goto out;
     }
     dsr_options o = {0};
-    o.cases = a->cases.items;
-    o.ncases = a->cases.n;
-    o.case_globs = a->globs.items;
-    o.ncase_globs = a->globs.n;
-    o.features = a->features.items;
-    o.nfeatures = a->features.n;
-    o.exclude_features = a->excludes.items;
-    o.nexclude_features = a->excludes.n;
-    o.profile = a->profiles.n ? a->profiles.items[0] : NULL;
-    o.expectations = expectations;
-    o.report = a->report;
-    o.junit = a->junit;
-    o.trace = a->trace;
-    o.tap = a->tap;
-    o.tap_version = a->tap_version && !strcmp(a->tap_version, "14") ? 14 : 13;
-    o.strict = a->strict;
-    o.progress = a->progress && isatty(2);
-    const char *nc = getenv("NO_COLOR");
-    o.color = o.progress && !(nc && nc[0]);
-    o.timeout = a->timeout;
-    o.start_timeout = a->start_timeout;
-    o.max_restarts = a->max_restarts;
-    o.jobs = a->jobs > 0 ? a->jobs : 1;
-    /* Each worker is a process of the adapter's (a Python library loads for seconds): more
-     * than two per core only costs their start-up. */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    int most = cores > 0 && cores < 32 ? 2 * (int)cores : 64;
-    if (o.jobs > most) {
-        fprintf(stderr,
-                "devspec: --jobs %d: at most %d workers (twice the %ld cores) are started\n",
-                o.jobs, most, cores > 0 ? cores : 1);
-        o.jobs = most;
-    }
+    run_options(a, expectations, &o);
     o.adapter_label = label;
     o.adapter_spec = a->adapter_cmd ? a->adapter_cmd : a->adapter;
     o.adapters_file = found == 0 ? named.file : NULL;

@@ -165,6 +165,8 @@ static int adapter_names(const char *source, dsr_strlist *out)
     return out->n ? 0 : -1;
 }
 
+/* Long: its own argument parser (until compare and probe take main.c's options table) and the
+ * loop that keeps --jobs runs going; the parser is the part to go. */
 int dsr__probe_main(int argc, char **argv, const char *source, const char *build)
 {
     (void)build;

@@ -5,12 +5,14 @@ circle (the dsr__ functions and variables each file defines and the ones it uses
     python3 structure.py [SRC_DIR] [--longest N] [--limit LINES]
 
 With --limit, exits 1 when a function is longer than LINES lines and has no comment
-starting "Long:" in the lines above it (the written reason), or when there is a circle.
+starting "Long:" in the lines above it (the written reason), or when there is a circle;
+77 (skipped) without ctags.
 """
 
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections import defaultdict
@@ -74,6 +76,9 @@ def sccs(graph: dict[str, set[str]]) -> list[list[str]]:
 
 
 def main(argv: list[str]) -> int:
+    if not shutil.which("ctags"):
+        print("structure.py: SKIP: no ctags (Universal Ctags) on PATH")
+        return 77
     args = [a for a in argv[1:]]
     longest, limit = 12, 0
     if "--longest" in args:
