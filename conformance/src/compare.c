@@ -159,6 +159,10 @@ typedef struct compare_in {
     idmap caseids; /* case ID -> index into casedefs */
     const cJSON **casedefs;
     int ncasedefs;
+    idmap labels; /* every label given so far */
+    idmap bases;  /* a label as its report gives it -> index into next_suffix */
+    int *next_suffix;
+    int nbases;
 } compare_in;
 
 static bool is_report(const cJSON *doc)
@@ -171,6 +175,8 @@ static bool is_report(const cJSON *doc)
 
 /* Adds the report at PATH. QUIET_SKIP: a file that is not a devspec report is passed over
  * with a note (when reading a folder) instead of being an error. Returns 0 or -1. */
+static char *safe_dup(const char *s);
+
 static int add_report(compare_in *in, const char *path, bool quiet_skip, FILE *err)
 {
     cJSON *doc = parse_file(path, err);
@@ -196,18 +202,55 @@ static int add_report(compare_in *in, const char *path, bool quiet_skip, FILE *e
     const char *label = str_of(cJSON_GetObjectItemCaseSensitive(l->header, "adapter"), "label");
     if (!label) label = str_of(cJSON_GetObjectItemCaseSensitive(l->header, "library"), "name");
     if (!label) label = "?";
-    /* Two reports of one adapter (say, two runs) stay apart: the second is "NAME (2)". */
+    /* Two reports of one adapter (say, two runs) stay apart: the second is "NAME (2)". Each
+     * label's next number is kept, so that many reports of one label stay linear (3000 took
+     * 22 s when every new label was compared with every earlier one). */
+    int bi = idmap_get(&in->bases, label);
+    if (bi < 0) {
+        in->next_suffix =
+            dsr__xrealloc(in->next_suffix, sizeof *in->next_suffix * (size_t)(in->nbases + 1));
+        in->next_suffix[in->nbases] = 2;
+        bi = in->nbases++;
+        idmap_put(&in->bases, label, bi);
+    }
     dsr_buf b = {0};
     dsr__buf_puts(&b, label);
-    for (int k = 2;; k++) {
-        bool taken = false;
-        for (int i = 0; i + 1 < in->nlibs; i++)
-            taken = taken || !strcmp(in->libs[i].label, b.data);
-        if (!taken) break;
+    while (idmap_get(&in->labels, b.data) >= 0) {
         b.len = 0;
-        dsr__buf_printf(&b, "%s (%d)", label, k);
+        dsr__buf_printf(&b, "%s (%d)", label, in->next_suffix[bi]++);
     }
     l->label = b.data;
+    idmap_put(&in->labels, l->label, in->nlibs - 1);
+    /* Reports of another suite or report version are compared all the same, with a word. */
+    if (in->nlibs > 1) {
+        const lib *first = &in->libs[0];
+        static const char *const what[][2] = {
+            {"report_version", NULL}, {"suite", "name"}, {"suite", "version"}};
+        for (size_t w = 0; w < sizeof what / sizeof what[0]; w++) {
+            const cJSON *a = cJSON_GetObjectItemCaseSensitive(first->header, what[w][0]);
+            const cJSON *x = cJSON_GetObjectItemCaseSensitive(l->header, what[w][0]);
+            if (what[w][1]) {
+                a = cJSON_GetObjectItemCaseSensitive(a, what[w][1]);
+                x = cJSON_GetObjectItemCaseSensitive(x, what[w][1]);
+            }
+            char *ta = a ? dsr__print(a, false) : NULL, *tx = x ? dsr__print(x, false) : NULL;
+            if (!(ta && tx && !strcmp(ta, tx)) && (ta || tx)) {
+                dsr_buf shown = {0};
+                dsr__buf_printf(&shown,
+                                "devspec: compare: warning: %s has %s%s%s %s, the first report "
+                                "(%s) %s",
+                                path, what[w][0], what[w][1] ? "." : "",
+                                what[w][1] ? what[w][1] : "", tx ? tx : "(none)", first->path,
+                                ta ? ta : "(none)");
+                char *safe = safe_dup(shown.data);
+                fprintf(err, "%s\n", safe);
+                free(safe);
+                dsr__buf_free(&shown);
+            }
+            cJSON_free(ta);
+            cJSON_free(tx);
+        }
+    }
     return 0;
 }
 
@@ -293,7 +336,16 @@ static void build_rows(compare_in *in)
                 r = in->nrows++;
                 idmap_put(&in->ids, id, r);
             }
-            if (!in->rows[r].cells[li]) in->rows[r].cells[li] = c;
+            if (!in->rows[r].cells[li])
+                in->rows[r].cells[li] = c;
+            else {
+                char *safe = safe_dup(id);
+                fprintf(stderr,
+                        "devspec: compare: warning: %s lists the case %s more than once; its "
+                        "first record is compared\n",
+                        in->libs[li].path, safe);
+                free(safe);
+            }
         }
     }
 }
@@ -310,6 +362,9 @@ static void compare_in_free(compare_in *in)
         free((void *)in->rows[i].cells);
     free(in->rows);
     idmap_free(&in->ids);
+    idmap_free(&in->labels);
+    idmap_free(&in->bases);
+    free(in->next_suffix);
     for (int i = 0; i < in->ncasedocs; i++)
         cJSON_Delete(in->casedocs[i]);
     free(in->casedocs);

@@ -199,6 +199,39 @@ def group_model(env):
     d = os.path.join(env.tmp, "made")
     os.makedirs(d)
     rows, paths = write_made(d)
+    # Item: 3000 reports of one label get labels NAME, NAME (2), ... NAME (3000), in time
+    # linear in their number (the time is printed, not asserted).
+    many = os.path.join(env.tmp, "many")
+    os.makedirs(many)
+    with open(paths[0]) as f:
+        one = json.load(f)
+    one["cases"] = one["cases"][:1]
+    for i in range(3000):
+        with open(os.path.join(many, f"r{i:04d}.json"), "w") as f:
+            json.dump(one, f)
+    t0 = time.time()
+    rc, out, errtext = env.run(["compare", "--spec", TEST_SPEC, "--json", many])
+    took = time.time() - t0
+    labels = [l["label"] for l in json.loads(out)["libraries"]] if rc == 0 else []
+    first = one["header"]["adapter"]["label"]
+    check(rc == 0 and labels == [first] + [f"{first} ({k})" for k in range(2, 3001)],
+          "3000 reports of one label: NAME, NAME (2) ... NAME (3000)", 3000, (rc, labels[:3], errtext[-300:]))
+    print(f"# 3000 reports of one label compared in {took:.2f} s")
+    # Item: a report of another suite or report version, or listing a case twice, is compared
+    # with a warning naming it.
+    other = copy.deepcopy(one)
+    other["header"]["suite"]["name"] = "another-suite"
+    other["header"]["report_version"] = 99
+    other["cases"] = one["cases"] * 2
+    op = os.path.join(env.tmp, "other.json")
+    with open(op, "w") as f:
+        json.dump(other, f)
+    rc, out, errtext = env.run(["compare", "--spec", TEST_SPEC, "--json", paths[0], op])
+    check(rc == 0 and "warning: " + op + " has report_version 99" in errtext and
+          "has suite.name \"another-suite\"" in errtext and
+          "lists the case " + one["cases"][0]["id"] + " more than once" in errtext,
+          "reports of another suite or report version, and a case listed twice: warned",
+          "three warnings", (rc, errtext[-600:]))
     rc, out, errtext = env.run(["compare", "--spec", TEST_SPEC, "--json"] + paths)
     check(rc == 0, "compare --json exits 0", 0, (rc, errtext))
     m = json.loads(out)
