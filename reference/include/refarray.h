@@ -1190,6 +1190,26 @@ RA_API const char *ra_math_name(ra_math_fn fn);
  * or float64), RA_E_NOMEM, RA_E_BACKEND. */
 RA_API int ra_math_unary(ra_ctx *ctx, ra_math_fn fn, const ra_array *x, ra_array **out);
 
+/* The elementwise functions of two real floating operands (float32 and float64, one dtype;
+ * a Python int or float scalar takes the array's dtype). remainder takes the divisor's sign,
+ * minimum propagates NaN; the comparisons give bool. */
+typedef enum ra_math2_fn {
+    RA_MATH2_ATAN2 = 1, RA_MATH2_HYPOT, RA_MATH2_COPYSIGN, RA_MATH2_LOGADDEXP, RA_MATH2_POW,
+    RA_MATH2_REMAINDER, RA_MATH2_FLOOR_DIVIDE, RA_MATH2_NEXTAFTER, RA_MATH2_MINIMUM,
+    RA_MATH2_GREATER, RA_MATH2_GREATER_EQUAL, RA_MATH2_LESS_EQUAL, RA_MATH2_NOT_EQUAL,
+} ra_math2_fn;
+
+/* The function's name as the standard writes it ("atan2", "floor_divide"), or NULL. */
+RA_API const char *ra_math2_name(ra_math2_fn fn);
+
+/* fn of x1 and x2 elementwise; at least one is an array. Shapes must be equal, or one operand
+ * 0-d or a scalar (no other broadcasting yet). The result is on the arrays' device; arrays on
+ * two devices are RA_E_DEVICE_MISMATCH (DEV-DS-11). Returns RA_E_NULL, RA_E_ARG (fn, a sharded
+ * array), RA_E_SCALAR (no array), RA_E_DTYPE, RA_E_DEVICE_MISMATCH, RA_E_BROADCAST, RA_E_NOMEM,
+ * RA_E_BACKEND. */
+RA_API int ra_math_binary(ra_ctx *ctx, ra_math2_fn fn, ra_operand x1, ra_operand x2,
+                          ra_array **out);
+
 #ifdef __cplusplus
 }
 #endif
