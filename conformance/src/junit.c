@@ -260,7 +260,31 @@ typedef struct junit_reporter {
     const char *path;
     bool strict;
     cJSON *header;
+    char *adapter_error; /* the adapter did not start: one testcase in error says so */
 } junit_reporter;
+
+/* A run that never started: one testcase in error, so that CI shows it as a failure rather
+ * than an empty success. */
+static int write_not_started(const char *path, const char *adapter_error, double elapsed)
+{
+    dsr_buf b = {0};
+    dsr__buf_puts(&b, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites");
+    attr(&b, "name", "devspec");
+    dsr__buf_printf(&b, " tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\" time=\"%.3f\">\n",
+                    elapsed);
+    dsr__buf_puts(&b,
+                  "  <testsuite name=\"devspec\" tests=\"1\" failures=\"0\" errors=\"1\" "
+                  "skipped=\"0\">\n    <testcase classname=\"devspec\" name=\"adapter start\">\n"
+                  "      <error type=\"startup\"");
+    dsr_buf why = {0};
+    dsr__buf_printf(&why, "no case ran: the adapter did not start: %s", adapter_error);
+    attr(&b, "message", why.data);
+    dsr__buf_puts(&b, "/>\n    </testcase>\n  </testsuite>\n</testsuites>\n");
+    int rc = dsr__write_file_atomic(path, b.data, b.len);
+    dsr__buf_free(&why);
+    dsr__buf_free(&b);
+    return rc;
+}
 
 static bool junit_begin(dsr_reporter *self, const dsr_run_state *r, const cJSON *header,
                         const char *adapter_error)
@@ -269,6 +293,7 @@ static bool junit_begin(dsr_reporter *self, const dsr_run_state *r, const cJSON 
     (void)adapter_error;
     junit_reporter *j = (junit_reporter *)self;
     j->header = cJSON_Duplicate(header, true);
+    if (adapter_error) j->adapter_error = dsr__xstrdup(adapter_error);
     return true;
 }
 
@@ -285,9 +310,13 @@ static bool junit_end(dsr_reporter *self, const dsr_run_state *r, const cJSON *f
     junit_reporter *j = (junit_reporter *)self;
     char err[512];
     errno = 0;
-    if (dsr__mkdir_parents(j->path) != 0 ||
-        dsr__junit_write(j->path, r->results, r->nresults, j->header, elapsed, j->strict, err,
-                         sizeof err) != 0) {
+    int rc = dsr__mkdir_parents(j->path);
+    if (rc == 0 && j->adapter_error)
+        rc = write_not_started(j->path, j->adapter_error, elapsed);
+    else if (rc == 0)
+        rc = dsr__junit_write(j->path, r->results, r->nresults, j->header, elapsed, j->strict, err,
+                              sizeof err);
+    if (rc != 0) {
         fprintf(stderr, "devspec: cannot write %s: %s\n", j->path,
                 errno ? dsr__strerror(errno) : err);
         return false;
@@ -299,6 +328,7 @@ static void junit_destroy(dsr_reporter *self)
 {
     junit_reporter *j = (junit_reporter *)self;
     cJSON_Delete(j->header);
+    free(j->adapter_error);
     free(j);
 }
 

@@ -868,8 +868,8 @@ static void startup_failed(runner *r, const char *err, double t0)
     if (r->interrupted)
         snprintf(r->why_incomplete, sizeof r->why_incomplete, "%s", err);
     else
-        snprintf(r->why_incomplete, sizeof r->why_incomplete, "the adapter could not start: %s",
-                 err);
+        snprintf(r->why_incomplete, sizeof r->why_incomplete,
+                 "no case ran: the adapter did not start: %s", err);
     end(r, t0);
     dsr__adapter_kill(r->cl.ad);
 }

@@ -173,16 +173,19 @@ static void print_closing(FILE *out, const dsr_run_state *r, const cJSON *footer
 void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const char *report,
                   const char *jsonl, double elapsed)
 {
+    /* A run whose adapter did not start has no verdict and no counts to show: its last line
+     * (the reporter's) says that no case ran and why. */
+    bool started = r->hello || r->interrupted;
     print_unexpected(out, r);
     print_stale(out, r, footer);
-    print_profiles(out, r, footer);
+    if (started) print_profiles(out, r, footer);
     fputs("\nreport: ", out);
     fputs(report ? report : "(none)", out);
     if (jsonl) fprintf(out, " (streamed as %s)", jsonl);
     if (r->o->junit) fprintf(out, "; JUnit: %s", r->o->junit);
     fputc('\n', out);
 
-    print_closing(out, r, footer, elapsed);
+    if (started) print_closing(out, r, footer, elapsed);
 }
 
 /* ---- the summary as a reporter: it speaks at the end ---------------------------------- */
@@ -218,7 +221,11 @@ static bool summary_end(dsr_reporter *self, const dsr_run_state *r, const cJSON 
     if (s->started && !r->complete)
         fprintf(stderr, "devspec: the run is incomplete: %s\n", r->why_incomplete);
     dsr__summary(s->out, r, footer, report, jsonl, elapsed);
-    if (!s->started) return true;
+    if (!s->started) {
+        /* the last line says it: never "0 passed, 0 failed" for a run that did not start */
+        if (!r->interrupted) fprintf(s->out, "%s\n", r->why_incomplete);
+        return true;
+    }
     int ran = 0;
     for (int i = 0; i < r->nresults; i++)
         ran += r->results[i].status != DSR_SKIP;

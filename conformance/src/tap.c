@@ -222,7 +222,11 @@ static bool tap_begin(dsr_reporter *self, const dsr_run_state *r, const cJSON *h
     (void)header;
     tap_reporter *t = (tap_reporter *)self;
     if (adapter_error) {
-        dsr__tap_bail(t->t, "the adapter could not start");
+        /* a run that never started must not read like an empty success */
+        dsr_buf why = {0};
+        dsr__buf_printf(&why, "no case ran: the adapter did not start: %s", adapter_error);
+        dsr__tap_bail(t->t, why.data);
+        dsr__buf_free(&why);
         t->bailed = true;
         return true;
     }

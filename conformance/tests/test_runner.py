@@ -658,12 +658,27 @@ def group_isolation(env):
     # An adapter that cannot start.
     rep = env.path("nostart.json")
     rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"),
-                            "--adapter", env.path("no-such-adapter"), "--report", rep])
+                            "--adapter", env.path("no-such-adapter"), "--report", rep,
+                            "--junit", env.path("nostart.xml")])
     check(rc == 3, "an adapter that cannot start: exit 3", 3, rc)
+    # Never an empty success: the last line, TAP, JUnit and the report say no case ran, and why.
+    last = err.rstrip("\n").split("\n")[-1]
+    check(last.startswith("no case ran: the adapter did not start: ") and " passed, " not in err,
+          "a run that never started ends 'no case ran: the adapter did not start: <reason>'",
+          "no case ran: ...", err[-400:])
+    check("Bail out! no case ran: the adapter did not start: " in out, "TAP bails out saying so",
+          "Bail out! no case ran: ...", out)
+    with open(env.path("nostart.xml")) as f:
+        xml = f.read()
+    check('errors="1"' in xml and 'message="no case ran: the adapter did not start: ' in xml,
+          "JUnit has one testcase in error saying so", "an <error>", xml)
     r = load_report(rep)
     check(r["footer"]["complete"] is False and "error" in r["header"]["adapter"] and r["cases"] == [],
           "its report says complete false and why", "complete false, adapter.error",
           r["header"]["adapter"])
+    check(r["footer"]["incomplete_reason"].startswith("no case ran: the adapter did not start: "),
+          "the report's footer says no case ran, and why", "no case ran: ...",
+          r["footer"].get("incomplete_reason"))
     check("Bail out!" in out, "TAP says Bail out! when the adapter cannot start", "Bail out!", out)
     check_schema(env, rep, env.path("nostart.jsonl"), "no start")
     t0 = time.time()
