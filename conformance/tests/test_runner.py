@@ -765,6 +765,17 @@ def group_expectations(env):
     check(rc == 0 and set(statuses(load_report(env.path("again.json"))).values()) == {"xfail", "skip"},
           "the regenerated expectations make the same run pass, even with --strict", 0, (rc, err))
 
+    # A timeout is written as a comment, never as an entry: it depends on the machine's load.
+    hang = env.path("hang.json")
+    env.run(["run", "--cases", os.path.join(CASES, "misbehave.json"), "--case", "bad.hang",
+             "--timeout", "0.5", "--adapter-cmd", fake_cmd(), "--report", hang])
+    rc, out, err = env.run(["expectations", hang], spec=False)
+    lines = [l for l in out.splitlines() if "bad.hang" in l]
+    check(rc == 0 and lines and all(l.startswith("# TIMEOUT") for l in lines) and
+          "1 timeout written as comments" in err,
+          "devspec expectations writes a timeout as a comment and says so on stderr",
+          "# TIMEOUT ... bad.hang timeout", (rc, lines, err))
+
     # An expected fail that becomes a crash is a new failure (not xfail), and vice versa.
     exp3 = env.path("fake3.txt")
     with open(exp3, "w") as f:
