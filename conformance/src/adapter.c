@@ -50,6 +50,7 @@ typedef const char *(*call_fn)(const char *request, size_t len, size_t *reply_le
 typedef void (*free_fn)(const char *reply);
 
 struct dsr_adapter {
+    _Atomic int cancelled; /* dsr__adapter_cancel: the request in flight is given up */
     bool inproc;
     void *dl;
     call_fn call;
@@ -540,7 +541,7 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
          * interrupts one thread's poll only. */
         if (wait_ms < 0 || wait_ms > 200) wait_ms = 200;
         int r = poll(p, (nfds_t)np, wait_ms);
-        if (dsr__interrupted) {
+        if (dsr__interrupted || a->cancelled) {
             result = DSR_IO_INTERRUPTED;
             break;
         }
@@ -604,6 +605,11 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
     }
     dsr__buf_free(&out);
     return result;
+}
+
+void dsr__adapter_cancel(dsr_adapter *a)
+{
+    a->cancelled = 1;
 }
 
 void dsr__adapter_kill(dsr_adapter *a)

@@ -376,6 +376,9 @@ int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen);
  * (dsr__now() seconds; <= 0: none). On DSR_IO_OK *reply is malloc'd, NUL-terminated. */
 dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double deadline, char **reply,
                          size_t *reply_len);
+/* Gives up the request A is waiting for, from another thread: dsr__adapter_call returns
+ * DSR_IO_INTERRUPTED within 200 ms, and so does every later call. */
+void dsr__adapter_cancel(dsr_adapter *a);
 /* Kills the worker's process group and reaps it; no-op in process. */
 void dsr__adapter_kill(dsr_adapter *a);
 /* Closes stdin, waits up to GRACE seconds, then kills. */

@@ -593,6 +593,8 @@ typedef struct worker {
     int index;
     pthread_t thread;
     bool started;
+    _Atomic int starting; /* its hello is in flight */
+    _Atomic int given_up; /* the run gave its start up: every case was done */
 } worker;
 
 static void *worker_main(void *arg)
@@ -603,9 +605,17 @@ static void *worker_main(void *arg)
     if (!w->started) {
         char err[1024] = "";
         r->cl.deadline = 0;
-        if (dsr__client_start(&r->cl, err, sizeof err) != 0) {
-            fprintf(stderr, "devspec: worker %d could not start, the others go on: %s\n",
-                    w->index + 1, err);
+        w->starting = 1;
+        pthread_mutex_lock(&p->mu);
+        bool done = p->stop; /* the cases may all be done before this worker begins */
+        pthread_mutex_unlock(&p->mu);
+        int rc = done ? -1 : dsr__client_start(&r->cl, err, sizeof err);
+        w->starting = 0;
+        if (rc != 0) {
+            /* A start given up because every case was done is not worth a word. */
+            if (!done && !w->given_up)
+                fprintf(stderr, "devspec: worker %d could not start, the others go on: %s\n",
+                        w->index + 1, err);
             dsr__adapter_kill(r->cl.ad);
             pthread_mutex_lock(&p->mu);
             p->live--;
@@ -714,6 +724,13 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
     pthread_mutex_lock(&p.mu);
     p.stop = true;
     pthread_mutex_unlock(&p.mu);
+    /* A worker still starting (its hello may take the whole --start-timeout) is not waited
+     * for once the cases are done: its start is given up. */
+    for (int k = 1; k < created; k++)
+        if (ws[k].starting) {
+            ws[k].given_up = 1;
+            dsr__adapter_cancel(ws[k].r.cl.ad);
+        }
     for (int k = 0; k < created; k++)
         pthread_join(ws[k].thread, NULL);
     /* Results past the first gap (a case abandoned or never run) are not reported. */

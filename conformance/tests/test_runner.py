@@ -548,15 +548,38 @@ def group_isolation(env):
     rc1, out1, err1 = env.run(["run", "--cases", good_cases, "--adapter-cmd", fake_cmd(),
                                "--jobs", "1", "--no-tap", "--report", env.path("h1.json")])
     st1 = statuses(load_report(env.path("h1.json")))
+    # Slow cases (each waits 0.5 s in the adapter), so that the second worker's hello comes
+    # while there are cases left.
+    slow_cases = env.path("slow.json")
+    with open(slow_cases, "w") as fh:
+        json.dump({"description": "Slow cases.", "cases": [
+            {"id": f"s.{i}", "description": "slow", "spec": ["T-STR-1"], "features": ["device-string"],
+             "steps": [{"op": "device.parse", "args": {"text": "hang"}}]} for i in range(6)]}, fh)
+    slow = ("--hang-seconds", "0.5")
+    rc1s, _, _ = env.run(["run", "--cases", slow_cases, "--adapter-cmd", fake_cmd(*slow),
+                          "--jobs", "1", "--no-tap", "--report", env.path("h1s.json")])
+    st1s = statuses(load_report(env.path("h1s.json")))
     state2 = env.path("hellos-2")
-    rc, out, err = env.run(["run", "--cases", good_cases, "--adapter-cmd",
-                            fake_cmd("--state", state2, "--later-features", fewer),
+    rc, out, err = env.run(["run", "--cases", slow_cases, "--adapter-cmd",
+                            fake_cmd("--state", state2, "--later-features", fewer, *slow),
                             "--jobs", "2", "--no-tap", "--report", env.path("h2.json")])
     st2 = statuses(load_report(env.path("h2.json")))
-    check(rc == rc1 and st2 == st1 and "worker 2 could not start" in err and
+    check(rc == rc1s and st2 == st1s and "worker 2 could not start" in err and
           'differs from the run\'s first in "features"' in err,
           "--jobs 2: a worker claiming fewer features is refused, the cases run as with --jobs 1",
-          (rc1, "refused"), (rc, err[-400:], [k for k in st1 if st1[k] != st2.get(k)]))
+          (rc1s, "refused"), (rc, err[-400:], [k for k in st1s if st1s[k] != st2.get(k)]))
+    # Item: a worker whose start hangs is not waited for once the cases are done (the run took
+    # the whole --start-timeout, 20 s against 2.6).
+    state4 = env.path("hellos-4")
+    t0 = time.time()
+    rc, out, err = env.run(["run", "--cases", good_cases, "--adapter-cmd",
+                            fake_cmd("--state", state4, "--hang-later-hello"), "--jobs", "2",
+                            "--start-timeout", "60", "--no-tap", "--report", env.path("h4.json")])
+    took = time.time() - t0
+    check(rc == rc1 and statuses(load_report(env.path("h4.json"))) == st1 and took < 30 and
+          "could not start" not in err,
+          "--jobs 2 with a second worker hanging in hello: the run ends when its cases are done",
+          "well under the 60 s start timeout", (rc, round(took, 1), err[-300:]))
     crash_cases = env.path("crash-then.json")
     with open(crash_cases, "w") as fh:
         json.dump({"description": "A crash, then more.", "cases": [
