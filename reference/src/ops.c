@@ -220,6 +220,165 @@ static int binary_via(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra
     return ra__array_hand_out(status, y, out);
 }
 
+/* ---- kernels: the one place the operations meet a backend ----
+ * Each runs its operation on the result's device through the backend's slot, or, where the
+ * backend leaves the slot NULL, with the host kernels on host copies of the inputs and the
+ * result written back (staged). */
+
+/* a op b into y, with the views va, vb and vo over their buffers. */
+static int kernel_binary(ra_ctx *ctx, const char *fn, ra_binop op, const ra_array *a,
+                         const ra_array *b, ra_array *y, ra__view va, ra__view vb, ra__view vo)
+{
+    ra__dev *dev = y->dev;
+    if (dev->ops->binary) return dev->ops->binary(dev->impl, op, &va, &vb, &vo);
+    void *ha = NULL, *hb = NULL, *ho = NULL;
+    int status = stage_in(ctx, a, &ha);
+    if (status == RA_OK) status = stage_in(ctx, b, &hb);
+    if (status == RA_OK && !(ho = ra__alloc(ctx, y->nbytes)))
+        status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
+    if (status == RA_OK) {
+        va.buf = ha;
+        vb.buf = hb;
+        vo.buf = ho;
+        status = ra__host_binary(op, &va, &vb, &vo);
+    }
+    if (status == RA_OK) status = ra__array_write(ctx, y, ho);
+    ra__free(ctx, ha);
+    ra__free(ctx, hb);
+    ra__free(ctx, ho);
+    return status;
+}
+
+/* op of each element of x into y (x's size, y's dtype). */
+static int kernel_unary(ra_ctx *ctx, const char *fn, ra_unop op, const ra_array *x, ra_array *y)
+{
+    ra__dev *dev = y->dev;
+    if (dev->ops->unary)
+        return dev->ops->unary(dev->impl, op, x->buf, x->dtype, y->buf, y->dtype, (size_t)x->size);
+    void *hx = NULL, *hy = NULL;
+    int status = stage_in(ctx, x, &hx);
+    if (status == RA_OK && !(hy = ra__alloc(ctx, y->nbytes)))
+        status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
+    if (status == RA_OK) status = ra__host_unary(op, hx, x->dtype, hy, y->dtype, (size_t)x->size);
+    if (status == RA_OK) status = ra__array_write(ctx, y, hy);
+    ra__free(ctx, hx);
+    ra__free(ctx, hy);
+    return status;
+}
+
+/* op over the middle axis of x viewed as (outer, len, inner) into y (x's dtype). */
+static int kernel_reduce(ra_ctx *ctx, const char *fn, ra_reduceop op, const ra_array *x,
+                         size_t outer, size_t len, size_t inner, ra_array *y)
+{
+    ra__dev *dev = y->dev;
+    if (dev->ops->reduce)
+        return dev->ops->reduce(dev->impl, op, x->buf, y->dtype, outer, len, inner, y->buf);
+    void *hx = NULL, *hy = NULL;
+    int status = stage_in(ctx, x, &hx);
+    if (status == RA_OK && !(hy = ra__calloc(ctx, 1, y->nbytes)))
+        status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
+    if (status == RA_OK) status = ra__host_reduce(op, hx, y->dtype, outer, len, inner, hy);
+    if (status == RA_OK) status = ra__array_write(ctx, y, hy);
+    ra__free(ctx, hx);
+    ra__free(ctx, hy);
+    return status;
+}
+
+/* A batched matmul's geometry: y's batch shape bshape (nb axes; a's and b's own batch axes
+ * are the last nb1 and nb2 of it, broadcast), each matrix n x k times k x m. */
+typedef struct {
+    const int64_t *bshape;
+    size_t nb, nb1, nb2;
+    int64_t n, k, m;
+} matmul_geom;
+
+/* y = a @ b for every batch of g (a, b and y of one dtype, y not empty). */
+static int kernel_matmul(ra_ctx *ctx, const char *fn, const ra_array *a, const ra_array *b,
+                         ra_array *y, const matmul_geom *g)
+{
+    ra__dev *dev = y->dev;
+    ra_dtype dtype = y->dtype;
+    size_t nb = g->nb, nb1 = g->nb1, nb2 = g->nb2;
+    int64_t n = g->n, k = g->k, m = g->m;
+    void *ha = NULL, *hb = NULL, *hy = NULL;
+    int status = RA_OK;
+    bool staged = !dev->ops->matmul;
+    if (staged) {
+        status = stage_in(ctx, a, &ha);
+        if (status == RA_OK) status = stage_in(ctx, b, &hb);
+        if (status == RA_OK && !(hy = ra__calloc(ctx, 1, y->nbytes)))
+            status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
+        if (status != RA_OK) goto done;
+    }
+    /* Batch strides (in matrices) of each operand along the broadcast batch shape. */
+    int64_t s1[RA_MAX_NDIM], s2[RA_MAX_NDIM];
+    {
+        int64_t acc1 = 1, acc2 = 1;
+        for (size_t i = nb; i-- > 0;) {
+            size_t l1 = nb - nb1, l2 = nb - nb2;
+            int64_t d1 = i < l1 ? 1 : a->shape[i - l1];
+            int64_t d2 = i < l2 ? 1 : b->shape[i - l2];
+            s1[i] = d1 == 1 ? 0 : acc1;
+            s2[i] = d2 == 1 ? 0 : acc2;
+            acc1 *= d1;
+            acc2 *= d2;
+        }
+    }
+    int64_t batches = ra__shape_size(g->bshape, nb);
+    int64_t idx[RA_MAX_NDIM] = {0};
+    for (int64_t bi = 0; bi < batches && status == RA_OK; bi++) {
+        int64_t o1 = 0, o2 = 0;
+        for (size_t d = 0; d < nb; d++) {
+            o1 += idx[d] * s1[d];
+            o2 += idx[d] * s2[d];
+        }
+        size_t a_off = (size_t)(o1 * n * k), b_off = (size_t)(o2 * k * m),
+               y_off = (size_t)(bi * n * m);
+        if (staged)
+            status = ra__host_matmul(dtype, ha, a_off, hb, b_off, hy, y_off, (size_t)n, (size_t)k,
+                                     (size_t)m);
+        else
+            status = dev->ops->matmul(dev->impl, dtype, a->buf, a_off, b->buf, b_off, y->buf, y_off,
+                                      (size_t)n, (size_t)k, (size_t)m);
+        for (size_t d = nb; d-- > 0;) {
+            if (++idx[d] < g->bshape[d]) break;
+            idx[d] = 0;
+        }
+    }
+    if (status == RA_OK && staged) status = ra__array_write(ctx, y, hy);
+done:
+    ra__free(ctx, ha);
+    ra__free(ctx, hb);
+    ra__free(ctx, hy);
+    return status;
+}
+
+/* The n arrays in (each outer rows of row bytes) interleaved into y along a new axis. */
+static int kernel_stack(ra_ctx *ctx, const char *fn, ra_array *const *in, size_t n, size_t outer,
+                        size_t row, ra_array *y)
+{
+    ra__dev *dev = y->dev;
+    int status = RA_OK;
+    if (dev->ops->copy) {
+        for (size_t i = 0; i < n && status == RA_OK; i++)
+            status = dev->ops->copy(dev->impl, y->buf, i * row, n * row, in[i]->buf, 0, row, row,
+                                    outer, NULL);
+        return status;
+    }
+    void *hy = NULL, *hx = NULL;
+    if (!(hy = ra__alloc(ctx, y->nbytes)))
+        status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
+    for (size_t i = 0; i < n && status == RA_OK; i++) {
+        status = stage_in(ctx, in[i], &hx);
+        if (status == RA_OK) ra__host_copy_rows(hy, i * row, n * row, hx, 0, row, row, outer);
+        ra__free(ctx, hx);
+        hx = NULL;
+    }
+    if (status == RA_OK) status = ra__array_write(ctx, y, hy);
+    ra__free(ctx, hy);
+    return status;
+}
+
 /* x1 op x2 for two arrays of one dtype, shape and device whose backend has the binary slot,
  * and nothing to move (soft mode off): what ra_binary's general path would decide is already
  * decided (no promotion, broadcasting, cast or move), so it only makes the result and runs
@@ -241,7 +400,7 @@ static int binary_same(ra_ctx *ctx, ra_binop op, const ra_array *x1, const ra_ar
     ra__view va = {x1->buf, x1->dtype, 1, &n, &step, 0};
     ra__view vb = {x2->buf, x1->dtype, 1, &n, &step, 0};
     ra__view vo = {y->buf, odtype, 1, &n, &step, 0};
-    status = dev->ops->binary(dev->impl, op, &va, &vb, &vo);
+    status = kernel_binary(ctx, ra_binop_name(op), op, x1, x2, y, va, vb, vo);
     return ra__array_hand_out(status, y, out);
 }
 
@@ -391,25 +550,7 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
             broadcast_strides(in[1], ondim, oshape, sb);
             broadcast_strides(result, ondim, oshape, so);
         }
-        if (dev->ops->binary) {
-            status = dev->ops->binary(dev->impl, op, &va, &vb, &vo);
-        } else {
-            void *ha = NULL, *hb = NULL, *ho = NULL;
-            status = stage_in(ctx, in[0], &ha);
-            if (status == RA_OK) status = stage_in(ctx, in[1], &hb);
-            if (status == RA_OK && !(ho = ra__alloc(ctx, result->nbytes)))
-                status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
-            if (status == RA_OK) {
-                va.buf = ha;
-                vb.buf = hb;
-                vo.buf = ho;
-                status = ra__host_binary(op, &va, &vb, &vo);
-            }
-            if (status == RA_OK) status = ra__array_write(ctx, result, ho);
-            ra__free(ctx, ha);
-            ra__free(ctx, hb);
-            ra__free(ctx, ho);
-        }
+        status = kernel_binary(ctx, fn, op, in[0], in[1], result, va, vb, vo);
     }
 done:
     ra_array_release(scalar_arr);
@@ -547,23 +688,7 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
         ra_array_release(moved);
         return status;
     }
-    if (x->size > 0) {
-        ra__dev *dev = x->dev;
-        if (dev->ops->unary) {
-            status =
-                dev->ops->unary(dev->impl, op, x->buf, x->dtype, y->buf, odtype, (size_t)x->size);
-        } else {
-            void *hx = NULL, *hy = NULL;
-            status = stage_in(ctx, x, &hx);
-            if (status == RA_OK && !(hy = ra__alloc(ctx, y->nbytes)))
-                status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
-            if (status == RA_OK)
-                status = ra__host_unary(op, hx, x->dtype, hy, odtype, (size_t)x->size);
-            if (status == RA_OK) status = ra__array_write(ctx, y, hy);
-            ra__free(ctx, hx);
-            ra__free(ctx, hy);
-        }
-    }
+    if (x->size > 0) status = kernel_unary(ctx, fn, op, x, y);
     ra_array_release(moved);
     return ra__array_hand_out(status, y, out);
 }
@@ -630,21 +755,7 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
         ra_array_release(src);
         return status;
     }
-    if (y->size > 0 && len > 0) {
-        ra__dev *dev = target;
-        if (dev->ops->reduce) {
-            status = dev->ops->reduce(dev->impl, op, src->buf, dtype, outer, len, inner, y->buf);
-        } else {
-            void *hx = NULL, *hy = NULL;
-            status = stage_in(ctx, src, &hx);
-            if (status == RA_OK && !(hy = ra__calloc(ctx, 1, y->nbytes)))
-                status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
-            if (status == RA_OK) status = ra__host_reduce(op, hx, dtype, outer, len, inner, hy);
-            if (status == RA_OK) status = ra__array_write(ctx, y, hy);
-            ra__free(ctx, hx);
-            ra__free(ctx, hy);
-        }
-    }
+    if (y->size > 0 && len > 0) status = kernel_reduce(ctx, fn, op, src, outer, len, inner, y);
     ra_array_release(src);
     return ra__array_hand_out(status, y, out);
 }
@@ -702,59 +813,13 @@ int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **ou
     status = common_device(ctx, fn, arrays, 2, &dev, in);
     if (status != RA_OK) return status;
     ra_array *y = NULL;
-    void *ha = NULL, *hb = NULL, *hy = NULL;
     status = cast_in_place(ctx, &in[0], dtype);
     if (status == RA_OK) status = cast_in_place(ctx, &in[1], dtype);
     if (status == RA_OK) status = ra__array_new(ctx, dev, dtype, oshape, ondim, &y);
-    if (status != RA_OK || y->size == 0) goto done;
-    bool staged = !dev->ops->matmul;
-    if (staged) {
-        status = stage_in(ctx, in[0], &ha);
-        if (status == RA_OK) status = stage_in(ctx, in[1], &hb);
-        if (status == RA_OK && !(hy = ra__calloc(ctx, 1, y->nbytes)))
-            status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
-        if (status != RA_OK) goto done;
+    if (status == RA_OK && y->size > 0) {
+        matmul_geom g = {bshape, nb, nb1, nb2, n, k, m};
+        status = kernel_matmul(ctx, fn, in[0], in[1], y, &g);
     }
-    /* Batch strides (in matrices) of each operand along the broadcast batch shape. */
-    int64_t s1[RA_MAX_NDIM], s2[RA_MAX_NDIM];
-    {
-        int64_t acc1 = 1, acc2 = 1;
-        for (size_t i = nb; i-- > 0;) {
-            size_t l1 = nb - nb1, l2 = nb - nb2;
-            int64_t d1 = i < l1 ? 1 : x1->shape[i - l1];
-            int64_t d2 = i < l2 ? 1 : x2->shape[i - l2];
-            s1[i] = d1 == 1 ? 0 : acc1;
-            s2[i] = d2 == 1 ? 0 : acc2;
-            acc1 *= d1;
-            acc2 *= d2;
-        }
-    }
-    int64_t batches = ra__shape_size(bshape, nb);
-    int64_t idx[RA_MAX_NDIM] = {0};
-    for (int64_t bi = 0; bi < batches && status == RA_OK; bi++) {
-        int64_t o1 = 0, o2 = 0;
-        for (size_t d = 0; d < nb; d++) {
-            o1 += idx[d] * s1[d];
-            o2 += idx[d] * s2[d];
-        }
-        size_t a_off = (size_t)(o1 * n * k), b_off = (size_t)(o2 * k * m),
-               y_off = (size_t)(bi * n * m);
-        if (staged)
-            status = ra__host_matmul(dtype, ha, a_off, hb, b_off, hy, y_off, (size_t)n, (size_t)k,
-                                     (size_t)m);
-        else
-            status = dev->ops->matmul(dev->impl, dtype, in[0]->buf, a_off, in[1]->buf, b_off,
-                                      y->buf, y_off, (size_t)n, (size_t)k, (size_t)m);
-        for (size_t d = nb; d-- > 0;) {
-            if (++idx[d] < bshape[d]) break;
-            idx[d] = 0;
-        }
-    }
-    if (status == RA_OK && staged) status = ra__array_write(ctx, y, hy);
-done:
-    ra__free(ctx, ha);
-    ra__free(ctx, hb);
-    ra__free(ctx, hy);
     release_all(in, 2);
     return ra__array_hand_out(status, y, out);
 }
@@ -801,7 +866,6 @@ int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_
     if (!in) return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
     ra__dev *dev;
     ra_array *y = NULL;
-    void *hy = NULL, *hx = NULL;
     int status = common_device(ctx, fn, arrays, n, &dev, in);
     if (status != RA_OK) {
         ra__free(ctx, in);
@@ -814,23 +878,8 @@ int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_
     size_t es = ra_dtype_size(dtype);
     size_t outer = (size_t)ra__shape_size(x0->shape, (size_t)axis);
     size_t row = (size_t)ra__shape_size(x0->shape + axis, (size_t)nd - (size_t)axis) * es;
-    if (dev->ops->copy) {
-        for (size_t i = 0; i < n && status == RA_OK; i++)
-            status = dev->ops->copy(dev->impl, y->buf, i * row, n * row, in[i]->buf, 0, row, row,
-                                    outer, NULL);
-    } else {
-        if (!(hy = ra__alloc(ctx, y->nbytes)))
-            status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
-        for (size_t i = 0; i < n && status == RA_OK; i++) {
-            status = stage_in(ctx, in[i], &hx);
-            if (status == RA_OK) ra__host_copy_rows(hy, i * row, n * row, hx, 0, row, row, outer);
-            ra__free(ctx, hx);
-            hx = NULL;
-        }
-        if (status == RA_OK) status = ra__array_write(ctx, y, hy);
-    }
+    status = kernel_stack(ctx, fn, in, n, outer, row, y);
 done:
-    ra__free(ctx, hy);
     release_all(in, n);
     ra__free(ctx, in);
     return ra__array_hand_out(status, y, out);
