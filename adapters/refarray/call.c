@@ -2,7 +2,8 @@
  * call.c: refarray's answer to the generic call (the table's `call` slot): the standard's
  * names that refarray has are mapped onto the table's own slots (binary, unary, reduce,
  * matmul, stack, tril/triu, to_device), with the argument forms the standard gives them;
- * the elementwise math of src/functions/math.c (ra_math_unary); every other name, and every
+ * the elementwise math of src/functions/math.c (ra_math_unary, ra_math_binary); every other
+ * name, and every
  * keyword refarray does not take, is lacking (ds_lacks), so
  * the runner reports what refarray does not have yet instead of a wrong answer.
  */
@@ -119,6 +120,34 @@ static int nargs_is(const char *name, size_t nargs, size_t want)
     return -1;
 }
 
+/* The standard's operators of the two-operand math (ra_math_binary). */
+static const struct {
+    const char *method;
+    const char *function;
+} math2_operators[] = {{"Array.__pow__", "pow"},
+                       {"Array.__mod__", "remainder"},
+                       {"Array.__floordiv__", "floor_divide"},
+                       {"Array.__gt__", "greater"},
+                       {"Array.__ge__", "greater_equal"},
+                       {"Array.__le__", "less_equal"},
+                       {"Array.__ne__", "not_equal"}};
+
+static ra_operand ra_operand_of(const ds_operand *o)
+{
+    if (o->is_array) return ra_operand_array(o->array);
+    switch (o->scalar.kind) {
+    case DS_SCALAR_BOOL:
+        return ra_operand_scalar(ra_scalar_bool(o->scalar.b));
+    case DS_SCALAR_INT:
+        return ra_operand_scalar(ra_scalar_int(o->scalar.i));
+    case DS_SCALAR_COMPLEX:
+        return ra_operand_scalar(ra_scalar_complex(o->scalar.f, o->scalar.im));
+    case DS_SCALAR_FLOAT:
+        break;
+    }
+    return ra_operand_scalar(ra_scalar_float(o->scalar.f));
+}
+
 int refarray_call(void *lib, const char *name, const ds_value *args, size_t nargs,
                   const char *const *kwnames, const ds_value *kwargs, size_t nkw,
                   ds_call_result *out)
@@ -210,6 +239,21 @@ int refarray_call(void *lib, const char *name, const ds_value *args, size_t narg
             return -1;
         ra_ctx *ctx = refarray_ctx(lib);
         int st = ra_math_unary(ctx, (ra_math_fn)m, x, (ra_array **)&out->value.array);
+        if (st != RA_OK) ds_error(ra_status_kind(st), "%s", ra_ctx_message(ctx));
+        return st;
+    }
+    const char *fn2 = name;
+    for (size_t i = 0; i < sizeof math2_operators / sizeof math2_operators[0]; i++)
+        if (!strcmp(name, math2_operators[i].method)) fn2 = math2_operators[i].function;
+    for (int m = RA_MATH2_ATAN2; m <= RA_MATH2_NOT_EQUAL; m++) {
+        if (strcmp(ra_math2_name((ra_math2_fn)m), fn2) != 0) continue;
+        ds_operand x1, x2;
+        if (keywords(name, kwnames, nkw, NULL) < 0 || nargs_is(name, nargs, 2) < 0 ||
+            operand(name, &args[0], &x1) < 0 || operand(name, &args[1], &x2) < 0)
+            return -1;
+        ra_ctx *ctx = refarray_ctx(lib);
+        int st = ra_math_binary(ctx, (ra_math2_fn)m, ra_operand_of(&x1), ra_operand_of(&x2),
+                                (ra_array **)&out->value.array);
         if (st != RA_OK) ds_error(ra_status_kind(st), "%s", ra_ctx_message(ctx));
         return st;
     }

@@ -234,6 +234,108 @@ static void predicates_on_device(ra_ctx *ctx, ra_device dev)
     ra_array_release(x);
 }
 
+/* The two-operand functions against libm, computed here: array with array, array with a
+ * Python scalar (which takes the array's dtype), and arrays on two devices refused. */
+static double expect2(ra_math2_fn fn, double a, double b)
+{
+    switch (fn) {
+    case RA_MATH2_ATAN2:
+        return atan2(a, b);
+    case RA_MATH2_HYPOT:
+        return hypot(a, b);
+    case RA_MATH2_COPYSIGN:
+        return copysign(a, b);
+    case RA_MATH2_POW:
+        return pow(a, b);
+    case RA_MATH2_FLOOR_DIVIDE:
+        return floor(a / b);
+    case RA_MATH2_NEXTAFTER:
+        return nextafter(a, b);
+    case RA_MATH2_MINIMUM:
+        return fmin(a, b);
+    case RA_MATH2_GREATER:
+        return a > b;
+    case RA_MATH2_GREATER_EQUAL:
+        return a >= b;
+    case RA_MATH2_LESS_EQUAL:
+        return a <= b;
+    case RA_MATH2_NOT_EQUAL:
+        return a != b;
+    default:
+        return NAN;
+    }
+}
+
+static void binary_on_device(ra_ctx *ctx, ra_device dev, ra_device other)
+{
+    char ds[RA_DEVICE_STR_MAX];
+    dev_str(dev, ds);
+    const double a[4] = {0.5, -1.25, 2.0, 3.5}, b[4] = {1.5, 0.75, -2.0, 3.5};
+    int64_t shape[1] = {4};
+    ra_array *x1 = NULL, *x2 = NULL, *far = NULL;
+    ra_asarray_buffer(ctx, a, RA_FLOAT64, shape, 1, &(ra_opts){.device_value = &dev}, &x1);
+    ra_asarray_buffer(ctx, b, RA_FLOAT64, shape, 1, &(ra_opts){.device_value = &dev}, &x2);
+    ra_asarray_buffer(ctx, b, RA_FLOAT64, shape, 1, &(ra_opts){.device_value = &other}, &far);
+    for (int fn = RA_MATH2_ATAN2; fn <= RA_MATH2_NOT_EQUAL; fn++) {
+        if (fn == RA_MATH2_LOGADDEXP || fn == RA_MATH2_REMAINDER) continue; /* below */
+        const char *name = ra_math2_name((ra_math2_fn)fn);
+        ra_array *y = NULL;
+        ASSERT_STATUS(
+            ctx,
+            ra_math_binary(ctx, (ra_math2_fn)fn, ra_operand_array(x1), ra_operand_array(x2), &y),
+            RA_OK, "%s: %s", ds, name);
+        if (!y) continue;
+        ASSERT_DEV(ra_array_device(y), dev, "DEV-DS-10 %s: %s's result is on the inputs' device",
+                   ds, name);
+        int wrong = 0;
+        if (ra_array_dtype(y) == RA_BOOL) {
+            uint8_t got[4];
+            ra_array_read(ctx, y, got, sizeof got);
+            for (int i = 0; i < 4; i++)
+                wrong += got[i] != (expect2((ra_math2_fn)fn, a[i], b[i]) != 0);
+        } else {
+            double got[4];
+            ra_array_read(ctx, y, got, sizeof got);
+            for (int i = 0; i < 4; i++) {
+                double want = expect2((ra_math2_fn)fn, a[i], b[i]);
+                wrong += memcmp(&got[i], &want, sizeof want) != 0;
+            }
+        }
+        CHECK(wrong == 0, "%s: %s equals libm's, bit for bit (%d differ)", ds, name, wrong);
+        ra_array_release(y);
+        if (ra_device_eq(dev, other)) continue;
+        y = (ra_array *)&y;
+        ASSERT_STATUS(
+            ctx,
+            ra_math_binary(ctx, (ra_math2_fn)fn, ra_operand_array(x1), ra_operand_array(far), &y),
+            RA_E_DEVICE_MISMATCH, "DEV-DS-11 %s: %s of arrays on two devices", ds, name);
+        CHECK(y == NULL, "%s: a refused %s sets *out to NULL", ds, name);
+    }
+    /* remainder takes the divisor's sign; logaddexp of equal large values does not overflow;
+     * a Python scalar with a float64 array. */
+    ra_array *y = NULL;
+    ASSERT_STATUS(ctx,
+                  ra_math_binary(ctx, RA_MATH2_REMAINDER, ra_operand_array(x1),
+                                 ra_operand_scalar(ra_scalar_float(-0.75)), &y),
+                  RA_OK, "%s: remainder(x1, -0.75)", ds);
+    ASSERT_VALUES(ctx, y, "remainder takes the divisor's sign", -0.25, -0.5, -0.25, -0.25);
+    ra_array_release(y);
+    double big[1] = {1000.0};
+    int64_t one[1] = {1};
+    ra_array *z = NULL;
+    ra_asarray_buffer(ctx, big, RA_FLOAT64, one, 1, &(ra_opts){.device_value = &dev}, &z);
+    y = NULL;
+    ASSERT_STATUS(
+        ctx, ra_math_binary(ctx, RA_MATH2_LOGADDEXP, ra_operand_array(z), ra_operand_array(z), &y),
+        RA_OK, "%s: logaddexp(1000, 1000)", ds);
+    ASSERT_VALUES(ctx, y, "logaddexp(1000, 1000) is 1000 + log(2)", 1000.0 + log(2.0));
+    ra_array_release(y);
+    ra_array_release(z);
+    ra_array_release(x1);
+    ra_array_release(x2);
+    ra_array_release(far);
+}
+
 DT_TEST(on_every_device)
 {
     ra_ctx *ctx = open_ctx();
@@ -245,6 +347,7 @@ DT_TEST(on_every_device)
         values_on_device(ctx, devs[i], RA_FLOAT32);
         if ((supported >> RA_FLOAT64) & 1u) values_on_device(ctx, devs[i], RA_FLOAT64);
         predicates_on_device(ctx, devs[i]);
+        binary_on_device(ctx, devs[i], devs[(i + 1) % n]);
     }
     if (n < 2) skip_part("only one device (cpu): no OpenCL device here", "math on OpenCL");
     ra_ctx_destroy(ctx);

@@ -208,12 +208,18 @@ int ra_math_unary(ra_ctx *ctx, ra_math_fn fn, const ra_array *x, ra_array **out)
 /* ---- two operands ---------------------------------------------------------------------- */
 
 static const char *const names2[] = {
-    [RA_MATH2_ATAN2] = "atan2",         [RA_MATH2_HYPOT] = "hypot",
-    [RA_MATH2_COPYSIGN] = "copysign",   [RA_MATH2_LOGADDEXP] = "logaddexp",
-    [RA_MATH2_POW] = "pow",             [RA_MATH2_REMAINDER] = "remainder",
-    [RA_MATH2_FLOOR_DIVIDE] = "floor_divide", [RA_MATH2_NEXTAFTER] = "nextafter",
-    [RA_MATH2_MINIMUM] = "minimum",     [RA_MATH2_GREATER] = "greater",
-    [RA_MATH2_GREATER_EQUAL] = "greater_equal", [RA_MATH2_LESS_EQUAL] = "less_equal",
+    [RA_MATH2_ATAN2] = "atan2",
+    [RA_MATH2_HYPOT] = "hypot",
+    [RA_MATH2_COPYSIGN] = "copysign",
+    [RA_MATH2_LOGADDEXP] = "logaddexp",
+    [RA_MATH2_POW] = "pow",
+    [RA_MATH2_REMAINDER] = "remainder",
+    [RA_MATH2_FLOOR_DIVIDE] = "floor_divide",
+    [RA_MATH2_NEXTAFTER] = "nextafter",
+    [RA_MATH2_MINIMUM] = "minimum",
+    [RA_MATH2_GREATER] = "greater",
+    [RA_MATH2_GREATER_EQUAL] = "greater_equal",
+    [RA_MATH2_LESS_EQUAL] = "less_equal",
     [RA_MATH2_NOT_EQUAL] = "not_equal",
 };
 
@@ -234,26 +240,37 @@ static bool is_comparison(ra_math2_fn fn)
 static double apply2(ra_math2_fn fn, double a, double b)
 {
     switch (fn) {
-    case RA_MATH2_ATAN2: return atan2(a, b);
-    case RA_MATH2_HYPOT: return hypot(a, b);
-    case RA_MATH2_COPYSIGN: return copysign(a, b);
+    case RA_MATH2_ATAN2:
+        return atan2(a, b);
+    case RA_MATH2_HYPOT:
+        return hypot(a, b);
+    case RA_MATH2_COPYSIGN:
+        return copysign(a, b);
     case RA_MATH2_LOGADDEXP: {
         double m = fmax(a, b);
         return isinf(m) ? m : m + log1p(exp(-fabs(a - b)));
     }
-    case RA_MATH2_POW: return pow(a, b);
+    case RA_MATH2_POW:
+        return pow(a, b);
     case RA_MATH2_REMAINDER: {
         double r = fmod(a, b);
         if (r != 0 && (r < 0) != (b < 0)) r += b;
         return r;
     }
-    case RA_MATH2_FLOOR_DIVIDE: return floor(a / b);
-    case RA_MATH2_NEXTAFTER: return nextafter(a, b);
-    case RA_MATH2_MINIMUM: return isnan(a) || isnan(b) ? NAN : fmin(a, b);
-    case RA_MATH2_GREATER: return a > b;
-    case RA_MATH2_GREATER_EQUAL: return a >= b;
-    case RA_MATH2_LESS_EQUAL: return a <= b;
-    case RA_MATH2_NOT_EQUAL: return a != b;
+    case RA_MATH2_FLOOR_DIVIDE:
+        return floor(a / b);
+    case RA_MATH2_NEXTAFTER:
+        return nextafter(a, b);
+    case RA_MATH2_MINIMUM:
+        return isnan(a) || isnan(b) ? NAN : fmin(a, b);
+    case RA_MATH2_GREATER:
+        return a > b;
+    case RA_MATH2_GREATER_EQUAL:
+        return a >= b;
+    case RA_MATH2_LESS_EQUAL:
+        return a <= b;
+    case RA_MATH2_NOT_EQUAL:
+        return a != b;
     }
     return NAN;
 }
@@ -261,12 +278,18 @@ static double apply2(ra_math2_fn fn, double a, double b)
 static float apply2f(ra_math2_fn fn, float a, float b)
 {
     switch (fn) {
-    case RA_MATH2_ATAN2: return atan2f(a, b);
-    case RA_MATH2_HYPOT: return hypotf(a, b);
-    case RA_MATH2_COPYSIGN: return copysignf(a, b);
-    case RA_MATH2_POW: return powf(a, b);
-    case RA_MATH2_FLOOR_DIVIDE: return floorf(a / b);
-    case RA_MATH2_NEXTAFTER: return nextafterf(a, b);
+    case RA_MATH2_ATAN2:
+        return atan2f(a, b);
+    case RA_MATH2_HYPOT:
+        return hypotf(a, b);
+    case RA_MATH2_COPYSIGN:
+        return copysignf(a, b);
+    case RA_MATH2_POW:
+        return powf(a, b);
+    case RA_MATH2_FLOOR_DIVIDE:
+        return floorf(a / b);
+    case RA_MATH2_NEXTAFTER:
+        return nextafterf(a, b);
     case RA_MATH2_LOGADDEXP: {
         float m = fmaxf(a, b);
         return isinf(m) ? m : m + log1pf(expf(-fabsf(a - b)));
@@ -276,7 +299,8 @@ static float apply2f(ra_math2_fn fn, float a, float b)
         if (r != 0 && (r < 0) != (b < 0)) r += b;
         return r;
     }
-    default: return (float)apply2(fn, a, b);
+    default:
+        return (float)apply2(fn, a, b);
     }
 }
 
@@ -305,8 +329,7 @@ static int operand_host(ra_ctx *ctx, const char *name, ra_operand o, ra_dtype dt
     int status = (!v || !raw) ? ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", name) : RA_OK;
     if (status == RA_OK && *n) status = ra_array_read(ctx, x, raw, x->nbytes);
     for (size_t i = 0; status == RA_OK && i < *n; i++)
-        v[i] = x->dtype == RA_FLOAT32 ? (double)((const float *)raw)[i]
-                                      : ((const double *)raw)[i];
+        v[i] = x->dtype == RA_FLOAT32 ? (double)((const float *)raw)[i] : ((const double *)raw)[i];
     ra__free(ctx, raw);
     if (status != RA_OK) {
         ra__free(ctx, v);
@@ -332,24 +355,31 @@ int ra_math_binary(ra_ctx *ctx, ra_math2_fn fn, ra_operand x1, ra_operand x2, ra
         if (xs[k]->layer)
             return ra__ctx_error(ctx, RA_E_ARG, "%s: a sharded array is not supported here", name);
         if (xs[k]->dtype != RA_FLOAT32 && xs[k]->dtype != RA_FLOAT64)
-            return ra__ctx_error(ctx, RA_E_DTYPE, "%s: defined here for float32 and float64, "
-                                 "not %s", name, ra_dtype_name(xs[k]->dtype));
+            return ra__ctx_error(ctx, RA_E_DTYPE,
+                                 "%s: defined here for float32 and float64, "
+                                 "not %s",
+                                 name, ra_dtype_name(xs[k]->dtype));
     }
     if (xs[0] && xs[1]) {
         /* DEV-DS-11: arrays on two devices are refused, never moved. */
         if (xs[0]->dev != xs[1]->dev)
-            return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH, "%s: x1 and x2 are on different "
-                                 "devices", name);
+            return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
+                                 "%s: x1 and x2 are on different "
+                                 "devices",
+                                 name);
         if (xs[0]->dtype != xs[1]->dtype)
-            return ra__ctx_error(ctx, RA_E_DTYPE, "%s: x1 is %s and x2 %s; one dtype is needed "
-                                 "here", name, ra_dtype_name(xs[0]->dtype),
-                                 ra_dtype_name(xs[1]->dtype));
+            return ra__ctx_error(ctx, RA_E_DTYPE,
+                                 "%s: x1 is %s and x2 %s; one dtype is needed "
+                                 "here",
+                                 name, ra_dtype_name(xs[0]->dtype), ra_dtype_name(xs[1]->dtype));
         /* Equal shapes, or a 0-d operand: the broadcasting these functions get here. */
         bool same = xs[0]->ndim == xs[1]->ndim &&
                     !memcmp(xs[0]->shape, xs[1]->shape, xs[0]->ndim * sizeof(int64_t));
         if (!same && xs[0]->ndim && xs[1]->ndim)
-            return ra__ctx_error(ctx, RA_E_BROADCAST, "%s: equal shapes or a 0-d operand are "
-                                 "needed here", name);
+            return ra__ctx_error(ctx, RA_E_BROADCAST,
+                                 "%s: equal shapes or a 0-d operand are "
+                                 "needed here",
+                                 name);
         if (!same && !xs[0]->ndim) like = xs[1];
     }
     ra_dtype dtype = like->dtype;
