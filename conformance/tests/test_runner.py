@@ -979,7 +979,39 @@ def group_coverage(env):
     check(rc == 2, "coverage: an unknown level is a usage error", 2, rc)
 
 
+def old_python():
+    """An interpreter older than 3.10 that runs, with the environment it needs (a pyenv shim
+    needs PYENV_VERSION), or None."""
+    for name in ("python3.9", "python3.8"):
+        path = shutil.which(name)
+        if not path:
+            continue
+        envs = [{}]
+        if shutil.which("pyenv"):
+            p = subprocess.run(["pyenv", "versions", "--bare"], capture_output=True, text=True)
+            envs += [{"PYENV_VERSION": v} for v in p.stdout.split() if v.startswith(name[6:] + ".")]
+        for extra in envs:
+            p = subprocess.run([path, "-c", "import sys; print(sys.version_info < (3, 10))"],
+                               capture_output=True, text=True, env=dict(os.environ, **extra))
+            if p.returncode == 0 and p.stdout.strip() == "True":
+                return path, extra
+    return None
+
+
 def group_cli(env):
+    # Item: python:MODULE on a Python older than the adapter's (3.10) is refused with a clear
+    # message, not a traceback (pip accepts 3.9 for the runner's own package).
+    old = old_python()
+    if old is None:
+        skip("python:MODULE on Python 3.9", "no Python older than 3.10 here")
+    else:
+        py, extra_env = old
+        rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--adapter",
+                                "python:json", "--python", py, "--no-tap",
+                                "--report", env.path("old-python.json")], env=extra_env)
+        check(rc == 3 and "too old: the Python adapter needs Python 3.10 or newer" in err and
+              "Traceback" not in err, "python:MODULE on Python 3.9: refused, clearly", 3,
+              (rc, err[-400:]))
     # Item: --jobs beyond twice the cores is capped, and said; the run is the same.
     cores = os.cpu_count() or 1
     rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--adapter-cmd",
