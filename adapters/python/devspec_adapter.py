@@ -27,7 +27,7 @@ import time
 # The oldest Python the adapter runs on: devspec_py uses X | Y unions at run time (3.10).
 # pip accepts an older Python for the runner's own package; python:MODULE on it is refused
 # here, before an import fails with a traceback.
-if sys.version_info < (3, 10):
+if sys.version_info < (3, 10):  # noqa: UP036 (the check is for the Python it runs on)
     sys.stderr.write(
         "devspec_adapter: Python %d.%d is too old: the Python adapter needs Python 3.10 or newer "
         "(give the runner --python PATH to another interpreter)\n" % sys.version_info[:2])
