@@ -49,8 +49,8 @@ static const char USAGE[] =
     "  --junit PATH            also write JUnit XML\n"
     "  --trace PATH            write every request and reply line to PATH, '> ' and '< '\n"
     "                          before each\n"
-    "  --tap / --no-tap        TAP on stdout (default on); the summary goes to stderr, or\n"
-    "                          to stdout with --no-tap\n"
+    "  --tap / --no-tap        TAP on stdout (default: when stdout is not a terminal); the\n"
+    "                          summary goes to stderr with TAP, to stdout without\n"
     "  --tap-version 13|14     the TAP version line (default 13, which prove accepts)\n"
     "  --timeout SECONDS       per case, out of process (default 10; 0: none)\n"
     "  --start-timeout SECONDS for the adapter's hello, also after a restart (default 60)\n"
@@ -228,7 +228,8 @@ static int set_option(args *a, int k, const char *v)
 
 static int parse(int argc, char **argv, int first, args *a, const char *cmd)
 {
-    a->tap = true;
+    a->tap = !isatty(STDOUT_FILENO); /* TAP for a machine reading stdout; a person on a terminal
+                                        gets the summary */
     a->progress = true;
     a->timeout = 10;
     a->start_timeout = 60;

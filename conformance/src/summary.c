@@ -42,25 +42,87 @@ static int count_of(const cJSON *counts, dsr_status s)
 }
 
 /* The unexpected results, with their reasons (at most MAX_LISTED). */
+/* What makes two unexpected results one cause: the status, the step and its op, and the
+ * reason with its numbers (values, ids, handles) written as '#', up to 120 characters. */
+static char *cause_of(const dsr_result *res)
+{
+    dsr_buf b = {0};
+    dsr__buf_printf(&b, "%s", dsr__status_name(res->status));
+    if (res->step >= 0)
+        dsr__buf_printf(&b, " at step %d (%s)", res->step, res->c->steps[res->step].op);
+    dsr__buf_puts(&b, ": ");
+    const char *s = res->status == DSR_XPASS ? "passed, the expectations file says it does not"
+                    : res->reason            ? res->reason
+                                             : "";
+    int n = 0;
+    for (; *s && *s != '\n' && n < 120; s++, n++) {
+        if (*s >= '0' && *s <= '9') {
+            while (s[1] >= '0' && s[1] <= '9')
+                s++;
+            dsr__buf_puts(&b, "#");
+        } else {
+            dsr__buf_add(&b, (unsigned char)*s < 0x20 ? " " : s, 1);
+        }
+    }
+    return b.data;
+}
+
+typedef struct cause {
+    char *key;
+    int count;
+    int first; /* the first result of the cause, its example */
+} cause;
+
+static int by_count(const void *x, const void *y)
+{
+    const cause *a = x, *b = y;
+    return a->count != b->count ? b->count - a->count : a->first - b->first;
+}
+
+/* The unexpected results grouped by cause, the largest group first, each with its count and
+ * one example; a cause of one case is that case's line. At most MAX_LISTED causes. */
 static void print_unexpected(FILE *out, const dsr_run_state *r)
 {
-    int listed = 0, unexpected = 0;
+    cause *cs = dsr__xmalloc(sizeof *cs * (size_t)(r->nresults + 1));
+    int ncs = 0, unexpected = 0;
     for (int i = 0; i < r->nresults; i++) {
         const dsr_result *res = &r->results[i];
-        bool strict_bad = res->status == DSR_XPASS;
-        if (!dsr__status_unexpected(res->status) && !strict_bad) continue;
+        if (!dsr__status_unexpected(res->status) && res->status != DSR_XPASS) continue;
         unexpected++;
-        if (listed >= MAX_LISTED) continue;
-        if (listed++ == 0) fputs("\nunexpected:\n", out);
-        fprintf(out, "  %-8s %s: ", dsr__status_name(res->status), res->c->id);
+        char *key = cause_of(res);
+        int k = 0;
+        while (k < ncs && strcmp(cs[k].key, key))
+            k++;
+        if (k < ncs) {
+            cs[k].count++;
+            free(key);
+        } else {
+            cs[ncs++] = (cause){key, 1, i};
+        }
+    }
+    qsort(cs, (size_t)ncs, sizeof *cs, by_count);
+    if (ncs) fputs("\nunexpected:\n", out);
+    for (int k = 0; k < ncs && k < MAX_LISTED; k++) {
+        const dsr_result *res = &r->results[cs[k].first];
+        if (cs[k].count > 1) {
+            fprintf(out, "  %d x %s\n      e.g. ", cs[k].count, cs[k].key);
+        } else {
+            fprintf(out, "  %-8s ", dsr__status_name(res->status));
+        }
+        fprintf(out, "%s: ", res->c->id);
         if (res->status == DSR_XPASS)
             fputs("passed, the expectations file says it does not", out);
         else
             put_reason(out, res->reason);
         fputc('\n', out);
     }
-    if (unexpected > listed)
-        fprintf(out, "  ... and %d more (see the report)\n", unexpected - listed);
+    if (ncs > MAX_LISTED)
+        fprintf(out, "  ... and %d more causes (see the report)\n", ncs - MAX_LISTED);
+    if (ncs > 1)
+        fprintf(out, "  (%d unexpected results, %d causes, the largest first)\n", unexpected, ncs);
+    for (int k = 0; k < ncs; k++)
+        free(cs[k].key);
+    free(cs);
 }
 
 /* The expectations entries that name no case of the suite. */

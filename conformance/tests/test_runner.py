@@ -2049,6 +2049,10 @@ def group_lacks(env):
     last = err.rstrip("\n").split("\n")[-1]
     check(re.fullmatch(r"1 passed, 0 failed, 1 skipped, 0 errors, 3 lacking in \d+\.\d\d s", last) is not None,
           "the closing line counts the cases lacking", "1 passed, ..., 3 lacking in T s", last)
+    check("\n  3 x lacks at step 0 (array.create): the library lacks ones" in err and
+          "\n      e.g. lacks.plain: " in err,
+          "the summary groups the unexpected results by cause, with a count and an example",
+          "3 x lacks at step 0 ...", err[:800])
     check("test-core" in err and "does-not-conform: lacks ones" in err,
           "the summary's verdict says what the library lacks", "does-not-conform: lacks ones", err[-800:])
     # An expectations entry covers it: then an expected failure of that class.
