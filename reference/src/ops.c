@@ -249,6 +249,31 @@ static int kernel_binary(ra_ctx *ctx, const char *fn, ra_binop op, const ra_arra
     return status;
 }
 
+/* a op b into y, a and b of one dtype broadcast to y's shape. */
+static int binary_broadcast(ra_ctx *ctx, const char *fn, ra_binop op, const ra_array *a,
+                            const ra_array *b, ra_array *y)
+{
+    int64_t sa[RA_MAX_NDIM], sb[RA_MAX_NDIM], so[RA_MAX_NDIM];
+    ra__view va = {a->buf, a->dtype, y->ndim, y->shape, sa, 0};
+    ra__view vb = {b->buf, a->dtype, y->ndim, y->shape, sb, 0};
+    ra__view vo = {y->buf, y->dtype, y->ndim, y->shape, so, 0};
+    /* Operands of the result's shape, or of one element (a scalar, a 0-d array), need no
+     * broadcast strides: the views are one flat axis, stepped or repeated. */
+    int64_t flat = y->size;
+    if ((same_shape(a, y) || a->size == 1) && (same_shape(b, y) || b->size == 1)) {
+        sa[0] = same_shape(a, y) ? 1 : 0;
+        sb[0] = same_shape(b, y) ? 1 : 0;
+        so[0] = 1;
+        va.ndim = vb.ndim = vo.ndim = 1;
+        va.shape = vb.shape = vo.shape = &flat;
+    } else {
+        broadcast_strides(a, y->ndim, y->shape, sa);
+        broadcast_strides(b, y->ndim, y->shape, sb);
+        broadcast_strides(y, y->ndim, y->shape, so);
+    }
+    return kernel_binary(ctx, fn, op, a, b, y, va, vb, vo);
+}
+
 /* op of each element of x into y (x's size, y's dtype). */
 static int kernel_unary(ra_ctx *ctx, const char *fn, ra_unop op, const ra_array *x, ra_array *y)
 {
@@ -530,28 +555,7 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
     /* Written whole by the kernel below (or by the write of the staged result). */
     status = ra__array_new_uninit(ctx, dev, odtype, oshape, ondim, &result);
     if (status != RA_OK) goto done;
-    if (result->size > 0) {
-        int64_t sa[RA_MAX_NDIM], sb[RA_MAX_NDIM], so[RA_MAX_NDIM];
-        ra__view va = {in[0]->buf, dtype, ondim, oshape, sa, 0};
-        ra__view vb = {in[1]->buf, dtype, ondim, oshape, sb, 0};
-        ra__view vo = {result->buf, odtype, ondim, oshape, so, 0};
-        /* Operands of the result's shape, or of one element (a scalar, a 0-d array), need no
-         * broadcast strides: the views are one flat axis, stepped or repeated. */
-        int64_t flat = result->size;
-        if ((same_shape(in[0], result) || in[0]->size == 1) &&
-            (same_shape(in[1], result) || in[1]->size == 1)) {
-            sa[0] = same_shape(in[0], result) ? 1 : 0;
-            sb[0] = same_shape(in[1], result) ? 1 : 0;
-            so[0] = 1;
-            va.ndim = vb.ndim = vo.ndim = 1;
-            va.shape = vb.shape = vo.shape = &flat;
-        } else {
-            broadcast_strides(in[0], ondim, oshape, sa);
-            broadcast_strides(in[1], ondim, oshape, sb);
-            broadcast_strides(result, ondim, oshape, so);
-        }
-        status = kernel_binary(ctx, fn, op, in[0], in[1], result, va, vb, vo);
-    }
+    if (result->size > 0) status = binary_broadcast(ctx, fn, op, in[0], in[1], result);
 done:
     ra_array_release(scalar_arr);
     release_all(owned, 2);

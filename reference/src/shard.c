@@ -657,12 +657,11 @@ static int align_operand(ra_ctx *ctx, const char *fn, const ra_array *x, size_t 
     return status;
 }
 
-static int shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
+/* TG-EW-1: every array operand of a[2] (NULL for a scalar) sharded over the same tuple; what
+ * names the operation in the message. */
+static int one_tuple(ra_ctx *ctx, const char *fn, const ra_array *const a[2], const char *what)
 {
-    const char *fn = ra_binop_name(op);
-    const ra_array *a[2] = {x1.array, x2.array};
     char t1[TUPLE_STR_MAX], t2[TUPLE_STR_MAX], b[RA_DEVICE_STR_MAX];
-    /* TG-EW-1: every array operand sharded over the same tuple. */
     for (int k = 0; k < 2; k++)
         if (a[k] && !shard_of(a[k]))
             return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
@@ -673,10 +672,19 @@ static int shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, 
                                  ra__device_str(a[k]->dev->device, b), k + 1, 2 - k);
     if (a[0] && a[1] && !same_tuple(shard_of(a[0]), shard_of(a[1])))
         return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
-                             "%s: x1 is sharded over %s and x2 over %s; an elementwise operation "
-                             "needs one device tuple (move one with ra_shard_to)",
+                             "%s: x1 is sharded over %s and x2 over %s; %s needs one device "
+                             "tuple (move one with ra_shard_to)",
                              fn, shard_tuple_str(shard_of(a[0]), t1),
-                             shard_tuple_str(shard_of(a[1]), t2));
+                             shard_tuple_str(shard_of(a[1]), t2), what);
+    return RA_OK;
+}
+
+static int shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
+{
+    const char *fn = ra_binop_name(op);
+    const ra_array *a[2] = {x1.array, x2.array};
+    int status = one_tuple(ctx, fn, a, "an elementwise operation");
+    if (status != RA_OK) return status;
     const ra__shard *s0 = shard_of(a[0] ? a[0] : a[1]);
     size_t n = s0->n;
     /* The result's shape (broadcasting) and the shared axis in its coordinates: the last
@@ -723,7 +731,6 @@ static int shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, 
     ra_array **p[2] = {NULL, NULL};
     ra__shard *r = NULL;
     bool pushed = false;
-    int status = RA_OK;
     for (int k = 0; k < 2 && status == RA_OK; k++)
         if (a[k] && !(p[k] = ra__calloc(ctx, n, sizeof *p[k])))
             status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
@@ -943,26 +950,11 @@ static int matmul_operand(ra_ctx *ctx, const ra_array *x, int own, int64_t len,
     return status;
 }
 
-static int shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out)
+/* matmul's logical shapes, checked as the unsharded matmul checks them: the inner size k, the
+ * batch axes nb and the result's shape. */
+static int matmul_shape(ra_ctx *ctx, const char *fn, const ra_array *x1, const ra_array *x2,
+                        int64_t *k, size_t *nbatch, int64_t *oshape, size_t *ondim)
 {
-    static const char fn[] = "matmul";
-    const ra_array *a[2] = {x1, x2};
-    char t1[TUPLE_STR_MAX], t2[TUPLE_STR_MAX], b[RA_DEVICE_STR_MAX];
-    for (int k = 0; k < 2; k++)
-        if (!shard_of(a[k]))
-            return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
-                                 "%s: x%d is sharded over %s and x%d is on the single device "
-                                 "'%s'; shard x%d over the same devices (ra_shard) or gather x%d "
-                                 "(ra_to_device)",
-                                 fn, 2 - k, shard_tuple_str(shard_of(a[1 - k]), t1), k + 1,
-                                 ra__device_str(a[k]->dev->device, b), k + 1, 2 - k);
-    if (!same_tuple(shard_of(x1), shard_of(x2)))
-        return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
-                             "%s: x1 is sharded over %s and x2 over %s; matmul needs one device "
-                             "tuple (move one with ra_shard_to)",
-                             fn, shard_tuple_str(shard_of(x1), t1),
-                             shard_tuple_str(shard_of(x2), t2));
-    /* The logical shapes, checked as the unsharded matmul checks them. */
     int64_t k1 = x1->shape[x1->ndim - 1];
     int64_t k2 = x2->ndim == 1 ? x2->shape[0] : x2->shape[x2->ndim - 2];
     if (k1 != k2)
@@ -970,8 +962,7 @@ static int shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_
                              (long long)k1, (long long)k2);
     size_t nb1 = x1->ndim > 2 ? x1->ndim - 2 : 0, nb2 = x2->ndim > 2 ? x2->ndim - 2 : 0;
     size_t nb = nb1 > nb2 ? nb1 : nb2;
-    int64_t oshape[RA_MAX_NDIM];
-    size_t ondim = 0;
+    size_t nd = 0;
     for (size_t d = 0; d < nb; d++) {
         int64_t e1 = d < nb - nb1 ? 1 : x1->shape[d - (nb - nb1)];
         int64_t e2 = d < nb - nb2 ? 1 : x2->shape[d - (nb - nb2)];
@@ -982,10 +973,25 @@ static int shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_
                                  fn, shape_str(x1->shape, x1->ndim, s1),
                                  shape_str(x2->shape, x2->ndim, s2));
         }
-        oshape[ondim++] = e1 == 1 ? e2 : e1;
+        oshape[nd++] = e1 == 1 ? e2 : e1;
     }
-    if (x1->ndim > 1) oshape[ondim++] = x1->shape[x1->ndim - 2];
-    if (x2->ndim > 1) oshape[ondim++] = x2->shape[x2->ndim - 1];
+    if (x1->ndim > 1) oshape[nd++] = x1->shape[x1->ndim - 2];
+    if (x2->ndim > 1) oshape[nd++] = x2->shape[x2->ndim - 1];
+    *k = k1;
+    *nbatch = nb;
+    *ondim = nd;
+    return RA_OK;
+}
+
+static int shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out)
+{
+    static const char fn[] = "matmul";
+    const ra_array *a[2] = {x1, x2};
+    int64_t k1 = 0, oshape[RA_MAX_NDIM];
+    size_t nb = 0, ondim = 0;
+    int status = one_tuple(ctx, fn, a, "matmul");
+    if (status == RA_OK) status = matmul_shape(ctx, fn, x1, x2, &k1, &nb, oshape, &ondim);
+    if (status != RA_OK) return status;
     /* The shared product axis: the last distinct split axis in operand order (TG-EW-2). */
     int role = ROLE_NONE;
     const ra__shard *ref = NULL;
@@ -1013,7 +1019,7 @@ static int shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_
     ra_array **p[2] = {NULL, NULL}, **partial = NULL;
     ra__shard *r = shard_alloc(ctx, n, raxis, ref ? ref->uneven : shard_of(x1)->uneven);
     bool pushed = false;
-    int status = r ? RA_OK : RA_E_NOMEM;
+    status = r ? RA_OK : RA_E_NOMEM;
     for (int k = 0; k < 2 && status == RA_OK; k++)
         if (!(p[k] = ra__calloc(ctx, n, sizeof *p[k])))
             status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
