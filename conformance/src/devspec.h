@@ -241,8 +241,13 @@ void dsr__named_adapter_free(dsr_named_adapter *a);
 /* Registers adapters files of one's own (FILES stay owned by the caller), searched before
  * the suite's adapters/adapters.json; their relative paths are relative to their folder. */
 void dsr__named_adapter_files(char *const *files, int n);
-/* Prints the names in adapters.json, one per line. */
-int dsr__named_adapter_list(const char *source, FILE *out);
+/* Prints the names in adapters.json (and the files of one's own), one per line, an entry
+ * whose program is a path that is not there (an installation has no .venv) marked
+ * "[unavailable: PATH does not exist]". */
+int dsr__named_adapter_list(const char *source, const char *build, FILE *out);
+/* Why the adapter A cannot run here (its program is a path that does not exist or cannot be
+ * run), or NULL; free it. */
+char *dsr__named_adapter_unavailable(const dsr_named_adapter *a);
 
 /* ---- case_load.c ----------------------------------------------------------------- */
 

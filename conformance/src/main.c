@@ -506,6 +506,7 @@ static int cmd_run(args *a, int argc, char **argv)
 
     dsr_named_adapter named = {0};
     int found = -1;
+    char *why_not = NULL;
     dsr_adapter *ad = NULL;
     char err[512] = "";
     char *label = NULL;
@@ -559,6 +560,9 @@ static int cmd_run(args *a, int argc, char **argv)
                 }
             } else if (!named.command || !named.command[0]) {
                 snprintf(err, sizeof err, "adapter '%s' has no command", x);
+            } else if ((why_not = dsr__named_adapter_unavailable(&named))) {
+                snprintf(err, sizeof err, "%s", why_not);
+                free(why_not);
             } else {
                 ad = dsr__adapter_open_cmd(named.command, named.env);
             }
@@ -608,7 +612,8 @@ static int cmd_list(args *a)
     const char *source = source_root();
     const char *what = a->what ? a->what : "cases";
     if (!strcmp(what, "adapters"))
-        return dsr__named_adapter_list(source, stdout) == 0 ? DSR_EXIT_OK : DSR_EXIT_USAGE;
+        return dsr__named_adapter_list(source, build_root(), stdout) == 0 ? DSR_EXIT_OK
+                                                                          : DSR_EXIT_USAGE;
     if (strcmp(what, "cases") && strcmp(what, "features") && strcmp(what, "profiles"))
         return usage_error("list what? '%s' (cases, features, profiles, adapters)", what);
     dsr_registry reg;

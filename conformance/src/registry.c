@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 static cJSON *load_json(const char *path, bool required)
 {
@@ -599,7 +600,39 @@ void dsr__named_adapter_free(dsr_named_adapter *a)
     memset(a, 0, sizeof *a);
 }
 
-int dsr__named_adapter_list(const char *source, FILE *out)
+/* Why the entry IT cannot run here, or NULL: its program is a path (after substitution) that
+ * does not exist or cannot be run, as the project's .venv in an installation that has none. */
+static char *unavailable(const cJSON *it, const char *dir, const char *source, const char *build)
+{
+    const cJSON *cmd = cJSON_GetObjectItemCaseSensitive(it, "command");
+    const cJSON *first = cJSON_IsArray(cmd) ? cmd->child : NULL;
+    if (!cJSON_IsString(first)) return NULL;
+    char *prog = relative_to(dir, substitute(first->valuestring, source, build), true);
+    char *why = NULL;
+    if (strchr(prog, '/') && access(prog, X_OK) != 0) {
+        dsr_buf b = {0};
+        dsr__buf_printf(&b, "unavailable: %s %s", prog,
+                        errno == ENOENT ? "does not exist" : "cannot be run");
+        why = b.data;
+    }
+    free(prog);
+    return why;
+}
+
+char *dsr__named_adapter_unavailable(const dsr_named_adapter *a)
+{
+    if (!a->command || !a->command[0] || !strchr(a->command[0], '/') ||
+        access(a->command[0], X_OK) == 0)
+        return NULL;
+    dsr_buf b = {0};
+    dsr__buf_printf(&b,
+                    "the adapter '%s' is not available here: its program %s %s (an installed "
+                    "devspec has no project .venv: use --adapter python:MODULE --python PATH)",
+                    a->name, a->command[0], errno == ENOENT ? "does not exist" : "cannot be run");
+    return b.data;
+}
+
+int dsr__named_adapter_list(const char *source, const char *build, FILE *out)
 {
     for (int i = 0; i < nextra_files; i++) {
         cJSON *root = load_adapters_file(extra_files[i]);
@@ -609,7 +642,18 @@ int dsr__named_adapter_list(const char *source, FILE *out)
         {
             const char *n = str_field(it, "name", NULL);
             const char *d = str_field(it, "description", NULL);
-            if (n) fprintf(out, "%-20s %s (%s)\n", n, d ? d : "", extra_files[i]);
+            char *dir = dsr__xstrdup(extra_files[i]);
+            char *slash = strrchr(dir, '/');
+            if (slash)
+                *slash = '\0';
+            else
+                snprintf(dir, strlen(dir) + 1, ".");
+            char *why = unavailable(it, dir, source, build);
+            free(dir);
+            if (n)
+                fprintf(out, "%-20s %s (%s)%s%s%s\n", n, d ? d : "", extra_files[i],
+                        why ? " [" : "", why ? why : "", why ? "]" : "");
+            free(why);
         }
         cJSON_Delete(root);
     }
@@ -620,7 +664,11 @@ int dsr__named_adapter_list(const char *source, FILE *out)
     {
         const char *n = str_field(it, "name", NULL);
         const char *d = str_field(it, "description", NULL);
-        if (n) fprintf(out, "%-20s %s\n", n, d ? d : "");
+        char *why = unavailable(it, NULL, source, build);
+        if (n)
+            fprintf(out, "%-20s %s%s%s%s\n", n, d ? d : "", why ? " [" : "", why ? why : "",
+                    why ? "]" : "");
+        free(why);
     }
     cJSON_Delete(root);
     return 0;
