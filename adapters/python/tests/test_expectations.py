@@ -35,7 +35,8 @@ def test_every_entry_names_a_case_a_status_and_a_reason(library):
                 continue
             entry, _, reason = line.partition("#")
             case_id, status = entry.split()
-            assert status in ("fail", "error", "crash", "timeout"), (number, line)
+            # lacks: the library does not have what the case calls (spec/protocol.md)
+            assert status in ("fail", "error", "crash", "timeout", "lacks"), (number, line)
             assert len(reason.strip()) > 20, "line %d has no reason" % number
             assert case_id in ids, "line %d: %s is not a case of the suite" % (number, case_id)
 
