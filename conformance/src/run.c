@@ -658,6 +658,27 @@ static void free_worker_state(runner *w)
     dsr__buf_free(&w->msg);
 }
 
+/* JOBS workers of pool P: the first is R's own, already started (its state moves into the
+ * thread and back), the others clients of R's adapter that must answer hello as R's did. */
+static worker *make_workers(runner *r, pool *p, int jobs)
+{
+    worker *ws = dsr__xmalloc(sizeof(worker) * (size_t)jobs);
+    memset(ws, 0, sizeof(worker) * (size_t)jobs);
+    for (int k = 0; k < jobs; k++) {
+        ws[k].p = p;
+        ws[k].index = k;
+        if (k == 0) {
+            ws[k].r = *r;
+            ws[k].started = true;
+        } else {
+            ws[k].r = (runner){.o = r->o, .reg = r->reg, .suite = r->suite, .ex = r->ex};
+            dsr__client_init(&ws[k].r.cl, dsr__adapter_clone(r->cl.ad), r->o, r->cl.restarts);
+            ws[k].r.cl.reference = cJSON_Duplicate(r->cl.hello, true);
+        }
+    }
+    return ws;
+}
+
 /* Runs the TOTAL cases SEL on JOBS workers; the first is R's own, already started. Leaves
  * R's adapter stopped (the goodbye is said by each worker). */
 static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_expectation **sel_exp,
@@ -668,20 +689,7 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
     pthread_cond_init(&p.cv, NULL);
     p.state = dsr__xmalloc((size_t)total + 1);
     memset(p.state, 0, (size_t)total + 1);
-    worker *ws = dsr__xmalloc(sizeof(worker) * (size_t)jobs);
-    memset(ws, 0, sizeof(worker) * (size_t)jobs);
-    for (int k = 0; k < jobs; k++) {
-        ws[k].p = &p;
-        ws[k].index = k;
-        if (k == 0) {
-            ws[k].r = *r; /* the started worker: its state moves into the thread and back */
-            ws[k].started = true;
-        } else {
-            ws[k].r = (runner){.o = r->o, .reg = r->reg, .suite = r->suite, .ex = r->ex};
-            dsr__client_init(&ws[k].r.cl, dsr__adapter_clone(r->cl.ad), r->o, r->cl.restarts);
-            ws[k].r.cl.reference = cJSON_Duplicate(r->cl.hello, true);
-        }
-    }
+    worker *ws = make_workers(r, &p, jobs);
     /* SIGINT and SIGTERM go to this thread, which watches dsr__interrupted for all. */
     sigset_t block, old;
     sigemptyset(&block);
