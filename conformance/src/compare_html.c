@@ -18,6 +18,8 @@ static const char MARKER[] = "<!--DEVSPEC-DATA-->";
 
 void dsr__compare_json_for_html(dsr_buf *b, const char *json)
 {
+    unsigned cp;
+    size_t h;
     for (const char *p = json; *p; p++) {
         switch (*p) {
         case '<':
@@ -36,6 +38,11 @@ void dsr__compare_json_for_html(dsr_buf *b, const char *json)
                 ((unsigned char)p[2] == 0xa8 || (unsigned char)p[2] == 0xa9)) {
                 dsr__buf_puts(b, (unsigned char)p[2] == 0xa8 ? "\\u2028" : "\\u2029");
                 p += 2;
+            } else if ((h = dsr__hidden_char(p, &cp))) {
+                /* C1 and bidirectional controls: the same characters once parsed, but never
+                 * raw in the page's source. */
+                dsr__buf_printf(b, "\\u%04x", cp);
+                p += h - 1;
             } else
                 dsr__buf_add(b, p, 1);
         }

@@ -514,6 +514,48 @@ def group_render(env):
     if not browser:
         skip("render the published reports in Chromium", "chromium is not installed")
         return
+    # Item: the page renders whatever names and types the reports hold: case files named
+    # "constructor", "toString" and "__proto__", fields of the wrong type, a broken escape in
+    # the link, C1 and bidirectional controls in a library's message (shown as \uXXXX).
+    hd = os.path.join(env.tmp, "hostile-model")
+    os.makedirs(hd)
+    _, hpaths = write_made(hd)
+    with open(hpaths[0]) as f:
+        rep = json.load(f)
+    names = ["constructor", "toString", "__proto__", "hasOwnProperty"]
+    for i, c in enumerate(rep["cases"]):
+        c["file"] = names[i % len(names)]
+    bad = copy.deepcopy(rep)
+    bad["cases"][0]["spec"] = "T-STR-1"
+    bad["cases"][0]["features"] = 5
+    bad["cases"][1]["reason"] = {"not": "a string"}
+    bad["header"]["features_claimed"] = "device-string"
+    bad["header"]["adapter"]["label"] = 7
+    bad["cases"][2]["status"] = "fail"
+    bad["cases"][2]["observed_status"] = "fail"
+    bad["cases"][2]["observed"] = {"error": {"kind": "ValueError", "origin": "library",
+                                             "message": "csi \u009b31m, rlo \u202eevil"}}
+    hp, bp = os.path.join(hd, "proto.json"), os.path.join(hd, "types.json")
+    for path, doc in ((hp, rep), (bp, bad)):
+        with open(path, "w") as f:
+            json.dump(doc, f)
+    page = os.path.join(env.tmp, "hostile-model.html")
+    rc, _, errtext = env.run(["compare", "--quiet", "--spec", TEST_SPEC, "--html", page, hp, bp])
+    check(rc == 0, "compare --html of reports with hostile names and types", 0, (rc, errtext[-300:]))
+    for frag in ("view=cases&group=none&limit=100000", "view=statements&group=file",
+                 "q=%", "q=%E0%A4%A&open=%zz", "view=cases&group=file&libs=constructor,__proto__"):
+        d = dump(browser, page, frag)
+        text = "".join(d.text)
+        check(d.root.get("data-ready") == "1" and "\u202e" not in text and "\u009b" not in text,
+              f"#{frag}: the page renders (prototype-free maps, checked model, escapes kept)",
+              "data-ready 1", (d.root.get("data-ready"), len(text)))
+    d = dump(browser, page, "view=cases&group=none&limit=100000&open=" +
+             ",".join(c["id"] for c in bad["cases"][:3]), budget=5000)
+    text = "".join(d.text)
+    check("\\u202e" in text and "\u202e" not in text,
+          "a right-to-left override in a library's message is shown as \\u202e on the page",
+          "\\u202e", text[:300])
+
     # The published reports, in adapters.json's order.
     names = [a["name"] for a in json.load(open(os.path.join(env.source, "adapters", "adapters.json")))["adapters"]]
     paths = [os.path.join(env.source, "reports", n + ".json") for n in names]
