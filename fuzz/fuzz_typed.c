@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     ds_scalar sc;
     ds__err e3 = {0};
-    (void)ds__scalar_decode(v, "x", &sc, &e3);
+    (void)ds__scalar_decode(v, "x", true, &sc, &e3);
     cJSON_Delete(v);
     return 0;
 }

@@ -546,7 +546,7 @@ static ra_scalar scalar(ds_scalar s)
     case DS_SCALAR_BOOL:
         return ra_scalar_bool(s.b);
     case DS_SCALAR_INT:
-        return ra_scalar_int(s.i);
+        return s.u ? ra_scalar_uint((uint64_t)s.i) : ra_scalar_int(s.i);
     case DS_SCALAR_COMPLEX:
         return ra_scalar_complex(s.f, s.im);
     case DS_SCALAR_FLOAT:

@@ -108,6 +108,11 @@ static int int_arg(const char *name, const ds_value *v, bool none_ok, bool *none
         ds_error("TypeError", "%s: an int is needed", name);
         return -1;
     }
+    if (v->scalar.u) {
+        ds_error("OverflowError", "%s: the int %llu is beyond int64", name,
+                 (unsigned long long)(uint64_t)v->scalar.i);
+        return -1;
+    }
     *out = v->scalar.i;
     return 0;
 }

@@ -7,6 +7,7 @@
 #include "dtest.h"
 
 #include <float.h>
+#include <stddef.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -27,7 +28,7 @@ static void scalar(const char *json, ds_scalar_kind kind, double value)
     ds__err e = {0};
     ds_scalar s;
     cJSON *v = cJSON_Parse(json);
-    int rc = ds__scalar_decode(v, "x", &s, &e);
+    int rc = ds__scalar_decode(v, "x", true, &s, &e);
     double got = s.kind == DS_SCALAR_INT ? (double)s.i : s.kind == DS_SCALAR_FLOAT ? s.f : s.b;
     ASSERT_MSG(rc == 0 && s.kind == kind && (got == value || (isnan(got) && isnan(value))) &&
                    signbit(got) == signbit(value),
@@ -41,7 +42,7 @@ static void scalar_bad(const char *json, const char *kind)
     ds__err e = {0};
     ds_scalar s;
     cJSON *v = cJSON_Parse(json);
-    int rc = ds__scalar_decode(v, "x", &s, &e);
+    int rc = ds__scalar_decode(v, "x", true, &s, &e);
     ASSERT_MSG(rc < 0 && strcmp(e.kind, kind) == 0 && e.origin == DS__ORIGIN_PROTOCOL &&
                    strstr(e.message, "'x'") != NULL,
                "scalar %s is refused with %s naming the argument (observed %s: %s)", json, kind,
@@ -49,17 +50,34 @@ static void scalar_bad(const char *json, const char *kind)
     cJSON_Delete(v);
 }
 
-static void scalar_overflow(const char *json)
+/* `wide`: decoded for a version 9 table, whose range is [-2^63, 2^64); else int64's. */
+static void scalar_overflow(const char *json, bool wide)
 {
     ds__err e = {0};
     ds_scalar s;
     cJSON *v = cJSON_Parse(json);
-    int rc = ds__scalar_decode(v, "x", &s, &e);
+    int rc = ds__scalar_decode(v, "x", wide, &s, &e);
+    const char *range = wide ? "[-2^63, 2^64)" : "int64";
     ASSERT_MSG(rc < 0 && strcmp(e.kind, "OverflowError") == 0 && e.origin == DS__ORIGIN_LIBRARY &&
-                   strstr(e.message, "'x'") != NULL && strstr(e.message, "int64") != NULL,
-               "scalar %s is the library's OverflowError naming the argument and int64 (observed "
+                   strstr(e.message, "'x'") != NULL && strstr(e.message, range) != NULL,
+               "scalar %s is the library's OverflowError naming the argument and %s (observed "
                "%s, origin %s: %s)",
-               json, e.kind, ds__origin_name(e.origin), e.message);
+               json, range, e.kind, ds__origin_name(e.origin), e.message);
+    cJSON_Delete(v);
+}
+
+/* An int in [2^63, 2^64): u set and (uint64_t)i the value. */
+static void scalar_wide(const char *json, uint64_t value)
+{
+    ds__err e = {0};
+    ds_scalar s;
+    cJSON *v = cJSON_Parse(json);
+    int rc = ds__scalar_decode(v, "x", true, &s, &e);
+    ASSERT_MSG(rc == 0 && s.kind == DS_SCALAR_INT && s.u && (uint64_t)s.i == value,
+               "scalar %s decodes to the int %llu, u set (observed rc %d kind %d u %d value %llu: "
+               "%s)",
+               json, (unsigned long long)value, rc, s.kind, s.u, (unsigned long long)(uint64_t)s.i,
+               e.message);
     cJSON_Delete(v);
 }
 
@@ -121,11 +139,31 @@ DT_TEST(scalars)
     scalar_bad("{\"scalar\":\"x1\"}", "ValueError");
     scalar("{\"scalar\":\"9223372036854775807\"}", DS_SCALAR_INT, 9223372036854775807.0);
     scalar("{\"scalar\":\"-9223372036854775808\"}", DS_SCALAR_INT, -9223372036854775808.0);
+    /* [2^63, 2^64): what uint64 holds beyond int64, for a version 9 table. */
+    scalar_wide("{\"scalar\":\"9223372036854775808\"}", UINT64_C(1) << 63);
+    scalar_wide("{\"scalar\":\"18446744073709551615\"}", UINT64_MAX);
+    scalar_wide("{\"scalar\":\"+9223372036854775809\"}", (UINT64_C(1) << 63) + 1);
+    /* Within int64, u stays clear. */
+    {
+        ds__err e = {0};
+        ds_scalar s;
+        cJSON *v = cJSON_Parse("{\"scalar\":\"9223372036854775807\"}");
+        ASSERT_MSG(ds__scalar_decode(v, "x", true, &s, &e) == 0 && !s.u && s.i == INT64_MAX,
+                   "2^63 - 1 is an int64, u clear (observed u %d)", s.u);
+        cJSON_Delete(v);
+    }
     /* An integer the protocol carries but a ds_scalar cannot: the library's OverflowError,
-     * never a protocol error. */
-    scalar_overflow("{\"scalar\":\"9223372036854775808\"}");
-    scalar_overflow("{\"scalar\":\"-9223372036854775809\"}");
-    scalar_overflow("{\"scalar\":\"99999999999999999999\"}");
+     * never a protocol error. Beyond 2^64 - 1 and below -2^63 for every table; from 2^63 on
+     * for a table older than version 9, whose ints are int64. */
+    scalar_overflow("{\"scalar\":\"18446744073709551616\"}", true);
+    scalar_overflow("{\"scalar\":\"-9223372036854775809\"}", true);
+    scalar_overflow("{\"scalar\":\"99999999999999999999\"}", true);
+    scalar_overflow("{\"scalar\":\"9223372036854775808\"}", false);
+    scalar_overflow("{\"scalar\":\"-9223372036854775809\"}", false);
+    /* The flag sits in padding: the struct is the one versions 1 to 8 were built against. */
+    ASSERT_MSG(offsetof(ds_scalar, i) == 8 && offsetof(ds_scalar, f) == 16 &&
+                   offsetof(ds_scalar, im) == 24 && sizeof(ds_scalar) == 32,
+               "ds_scalar keeps its size (32, observed %zu) and offsets", sizeof(ds_scalar));
 }
 
 DT_TEST(shape_count)

@@ -365,36 +365,47 @@ RA_API unsigned ra_dtype_kind(ra_dtype dtype);
 
 typedef enum ra_scalar_kind {
     RA_SCALAR_BOOL = 1,
-    RA_SCALAR_INT = 2,     /* Python int within int64 */
+    RA_SCALAR_INT = 2,     /* Python int within int64, or (u) within [2^63, 2^64) */
     RA_SCALAR_FLOAT = 3,   /* Python float */
     RA_SCALAR_COMPLEX = 4, /* Python complex */
 } ra_scalar_kind;
 
+/* A Python int is one of the values some dtype holds: -2^63 <= v < 2^64. One in int64 is `i`
+ * with `u` false; one in [2^63, 2^64) has `u` true and `i` holding its bits ((uint64_t)i is
+ * the value). `u` sits where `b`'s padding was, so the struct's size and its other members'
+ * offsets are those of the struct without it. */
 typedef struct ra_scalar {
     ra_scalar_kind kind;
     bool b;
-    int64_t i;
+    bool u;        /* RA_SCALAR_INT: the value is (uint64_t)i, at least 2^63 */
+    int64_t i;     /* RA_SCALAR_INT */
     double re, im; /* float: re; complex: re + im*j */
 } ra_scalar;
 
 static inline ra_scalar ra_scalar_bool(bool b)
 {
-    ra_scalar s = {RA_SCALAR_BOOL, b, 0, 0.0, 0.0};
+    ra_scalar s = {RA_SCALAR_BOOL, b, false, 0, 0.0, 0.0};
     return s;
 }
 static inline ra_scalar ra_scalar_int(int64_t i)
 {
-    ra_scalar s = {RA_SCALAR_INT, false, i, 0.0, 0.0};
+    ra_scalar s = {RA_SCALAR_INT, false, false, i, 0.0, 0.0};
+    return s;
+}
+/* A Python int in [0, 2^64): within int64 it is ra_scalar_int's, above it `u` is set. */
+static inline ra_scalar ra_scalar_uint(uint64_t v)
+{
+    ra_scalar s = {RA_SCALAR_INT, false, v > (uint64_t)INT64_MAX, (int64_t)v, 0.0, 0.0};
     return s;
 }
 static inline ra_scalar ra_scalar_float(double re)
 {
-    ra_scalar s = {RA_SCALAR_FLOAT, false, 0, re, 0.0};
+    ra_scalar s = {RA_SCALAR_FLOAT, false, false, 0, re, 0.0};
     return s;
 }
 static inline ra_scalar ra_scalar_complex(double re, double im)
 {
-    ra_scalar s = {RA_SCALAR_COMPLEX, false, 0, re, im};
+    ra_scalar s = {RA_SCALAR_COMPLEX, false, false, 0, re, im};
     return s;
 }
 
@@ -633,7 +644,7 @@ typedef struct ra_operand {
 
 static inline ra_operand ra_operand_array(const ra_array *x)
 {
-    ra_operand o = {x, {RA_SCALAR_INT, false, 0, 0.0, 0.0}};
+    ra_operand o = {x, {RA_SCALAR_INT, false, false, 0, 0.0, 0.0}};
     return o;
 }
 static inline ra_operand ra_operand_scalar(ra_scalar s)
@@ -1194,9 +1205,19 @@ RA_API int ra_math_unary(ra_ctx *ctx, ra_math_fn fn, const ra_array *x, ra_array
  * a Python int or float scalar takes the array's dtype). remainder takes the divisor's sign,
  * minimum propagates NaN; the comparisons give bool. */
 typedef enum ra_math2_fn {
-    RA_MATH2_ATAN2 = 1, RA_MATH2_HYPOT, RA_MATH2_COPYSIGN, RA_MATH2_LOGADDEXP, RA_MATH2_POW,
-    RA_MATH2_REMAINDER, RA_MATH2_FLOOR_DIVIDE, RA_MATH2_NEXTAFTER, RA_MATH2_MINIMUM,
-    RA_MATH2_GREATER, RA_MATH2_GREATER_EQUAL, RA_MATH2_LESS_EQUAL, RA_MATH2_NOT_EQUAL,
+    RA_MATH2_ATAN2 = 1,
+    RA_MATH2_HYPOT,
+    RA_MATH2_COPYSIGN,
+    RA_MATH2_LOGADDEXP,
+    RA_MATH2_POW,
+    RA_MATH2_REMAINDER,
+    RA_MATH2_FLOOR_DIVIDE,
+    RA_MATH2_NEXTAFTER,
+    RA_MATH2_MINIMUM,
+    RA_MATH2_GREATER,
+    RA_MATH2_GREATER_EQUAL,
+    RA_MATH2_LESS_EQUAL,
+    RA_MATH2_NOT_EQUAL,
 } ra_math2_fn;
 
 /* The function's name as the standard writes it ("atan2", "floor_divide"), or NULL. */

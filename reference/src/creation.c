@@ -207,7 +207,7 @@ static int create_from_host(ra_ctx *ctx, const char *fn, ra__dev *dev, ra_dtype 
 static bool scalar_real(ra_scalar s, double *v, bool *is_int)
 {
     if (s.kind == RA_SCALAR_INT) {
-        *v = (double)s.i;
+        *v = s.u ? (double)(uint64_t)s.i : (double)s.i;
         *is_int = true;
         return true;
     }
@@ -237,6 +237,15 @@ int ra_arange(ra_ctx *ctx, ra_scalar start, const ra_scalar *stop, const ra_scal
     if (!isfinite(a) || !isfinite(b) || !isfinite(c))
         return ra__ctx_error(ctx, RA_E_ARG, "%s: start, stop and step must be finite", fn);
     if (c == 0.0) return ra__ctx_error(ctx, RA_E_ARG, "%s: step must not be zero", fn);
+    /* Integer ranges are computed in int64: an int at or above 2^63 is out of their range. */
+    const ra_scalar *big = s0.kind == RA_SCALAR_INT && s0.u   ? &s0
+                           : s1.kind == RA_SCALAR_INT && s1.u ? &s1
+                           : st.kind == RA_SCALAR_INT && st.u ? &st
+                                                              : NULL;
+    if (big != NULL)
+        return ra__ctx_error(ctx, RA_E_SCALAR_RANGE,
+                             "%s: the Python int %llu is beyond int64, where ranges are computed",
+                             fn, (unsigned long long)(uint64_t)big->i);
     bool all_int = ia && ib && ic;
     ra__dev *dev;
     status = ra__infer_device(ctx, opts, NULL, fn, &dev);

@@ -155,6 +155,9 @@ int ra__scalar_to_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *out, c
 {
     if (s.kind < RA_SCALAR_BOOL || s.kind > RA_SCALAR_COMPLEX)
         return ra__ctx_error(ctx, RA_E_ARG, "%s: scalar of invalid kind %d", what, (int)s.kind);
+    if (s.kind == RA_SCALAR_INT && s.u && s.i >= 0)
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: an int scalar marked u must be at least 2^63",
+                             what);
     /* Which Python scalar goes with which array kind: bool with bool; int with integers
      * (in range) and floating; float with floating; complex with complex. */
     bool ok;
@@ -204,12 +207,19 @@ int ra__scalar_to_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *out, c
             hi = UINT64_MAX;
             break;
         }
-        if (s.i < lo || (s.i > 0 && (uint64_t)s.i > hi))
+        /* A value in [2^63, 2^64) (u) fits uint64 only. */
+        if (s.u ? hi != UINT64_MAX : s.i < lo || (s.i > 0 && (uint64_t)s.i > hi)) {
+            if (s.u)
+                return ra__ctx_error(ctx, RA_E_SCALAR_RANGE,
+                                     "%s: the Python int %llu is out of range for %s", what,
+                                     (unsigned long long)(uint64_t)s.i, ra_dtype_name(dtype));
             return ra__ctx_error(ctx, RA_E_SCALAR_RANGE,
                                  "%s: the Python int %lld is out of range for %s", what,
                                  (long long)s.i, ra_dtype_name(dtype));
+        }
     }
-    double re = s.kind == RA_SCALAR_INT ? (double)s.i : s.re;
+    /* An int goes to a floating dtype rounded once, to nearest, from its exact value. */
+    double re = s.kind != RA_SCALAR_INT ? s.re : s.u ? (double)(uint64_t)s.i : (double)s.i;
     double im = s.kind == RA_SCALAR_COMPLEX ? s.im : 0.0;
     switch (dtype) {
     case RA_BOOL: {

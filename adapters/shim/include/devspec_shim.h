@@ -152,7 +152,12 @@ typedef struct ds_device {
  * im]}. A JSON number with an integral value that fits int64 is DS_SCALAR_INT, any other
  * number DS_SCALAR_FLOAT; {"scalar": "1.0"} or {"scalar": "nan"} is always DS_SCALAR_FLOAT,
  * {"scalar": "7"} an int (decision recorded in spec/decisions.md, "Protocol and adapters");
- * {"complex": [re, im]} is DS_SCALAR_COMPLEX (Python's complex), its parts floats. */
+ * {"complex": [re, im]} is DS_SCALAR_COMPLEX (Python's complex), its parts floats.
+ * An int is any value some dtype holds, -2^63 <= v < 2^64: within int64 it is `i` (`u`
+ * false); in [2^63, 2^64) `u` is true and (uint64_t)i is the value. Only a table of version
+ * 9 or later is handed such a value (an older one answers OverflowError without being
+ * called); `u` sits in `b`'s former padding, so the struct's size and offsets are those of
+ * versions 1 to 8 (spec/decisions.md, "Exact values and strings" 8). */
 typedef enum ds_scalar_kind {
     DS_SCALAR_BOOL = 1,
     DS_SCALAR_INT,
@@ -163,6 +168,7 @@ typedef enum ds_scalar_kind {
 typedef struct ds_scalar {
     ds_scalar_kind kind;
     bool b;    /* DS_SCALAR_BOOL */
+    bool u;    /* DS_SCALAR_INT: the value is (uint64_t)i, at least 2^63 (version 9) */
     int64_t i; /* DS_SCALAR_INT */
     double f;  /* DS_SCALAR_FLOAT; the real part of DS_SCALAR_COMPLEX */
     double im; /* the imaginary part of DS_SCALAR_COMPLEX */
@@ -407,7 +413,8 @@ void ds_lacks(const char *name, const char *fmt, ...)
  * return a new reference to it (retain it), since each handle releases once. array.same
  * compares the pointers.
  * ------------------------------------------------------------------------------------- */
-#define DS_VENDOR_VERSION 8u
+/* Version 9 added no slot: its tables take int scalars in [2^63, 2^64) (ds_scalar's `u`). */
+#define DS_VENDOR_VERSION 9u
 
 typedef struct ds_vendor {
     uint32_t version;            /* required: DS_VENDOR_VERSION */

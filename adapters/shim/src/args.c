@@ -208,7 +208,7 @@ int ds__arg_scalar(const ds__req *r, const char *name, bool required, ds_scalar 
     if (present) *present = false;
     if (v == NULL || (!required && cJSON_IsNull(v))) return required ? ds__arg_missing(r, name) : 0;
     snprintf(label, sizeof label, "%s: %s", r->op, name);
-    if (ds__scalar_decode(v, label, out, r->e) < 0) return -1;
+    if (ds__scalar_decode(v, label, ds__wide_ints(r), out, r->e) < 0) return -1;
     if (present) *present = true;
     return 0;
 }

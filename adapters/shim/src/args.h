@@ -20,6 +20,12 @@ typedef struct ds__req {
  * naming the op and the argument). `required` false means an absent or null argument
  * leaves the default. */
 
+/* Whether the table takes int scalars in [2^63, 2^64) (version 9 on). */
+static inline bool ds__wide_ints(const ds__req *r)
+{
+    return r->v->version >= 9;
+}
+
 /* The argument called `name`, or NULL when absent. */
 const cJSON *ds__arg(const ds__req *r, const char *name);
 /* Every argument must be one of `allowed` (NULL-terminated): a misspelt name is an error. */

@@ -121,7 +121,7 @@ int ds__op_array_create(const ds__req *r, cJSON **result)
                  ? ds__fail(r->e, PROTO, "TypeError", "%s: the spacing d must be real", r->op)
                  : CALL(r, fftfreq, fn[0] == 'r', n,
                         d.kind == DS_SCALAR_FLOAT ? d.f
-                        : d.kind == DS_SCALAR_INT ? (double)d.i
+                        : d.kind == DS_SCALAR_INT ? (d.u ? (double)(uint64_t)d.i : (double)d.i)
                                                   : d.b,
                         dtype, dev, &x);
     } else {

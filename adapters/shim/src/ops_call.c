@@ -84,7 +84,7 @@ static int decode(const ds__req *r, const cJSON *v, const char *label, int depth
     if (cJSON_IsNull(v)) return 0;
     if (cJSON_IsBool(v) || cJSON_IsNumber(v)) {
         out->kind = DS_VALUE_SCALAR;
-        return ds__scalar_decode(v, label, &out->scalar, r->e);
+        return ds__scalar_decode(v, label, ds__wide_ints(r), &out->scalar, r->e);
     }
     if (cJSON_IsString(v)) {
         if (!is_handle_text(v->valuestring)) {
@@ -114,7 +114,7 @@ static int decode(const ds__req *r, const cJSON *v, const char *label, int depth
     const char *key = inner->string;
     if (!strcmp(key, "scalar") || !strcmp(key, "complex")) {
         out->kind = DS_VALUE_SCALAR;
-        return ds__scalar_decode(v, label, &out->scalar, r->e);
+        return ds__scalar_decode(v, label, ds__wide_ints(r), &out->scalar, r->e);
     }
     if (!strcmp(key, "dtype")) {
         out->kind = DS_VALUE_DTYPE;
@@ -166,10 +166,13 @@ static cJSON *encode_scalar(const ds_scalar *s)
     case DS_SCALAR_BOOL:
         return cJSON_CreateBool(s->b);
     case DS_SCALAR_INT: {
-        if (s->i > -(INT64_C(1) << 53) && s->i < (INT64_C(1) << 53))
+        if (!s->u && s->i > -(INT64_C(1) << 53) && s->i < (INT64_C(1) << 53))
             return cJSON_CreateNumber((double)s->i);
         char text[32];
-        snprintf(text, sizeof text, "%lld", (long long)s->i);
+        if (s->u)
+            snprintf(text, sizeof text, "%llu", (unsigned long long)(uint64_t)s->i);
+        else
+            snprintf(text, sizeof text, "%lld", (long long)s->i);
         cJSON *o = cJSON_CreateObject();
         if (o != NULL && !ds__put(o, "scalar", cJSON_CreateString(text))) {
             cJSON_Delete(o);

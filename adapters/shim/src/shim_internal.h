@@ -77,7 +77,8 @@ int ds__buffer_encode(const ds_buffer *buf, size_t limit, cJSON **out, ds__err *
 /* Element count of a shape, or -1 when it overflows or a dimension is negative. */
 int64_t ds__shape_count(const int64_t *shape, int ndim);
 /* Decodes a scalar operand (a JSON boolean, number or {"scalar": text}). */
-int ds__scalar_decode(const cJSON *v, const char *arg, ds_scalar *out, ds__err *e);
+/* `wide`: the table takes ints in [2^63, 2^64) (version 9); otherwise they are OverflowError. */
+int ds__scalar_decode(const cJSON *v, const char *arg, bool wide, ds_scalar *out, ds__err *e);
 /* Whether `v` has the form of a scalar operand. */
 bool ds__is_scalar(const cJSON *v);
 /* Writes an element's float text: an integral value below 1e16 in full ("100"), any other

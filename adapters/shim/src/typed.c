@@ -691,7 +691,7 @@ bool ds__is_scalar(const cJSON *v)
              cJSON_GetObjectItemCaseSensitive(v, "complex") != NULL));
 }
 
-int ds__scalar_decode(const cJSON *v, const char *arg, ds_scalar *out, ds__err *e)
+int ds__scalar_decode(const cJSON *v, const char *arg, bool wide, ds_scalar *out, ds__err *e)
 {
     memset(out, 0, sizeof *out);
     if (cJSON_IsBool(v)) {
@@ -735,18 +735,25 @@ int ds__scalar_decode(const cJSON *v, const char *arg, ds_scalar *out, ds__err *
         int64_t s;
         uint64_t u;
         if (int_form(t->valuestring)) {
-            /* The protocol carries any integer; a C library's integer scalar is an int64
-             * (ds_scalar), so one beyond it is the library's OverflowError, as NumPy's for an
-             * integer beyond its dtypes, never a protocol error (spec/decisions.md,
-             * "Integer scalars beyond int64"). */
-            if (!parse_int_text(t->valuestring, true, &s, &u))
-                return ds__fail(e, DS__ORIGIN_LIBRARY, "OverflowError",
-                                "argument '%s': the integer %.60s is outside int64, the range of "
-                                "the C API's integer scalars",
-                                arg, t->valuestring);
+            /* The protocol carries any integer; a C library's integer scalar holds what some
+             * dtype can, int64 and [2^63, 2^64) (ds_scalar's u; int64 alone before version
+             * 9), so one beyond it is the library's OverflowError, as NumPy's for an integer
+             * beyond its dtypes, never a protocol error (spec/decisions.md, "Exact values
+             * and strings" 8). */
             out->kind = DS_SCALAR_INT;
-            out->i = s;
-            return 0;
+            if (parse_int_text(t->valuestring, true, &s, &u)) {
+                out->i = s;
+                return 0;
+            }
+            if (wide && parse_int_text(t->valuestring, false, &s, &u)) {
+                out->u = true; /* above INT64_MAX, since it is not an int64 */
+                out->i = (int64_t)u;
+                return 0;
+            }
+            return ds__fail(e, DS__ORIGIN_LIBRARY, "OverflowError",
+                            "argument '%s': the integer %.60s is outside %s, the range of the "
+                            "C API's integer scalars",
+                            arg, t->valuestring, wide ? "[-2^63, 2^64)" : "int64");
         }
         if (parse_float_text(t->valuestring, false, &out->f)) {
             out->kind = DS_SCALAR_FLOAT;
