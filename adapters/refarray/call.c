@@ -144,7 +144,8 @@ static ra_operand ra_operand_of(const ds_operand *o)
     case DS_SCALAR_BOOL:
         return ra_operand_scalar(ra_scalar_bool(o->scalar.b));
     case DS_SCALAR_INT:
-        return ra_operand_scalar(ra_scalar_int(o->scalar.i));
+        return ra_operand_scalar(o->scalar.u ? ra_scalar_uint((uint64_t)o->scalar.i)
+                                             : ra_scalar_int(o->scalar.i));
     case DS_SCALAR_COMPLEX:
         return ra_operand_scalar(ra_scalar_complex(o->scalar.f, o->scalar.im));
     case DS_SCALAR_FLOAT:

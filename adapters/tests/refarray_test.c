@@ -942,8 +942,7 @@ DT_TEST(call_ops)
     OK(d, "x = [1, 2] float64", "x", NULL,
        A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2],"
          "\"data\":[1,2]},\"device\":$cpu}"));
-    OK(d, "call add(x, 1.5)", "r", NULL,
-       A("call\",\"args\":{\"fn\":\"add\",\"args\":[$x,1.5]}"));
+    OK(d, "call add(x, 1.5)", "r", NULL, A("call\",\"args\":{\"fn\":\"add\",\"args\":[$x,1.5]}"));
     OK(d, "add(x, 1.5) is [2.5, 3.5]", NULL,
        "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[2.5,3.5]}",
        A("array.read\",\"args\":{\"array\":$r}"));
@@ -973,8 +972,8 @@ DT_TEST(call_ops)
     reply = drv_send(d, __FILE__, __LINE__,
                      A("call\",\"args\":{\"fn\":\"sum\",\"args\":[$x],"
                        "\"kwargs\":{\"keepdims\":true}}"));
-    lacks = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(reply, "error"),
-                                             "lacks");
+    lacks =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(reply, "error"), "lacks");
     drv_check(cJSON_IsString(lacks) && !strcmp(lacks->valuestring, "sum(keepdims=)"),
               "a keyword refarray has not is lacking as sum(keepdims=)");
     cJSON_Delete(reply);
@@ -988,8 +987,74 @@ DT_TEST(call_ops)
         A("call\",\"args\":{\"fn\":\"add\",\"args\":[$x,{\"dtype\":\"float8\"}]}"));
 }
 
+/* The uint64 elements of an array.read reply (decimal strings beyond 2^53) are `want`. */
+static void read_uint64(drv *d, const char *name, const uint64_t *want, int n)
+{
+    cJSON *reply = drv_send(d, __FILE__, __LINE__, A("array.read\",\"args\":{\"array\":$r}"));
+    const cJSON *data =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(reply, "result"), "data");
+    bool ok = cJSON_GetArraySize(data) == n;
+    for (int k = 0; ok && k < n; k++) {
+        char text[32];
+        snprintf(text, sizeof text, "%llu", (unsigned long long)want[k]);
+        const cJSON *e = cJSON_GetArrayItem(data, k);
+        ok = cJSON_IsString(e) && strcmp(e->valuestring, text) == 0;
+    }
+    char *got = cJSON_PrintUnformatted(reply);
+    drv_check(ok, "%s (observed %s)", name, got);
+    free(got);
+    cJSON_Delete(reply);
+}
+
+/* Python ints in [2^63, 2^64) reach refarray exactly, by array.binary and by call; beyond
+ * 2^64 - 1 they are OverflowError without a call (spec/decisions.md, "Exact values and
+ * strings" 8). Expected sums computed in uint64. */
+DT_TEST(wide_int_scalars)
+{
+    need_hello();
+    drv *d = drv_shared;
+    const uint64_t two63 = UINT64_C(1) << 63;
+    const uint64_t sums[2] = {two63 + 2, two63 + 3};
+    OK(d, "u = [2, 3] uint64", "u", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"uint64\",\"shape\":[2],"
+         "\"data\":[2,3]},\"device\":$cpu}"));
+    OK(d, "u + 2^63 by array.binary", "r", NULL,
+       A("array.binary\",\"args\":{\"fn\":\"add\",\"x1\":$u,"
+         "\"x2\":{\"scalar\":\"9223372036854775808\"}}"));
+    read_uint64(d, "array.binary: uint64 [2, 3] + 2^63 is [2^63 + 2, 2^63 + 3]", sums, 2);
+    OK(d, "u + 2^63 by call", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"add\",\"args\":[$u,{\"scalar\":\"9223372036854775808\"}]}"));
+    read_uint64(d, "call: uint64 [2, 3] + 2^63 is [2^63 + 2, 2^63 + 3]", sums, 2);
+    /* The functions of two floating operands take it too: copysign(f, 2^63) is |f|, where a
+     * 2^63 read as int64 (-2^63) would give -|f|. */
+    OK(d, "f = [1, -2] float64", "f", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2],"
+         "\"data\":[1,-2]},\"device\":$cpu}"));
+    OK(d, "call copysign(f, 2^63)", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"copysign\",\"args\":[$f,{\"scalar\":"
+         "\"9223372036854775808\"}]}"));
+    OK(d, "copysign(f, 2^63) is [1, 2]", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[1,2]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    ERR(d, "u + 2^64 is OverflowError", "OverflowError", "library",
+        A("array.binary\",\"args\":{\"fn\":\"add\",\"x1\":$u,"
+          "\"x2\":{\"scalar\":\"18446744073709551616\"}}"));
+    ERR(d, "u - (-2^63 - 1) is OverflowError", "OverflowError", "library",
+        A("array.binary\",\"args\":{\"fn\":\"subtract\",\"x1\":$u,"
+          "\"x2\":{\"scalar\":\"-9223372036854775809\"}}"));
+    OK(d, "i = [2, 3] int64", "i", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int64\",\"shape\":[2],"
+         "\"data\":[2,3]},\"device\":$cpu}"));
+    ERR(d, "int64 + 2^63 is out of int64 (refarray's ValueError)", "ValueError", "library",
+        A("array.binary\",\"args\":{\"fn\":\"add\",\"x1\":$i,"
+          "\"x2\":{\"scalar\":\"9223372036854775808\"}}"));
+    ERR(d, "sum(u, axis=2^63) is OverflowError", "OverflowError", "library",
+        A("call\",\"args\":{\"fn\":\"sum\",\"args\":[$u],"
+          "\"kwargs\":{\"axis\":{\"scalar\":\"9223372036854775808\"}}}"));
+}
+
 DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(memory_limit_ops), DT_ENTRY(devices_ops), DT_ENTRY(creation_ops),
          DT_ENTRY(conversion_ops), DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops),
          DT_ENTRY(utilities_ops), DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops),
          DT_ENTRY(sharding_ops), DT_ENTRY(out_and_dtypes_ops), DT_ENTRY(global_ops_ops),
-         DT_ENTRY(call_ops), DT_ENTRY(bye))
+         DT_ENTRY(call_ops), DT_ENTRY(wide_int_scalars), DT_ENTRY(bye))

@@ -4,6 +4,7 @@
  * values are computed here in uint64 and double arithmetic. */
 #include "ra_test.h"
 
+#include <math.h>
 #include <stddef.h>
 
 static const uint64_t TWO63 = UINT64_C(1) << 63;
@@ -177,6 +178,17 @@ DT_TEST(refused)
     ASSERT_STATUS(ctx, ra_array_read(ctx, y, &got, sizeof got), RA_OK, "read");
     CHECK(got == TWO63, "asarray(2^63, dtype=uint64) holds 2^63 (observed %llu)",
           (unsigned long long)got);
+    ra_array_release(y);
+    ra_array_release(x);
+    /* The functions of two floating operands: copysign(f, 2^63) is |f| (2^63 read as an
+     * int64 would be -2^63, giving -|f|). */
+    double fv[2] = {1, -2}, fgot[2] = {0, 0};
+    ASSERT_STATUS(ctx, ra_asarray_buffer(ctx, fv, RA_FLOAT64, s2, 1, NULL, &x), RA_OK, "f");
+    ASSERT_STATUS(ctx, ra_math_binary(ctx, RA_MATH2_COPYSIGN, ra_operand_array(x), S(TWO63), &y),
+                  RA_OK, "copysign(f, 2^63)");
+    ASSERT_STATUS(ctx, ra_array_read(ctx, y, fgot, sizeof fgot), RA_OK, "read");
+    CHECK(fgot[0] == fabs(fv[0]) && fgot[1] == fabs(fv[1]),
+          "copysign([1, -2], 2^63) is [1, 2] (observed %g, %g)", fgot[0], fgot[1]);
     ra_array_release(y);
     ra_array_release(x);
     ra_ctx_destroy(ctx);

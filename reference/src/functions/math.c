@@ -317,7 +317,9 @@ static int operand_host(ra_ctx *ctx, const char *name, ra_operand o, ra_dtype dt
         double *v = ra__alloc(ctx, sizeof *v);
         if (!v) return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", name);
         /* A Python scalar takes the array's dtype (API-PROM-3): rounded to float32 there. */
-        double s = o.scalar.kind == RA_SCALAR_INT ? (double)o.scalar.i : o.scalar.re;
+        double s = o.scalar.kind != RA_SCALAR_INT ? o.scalar.re
+                   : o.scalar.u                   ? (double)(uint64_t)o.scalar.i
+                                                  : (double)o.scalar.i;
         *v = dtype == RA_FLOAT32 ? (double)(float)s : s;
         *out = v;
         return RA_OK;
