@@ -75,3 +75,28 @@ def test_array_api_has_no_case_for_unspecified_pairs() -> None:
     assert result(c["promotion.api.multiply.float32.scalar-int"]) == {"float32"}
     read = c["promotion.api.divide.complex64.float32.array"]["steps"][-1]["expect"]
     assert read == {"dtype": "complex64", "shape": [2], "data": [[2, 0], [1.5, 0]]}
+
+
+def refuses_float16(c: Any) -> bool:
+    return any(s["op"] == "array.asarray" and gen.FLOAT16_REFUSAL in s.get("either", [])
+               for s in c["steps"])
+
+
+def test_every_float16_refusal_has_a_counterpart_that_requires_it() -> None:
+    for name in ("out", "category"):
+        c = cases(name)
+        originals = [k for k, v in c.items() if refuses_float16(v)]
+        assert originals
+        for k in originals:
+            req = c[k + ".float16-listed"]
+            assert req["spec"] == c[k]["spec"]
+            assert "info-dtypes" in req["features"]
+            gate = req["steps"][0]
+            assert gate["op"] == "info.dtypes" and gate["args"] == {"device": "$D0"}
+            assert {"expect": {"$contains": "float16"}} in gate["either"]
+            assert not refuses_float16(req)
+            assert req["steps"][1:] == [
+                {kk: vv for kk, vv in s.items() if kk != "either"}
+                | {"expect": {"$type": "string"}} if refuses_float16({"steps": [s]}) else s
+                for s in c[k]["steps"]]
+        assert sum(k.endswith(".float16-listed") for k in c) == len(originals)
