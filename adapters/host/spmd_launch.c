@@ -10,9 +10,17 @@
  *
  * A rank that ends (its reply stream closes) takes the job down: the host kills every other
  * rank, reaps them, says which rank ended and how on stderr, and exits 4; the runner then
- * charges the case with a crash and restarts the adapter, as when mpirun's job dies. Ranks
- * stay in the host's process group (the runner kills the group after a timeout) and ask the
- * kernel to kill them when the host dies.
+ * charges the case with a crash and restarts the adapter, as when mpirun's job dies.
+ *
+ * No process a rank starts outlives the job. The ranks run in one process group of their
+ * own, led by a keeper: a small process forked from the host before the ranks, which holds
+ * the read end of a pipe only the host writes to. When the host dies in any way (SIGKILL by
+ * the runner after a timeout, by the runner's own keeper when the runner dies, the OOM
+ * killer), the pipe reads as end of file and the keeper kills the whole group, so the
+ * ranks' children die with them; the kernel's parent-death signal, which each rank also
+ * asks for, reaches only the ranks themselves. When the job ends (normally or because a
+ * rank ended), the host kills the group itself. Under mpirun with a COMMAND, each rank's
+ * host does the same for its one child.
  */
 #define _GNU_SOURCE
 
@@ -32,6 +40,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -48,6 +57,62 @@ typedef struct {
 
 static rank_proc *procs;
 static int nprocs;
+
+static pid_t keeper = -1; /* the keeper, leader of the ranks' process group; -1 when none */
+static int lifeline = -1; /* the write end of the keeper's pipe */
+
+/* Forks the keeper (see the top of this file). Returns 0, or -1 with errno set. */
+static int start_keeper(void)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) return -1;
+    pid_t pid = fork();
+    if (pid < 0) {
+        int e = errno;
+        close(p[0]);
+        close(p[1]);
+        errno = e;
+        return -1;
+    }
+    if (pid == 0) {
+        setpgid(0, 0);
+        /* Hold nothing of the host's but the pipe: not the runner's pipes on 0, 1 and 2 (the
+         * runner must see the host's end), nor anything MPI opened. */
+        int null = open("/dev/null", O_RDWR);
+        if (null >= 0) {
+            dup2(null, STDIN_FILENO);
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+        }
+        if (dup2(p[0], 3) < 0) _exit(127);
+        if (syscall(SYS_close_range, 4U, ~0U, 0U) != 0)
+            for (int fd = 4; fd < 1024; fd++)
+                close(fd);
+        char c;
+        while (read(3, &c, 1) < 0 && errno == EINTR) {
+        }
+        kill(0, SIGKILL); /* the whole group, the keeper last */
+        _exit(0);
+    }
+    setpgid(pid, pid);
+    close(p[0]);
+    keeper = pid;
+    lifeline = p[1];
+    return 0;
+}
+
+/* Kills the ranks' process group (the keeper, the ranks and whatever they started) and
+ * reaps the keeper. The ranks themselves are reaped by their callers. */
+static void kill_job(void)
+{
+    if (keeper <= 0) return;
+    kill(-keeper, SIGKILL);
+    while (waitpid(keeper, NULL, 0) < 0 && errno == EINTR) {
+    }
+    close(lifeline);
+    keeper = -1;
+    lifeline = -1;
+}
 
 /* A TCP port free on the loopback interface now, or -1. Another program may take it before
  * rank 0 binds it; then the ranks fail to meet, the job ends and the runner restarts it
@@ -77,6 +142,7 @@ static void kill_all(void)
             }
             procs[r].pid = 0;
         }
+    kill_job();
 }
 
 /* Says how rank r ended (it is reaped here), takes the job down and exits. */
@@ -127,10 +193,19 @@ static int spawn(rank_proc *p, int r, int n, int local, char **command)
         close(in[1]);
         return -1;
     }
+    if (keeper <= 0 && start_keeper() != 0) {
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        return -1;
+    }
     pid_t parent = getpid();
     pid_t pid = fork();
     if (pid < 0) return -1;
     if (pid == 0) {
+        /* Into the keeper's group, which dies with the host. */
+        if (setpgid(0, keeper) != 0) _exit(127);
         /* Die with the host: a rank must not outlive a job the runner killed. */
         prctl(PR_SET_PDEATHSIG, SIGKILL);
         if (getppid() != parent) _exit(127);
@@ -144,6 +219,7 @@ static int spawn(rank_proc *p, int r, int n, int local, char **command)
                 strerror(errno));
         _exit(127);
     }
+    setpgid(pid, keeper); /* also here, so that it holds before the rank runs anything */
     close(in[0]);
     close(out[1]);
     *p = (rank_proc){.pid = pid, .to = in[1], .from = out[0]};
@@ -278,6 +354,7 @@ static bool end_ranks(void)
         }
         procs[r].pid = 0;
     }
+    kill_job();
     return clean;
 }
 
@@ -379,6 +456,7 @@ void spmd_child_ended(void)
                 "every rank\n",
                 child_rank);
     if (w == 0) kill(child.pid, SIGKILL);
+    kill_job();
 }
 
 int spmd_child_end(void)

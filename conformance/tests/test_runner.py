@@ -536,6 +536,84 @@ def group_spmd(env):
         left = subprocess.run(["pgrep", "-f", so], capture_output=True, text=True)
         check(left.stdout.strip() == "", "%s: no rank outlives its job" % how, "none",
               left.stdout)
+    # Item: a process a rank starts (here a sleeper each rank forks before it becomes the
+    # adapter) dies with the job, after a normal end and after a SIGKILL of the runner. Each
+    # sleeper carries a token of this test in its environment, so only they are looked for.
+    kid_jobs = {
+        "mpirun --": "exec mpirun -np 3 --oversubscribe %s -- sh -c '%s exec \"$0\" \"$@\"' "
+                     "%s %s",
+        "--ranks": "exec %s --ranks 3 -- sh -c '%s OMPI_COMM_WORLD_RANK=$RANK exec \"$0\" "
+                   "\"$@\"' %s %s"}
+    for how, form in kid_jobs.items():
+        token = "DEVSPEC_TEST_KID=%s-%d-%d" % (os.path.basename(env.tmp), os.getpid(), len(how))
+        sleeper = "%s sleep 600 </dev/null >/dev/null 2>&1 &" % token
+        cmd = form % (host, sleeper, one, so)
+        args = ["run", "--cases", os.path.join(CASES, "spmd.json"), "--adapter-cmd", cmd,
+                "--timeout", "5", "--report", env.path("spmd-kid.json")]
+        rc, out, err = env.run(args, env=mpi_env, timeout=300)
+        st = statuses(load_report(env.path("spmd-kid.json")))
+        check(st.get("spmd.after-crash") == "pass", "%s: the job with sleepers runs" % how,
+              "pass", (rc, st, err[-500:]))
+        check(wait_until(lambda: not pids_with_env(token), 30),
+              "%s: a rank's child does not outlive the job's normal end" % how, "none",
+              pids_with_env(token))
+        if how != "--ranks":
+            continue
+        # The host on its own, without the runner's cleanup of its worker's process group:
+        # a session that ends at once, and a host killed with SIGKILL.
+        for ending in ("normal end", "SIGKILL"):
+            token = "%s-%s" % (token, ending[0])
+            cmd = form % (host, "%s sleep 600 </dev/null >/dev/null 2>&1 &" % token, one, so)
+            h = subprocess.Popen(["sh", "-c", cmd], env=dict(os.environ, **mpi_env), cwd=env.tmp,
+                                 stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL, start_new_session=True)
+            started = wait_until(lambda: len(pids_with_env(token)) >= 3, 60)
+            if ending == "SIGKILL":
+                h.kill()
+            else:
+                h.stdin.close()
+            h.wait(timeout=60)
+            check(started and wait_until(lambda: not pids_with_env(token), 30),
+                  "the host alone: a rank's child does not outlive the host's %s" % ending,
+                  "3 sleepers seen, then none", (started, pids_with_env(token)))
+        token += "-k"
+        args[args.index("--adapter-cmd") + 1] = form % (
+            host, "%s sleep 600 </dev/null >/dev/null 2>&1 &" % token, one, so)
+        e = dict(os.environ, DEVSPEC_SOURCE=env.source, DEVSPEC_BUILD=env.build, **mpi_env)
+        runner = subprocess.Popen([env.devspec] + args + ["--spec", TEST_SPEC], env=e,
+                                  cwd=env.tmp, stdout=subprocess.DEVNULL,
+                                  stderr=subprocess.DEVNULL)
+        started = wait_until(lambda: len(pids_with_env(token)) >= 3, 60)
+        runner.kill()
+        runner.wait()
+        check(started and wait_until(lambda: not pids_with_env(token), 30),
+              "%s: a rank's child does not outlive a SIGKILL of the runner" % how,
+              "3 sleepers seen, then none", (started, pids_with_env(token)))
+
+
+def pids_with_env(entry):
+    """The processes whose environment holds the entry NAME=VALUE (zombies hold none)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % name, "rb") as fh:
+                if entry.encode() in fh.read().split(b"\0"):
+                    found.append(int(name))
+        except OSError:
+            pass
+    return found
+
+
+def wait_until(holds, limit):
+    """Polls holds() until it is true or limit seconds have passed; returns its last value."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        if holds():
+            return True
+        time.sleep(0.05)
+    return bool(holds())
 
 
 def group_isolation(env):
