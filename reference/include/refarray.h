@@ -1183,14 +1183,36 @@ RA_API bool ra_dtype_is_floating_point(ra_dtype dtype);
 /* The elementwise functions of one real floating array (float32 and float64; each element
  * through the libm function of its dtype: sinf for float32, sin for float64). */
 typedef enum ra_math_fn {
-    RA_MATH_SIN = 1, RA_MATH_COS, RA_MATH_TAN, RA_MATH_ASIN, RA_MATH_ACOS, RA_MATH_ATAN,
-    RA_MATH_SINH, RA_MATH_COSH, RA_MATH_TANH, RA_MATH_ASINH, RA_MATH_ACOSH, RA_MATH_ATANH,
-    RA_MATH_EXP, RA_MATH_EXPM1, RA_MATH_LOG, RA_MATH_LOG1P, RA_MATH_LOG2, RA_MATH_LOG10,
-    RA_MATH_CEIL, RA_MATH_FLOOR, RA_MATH_TRUNC,
-    RA_MATH_ROUND,      /* half to even */
-    RA_MATH_SQUARE, RA_MATH_SIGN, RA_MATH_POSITIVE, RA_MATH_RECIPROCAL,
-    RA_MATH_ISNAN,      /* bool result, as are the three below */
-    RA_MATH_ISINF, RA_MATH_ISFINITE, RA_MATH_SIGNBIT,
+    RA_MATH_SIN = 1,
+    RA_MATH_COS,
+    RA_MATH_TAN,
+    RA_MATH_ASIN,
+    RA_MATH_ACOS,
+    RA_MATH_ATAN,
+    RA_MATH_SINH,
+    RA_MATH_COSH,
+    RA_MATH_TANH,
+    RA_MATH_ASINH,
+    RA_MATH_ACOSH,
+    RA_MATH_ATANH,
+    RA_MATH_EXP,
+    RA_MATH_EXPM1,
+    RA_MATH_LOG,
+    RA_MATH_LOG1P,
+    RA_MATH_LOG2,
+    RA_MATH_LOG10,
+    RA_MATH_CEIL,
+    RA_MATH_FLOOR,
+    RA_MATH_TRUNC,
+    RA_MATH_ROUND, /* half to even */
+    RA_MATH_SQUARE,
+    RA_MATH_SIGN,
+    RA_MATH_POSITIVE,
+    RA_MATH_RECIPROCAL,
+    RA_MATH_ISNAN, /* bool result, as are the three below */
+    RA_MATH_ISINF,
+    RA_MATH_ISFINITE,
+    RA_MATH_SIGNBIT,
 } ra_math_fn;
 
 /* The function's name as the standard writes it ("sin", "log1p"), or NULL. */
