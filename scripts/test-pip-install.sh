@@ -13,6 +13,26 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# same_as_named REPORT TITLE: REPORT's observed statuses are the named backend's (named.json).
+# The two interpreters differ in which peer libraries they can import (the fresh venv has
+# array-api-strict and NumPy, the project's also JAX), so a dlpack-exchange-PEER feature can
+# be claimed by one run alone: compare the cases whose features both runs claimed, and
+# require the claims to agree apart from those features.
+same_as_named() {
+    python3 - "$1" named.json "$2" <<'PY'
+import json, sys
+rs = [json.load(open(p)) for p in sys.argv[1:3]]
+claims = [set(r["header"]["features_claimed"]) for r in rs]
+both = claims[0] & claims[1]
+st = lambda r: {c["id"]: c["observed_status"] for c in r["cases"] if set(c["features"]) <= both}
+a, b = st(rs[0]), st(rs[1])
+d = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
+d += sorted("claim " + f for f in claims[0] ^ claims[1] if not f.startswith("dlpack-exchange-"))
+ok = a and not d
+print(("ok" if ok else "not ok") + f" - {sys.argv[3]} = the named backend: {len(a)} cases, {len(d)} differ {d[:5]}")
+sys.exit(0 if ok else 1)
+PY
+}
 python3 -m venv "$tmp/venv"
 t0=$(date +%s)
 timeout 600 "$tmp/venv/bin/pip" install -q "$top" >"$tmp/pip.log" 2>&1 ||
@@ -27,22 +47,7 @@ cd "$tmp/elsewhere"
      --report pip.json | tail -1) || true
 DEVSPEC_SOURCE=$top DEVSPEC_BUILD=$build "$build/conformance/devspec" run --adapter array-api-strict \
     --no-tap --no-progress --report named.json >/dev/null || true
-python3 - pip.json named.json <<'PY'
-import json, sys
-# The two interpreters differ in which peer libraries they can import (the fresh venv has
-# array-api-strict and NumPy, the project's also JAX), so a dlpack-exchange-PEER feature can
-# be claimed by one run alone: compare the cases whose features both runs claimed.
-rs = [json.load(open(p)) for p in sys.argv[1:3]]
-both = set(rs[0]["header"]["features_claimed"]) & set(rs[1]["header"]["features_claimed"])
-st = lambda r: {c["id"]: c["observed_status"] for c in r["cases"] if set(c["features"]) <= both}
-a, b = st(rs[0]), st(rs[1])
-claims = [set(r["header"]["features_claimed"]) for r in rs]
-d = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
-d += sorted("claim " + f for f in claims[0] ^ claims[1] if not f.startswith("dlpack-exchange-"))
-ok = a and not d
-print(("ok" if ok else "not ok") + f" - pip-installed python:array_api_strict = the named backend: {len(a)} cases, {len(d)} differ {d[:5]}")
-sys.exit(0 if ok else 1)
-PY
+same_as_named pip.json "pip-installed python:array_api_strict"
 
 # A machine without OpenCL's headers and loader (CMake told not to find them): pip install
 # still succeeds, without refarray's OpenCL backend, and devspec --version says what it left
@@ -64,16 +69,4 @@ cd "$tmp/elsewhere"
 (unset DEVSPEC_SOURCE DEVSPEC_BUILD
  "$tmp/venv-nocl/bin/devspec" run --adapter python:array_api_strict --no-tap --no-progress \
      --report nocl.json | tail -1) || true
-python3 - nocl.json named.json <<'PY'
-import json, sys
-rs = [json.load(open(p)) for p in sys.argv[1:3]]
-both = set(rs[0]["header"]["features_claimed"]) & set(rs[1]["header"]["features_claimed"])
-st = lambda r: {c["id"]: c["observed_status"] for c in r["cases"] if set(c["features"]) <= both}
-a, b = st(rs[0]), st(rs[1])
-claims = [set(r["header"]["features_claimed"]) for r in rs]
-d = sorted(k for k in a.keys() | b.keys() if a.get(k) != b.get(k))
-d += sorted("claim " + f for f in claims[0] ^ claims[1] if not f.startswith("dlpack-exchange-"))
-ok = a and not d
-print(("ok" if ok else "not ok") + f" - without OpenCL, python:array_api_strict = the named backend: {len(a)} cases, {len(d)} differ {d[:5]}")
-sys.exit(0 if ok else 1)
-PY
+same_as_named nocl.json "without OpenCL, python:array_api_strict"
