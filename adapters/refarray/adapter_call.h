@@ -18,4 +18,47 @@ int refarray_call(void *lib, const char *name, const ds_value *args, size_t narg
                   const char *const *kwnames, const ds_value *kwargs, size_t nkw,
                   ds_call_result *out);
 
+/* One call's arguments as the slot received them. */
+typedef struct refarray_args {
+    const char *name; /* the standard's name, "where" or "Array.__getitem__" */
+    const ds_value *args;
+    size_t nargs;
+    const char *const *kwnames;
+    const ds_value *kwargs;
+    size_t nkw;
+} refarray_args;
+
+/* The answer to one name: 0, or non-zero after ds_error/ds_lacks (the slot's contract). */
+typedef int (*refarray_call_fn)(void *lib, const refarray_args *a, ds_call_result *out);
+
+typedef struct refarray_call_entry {
+    const char *name;
+    refarray_call_fn fn;
+} refarray_call_entry;
+
+/* The names each family answers, each table ending with {NULL, NULL}: elementwise, creation,
+ * data types, statistics and utility (call_elementwise.c); manipulation, indexing, searching,
+ * sets and sorting (call_shape.c); linalg, linear algebra and fft (call_linalg.c). call.c
+ * searches them after its own names. */
+extern const refarray_call_entry refarray_calls_elementwise[];
+extern const refarray_call_entry refarray_calls_shape[];
+extern const refarray_call_entry refarray_calls_linalg[];
+
+/* Argument checks (call_args.c). name is the function's name for messages. */
+/* Every keyword must be one of allowed (NULL-terminated; NULL for none), else lacking. */
+int call_keywords(const char *name, const char *const *kwnames, size_t nkw,
+                  const char *const *allowed);
+/* The value of keyword kw, or NULL when not given. */
+const ds_value *call_keyword(const char *const *kwnames, const ds_value *kwargs, size_t nkw,
+                             const char *kw);
+/* An array or a Python scalar, else TypeError. */
+int call_operand(const char *name, const ds_value *v, ds_operand *out);
+/* An array, else TypeError. */
+int call_array(const char *name, const ds_value *v, ds_array *out);
+/* An int (v NULL: not given, *out unchanged; None accepted when none_ok, *none says so),
+ * else TypeError; beyond int64 OverflowError. */
+int call_int(const char *name, const ds_value *v, bool none_ok, bool *none, int64_t *out);
+/* Exactly want positional arguments, else TypeError. */
+int call_nargs(const char *name, size_t nargs, size_t want);
+
 #endif

@@ -169,6 +169,14 @@ int ra__array_hand_out(int status, ra_array *x, ra_array **out);
 int ra__array_copy_to(ra_ctx *ctx, const ra_array *x, ra__dev *dst, void *stream, ra_array **out);
 /* Converts x to dtype on its device (a new array). */
 int ra__array_cast(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, ra_array **out);
+/* The device every input of an op is on (ops.c). When they differ: with soft device mode on,
+ * each input is moved to the default device (the innermost scope, else the global default)
+ * and that is the device; otherwise RA_E_DEVICE_MISMATCH naming the devices (DEV-DS-11,
+ * IVY-SOFT-3). Under the RA_SOFT_MOVE_ALL policy soft mode moves every input, shared device
+ * or not (IVY-SOFT-1). owned[i] receives a new reference to the array to use for input i
+ * (nothing on error). n at least 1. */
+int ra__common_device(ra_ctx *ctx, const char *fn, const ra_array *const *xs, size_t n,
+                      ra__dev **dev, ra_array **owned);
 /* Writes host data (x->nbytes bytes) into x. */
 int ra__array_write(ra_ctx *ctx, ra_array *x, const void *src);
 /* Fills x with one element value (already in x's dtype). */

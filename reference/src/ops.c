@@ -33,14 +33,9 @@ static void release_all(ra_array **xs, size_t n)
     }
 }
 
-/* The device every input is on. When they differ: with soft device mode on, each input is
- * moved to the default device (the innermost scope, else the global default) and that is the
- * device; otherwise RA_E_DEVICE_MISMATCH naming the devices (DEV-DS-11, IVY-SOFT-3). Under
- * the RA_SOFT_MOVE_ALL policy soft mode moves every input, shared device or not
- * (IVY-SOFT-1).
- * owned[i] receives a new reference to the array to use for input i. */
-static int common_device(ra_ctx *ctx, const char *fn, const ra_array *const *xs, size_t n,
-                         ra__dev **dev, ra_array **owned)
+/* internal.h */
+int ra__common_device(ra_ctx *ctx, const char *fn, const ra_array *const *xs, size_t n,
+                      ra__dev **dev, ra_array **owned)
 {
     ra__dev *first = xs[0]->dev;
     size_t other = 0;
@@ -529,7 +524,7 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
     ra__dev *dev;
     const ra_array *arrays[2] = {arr1, arr2};
     ra_array *owned[2] = {NULL, NULL};
-    status = common_device(ctx, fn, arrays, arr2 ? 2 : 1, &dev, owned);
+    status = ra__common_device(ctx, fn, arrays, arr2 ? 2 : 1, &dev, owned);
     if (status != RA_OK) return status;
     ra_array *scalar_arr = NULL;
     ra_array *result = NULL;
@@ -683,7 +678,7 @@ int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
      * it to the default device (IVY-SOFT-1). */
     ra__dev *target;
     ra_array *moved = NULL;
-    int status = common_device(ctx, fn, &x, 1, &target, &moved);
+    int status = ra__common_device(ctx, fn, &x, 1, &target, &moved);
     if (status != RA_OK) return status;
     x = moved;
     ra_array *y;
@@ -746,7 +741,7 @@ int ra_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis, r
                              "%s: the reduced axis is empty and max has no identity", fn);
     ra__dev *target;
     ra_array *src = NULL;
-    int status = common_device(ctx, fn, &x, 1, &target, &src); /* soft mode, as in unary */
+    int status = ra__common_device(ctx, fn, &x, 1, &target, &src); /* soft mode, as in unary */
     if (status != RA_OK) return status;
     status = cast_in_place(ctx, &src, dtype);
     if (status != RA_OK) {
@@ -814,7 +809,7 @@ int ra_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **ou
     const ra_array *arrays[2] = {x1, x2};
     ra_array *in[2] = {NULL, NULL};
     ra__dev *dev;
-    status = common_device(ctx, fn, arrays, 2, &dev, in);
+    status = ra__common_device(ctx, fn, arrays, 2, &dev, in);
     if (status != RA_OK) return status;
     ra_array *y = NULL;
     status = cast_in_place(ctx, &in[0], dtype);
@@ -870,7 +865,7 @@ int ra_stack(ra_ctx *ctx, const ra_array *const *arrays, size_t n, int axis, ra_
     if (!in) return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
     ra__dev *dev;
     ra_array *y = NULL;
-    int status = common_device(ctx, fn, arrays, n, &dev, in);
+    int status = ra__common_device(ctx, fn, arrays, n, &dev, in);
     if (status != RA_OK) {
         ra__free(ctx, in);
         return status;
