@@ -162,15 +162,20 @@ static bool binop_allowed(ra_binop op, ra_dtype t)
 }
 
 /* Under the category rule sets (OneFlow's reading), arithmetic the array API leaves
- * undefined is computed as OneFlow 0.9.0 computes it: divide of an integral or bool promoted
- * dtype is true division in the default floating dtype (float32), and add, subtract and
- * multiply of bool give bool (or, exclusive or, and). What dtype the operation computes in
- * (`via`) and what its result is cast to (`then`); false when it is not one of these. */
+ * undefined is computed as OneFlow 0.9.0 computes it: divide of an integral promoted dtype is
+ * true division in the default floating dtype (float32), divide of bool is bool (the
+ * dividend: see bool_quotient), and add, subtract and multiply of bool give bool (or,
+ * exclusive or, and). What dtype the operation computes in (`via`) and what its result is
+ * cast to (`then`); false when it is not one of these. */
 static bool category_arith(const ra_ctx *ctx, ra_binop op, ra_dtype promoted, ra_dtype *via,
                            ra_dtype *then)
 {
     if (ra_ctx_promotion(ctx) == RA_PROMOTION_ARRAY_API) return false;
-    if (op == RA_DIVIDE && (promoted == RA_BOOL || ra__dtype_is_integer(promoted))) {
+    if (op == RA_DIVIDE && promoted == RA_BOOL) {
+        *via = *then = RA_BOOL;
+        return true;
+    }
+    if (op == RA_DIVIDE && ra__dtype_is_integer(promoted)) {
         *via = *then = RA_FLOAT32;
         return true;
     }
@@ -189,6 +194,24 @@ static ra_dtype result_dtype(const ra_ctx *ctx, ra_binop op, ra_dtype promoted)
     ra_dtype via, then;
     if (op == RA_EQUAL || op == RA_LESS) return RA_BOOL;
     return category_arith(ctx, op, promoted, &via, &then) ? then : promoted;
+}
+
+/* x1 / x2 of bool under the category rules, as OneFlow 0.9.0 computes it: bool, the dividend
+ * broadcast to the result's shape whatever the divisor (true / true is true, false / true
+ * false; dividing by false gives the dividend too: true / false is true, false / false
+ * false). Computed as x1 == t, t all true in x2's shape (x2 == x2), or the scalar true. */
+static int bool_quotient(ra_ctx *ctx, ra_operand x1, ra_operand x2, ra_array **out)
+{
+    ra_array *t = NULL;
+    ra_operand truth = ra_operand_scalar(ra_scalar_bool(true));
+    if (x2.array) {
+        int status = ra_binary(ctx, RA_EQUAL, x2, x2, &t);
+        if (status != RA_OK) return status;
+        truth = ra_operand_array(t);
+    }
+    int status = ra_binary(ctx, RA_EQUAL, x1, truth, out);
+    ra_array_release(t);
+    return status;
 }
 
 /* x1 op x2 computed with the array operands cast to via, the result cast to then. */
@@ -495,7 +518,8 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
     if (pstatus != RA_OK) return pstatus;
     ra_dtype via, then;
     if (!binop_allowed(op, dtype) && category_arith(ctx, op, dtype, &via, &then))
-        return binary_via(ctx, op, x1, x2, via, then, out);
+        return op == RA_DIVIDE && via == RA_BOOL ? bool_quotient(ctx, x1, x2, out)
+                                                 : binary_via(ctx, op, x1, x2, via, then, out);
     if (!binop_allowed(op, dtype))
         return ra__ctx_error(ctx, RA_E_DTYPE, "%s: not defined for %s", fn, ra_dtype_name(dtype));
     unsigned char scalar_elem[16];

@@ -242,18 +242,22 @@ DT_TEST(out_casting_examples)
 }
 
 /* OneFlow 0.9.0's arithmetic where the array API defines none, under the category rules:
- * integer division in float32, bool arithmetic as logic; refused under the array API's. */
+ * integer division in float32, bool arithmetic as logic, bool / bool the dividend; refused
+ * under the array API's. */
 DT_TEST(oneflow_arithmetic)
 {
     open_all();
     for (size_t d = 0; d < ndevs; d++) {
         ra_device dev = devs[d];
         const double v7[2] = {7, -7}, v2[2] = {2, 2}, tf[2] = {1, 0}, tt[2] = {1, 1},
-                     i8[2] = {100, -1};
+                     ff[2] = {0, 0}, i8[2] = {100, -1};
         ra_array *a = make(dev, RA_INT32, v7, 2), *b = make(dev, RA_INT32, v2, 2);
         ra_array *l = make(dev, RA_INT64, v7, 2), *p = make(dev, RA_BOOL, tf, 2);
         ra_array *q = make(dev, RA_BOOL, tt, 2), *c = make(dev, RA_INT8, i8, 2), *y = NULL;
+        ra_array *f = make(dev, RA_BOOL, ff, 2);
         ASSERT_STATUS(ctx, ra_ctx_set_promotion(ctx, RA_PROMOTION_ARRAY_API), RA_OK, "api");
+        ASSERT_STATUS(ctx, ra_binary(ctx, RA_DIVIDE, A(p), A(q), &y), RA_E_DTYPE,
+                      "bool / bool under the array API's table");
         ASSERT_STATUS(ctx, ra_binary(ctx, RA_DIVIDE, A(a), A(b), &y), RA_E_DTYPE,
                       "int32 / int32 under the array API's table");
         ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, A(p), A(q), &y), RA_E_DTYPE,
@@ -283,8 +287,27 @@ DT_TEST(oneflow_arithmetic)
             if (y) ASSERT_INT(ra_array_dtype(y), RA_INT8, "bool + int8 is int8 by category");
             ASSERT_VALUES(ctx, y, "bool + int8", 101, -1);
             ra_array_release(y);
+            /* bool / bool is bool, the dividend, also where the divisor is false. */
             ASSERT_STATUS(ctx, ra_binary(ctx, RA_DIVIDE, A(p), A(q), &y), RA_OK, "bool / bool");
-            if (y) ASSERT_INT(ra_array_dtype(y), RA_FLOAT32, "bool / bool is float32");
+            if (y) ASSERT_INT(ra_array_dtype(y), RA_BOOL, "bool / bool is bool");
+            ASSERT_VALUES(ctx, y, "[T, F] / [T, T]", 1, 0);
+            ra_array_release(y);
+            ASSERT_STATUS(ctx, ra_binary(ctx, RA_DIVIDE, A(p), A(f), &y), RA_OK, "bool / false");
+            if (y) ASSERT_INT(ra_array_dtype(y), RA_BOOL, "bool / false is bool");
+            ASSERT_VALUES(ctx, y, "[T, F] / [F, F]", 1, 0);
+            ra_array_release(y);
+            ASSERT_STATUS(ctx, ra_binary(ctx, RA_DIVIDE, A(p), S(ra_scalar_bool(true)), &y), RA_OK,
+                          "bool / true");
+            ASSERT_VALUES(ctx, y, "[T, F] / true", 1, 0);
+            ra_array_release(y);
+            ASSERT_STATUS(ctx, ra_binary(ctx, RA_DIVIDE, S(ra_scalar_bool(true)), A(f), &y), RA_OK,
+                          "true / bool");
+            if (y) ASSERT_INT(ra_array_dtype(y), RA_BOOL, "true / bool is bool");
+            ASSERT_VALUES(ctx, y, "true / [F, F], the dividend broadcast", 1, 1);
+            ra_array_release(y);
+            ASSERT_STATUS(ctx, ra_binary(ctx, RA_DIVIDE, A(p), A(c), &y), RA_OK, "bool / int8");
+            if (y) ASSERT_INT(ra_array_dtype(y), RA_FLOAT32, "bool / int8 is float32");
+            ASSERT_VALUES(ctx, y, "[T, F] / [100, -1]", 0.01f, -0.0);
             ra_array_release(y);
             /* In place: int32 /= int32 gives float32, which an integral out refuses. */
             ASSERT_STATUS(ctx, ra_binary_into(ctx, RA_DIVIDE, A(a), A(b), a), RA_E_OUT_CAST,
@@ -294,7 +317,7 @@ DT_TEST(oneflow_arithmetic)
             ASSERT_VALUES(ctx, r, "bool += bool is or", 1, 1);
             ra_array_release(r);
         }
-        ra_array *xs[] = {a, b, l, p, q, c};
+        ra_array *xs[] = {a, b, l, p, q, c, f};
         for (size_t i = 0; i < sizeof xs / sizeof xs[0]; i++)
             ra_array_release(xs[i]);
     }

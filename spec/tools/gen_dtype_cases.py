@@ -26,8 +26,8 @@ every dtype). A combination gets no case where its rule set states no result:
     the standard, and the seed does not state the dtype of dividing integers).
 
 Under the category rules, the combinations left out above for bool or integral results
-(bool + bool, int32 / int32) get a case that accepts an error or OneFlow 0.9.0's result
-(bool logic; true division in float32). conformance/cases/out-casting.json holds x1 * x2 of
+(bool + bool, bool / bool, int32 / int32) get a case that accepts an error or OneFlow 0.9.0's
+result (bool logic, bool / bool the dividend; true division in float32). conformance/cases/out-casting.json holds x1 * x2 of
 every result dtype written into every out= dtype, and the in-place x1 += x2, -=, *= and /=
 (out is x1) for every pair of OneFlow's eight dtypes, the result promoted by category.
 
@@ -343,27 +343,33 @@ def gen_category(dt: Dtypes, rs: Json) -> list[Json]:
 def oneflow_arith_case(dt: Dtypes, op: str, t1: str, t2: str, zero_dim: bool,
                        promoted: str) -> Json | None:
     """Arithmetic the seed states no result for, where the promoted dtype is bool (add,
-    subtract, multiply) or integral (divide): OneFlow 0.9.0 computes it (bool + bool is bool,
-    logical or; bool - bool exclusive or; bool * bool and; int32 / int32 true division in the
-    default float32). The case accepts that result or an error, since no statement requires
-    the operation to exist; it checks that a library that computes it does so as OneFlow."""
-    if dt.cat(promoted) == "bool" and op in ("add", "subtract", "multiply"):
+    subtract, multiply, divide) or integral (divide): OneFlow 0.9.0 computes it (bool +
+    bool is bool, logical or; bool - bool exclusive or; bool * bool and; bool / bool is bool,
+    the dividend; int32 / int32 true division in the default float32). The case accepts that
+    result or an error, since no statement requires the operation to exist; it checks that a
+    library that computes it does so as OneFlow. bool / bool divides [true, false] by true,
+    so that the quotient is not the same for both elements."""
+    if dt.cat(promoted) == "bool" and op in OPS:
         result = "bool"
-    elif op == "divide" and dt.cat(promoted) in ("bool", "integral"):
+    elif op == "divide" and dt.cat(promoted) == "integral":
         result = "float32"
     else:
         return None
     steps = binary_steps(dt, op, t1, t2, zero_dim)
     v1 = operand_values(dt, t1, False, False)
     v2 = operand_values(dt, t2, zero_dim, True, t1)
+    if result == "bool" and op == "divide":
+        v1 = [1, 0]
+        steps[0]["args"]["obj"] = typed(dt, t1, v1, [2])
     if result == "bool":
         logic: Callable[[bool, bool], bool] = {
             "add": lambda a, b: a or b, "subtract": lambda a, b: a != b,
-            "multiply": lambda a, b: a and b}[op]
+            "multiply": lambda a, b: a and b, "divide": lambda a, b: a}[op]
         vals = [bool(logic(bool(a1), bool(v2[0] if len(v2) == 1 else v2[i])))
                 for i, a1 in enumerate(v1)]
         value = typed(dt, "bool", vals, [2])
-        how = {"add": "logical or", "subtract": "exclusive or", "multiply": "logical and"}[op]
+        how = {"add": "logical or", "subtract": "exclusive or", "multiply": "logical and",
+               "divide": "the dividend"}[op]
     else:
         value = expected(dt, op, t1, v1, v2, "float32")
         how = "true division in the default float32"

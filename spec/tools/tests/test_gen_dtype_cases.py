@@ -61,6 +61,19 @@ def test_category_values_are_exact() -> None:
     assert read == {"dtype": "uint8", "shape": [2], "data": [1, 2]}
 
 
+def test_category_bool_division_is_oneflows() -> None:
+    """bool / bool is bool, the dividend, as OneFlow 0.9.0 gives it ([True, False] / [True,
+    True] is bool [True, False]); int / int and bool / int8 are true division in float32."""
+    c = cases("category")
+    for form in ("array", "0d"):
+        steps = c["promotion.category.divide.bool.bool." + form]["steps"]
+        assert steps[0]["args"]["obj"]["data"] == [True, False]
+        assert steps[-1]["expect"] == {"dtype": "bool", "shape": [2], "data": [True, False]}
+    read = c["promotion.category.divide.int32.int32.array"]["steps"][-1]["expect"]
+    assert read == {"dtype": "float32", "shape": [2], "data": [2, 1.5]}
+    assert result(c["promotion.category.divide.bool.int8.array"]) == {"float32"}
+
+
 def test_array_api_has_no_case_for_unspecified_pairs() -> None:
     c = cases("array-api")
     assert "promotion.api.add.int8.float32.array" not in c
