@@ -348,7 +348,8 @@ static void session_start(void)
     OK(d, "hello", "hello",
        "{\"protocol\":1,\"library\":{\"name\":\"toylib\",\"version\":\"0.0\"},"
        "\"adapter\":{\"name\":\"toylib-template\",\"version\":\"0.1\"},"
-       "\"features\":[\"device-eq\",\"to-device\"],\"devices\":[\"*\",\"*\"],"
+       "\"features\":[\"device-eq\",\"to-device\",\"dlpack-device\",\"dlpack-export\"],\"devices\":"
+       "[\"*\",\"*\"],"
        "\"device_strs\":[\"toy:0\",\"toy:1\"],\"default_device\":\"*\",\"max_line\":1048576}",
        "\"op\":\"hello\",\"args\":{\"protocol\":1}");
     cJSON *hello = cJSON_Parse(drv_bound(d, "hello"));
