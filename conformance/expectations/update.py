@@ -98,6 +98,15 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("oneflow.device.get-device-cpu", "returned a value", "Tensor.get_device() of a CPU tensor returns -1 instead of raising"),
 ],
 "tinygrad": [
+ ("fn.*", "the namespace has no |the library's array has no |takes no keyword ", "tinygrad 0.14 has no namespace of the standard's functions: they are Tensor's (static ones and methods), and Tensor lacks this one under the standard's name, or this keyword (divide is Tensor.div, concat Tensor.cat, permute_dims Tensor.permute, squeeze's axis is dim; arange, linspace and eye take no device)"),
+ ("fn.*", "the library lacks dtype complex", "tinygrad 0.14 has no complex dtype (complex64, complex128)"),
+ ("fn.array.bool.*", "__bool__ on Tensor is not defined", "Tensor.__bool__ raises TypeError('__bool__ on Tensor is not defined') also for a 0-d tensor, where the standard's __bool__ converts a 0-d array to a Python bool"),
+ ("fn.array.*etitem.*-mask*", "index dtype dtypes.bool is not supported", "tinygrad 0.14 takes no boolean mask as an index: x[mask] and x[mask] = v raise IndexError('index dtype dtypes.bool is not supported')"),
+ ("fn.*.scalar-x1", "object has no attribute '_(binop|broadcasted)'", "tinygrad's functions are Tensor methods, so a Python scalar cannot be the first operand: Tensor.add(2.5, x) raises AttributeError ('float' object has no attribute '_binop'), where the standard takes a scalar for x1 from 2024.12 (the operator 2.5 + x works)"),
+ ("fn.clip.*", "at least one of 'min_' or 'max_' must not be None", "Tensor.clip refuses min and max both None (RuntimeError), where the standard's clip(x) returns x's values"),
+ ("fn.flip.*", "missing 1 required positional argument: 'axis'", "Tensor.flip requires axis (TypeError without it), where the standard's flip flips every axis when axis is None"),
+ ("fn.nonzero.*", "the result of nonzero is not a tuple", "Tensor.nonzero returns one 2-d tensor of indices (a row per nonzero element), not a tuple of arrays, one per axis"),
+ ("fn.sort.*", "not of the [$]type", "Tensor.sort returns a tuple (values, indices), where the standard's sort returns the sorted array"),
  ("scope.pop-without-push", "cannot express", "tinygrad's default-device scope is a context manager (tinygrad's Context(DEV=...)), which cannot be left before it is entered: the request has no call in the library, so the library is never asked and no error of its own is observed"),
  ("device-none.*", "got an unexpected keyword argument 'device'", "Tensor.arange, Tensor.linspace and Tensor.eye (OpMixin in tinygrad 0.14) take no device= keyword: TypeError"),
  ("creation.*", "got an unexpected keyword argument 'device'", "Tensor.arange, Tensor.linspace and Tensor.eye (OpMixin in tinygrad 0.14) take no device= keyword: TypeError"),
@@ -112,6 +121,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("device-string.*", "strings differ|missing from the result", "tinygrad's devices are plain canonical strings ('cpu:0' -> 'CPU', 'gpu:1' -> 'GPU:1'): upper-case, no ':0', and no type or index fields"),
 ],
 "ivy": [
+ ("fn.*", "the namespace has no |the library's array has no |takes no keyword ", "Ivy 1.0.0.5 lacks this function, method or keyword of the standard under its name (no isdtype, no cumulative_sum, no fft namespace)"),
  ("scope.pop-without-push", "cannot express", "ivy's default-device scope is a context manager (ivy.DefaultDevice), which cannot be left before it is entered: the request has no call in the library, so the library is never asked and no error of its own is observed"),
  ("signature.device.array-to-device", "", "ivy.Array.to_device(self, device, *, stream=None, out=None) takes device positional-or-keyword: neither positional-only, as the standard's to_device(self, device, /, *, stream=None), nor keyword-only, as Ivy's own rule for device arguments"),
  ("util.arrays-on-device.*", "", "ivy.get_all_ivy_arrays_on_dev tests each object with `obj is ivy.Array` (the class itself) instead of isinstance, so it never finds an array and always answers an empty Container"),
@@ -176,6 +186,19 @@ _OF_NO_DTYPE = ("OneFlow 0.9.0 has no such dtype: its eight are bool, uint8, int
                 "float16, float32, float64, as its documentation says (OF-DT-1, OF-DT-3: no "
                 "complex)")
 R["oneflow"] = [
+ ("fn.*", "the namespace has no |the library's array has no |takes no keyword ", "OneFlow 0.9.0 has no array API namespace: its own namespace (and Tensor) lacks this function, method or keyword under the standard's name (divide is oneflow.div, concat oneflow.cat, permute_dims oneflow.permute; no linalg.solve, no unique_*)"),
+ ("fn.*", "the library lacks dtype complex", _OF_NO_DTYPE),
+ ("fn.array.invert.*", "is only implemented on integer and Boolean-type tensors", "OneFlow 0.9.0's ~ on an int32 tensor raises RuntimeError ('Check failed: ... == DataType::kBool: ~ (operator.invert) is only implemented on integer and Boolean-type tensors'): the check admits bool only, against its own message, and there is no bitwise_not"),
+ ("fn.from_dlpack.*", "from_dlpack received an invalid capsule", "OneFlow 0.9.0's tensors have no __dlpack__, and oneflow.from_dlpack of a tensor takes it for a capsule: RuntimeError ('from_dlpack received an invalid capsule ... consumed only once'), where the standard's from_dlpack takes an array"),
+ ("fn.*.scalar-x*", "must be tensor, not <class|received an invalid combination of arguments", "this OneFlow 0.9.0 function takes no Python scalar for this argument (TypeError 'must be tensor'), which the standard allows from 2024.12"),
+ ("fn.clip.*", "Requires one of argument `min` and `max`", "oneflow.clip refuses min and max both None (RuntimeError 'Requires one of argument `min` and `max` at least'), where the standard's clip(x) returns x's values"),
+ ("fn.equal.*", "not of the [$]type", "oneflow.equal is whole-tensor equality returning a Python bool (as torch.equal), where the standard's equal is elementwise (oneflow.eq)"),
+ ("fn.linalg.diagonal.*", "missing 1 required positional argument: 'input'", "oneflow.linalg.diagonal is written def diagonal(self, input, offset=0, dim1=-2, dim2=-1), a method's signature at module level: called with one tensor it raises TypeError (missing 'input'), so it cannot be called as documented"),
+ ("fn.flip.*", "missing required argument dims", "oneflow.flip requires dims (TypeError without it), where the standard's flip flips every axis when axis is None"),
+ ("fn.repeat.*", "argument 'repeat_shape' must be shape", "oneflow.repeat(x, sizes) is torch's Tensor.repeat, a tiling by a shape (TypeError for an int), not the standard's repeat(x, repeats, axis=None), which repeats each element"),
+ ("fn.squeeze.*", "unexpected keyword argument 'axis'", "oneflow.squeeze names its axis dim: squeeze(x, axis=0) raises TypeError (unexpected keyword argument 'axis')"),
+ ("fn.nonzero.*", "the result of nonzero is not a tuple", "oneflow.nonzero returns one 2-d tensor of indices, not a tuple of arrays (nonzero(x, as_tuple=True) is the standard's form)"),
+ ("fn.sort.*", "not of the [$]type", "oneflow.sort returns a tuple (values, indices), where the standard's sort returns the sorted array"),
  ("copy.asarray.*", "as_tensor takes no copy", "OneFlow has no asarray; its conversion oneflow.as_tensor takes no copy= (lacks asarray(copy=))"),
  ("asarray.array.inherits-copy", "as_tensor takes no copy", "OneFlow has no asarray; its conversion oneflow.as_tensor takes no copy= (lacks asarray(copy=))"),
  ("mixed.binary.zero-d", "returned a value", "OneFlow moves a 0-d tensor on cpu:1 to the other operand's device (cpu:0 [1,2,3] * 0-d cpu:1 gives a tensor on cpu:0) instead of raising, as torch does for CPU scalars; OneFlow's documentation says nothing of devices in arithmetic"),

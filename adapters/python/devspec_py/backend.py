@@ -96,6 +96,7 @@ class Backend(Protocol):
     def info_devices_type(self) -> str: ...
     def device_param(self, fn: str) -> dict[str, Any]: ...
     def namespace(self) -> Any: ...
+    def call_result(self, result: Any) -> Any: ...
 
     # array.*
     def create(self, fn: str, a: Kw, kw: Kw) -> Array: ...
@@ -241,6 +242,11 @@ class BaseBackend:
     def namespace(self) -> Any:
         """The module whose attributes are the standard's functions (`call`)."""
         raise Unsupported("%s has no namespace of the standard's functions" % self.library_name)
+
+    def call_result(self, result: Any) -> Any:
+        """The result of a generic call as it is answered: a lazy library's arrays are
+        computed here (tinygrad), so that its error is the call's and not a later read's."""
+        return result
 
     # -- array.* --------------------------------------------------------------------------
     def create(self, fn: str, a: Kw, kw: Kw) -> Array:

@@ -169,7 +169,7 @@ def call(server: Server, args: Args) -> Any:
     else:
         check_keywords(fn, f, kw)
         try:
-            result = f(*rest, **kw)
+            result = server.backend.call_result(f(*rest, **kw))
         except Exception as exc:
             raise LibraryError(exc) from exc
     if pick is not None:

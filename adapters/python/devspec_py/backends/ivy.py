@@ -6,6 +6,7 @@ from typing import Any
 
 from ..array_api import ArrayAPIBackend
 from ..backend import Array, Device, Kw, ScopeStack
+from ..call import FEATURES as CALL_FEATURES
 from ..errors import Unsupported
 
 
@@ -20,7 +21,7 @@ class IvyBackend(ArrayAPIBackend):
                 "mixed-device-raises", "default-device-consistent", "device-string",
                 "device-string-kw", "default-device-global", "default-device-scoped",
                 "soft-device-mode", "device-inference-order", "device-utils", "device-names",
-                "promotion-table", "promotion-scalars", "device-keyword-only")
+                "promotion-table", "promotion-scalars", "device-keyword-only", *CALL_FEATURES)
 
     def __init__(self) -> None:
         import ivy

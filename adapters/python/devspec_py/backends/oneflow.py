@@ -20,6 +20,7 @@ from ..backend import (
     PlacementArg,
     Sbp,
 )
+from ..call import FEATURES as CALL_FEATURES
 from ..errors import Lacks, Unsupported
 from ..values import TypedArray, nest
 
@@ -30,7 +31,7 @@ LOCAL_FEATURES = (
     "device-attr", "device-eq", "creation-device-kw", "like-inherits-device", "to-device",
     "output-follows-input", "mixed-device-raises", "default-device-consistent",
     "device-string-kw", "device-ordinal", "device-current-of-type", "promotion-category",
-    "out-casting", "dtype-names")
+    "out-casting", "dtype-names", *CALL_FEATURES)
 # What one rank of a global job claims: the global arrays only. The local features are the
 # one-process adapter's to judge; on N ranks they would run N times as long to say the same
 # (spec/decisions.md, "OneFlow devices and global arrays", OneFlow itself).
@@ -57,6 +58,11 @@ class OneFlowBackend(BaseBackend):
 
     def library_version(self) -> str:
         return str(self.flow.__version__)
+
+    def namespace(self) -> Any:
+        # OneFlow's own namespace, as torch's: where a name differs from the standard's
+        # (concat is oneflow.cat), or OneFlow has none (fft), it lacks it.
+        return self.flow
 
     def devices(self) -> list[Device]:
         # OneFlow keeps CPU devices apart by index (any index makes tensors; tensors on cpu:0

@@ -6,7 +6,8 @@ import os
 from typing import Any
 
 from ..backend import Array, BaseBackend, Device, DType, Kw, ScopeStack
-from ..errors import Unsupported
+from ..call import FEATURES as CALL_FEATURES
+from ..errors import Lacks, Unsupported
 from ..protocol import DTYPES
 from ..values import TypedArray, flatten, nest
 
@@ -21,7 +22,7 @@ class TinygradBackend(BaseBackend):
                 "to-device", "output-follows-input", "mixed-device-raises",
                 "default-device-consistent", "device-string", "device-string-kw",
                 "default-device-global", "default-device-scoped", "sharding",
-                "sharding-elementwise", "sharding-reduce", "sharding-gather")
+                "sharding-elementwise", "sharding-reduce", "sharding-gather", *CALL_FEATURES)
     DEVICE_COUNT = 4
 
     def __init__(self) -> None:
@@ -72,6 +73,10 @@ class TinygradBackend(BaseBackend):
 
     def dtype(self, name: str) -> DType:
         if name not in self.names:
+            # A dtype of the standard that tinygrad has not (complex64, complex128) is lacking;
+            # float16 is no dtype of the standard.
+            if name in DTYPES and name != "float16":
+                raise Lacks("dtype " + name, "tinygrad has no dtype %s" % name)
             raise Unsupported("tinygrad has no dtype %s" % name)
         return self.names[name]
 
@@ -80,6 +85,22 @@ class TinygradBackend(BaseBackend):
             if dt == mine:
                 return name
         return str(dt)
+
+    def namespace(self) -> Any:
+        # tinygrad has no module of the standard's functions: they are Tensor's, static
+        # (Tensor.arange, Tensor.zeros) or methods called with the array first
+        # (Tensor.sin(x), Tensor.maximum(x1, x2)). The generic call looks a name up there; one
+        # tinygrad spells otherwise (concat is Tensor.cat, permute_dims Tensor.permute) or has
+        # not (linalg, fft) is lacking, as is a keyword under another name (sort's dim=).
+        return self.Tensor
+
+    def call_result(self, result: Any) -> Any:
+        # Realised here, so that what fails (a mixed-device kernel) fails in the call.
+        if isinstance(result, self.Tensor):
+            return self._done(result)
+        if isinstance(result, (tuple, list)):
+            return type(result)(self.call_result(r) for r in result)
+        return result
 
     def tril(self, x: Array, k: int) -> Array:
         return self._done(x.tril(diagonal=k))
