@@ -168,8 +168,75 @@ def fmt_seconds(x: float | None) -> str:
     return "–" if x is None else "%.2f" % x
 
 
+# -- function families -----------------------------------------------------------------------
+
+def family_features(top: str) -> list[tuple[str, str]]:
+    """(family, feature) of each family of spec/signatures.json that has a feature, in the
+    table's order; none when the table is not there."""
+    path = os.path.join(top, "spec", "signatures.json")
+    if not os.path.exists(path):
+        return []
+    families = load(path).get("families", {})
+    return [(name, f["feature"]) for name, f in families.items() if f.get("feature")]
+
+
+FAMILY_COLUMNS = ("pass", "fail", "lacks", "skip")
+
+
+def family_counts(report: Json, feature: str) -> dict[str, int]:
+    """The cases of one family (those with its feature) by what the library did: pass, fail
+    (a wrong answer: fail, error, crash, timeout), lacks, skip; and of fail and lacks how many
+    the expectations file lists (fail_expected, lacks_expected)."""
+    c = dict.fromkeys((*FAMILY_COLUMNS, "fail_expected", "lacks_expected"), 0)
+    for case in report.get("cases", []):
+        if feature not in (case.get("features") or []):
+            continue
+        seen = case.get("observed_status", case.get("status"))
+        kind = seen if seen in ("pass", "lacks", "skip") else "fail"
+        c[kind] += 1
+        if case.get("status") == "xfail" and kind in ("fail", "lacks"):
+            c[kind + "_expected"] += 1
+    return c
+
+
+def family_cell(c: dict[str, int], column: str) -> str:
+    expected = c.get(column + "_expected", 0)
+    return "%d (%d expected)" % (c[column], expected) if expected else str(c[column])
+
+
+def families_section(reports: list[tuple[str, Json]], families: list[tuple[str, str]]) -> str:
+    """SUMMARY.md's tables of the generated function cases, one per function family, each with
+    a row per library; first the totals over every family."""
+    if not families or not reports:
+        return ""
+    labels = [r["header"]["adapter"].get("label") or r["header"]["library"]["name"]
+              for _, r in reports]
+    head = ["| library | pass | fail | lacks | skip |", "| --- | ---: | ---: | ---: | ---: |"]
+    out = ["## Function families", "",
+           "The cases generated from the standard's signature table (`spec/signatures.json`, "
+           "`conformance/cases/functions-*.json`): the device rules of every function and "
+           "array method, grouped by the table's families. *fail* is a wrong answer (fail, "
+           "error, crash, timeout), *lacks* a function, method, dtype or keyword the library "
+           "does not have (in parentheses, how many of them its expectations file lists); "
+           "*skip* a family the library does not claim, or a case that needs more devices "
+           "than it has.", "", "### All families", "", *head]
+    per = [[family_counts(r, feature) for _, feature in families] for _, r in reports]
+    for label, rows in zip(labels, per, strict=True):
+        total = {k: sum(row[k] for row in rows) for k in rows[0]}
+        out.append("| %s | %s |" % (label, " | ".join(family_cell(total, k)
+                                                       for k in FAMILY_COLUMNS)))
+    for i, (family, feature) in enumerate(families):
+        out += ["", "### %s (`%s`)" % (family, feature), "", *head]
+        for label, rows in zip(labels, per, strict=True):
+            c = rows[i]
+            out.append("| %s | %s |" % (label, " | ".join(family_cell(c, k)
+                                                           for k in FAMILY_COLUMNS)))
+    out.append("")
+    return "\n".join(out)
+
+
 def summary(reports: list[tuple[str, Json]], startup: dict[str, float | None],
-            wall: dict[str, float]) -> str:
+            wall: dict[str, float], families: list[tuple[str, str]] | None = None) -> str:
     rows: list[tuple[str, Json]] = []
     profiles: list[str] = []
     for path, report in reports:
@@ -242,7 +309,7 @@ def summary(reports: list[tuple[str, Json]], startup: dict[str, float | None],
             cells.append("–" if v is None else verdict_cell(v))
         out.append("| %s | %s |" % (label, " | ".join(cells)))
     out.append("")
-    return "\n".join(out)
+    return "\n".join(out) + families_section(rows, families or [])
 
 
 def main(argv: list[str]) -> int:
@@ -279,7 +346,7 @@ def main(argv: list[str]) -> int:
             return 1
     startup = load(args.startup) if args.startup else {}
     wall = load(args.wall) if args.wall else {}
-    text = summary(reports, startup, wall)
+    text = summary(reports, startup, wall, family_features(top))
     tmp = args.out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
