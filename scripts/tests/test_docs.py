@@ -272,11 +272,31 @@ def test_conformance_readme_names_every_runner_option() -> None:
 
 def not_yet_renamed() -> list[re.Pattern[str]]:
     """STYLE.md's list of the CTest names not yet renamed (`old` → `new`), as patterns of the
-    old names (X stands for any word)."""
+    old names (X stands for any word); none when STYLE.md has no such list."""
     text = read("STYLE.md").split("Not yet renamed to this convention", 1)
-    assert len(text) == 2, "STYLE.md has no list of the tests not yet renamed"
+    if len(text) < 2:
+        return []
     olds = re.findall(r"`([\w.]+)` →", text[1])
     return [re.compile("^%s$" % re.escape(o).replace("X", r"\w+")) for o in olds]
+
+
+def test_c_test_programs_are_named_test_what() -> None:
+    """Every C program in a tests/ folder (a file with a main: DT_MAIN or its own) is
+    test_WHAT.c (STYLE.md, "Names"); helpers without a main may be named freely."""
+    wrong = []
+    for top in ("adapters", "common", "conformance", "reference", "testing"):
+        for dirpath, dirnames, filenames in os.walk(os.path.join(TOP, top)):
+            dirnames[:] = [d for d in dirnames if d not in ("build", "corpus")]
+            if os.path.basename(dirpath) != "tests":
+                continue  # fixtures and projects below tests/ are programs, not tests
+            for f in filenames:
+                if not f.endswith(".c") or f.startswith("test_"):
+                    continue
+                with open(os.path.join(dirpath, f), encoding="utf-8") as fh:
+                    text = fh.read()
+                if re.search(r"^DT_MAIN\(|^int main\(", text, re.M):
+                    wrong.append(os.path.relpath(os.path.join(dirpath, f), TOP))
+    assert wrong == []
 
 
 @pytest.mark.skipif(not os.path.isfile(os.path.join(BUILD, "CTestTestfile.cmake")),
