@@ -113,3 +113,23 @@ def test_every_float16_refusal_has_a_counterpart_that_requires_it() -> None:
                 | {"expect": {"$type": "string"}} if refuses_float16({"steps": [s]}) else s
                 for s in c[k]["steps"]]
         assert sum(k.endswith(".float16-listed") for k in c) == len(originals)
+
+
+def test_every_float16_refusal_has_a_counterpart_on_the_cpu_device() -> None:
+    """The refusal is acceptable only on a device without float16: on the cpu device of a
+    library claiming float16 the same steps must compute, with no float16 refusal and no
+    gate."""
+    for name in ("out", "category"):
+        c = cases(name)
+        originals = [k for k, v in c.items() if refuses_float16(v)]
+        for k in originals:
+            req = c[k + ".float16-cpu"]
+            assert req["features"] == c[k]["features"] + ["float16"]
+            assert req["spec"] == c[k]["spec"] + ["OF-DT-1"]
+            assert req["steps"][0] == {"op": "device.parse", "args": {"text": "cpu"},
+                                       "as": "cpu"}
+            assert not refuses_float16(req)
+            assert "$D0" not in json.dumps(req["steps"])
+            listed = c[k + ".float16-listed"]["steps"][1:]
+            assert json.loads(json.dumps(listed).replace('"$D0"', '"$cpu"')) == req["steps"][1:]
+        assert sum(k.endswith(".float16-cpu") for k in c) == len(originals)

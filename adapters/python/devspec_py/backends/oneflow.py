@@ -31,7 +31,7 @@ LOCAL_FEATURES = (
     "device-attr", "device-eq", "creation-device-kw", "like-inherits-device", "to-device",
     "output-follows-input", "mixed-device-raises", "default-device-consistent",
     "device-string-kw", "device-ordinal", "device-current-of-type", "promotion-category",
-    "out-casting", "dtype-names", *CALL_FEATURES)
+    "out-casting", "dtype-names", "float16", *CALL_FEATURES)
 # What one rank of a global job claims: the global arrays only. The local features are the
 # one-process adapter's to judge; on N ranks they would run N times as long to say the same
 # (spec/decisions.md, "OneFlow devices and global arrays", OneFlow itself).

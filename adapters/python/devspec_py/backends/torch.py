@@ -21,7 +21,7 @@ class TorchBackend(BaseBackend):
                 "asarray-inherits-device", "to-device", "output-follows-input",
                 "mixed-device-raises", "default-device-consistent", "fft-freq-device",
                 "dlpack-device", "device-string", "device-string-kw", "device-ordinal",
-                "promotion-category", "out-casting", "dtype-names", *CALL_FEATURES)
+                "promotion-category", "out-casting", "dtype-names", "float16", *CALL_FEATURES)
 
     def __init__(self) -> None:
         import torch
