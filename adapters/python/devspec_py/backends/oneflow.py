@@ -10,7 +10,6 @@ from typing import Any
 
 from ..backend import (
     Array,
-    BaseBackend,
     Device,
     DType,
     GlobalArg,
@@ -23,6 +22,7 @@ from ..backend import (
 from ..call import FEATURES as CALL_FEATURES
 from ..errors import Lacks, Unsupported
 from ..values import TypedArray, nest
+from .torchlike import TorchLikeBackend
 
 # What OneFlow's documentation (the seed) describes and the one-process adapter claims. No
 # array API namespace (so no asarray), no fft, no __dlpack__ on tensors (0.9.0): none of
@@ -38,9 +38,10 @@ LOCAL_FEATURES = (
 RANK_FEATURES = ("placement", "sbp", "sbp-convert")
 
 
-class OneFlowBackend(BaseBackend):
-    """OneFlow, which copies much of torch's API: the torch backend's mapping where OneFlow has
-    the same function, OneFlow's own where it differs (no out=, no asarray, no fft)."""
+class OneFlowBackend(TorchLikeBackend):
+    """OneFlow, which copies much of torch's API: TorchLikeBackend's mapping, shared with the
+    torch backend, where OneFlow has the same function; OneFlow's own where it differs (no
+    out=, no asarray, no fft), and what it lacks answers lacks."""
 
     library_name = "oneflow"
     features: tuple[str, ...] = LOCAL_FEATURES
@@ -53,16 +54,12 @@ class OneFlowBackend(BaseBackend):
         self.rank = int(os.environ.get("RANK", "0"))
         import oneflow
         self.flow: Any = oneflow
+        self.lib = oneflow
         if self.world is not None:
             self.features = RANK_FEATURES
 
     def library_version(self) -> str:
         return str(self.flow.__version__)
-
-    def namespace(self) -> Any:
-        # OneFlow's own namespace, as torch's: where a name differs from the standard's
-        # (concat is oneflow.cat), or OneFlow has none (fft), it lacks it.
-        return self.flow
 
     def devices(self) -> list[Device]:
         # OneFlow keeps CPU devices apart by index (any index makes tensors; tensors on cpu:0
@@ -75,9 +72,6 @@ class OneFlowBackend(BaseBackend):
             found += [flow.device("cuda", i) for i in range(flow.cuda.device_count())]
         return found
 
-    def default_device(self) -> Device | None:
-        return self.default_get()
-
     def default_get(self) -> Device:
         return self.flow.zeros(()).device
 
@@ -87,46 +81,6 @@ class OneFlowBackend(BaseBackend):
             raise Lacks("dtype " + name, "oneflow %s has no dtype %s"
                         % (self.flow.__version__, name))
         return dt
-
-    def dtype_name(self, dt: DType) -> str:
-        return str(dt).replace("oneflow.", "")
-
-    def dtype_describe(self, name: str) -> tuple[DType, bool]:
-        # flow.float, flow.double, flow.half, flow.int, flow.long are the aliases of OF-DT-1.
-        dt = getattr(self.flow, name, None)
-        if not isinstance(dt, self.flow.dtype):
-            raise AttributeError("module 'oneflow' has no dtype %r" % name)
-        return dt, bool(dt.is_floating_point)
-
-    # -- device.* -------------------------------------------------------------------------
-    def parse_device(self, text: str) -> Device:
-        return self.flow.device(text)
-
-    def describe_device(self, dev: Device) -> dict[str, Any]:
-        if isinstance(dev, str):
-            dev = self.flow.device(dev)
-        return {"str": str(dev), "type": dev.type, "index": dev.index}
-
-    def device_from_type_index(self, type_: str, index: int) -> Device:
-        return self.flow.device(type_, index)
-
-    def device_from_ordinal(self, ordinal: int) -> Device:
-        return self.flow.device(ordinal)
-
-    def parse_current_device(self, text: str) -> Device:
-        # OneFlow's device('cuda') is the device of the current index: the string constructor.
-        return self.flow.device(text)
-
-    def set_current_device(self, dev: Device) -> None:
-        if isinstance(dev, str):
-            dev = self.flow.device(dev)
-        if dev.type != "cuda":
-            raise Unsupported("oneflow sets a current device only for cuda "
-                              "(oneflow.cuda.set_device), not for %s" % dev.type)
-        self.flow.cuda.set_device(dev)
-
-    def array_get_device(self, x: Array) -> int:
-        return int(x.get_device())
 
     # -- array.* --------------------------------------------------------------------------
     def create(self, fn: str, a: Kw, kw: Kw) -> Array:
@@ -171,9 +125,6 @@ class OneFlowBackend(BaseBackend):
             raise Lacks("asarray(copy=)", "oneflow.as_tensor takes no copy")
         return self.flow.as_tensor(x, **self._kw(kw))
 
-    def astype(self, x: Array, dtype: str, kw: Kw) -> Array:
-        return x.to(**self._kw(dict(kw, dtype=dtype)))
-
     def read(self, x: Array) -> tuple[str, tuple[int, ...], list[Any]]:
         h = x.detach().cpu()
         return self.array_dtype(x), tuple(int(n) for n in h.shape), h.numpy().reshape(-1).tolist()
@@ -182,21 +133,6 @@ class OneFlowBackend(BaseBackend):
         if kw.get("stream") is not None:
             raise Lacks("Array.to_device(stream=)", "oneflow's Tensor.to takes no stream")
         return x.to(dev)
-
-    def binary(self, fn: str, x1: Any, x2: Any) -> Array:
-        if fn == "maximum":
-            return self.flow.maximum(x1, x2)
-        if fn == "add":
-            return x1 + x2
-        if fn == "subtract":
-            return x1 - x2
-        if fn == "multiply":
-            return x1 * x2
-        if fn == "divide":
-            return x1 / x2
-        if fn == "equal":
-            return x1 == x2
-        return x1 < x2
 
     def binary_into(self, fn: str, x1: Any, x2: Any, out: Array) -> None:
         # OneFlow's arithmetic takes no out=; the in-place operators are its only way to
@@ -212,27 +148,6 @@ class OneFlowBackend(BaseBackend):
             x1 *= x2
         else:
             x1 /= x2
-
-    def unary(self, fn: str, x: Array) -> Array:
-        return {"negative": self.flow.negative, "abs": self.flow.abs,
-                "sqrt": self.flow.sqrt}[fn](x)
-
-    def reduce(self, fn: str, x: Array, axis: int | None) -> Array:
-        if fn == "sum":
-            return self.flow.sum(x) if axis is None else self.flow.sum(x, dim=axis)
-        return self.flow.max(x) if axis is None else self.flow.amax(x, dim=axis)
-
-    def matmul(self, x1: Array, x2: Array) -> Array:
-        return self.flow.matmul(x1, x2)
-
-    def stack(self, arrays: list[Array], axis: int) -> Array:
-        return self.flow.stack(arrays, dim=axis)
-
-    def tril(self, x: Array, k: int) -> Array:
-        return self.flow.tril(x, diagonal=k)
-
-    def triu(self, x: Array, k: int) -> Array:
-        return self.flow.triu(x, diagonal=k)
 
     # -- global arrays: each process is one rank ---------------------------------------------
     # devspec-adapter-mpi-host starts N processes of this adapter with OneFlow's rank

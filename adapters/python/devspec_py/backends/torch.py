@@ -5,16 +5,17 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from ..backend import Array, BaseBackend, Device, DType, Kw
+from ..backend import Array, Device, DType, Kw
 from ..call import FEATURES as CALL_FEATURES
 from ..errors import Unsupported
 from ..values import TypedArray, nest
+from .torchlike import TorchLikeBackend
 
 
-class TorchBackend(BaseBackend):
+class TorchBackend(TorchLikeBackend):
     """PyTorch through its own public API (Debian's python3-torch). torch 1.13 has no array
     API namespace; the op mapping is the one array-api-compat uses for torch (to_device is
-    Tensor.to, astype is Tensor.to(dtype))."""
+    Tensor.to, astype is Tensor.to(dtype)); what OneFlow maps alike is TorchLikeBackend's."""
 
     library_name = "torch"
     features = ("device-attr", "device-eq", "creation-device-kw", "like-inherits-device",
@@ -26,13 +27,10 @@ class TorchBackend(BaseBackend):
     def __init__(self) -> None:
         import torch
         self.torch: Any = torch
+        self.lib = torch
 
     def library_version(self) -> str:
         return str(self.torch.__version__)
-
-    def namespace(self) -> Any:
-        # torch's own namespace: where a name differs from the standard's, torch lacks it.
-        return self.torch
 
     def devices(self) -> list[Device]:
         # "cpu" holds data; "meta" holds shapes and dtypes only. array-api-compat lists both
@@ -43,60 +41,17 @@ class TorchBackend(BaseBackend):
             return [self.torch.device("cpu")]
         return [self.torch.device("cpu"), self.torch.device("meta")]
 
-    def default_device(self) -> Device | None:
-        return self.default_get()
-
     def dtype(self, name: str) -> DType:
         dt = getattr(self.torch, name, None)
         if not isinstance(dt, self.torch.dtype):
             raise Unsupported("torch %s has no dtype %s" % (self.torch.__version__, name))
         return dt
 
-    def dtype_name(self, dt: DType) -> str:
-        return str(dt).replace("torch.", "")
-
     def can_cast(self, from_: Any, to: DType) -> bool:
         return bool(self.torch.can_cast(from_, to))
 
     def result_type(self, objs: list[Any]) -> DType:
         return self.torch.result_type(*objs)
-
-    def tril(self, x: Array, k: int) -> Array:
-        return self.torch.tril(x, diagonal=k)
-
-    def triu(self, x: Array, k: int) -> Array:
-        return self.torch.triu(x, diagonal=k)
-
-    # -- device.* -------------------------------------------------------------------------
-    def parse_device(self, text: str) -> Device:
-        return self.torch.device(text)
-
-    def describe_device(self, dev: Device) -> dict[str, Any]:
-        if isinstance(dev, str):
-            dev = self.torch.device(dev)
-        return {"str": str(dev), "type": dev.type, "index": dev.index}
-
-    def device_from_type_index(self, type_: str, index: int) -> Device:
-        return self.torch.device(type_, index)
-
-    def device_from_ordinal(self, ordinal: int) -> Device:
-        return self.torch.device(ordinal)
-
-    def parse_current_device(self, text: str) -> Device:
-        # torch.device("cuda") without an index already means the current device of its
-        # type (index None), so the string constructor is this op too.
-        return self.torch.device(text)
-
-    def set_current_device(self, dev: Device) -> None:
-        if isinstance(dev, str):
-            dev = self.torch.device(dev)
-        if dev.type != "cuda":
-            raise Unsupported("torch sets a current device only for cuda "
-                              "(torch.cuda.set_device), not for %s" % dev.type)
-        self.torch.cuda.set_device(dev)
-
-    def array_get_device(self, x: Array) -> int:
-        return int(x.get_device())
 
     # -- array.* --------------------------------------------------------------------------
     def create(self, fn: str, a: Kw, kw: Kw) -> Array:
@@ -140,9 +95,6 @@ class TorchBackend(BaseBackend):
     def asarray_array(self, x: Array, kw: Kw) -> Array:
         return self.torch.asarray(x, **self._kw(kw))
 
-    def astype(self, x: Array, dtype: str, kw: Kw) -> Array:
-        return x.to(**self._kw(dict(kw, dtype=dtype)))
-
     def read(self, x: Array) -> tuple[str, tuple[int, ...], list[Any]]:
         h = x.detach().cpu()
         return self.array_dtype(x), tuple(h.shape), h.reshape(-1).tolist()
@@ -160,44 +112,6 @@ class TorchBackend(BaseBackend):
         if not isinstance(x1, self.torch.Tensor):
             raise Unsupported("torch.%s(scalar, tensor, out=) takes a tensor first" % fn)
         f(x1, x2, out=out)
-
-    def dtype_describe(self, name: str) -> tuple[DType, bool]:
-        # torch.float, torch.double, torch.half, torch.int and torch.long are OneFlow's
-        # aliases too (OF-DT-1).
-        dt = getattr(self.torch, name, None)
-        if not isinstance(dt, self.torch.dtype):
-            raise AttributeError("module 'torch' has no dtype %r" % name)
-        return dt, dt.is_floating_point
-
-    def binary(self, fn: str, x1: Any, x2: Any) -> Array:
-        if fn == "maximum":
-            return self.torch.maximum(x1, x2)
-        if fn == "add":
-            return x1 + x2
-        if fn == "subtract":
-            return x1 - x2
-        if fn == "multiply":
-            return x1 * x2
-        if fn == "divide":
-            return x1 / x2
-        if fn == "equal":
-            return x1 == x2
-        return x1 < x2
-
-    def unary(self, fn: str, x: Array) -> Array:
-        return {"negative": self.torch.negative, "abs": self.torch.abs,
-                "sqrt": self.torch.sqrt}[fn](x)
-
-    def reduce(self, fn: str, x: Array, axis: int | None) -> Array:
-        if fn == "sum":
-            return self.torch.sum(x) if axis is None else self.torch.sum(x, dim=axis)
-        return self.torch.max(x) if axis is None else self.torch.amax(x, dim=axis)
-
-    def matmul(self, x1: Array, x2: Array) -> Array:
-        return self.torch.matmul(x1, x2)
-
-    def stack(self, arrays: list[Array], axis: int) -> Array:
-        return self.torch.stack(arrays, dim=axis)
 
     def dlpack_device(self, x: Array) -> tuple[int, int]:
         kind, index = x.__dlpack_device__()
