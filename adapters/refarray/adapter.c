@@ -41,6 +41,7 @@
  * the one place that decides what is claimed).
  */
 #include "adapter_call.h"
+#include "adapter_internal.h"
 #include "devspec_shim.h"
 #include "refarray.h"
 #ifdef DEVSPEC_ADAPTER_MPI
@@ -129,19 +130,9 @@ static const struct feature {
 };
 
 #define NFEATURES (sizeof features / sizeof features[0])
+_Static_assert(NFEATURES <= ADAPTER_MAX_FEATURES, "adapter_internal.h: raise ADAPTER_MAX_FEATURES");
 
 /* ---- the adapter's state ---- */
-
-typedef struct adapter {
-    ra_ctx *ctx;
-    int version; /* the loaded refarray's ra_version_number() */
-    bool legacy;
-    ra_promotion promotion;
-    int soft_depth;               /* soft.set calls not yet undone by soft.unset */
-    ra_shard_uneven shard_uneven; /* DEVSPEC_REFARRAY_SHARD_UNEVEN */
-    const char *claimed[NFEATURES + 1];
-    char message[1024];
-} adapter;
 
 /* The default memory limit of the cpu device and of each OpenCL device in the adapter: 4 GiB,
  * far above what any case needs and below what brings a CI machine down. */
@@ -317,136 +308,7 @@ static void describe_error(void *lib, int status, const char **kind, const char 
     *message = a->message;
 }
 
-/* ---- devices ---- */
-
-static int new_device(ra_device d, ds_devobj *out)
-{
-    ra_device *p = malloc(sizeof *p);
-    if (p == NULL) {
-        ds_error("MemoryError", "refarray adapter: out of memory");
-        return -1;
-    }
-    *p = d;
-    *out = p;
-    return 0;
-}
-
-static void release_device(void *lib, ds_devobj d)
-{
-    free(d);
-}
-
-/* A device value for functions that take one: a handle's device, or a parsed string. None
- * is not a device in refarray's API. */
-static int device_value(adapter *a, ds_device d, const char *what, ra_device *out)
-{
-    switch (d.kind) {
-    case DS_DEVICE_OBJECT:
-        *out = *(const ra_device *)d.object;
-        return 0;
-    case DS_DEVICE_STRING: {
-        /* A bare type is the current device of its type, as for a creation function's
-         * device string (refarray's options; index 0 until device.set_current). */
-        int st = ra_device_parse(a->ctx, d.str, out);
-        if (st == RA_OK && !strchr(d.str, ':')) out->index = RA_DEVICE_INDEX_CURRENT;
-        return st;
-    }
-    case DS_DEVICE_NONE:
-        break;
-    }
-    ds_error("TypeError", "refarray: %s needs a device; None is not one", what);
-    return -1;
-}
-
-/* The device option of a creation function: nothing, a value, or a string. */
-static ra_opts make_opts(ds_dtype dtype, ds_device d)
-{
-    ra_opts o = {.size = sizeof o};
-    o.dtype = (ra_dtype)dtype;
-    if (d.kind == DS_DEVICE_OBJECT)
-        o.device_value = (const ra_device *)d.object;
-    else if (d.kind == DS_DEVICE_STRING)
-        o.device = d.str;
-    return o;
-}
-
-static int device_parse(void *lib, const char *text, ds_devobj *out)
-{
-    adapter *a = lib;
-    ra_device d;
-    int st = ra_device_parse(a->ctx, text, &d);
-    return st != RA_OK ? st : new_device(d, out);
-}
-
-static int device_describe(void *lib, ds_devobj obj, ds_device_info *out)
-{
-    const ra_device *d = obj;
-    /* A device without an ordinal is described as the device it names now, the current
-     * device of its type (OF-DEV-3: OneFlow prints device('cuda') as index 0). */
-    ra_device r = *d;
-    ra_device_resolve(((adapter *)lib)->ctx, *d, &r);
-    int st = ra_device_format(r, out->str, sizeof out->str);
-    if (st != RA_OK) return st;
-    const char *type = ra_device_type_name(d->type);
-    out->has_str = true;
-    out->has_type = type != NULL;
-    snprintf(out->type, sizeof out->type, "%s", type ? type : "");
-    out->has_index = true;
-    out->index = r.index;
-    return 0;
-}
-
-static int device_equal(void *lib, ds_devobj x, ds_devobj y, bool *out)
-{
-    /* Equal when they name the same device now: device('cpu') == device('cpu', 0), and
-     * device('gpu') == gpu:N for the current N (OneFlow 0.9.0's equality). */
-    adapter *a = lib;
-    ra_device rx = *(const ra_device *)x, ry = *(const ra_device *)y;
-    ra_device_resolve(a->ctx, rx, &rx);
-    ra_device_resolve(a->ctx, ry, &ry);
-    *out = ra_device_eq(rx, ry);
-    return 0;
-}
-
-static int device_from_type_index(void *lib, const char *type, int64_t index, ds_devobj *out)
-{
-    adapter *a = lib;
-    ra_device d;
-    int st = ra_device_from_type_index(a->ctx, type, index, &d);
-    return st != RA_OK ? st : new_device(d, out);
-}
-
-static int device_from_ordinal(void *lib, int64_t ordinal, ds_devobj *out)
-{
-    adapter *a = lib;
-    ra_device d;
-    int st = ra_device_from_ordinal(a->ctx, ordinal, &d);
-    return st != RA_OK ? st : new_device(d, out);
-}
-
-static int device_parse_current(void *lib, const char *text, ds_devobj *out)
-{
-    adapter *a = lib;
-    ra_device d;
-    int st = ra_device_parse_current(a->ctx, text, &d);
-    return st != RA_OK ? st : new_device(d, out);
-}
-
-static int device_set_current(void *lib, ds_devobj d)
-{
-    adapter *a = lib;
-    return ra_device_set_current(a->ctx, *(const ra_device *)d);
-}
-
-static int array_get_device(void *lib, ds_array x, int64_t *out)
-{
-    adapter *a = lib;
-    int32_t ordinal = 0;
-    int st = ra_array_get_device(a->ctx, x, &ordinal);
-    if (st == RA_OK) *out = ordinal;
-    return st;
-}
-
+/* ---- global arrays (served under devspec-adapter-mpi-host) ---- */
 #ifdef DEVSPEC_ADAPTER_MPI
 static int placement_describe(void *lib, const ds_placement_arg *p, bool all, bool env_spelling,
                               ds_placement_info *out)
@@ -485,61 +347,6 @@ static int global_sum(void *lib, const ds_global_arg *x, const int64_t *axis, ds
 }
 #endif
 
-/* ---- info ---- */
-
-static int info_devices(void *lib, ds_devobj *out, size_t cap, size_t *n)
-{
-    adapter *a = lib;
-    ra_device devs[64];
-    size_t count = 0;
-    int st = ra_info_devices(a->ctx, devs, sizeof devs / sizeof devs[0], &count);
-    if (st != RA_OK) return st;
-    if (count > sizeof devs / sizeof devs[0]) {
-        ds_error("RuntimeError", "refarray lists %zu devices; the adapter handles at most %zu",
-                 count, sizeof devs / sizeof devs[0]);
-        return -1;
-    }
-    *n = count;
-    for (size_t i = 0; i < count && i < cap; i++)
-        if (new_device(devs[i], &out[i]) < 0) return -1;
-    return 0;
-}
-
-static int info_default_device(void *lib, ds_devobj *out)
-{
-    adapter *a = lib;
-    return new_device(ra_default_device(a->ctx), out);
-}
-
-static int info_default_dtypes(void *lib, ds_device device, ds_default_dtypes *out)
-{
-    adapter *a = lib;
-    ra_device d;
-    ra_default_dtypes dd;
-    if (device.kind != DS_DEVICE_NONE) {
-        int st = device_value(a, device, "default_dtypes", &d);
-        if (st != 0) return st;
-    }
-    int st = ra_info_default_dtypes(a->ctx, device.kind == DS_DEVICE_NONE ? NULL : &d, &dd);
-    if (st != RA_OK) return st;
-    out->real_floating = (ds_dtype)dd.real_floating;
-    out->complex_floating = (ds_dtype)dd.complex_floating;
-    out->integral = (ds_dtype)dd.integral;
-    out->indexing = (ds_dtype)dd.indexing;
-    return 0;
-}
-
-static int info_dtypes(void *lib, ds_device device, uint32_t *out)
-{
-    adapter *a = lib;
-    ra_device d;
-    if (device.kind != DS_DEVICE_NONE) {
-        int st = device_value(a, device, "dtypes", &d);
-        if (st != 0) return st;
-    }
-    return ra_info_dtypes(a->ctx, device.kind == DS_DEVICE_NONE ? NULL : &d, 0, out);
-}
-
 /* ---- creation ---- */
 
 static ra_scalar scalar(ds_scalar s)
@@ -561,7 +368,7 @@ static int fill(void *lib, ds_fill_fn fn, const int64_t *shape, int ndim, ds_dty
                 ds_device device, ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(dtype, device);
+    ra_opts o = refarray_make_opts(dtype, device);
     int (*f)(ra_ctx *, const int64_t *, size_t, const ra_opts *, ra_array **) =
         fn == DS_ZEROS  ? ra_zeros
         : fn == DS_ONES ? ra_ones
@@ -573,7 +380,7 @@ static int full(void *lib, const int64_t *shape, int ndim, ds_scalar fill_value,
                 ds_device device, ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(dtype, device);
+    ra_opts o = refarray_make_opts(dtype, device);
     return ra_full(a->ctx, shape, (size_t)ndim, scalar(fill_value), &o, (ra_array **)out);
 }
 
@@ -581,7 +388,7 @@ static int arange(void *lib, ds_scalar start, const ds_scalar *stop, const ds_sc
                   ds_dtype dtype, ds_device device, ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(dtype, device);
+    ra_opts o = refarray_make_opts(dtype, device);
     ra_scalar s1, s2;
     if (stop) s1 = scalar(*stop);
     if (step) s2 = scalar(*step);
@@ -593,7 +400,7 @@ static int linspace(void *lib, ds_scalar start, ds_scalar stop, int64_t num, boo
                     ds_dtype dtype, ds_device device, ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(dtype, device);
+    ra_opts o = refarray_make_opts(dtype, device);
     return ra_linspace(a->ctx, scalar(start), scalar(stop), num, endpoint, &o, (ra_array **)out);
 }
 
@@ -601,7 +408,7 @@ static int eye(void *lib, int64_t n_rows, const int64_t *n_cols, int64_t k, ds_d
                ds_device device, ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(dtype, device);
+    ra_opts o = refarray_make_opts(dtype, device);
     /* refarray's API reads a negative n_cols as "absent", so an explicit negative one
      * cannot be passed through; it is a negative dimension, refused as ValueError. */
     if (n_cols && *n_cols < 0) {
@@ -615,7 +422,7 @@ static int fill_like(void *lib, ds_fill_fn fn, ds_array x, ds_dtype dtype, ds_de
                      ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(dtype, device);
+    ra_opts o = refarray_make_opts(dtype, device);
     int (*f)(ra_ctx *, const ra_array *, const ra_opts *, ra_array **) =
         fn == DS_ZEROS  ? ra_zeros_like
         : fn == DS_ONES ? ra_ones_like
@@ -627,7 +434,7 @@ static int full_like(void *lib, ds_array x, ds_scalar fill_value, ds_dtype dtype
                      ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(dtype, device);
+    ra_opts o = refarray_make_opts(dtype, device);
     return ra_full_like(a->ctx, x, scalar(fill_value), &o, (ra_array **)out);
 }
 
@@ -635,7 +442,7 @@ static int fftfreq(void *lib, bool real, int64_t n, double d, ds_dtype dtype, ds
                    ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(dtype, device);
+    ra_opts o = refarray_make_opts(dtype, device);
     int (*f)(ra_ctx *, int64_t, double, const ra_opts *, ra_array **) =
         real ? ra_rfftfreq : ra_fftfreq;
     return f(a->ctx, n, d, &o, (ra_array **)out);
@@ -652,7 +459,7 @@ static int asarray_buffer(void *lib, const ds_buffer *obj, ds_dtype dtype, ds_de
                           ds_copy copy, ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(dtype, device);
+    ra_opts o = refarray_make_opts(dtype, device);
     o.copy = copy_mode(copy);
     return ra_asarray_buffer(a->ctx, obj->data, (ra_dtype)obj->dtype, obj->shape, (size_t)obj->ndim,
                              &o, (ra_array **)out);
@@ -662,7 +469,7 @@ static int asarray_scalar(void *lib, ds_scalar obj, ds_dtype dtype, ds_device de
                           ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(dtype, device);
+    ra_opts o = refarray_make_opts(dtype, device);
     o.copy = copy_mode(copy);
     return ra_asarray_scalar(a->ctx, scalar(obj), &o, (ra_array **)out);
 }
@@ -671,7 +478,7 @@ static int asarray_array(void *lib, ds_array obj, ds_dtype dtype, ds_device devi
                          ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(dtype, device);
+    ra_opts o = refarray_make_opts(dtype, device);
     o.copy = copy_mode(copy);
     return ra_asarray(a->ctx, obj, &o, (ra_array **)out);
 }
@@ -679,7 +486,7 @@ static int asarray_array(void *lib, ds_array obj, ds_dtype dtype, ds_device devi
 static int astype(void *lib, ds_array x, ds_dtype dtype, bool copy, ds_device device, ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(DS_DTYPE_NONE, device);
+    ra_opts o = refarray_make_opts(DS_DTYPE_NONE, device);
     /* astype(copy=False) returns x when nothing changes and never refuses (DEV-CREATE-6's
      * signature); refarray's if-needed mode is exactly that. */
     o.copy = copy ? RA_COPY_ALWAYS : RA_COPY_IF_NEEDED;
@@ -706,7 +513,7 @@ static int describe(void *lib, ds_array x, ds_array_info *out)
     out->ndim = (int)ndim;
     for (size_t k = 0; k < ndim; k++)
         out->shape[k] = shape[k];
-    return new_device(ra_array_device(x), &out->device);
+    return refarray_new_device(ra_array_device(x), &out->device);
 }
 
 static int read_array(void *lib, ds_array x, void *data, size_t nbytes)
@@ -719,7 +526,7 @@ static int to_device(void *lib, ds_array x, ds_device device, ds_stream stream, 
 {
     adapter *a = lib;
     ra_device d;
-    int st = device_value(a, device, "to_device", &d);
+    int st = refarray_device_value(a, device, "to_device", &d);
     if (st != 0) return st;
     return ra_to_device(a->ctx, x, d, stream, (ra_array **)out);
 }
@@ -812,7 +619,7 @@ static int dlpack_device(void *lib, ds_array x, int32_t *type, int32_t *id)
 static int from_dlpack(void *lib, ds_array x, ds_device device, ds_copy copy, ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(DS_DTYPE_NONE, device);
+    ra_opts o = refarray_make_opts(DS_DTYPE_NONE, device);
     o.copy = copy_mode(copy);
     return ra_from_dlpack(a->ctx, x, &o, (ra_array **)out);
 }
@@ -838,7 +645,7 @@ static int dlpack_import(void *lib, struct DLManagedTensorVersioned *tensor, ds_
                          ds_copy copy, ds_array *out)
 {
     adapter *a = lib;
-    ra_opts o = make_opts(DS_DTYPE_NONE, device);
+    ra_opts o = refarray_make_opts(DS_DTYPE_NONE, device);
     o.copy = copy_mode(copy);
     return ra_from_dlpack_tensor(a->ctx, tensor, &o, (ra_array **)out);
 }
@@ -847,131 +654,10 @@ static int stream_default(void *lib, ds_device device, ds_stream *out)
 {
     adapter *a = lib;
     ra_device d;
-    int st = device_value(a, device, "stream.default", &d);
+    int st = refarray_device_value(a, device, "stream.default", &d);
     if (st != 0) return st;
     /* Borrowed: the context owns its queues, so the table has no release_stream. */
     return ra_device_default_stream(a->ctx, d, out);
-}
-
-/* ---- default device and soft mode ---- */
-
-static int default_get(void *lib, ds_devobj *out)
-{
-    adapter *a = lib;
-    return new_device(ra_default_device(a->ctx), out);
-}
-
-static int default_set(void *lib, ds_device device)
-{
-    adapter *a = lib;
-    ra_device d;
-    int st = device_value(a, device, "default.set", &d);
-    return st != 0 ? st : ra_default_set(a->ctx, d);
-}
-
-static int default_unset(void *lib)
-{
-    adapter *a = lib;
-    return ra_default_unset(a->ctx);
-}
-
-static int default_push(void *lib, ds_device device)
-{
-    adapter *a = lib;
-    ra_device d;
-    int st = device_value(a, device, "default.push", &d);
-    return st != 0 ? st : ra_default_push(a->ctx, d);
-}
-
-static int default_pop(void *lib)
-{
-    adapter *a = lib;
-    return ra_default_pop(a->ctx);
-}
-
-static int soft_get(void *lib, bool *out)
-{
-    adapter *a = lib;
-    *out = ra_soft_get(a->ctx);
-    return 0;
-}
-
-static int soft_set(void *lib, bool enabled)
-{
-    adapter *a = lib;
-    int st = ra_soft_set(a->ctx, enabled);
-    if (st == RA_OK) a->soft_depth++;
-    return st;
-}
-
-static int soft_unset(void *lib)
-{
-    adapter *a = lib;
-    int st = ra_soft_unset(a->ctx);
-    if (st == RA_OK && a->soft_depth > 0) a->soft_depth--;
-    return st;
-}
-
-/* Between cases: leave every scope, undo every soft.set, restore the global default. */
-static int reset(void *lib)
-{
-    adapter *a = lib;
-    while (ra_default_depth(a->ctx) > 0)
-        if (ra_default_pop(a->ctx) != RA_OK) break;
-    /* With every scope popped, the soft-mode stack holds at most the session's own soft.set
-     * entries (a pop drops what was set inside its scope, refarray.h), and unset on an empty
-     * stack does nothing. */
-    for (; a->soft_depth > 0; a->soft_depth--)
-        ra_soft_unset(a->ctx);
-    /* The current gpu back to gpu:0 (the start of a session), where there is one. */
-    ra_device gpu0 = {RA_DEVICE_GPU, 0};
-    if (ra_device_is_available(a->ctx, gpu0)) ra_device_set_current(a->ctx, gpu0);
-    return ra_default_unset(a->ctx);
-}
-
-/* ---- utilities ---- */
-
-static int num_gpus(void *lib, int64_t *out)
-{
-    adapter *a = lib;
-    *out = ra_util_num_gpus(a->ctx);
-    return 0;
-}
-
-static int num_cpu_cores(void *lib, int64_t *out)
-{
-    *out = ra_util_num_cpu_cores();
-    return 0;
-}
-
-static int memory(adapter *a, ds_device device, bool total, int64_t *out)
-{
-    ra_device d;
-    uint64_t bytes = 0;
-    int st = device_value(a, device, total ? "total_memory" : "used_memory", &d);
-    if (st != 0) return st;
-    st = total ? ra_util_total_memory(a->ctx, d, &bytes) : ra_util_used_memory(a->ctx, d, &bytes);
-    if (st != RA_OK) return st;
-    *out = bytes > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)bytes;
-    return 0;
-}
-
-static int total_memory(void *lib, ds_device device, int64_t *out)
-{
-    return memory(lib, device, true, out);
-}
-
-static int used_memory(void *lib, ds_device device, int64_t *out)
-{
-    return memory(lib, device, false, out);
-}
-
-static int utilisation(void *lib, ds_device device, double *out)
-{
-    adapter *a = lib;
-    ra_device d;
-    int st = device_value(a, device, "utilisation", &d);
-    return st != 0 ? st : ra_util_utilisation(a->ctx, d, out);
 }
 
 /* ---- promotion per device, tril/triu, arrays alive on a device ---- */
@@ -1027,102 +713,8 @@ static int arrays_on_device(void *lib, ds_device device, ds_array *out, size_t c
 {
     adapter *a = lib;
     ra_device d;
-    int st = device_value(a, device, "arrays_on_device", &d);
+    int st = refarray_device_value(a, device, "arrays_on_device", &d);
     return st != 0 ? st : ra_util_arrays_on_device(a->ctx, d, (ra_array **)out, cap, n);
-}
-
-/* ---- sharding ---- */
-
-/* The n device arguments of a tuple as refarray devices (at most DS_MAX_SHARDS). */
-static int device_tuple(adapter *a, const ds_device *devices, size_t n, const char *what,
-                        ra_device *out)
-{
-    if (n > DS_MAX_SHARDS) {
-        ds_error("ValueError", "%s: %zu devices; the adapter handles at most %d", what, n,
-                 DS_MAX_SHARDS);
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++) {
-        int st = device_value(a, devices[i], what, &out[i]);
-        if (st != 0) return st;
-    }
-    return 0;
-}
-
-static int shard(void *lib, ds_array x, const ds_device *devices, size_t n, const int64_t *axis,
-                 bool inplace, ds_array *out)
-{
-    adapter *a = lib;
-    ra_device devs[DS_MAX_SHARDS];
-    int st = device_tuple(a, devices, n, inplace ? "shard_inplace" : "shard", devs);
-    if (st != 0) return st;
-    int ax = 0;
-    if (axis != NULL) {
-        if (*axis < INT_MIN || *axis > INT_MAX) {
-            ds_error("IndexError", "shard: axis %lld is out of range", (long long)*axis);
-            return -1;
-        }
-        ax = (int)*axis;
-    }
-    ra_shard_opts opts = {.size = sizeof opts, .uneven = a->shard_uneven};
-    if (!inplace) return ra_shard(a->ctx, x, devs, n, axis ? &ax : NULL, &opts, (ra_array **)out);
-    st = ra_shard_inplace(a->ctx, x, devs, n, axis ? &ax : NULL, &opts);
-    if (st != RA_OK) return st;
-    /* shard_ returns the array itself: a new reference, since each handle releases once. */
-    *out = ra_array_retain(x);
-    return 0;
-}
-
-static int shard_describe(void *lib, ds_array x, ds_shard_layout *out)
-{
-    size_t n = ra_shard_count(x);
-    out->sharded = n > 0;
-    if (n == 0) {
-        out->n = 1;
-        out->split = false;
-        return new_device(ra_array_device(x), &out->devices[0]);
-    }
-    if (n > DS_MAX_SHARDS) {
-        ds_error("ValueError", "the array has %zu pieces; the adapter reports at most %d", n,
-                 DS_MAX_SHARDS);
-        return -1;
-    }
-    int axis = ra_shard_axis(x);
-    out->split = axis != RA_SHARD_REPLICATED;
-    out->axis = axis;
-    for (size_t i = 0; i < n; i++) {
-        if (out->split) {
-            int st = ra_shard_bounds(x, i, &out->bounds[2 * i], &out->bounds[2 * i + 1]);
-            if (st != RA_OK) return st;
-        }
-        /* The shim owns the objects made so far, even on a later failure. */
-        out->n = i + 1;
-        if (new_device(ra_shard_device(x, i), &out->devices[i]) < 0) return -1;
-    }
-    return 0;
-}
-
-static int shard_piece(void *lib, ds_array x, size_t index, ds_array *out)
-{
-    const ra_array *p = ra_shard_piece(x, index);
-    if (p == NULL) {
-        if (ra_shard_count(x) == 0)
-            ds_error("ValueError", "shard_piece: the array is not sharded");
-        else
-            ds_error("IndexError", "shard_piece: piece %zu of %zu", index, ra_shard_count(x));
-        return -1;
-    }
-    /* A piece is borrowed from its sharded array; the handle holds its own reference. */
-    *out = ra_array_retain(p);
-    return 0;
-}
-
-static int to_devices(void *lib, ds_array x, const ds_device *devices, size_t n, ds_array *out)
-{
-    adapter *a = lib;
-    ra_device devs[DS_MAX_SHARDS];
-    int st = device_tuple(a, devices, n, "to_devices", devs);
-    return st != 0 ? st : ra_shard_to(a->ctx, x, devs, n, (ra_array **)out);
 }
 
 static const ds_vendor table = {
@@ -1133,19 +725,19 @@ static const ds_vendor table = {
     .open = open_lib,
     .close = close_lib,
     .hello = hello,
-    .reset = reset,
+    .reset = refarray_reset,
     .release_array = release_array,
-    .release_device = release_device,
+    .release_device = refarray_release_device,
     .error = describe_error,
-    .device_parse = device_parse,
-    .device_describe = device_describe,
-    .device_equal = device_equal,
-    .device_from_type_index = device_from_type_index,
-    .device_from_ordinal = device_from_ordinal,
-    .info_devices = info_devices,
-    .info_default_device = info_default_device,
-    .info_default_dtypes = info_default_dtypes,
-    .info_dtypes = info_dtypes,
+    .device_parse = refarray_device_parse,
+    .device_describe = refarray_device_describe,
+    .device_equal = refarray_device_equal,
+    .device_from_type_index = refarray_device_from_type_index,
+    .device_from_ordinal = refarray_device_from_ordinal,
+    .info_devices = refarray_info_devices,
+    .info_default_device = refarray_info_default_device,
+    .info_default_dtypes = refarray_info_default_dtypes,
+    .info_dtypes = refarray_info_dtypes,
     .fill = fill,
     .full = full,
     .arange = arange,
@@ -1169,26 +761,26 @@ static const ds_vendor table = {
     .dlpack_device = dlpack_device,
     .from_dlpack = from_dlpack,
     .stream_default = stream_default,
-    .default_get = default_get,
-    .default_set = default_set,
-    .default_unset = default_unset,
-    .default_push = default_push,
-    .default_pop = default_pop,
-    .soft_get = soft_get,
-    .soft_set = soft_set,
-    .soft_unset = soft_unset,
-    .num_gpus = num_gpus,
-    .num_cpu_cores = num_cpu_cores,
-    .total_memory = total_memory,
-    .used_memory = used_memory,
-    .utilisation = utilisation,
+    .default_get = refarray_default_get,
+    .default_set = refarray_default_set,
+    .default_unset = refarray_default_unset,
+    .default_push = refarray_default_push,
+    .default_pop = refarray_default_pop,
+    .soft_get = refarray_soft_get,
+    .soft_set = refarray_soft_set,
+    .soft_unset = refarray_soft_unset,
+    .num_gpus = refarray_num_gpus,
+    .num_cpu_cores = refarray_num_cpu_cores,
+    .total_memory = refarray_total_memory,
+    .used_memory = refarray_used_memory,
+    .utilisation = refarray_utilisation,
     .can_cast = can_cast,
     .result_type = result_type,
     .tri = tri,
     .arrays_on_device = arrays_on_device,
-    .device_parse_current = device_parse_current,
-    .device_set_current = device_set_current,
-    .array_get_device = array_get_device,
+    .device_parse_current = refarray_device_parse_current,
+    .device_set_current = refarray_device_set_current,
+    .array_get_device = refarray_array_get_device,
     .dtype_describe = dtype_describe,
     .binary_into = binary_into,
 #ifdef DEVSPEC_ADAPTER_MPI
@@ -1199,10 +791,10 @@ static const ds_vendor table = {
     .global_binary = global_binary,
     .global_sum = global_sum,
 #endif
-    .shard = shard,
-    .shard_describe = shard_describe,
-    .shard_piece = shard_piece,
-    .to_devices = to_devices,
+    .shard = refarray_shard,
+    .shard_describe = refarray_shard_describe,
+    .shard_piece = refarray_shard_piece,
+    .to_devices = refarray_to_devices,
     .dlpack_export = dlpack_export,
     .dlpack_import = dlpack_import,
     .call = refarray_call,
