@@ -1,20 +1,15 @@
-"""Waiting on processes, for the runner's Python tests (test_runner.py, test_compare.py).
-Standard library only, Linux's /proc."""
+"""Processes, for the runner's tests: whether one runs (`alive`) and its children, from
+Linux's /proc. Used by the checks that kill a runner or a probe outright and look for what
+it left running."""
+
+from __future__ import annotations
+
 import os
 import time
+from collections.abc import Callable
 
 
-def wait_for(pred, seconds=30):
-    """Polls PRED until it holds (True) or SECONDS pass (False)."""
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def alive(pid):
+def alive(pid: int) -> bool:
     """Whether PID runs (a zombie is dead)."""
     try:
         os.kill(pid, 0)
@@ -27,10 +22,20 @@ def alive(pid):
         return False
 
 
-def children(pid):
+def children(pid: int) -> list[int]:
     """PID's children (none once it is gone)."""
     try:
         with open(f"/proc/{pid}/task/{pid}/children") as f:
             return [int(k) for k in f.read().split()]
     except OSError:
         return []
+
+
+def wait_for(pred: Callable[[], object], seconds: float = 30) -> bool:
+    """Polls PRED until it holds (True) or SECONDS pass (False)."""
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if pred():
+            return True
+        time.sleep(0.05)
+    return False

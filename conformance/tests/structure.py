@@ -79,7 +79,7 @@ def main(argv: list[str]) -> int:
     if not shutil.which("ctags"):
         print("structure.py: SKIP: no ctags (Universal Ctags) on PATH")
         return 77
-    args = [a for a in argv[1:]]
+    args = list(argv[1:])
     longest, limit = 12, 0
     if "--longest" in args:
         i = args.index("--longest")
@@ -118,7 +118,7 @@ def main(argv: list[str]) -> int:
                              text[f], re.M):
             defines[m.group(1)] = f
     funcs.sort(reverse=True)
-    print(f"longest functions (lines; * : a reason is written above it):")
+    print("longest functions (lines; * : a reason is written above it):")
     for n, f, name, reason in funcs[:longest]:
         print(f"  {n:5d} {f}:{name}{' *' if reason else ''}")
 
