@@ -16,6 +16,8 @@ import pytest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+# The checks of support.py (check_schema, check_junit, ...) report as pytest's asserts do.
+pytest.register_assert_rewrite("support")
 
 from support import Env  # noqa: E402
 
