@@ -127,6 +127,7 @@ static const struct feature {
     {"sharding-gather", 0, 2000},
     /* float16 on the cpu device; OpenCL devices have it only with cl_khr_fp16. */
     {"float16", 0, 2000},
+    {"functions-elementwise", 0, 2000},
 };
 
 #define NFEATURES (sizeof features / sizeof features[0])

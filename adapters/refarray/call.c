@@ -52,7 +52,8 @@ static bool lookup(const name_value *table, const char *name, int *value)
     return false;
 }
 
-/* The standard's operators of the two-operand math (ra_math_binary). */
+/* The standard's operators of the math of one and two operands (ra_math_unary,
+ * ra_math_binary). */
 static const struct {
     const char *method;
     const char *function;
@@ -62,7 +63,14 @@ static const struct {
                        {"Array.__gt__", "greater"},
                        {"Array.__ge__", "greater_equal"},
                        {"Array.__le__", "less_equal"},
-                       {"Array.__ne__", "not_equal"}};
+                       {"Array.__ne__", "not_equal"},
+                       {"Array.__and__", "bitwise_and"},
+                       {"Array.__or__", "bitwise_or"},
+                       {"Array.__xor__", "bitwise_xor"},
+                       {"Array.__lshift__", "bitwise_left_shift"},
+                       {"Array.__rshift__", "bitwise_right_shift"},
+                       {"Array.__invert__", "bitwise_invert"},
+                       {"Array.__pos__", "positive"}};
 
 static ra_operand ra_operand_of(const ds_operand *o)
 {
@@ -164,8 +172,11 @@ int refarray_call(void *lib, const char *name, const ds_value *args, size_t narg
         }
         return v->to_device(lib, x, args[1].device, NULL, &out->value.array);
     }
-    for (int m = RA_MATH_SIN; m <= RA_MATH_SIGNBIT; m++) {
-        if (strcmp(ra_math_name((ra_math_fn)m), name) != 0) continue;
+    const char *fn2 = name;
+    for (size_t i = 0; i < sizeof math2_operators / sizeof math2_operators[0]; i++)
+        if (!strcmp(name, math2_operators[i].method)) fn2 = math2_operators[i].function;
+    for (int m = RA_MATH_SIN; ra_math_name((ra_math_fn)m); m++) {
+        if (strcmp(ra_math_name((ra_math_fn)m), fn2) != 0) continue;
         ds_array x;
         if (call_keywords(name, kwnames, nkw, NULL) < 0 || call_nargs(name, nargs, 1) < 0 ||
             call_array(name, &args[0], &x) < 0)
@@ -175,10 +186,7 @@ int refarray_call(void *lib, const char *name, const ds_value *args, size_t narg
         if (st != RA_OK) ds_error(ra_status_kind(st), "%s", ra_ctx_message(ctx));
         return st;
     }
-    const char *fn2 = name;
-    for (size_t i = 0; i < sizeof math2_operators / sizeof math2_operators[0]; i++)
-        if (!strcmp(name, math2_operators[i].method)) fn2 = math2_operators[i].function;
-    for (int m = RA_MATH2_ATAN2; m <= RA_MATH2_NOT_EQUAL; m++) {
+    for (int m = RA_MATH2_ATAN2; ra_math2_name((ra_math2_fn)m); m++) {
         if (strcmp(ra_math2_name((ra_math2_fn)m), fn2) != 0) continue;
         ds_operand x1, x2;
         if (call_keywords(name, kwnames, nkw, NULL) < 0 || call_nargs(name, nargs, 2) < 0 ||

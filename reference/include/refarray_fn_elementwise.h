@@ -20,6 +20,19 @@
 extern "C" {
 #endif
 
+/* ---- Elementwise (beyond ra_math_unary and ra_math_binary) ---- */
+
+/* clip(x, min, max): each element of x limited to [min, max], x's dtype, the shape of x, min
+ * and max broadcast together. x is real numeric (RA_E_DTYPE otherwise); min and max are each
+ * absent (NULL), an array of x's kind (integer or real floating) or a Python scalar taking
+ * x's dtype (API-PROM-3; RA_E_SCALAR_RANGE or RA_E_DTYPE when it cannot). NaN in x or in a
+ * bound gives NaN; min > max is left open by the standard (here max wins). Arrays on two
+ * devices are RA_E_DEVICE_MISMATCH (DEV-DS-11). Returns RA_E_NULL, RA_E_ARG (a sharded
+ * array), RA_E_DTYPE, RA_E_SCALAR_RANGE, RA_E_BROADCAST, RA_E_DEVICE_MISMATCH, RA_E_NOMEM,
+ * RA_E_BACKEND. */
+RA_API int ra_clip(ra_ctx *ctx, const ra_array *x, const ra_operand *min, const ra_operand *max,
+                   ra_array **out);
+
 #ifdef __cplusplus
 }
 #endif

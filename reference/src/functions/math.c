@@ -1,34 +1,133 @@
 /*
- * functions/math.c: the standard's elementwise math functions of one real floating array
- * (ra_math_unary), computed on host memory with the C library's own math (libm): the array
- * is read to the host, each element goes through the libm function of its dtype (sinf for
- * float32, sin for float64, ...), and the result is written to a new array on x's device
- * (DEV-DS-10). On an OpenCL device this is the staged path (read, compute, write), as for
- * every operation without a kernel; no kernel exists for these.
+ * functions/math.c: the standard's elementwise functions of one and two operands
+ * (ra_math_unary, ra_math_binary) for every dtype the standard allows each, computed on host
+ * memory through the staged path (staged.h): the arrays are read to the host on their one
+ * device, each element goes through the C library's own math (libm: sinf for float32, sin
+ * for float64; complex.h for complex dtypes; exact integer arithmetic for integers), and the
+ * result is written to a new array on that device (DEV-DS-10). On an OpenCL device this is a
+ * read and a write around the host computation; no kernel exists for these.
  */
-#include "../backend.h"
-#include "../internal.h"
+#include "staged.h"
 
+#include <complex.h>
 #include <math.h>
 #include <string.h>
 
 static const char *const names[] = {
-    [RA_MATH_SIN] = "sin",           [RA_MATH_COS] = "cos",
-    [RA_MATH_TAN] = "tan",           [RA_MATH_ASIN] = "asin",
-    [RA_MATH_ACOS] = "acos",         [RA_MATH_ATAN] = "atan",
-    [RA_MATH_SINH] = "sinh",         [RA_MATH_COSH] = "cosh",
-    [RA_MATH_TANH] = "tanh",         [RA_MATH_ASINH] = "asinh",
-    [RA_MATH_ACOSH] = "acosh",       [RA_MATH_ATANH] = "atanh",
-    [RA_MATH_EXP] = "exp",           [RA_MATH_EXPM1] = "expm1",
-    [RA_MATH_LOG] = "log",           [RA_MATH_LOG1P] = "log1p",
-    [RA_MATH_LOG2] = "log2",         [RA_MATH_LOG10] = "log10",
-    [RA_MATH_CEIL] = "ceil",         [RA_MATH_FLOOR] = "floor",
-    [RA_MATH_TRUNC] = "trunc",       [RA_MATH_ROUND] = "round",
-    [RA_MATH_SQUARE] = "square",     [RA_MATH_SIGN] = "sign",
-    [RA_MATH_POSITIVE] = "positive", [RA_MATH_RECIPROCAL] = "reciprocal",
-    [RA_MATH_ISNAN] = "isnan",       [RA_MATH_ISINF] = "isinf",
-    [RA_MATH_ISFINITE] = "isfinite", [RA_MATH_SIGNBIT] = "signbit",
+    [RA_MATH_SIN] = "sin",
+    [RA_MATH_COS] = "cos",
+    [RA_MATH_TAN] = "tan",
+    [RA_MATH_ASIN] = "asin",
+    [RA_MATH_ACOS] = "acos",
+    [RA_MATH_ATAN] = "atan",
+    [RA_MATH_SINH] = "sinh",
+    [RA_MATH_COSH] = "cosh",
+    [RA_MATH_TANH] = "tanh",
+    [RA_MATH_ASINH] = "asinh",
+    [RA_MATH_ACOSH] = "acosh",
+    [RA_MATH_ATANH] = "atanh",
+    [RA_MATH_EXP] = "exp",
+    [RA_MATH_EXPM1] = "expm1",
+    [RA_MATH_LOG] = "log",
+    [RA_MATH_LOG1P] = "log1p",
+    [RA_MATH_LOG2] = "log2",
+    [RA_MATH_LOG10] = "log10",
+    [RA_MATH_CEIL] = "ceil",
+    [RA_MATH_FLOOR] = "floor",
+    [RA_MATH_TRUNC] = "trunc",
+    [RA_MATH_ROUND] = "round",
+    [RA_MATH_SQUARE] = "square",
+    [RA_MATH_SIGN] = "sign",
+    [RA_MATH_POSITIVE] = "positive",
+    [RA_MATH_RECIPROCAL] = "reciprocal",
+    [RA_MATH_ISNAN] = "isnan",
+    [RA_MATH_ISINF] = "isinf",
+    [RA_MATH_ISFINITE] = "isfinite",
+    [RA_MATH_SIGNBIT] = "signbit",
+    [RA_MATH_BITWISE_INVERT] = "bitwise_invert",
+    [RA_MATH_CONJ] = "conj",
+    [RA_MATH_REAL] = "real",
+    [RA_MATH_IMAG] = "imag",
+    [RA_MATH_LOGICAL_NOT] = "logical_not",
 };
+
+/* The kinds of dtype each function takes (spec/signatures.json's latest signature). */
+enum { KB = 1, KI = 2, KU = 4, KF = 8, KC = 16 };
+#define KINT (KI | KU)
+#define KREAL (KINT | KF)
+#define KNUM (KREAL | KC)
+#define KFLT (KF | KC)
+
+static const unsigned char kinds1[] = {
+    [RA_MATH_SIN] = KFLT,
+    [RA_MATH_COS] = KFLT,
+    [RA_MATH_TAN] = KFLT,
+    [RA_MATH_ASIN] = KFLT,
+    [RA_MATH_ACOS] = KFLT,
+    [RA_MATH_ATAN] = KFLT,
+    [RA_MATH_SINH] = KFLT,
+    [RA_MATH_COSH] = KFLT,
+    [RA_MATH_TANH] = KFLT,
+    [RA_MATH_ASINH] = KFLT,
+    [RA_MATH_ACOSH] = KFLT,
+    [RA_MATH_ATANH] = KFLT,
+    [RA_MATH_EXP] = KFLT,
+    [RA_MATH_EXPM1] = KFLT,
+    [RA_MATH_LOG] = KFLT,
+    [RA_MATH_LOG1P] = KFLT,
+    [RA_MATH_LOG2] = KFLT,
+    [RA_MATH_LOG10] = KFLT,
+    [RA_MATH_CEIL] = KREAL,
+    [RA_MATH_FLOOR] = KREAL,
+    [RA_MATH_TRUNC] = KREAL,
+    [RA_MATH_ROUND] = KNUM,
+    [RA_MATH_SQUARE] = KNUM,
+    [RA_MATH_SIGN] = KNUM,
+    [RA_MATH_POSITIVE] = KNUM,
+    [RA_MATH_RECIPROCAL] = KFLT,
+    [RA_MATH_ISNAN] = KNUM,
+    [RA_MATH_ISINF] = KNUM,
+    [RA_MATH_ISFINITE] = KNUM,
+    [RA_MATH_SIGNBIT] = KF,
+    [RA_MATH_BITWISE_INVERT] = KB | KINT,
+    [RA_MATH_CONJ] = KNUM,
+    [RA_MATH_REAL] = KNUM,
+    [RA_MATH_IMAG] = KC,
+    [RA_MATH_LOGICAL_NOT] = KB,
+};
+
+static unsigned kind_of(ra_dtype d)
+{
+    if (d == RA_BOOL) return KB;
+    if (ra__dtype_is_signed(d)) return KI;
+    if (ra__dtype_is_unsigned(d)) return KU;
+    if (ra__dtype_is_complex(d)) return KC;
+    return KF;
+}
+
+static const char *kinds_text(unsigned k)
+{
+    switch (k) {
+    case KFLT:
+        return "floating-point dtypes";
+    case KREAL:
+        return "real numeric dtypes";
+    case KNUM:
+        return "numeric dtypes";
+    case KF:
+        return "real floating-point dtypes";
+    case KB | KINT:
+        return "integer and bool dtypes";
+    case KINT:
+        return "integer dtypes";
+    case KC:
+        return "complex dtypes";
+    case KB:
+        return "bool";
+    default:
+        return "no dtype";
+    }
+}
 
 const char *ra_math_name(ra_math_fn fn)
 {
@@ -107,8 +206,9 @@ static double apply(ra_math_fn fn, double v)
         return isfinite(v);
     case RA_MATH_SIGNBIT:
         return signbit(v) != 0;
+    default: /* positive, conj, real: the value itself */
+        return v;
     }
-    return v;
 }
 
 static float applyf(ra_math_fn fn, float v)
@@ -167,6 +267,121 @@ static float applyf(ra_math_fn fn, float v)
     }
 }
 
+/* expm1 of a complex z = a + bi: exp(a)(cos b + i sin b) - 1, with the real part
+ * expm1(a) cos b - 2 sin^2(b / 2) so that it keeps its precision near 0. */
+static double complex cexpm1(double complex z)
+{
+    double a = creal(z), b = cimag(z), h = sin(b / 2);
+    return CMPLX(expm1(a) * cos(b) - 2 * h * h, exp(a) * sin(b));
+}
+
+static double complex applyc(ra_math_fn fn, double complex z)
+{
+    switch (fn) {
+    case RA_MATH_SIN:
+        return csin(z);
+    case RA_MATH_COS:
+        return ccos(z);
+    case RA_MATH_TAN:
+        return ctan(z);
+    case RA_MATH_ASIN:
+        return casin(z);
+    case RA_MATH_ACOS:
+        return cacos(z);
+    case RA_MATH_ATAN:
+        return catan(z);
+    case RA_MATH_SINH:
+        return csinh(z);
+    case RA_MATH_COSH:
+        return ccosh(z);
+    case RA_MATH_TANH:
+        return ctanh(z);
+    case RA_MATH_ASINH:
+        return casinh(z);
+    case RA_MATH_ACOSH:
+        return cacosh(z);
+    case RA_MATH_ATANH:
+        return catanh(z);
+    case RA_MATH_EXP:
+        return cexp(z);
+    case RA_MATH_EXPM1:
+        return cexpm1(z);
+    case RA_MATH_LOG:
+        return clog(z);
+    case RA_MATH_LOG1P:
+        return clog(1.0 + z);
+    case RA_MATH_LOG2:
+        return clog(z) / log(2.0);
+    case RA_MATH_LOG10:
+        return clog(z) / log(10.0);
+    case RA_MATH_ROUND:
+        return CMPLX(rint(creal(z)), rint(cimag(z)));
+    case RA_MATH_SQUARE:
+        return z * z;
+    case RA_MATH_SIGN:
+        return z == 0 ? 0 : z / cabs(z);
+    case RA_MATH_RECIPROCAL:
+        return 1.0 / z;
+    case RA_MATH_CONJ:
+        return conj(z);
+    case RA_MATH_REAL:
+        return creal(z);
+    case RA_MATH_IMAG:
+        return cimag(z);
+    default: /* positive */
+        return z;
+    }
+}
+
+/* Element i of x through fn into element i of y (x's dtype kind already checked). */
+static void unary_at(ra_math_fn fn, const ra__host *x, ra__host *y, size_t i)
+{
+    unsigned k = kind_of(x->dtype);
+    if (k == KB) {
+        ra__hsetb(y, i, !ra__hgetb(x, i)); /* bitwise_invert and logical_not */
+    } else if (k == KC) {
+        double complex z = ra__hgetc(x, i);
+        double re = creal(z), im = cimag(z);
+        if (fn == RA_MATH_ISNAN)
+            ra__hsetb(y, i, isnan(re) || isnan(im));
+        else if (fn == RA_MATH_ISINF)
+            ra__hsetb(y, i, isinf(re) || isinf(im));
+        else if (fn == RA_MATH_ISFINITE)
+            ra__hsetb(y, i, isfinite(re) && isfinite(im));
+        else
+            ra__hsetc(y, i, applyc(fn, z));
+    } else if (k == KF) {
+        double v = ra__hget(x, i);
+        ra__hset(y, i, x->dtype == RA_FLOAT32 ? (double)applyf(fn, (float)v) : apply(fn, v));
+    } else if (is_predicate(fn)) {
+        ra__hsetb(y, i, fn == RA_MATH_ISFINITE); /* an integer is finite, never NaN or inf */
+    } else if (k == KI) {
+        int64_t v = ra__hgeti(x, i);
+        uint64_t u = (uint64_t)v;
+        if (fn == RA_MATH_BITWISE_INVERT)
+            u = ~u;
+        else if (fn == RA_MATH_SQUARE)
+            u = u * u; /* wraps as the dtype does once stored */
+        else if (fn == RA_MATH_SIGN)
+            u = (uint64_t)(int64_t)((v > 0) - (v < 0));
+        ra__hseti(y, i, (int64_t)u);
+    } else {
+        uint64_t v = ra__hgetu(x, i);
+        if (fn == RA_MATH_BITWISE_INVERT)
+            v = ~v;
+        else if (fn == RA_MATH_SQUARE)
+            v = v * v;
+        else if (fn == RA_MATH_SIGN)
+            v = v != 0;
+        ra__hsetu(y, i, v);
+    }
+}
+
+static ra_dtype real_of(ra_dtype d)
+{
+    return d == RA_COMPLEX64 ? RA_FLOAT32 : d == RA_COMPLEX128 ? RA_FLOAT64 : d;
+}
+
 int ra_math_unary(ra_ctx *ctx, ra_math_fn fn, const ra_array *x, ra_array **out)
 {
     if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_math_unary: ctx is NULL");
@@ -175,34 +390,21 @@ int ra_math_unary(ra_ctx *ctx, ra_math_fn fn, const ra_array *x, ra_array **out)
     const char *name = ra_math_name(fn);
     if (!name) return ra__ctx_error(ctx, RA_E_ARG, "ra_math_unary: unknown function %d", (int)fn);
     if (!x) return ra__ctx_error(ctx, RA_E_NULL, "%s: x is NULL", name);
-    if (x->layer)
-        return ra__ctx_error(ctx, RA_E_ARG, "%s: a sharded array is not supported here", name);
-    if (x->dtype != RA_FLOAT32 && x->dtype != RA_FLOAT64)
-        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: defined here for float32 and float64, not %s",
-                             name, ra_dtype_name(x->dtype));
-    ra_dtype odtype = is_predicate(fn) ? RA_BOOL : x->dtype;
-    ra_array *y = NULL;
-    int status = ra__array_new_like_uninit(ctx, x->dev, odtype, x, &y); /* written whole */
+    if (!(kind_of(x->dtype) & kinds1[fn]))
+        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: defined for %s, not %s", name,
+                             kinds_text(kinds1[fn]), ra_dtype_name(x->dtype));
+    ra_dtype odtype = is_predicate(fn)                           ? RA_BOOL
+                      : fn == RA_MATH_REAL || fn == RA_MATH_IMAG ? real_of(x->dtype)
+                                                                 : x->dtype;
+    ra__dev *dev = NULL;
+    ra__host hx, hy;
+    int status = ra__staged_read(ctx, name, &x, 1, &dev, &hx);
     if (status != RA_OK) return status;
-    size_t n = (size_t)x->size;
-    void *hx = ra__alloc(ctx, x->nbytes ? x->nbytes : 1);
-    void *hy = ra__alloc(ctx, y->nbytes ? y->nbytes : 1);
-    if (!hx || !hy) status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", name);
-    if (status == RA_OK && n) status = ra_array_read(ctx, x, hx, x->nbytes);
-    for (size_t i = 0; status == RA_OK && i < n; i++) {
-        double r = x->dtype == RA_FLOAT32 ? (double)applyf(fn, ((const float *)hx)[i])
-                                          : apply(fn, ((const double *)hx)[i]);
-        if (odtype == RA_BOOL)
-            ((uint8_t *)hy)[i] = r != 0;
-        else if (odtype == RA_FLOAT32)
-            ((float *)hy)[i] = (float)r;
-        else
-            ((double *)hy)[i] = r;
-    }
-    if (status == RA_OK && n) status = ra__array_write(ctx, y, hy);
-    ra__free(ctx, hx);
-    ra__free(ctx, hy);
-    return ra__array_hand_out(status, y, out);
+    status = ra__host_new(ctx, name, odtype, hx.ndim, hx.shape, &hy);
+    for (size_t i = 0; status == RA_OK && i < hx.size; i++)
+        unary_at(fn, &hx, &hy, i);
+    ra__host_free(ctx, &hx);
+    return ra__host_finish(ctx, status, dev, &hy, out);
 }
 
 /* ---- two operands ---------------------------------------------------------------------- */
@@ -221,6 +423,38 @@ static const char *const names2[] = {
     [RA_MATH2_GREATER_EQUAL] = "greater_equal",
     [RA_MATH2_LESS_EQUAL] = "less_equal",
     [RA_MATH2_NOT_EQUAL] = "not_equal",
+    [RA_MATH2_BITWISE_AND] = "bitwise_and",
+    [RA_MATH2_BITWISE_OR] = "bitwise_or",
+    [RA_MATH2_BITWISE_XOR] = "bitwise_xor",
+    [RA_MATH2_BITWISE_LEFT_SHIFT] = "bitwise_left_shift",
+    [RA_MATH2_BITWISE_RIGHT_SHIFT] = "bitwise_right_shift",
+    [RA_MATH2_LOGICAL_AND] = "logical_and",
+    [RA_MATH2_LOGICAL_OR] = "logical_or",
+    [RA_MATH2_LOGICAL_XOR] = "logical_xor",
+};
+
+static const unsigned char kinds2[] = {
+    [RA_MATH2_ATAN2] = KF,
+    [RA_MATH2_HYPOT] = KF,
+    [RA_MATH2_COPYSIGN] = KF,
+    [RA_MATH2_LOGADDEXP] = KF,
+    [RA_MATH2_POW] = KNUM,
+    [RA_MATH2_REMAINDER] = KREAL,
+    [RA_MATH2_FLOOR_DIVIDE] = KREAL,
+    [RA_MATH2_NEXTAFTER] = KF,
+    [RA_MATH2_MINIMUM] = KREAL,
+    [RA_MATH2_GREATER] = KREAL,
+    [RA_MATH2_GREATER_EQUAL] = KREAL,
+    [RA_MATH2_LESS_EQUAL] = KREAL,
+    [RA_MATH2_NOT_EQUAL] = KB | KNUM,
+    [RA_MATH2_BITWISE_AND] = KB | KINT,
+    [RA_MATH2_BITWISE_OR] = KB | KINT,
+    [RA_MATH2_BITWISE_XOR] = KB | KINT,
+    [RA_MATH2_BITWISE_LEFT_SHIFT] = KINT,
+    [RA_MATH2_BITWISE_RIGHT_SHIFT] = KINT,
+    [RA_MATH2_LOGICAL_AND] = KB,
+    [RA_MATH2_LOGICAL_OR] = KB,
+    [RA_MATH2_LOGICAL_XOR] = KB,
 };
 
 const char *ra_math2_name(ra_math2_fn fn)
@@ -271,8 +505,9 @@ static double apply2(ra_math2_fn fn, double a, double b)
         return a <= b;
     case RA_MATH2_NOT_EQUAL:
         return a != b;
+    default:
+        return NAN;
     }
-    return NAN;
 }
 
 static float apply2f(ra_math2_fn fn, float a, float b)
@@ -304,41 +539,145 @@ static float apply2f(ra_math2_fn fn, float a, float b)
     }
 }
 
-/* One operand's elements as doubles on the host: an array read whole, or a scalar. */
-static int operand_host(ra_ctx *ctx, const char *name, ra_operand o, ra_dtype dtype, double **out,
-                        size_t *n)
+static bool bool2(ra_math2_fn fn, bool a, bool b)
 {
-    *out = NULL;
-    *n = 1;
-    if (!o.array) {
-        if (o.scalar.kind != RA_SCALAR_INT && o.scalar.kind != RA_SCALAR_FLOAT)
-            return ra__ctx_error(ctx, RA_E_DTYPE, "%s: a %s scalar with a real floating array",
-                                 name, o.scalar.kind == RA_SCALAR_BOOL ? "bool" : "complex");
-        double *v = ra__alloc(ctx, sizeof *v);
-        if (!v) return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", name);
-        /* A Python scalar takes the array's dtype (API-PROM-3): rounded to float32 there. */
-        double s = o.scalar.kind != RA_SCALAR_INT ? o.scalar.re
-                   : o.scalar.u                   ? (double)(uint64_t)o.scalar.i
-                                                  : (double)o.scalar.i;
-        *v = dtype == RA_FLOAT32 ? (double)(float)s : s;
-        *out = v;
-        return RA_OK;
+    switch (fn) {
+    case RA_MATH2_BITWISE_AND:
+    case RA_MATH2_LOGICAL_AND:
+        return a && b;
+    case RA_MATH2_BITWISE_OR:
+    case RA_MATH2_LOGICAL_OR:
+        return a || b;
+    default: /* xor, not_equal */
+        return a != b;
     }
-    const ra_array *x = o.array;
-    *n = (size_t)x->size;
-    double *v = ra__alloc(ctx, (*n ? *n : 1) * sizeof *v);
-    void *raw = ra__alloc(ctx, x->nbytes ? x->nbytes : 1);
-    int status = (!v || !raw) ? ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", name) : RA_OK;
-    if (status == RA_OK && *n) status = ra_array_read(ctx, x, raw, x->nbytes);
-    for (size_t i = 0; status == RA_OK && i < *n; i++)
-        v[i] = x->dtype == RA_FLOAT32 ? (double)((const float *)raw)[i] : ((const double *)raw)[i];
-    ra__free(ctx, raw);
-    if (status != RA_OK) {
-        ra__free(ctx, v);
-        return status;
+}
+
+/* base ** e in 64-bit wrapping arithmetic, e >= 0 (repeated squaring). */
+static uint64_t upow(uint64_t base, uint64_t e)
+{
+    uint64_t r = 1;
+    for (; e; e >>= 1, base *= base)
+        if (e & 1) r *= base;
+    return r;
+}
+
+/* Two signed integers (the promoted dtype's values as int64); comparisons give 0 or 1. */
+static int64_t int2(ra_math2_fn fn, int64_t a, int64_t b)
+{
+    uint64_t ua = (uint64_t)a, ub = (uint64_t)b;
+    switch (fn) {
+    case RA_MATH2_POW:
+        if (b >= 0) return (int64_t)upow(ua, ub);
+        return a == 1 ? 1 : a == -1 ? (b % 2 ? -1 : 1) : 0;
+    case RA_MATH2_REMAINDER:
+    case RA_MATH2_FLOOR_DIVIDE: {
+        if (b == 0) return 0;
+        if (b == -1) return fn == RA_MATH2_REMAINDER ? 0 : (int64_t)(0 - ua);
+        int64_t q = a / b, r = a % b;
+        if (r != 0 && (r < 0) != (b < 0)) {
+            q -= 1;
+            r += b;
+        }
+        return fn == RA_MATH2_REMAINDER ? r : q;
     }
-    *out = v;
-    return RA_OK;
+    case RA_MATH2_MINIMUM:
+        return a < b ? a : b;
+    case RA_MATH2_GREATER:
+        return a > b;
+    case RA_MATH2_GREATER_EQUAL:
+        return a >= b;
+    case RA_MATH2_LESS_EQUAL:
+        return a <= b;
+    case RA_MATH2_NOT_EQUAL:
+        return a != b;
+    case RA_MATH2_BITWISE_AND:
+        return (int64_t)(ua & ub);
+    case RA_MATH2_BITWISE_OR:
+        return (int64_t)(ua | ub);
+    case RA_MATH2_BITWISE_XOR:
+        return (int64_t)(ua ^ ub);
+    case RA_MATH2_BITWISE_LEFT_SHIFT:
+        return b < 0 || b >= 64 ? 0 : (int64_t)(ua << b);
+    case RA_MATH2_BITWISE_RIGHT_SHIFT:
+        if (b < 0) return 0;
+        return b >= 64 ? (a < 0 ? -1 : 0) : a >> b; /* arithmetic: the sign is kept */
+    default:
+        return 0;
+    }
+}
+
+static uint64_t uint2(ra_math2_fn fn, uint64_t a, uint64_t b)
+{
+    switch (fn) {
+    case RA_MATH2_POW:
+        return upow(a, b);
+    case RA_MATH2_REMAINDER:
+        return b ? a % b : 0;
+    case RA_MATH2_FLOOR_DIVIDE:
+        return b ? a / b : 0;
+    case RA_MATH2_MINIMUM:
+        return a < b ? a : b;
+    case RA_MATH2_GREATER:
+        return a > b;
+    case RA_MATH2_GREATER_EQUAL:
+        return a >= b;
+    case RA_MATH2_LESS_EQUAL:
+        return a <= b;
+    case RA_MATH2_NOT_EQUAL:
+        return a != b;
+    case RA_MATH2_BITWISE_AND:
+        return a & b;
+    case RA_MATH2_BITWISE_OR:
+        return a | b;
+    case RA_MATH2_BITWISE_XOR:
+        return a ^ b;
+    case RA_MATH2_BITWISE_LEFT_SHIFT:
+        return b >= 64 ? 0 : a << b;
+    case RA_MATH2_BITWISE_RIGHT_SHIFT:
+        return b >= 64 ? 0 : a >> b;
+    default:
+        return 0;
+    }
+}
+
+/* Element i of the result from elements ia of a and ib of b, computed in dtype dt (the
+ * promoted dtype, whose kind the function takes). */
+static void binary_at(ra_math2_fn fn, ra_dtype dt, const ra__host *a, size_t ia, const ra__host *b,
+                      size_t ib, ra__host *y, size_t i)
+{
+    unsigned k = kind_of(dt);
+    if (k == KB) {
+        ra__hsetb(y, i, bool2(fn, ra__hgetb(a, ia), ra__hgetb(b, ib)));
+    } else if (k == KI) {
+        ra__hseti(y, i, int2(fn, ra__hgeti(a, ia), ra__hgeti(b, ib)));
+    } else if (k == KU) {
+        ra__hsetu(y, i, uint2(fn, ra__hgetu(a, ia), ra__hgetu(b, ib)));
+    } else if (k == KC) {
+        double complex u = ra__hgetc(a, ia), v = ra__hgetc(b, ib);
+        if (fn == RA_MATH2_NOT_EQUAL)
+            ra__hsetb(y, i, u != v);
+        else /* pow */
+            ra__hsetc(y, i, v == 0 ? 1.0 : cpow(u, v));
+    } else {
+        double u = ra__hget(a, ia), v = ra__hget(b, ib);
+        if (is_comparison(fn))
+            ra__hsetb(y, i, apply2(fn, u, v) != 0);
+        else if (dt == RA_FLOAT32)
+            ra__hset(y, i, (double)apply2f(fn, (float)u, (float)v));
+        else
+            ra__hset(y, i, apply2(fn, u, v));
+    }
+}
+
+/* A Python scalar operand as a 0-d host copy of dtype dt (API-PROM-3: checked for kind and
+ * range by the promotion's conversion). */
+static int scalar_host(ra_ctx *ctx, const char *name, ra_scalar s, ra_dtype dt, ra__host *h)
+{
+    int status = ra__host_new(ctx, name, dt, 0, NULL, h);
+    if (status == RA_OK) status = ra__promote_scalar_element(ctx, s, dt, h->data, name);
+    if (status != RA_OK) ra__host_free(ctx, h);
+    return status;
 }
 
 int ra_math_binary(ra_ctx *ctx, ra_math2_fn fn, ra_operand x1, ra_operand x2, ra_array **out)
@@ -350,63 +689,47 @@ int ra_math_binary(ra_ctx *ctx, ra_math2_fn fn, ra_operand x1, ra_operand x2, ra
     if (!name) return ra__ctx_error(ctx, RA_E_ARG, "ra_math_binary: unknown function %d", (int)fn);
     if (!x1.array && !x2.array)
         return ra__ctx_error(ctx, RA_E_SCALAR, "%s: at least one operand must be an array", name);
-    const ra_array *xs[2] = {x1.array, x2.array};
-    const ra_array *like = xs[0] ? xs[0] : xs[1];
     for (int k = 0; k < 2; k++) {
-        if (!xs[k]) continue;
-        if (xs[k]->layer)
+        const ra_array *x = k ? x2.array : x1.array;
+        if (x && x->layer)
             return ra__ctx_error(ctx, RA_E_ARG, "%s: a sharded array is not supported here", name);
-        if (xs[k]->dtype != RA_FLOAT32 && xs[k]->dtype != RA_FLOAT64)
-            return ra__ctx_error(ctx, RA_E_DTYPE,
-                                 "%s: defined here for float32 and float64, "
-                                 "not %s",
-                                 name, ra_dtype_name(xs[k]->dtype));
     }
-    if (xs[0] && xs[1]) {
-        /* DEV-DS-11: arrays on two devices are refused, never moved. */
-        if (xs[0]->dev != xs[1]->dev)
-            return ra__ctx_error(ctx, RA_E_DEVICE_MISMATCH,
-                                 "%s: x1 and x2 are on different "
-                                 "devices",
-                                 name);
-        if (xs[0]->dtype != xs[1]->dtype)
-            return ra__ctx_error(ctx, RA_E_DTYPE,
-                                 "%s: x1 is %s and x2 %s; one dtype is needed "
-                                 "here",
-                                 name, ra_dtype_name(xs[0]->dtype), ra_dtype_name(xs[1]->dtype));
-        /* Equal shapes, or a 0-d operand: the broadcasting these functions get here. */
-        bool same = xs[0]->ndim == xs[1]->ndim &&
-                    !memcmp(xs[0]->shape, xs[1]->shape, xs[0]->ndim * sizeof(int64_t));
-        if (!same && xs[0]->ndim && xs[1]->ndim)
-            return ra__ctx_error(ctx, RA_E_BROADCAST,
-                                 "%s: equal shapes or a 0-d operand are "
-                                 "needed here",
-                                 name);
-        if (!same && !xs[0]->ndim) like = xs[1];
-    }
-    ra_dtype dtype = like->dtype;
-    ra_array *y = NULL;
-    int status = ra__array_new_like_uninit(ctx, like->dev, is_comparison(fn) ? RA_BOOL : dtype,
-                                           like, &y); /* written whole */
+    ra_dtype dt;
+    int status = ra__promote_binary(ctx, name, x1, x2, &dt);
     if (status != RA_OK) return status;
-    double *a = NULL, *b = NULL;
-    size_t na = 0, nb = 0, n = (size_t)like->size;
-    status = operand_host(ctx, name, x1, dtype, &a, &na);
-    if (status == RA_OK) status = operand_host(ctx, name, x2, dtype, &b, &nb);
-    void *hy = status == RA_OK ? ra__alloc(ctx, y->nbytes ? y->nbytes : 1) : NULL;
-    if (status == RA_OK && !hy) status = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", name);
-    for (size_t i = 0; status == RA_OK && i < n; i++) {
-        double va = a[na == 1 ? 0 : i], vb = b[nb == 1 ? 0 : i];
-        if (y->dtype == RA_BOOL)
-            ((uint8_t *)hy)[i] = apply2(fn, va, vb) != 0;
-        else if (dtype == RA_FLOAT32)
-            ((float *)hy)[i] = apply2f(fn, (float)va, (float)vb);
-        else
-            ((double *)hy)[i] = apply2(fn, va, vb);
+    if (!(kind_of(dt) & kinds2[fn]))
+        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: defined for %s, not %s", name,
+                             kinds_text(kinds2[fn]), ra_dtype_name(dt));
+    /* The arrays on their one device (DEV-DS-11), then each scalar as a 0-d host copy. */
+    const ra_array *xs[2];
+    size_t n = 0;
+    if (x1.array) xs[n++] = x1.array;
+    if (x2.array) xs[n++] = x2.array;
+    ra__dev *dev = NULL;
+    ra__host read[2], h[2] = {RA__HOST_INIT, RA__HOST_INIT}, hy = RA__HOST_INIT;
+    status = ra__staged_read(ctx, name, xs, n, &dev, read);
+    if (status != RA_OK) return status;
+    size_t r = 0;
+    if (x1.array)
+        h[0] = read[r++];
+    else
+        status = scalar_host(ctx, name, x1.scalar, dt, &h[0]);
+    if (x2.array)
+        h[1] = read[r++];
+    else if (status == RA_OK)
+        status = scalar_host(ctx, name, x2.scalar, dt, &h[1]);
+    size_t ndim = 0;
+    int64_t shape[RA_MAX_NDIM];
+    if (status == RA_OK) {
+        const size_t ndims[2] = {h[0].ndim, h[1].ndim};
+        const int64_t *const shapes[2] = {h[0].shape, h[1].shape};
+        status = ra__broadcast_shapes(ctx, name, 2, ndims, shapes, &ndim, shape);
     }
-    if (status == RA_OK && n) status = ra__array_write(ctx, y, hy);
-    ra__free(ctx, a);
-    ra__free(ctx, b);
-    ra__free(ctx, hy);
-    return ra__array_hand_out(status, y, out);
+    if (status == RA_OK)
+        status = ra__host_new(ctx, name, is_comparison(fn) ? RA_BOOL : dt, ndim, shape, &hy);
+    for (size_t i = 0; status == RA_OK && i < hy.size; i++)
+        binary_at(fn, dt, &h[0], ra__broadcast_at(i, ndim, shape, h[0].ndim, h[0].shape), &h[1],
+                  ra__broadcast_at(i, ndim, shape, h[1].ndim, h[1].shape), &hy, i);
+    ra__host_free_all(ctx, h, 2);
+    return ra__host_finish(ctx, status, dev, &hy, out);
 }
