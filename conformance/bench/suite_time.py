@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""The whole suite's time per library, without the library's import.
+
+    suite_time.py [--devspec PATH] [--jobs N] [--starts K] [--cases FILE]... [ADAPTER...]
+
+For each adapter of adapters/adapters.json named (default: every Python library's and
+refarray's), in one run of this program:
+
+- start-up: the median of K starts of the adapter program to its answer to `hello`
+  (interpreter start and the library's import; reports/summary.py's measure_startup), the
+  baseline every other figure of that library is divided by;
+- run: the wall time of `devspec run --adapter NAME --jobs N` over the suite (its
+  expectations file as published), from which one start-up per worker is subtracted: the
+  suite without the import;
+- cases: the sum of the report's per-case durations (each case's requests and its reset, as
+  the runner timed them), and the cases that ran (not skipped).
+
+It prints a Markdown table: start-up s, run s, run ex import s, cases s, cases run, ms per
+case run, and run ex import / start-up. Nothing is asserted: the figures are for a person
+to read (conformance/bench/README.md keeps a measured table). Standard-library Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(TOP, "reports"))
+
+from summary import measure_startup  # noqa: E402
+
+DEFAULT = ("refarray", "numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy", "oneflow")
+
+
+def run_suite(devspec: str, name: str, jobs: int, cases: list[str],
+              tmp: str) -> tuple[float, dict[str, Any] | None, str]:
+    """(wall seconds, the report or None, the runner's last line) of one whole run."""
+    report = os.path.join(tmp, name + ".json")
+    argv = [devspec, "run", "--adapter", name, "--jobs", str(jobs), "--report", report,
+            "--no-tap", "--no-progress"]
+    for c in cases:
+        argv += ["--cases", c]
+    start = time.perf_counter()
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+    wall = time.perf_counter() - start
+    lines = (p.stdout + p.stderr).strip().splitlines()
+    try:
+        with open(report, encoding="utf-8") as f:
+            return wall, json.load(f), lines[-1] if lines else ""
+    except (OSError, ValueError):
+        return wall, None, lines[-1] if lines else "exit %d" % p.returncode
+
+
+def row(name: str, up: float | None, wall: float, report: dict[str, Any] | None,
+        jobs: int) -> str:
+    if report is None or up is None:
+        return "| %s | %s | %.2f | – | – | – | – | – |" % (
+            name, "–" if up is None else "%.2f" % up, wall)
+    cases = report.get("cases", [])
+    ran = [c for c in cases if c.get("status") != "skip"]
+    own = sum(c.get("duration") or 0.0 for c in cases)
+    ex = wall - up * min(jobs, max(1, len(cases)))
+    return "| %s | %.2f | %.2f | %.2f | %.2f | %d | %.2f | %.1f |" % (
+        name, up, wall, ex, own, len(ran), 1000.0 * own / max(1, len(ran)), ex / up)
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--devspec", default=os.path.join(TOP, "build", "conformance", "devspec"))
+    ap.add_argument("--build", default=os.path.join(TOP, "build"))
+    ap.add_argument("--jobs", type=int, default=1, help="runner workers (default 1)")
+    ap.add_argument("--starts", type=int, default=3, help="starts for the start-up median")
+    ap.add_argument("--cases", action="append", default=[], help="case files (default all)")
+    ap.add_argument("adapters", nargs="*")
+    args = ap.parse_args(argv)
+    if args.jobs < 1 or args.starts < 1:
+        ap.error("--jobs and --starts take a number >= 1")
+    if not os.access(args.devspec, os.X_OK):
+        sys.stderr.write("suite_time.py: %s is not an executable devspec (build first, or "
+                         "--devspec PATH)\n" % args.devspec)
+        return 2
+    names = args.adapters or list(DEFAULT)
+    print("| library | start-up s | run s | run ex import s | cases s | cases run "
+          "| ms / case | ex import / start-up |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    with tempfile.TemporaryDirectory(prefix="devspec-suite-time-") as tmp:
+        for name in names:
+            up = measure_startup(TOP, os.path.realpath(args.build), name, args.starts)
+            wall, report, last = run_suite(args.devspec, name, args.jobs, args.cases, tmp)
+            print(row(name, up, wall, report, args.jobs), flush=True)
+            sys.stderr.write("suite_time.py: %s: %s\n" % (name, last))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
