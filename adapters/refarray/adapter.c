@@ -128,6 +128,14 @@ static const struct feature {
     /* float16 on the cpu device; OpenCL devices have it only with cl_khr_fp16. */
     {"float16", 0, 2000},
     {"functions-elementwise", 0, 2000},
+    /* the standard's functions of refarray_fn_shape.h, through the generic call (call_shape.c);
+     * an index array on another device than the indexed array is refused (DEV-DS-11) */
+    {"functions-manipulation", 0, 2000},
+    {"functions-indexing", 0, 2000},
+    {"functions-searching", 0, 2000},
+    {"functions-set", 0, 2000},
+    {"functions-sorting", 0, 2000},
+    {"cross-device-indexing", 0, 2000},
 };
 
 #define NFEATURES (sizeof features / sizeof features[0])

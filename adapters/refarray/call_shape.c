@@ -1,10 +1,646 @@
 /*
  * call_shape.c: the names of the standard's manipulation, indexing, searching, set and sorting
- * functions that refarray's generic call answers (refarray_fn_shape.h); a name not here, nor in
- * call.c, is lacking.
+ * functions that refarray's generic call answers (refarray_fn_shape.h), and Array.__getitem__
+ * and Array.__setitem__; a name not here, nor in call.c, is lacking. Each handler reads the
+ * standard's arguments (positional, or by keyword where the standard allows), calls the
+ * typed function, and turns a refarray status into the library's error.
  */
 #include "adapter_call.h"
+#include "refarray_fn_shape.h"
+
+#include <string.h>
+
+#define MAXN DS_CALL_MAX_RESULTS
+
+/* The argument at position pos, or the keyword kw (NULL: neither). */
+static const ds_value *arg(const refarray_args *a, size_t pos, const char *kw)
+{
+    if (pos < a->nargs) return &a->args[pos];
+    return kw ? call_keyword(a->kwnames, a->kwargs, a->nkw, kw) : NULL;
+}
+
+/* Arity: at least min and at most max positional arguments. */
+static int nargs_between(const refarray_args *a, size_t min, size_t max)
+{
+    if (a->nargs >= min && a->nargs <= max) return 0;
+    ds_error("TypeError", "%s takes %zu to %zu positional arguments (%zu given)", a->name, min, max,
+             a->nargs);
+    return -1;
+}
+
+static int check(const refarray_args *a, size_t min, size_t max, const char *const *kws)
+{
+    if (call_keywords(a->name, a->kwnames, a->nkw, kws) < 0) return -1;
+    return nargs_between(a, min, max);
+}
+
+static int status_error(void *lib, int st)
+{
+    if (st != RA_OK) ds_error(ra_status_kind(st), "%s", ra_ctx_message(refarray_ctx(lib)));
+    return st;
+}
+
+/* An int or a tuple/list of ints into out[0..*n) (cap at most). v NULL or None: *none. */
+static int int_list(const refarray_args *a, const ds_value *v, int64_t *out, size_t cap, size_t *n,
+                    bool *none)
+{
+    *n = 0;
+    if (none) *none = v == NULL || v->kind == DS_VALUE_NONE;
+    if (v == NULL || v->kind == DS_VALUE_NONE) {
+        if (none) return 0;
+        ds_error("TypeError", "%s: an int or a tuple of ints is needed", a->name);
+        return -1;
+    }
+    if (v->kind == DS_VALUE_SCALAR) {
+        *n = 1;
+        return call_int(a->name, v, false, NULL, &out[0]);
+    }
+    if ((v->kind != DS_VALUE_TUPLE && v->kind != DS_VALUE_LIST) || v->n > cap) {
+        ds_error("TypeError", "%s: an int or a tuple of at most %zu ints is needed", a->name, cap);
+        return -1;
+    }
+    for (size_t i = 0; i < v->n; i++)
+        if (call_int(a->name, &v->items[i], false, NULL, &out[i]) < 0) return -1;
+    *n = v->n;
+    return 0;
+}
+
+static int bool_kw(const refarray_args *a, const char *kw, bool *out)
+{
+    const ds_value *v = call_keyword(a->kwnames, a->kwargs, a->nkw, kw);
+    if (v == NULL) return 0;
+    if (v->kind != DS_VALUE_SCALAR || v->scalar.kind != DS_SCALAR_BOOL) {
+        ds_error("TypeError", "%s: %s must be a bool", a->name, kw);
+        return -1;
+    }
+    *out = v->scalar.b;
+    return 0;
+}
+
+/* A tuple or list of arrays. */
+static int array_list(const refarray_args *a, const ds_value *v, const ra_array **xs, size_t *n)
+{
+    if (v == NULL || (v->kind != DS_VALUE_TUPLE && v->kind != DS_VALUE_LIST) || v->n > MAXN) {
+        ds_error("TypeError", "%s takes a tuple or list of at most %d arrays", a->name, MAXN);
+        return -1;
+    }
+    for (size_t i = 0; i < v->n; i++) {
+        ds_array x;
+        if (call_array(a->name, &v->items[i], &x) < 0) return -1;
+        xs[i] = x;
+    }
+    *n = v->n;
+    return 0;
+}
+
+static ra_operand operand_of(const ds_operand *o)
+{
+    if (o->is_array) return ra_operand_array(o->array);
+    switch (o->scalar.kind) {
+    case DS_SCALAR_BOOL:
+        return ra_operand_scalar(ra_scalar_bool(o->scalar.b));
+    case DS_SCALAR_INT:
+        return ra_operand_scalar(o->scalar.u ? ra_scalar_uint((uint64_t)o->scalar.i)
+                                             : ra_scalar_int(o->scalar.i));
+    case DS_SCALAR_COMPLEX:
+        return ra_operand_scalar(ra_scalar_complex(o->scalar.f, o->scalar.im));
+    case DS_SCALAR_FLOAT:
+        break;
+    }
+    return ra_operand_scalar(ra_scalar_float(o->scalar.f));
+}
+
+/* y is read after the call that fills it (a pointer: C leaves the order of arguments'
+ * evaluation open). */
+static int one_array(void *lib, ds_call_result *out, int st, ra_array *const *y)
+{
+    if (status_error(lib, st) != RA_OK) return st;
+    out->value.kind = DS_VALUE_ARRAY;
+    out->value.array = *y;
+    return 0;
+}
+
+static int tuple_of(void *lib, ds_call_result *out, int st, ra_array *const *ys, const size_t *n)
+{
+    if (status_error(lib, st) != RA_OK) return st;
+    out->value.kind = DS_VALUE_TUPLE;
+    for (size_t i = 0; i < *n; i++)
+        out->arrays[i] = ys[i];
+    out->n = *n;
+    return 0;
+}
+
+/* ---- manipulation ------------------------------------------------------------------------ */
+
+static int do_broadcast_arrays(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    const ra_array *xs[MAXN];
+    ra_array *ys[MAXN];
+    if (check(a, 0, MAXN, NULL) < 0) return -1;
+    for (size_t i = 0; i < a->nargs; i++) {
+        ds_array x;
+        if (call_array(a->name, &a->args[i], &x) < 0) return -1;
+        xs[i] = x;
+    }
+    return tuple_of(lib, out, ra_broadcast_arrays(refarray_ctx(lib), xs, a->nargs, ys), ys,
+                    &a->nargs);
+}
+
+static int do_broadcast_shapes(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    int64_t shapes[MAXN][RA_MAX_NDIM], r[RA_MAX_NDIM];
+    const int64_t *sp[MAXN];
+    size_t nds[MAXN], nd = 0;
+    if (check(a, 0, MAXN, NULL) < 0) return -1;
+    for (size_t i = 0; i < a->nargs; i++) {
+        if (a->args[i].kind != DS_VALUE_TUPLE && a->args[i].kind != DS_VALUE_LIST) {
+            ds_error("TypeError", "%s: each shape is a tuple of ints", a->name);
+            return -1;
+        }
+        if (int_list(a, &a->args[i], shapes[i], RA_MAX_NDIM, &nds[i], NULL) < 0) return -1;
+        sp[i] = shapes[i];
+    }
+    int st = ra_broadcast_shapes(refarray_ctx(lib), sp, nds, a->nargs, r, &nd);
+    if (status_error(lib, st) != RA_OK) return st;
+    static _Thread_local ds_value items[RA_MAX_NDIM];
+    for (size_t d = 0; d < nd; d++) {
+        memset(&items[d], 0, sizeof items[d]);
+        items[d].kind = DS_VALUE_SCALAR;
+        items[d].scalar.kind = DS_SCALAR_INT;
+        items[d].scalar.i = r[d];
+    }
+    out->value.kind = DS_VALUE_TUPLE;
+    out->value.items = items;
+    out->value.n = nd;
+    out->n = 0;
+    return 0;
+}
+
+static int do_broadcast_to(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"shape", NULL};
+    ds_array x;
+    int64_t shape[RA_MAX_NDIM];
+    size_t nd;
+    ra_array *y = NULL;
+    if (check(a, 1, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        int_list(a, arg(a, 1, "shape"), shape, RA_MAX_NDIM, &nd, NULL) < 0)
+        return -1;
+    return one_array(lib, out, ra_broadcast_to(refarray_ctx(lib), x, shape, nd, &y), &y);
+}
+
+static int do_concat(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"axis", NULL};
+    const ra_array *xs[MAXN];
+    size_t n;
+    int64_t axis = 0;
+    bool none;
+    ra_array *y = NULL;
+    if (check(a, 1, 1, kws) < 0 || array_list(a, &a->args[0], xs, &n) < 0 ||
+        call_int(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), true, &none, &axis) <
+            0)
+        return -1;
+    none = none && call_keyword(a->kwnames, a->kwargs, a->nkw, "axis") != NULL;
+    return one_array(lib, out, ra_concat(refarray_ctx(lib), xs, n, none ? NULL : &axis, &y), &y);
+}
+
+static int do_expand_dims(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"axis", NULL};
+    ds_array x;
+    int64_t axes[RA_MAX_NDIM] = {0};
+    size_t n = 1;
+    bool none;
+    ra_array *y = NULL;
+    if (check(a, 1, 1, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        int_list(a, arg(a, 1, "axis"), axes, RA_MAX_NDIM, &n, &none) < 0)
+        return -1;
+    if (none) n = 1, axes[0] = 0;
+    return one_array(lib, out, ra_expand_dims(refarray_ctx(lib), x, axes, n, &y), &y);
+}
+
+static int do_flip(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"axis", NULL};
+    ds_array x;
+    int64_t axes[RA_MAX_NDIM];
+    size_t n;
+    bool none;
+    ra_array *y = NULL;
+    if (check(a, 1, 1, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        int_list(a, arg(a, 1, "axis"), axes, RA_MAX_NDIM, &n, &none) < 0)
+        return -1;
+    return one_array(lib, out, ra_flip(refarray_ctx(lib), x, none ? NULL : axes, n, &y), &y);
+}
+
+static int do_moveaxis(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    ds_array x;
+    int64_t src[RA_MAX_NDIM], dst[RA_MAX_NDIM];
+    size_t ns, nd;
+    ra_array *y = NULL;
+    if (check(a, 3, 3, NULL) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        int_list(a, &a->args[1], src, RA_MAX_NDIM, &ns, NULL) < 0 ||
+        int_list(a, &a->args[2], dst, RA_MAX_NDIM, &nd, NULL) < 0)
+        return -1;
+    if (ns != nd) {
+        ds_error("ValueError", "%s: source and destination differ in length", a->name);
+        return -1;
+    }
+    return one_array(lib, out, ra_moveaxis(refarray_ctx(lib), x, src, dst, ns, &y), &y);
+}
+
+static int do_permute_dims(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"axes", NULL};
+    ds_array x;
+    int64_t axes[RA_MAX_NDIM];
+    size_t n;
+    ra_array *y = NULL;
+    if (check(a, 1, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        int_list(a, arg(a, 1, "axes"), axes, RA_MAX_NDIM, &n, NULL) < 0)
+        return -1;
+    return one_array(lib, out, ra_permute_dims(refarray_ctx(lib), x, axes, n, &y), &y);
+}
+
+static int do_repeat(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"axis", NULL};
+    ds_array x;
+    int64_t n = 0, axis = 0;
+    bool none;
+    ra_array *y = NULL;
+    const ra_array *reps = NULL;
+    if (check(a, 2, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        call_int(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), true, &none, &axis) <
+            0)
+        return -1;
+    if (a->args[1].kind == DS_VALUE_ARRAY)
+        reps = a->args[1].array;
+    else if (call_int(a->name, &a->args[1], false, NULL, &n) < 0)
+        return -1;
+    return one_array(lib, out, ra_repeat(refarray_ctx(lib), x, reps, n, none ? NULL : &axis, &y),
+                     &y);
+}
+
+static int do_reshape(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"shape", "copy", NULL};
+    ds_array x;
+    int64_t shape[RA_MAX_NDIM];
+    size_t nd;
+    ra_array *y = NULL;
+    const ds_value *copy = call_keyword(a->kwnames, a->kwargs, a->nkw, "copy");
+    if (check(a, 1, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        int_list(a, arg(a, 1, "shape"), shape, RA_MAX_NDIM, &nd, NULL) < 0)
+        return -1;
+    if (copy && copy->kind == DS_VALUE_SCALAR && copy->scalar.kind == DS_SCALAR_BOOL &&
+        !copy->scalar.b) {
+        ds_error("ValueError", "%s: refarray always copies (copy=False cannot be met)", a->name);
+        return -1;
+    }
+    return one_array(lib, out, ra_reshape(refarray_ctx(lib), x, shape, nd, &y), &y);
+}
+
+static int do_roll(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"shift", "axis", NULL};
+    ds_array x;
+    int64_t shifts[RA_MAX_NDIM], axes[RA_MAX_NDIM];
+    size_t ns, na;
+    bool none;
+    ra_array *y = NULL;
+    if (check(a, 1, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        int_list(a, arg(a, 1, "shift"), shifts, RA_MAX_NDIM, &ns, NULL) < 0 ||
+        int_list(a, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), axes, RA_MAX_NDIM, &na,
+                 &none) < 0)
+        return -1;
+    return one_array(lib, out,
+                     ra_roll(refarray_ctx(lib), x, shifts, ns, none ? NULL : axes, na, &y), &y);
+}
+
+static int do_squeeze(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"axis", NULL};
+    ds_array x;
+    int64_t axes[RA_MAX_NDIM];
+    size_t n;
+    ra_array *y = NULL;
+    if (check(a, 1, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        int_list(a, arg(a, 1, "axis"), axes, RA_MAX_NDIM, &n, NULL) < 0)
+        return -1;
+    return one_array(lib, out, ra_squeeze(refarray_ctx(lib), x, axes, n, &y), &y);
+}
+
+static int do_tile(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    ds_array x;
+    int64_t reps[RA_MAX_NDIM];
+    size_t n;
+    ra_array *y = NULL;
+    if (check(a, 2, 2, NULL) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        int_list(a, &a->args[1], reps, RA_MAX_NDIM, &n, NULL) < 0)
+        return -1;
+    return one_array(lib, out, ra_tile(refarray_ctx(lib), x, reps, n, &y), &y);
+}
+
+static int do_unstack(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"axis", NULL};
+    ds_array x;
+    int64_t axis = 0;
+    ra_array *ys[MAXN];
+    size_t n = 0;
+    if (check(a, 1, 1, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        call_int(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), false, NULL, &axis) <
+            0)
+        return -1;
+    return tuple_of(lib, out, ra_unstack(refarray_ctx(lib), x, axis, ys, MAXN, &n), ys, &n);
+}
+
+/* ---- indexing ---------------------------------------------------------------------------- */
+
+static int do_take(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"axis", NULL};
+    ds_array x, ix;
+    int64_t axis = 0;
+    bool none;
+    ra_array *y = NULL;
+    if (check(a, 2, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        call_array(a->name, &a->args[1], &ix) < 0 ||
+        call_int(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), true, &none, &axis) <
+            0)
+        return -1;
+    return one_array(lib, out, ra_take(refarray_ctx(lib), x, ix, none ? NULL : &axis, &y), &y);
+}
+
+static int do_take_along_axis(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"axis", NULL};
+    ds_array x, ix;
+    int64_t axis = -1;
+    ra_array *y = NULL;
+    if (check(a, 2, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        call_array(a->name, &a->args[1], &ix) < 0 ||
+        call_int(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), false, NULL, &axis) <
+            0)
+        return -1;
+    return one_array(lib, out, ra_take_along_axis(refarray_ctx(lib), x, ix, axis, &y), &y);
+}
+
+/* A key: one index or a tuple of them. */
+static int key_of(const refarray_args *a, const ds_value *k, ra_index *idx, size_t *n)
+{
+    const ds_value *items = k;
+    size_t count = 1;
+    if (k->kind == DS_VALUE_TUPLE) {
+        items = k->items;
+        count = k->n;
+    }
+    if (count > RA_MAX_NDIM) {
+        ds_error("IndexError", "%s: %zu indices", a->name, count);
+        return -1;
+    }
+    for (size_t i = 0; i < count; i++) {
+        const ds_value *v = &items[i];
+        ra_index *e = &idx[i];
+        memset(e, 0, sizeof *e);
+        switch (v->kind) {
+        case DS_VALUE_SCALAR:
+            if (v->scalar.kind != DS_SCALAR_INT) break;
+            e->kind = RA_INDEX_INT;
+            if (call_int(a->name, v, false, NULL, &e->i) < 0) return -1;
+            continue;
+        case DS_VALUE_SLICE:
+            e->kind = RA_INDEX_SLICE;
+            e->start = v->slice[0], e->stop = v->slice[1], e->step = v->slice[2];
+            e->has_start = v->slice_set[0], e->has_stop = v->slice_set[1];
+            e->has_step = v->slice_set[2];
+            continue;
+        case DS_VALUE_ELLIPSIS:
+            e->kind = RA_INDEX_ELLIPSIS;
+            continue;
+        case DS_VALUE_NONE:
+            e->kind = RA_INDEX_NEWAXIS;
+            continue;
+        case DS_VALUE_ARRAY:
+            e->kind = RA_INDEX_ARRAY;
+            e->array = v->array;
+            continue;
+        default:
+            break;
+        }
+        ds_error("IndexError", "%s: index %zu is not an int, slice, ellipsis, None or array",
+                 a->name, i);
+        return -1;
+    }
+    *n = count;
+    return 0;
+}
+
+static int do_getitem(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    ds_array x;
+    ra_index idx[RA_MAX_NDIM];
+    size_t n;
+    ra_array *y = NULL;
+    if (check(a, 2, 2, NULL) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        key_of(a, &a->args[1], idx, &n) < 0)
+        return -1;
+    return one_array(lib, out, ra_getitem(refarray_ctx(lib), x, idx, n, &y), &y);
+}
+
+static int do_setitem(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    ds_array x;
+    ra_index idx[RA_MAX_NDIM];
+    size_t n;
+    ds_operand v;
+    if (check(a, 3, 3, NULL) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        key_of(a, &a->args[1], idx, &n) < 0 || call_operand(a->name, &a->args[2], &v) < 0)
+        return -1;
+    int st = ra_setitem(refarray_ctx(lib), x, idx, n, operand_of(&v));
+    if (status_error(lib, st) != RA_OK) return st;
+    out->value.kind = DS_VALUE_NONE;
+    return 0;
+}
+
+/* ---- searching --------------------------------------------------------------------------- */
+
+static int do_arg_extreme(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"axis", "keepdims", NULL};
+    ds_array x;
+    int64_t axis = 0;
+    bool none, keep = false;
+    ra_array *y = NULL;
+    if (check(a, 1, 1, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        call_int(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), true, &none, &axis) <
+            0 ||
+        bool_kw(a, "keepdims", &keep) < 0)
+        return -1;
+    ra_ctx *ctx = refarray_ctx(lib);
+    const int64_t *ax = none ? NULL : &axis;
+    int st = !strcmp(a->name, "argmax") ? ra_argmax(ctx, x, ax, keep, &y)
+                                        : ra_argmin(ctx, x, ax, keep, &y);
+    return one_array(lib, out, st, &y);
+}
+
+static int do_count_nonzero(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"axis", "keepdims", NULL};
+    ds_array x;
+    int64_t axes[RA_MAX_NDIM];
+    size_t n;
+    bool none, keep = false;
+    ra_array *y = NULL;
+    if (check(a, 1, 1, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        int_list(a, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), axes, RA_MAX_NDIM, &n,
+                 &none) < 0 ||
+        bool_kw(a, "keepdims", &keep) < 0)
+        return -1;
+    return one_array(lib, out,
+                     ra_count_nonzero(refarray_ctx(lib), x, none ? NULL : axes, n, keep, &y), &y);
+}
+
+static int do_nonzero(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    ds_array x;
+    ra_array *ys[MAXN];
+    size_t n = 0;
+    if (check(a, 1, 1, NULL) < 0 || call_array(a->name, &a->args[0], &x) < 0) return -1;
+    return tuple_of(lib, out, ra_nonzero(refarray_ctx(lib), x, ys, MAXN, &n), ys, &n);
+}
+
+static int do_searchsorted(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"side", "sorter", NULL};
+    ds_array x1;
+    ds_operand x2;
+    ra_array *y = NULL;
+    const ra_array *sorter = NULL;
+    const ds_value *side = call_keyword(a->kwnames, a->kwargs, a->nkw, "side");
+    const ds_value *sv = call_keyword(a->kwnames, a->kwargs, a->nkw, "sorter");
+    if (check(a, 2, 2, kws) < 0 || call_array(a->name, &a->args[0], &x1) < 0 ||
+        call_operand(a->name, &a->args[1], &x2) < 0)
+        return -1;
+    bool right = false;
+    if (side) {
+        if (side->kind != DS_VALUE_STRING ||
+            (strcmp(side->str, "left") != 0 && strcmp(side->str, "right") != 0)) {
+            ds_error("ValueError", "%s: side must be 'left' or 'right'", a->name);
+            return -1;
+        }
+        right = side->str[0] == 'r';
+    }
+    if (sv && sv->kind != DS_VALUE_NONE) {
+        ds_array s;
+        if (call_array(a->name, sv, &s) < 0) return -1;
+        sorter = s;
+    }
+    return one_array(
+        lib, out, ra_searchsorted(refarray_ctx(lib), x1, operand_of(&x2), right, sorter, &y), &y);
+}
+
+static int do_where(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    ds_array c;
+    ds_operand x1, x2;
+    ra_array *y = NULL;
+    if (check(a, 3, 3, NULL) < 0 || call_array(a->name, &a->args[0], &c) < 0 ||
+        call_operand(a->name, &a->args[1], &x1) < 0 || call_operand(a->name, &a->args[2], &x2) < 0)
+        return -1;
+    return one_array(lib, out, ra_where(refarray_ctx(lib), c, operand_of(&x1), operand_of(&x2), &y),
+                     &y);
+}
+
+/* ---- sets -------------------------------------------------------------------------------- */
+
+static int do_unique(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    ds_array x;
+    if (check(a, 1, 1, NULL) < 0 || call_array(a->name, &a->args[0], &x) < 0) return -1;
+    ra_array *v = NULL, *ix = NULL, *inv = NULL, *cnt = NULL;
+    const char *which = a->name + strlen("unique_");
+    bool all = !strcmp(which, "all"), counts = all || !strcmp(which, "counts"),
+         inverse = all || !strcmp(which, "inverse");
+    int st = ra_unique(refarray_ctx(lib), x, &v, all ? &ix : NULL, inverse ? &inv : NULL,
+                       counts ? &cnt : NULL);
+    if (!strcmp(which, "values")) return one_array(lib, out, st, &v);
+    ra_array *ys[4] = {v};
+    size_t n = 1;
+    if (all) ys[n++] = ix;
+    if (inverse) ys[n++] = inv;
+    if (counts) ys[n++] = cnt;
+    return tuple_of(lib, out, st, ys, &n);
+}
+
+static int do_isin(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"invert", NULL};
+    ds_operand x1, x2;
+    bool invert = false;
+    ra_array *y = NULL;
+    if (check(a, 2, 2, kws) < 0 || call_operand(a->name, &a->args[0], &x1) < 0 ||
+        call_operand(a->name, &a->args[1], &x2) < 0 || bool_kw(a, "invert", &invert) < 0)
+        return -1;
+    return one_array(lib, out,
+                     ra_isin(refarray_ctx(lib), operand_of(&x1), operand_of(&x2), invert, &y), &y);
+}
+
+/* ---- sorting ----------------------------------------------------------------------------- */
+
+static int do_sort(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const kws[] = {"axis", "descending", "stable", NULL};
+    ds_array x;
+    int64_t axis = -1;
+    bool descending = false, stable = true;
+    ra_array *y = NULL;
+    if (check(a, 1, 1, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        call_int(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), false, NULL, &axis) <
+            0 ||
+        bool_kw(a, "descending", &descending) < 0 || bool_kw(a, "stable", &stable) < 0)
+        return -1;
+    ra_ctx *ctx = refarray_ctx(lib);
+    int st = !strcmp(a->name, "sort") ? ra_sort(ctx, x, axis, descending, stable, &y)
+                                      : ra_argsort(ctx, x, axis, descending, stable, &y);
+    return one_array(lib, out, st, &y);
+}
 
 const refarray_call_entry refarray_calls_shape[] = {
+    {"broadcast_arrays", do_broadcast_arrays},
+    {"broadcast_shapes", do_broadcast_shapes},
+    {"broadcast_to", do_broadcast_to},
+    {"concat", do_concat},
+    {"expand_dims", do_expand_dims},
+    {"flip", do_flip},
+    {"moveaxis", do_moveaxis},
+    {"permute_dims", do_permute_dims},
+    {"repeat", do_repeat},
+    {"reshape", do_reshape},
+    {"roll", do_roll},
+    {"squeeze", do_squeeze},
+    {"tile", do_tile},
+    {"unstack", do_unstack},
+    {"take", do_take},
+    {"take_along_axis", do_take_along_axis},
+    {"Array.__getitem__", do_getitem},
+    {"Array.__setitem__", do_setitem},
+    {"argmax", do_arg_extreme},
+    {"argmin", do_arg_extreme},
+    {"count_nonzero", do_count_nonzero},
+    {"nonzero", do_nonzero},
+    {"searchsorted", do_searchsorted},
+    {"where", do_where},
+    {"unique_all", do_unique},
+    {"unique_counts", do_unique},
+    {"unique_inverse", do_unique},
+    {"unique_values", do_unique},
+    {"isin", do_isin},
+    {"sort", do_sort},
+    {"argsort", do_sort},
     {NULL, NULL},
 };

@@ -348,7 +348,10 @@ typedef struct ds_value {
 
 /* What a `call` slot returns in *out: one value, or, for a tuple of arrays, `kind`
  * DS_VALUE_TUPLE with the arrays in `arrays[0..n)` (the shim gives each a handle and owns
- * them); a DS_VALUE_ARRAY result is `array`, owned by the shim too. */
+ * them); a DS_VALUE_ARRAY result is `array`, owned by the shim too. A tuple of plain values
+ * (broadcast_shapes' ints) is `kind` DS_VALUE_TUPLE with `n` 0 and the values (scalars or
+ * None) in `value.items[0..value.n)`, which must stay valid until the slot is called again
+ * on that thread. */
 typedef struct ds_call_result {
     ds_value value;
     ds_array arrays[DS_CALL_MAX_RESULTS];

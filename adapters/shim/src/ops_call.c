@@ -253,6 +253,19 @@ static int encode_result(const ds__req *r, ds_call_result *res, const cJSON *pic
         cJSON *list = cJSON_CreateArray();
         size_t i = 0;
         int rc = list == NULL ? ds__oom(r) : 0;
+        /* a tuple of plain values (broadcast_shapes' ints): value.items, no arrays */
+        for (size_t k = 0; rc == 0 && res->n == 0 && v->items && k < v->n; k++) {
+            cJSON *item = v->items[k].kind == DS_VALUE_SCALAR ? encode_scalar(&v->items[k].scalar)
+                          : v->items[k].kind == DS_VALUE_NONE ? cJSON_CreateNull()
+                                                              : NULL;
+            if (item == NULL)
+                rc = v->items[k].kind == DS_VALUE_SCALAR || v->items[k].kind == DS_VALUE_NONE
+                         ? ds__oom(r)
+                         : ds__fail(r->e, DS__ORIGIN_ADAPTER, "NotImplementedError",
+                                    "%s: a tuple item of this kind cannot be carried", r->op);
+            else
+                cJSON_AddItemToArray(list, item);
+        }
         for (; rc == 0 && i < res->n; i++) {
             cJSON *h = NULL;
             rc = ds__array_result(r, res->arrays[i], &h);
