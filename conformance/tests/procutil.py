@@ -5,8 +5,6 @@ it left running."""
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Callable
 
 
 def alive(pid: int) -> bool:
@@ -30,12 +28,3 @@ def children(pid: int) -> list[int]:
     except OSError:
         return []
 
-
-def wait_for(pred: Callable[[], object], seconds: float = 30) -> bool:
-    """Polls PRED until it holds (True) or SECONDS pass (False)."""
-    deadline = time.time() + seconds
-    while time.time() < deadline:
-        if pred():
-            return True
-        time.sleep(0.05)
-    return False
