@@ -15,7 +15,8 @@ sys.path.insert(0, EXPECTATIONS)
 
 import update  # noqa: E402
 
-LIBRARIES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy", "jax-mesh4")
+LIBRARIES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy", "jax-mesh4", "oneflow",
+             "oneflow-4")
 
 
 def suite_ids():
