@@ -78,7 +78,8 @@
     X("array.dlpack", 1, ((const char *const[]){"array", "dl_device", "copy", "stream", NULL}),    \
         ((const char *const[]){"array", NULL}))                                                    \
     X("array.exchange", 1, ((const char *const[]){"array", "peer", "direction", "dl_device",       \
-        "copy", NULL}), ((const char *const[]){"array", "peer", "direction", NULL}))               \
+        "copy", "peer_device", NULL}), ((const char *const[]){"array", "peer", "direction",        \
+        NULL}))                                                                                    \
     X("stream.default", 1, ((const char *const[]){"device", NULL}),                                \
         ((const char *const[]){"device", NULL}))                                                   \
     X("array.tril", 1, ((const char *const[]){"x", "k", NULL}), ((const char *const[]){"x",        \

@@ -8,6 +8,10 @@ __dlpack_device__() and its values. from_peer: the peer makes an array of the sa
 its cpu, the library's from_dlpack takes it, and the result adds the library's new array.
 A refusal by either side is that library's error (origin library); a peer that does not
 import here is NotImplementedError with lacks "peer NAME".
+
+refarray is a peer too: its shared library through ctypes (refarray_peer.py), with real
+DLPack capsules both ways; peer_device (from_peer) puts its array on one of its OpenCL
+devices, (kDLOpenCL, N), so that a library's from_dlpack meets device memory it cannot hold.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
+from . import refarray_peer
 from .args import Args, arg, choice
 from .errors import Lacks, LibraryError, ProtocolError
 from .server import OPS, Server, op
@@ -36,7 +41,14 @@ def _peer_module(name: str) -> Any:
 
 
 def reachable_peers() -> list[str]:
-    return [p for p in PEERS if _peer_module(p) is not None]
+    """The features dlpack-exchange-PEER this interpreter can serve."""
+    peers = [p for p in PEERS if _peer_module(p) is not None]
+    ref = refarray_peer.peer()
+    if ref is not None:
+        peers.append("refarray")
+        if ref.has_opencl():
+            peers.append("refarray-opencl")
+    return peers
 
 
 class _Asked:
@@ -75,18 +87,81 @@ def _peer_array(peer: str, mod: Any, dtype: str, shape: tuple[int, ...],
     return mod.asarray(a)
 
 
+def _dl_pair(args: Args, name: str) -> tuple[int, int] | None:
+    dl = args.get(name)
+    if dl is None:
+        return None
+    if (not isinstance(dl, list) or len(dl) != 2 or
+            any(isinstance(v, bool) or not isinstance(v, int) for v in dl)):
+        raise ProtocolError("argument '%s' must be null or [device_type, device_id]" % name,
+                            "TypeError")
+    return (dl[0], dl[1])
+
+
 def _dl_kw(args: Args) -> dict[str, Any]:
     kw: dict[str, Any] = {}
-    dl = args.get("dl_device")
+    dl = _dl_pair(args, "dl_device")
     if dl is not None:
-        if (not isinstance(dl, list) or len(dl) != 2 or
-                any(isinstance(v, bool) or not isinstance(v, int) for v in dl)):
-            raise ProtocolError("argument 'dl_device' must be null or [device_type, device_id]",
-                                "TypeError")
-        kw["dl_device"] = (dl[0], dl[1])
+        kw["dl_device"] = dl
     if args.get("copy") is not None:
         kw["copy"] = arg(args, "copy", bool, what="a boolean or null")
     return kw
+
+
+def _typed(dtype: str, shape: tuple[int, ...], data: bytes) -> TypedArray:
+    """refarray's elements (native bytes, C order) as a typed array."""
+    import numpy as np
+    a = np.frombuffer(data, dtype=dtype).reshape(shape)
+    return TypedArray(dtype, shape, a.ravel().tolist())
+
+
+def _exchange_refarray(server: Server, x: Any, direction: str, forced: dict[str, Any],
+                       peer_device: tuple[int, int] | None) -> dict[str, Any]:
+    """array.exchange with refarray (through ctypes) as the peer; every capsule refarray made
+    and no consumer took is deleted before the reply (Peer.settle)."""
+    ref = refarray_peer.peer()
+    if ref is None:
+        raise Lacks("peer refarray", "refarray's shared library is not found or does not load "
+                    "in this interpreter (DEVSPEC_REFARRAY_LIB names it)")
+    result: dict[str, Any] = {"peer": {"name": "refarray", "version": ref.version}}
+    refusal: Exception | None = None
+    try:
+        if direction == "to_peer":
+            try:
+                y = ref.from_dlpack(_Asked(x, forced))
+            except Exception as e:  # refarray's refusal, or the producer's passed on
+                raise LibraryError(e) from e
+            result["device"] = list(y.__dlpack_device__())
+            result["value"] = _typed(*y.read()).encode()
+            return result
+        try:
+            where = ref.device_string(peer_device)
+        except ValueError as e:
+            raise Lacks("peer refarray on DLPack device %r" % (peer_device,), str(e)) from e
+        dtype, shape, flat = server.backend.read(x)
+        import numpy as np
+        data = np.asarray(flat, dtype=dtype).reshape(tuple(shape)).tobytes()
+        p = ref.array(dtype, tuple(shape), data, where)
+        ref.begin()
+        try:
+            z = server.backend.from_dlpack(_Asked(p, forced) if forced else p, {})
+        except Exception as e:  # the library's refusal, or refarray's passed on
+            refusal = e
+            raise
+        result["device"] = [int(v) for v in z.__dlpack_device__()]
+        dtype2, shape2, flat2 = server.backend.read(z)
+        result["value"] = TypedArray(dtype2, tuple(shape2), flat2).encode()
+        result["array"] = server.reply_array(z)
+        return result
+    except LibraryError:
+        raise
+    except Exception as e:
+        raise LibraryError(e) from e
+    finally:
+        note = ref.settle()
+        if note is not None and refusal is not None:  # said with the library's refusal
+            err = refusal.error if isinstance(refusal, LibraryError) else refusal
+            err.args = ("%s; and %s" % (err.args[0] if err.args else "", note), *err.args[1:])
 
 
 @op("array.exchange")
@@ -95,10 +170,16 @@ def array_exchange(server: Server, args: Args) -> Any:
     peer = choice(args, "peer", (*PEERS, "refarray"))
     direction = choice(args, "direction", ("to_peer", "from_peer"))
     forced = _dl_kw(args)
-    mod = _peer_module(peer) if peer != "refarray" else None
+    peer_device = _dl_pair(args, "peer_device")
+    if peer == "refarray":
+        return _exchange_refarray(server, x, direction, forced, peer_device)
+    mod = _peer_module(peer)
     if mod is None:
         raise Lacks("peer %s" % peer, "the peer library %s cannot be imported beside the "
                     "library under test in this interpreter" % peer)
+    if peer_device is not None and peer_device != (1, 0):
+        raise Lacks("peer %s on DLPack device %r" % (peer, peer_device),
+                    "the exchange makes %s's arrays on its cpu only" % peer)
     result: dict[str, Any] = {"peer": {"name": peer, "version": str(getattr(
         importlib.import_module(peer), "__version__", "unknown"))}}
     if direction == "to_peer":

@@ -121,7 +121,7 @@ ARGS: dict[str, frozenset[str]] = {
     'array.dlpack_device': frozenset({'array'}),
     'array.from_dlpack': frozenset({'x', 'device', 'copy'}),
     'array.dlpack': frozenset({'array', 'dl_device', 'copy', 'stream'}),
-    'array.exchange': frozenset({'array', 'peer', 'direction', 'dl_device', 'copy'}),
+    'array.exchange': frozenset({'array', 'peer', 'direction', 'dl_device', 'copy', 'peer_device'}),
     'stream.default': frozenset({'device'}),
     'array.tril': frozenset({'x', 'k'}),
     'array.triu': frozenset({'x', 'k'}),

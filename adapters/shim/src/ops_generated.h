@@ -54,7 +54,7 @@
     X("array.dlpack", array_dlpack, ((const char *const[]){"array", "dl_device", "copy",           \
         "stream", NULL}))                                                                          \
     X("array.exchange", array_exchange, ((const char *const[]){"array", "peer", "direction",       \
-        "dl_device", "copy", NULL}))                                                               \
+        "dl_device", "copy", "peer_device", NULL}))                                                \
     X("stream.default", stream_default, ((const char *const[]){"device", NULL}))                   \
     X("array.tril", array_tril, ((const char *const[]){"x", "k", NULL}))                           \
     X("array.triu", array_triu, ((const char *const[]){"x", "k", NULL}))                           \
