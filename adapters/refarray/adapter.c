@@ -136,6 +136,9 @@ static const struct feature {
     {"functions-set", 0, 2000},
     {"functions-sorting", 0, 2000},
     {"cross-device-indexing", 0, 2000},
+    {"functions-linalg", 0, 2000},
+    {"functions-linear-algebra", 0, 2000},
+    {"functions-fft", 0, 2000},
 };
 
 #define NFEATURES (sizeof features / sizeof features[0])
