@@ -33,13 +33,18 @@ class TorchBackend(TorchLikeBackend):
         return str(self.torch.__version__)
 
     def devices(self) -> list[Device]:
-        # "cpu" holds data; "meta" holds shapes and dtypes only. array-api-compat lists both
-        # among torch's devices, and meta follows torch's placement rules (creation,
-        # Tensor.to, mixed-device errors), so it is the second device; see decisions.md.
-        # DEVSPEC_TORCH_META=0 leaves it out, for a run on cpu alone.
-        if os.environ.get("DEVSPEC_TORCH_META", "1") == "0":
-            return [self.torch.device("cpu")]
-        return [self.torch.device("cpu"), self.torch.device("meta")]
+        # "cpu" holds data; then the CUDA devices torch sees (D1 is cuda:0 where there is
+        # one); last "meta", which holds shapes and dtypes only. array-api-compat lists meta
+        # among torch's devices, and it follows torch's placement rules (creation, Tensor.to,
+        # mixed-device errors), so without CUDA it is the second device; see decisions.md.
+        # DEVSPEC_TORCH_META=0 leaves it out.
+        t = self.torch
+        found = [t.device("cpu")]
+        if t.cuda.is_available():
+            found += [t.device("cuda", i) for i in range(t.cuda.device_count())]
+        if os.environ.get("DEVSPEC_TORCH_META", "1") != "0":
+            found.append(t.device("meta"))
+        return found
 
     def dtype(self, name: str) -> DType:
         dt = getattr(self.torch, name, None)
