@@ -235,6 +235,78 @@ def families_section(reports: list[tuple[str, Json]], families: list[tuple[str, 
     return "\n".join(out)
 
 
+# -- arrays across libraries (DLPack) ---------------------------------------------------------
+
+# The exchange cases (conformance/cases/dlpack-exchange.json, exchange.PEER.KIND) by kind: the
+# column's title, with L the library of the report and P the peer.
+EXCHANGE_KINDS = (
+    ("to-peer", "L → P"),
+    ("from-peer", "P → L"),
+    ("to-peer-host-copy", "L → P, host copy"),
+    ("opencl-refused", "P's OpenCL array refused by L"),
+    ("opencl-host-copy", "P's OpenCL array, host copy, → L"),
+)
+
+
+def exchange_cell(case: Json) -> str:
+    """What one exchange case says: the array crossed and landed where it should (values and
+    device), it was refused (with the exception's kind) or it landed wrong; '(expected)' when
+    the library's expectations file lists the failure; '–' when it did not run."""
+    seen = case.get("observed_status", case.get("status"))
+    steps = case.get("steps") or []
+    if seen == "pass":  # a crossing, or a refusal the case allows (a device the peer lacks)
+        raised = bool(steps) and steps[-1].get("outcome") == "raised"
+        return "refused, as allowed" if raised else "crosses"
+    if seen == "skip":
+        return "–"
+    observed = case.get("observed")
+    error = observed.get("error") if isinstance(observed, dict) else None
+    if isinstance(error, dict):
+        text = "refused (%s)" % error.get("kind", "error")
+    elif seen == "lacks":
+        text = "lacks"
+    elif seen in ("crash", "timeout", "error"):
+        text = seen
+    else:
+        text = "lands wrong"
+    return text + (" (expected)" if case.get("status") == "xfail" else "")
+
+
+def exchange_section(reports: list[tuple[str, Json]]) -> str:
+    """SUMMARY.md's table of arrays crossing between libraries through DLPack (array.exchange):
+    a row per pair (the library of a report, a peer it reached), a column per kind of
+    crossing; pairs where no case ran are left out."""
+    rows = []
+    for _, r in reports:
+        label = r["header"]["adapter"].get("label") or r["header"]["library"]["name"]
+        pairs: dict[str, dict[str, Json]] = {}
+        for case in r.get("cases", []):
+            parts = case.get("id", "").split(".")
+            if len(parts) == 3 and parts[0] == "exchange":
+                pairs.setdefault(parts[1], {})[parts[2]] = case
+        for peer, cases in pairs.items():
+            cells = [exchange_cell(cases[k]) if k in cases else "–" for k, _ in EXCHANGE_KINDS]
+            if any(x != "–" for x in cells):
+                rows.append("| %s | %s | %s |" % (label, peer, " | ".join(cells)))
+    if not rows:
+        return ""
+    return "\n".join([
+        "## Arrays across libraries (DLPack)", "",
+        "Each library's arrays handed through DLPack to a peer library in the same process and "
+        "back (`array.exchange`, `conformance/cases/dlpack-exchange.json`): L is the library "
+        "of the row, P the peer (NumPy, torch and JAX where the adapter's interpreter imports "
+        "them, refarray through its C library). *crosses*: the receiving library holds the "
+        "values exactly, on the device DLPack says (from_dlpack with `device=None` keeps the "
+        "producer's device; a host copy lands on `(kDLCPU, 0)`); *refused*: the consumer or "
+        "the producer raised (the kind in parentheses; refusing refarray's OpenCL array is "
+        "right, with BufferError); *lands wrong*: another device or other values; *(expected)*: "
+        "listed in the library's expectations file; *–*: not run (a feature the library does "
+        "not claim).", "",
+        "| library | peer | %s |" % " | ".join(t for _, t in EXCHANGE_KINDS),
+        "| --- | --- |%s" % (" --- |" * len(EXCHANGE_KINDS)),
+        *rows, ""])
+
+
 def summary(reports: list[tuple[str, Json]], startup: dict[str, float | None],
             wall: dict[str, float], families: list[tuple[str, str]] | None = None) -> str:
     rows: list[tuple[str, Json]] = []
@@ -309,7 +381,8 @@ def summary(reports: list[tuple[str, Json]], startup: dict[str, float | None],
             cells.append("–" if v is None else verdict_cell(v))
         out.append("| %s | %s |" % (label, " | ".join(cells)))
     out.append("")
-    return "\n".join(out) + families_section(rows, families or [])
+    return ("\n".join(out) + families_section(rows, families or [])
+            + exchange_section(rows))
 
 
 def main(argv: list[str]) -> int:
