@@ -313,6 +313,67 @@ static void indexing(ra_ctx *ctx, ra_device dev)
     ra_array_release(x);
 }
 
+/* Empty arrays and refusals: each error names its status, nothing is made. */
+static void edges(ra_ctx *ctx, ra_device dev)
+{
+    g_dev = dev;
+    const float none[1] = {0.0f};
+    const int64_t s0[1] = {0};
+    ra_array *e = f32(ctx, none, 1, s0), *y = NULL, *vals = NULL, *cnt = NULL;
+    /* unique and sort of nothing are empty; argmax of nothing has no answer */
+    ASSERT_STATUS(ctx, ra_unique(ctx, e, &vals, NULL, NULL, &cnt), RA_OK, "unique of empty");
+    expect(ctx, vals, RA_FLOAT32, 1, s0, none, "unique values of empty");
+    expect(ctx, cnt, RA_INT64, 1, s0, none, "unique counts of empty");
+    ASSERT_STATUS(ctx, ra_sort(ctx, e, -1, false, true, &y), RA_OK, "sort of empty");
+    expect(ctx, y, RA_FLOAT32, 1, s0, none, "sort of empty");
+    y = NULL;
+    ASSERT_STATUS(ctx, ra_argmax(ctx, e, NULL, false, &y), RA_E_EMPTY_REDUCTION, "argmax of empty");
+    CHECK(y == NULL, "nothing is made on error");
+    ra_array *x = f32(ctx, X23, 2, S23);
+    /* x[:, 5:1] selects no column: shape (2, 0) */
+    ra_index k[2] = {
+        {.kind = RA_INDEX_SLICE},
+        {.kind = RA_INDEX_SLICE, .start = 5, .stop = 1, .has_start = true, .has_stop = true}};
+    const int64_t s20[2] = {2, 0};
+    ASSERT_STATUS(ctx, ra_getitem(ctx, x, k, 2, &y), RA_OK, "x[:, 5:1]");
+    expect(ctx, y, RA_FLOAT32, 2, s20, none, "x[:, 5:1]");
+    ra_index three[3] = {{.kind = RA_INDEX_INT}, {.kind = RA_INDEX_INT}, {.kind = RA_INDEX_INT}};
+    ASSERT_STATUS(ctx, ra_getitem(ctx, x, three, 3, &y), RA_E_ARG, "three indices for 2-D x");
+    ra_index step0 = {.kind = RA_INDEX_SLICE, .step = 0, .has_step = true};
+    ASSERT_STATUS(ctx, ra_getitem(ctx, x, &step0, 1, &y), RA_E_ARG, "a zero step");
+    const int64_t ax5 = 5;
+    ASSERT_STATUS(ctx, ra_argmax(ctx, x, &ax5, false, &y), RA_E_AXIS, "argmax axis 5 of 2-D");
+    ASSERT_STATUS(ctx, ra_searchsorted(ctx, x, ra_operand_array(x), false, NULL, &y), RA_E_SHAPE,
+                  "searchsorted in a 2-D x1");
+    ASSERT_STATUS(ctx, ra_where(ctx, x, ra_operand_array(x), ra_operand_array(x), &y), RA_E_DTYPE,
+                  "where with a float32 condition");
+    const double d2[2] = {1.0, 2.0};
+    const int64_t s2[1] = {2};
+    ra_array *f64 = NULL;
+    int st = ra_asarray_buffer(ctx, d2, RA_FLOAT64, s2, 1, RA_OPTS(.device_value = &g_dev), &f64);
+    if (st == RA_OK) {
+        ra_index row = {.kind = RA_INDEX_INT, .i = 0};
+        ra_index kk[2] = {row, {.kind = RA_INDEX_SLICE, .stop = 2, .has_stop = true}};
+        ASSERT_STATUS(ctx, ra_setitem(ctx, x, kk, 2, ra_operand_array(f64)), RA_E_DTYPE,
+                      "a float64 value into float32 x");
+        ra_array_release(f64);
+    }
+    const ra_array *pair[2] = {x, e};
+    const int64_t a0 = 0;
+    ASSERT_STATUS(ctx, ra_concat(ctx, pair, 2, &a0, &y), RA_E_SHAPE, "concat of 2-D and 1-D");
+    const int32_t far[1] = {7};
+    const int64_t s1[1] = {1};
+    ra_array *fx = typed(ctx, RA_INT32, far, 1, s1);
+    const int64_t ax1 = 1;
+    ASSERT_STATUS(ctx, ra_take(ctx, x, fx, &ax1, &y), RA_E_AXIS, "take index 7 of 3");
+    ASSERT_STATUS(ctx, ra_nonzero(ctx, x, NULL, 0, NULL), RA_E_NULL, "nonzero without outs");
+    ASSERT_STATUS(ctx, ra_sort(ctx, NULL, -1, false, true, &y), RA_E_NULL, "sort of NULL");
+    CHECK(ra_sort(NULL, x, -1, false, true, &y) == RA_E_NULL, "sort without a context");
+    ra_array_release(fx);
+    ra_array_release(x);
+    ra_array_release(e);
+}
+
 /* DEV-DS-11: every function of two arrays refuses them on two devices, an index array too. */
 static void two_devices(void)
 {
@@ -365,6 +426,10 @@ DT_TEST(indexing_every_device)
 {
     on_each_device(indexing);
 }
+DT_TEST(edges_every_device)
+{
+    on_each_device(edges);
+}
 DT_TEST(mixed_devices)
 {
     two_devices();
@@ -372,4 +437,4 @@ DT_TEST(mixed_devices)
 
 DT_MAIN(DT_ENTRY(manipulation_every_device), DT_ENTRY(searching_every_device),
         DT_ENTRY(sets_sorting_every_device), DT_ENTRY(indexing_every_device),
-        DT_ENTRY(mixed_devices))
+        DT_ENTRY(edges_every_device), DT_ENTRY(mixed_devices))

@@ -383,7 +383,7 @@ int ra_setitem(ra_ctx *ctx, ra_array *x, const ra_index *idx, size_t n, ra_opera
         status = ra__host_scalar(ctx, fn, value.scalar, x->dtype, &sc);
     }
     if (status == RA_OK) status = resolve(ctx, fn, x, idx, n, value.array, &dev, hs, &nh, &sel);
-    const ra__host *v = value.array ? &hs[nh - 1] : &sc;
+    const ra__host *v = value.array && nh ? &hs[nh - 1] : &sc;
     if (status == RA_OK) {
         const size_t nds[2] = {sel.ndim, v->ndim};
         const int64_t *shs[2] = {sel.shape, v->shape};
