@@ -139,6 +139,11 @@ static const struct feature {
     {"functions-linalg", 0, 2000},
     {"functions-linear-algebra", 0, 2000},
     {"functions-fft", 0, 2000},
+    {"functions-creation", 0, 2000},
+    {"functions-data-type", 0, 2000},
+    {"functions-statistical", 0, 2000},
+    {"functions-utility", 0, 2000},
+    {"array-methods", 0, 2000},
 };
 
 #define NFEATURES (sizeof features / sizeof features[0])

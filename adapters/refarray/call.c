@@ -1,11 +1,11 @@
 /*
  * call.c: refarray's answer to the generic call (the table's `call` slot): the standard's
- * names that refarray has are mapped onto the table's own slots (binary, unary, reduce,
- * matmul, stack, tril/triu, to_device), with the argument forms the standard gives them;
- * the elementwise math of src/functions/math.c (ra_math_unary, ra_math_binary); every other
- * name, and every
- * keyword refarray does not take, is lacking (ds_lacks), so
- * the runner reports what refarray does not have yet instead of a wrong answer.
+ * names that refarray has are mapped onto the table's own slots (binary, unary, matmul,
+ * stack, tril/triu, to_device), with the argument forms the standard gives them; the
+ * elementwise math of src/functions/math.c (ra_math_unary, ra_math_binary); then the
+ * families' tables (call_*.c). Every other name, and every keyword refarray does not take,
+ * is lacking (ds_lacks), so the runner reports what refarray does not have yet instead of a
+ * wrong answer.
  */
 #include "adapter_call.h"
 
@@ -34,8 +34,6 @@ static const name_value binary_names[] = {{"add", DS_ADD},
 static const name_value unary_names[] = {{"negative", DS_NEGATIVE}, {"abs", DS_ABS},
                                          {"sqrt", DS_SQRT},         {"Array.__neg__", DS_NEGATIVE},
                                          {"Array.__abs__", DS_ABS}, {NULL, 0}};
-
-static const name_value reduce_names[] = {{"sum", DS_SUM}, {"max", DS_MAX}, {NULL, 0}};
 
 /* The families' tables of names (call_*.c), searched after the names above. */
 static const refarray_call_entry *const refarray_call_tables[] = {
@@ -109,17 +107,6 @@ int refarray_call(void *lib, const char *name, const ds_value *args, size_t narg
             call_array(name, &args[0], &x) < 0)
             return -1;
         return v->unary(lib, (ds_unary_fn)fn, x, &out->value.array);
-    }
-    if (lookup(reduce_names, name, &fn)) {
-        static const char *const allowed[] = {"axis", NULL};
-        ds_array x;
-        int64_t axis = 0;
-        bool all;
-        if (call_keywords(name, kwnames, nkw, allowed) < 0 || call_nargs(name, nargs, 1) < 0 ||
-            call_array(name, &args[0], &x) < 0 ||
-            call_int(name, call_keyword(kwnames, kwargs, nkw, "axis"), true, &all, &axis) < 0)
-            return -1;
-        return v->reduce(lib, (ds_reduce_fn)fn, x, all ? NULL : &axis, &out->value.array);
     }
     if (!strcmp(name, "matmul") || !strcmp(name, "Array.__matmul__")) {
         ds_array x1, x2;

@@ -9,7 +9,7 @@
  * function computes there, and its result is a new array on that device (DEV-DS-10). On an
  * OpenCL device that is a read and a write around the host computation; no kernel exists for
  * these. Results follow the standard's signatures (spec/signatures.json) and dtype rules.
- * Sources: functions/elementwise*.c, functions/creation*.c, functions/statistics*.c.
+ * Sources: functions/math.c, elementwise.c, creation.c, statistics.c, objects.c.
  */
 #ifndef REFARRAY_FN_ELEMENTWISE_H
 #define REFARRAY_FN_ELEMENTWISE_H
@@ -32,6 +32,88 @@ extern "C" {
  * RA_E_BACKEND. */
 RA_API int ra_clip(ra_ctx *ctx, const ra_array *x, const ra_operand *min, const ra_operand *max,
                    ra_array **out);
+
+/* ---- Creation (beyond refarray.h's) ---- */
+
+/* meshgrid(*arrays, indexing): n >= 1 one-dimensional arrays of one dtype, on one device,
+ * give n arrays of the same shape (the lengths in order, the first two swapped under "xy"
+ * indexing, ij false, when n >= 2) on that device: output k repeats array k along its axis.
+ * outs has room for n arrays; on error none is left. Returns RA_E_NULL, RA_E_ARG (n 0, a
+ * sharded array), RA_E_SHAPE (an array not 1-D), RA_E_DTYPE (dtypes differ),
+ * RA_E_DEVICE_MISMATCH, RA_E_TOO_LARGE, RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_meshgrid(ra_ctx *ctx, const ra_array *const *arrays, size_t n, bool ij,
+                       ra_array **outs);
+
+/* ---- Data types ---- */
+
+/* isdtype(dtype, kind) for one kind name of the standard ("bool", "signed integer",
+ * "unsigned integer", "integral", "real floating", "complex floating", "numeric"): *out
+ * true when dtype is of that kind. ctx may be NULL. Returns RA_E_NULL (kind or out NULL),
+ * RA_E_ARG (an unknown kind name, an invalid dtype). */
+RA_API int ra_isdtype(ra_ctx *ctx, ra_dtype dtype, const char *kind, bool *out);
+
+/* ---- Statistics and utility ---- */
+
+typedef enum ra_stat_fn {
+    RA_STAT_SUM = 1, /* numeric; default dtype: int64 for signed integers and bool, uint64 for
+                        unsigned, x's for floating */
+    RA_STAT_PROD,    /* as sum */
+    RA_STAT_MEAN,    /* floating (real and complex); x's dtype; NaN for no element */
+    RA_STAT_VAR,     /* real floating; sum((x - mean)^2) / (N - correction) */
+    RA_STAT_STD,     /* real floating; the square root of var */
+    RA_STAT_MIN,     /* real numeric; x's dtype; NaN propagates; RA_E_EMPTY_REDUCTION */
+    RA_STAT_MAX,     /* as min */
+    RA_STAT_ALL,     /* every dtype; bool result (complex: either part nonzero) */
+    RA_STAT_ANY,     /* as all */
+} ra_stat_fn;
+
+/* The function's name as the standard writes it ("sum", "var"), or NULL. */
+RA_API const char *ra_stat_name(ra_stat_fn fn);
+
+/* fn of x over axes (naxes of them, each in [-ndim, ndim), no axis twice; axes NULL: every
+ * axis), the reduced axes kept with size 1 when keepdims. dtype (sum and prod only;
+ * RA_DTYPE_DEFAULT for the default) is the dtype the elements are converted to and the
+ * result has. correction is var's and std's (0 for the population, 1 for the sample; another
+ * function ignores it). The result is on x's device (DEV-DS-10). Returns RA_E_NULL, RA_E_ARG
+ * (fn, a sharded x, dtype given to a function without one, a negative correction), RA_E_AXIS
+ * (out of range or repeated), RA_E_DTYPE (a dtype the function does not take, a dtype of
+ * another kind than x's), RA_E_EMPTY_REDUCTION (min, max of no element), RA_E_NOMEM,
+ * RA_E_BACKEND. */
+RA_API int ra_statistic(ra_ctx *ctx, ra_stat_fn fn, const ra_array *x, const int64_t *axes,
+                        size_t naxes, bool keepdims, ra_dtype dtype, double correction,
+                        ra_array **out);
+
+/* cumulative_sum (prod false) and cumulative_prod (prod true) of numeric x along *axis (axis
+ * NULL: x must be 0-d or 1-D, RA_E_AXIS otherwise), dtype as for ra_statistic's sum; with
+ * include_initial the result starts with the identity (0 or 1) and is one longer along the
+ * axis. Returns RA_E_NULL, RA_E_ARG (a sharded x), RA_E_AXIS, RA_E_DTYPE, RA_E_NOMEM,
+ * RA_E_BACKEND. */
+RA_API int ra_cumulative(ra_ctx *ctx, bool prod, const ra_array *x, const int64_t *axis,
+                         ra_dtype dtype, bool include_initial, ra_array **out);
+
+/* diff(x, axis, n, prepend, append): the n-th forward difference of numeric x along axis
+ * (n >= 0; n 0 gives x's values), after prepend and append (NULL: none; each of x's shape
+ * but along axis, x's kind, on x's device) are joined to x along that axis. The dtype is the
+ * promotion of x's and theirs. Returns RA_E_NULL, RA_E_ARG (n < 0, a sharded array),
+ * RA_E_AXIS (x 0-d, axis out of range), RA_E_SHAPE (prepend or append of another shape),
+ * RA_E_DTYPE, RA_E_DEVICE_MISMATCH, RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_diff(ra_ctx *ctx, const ra_array *x, int64_t axis, int64_t n, const ra_array *prepend,
+                   const ra_array *append, ra_array **out);
+
+/* all(x, axis, keepdims) and any(...): ra_statistic with RA_STAT_ALL and RA_STAT_ANY. */
+
+/* ---- The array object ---- */
+
+/* x.T (matrix false: x must be 2-D, RA_E_SHAPE otherwise) and x.mT (matrix true: the last
+ * two axes swapped, x at least 2-D): a new array on x's device. Returns RA_E_NULL, RA_E_ARG
+ * (a sharded x), RA_E_SHAPE, RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_array_transpose(ra_ctx *ctx, const ra_array *x, bool matrix, ra_array **out);
+
+/* The one element of a 0-d x as a Python scalar of its kind (bool, int, float, complex;
+ * uint64 beyond int64 with `u` set), read from x's device: __bool__, __int__, __float__,
+ * __complex__ and __index__ convert it. Returns RA_E_NULL, RA_E_ARG (a sharded x), RA_E_SHAPE
+ * (x not 0-d), RA_E_BACKEND. */
+RA_API int ra_array_item(ra_ctx *ctx, const ra_array *x, ra_scalar *out);
 
 #ifdef __cplusplus
 }

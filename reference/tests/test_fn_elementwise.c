@@ -1,6 +1,7 @@
-/* Tests of refarray's elementwise functions beyond the float-only ones of test_math.c (the
- * integer, bool and complex paths of ra_math_unary and ra_math_binary, broadcasting, Python
- * scalars, clip) on every device the context lists: the values are derived by hand in the
+/* Tests of refarray_fn_elementwise.h's functions and of the integer, bool and complex paths
+ * of ra_math_unary and ra_math_binary (broadcasting, Python scalars, clip; the statistics,
+ * cumulative sums, diff, meshgrid, the array object's T, mT and item, isdtype) on every
+ * device the context lists: the values are derived by hand in the
  * comments, or computed here with libm and complex.h; each result is on its inputs' device
  * (DEV-DS-10), and arrays on two devices are refused (DEV-DS-11). */
 #include "ra_test.h"
@@ -228,6 +229,152 @@ static void complex_on_device(ra_ctx *ctx, ra_device dev)
     ra_array_release(x);
 }
 
+static void statistics_on_device(ra_ctx *ctx, ra_device dev, ra_device other)
+{
+    /* m = [[1, 2, 3], [4, 5, 6]]: column sums 5, 7, 9; row sums 6, 15; all 21; the product
+     * 1 * 2 * ... * 6 = 720; row means 2 and 5. */
+    int64_t s23[2] = {2, 3}, s4[1] = {4};
+    const int32_t mv[6] = {1, 2, 3, 4, 5, 6};
+    const double fv[6] = {1, 2, 3, 4, 5, 6};
+    ra_array *m = make(ctx, dev, RA_INT32, mv, 2, s23), *f = make(ctx, dev, RA_FLOAT64, fv, 2, s23);
+    const int64_t ax0[1] = {0}, ax1[1] = {-1}, both[2] = {1, 0};
+    EXPECT(ctx, dev, ra_statistic(ctx, RA_STAT_SUM, m, ax0, 1, false, 0, 0, &y_), "sum axis 0", 5,
+           7, 9);
+    EXPECT(ctx, dev, ra_statistic(ctx, RA_STAT_SUM, m, ax1, 1, false, 0, 0, &y_), "sum axis -1", 6,
+           15);
+    EXPECT(ctx, dev, ra_statistic(ctx, RA_STAT_SUM, m, both, 2, false, 0, 0, &y_),
+           "sum axes (1, 0)", 21);
+    EXPECT(ctx, dev, ra_statistic(ctx, RA_STAT_PROD, m, NULL, 0, false, 0, 0, &y_), "prod", 720);
+    EXPECT(ctx, dev, ra_statistic(ctx, RA_STAT_MEAN, f, ax1, 1, false, 0, 0, &y_), "mean axis -1",
+           2, 5);
+    EXPECT(ctx, dev, ra_statistic(ctx, RA_STAT_MAX, m, ax0, 1, false, 0, 0, &y_), "max axis 0", 4,
+           5, 6);
+    EXPECT(ctx, dev, ra_statistic(ctx, RA_STAT_ANY, m, ax1, 1, false, 0, 0, &y_), "any", 1, 1);
+    ra_array *y = NULL;
+    ASSERT_STATUS(ctx, ra_statistic(ctx, RA_STAT_SUM, m, ax0, 1, true, 0, 0, &y), RA_OK,
+                  "sum keepdims");
+    CHECK(y && ra_array_ndim(y) == 2 && ra_array_shape(y)[0] == 1 && ra_array_shape(y)[1] == 3,
+          "keepdims keeps the reduced axis with size 1");
+    CHECK(y && ra_array_dtype(y) == RA_INT64, "sum of int32 is int64 (the default integer dtype)");
+    ra_array_release(y);
+    ASSERT_STATUS(ctx, ra_statistic(ctx, RA_STAT_SUM, m, NULL, 0, false, RA_FLOAT32, 0, &y), RA_OK,
+                  "sum dtype=float32");
+    CHECK(y && ra_array_dtype(y) == RA_FLOAT32, "sum(dtype=float32) is float32");
+    ra_array_release(y);
+    /* var of [1, 2, 3, 4]: mean 2.5, squared deviations 2.25 + 0.25 + 0.25 + 2.25 = 5; 5 / 4
+     * with correction 0, 5 / 3 with 1; std is its square root. */
+    const double v4[4] = {1, 2, 3, 4};
+    ra_array *x4 = make(ctx, dev, RA_FLOAT64, v4, 1, s4);
+    EXPECT(ctx, dev, ra_statistic(ctx, RA_STAT_VAR, x4, NULL, 0, false, 0, 0, &y_), "var", 1.25);
+    EXPECT(ctx, dev, ra_statistic(ctx, RA_STAT_VAR, x4, NULL, 0, false, 0, 1, &y_),
+           "var correction 1", 5.0 / 3.0);
+    EXPECT(ctx, dev, ra_statistic(ctx, RA_STAT_STD, x4, NULL, 0, false, 0, 0, &y_), "std",
+           sqrt(1.25));
+    /* Cumulative sums: 1, 1 + 2, 1 + 2 + 3, ...; with the initial 0 first; the running
+     * product of each row of m: 1, 2, 6 and 4, 20, 120. */
+    EXPECT(ctx, dev, ra_cumulative(ctx, false, x4, NULL, 0, false, &y_), "cumulative_sum", 1, 3, 6,
+           10);
+    EXPECT(ctx, dev, ra_cumulative(ctx, false, x4, NULL, 0, true, &y_),
+           "cumulative_sum include_initial", 0, 1, 3, 6, 10);
+    const int64_t one = 1;
+    EXPECT(ctx, dev, ra_cumulative(ctx, true, m, &one, 0, false, &y_), "cumulative_prod axis 1", 1,
+           2, 6, 4, 20, 120);
+    ASSERT_STATUS(ctx, ra_cumulative(ctx, false, m, NULL, 0, false, &y), RA_E_AXIS,
+                  "cumulative_sum of a 2-D array without axis");
+    /* diff of the squares [1, 4, 9, 16]: 3, 5, 7; again: 2, 2; with 0 prepended: 1, 3, 5, 7. */
+    const double sq[4] = {1, 4, 9, 16}, zero[1] = {0};
+    int64_t s1[1] = {1};
+    ra_array *xs = make(ctx, dev, RA_FLOAT64, sq, 1, s4),
+             *z = make(ctx, dev, RA_FLOAT64, zero, 1, s1);
+    EXPECT(ctx, dev, ra_diff(ctx, xs, -1, 1, NULL, NULL, &y_), "diff", 3, 5, 7);
+    EXPECT(ctx, dev, ra_diff(ctx, xs, 0, 2, NULL, NULL, &y_), "diff n=2", 2, 2);
+    EXPECT(ctx, dev, ra_diff(ctx, xs, 0, 1, z, NULL, &y_), "diff prepend [0]", 1, 3, 5, 7);
+    /* min of an empty axis has no value; a NaN propagates. */
+    const double nanv[3] = {1, NAN, -2};
+    int64_t s3[1] = {3}, s0[1] = {0};
+    ra_array *xn = make(ctx, dev, RA_FLOAT64, nanv, 1, s3),
+             *e = make(ctx, dev, RA_FLOAT64, nanv, 1, s0);
+    EXPECT(ctx, dev, ra_statistic(ctx, RA_STAT_MIN, xn, NULL, 0, false, 0, 0, &y_), "min with NaN",
+           NAN);
+    ASSERT_STATUS(ctx, ra_statistic(ctx, RA_STAT_MIN, e, NULL, 0, false, 0, 0, &y),
+                  RA_E_EMPTY_REDUCTION, "min of no element");
+    EXPECT(ctx, dev, ra_statistic(ctx, RA_STAT_SUM, e, NULL, 0, false, 0, 0, &y_),
+           "sum of no element", 0);
+    ASSERT_STATUS(ctx, ra_statistic(ctx, RA_STAT_MEAN, m, NULL, 0, false, 0, 0, &y), RA_E_DTYPE,
+                  "mean of int32");
+    ASSERT_STATUS(ctx, ra_statistic(ctx, RA_STAT_SUM, m, both, 1, false, 0, 0, &y), RA_OK,
+                  "sum axis 1");
+    ra_array_release(y);
+    const int64_t twice[2] = {0, -2};
+    ASSERT_STATUS(ctx, ra_statistic(ctx, RA_STAT_SUM, m, twice, 2, false, 0, 0, &y), RA_E_AXIS,
+                  "axis 0 given twice (0 and -2)");
+    if (!ra_device_eq(dev, other)) {
+        ra_array *far = make(ctx, other, RA_FLOAT64, zero, 1, s1);
+        ASSERT_STATUS(ctx, ra_diff(ctx, xs, 0, 1, far, NULL, &y), RA_E_DEVICE_MISMATCH,
+                      "DEV-DS-11: diff with prepend on another device");
+        ra_array_release(far);
+    }
+    ra_array *all[] = {m, f, x4, xs, z, xn, e};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        ra_array_release(all[i]);
+}
+
+static void objects_on_device(ra_ctx *ctx, ra_device dev)
+{
+    /* meshgrid([1, 2, 3], [10, 20]) with "xy" indexing: both (2, 3); X repeats the first array
+     * along rows, Y the second along columns. */
+    int64_t s3[1] = {3}, s2[1] = {2};
+    const int16_t xv[3] = {1, 2, 3}, yv[2] = {10, 20};
+    ra_array *x = make(ctx, dev, RA_INT16, xv, 1, s3), *y = make(ctx, dev, RA_INT16, yv, 1, s2);
+    const ra_array *in[2] = {x, y};
+    ra_array *g[2] = {NULL, NULL};
+    ASSERT_STATUS(ctx, ra_meshgrid(ctx, in, 2, false, g), RA_OK, "meshgrid xy");
+    ASSERT_VALUES(ctx, g[0], "meshgrid X", 1, 2, 3, 1, 2, 3);
+    ASSERT_VALUES(ctx, g[1], "meshgrid Y", 10, 10, 10, 20, 20, 20);
+    if (g[0])
+        ASSERT_DEV(ra_array_device(g[0]), dev,
+                   "DEV-DS-10: meshgrid's outputs on the inputs' device");
+    for (int k = 0; k < 2; k++)
+        ra_array_release(g[k]);
+    ASSERT_STATUS(ctx, ra_meshgrid(ctx, in, 2, true, g), RA_OK, "meshgrid ij");
+    ASSERT_VALUES(ctx, g[0], "meshgrid ij X: (3, 2)", 1, 1, 2, 2, 3, 3);
+    for (int k = 0; k < 2; k++)
+        ra_array_release(g[k]);
+    /* The transpose of [[1, 2, 3], [4, 5, 6]] is [[1, 4], [2, 5], [3, 6]]. */
+    int64_t s23[2] = {2, 3};
+    const float mv[6] = {1, 2, 3, 4, 5, 6};
+    ra_array *m = make(ctx, dev, RA_FLOAT32, mv, 2, s23);
+    EXPECT(ctx, dev, ra_array_transpose(ctx, m, false, &y_), "T", 1, 4, 2, 5, 3, 6);
+    EXPECT(ctx, dev, ra_array_transpose(ctx, m, true, &y_), "mT", 1, 4, 2, 5, 3, 6);
+    ra_array *t = NULL;
+    ASSERT_STATUS(ctx, ra_array_transpose(ctx, x, false, &t), RA_E_SHAPE, "T of a 1-D array");
+    /* The one value of a 0-d array. */
+    const int32_t seven = -7;
+    ra_array *s = make(ctx, dev, RA_INT32, &seven, 0, NULL);
+    ra_scalar v = ra_scalar_bool(false);
+    ASSERT_STATUS(ctx, ra_array_item(ctx, s, &v), RA_OK, "item");
+    CHECK(v.kind == RA_SCALAR_INT && v.i == -7, "the item of int32 -7 is the int -7");
+    ASSERT_STATUS(ctx, ra_array_item(ctx, x, &v), RA_E_SHAPE, "item of a 1-D array");
+    ra_array_release(s);
+    ra_array_release(m);
+    ra_array_release(x);
+    ra_array_release(y);
+}
+
+DT_TEST(isdtype)
+{
+    bool b = false;
+    ASSERT_STATUS(NULL, ra_isdtype(NULL, RA_UINT8, "integral", &b), RA_OK, "isdtype");
+    CHECK(b, "uint8 is integral");
+    ASSERT_STATUS(NULL, ra_isdtype(NULL, RA_COMPLEX64, "real floating", &b), RA_OK, "isdtype");
+    CHECK(!b, "complex64 is not real floating");
+    ASSERT_STATUS(NULL, ra_isdtype(NULL, RA_BOOL, "numeric", &b), RA_OK, "isdtype");
+    CHECK(!b, "bool is not numeric");
+    ASSERT_STATUS(NULL, ra_isdtype(NULL, RA_FLOAT32, "floating", &b), RA_E_ARG,
+                  "an unknown kind name");
+    CHECK(ra_stat_name(RA_STAT_VAR) && !strcmp(ra_stat_name(RA_STAT_VAR), "var"), "ra_stat_name");
+}
+
 DT_TEST(on_every_device)
 {
     ra_ctx *ctx = open_ctx();
@@ -238,9 +385,11 @@ DT_TEST(on_every_device)
         bools_and_broadcasting(ctx, devs[i], devs[(i + 1) % n]);
         clip_on_device(ctx, devs[i], devs[(i + 1) % n]);
         complex_on_device(ctx, devs[i]);
+        statistics_on_device(ctx, devs[i], devs[(i + 1) % n]);
+        objects_on_device(ctx, devs[i]);
     }
     if (n < 2) skip_part("only one device (cpu): no OpenCL device here", "elementwise on OpenCL");
     ra_ctx_destroy(ctx);
 }
 
-DT_MAIN(DT_ENTRY(on_every_device))
+DT_MAIN(DT_ENTRY(on_every_device), DT_ENTRY(isdtype))
