@@ -14,6 +14,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -1232,36 +1233,89 @@ static void print_table(FILE *out, const cJSON *m, const view *v)
 
 /* ---- the command ---------------------------------------------------------------------- */
 
-const char dsr__compare_usage[] =
+/* What the command line asks of compare. */
+typedef struct compare_args {
+    dsr_strlist paths, cases, only, statuses;
+    const char *spec, *html, *by;
+    bool json, plain, color, quiet, disagree, details;
+} compare_args;
+
+static const char *check_by(const char *v)
+{
+    return strcmp(v, "statement") && strcmp(v, "case") && strcmp(v, "feature")
+               ? "--by takes statement, case or feature, not '%s'"
+               : NULL;
+}
+
+static const char *check_status(const char *v)
+{
+    return status_bit(v) ? NULL
+                         : "unknown status '%s' (pass fail error skip xfail xpass crash timeout "
+                           "lacks)";
+}
+
+#define ARG(field) offsetof(compare_args, field)
+#define OPT(name, kind, field, usage, help)                                                        \
+    {                                                                                              \
+        name, DSR_OPT_##kind, ARG(field), usage, help, NULL, 0, 0                                  \
+    }
+
+static const dsr_option COMPARE_OPTIONS[] = {
+    OPT("--html", STRING, html, "--html PATH",
+        "also write the matrix as one self-contained HTML page"),
+    OPT("--json", FLAG_ON, json, "--json", "print the matrix model as JSON instead of the table"),
+    {"--by", DSR_OPT_STRING, ARG(by), "--by statement|case|feature",
+     "the table's rows (default statement)", check_by, 0, 0},
+    OPT("--details", FLAG_ON, details, "--details",
+        "under each case row, what each library returned where a\n"
+        "step did not hold, beside what the case expected; under\n"
+        "each statement row, its level, text and source"),
+    OPT("--library", LIST, only, "--library LABEL",
+        "only this library (repeatable, in the order given)"),
+    {"--status", DSR_OPT_LIST, ARG(statuses), "--status S",
+     "only rows where some library has status S (repeatable)", check_status, 0, 0},
+    OPT("--disagree", FLAG_ON, disagree, "--disagree",
+        "only rows where the libraries' observed results differ"),
+    OPT("--cases", LIST, cases, "--cases PATH",
+        "case files for descriptions and steps (default the suite's)"),
+    OPT("--plain", FLAG_ON, plain, "--plain / --color",
+        "no colour (the default when stdout is not a terminal) / colour"),
+    OPT("--color", FLAG_ON, color, NULL, NULL),
+    OPT("--quiet", FLAG_ON, quiet, "--quiet", "no table (with --html)"),
+    OPT("--spec", STRING, spec, "--spec DIR", "the spec directory (default: the suite's spec/)"),
+    OPT("--help", HELP, paths, "--help", "this help"),
+    OPT("-h", HELP, paths, NULL, NULL),
+};
+
+#undef OPT
+#undef ARG
+
+static const dsr_command COMPARE_COMMAND = {
+    "compare",
+    COMPARE_OPTIONS,
+    sizeof COMPARE_OPTIONS / sizeof COMPARE_OPTIONS[0],
+    "REPORT.json|DIR",
+    offsetof(compare_args, paths),
+    0,
     "usage: devspec compare [OPTIONS] REPORT.json... | DIR\n"
-    "       devspec probe FILE|DIR... [--adapter NAME]... [OPTIONS]\n"
     "\n"
-    "compare: the reports side by side, one column per library: statements, features or\n"
-    "cases x libraries in the terminal, and one self-contained HTML page with --html.\n"
-    "probe: runs the case files against every adapter of adapters/adapters.json (or those\n"
-    "named), then compares the reports, one row per case with what each library returned.\n"
+    "The reports side by side, one column per library: statements, features or cases x\n"
+    "libraries in the terminal, and one self-contained HTML page with --html. A DIR gives\n"
+    "its *.json reports. devspec probe runs case files and compares their reports so\n"
+    "(devspec probe --help).\n"
     "\n"
-    "compare options:\n"
-    "  --html PATH             also write the matrix as one self-contained HTML page\n"
-    "  --json                  print the matrix model as JSON instead of the table\n"
-    "  --by statement|case|feature  the table's rows (default statement)\n"
-    "  --details               under each case row, what each library returned where a\n"
-    "                          step did not hold, beside what the case expected; under\n"
-    "                          each statement row, its level, text and source\n"
-    "  --library LABEL         only this library (repeatable, in the order given)\n"
-    "  --status S              only rows where some library has status S (repeatable)\n"
-    "  --disagree              only rows where the libraries' observed results differ\n"
-    "  --cases PATH            case files for descriptions and steps (default the suite's)\n"
-    "  --plain / --color       no colour (the default when stdout is not a terminal) / colour\n"
-    "  --quiet                 no table (with --html)\n"
-    "  --spec DIR              the spec directory (default: the suite's spec/)\n"
+    "compare options:\n",
     "\n"
-    "probe options: --adapter NAME (repeatable; default every adapter of adapters.json),\n"
-    "  --out DIR (reports, logs and index.html; default reports/runs/probe), --html PATH,\n"
-    "  --timeout SECONDS, --jobs N (runs at a time; default the number of cores), and the\n"
-    "  compare options --by, --status, --library, --disagree, --json, --plain, --color.\n"
-    "  Rows are cases, with --details. Exit 0 when every run completed (whatever the\n"
-    "  libraries did), 2 invalid case files, 3 an adapter could not start or a run stopped.\n";
+    "Exit status: 0; 2 a usage error or a report that cannot be read; 3 the page could not be\n"
+    "written.\n"};
+
+static void compare_args_free(compare_args *a)
+{
+    dsr__strlist_free(&a->paths);
+    dsr__strlist_free(&a->cases);
+    dsr__strlist_free(&a->only);
+    dsr__strlist_free(&a->statuses);
+}
 
 static int usage(const char *fmt, const char *arg)
 {
@@ -1278,86 +1332,28 @@ static cJSON *read_spec_file(const char *dir, const char *name, bool required)
     return doc;
 }
 
-/* Long: its own argument parser (until compare and probe take main.c's options table), then
- * loading and the views; the parser is the part to go. */
+/* Long: loading the reports (files and folders, --library's choice and order), the checks
+ * that the page replaces no input, the spec and case files, then the views; each step is a
+ * few lines that share the command's state, and the cleanup is one place at the end. */
 int dsr__compare_main(int argc, char **argv, const char *source)
 {
-    const char *spec = NULL, *html = NULL;
-    bool json = false, plain = false, force_color = false, quiet = false;
-    view v = {.by = "statement"};
-    char **paths = NULL, **cases = NULL, **only = NULL;
-    int npaths = 0, ncases = 0, nonly = 0;
-    int rc = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *val = NULL;
-#define TAKES(name)                                                                                \
-    (!strcmp(a, name)                                                                              \
-         ? (i + 1 < argc ? (val = argv[++i], true) : (rc = usage("%s needs a value", a), false))   \
-     : !strncmp(a, name "=", sizeof name) ? (val = a + sizeof name, true)                          \
-                                          : false)
-        if (TAKES("--spec"))
-            spec = val;
-        else if (TAKES("--html"))
-            html = val;
-        else if (TAKES("--by")) {
-            if (strcmp(val, "statement") && strcmp(val, "case") && strcmp(val, "feature")) {
-                rc = usage("--by takes statement, case or feature, not '%s'", val);
-                break;
-            }
-            v.by = val;
-        } else if (TAKES("--cases")) {
-            cases = dsr__xrealloc(cases, sizeof *cases * (size_t)(ncases + 1));
-            cases[ncases++] = (char *)val;
-        } else if (TAKES("--library")) {
-            only = dsr__xrealloc(only, sizeof *only * (size_t)(nonly + 1));
-            only[nonly++] = (char *)val;
-        } else if (TAKES("--status")) {
-            unsigned b = status_bit(val);
-            if (!b) {
-                rc = usage(
-                    "unknown status '%s' (pass fail error skip xfail xpass crash timeout lacks)",
-                    val);
-                break;
-            }
-            v.status_mask |= b;
-        } else if (rc)
-            break;
-        else if (!strcmp(a, "--json"))
-            json = true;
-        else if (!strcmp(a, "--plain"))
-            plain = true;
-        else if (!strcmp(a, "--color"))
-            force_color = true;
-        else if (!strcmp(a, "--disagree"))
-            v.disagree_only = true;
-        else if (!strcmp(a, "--details"))
-            v.details = true;
-        else if (!strcmp(a, "--quiet"))
-            quiet = true;
-        else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(dsr__compare_usage, stdout);
-            free(paths);
-            free(cases);
-            free(only);
-            return 0;
-        } else if (a[0] == '-' && a[1]) {
-            rc = usage("unknown option '%s'", a);
-            break;
-        } else {
-            paths = dsr__xrealloc(paths, sizeof *paths * (size_t)(npaths + 1));
-            paths[npaths++] = (char *)a;
-        }
-#undef TAKES
-        if (rc) break;
-    }
-    if (!rc && npaths == 0) rc = usage("%s", "needs reports: devspec compare REPORT.json... | DIR");
-    if (rc) {
-        free(paths);
-        free(cases);
-        free(only);
+    compare_args a = {.by = "statement"};
+    int rc = dsr__options_parse(&COMPARE_COMMAND, argc, argv, 1, &a);
+    if (rc == DSR_OPT_HELP_SHOWN)
+        rc = 0;
+    else if (!rc && a.paths.n == 0)
+        rc = usage("%s", "needs reports: devspec compare REPORT.json... | DIR");
+    if (rc || a.paths.n == 0) {
+        compare_args_free(&a);
         return rc;
     }
+    const char *spec = a.spec, *html = a.html;
+    bool json = a.json, plain = a.plain, force_color = a.color, quiet = a.quiet;
+    view v = {.by = a.by, .details = a.details, .disagree_only = a.disagree};
+    for (int i = 0; i < a.statuses.n; i++)
+        v.status_mask |= status_bit(a.statuses.items[i]);
+    char **paths = a.paths.items, **cases = a.cases.items, **only = a.only.items;
+    int npaths = a.paths.n, ncases = a.cases.n, nonly = a.only.n;
 
     compare_in in;
     memset(&in, 0, sizeof in);
@@ -1468,8 +1464,6 @@ int dsr__compare_main(int argc, char **argv, const char *source)
     spec_files_free(&sp);
     dsr__buf_free(&specdir);
     compare_in_free(&in);
-    free(paths);
-    free(cases);
-    free(only);
+    compare_args_free(&a);
     return rc;
 }

@@ -142,6 +142,64 @@ typedef struct dsr_strmap {
 int dsr__strmap_put(dsr_strmap *m, const char *key, int val);
 void dsr__strmap_free(dsr_strmap *m, bool free_keys);
 
+/* ---- options.c: the command line's options tables ------------------------------------ */
+
+/* What an option does with its value: LIST adds it to a dsr_strlist, STRING keeps it, SECONDS
+ * and COUNT parse it (COUNT within [lo, hi]); FLAG_ON and FLAG_OFF take no value and set a
+ * bool; PASS and PASS_FLAG add the option (and its value) to a dsr_strlist, for a command
+ * run later; HELP is --help; TEXT is no option, only a line of the help. */
+typedef enum dsr_opt_kind {
+    DSR_OPT_LIST,
+    DSR_OPT_STRING,
+    DSR_OPT_SECONDS,
+    DSR_OPT_COUNT,
+    DSR_OPT_FLAG_ON,
+    DSR_OPT_FLAG_OFF,
+    DSR_OPT_PASS,
+    DSR_OPT_PASS_FLAG,
+    DSR_OPT_HELP,
+    DSR_OPT_TEXT
+} dsr_opt_kind;
+
+#define DSR_OPT_COUNT_MAX 1000000
+
+typedef struct dsr_option {
+    const char *name; /* "--cases" ("--cases=V" is also read); NULL for a TEXT line */
+    dsr_opt_kind kind;
+    size_t field; /* where in the command's struct it goes (offsetof) */
+    /* The help's line: USAGE in the option column (NULL: not listed, e.g. an alias that
+     * another line names), HELP in the text column ('\n' continues it there). A TEXT entry
+     * with no USAGE prints HELP as it is (a heading). */
+    const char *usage, *help;
+    /* NULL, or a check of the value: NULL when it is good, else a format with one %s for
+     * the value that says why not ("--by takes statement, case or feature, not '%s'"). */
+    const char *(*check)(const char *value);
+    int lo, hi; /* COUNT's range */
+} dsr_option;
+
+typedef struct dsr_command {
+    const char *prefix; /* the command in its usage errors ("devspec: compare: ..."), or NULL */
+    const dsr_option *options;
+    size_t noptions;
+    /* Arguments that are no option go to a dsr_strlist at POSITIONAL_FIELD, at most
+     * MAX_POSITIONAL of them (0: any number); POSITIONAL NULL: none are taken. */
+    const char *positional;
+    size_t positional_field;
+    int max_positional;
+    const char *intro, *notes; /* the help before and after the options */
+} dsr_command;
+
+/* dsr__options_parse's answer when it printed the help (the command then exits 0). */
+#define DSR_OPT_HELP_SHOWN (-1)
+
+/* Reads ARGV[FIRST..ARGC) into OUT by the table of C. Returns 0; DSR_OPT_HELP_SHOWN when
+ * --help or -h is among them (the help is printed on stdout); or the exit status of a usage
+ * error (2), said on stderr: an unknown option or argument, an option without its value, a
+ * value that is not one the option takes, each named with the reason. */
+int dsr__options_parse(const dsr_command *c, int argc, char **argv, int first, void *out);
+/* The help of C: its intro, a line per listed option, its notes. */
+void dsr__options_help(const dsr_command *c, FILE *out);
+
 /* ---- jsonloc.c ------------------------------------------------------------------- */
 
 /* One step of a path into a JSON document: an object key (nth occurrence, 0 for the
@@ -755,8 +813,6 @@ int dsr__compare_main(int argc, char **argv, const char *source);
 /* devspec probe (ARGV[0] is "probe"): runs case files against every named adapter, then
  * compares the reports. Returns the exit status (0, 2, 3). */
 int dsr__probe_main(int argc, char **argv, const char *source, const char *build);
-/* The help text of compare and probe. */
-extern const char dsr__compare_usage[];
 /* Writes the self-contained HTML page of a compare model to PATH (atomically, parent
  * folders created). Returns 0, or -1 with errno set. */
 int dsr__compare_html_write(const char *path, const cJSON *model);

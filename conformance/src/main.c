@@ -10,6 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The commands and, for run (whose options list, coverage and validate share), every option;
+ * the options' lines come from the table (OPTIONS). */
 static const char USAGE[] =
     "usage: devspec run [OPTIONS]        run the suite against an adapter\n"
     "       devspec list [cases|features|profiles|adapters] [--cases PATH]... [--json]\n"
@@ -25,47 +27,9 @@ static const char USAGE[] =
     "                                         and compare what each library did\n"
     "       devspec --help | --version\n"
     "\n"
-    "run options:\n"
-    "  --adapter NAME|PATH     a name from adapters/adapters.json (run out of process),\n"
-    "                          an adapter program, or PATH.so loaded in process\n"
-    "  --adapter python:MODULE any module that is an array API namespace (numpy,\n"
-    "                          array_api_strict, array_api_compat.torch, ...), driven by\n"
-    "                          adapters/python with no code of its own\n"
-    "  --python PATH           the interpreter for python:MODULE (default: python3 on PATH)\n"
-    "  --adapter-cmd 'CMD'     run CMD with /bin/sh as the out-of-process adapter\n"
-    "  --adapters FILE         an adapters file of your own (the format of adapters.json;\n"
-    "                          relative paths are relative to FILE), searched before the\n"
-    "                          suite's; repeatable; also DEVSPEC_ADAPTERS=FILE:FILE...\n"
-    "  --in-process            with a NAME: load its shared_object instead of its command\n"
-    "  --cases FILE|DIR        case files (repeatable; default: the suite's cases)\n"
-    "  --profile P             only the cases of profile P's features\n"
-    "  --feature F             only cases with feature F (repeatable)\n"
-    "  --exclude-feature F     drop cases with feature F (repeatable; applied last)\n"
-    "  --case GLOB             only cases whose ID matches GLOB (repeatable)\n"
-    "  --expectations FILE     known results: '<id or glob> <status> [# reason]' lines\n"
-    "                          (default: the named adapter's file from adapters.json)\n"
-    "  --report PATH           JSON report (default reports/runs/<adapter>.json); streamed to\n"
-    "                          PATH-without-.json + .jsonl while running\n"
-    "  --junit PATH            also write JUnit XML\n"
-    "  --trace PATH            write every request and reply line to PATH, '> ' and '< '\n"
-    "                          before each\n"
-    "  --tap / --no-tap        TAP on stdout (default: when stdout is not a terminal); the\n"
-    "                          summary goes to stderr with TAP, to stdout without\n"
-    "  --tap-version 13|14     the TAP version line (default 13, which prove accepts)\n"
-    "  --timeout SECONDS       per case, out of process (default 10; 0: none)\n"
-    "  --start-timeout SECONDS for the adapter's hello, also after a restart (default 60)\n"
-    "  --max-restarts N        worker restarts before the run stops (default 10)\n"
-    "  --jobs N, -j N          N adapter workers, out of process, share the cases; reports\n"
-    "                          and verdicts are those of --jobs 1 (default: the number of\n"
-    "                          cores; in process, and for an SPMD adapter, 1; at most\n"
-    "                          twice the cores, and no more than the cases)\n"
-    "  --strict                unexpected passes and stale expectations fail the run\n"
-    "  --no-progress           no progress line on stderr\n"
-    "\n"
-    "common options:\n"
-    "  --spec DIR              the spec directory (default: the suite's spec/)\n";
+    "run options:\n";
 
-/* The second half of the help (one string literal may hold 4095 characters in ISO C). */
+/* The notes after the options. */
 static const char USAGE_NOTES[] =
     "\n"
     "Isolation: out of process (the default for NAME and programs) each adapter runs as one\n"
@@ -111,120 +75,106 @@ typedef struct args {
     dsr_strlist cases, globs, features, excludes, profiles, adapter_files;
     const char *adapter, *adapter_cmd, *expectations, *report, *junit, *trace, *spec,
         *fail_uncovered;
-    const char *what, *python, *tap_version;
+    dsr_strlist what; /* list: what to list */
+    const char *python, *tap_version;
     bool tap, strict, progress, in_process, json, core;
     double timeout, start_timeout;
     int max_restarts, jobs;
 } args;
 
-/* "--name value" or "--name=value". Returns the value, or NULL (and *bad set) when the
- * option needs one and has none. */
-static const char *value_of(int argc, char **argv, int *i, const char *name, bool *matched,
-                            bool *bad)
-{
-    size_t n = strlen(name);
-    *matched = false;
-    if (strncmp(argv[*i], name, n)) return NULL;
-    if (argv[*i][n] == '=') {
-        *matched = true;
-        return argv[*i] + n + 1;
+#define RUN(field) offsetof(args, field)
+#define OPT(name, kind, field, usage, help)                                                        \
+    {                                                                                              \
+        name, DSR_OPT_##kind, RUN(field), usage, help, NULL, 0, 0                                  \
     }
-    if (argv[*i][n] != '\0') return NULL;
-    *matched = true;
-    if (*i + 1 >= argc) {
-        *bad = true;
-        return NULL;
+#define COUNT(name, field, usage, help)                                                            \
+    {                                                                                              \
+        name, DSR_OPT_COUNT, RUN(field), usage, help, NULL, 0, DSR_OPT_COUNT_MAX                   \
     }
-    return argv[++*i];
-}
 
-/* The options: what each sets in `args`. LIST adds its value to a strlist, STRING keeps it,
- * SECONDS and COUNT parse it; FLAG_ON and FLAG_OFF take no value and set a bool. */
-typedef enum { LIST, STRING, SECONDS, COUNT, FLAG_ON, FLAG_OFF } opt_kind;
-
-static const struct {
-    const char *name;
-    opt_kind kind;
-    size_t field;
-} OPTIONS[] = {
-    {"--cases", LIST, offsetof(args, cases)},
-    {"--case", LIST, offsetof(args, globs)},
-    {"--feature", LIST, offsetof(args, features)},
-    {"--exclude-feature", LIST, offsetof(args, excludes)},
-    {"--profile", LIST, offsetof(args, profiles)},
-    {"--adapter", STRING, offsetof(args, adapter)},
-    {"--adapters", LIST, offsetof(args, adapter_files)},
-    {"--adapter-cmd", STRING, offsetof(args, adapter_cmd)},
-    {"--python", STRING, offsetof(args, python)},
-    {"--tap-version", STRING, offsetof(args, tap_version)},
-    {"--expectations", STRING, offsetof(args, expectations)},
-    {"--report", STRING, offsetof(args, report)},
-    {"--junit", STRING, offsetof(args, junit)},
-    {"--trace", STRING, offsetof(args, trace)},
-    {"--spec", STRING, offsetof(args, spec)},
-    {"--fail-uncovered", STRING, offsetof(args, fail_uncovered)},
-    {"--timeout", SECONDS, offsetof(args, timeout)},
-    {"--start-timeout", SECONDS, offsetof(args, start_timeout)},
-    {"--max-restarts", COUNT, offsetof(args, max_restarts)},
-    {"--jobs", COUNT, offsetof(args, jobs)},
-    {"-j", COUNT, offsetof(args, jobs)},
-    {"--tap", FLAG_ON, offsetof(args, tap)},
-    {"--no-tap", FLAG_OFF, offsetof(args, tap)},
-    {"--strict", FLAG_ON, offsetof(args, strict)},
-    {"--no-progress", FLAG_OFF, offsetof(args, progress)},
-    {"--in-process", FLAG_ON, offsetof(args, in_process)},
-    {"--json", FLAG_ON, offsetof(args, json)},
-    {"--core", FLAG_ON, offsetof(args, core)},
-    {"--profile-core", FLAG_ON, offsetof(args, core)},
+/* The options of run, list, coverage and validate (one struct, args), in the order of the
+ * help; those with no line there are aliases or are named in the usage lines above them. */
+static const dsr_option OPTIONS[] = {
+    OPT("--adapter", STRING, adapter, "--adapter NAME|PATH",
+        "a name from adapters/adapters.json (run out of process),\n"
+        "an adapter program, or PATH.so loaded in process"),
+    {NULL, DSR_OPT_TEXT, 0, "--adapter python:MODULE",
+     "any module that is an array API namespace (numpy,\n"
+     "array_api_strict, array_api_compat.torch, ...), driven by\n"
+     "adapters/python with no code of its own",
+     NULL, 0, 0},
+    OPT("--python", STRING, python, "--python PATH",
+        "the interpreter for python:MODULE (default: python3 on PATH)"),
+    OPT("--adapter-cmd", STRING, adapter_cmd, "--adapter-cmd 'CMD'",
+        "run CMD with /bin/sh as the out-of-process adapter"),
+    OPT("--adapters", LIST, adapter_files, "--adapters FILE",
+        "an adapters file of your own (the format of adapters.json;\n"
+        "relative paths are relative to FILE), searched before the\n"
+        "suite's; repeatable; also DEVSPEC_ADAPTERS=FILE:FILE..."),
+    OPT("--in-process", FLAG_ON, in_process, "--in-process",
+        "with a NAME: load its shared_object instead of its command"),
+    OPT("--cases", LIST, cases, "--cases FILE|DIR",
+        "case files (repeatable; default: the suite's cases)"),
+    OPT("--profile", LIST, profiles, "--profile P", "only the cases of profile P's features"),
+    OPT("--feature", LIST, features, "--feature F", "only cases with feature F (repeatable)"),
+    OPT("--exclude-feature", LIST, excludes, "--exclude-feature F",
+        "drop cases with feature F (repeatable; applied last)"),
+    OPT("--case", LIST, globs, "--case GLOB", "only cases whose ID matches GLOB (repeatable)"),
+    OPT("--expectations", STRING, expectations, "--expectations FILE",
+        "known results: '<id or glob> <status> [# reason]' lines\n"
+        "(default: the named adapter's file from adapters.json)"),
+    OPT("--report", STRING, report, "--report PATH",
+        "JSON report (default reports/runs/<adapter>.json); streamed to\n"
+        "PATH-without-.json + .jsonl while running"),
+    OPT("--junit", STRING, junit, "--junit PATH", "also write JUnit XML"),
+    OPT("--trace", STRING, trace, "--trace PATH",
+        "write every request and reply line to PATH, '> ' and '< '\n"
+        "before each"),
+    OPT("--tap", FLAG_ON, tap, "--tap / --no-tap",
+        "TAP on stdout (default: when stdout is not a terminal); the\n"
+        "summary goes to stderr with TAP, to stdout without"),
+    OPT("--no-tap", FLAG_OFF, tap, NULL, NULL),
+    OPT("--tap-version", STRING, tap_version, "--tap-version 13|14",
+        "the TAP version line (default 13, which prove accepts)"),
+    OPT("--timeout", SECONDS, timeout, "--timeout SECONDS",
+        "per case, out of process (default 10; 0: none)"),
+    OPT("--start-timeout", SECONDS, start_timeout, "--start-timeout SECONDS",
+        "for the adapter's hello, also after a restart (default 60)"),
+    COUNT("--max-restarts", max_restarts, "--max-restarts N",
+          "worker restarts before the run stops (default 10)"),
+    COUNT("--jobs", jobs, "--jobs N, -j N",
+          "N adapter workers, out of process, share the cases; reports\n"
+          "and verdicts are those of --jobs 1 (default: the number of\n"
+          "cores; in process, and for an SPMD adapter, 1; at most\n"
+          "twice the cores, and no more than the cases)"),
+    COUNT("-j", jobs, NULL, NULL),
+    OPT("--strict", FLAG_ON, strict, "--strict",
+        "unexpected passes and stale expectations fail the run"),
+    OPT("--no-progress", FLAG_OFF, progress, "--no-progress", "no progress line on stderr"),
+    /* list and coverage (named in the usage lines) */
+    OPT("--json", FLAG_ON, json, NULL, NULL),
+    OPT("--core", FLAG_ON, core, NULL, NULL),
+    OPT("--profile-core", FLAG_ON, core, NULL, NULL),
+    OPT("--fail-uncovered", STRING, fail_uncovered, NULL, NULL),
+    {NULL, DSR_OPT_TEXT, 0, NULL, "\ncommon options:", NULL, 0, 0},
+    OPT("--spec", STRING, spec, "--spec DIR", "the spec directory (default: the suite's spec/)"),
+    {"--help", DSR_OPT_HELP, 0, NULL, NULL, NULL, 0, 0},
+    {"-h", DSR_OPT_HELP, 0, NULL, NULL, NULL, 0, 0},
 };
 
-/* The longest timeout accepted, in seconds (11.5 days): a number beyond it is a mistake, and
- * deadlines stay far from where a double loses its sub-second precision. */
-#define MAX_SECONDS 1e6
+#undef OPT
+#undef COUNT
+#undef RUN
 
-/* "--timeout needs a number of seconds >= 0, not 'x'" */
-static int bad_value(int k, const char *what, const char *v)
-{
-    char fmt[128];
-    snprintf(fmt, sizeof fmt, "%s needs %s, not '%%s'", OPTIONS[k].name, what);
-    return usage_error(fmt, v);
-}
-
-/* Stores V, the value of option K, in A. Returns 0 or the usage error's status. */
-static int set_option(args *a, int k, const char *v)
-{
-    char *at = (char *)a + OPTIONS[k].field;
-    char *end;
-    switch (OPTIONS[k].kind) {
-    case LIST:
-        dsr__strlist_add((dsr_strlist *)(void *)at, v);
-        return 0;
-    case STRING:
-        *(const char **)(void *)at = v;
-        return 0;
-    case SECONDS: {
-        /* "nan", "inf" and "1e400" (which strtod reads as infinity) would turn the timeout
-         * off silently and put a null timeout into the report. */
-        errno = 0;
-        double s = strtod(v, &end);
-        if (*end || !v[0] || errno == ERANGE || !isfinite(s) || s < 0 || s > MAX_SECONDS)
-            return bad_value(k, "a finite number of seconds from 0 to 1e6", v);
-        *(double *)(void *)at = s;
-        return 0;
+/* run, list, coverage and validate: one table; list alone takes an argument (what to list). */
+#define COMMAND(positional, max)                                                                   \
+    {                                                                                              \
+        NULL, OPTIONS, sizeof OPTIONS / sizeof OPTIONS[0], positional, offsetof(args, what), max,  \
+            USAGE, USAGE_NOTES                                                                     \
     }
-    case COUNT: {
-        long n = strtol(v, &end, 10);
-        if (*end || n < 0 || !v[0] || n > 1000000) return bad_value(k, "a count >= 0", v);
-        *(int *)(void *)at = (int)n;
-        return 0;
-    }
-    case FLAG_ON:
-    case FLAG_OFF:
-        *(bool *)(void *)at = OPTIONS[k].kind == FLAG_ON;
-        return 0;
-    }
-    return 0;
-}
+static const dsr_command RUN_COMMAND = COMMAND(NULL, 0);
+static const dsr_command LIST_COMMAND = COMMAND("cases|features|profiles|adapters", 1);
+#undef COMMAND
 
 static int parse(int argc, char **argv, int first, args *a, const char *cmd)
 {
@@ -236,29 +186,8 @@ static int parse(int argc, char **argv, int first, args *a, const char *cmd)
     a->max_restarts = 10;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     a->jobs = cores > 0 ? (int)(cores < 64 ? cores : 64) : 1;
-    for (int i = first; i < argc; i++) {
-        const char *opt = argv[i];
-        int k = 0;
-        const char *v = NULL;
-        bool matched = false, bad = false;
-        for (; k < (int)(sizeof OPTIONS / sizeof OPTIONS[0]) && !matched; k++) {
-            if (OPTIONS[k].kind == FLAG_ON || OPTIONS[k].kind == FLAG_OFF)
-                matched = !strcmp(opt, OPTIONS[k].name);
-            else
-                v = value_of(argc, argv, &i, OPTIONS[k].name, &matched, &bad);
-        }
-        if (!matched) {
-            if (opt[0] != '-' && !a->what && !strcmp(cmd, "list")) {
-                a->what = opt;
-                continue;
-            }
-            return usage_error("unknown option or argument '%s'", opt);
-        }
-        if (bad) return usage_error("%s needs a value", opt);
-        int rc = set_option(a, k - 1, v);
-        if (rc) return rc;
-    }
-    return 0;
+    return dsr__options_parse(strcmp(cmd, "list") ? &RUN_COMMAND : &LIST_COMMAND, argc, argv, first,
+                              a);
 }
 
 static void free_args(args *a)
@@ -269,6 +198,7 @@ static void free_args(args *a)
     dsr__strlist_free(&a->excludes);
     dsr__strlist_free(&a->profiles);
     dsr__strlist_free(&a->adapter_files);
+    dsr__strlist_free(&a->what);
 }
 
 static const char *root(const char *env, const char *fallback)
@@ -610,7 +540,7 @@ out:
 static int cmd_list(args *a)
 {
     const char *source = source_root();
-    const char *what = a->what ? a->what : "cases";
+    const char *what = a->what.n ? a->what.items[0] : "cases";
     if (!strcmp(what, "adapters"))
         return dsr__named_adapter_list(source, build_root(), stdout) == 0 ? DSR_EXIT_OK
                                                                           : DSR_EXIT_USAGE;
@@ -744,12 +674,9 @@ static int cmd_validate(args *a)
 /* devspec expectations REPORT: one line per case whose observed status was a failure
  * (fail, error, crash, timeout), with its message as the reason, so a baseline is
  * regenerated from a run and reviewed as a diff. The reasons need a human: a maintainer
- * replaces each with the library's issue. */
-static int cmd_expectations(int argc, char **argv)
+ * replaces each with the library's issue. This is the file of the report at PATH, on stdout. */
+static int expectations_of(const char *path)
 {
-    if (argc != 3)
-        return usage_error("%s", "expectations needs one report: devspec expectations REPORT.json");
-    const char *path = argv[2];
     size_t len;
     char *text = dsr__read_file(path, &len);
     if (!text) {
@@ -813,6 +740,43 @@ static int cmd_expectations(int argc, char **argv)
     return 0;
 }
 
+static const dsr_option EXPECTATIONS_OPTIONS[] = {
+    {"--help", DSR_OPT_HELP, 0, "--help", "this help", NULL, 0, 0},
+    {"-h", DSR_OPT_HELP, 0, NULL, NULL, NULL, 0, 0},
+};
+
+static const dsr_command EXPECTATIONS_COMMAND = {
+    NULL,
+    EXPECTATIONS_OPTIONS,
+    sizeof EXPECTATIONS_OPTIONS / sizeof EXPECTATIONS_OPTIONS[0],
+    "REPORT.json",
+    0,
+    0,
+    "usage: devspec expectations REPORT.json\n"
+    "\n"
+    "Prints an expectations file for the failures of a report: a line '<id> <status> # reason'\n"
+    "per case whose observed status was fail, error, crash or lacks, the reason the report's\n"
+    "message (replace it with the library's issue); a timeout is written as a comment, since\n"
+    "it depends on the machine's load. Review it before committing it.\n"
+    "\n"
+    "options:\n",
+    NULL};
+
+static int cmd_expectations(int argc, char **argv)
+{
+    dsr_strlist reports = {0};
+    int rc = dsr__options_parse(&EXPECTATIONS_COMMAND, argc, argv, 2, &reports);
+    if (rc == 0 && reports.n != 1)
+        rc = usage_error("%s", "expectations needs one report: devspec expectations REPORT.json");
+    if (rc) {
+        dsr__strlist_free(&reports);
+        return rc == DSR_OPT_HELP_SHOWN ? 0 : rc;
+    }
+    int code = expectations_of(reports.items[0]);
+    dsr__strlist_free(&reports);
+    return code;
+}
+
 /* Every command's output ends here: a write to stdout that failed (a full disk, /dev/full,
  * a closed pipe) is reported and makes the exit status 3 when it was 0 or 1. */
 static int stdout_checked(int rc)
@@ -828,14 +792,12 @@ int main(int argc, char **argv)
 {
     dsr__memory_setup();
     if (argc < 2) {
-        fputs(USAGE, stderr);
-        fputs(USAGE_NOTES, stderr);
+        dsr__options_help(&RUN_COMMAND, stderr);
         return DSR_EXIT_USAGE;
     }
     const char *cmd = argv[1];
     if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-        fputs(USAGE, stdout);
-        fputs(USAGE_NOTES, stdout);
+        dsr__options_help(&RUN_COMMAND, stdout);
         return 0;
     }
     if (!strcmp(cmd, "--version")) {
@@ -852,12 +814,6 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "compare")) return dsr__compare_main(argc - 1, argv + 1, source_root());
     if (!strcmp(cmd, "probe"))
         return dsr__probe_main(argc - 1, argv + 1, source_root(), build_root());
-    for (int i = 2; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(USAGE, stdout);
-            fputs(USAGE_NOTES, stdout);
-            return 0;
-        }
 
     signal(SIGPIPE, SIG_IGN);
     /* Only a run has something to save on a signal (its reports); list, coverage and
@@ -875,7 +831,9 @@ int main(int argc, char **argv)
     args a;
     memset(&a, 0, sizeof a);
     int rc = parse(argc, argv, 2, &a, cmd);
-    if (rc == 0) {
+    if (rc == DSR_OPT_HELP_SHOWN)
+        rc = 0;
+    else if (rc == 0) {
         /* Adapters files of one's own: --adapters FILE (repeatable), then DEVSPEC_ADAPTERS
          * (FILE:FILE...), both before the suite's adapters/adapters.json. */
         const char *env = getenv("DEVSPEC_ADAPTERS");

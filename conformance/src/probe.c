@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #ifdef __linux__
@@ -165,59 +166,80 @@ static int adapter_names(const char *source, dsr_strlist *out)
     return out->n ? 0 : -1;
 }
 
-/* Long: its own argument parser (until compare and probe take main.c's options table) and the
- * loop that keeps --jobs runs going; the parser is the part to go. */
+/* What the command line asks of probe. */
+typedef struct probe_args {
+    dsr_strlist files, adapters, pass;
+    const char *out, *html, *spec, *timeout;
+    int jobs;
+} probe_args;
+
+#define ARG(field) offsetof(probe_args, field)
+#define OPT(name, kind, field, usage, help)                                                        \
+    {                                                                                              \
+        name, DSR_OPT_##kind, ARG(field), usage, help, NULL, 0, 0                                  \
+    }
+
+static const dsr_option PROBE_OPTIONS[] = {
+    OPT("--adapter", LIST, adapters, "--adapter NAME",
+        "an adapter, as devspec run takes it (repeatable; default\n"
+        "every adapter of adapters.json)"),
+    OPT("--out", STRING, out, "--out DIR",
+        "the reports, logs and index.html (default reports/runs/probe)"),
+    OPT("--html", STRING, html, "--html PATH", "the page (default OUT/index.html)"),
+    OPT("--timeout", STRING, timeout, "--timeout SECONDS", "per case, as devspec run takes it"),
+    {"--jobs", DSR_OPT_COUNT, ARG(jobs), "--jobs N",
+     "runs at a time, 1..64 (default the number of cores)", NULL, 1, 64},
+    OPT("--spec", STRING, spec, "--spec DIR", "the spec directory (default: the suite's spec/)"),
+    /* The comparison's options, handed to compare. */
+    OPT("--by", PASS, pass, "--by statement|case|feature",
+        "the table's rows, as compare takes it (default case,\n"
+        "with --details)"),
+    OPT("--status", PASS, pass, "--status S", "as compare takes it"),
+    OPT("--library", PASS, pass, "--library LABEL", "as compare takes it"),
+    OPT("--disagree", PASS_FLAG, pass, "--disagree", "as compare takes it"),
+    OPT("--json", PASS_FLAG, pass, "--json", "as compare takes it"),
+    OPT("--plain", PASS_FLAG, pass, "--plain / --color", "as compare takes them"),
+    OPT("--color", PASS_FLAG, pass, NULL, NULL),
+    OPT("--help", HELP, pass, "--help", "this help"),
+    OPT("-h", HELP, pass, NULL, NULL),
+};
+
+#undef OPT
+#undef ARG
+
+static const dsr_command PROBE_COMMAND = {
+    "probe",
+    PROBE_OPTIONS,
+    sizeof PROBE_OPTIONS / sizeof PROBE_OPTIONS[0],
+    "FILE|DIR",
+    offsetof(probe_args, files),
+    0,
+    "usage: devspec probe FILE|DIR... [--adapter NAME]... [OPTIONS]\n"
+    "\n"
+    "Runs the case files against every adapter of adapters/adapters.json (or those named),\n"
+    "then compares the reports, one row per case with what each library returned.\n"
+    "\n"
+    "probe options:\n",
+    "\n"
+    "Exit status: 0 when every run completed (whatever the libraries did), 2 invalid case\n"
+    "files, 3 an adapter could not start or a run stopped.\n"};
+
+/* Long: the loop that keeps --jobs runs going, between the checks before it and the
+ * comparison after it; they share the runs' state (pids, exit codes, the worst of them). */
 int dsr__probe_main(int argc, char **argv, const char *source, const char *build)
 {
     (void)build;
-    dsr_strlist files = {0}, adapters = {0}, pass = {0};
-    const char *out = "reports/runs/probe", *html = NULL, *spec = NULL, *timeout = NULL;
-    long jobs = sysconf(_SC_NPROCESSORS_ONLN);
-    int rc = 0;
-    for (int i = 1; i < argc && !rc; i++) {
-        const char *a = argv[i];
-        const char *val = NULL;
-        bool takes = !strcmp(a, "--adapter") || !strcmp(a, "--out") || !strcmp(a, "--html") ||
-                     !strcmp(a, "--spec") || !strcmp(a, "--timeout") || !strcmp(a, "--jobs") ||
-                     !strcmp(a, "--by") || !strcmp(a, "--status") || !strcmp(a, "--library");
-        if (takes) {
-            if (i + 1 >= argc) {
-                rc = usage("%s needs a value", a);
-                break;
-            }
-            val = argv[++i];
-        }
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            fputs(dsr__compare_usage, stdout);
-            dsr__strlist_free(&files);
-            dsr__strlist_free(&adapters);
-            dsr__strlist_free(&pass);
-            return 0;
-        } else if (!strcmp(a, "--adapter"))
-            dsr__strlist_add(&adapters, val);
-        else if (!strcmp(a, "--out"))
-            out = val;
-        else if (!strcmp(a, "--html"))
-            html = val;
-        else if (!strcmp(a, "--spec"))
-            spec = val;
-        else if (!strcmp(a, "--timeout"))
-            timeout = val;
-        else if (!strcmp(a, "--jobs")) {
-            char *end;
-            jobs = strtol(val, &end, 10);
-            if (*end || jobs < 1 || jobs > 64)
-                rc = usage("--jobs needs a count 1..64, not '%s'", val);
-        } else if (takes || !strcmp(a, "--plain") || !strcmp(a, "--color") ||
-                   !strcmp(a, "--json") || !strcmp(a, "--disagree")) {
-            /* options of the comparison */
-            dsr__strlist_add(&pass, a);
-            if (val) dsr__strlist_add(&pass, val);
-        } else if (a[0] == '-' && a[1])
-            rc = usage("unknown option '%s'", a);
-        else
-            dsr__strlist_add(&files, a);
+    probe_args pa = {.out = "reports/runs/probe", .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)};
+    int rc = dsr__options_parse(&PROBE_COMMAND, argc, argv, 1, &pa);
+    if (rc == DSR_OPT_HELP_SHOWN) {
+        dsr__strlist_free(&pa.files);
+        dsr__strlist_free(&pa.adapters);
+        dsr__strlist_free(&pa.pass);
+        return 0;
     }
+    dsr_strlist files = pa.files, adapters = pa.adapters, pass = pa.pass;
+    const char *out = pa.out, *html = pa.html, *spec = pa.spec, *timeout = pa.timeout;
+    long jobs = pa.jobs;
     if (!rc && files.n == 0)
         rc = usage("%s", "needs case files: devspec probe FILE|DIR... [--adapter NAME]...");
     if (jobs < 1) jobs = 1;
