@@ -213,7 +213,7 @@ static int do_expand_dims(void *lib, const refarray_args *a, ds_call_result *out
     size_t n = 1;
     bool none;
     ra_array *y = NULL;
-    if (check(a, 1, 1, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+    if (check(a, 1, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
         int_list(a, arg(a, 1, "axis"), axes, RA_MAX_NDIM, &n, &none) < 0)
         return -1;
     if (none) n = 1, axes[0] = 0;

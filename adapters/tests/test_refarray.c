@@ -987,6 +987,59 @@ DT_TEST(call_ops)
         A("call\",\"args\":{\"fn\":\"add\",\"args\":[$x,{\"dtype\":\"float8\"}]}"));
 }
 
+/* The manipulation, indexing, searching, set and sorting names (call_shape.c): the argument
+ * forms the standard gives them reach refarray_fn_shape.h, a tuple of plain values comes back
+ * as a list, indexing writes in place, and a keyword the standard has not is lacking. */
+DT_TEST(call_shape)
+{
+    need_hello();
+    drv *d = drv_shared;
+    OK(d, "y = [3, 1, 2] float64", "y", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[3],"
+         "\"data\":[3,1,2]},\"device\":$cpu}"));
+    /* (2, 1) and (3,) broadcast to (2, 3) */
+    OK(d, "broadcast_shapes((2, 1), (3,)) is [2, 3]", NULL, "[2,3]",
+       A("call\",\"args\":{\"fn\":\"broadcast_shapes\",\"args\":[{\"tuple\":[2,1]},"
+         "{\"tuple\":[3]}]}"));
+    OK(d, "call expand_dims(y, 0) with axis positional", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"expand_dims\",\"args\":[$y,0]}"));
+    OK(d, "expand_dims(y, 0) is [[3, 1, 2]]", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[1,3],\"data\":[3,1,2]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "call y[::-1]", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"Array.__getitem__\",\"args\":[$y,"
+         "{\"slice\":[null,null,-1]}]}"));
+    OK(d, "y[::-1] is [2, 1, 3]", NULL, "{\"dtype\":\"float64\",\"shape\":[3],\"data\":[2,1,3]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    /* sorted [1, 2, 3]: argsort gives the positions 1, 2, 0 */
+    OK(d, "call argsort(y)", "r", NULL, A("call\",\"args\":{\"fn\":\"argsort\",\"args\":[$y]}"));
+    OK(d, "argsort(y) is [1, 2, 0]", NULL, "{\"dtype\":\"int64\",\"shape\":[3],\"data\":[1,2,0]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "call unique_counts(y) pick 1", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"unique_counts\",\"args\":[$y],\"pick\":1}"));
+    OK(d, "every value of y once", NULL, "{\"dtype\":\"int64\",\"shape\":[3],\"data\":[1,1,1]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "y[..., 1:] = 0", NULL, "null",
+       A("call\",\"args\":{\"fn\":\"Array.__setitem__\",\"args\":[$y,"
+         "{\"tuple\":[{\"ellipsis\":true},{\"slice\":[1,null,null]}]},0]}"));
+    OK(d, "y is [3, 0, 0] after y[..., 1:] = 0", NULL,
+       "{\"dtype\":\"float64\",\"shape\":[3],\"data\":[3,0,0]}",
+       A("array.read\",\"args\":{\"array\":$y}"));
+    ERR(d, "searchsorted side='middle' is ValueError", "ValueError", "library",
+        A("call\",\"args\":{\"fn\":\"searchsorted\",\"args\":[$y,1],"
+          "\"kwargs\":{\"side\":\"middle\"}}"));
+    ERR(d, "y[3] is IndexError", "IndexError", "library",
+        A("call\",\"args\":{\"fn\":\"Array.__getitem__\",\"args\":[$y,3]}"));
+    cJSON *reply = drv_send(d, __FILE__, __LINE__,
+                            A("call\",\"args\":{\"fn\":\"sort\",\"args\":[$y],"
+                              "\"kwargs\":{\"kind\":\"quick\"}}"));
+    const cJSON *lacks =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(reply, "error"), "lacks");
+    drv_check(cJSON_IsString(lacks) && !strcmp(lacks->valuestring, "sort(kind=)"),
+              "a keyword the standard has not is lacking as sort(kind=)");
+    cJSON_Delete(reply);
+}
+
 /* The uint64 elements of an array.read reply (decimal strings beyond 2^53) are `want`. */
 static void read_uint64(drv *d, const char *name, const uint64_t *want, int n)
 {
@@ -1057,4 +1110,4 @@ DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(memory_limit_ops), DT_ENTRY(devices_ops), DT_
          DT_ENTRY(conversion_ops), DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops),
          DT_ENTRY(utilities_ops), DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops),
          DT_ENTRY(sharding_ops), DT_ENTRY(out_and_dtypes_ops), DT_ENTRY(global_ops_ops),
-         DT_ENTRY(call_ops), DT_ENTRY(wide_int_scalars), DT_ENTRY(bye))
+         DT_ENTRY(call_ops), DT_ENTRY(call_shape), DT_ENTRY(wide_int_scalars), DT_ENTRY(bye))
