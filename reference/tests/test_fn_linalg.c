@@ -218,6 +218,25 @@ static void lu_family(void)
     rd(y, RA_FLOAT64, w);
     NEAR(v[0], CMPLX(SQRT1_2, SQRT1_2), 1e-15, "%s: sign (1+i)/sqrt 2", ds);
     NEAR(w[0], log(sqrt(8)), 1e-15, "%s: logabsdet log|2+2i|", ds);
+    /* a stack of two: det [[1, 2], [3, 4]] = 4 - 6 = -2, det diag(2, 3) = 6; solve broadcasts
+     * one right-hand side (2,) over both: x = (0, 1/2) and (1/2, 2/3) for b = (1, 2) */
+    const double st[8] = {1, 2, 3, 4, 2, 0, 0, 3}, rhs[2] = {1, 2};
+    int64_t s222[3] = {2, 2, 2}, two = 2;
+    ra_array *stack = mk(RA_FLOAT32, 3, s222, st, NULL), *r2 = mk(RA_FLOAT32, 1, &two, rhs, NULL);
+    ASSERT_STATUS(ctx, ra_linalg_det(ctx, stack, &y), RA_OK, "%s: det of a stack", ds);
+    shape_is(y, 1, &two, "det of a stack");
+    rd(y, RA_FLOAT32, v);
+    NEAR(v[0], -2, 1e-6, "%s: det of the first", ds);
+    NEAR(v[1], 6, 1e-6, "%s: det of the second", ds);
+    ASSERT_STATUS(ctx, ra_linalg_solve(ctx, stack, r2, &y), RA_OK, "%s: solve of a stack", ds);
+    int64_t s22b[2] = {2, 2};
+    shape_is(y, 2, s22b, "solve(stack, vector)");
+    rd(y, RA_FLOAT32, v);
+    const double xs[4] = {0, 0.5, 0.5, 2.0 / 3};
+    for (size_t i = 0; i < 4; i++)
+        NEAR(v[i], xs[i], 1e-6, "%s: solve of a stack at %zu", ds, i);
+    ra_array_release(stack);
+    ra_array_release(r2);
     /* errors */
     const double r1[3] = {1, 2, 3};
     ra_array *vec = mk(RA_FLOAT64, 1, &three, r1, NULL), *rect = mat(3, 2, b);
@@ -313,6 +332,24 @@ static void eigen(void)
     rd(e, RA_FLOAT64, w);
     NEAR(w[0], 1, 1e-15, "%s: eigvalsh 1", ds);
     NEAR(w[1], 3, 1e-15, "%s: eigvalsh 3", ds);
+    /* a 3 x 3 Hermitian [[2, 1-i, 0], [1+i, 3, i], [0, -i, 1]], given by its lower triangle:
+     * H V = V diag(w), V^H V = I, and the eigenvalues sum to the trace, 6 */
+    const double h3re[9] = {2, 0, 0, 1, 3, 0, 0, 0, 1}, h3im[9] = {0, 0, 0, 1, 0, 0, 0, -1, 0};
+    const cplx h3[9] = {2, CMPLX(1, -1), 0, CMPLX(1, 1), 3, CMPLX(0, 1), 0, CMPLX(0, -1), 1};
+    int64_t s33[2] = {3, 3};
+    ra_array *h33 = mk(RA_COMPLEX128, 2, s33, h3re, h3im);
+    ASSERT_STATUS(ctx, ra_linalg_eigh(ctx, h33, &e, &y), RA_OK, "%s: complex eigh", ds);
+    rd(e, RA_FLOAT64, w);
+    rd(y, RA_COMPLEX128, v);
+    NEAR(w[0] + w[1] + w[2], 6, 1e-14, "%s: the eigenvalues sum to the trace", ds);
+    CHECK(w[0] <= w[1] && w[1] <= w[2], "%s: ascending", ds);
+    mul(h3, v, 3, 3, 3, false, av);
+    for (size_t i = 0; i < 9; i++)
+        NEAR(av[i], v[i] * w[i % 3], 1e-14, "%s: H V = V diag(w) at %zu", ds, i);
+    mul(v, v, 3, 3, 3, true, p);
+    for (size_t i = 0; i < 9; i++)
+        NEAR(p[i], i % 4 == 0, 1e-14, "%s: V^H V = I at %zu", ds, i);
+    ra_array_release(h33);
     /* eig: the rotation [[0, -1], [1, 0]] has eigenvalues +-i */
     const double rot[4] = {0, -1, 1, 0};
     ra_array *r = mat(2, 2, rot);
@@ -397,6 +434,33 @@ static void singular_values(void)
         check_svd(a, 2, 3, full);
         check_svd(at, 3, 2, full);
     }
+    /* complex 3 x 2: U diag(S) Vh = A, U^H U = I; Q R = A */
+    const double cre[6] = {1, -2, 0.5, 3, 0, 1}, cim[6] = {2, 0, -1, 1, 1, -0.5};
+    cplx ca[6], cu[64], cs[4], cv[16], cp[64];
+    for (size_t i = 0; i < 6; i++)
+        ca[i] = CMPLX(cre[i], cim[i]);
+    int64_t s32[2] = {3, 2};
+    ra_array *cx = mk(RA_COMPLEX128, 2, s32, cre, cim), *yu = NULL, *yv = NULL;
+    ASSERT_STATUS(ctx, ra_linalg_svd(ctx, cx, false, &yu, &y, &yv), RA_OK, "%s: complex svd", ds);
+    rd(yu, RA_COMPLEX128, cu);
+    rd(y, RA_FLOAT64, cs);
+    rd(yv, RA_COMPLEX128, cv);
+    for (size_t i = 0; i < 3; i++)
+        for (size_t j = 0; j < 2; j++)
+            cu[i * 2 + j] *= cs[j];
+    mul(cu, cv, 3, 2, 2, false, cp);
+    for (size_t i = 0; i < 6; i++)
+        NEAR(cp[i], ca[i], 1e-14, "%s: complex U diag(S) Vh = A at %zu", ds, i);
+    ASSERT_STATUS(ctx, ra_linalg_qr(ctx, cx, false, &yu, &yv), RA_OK, "%s: complex qr", ds);
+    rd(yu, RA_COMPLEX128, cu);
+    rd(yv, RA_COMPLEX128, cv);
+    mul(cu, cv, 3, 2, 2, false, cp);
+    for (size_t i = 0; i < 6; i++)
+        NEAR(cp[i], ca[i], 1e-14, "%s: complex Q R = A at %zu", ds, i);
+    mul(cu, cu, 2, 3, 2, true, cp);
+    for (size_t i = 0; i < 4; i++)
+        NEAR(cp[i], i % 3 == 0, 1e-14, "%s: complex Q^H Q = I at %zu", ds, i);
+    ra_array_release(cx);
     /* rank one: [[1, 2], [2, 4]] = 5 u u^T, u = (1, 2)/sqrt 5: S = 5, 0; pinv = A^T / 25 */
     const double r1[4] = {1, 2, 2, 4};
     check_svd(r1, 2, 2, true);

@@ -176,9 +176,9 @@ static void jacobi_rotate(ra__cplx *a, size_t n, ra__cplx *v, size_t p, size_t q
     double g = cabs(a[p * n + q]);
     ra__cplx e = a[p * n + q] / g;   /* a[p][q] = g e */
     for (size_t k = 0; k < n; k++) { /* column q times conj(e), row q times e */
-        a[k * n + q] *= e;
-        a[q * n + k] *= conj(e);
-        if (v) v[k * n + q] *= e;
+        a[k * n + q] *= conj(e);
+        a[q * n + k] *= e;
+        if (v) v[k * n + q] *= conj(e);
     }
     /* now a[p][q] = g, real; the classic rotation (Rutishauser's formulas) */
     double theta = (creal(a[q * n + q]) - creal(a[p * n + p])) / (2 * g);
