@@ -971,11 +971,11 @@ DT_TEST(call_ops)
     cJSON_Delete(reply);
     reply = drv_send(d, __FILE__, __LINE__,
                      A("call\",\"args\":{\"fn\":\"sum\",\"args\":[$x],"
-                       "\"kwargs\":{\"keepdims\":true}}"));
+                       "\"kwargs\":{\"out\":null}}"));
     lacks =
         cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(reply, "error"), "lacks");
-    drv_check(cJSON_IsString(lacks) && !strcmp(lacks->valuestring, "sum(keepdims=)"),
-              "a keyword refarray has not is lacking as sum(keepdims=)");
+    drv_check(cJSON_IsString(lacks) && !strcmp(lacks->valuestring, "sum(out=)"),
+              "a keyword refarray has not is lacking as sum(out=)");
     cJSON_Delete(reply);
     ERR(d, "pick on an array result is IndexError (adapter)", "IndexError", "adapter",
         A("call\",\"args\":{\"fn\":\"add\",\"args\":[$x,$x],\"pick\":0}"));
