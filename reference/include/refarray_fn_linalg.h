@@ -162,9 +162,10 @@ RA_API int ra_linalg_vector_norm(ra_ctx *ctx, const ra_array *x, const int64_t *
  *
  * Discrete Fourier transforms along axes, computed from their definition, X[k] = sum_t
  * x[t] exp(-2 pi i k t / n), in double complex arithmetic with the twiddle factors
- * exp(-2 pi i m / n) of m = k t mod n taken from the C library's cexp (a direct O(n^2)
- * transform per line; spec/decisions.md). norm scales the forward transform by 1
- * (backward), 1/sqrt(n) (ortho) or 1/n (forward) and the inverse by 1/n, 1/sqrt(n), 1. */
+ * exp(-2 pi i m / n) of m = k t mod n from the C library's cos and sin of the angle less its
+ * quarter turns, which are exact (a direct O(n^2) transform per line; spec/decisions.md). norm
+ * scales the forward transform by 1 (backward), 1/sqrt(n) (ortho) or 1/n (forward) and the inverse
+ * by 1/n, 1/sqrt(n), 1. */
 typedef enum ra_fft_norm {
     RA_FFT_BACKWARD = 0,
     RA_FFT_ORTHO,

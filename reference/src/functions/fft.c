@@ -1,9 +1,9 @@
 /*
  * functions/fft.c: the fft extension's transforms (refarray_fn_linalg.h) on the staged path:
  * x is read to host memory as double complex, each axis' transform is the discrete Fourier
- * transform computed from its definition with twiddle factors from cexp (a direct O(n^2) sum
- * per line), and the result is written to a new array on x's device, rounded once to its
- * dtype. fftshift and ifftshift move elements.
+ * transform computed from its definition (a direct O(n^2) sum per line, the twiddle factors
+ * from libm's cos and sin with quarter turns exact), and the result is written to a new array on
+ * x's device, rounded once to its dtype. fftshift and ifftshift move elements.
  */
 #include "refarray_fn_linalg.h"
 
@@ -63,6 +63,31 @@ static axis_op make_op(ra_fft_fn fn, size_t axis, int64_t n, ra_fft_norm norm)
     return op;
 }
 
+/* exp(sign 2 pi i m / n), 0 <= m < n: the angle is q quarter turns and a remainder t in
+ * [0, pi/2), the remainder's cos and sin from libm, the quarter turns exact (a swap and signs),
+ * so that 1, i, -1 and -i are exact and the rest accurate to libm's cos and sin. */
+static ra__cplx twiddle(size_t m, size_t n, int sign)
+{
+    uint64_t four = 4 * (uint64_t)m, q = four / n, rem = four - q * n;
+    double t = 1.57079632679489661923 * ((double)rem / (double)n);
+    double c = cos(t), s = sin(t), re, im;
+    switch (q & 3) {
+    case 0:
+        re = c, im = s;
+        break;
+    case 1:
+        re = -s, im = c;
+        break;
+    case 2:
+        re = -c, im = -s;
+        break;
+    default:
+        re = s, im = -c;
+        break;
+    }
+    return CMPLX(re, sign * im);
+}
+
 /* Applies op along its axis to *buf (nd axes of shape; replaced by the result, shape
  * updated). */
 static int apply(ra_ctx *ctx, const char *fn, ra__cplx **buf, size_t nd, int64_t *shape,
@@ -84,8 +109,8 @@ static int apply(ra_ctx *ctx, const char *fn, ra__cplx **buf, size_t nd, int64_t
         ra__free(ctx, line);
         return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
     }
-    for (size_t m = 0; m < n; m++) /* w[m] = exp(sign 2 pi i m / n) */
-        w[m] = cexp(CMPLX(0, op->sign * 2 * 3.14159265358979323846 * (double)m / (double)n));
+    for (size_t m = 0; m < n; m++)
+        w[m] = twiddle(m, n, op->sign);
     const ra__cplx *src = *buf;
     for (size_t o = 0; o < outer; o++)
         for (size_t i = 0; i < inner; i++) {
