@@ -73,6 +73,8 @@
         ((const char *const[]){"array", "devices", NULL}))                                         \
     X("array.dlpack_device", 1, ((const char *const[]){"array", NULL}),                            \
         ((const char *const[]){"array", NULL}))                                                    \
+    X("array.dlpack_c_exchange_api", 1, ((const char *const[]){"array", NULL}),                    \
+        ((const char *const[]){"array", NULL}))                                                    \
     X("array.from_dlpack", 1, ((const char *const[]){"x", "device", "copy", NULL}),                \
         ((const char *const[]){"x", NULL}))                                                        \
     X("array.dlpack", 1, ((const char *const[]){"array", "dl_device", "copy", "stream", NULL}),    \

@@ -91,3 +91,36 @@ def export(x: Any, kw: dict[str, Any]) -> dict[str, Any]:
     return {"device": list(got["device"]),
             "copied": None if flags is None else bool(flags & FLAG_IS_COPIED),
             "shares_memory": got["data"] == plain["data"]}
+
+
+# DLPack 1.3's C exchange API (DEV-DLP-23): a capsule named "dlpack_exchange_api" on an array
+# type, pointing at a DLPackExchangeAPI (devspec_dlpack.h): the header (version, prev_api),
+# then five function pointers, of which only dltensor_from_py_object_no_sync may be NULL.
+EXCHANGE_API_FUNCTIONS = ("managed_tensor_allocator", "managed_tensor_from_py_object_no_sync",
+                          "managed_tensor_to_py_object_no_sync",
+                          "dltensor_from_py_object_no_sync", "current_work_stream")
+EXCHANGE_API_OPTIONAL = ("dltensor_from_py_object_no_sync",)
+
+
+class _ExchangeAPI(ctypes.Structure):
+    _fields_ = [("version", _Version), ("prev_api", ctypes.c_void_p),
+                *[(name, ctypes.c_void_p) for name in EXCHANGE_API_FUNCTIONS]]
+
+
+def read_exchange_api(array_type: type) -> dict[str, Any]:
+    """What array_type.__dlpack_c_exchange_api__ holds: {"present": False}, or the capsule's
+    name, the table's version and whether every required function is set."""
+    capsule = getattr(array_type, "__dlpack_c_exchange_api__", None)
+    if capsule is None:
+        return {"present": False}
+    try:
+        name = _get_name(capsule)
+    except (TypeError, ValueError) as e:
+        raise CapsuleError("__dlpack_c_exchange_api__ is %s, not a capsule"
+                           % type(capsule).__name__) from e
+    table = ctypes.cast(_get_pointer(capsule, name), ctypes.POINTER(_ExchangeAPI)).contents
+    complete = all(getattr(table, f) for f in EXCHANGE_API_FUNCTIONS
+                   if f not in EXCHANGE_API_OPTIONAL)
+    return {"present": True, "capsule": (name or b"").decode("utf-8", "replace"),
+            "version": [int(table.version.major), int(table.version.minor)],
+            "complete": bool(complete)}

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from . import ops_table
+from . import dlpack, ops_table
 from .args import Args, arg, choice, dtype_arg, int_arg, shape_arg
 from .backend import Backend, GlobalArg, GlobalInfo, Piece, PlacementArg, Sbp
-from .errors import AdapterLimit, ProtocolError, Unsupported
+from .errors import AdapterLimit, LibraryError, ProtocolError, Unsupported
 from .protocol import DTYPES, MAX_READ
 from .server import PerRank, Server, op
 from .values import Scalar, TypedArray, decode_scalar
@@ -384,6 +384,15 @@ def array_dlpack(server: Server, args: Args) -> Any:
     if "stream" in args:
         kw["stream"] = arg(args, "stream", (int, type(None)), what="an integer or null")
     return server.backend.dlpack_export(x, kw)
+
+
+@op("array.dlpack_c_exchange_api")
+def array_dlpack_c_exchange_api(server: Server, args: Args) -> Any:
+    x = server.array(args, "array")
+    try:
+        return dlpack.read_exchange_api(type(x))
+    except dlpack.CapsuleError as e:  # the library's attribute is not what DLPack says
+        raise LibraryError(e) from e
 
 
 @op("array.from_dlpack")

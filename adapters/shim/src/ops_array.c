@@ -581,6 +581,21 @@ int ds__op_array_from_dlpack(const ds__req *r, cJSON **result)
     return ds__array_result(r, x, result);
 }
 
+/* DLPack 1.3's C exchange API hangs on a Python array type (DEV-DLP-23); a C library has
+ * none, so the table is absent. */
+int ds__op_array_dlpack_c_exchange_api(const ds__req *r, cJSON **result)
+{
+    ds_array x;
+    if (ds__arg_array(r, "array", &x) < 0) return -1;
+    cJSON *res = cJSON_CreateObject();
+    if (res == NULL || !ds__put(res, "present", cJSON_CreateFalse())) {
+        cJSON_Delete(res);
+        return ds__oom(r);
+    }
+    *result = res;
+    return 0;
+}
+
 /* A C library reaches no peer library of its own: array.exchange answers NotImplementedError
  * until the table has a slot for it. */
 int ds__op_array_exchange(const ds__req *r, cJSON **result)

@@ -49,6 +49,8 @@
     X("array.shard_piece", array_shard_piece, ((const char *const[]){"array", "index", NULL}))     \
     X("array.to_devices", array_to_devices, ((const char *const[]){"array", "devices", NULL}))     \
     X("array.dlpack_device", array_dlpack_device, ((const char *const[]){"array", NULL}))          \
+    X("array.dlpack_c_exchange_api", array_dlpack_c_exchange_api,                                  \
+        ((const char *const[]){"array", NULL}))                                                    \
     X("array.from_dlpack", array_from_dlpack, ((const char *const[]){"x", "device", "copy",        \
         NULL}))                                                                                    \
     X("array.dlpack", array_dlpack, ((const char *const[]){"array", "dl_device", "copy",           \
