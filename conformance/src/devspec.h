@@ -752,9 +752,22 @@ cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error);
 cJSON *dsr__report_case(const dsr_result *res);
 /* The footer record: counts, profile verdicts and the gate, whose exit status goes to *GATE. */
 cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed, int *gate);
+/* reports/runs/LABEL.json, LABEL (NULL: "adapter") reduced to characters safe in a file
+ * name (malloc'd): the report's path when --report is not given. */
+char *dsr__report_default_path(const char *label);
+/* Outputs never destroy inputs: REPORT (REPORT_WHAT names it in messages: "--report"), its
+ * journal, JUNIT and TRACE (each may be NULL) onto a case file, into a cases folder, onto the
+ * EXPECTATIONS file or onto each other are refused, each refusal said on stderr: returns
+ * DSR_EXIT_USAGE, else 0. Outputs written in place or to a stream (/dev/null, /dev/stdout)
+ * replace nothing and are not checked. */
+int dsr__check_run_outputs(const char *report, const char *report_what, const char *junit,
+                           const char *trace, char *const *cases, int ncases,
+                           const char *expectations);
 /* Chooses the paths (--report, or reports/runs/LABEL.json), locks and opens the journal,
  * removes a stale report and writes HEADER to the journal; REP keeps a copy of HEADER. When
- * another run holds the journal's lock, REP->busy is set and nothing is touched. A report
+ * another run holds the journal's lock, or the default report named after the library's
+ * hello is one of the run's inputs (dsr__check_run_outputs), REP->busy is set and nothing is
+ * touched. A report
  * path that exists and is not a regular file (/dev/null, a FIFO) gets no journal. Other
  * problems are printed on stderr; the run goes on without the journal. */
 void dsr__report_open(dsr_report *rep, const dsr_run_state *r, const cJSON *header);

@@ -331,46 +331,17 @@ static dsr_adapter *open_python_module(const char *source, const char *module, c
     return ad;
 }
 
-/* Outputs never destroy inputs: --report, its journal, --junit and --trace onto a case file,
- * into a cases folder, onto the expectations file or onto each other are refused before
- * anything runs (exit 2). Outputs written in place or to a stream (/dev/null, /dev/stdout)
- * replace nothing and are not checked. */
-static int check_run_outputs(const args *a, const char *expectations)
+/* Outputs never destroy inputs (dsr__check_run_outputs): --report, or the default report
+ * where its name is known before the run (the adapter's LABEL), checked before anything
+ * runs (exit 2). A default report named after the library's hello is checked when the
+ * report opens (dsr__report_open). */
+static int check_run_outputs(const args *a, const char *expectations, const char *label)
 {
-    dsr_buf journal = {0};
-    if (a->report) {
-        size_t n = strlen(a->report);
-        if (n > 5 && !strcmp(a->report + n - 5, ".json")) n -= 5;
-        dsr__buf_printf(&journal, "%.*s.jsonl", (int)n, a->report);
-    }
-    const char *outs[] = {a->report, journal.data, a->junit, a->trace};
-    const char *what[] = {"--report", "the report's journal", "--junit", "--trace"};
-    int rc = 0;
-    for (int i = 0; i < 4 && !rc; i++) {
-        char *target = NULL;
-        int fd;
-        if (!outs[i] || dsr__output_kind(outs[i], &target, &fd) != DSR_OUT_FILE) continue;
-        free(target);
-        for (int k = 0; k < a->cases.n && !rc; k++) {
-            const char *c = a->cases.items[k];
-            bool dir = dsr__is_dir(c);
-            if (dir ? dsr__path_inside(outs[i], c) : dsr__same_file(outs[i], c)) {
-                fprintf(stderr, "devspec: %s %s %s the case %s %s\n", what[i], outs[i],
-                        dir ? "lies inside" : "is", dir ? "folder" : "file", c);
-                rc = DSR_EXIT_USAGE;
-            }
-        }
-        if (!rc && expectations && dsr__same_file(outs[i], expectations)) {
-            fprintf(stderr, "devspec: %s %s is the expectations file\n", what[i], outs[i]);
-            rc = DSR_EXIT_USAGE;
-        }
-        for (int k = 0; k < i && !rc; k++)
-            if (outs[k] && dsr__same_file(outs[i], outs[k])) {
-                fprintf(stderr, "devspec: %s %s is also %s\n", what[i], outs[i], what[k]);
-                rc = DSR_EXIT_USAGE;
-            }
-    }
-    dsr__buf_free(&journal);
+    char *fallback = !a->report && label ? dsr__report_default_path(label) : NULL;
+    int rc = dsr__check_run_outputs(a->report ? a->report : fallback,
+                                    a->report ? "--report" : "the default report (no --report)",
+                                    a->junit, a->trace, a->cases.items, a->cases.n, expectations);
+    free(fallback);
     return rc;
 }
 
@@ -505,7 +476,7 @@ static int cmd_run(args *a, int argc, char **argv)
     }
     dsr_expectations ex = {0};
     int code;
-    if ((code = check_run_outputs(a, expectations)) != 0) goto out;
+    if ((code = check_run_outputs(a, expectations, label)) != 0) goto out;
     if (!ad) {
         fprintf(stderr, "devspec: the adapter could not start: %s\n", err);
         code = DSR_EXIT_INCOMPLETE;

@@ -322,31 +322,97 @@ void dsr__report_record(dsr_report *rep, const cJSON *record)
     cJSON_free(s);
 }
 
-/* The report's file name when --report is not given: the adapter's label or the library's
- * name, reduced to characters safe in a file name. */
-static char *report_label(const dsr_run_state *r)
+char *dsr__report_default_path(const char *label)
 {
-    const char *l = r->o->adapter_label;
-    const cJSON *lib = cJSON_GetObjectItemCaseSensitive(r->hello, "library");
-    const cJSON *n = cJSON_GetObjectItemCaseSensitive(lib, "name");
-    if (!l && cJSON_IsString(n)) l = n->valuestring;
-    char *s = dsr__xstrdup(l ? l : "adapter");
+    char *s = dsr__xstrdup(label ? label : "adapter");
     for (char *p = s; *p; p++)
         if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
               *p == '-' || *p == '_' || *p == '.'))
             *p = '_';
-    return s;
+    dsr_buf path = {0};
+    dsr__buf_printf(&path, "reports/runs/%s.json", s);
+    free(s);
+    return path.data;
+}
+
+int dsr__check_run_outputs(const char *report, const char *report_what, const char *junit,
+                           const char *trace, char *const *cases, int ncases,
+                           const char *expectations)
+{
+    dsr_buf journal = {0};
+    if (report) {
+        size_t n = strlen(report);
+        if (n > 5 && !strcmp(report + n - 5, ".json")) n -= 5;
+        dsr__buf_printf(&journal, "%.*s.jsonl", (int)n, report);
+    }
+    const char *outs[] = {report, journal.data, junit, trace};
+    const char *what[] = {report_what, "the report's journal", "--junit", "--trace"};
+    int rc = 0;
+    for (int i = 0; i < 4 && !rc; i++) {
+        char *target = NULL;
+        int fd;
+        if (!outs[i] || dsr__output_kind(outs[i], &target, &fd) != DSR_OUT_FILE) continue;
+        free(target);
+        for (int k = 0; k < ncases && !rc; k++) {
+            const char *c = cases[k];
+            bool dir = dsr__is_dir(c);
+            if (dir ? dsr__path_inside(outs[i], c) : dsr__same_file(outs[i], c)) {
+                fprintf(stderr, "devspec: %s %s %s the case %s %s\n", what[i], outs[i],
+                        dir ? "lies inside" : "is", dir ? "folder" : "file", c);
+                rc = DSR_EXIT_USAGE;
+            }
+        }
+        if (!rc && expectations && dsr__same_file(outs[i], expectations)) {
+            fprintf(stderr, "devspec: %s %s is the expectations file\n", what[i], outs[i]);
+            rc = DSR_EXIT_USAGE;
+        }
+        for (int k = 0; k < i && !rc; k++)
+            if (outs[k] && dsr__same_file(outs[i], outs[k])) {
+                fprintf(stderr, "devspec: %s %s is also %s\n", what[i], outs[i], what[k]);
+                rc = DSR_EXIT_USAGE;
+            }
+    }
+    dsr__buf_free(&journal);
+    return rc;
+}
+
+/* The report's path (malloc'd): --report, else the default named by the adapter's label,
+ * else by the library's name from hello, which was not known when the outputs were checked
+ * before the run (dsr__check_run_outputs): that one is checked here; false when refused. */
+static bool report_path(const dsr_run_state *r, char **path)
+{
+    if (r->o->report) {
+        *path = dsr__xstrdup(r->o->report);
+        return true;
+    }
+    const char *l = r->o->adapter_label;
+    const cJSON *lib = cJSON_GetObjectItemCaseSensitive(r->hello, "library");
+    const cJSON *n = cJSON_GetObjectItemCaseSensitive(lib, "name");
+    if (l || !cJSON_IsString(n)) {
+        *path = dsr__report_default_path(l);
+        return true;
+    }
+    *path = dsr__report_default_path(n->valuestring);
+    return dsr__check_run_outputs(*path, "the default report (no --report)", r->o->junit,
+                                  r->o->trace, r->o->cases, r->o->ncases, r->o->expectations) == 0;
 }
 
 void dsr__report_open(dsr_report *rep, const dsr_run_state *r, const cJSON *header)
 {
     dsr_buf path = {0};
-    if (r->o->report)
-        dsr__buf_puts(&path, r->o->report);
-    else {
-        char *label = report_label(r);
-        dsr__buf_printf(&path, "reports/runs/%s.json", label);
-        free(label);
+    char *chosen = NULL;
+    bool allowed = report_path(r, &chosen);
+    dsr__buf_puts(&path, chosen);
+    free(chosen);
+    if (!allowed) {
+        /* Refused as an explicit --report would have been: nothing is touched, and the run
+         * stops. */
+        rep->report_path = path.data;
+        rep->jsonl_path = NULL;
+        rep->header = cJSON_Duplicate(header, true);
+        rep->lock_fd = -1;
+        rep->busy = true;
+        return;
     }
     /* A link to a regular file: the journal goes beside the file it names, and that file is
      * what a stale report is removed from. Anything written in place (/dev/stdout, a FIFO, a
