@@ -19,11 +19,14 @@
  * Isolation: the runner kills the job's process group after a timeout, but MPI starts the
  * ranks in process groups of their own; each rank therefore asks the kernel to kill it when
  * its parent (mpirun, or the host) dies (Linux's PR_SET_PDEATHSIG), so a hung rank never
- * outlives its job. stdout carries only the merged replies; whatever the library prints goes
- * to stderr. Exit status: 0 at end of input or after `bye`; 1 when a reply cannot be written;
- * 2 usage; 3 when the adapter cannot be loaded or the ranks cannot be started; 4 when a rank
- * ended before the session did (under --ranks; every other rank is killed with it; under
- * MPI, mpirun ends the job).
+ * outlives its job. A process the library forks inside a rank (the first form) is in the
+ * rank's group, which mpirun kills when it aborts a job but not after a normal end nor when
+ * mpirun itself is killed; so each such rank first forks a keeper into its group that waits
+ * for the rank's death and then kills the group (start_rank_keeper). stdout carries only the merged
+ * replies; whatever the library prints goes to stderr. Exit status: 0 at end of input or after
+ * `bye`; 1 when a reply cannot be written; 2 usage; 3 when the adapter cannot be loaded or the
+ * ranks cannot be started; 4 when a rank ended before the session did (under --ranks; every other
+ * rank is killed with it; under MPI, mpirun ends the job).
  */
 #define _GNU_SOURCE
 
@@ -31,6 +34,7 @@
 #include "spmd.h"
 
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #ifdef DEVSPEC_HOST_MPI
@@ -42,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 static const char usage[] =
@@ -198,11 +203,75 @@ static void start_child(char **command)
     }
 }
 
+/* The keeper's whole life: it holds nothing of the rank's (not the reply pipe mpirun
+ * forwards, nor anything MPI opens later), ignores the signals a terminal or mpirun sends a
+ * whole group first, and waits for the rank's death, of which the kernel tells it by SIGUSR1
+ * (its parent-death signal, blocked until sigwaitinfo takes it, so none is missed); then it
+ * kills the group: whatever the library forked in the rank, and itself. The rank is already
+ * gone by then, its exit status set, so a normal end stays one for mpirun. */
+static _Noreturn void rank_keeper_main(pid_t owner)
+{
+    struct sigaction ign = {.sa_handler = SIG_IGN};
+    sigemptyset(&ign.sa_mask);
+    const int ignored[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE};
+    for (size_t i = 0; i < sizeof ignored / sizeof ignored[0]; i++)
+        sigaction(ignored[i], &ign, NULL);
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, STDIN_FILENO);
+        dup2(null, STDOUT_FILENO);
+        dup2(null, STDERR_FILENO);
+    }
+    if (syscall(SYS_close_range, 3U, ~0U, 0U) != 0)
+        for (int fd = 3; fd < 65536; fd++)
+            close(fd);
+    sigset_t death;
+    sigemptyset(&death);
+    sigaddset(&death, SIGUSR1);
+    /* SIGUSR1 is blocked (the rank blocked it before the fork), so it waits here. */
+    prctl(PR_SET_PDEATHSIG, SIGUSR1);
+    while (getppid() == owner)
+        if (sigwaitinfo(&death, NULL) < 0 && errno != EINTR) break;
+    kill(0, SIGKILL);
+    _exit(0);
+}
+
+/* Forks the keeper of this rank's process group (see the top of this file), after making
+ * the group the rank's own where MPI did not (a group shared with mpirun or a shell must not
+ * be killed). Before MPI_Init, so that the keeper holds nothing of MPI's. A failure is said
+ * on stderr and leaves the rank without a keeper. */
+static void start_rank_keeper(void)
+{
+    pid_t self = getpid();
+    if (getpgrp() != self && setpgid(0, 0) != 0) {
+        fprintf(stderr,
+                "devspec-adapter-mpi-host: no process group of the rank's own (%s): "
+                "processes the adapter starts may outlive the job\n",
+                strerror(errno));
+        return;
+    }
+    sigset_t death, old;
+    sigemptyset(&death);
+    sigaddset(&death, SIGUSR1);
+    sigprocmask(SIG_BLOCK, &death, &old);
+    pid_t pid = fork();
+    if (pid == 0) rank_keeper_main(self);
+    sigprocmask(SIG_SETMASK, &old, NULL);
+    if (pid < 0)
+        fprintf(stderr,
+                "devspec-adapter-mpi-host: cannot start the rank's keeper (%s): "
+                "processes the adapter starts may outlive the job\n",
+                strerror(errno));
+}
+
 static int mpi_main(int argc, char **argv)
 {
     /* Die with mpirun: a rank must not outlive a job the runner killed. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     pid_t parent = getppid();
+    /* The module form: whatever the library forks dies with the rank. (With a COMMAND, the
+     * child's own keeper does that, spmd_launch.c.) */
+    if (!(argc >= 2 && strcmp(argv[1], "--") == 0)) start_rank_keeper();
     MPI_Init(&argc, &argv);
     if (getppid() != parent) return 3; /* mpirun died before the request above took hold */
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
