@@ -27,9 +27,10 @@ every dtype). A combination gets no case where its rule set states no result:
 
 Under the category rules, the combinations left out above for bool or integral results
 (bool + bool, bool / bool, int32 / int32) get a case that accepts an error or OneFlow 0.9.0's
-result (bool logic, bool / bool the dividend; true division in float32). conformance/cases/out-casting.json holds x1 * x2 of
-every result dtype written into every out= dtype, and the in-place x1 += x2, -=, *= and /=
-(out is x1) for every pair of OneFlow's eight dtypes, the result promoted by category.
+result (bool logic, bool / bool the dividend; true division in float32).
+conformance/cases/out-casting.json holds x1 * x2 of every result dtype written into every
+out= dtype, and the in-place x1 += x2, -=, *= and /= (out is x1) for every pair of OneFlow's
+eight dtypes, the result promoted by category.
 
 Where the two readings of OF-PROM-9 give different dtypes (a 0-d operand of the same
 category as the dimensioned one), the case accepts either (spec/decisions.md, point 12).
