@@ -52,6 +52,31 @@ RA_API int ra_meshgrid(ra_ctx *ctx, const ra_array *const *arrays, size_t n, boo
  * RA_E_ARG (an unknown kind name, an invalid dtype). */
 RA_API int ra_isdtype(ra_ctx *ctx, ra_dtype dtype, const char *kind, bool *out);
 
+/* finfo(type): the standard's fields for a floating dtype (real or complex; a complex
+ * dtype describes its real parts, and `dtype` is that real dtype, as the standard says). */
+typedef struct ra_finfo {
+    int bits;
+    double eps;             /* the difference between 1.0 and the next representable value */
+    double max;             /* the largest finite value */
+    double min;             /* the smallest (most negative) finite value */
+    double smallest_normal; /* the smallest positive normal value */
+    ra_dtype dtype;
+} ra_finfo;
+
+/* iinfo(type): the standard's fields for an integer dtype (max as uint64 for uint64). */
+typedef struct ra_iinfo {
+    int bits;
+    int64_t min;
+    uint64_t max;
+    ra_dtype dtype;
+} ra_iinfo;
+
+/* finfo and iinfo of a dtype; for an array, pass ra_array_dtype(x). ctx may be NULL.
+ * Returns RA_E_NULL (out NULL), RA_E_DTYPE (finfo of a non-floating dtype, iinfo of a
+ * non-integer one, naming it). */
+RA_API int ra_finfo_of(ra_ctx *ctx, ra_dtype dtype, ra_finfo *out);
+RA_API int ra_iinfo_of(ra_ctx *ctx, ra_dtype dtype, ra_iinfo *out);
+
 /* ---- Statistics and utility ---- */
 
 typedef enum ra_stat_fn {

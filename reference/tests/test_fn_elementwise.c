@@ -375,6 +375,27 @@ DT_TEST(isdtype)
     CHECK(ra_stat_name(RA_STAT_VAR) && !strcmp(ra_stat_name(RA_STAT_VAR), "var"), "ra_stat_name");
 }
 
+DT_TEST(finfo_iinfo)
+{
+    /* float32: 24-bit significand, so eps is 2^-23; its largest value (2 - 2^-23) * 2^127; the
+     * smallest normal 2^-126 (IEEE 754 binary32). complex64 describes its float32 parts. */
+    ra_finfo f;
+    ASSERT_STATUS(NULL, ra_finfo_of(NULL, RA_COMPLEX64, &f), RA_OK, "finfo(complex64)");
+    CHECK(f.bits == 32 && f.eps == 0x1p-23 && f.max == 0x1.fffffep127 && f.min == -f.max &&
+              f.smallest_normal == 0x1p-126 && f.dtype == RA_FLOAT32,
+          "finfo(complex64) is float32's: bits 32, eps 2^-23, max (2 - 2^-23) 2^127");
+    ASSERT_STATUS(NULL, ra_finfo_of(NULL, RA_FLOAT64, &f), RA_OK, "finfo(float64)");
+    CHECK(f.bits == 64 && f.eps == 0x1p-52 && f.smallest_normal == 0x1p-1022, "finfo(float64)");
+    ASSERT_STATUS(NULL, ra_finfo_of(NULL, RA_INT8, &f), RA_E_DTYPE, "finfo(int8)");
+    /* int16: -2^15 .. 2^15 - 1; uint64: 0 .. 2^64 - 1. */
+    ra_iinfo i;
+    ASSERT_STATUS(NULL, ra_iinfo_of(NULL, RA_INT16, &i), RA_OK, "iinfo(int16)");
+    CHECK(i.bits == 16 && i.min == -32768 && i.max == 32767, "iinfo(int16)");
+    ASSERT_STATUS(NULL, ra_iinfo_of(NULL, RA_UINT64, &i), RA_OK, "iinfo(uint64)");
+    CHECK(i.bits == 64 && i.min == 0 && i.max == UINT64_MAX, "iinfo(uint64)");
+    ASSERT_STATUS(NULL, ra_iinfo_of(NULL, RA_FLOAT32, &i), RA_E_DTYPE, "iinfo(float32)");
+}
+
 DT_TEST(on_every_device)
 {
     ra_ctx *ctx = open_ctx();
@@ -392,4 +413,4 @@ DT_TEST(on_every_device)
     ra_ctx_destroy(ctx);
 }
 
-DT_MAIN(DT_ENTRY(on_every_device), DT_ENTRY(isdtype))
+DT_MAIN(DT_ENTRY(on_every_device), DT_ENTRY(isdtype), DT_ENTRY(finfo_iinfo))

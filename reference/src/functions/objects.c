@@ -1,10 +1,12 @@
 /*
  * functions/objects.c: the array object's attributes that compute (x.T, x.mT, the Python
- * scalar of a 0-d array) and the data type function isdtype (refarray_fn_elementwise.h).
+ * scalar of a 0-d array) and the data type functions isdtype, finfo and iinfo
+ * (refarray_fn_elementwise.h).
  */
 #include "staged.h"
 
 #include <complex.h>
+#include <float.h>
 #include <refarray_fn_elementwise.h>
 #include <string.h>
 
@@ -91,4 +93,45 @@ int ra_isdtype(ra_ctx *ctx, ra_dtype dtype, const char *kind, bool *out)
                          "isdtype: unknown kind '%s' (bool, signed integer, unsigned integer, "
                          "integral, real floating, complex floating, numeric)",
                          kind);
+}
+
+int ra_finfo_of(ra_ctx *ctx, ra_dtype dtype, ra_finfo *out)
+{
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "finfo: out is NULL");
+    ra_dtype real = dtype == RA_COMPLEX64    ? RA_FLOAT32
+                    : dtype == RA_COMPLEX128 ? RA_FLOAT64
+                                             : dtype;
+    switch (real) {
+    case RA_FLOAT16: /* binary16: 10 fraction bits, exponents -14..15 */
+        *out = (ra_finfo){16, 0x1p-10, 65504.0, -65504.0, 0x1p-14, real};
+        return RA_OK;
+    case RA_FLOAT32:
+        *out = (ra_finfo){32, FLT_EPSILON, FLT_MAX, -FLT_MAX, FLT_MIN, real};
+        return RA_OK;
+    case RA_FLOAT64:
+        *out = (ra_finfo){64, DBL_EPSILON, DBL_MAX, -DBL_MAX, DBL_MIN, real};
+        return RA_OK;
+    default:
+        return ra__ctx_error(ctx, RA_E_DTYPE, "finfo: %s is not a floating-point dtype",
+                             ra_dtype_name(dtype) ? ra_dtype_name(dtype) : "(invalid)");
+    }
+}
+
+int ra_iinfo_of(ra_ctx *ctx, ra_dtype dtype, ra_iinfo *out)
+{
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "iinfo: out is NULL");
+    if (!ra__dtype_valid(dtype) || !ra__dtype_is_integer(dtype))
+        return ra__ctx_error(ctx, RA_E_DTYPE, "iinfo: %s is not an integer dtype",
+                             ra_dtype_name(dtype) ? ra_dtype_name(dtype) : "(invalid)");
+    int bits = (int)ra_dtype_size(dtype) * 8;
+    out->bits = bits;
+    out->dtype = dtype;
+    if (ra__dtype_is_signed(dtype)) {
+        out->max = (UINT64_C(1) << (bits - 1)) - 1;
+        out->min = -(int64_t)out->max - 1;
+    } else {
+        out->min = 0;
+        out->max = bits == 64 ? UINT64_MAX : (UINT64_C(1) << bits) - 1;
+    }
+    return RA_OK;
 }
