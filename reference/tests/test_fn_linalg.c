@@ -10,6 +10,7 @@
 
 #include <complex.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef double complex cplx;
@@ -769,6 +770,135 @@ static void two_devices(ra_device other)
     ra_array_release(c);
 }
 
+/* ---- allocation failures: each allocation of every function here fails once, in turn ---- */
+
+typedef struct failing {
+    long live, count, fail_at; /* blocks alive; allocations since arming; the one that fails */
+    bool failed;
+} failing;
+
+static void *f_alloc(size_t size, void *ud)
+{
+    failing *f = ud;
+    if (f->fail_at >= 0 && f->count++ == f->fail_at) {
+        f->failed = true;
+        return NULL;
+    }
+    void *p = malloc(size);
+    if (p) f->live++;
+    return p;
+}
+
+static void f_release(void *p, void *ud)
+{
+    failing *f = ud;
+    if (p) f->live--;
+    free(p);
+}
+
+/* One call: RA_OK, or RA_E_NOMEM with every out-parameter NULL; anything else is a bug. */
+#define FSTEP(call, ...)                                                                           \
+    do {                                                                                           \
+        int st_ = (call);                                                                          \
+        ra_array *outs_[] = {__VA_ARGS__};                                                         \
+        for (size_t i_ = 0; i_ < sizeof outs_ / sizeof outs_[0]; i_++) {                           \
+            if (st_ != RA_OK && outs_[i_]) *bad = "an out-parameter is set after an error";        \
+            a[k++] = outs_[i_];                                                                    \
+        }                                                                                          \
+        if (st_ == RA_E_NOMEM) return;                                                             \
+        if (st_ != RA_OK) {                                                                        \
+            *bad = #call;                                                                          \
+            return;                                                                                \
+        }                                                                                          \
+    } while (0)
+
+#define FARR 48
+
+/* Every function of refarray_fn_linalg.h once on dev; the arrays made land in a[]. */
+static void failing_scenario(ra_ctx *c, ra_device d, ra_array **a, const char **bad)
+{
+    int k = 0;
+    int64_t s33[2] = {3, 3}, s3 = 3;
+    ra_array *m = NULL, *v = NULL, *cm = NULL, *o1 = NULL, *o2 = NULL, *o3 = NULL;
+    FSTEP(ra_asarray_buffer(c, A3, RA_FLOAT64, s33, 2, RA_OPTS(.device_value = &d), &m), m);
+    FSTEP(ra_asarray_buffer(c, A3, RA_FLOAT64, &s3, 1, RA_OPTS(.device_value = &d), &v), v);
+    FSTEP(ra_astype(c, m, RA_COMPLEX128, NULL, &cm), cm);
+    const int64_t ax1[1] = {1}, ax0[1] = {0};
+    double rtol = 1e-3;
+    FSTEP(ra_linalg_cholesky(c, m, true, &o1), o1);
+    FSTEP(ra_linalg_det(c, m, &o1), o1);
+    FSTEP(ra_linalg_slogdet(c, cm, &o1, &o2), o1, o2);
+    FSTEP(ra_linalg_inv(c, m, &o1), o1);
+    FSTEP(ra_linalg_solve(c, m, v, &o1), o1);
+    FSTEP(ra_linalg_matrix_power(c, m, 3, &o1), o1);
+    FSTEP(ra_linalg_eigh(c, cm, &o1, &o2), o1, o2);
+    FSTEP(ra_linalg_eig(c, m, &o1, &o2), o1, o2);
+    FSTEP(ra_linalg_qr(c, m, true, &o1, &o2), o1, o2);
+    FSTEP(ra_linalg_svd(c, cm, false, &o1, &o2, &o3), o1, o2, o3);
+    FSTEP(ra_linalg_matrix_norm(c, m, false, RA_NORM_NUC, &o1), o1);
+    FSTEP(ra_linalg_matrix_rank(c, m, &rtol, &o1), o1);
+    FSTEP(ra_linalg_pinv(c, m, NULL, &o1), o1);
+    FSTEP(ra_linalg_cross(c, v, v, -1, &o1), o1);
+    FSTEP(ra_linalg_outer(c, v, v, &o1), o1);
+    FSTEP(ra_linalg_vecdot(c, m, v, -1, &o1), o1);
+    FSTEP(ra_linalg_tensordot(c, m, m, 1, ax1, ax0, &o1), o1);
+    FSTEP(ra_linalg_trace(c, m, 1, RA_DTYPE_DEFAULT, &o1), o1);
+    FSTEP(ra_linalg_diagonal(c, m, -1, &o1), o1);
+    FSTEP(ra_linalg_matrix_transpose(c, m, &o1), o1);
+    FSTEP(ra_linalg_vector_norm(c, m, ax0, 1, true, 2, &o1), o1);
+    FSTEP(ra_fft(c, RA_FFT_IRFFT, cm, 4, -1, RA_FFT_ORTHO, &o1), o1);
+    FSTEP(ra_fftn(c, RA_FFT_RFFT, m, 0, NULL, NULL, RA_FFT_BACKWARD, &o1), o1);
+    FSTEP(ra_fft_shift(c, m, 0, NULL, false, &o1), o1);
+}
+
+static void failing_on(ra_ctx *c, failing *f, ra_device d)
+{
+    ctx = c;
+    dev = d;
+    ra_device_format(d, ds, sizeof ds);
+    {
+        ra_array *a[FARR] = {0};
+        const char *bad = NULL;
+        failing_scenario(c, d, a, &bad); /* first without failures: the context's caches */
+        for (int i = 0; i < FARR; i++)
+            ra_array_release(a[i]);
+        CHECK(bad == NULL, "%s: the scenario runs without injected failures (%s: %s)", ds,
+              bad ? bad : "", ra_ctx_message(c));
+    }
+    long base = f->live, n;
+    for (n = 0;; n++) {
+        ra_array *a[FARR] = {0};
+        const char *bad = NULL;
+        f->count = 0;
+        f->failed = false;
+        f->fail_at = n;
+        failing_scenario(c, d, a, &bad);
+        f->fail_at = -1;
+        for (int i = 0; i < FARR; i++)
+            ra_array_release(a[i]);
+        CHECK(bad == NULL, "%s: allocation %ld failing: %s (%s)", ds, n, bad ? bad : "",
+              ra_ctx_message(c));
+        ASSERT_INT(f->live - base, 0, "%s: allocation %ld failing leaks nothing", ds, n);
+        if (!f->failed) break;
+    }
+    dt_diag("%s: each of its %ld allocations failed once, cleanly", ds, n);
+}
+
+DT_TEST(allocation_failures)
+{
+    failing f = {0, 0, -1, false};
+    ra_allocator hook = {f_alloc, f_release, &f};
+    ra_ctx_options opts = {.allocator = &hook};
+    ra_ctx *c = NULL;
+    ASSERT_STATUS(NULL, ra_ctx_create(&opts, &c), RA_OK, "a context with a failing allocator");
+    ra_device devs[16];
+    size_t n = list_devices(c, devs);
+    for (size_t i = 0; i < n; i++)
+        failing_on(c, &f, devs[i]);
+    ra_ctx_destroy(c);
+    ASSERT_INT(f.live, 0, "nothing is left once the context is gone");
+}
+
 static void set_device(ra_ctx *c, ra_device d)
 {
     ctx = c;
@@ -813,4 +943,5 @@ DT_TEST(mixed_devices)
 }
 
 DT_MAIN(DT_ENTRY(lu_family), DT_ENTRY(cholesky_qr), DT_ENTRY(eigen), DT_ENTRY(singular_values),
-        DT_ENTRY(products), DT_ENTRY(fourier), DT_ENTRY(mixed_devices))
+        DT_ENTRY(products), DT_ENTRY(fourier), DT_ENTRY(mixed_devices),
+        DT_ENTRY(allocation_failures))

@@ -404,9 +404,12 @@ int ra_linalg_eig(ra_ctx *ctx, const ra_array *x, ra_array **eigenvalues, ra_arr
     ra__cplx *wc = work(ctx, fn, n, &st);
     for (size_t b = 0; st == RA_OK && b < s.batch; b++) {
         load(&s.h, b, nn, a);
-        if (!ra__eig(ctx, a, n, wc, eigenvectors ? vec : NULL)) {
-            st = ra__ctx_error(ctx, RA_E_ARG, "%s: the QR iteration did not converge on matrix %zu",
-                               fn, b);
+        int r = ra__eig(ctx, a, n, wc, eigenvectors ? vec : NULL);
+        if (r) {
+            st = r < 0
+                     ? ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn)
+                     : ra__ctx_error(ctx, RA_E_ARG,
+                                     "%s: the QR iteration did not converge on matrix %zu", fn, b);
             break;
         }
         store(&w, b, n, wc);

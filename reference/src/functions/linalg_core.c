@@ -469,8 +469,9 @@ static void schur_vectors(const ra__cplx *t, const ra__cplx *z, size_t n, double
     }
 }
 
-bool ra__eig(ra_ctx *ctx, ra__cplx *a, size_t n, ra__cplx *w, ra__cplx *v)
+int ra__eig(ra_ctx *ctx, ra__cplx *a, size_t n, ra__cplx *w, ra__cplx *v)
 {
+    bool converged = true;
     size_t nn = n ? n * n : 1;
     ra__cplx *z = ra__alloc(ctx, nn * sizeof *z), *blk = ra__alloc(ctx, nn * sizeof *blk);
     ra__cplx *q = ra__alloc(ctx, nn * sizeof *q), *r = ra__alloc(ctx, nn * sizeof *r);
@@ -501,7 +502,7 @@ bool ra__eig(ra_ctx *ctx, ra__cplx *a, size_t n, ra__cplx *w, ra__cplx *v)
             continue;
         }
         if (++total > 100 * n || !(norm == norm)) {
-            ok = false;
+            converged = false;
             break;
         }
         ra__cplx mu = ++iter % 11 == 0 ? a[hi * n + hi] + cabs(sub)
@@ -512,6 +513,7 @@ bool ra__eig(ra_ctx *ctx, ra__cplx *a, size_t n, ra__cplx *w, ra__cplx *v)
             for (size_t j = 0; j + 1 < i; j++)
                 a[i * n + j] = 0;
     }
+    ok = ok && converged;
     for (size_t i = 0; ok && i < n; i++)
         w[i] = a[i * n + i];
     if (ok && v) schur_vectors(a, z, n, DBL_EPSILON * (norm > 0 ? norm : 1), v);
@@ -520,5 +522,5 @@ bool ra__eig(ra_ctx *ctx, ra__cplx *a, size_t n, ra__cplx *w, ra__cplx *v)
     ra__free(ctx, q);
     ra__free(ctx, r);
     ra__free(ctx, hv);
-    return ok;
+    return ok ? 0 : converged ? -1 : 1;
 }

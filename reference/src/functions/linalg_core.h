@@ -51,7 +51,7 @@ bool ra__svd(ra_ctx *ctx, const ra__cplx *a, size_t m, size_t n, double *s, ra__
 /* Eigenvalues (w) and, when v is not NULL, unit eigenvectors (columns of v) of the general
  * n x n matrix a: Hessenberg reduction, then the shifted QR algorithm (Wilkinson shifts)
  * to the Schur form, the eigenvectors by back substitution in it. a is overwritten. Returns
- * false when it does not converge in 100 n iterations or memory runs out. */
-bool ra__eig(ra_ctx *ctx, ra__cplx *a, size_t n, ra__cplx *w, ra__cplx *v);
+ * 0, 1 when it does not converge in 100 n iterations, -1 when memory runs out. */
+int ra__eig(ra_ctx *ctx, ra__cplx *a, size_t n, ra__cplx *w, ra__cplx *v);
 
 #endif /* RA_FUNCTIONS_LINALG_CORE_H */
