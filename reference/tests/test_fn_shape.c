@@ -410,6 +410,36 @@ static void two_devices(void)
     ra_ctx_destroy(ctx);
 }
 
+/* A result beyond the context's limits is MemoryError before any host buffer is taken, and a
+ * repeated axis longer than int64 is refused instead of wrapping. */
+DT_TEST(limits)
+{
+    ra_ctx *ctx = NULL;
+    ra_ctx_options o = {.size = sizeof o, .max_host_bytes = 4096, .max_device_bytes = 4096};
+    ASSERT_STATUS(ctx, ra_ctx_create(&o, &ctx), RA_OK, "a context of 4096 bytes");
+    ra_device devs[16];
+    size_t n = list_devices(ctx, devs);
+    for (size_t i = 0; i < n; i++) {
+        g_dev = devs[i];
+        const int64_t s2[1] = {2}, s4[1] = {4};
+        ra_array *x = f32(ctx, X23, 1, s2), *y = NULL;
+        /* 2 float32 tiled 2^20 times: 8 MiB, beyond 4096 bytes */
+        const int64_t reps[1] = {INT64_C(1) << 20};
+        ASSERT_STATUS(ctx, ra_tile(ctx, x, reps, 1, &y), RA_E_NOMEM, "tile beyond the limit");
+        ASSERT_MESSAGE(ctx, "4096", "the message names the limit");
+        /* counts 2^62 each: their sum passes int64 at the second */
+        const int64_t big[4] = {INT64_C(1) << 62, INT64_C(1) << 62, INT64_C(1) << 62,
+                                INT64_C(1) << 62};
+        ra_array *x4 = f32(ctx, X23, 1, s4), *c = typed(ctx, RA_INT64, big, 1, s4);
+        const int64_t a0 = 0;
+        ASSERT_STATUS(ctx, ra_repeat(ctx, x4, c, 0, &a0, &y), RA_E_SHAPE, "repeat 2^64 times");
+        ra_array_release(c);
+        ra_array_release(x4);
+        ra_array_release(x);
+    }
+    ra_ctx_destroy(ctx);
+}
+
 DT_TEST(manipulation_every_device)
 {
     on_each_device(manipulation);
@@ -437,4 +467,4 @@ DT_TEST(mixed_devices)
 
 DT_MAIN(DT_ENTRY(manipulation_every_device), DT_ENTRY(searching_every_device),
         DT_ENTRY(sets_sorting_every_device), DT_ENTRY(indexing_every_device),
-        DT_ENTRY(edges_every_device), DT_ENTRY(mixed_devices))
+        DT_ENTRY(edges_every_device), DT_ENTRY(mixed_devices), DT_ENTRY(limits))

@@ -537,6 +537,8 @@ int ra_repeat(ra_ctx *ctx, const ra_array *x, const ra_array *repeats, int64_t n
         if (c < 0)
             status =
                 ra__ctx_error(ctx, RA_E_ARG, "%s: repeat count %lld is negative", fn, (long long)c);
+        else if (c > INT64_MAX - total)
+            status = ra__ctx_error(ctx, RA_E_SHAPE, "%s: the repeated axis is too long", fn);
         else
             total += c;
     }

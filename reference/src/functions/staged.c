@@ -5,6 +5,7 @@
  */
 #include "staged.h"
 
+#include "../backend.h"
 #include "../host_kernels.h"
 
 #include <math.h>
@@ -42,6 +43,16 @@ int ra__host_new(ra_ctx *ctx, const char *fn, ra_dtype dtype, size_t ndim, const
     if ((uint64_t)size > SIZE_MAX / item)
         return ra__ctx_error(ctx, RA_E_TOO_LARGE, "%s: %lld elements of %zu bytes", fn,
                              (long long)size, item);
+    /* A staging buffer is held to the context's limits as the arrays are (the larger of the
+     * two, since it may be bound for either kind of device; none when either is unlimited), so
+     * that one oversized request is MemoryError instead of a host allocation beyond them. */
+    size_t host_max = ra__ctx_max_host_bytes(ctx), dev_max = ra__ctx_max_device_bytes(ctx);
+    size_t limit = host_max && dev_max ? (host_max > dev_max ? host_max : dev_max) : 0;
+    if (limit && (size_t)size * item > limit)
+        return ra__ctx_error(ctx, RA_E_NOMEM,
+                             "%s: a staging buffer of %zu bytes exceeds the context's limit of "
+                             "%zu bytes",
+                             fn, (size_t)size * item, limit);
     h->data = ra__alloc(ctx, size ? (size_t)size * item : 1);
     if (!h->data) return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for staging", fn);
     memset(h->data, 0, size ? (size_t)size * item : 1);

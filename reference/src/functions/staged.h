@@ -43,7 +43,8 @@ int ra__staged_read(ra_ctx *ctx, const char *fn, const ra_array *const *xs, size
                     ra__host *hs);
 
 /* A new zeroed host result of dtype and shape (checked: RA_E_SHAPE, RA_E_TOO_LARGE, RA_E_NOMEM
- * naming fn). */
+ * naming fn; RA_E_NOMEM too beyond the context's max_host_bytes and max_device_bytes, the
+ * larger of the two, when both are set). */
 int ra__host_new(ra_ctx *ctx, const char *fn, ra_dtype dtype, size_t ndim, const int64_t *shape,
                  ra__host *h);
 
