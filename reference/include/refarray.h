@@ -32,8 +32,10 @@
  *    no valid input gives (RA_NO_DEVICE, RA_DTYPE_DEFAULT, 0, NULL) or, for a context's
  *    settings, the built-in default.
  *  - Thread safety: a context may be used from several threads at once. Arrays are
- *    immutable after creation, so they may be shared between threads. Scoped defaults, soft
- *    device mode and the detail message are per thread (and per context).
+ *    immutable after creation, so they may be shared between threads, except through the
+ *    two calls that write an existing array (ra_binary_into's out, and ra_setitem of
+ *    refarray_fn_shape.h): no other thread may use that array during them. Scoped defaults,
+ *    soft device mode and the detail message are per thread (and per context).
  */
 #ifndef REFARRAY_H
 #define REFARRAY_H
@@ -414,7 +416,7 @@ static inline ra_scalar ra_scalar_complex(double re, double im)
  * ------------------------------------------------------------------------------------- */
 
 /* A contiguous, C-ordered array with a dtype, a shape and a device. Immutable after
- * creation; reference counted. */
+ * creation but for ra_binary_into's out and ra_setitem (x[key] = value); reference counted. */
 typedef struct ra_array ra_array;
 
 #define RA_MAX_NDIM 32

@@ -152,7 +152,9 @@ typedef struct ra_index {
 RA_API int ra_getitem(ra_ctx *ctx, const ra_array *x, const ra_index *idx, size_t n,
                       ra_array **out);
 
-/* x[key] = value, in place: value (an array on x's device, or a Python scalar) is broadcast
+/* x[key] = value, in place (one of the two calls that write an existing array: no other
+ * thread may use x during it, and every holder of x, such as the result of to_device to x's
+ * own device, sees the change): value (an array on x's device, or a Python scalar) is broadcast
  * to the shape of x[key] and written there, converted to x's dtype; x keeps its dtype, so an
  * array value's dtype must promote to x's (RA_E_DTYPE otherwise). Where an integer array
  * index names one element twice, the last write wins. Returns what ra_getitem returns, and
