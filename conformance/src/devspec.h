@@ -458,6 +458,17 @@ extern _Atomic int dsr__interrupted;
 
 /* ---- judge.c --------------------------------------------------------------------- */
 
+/* How a request, a step or a case ended. */
+typedef enum dsr_end {
+    DSR_END_OK,
+    DSR_END_FAIL,    /* the step did not hold */
+    DSR_END_ERROR,   /* the adapter broke the protocol */
+    DSR_END_CRASH,   /* the worker died */
+    DSR_END_TIMEOUT, /* past the deadline; the worker was killed */
+    DSR_END_STOP,    /* interrupted (SIGINT, SIGTERM) */
+    DSR_END_LACKS    /* the library lacks what the step needs */
+} dsr_end;
+
 /* Asks the adapter whether two device handles are equal: 1 yes, 0 no, -1 the question
  * itself failed (the reason is in ERR). */
 typedef int (*dsr_device_equal_fn)(void *ctx, const char *a, const char *b, dsr_buf *err);
@@ -466,6 +477,7 @@ typedef struct dsr_judge {
     dsr_device_equal_fn device_equal;
     void *ctx;
     const cJSON *bindings; /* what "$name" refers to (an object by name); NULL: nothing bound */
+    dsr_end io; /* set by DEVICE_EQUAL when its request failed in transport (judge_step.c) */
 } dsr_judge;
 
 /* 1: OBSERVED matches EXPECTED (spec/case-format.md, "Matching expect"); 0: it does not,
@@ -584,17 +596,6 @@ void dsr__verdict_free(dsr_verdict *v);
 
 /* ---- client.c: the protocol client ------------------------------------------------ */
 
-/* How a request, a step or a case ended. */
-typedef enum dsr_end {
-    DSR_END_OK,
-    DSR_END_FAIL,    /* the step did not hold */
-    DSR_END_ERROR,   /* the adapter broke the protocol */
-    DSR_END_CRASH,   /* the worker died */
-    DSR_END_TIMEOUT, /* past the deadline; the worker was killed */
-    DSR_END_STOP,    /* interrupted (SIGINT, SIGTERM) */
-    DSR_END_LACKS    /* the library lacks what the step needs */
-} dsr_end;
-
 /* A reply that kept the protocol. */
 typedef struct dsr_reply {
     bool ok;
@@ -646,6 +647,33 @@ void dsr__client_free(dsr_client *c);
 int dsr__client_trace_open(const char *path);
 /* Closes the trace; false when a write to it failed. */
 bool dsr__client_trace_close(void);
+
+/* ---- judge_step.c: a step's reply against its outcome ------------------------------- */
+
+/* Why the last request or step of a case did not hold, for the case's result: the message
+ * and the expected and observed values (owned). */
+typedef struct dsr_failure {
+    dsr_buf msg;
+    cJSON *expected;
+    cJSON *observed;
+    char *lacks; /* what the library lacks, from the step that said so */
+} dsr_failure;
+
+void dsr__failure_say(dsr_failure *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Replaces F's expected and observed values (taken over; NULL for none). */
+void dsr__failure_io(dsr_failure *f, cJSON *expected, cJSON *observed);
+void dsr__failure_free(dsr_failure *f);
+/* Judges step ST's reply REP against its outcome (spec/case-format.md): DSR_END_OK when it
+ * held, else DSR_END_FAIL, DSR_END_ERROR (a protocol error, a device comparison that could
+ * not be made), DSR_END_LACKS or the transport's end of a device.equal, with F saying why.
+ * *ALT_HELD is the either alternative that held (1 the first; 0 for a step without
+ * alternatives); *STOP is set when it carries "stop": true: the case ends there as a pass. */
+dsr_end dsr__judge_step(dsr_judge *j, const dsr_step *st, const dsr_reply *rep, dsr_failure *f,
+                        int *alt_held, bool *stop);
+/* Records in RES how step S of C held (report.json, case.steps): what the library did and,
+ * for an either step, the alternative ALT; a STOP alternative ends the case there, and why. */
+void dsr__judge_held(dsr_result *res, const dsr_case *c, int s, const dsr_reply *rep, int alt,
+                     bool stop);
 
 /* ---- run.c ----------------------------------------------------------------------- */
 

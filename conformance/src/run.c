@@ -1,6 +1,7 @@
 /* A run, the scheduler: through the protocol client (client.c), run each selected case step
- * by step, judge, apply the expectations file, and report as it goes (TAP on stdout, JSON
- * Lines), then consolidate (the JSON report, JUnit XML) and compute the gate.
+ * by step, each reply judged by judge_step.c, apply the expectations file, and report as it
+ * goes (TAP on stdout, JSON Lines), then consolidate (the JSON report, JUnit XML) and compute
+ * the gate.
  *
  * Crash attribution follows the journal rule: the runner knows which case it sent last, so
  * when the worker dies the case in flight is the one that crashed. */
@@ -10,7 +11,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -31,24 +31,9 @@ typedef struct runner {
     int nout;
     dsr_result *results;
     int nresults;
-    /* the failure of the last request or step, for the result */
-    dsr_buf msg;
-    cJSON *expected;
-    cJSON *observed;
-    char *lacks; /* what the library lacks, from the step that said so */
+    dsr_failure f;   /* the failure of the last request or step, for the result */
+    dsr_judge judge; /* the case's bindings and device.equal, for judge_step.c */
 } runner;
-
-static void failmsg(runner *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void failmsg(runner *r, const char *fmt, ...)
-{
-    va_list ap;
-    char tmp[2048];
-    va_start(ap, fmt);
-    vsnprintf(tmp, sizeof tmp, fmt, ap);
-    va_end(ap);
-    r->msg.len = 0;
-    dsr__buf_puts(&r->msg, tmp);
-}
 
 /* A request through the client; what it says of a failure becomes the case's. */
 static dsr_end request(runner *r, const char *op, cJSON *args, dsr_reply *rep,
@@ -56,12 +41,12 @@ static dsr_end request(runner *r, const char *op, cJSON *args, dsr_reply *rep,
 {
     dsr_end e = dsr__client_request(&r->cl, op, args, rep, restart_on_error);
     if (e != DSR_END_OK) {
-        r->msg.len = 0;
-        dsr__buf_puts(&r->msg, r->cl.msg.data ? r->cl.msg.data : "");
+        r->f.msg.len = 0;
+        dsr__buf_puts(&r->f.msg, r->cl.msg.data ? r->cl.msg.data : "");
     }
     if (r->cl.violation) {
-        cJSON_Delete(r->observed);
-        r->observed = r->cl.violation;
+        cJSON_Delete(r->f.observed);
+        r->f.observed = r->cl.violation;
         r->cl.violation = NULL;
     }
     return e;
@@ -76,30 +61,21 @@ static void sync_client(runner *r)
     }
 }
 
-/* ---- substitution and judging --------------------------------------------------------- */
+/* ---- what the judge asks the adapter ------------------------------------------------- */
 
-static cJSON *substitute(runner *r, const cJSON *v)
-{
-    /* The loader guarantees every reference is bound or a $Dn the case can have. */
-    return dsr__resolve(r->bindings, v);
-}
-
-typedef struct eq_ctx {
-    runner *r;
-    dsr_end io; /* a transport failure during device.equal */
-} eq_ctx;
-
+/* device.equal for the judge (judge_step.c): 1, 0, or -1 with the reason in ERR; a request
+ * that failed in transport leaves its end in the judge's io. */
 static int device_equal(void *ctx, const char *a, const char *b, dsr_buf *err)
 {
-    eq_ctx *c = ctx;
+    runner *r = ctx;
     cJSON *args = cJSON_CreateObject();
     cJSON_AddStringToObject(args, "a", a);
     cJSON_AddStringToObject(args, "b", b);
     dsr_reply rep;
-    dsr_end e = request(c->r, "device.equal", args, &rep, true);
+    dsr_end e = request(r, "device.equal", args, &rep, true);
     if (e != DSR_END_OK) {
-        c->io = e;
-        dsr__buf_puts(err, c->r->msg.data);
+        r->judge.io = e;
+        dsr__buf_puts(err, r->f.msg.data);
         return -1;
     }
     int result;
@@ -114,228 +90,6 @@ static int device_equal(void *ctx, const char *a, const char *b, dsr_buf *err)
     }
     cJSON_Delete(rep.doc);
     return result;
-}
-
-static cJSON *error_json(const dsr_reply *rep)
-{
-    cJSON *e = cJSON_CreateObject();
-    cJSON_AddStringToObject(e, "kind", rep->kind);
-    cJSON_AddStringToObject(e, "message", rep->message);
-    cJSON_AddStringToObject(e, "origin", rep->origin);
-    if (rep->lacks) cJSON_AddStringToObject(e, "lacks", rep->lacks);
-    cJSON *w = cJSON_CreateObject();
-    cJSON_AddItemToObject(w, "error", e);
-    return w;
-}
-
-static void set_io(runner *r, cJSON *expected, cJSON *observed)
-{
-    cJSON_Delete(r->expected);
-    cJSON_Delete(r->observed);
-    r->expected = expected;
-    r->observed = observed;
-}
-
-static bool kind_matches(const char *want, const char *got)
-{
-    return !strcmp(want, "any") || !strcmp(want, got);
-}
-
-/* Matches a successful reply against EXPS, one expected value per rank: DSR_END_OK, or the
- * first rank that differs in WHY (DSR_END_FAIL; DSR_END_ERROR or the transport's end when a
- * device comparison could not be made). OBSERVED (may be NULL) receives each rank's outcome. */
-static dsr_end match_ranks(runner *r, const cJSON *exps, const dsr_reply *rep, dsr_buf *why,
-                           cJSON *observed)
-{
-    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(rep->doc, "ranks");
-    eq_ctx ctx = {r, DSR_END_OK};
-    dsr_judge j = {device_equal, &ctx, r->bindings};
-    dsr_end end = DSR_END_OK;
-    int i = 0;
-    const cJSON *exp;
-    cJSON_ArrayForEach(exp, exps)
-    {
-        const cJSON *entry = ranks ? cJSON_GetArrayItem(ranks, i) : NULL;
-        const cJSON *res = rep->result;
-        if (ranks) {
-            const cJSON *ok = cJSON_GetObjectItemCaseSensitive(entry, "ok");
-            res = cJSON_GetObjectItemCaseSensitive(entry, "result");
-            if (!cJSON_IsTrue(ok) || !res) {
-                if (observed)
-                    cJSON_AddItemToArray(observed,
-                                         entry ? cJSON_Duplicate(entry, true) : cJSON_CreateNull());
-                if (end == DSR_END_OK) {
-                    dsr__buf_printf(why, "rank %d: %s", i,
-                                    entry ? "raised an error" : "has no reply (fewer ranks)");
-                    end = DSR_END_FAIL;
-                }
-                i++;
-                continue;
-            }
-        }
-        if (observed) cJSON_AddItemToArray(observed, cJSON_Duplicate(res, true));
-        if (end == DSR_END_OK) {
-            dsr_buf one = {0};
-            int m = dsr__judge_match(&j, exp, res, &one);
-            if (m != 1) {
-                dsr__buf_printf(why, "rank %d: %s", i, one.data ? one.data : "");
-                end = m < 0 ? (ctx.io != DSR_END_OK ? ctx.io : DSR_END_ERROR) : DSR_END_FAIL;
-            }
-            dsr__buf_free(&one);
-        }
-        i++;
-    }
-    return end;
-}
-
-/* Judges a reply against one expected value per rank. An SPMD adapter's reply carries every
- * rank's outcome in "ranks" when they differ; without it every rank answered as rank 0. */
-static dsr_end judge_ranks(runner *r, const dsr_step *st, const dsr_reply *rep)
-{
-    if (!rep->ok) {
-        failmsg(r, "%s raised %s on rank 0: %s", st->op, rep->kind, rep->message);
-        set_io(r, substitute(r, st->value), error_json(rep));
-        return DSR_END_FAIL;
-    }
-    cJSON *observed = cJSON_CreateArray();
-    dsr_buf why = {0};
-    dsr_end end = match_ranks(r, st->value, rep, &why, observed);
-    if (end != DSR_END_OK) {
-        failmsg(r, "%s: %s", st->op, why.data ? why.data : "");
-        set_io(r, substitute(r, st->value), observed);
-    } else {
-        cJSON_Delete(observed);
-    }
-    dsr__buf_free(&why);
-    return end;
-}
-
-/* Judges a reply against an "expect" (an either of one alternative) or an "either": the first
- * alternative that holds decides (*ALT_HELD, *STOP as judge says). */
-static dsr_end judge_alternatives(runner *r, const dsr_step *st, const dsr_reply *rep,
-                                  int *alt_held, bool *stop)
-{
-    /* An "expect" is an "either" of one alternative. The judge reads the case's own
-     * value (references, matchers, escapes); the report shows it resolved. */
-    bool single = st->outcome == DSR_OUTCOME_EXPECT;
-    dsr_buf why = {0};
-    eq_ctx ctx = {r, DSR_END_OK};
-    dsr_judge j = {device_equal, &ctx, r->bindings};
-    dsr_end end = DSR_END_FAIL;
-    const cJSON *alt = single ? NULL : st->value->child;
-    for (int n = 0; single ? n < 1 : alt != NULL; n++, alt = alt ? alt->next : NULL) {
-        const cJSON *exp = single ? st->value : cJSON_GetObjectItemCaseSensitive(alt, "expect");
-        const cJSON *rai = single ? NULL : cJSON_GetObjectItemCaseSensitive(alt, "raises");
-        const cJSON *erk = single ? NULL : cJSON_GetObjectItemCaseSensitive(alt, "expect_ranks");
-        bool stops = !single && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(alt, "stop"));
-        if (n) dsr__buf_puts(&why, "; ");
-        if (!single) dsr__buf_printf(&why, "alternative %d: ", n + 1);
-        if (exp && rep->ok) {
-            int m = dsr__judge_match(&j, exp, rep->result, &why);
-            if (m == 1) {
-                end = DSR_END_OK;
-                *stop = stops;
-                *alt_held = single ? 0 : n + 1;
-                break;
-            }
-            if (m < 0) {
-                end = ctx.io != DSR_END_OK ? ctx.io : DSR_END_ERROR;
-                break;
-            }
-        } else if (erk && rep->ok) {
-            dsr_end m = match_ranks(r, erk, rep, &why, NULL);
-            if (m == DSR_END_OK) {
-                end = DSR_END_OK;
-                *stop = stops;
-                *alt_held = n + 1;
-                break;
-            }
-            if (m != DSR_END_FAIL) {
-                end = m;
-                break;
-            }
-        } else if (exp || erk) {
-            dsr__buf_printf(&why, "expected a value, %s raised %s: %s", st->op, rep->kind,
-                            rep->message);
-        } else if (rai && !rep->ok) {
-            if (kind_matches(rai->valuestring, rep->kind)) {
-                end = DSR_END_OK;
-                *stop = stops;
-                *alt_held = n + 1;
-                break;
-            }
-            dsr__buf_printf(&why, "expected %s, raised %s: %s", rai->valuestring, rep->kind,
-                            rep->message);
-        } else if (rai) {
-            dsr__buf_printf(&why, "expected %s, returned a value", rai->valuestring);
-        }
-    }
-    if (end == DSR_END_FAIL || end == DSR_END_ERROR) {
-        if (end == DSR_END_ERROR || why.len) failmsg(r, "%s: %s", st->op, why.data ? why.data : "");
-        set_io(r, substitute(r, st->value),
-               rep->ok ? cJSON_Duplicate(rep->result, true) : error_json(rep));
-    }
-    dsr__buf_free(&why);
-    return end;
-}
-
-/* Judges one step's reply against its outcome. *ALT is the either alternative that held
- * (1 the first; 0 for a step without alternatives); *STOP is set when it carries "stop": true
- * (spec/case-format.md): the case ends there as a pass. */
-static dsr_end judge(runner *r, const dsr_step *st, const dsr_reply *rep, int *alt_held, bool *stop)
-{
-    *stop = false;
-    *alt_held = 0;
-    if (!rep->ok && !strcmp(rep->origin, "protocol")) {
-        failmsg(r, "the adapter reports a protocol error for %s: %s: %s", st->op, rep->kind,
-                rep->message);
-        set_io(r, st->value ? substitute(r, st->value) : NULL, error_json(rep));
-        return DSR_END_ERROR;
-    }
-    if (!rep->ok && strcmp(rep->origin, "library")) {
-        /* origin "adapter": the adapter cannot express the op although the case's features
-         * are all claimed (spec/protocol.md): a failure, never a skip. */
-        failmsg(r, "the adapter cannot express %s: %s: %s (origin %s)", st->op, rep->kind,
-                rep->message, rep->origin);
-        set_io(r, st->value ? substitute(r, st->value) : NULL, error_json(rep));
-        return DSR_END_FAIL;
-    }
-    if (!rep->ok && rep->lacks) {
-        /* The library lacks what the step needs: this never satisfies "raises" nor an either
-         * alternative, whatever the kind (spec/decisions.md, Runner and reports 23). */
-        failmsg(r, "the library lacks %s: %s raised %s: %s", rep->lacks, st->op, rep->kind,
-                rep->message);
-        set_io(r, st->value ? substitute(r, st->value) : NULL, error_json(rep));
-        free(r->lacks);
-        r->lacks = dsr__xstrdup(rep->lacks);
-        return DSR_END_LACKS;
-    }
-    switch (st->outcome) {
-    case DSR_OUTCOME_EXPECT_RANKS:
-        return judge_ranks(r, st, rep);
-    case DSR_OUTCOME_NONE:
-        if (rep->ok) return DSR_END_OK;
-        failmsg(r, "%s raised %s: %s", st->op, rep->kind, rep->message);
-        set_io(r, cJSON_CreateString("success"), error_json(rep));
-        return DSR_END_FAIL;
-    case DSR_OUTCOME_RAISES: {
-        const char *want = st->value->valuestring;
-        if (rep->ok) {
-            failmsg(r, "%s returned a value where %s was expected", st->op,
-                    !strcmp(want, "any") ? "an error" : want);
-            set_io(r, cJSON_CreateString(want), cJSON_Duplicate(rep->result, true));
-            return DSR_END_FAIL;
-        }
-        if (kind_matches(want, rep->kind)) return DSR_END_OK;
-        failmsg(r, "%s raised %s where %s was expected: %s", st->op, rep->kind, want, rep->message);
-        set_io(r, cJSON_CreateString(want), error_json(rep));
-        return DSR_END_FAIL;
-    }
-    case DSR_OUTCOME_EXPECT:
-    case DSR_OUTCOME_EITHER:
-        return judge_alternatives(r, st, rep, alt_held, stop);
-    }
-    return DSR_END_ERROR;
 }
 
 /* ---- one case ------------------------------------------------------------------------ */
@@ -361,35 +115,6 @@ static dsr_status end_status(dsr_end e)
     return DSR_ERROR;
 }
 
-/* Records how step S of C held (report.json, case.steps): what the library did and, for an
- * either step, the alternative ALT; a STOP alternative ends the case there, and why. */
-static void held(dsr_result *res, const dsr_case *c, int s, const dsr_reply *rep, int alt,
-                 bool stop)
-{
-    const dsr_step *st = &c->steps[s];
-    if (!res->steps) res->steps = cJSON_CreateArray();
-    cJSON *h = cJSON_CreateObject();
-    cJSON_AddStringToObject(h, "op", st->op);
-    cJSON_AddStringToObject(h, "outcome", rep->ok ? "returned" : "raised");
-    if (!rep->ok) cJSON_AddStringToObject(h, "kind", rep->kind);
-    if (alt) cJSON_AddNumberToObject(h, "alternative", alt);
-    if (stop) cJSON_AddTrueToObject(h, "stop");
-    cJSON_AddItemToArray(res->steps, h);
-    if (!stop) return;
-    const cJSON *a = cJSON_GetArrayItem(st->value, alt - 1);
-    const cJSON *rai = cJSON_GetObjectItemCaseSensitive(a, "raises");
-    dsr_buf why = {0};
-    if (rep->ok)
-        dsr__buf_puts(&why, "returned a value");
-    else
-        dsr__buf_printf(&why, "raised %s", rep->kind);
-    dsr__buf_printf(&why, ": alternative %d of %d (%s%s, stop)", alt, cJSON_GetArraySize(st->value),
-                    cJSON_IsString(rai) ? "raises " : "expect",
-                    cJSON_IsString(rai) ? rai->valuestring : "");
-    res->stopped_at = s;
-    res->stop_reason = why.data;
-}
-
 /* Returns false when the run must stop (interrupted). */
 /* The requests of the case at position INDEX of the selection have ids from
  * (INDEX + 1) << 20, the reset first: a report (its messages quote ids) is the same
@@ -401,10 +126,11 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
     double t0 = dsr__now();
     r->cl.deadline = r->o->timeout > 0 ? t0 + r->o->timeout : 0;
     dsr__adapter_stderr_clear(r->cl.ad);
-    r->msg.len = 0;
-    set_io(r, NULL, NULL);
+    r->f.msg.len = 0;
+    dsr__failure_io(&r->f, NULL, NULL);
     cJSON_Delete(r->bindings);
     r->bindings = cJSON_CreateObject();
+    r->judge = (dsr_judge){device_equal, r, r->bindings, DSR_END_OK};
     for (int i = 0; i < r->cl.ndevices; i++) {
         char name[4] = {'D', (char)('0' + i), 0};
         cJSON_AddStringToObject(r->bindings, name, r->cl.devices[i]);
@@ -415,7 +141,7 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
         dsr_reply rep;
         end = request(r, "reset", NULL, &rep, true);
         if (end == DSR_END_OK && !rep.ok) {
-            failmsg(r, "reset before the case failed: %s: %s", rep.kind, rep.message);
+            dsr__failure_say(&r->f, "reset before the case failed: %s: %s", rep.kind, rep.message);
             end = DSR_END_ERROR;
         }
         cJSON_Delete(rep.doc);
@@ -424,14 +150,15 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
     r->cl.next_id = base + 1;
     for (int s = 0; end == DSR_END_OK && s < c->nsteps; s++) {
         const dsr_step *st = &c->steps[s];
-        cJSON *args = st->args ? substitute(r, st->args) : NULL;
+        /* The loader guarantees every reference is bound or a $Dn the case can have. */
+        cJSON *args = st->args ? dsr__resolve(r->bindings, st->args) : NULL;
         dsr_reply rep;
         end = request(r, st->op, args, &rep, true);
         bool stop = false;
         if (end == DSR_END_OK) {
             int alt = 0;
-            end = judge(r, st, &rep, &alt, &stop);
-            if (end == DSR_END_OK) held(res, c, s, &rep, alt, stop);
+            end = dsr__judge_step(&r->judge, st, &rep, &r->f, &alt, &stop);
+            if (end == DSR_END_OK) dsr__judge_held(res, c, s, &rep, alt, stop);
             if (end == DSR_END_OK && st->as && !stop) {
                 cJSON_DeleteItemFromObjectCaseSensitive(r->bindings, st->as);
                 cJSON_AddItemToObject(r->bindings, st->as,
@@ -464,14 +191,14 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
     res->status = end_status(end);
     res->step = failed_step;
     if (end == DSR_END_LACKS) {
-        res->lacks = r->lacks;
-        r->lacks = NULL;
+        res->lacks = r->f.lacks;
+        r->f.lacks = NULL;
     }
     if (end != DSR_END_OK) {
-        res->reason = dsr__xstrdup(r->msg.data ? r->msg.data : "");
-        res->expected = r->expected;
-        res->observed = r->observed;
-        r->expected = r->observed = NULL;
+        res->reason = dsr__xstrdup(r->f.msg.data ? r->f.msg.data : "");
+        res->expected = r->f.expected;
+        res->observed = r->f.observed;
+        r->f.expected = r->f.observed = NULL;
         dsr__bound_result(res); /* what a failed case keeps is bounded */
         const char *tail = dsr__adapter_stderr(r->cl.ad);
         if (tail[0]) res->stderr_tail = dsr__xstrdup(tail);
@@ -653,9 +380,7 @@ static void free_worker_state(runner *w)
 {
     dsr__client_free(&w->cl);
     cJSON_Delete(w->bindings);
-    cJSON_Delete(w->expected);
-    cJSON_Delete(w->observed);
-    dsr__buf_free(&w->msg);
+    dsr__failure_free(&w->f);
 }
 
 /* JOBS workers of pool P: the first is R's own, already started (its state moves into the
@@ -949,10 +674,7 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
     free(exp_of);
     dsr__client_free(&r->cl);
     cJSON_Delete(r->bindings);
-    cJSON_Delete(r->expected);
-    cJSON_Delete(r->observed);
-    free(r->lacks);
-    dsr__buf_free(&r->msg);
+    dsr__failure_free(&r->f);
     for (int i = 0; i < r->nout; i++)
         r->out[i]->destroy(r->out[i]);
     return code;

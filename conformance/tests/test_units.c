@@ -71,7 +71,7 @@ static int match(const char *expected, const char *observed, char *why, size_t c
         fprintf(stderr, "bad test JSON: %s / %s\n", expected, observed);
         exit(2);
     }
-    dsr_judge j = {fake_equal, NULL, b};
+    dsr_judge j = {fake_equal, NULL, b, DSR_END_OK};
     dsr_buf w = {0};
     int r = dsr__judge_match(&j, e, o, &w);
     snprintf(why, cap, "%s", w.data ? w.data : "");
