@@ -8,6 +8,7 @@
 
 #include <refarray_fn_elementwise.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* The call's status: RA_OK, or the library's error recorded for the shim. */
@@ -301,6 +302,133 @@ static int kw_copy(const refarray_args *a, ds_copy *out)
     return 0;
 }
 
+/* A nested sequence of Python scalars (asarray's `object`): its shape (every level's items
+ * all sequences of one length, or all scalars) and the widest kind of its scalars (0 bool,
+ * 1 int, 2 float, 3 complex; bool mixed with numbers is refused, as the standard's
+ * promotion has no such pair). */
+typedef struct seq_info {
+    int ndim; /* -1 until the first scalar is met */
+    int64_t shape[DS_MAX_NDIM];
+    int kind; /* -1 before any scalar */
+    bool has_bool, has_number, has_u, has_negative;
+    size_t count;
+} seq_info;
+
+static int seq_walk(const char *name, const ds_value *v, int depth, seq_info *s)
+{
+    if (v->kind == DS_VALUE_LIST || v->kind == DS_VALUE_TUPLE) {
+        if (depth >= DS_MAX_NDIM || (s->ndim >= 0 && depth >= s->ndim)) {
+            ds_error("ValueError", "%s: the nested sequence is ragged or too deep", name);
+            return -1;
+        }
+        if (s->ndim < 0 && s->shape[depth] < 0) s->shape[depth] = (int64_t)v->n;
+        if (s->shape[depth] != (int64_t)v->n) {
+            ds_error("ValueError", "%s: the nested sequence is ragged (lengths %lld and %zu)", name,
+                     (long long)s->shape[depth], v->n);
+            return -1;
+        }
+        for (size_t i = 0; i < v->n; i++)
+            if (seq_walk(name, &v->items[i], depth + 1, s) < 0) return -1;
+        if (v->n == 0 && s->ndim < 0) s->ndim = depth + 1;
+        return 0;
+    }
+    if (v->kind != DS_VALUE_SCALAR) {
+        ds_error("TypeError", "%s: a nested sequence holds Python scalars only", name);
+        return -1;
+    }
+    if (s->ndim < 0) s->ndim = depth;
+    if (depth != s->ndim) {
+        ds_error("ValueError", "%s: the nested sequence is ragged", name);
+        return -1;
+    }
+    int k = v->scalar.kind == DS_SCALAR_BOOL    ? 0
+            : v->scalar.kind == DS_SCALAR_INT   ? 1
+            : v->scalar.kind == DS_SCALAR_FLOAT ? 2
+                                                : 3;
+    s->has_bool = s->has_bool || k == 0;
+    s->has_number = s->has_number || k > 0;
+    s->has_u = s->has_u || (k == 1 && v->scalar.u);
+    s->has_negative = s->has_negative || (k == 1 && !v->scalar.u && v->scalar.i < 0);
+    if (k > s->kind) s->kind = k;
+    s->count++;
+    return 0;
+}
+
+/* The scalars of v into data (dtype dt: bool, int64, uint64, float64 or complex128), in C
+ * order. */
+static void seq_fill(const ds_value *v, ds_dtype dt, unsigned char *data, size_t *at)
+{
+    if (v->kind == DS_VALUE_LIST || v->kind == DS_VALUE_TUPLE) {
+        for (size_t i = 0; i < v->n; i++)
+            seq_fill(&v->items[i], dt, data, at);
+        return;
+    }
+    const ds_scalar *x = &v->scalar;
+    double re = x->kind == DS_SCALAR_INT    ? (x->u ? (double)(uint64_t)x->i : (double)x->i)
+                : x->kind == DS_SCALAR_BOOL ? (double)x->b
+                                            : x->f;
+    switch (dt) {
+    case DS_BOOL:
+        data[(*at)++] = x->b;
+        return;
+    case DS_INT64:
+    case DS_UINT64:
+        memcpy(data + 8 * (*at)++, &x->i, 8);
+        return;
+    case DS_FLOAT64:
+        memcpy(data + 8 * (*at)++, &re, 8);
+        return;
+    default: {
+        double c[2] = {re, x->kind == DS_SCALAR_COMPLEX ? x->im : 0.0};
+        memcpy(data + 16 * (*at)++, c, 16);
+        return;
+    }
+    }
+}
+
+/* asarray of a nested sequence: the scalars in the widest kind's default dtype (bool, int64,
+ * float64, complex128; uint64 for ints beyond int64), then refarray's asarray from host
+ * memory with the dtype and device asked for. */
+static int asarray_sequence(void *lib, const refarray_args *a, ds_dtype dt, ds_device dev,
+                            ds_copy copy, ds_array *out)
+{
+    seq_info s;
+    memset(&s, 0, sizeof s);
+    s.ndim = -1;
+    s.kind = -1;
+    for (int d = 0; d < DS_MAX_NDIM; d++)
+        s.shape[d] = -1;
+    if (seq_walk(a->name, &a->args[0], 0, &s) < 0) return -1;
+    if (s.has_bool && s.has_number) {
+        ds_error("TypeError", "asarray: a sequence mixing bool and numbers has no dtype here");
+        return -1;
+    }
+    if (s.has_u && s.has_negative) {
+        ds_error("OverflowError", "asarray: ints beyond int64 beside negative ones");
+        return -1;
+    }
+    ds_buffer b;
+    memset(&b, 0, sizeof b);
+    b.dtype = s.kind <= 0   ? DS_BOOL
+              : s.kind == 1 ? (s.has_u ? DS_UINT64 : DS_INT64)
+              : s.kind == 2 ? DS_FLOAT64
+                            : DS_COMPLEX128;
+    if (s.kind < 0 && dt == DS_DTYPE_NONE) b.dtype = DS_FLOAT64; /* asarray([]): float */
+    b.ndim = s.ndim;
+    memcpy(b.shape, s.shape, sizeof b.shape);
+    b.nbytes = s.count * ds_dtype_size(b.dtype);
+    b.data = calloc(s.count ? s.count : 1, ds_dtype_size(b.dtype));
+    if (!b.data) {
+        ds_error("MemoryError", "asarray: out of memory");
+        return -1;
+    }
+    size_t at = 0;
+    seq_fill(&a->args[0], b.dtype, b.data, &at);
+    int st = refarray_vendor()->asarray_buffer(lib, &b, dt, dev, copy, out);
+    free(b.data);
+    return st;
+}
+
 static int call_asarray(void *lib, const refarray_args *a, ds_call_result *out)
 {
     static const char *const allowed[] = {"dtype", "device", "copy", NULL};
@@ -317,7 +445,9 @@ static int call_asarray(void *lib, const refarray_args *a, ds_call_result *out)
         return v->asarray_array(lib, a->args[0].array, dt, dev, copy, &out->value.array);
     if (a->args[0].kind == DS_VALUE_SCALAR)
         return v->asarray_scalar(lib, a->args[0].scalar, dt, dev, copy, &out->value.array);
-    ds_lacks("asarray(obj=sequence)", "refarray's call takes an array or a Python scalar as obj");
+    if (a->args[0].kind == DS_VALUE_LIST || a->args[0].kind == DS_VALUE_TUPLE)
+        return asarray_sequence(lib, a, dt, dev, copy, &out->value.array);
+    ds_error("TypeError", "asarray: obj is an array, a Python scalar or a nested sequence of them");
     return -1;
 }
 

@@ -987,6 +987,53 @@ DT_TEST(call_ops)
         A("call\",\"args\":{\"fn\":\"add\",\"args\":[$x,{\"dtype\":\"float8\"}]}"));
 }
 
+/* The elementwise, creation, data type, statistical and utility names and the array object's
+ * attributes (call_elementwise.c): the argument forms the standard gives them reach
+ * refarray_fn_elementwise.h, a nested sequence becomes an array, attributes and conversions
+ * come back as plain values. */
+DT_TEST(call_elementwise)
+{
+    need_hello();
+    drv *d = drv_shared;
+    /* asarray([[1, 2, 3], [4, 5, 6]]): ints give int64, C order. */
+    OK(d, "call asarray(nested list)", "m", NULL,
+       A("call\",\"args\":{\"fn\":\"asarray\",\"args\":[{\"list\":[{\"list\":[1,2,3]},"
+         "{\"list\":[4,5,6]}]}]}"));
+    OK(d, "asarray of a nested list", NULL,
+       "{\"dtype\":\"int64\",\"shape\":[2,3],\"data\":[1,2,3,4,5,6]}",
+       A("array.read\",\"args\":{\"array\":$m}"));
+    ERR(d, "a ragged sequence is ValueError", "ValueError", "library",
+        A("call\",\"args\":{\"fn\":\"asarray\",\"args\":[{\"list\":[{\"list\":[1]},"
+          "{\"list\":[2,3]}]}]}"));
+    OK(d, "Array.shape is a list of ints", NULL, "[2,3]",
+       A("call\",\"args\":{\"fn\":\"Array.shape\",\"args\":[$m]}"));
+    /* Column sums 1 + 4, 2 + 5, 3 + 6, the axis kept. */
+    OK(d, "call sum(m, axis=0, keepdims=True)", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"sum\",\"args\":[$m],\"kwargs\":{\"axis\":0,"
+         "\"keepdims\":true}}"));
+    OK(d, "sum(m, axis=0, keepdims=True) is [[5, 7, 9]]", NULL,
+       "{\"dtype\":\"int64\",\"shape\":[1,3],\"data\":[5,7,9]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    /* bitwise_and(m, 6): 1 & 6 = 0, 2 & 6 = 2, 3 & 6 = 2, 4 & 6 = 4, 5 & 6 = 4, 6 & 6 = 6. */
+    OK(d, "call m & 6", "r", NULL, A("call\",\"args\":{\"fn\":\"Array.__and__\",\"args\":[$m,6]}"));
+    OK(d, "m & 6", NULL, "{\"dtype\":\"int64\",\"shape\":[2,3],\"data\":[0,2,2,4,4,6]}",
+       A("array.read\",\"args\":{\"array\":$r}"));
+    OK(d, "call max(m)", "r", NULL, A("call\",\"args\":{\"fn\":\"max\",\"args\":[$m]}"));
+    OK(d, "int(max(m)) is 6", NULL, "6",
+       A("call\",\"args\":{\"fn\":\"Array.__int__\",\"args\":[$r]}"));
+    ERR(d, "int() of a 2-D array is ValueError", "ValueError", "library",
+        A("call\",\"args\":{\"fn\":\"Array.__int__\",\"args\":[$m]}"));
+    OK(d, "isdtype(int64, ('real floating', 'integral')) is True", NULL, "true",
+       A("call\",\"args\":{\"fn\":\"isdtype\",\"args\":[{\"dtype\":\"int64\"},"
+         "{\"tuple\":[\"real floating\",\"integral\"]}]}"));
+    OK(d, "result_type(m, 1) is int64", NULL, "{\"dtype\":\"int64\"}",
+       A("call\",\"args\":{\"fn\":\"result_type\",\"args\":[$m,1]}"));
+    ERR(d, "result_type(m, 1.5): a float cannot take int64", "TypeError", "library",
+        A("call\",\"args\":{\"fn\":\"result_type\",\"args\":[$m,1.5]}"));
+    ERR(d, "var(m): int64 is not real floating", "TypeError", "library",
+        A("call\",\"args\":{\"fn\":\"var\",\"args\":[$m]}"));
+}
+
 /* The manipulation, indexing, searching, set and sorting names (call_shape.c): the argument
  * forms the standard gives them reach refarray_fn_shape.h, a tuple of plain values comes back
  * as a list, indexing writes in place, and a keyword the standard has not is lacking. */
@@ -1208,5 +1255,5 @@ DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(memory_limit_ops), DT_ENTRY(devices_ops), DT_
          DT_ENTRY(conversion_ops), DT_ENTRY(operations_ops), DT_ENTRY(defaults_ops),
          DT_ENTRY(utilities_ops), DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops),
          DT_ENTRY(sharding_ops), DT_ENTRY(out_and_dtypes_ops), DT_ENTRY(global_ops_ops),
-         DT_ENTRY(call_ops), DT_ENTRY(call_shape), DT_ENTRY(call_linalg),
-         DT_ENTRY(wide_int_scalars), DT_ENTRY(bye))
+         DT_ENTRY(call_ops), DT_ENTRY(call_elementwise), DT_ENTRY(call_shape),
+         DT_ENTRY(call_linalg), DT_ENTRY(wide_int_scalars), DT_ENTRY(bye))
