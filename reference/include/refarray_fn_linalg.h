@@ -68,8 +68,8 @@ RA_API int ra_linalg_eigh(ra_ctx *ctx, const ra_array *x, ra_array **eigenvalues
 /* Eigenvalues and, when eigenvectors is not NULL, unit eigenvectors (columns) of each
  * general square matrix (the standard's 2025.12 eig and eigvals): Hessenberg reduction and
  * the shifted QR algorithm; both results complex (complex64 for float32 and complex64, else
- * complex128), in the order the algorithm deflates them (from the last). RA_E_ARG when the
- * iteration does not converge. */
+ * complex128), in the order of the Schur form's diagonal; a matrix with a NaN or an infinity
+ * gives NaN (as eigh and svd do). RA_E_ARG when the iteration does not converge. */
 RA_API int ra_linalg_eig(ra_ctx *ctx, const ra_array *x, ra_array **eigenvalues,
                          ra_array **eigenvectors);
 

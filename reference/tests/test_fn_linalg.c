@@ -380,6 +380,12 @@ static void eigen(void)
     mul(p, v, 3, 3, 3, false, av);
     for (size_t i = 0; i < 9; i++)
         NEAR(av[i], v[i] * w[i % 3], 1e-13, "%s: A V = V diag(w) at %zu", ds, i);
+    const double nanm[4] = {1, NAN, 0, 1};
+    ra_array *nm = mat(2, 2, nanm);
+    ASSERT_STATUS(ctx, ra_linalg_eig(ctx, nm, &e, NULL), RA_OK, "%s: eigvals with a NaN", ds);
+    rd(e, RA_COMPLEX128, w);
+    CHECK(isnan(creal(w[0])) && isnan(creal(w[1])), "%s: a NaN gives NaN eigenvalues", ds);
+    ra_array_release(nm);
     ASSERT_STATUS(ctx, ra_linalg_eig(ctx, u, &e, NULL), RA_OK, "%s: eigvals", ds);
     CHECK(ra_array_dtype(e) == RA_COMPLEX128, "%s: eigvals are complex", ds);
     ra_array_release(e);

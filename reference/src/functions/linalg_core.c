@@ -492,6 +492,11 @@ int ra__eig(ra_ctx *ctx, ra__cplx *a, size_t n, ra__cplx *w, ra__cplx *v)
             a[i * n + j] = 0;
     }
     size_t hi = n ? n - 1 : 0, iter = 0, total = 0;
+    if (!isfinite(norm)) { /* a NaN or an infinity: NaN eigenvalues and vectors, as eigh's */
+        for (size_t i = 0; ok && i < n * n; i++)
+            a[i] = z[i] = NAN;
+        hi = 0;
+    }
     while (ok && hi > 0) {
         ra__cplx sub = a[hi * n + hi - 1];
         if (cabs(sub) <= DBL_EPSILON * (cabs(a[hi * n + hi]) + cabs(a[(hi - 1) * n + hi - 1])) ||
@@ -501,7 +506,7 @@ int ra__eig(ra_ctx *ctx, ra__cplx *a, size_t n, ra__cplx *w, ra__cplx *v)
             iter = 0;
             continue;
         }
-        if (++total > 100 * n || !(norm == norm)) {
+        if (++total > 100 * n) {
             converged = false;
             break;
         }
