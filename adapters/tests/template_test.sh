@@ -51,5 +51,18 @@ step "the template with ADAPTER_CXX links it whole and builds" \
 step "that adapter loads and passes its smoke checks" ctest --test-dir "$work/build-cxx" --output-on-failure
 step "and exports only the two entry points, none of the C++ library's" \
     sh -c "nm -D --defined-only '$work/build-cxx/devspec_adapter_toy.so' | awk '\$2 ~ /[TWVBDR]/ {print \$3}' | sort | tr '\n' ' ' | grep -qx 'devspec_adapter_call devspec_adapter_free '"
+# The same library called from a C++ source of the adapter (a library with a C++ API only):
+# extern "C" glue added to add_library, whose inline functions must not be exported either.
+cp -r "$template" "$work/glue"
+cat >"$work/glue/glue.cpp" <<'CXX'
+#include <string>
+inline std::string twice(const std::string &s) { return s + s; }
+extern "C" int glue_value(void) { return (int)twice("ab").size(); }
+CXX
+sed -i 's/add_library(devspec_adapter_toy MODULE adapter.c toylib.c)/add_library(devspec_adapter_toy MODULE adapter.c toylib.c glue.cpp)/' "$work/glue/CMakeLists.txt"
+step "the template with a C++ source of its own (ADAPTER_CXX) builds and passes its smoke checks" \
+    sh -c "grep -q 'glue.cpp' '$work/glue/CMakeLists.txt' && cmake -S '$work/glue' -B '$work/build-glue' -DCMAKE_PREFIX_PATH='$work/prefix' -DADAPTER_CXX=ON && cmake --build '$work/build-glue' && ctest --test-dir '$work/build-glue' --output-on-failure"
+step "and exports only the two entry points, not the glue's functions nor inline ones" \
+    sh -c "nm -D --defined-only '$work/build-glue/devspec_adapter_toy.so' | awk '\$2 ~ /[TWVBDR]/ {print \$3}' | sort | tr '\n' ' ' | grep -qx 'devspec_adapter_call devspec_adapter_free '"
 echo "1..$n"
 exit $fail
