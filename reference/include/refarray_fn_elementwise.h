@@ -99,7 +99,9 @@ RA_API const char *ra_stat_name(ra_stat_fn fn);
  * axis), the reduced axes kept with size 1 when keepdims. dtype (sum and prod only;
  * RA_DTYPE_DEFAULT for the default) is the dtype the elements are converted to and the
  * result has. correction is var's and std's (0 for the population, 1 for the sample; another
- * function ignores it). The result is on x's device (DEV-DS-10). Returns RA_E_NULL, RA_E_ARG
+ * function ignores it). The result is on x's device (DEV-DS-10). A sharded x is taken by sum
+ * and max over every axis or one, without keepdims and dtype (ra_reduce); otherwise it is
+ * RA_E_ARG. Returns RA_E_NULL, RA_E_ARG
  * (fn, a sharded x, dtype given to a function without one, a negative correction), RA_E_AXIS
  * (out of range or repeated), RA_E_DTYPE (a dtype the function does not take, a dtype of
  * another kind than x's), RA_E_EMPTY_REDUCTION (min, max of no element), RA_E_NOMEM,

@@ -396,6 +396,32 @@ DT_TEST(finfo_iinfo)
     ASSERT_STATUS(NULL, ra_iinfo_of(NULL, RA_FLOAT32, &i), RA_E_DTYPE, "iinfo(float32)");
 }
 
+/* A sharded array: sum and max over every axis go to ra_reduce (each piece on its device);
+ * the other statistics refuse it. [1, 2, 3, 4] split over two devices sums to 10. */
+static void sharded_statistics(ra_ctx *ctx, const ra_device *devs, size_t n)
+{
+    if (n < 2) {
+        skip_part("only one device", "statistics of a sharded array");
+        return;
+    }
+    int64_t s4[1] = {4};
+    const double v[4] = {1, 2, 3, 4};
+    ra_array *x = make(ctx, devs[0], RA_FLOAT64, v, 1, s4), *sh = NULL, *y = NULL;
+    int axis = 0;
+    ASSERT_STATUS(ctx, ra_shard(ctx, x, devs, 2, &axis, NULL, &sh), RA_OK, "shard over 2 devices");
+    if (sh) {
+        ASSERT_STATUS(ctx, ra_statistic(ctx, RA_STAT_SUM, sh, NULL, 0, false, 0, 0, &y), RA_OK,
+                      "sum of a sharded array");
+        ASSERT_VALUES(ctx, y, "sum of sharded [1, 2, 3, 4]", 10);
+        ra_array_release(y);
+        y = NULL;
+        ASSERT_STATUS(ctx, ra_statistic(ctx, RA_STAT_MEAN, sh, NULL, 0, false, 0, 0, &y), RA_E_ARG,
+                      "mean of a sharded array is refused");
+    }
+    ra_array_release(sh);
+    ra_array_release(x);
+}
+
 DT_TEST(on_every_device)
 {
     ra_ctx *ctx = open_ctx();
@@ -409,6 +435,7 @@ DT_TEST(on_every_device)
         statistics_on_device(ctx, devs[i], devs[(i + 1) % n]);
         objects_on_device(ctx, devs[i]);
     }
+    sharded_statistics(ctx, devs, n);
     if (n < 2) skip_part("only one device (cpu): no OpenCL device here", "elementwise on OpenCL");
     ra_ctx_destroy(ctx);
 }

@@ -216,6 +216,16 @@ int ra_statistic(ra_ctx *ctx, ra_stat_fn fn, const ra_array *x, const int64_t *a
     if (!axes && naxes) return ra__ctx_error(ctx, RA_E_NULL, "%s: axes is NULL", name);
     if (!(correction >= 0))
         return ra__ctx_error(ctx, RA_E_ARG, "%s: correction %g is negative", name, correction);
+    /* A sharded array: sum and max over every axis or one go to ra_reduce, which reduces
+     * each piece on its device (sharding-reduce); the rest is refused by the staged path. */
+    if (x->layer && (fn == RA_STAT_SUM || fn == RA_STAT_MAX) && !keepdims &&
+        dtype == RA_DTYPE_DEFAULT && (!axes || naxes == 1)) {
+        int axis = axes ? (int)axes[0] : 0;
+        if (axes && (axes[0] < INT32_MIN || axes[0] > INT32_MAX))
+            return ra__ctx_error(ctx, RA_E_AXIS, "%s: axis %lld is out of range", name,
+                                 (long long)axes[0]);
+        return ra_reduce(ctx, fn == RA_STAT_SUM ? RA_SUM : RA_MAX, x, axes ? &axis : NULL, out);
+    }
     ra_dtype rd;
     int status = stat_dtype(ctx, name, fn, x->dtype, dtype, &rd);
     bool reduced[RA_MAX_NDIM];
