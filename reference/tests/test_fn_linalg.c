@@ -149,6 +149,9 @@ static void mul(const cplx *a, const cplx *b, size_t m, size_t k, size_t n, bool
 /* A = 3 I + ones(3, 3): eigenvalues 3, 3, 6 (ones has 0, 0, 3); det 3 * 3 * 6 = 54. */
 static const double A3[9] = {4, 1, 1, 1, 4, 1, 1, 1, 4};
 
+/* det, slogdet, inv, solve, matrix_power and their errors: one sequence of checks on the
+ * same few matrices, read top to bottom (about 100 lines; split, it would only pass them
+ * around). */
 static void lu_family(void)
 {
     cplx v[256], w[256], p[64];
@@ -504,6 +507,8 @@ static void singular_values(void)
     ra_array_release(nm);
 }
 
+/* cross, vecdot, outer, tensordot, trace, diagonal, matrix_transpose and vector_norm on a
+ * few small arrays, one sequence of checks (about 100 lines, for the same reason). */
 static void products(void)
 {
     cplx v[256];
@@ -678,6 +683,13 @@ static void fourier(void)
         ra_array_release(x);
         ra_array_release(r);
     }
+}
+
+/* Examples derived by hand, fftn and rfftn against the transforms along each axis, the shifts,
+ * and the errors. */
+static void fourier_examples(void)
+{
+    cplx v[256];
     /* hand examples: fft(1, 0, 0, 0) = (1, 1, 1, 1); fft of 4 ones = (4, 0, 0, 0); n pads */
     const double d[4] = {1, 0, 0, 0}, ones[4] = {1, 1, 1, 1};
     int64_t four = 4, one = 1;
@@ -929,6 +941,7 @@ ON_EVERY_DEVICE(eigen)
 ON_EVERY_DEVICE(singular_values)
 ON_EVERY_DEVICE(products)
 ON_EVERY_DEVICE(fourier)
+ON_EVERY_DEVICE(fourier_examples)
 
 static void mixed_on(ra_ctx *c, ra_device d)
 {
@@ -949,5 +962,5 @@ DT_TEST(mixed_devices)
 }
 
 DT_MAIN(DT_ENTRY(lu_family), DT_ENTRY(cholesky_qr), DT_ENTRY(eigen), DT_ENTRY(singular_values),
-        DT_ENTRY(products), DT_ENTRY(fourier), DT_ENTRY(mixed_devices),
+        DT_ENTRY(products), DT_ENTRY(fourier), DT_ENTRY(fourier_examples), DT_ENTRY(mixed_devices),
         DT_ENTRY(allocation_failures))
