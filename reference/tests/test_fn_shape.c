@@ -236,6 +236,27 @@ static void sets_and_sorting(ra_ctx *ctx, ra_device dev)
         ctx, ra_isin(ctx, ra_operand_array(x), ra_operand_scalar(ra_scalar_float(NAN)), false, &y),
         RA_OK, "isin NaN");
     expect(ctx, y, RA_BOOL, 1, s7, nin, "isin NaN scalar matches nothing");
+    /* complex values order by real part, then imaginary, a NaN part last: [1+1j, 1+0j, NaN,
+     * 1+1j] has values 1+0j, 1+1j, NaN with counts 1, 2, 1 */
+    const float cv[8] = {1.0f, 1.0f, 1.0f, 0.0f, NAN, 0.0f, 1.0f, 1.0f};
+    const int64_t s4[1] = {4};
+    ra_array *cx = typed(ctx, RA_COMPLEX64, cv, 1, s4), *cc = NULL;
+    ASSERT_STATUS(ctx, ra_unique(ctx, cx, &vals, NULL, NULL, &cc), RA_OK, "unique complex");
+    const float cu[6] = {1.0f, 0.0f, 1.0f, 1.0f, NAN, 0.0f};
+    const int64_t ccount[3] = {1, 2, 1};
+    expect(ctx, vals, RA_COMPLEX64, 1, s3, cu, "unique complex values");
+    expect(ctx, cc, RA_INT64, 1, s3, ccount, "unique complex counts");
+    /* searchsorted through a sorter: b = [3, 2, -4] sorted by positions [2, 1, 0] is
+     * [-4, 2, 3]; 2 goes before the 2 (1), 5 after everything (3) */
+    const int32_t keys[2] = {2, 5}, by[3] = {2, 1, 0};
+    const int64_t s2[1] = {2}, found[2] = {1, 3};
+    ra_array *kx = typed(ctx, RA_INT32, keys, 1, s2), *ox = typed(ctx, RA_INT32, by, 1, s3);
+    ASSERT_STATUS(ctx, ra_searchsorted(ctx, bx, ra_operand_array(kx), false, ox, &y), RA_OK,
+                  "searchsorted with a sorter");
+    expect(ctx, y, RA_INT64, 1, s2, found, "searchsorted with a sorter");
+    ra_array_release(kx);
+    ra_array_release(ox);
+    ra_array_release(cx);
     ra_array_release(x);
     ra_array_release(ax);
     ra_array_release(bx);
