@@ -19,7 +19,7 @@ import shutil
 import signal
 import subprocess
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -48,11 +48,16 @@ def option(config: pytest.Config, name: str) -> str | None:
 
 
 @pytest.fixture(scope="module", autouse=True)
-def subreaper() -> None:
-    """Orphans of the jobs below are re-parented to this process, not to init."""
+def subreaper() -> Iterator[None]:
+    """Orphans of the jobs below are re-parented to this process, not to init, while this
+    file's tests run; after them the process is an ordinary one again, its dead orphans
+    reaped (other tests in the same session see orphans go to init as usual)."""
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
         pytest.skip("no PR_SET_CHILD_SUBREAPER here (errno %d)" % ctypes.get_errno())
+    yield
+    libc.prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0)
+    reap_orphans()
 
 
 @pytest.fixture
