@@ -1,0 +1,482 @@
+/* A step of a case file (spec/case-format.md): its op (one of spec/ops.json's that a step
+ * may use) and the arguments the op defines and needs, the "$name" references (bound by an
+ * earlier step or a $Dn the case can have), the name it binds, and its outcome: "expect"
+ * (matchers included), "raises", "either" and its alternatives ("stop" among them),
+ * "expect_ranks" and "per_rank". */
+#define _POSIX_C_SOURCE 200809L
+#include "case_load.h"
+#include "ops_table.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The ops of the protocol (spec/ops.json): whether a step may use each, the arguments it
+ * defines and those it needs. */
+typedef struct op_entry {
+    const char *name;
+    bool step;
+    const char *const *args;
+    const char *const *required;
+} op_entry;
+
+static const op_entry OPS[] = {
+#define X(name, step, args, required) {name, step, args, required},
+    DSR_OPS(X)
+#undef X
+};
+
+/* The protocol's op called OP, or NULL. */
+static const op_entry *op_find(const char *op)
+{
+    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
+        if (!strcmp(OPS[i].name, op)) return &OPS[i];
+    return NULL;
+}
+
+static bool listed(const char *const *list, const char *name)
+{
+    for (; *list; list++)
+        if (!strcmp(*list, name)) return true;
+    return false;
+}
+
+static bool matches_name(const char *s)
+{
+    /* ^[a-z_][a-z0-9_]*$ */
+    if (!((*s >= 'a' && *s <= 'z') || *s == '_')) return false;
+    for (s++; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= '0' && *s <= '9') || *s == '_')) return false;
+    return true;
+}
+
+static bool matches_kind(const char *s)
+{
+    /* ^(any|[A-Z][A-Za-z0-9_]*)$ */
+    if (!strcmp(s, "any")) return true;
+    if (!(*s >= 'A' && *s <= 'Z')) return false;
+    for (s++; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              *s == '_'))
+            return false;
+    return true;
+}
+
+static bool is_device_ref(const char *name)
+{
+    return name[0] == 'D' && name[1] >= '0' && name[1] <= '9' && !name[2];
+}
+
+/* Walks a value (args or an expectation) checking every "$name" reference. */
+static void check_refs(dsr_loader *L, const cJSON *v)
+{
+    if (cJSON_IsString(v) && v->valuestring[0] == '$') {
+        const char *name = v->valuestring + 1;
+        if (name[0] == '$') return; /* "$$..." is a literal */
+        if (is_device_ref(name)) {
+            if (name[1] - '0' > L->max_device) L->max_device = name[1] - '0';
+            return;
+        }
+        if (!matches_name(name)) {
+            dsr__load_problem(L,
+                              "\"%s\" is not a valid reference (\"$name\" with name matching "
+                              "^[a-z_][a-z0-9_]*$, \"$D0\"..\"$D9\", or \"$$...\" for a literal)",
+                              v->valuestring);
+            return;
+        }
+        for (int i = 0; i < L->nbound; i++)
+            if (!strcmp(L->bound[i], name)) return;
+        dsr__load_problem(
+            L, "reference to undefined name \"$%s\" (no earlier step binds it with \"as\")", name);
+        return;
+    }
+    int i = 0;
+    for (const cJSON *a = v->child; a && (cJSON_IsArray(v) || cJSON_IsObject(v));
+         a = a->next, i++) {
+        if (cJSON_IsObject(v))
+            dsr__load_push_key(L, a->string);
+        else
+            dsr__load_push_index(L, i);
+        check_refs(L, a);
+        dsr__load_pop(L);
+    }
+}
+
+static void check_raises(dsr_loader *L, const cJSON *v)
+{
+    if (!cJSON_IsString(v))
+        dsr__load_problem(
+            L, "must be an error kind (a string such as \"ValueError\", or \"any\"), not %s",
+            dsr__load_type_name(v));
+    else if (!matches_kind(v->valuestring))
+        dsr__load_problem(
+            L,
+            "\"%s\" is not an error kind (an exception name such as \"ValueError\", or "
+            "\"any\": ^(any|[A-Z][A-Za-z0-9_]*)$)",
+            v->valuestring);
+}
+
+static void list_names(dsr_buf *b, const char *const *names)
+{
+    for (int i = 0; names[i]; i++)
+        dsr__buf_printf(b, "%s%s", i ? ", " : "", names[i]);
+}
+
+/* Checks a matcher's operand (spec/case-format.md, "Matchers"). L's path is at the key. */
+static void check_expected(dsr_loader *L, const cJSON *v, bool in_typed);
+
+static void check_matcher(dsr_loader *L, const cJSON *m)
+{
+    const char *name = m->string;
+    if (!strcmp(name, "$len_min")) {
+        if (!cJSON_IsNumber(m) || !isfinite(m->valuedouble) ||
+            m->valuedouble != floor(m->valuedouble) || m->valuedouble < 0)
+            dsr__load_problem(L, "$len_min takes an integer >= 0 (the fewest elements), not %s",
+                              cJSON_IsNumber(m) ? "that number" : dsr__load_type_name(m));
+    } else if (!strcmp(name, "$contains") || !strcmp(name, "$each")) {
+        check_expected(L, m, false);
+    } else if (!strcmp(name, "$in")) {
+        bool ref = cJSON_IsString(m) && m->valuestring[0] == '$' && m->valuestring[1] != '$';
+        if (!ref && (!cJSON_IsArray(m) || !m->child))
+            dsr__load_problem(
+                L, "$in takes a non-empty list of the values it accepts, or \"$name\" of a "
+                   "bound list");
+        else
+            check_expected(L, m, false);
+    } else if (!strcmp(name, "$range")) {
+        const cJSON *lo = cJSON_GetArrayItem(m, 0), *hi = cJSON_GetArrayItem(m, 1);
+        if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) != 2 ||
+            !(cJSON_IsNull(lo) || cJSON_IsNumber(lo)) || !(cJSON_IsNull(hi) || cJSON_IsNumber(hi)))
+            dsr__load_problem(L, "$range takes [low, high], each a number or null (an open end)");
+        else if (cJSON_IsNumber(lo) && cJSON_IsNumber(hi) && lo->valuedouble > hi->valuedouble)
+            dsr__load_problem(L,
+                              "$range [%.17g, %.17g] is empty: the low end is above the high end",
+                              lo->valuedouble, hi->valuedouble);
+    } else if (!strcmp(name, "$array")) {
+        const cJSON *dt = cJSON_GetObjectItemCaseSensitive(m, "dtype");
+        const cJSON *shape = cJSON_GetObjectItemCaseSensitive(m, "shape");
+        const cJSON *data = cJSON_GetObjectItemCaseSensitive(m, "data");
+        bool extra = false;
+        for (const cJSON *k = cJSON_IsObject(m) ? m->child : NULL; k; k = k->next)
+            extra = extra || (strcmp(k->string, "dtype") && strcmp(k->string, "shape") &&
+                              strcmp(k->string, "data"));
+        if (!cJSON_IsObject(m) || !dt || !cJSON_IsArray(shape) || !cJSON_IsArray(data) || extra) {
+            dsr__load_problem(L, "$array takes {\"dtype\": a name or a matcher, \"shape\": [...], "
+                                 "\"data\": [...]} and nothing else");
+        } else {
+            dsr__load_push_key(L, "dtype");
+            check_expected(L, dt, false);
+            dsr__load_pop(L);
+            dsr__load_push_key(L, "shape");
+            check_expected(L, shape, true);
+            dsr__load_pop(L);
+            dsr__load_push_key(L, "data");
+            check_expected(L, data, true);
+            dsr__load_pop(L);
+        }
+    } else if (!strcmp(name, "$type")) {
+        bool known = false;
+        for (int i = 0; cJSON_IsString(m) && dsr__matcher_types[i]; i++)
+            known = known || !strcmp(dsr__matcher_types[i], m->valuestring);
+        if (!known) {
+            dsr_buf list = {0};
+            list_names(&list, dsr__matcher_types);
+            dsr__load_problem(L, "$type takes one of %s", list.data);
+            dsr__buf_free(&list);
+        }
+    }
+}
+
+/* Walks an expected value (an "expect", or an alternative's): its references, its matchers
+ * and, inside a typed array (an object with a string "dtype" and lists "shape" and "data"),
+ * the absence of matchers: typed arrays are matched exactly. */
+static void check_expected(dsr_loader *L, const cJSON *v, bool in_typed)
+{
+    if (cJSON_IsString(v)) {
+        check_refs(L, v);
+        return;
+    }
+    if (cJSON_IsObject(v)) {
+        const cJSON *m = NULL;
+        for (const cJSON *k = v->child; k && !m; k = k->next)
+            if (dsr__is_matcher_key(k->string)) m = k;
+        if (m) {
+            dsr__load_push_key(L, m->string);
+            bool known = false;
+            for (int i = 0; dsr__matcher_names[i]; i++)
+                known = known || !strcmp(dsr__matcher_names[i], m->string);
+            dsr_buf list = {0};
+            list_names(&list, dsr__matcher_names);
+            if (in_typed)
+                dsr__load_problem_key(
+                    L, 0,
+                    "\"%s\" inside a typed array: a typed array (an object with dtype, "
+                    "shape and data) is matched exactly and holds no matcher; write "
+                    "\"$%s\" for a literal key",
+                    m->string, m->string);
+            else if (v->child->next)
+                dsr__load_problem_key(
+                    L, 0,
+                    "a matcher is an object of exactly one key, and \"%s\" stands beside "
+                    "others; write \"$%s\" for a literal key",
+                    m->string, m->string);
+            else if (!known)
+                dsr__load_problem_key(
+                    L, 0, "unknown matcher \"%s\" (matchers: %s); write \"$%s\" for a literal key",
+                    m->string, list.data, m->string);
+            else
+                check_matcher(L, m);
+            dsr__buf_free(&list);
+            dsr__load_pop(L);
+            return;
+        }
+        bool typed = in_typed || dsr__is_typed_array(v);
+        for (const cJSON *k = v->child; k; k = k->next) {
+            dsr__load_push_key(L, k->string);
+            check_expected(L, k, typed);
+            dsr__load_pop(L);
+        }
+        return;
+    }
+    if (cJSON_IsArray(v)) {
+        int i = 0;
+        for (const cJSON *a = v->child; a; a = a->next, i++) {
+            dsr__load_push_index(L, i);
+            check_expected(L, a, in_typed);
+            dsr__load_pop(L);
+        }
+    }
+}
+
+/* True when the step STEP may end in an error and the case go on: a "raises", or an
+ * "either" with a raising alternative that does not stop the case. Such a step binds
+ * nothing with "as" (spec/case-format.md): after an error there is no result. This is
+ * spec/schema/case.json's $defs/step_may_raise; the runner's tests (the schema and
+ * validators groups) check that the loader and the schema agree. */
+static bool may_raise_on(const cJSON *step)
+{
+    if (cJSON_GetObjectItemCaseSensitive(step, "raises")) return true;
+    const cJSON *alt;
+    cJSON_ArrayForEach(alt, cJSON_GetObjectItemCaseSensitive(step, "either"))
+    {
+        if (cJSON_GetObjectItemCaseSensitive(alt, "raises") &&
+            !cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(alt, "stop")))
+            return true;
+    }
+    return false;
+}
+
+/* A step's args name only arguments its op defines, and every one it needs (spec/ops.json,
+ * as case.json's $defs/step_args says); ARGS may be NULL. */
+static void check_args(dsr_loader *L, const op_entry *op, const cJSON *args)
+{
+    for (const cJSON *a = args ? args->child : NULL; a; a = a->next) {
+        if (listed(op->args, a->string)) continue;
+        dsr__load_push_key(L, "args");
+        dsr__load_push_key(L, a->string);
+        dsr_buf list = {0};
+        for (int i = 0; op->args[i]; i++)
+            dsr__buf_printf(&list, "%s%s", i ? ", " : "", op->args[i]);
+        if (list.data)
+            dsr__load_problem_key(L, 0, "%s has no argument \"%s\" (it takes %s)", op->name,
+                                  a->string, list.data);
+        else
+            dsr__load_problem_key(L, 0, "%s takes no arguments, not \"%s\"", op->name, a->string);
+        dsr__buf_free(&list);
+        dsr__load_pop(L);
+        dsr__load_pop(L);
+    }
+    for (int i = 0; op->required[i]; i++) {
+        if (args && cJSON_GetObjectItemCaseSensitive(args, op->required[i])) continue;
+        if (args) dsr__load_push_key(L, "args");
+        dsr__load_problem(L, "%s needs the argument \"%s\"", op->name, op->required[i]);
+        if (args) dsr__load_pop(L);
+    }
+}
+
+static const char *const STEP_KEYS[] = {"op",     "args",   "as",           "expect",
+                                        "raises", "either", "expect_ranks", NULL};
+static const char *const ALT_KEYS[] = {"expect", "raises", "expect_ranks", "stop", NULL};
+
+/* One expected value per rank of the case, in rank order (spec/case-format.md); L's path is
+ * at the key. */
+static void check_per_rank(dsr_loader *L, const cJSON *per_rank)
+{
+    if (!cJSON_IsArray(per_rank) || cJSON_GetArraySize(per_rank) != L->ranks) {
+        dsr__load_problem(L, "must be a list of %d expected values, one per rank of the case",
+                          L->ranks);
+        return;
+    }
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, per_rank)
+    {
+        dsr__load_push_index(L, i++);
+        check_expected(L, e, false);
+        dsr__load_pop(L);
+    }
+}
+
+/* Long: a step's fields in the order spec/schema/case.json lists them, each problem reported at
+ * the path built so far; a function per field would pass the loader's path around for one check
+ * each. */
+void dsr__load_step(dsr_loader *L, dsr_step *st, const cJSON *v)
+{
+    memset(st, 0, sizeof *st);
+    if (!cJSON_IsObject(v)) {
+        dsr__load_problem(L, "a step must be an object, not %s", dsr__load_type_name(v));
+        return;
+    }
+    dsr__load_only_keys(L, v, STEP_KEYS);
+    const cJSON *op = cJSON_GetObjectItemCaseSensitive(v, "op");
+    const op_entry *entry = NULL;
+    dsr__load_push_key(L, "op");
+    if (!op)
+        dsr__load_problem_key(L, 0, "missing");
+    else if (!cJSON_IsString(op))
+        dsr__load_problem(L, "must be a string, not %s", dsr__load_type_name(op));
+    else if (!(entry = op_find(op->valuestring)))
+        dsr__load_problem(L, "unknown op \"%s\" (see spec/protocol.md)", op->valuestring);
+    else if (!entry->step)
+        dsr__load_problem(L, "\"%s\" is sent by the runner itself and cannot be a step",
+                          op->valuestring);
+    else
+        st->op = op->valuestring;
+    dsr__load_pop(L);
+    if (!op) {
+        /* "missing" was located at the step itself */
+    }
+
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(v, "args");
+    if (args) {
+        dsr__load_push_key(L, "args");
+        if (!cJSON_IsObject(args))
+            dsr__load_problem(L, "must be an object, not %s", dsr__load_type_name(args));
+        else {
+            st->args = (cJSON *)args;
+            check_refs(L, args);
+        }
+        dsr__load_pop(L);
+    }
+    if (st->op && (!args || cJSON_IsObject(args))) check_args(L, entry, args);
+
+    int outcomes = 0;
+    const char *names[] = {"expect", "raises", "either", "expect_ranks"};
+    for (int k = 0; k < 4; k++)
+        if (cJSON_GetObjectItemCaseSensitive(v, names[k])) outcomes++;
+    if (outcomes > 1) {
+        dsr__load_push_key(L, cJSON_GetObjectItemCaseSensitive(v, "raises")   ? "raises"
+                              : cJSON_GetObjectItemCaseSensitive(v, "either") ? "either"
+                                                                              : "expect_ranks");
+        dsr__load_problem_key(L, 0,
+                              "a step has at most one of \"expect\", \"raises\", \"either\", "
+                              "\"expect_ranks\"");
+        dsr__load_pop(L);
+    }
+    const cJSON *per_rank = cJSON_GetObjectItemCaseSensitive(v, "expect_ranks");
+    if (per_rank) {
+        /* One expected value per rank of the case, in rank order (spec/case-format.md). */
+        dsr__load_push_key(L, "expect_ranks");
+        check_per_rank(L, per_rank);
+        dsr__load_pop(L);
+        st->outcome = DSR_OUTCOME_EXPECT_RANKS;
+        st->value = (cJSON *)per_rank;
+    }
+    const cJSON *expect = cJSON_GetObjectItemCaseSensitive(v, "expect");
+    const cJSON *raises = cJSON_GetObjectItemCaseSensitive(v, "raises");
+    const cJSON *either = cJSON_GetObjectItemCaseSensitive(v, "either");
+    if (expect) {
+        dsr__load_push_key(L, "expect");
+        check_expected(L, expect, false);
+        dsr__load_pop(L);
+        st->outcome = DSR_OUTCOME_EXPECT;
+        st->value = (cJSON *)expect;
+    } else if (raises) {
+        dsr__load_push_key(L, "raises");
+        check_raises(L, raises);
+        dsr__load_pop(L);
+        st->outcome = DSR_OUTCOME_RAISES;
+        st->value = (cJSON *)raises;
+    } else if (either) {
+        dsr__load_push_key(L, "either");
+        if (!cJSON_IsArray(either) || cJSON_GetArraySize(either) == 0)
+            dsr__load_problem(L, "must be a non-empty list of alternatives ({\"expect\": ...} or "
+                                 "{\"raises\": ...}, either with an optional \"stop\": true)");
+        else {
+            int i = 0;
+            const cJSON *alt;
+            cJSON_ArrayForEach(alt, either)
+            {
+                dsr__load_push_index(L, i++);
+                if (!cJSON_IsObject(alt)) {
+                    dsr__load_problem(L, "an alternative must be an object, not %s",
+                                      dsr__load_type_name(alt));
+                } else {
+                    dsr__load_only_keys(L, alt, ALT_KEYS);
+                    const cJSON *ae = cJSON_GetObjectItemCaseSensitive(alt, "expect");
+                    const cJSON *ar = cJSON_GetObjectItemCaseSensitive(alt, "raises");
+                    const cJSON *ak = cJSON_GetObjectItemCaseSensitive(alt, "expect_ranks");
+                    if ((ae && ar) || (ak && (ae || ar))) {
+                        dsr__load_push_key(L, ar ? "raises" : "expect_ranks");
+                        dsr__load_problem_key(
+                            L, 0,
+                            "an alternative has exactly one of \"expect\", \"raises\" "
+                            "and \"expect_ranks\"");
+                        dsr__load_pop(L);
+                    } else if (!ae && !ar && !ak) {
+                        dsr__load_problem(L, "an alternative needs \"expect\", \"raises\" or "
+                                             "\"expect_ranks\"");
+                    } else if (ak) {
+                        dsr__load_push_key(L, "expect_ranks");
+                        check_per_rank(L, ak);
+                        dsr__load_pop(L);
+                    } else if (ae) {
+                        dsr__load_push_key(L, "expect");
+                        check_expected(L, ae, false);
+                        dsr__load_pop(L);
+                    } else {
+                        dsr__load_push_key(L, "raises");
+                        check_raises(L, ar);
+                        dsr__load_pop(L);
+                    }
+                    const cJSON *stop = cJSON_GetObjectItemCaseSensitive(alt, "stop");
+                    if (stop && !cJSON_IsBool(stop)) {
+                        dsr__load_push_key(L, "stop");
+                        dsr__load_problem(L, "must be true or false, not %s",
+                                          dsr__load_type_name(stop));
+                        dsr__load_pop(L);
+                    }
+                }
+                dsr__load_pop(L);
+            }
+        }
+        dsr__load_pop(L);
+        st->outcome = DSR_OUTCOME_EITHER;
+        st->value = (cJSON *)either;
+    }
+
+    /* "as" binds after the step, so its own args and expectation cannot use the name. */
+    const cJSON *as = cJSON_GetObjectItemCaseSensitive(v, "as");
+    if (as) {
+        dsr__load_push_key(L, "as");
+        if (!cJSON_IsString(as))
+            dsr__load_problem(L, "must be a string, not %s", dsr__load_type_name(as));
+        else if (!matches_name(as->valuestring))
+            dsr__load_problem(
+                L, "\"%s\" is not a valid name (^[a-z_][a-z0-9_]*$; D0..D9 are reserved)",
+                as->valuestring);
+        else {
+            /* Reported, and bound all the same, so later references add no second problem. */
+            if (may_raise_on(v))
+                dsr__load_problem(
+                    L,
+                    "a step that may raise binds nothing: after an error \"$%s\" would be "
+                    "null (give each raising alternative \"stop\": true, or drop \"as\")",
+                    as->valuestring);
+            st->as = as->valuestring;
+            L->bound = dsr__xrealloc(L->bound, sizeof(char *) * (size_t)(L->nbound + 1));
+            L->bound[L->nbound++] = as->valuestring;
+        }
+        dsr__load_pop(L);
+    }
+}
