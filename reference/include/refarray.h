@@ -519,8 +519,10 @@ RA_API int ra_full(ra_ctx *ctx, const int64_t *shape, size_t ndim, ra_scalar fil
  * complex argument. */
 RA_API int ra_arange(ra_ctx *ctx, ra_scalar start, const ra_scalar *stop, const ra_scalar *step,
                      const ra_opts *opts, ra_array **out);
-/* num >= 0 evenly spaced values from start to stop (inclusive when endpoint). RA_E_ARG for
- * num < 0; RA_E_DTYPE for an integer or bool dtype. */
+/* num >= 0 evenly spaced values from start to stop (inclusive when endpoint). Complex bounds
+ * (2022.12) space the real and imaginary parts each on its own and default to the default
+ * complex dtype. RA_E_ARG for num < 0 or a bool bound; RA_E_DTYPE for an integer or bool
+ * dtype, or a real dtype with a complex bound. */
 RA_API int ra_linspace(ra_ctx *ctx, ra_scalar start, ra_scalar stop, int64_t num, bool endpoint,
                        const ra_opts *opts, ra_array **out);
 /* Ones on the k-th diagonal of an n_rows x n_cols matrix; n_cols < 0 means n_rows. RA_E_ARG

@@ -319,18 +319,27 @@ int ra_linspace(ra_ctx *ctx, ra_scalar start, ra_scalar stop, int64_t num, bool 
     ra_opts local;
     int status = check_dtype_opt(ctx, &opts, &local, fn);
     if (status != RA_OK) return status;
-    double a, b;
-    bool ia, ib;
-    if (!scalar_real(start, &a, &ia) || !scalar_real(stop, &b, &ib))
-        return ra__ctx_error(ctx, RA_E_ARG, "%s: start and stop must be int or float", fn);
+    /* Complex bounds (2022.12): each part spaced on its own, the default dtype complex. */
+    double a[2] = {0, 0}, b[2] = {0, 0};
+    bool ia, ib, cx = start.kind == RA_SCALAR_COMPLEX || stop.kind == RA_SCALAR_COMPLEX;
+    if (start.kind == RA_SCALAR_COMPLEX) a[0] = start.re, a[1] = start.im;
+    if (stop.kind == RA_SCALAR_COMPLEX) b[0] = stop.re, b[1] = stop.im;
+    if ((start.kind != RA_SCALAR_COMPLEX && !scalar_real(start, &a[0], &ia)) ||
+        (stop.kind != RA_SCALAR_COMPLEX && !scalar_real(stop, &b[0], &ib)))
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: start and stop must be int, float or complex", fn);
     if (num < 0)
         return ra__ctx_error(ctx, RA_E_ARG, "%s: num is %lld; it must be >= 0", fn, (long long)num);
     ra__dev *dev;
     status = ra__infer_device(ctx, opts, NULL, fn, &dev);
     if (status != RA_OK) return status;
-    ra_dtype dtype = opt_dtype(opts, ra__default_float(dev));
+    ra_dtype real_default = ra__default_float(dev);
+    ra_dtype dtype = opt_dtype(
+        opts, cx ? (real_default == RA_FLOAT64 ? RA_COMPLEX128 : RA_COMPLEX64) : real_default);
     if (!ra__dtype_is_float(dtype) && !ra__dtype_is_complex(dtype))
         return ra__ctx_error(ctx, RA_E_DTYPE, "%s: dtype %s is not floating", fn,
+                             ra_dtype_name(dtype));
+    if (cx && !ra__dtype_is_complex(dtype))
+        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: complex bounds need a complex dtype, not %s", fn,
                              ra_dtype_name(dtype));
     status = ra__dtype_require(ctx, dev, dtype, fn);
     if (status != RA_OK) return status;
@@ -338,18 +347,23 @@ int ra_linspace(ra_ctx *ctx, ra_scalar start, ra_scalar stop, int64_t num, bool 
     int64_t size;
     status = ra__shape_check(ctx, shape, 1, &size, fn);
     if (status != RA_OK) return status;
-    if ((uint64_t)num > SIZE_MAX / 8)
+    if ((uint64_t)num > SIZE_MAX / 16)
         return ra__ctx_error(ctx, RA_E_TOO_LARGE, "%s: num is too large", fn);
-    double *host = ra__alloc(ctx, (num ? (size_t)num : 1) * sizeof(double));
+    size_t parts = cx ? 2 : 1;
+    double *host = ra__alloc(ctx, (num ? (size_t)num : 1) * parts * sizeof(double));
     if (!host)
         return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for %lld values", fn,
                              (long long)num);
     int64_t div = endpoint ? num - 1 : num;
-    double step = div > 0 ? (b - a) / (double)div : 0.0;
-    for (int64_t i = 0; i < num; i++)
-        host[i] = a + (double)i * step;
-    if (endpoint && num > 1) host[num - 1] = b; /* exactly stop, not start + (num-1)*step */
-    status = create_from_host(ctx, fn, dev, dtype, shape, 1, host, RA_FLOAT64, out);
+    for (size_t p = 0; p < parts; p++) {
+        double step = div > 0 ? (b[p] - a[p]) / (double)div : 0.0;
+        for (int64_t i = 0; i < num; i++)
+            host[(size_t)i * parts + p] = a[p] + (double)i * step;
+        /* exactly stop, not start + (num-1)*step */
+        if (endpoint && num > 1) host[(size_t)(num - 1) * parts + p] = b[p];
+    }
+    status =
+        create_from_host(ctx, fn, dev, dtype, shape, 1, host, cx ? RA_COMPLEX128 : RA_FLOAT64, out);
     ra__free(ctx, host);
     return status;
 }

@@ -422,6 +422,32 @@ static void sharded_statistics(ra_ctx *ctx, const ra_device *devs, size_t n)
     ra_array_release(x);
 }
 
+/* linspace with complex bounds (2022.12): each part spaced on its own; 0 to 1 + 2i in three
+ * steps is 0, 0.5 + 1i, 1 + 2i, complex128 by default. */
+static void complex_linspace(ra_ctx *ctx, ra_device dev)
+{
+    ra_array *y = NULL, *h = NULL;
+    ASSERT_STATUS(ctx,
+                  ra_linspace(ctx, ra_scalar_complex(0, 0), ra_scalar_complex(1, 2), 3, true,
+                              &(ra_opts){.device_value = &dev}, &y),
+                  RA_OK, "linspace(0, 1+2j, 3)");
+    if (!y) return;
+    ASSERT_DEV(ra_array_device(y), dev, "linspace's result on the device asked for");
+    CHECK(ra_array_dtype(y) == RA_COMPLEX128, "complex bounds give complex128");
+    double got[6] = {0};
+    ra_to_device(ctx, y, RA_CPU, NULL, &h);
+    if (h) ra_array_read(ctx, h, got, sizeof got);
+    CHECK(got[0] == 0 && got[1] == 0 && got[2] == 0.5 && got[3] == 1 && got[4] == 1 && got[5] == 2,
+          "linspace(0, 1+2j, 3) is [0, 0.5+1j, 1+2j]");
+    ra_array_release(h);
+    ra_array_release(y);
+    y = NULL;
+    ASSERT_STATUS(ctx,
+                  ra_linspace(ctx, ra_scalar_float(0), ra_scalar_complex(1, 2), 3, true,
+                              &(ra_opts){.dtype = RA_FLOAT64, .device_value = &dev}, &y),
+                  RA_E_DTYPE, "a complex bound with a real dtype");
+}
+
 DT_TEST(on_every_device)
 {
     ra_ctx *ctx = open_ctx();
@@ -434,6 +460,7 @@ DT_TEST(on_every_device)
         complex_on_device(ctx, devs[i]);
         statistics_on_device(ctx, devs[i], devs[(i + 1) % n]);
         objects_on_device(ctx, devs[i]);
+        complex_linspace(ctx, devs[i]);
     }
     sharded_statistics(ctx, devs, n);
     if (n < 2) skip_part("only one device (cpu): no OpenCL device here", "elementwise on OpenCL");
