@@ -19,9 +19,7 @@ sys.path.insert(0, HERE)
 # The checks of support.py (check_schema, check_junit, ...) report as pytest's asserts do.
 pytest.register_assert_rewrite("support")
 
-from support import Env  # noqa: E402
-
-SOURCE = os.path.dirname(os.path.dirname(HERE))
+from support import SOURCE, Env  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

@@ -21,6 +21,7 @@ from typing import Any
 import jsonschema
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.dirname(os.path.dirname(HERE))  # this checkout
 TEST_SPEC = os.path.join(HERE, "spec")
 CASES = os.path.join(HERE, "cases")
 FAKE = os.path.join(HERE, "fixtures", "fake_adapter.py")

@@ -9,8 +9,7 @@ import json
 import jsonschema
 import pytest
 from case_mutations import Doc, mutations, schema_ops
-from conftest import SOURCE
-from support import Env, load_schema, why
+from support import SOURCE, Env, load_schema, why
 
 MUTATIONS = mutations(schema_ops(SOURCE))
 

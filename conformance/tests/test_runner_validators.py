@@ -11,8 +11,7 @@ import sys
 
 import pytest
 from case_mutations import mutations, schema_ops
-from conftest import SOURCE
-from support import CASES, HERE, TEST_SPEC, Env, fake_cmd, load_report, statuses, why
+from support import CASES, HERE, SOURCE, TEST_SPEC, Env, fake_cmd, load_report, statuses, why
 
 # Judges case files with spec/tools/check.py's case rules, one file at a time, against the
 # tests' registry (conformance/tests/spec, which the runner's tests use and which is too

@@ -1,5 +1,7 @@
 """Drives the adapter program through a pipe, as the runner does (spec/protocol.md)."""
 
+from __future__ import annotations
+
 import contextlib
 import functools
 import json
@@ -7,6 +9,8 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
+from typing import IO, Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROGRAM = os.path.join(os.path.dirname(HERE), "devspec_adapter.py")
@@ -19,11 +23,11 @@ LIBRARY_NAMES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy")
 BUILD = os.path.join(TOP, os.environ.get("DEVSPEC_BUILD", "build"))
 
 
-def _registry():
+def _registry() -> dict[str, tuple[str, dict[str, str]]]:
     """Each library's interpreter and environment, as adapters/adapters.json starts it."""
     with open(os.path.join(TOP, "adapters", "adapters.json"), encoding="utf-8") as f:
         entries = {a["name"]: a for a in json.load(f)["adapters"]}
-    out = {}
+    out: dict[str, tuple[str, dict[str, str]]] = {}
     for name in LIBRARY_NAMES:
         entry = entries[name]
         command = [c.replace("${SOURCE}", TOP) for c in entry["command"]]
@@ -37,7 +41,7 @@ REGISTRY = _registry()
 LIBRARIES = {name: env for name, (_, env) in REGISTRY.items()}
 
 
-def interpreter(library):
+def interpreter(library: str) -> str:
     """The interpreter adapters.json names (Debian's for torch, the venv's for the others);
     the one running the tests when the venv does not exist."""
     python = REGISTRY[library][0]
@@ -47,7 +51,7 @@ def interpreter(library):
 
 
 @functools.cache
-def importable(library):
+def importable(library: str) -> tuple[bool, str]:
     """(True, "") when the library loads under its interpreter, else (False, why)."""
     module = {"array-api-strict": "array_api_strict"}.get(library, library)
     if library == "tinygrad" and shutil.which(os.environ.get("CC", "clang")) is None:
@@ -63,7 +67,8 @@ def importable(library):
 
 
 class Adapter:
-    def __init__(self, library, extra_env=None, extra_args=()):
+    def __init__(self, library: str, extra_env: Mapping[str, str] | None = None,
+                 extra_args: Sequence[str] = ()) -> None:
         env = dict(os.environ, **LIBRARIES[library])
         env.update(extra_env or {})
         self.proc = subprocess.Popen([interpreter(library), PROGRAM, "--library", library,
@@ -72,53 +77,58 @@ class Adapter:
                                      stderr=subprocess.PIPE, env=env)
         self.next_id = 0
 
-    def send_raw(self, line):
+    def _pipe(self, stream: IO[bytes] | None) -> IO[bytes]:
+        assert stream is not None  # every stream of the process is a pipe
+        return stream
+
+    def send_raw(self, line: str | bytes) -> Any:
         """Writes one raw line and returns the decoded reply."""
-        self.proc.stdin.write(line if isinstance(line, bytes) else line.encode())
-        self.proc.stdin.flush()
-        reply = self.proc.stdout.readline()
+        stdin = self._pipe(self.proc.stdin)
+        stdin.write(line if isinstance(line, bytes) else line.encode())
+        stdin.flush()
+        reply = self._pipe(self.proc.stdout).readline()
         assert reply, "adapter closed stdout; stderr: %s" % self.stderr_tail()
         return json.loads(reply)
 
-    def request(self, op, args=None):
+    def request(self, op: str, args: Any = None) -> Any:
         rid = self.next_id
         self.next_id += 1
-        msg = {"id": rid, "op": op}
+        msg: dict[str, Any] = {"id": rid, "op": op}
         if args is not None:
             msg["args"] = args
         reply = self.send_raw(json.dumps(msg) + "\n")
         assert reply["id"] == rid, reply
         return reply
 
-    def ok(self, op, args=None):
+    def ok(self, op: str, args: Any = None) -> Any:
         reply = self.request(op, args)
         assert reply["ok"], "%s %s -> %s" % (op, args, reply)
         return reply["result"]
 
-    def err(self, op, args=None):
+    def err(self, op: str, args: Any = None) -> Any:
         reply = self.request(op, args)
         assert not reply["ok"], "%s %s unexpectedly succeeded: %s" % (op, args, reply)
         return reply["error"]
 
-    def stderr_tail(self):
+    def stderr_tail(self) -> str:
         with contextlib.suppress(Exception):
-            self.proc.stdin.close()
-        return self.proc.stderr.read()[-2000:].decode(errors="replace")
+            self._pipe(self.proc.stdin).close()
+        return self._pipe(self.proc.stderr).read()[-2000:].decode(errors="replace")
 
-    def close(self):
+    def close(self) -> int:
         if self.proc.poll() is None:
             with contextlib.suppress(BrokenPipeError):
-                self.proc.stdin.close()
+                self._pipe(self.proc.stdin).close()
             self.proc.wait(timeout=30)
-        self.proc.stdout.close()
-        self.proc.stderr.close()
+        self._pipe(self.proc.stdout).close()
+        self._pipe(self.proc.stderr).close()
         return self.proc.returncode
 
 
-_SESSIONS = {}
+_SESSIONS: dict[str, tuple[Adapter, Any]] = {}
 
 
-def shared_session(library):
+def shared_session(library: str) -> tuple[Adapter, Any]:
     """One adapter process per library for a whole test run, as the runner uses one per run:
     (adapter, hello result), after a reset."""
     if library not in _SESSIONS or _SESSIONS[library][0].proc.poll() is not None:
@@ -129,7 +139,7 @@ def shared_session(library):
     return a, hello
 
 
-def close_sessions():
+def close_sessions() -> dict[str, int]:
     """Ends every shared session; returns {library: exit status}."""
     statuses = {}
     while _SESSIONS:

@@ -1,11 +1,13 @@
 import os
 import sys
 
+import pytest
+
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def pytest_sessionfinish(session, exitstatus):
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     from adapter_client import close_sessions
     bad = {lib: rc for lib, rc in close_sessions().items() if rc != 0}
     if bad:  # the adapter must exit 0 at end of input (spec/protocol.md, transports)

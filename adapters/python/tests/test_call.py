@@ -4,6 +4,7 @@ arguments the op refuses."""
 
 import json
 import os
+from typing import Any
 
 import pytest
 from adapter_client import TOP, importable, shared_session
@@ -12,7 +13,7 @@ LIBRARY = "array-api-strict"
 
 
 @pytest.fixture
-def strict():
+def strict() -> tuple[Any, Any, Any]:
     ok, why = importable(LIBRARY)
     if not ok:
         pytest.skip(why)
@@ -23,11 +24,11 @@ def strict():
     return a, hello, x
 
 
-def read(a, handle):
+def read(a: Any, handle: str) -> Any:
     return a.ok("array.read", {"array": handle})
 
 
-def test_namespace_function_and_values(strict):
+def test_namespace_function_and_values(strict: Any) -> None:
     a, _, x = strict
     y = a.ok("call", {"fn": "sum", "args": [x]})
     assert read(a, y)["data"] == [7]
@@ -35,7 +36,7 @@ def test_namespace_function_and_values(strict):
     assert read(a, y)["data"] == [9]
 
 
-def test_keyword_strings_tuples_and_dtypes(strict):
+def test_keyword_strings_tuples_and_dtypes(strict: Any) -> None:
     a, _, x = strict
     s = a.ok("call", {"fn": "sort", "args": [x], "kwargs": {"descending": True}})
     assert read(a, s)["data"] == [3, 3, 2, -1]
@@ -47,7 +48,7 @@ def test_keyword_strings_tuples_and_dtypes(strict):
     assert read(a, i)["dtype"] == "int64"
 
 
-def test_tuple_results_and_pick(strict):
+def test_tuple_results_and_pick(strict: Any) -> None:
     a, hello, x = strict
     both = a.ok("call", {"fn": "unique_counts", "args": [x]})
     assert isinstance(both, list) and len(both) == 2
@@ -61,7 +62,7 @@ def test_tuple_results_and_pick(strict):
     assert (e["kind"], e["origin"]) == ("IndexError", "adapter")
 
 
-def test_methods_properties_and_indexing(strict):
+def test_methods_properties_and_indexing(strict: Any) -> None:
     a, hello, x = strict
     y = a.ok("call", {"fn": "Array.__add__", "args": [x, 1.5]})
     assert read(a, y)["data"] == [4.5, 0.5, 3.5, 4.5]
@@ -80,7 +81,7 @@ def test_methods_properties_and_indexing(strict):
     assert a.ok("call", {"fn": "Array.__float__", "args": [nan]}) == {"scalar": "nan"}
 
 
-def test_devices_as_arguments(strict):
+def test_devices_as_arguments(strict: Any) -> None:
     a, hello, _ = strict
     z = a.ok("call", {"fn": "zeros", "args": [{"tuple": [2]}],
                       "kwargs": {"device": hello["devices"][1]}})
@@ -88,7 +89,7 @@ def test_devices_as_arguments(strict):
     assert a.ok("device.equal", {"a": d, "b": hello["devices"][1]}) is True
 
 
-def test_what_the_library_lacks_is_named(strict):
+def test_what_the_library_lacks_is_named(strict: Any) -> None:
     a, _, x = strict
     e = a.err("call", {"fn": "no_such_function", "args": [x]})
     assert (e["kind"], e["origin"], e["lacks"]) == ("NotImplementedError", "library",
@@ -101,7 +102,7 @@ def test_what_the_library_lacks_is_named(strict):
     assert e["lacks"] == "argsort(no_such=)"
 
 
-def test_the_library_s_own_errors_are_its_own(strict):
+def test_the_library_s_own_errors_are_its_own(strict: Any) -> None:
     a, _, x = strict
     e = a.err("call", {"fn": "Array.mT", "args": [x]})
     assert (e["kind"], e["origin"]) == ("ValueError", "library") and "lacks" not in e
@@ -118,13 +119,13 @@ def test_the_library_s_own_errors_are_its_own(strict):
     ({"fn": "sum", "pick": -1}, "TypeError"),
     ({"fn": "Array.__add__"}, "ValueError"),
 ])
-def test_malformed_calls_are_protocol_errors(strict, args, kind):
+def test_malformed_calls_are_protocol_errors(strict: Any, args: Any, kind: str) -> None:
     a, _, _ = strict
     e = a.err("call", args)
     assert (e["kind"], e["origin"]) == (kind, "protocol"), e
 
 
-def test_the_claimed_features_are_the_table_s_families():
+def test_the_claimed_features_are_the_table_s_families() -> None:
     from devspec_py.call import FEATURES
     with open(os.path.join(TOP, "spec", "signatures.json"), encoding="utf-8") as f:
         families = json.load(f)["families"]

@@ -2,31 +2,33 @@
 whose functions are Tensor's), and on Ivy's: every backend claims the function families, a
 name the library does not have is lacking, and a lazy library's error is the call's own."""
 
+from typing import Any
+
 import pytest
 from adapter_client import importable, shared_session
 
 FAMILIES = ("functions-elementwise", "functions-linalg", "functions-fft", "array-methods")
 
 
-def session(library):
+def session(library: str) -> Any:
     ok, why = importable(library)
     if not ok:
         pytest.skip(why)
     return shared_session(library)
 
 
-def on(a, device, data, dtype="float32"):
+def on(a: Any, device: Any, data: Any, dtype: str = "float32") -> Any:
     return a.ok("array.asarray", {"obj": {"dtype": dtype, "shape": [len(data)], "data": data},
                                   "device": device})
 
 
 @pytest.mark.parametrize("library", ["tinygrad", "ivy"])
-def test_the_function_families_are_claimed(library):
+def test_the_function_families_are_claimed(library: str) -> None:
     _, hello = session(library)
     assert set(FAMILIES) <= set(hello["features"])
 
 
-def test_tinygrad_functions_are_tensor_s():
+def test_tinygrad_functions_are_tensor_s() -> None:
     a, hello = session("tinygrad")
     d1 = hello["devices"][1]
     x = on(a, d1, [0.0, 1.0])
@@ -41,7 +43,7 @@ def test_tinygrad_functions_are_tensor_s():
     assert a.ok("array.read", {"array": s})["data"] == [1.0, 2.0]
 
 
-def test_tinygrad_lacks_what_tensor_names_otherwise():
+def test_tinygrad_lacks_what_tensor_names_otherwise() -> None:
     a, hello = session("tinygrad")
     x = on(a, hello["devices"][1], [3.0, 1.0])
     e = a.err("call", {"fn": "concat", "args": [{"list": [x, x]}]})  # Tensor.cat
@@ -56,7 +58,7 @@ def test_tinygrad_lacks_what_tensor_names_otherwise():
     assert e["lacks"] == "dtype complex64"
 
 
-def test_tinygrad_mixed_devices_fail_in_the_call():
+def test_tinygrad_mixed_devices_fail_in_the_call() -> None:
     a, hello = session("tinygrad")
     x0 = on(a, hello["devices"][0], [1.0, 2.0])
     x1 = on(a, hello["devices"][1], [1.0, 2.0])

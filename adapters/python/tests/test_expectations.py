@@ -5,6 +5,7 @@ import glob
 import json
 import os
 import sys
+from typing import Any
 
 import pytest
 
@@ -19,8 +20,8 @@ LIBRARIES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy", "ja
              "oneflow-4")
 
 
-def suite_ids():
-    ids = set()
+def suite_ids() -> set[str]:
+    ids: set[str] = set()
     for path in glob.glob(os.path.join(TOP, "conformance", "cases", "*.json")):
         with open(path, encoding="utf-8") as f:
             ids.update(case["id"] for case in json.load(f)["cases"])
@@ -28,7 +29,7 @@ def suite_ids():
 
 
 @pytest.mark.parametrize("library", LIBRARIES)
-def test_every_entry_names_a_case_a_status_and_a_reason(library):
+def test_every_entry_names_a_case_a_status_and_a_reason(library: str) -> None:
     ids = suite_ids()
     with open(os.path.join(EXPECTATIONS, library + ".txt"), encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
@@ -42,12 +43,12 @@ def test_every_entry_names_a_case_a_status_and_a_reason(library):
             assert case_id in ids, "line %d: %s is not a case of the suite" % (number, case_id)
 
 
-def report(*cases):
+def report(*cases: Any) -> dict[str, Any]:
     return {"header": {"library": {"name": "torch", "version": "1"}},
             "cases": [{"id": i, "status": s, "reason": r} for i, s, r in cases]}
 
 
-def test_update_uses_the_first_matching_rule_and_skips_passes():
+def test_update_uses_the_first_matching_rule_and_skips_passes() -> None:
     found, unexplained = update.entries("torch", report(
         ("output.binary.add", "fail", "array.read raised NotImplementedError: Cannot copy out "
                                       "of meta tensor; no data!"),
@@ -59,7 +60,7 @@ def test_update_uses_the_first_matching_rule_and_skips_passes():
     assert unexplained == []
 
 
-def test_update_refuses_a_failure_no_rule_explains():
+def test_update_refuses_a_failure_no_rule_explains() -> None:
     found, unexplained = update.entries("numpy", report(
         ("creation.zeros.device-none", "fail", "something new")))
     assert found == [] and unexplained[0][0] == "creation.zeros.device-none"

@@ -9,6 +9,8 @@ The replies carry per-rank outcomes as the SPMD transport does (spec/protocol.md
 import json
 import os
 import subprocess
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from adapter_client import PROGRAM, TOP, Adapter, importable, interpreter
@@ -20,12 +22,12 @@ MESH = {"type": "cpu", "ranks": [[0, 1], [2, 3]]}
 S0, S1 = {"split": 0}, {"split": 1}
 
 
-def typed(shape, data, dtype="int32"):
+def typed(shape: Any, data: Any, dtype: str = "int32") -> dict[str, Any]:
     return {"dtype": dtype, "shape": shape, "data": data}
 
 
 @pytest.fixture(scope="module")
-def mesh4():
+def mesh4() -> Iterator[tuple[Any, Any]]:
     ok, why = importable("jax")
     if not ok:
         pytest.skip(why)
@@ -35,7 +37,7 @@ def mesh4():
     assert a.close() == 0
 
 
-def per_rank(a, op, args):
+def per_rank(a: Any, op: str, args: Any) -> list[Any]:
     """Each rank's result of op: the reply's "ranks" when the ranks differ, else rank 0's
     result for every rank (as the runner reads an SPMD reply)."""
     reply = a.request(op, args)
@@ -49,7 +51,7 @@ def per_rank(a, op, args):
 
 # -- the per-rank reply, without a library -------------------------------------------------
 
-def test_per_rank_reply_lists_ranks_only_when_they_differ():
+def test_per_rank_reply_lists_ranks_only_when_they_differ() -> None:
     same = Server.per_rank(7, PerRank([{"v": 1}, {"v": 1}]))
     assert same == {"id": 7, "ok": True, "result": {"v": 1}}
     differ = Server.per_rank(8, PerRank([{"v": 1}, {"v": 2}]))
@@ -60,13 +62,13 @@ def test_per_rank_reply_lists_ranks_only_when_they_differ():
 
 # -- hello and placements --------------------------------------------------------------------
 
-def test_hello_says_four_ranks_and_claims_the_global_features(mesh4):
+def test_hello_says_four_ranks_and_claims_the_global_features(mesh4: Any) -> None:
     _, hello = mesh4
     assert hello["ranks"] == 4
     assert {"placement", "sbp", "sbp-convert"} <= set(hello["features"])
 
 
-def test_placement_is_a_mesh_shaped_as_the_ranks(mesh4):
+def test_placement_is_a_mesh_shaped_as_the_ranks(mesh4: Any) -> None:
     a, _ = mesh4
     flat = a.ok("global.placement", FLAT)
     assert (flat["type"], flat["shape"]) == ("cpu", [4])
@@ -74,7 +76,7 @@ def test_placement_is_a_mesh_shaped_as_the_ranks(mesh4):
     assert a.ok("global.placement", {"type": "cpu", "all": "placement.all"})["shape"] == [4]
 
 
-def test_placement_equality_is_the_mesh_equality(mesh4):
+def test_placement_equality_is_the_mesh_equality(mesh4: Any) -> None:
     a, _ = mesh4
     assert a.ok("global.placement_equal", {"a": FLAT, "b": dict(FLAT)}) is True
     assert a.ok("global.placement_equal",
@@ -82,7 +84,7 @@ def test_placement_equality_is_the_mesh_equality(mesh4):
     assert a.ok("global.placement_equal", {"a": FLAT, "b": MESH}) is False
 
 
-def test_a_rank_beyond_the_four_and_ragged_rows_cannot_be_written_in_jax(mesh4):
+def test_a_rank_beyond_the_four_and_ragged_rows_cannot_be_written_in_jax(mesh4: Any) -> None:
     # JAX is never asked (no device object for rank 4, no ndarray of ragged rows): the
     # adapter says it cannot express the request; crediting JAX with a refusal would be false.
     a, _ = mesh4
@@ -91,13 +93,13 @@ def test_a_rank_beyond_the_four_and_ragged_rows_cannot_be_written_in_jax(mesh4):
         assert err["kind"] == "NotImplementedError" and err["origin"] == "adapter", err
 
 
-def test_a_split_beyond_the_array_is_refused_by_jax(mesh4):
+def test_a_split_beyond_the_array_is_refused_by_jax(mesh4: Any) -> None:
     a, _ = mesh4
     err = a.err("global.make", {"value": VALUE, "placement": FLAT, "sbp": [{"split": 2}]})
     assert err["origin"] == "library", err
 
 
-def test_sbp_alone_has_no_jax_object(mesh4):
+def test_sbp_alone_has_no_jax_object(mesh4: Any) -> None:
     a, _ = mesh4
     err = a.err("global.sbp", {"sbp": "broadcast"})
     assert (err["kind"], err["origin"]) == ("NotImplementedError", "adapter")
@@ -108,7 +110,7 @@ def test_sbp_alone_has_no_jax_object(mesh4):
 VALUE = typed([4, 2], [0, 1, 2, 3, 4, 5, 6, 7])
 
 
-def test_split0_gives_each_rank_its_row(mesh4):
+def test_split0_gives_each_rank_its_row(mesh4: Any) -> None:
     a, _ = mesh4
     results = per_rank(a, "global.make", {"value": VALUE, "placement": FLAT, "sbp": [S0]})
     for r, res in enumerate(results):
@@ -117,14 +119,14 @@ def test_split0_gives_each_rank_its_row(mesh4):
         assert len(res["sbp"]) == 1 and isinstance(res["placement"], str)
 
 
-def test_broadcast_gives_every_rank_the_whole_value_and_one_outcome(mesh4):
+def test_broadcast_gives_every_rank_the_whole_value_and_one_outcome(mesh4: Any) -> None:
     a, _ = mesh4
     reply = a.request("global.make", {"value": VALUE, "placement": FLAT, "sbp": ["broadcast"]})
     assert reply["ok"] and "ranks" not in reply, reply
     assert reply["result"]["local"] == VALUE
 
 
-def test_split0_split1_on_the_2x2_mesh_gives_blocks(mesh4):
+def test_split0_split1_on_the_2x2_mesh_gives_blocks(mesh4: Any) -> None:
     a, _ = mesh4
     value = typed([2, 4], list(range(8)))
     results = per_rank(a, "global.make", {"value": value, "placement": MESH, "sbp": [S0, S1]})
@@ -135,14 +137,14 @@ def test_split0_split1_on_the_2x2_mesh_gives_blocks(mesh4):
         assert len(res["sbp"]) == 2
 
 
-def test_split0_split0_on_the_2x2_mesh_splits_rows_in_rank_order(mesh4):
+def test_split0_split0_on_the_2x2_mesh_splits_rows_in_rank_order(mesh4: Any) -> None:
     a, _ = mesh4
     results = per_rank(a, "global.make", {"value": VALUE, "placement": MESH, "sbp": [S0, S0]})
     for r, res in enumerate(results):
         assert res["local"] == typed([1, 2], [2 * r, 2 * r + 1]), r
 
 
-def test_partial_sum_is_unreduced_and_sums_when_broadcast(mesh4):
+def test_partial_sum_is_unreduced_and_sums_when_broadcast(mesh4: Any) -> None:
     a, _ = mesh4
     pieces = [typed([2], [r + 1, 10 * (r + 1)]) for r in range(4)]
     made = per_rank(a, "global.make", {"locals": pieces, "placement": FLAT,
@@ -156,7 +158,7 @@ def test_partial_sum_is_unreduced_and_sums_when_broadcast(mesh4):
     assert all(res["local"] == typed([2], [10, 100]) for res in to_b)
 
 
-def test_broadcast_to_partial_sum_keeps_the_value(mesh4):
+def test_broadcast_to_partial_sum_keeps_the_value(mesh4: Any) -> None:
     a, _ = mesh4
     results = per_rank(a, "global.make", {"value": VALUE, "placement": FLAT,
                                           "sbp": ["broadcast"], "to": ["partial_sum"]})
@@ -167,7 +169,7 @@ def test_broadcast_to_partial_sum_keeps_the_value(mesh4):
     assert total == VALUE["data"]   # OF-SBP-6: the pieces still sum to the value
 
 
-def test_split_to_split_on_another_dim(mesh4):
+def test_split_to_split_on_another_dim(mesh4: Any) -> None:
     a, _ = mesh4
     results = per_rank(a, "global.make", {"value": typed([4, 4], list(range(16))),
                                           "placement": FLAT, "sbp": [S0], "to": [S1]})
@@ -175,7 +177,7 @@ def test_split_to_split_on_another_dim(mesh4):
         assert res["local"] == typed([4, 1], [r, 4 + r, 8 + r, 12 + r])
 
 
-def test_binary_and_sum_keep_the_value(mesh4):
+def test_binary_and_sum_keep_the_value(mesh4: Any) -> None:
     a, _ = mesh4
     x = {"value": VALUE, "placement": FLAT, "sbp": [S0]}
     added = per_rank(a, "global.binary", {"fn": "add", "x1": x, "x2": x})
@@ -188,7 +190,7 @@ def test_binary_and_sum_keep_the_value(mesh4):
     assert summed[0]["value"] == typed([4], [1, 5, 9, 13], "int64")
 
 
-def test_mixed_placements_are_refused(mesh4):
+def test_mixed_placements_are_refused(mesh4: Any) -> None:
     a, _ = mesh4
     x1 = {"value": VALUE, "placement": FLAT, "sbp": ["broadcast"]}
     x2 = {"value": VALUE, "placement": {"type": "cpu", "ranks": [3, 2, 1, 0]},
@@ -197,7 +199,7 @@ def test_mixed_placements_are_refused(mesh4):
     assert err["origin"] == "library" and "incompatible devices" in err["message"]
 
 
-def test_global_arguments_are_checked(mesh4):
+def test_global_arguments_are_checked(mesh4: Any) -> None:
     a, _ = mesh4
     both = {"value": VALUE, "locals": [VALUE] * 4, "placement": FLAT, "sbp": [S0]}
     err = a.err("global.make", both)
@@ -213,7 +215,7 @@ def test_global_arguments_are_checked(mesh4):
 
 # -- other adapters and command lines --------------------------------------------------------
 
-def test_a_backend_without_global_arrays_answers_not_implemented():
+def test_a_backend_without_global_arrays_answers_not_implemented() -> None:
     ok, why = importable("numpy")
     if not ok:
         pytest.skip(why)
@@ -229,7 +231,7 @@ def test_a_backend_without_global_arrays_answers_not_implemented():
     assert a.close() == 0
 
 
-def test_ranks_command_lines():
+def test_ranks_command_lines() -> None:
     ok, why = importable("jax")
     if not ok:
         pytest.skip(why)
@@ -245,7 +247,7 @@ def test_ranks_command_lines():
         assert proc.stdout == ""
 
 
-def test_global_cases_have_nothing_unexpected():
+def test_global_cases_have_nothing_unexpected() -> None:
     """The generated OneFlow global cases against jax-mesh4 with its expectations file."""
     ok, why = importable("jax")
     if not ok:

@@ -6,6 +6,8 @@ Expected values come from each library's documented behaviour (see spec/decision
 kinds from the exception classes the libraries raise.
 """
 
+from typing import Any
+
 import pytest
 from adapter_client import LIBRARIES, Adapter, importable, shared_session
 
@@ -19,7 +21,7 @@ EXPECTED = {
     "ivy": (1, "float32", ["cpu"]),
 }
 
-def session(library):
+def session(library: str) -> Any:
     """The library's shared adapter session (one process per library for all tests), reset,
     with its hello reply; skips when the library cannot be loaded."""
     ok, why = importable(library)
@@ -32,7 +34,7 @@ ALL = sorted(LIBRARIES)
 
 
 @pytest.mark.parametrize("library", ALL)
-def test_hello_names_library_devices_and_features(library):
+def test_hello_names_library_devices_and_features(library: str) -> None:
     _, h = session(library)
     count, _, strs = EXPECTED[library]
     assert h["protocol"] == 1
@@ -46,7 +48,7 @@ def test_hello_names_library_devices_and_features(library):
 
 
 @pytest.mark.parametrize("library", ALL)
-def test_typed_array_round_trip_is_exact(library):
+def test_typed_array_round_trip_is_exact(library: str) -> None:
     a, _ = session(library)
     values = {"dtype": "float32", "shape": [2, 2], "data": [1.5, "nan", "-0.0", "inf"]}
     x = a.ok("array.asarray", {"obj": values})
@@ -58,7 +60,7 @@ def test_typed_array_round_trip_is_exact(library):
 
 
 @pytest.mark.parametrize("library", ALL)
-def test_create_places_on_each_listed_device(library):
+def test_create_places_on_each_listed_device(library: str) -> None:
     a, h = session(library)
     _, dtype, _ = EXPECTED[library]
     for dev in h["devices"]:
@@ -75,7 +77,7 @@ def test_create_places_on_each_listed_device(library):
 
 
 @pytest.mark.parametrize("library", ALL)
-def test_arithmetic_values(library):
+def test_arithmetic_values(library: str) -> None:
     a, _ = session(library)
     x = a.ok("array.asarray", {"obj": {"dtype": "float32", "shape": [3], "data": [1, 4, 9]}})
     s = a.ok("array.unary", {"fn": "sqrt", "x": x})
@@ -95,7 +97,7 @@ MIXED_KIND = {"array-api-strict": "ValueError", "jax": "ValueError", "torch": "R
 
 
 @pytest.mark.parametrize("library", sorted(MIXED_KIND))
-def test_mixed_devices_raise_the_library_error(library):
+def test_mixed_devices_raise_the_library_error(library: str) -> None:
     # Arrays placed explicitly on two devices (for JAX: committed to them) are combined.
     a, h = session(library)
     x = a.ok("array.create", {"fn": "ones", "shape": [2], "device": h["devices"][0]})
@@ -105,7 +107,7 @@ def test_mixed_devices_raise_the_library_error(library):
 
 
 @pytest.mark.parametrize("library", ALL)
-def test_to_device_moves_and_keeps_values(library):
+def test_to_device_moves_and_keeps_values(library: str) -> None:
     a, h = session(library)
     target = h["devices"][-1]
     x = a.ok("array.asarray", {"obj": {"dtype": "int32", "shape": [2], "data": [3, 4]}})
@@ -117,7 +119,7 @@ def test_to_device_moves_and_keeps_values(library):
         assert a.ok("array.read", {"array": y})["data"] == [3, 4]
 
 
-def test_numpy_rejects_other_devices_with_value_error():
+def test_numpy_rejects_other_devices_with_value_error() -> None:
     a, _ = session("numpy")
     x = a.ok("array.create", {"fn": "zeros", "shape": [1]})
     e = a.err("array.to_device", {"array": x, "device": {"str": "gpu"}})
@@ -127,14 +129,14 @@ def test_numpy_rejects_other_devices_with_value_error():
     assert e["kind"] == "ValueError" and "Device not understood" in e["message"]
 
 
-def test_numpy_cannot_express_scoped_defaults():
+def test_numpy_cannot_express_scoped_defaults() -> None:
     a, h = session("numpy")
     e = a.err("default.push", {"device": h["devices"][0]})
     assert e == {"kind": "NotImplementedError", "origin": "adapter",
                  "message": "numpy has no scoped default device"}
 
 
-def test_strict_device_without_float64_raises_for_it():
+def test_strict_device_without_float64_raises_for_it() -> None:
     a, h = session("array-api-strict")
     dev = h["devices"][h["device_strs"].index("array_api_strict.Device('no_float64')")]
     e = a.err("array.create", {"fn": "zeros", "shape": [1], "dtype": "float64", "device": dev})
@@ -143,7 +145,7 @@ def test_strict_device_without_float64_raises_for_it():
     assert e["kind"] == "ValueError" and e["origin"] == "library"
 
 
-def test_strict_reads_arrays_on_non_cpu_devices_without_moving_them():
+def test_strict_reads_arrays_on_non_cpu_devices_without_moving_them() -> None:
     a, h = session("array-api-strict")
     x = a.ok("array.asarray", {"obj": {"dtype": "int64", "shape": [1],
                                        "data": ["9007199254740993"]}, "device": h["devices"][1]})
@@ -152,7 +154,7 @@ def test_strict_reads_arrays_on_non_cpu_devices_without_moving_them():
     assert a.ok("device.equal", {"a": d, "b": h["devices"][1]}) is True
 
 
-def test_jax_inspection_lists_none_and_scoped_default():
+def test_jax_inspection_lists_none_and_scoped_default() -> None:
     a, h = session("jax")
     devs = a.ok("info.devices")
     assert devs[0] is None and len(devs) == 5   # JAX lists None (uncommitted) first
@@ -167,7 +169,7 @@ def test_jax_inspection_lists_none_and_scoped_default():
     assert (e["kind"], e["origin"]) == ("NotImplementedError", "adapter")
 
 
-def test_torch_meta_and_device_strings():
+def test_torch_meta_and_device_strings() -> None:
     a, h = session("torch")
     cpu, meta = h["devices"]
     x = a.ok("array.create", {"fn": "ones", "shape": [2], "device": meta})
@@ -184,7 +186,7 @@ def test_torch_meta_and_device_strings():
     assert e["kind"] == "RuntimeError" and e["origin"] == "library"
 
 
-def test_tinygrad_canonical_names():
+def test_tinygrad_canonical_names() -> None:
     a, h = session("tinygrad")
     d = a.ok("device.parse", {"text": "cpu:0"})
     assert a.ok("device.describe", {"device": d}) == {"str": "CPU"}
@@ -195,7 +197,7 @@ def test_tinygrad_canonical_names():
                                                     "dtype complex64")
 
 
-def test_ivy_device_strings_and_soft_mode():
+def test_ivy_device_strings_and_soft_mode() -> None:
     a, h = session("ivy")
     e = a.err("device.parse", {"text": "CPU"})
     assert e["kind"] == "Exception" and e["origin"] == "library"
@@ -220,10 +222,10 @@ def test_ivy_device_strings_and_soft_mode():
 
 # -- every reply has the shape of spec/schema/reply.json ------------------------------------
 
-_REPLY_SCHEMA = None
+_REPLY_SCHEMA: Any = None
 
 
-def reply_validator(definition=None):
+def reply_validator(definition: str | None = None) -> Any:
     import json
     import os
     jsonschema = pytest.importorskip("jsonschema")
@@ -240,7 +242,7 @@ def reply_validator(definition=None):
 
 
 @pytest.mark.parametrize("library", ALL)
-def test_replies_match_the_reply_schema(library):
+def test_replies_match_the_reply_schema(library: str) -> None:
     session(library)   # skips when the library cannot be loaded
     a = Adapter(library)   # its own process: this test sends hello, which starts afresh
     try:
@@ -249,7 +251,7 @@ def test_replies_match_the_reply_schema(library):
         assert a.close() == 0
 
 
-def check_replies(a):
+def check_replies(a: Any) -> None:
     envelope = reply_validator()
     replies = [a.request("hello", {"protocol": 1})]
     h = replies[0]["result"]
@@ -272,7 +274,7 @@ def check_replies(a):
         envelope.validate(reply)
 
 
-def test_array_api_claims_follow_the_feature_registry():
+def test_array_api_claims_follow_the_feature_registry() -> None:
     # A library that declares array API version V claims every feature that is not optional
     # in V (spec/decisions.md, Python libraries, point 1).
     import json
@@ -285,7 +287,7 @@ def test_array_api_claims_follow_the_feature_registry():
     with open(os.path.join(top, "spec", "features.json"), encoding="utf-8") as f:
         registry = json.load(f)["features"]
 
-    def required(version):
+    def required(version: str) -> set[str]:
         return {f["name"] for f in registry if version in f["versions"] and not f["optional"]}
 
     assert set(array_api.ARRAY_API_2024) == required("2024.12")
@@ -300,7 +302,7 @@ def test_array_api_claims_follow_the_feature_registry():
     assert set(backend_class("array-api-strict").features) >= required("2025.12")
 
 
-def test_torch_without_meta_has_one_device():
+def test_torch_without_meta_has_one_device() -> None:
     ok, why = importable("torch")
     if not ok:
         pytest.skip(why)
@@ -313,7 +315,7 @@ def test_torch_without_meta_has_one_device():
 
 
 @pytest.mark.parametrize("library", ["tinygrad", "jax"])
-def test_sharding_layout_pieces_and_errors(library):
+def test_sharding_layout_pieces_and_errors(library: str) -> None:
     """Tensor.shard / NamedSharding over two devices: the layout the library reports, the
     values each device holds (TG-SHARD-5, -6), the gather (TG-GATHER-1), and what each does
     with a sharded array sharded again (TG-SHARD-4: tinygrad raises, JAX re-shards)."""
@@ -344,7 +346,7 @@ def test_sharding_layout_pieces_and_errors(library):
         assert e["kind"] == "NotImplementedError" and e["origin"] == "adapter"
 
 
-def test_numpy_new_ops_report_the_library_itself():
+def test_numpy_new_ops_report_the_library_itself() -> None:
     """info.devices_type, info.device_param and array.dlpack read the library itself: the
     type devices() returned, inspect.signature, and the exported capsule (its device, the
     IS_COPIED flag, whether it shares memory)."""
@@ -367,7 +369,7 @@ def test_numpy_new_ops_report_the_library_itself():
     assert e["kind"] == "TypeError" and e["origin"] == "protocol"
 
 
-def test_torch_current_device_ops():
+def test_torch_current_device_ops() -> None:
     # OneFlow's device('cuda') (the current device of a type) is torch.device without an
     # index; Tensor.get_device() is torch's own, -1 for a CPU tensor.
     a, h = session("torch")
@@ -379,7 +381,7 @@ def test_torch_current_device_ops():
     assert e["kind"] == "NotImplementedError" and e["origin"] == "adapter"
 
 
-def test_current_device_ops_need_a_library_that_has_them():
+def test_current_device_ops_need_a_library_that_has_them() -> None:
     a, h = session("numpy")
     for op, args in (("device.parse_current", {"text": "cpu"}),
                      ("device.set_current", {"device": h["devices"][0]}),

@@ -9,6 +9,8 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+from typing import Any
 
 import pytest
 from adapter_client import PROGRAM, TOP, importable, interpreter
@@ -19,7 +21,7 @@ needs_strict = pytest.mark.skipif(not importable("array-api-strict")[0],
                                   reason=importable("array-api-strict")[1])
 
 
-def session(module, pythonpath=None, requests=()):
+def session(module: str, pythonpath: str | None = None, requests: Any = ()) -> list[Any]:
     """The replies of --module MODULE to hello and then each of REQUESTS (op, args)."""
     env = dict(os.environ)
     if pythonpath:
@@ -33,13 +35,13 @@ def session(module, pythonpath=None, requests=()):
     return [json.loads(line) for line in proc.stdout.splitlines()]
 
 
-def required(version):
+def required(version: str) -> set[str]:
     with open(os.path.join(TOP, "spec", "features.json"), encoding="utf-8") as f:
         registry = json.load(f)["features"]
     return {f["name"] for f in registry if version in f["versions"] and not f["optional"]}
 
 
-def test_required_features_per_version_follow_the_registry():
+def test_required_features_per_version_follow_the_registry() -> None:
     from devspec_py.array_api import REQUIRED
     for version, features in REQUIRED.items():
         assert set(features) == required(version), version
@@ -48,7 +50,7 @@ def test_required_features_per_version_follow_the_registry():
 @needs_strict
 @pytest.mark.parametrize("module, named", [("array_api_strict", "array-api-strict"),
                                            ("numpy", "numpy")])
-def test_claims_read_from_the_namespace_equal_the_named_backends(module, named):
+def test_claims_read_from_the_namespace_equal_the_named_backends(module: str, named: Any) -> None:
     from devspec_py.backends import backend_class
     hello = session(module)[0]["result"]
     # dlpack-exchange-PEER depends on the peers the interpreter imports, not on the library
@@ -72,7 +74,7 @@ PARTIAL = textwrap.dedent("""
 
 
 @needs_strict
-def test_what_a_namespace_lacks_is_not_claimed_or_answers_lacks(tmp_path):
+def test_what_a_namespace_lacks_is_not_claimed_or_answers_lacks(tmp_path: Path) -> None:
     (tmp_path / "partial_namespace.py").write_text(PARTIAL)
     replies = session("partial_namespace", str(tmp_path), [
         ("info.devices", {}), ("array.create", {"fn": "zeros", "shape": [2, 2]}),
@@ -100,7 +102,7 @@ def test_what_a_namespace_lacks_is_not_claimed_or_answers_lacks(tmp_path):
     assert read["result"] == {"dtype": "float64", "shape": [2, 2], "data": [0, 0, 0, 0]}
 
 
-def test_a_module_that_is_no_namespace_exits_3():
+def test_a_module_that_is_no_namespace_exits_3() -> None:
     proc = subprocess.run([interpreter("numpy"), PROGRAM, "--module", "json"],
                           capture_output=True, text=True, input="")
     assert proc.returncode == 3 and proc.stdout == ""
@@ -111,7 +113,7 @@ def test_a_module_that_is_no_namespace_exits_3():
 
 
 @needs_strict
-def test_reading_element_by_element_is_exact():
+def test_reading_element_by_element_is_exact() -> None:
     # The path for an interpreter without NumPy: the standard's scalar conversions.
     from devspec_py.backends.namespace import NamespaceBackend
     b = NamespaceBackend("array_api_strict")
@@ -127,7 +129,7 @@ def test_reading_element_by_element_is_exact():
 
 # -- what a maintainer says without code: [tool.devspec], --claims FILE, flags ----------------
 
-def hello_of(module, pythonpath, *flags):
+def hello_of(module: str, pythonpath: str, *flags: str) -> Any:
     proc = subprocess.run([interpreter("numpy"), PROGRAM, "--module", module, *flags],
                           input='{"id": 0, "op": "hello", "args": {"protocol": 1}}\n',
                           capture_output=True, text=True, timeout=120,
@@ -138,7 +140,7 @@ def hello_of(module, pythonpath, *flags):
 
 
 @needs_strict
-def test_claims_are_overridden_by_pyproject_then_file_then_flags(tmp_path):
+def test_claims_are_overridden_by_pyproject_then_file_then_flags(tmp_path: Path) -> None:
     # A library's source tree: its pyproject.toml above the module.
     (tmp_path / "pyproject.toml").write_text(
         '[project]\nname = "mylib"\n\n[tool.devspec]\nunclaim = ["dlpack-export"]\n'
@@ -165,7 +167,7 @@ def test_claims_are_overridden_by_pyproject_then_file_then_flags(tmp_path):
 
 
 @needs_strict
-def test_bad_settings_are_refused_naming_the_file_and_the_key(tmp_path):
+def test_bad_settings_are_refused_naming_the_file_and_the_key(tmp_path: Path) -> None:
     claims = tmp_path / "claims.toml"
     claims.write_text('[tool.devspec]\nclaims = ["dlpack-export"]\n')
     rc, err = hello_of("array_api_strict", str(tmp_path), "--claims", str(claims))
@@ -180,7 +182,7 @@ def test_bad_settings_are_refused_naming_the_file_and_the_key(tmp_path):
     assert proc.returncode == 2 and "--compat goes with --module" in proc.stderr
 
 
-def test_parameters_are_found_by_the_standards_position_and_kind():
+def test_parameters_are_found_by_the_standards_position_and_kind() -> None:
     import inspect
 
     from devspec_py.discovery import param_by_standard, standard_params
@@ -189,16 +191,16 @@ def test_parameters_are_found_by_the_standards_position_and_kind():
     assert table["fft.fftfreq"] == (("n",), ("d", "dtype", "device"))
     assert standard_params("2023.12")["fft.fftfreq"] == (("n",), ("d", "device"))
 
-    def zeros(shape, *, dtype=None, dev=None):
+    def zeros(shape: Any, *, dtype: str | None = None, dev: Any = None) -> None:
         pass
 
-    def ones(shape, *, dtype=None, device=None):
+    def ones(shape: Any, *, dtype: str | None = None, device: Any = None) -> None:
         pass
 
-    def empty(shape, **kw):
+    def empty(shape: Any, **kw: Any) -> None:
         pass
 
-    def full(shape, fill_value, *, dtype=None):
+    def full(shape: Any, fill_value: Any, *, dtype: str | None = None) -> None:
         pass
 
     assert param_by_standard("zeros", inspect.signature(zeros), "device", table).name == "dev"
@@ -208,14 +210,14 @@ def test_parameters_are_found_by_the_standards_position_and_kind():
     assert param_by_standard("full", inspect.signature(full), "device", table).name is None
 
     class Array:
-        def to_device(self, where, /, *, stream=None):
+        def to_device(self, where: Any, /, *, stream: Any = None) -> None:
             pass
     assert param_by_standard("Array.to_device", inspect.signature(Array.to_device),
                              "device", table).name == "where"
 
 
 @needs_strict
-def test_hello_and_lacks_replies_match_the_reply_schema(tmp_path):
+def test_hello_and_lacks_replies_match_the_reply_schema(tmp_path: Path) -> None:
     from test_libraries import reply_validator
     (tmp_path / "partial_namespace.py").write_text(PARTIAL)
     hello, tril, uint16 = session("partial_namespace", str(tmp_path), [

@@ -8,6 +8,7 @@ aborts taking its job down. Skipped, with the reason, where OneFlow's environmen
 import json
 import os
 import subprocess
+from typing import Any
 
 import pytest
 from adapter_client import BUILD, PROGRAM, TOP
@@ -16,14 +17,14 @@ with open(os.path.join(TOP, "adapters", "adapters.json"), encoding="utf-8") as _
     ENTRIES = {a["name"]: a for a in json.load(_f)["adapters"]}
 
 
-def command(name):
+def command(name: str) -> tuple[list[str], dict[str, str]]:
     entry = ENTRIES[name]
     cmd = [c.replace("${SOURCE}", TOP).replace("${BUILD}", BUILD) for c in entry["command"]]
     env = dict(os.environ, **entry.get("env", {}))
     return cmd, env
 
 
-def available():
+def available() -> None:
     if not os.access(os.path.join(TOP, ".venv-oneflow", "bin", "python"), os.X_OK):
         reason = os.path.join(TOP, ".venv-oneflow.unavailable")
         why = "run scripts/setup-oneflow.sh"
@@ -33,7 +34,8 @@ def available():
         pytest.skip("OneFlow's environment .venv-oneflow is missing: " + why)
 
 
-def session(name, requests, timeout=300):
+def session(name: str, requests: Any,
+            timeout: float = 300) -> tuple[list[Any], str, int]:
     """Every reply of a session of the adapter `name` given `requests`, its stderr and exit
     status."""
     cmd, env = command(name)
@@ -46,11 +48,11 @@ def session(name, requests, timeout=300):
 HELLO = {"op": "hello", "args": {"protocol": 1}}
 
 
-def typed(dtype, data):
+def typed(dtype: str, data: Any) -> dict[str, Any]:
     return {"dtype": dtype, "shape": [len(data)], "data": data}
 
 
-def test_entries_run_the_oneflow_program():
+def test_entries_run_the_oneflow_program() -> None:
     for name in ("oneflow", "oneflow-4"):
         cmd, env = command(name)
         assert cmd[-3:] == [PROGRAM, "--library", "oneflow"], cmd
@@ -58,7 +60,7 @@ def test_entries_run_the_oneflow_program():
         assert env["ONEFLOW_ENABLE_ONEDNN_OPTS"] == "0"
 
 
-def test_one_process():
+def test_one_process() -> None:
     available()
     replies, err, rc = session("oneflow", [
         HELLO,
@@ -84,7 +86,7 @@ def test_one_process():
         assert reply["error"]["origin"] == "library" and reply["error"]["lacks"] == name, reply
 
 
-def test_four_ranks_and_a_rank_that_aborts():
+def test_four_ranks_and_a_rank_that_aborts() -> None:
     available()
     if not os.access(os.path.join(BUILD, "adapters", "host", "devspec-adapter-mpi-host"),
                      os.X_OK):

@@ -3,20 +3,22 @@ computes what the standard says, checked on values worked out by hand. Where a l
 no way to express an op, the adapter must say so (NotImplementedError, origin adapter) rather
 than compute something else."""
 
+from typing import Any
+
 import pytest
 from test_libraries import ALL, session
 
 F32 = "float32"
 
 
-def arr(a, dtype, shape, data, device=None):
+def arr(a: Any, dtype: str, shape: Any, data: Any, device: Any = None) -> Any:
     args = {"obj": {"dtype": dtype, "shape": shape, "data": data}}
     if device is not None:
         args["device"] = device
     return a.ok("array.asarray", args)
 
 
-def values(a, handle):
+def values(a: Any, handle: str) -> Any:
     return a.ok("array.read", {"array": handle})["data"]
 
 
@@ -43,7 +45,7 @@ CREATE = [
 
 @pytest.mark.parametrize("library", ALL)
 @pytest.mark.parametrize("name, args, expected, cannot", CREATE, ids=[c[0] for c in CREATE])
-def test_create(library, name, args, expected, cannot):
+def test_create(library: str, name: str, args: Any, expected: Any, cannot: Any) -> None:
     a, _ = session(library)
     if library in cannot:
         reply = a.request("array.create", args)
@@ -59,7 +61,7 @@ def test_create(library, name, args, expected, cannot):
 
 
 @pytest.mark.parametrize("library", ALL)
-def test_like_functions_keep_shape_and_dtype(library):
+def test_like_functions_keep_shape_and_dtype(library: str) -> None:
     a, _ = session(library)
     x = arr(a, "int32", [2], [5, 6])
     assert a.ok("array.read", {"array": a.ok("array.create", {"fn": "full_like", "x": x,
@@ -70,7 +72,7 @@ def test_like_functions_keep_shape_and_dtype(library):
 
 
 @pytest.mark.parametrize("library", ALL)
-def test_stack_reduce_matmul(library):
+def test_stack_reduce_matmul(library: str) -> None:
     a, _ = session(library)
     p = arr(a, F32, [2], [1, 2])
     q = arr(a, F32, [2], [3, 4])
@@ -87,7 +89,7 @@ def test_stack_reduce_matmul(library):
 
 
 @pytest.mark.parametrize("library", ALL)
-def test_elementwise(library):
+def test_elementwise(library: str) -> None:
     a, _ = session(library)
     x = arr(a, F32, [3], [-1, 4, 2.5])
     y = arr(a, F32, [3], [2, 2, 2])
@@ -104,7 +106,7 @@ def test_elementwise(library):
 
 
 @pytest.mark.parametrize("library", ALL)
-def test_astype_changes_dtype_and_keeps_values(library):
+def test_astype_changes_dtype_and_keeps_values(library: str) -> None:
     a, _ = session(library)
     x = arr(a, "int32", [3], [-2, 0, 7])
     y = a.ok("array.astype", {"x": x, "dtype": F32})
@@ -113,7 +115,7 @@ def test_astype_changes_dtype_and_keeps_values(library):
 
 
 @pytest.mark.parametrize("library", ALL)
-def test_tril_triu(library):
+def test_tril_triu(library: str) -> None:
     a, _ = session(library)
     x = arr(a, "int32", [3, 3], [1, 2, 3, 4, 5, 6, 7, 8, 9])
     assert values(a, a.ok("array.tril", {"x": x})) == [1, 0, 0, 4, 5, 0, 7, 8, 9]
@@ -124,7 +126,7 @@ def test_tril_triu(library):
 # can_cast and result_type by the standard's promotion table (libraries without them, or
 # whose functions take other arguments, are listed with what they answer).
 @pytest.mark.parametrize("library", ALL)
-def test_can_cast_and_result_type(library):
+def test_can_cast_and_result_type(library: str) -> None:
     a, _ = session(library)
     if library == "tinygrad":
         e = a.err("dtype.can_cast", {"from_": "int8", "to": "int16"})
@@ -147,7 +149,7 @@ def test_can_cast_and_result_type(library):
         assert a.ok("dtype.result_type", {"args": ["int8", "uint8", "int32"]}) == "int32"
 
 
-def test_dtype_ops_check_their_arguments():
+def test_dtype_ops_check_their_arguments() -> None:
     a, _ = session("numpy")
     assert a.err("dtype.result_type", {"args": []})["origin"] == "protocol"
     e = a.err("dtype.can_cast", {"from_": "array#999999", "to": "int8"})
@@ -157,7 +159,7 @@ def test_dtype_ops_check_their_arguments():
 
 
 @pytest.mark.parametrize("library", ALL)
-def test_arrays_on_device(library):
+def test_arrays_on_device(library: str) -> None:
     a, h = session(library)
     if library != "ivy":
         e = a.err("util.arrays_on_device", {"device": h["devices"][0]})

@@ -6,14 +6,17 @@ import io
 import json
 import math
 import subprocess
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from adapter_client import PROGRAM, Adapter, importable, interpreter
 
+import devspec_py.ops  # noqa: F401 (importing it registers the ops Server serves)
 from devspec_py import protocol
 from devspec_py.backend import BaseBackend
 from devspec_py.errors import ProtocolError, error_kind, native_name
-from devspec_py.ops import Server
+from devspec_py.server import Server
 from devspec_py.values import (
     TypedArray,
     decode_element,
@@ -46,11 +49,11 @@ class LibraryError(Exception):
     (AssertionError("x"), "AssertionError"),
     (LibraryError("x"), "Exception"),               # no built-in base but Exception
 ])
-def test_error_kind_by_class(exc, kind):
+def test_error_kind_by_class(exc: Any, kind: str) -> None:
     assert error_kind(exc) == kind
 
 
-def test_native_name_is_qualified():
+def test_native_name_is_qualified() -> None:
     assert native_name(LibraryError()) == __name__ + ".LibraryError"
     assert native_name(ValueError()) == "ValueError"
 
@@ -68,10 +71,10 @@ def test_native_name_is_qualified():
     ("bool", True, True),
     ("complex128", [1, "-0.0"], complex(1, -0.0)),
 ])
-def test_decode_element(dtype, wire, value):
+def test_decode_element(dtype: str, wire: Any, value: Any) -> None:
     got = decode_element(dtype, wire, "x")
     if isinstance(value, float) and math.isnan(value):
-        assert math.isnan(got)
+        assert isinstance(got, float) and math.isnan(got)
     else:
         assert got == value and type(got) is type(value)
         if isinstance(value, complex):
@@ -87,14 +90,14 @@ def test_decode_element(dtype, wire, value):
     ("float64", "one", "ValueError"),
     ("complex64", 1.0, "TypeError"),
 ])
-def test_decode_element_rejects(dtype, wire, kind):
+def test_decode_element_rejects(dtype: str, wire: Any, kind: str) -> None:
     with pytest.raises(ProtocolError) as info:
         decode_element(dtype, wire, "obj.data[0]")
     assert info.value.kind == kind
     assert "obj.data[0]" in str(info.value)
 
 
-def test_encode_element_writes_strings_where_json_cannot():
+def test_encode_element_writes_strings_where_json_cannot() -> None:
     assert encode_element("float64", float("nan")) == "nan"
     assert encode_element("float64", float("inf")) == "inf"
     assert encode_element("float32", -0.0) == "-0.0"
@@ -105,7 +108,7 @@ def test_encode_element_writes_strings_where_json_cannot():
     assert encode_element("complex64", complex(0.5, float("nan"))) == [0.5, "nan"]
 
 
-def test_typed_array_shape_and_count_checked():
+def test_typed_array_shape_and_count_checked() -> None:
     with pytest.raises(ProtocolError, match="needs 6 elements, data has 5"):
         TypedArray.decode({"dtype": "int32", "shape": [2, 3], "data": [1] * 5}, "obj")
     with pytest.raises(ProtocolError, match="unknown dtype 'float128'"):
@@ -114,7 +117,7 @@ def test_typed_array_shape_and_count_checked():
     assert t.shape == () and t.data == [7]
 
 
-def test_nest_and_flatten_are_inverse():
+def test_nest_and_flatten_are_inverse() -> None:
     flat = list(range(24))
     nested = nest(flat, (2, 3, 4))
     assert nested[1][2][3] == 23 and len(nested) == 2 and len(nested[0]) == 3
@@ -122,7 +125,7 @@ def test_nest_and_flatten_are_inverse():
     assert nest([5], ()) == 5
 
 
-def test_scalars():
+def test_scalars() -> None:
     # An integral JSON number is an int (cJSON writes 1.0 as 1); {"scalar": TEXT} decides
     # by its text (spec/protocol.md, values).
     assert decode_scalar(2, "x") == 2 and type(decode_scalar(2, "x")) is int
@@ -130,14 +133,15 @@ def test_scalars():
     assert type(decode_scalar(2.5, "x")) is float
     assert type(decode_scalar({"scalar": "1.0"}, "x")) is float
     assert decode_scalar({"scalar": "-9223372036854775808"}, "x") == -(1 << 63)
-    assert math.isnan(decode_scalar({"scalar": "nan"}, "x"))
+    nan = decode_scalar({"scalar": "nan"}, "x")
+    assert isinstance(nan, float) and math.isnan(nan)
     z = decode_scalar({"scalar": "-0.0"}, "x")
-    assert z == 0.0 and math.copysign(1, z) == -1
+    assert isinstance(z, float) and z == 0.0 and math.copysign(1, z) == -1
     with pytest.raises(ProtocolError):
         decode_scalar("2", "x")
 
 
-def test_numbers_that_would_lose_precision_are_refused():
+def test_numbers_that_would_lose_precision_are_refused() -> None:
     # A JSON integer is exact at any width; an integral float beyond 2^53 is not.
     assert decode_element("int64", 2 ** 53 + 1, "x") == 2 ** 53 + 1
     with pytest.raises(ProtocolError, match="beyond 2\\^53"):
@@ -149,7 +153,7 @@ def test_numbers_that_would_lose_precision_are_refused():
     assert decode_element("float32", "inf", "x") == float("inf")
 
 
-def test_float32_written_as_shortest_decimal():
+def test_float32_written_as_shortest_decimal() -> None:
     import struct
     f32 = struct.unpack("<f", struct.pack("<f", 0.1))[0]   # 0.10000000149011612
     assert encode_element("float32", f32) == 0.1
@@ -164,14 +168,14 @@ needs_numpy = pytest.mark.skipif(not importable("numpy")[0], reason=importable("
 
 
 @pytest.fixture
-def numpy_adapter():
+def numpy_adapter() -> Iterator[Any]:
     a = Adapter("numpy")
     yield a
     a.close()
 
 
 @needs_numpy
-def test_op_before_hello_is_a_protocol_error(numpy_adapter):
+def test_op_before_hello_is_a_protocol_error(numpy_adapter: Any) -> None:
     e = numpy_adapter.err("array.create", {"fn": "zeros", "shape": [1]})
     assert e["origin"] == "protocol" and e["kind"] == "RuntimeError"
     numpy_adapter.err("hello", {"protocol": 7})
@@ -180,7 +184,7 @@ def test_op_before_hello_is_a_protocol_error(numpy_adapter):
 
 
 @needs_numpy
-def test_null_args_shapes_as_integers(numpy_adapter):
+def test_null_args_shapes_as_integers(numpy_adapter: Any) -> None:
     a = numpy_adapter
     a.ok("hello", {"protocol": 1})
     assert a.request("info.devices", None)["ok"]
@@ -191,7 +195,7 @@ def test_null_args_shapes_as_integers(numpy_adapter):
 
 
 @needs_numpy
-def test_bad_requests_are_protocol_errors(numpy_adapter):
+def test_bad_requests_are_protocol_errors(numpy_adapter: Any) -> None:
     a = numpy_adapter
     a.ok("hello", {"protocol": 1})
     r = a.send_raw("{not json\n")
@@ -219,14 +223,14 @@ def test_bad_requests_are_protocol_errors(numpy_adapter):
 
 
 @needs_numpy
-def test_unknown_op_is_adapter_not_implemented(numpy_adapter):
+def test_unknown_op_is_adapter_not_implemented(numpy_adapter: Any) -> None:
     numpy_adapter.ok("hello", {"protocol": 1})
     e = numpy_adapter.err("shard.split", {})
     assert e["kind"] == "NotImplementedError" and e["origin"] == "adapter"
 
 
 @needs_numpy
-def test_overlong_line_answered_and_skipped(numpy_adapter):
+def test_overlong_line_answered_and_skipped(numpy_adapter: Any) -> None:
     a = numpy_adapter
     a.ok("hello", {"protocol": 1})
     r = a.send_raw(b'{"id": 5, "op": "hello", "pad": "' + b"x" * (protocol.MAX_LINE + 10)
@@ -236,7 +240,7 @@ def test_overlong_line_answered_and_skipped(numpy_adapter):
 
 
 @needs_numpy
-def test_full_length_line_with_carriage_return_is_read(numpy_adapter):
+def test_full_length_line_with_carriage_return_is_read(numpy_adapter: Any) -> None:
     # MAX_LINE bytes, then "\r\n": the "\r" is not part of the line, so it is within the limit.
     a = numpy_adapter
     a.ok("hello", {"protocol": 1})
@@ -251,7 +255,7 @@ def test_full_length_line_with_carriage_return_is_read(numpy_adapter):
 
 
 @needs_numpy
-def test_duplicate_key_is_a_protocol_error(numpy_adapter):
+def test_duplicate_key_is_a_protocol_error(numpy_adapter: Any) -> None:
     a = numpy_adapter
     a.ok("hello", {"protocol": 1})
     for raw in (b'{"id": 8, "op": "info.devices", "op": "reset"}\n',
@@ -263,7 +267,7 @@ def test_duplicate_key_is_a_protocol_error(numpy_adapter):
 
 
 @needs_numpy
-def test_reset_drops_arrays_keeps_session_devices(numpy_adapter):
+def test_reset_drops_arrays_keeps_session_devices(numpy_adapter: Any) -> None:
     a = numpy_adapter
     h = a.ok("hello", {"protocol": 1})
     x = a.ok("array.create", {"fn": "zeros", "shape": [2]})
@@ -281,7 +285,7 @@ def test_reset_drops_arrays_keeps_session_devices(numpy_adapter):
 
 
 @needs_numpy
-def test_second_hello_starts_afresh(numpy_adapter):
+def test_second_hello_starts_afresh(numpy_adapter: Any) -> None:
     a = numpy_adapter
     h1 = a.ok("hello", {"protocol": 1})
     x = a.ok("array.create", {"fn": "zeros", "shape": [2]})
@@ -292,7 +296,7 @@ def test_second_hello_starts_afresh(numpy_adapter):
 
 
 @needs_numpy
-def test_bye_and_end_of_input_exit_zero():
+def test_bye_and_end_of_input_exit_zero() -> None:
     a = Adapter("numpy")
     a.ok("hello", {"protocol": 1})
     assert a.ok("bye") is None
@@ -304,7 +308,7 @@ def test_bye_and_end_of_input_exit_zero():
     assert c.close() == 0
 
 
-def test_bad_command_lines_exit_2():
+def test_bad_command_lines_exit_2() -> None:
     for argv in ([], ["--library", "nosuch"], ["--frobnicate"]):
         proc = subprocess.run([interpreter("numpy"), PROGRAM, *argv], capture_output=True,
                               text=True, stdin=subprocess.DEVNULL)
@@ -313,7 +317,7 @@ def test_bad_command_lines_exit_2():
 
 
 @needs_numpy
-def test_stdout_carries_only_replies(numpy_adapter):
+def test_stdout_carries_only_replies(numpy_adapter: Any) -> None:
     a = numpy_adapter
     a.ok("hello", {"protocol": 1})
     for i in range(3):
@@ -322,11 +326,11 @@ def test_stdout_carries_only_replies(numpy_adapter):
     assert a.proc.stdout.read() == b""
 
 
-def test_library_that_cannot_load_exits_3():
+def test_library_that_cannot_load_exits_3() -> None:
     # The venv has no torch (torch comes from Debian's interpreter), so asking the venv's
     # interpreter for it must fail cleanly, naming the library and the reason.
-    proc = subprocess.run([interpreter("numpy"), "-c", "import torch"], capture_output=True)
-    if proc.returncode == 0:
+    has = subprocess.run([interpreter("numpy"), "-c", "import torch"], capture_output=True)
+    if has.returncode == 0:
         pytest.skip("this interpreter has torch; nothing to check")
     proc = subprocess.run([interpreter("numpy"), PROGRAM, "--library", "torch"],
                           capture_output=True, text=True, input="")
@@ -336,7 +340,7 @@ def test_library_that_cannot_load_exits_3():
 
 
 @needs_numpy
-def test_read_refuses_more_than_2_to_the_24_elements(numpy_adapter):
+def test_read_refuses_more_than_2_to_the_24_elements(numpy_adapter: Any) -> None:
     a = numpy_adapter
     a.ok("hello", {"protocol": 1})
     big = a.ok("array.create", {"fn": "zeros", "shape": [1 << 12, (1 << 12) + 1],
@@ -354,29 +358,29 @@ class BrokenLibrary(BaseBackend):
 
     library_name = "broken"
 
-    def library_version(self):
+    def library_version(self) -> str:
         return "0"
 
-    def devices(self):
+    def devices(self) -> list[Any]:
         return ["here"]
 
-    def create(self, fn, a, kw):
+    def create(self, fn: str, a: Any, kw: Any) -> Any:
         raise LibraryValueError("the library refuses")
 
-    def asarray_scalar(self, value, kw):
+    def asarray_scalar(self, value: bool | int | float | complex, kw: Any) -> Any:
         return value
 
-    def read(self, x):
+    def read(self, x: Any) -> tuple[str, tuple[int, ...], list[Any]]:
         return "float32", (1,), [object()]     # no float: the adapter's encoding fails
 
-    def array_shape(self, x):
+    def array_shape(self, x: Any) -> tuple[int, ...]:
         return (1,)
 
-    def utilisation(self, dev):
+    def utilisation(self, dev: Any) -> float:
         return float("nan")                    # JSON has no NaN: writing the reply fails
 
 
-def serve_lines(backend, *requests):
+def serve_lines(backend: Any, *requests: Any) -> list[Any]:
     out = io.BytesIO()
     lines = [json.dumps({"id": i, "op": op, "args": args}) for i, (op, args) in
              enumerate((("hello", {"protocol": 1}), *requests))]
@@ -384,7 +388,7 @@ def serve_lines(backend, *requests):
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
-def test_library_errors_and_adapter_failures_have_their_own_origins():
+def test_library_errors_and_adapter_failures_have_their_own_origins() -> None:
     replies = serve_lines(BrokenLibrary(), ("array.create", {"fn": "zeros", "shape": [1]}),
                           ("array.asarray", {"obj": 1}), ("array.read", {"array": "array#0"}),
                           ("util.utilisation", {}))
@@ -400,7 +404,7 @@ def test_library_errors_and_adapter_failures_have_their_own_origins():
 
 
 @needs_numpy
-def test_largest_float32_read_back_exactly(numpy_adapter):
+def test_largest_float32_read_back_exactly(numpy_adapter: Any) -> None:
     a = numpy_adapter
     a.ok("hello", {"protocol": 1})
     x = a.ok("array.asarray", {"obj": {"dtype": "float32", "shape": [3],
@@ -416,7 +420,7 @@ def test_largest_float32_read_back_exactly(numpy_adapter):
 
 
 @needs_numpy
-def test_device_strings_reach_the_library_with_their_nul_characters(numpy_adapter):
+def test_device_strings_reach_the_library_with_their_nul_characters(numpy_adapter: Any) -> None:
     a = numpy_adapter
     a.ok("hello", {"protocol": 1})
     e = a.err("array.create", {"fn": "zeros", "shape": [1], "device": {"str": "cpu\u0000"}})
@@ -424,7 +428,7 @@ def test_device_strings_reach_the_library_with_their_nul_characters(numpy_adapte
     assert e["origin"] == "library" and e["message"].endswith("received: cpu\x00")
 
 
-def test_every_handler_is_an_op_of_the_one_source():
+def test_every_handler_is_an_op_of_the_one_source() -> None:
     # A handler for an op spec/ops.json does not define would never be reached by a case.
     from devspec_py import ops_table
     from devspec_py.server import OPS

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import tempfile
+from typing import Any
 
 import pytest
 from adapter_client import TOP, importable, interpreter
@@ -14,14 +15,14 @@ from adapter_client import TOP, importable, interpreter
 LIBRARIES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy")
 
 
-def runner():
+def runner() -> tuple[str | None, str]:
     build = os.environ.get("DEVSPEC_BUILD") or os.path.join(TOP, "build")
     path = os.path.join(build, "conformance", "devspec")
     return (path, build) if os.access(path, os.X_OK) else (None, build)
 
 
 @pytest.mark.parametrize("library", LIBRARIES)
-def test_suite_has_nothing_unexpected(library):
+def test_suite_has_nothing_unexpected(library: str) -> None:
     ok, why = importable(library)
     if not ok:
         pytest.skip(why)
@@ -46,7 +47,8 @@ def test_suite_has_nothing_unexpected(library):
     assert footer["complete"] and footer["counts"]["pass"] > 0
 
 
-def run_suite(devspec, build, adapter_args, report_path):
+def run_suite(devspec: str, build: str, adapter_args: list[str],
+              report_path: str) -> Any:
     """The suite's report (cases by id: status, reason) for a run with no expectations.
     One worker: the adapter numbers the handles it makes on across cases, and a failure's
     reason quotes them, so with --jobs N the numbers depend on which worker ran what."""
@@ -65,7 +67,7 @@ def run_suite(devspec, build, adapter_args, report_path):
 # library: the same verdict for every case, with the same reason.
 @pytest.mark.parametrize("library, module", [("array-api-strict", "array_api_strict"),
                                              ("numpy", "numpy")])
-def test_zero_code_adapter_gives_the_named_backends_verdicts(library, module):
+def test_zero_code_adapter_gives_the_named_backends_verdicts(library: str, module: str) -> None:
     ok, why = importable(library)
     if not ok:
         pytest.skip(why)
@@ -82,7 +84,7 @@ def test_zero_code_adapter_gives_the_named_backends_verdicts(library, module):
     assert not differ and set(named) == set(generic), json.dumps(differ)[:3000]
 
 
-def test_zero_code_adapter_command_line_errors():
+def test_zero_code_adapter_command_line_errors() -> None:
     devspec, build = runner()
     if devspec is None:
         pytest.skip("the runner is not built")

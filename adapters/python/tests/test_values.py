@@ -11,6 +11,7 @@ import json
 import math
 import struct
 from fractions import Fraction
+from typing import Any
 
 import pytest
 
@@ -64,7 +65,7 @@ def round_to_float16(q: Fraction) -> float:
 
 
 def f32(x: float) -> float:
-    return struct.unpack("<f", struct.pack("<f", x))[0]
+    return float(struct.unpack("<f", struct.pack("<f", x))[0])
 
 
 def bits(x: float) -> bytes:
@@ -88,26 +89,26 @@ FLOAT32_HARD = [FLT_MAX, -FLT_MAX, FLT_TRUE_MIN, -FLT_TRUE_MIN, 2.0 ** -126,
 
 
 @pytest.mark.parametrize("x", FLOAT64_HARD, ids=repr)
-def test_float64_round_trips_bit_for_bit(x):
+def test_float64_round_trips_bit_for_bit(x: float) -> None:
     got = decode_element("float64", wire(encode_element("float64", x)), "x")
-    assert bits(got) == bits(x)
+    assert isinstance(got, float) and bits(got) == bits(x)
 
 
 @pytest.mark.parametrize("x", [v for v in FLOAT64_HARD if not v.is_integer()], ids=repr)
-def test_float64_written_as_the_shortest_decimal(x):
+def test_float64_written_as_the_shortest_decimal(x: float) -> None:
     # Python's repr is the shortest decimal that reads back to the same double.
     text = dumps({"v": encode_element("float64", x)}).decode()
     assert text == '{"v":%s}\n' % repr(x)
 
 
 @pytest.mark.parametrize("x", FLOAT32_HARD, ids=repr)
-def test_float32_round_trips_bit_for_bit_through_one_rounding(x):
+def test_float32_round_trips_bit_for_bit_through_one_rounding(x: float) -> None:
     written = encode_element("float32", x)          # FLT_MAX included: no OverflowError
     if x != 0:
         # the decimal written, rounded once to float32 by the reference, is x again
         assert round_to_float32(Fraction(json.dumps(written))) == x
     got = decode_element("float32", wire(written), "x")
-    assert bits(got) == bits(x)
+    assert isinstance(got, float) and bits(got) == bits(x)
 
 
 def significant_digits(text: str) -> int:
@@ -115,7 +116,7 @@ def significant_digits(text: str) -> int:
 
 
 @pytest.mark.parametrize("x", [v for v in FLOAT32_HARD if not v.is_integer()], ids=repr)
-def test_float32_written_as_the_shortest_decimal(x):
+def test_float32_written_as_the_shortest_decimal(x: float) -> None:
     text = json.dumps(encode_element("float32", x))
     # no decimal with fewer significant digits rounds to the same float32
     for shorter in range(1, significant_digits(text)):
@@ -124,7 +125,7 @@ def test_float32_written_as_the_shortest_decimal(x):
             assert round_to_float32(Fraction(candidate)) != x, (text, candidate)
 
 
-def test_largest_float32_is_written_as_its_shortest_form():
+def test_largest_float32_is_written_as_its_shortest_form() -> None:
     assert repr(encode_float(FLT_MAX, FLOAT32)) == "3.4028235e+38"
     assert repr(encode_float(FLT_TRUE_MIN, FLOAT32)) == "1e-45"
     assert repr(encode_float(f32(0.1), FLOAT32)) == "0.1"
@@ -144,7 +145,7 @@ MIDPOINT_OVERFLOW = (1 << 128) - (1 << 103)   # halfway between FLT_MAX and 2^12
     ("1e-46", 0.0),                             # below half the smallest subnormal: zero
     ("0x1p-149", FLT_TRUE_MIN),
 ])
-def test_float32_range_is_what_rounds_to_a_finite_float32(wire_value, expected):
+def test_float32_range_is_what_rounds_to_a_finite_float32(wire_value: Any, expected: Any) -> None:
     # as a request carries it: a JSON string, integer or number
     assert decode_element("float32", loads(json.dumps(wire_value)), "x") == expected
 
@@ -152,7 +153,7 @@ def test_float32_range_is_what_rounds_to_a_finite_float32(wire_value, expected):
 @pytest.mark.parametrize("wire_value", [
     "3.40282357e+38", str(MIDPOINT_OVERFLOW), MIDPOINT_OVERFLOW, "1e39", 1e39, "-1e39",
 ])
-def test_float32_out_of_range_rounds_to_infinity(wire_value):
+def test_float32_out_of_range_rounds_to_infinity(wire_value: Any) -> None:
     with pytest.raises(ProtocolError, match="beyond the float32 range"):
         decode_element("float32", loads(json.dumps(wire_value)), "obj.data[0]")
 
@@ -178,7 +179,7 @@ def exact_decimal(q: Fraction) -> str:
     (Fraction(3, 2 ** 150), 0, 2.0 ** -148),
     (Fraction(3, 2 ** 150), -1, FLT_TRUE_MIN),
 ])
-def test_float32_halfway_cases_round_once(q, nudge, expected):
+def test_float32_halfway_cases_round_once(q: Any, nudge: Any, expected: Any) -> None:
     text = exact_decimal_of(q)
     if nudge:
         # move the decimal by far less than a double's ulp: its nearest double stays q
@@ -203,7 +204,7 @@ def exact_decimal_of(q: Fraction) -> str:
     ("int64", TWO_53 - 1), ("int64", TWO_53), ("int64", TWO_53 + 1), ("int64", -TWO_53 - 1),
     ("uint64", 0), ("int8", -128),
 ])
-def test_integers_round_trip_over_the_whole_range(dtype, n):
+def test_integers_round_trip_over_the_whole_range(dtype: str, n: Any) -> None:
     written = encode_element(dtype, n)
     # beyond 2^53 integers travel as decimal strings, which a double-based reader keeps
     assert written == (n if abs(n) <= TWO_53 else str(n))
@@ -217,12 +218,12 @@ def test_integers_round_trip_over_the_whole_range(dtype, n):
     ("int64", "9223372036854775808"), ("uint64", "-1"), ("float64", "1_0"),
     ("float64", "1e400"), ("float64", "one"),
 ])
-def test_values_a_c_reader_would_not_take_are_refused(dtype, value):
+def test_values_a_c_reader_would_not_take_are_refused(dtype: str, value: Any) -> None:
     with pytest.raises(ProtocolError):
         decode_element(dtype, value, "x")
 
 
-def test_scalars_keep_their_exact_values():
+def test_scalars_keep_their_exact_values() -> None:
     assert decode_scalar({"scalar": "9223372036854775807"}, "x") == (1 << 63) - 1
     assert decode_scalar({"scalar": "18446744073709551615"}, "x") == (1 << 64) - 1
     assert decode_scalar(loads("9007199254740993"), "x") == TWO_53 + 1
@@ -231,20 +232,20 @@ def test_scalars_keep_their_exact_values():
     assert type(decode_scalar(loads("2.5"), "x")) is float   # a plain float for the library
 
 
-def test_complex_elements_round_trip():
+def test_complex_elements_round_trip() -> None:
     z = complex(DBL_TRUE_MIN, -DBL_MAX)
     assert decode_element("complex128", wire(encode_element("complex128", z)), "x") == z
     w = complex(FLT_MAX, -FLT_TRUE_MIN)
     assert decode_element("complex64", wire(encode_element("complex64", w)), "x") == w
 
 
-def test_strings_keep_nul_characters():
+def test_strings_keep_nul_characters() -> None:
     assert loads('{"str": "gpu\\u00000"}') == {"str": "gpu\x000"}
     assert dumps({"s": "a\x00b"}) == b'{"s":"a\\u0000b"}\n'
 
 
 def f16(x: float) -> float:
-    return struct.unpack("<e", struct.pack("<e", x))[0]
+    return float(struct.unpack("<e", struct.pack("<e", x))[0])
 
 
 F16_TRUE_MIN = 2.0 ** -24
@@ -253,10 +254,10 @@ FLOAT16_HARD = [65504.0, -65504.0, F16_TRUE_MIN, 2.0 ** -14, 2.0 ** -14 - 2.0 **
 
 
 @pytest.mark.parametrize("x", FLOAT16_HARD, ids=repr)
-def test_float16_round_trips_and_is_written_shortest(x):
+def test_float16_round_trips_and_is_written_shortest(x: float) -> None:
     written = encode_element("float16", x)
     got = decode_element("float16", wire(written), "x")
-    assert bits(got) == bits(x)
+    assert isinstance(got, float) and bits(got) == bits(x)
     if x != 0:
         text = json.dumps(written)
         assert round_to_float16(Fraction(text)) == x
@@ -272,13 +273,13 @@ def test_float16_round_trips_and_is_written_shortest(x):
      1.0 + 2.0 ** -10),                                                 # just above it
     ("2.98023223876953125e-08", 0.0),                                   # half the smallest
 ])
-def test_float16_is_rounded_once_from_the_decimal(text, expected):
+def test_float16_is_rounded_once_from_the_decimal(text: str, expected: Any) -> None:
     assert round_to_float16(Fraction(text)) == expected
     assert decode_element("float16", text, "x") == expected
     assert decode_element("float16", loads(text), "x") == expected
 
 
 @pytest.mark.parametrize("text", ["65520", "65536", "1e5", "-70000"])
-def test_float16_out_of_range_rounds_to_infinity(text):
+def test_float16_out_of_range_rounds_to_infinity(text: str) -> None:
     with pytest.raises(ProtocolError, match="beyond the float16 range"):
         decode_element("float16", loads(text), "x")

@@ -11,6 +11,8 @@ import json
 import os
 import subprocess
 import tempfile
+from collections.abc import Sequence
+from typing import Any
 
 import pytest
 from adapter_client import HERE, PROGRAM, TOP, importable, interpreter
@@ -32,14 +34,16 @@ def skip_without_runner() -> tuple[str, str]:
     return devspec, build
 
 
-def run(spec=None, cmd=None, extra=(), env=None, cwd=TOP):
+def run(spec: str | None = None, cmd: str | None = None, extra: Sequence[str] = (),
+        env: dict[str, str] | None = None, cwd: str = TOP) -> tuple[int, Any, str]:
     """(exit status, report, stderr) of the whole suite against python:SPEC (or the adapter
     command CMD), without expectations."""
     devspec, build = skip_without_runner()
     environ = dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build, **ZOO_ENV,
                    **(env or {}))
+    assert spec or cmd, "python:SPEC or an adapter command"
     adapter = ["--adapter", "python:" + spec, "--python", PYTHON] if spec else \
-        ["--adapter", "zoo", "--adapter-cmd", cmd]
+        ["--adapter", "zoo", "--adapter-cmd", str(cmd)]
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "report.json")
         proc = subprocess.run([devspec, "run", *adapter, "--expectations", "/dev/null",
@@ -53,7 +57,7 @@ def run(spec=None, cmd=None, extra=(), env=None, cwd=TOP):
     return proc.returncode, report, proc.stderr
 
 
-def verdicts(report):
+def verdicts(report: Any) -> dict[str, tuple[str, tuple[str, ...] | None, str]]:
     """case id -> (status, what it lacks or None, reason)."""
     assert report is not None and report["footer"]["complete"]
     return {c["id"]: (c["status"], tuple(c.get("lacks") or ()) or None, c.get("reason", ""))
@@ -61,13 +65,13 @@ def verdicts(report):
 
 
 @functools.cache
-def base_verdicts(base):
+def base_verdicts(base: str) -> dict[str, tuple[str, tuple[str, ...] | None]]:
     _, report, err = run(base)
     assert report is not None, err[-2000:]
-    return {case: v[:2] for case, v in verdicts(report).items()}
+    return {case: (v[0], v[1]) for case, v in verdicts(report).items()}
 
 
-def differences(report, base):
+def differences(report: Any, base: str) -> dict[str, tuple[str, tuple[str, ...] | None, str]]:
     """The cases whose (status, lacks) differ from the base namespace's run."""
     mine = verdicts(report)
     theirs = base_verdicts(base)
@@ -75,13 +79,13 @@ def differences(report, base):
     return {case: mine[case] for case in mine if mine[case][:2] != theirs[case]}
 
 
-def lacks_supported(report):
+def lacks_supported(report: Any) -> bool:
     """Whether the runner reports lacking as its own status (the LACKS contract); a runner
     from before it reports such a case as fail."""
     return "lacks" in report["footer"]["counts"]
 
 
-def hello(spec, *flags, env=None):
+def hello(spec: str, *flags: str, env: dict[str, str] | None = None) -> Any:
     """The adapter's hello result for python:SPEC, or (exit status, stderr) when it does not
     start."""
     proc = subprocess.run([PYTHON, PROGRAM, "--module", spec, *flags],
@@ -96,13 +100,13 @@ def hello(spec, *flags, env=None):
 # -- a namespace missing functions and dtypes: lacking, not wrong ----------------------------
 
 @pytest.mark.parametrize("base", BASES)
-def test_missing_functions_and_dtypes_are_lacking_not_wrong(base):
+def test_missing_functions_and_dtypes_are_lacking_not_wrong(base: Any) -> None:
     rc, report, _ = run("zoo.missing", env={"ZOO_BASE": base})
     if not lacks_supported(report):
         pytest.skip("the runner does not report lacking cases apart yet")
     differ = differences(report, base)
     assert differ, "no case noticed what the namespace lacks"
-    names = set()
+    names: set[str] = set()
     for case, (status, lacks, reason) in differ.items():
         assert status == "lacks" and lacks, (case, status, reason)
         names.update(lacks)
@@ -113,7 +117,7 @@ def test_missing_functions_and_dtypes_are_lacking_not_wrong(base):
 # -- an introspection call that raises: a note, the run goes on -------------------------------
 
 @pytest.mark.parametrize("base", BASES)
-def test_a_probe_that_raises_is_a_note_and_the_run_goes_on(base):
+def test_a_probe_that_raises_is_a_note_and_the_run_goes_on(base: Any) -> None:
     spec = "zoo.dtypes_kind"
     got = hello(spec, env={"ZOO_BASE": base})
     assert isinstance(got, dict), got
@@ -137,7 +141,8 @@ def test_a_probe_that_raises_is_a_note_and_the_run_goes_on(base):
                                         ("zoo.holder:namespace('array_api_strict')",
                                          "array_api_strict"),
                                         ("zoo.arrays_only", "array_api_strict")])
-def test_attribute_factory_and_arrays_namespaces_give_the_bases_verdicts(spec, base):
+def test_attribute_factory_and_arrays_namespaces_give_the_bases_verdicts(spec: str,
+                                                                        base: str) -> None:
     _, report, err = run(spec)
     assert report is not None, err[-2000:]
     assert not differences(report, base)
@@ -150,14 +155,14 @@ def test_attribute_factory_and_arrays_namespaces_give_the_bases_verdicts(spec, b
         assert "wrapper" not in library
 
 
-def test_arrays_only_namespace_over_numpy():
+def test_arrays_only_namespace_over_numpy() -> None:
     _, report, err = run("zoo.arrays_only", env={"ZOO_BASE": "numpy"})
     assert report is not None, err[-2000:]
     assert not differences(report, "numpy")
     assert any("__array_namespace__()" in n for n in report["header"]["discovery"]["notes"])
 
 
-def test_a_module_holding_a_namespace_says_what_to_try():
+def test_a_module_holding_a_namespace_says_what_to_try() -> None:
     rc, err = hello("zoo.holder")
     assert rc == 3
     assert "try python:zoo.holder:namespace" in err and "python:zoo.holder.xp" in err, err
@@ -168,7 +173,7 @@ def test_a_module_holding_a_namespace_says_what_to_try():
 # -- a listed device that cannot allocate is left out ---------------------------------------
 
 @pytest.mark.parametrize("base", BASES)
-def test_an_unusable_device_is_left_out_with_the_reason(base):
+def test_an_unusable_device_is_left_out_with_the_reason(base: Any) -> None:
     _, report, err = run("zoo.bad_device", env={"ZOO_BASE": base})
     assert report is not None, err[-2000:]
     header = report["header"]
@@ -182,7 +187,7 @@ def test_an_unusable_device_is_left_out_with_the_reason(base):
         assert case.startswith("info."), (case, status, reason)
 
 
-def test_devices_bound_by_the_settings():
+def test_devices_bound_by_the_settings() -> None:
     got = hello("zoo.bad_device:namespace(array_api_strict)", "--device",
                 "D1=array_api_strict.Device('device2')")
     assert got["device_strs"][:2] == ["array_api_strict.Device('CPU_DEVICE')",
@@ -195,7 +200,7 @@ def test_devices_bound_by_the_settings():
 # -- a first call that compiles: warmed up before hello -------------------------------------
 
 @pytest.mark.parametrize("base", BASES)
-def test_a_slow_first_call_is_warmed_up_before_the_first_case(base):
+def test_a_slow_first_call_is_warmed_up_before_the_first_case(base: Any) -> None:
     _, report, err = run("zoo.slow_first", extra=("--timeout", "2", "--jobs", "2"),
                           env={"ZOO_SLEEP": "3", "ZOO_BASE": base})
     assert report is not None, err[-2000:]
@@ -206,7 +211,7 @@ def test_a_slow_first_call_is_warmed_up_before_the_first_case(base):
 
 # -- arrays without .device: lacking by default, array-api-compat's helpers with --compat ------
 
-def test_arrays_without_device_lack_it_unless_compat():
+def test_arrays_without_device_lack_it_unless_compat() -> None:
     spec = "zoo.no_device:namespace()"
     _, report, err = run(spec)
     assert report is not None, err[-2000:]
@@ -239,7 +244,7 @@ def test_arrays_without_device_lack_it_unless_compat():
 # -- a renamed parameter: reported as misnamed ----------------------------------------------
 
 @pytest.mark.parametrize("base", BASES)
-def test_a_misnamed_parameter_is_reported_as_such(base):
+def test_a_misnamed_parameter_is_reported_as_such(base: Any) -> None:
     spec = "zoo.renamed"
     got = hello(spec, env={"ZOO_BASE": base})
     assert got["claims"]["device-keyword-only"] == {

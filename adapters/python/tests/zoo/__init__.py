@@ -35,7 +35,7 @@ def base_module(base: Any = None) -> Any:
     return importlib.import_module(base) if isinstance(base, str) else base
 
 
-def copy_namespace(base: Any, name: str) -> types.ModuleType:
+def copy_namespace(base: Any, name: str) -> Any:
     """A module holding every public name of BASE and its __array_api_version__ and
     __array_namespace_info__: the same namespace under another module."""
     ns = types.ModuleType(name)

@@ -38,7 +38,7 @@ def _returning(f: Any) -> Any:
 
 
 def namespace() -> Any:
-    ns = types.ModuleType(__name__)
+    ns: Any = types.ModuleType(__name__)
     for key in dir(numpy):
         if key.startswith("_") and key != "__array_api_version__":
             continue

@@ -13,7 +13,7 @@ from . import base_module, copy_namespace, module_level
 
 
 def first_call_sleeps(f: Any) -> Any:
-    done = []
+    done: list[bool] = []
 
     @functools.wraps(f)
     def wrapper(*args: Any, **kw: Any) -> Any:
