@@ -57,7 +57,7 @@ def test_refarray_to_numpy_shares_read_only_and_releases_once() -> None:
 
 def test_numpy_to_refarray_by_strides() -> None:
     peer = _peer()
-    t = np.arange(12, dtype=np.int32).reshape(3, 4).T  # strides (4, 16) bytes
+    t: Any = np.arange(12, dtype=np.int32).reshape(3, 4).T  # strides (4, 16) bytes
     y = peer.from_dlpack(t)
     dtype, shape, data = y.read()
     assert (dtype, shape) == ("int32", (4, 3))
