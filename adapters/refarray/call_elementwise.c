@@ -733,6 +733,20 @@ static int call_attribute(void *lib, const refarray_args *a, ds_call_result *out
         v->kind = DS_VALUE_SCALAR;
         v->scalar.kind = DS_SCALAR_INT;
         v->scalar.i = attr[0] == 'n' ? (int64_t)ra_array_ndim(x) : ra_array_size(x);
+    } else if (!strcmp(attr, "__dlpack_device__")) { /* (device type, device id) */
+        static _Thread_local ds_value pair[2];
+        int32_t type = 0, id = 0;
+        int st = answer(lib, ra_array_dlpack_device(x, &type, &id));
+        if (st != RA_OK) return st;
+        memset(pair, 0, sizeof pair);
+        pair[0].kind = pair[1].kind = DS_VALUE_SCALAR;
+        pair[0].scalar.kind = pair[1].scalar.kind = DS_SCALAR_INT;
+        pair[0].scalar.i = type;
+        pair[1].scalar.i = id;
+        v->kind = DS_VALUE_TUPLE;
+        v->items = pair;
+        v->n = 2;
+        out->n = 0;
     } else { /* shape: a tuple of ints */
         /* The items live until the shim has encoded the result, after this call returns. */
         static _Thread_local ds_value items[RA_MAX_NDIM];
@@ -865,6 +879,7 @@ const refarray_call_entry refarray_calls_elementwise[] = {
     {"Array.ndim", call_attribute},
     {"Array.shape", call_attribute},
     {"Array.size", call_attribute},
+    {"Array.__dlpack_device__", call_attribute},
     {"Array.__bool__", call_convert},
     {"Array.__int__", call_convert},
     {"Array.__float__", call_convert},

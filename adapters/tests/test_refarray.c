@@ -995,10 +995,10 @@ DT_TEST(call_elementwise)
 {
     need_hello();
     drv *d = drv_shared;
-    /* asarray([[1, 2, 3], [4, 5, 6]]): ints give int64, C order. */
+    /* asarray([[1, 2, 3], [4, 5, 6]], device=cpu): ints give int64, C order. */
     OK(d, "call asarray(nested list)", "m", NULL,
        A("call\",\"args\":{\"fn\":\"asarray\",\"args\":[{\"list\":[{\"list\":[1,2,3]},"
-         "{\"list\":[4,5,6]}]}]}"));
+         "{\"list\":[4,5,6]}]}],\"kwargs\":{\"device\":$cpu}}"));
     OK(d, "asarray of a nested list", NULL,
        "{\"dtype\":\"int64\",\"shape\":[2,3],\"data\":[1,2,3,4,5,6]}",
        A("array.read\",\"args\":{\"array\":$m}"));
@@ -1030,6 +1030,9 @@ DT_TEST(call_elementwise)
        A("call\",\"args\":{\"fn\":\"result_type\",\"args\":[$m,1]}"));
     ERR(d, "result_type(m, 1.5): a float cannot take int64", "TypeError", "library",
         A("call\",\"args\":{\"fn\":\"result_type\",\"args\":[$m,1.5]}"));
+    /* m lives on the cpu device: DLPack's kDLCPU is 1, device id 0. */
+    OK(d, "m.__dlpack_device__() is (1, 0)", NULL, "[1,0]",
+       A("call\",\"args\":{\"fn\":\"Array.__dlpack_device__\",\"args\":[$m]}"));
     ERR(d, "var(m): int64 is not real floating", "TypeError", "library",
         A("call\",\"args\":{\"fn\":\"var\",\"args\":[$m]}"));
 }
