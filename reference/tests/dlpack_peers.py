@@ -19,6 +19,7 @@ import ctypes
 import gc
 import sys
 from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import Any
 
 RA_OK = 0
@@ -29,41 +30,11 @@ COPY = {None: 1, True: 2, False: 3}  # ra_copy: RA_COPY_IF_NEEDED, ALWAYS, NEVER
 VERSIONED, UNVERSIONED = b"dltensor_versioned", b"dltensor"
 
 
-class Device(ctypes.Structure):
-    _fields_ = [("type", ctypes.c_int), ("index", ctypes.c_int32)]
-
-
-class Opts(ctypes.Structure):
-    _fields_ = [("size", ctypes.c_size_t), ("dtype", ctypes.c_int),
-                ("device", ctypes.c_char_p), ("device_value", ctypes.c_void_p),
-                ("copy", ctypes.c_int)]
-
-
-class DLDevice(ctypes.Structure):
-    _fields_ = [("device_type", ctypes.c_int32), ("device_id", ctypes.c_int32)]
-
-
-class DLTensor(ctypes.Structure):
-    _fields_ = [("data", ctypes.c_void_p), ("device", DLDevice), ("ndim", ctypes.c_int32),
-                ("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16),
-                ("shape", ctypes.POINTER(ctypes.c_int64)),
-                ("strides", ctypes.POINTER(ctypes.c_int64)), ("byte_offset", ctypes.c_uint64)]
-
-
-class Versioned(ctypes.Structure):
-    pass
-
-
-Deleter = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
-Versioned._fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32),
-                      ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p),
-                      ("flags", ctypes.c_uint64), ("dl_tensor", DLTensor)]
-
-
-class Unversioned(ctypes.Structure):
-    _fields_ = [("dl_tensor", DLTensor), ("manager_ctx", ctypes.c_void_p),
-                ("deleter", ctypes.c_void_p)]
-
+# refarray's ra_device and ra_opts and DLPack's managed tensors, as the Python adapter's
+# refarray peer declares them (adapters/python/devspec_py/refarray_peer.py): one layout.
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "adapters" / "python"))
+from devspec_py.dlpack import _Version  # noqa: E402
+from devspec_py.refarray_peer import Deleter, Device, Opts, Unversioned, Versioned  # noqa: E402
 
 IS_COPIED, READ_ONLY = 2, 1
 
@@ -156,7 +127,7 @@ class Ref:
             ptr = api.PyCapsule_GetPointer(ctypes.c_void_p(id(capsule)), UNVERSIONED)
             api.PyCapsule_SetName(capsule, b"used_dltensor")
             old = Unversioned.from_address(ptr)
-            v = Versioned(1, 0, None, None, 0, old.dl_tensor)  # no deleter: called below
+            v = Versioned(_Version(1, 0), None, None, 0, old.dl_tensor)  # no deleter: called below
             st = self.lib.ra_from_dlpack_tensor(self.ctx, ctypes.byref(v), None,
                                                 ctypes.byref(out))
             if old.deleter:
