@@ -174,6 +174,25 @@ static void check_matcher(dsr_loader *L, const cJSON *m)
             check_expected(L, data, true);
             dsr__load_pop(L);
         }
+    } else if (!strcmp(name, "$close")) {
+        const cJSON *to = cJSON_GetObjectItemCaseSensitive(m, "to");
+        bool ok = cJSON_IsObject(m) && to;
+        for (const cJSON *k = cJSON_IsObject(m) ? m->child : NULL; ok && k; k = k->next) {
+            if (!strcmp(k->string, "to")) continue;
+            ok = (!strcmp(k->string, "rel_eps") || !strcmp(k->string, "abs_eps")) &&
+                 cJSON_IsNumber(k) && isfinite(k->valuedouble) && k->valuedouble >= 0;
+        }
+        ok = ok && cJSON_GetObjectItemCaseSensitive(m, "rel_eps") &&
+             cJSON_GetObjectItemCaseSensitive(m, "abs_eps");
+        if (!ok) {
+            dsr__load_problem(L, "$close takes {\"to\": an expected value, \"rel_eps\": R, "
+                                 "\"abs_eps\": A}, R and A numbers >= 0 (multiples of the "
+                                 "dtype's epsilon), and nothing else");
+        } else {
+            dsr__load_push_key(L, "to");
+            check_expected(L, to, false);
+            dsr__load_pop(L);
+        }
     } else if (!strcmp(name, "$type")) {
         bool known = false;
         for (int i = 0; cJSON_IsString(m) && dsr__matcher_types[i]; i++)

@@ -2,7 +2,7 @@
  * objects match partially, lists element-wise, typed arrays exactly by dtype (NaN equals
  * NaN, -0.0 differs from 0.0, integers exact at any width), device handles through the
  * adapter's own device.equal, everything else as JSON. A single-key object whose key starts
- * with one "$" is a matcher ($len_min, $contains, $range, $type); "$name" strings are
+ * with one "$" is a matcher ($len_min, $contains, $range, $type, $close, ...); "$name" strings are
  * references, resolved here from the bindings, and whatever a reference brings in is matched
  * as a plain value: a bound result is never read as a matcher. "$$" escapes a literal "$" in
  * a string and at the start of an object key. */
@@ -118,8 +118,29 @@ static bool float_same(double a, double b)
     return a == b && signbit(a) == signbit(b);
 }
 
-/* 1 equal, 0 different, -1 E cannot be decoded, -2 O cannot be decoded. */
-static int elem_equal(elem_kind k, const cJSON *e, const cJSON *o)
+/* A $close tolerance, in units of the machine epsilon of the dtype compared. */
+typedef struct {
+    double rel, abs;
+} tolerance;
+
+/* The machine epsilon of a float kind (a complex kind's by its parts'). */
+static double eps_of(elem_kind k)
+{
+    return k == K_F16 ? 0x1p-10 : k == K_F32 || k == K_C64 ? 0x1p-23 : 0x1p-52;
+}
+
+/* A and B within T (NULL: exactly) at SCALE, EPS the dtype's epsilon: |a - b| <=
+ * (abs + rel * scale) * eps for finite values; NaN, infinities and two zeros as exactly
+ * (NaN matches NaN, an infinity only itself, -0.0 differs from 0.0). */
+static bool float_close(double a, double b, double scale, double eps, const tolerance *t)
+{
+    if (!t || !isfinite(a) || !isfinite(b) || (a == 0 && b == 0)) return float_same(a, b);
+    return fabs(a - b) <= (t->abs + t->rel * scale) * eps;
+}
+
+/* 1 equal (within T where T is not NULL and the kind is a float one), 0 different, -1 E
+ * cannot be decoded, -2 O cannot be decoded. */
+static int elem_equal(elem_kind k, const cJSON *e, const cJSON *o, const tolerance *t)
 {
     switch (k) {
     case K_BOOL:
@@ -139,8 +160,9 @@ static int elem_equal(elem_kind k, const cJSON *e, const cJSON *o)
         double a, b;
         if (!decode_float(e, false, &a)) return -1;
         if (!decode_float(o, false, &b)) return -2;
-        return float_same(dsj_float16_to_double(dsj_float16_from_double(a)),
-                          dsj_float16_to_double(dsj_float16_from_double(b)));
+        a = dsj_float16_to_double(dsj_float16_from_double(a));
+        b = dsj_float16_to_double(dsj_float16_from_double(b));
+        return float_close(a, b, fmax(fabs(a), fabs(b)), eps_of(k), t);
     }
     case K_F32:
     case K_F64: {
@@ -148,18 +170,23 @@ static int elem_equal(elem_kind k, const cJSON *e, const cJSON *o)
         double a, b;
         if (!decode_float(e, k == K_F32, &a)) return -1;
         if (!decode_float(o, k == K_F32, &b)) return -2;
-        return float_same(a, b);
+        return float_close(a, b, fmax(fabs(a), fabs(b)), eps_of(k), t);
     }
     case K_C64:
     case K_C128: {
         if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2) return -1;
         if (!cJSON_IsArray(o) || cJSON_GetArraySize(o) != 2) return -2;
         elem_kind part = k == K_C64 ? K_F32 : K_F64;
-        int re = elem_equal(part, cJSON_GetArrayItem(e, 0), cJSON_GetArrayItem(o, 0));
-        if (re < 0) return re;
-        int im = elem_equal(part, cJSON_GetArrayItem(e, 1), cJSON_GetArrayItem(o, 1));
-        if (im < 0) return im;
-        return re && im;
+        double p[2][2]; /* [expected, observed][real, imaginary] */
+        for (int i = 0; i < 2; i++) {
+            if (!decode_float(cJSON_GetArrayItem(e, i), part == K_F32, &p[0][i])) return -1;
+            if (!decode_float(cJSON_GetArrayItem(o, i), part == K_F32, &p[1][i])) return -2;
+        }
+        /* Within a tolerance, both parts at the scale of the larger modulus: a part near zero
+         * beside a large one is as uncertain as the large one. */
+        double scale = fmax(hypot(p[0][0], p[0][1]), hypot(p[1][0], p[1][1]));
+        return float_close(p[0][0], p[1][0], scale, eps_of(k), t) &&
+               float_close(p[0][1], p[1][1], scale, eps_of(k), t);
     }
     case K_BAD:
         break;
@@ -167,7 +194,9 @@ static int elem_equal(elem_kind k, const cJSON *e, const cJSON *o)
     return -1;
 }
 
-static int match_typed(const cJSON *e, const cJSON *o, const char *path, dsr_buf *why)
+/* T: the tolerance of a $close (NULL: exactly). */
+static int match_typed(const cJSON *e, const cJSON *o, const char *path, dsr_buf *why,
+                       const tolerance *t)
 {
     if (!dsr__is_typed_array(o)) {
         mismatch(why, path, e, o, "expected a typed array");
@@ -205,12 +234,12 @@ static int match_typed(const cJSON *e, const cJSON *o, const char *path, dsr_buf
     dsj_iter_init(&oi, od);
     size_t i = 0;
     for (const cJSON *a, *b; (a = dsj_iter_next(&ei)) && (b = dsj_iter_next(&oi)); i++) {
-        int r = elem_equal(k, a, b);
+        int r = elem_equal(k, a, b, t);
         if (r == 1) continue;
         dsr_buf p = {0};
         dsr__buf_printf(&p, "%s.data[%zu]", path, i);
         mismatch(why, p.data, a, b,
-                 r == 0 ? "elements differ"
+                 r == 0 ? (t ? "elements differ by more than $close allows" : "elements differ")
                  : r == -1
                      ? (k == K_BAD ? "unknown dtype"
                                    : "the expected element is not a valid element of this dtype")
@@ -226,8 +255,8 @@ bool dsr__is_matcher_key(const char *key)
     return key[0] == '$' && key[1] != '$';
 }
 
-const char *const dsr__matcher_names[] = {"$len_min", "$contains", "$each",  "$in",
-                                          "$range",   "$type",     "$array", NULL};
+const char *const dsr__matcher_names[] = {"$len_min", "$contains", "$each",  "$in", "$range",
+                                          "$type",    "$array",    "$close", NULL};
 const char *const dsr__matcher_types[] = {"int",  "number", "bool", "string",
                                           "list", "object", "null", NULL};
 
@@ -308,15 +337,85 @@ static int match_array(const dsr_judge *j, const cJSON *e, const cJSON *m, const
     cJSON_AddStringToObject(want, "dtype", odt->valuestring);
     cJSON_AddItemToObject(want, "shape", dsr__resolve(j ? j->bindings : NULL, shape));
     cJSON_AddItemToObject(want, "data", dsr__resolve(j ? j->bindings : NULL, data));
-    r = match_typed(want, o, p, why);
+    r = match_typed(want, o, p, why, NULL);
     cJSON_Delete(want);
     return r;
 }
 
+/* X (the "to" of a $close, or a part of it) against O within T: typed arrays element by
+ * element in their dtype's epsilon, numbers that are not both integers in float64's, lists
+ * element-wise; anything else (objects, strings, matchers) by the exact rules. */
+static int close_to(const dsr_judge *j, const cJSON *x, const cJSON *o, dsr_buf *path, dsr_buf *why,
+                    const tolerance *t, bool literal)
+{
+    const char *p = path->data ? path->data : "";
+    if (!literal && cJSON_IsString(x) && x->valuestring[0] == '$' && x->valuestring[1] != '$') {
+        const cJSON *b = j && j->bindings
+                             ? cJSON_GetObjectItemCaseSensitive(j->bindings, x->valuestring + 1)
+                             : NULL;
+        if (!b) {
+            dsr__buf_printf(why, "at %s: the reference %s is not bound", p[0] ? p : "(result)",
+                            x->valuestring);
+            return 0;
+        }
+        return close_to(j, b, o, path, why, t, true);
+    }
+    if (dsr__is_typed_array(x)) {
+        if (literal) return match_typed(x, o, p, why, t);
+        cJSON *r = dsr__resolve(j ? j->bindings : NULL, x);
+        int res = match_typed(r, o, p, why, t);
+        cJSON_Delete(r);
+        return res;
+    }
+    if (dsj_is_array(x) && dsj_is_array(o) && dsj_array_length(x) == dsj_array_length(o)) {
+        dsj_iter xi, oi;
+        dsj_iter_init(&xi, x);
+        dsj_iter_init(&oi, o);
+        int i = 0;
+        for (const cJSON *a, *b; (a = dsj_iter_next(&xi)) && (b = dsj_iter_next(&oi)); i++) {
+            size_t keep = path->len;
+            dsr__buf_printf(path, "[%d]", i);
+            int r = close_to(j, a, b, path, why, t, literal);
+            path->len = keep;
+            path->data[keep] = '\0';
+            if (r != 1) return r;
+        }
+        return 1;
+    }
+    bool en, on;
+    unsigned long long em, om;
+    if (cJSON_IsNumber(x) && cJSON_IsNumber(o) &&
+        !(decode_int(x, &en, &em) && decode_int(o, &on, &om))) {
+        double a = x->valuedouble, b = o->valuedouble;
+        if (float_close(a, b, fmax(fabs(a), fabs(b)), 0x1p-52, t)) return 1;
+        mismatch(why, p, x, o, "numbers differ by more than $close allows");
+        return 0;
+    }
+    return match(j, x, o, path, why, literal);
+}
+
+/* {"$close": {"to": X, "rel_eps": R, "abs_eps": A}}: O matches X, its floats within
+ * (A + R * max(|o|, |x|)) * epsilon of the dtype compared. */
+static int match_close(const dsr_judge *j, const cJSON *e, const cJSON *m, const cJSON *o,
+                       dsr_buf *path, dsr_buf *why)
+{
+    const cJSON *to = cJSON_GetObjectItemCaseSensitive(m, "to");
+    const cJSON *rel = cJSON_GetObjectItemCaseSensitive(m, "rel_eps");
+    const cJSON *abs_ = cJSON_GetObjectItemCaseSensitive(m, "abs_eps");
+    if (!to || !cJSON_IsNumber(rel) || !cJSON_IsNumber(abs_) || !(rel->valuedouble >= 0) ||
+        !(abs_->valuedouble >= 0) || !isfinite(rel->valuedouble) || !isfinite(abs_->valuedouble)) {
+        mismatch(why, path->data ? path->data : "", e, o,
+                 "malformed matcher (spec/case-format.md, \"Matchers\")");
+        return 0;
+    }
+    tolerance t = {rel->valuedouble, abs_->valuedouble};
+    return close_to(j, to, o, path, why, &t, false);
+}
+
 /* Applies the matcher M (the one key of the expected object E) to O. The loader has checked
  * the matcher's operand (case_load.c); a malformed one here is reported, never trusted. */
-/* Long: one branch per matcher of spec/case-format.md's table, in its order ($array has its own
- * function). */
+/* Long: one branch per matcher of spec/case-format.md's table, in its order ($array and $close
+ * have their own functions). */
 static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, const cJSON *o,
                          dsr_buf *path, dsr_buf *why)
 {
@@ -442,6 +541,7 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
         return 0;
     }
     if (!strcmp(name, "$array")) return match_array(j, e, m, o, path, why);
+    if (!strcmp(name, "$close")) return match_close(j, e, m, o, path, why);
 malformed:
     mismatch(why, p, e, o, "malformed matcher (spec/case-format.md, \"Matchers\")");
     return 0;
@@ -477,11 +577,11 @@ static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *pa
         }
     }
     if (dsr__is_typed_array(e)) {
-        if (literal) return match_typed(e, o, p, why);
+        if (literal) return match_typed(e, o, p, why, NULL);
         /* The elements may hold references and "$$" escapes; a typed array holds no
          * matcher (the loader refuses one). */
         cJSON *r = dsr__resolve(j ? j->bindings : NULL, e);
-        int res = match_typed(r, o, p, why);
+        int res = match_typed(r, o, p, why, NULL);
         cJSON_Delete(r);
         return res;
     }

@@ -293,6 +293,83 @@ DT_TEST(matchers)
     bindings_json = NULL;
 }
 
+/* ---- $close ---------------------------------------------------------------------------- */
+
+/* A typed array of DTYPE with the one element X. */
+#define ONE(dtype, x) "{\"dtype\":\"" dtype "\",\"shape\":[1],\"data\":[" x "]}"
+#define CLOSE(to, rel, abs) "{\"$close\":{\"to\":" to ",\"rel_eps\":" rel ",\"abs_eps\":" abs "}}"
+
+DT_TEST(close)
+{
+    /* float32: 1 and the float32 after it (1 + 2^-23) are one epsilon apart */
+    expect_match("$close: float32 one ulp apart within 4 eps",
+                 CLOSE(ONE("float32", "1.0"), "4", "4"), ONE("float32", "1.00000011920928955"), 1);
+    expect_match("$close: float32 one ulp apart with a zero tolerance",
+                 CLOSE(ONE("float32", "1.0"), "0", "0"), ONE("float32", "1.00000011920928955"), 0);
+    expect_match("exact matching: float32 one ulp apart differ", ONE("float32", "1.0"),
+                 ONE("float32", "1.00000011920928955"), 0);
+    expect_match("$close: float32 8 ulp apart outside 4 eps",
+                 CLOSE(ONE("float32", "1.0"), "4", "0"), ONE("float32", "1.00000095367431641"), 0);
+    expect_match("$close: the relative part scales with the larger magnitude",
+                 CLOSE(ONE("float32", "1024.0"), "4", "0"), ONE("float32", "1024.0001220703125"),
+                 1);
+    expect_match("$close: float64 one ulp apart within 4 eps",
+                 CLOSE(ONE("float64", "1.0"), "4", "4"), ONE("float64", "1.0000000000000002"), 1);
+    expect_match("$close: float64 uses float64's epsilon (2^-40 is far)",
+                 CLOSE(ONE("float64", "1.0"), "4", "4"), ONE("float64", "1.0000000000009095"), 0);
+    expect_match("$close: float16 one ulp apart within 2 eps",
+                 CLOSE(ONE("float16", "1.0"), "2", "0"), ONE("float16", "1.0009765625"), 1);
+    expect_match("$close: the absolute part near zero", CLOSE(ONE("float32", "0.0"), "0", "4"),
+                 ONE("float32", "1e-7"), 1);
+    expect_match("$close: the absolute part is bounded", CLOSE(ONE("float32", "0.0"), "0", "4"),
+                 ONE("float32", "1e-6"), 0);
+    expect_match("$close: NaN matches NaN", CLOSE(ONE("float32", "\"nan\""), "4", "4"),
+                 ONE("float32", "\"nan\""), 1);
+    expect_match("$close: NaN does not match a number", CLOSE(ONE("float32", "\"nan\""), "4", "4"),
+                 ONE("float32", "1.0"), 0);
+    expect_match("$close: an infinity matches itself", CLOSE(ONE("float64", "\"inf\""), "4", "4"),
+                 ONE("float64", "\"inf\""), 1);
+    expect_match("$close: an infinity is not the largest float",
+                 CLOSE(ONE("float32", "\"inf\""), "1e30", "1e30"),
+                 ONE("float32", "3.4028234663852886e38"), 0);
+    expect_match("$close: +inf is not -inf", CLOSE(ONE("float64", "\"inf\""), "4", "4"),
+                 ONE("float64", "\"-inf\""), 0);
+    expect_match("$close: -0.0 differs from 0.0 as in exact matching",
+                 CLOSE(ONE("float32", "0.0"), "4", "4"), ONE("float32", "-0.0"), 0);
+    expect_match("$close: integers stay exact", CLOSE(ONE("int32", "3"), "1e9", "1e9"),
+                 ONE("int32", "4"), 0);
+    expect_match("$close: bools stay exact", CLOSE(ONE("bool", "true"), "1e9", "1e9"),
+                 ONE("bool", "false"), 0);
+    expect_match("$close: the dtype must be the same", CLOSE(ONE("float32", "1.0"), "4", "4"),
+                 ONE("float64", "1.0"), 0);
+    expect_match("$close: the shape must be the same",
+                 CLOSE("{\"dtype\":\"float32\",\"shape\":[1,1],\"data\":[1.0]}", "4", "4"),
+                 ONE("float32", "1.0"), 0);
+    expect_match("$close: complex64 parts at the modulus' scale",
+                 CLOSE(ONE("complex64", "[1.0, 0.0]"), "4", "0"), ONE("complex64", "[1.0, 1e-7]"),
+                 1);
+    expect_match("$close: complex64 parts beyond it",
+                 CLOSE(ONE("complex64", "[1.0, 0.0]"), "4", "0"), ONE("complex64", "[1.0, 1e-5]"),
+                 0);
+    expect_match("$close: plain numbers within float64's epsilon", CLOSE("0.1", "4", "0"),
+                 "0.10000000000000002", 1);
+    expect_match("$close: plain integers exact", CLOSE("3", "1e9", "1e9"), "4", 0);
+    expect_match("$close: lists element-wise", CLOSE("[" ONE("float32", "1.0") ", 2.0]", "4", "4"),
+                 "[" ONE("float32", "1.00000011920928955") ", 2.0000000000000004]", 1);
+    expect_match("$close: lists of another length", CLOSE("[1.0]", "4", "4"), "[1.0, 1.0]", 0);
+    expect_match("$close: strings exactly", CLOSE("\"a\"", "4", "4"), "\"b\"", 0);
+    char why[1024];
+    match(CLOSE(ONE("float32", "1.0"), "4", "0"), ONE("float32", "1.5"), why, sizeof why);
+    CHECK(strstr(why, ".data[0]") && strstr(why, "$close"),
+          "a failed $close names the element and the matcher", ".data[0] ... $close", why);
+    bindings_json = "{\"v\":" ONE("float32", "0.8414709568023682") "}";
+    expect_match("$close: to a bound typed array", CLOSE("\"$v\"", "4", "4"),
+                 ONE("float32", "0.8414710164070129"), 1);
+    expect_match("$close: to a bound typed array, too far", CLOSE("\"$v\"", "4", "4"),
+                 ONE("float32", "0.8414719104766846"), 0);
+    bindings_json = NULL;
+}
+
 /* ---- locations -------------------------------------------------------------------------- */
 
 DT_TEST(locations)
@@ -451,8 +528,9 @@ DT_TEST(judge_packed)
           "packed: a typed array's first differing element is named", ".data[2]", why);
     dt_test_judge();
     dt_test_matchers();
+    dt_test_close();
     packed_observed = false;
 }
 
-DT_MAIN(DT_ENTRY(judge), DT_ENTRY(judge_packed), DT_ENTRY(matchers), DT_ENTRY(locations),
-        DT_ENTRY(expectations), DT_ENTRY(text))
+DT_MAIN(DT_ENTRY(judge), DT_ENTRY(judge_packed), DT_ENTRY(matchers), DT_ENTRY(close),
+        DT_ENTRY(locations), DT_ENTRY(expectations), DT_ENTRY(text))
