@@ -94,8 +94,11 @@ def library_paths() -> list[Path]:
         paths.append(Path(os.environ["DEVSPEC_REFARRAY_LIB"]))
     if os.environ.get("DEVSPEC_BUILD"):
         paths.append(Path(os.environ["DEVSPEC_BUILD"]) / "reference" / "librefarray.so")
-    paths.append(here.parents[2] / "build" / "reference" / "librefarray.so")  # source tree
-    paths.append(here.parents[4] / "lib" / "librefarray.so")  # PREFIX/share/devspec/adapters
+    up = here.parents
+    if len(up) > 2:  # the source tree: adapters/python/devspec_py
+        paths.append(up[2] / "build" / "reference" / "librefarray.so")
+    if len(up) > 4:  # an installation: PREFIX/share/devspec/adapters/python/devspec_py
+        paths.append(up[4] / "lib" / "librefarray.so")
     return paths
 
 
