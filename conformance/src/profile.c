@@ -1,6 +1,6 @@
 /* The profile rules (spec/README.md), below the runner and its reports: which cases count
  * for a profile, which a run's options select, whether a library claims a feature, and a
- * profile's verdict over a run's results. run.c, report.c, summary.c, compare.c and
+ * profile's verdict over a run's results. run.c, report.c, summary.c, compare_model.c and
  * coverage.c all read them here; nothing here knows how a run is driven or written. */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
