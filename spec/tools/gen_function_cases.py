@@ -10,7 +10,10 @@ each case cites API-FN-k of that version to be scoped to it), through the generi
 - same-device: every array input on D1 (not the default device); every array output (each
   item of a tuple, through `pick`) is on D1 (DEV-DS-10); a method's array stays on D1;
 - values: the function computed on D0 and on D1 from the same inputs; the D1 result moved to
-  D0 reads the same as the D0 result (a metamorphic check: nothing is copied from a library);
+  D0 reads the same as the D0 result (a metamorphic check: nothing is copied from a library),
+  exactly or, where the standard leaves the accuracy to the implementation, within a `$close`
+  tolerance; of a factorisation, what is unique (`UNIQUE_PART`; spec/decisions.md, "Every
+  function" 11);
 - mixed: for each pair of array inputs, the earlier on D0 and the later on D1: the call
   raises (DEV-DS-11);
 - scalar: where the signature takes a Python scalar for an array parameter, that scalar
@@ -69,6 +72,72 @@ NONE_RULES = {
     "from_dlpack": (["DEV-DLP-14"], "dlpack-device"),
 }
 LIKE = ("empty_like", "zeros_like", "ones_like", "full_like")
+
+# How a values case compares the two results of a function of floating inputs (spec/decisions.md,
+# "Generated function cases"). Exactly, unless the standard leaves the result's accuracy to the
+# implementation: its Accuracy page requires correct rounding only of + - * / % (add, subtract,
+# multiply, divide, remainder) and, from 2024.12, reciprocal and sqrt, for real operands, and
+# "does not precisely define the behavior" of these elementwise functions:
+INEXACT_ELEMENTWISE = frozenset((
+    "acos", "acosh", "asin", "asinh", "atan", "atan2", "atanh", "cos", "cosh", "exp", "expm1",
+    "hypot", "log", "log1p", "log2", "log10", "logaddexp", "pow", "sin", "sinh", "tan", "tanh",
+    "Array.__pow__"))
+# ... nor sets any accuracy for the statistical functions and linear algebra: sums in an order the
+# implementation chooses (and the FFT's, a factorisation's iterations).
+INEXACT_FAMILIES = frozenset(("statistical", "linalg", "linear-algebra", "fft"))
+# Exact within those families: a selection, a transpose, an outer product (one multiplication per
+# element), a rank (an integer), a shift.
+EXACT_IN_FAMILY = frozenset((
+    "max", "min", "linalg.diagonal", "linalg.matrix_transpose", "matrix_transpose",
+    "linalg.outer", "linalg.matrix_rank", "fft.fftshift", "fft.ifftshift"))
+# Tolerances, as $close's rel_eps and abs_eps (multiples of the dtype's epsilon): an elementwise
+# function may differ by a few ulp between two math libraries; a sum, product or factorisation of
+# the inputs' at most nine terms (each at most 6 in magnitude) by the rounding of each term.
+TOL_ELEMENTWISE = (8, 8)
+TOL_REDUCTION = (64, 64)
+# The outputs of a factorisation that are unique only up to signs, phases or a basis of a repeated
+# eigenspace, and what is compared instead, by (function, pick): the functions applied to each
+# result before it is read (on its own device), or None: only its dtype and shape (the table's
+# `spd` input, n+1 on the diagonal and 1 elsewhere, has the eigenvalue n twice, so its
+# eigenvectors and singular vectors are any basis of that eigenspace). The standard leaves the
+# order of eigh's and eigvalsh's (and eig's, eigvals') eigenvalues unspecified: sorted first; eig's
+# are complex, which sort does not take: their moduli (the input's are real and positive). QR's Q
+# and R are unique up to the signs of Q's columns and R's rows: their absolute values.
+UNIQUE_PART: dict[tuple[str, int | None], list[str] | None] = {
+    ("linalg.svd", 0): None,
+    ("linalg.svd", 2): None,
+    ("linalg.eigh", 0): ["sort"],
+    ("linalg.eigh", 1): None,
+    ("linalg.eigvalsh", None): ["sort"],
+    ("linalg.eig", 0): ["abs", "sort"],
+    ("linalg.eig", 1): None,
+    ("linalg.eigvals", None): ["abs", "sort"],
+    ("linalg.qr", 0): ["abs"],
+    ("linalg.qr", 1): ["abs"],
+}
+
+
+def tolerance(f: Json, kind: str) -> tuple[int, int] | None:
+    """The $close tolerance of F's values case with inputs of KIND, or None: exactly."""
+    if kind not in ("real floating", "complex floating"):
+        return None
+    name = f["name"]
+    if name in INEXACT_ELEMENTWISE:
+        return TOL_ELEMENTWISE
+    if f["family"] in INEXACT_FAMILIES and name not in EXACT_IN_FAMILY:
+        return TOL_REDUCTION
+    if name == "Array.__matmul__":
+        return TOL_REDUCTION
+    if kind == "complex floating" and name in COMPLEX_INEXACT:
+        return TOL_ELEMENTWISE
+    return None
+
+
+# Correct rounding is required for real operands only: complex products, quotients, moduli and
+# square roots are approximations.
+COMPLEX_INEXACT = frozenset((
+    "multiply", "divide", "reciprocal", "sqrt", "abs", "sign", "square", "Array.__mul__",
+    "Array.__truediv__", "Array.__abs__"))
 SCALAR_TYPE = {"bool": "bool", "signed integer": "int", "unsigned integer": "int",
                "real floating": "float", "complex floating": "complex"}
 
@@ -325,6 +394,7 @@ class Gen:
             self.with_device(f, form, c1, "$D1")
             steps.append({"op": "call", "args": c1, "expect": "$s0"})
         else:
+            tol = tolerance(f, kind)
             for pick in picks:
                 args = dict(c0)
                 if pick is not None:
@@ -332,7 +402,13 @@ class Gen:
                 k = 0 if pick is None else pick
                 steps.append({"op": "call", "args": args, "as": "y%d" % k,
                               "expect": {"$type": "string"}})
-                steps.append({"op": "array.read", "args": {"array": "$y%d" % k}, "as": "v%d" % k})
+                part = UNIQUE_PART.get((f["name"], pick), [])
+                if part is None:
+                    steps.append({"op": "array.describe", "args": {"array": "$y%d" % k},
+                                  "as": "v%d" % k})
+                    continue
+                y = self.unique_part(steps, "$y%d" % k, part, "y%d" % k)
+                steps.append({"op": "array.read", "args": {"array": y}, "as": "v%d" % k})
             c1 = self.call_args(b, f, "$D1", "q", [])
             self.with_device(f, form, c1, "$D1")
             for pick in picks:
@@ -342,15 +418,49 @@ class Gen:
                 k = 0 if pick is None else pick
                 steps.append({"op": "call", "args": args, "as": "z%d" % k,
                               "expect": {"$type": "string"}})
-                steps.append({"op": "array.to_device", "args": {"array": "$z%d" % k,
-                                                                "device": "$D0"}, "as": "m%d" % k})
+                part = UNIQUE_PART.get((f["name"], pick), [])
+                z = self.unique_part(steps, "$z%d" % k, part or [], "z%d" % k)
+                steps.append({"op": "array.to_device", "args": {"array": z, "device": "$D0"},
+                              "as": "m%d" % k})
+                want: Json = "$v%d" % k
+                if part is None:
+                    steps.append({"op": "array.describe", "args": {"array": "$m%d" % k},
+                                  "expect": want})
+                    continue
+                if tol is not None:
+                    want = {"$close": {"to": want, "rel_eps": tol[0], "abs_eps": tol[1]}}
                 steps.append({"op": "array.read", "args": {"array": "$m%d" % k},
-                              "expect": "$v%d" % k})
+                              "expect": want})
+        how = ""
+        tol = tolerance(f, kind) if picks and form["returns"]["type"] != "none" else None
+        if tol is not None:
+            how += (" Its floats within (%d + %d * |value|) times the dtype's epsilon: the "
+                    "standard leaves their accuracy to the implementation." % (tol[1], tol[0]))
+        parts = [(p, UNIQUE_PART[(f["name"], p)]) for p in picks if (f["name"], p) in UNIQUE_PART]
+        for p, fns in parts:
+            what = "its result" if p is None else "output %d" % p
+            if fns is None:
+                how += " Of %s only the dtype and shape: it is not unique for this input." % what
+                continue
+            text = "..."
+            for fn in fns:
+                text = "%s(%s)" % (fn, text)
+            how += " Of %s, %s: what the standard makes unique." % (what, text)
         self.add(f, form, "values",
                  "%s computed on D1 and moved to D0 reads the same as %s computed on D0 from "
-                 "the same inputs (metamorphic: no value is taken from the library)."
-                 % (f["name"], f["name"]), ["DEV-DS-10"], ["output-follows-input", "to-device"],
-                 steps)
+                 "the same inputs (metamorphic: no value is taken from the library).%s"
+                 % (f["name"], f["name"], how), ["DEV-DS-10"],
+                 ["output-follows-input", "to-device"], steps)
+
+    @staticmethod
+    def unique_part(steps: list[Json], array: str, fns: list[str], tag: str) -> str:
+        """Applies FNS in turn to ARRAY (on its own device): the last result's reference."""
+        for i, fn in enumerate(fns):
+            name = "%su%d" % (tag, i)
+            steps.append({"op": "call", "args": {"fn": fn, "args": [array]}, "as": name,
+                          "expect": {"$type": "string"}})
+            array = "$" + name
+        return array
 
     def mixed(self, f: Json, form: Json, n: int) -> None:
         """For each array input, that input on D0 and every other on D1."""

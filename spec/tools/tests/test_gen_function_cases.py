@@ -58,6 +58,66 @@ def test_values_compare_d1_moved_to_d0_with_d0() -> None:
     assert c["steps"][-1]["expect"] == "$v0"
 
 
+def by_id(case_id: str) -> Any:
+    return next(c for c in cases() if c["id"] == case_id)
+
+
+def reads(c: Any) -> list[Any]:
+    """The expectations of a values case's comparisons (the steps on the moved result)."""
+    return [s["expect"] for s in c["steps"]
+            if s["op"] in ("array.read", "array.describe") and "expect" in s]
+
+
+def test_values_exact_where_the_standard_fixes_the_result() -> None:
+    # correctly rounded (divide, sqrt), exact by nature (max, sort), integer inputs (bitwise)
+    for case_id in ("fn.divide.v2021-12.values", "fn.sqrt.v2021-12.values",
+                    "fn.max.v2021-12.values", "fn.sort.v2021-12.values",
+                    "fn.bitwise_and.v2021-12.values", "fn.linalg.outer.v2021-12.values"):
+        assert reads(by_id(case_id)) == ["$v0"], case_id
+
+
+def test_values_within_a_tolerance_where_the_standard_leaves_accuracy_open() -> None:
+    close = {"$close": {"to": "$v0", "rel_eps": gen.TOL_ELEMENTWISE[0],
+                        "abs_eps": gen.TOL_ELEMENTWISE[1]}}
+    for case_id in ("fn.sin.v2021-12.values", "fn.log1p.v2021-12.values",
+                    "fn.array.pow.v2021-12.values"):
+        assert reads(by_id(case_id)) == [close], case_id
+    wide = {"$close": {"to": "$v0", "rel_eps": gen.TOL_REDUCTION[0],
+                       "abs_eps": gen.TOL_REDUCTION[1]}}
+    for case_id in ("fn.mean.v2021-12.values", "fn.var.v2022-12.values",
+                    "fn.linalg.inv.v2021-12.values", "fn.fft.fft.v2022-12.values",
+                    "fn.matmul.v2021-12.values"):
+        assert reads(by_id(case_id)) == [wide], case_id
+    assert "epsilon" in by_id("fn.sin.v2021-12.values")["description"]
+
+
+def test_factorisations_compare_what_is_unique() -> None:
+    svd = by_id("fn.linalg.svd.v2021-12.values")
+    want = reads(svd)
+    assert want[0] == "$v0" and want[2] == "$v2"  # U, Vh: describe (dtype and shape)
+    assert want[1]["$close"]["to"] == "$v1"  # S within the tolerance
+    describes = [s for s in svd["steps"] if s["op"] == "array.describe"]
+    assert [s["args"]["array"] for s in describes] == ["$y0", "$y2", "$m0", "$m2"]
+    eigh = by_id("fn.linalg.eigh.v2021-12.values")
+    fns = [s["args"]["fn"] for s in eigh["steps"] if s["op"] == "call"]
+    assert fns == ["linalg.eigh", "sort", "linalg.eigh", "linalg.eigh", "sort", "linalg.eigh"]
+    qr = by_id("fn.linalg.qr.v2021-12.values")
+    assert [s["args"]["fn"] for s in qr["steps"] if s["op"] == "call"].count("abs") == 4
+    eig = by_id("fn.linalg.eig.v2025-12.values")
+    fns = [s["args"]["fn"] for s in eig["steps"] if s["op"] == "call"]
+    assert fns[:3] == ["linalg.eig", "abs", "sort"]
+
+
+def test_tolerance_tables_name_functions_of_the_table() -> None:
+    with open(os.path.join(REPO, gen.SIG), encoding="utf-8") as f:
+        names = {fn["name"] for fn in json.load(f)["functions"]}
+    for name in (gen.INEXACT_ELEMENTWISE | gen.EXACT_IN_FAMILY | gen.COMPLEX_INEXACT
+                 | {n for n, _ in gen.UNIQUE_PART}):
+        assert name in names, name
+    for fns in gen.UNIQUE_PART.values():
+        assert fns is None or set(fns) <= names
+
+
 def test_scalars_only_where_the_signature_takes_them() -> None:
     ids = {c["id"] for c in cases()}
     assert "fn.add.v2024-12.scalar-x1" in ids and "fn.add.v2024-12.scalar-x2" in ids
