@@ -448,6 +448,29 @@ static void complex_linspace(ra_ctx *ctx, ra_device dev)
                   RA_E_DTYPE, "a complex bound with a real dtype");
 }
 
+/* float16 on cpu, where it always lives: exp(1) = 2.71828... rounds to the binary16 grid of
+ * step 2^-9 in [2, 4): 1392 * 2^-9 = 2.71875; floor_divide and remainder of [7, -7] by 2 are
+ * [3, -4] and [1, 1]. */
+static void float16_on_cpu(ra_ctx *ctx)
+{
+    int64_t s2[1] = {2};
+    const uint16_t one = 0x3C00, v[2] = {0x4700, 0xC700}; /* 1.0; 7.0, -7.0 */
+    ra_array *x = make(ctx, RA_CPU, RA_FLOAT16, &one, 0, NULL),
+             *w = make(ctx, RA_CPU, RA_FLOAT16, v, 1, s2);
+    EXPECT(ctx, RA_CPU, ra_math_unary(ctx, RA_MATH_EXP, x, &y_), "exp(float16 1)", 2.71875);
+    ra_operand two = ra_operand_scalar(ra_scalar_int(2));
+    EXPECT(ctx, RA_CPU, ra_math_binary(ctx, RA_MATH2_FLOOR_DIVIDE, ra_operand_array(w), two, &y_),
+           "float16 [7, -7] // 2", 3, -4);
+    EXPECT(ctx, RA_CPU, ra_math_binary(ctx, RA_MATH2_REMAINDER, ra_operand_array(w), two, &y_),
+           "float16 [7, -7] % 2", 1, 1);
+    ra_array *y = NULL;
+    ASSERT_STATUS(ctx, ra_math_unary(ctx, RA_MATH_EXP, x, &y), RA_OK, "exp(float16)");
+    CHECK(y && ra_array_dtype(y) == RA_FLOAT16, "exp of float16 is float16");
+    ra_array_release(y);
+    ra_array_release(x);
+    ra_array_release(w);
+}
+
 DT_TEST(on_every_device)
 {
     ra_ctx *ctx = open_ctx();
@@ -463,6 +486,7 @@ DT_TEST(on_every_device)
         complex_linspace(ctx, devs[i]);
     }
     sharded_statistics(ctx, devs, n);
+    float16_on_cpu(ctx);
     if (n < 2) skip_part("only one device (cpu): no OpenCL device here", "elementwise on OpenCL");
     ra_ctx_destroy(ctx);
 }
