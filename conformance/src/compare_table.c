@@ -255,13 +255,10 @@ static void print_statement(FILE *out, const cJSON *statements, const char *id)
     }
 }
 
-/* Long: one table, three row kinds (statement, feature, case) sharing the column widths
- * computed over every row first; split by row kind it would pass the widths and aggregates
- * around. */
-void dsr__compare_print_table(FILE *out, const cJSON *m, const dsr_compare_view *v)
+/* The table's first lines: the counts, and each library with its number. */
+static void print_legend(FILE *out, const cJSON *m)
 {
     const cJSON *libs = cJSON_GetObjectItemCaseSensitive(m, "libraries");
-    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(m, "cases");
     int nl = cJSON_GetArraySize(libs);
     const cJSON *sum = cJSON_GetObjectItemCaseSensitive(m, "summary");
     fprintf(out,
@@ -291,23 +288,33 @@ void dsr__compare_print_table(FILE *out, const cJSON *m, const dsr_compare_view 
         }
         fputc('\n', out);
     }
+}
 
-    /* Rows: label, disagreement mark, one cell per library. */
-    int nrows = 0;
-    char **labels = NULL;
-    char *dis = NULL;  /* per row: '*' the outcomes differ, '~' only the alternatives passed */
-    agg *cells = NULL; /* nrows * nl */
-    const cJSON **caserow = NULL;
+/* The table's rows: label, disagreement mark, one cell per library. */
+typedef struct rows {
+    int n;
+    char **labels;
+    char *dis;             /* per row: '*' the outcomes differ, '~' only the alternatives passed */
+    agg *cells;            /* n * the libraries */
+    const cJSON **caserow; /* by case: the row's case */
+} rows;
+
+/* The rows V asks for: a row per case, or per statement or feature with the cases that cite
+ * it, those the filters keep. */
+static rows collect_rows(const cJSON *m, const dsr_compare_view *v, int nl)
+{
+    const cJSON *cases = cJSON_GetObjectItemCaseSensitive(m, "cases");
     const cJSON *statements = cJSON_GetObjectItemCaseSensitive(m, "statements");
     const cJSON *features = cJSON_GetObjectItemCaseSensitive(m, "features");
     bool by_case = !strcmp(v->by, "case");
     bool by_feature = !strcmp(v->by, "feature");
     const cJSON *groups = by_feature ? features : statements;
     int ngroups = by_case ? cJSON_GetArraySize(cases) : cJSON_GetArraySize(groups);
-    labels = dsr__xmalloc(sizeof *labels * (size_t)(ngroups + 1));
-    dis = dsr__xmalloc(sizeof *dis * (size_t)(ngroups + 1));
-    caserow = dsr__xmalloc(sizeof *caserow * (size_t)(ngroups + 1));
-    cells = xcalloc((size_t)(ngroups + 1) * (size_t)(nl ? nl : 1), sizeof *cells);
+    int nrows = 0;
+    char **labels = dsr__xmalloc(sizeof *labels * (size_t)(ngroups + 1));
+    char *dis = dsr__xmalloc(sizeof *dis * (size_t)(ngroups + 1));
+    const cJSON **caserow = dsr__xmalloc(sizeof *caserow * (size_t)(ngroups + 1));
+    agg *cells = xcalloc((size_t)(ngroups + 1) * (size_t)(nl ? nl : 1), sizeof *cells);
     const cJSON *gi = by_case ? (cases ? cases->child : NULL) : (groups ? groups->child : NULL);
     for (int g = 0; g < ngroups && gi; g++, gi = gi->next) {
         const char *name = str_of(gi, by_case ? "id" : by_feature ? "name" : "id");
@@ -346,6 +353,38 @@ void dsr__compare_print_table(FILE *out, const cJSON *m, const dsr_compare_view 
         caserow[nrows] = by_case ? gi : NULL;
         nrows++;
     }
+    return (rows){nrows, labels, dis, cells, caserow};
+}
+
+/* The table's last lines: what its marks and cells mean. */
+static void print_footer(FILE *out, int nrows, bool by_case)
+{
+    if (!nrows) fputs("(no row matches the filters)\n", out);
+    fputc('\n', out);
+    fprintf(out,
+            "%d row%s. * the libraries disagree: their observed results differ. ~ they all pass, "
+            "through different either alternatives.\n",
+            nrows, nrows == 1 ? "" : "s");
+    if (!by_case)
+        fputs("A cell is passed/ran of the cases that cite it (skipped cases left out); - none "
+              "ran.\n",
+              out);
+}
+
+void dsr__compare_print_table(FILE *out, const cJSON *m, const dsr_compare_view *v)
+{
+    const cJSON *libs = cJSON_GetObjectItemCaseSensitive(m, "libraries");
+    int nl = cJSON_GetArraySize(libs);
+    const cJSON *statements = cJSON_GetObjectItemCaseSensitive(m, "statements");
+    bool by_case = !strcmp(v->by, "case");
+    bool by_feature = !strcmp(v->by, "feature");
+    print_legend(out, m);
+    rows t = collect_rows(m, v, nl);
+    int nrows = t.n;
+    char **labels = t.labels;
+    char *dis = t.dis;
+    agg *cells = t.cells;
+    const cJSON **caserow = t.caserow;
 
     /* Column widths: the labels when the table fits, else the library numbers. */
     int lw = 10;
@@ -420,16 +459,7 @@ void dsr__compare_print_table(FILE *out, const cJSON *m, const dsr_compare_view 
         if (by_case && v->details) print_details(out, v, m, caserow[r]);
         if (!by_case && !by_feature && v->details) print_statement(out, statements, labels[r]);
     }
-    if (!nrows) fputs("(no row matches the filters)\n", out);
-    fputc('\n', out);
-    fprintf(out,
-            "%d row%s. * the libraries disagree: their observed results differ. ~ they all pass, "
-            "through different either alternatives.\n",
-            nrows, nrows == 1 ? "" : "s");
-    if (!by_case)
-        fputs("A cell is passed/ran of the cases that cite it (skipped cases left out); - none "
-              "ran.\n",
-              out);
+    print_footer(out, nrows, by_case);
     free(cw);
     free(labels);
     free(dis);

@@ -224,131 +224,143 @@ static const dsr_command PROBE_COMMAND = {
     "Exit status: 0 when every run completed (whatever the libraries did), 2 invalid case\n"
     "files, 3 an adapter could not start or a run stopped.\n"};
 
-/* Long: the loop that keeps --jobs runs going, between the checks before it and the
- * comparison after it; they share the runs' state (pids, exit codes, the worst of them). */
-int dsr__probe_main(int argc, char **argv, const char *source, const char *build)
+/* A probe under way: what the command line asked, and what it worked out from that. */
+typedef struct probe {
+    probe_args a;
+    long jobs;       /* runs at a time */
+    char self[4096]; /* this program, which each run is */
+    char **names;    /* each adapter's report name (unique_names) */
+    dsr_buf page;    /* the page's path */
+    long concurrent; /* runs at once */
+    long per_run;    /* --jobs of each run */
+    char per_run_text[24];
+} probe;
+
+/* The checks before any adapter starts: case files given, this program found, the adapters
+ * (adapters.json's when none is named), outputs that are no inputs, the case files valid,
+ * the output folder made. Returns 0 or the exit status (said on stderr). */
+static int prepare(probe *p, const char *source, int rc)
 {
-    (void)build;
-    probe_args pa = {.out = "reports/runs/probe", .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)};
-    int rc = dsr__options_parse(&PROBE_COMMAND, argc, argv, 1, &pa);
-    if (rc == DSR_OPT_HELP_SHOWN) {
-        dsr__strlist_free(&pa.files);
-        dsr__strlist_free(&pa.adapters);
-        dsr__strlist_free(&pa.pass);
-        return 0;
-    }
-    dsr_strlist files = pa.files, adapters = pa.adapters, pass = pa.pass;
-    const char *out = pa.out, *html = pa.html, *spec = pa.spec, *timeout = pa.timeout;
-    long jobs = pa.jobs;
-    if (!rc && files.n == 0)
+    const probe_args *a = &p->a;
+    if (!rc && a->files.n == 0)
         rc = usage("%s", "needs case files: devspec probe FILE|DIR... [--adapter NAME]...");
-    if (jobs < 1) jobs = 1;
-    char self[4096];
-    ssize_t sl = rc ? 0 : readlink("/proc/self/exe", self, sizeof self - 1);
+    p->jobs = a->jobs < 1 ? 1 : a->jobs;
+    ssize_t sl = rc ? 0 : readlink("/proc/self/exe", p->self, sizeof p->self - 1);
     if (!rc && sl <= 0) {
         fprintf(stderr, "devspec: probe: cannot find its own program: %s\n", dsr__strerror(errno));
         rc = DSR_EXIT_INCOMPLETE;
     }
-    if (!rc) self[sl] = '\0';
-    if (!rc && adapters.n == 0 && adapter_names(source, &adapters) != 0) rc = DSR_EXIT_INCOMPLETE;
-    char **names = unique_names(&adapters);
-    dsr_buf page = {0};
-    if (html)
-        dsr__buf_puts(&page, html);
+    if (!rc) p->self[sl] = '\0';
+    if (!rc && a->adapters.n == 0 && adapter_names(source, &p->a.adapters) != 0)
+        rc = DSR_EXIT_INCOMPLETE;
+    p->names = unique_names(&a->adapters);
+    if (a->html)
+        dsr__buf_puts(&p->page, a->html);
     else
-        dsr__buf_printf(&page, "%s/index.html", out);
+        dsr__buf_printf(&p->page, "%s/index.html", a->out);
     if (!rc) {
         dsr_strlist outputs = {0};
-        for (int i = 0; i < adapters.n; i++) {
+        for (int i = 0; i < a->adapters.n; i++) {
             dsr_buf b = {0};
-            dsr__buf_printf(&b, "%s/%s.json", out, names[i]);
+            dsr__buf_printf(&b, "%s/%s.json", a->out, p->names[i]);
             dsr__strlist_add(&outputs, b.data);
             b.len = 0;
-            dsr__buf_printf(&b, "%s/%s.log", out, names[i]);
+            dsr__buf_printf(&b, "%s/%s.log", a->out, p->names[i]);
             dsr__strlist_add(&outputs, b.data);
             dsr__buf_free(&b);
         }
-        dsr__strlist_add(&outputs, page.data);
-        rc = check_outputs(&files, spec, &outputs);
+        dsr__strlist_add(&outputs, p->page.data);
+        rc = check_outputs(&a->files, a->spec, &outputs);
         dsr__strlist_free(&outputs);
     }
     /* Each run has its own workers (--jobs): together no more than the cores. */
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     if (cores < 1) cores = 1;
-    long concurrent = jobs < adapters.n ? jobs : adapters.n;
-    if (concurrent < 1) concurrent = 1;
-    long per_run = cores / concurrent > 0 ? cores / concurrent : 1;
-    char per_run_text[24];
-    snprintf(per_run_text, sizeof per_run_text, "%ld", per_run);
+    p->concurrent = p->jobs < a->adapters.n ? p->jobs : a->adapters.n;
+    if (p->concurrent < 1) p->concurrent = 1;
+    p->per_run = cores / p->concurrent > 0 ? cores / p->concurrent : 1;
+    snprintf(p->per_run_text, sizeof p->per_run_text, "%ld", p->per_run);
 
     /* The case files are checked once, before any adapter starts. */
     if (!rc) {
         dsr_strlist v = {0};
         dsr__strlist_add(&v, "devspec");
         dsr__strlist_add(&v, "validate");
-        add_spec_and_cases(&v, spec, &files);
-        pid_t pid = spawn(self, v.items, NULL);
+        add_spec_and_cases(&v, a->spec, &a->files);
+        pid_t pid = spawn(p->self, v.items, NULL);
         int st = pid < 0 ? 127 : wait_status(pid);
         dsr__strlist_free(&v);
         if (st != 0) rc = DSR_EXIT_USAGE;
     }
-
     dsr_buf dirprobe = {0};
-    dsr__buf_printf(&dirprobe, "%s/x", out);
+    dsr__buf_printf(&dirprobe, "%s/x", a->out);
     if (!rc && dsr__mkdir_parents(dirprobe.data) != 0) {
-        fprintf(stderr, "devspec: probe: cannot create %s: %s\n", out, dsr__strerror(errno));
+        fprintf(stderr, "devspec: probe: cannot create %s: %s\n", a->out, dsr__strerror(errno));
         rc = DSR_EXIT_INCOMPLETE;
     }
     dsr__buf_free(&dirprobe);
+    return rc;
+}
 
-    /* The runs, JOBS at a time; each writes OUT/NAME.json and OUT/NAME.log. */
-    pid_t *pids = dsr__xmalloc(sizeof *pids * (size_t)(adapters.n + 1));
-    double *started = dsr__xmalloc(sizeof *started * (size_t)(adapters.n + 1));
-    int *codes = dsr__xmalloc(sizeof *codes * (size_t)(adapters.n + 1));
+/* Starts the run of adapter I: `devspec run` writing OUT/NAME.json, its output to
+ * OUT/NAME.log. Returns its pid, or -1. */
+static pid_t start_run(const probe *p, int i)
+{
+    const probe_args *a = &p->a;
+    dsr_strlist v = {0};
+    dsr_buf report = {0}, log = {0};
+    dsr__buf_printf(&report, "%s/%s.json", a->out, p->names[i]);
+    dsr__buf_printf(&log, "%s/%s.log", a->out, p->names[i]);
+    dsr__strlist_add(&v, "devspec");
+    dsr__strlist_add(&v, "run");
+    dsr__strlist_add(&v, "--adapter");
+    dsr__strlist_add(&v, a->adapters.items[i]);
+    for (int k = 0; k < a->files.n; k++) {
+        dsr__strlist_add(&v, "--cases");
+        dsr__strlist_add(&v, a->files.items[k]);
+    }
+    dsr__strlist_add(&v, "--report");
+    dsr__strlist_add(&v, report.data);
+    dsr__strlist_add(&v, "--no-tap");
+    dsr__strlist_add(&v, "--no-progress");
+    dsr__strlist_add(&v, "--jobs");
+    dsr__strlist_add(&v, p->per_run_text);
+    if (a->spec) {
+        dsr__strlist_add(&v, "--spec");
+        dsr__strlist_add(&v, a->spec);
+    }
+    if (a->timeout) {
+        dsr__strlist_add(&v, "--timeout");
+        dsr__strlist_add(&v, a->timeout);
+    }
+    unlink(report.data);
+    pid_t pid = spawn(p->self, v.items, log.data);
+    dsr__strlist_free(&v);
+    dsr__buf_free(&report);
+    dsr__buf_free(&log);
+    return pid;
+}
+
+/* The runs, JOBS at a time, each told as it ends. Returns the worst exit status of 2 and
+ * over (0 when none). */
+static int run_all(const probe *p)
+{
+    const dsr_strlist *adapters = &p->a.adapters;
+    pid_t *pids = dsr__xmalloc(sizeof *pids * (size_t)(adapters->n + 1));
+    double *started = dsr__xmalloc(sizeof *started * (size_t)(adapters->n + 1));
+    int *codes = dsr__xmalloc(sizeof *codes * (size_t)(adapters->n + 1));
     int next = 0, running = 0, worst = 0;
-    for (int i = 0; i < adapters.n; i++)
+    for (int i = 0; i < adapters->n; i++)
         pids[i] = 0;
-    if (!rc)
-        fprintf(stderr,
-                "devspec: probe: the cases of %d path%s against %d adapter%s, %ld run%s at a "
-                "time with --jobs %ld each\n",
-                files.n, files.n == 1 ? "" : "s", adapters.n, adapters.n == 1 ? "" : "s",
-                concurrent, concurrent == 1 ? "" : "s", per_run);
-    while (!rc && (next < adapters.n || running > 0)) {
-        while (next < adapters.n && running < jobs && !dsr__interrupted) {
-            const char *name = adapters.items[next];
-            dsr_strlist v = {0};
-            dsr_buf report = {0}, log = {0};
-            dsr__buf_printf(&report, "%s/%s.json", out, names[next]);
-            dsr__buf_printf(&log, "%s/%s.log", out, names[next]);
-            dsr__strlist_add(&v, "devspec");
-            dsr__strlist_add(&v, "run");
-            dsr__strlist_add(&v, "--adapter");
-            dsr__strlist_add(&v, name);
-            for (int k = 0; k < files.n; k++) {
-                dsr__strlist_add(&v, "--cases");
-                dsr__strlist_add(&v, files.items[k]);
-            }
-            dsr__strlist_add(&v, "--report");
-            dsr__strlist_add(&v, report.data);
-            dsr__strlist_add(&v, "--no-tap");
-            dsr__strlist_add(&v, "--no-progress");
-            dsr__strlist_add(&v, "--jobs");
-            dsr__strlist_add(&v, per_run_text);
-            if (spec) {
-                dsr__strlist_add(&v, "--spec");
-                dsr__strlist_add(&v, spec);
-            }
-            if (timeout) {
-                dsr__strlist_add(&v, "--timeout");
-                dsr__strlist_add(&v, timeout);
-            }
-            unlink(report.data);
+    fprintf(stderr,
+            "devspec: probe: the cases of %d path%s against %d adapter%s, %ld run%s at a "
+            "time with --jobs %ld each\n",
+            p->a.files.n, p->a.files.n == 1 ? "" : "s", adapters->n, adapters->n == 1 ? "" : "s",
+            p->concurrent, p->concurrent == 1 ? "" : "s", p->per_run);
+    while (next < adapters->n || running > 0) {
+        while (next < adapters->n && running < p->jobs && !dsr__interrupted) {
             started[next] = dsr__now();
-            pids[next] = spawn(self, v.items, log.data);
-            dsr__strlist_free(&v);
-            dsr__buf_free(&report);
-            dsr__buf_free(&log);
+            pids[next] = start_run(p, next);
             if (pids[next] < 0) {
                 codes[next] = 127;
                 pids[next] = 0;
@@ -368,59 +380,73 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
                 pids[i] = 0;
                 running--;
                 codes[i] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-                fprintf(stderr, "devspec: probe: %-18s exit %d in %.1f s%s\n", adapters.items[i],
+                fprintf(stderr, "devspec: probe: %-18s exit %d in %.1f s%s\n", adapters->items[i],
                         codes[i], dsr__now() - started[i],
                         codes[i] >= DSR_EXIT_USAGE ? " (its log is beside its report)" : "");
                 if (codes[i] >= DSR_EXIT_USAGE && codes[i] > worst) worst = codes[i];
             }
     }
-    if (!rc && dsr__interrupted) rc = DSR_EXIT_INCOMPLETE;
-
-    /* The comparison of the reports there are, in the adapters' order. */
-    if (!rc) {
-        dsr_strlist v = {0};
-        dsr__strlist_add(&v, "compare");
-        dsr__strlist_add(&v, "--by");
-        dsr__strlist_add(&v, "case");
-        dsr__strlist_add(&v, "--details");
-        add_spec_and_cases(&v, spec, &files);
-        dsr__strlist_add(&v, "--html");
-        dsr__strlist_add(&v, page.data);
-        for (int i = 0; i < pass.n; i++)
-            dsr__strlist_add(&v, pass.items[i]);
-        int reports = 0;
-        for (int i = 0; i < adapters.n; i++) {
-            dsr_buf report = {0};
-            const char *rn = names[i];
-            dsr__buf_printf(&report, "%s/%s.json", out, rn);
-            if (access(report.data, R_OK) == 0) {
-                dsr__strlist_add(&v, report.data);
-                reports++;
-            } else {
-                fprintf(stderr, "devspec: probe: %s wrote no report (see %s/%s.log)\n",
-                        adapters.items[i], out, rn);
-                if (worst < DSR_EXIT_INCOMPLETE) worst = DSR_EXIT_INCOMPLETE;
-            }
-            dsr__buf_free(&report);
-        }
-        if (reports) {
-            rc = dsr__compare_main(v.n, v.items, source);
-        } else
-            rc = DSR_EXIT_INCOMPLETE;
-        dsr__strlist_free(&v);
-        /* An adapter that could not start or a run cut short is an exit status of 3; what
-         * the libraries did is the table's business, not the exit status's. */
-        if (!rc && worst >= DSR_EXIT_INCOMPLETE) rc = DSR_EXIT_INCOMPLETE;
-    }
     free(pids);
     free(started);
     free(codes);
-    for (int i = 0; i < adapters.n; i++)
-        free(names[i]);
-    free(names);
-    dsr__buf_free(&page);
-    dsr__strlist_free(&files);
-    dsr__strlist_free(&adapters);
-    dsr__strlist_free(&pass);
+    return worst;
+}
+
+/* The comparison of the reports there are, in the adapters' order. WORST is run_all's. */
+static int compare_reports(const probe *p, const char *source, int worst)
+{
+    const probe_args *a = &p->a;
+    dsr_strlist v = {0};
+    dsr__strlist_add(&v, "compare");
+    dsr__strlist_add(&v, "--by");
+    dsr__strlist_add(&v, "case");
+    dsr__strlist_add(&v, "--details");
+    add_spec_and_cases(&v, a->spec, &a->files);
+    dsr__strlist_add(&v, "--html");
+    dsr__strlist_add(&v, p->page.data);
+    for (int i = 0; i < a->pass.n; i++)
+        dsr__strlist_add(&v, a->pass.items[i]);
+    int reports = 0;
+    for (int i = 0; i < a->adapters.n; i++) {
+        dsr_buf report = {0};
+        const char *rn = p->names[i];
+        dsr__buf_printf(&report, "%s/%s.json", a->out, rn);
+        if (access(report.data, R_OK) == 0) {
+            dsr__strlist_add(&v, report.data);
+            reports++;
+        } else {
+            fprintf(stderr, "devspec: probe: %s wrote no report (see %s/%s.log)\n",
+                    a->adapters.items[i], a->out, rn);
+            if (worst < DSR_EXIT_INCOMPLETE) worst = DSR_EXIT_INCOMPLETE;
+        }
+        dsr__buf_free(&report);
+    }
+    int rc = reports ? dsr__compare_main(v.n, v.items, source) : DSR_EXIT_INCOMPLETE;
+    dsr__strlist_free(&v);
+    /* An adapter that could not start or a run cut short is an exit status of 3; what the
+     * libraries did is the table's business, not the exit status's. */
+    if (!rc && worst >= DSR_EXIT_INCOMPLETE) rc = DSR_EXIT_INCOMPLETE;
+    return rc;
+}
+
+int dsr__probe_main(int argc, char **argv, const char *source, const char *build)
+{
+    (void)build;
+    probe p = {.a = {.out = "reports/runs/probe", .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)}};
+    int rc = dsr__options_parse(&PROBE_COMMAND, argc, argv, 1, &p.a);
+    if (rc != DSR_OPT_HELP_SHOWN) {
+        rc = prepare(&p, source, rc);
+        int worst = rc ? 0 : run_all(&p);
+        if (!rc && dsr__interrupted) rc = DSR_EXIT_INCOMPLETE;
+        if (!rc) rc = compare_reports(&p, source, worst);
+        for (int i = 0; p.names && i < p.a.adapters.n; i++)
+            free(p.names[i]);
+        free(p.names);
+    } else
+        rc = 0;
+    dsr__buf_free(&p.page);
+    dsr__strlist_free(&p.a.files);
+    dsr__strlist_free(&p.a.adapters);
+    dsr__strlist_free(&p.a.pass);
     return rc;
 }
