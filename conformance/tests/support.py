@@ -30,7 +30,6 @@ TAP_CHECK = os.path.join(HERE, "tap_check.pl")
 FEATURES = ["device-attr", "device-eq", "creation-device-kw", "to-device", "device-string",
             "mixed-device-raises", "output-follows-input"]
 
-Json = Any  # a decoded JSON document: what the runner wrote, read back
 Report = dict[str, Any]
 
 
