@@ -28,7 +28,7 @@ def read(a: Any, handle: str) -> Any:
     return a.ok("array.read", {"array": handle})
 
 
-def test_namespace_function_and_values(strict: Any) -> None:
+def test_namespace_function_and_values(strict: tuple[Any, Any, Any]) -> None:
     a, _, x = strict
     y = a.ok("call", {"fn": "sum", "args": [x]})
     assert read(a, y)["data"] == [7]
@@ -36,7 +36,7 @@ def test_namespace_function_and_values(strict: Any) -> None:
     assert read(a, y)["data"] == [9]
 
 
-def test_keyword_strings_tuples_and_dtypes(strict: Any) -> None:
+def test_keyword_strings_tuples_and_dtypes(strict: tuple[Any, Any, Any]) -> None:
     a, _, x = strict
     s = a.ok("call", {"fn": "sort", "args": [x], "kwargs": {"descending": True}})
     assert read(a, s)["data"] == [3, 3, 2, -1]
@@ -48,7 +48,7 @@ def test_keyword_strings_tuples_and_dtypes(strict: Any) -> None:
     assert read(a, i)["dtype"] == "int64"
 
 
-def test_tuple_results_and_pick(strict: Any) -> None:
+def test_tuple_results_and_pick(strict: tuple[Any, Any, Any]) -> None:
     a, hello, x = strict
     both = a.ok("call", {"fn": "unique_counts", "args": [x]})
     assert isinstance(both, list) and len(both) == 2
@@ -62,7 +62,7 @@ def test_tuple_results_and_pick(strict: Any) -> None:
     assert (e["kind"], e["origin"]) == ("IndexError", "adapter")
 
 
-def test_methods_properties_and_indexing(strict: Any) -> None:
+def test_methods_properties_and_indexing(strict: tuple[Any, Any, Any]) -> None:
     a, hello, x = strict
     y = a.ok("call", {"fn": "Array.__add__", "args": [x, 1.5]})
     assert read(a, y)["data"] == [4.5, 0.5, 3.5, 4.5]
@@ -81,7 +81,7 @@ def test_methods_properties_and_indexing(strict: Any) -> None:
     assert a.ok("call", {"fn": "Array.__float__", "args": [nan]}) == {"scalar": "nan"}
 
 
-def test_devices_as_arguments(strict: Any) -> None:
+def test_devices_as_arguments(strict: tuple[Any, Any, Any]) -> None:
     a, hello, _ = strict
     z = a.ok("call", {"fn": "zeros", "args": [{"tuple": [2]}],
                       "kwargs": {"device": hello["devices"][1]}})
@@ -89,7 +89,7 @@ def test_devices_as_arguments(strict: Any) -> None:
     assert a.ok("device.equal", {"a": d, "b": hello["devices"][1]}) is True
 
 
-def test_what_the_library_lacks_is_named(strict: Any) -> None:
+def test_what_the_library_lacks_is_named(strict: tuple[Any, Any, Any]) -> None:
     a, _, x = strict
     e = a.err("call", {"fn": "no_such_function", "args": [x]})
     assert (e["kind"], e["origin"], e["lacks"]) == ("NotImplementedError", "library",
@@ -102,7 +102,7 @@ def test_what_the_library_lacks_is_named(strict: Any) -> None:
     assert e["lacks"] == "argsort(no_such=)"
 
 
-def test_the_library_s_own_errors_are_its_own(strict: Any) -> None:
+def test_the_library_s_own_errors_are_its_own(strict: tuple[Any, Any, Any]) -> None:
     a, _, x = strict
     e = a.err("call", {"fn": "Array.mT", "args": [x]})
     assert (e["kind"], e["origin"]) == ("ValueError", "library") and "lacks" not in e
@@ -119,7 +119,8 @@ def test_the_library_s_own_errors_are_its_own(strict: Any) -> None:
     ({"fn": "sum", "pick": -1}, "TypeError"),
     ({"fn": "Array.__add__"}, "ValueError"),
 ])
-def test_malformed_calls_are_protocol_errors(strict: Any, args: Any, kind: str) -> None:
+def test_malformed_calls_are_protocol_errors(strict: tuple[Any, Any, Any], args: Any,
+                                            kind: str) -> None:
     a, _, _ = strict
     e = a.err("call", args)
     assert (e["kind"], e["origin"]) == (kind, "protocol"), e

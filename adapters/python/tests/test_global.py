@@ -62,13 +62,13 @@ def test_per_rank_reply_lists_ranks_only_when_they_differ() -> None:
 
 # -- hello and placements --------------------------------------------------------------------
 
-def test_hello_says_four_ranks_and_claims_the_global_features(mesh4: Any) -> None:
+def test_hello_says_four_ranks_and_claims_the_global_features(mesh4: tuple[Any, Any]) -> None:
     _, hello = mesh4
     assert hello["ranks"] == 4
     assert {"placement", "sbp", "sbp-convert"} <= set(hello["features"])
 
 
-def test_placement_is_a_mesh_shaped_as_the_ranks(mesh4: Any) -> None:
+def test_placement_is_a_mesh_shaped_as_the_ranks(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     flat = a.ok("global.placement", FLAT)
     assert (flat["type"], flat["shape"]) == ("cpu", [4])
@@ -76,7 +76,7 @@ def test_placement_is_a_mesh_shaped_as_the_ranks(mesh4: Any) -> None:
     assert a.ok("global.placement", {"type": "cpu", "all": "placement.all"})["shape"] == [4]
 
 
-def test_placement_equality_is_the_mesh_equality(mesh4: Any) -> None:
+def test_placement_equality_is_the_mesh_equality(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     assert a.ok("global.placement_equal", {"a": FLAT, "b": dict(FLAT)}) is True
     assert a.ok("global.placement_equal",
@@ -84,7 +84,8 @@ def test_placement_equality_is_the_mesh_equality(mesh4: Any) -> None:
     assert a.ok("global.placement_equal", {"a": FLAT, "b": MESH}) is False
 
 
-def test_a_rank_beyond_the_four_and_ragged_rows_cannot_be_written_in_jax(mesh4: Any) -> None:
+def test_a_rank_beyond_the_four_and_ragged_rows_cannot_be_written_in_jax(
+        mesh4: tuple[Any, Any]) -> None:
     # JAX is never asked (no device object for rank 4, no ndarray of ragged rows): the
     # adapter says it cannot express the request; crediting JAX with a refusal would be false.
     a, _ = mesh4
@@ -93,13 +94,13 @@ def test_a_rank_beyond_the_four_and_ragged_rows_cannot_be_written_in_jax(mesh4: 
         assert err["kind"] == "NotImplementedError" and err["origin"] == "adapter", err
 
 
-def test_a_split_beyond_the_array_is_refused_by_jax(mesh4: Any) -> None:
+def test_a_split_beyond_the_array_is_refused_by_jax(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     err = a.err("global.make", {"value": VALUE, "placement": FLAT, "sbp": [{"split": 2}]})
     assert err["origin"] == "library", err
 
 
-def test_sbp_alone_has_no_jax_object(mesh4: Any) -> None:
+def test_sbp_alone_has_no_jax_object(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     err = a.err("global.sbp", {"sbp": "broadcast"})
     assert (err["kind"], err["origin"]) == ("NotImplementedError", "adapter")
@@ -110,7 +111,7 @@ def test_sbp_alone_has_no_jax_object(mesh4: Any) -> None:
 VALUE = typed([4, 2], [0, 1, 2, 3, 4, 5, 6, 7])
 
 
-def test_split0_gives_each_rank_its_row(mesh4: Any) -> None:
+def test_split0_gives_each_rank_its_row(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     results = per_rank(a, "global.make", {"value": VALUE, "placement": FLAT, "sbp": [S0]})
     for r, res in enumerate(results):
@@ -119,14 +120,14 @@ def test_split0_gives_each_rank_its_row(mesh4: Any) -> None:
         assert len(res["sbp"]) == 1 and isinstance(res["placement"], str)
 
 
-def test_broadcast_gives_every_rank_the_whole_value_and_one_outcome(mesh4: Any) -> None:
+def test_broadcast_gives_every_rank_the_whole_value_and_one_outcome(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     reply = a.request("global.make", {"value": VALUE, "placement": FLAT, "sbp": ["broadcast"]})
     assert reply["ok"] and "ranks" not in reply, reply
     assert reply["result"]["local"] == VALUE
 
 
-def test_split0_split1_on_the_2x2_mesh_gives_blocks(mesh4: Any) -> None:
+def test_split0_split1_on_the_2x2_mesh_gives_blocks(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     value = typed([2, 4], list(range(8)))
     results = per_rank(a, "global.make", {"value": value, "placement": MESH, "sbp": [S0, S1]})
@@ -137,14 +138,14 @@ def test_split0_split1_on_the_2x2_mesh_gives_blocks(mesh4: Any) -> None:
         assert len(res["sbp"]) == 2
 
 
-def test_split0_split0_on_the_2x2_mesh_splits_rows_in_rank_order(mesh4: Any) -> None:
+def test_split0_split0_on_the_2x2_mesh_splits_rows_in_rank_order(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     results = per_rank(a, "global.make", {"value": VALUE, "placement": MESH, "sbp": [S0, S0]})
     for r, res in enumerate(results):
         assert res["local"] == typed([1, 2], [2 * r, 2 * r + 1]), r
 
 
-def test_partial_sum_is_unreduced_and_sums_when_broadcast(mesh4: Any) -> None:
+def test_partial_sum_is_unreduced_and_sums_when_broadcast(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     pieces = [typed([2], [r + 1, 10 * (r + 1)]) for r in range(4)]
     made = per_rank(a, "global.make", {"locals": pieces, "placement": FLAT,
@@ -158,7 +159,7 @@ def test_partial_sum_is_unreduced_and_sums_when_broadcast(mesh4: Any) -> None:
     assert all(res["local"] == typed([2], [10, 100]) for res in to_b)
 
 
-def test_broadcast_to_partial_sum_keeps_the_value(mesh4: Any) -> None:
+def test_broadcast_to_partial_sum_keeps_the_value(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     results = per_rank(a, "global.make", {"value": VALUE, "placement": FLAT,
                                           "sbp": ["broadcast"], "to": ["partial_sum"]})
@@ -169,7 +170,7 @@ def test_broadcast_to_partial_sum_keeps_the_value(mesh4: Any) -> None:
     assert total == VALUE["data"]   # OF-SBP-6: the pieces still sum to the value
 
 
-def test_split_to_split_on_another_dim(mesh4: Any) -> None:
+def test_split_to_split_on_another_dim(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     results = per_rank(a, "global.make", {"value": typed([4, 4], list(range(16))),
                                           "placement": FLAT, "sbp": [S0], "to": [S1]})
@@ -177,7 +178,7 @@ def test_split_to_split_on_another_dim(mesh4: Any) -> None:
         assert res["local"] == typed([4, 1], [r, 4 + r, 8 + r, 12 + r])
 
 
-def test_binary_and_sum_keep_the_value(mesh4: Any) -> None:
+def test_binary_and_sum_keep_the_value(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     x = {"value": VALUE, "placement": FLAT, "sbp": [S0]}
     added = per_rank(a, "global.binary", {"fn": "add", "x1": x, "x2": x})
@@ -190,7 +191,7 @@ def test_binary_and_sum_keep_the_value(mesh4: Any) -> None:
     assert summed[0]["value"] == typed([4], [1, 5, 9, 13], "int64")
 
 
-def test_mixed_placements_are_refused(mesh4: Any) -> None:
+def test_mixed_placements_are_refused(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     x1 = {"value": VALUE, "placement": FLAT, "sbp": ["broadcast"]}
     x2 = {"value": VALUE, "placement": {"type": "cpu", "ranks": [3, 2, 1, 0]},
@@ -199,7 +200,7 @@ def test_mixed_placements_are_refused(mesh4: Any) -> None:
     assert err["origin"] == "library" and "incompatible devices" in err["message"]
 
 
-def test_global_arguments_are_checked(mesh4: Any) -> None:
+def test_global_arguments_are_checked(mesh4: tuple[Any, Any]) -> None:
     a, _ = mesh4
     both = {"value": VALUE, "locals": [VALUE] * 4, "placement": FLAT, "sbp": [S0]}
     err = a.err("global.make", both)

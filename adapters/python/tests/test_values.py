@@ -179,7 +179,7 @@ def exact_decimal(q: Fraction) -> str:
     (Fraction(3, 2 ** 150), 0, 2.0 ** -148),
     (Fraction(3, 2 ** 150), -1, FLT_TRUE_MIN),
 ])
-def test_float32_halfway_cases_round_once(q: Any, nudge: Any, expected: Any) -> None:
+def test_float32_halfway_cases_round_once(q: Fraction, nudge: int, expected: float) -> None:
     text = exact_decimal_of(q)
     if nudge:
         # move the decimal by far less than a double's ulp: its nearest double stays q
@@ -204,7 +204,7 @@ def exact_decimal_of(q: Fraction) -> str:
     ("int64", TWO_53 - 1), ("int64", TWO_53), ("int64", TWO_53 + 1), ("int64", -TWO_53 - 1),
     ("uint64", 0), ("int8", -128),
 ])
-def test_integers_round_trip_over_the_whole_range(dtype: str, n: Any) -> None:
+def test_integers_round_trip_over_the_whole_range(dtype: str, n: int) -> None:
     written = encode_element(dtype, n)
     # beyond 2^53 integers travel as decimal strings, which a double-based reader keeps
     assert written == (n if abs(n) <= TWO_53 else str(n))

@@ -100,7 +100,7 @@ def hello(spec: str, *flags: str, env: dict[str, str] | None = None) -> Any:
 # -- a namespace missing functions and dtypes: lacking, not wrong ----------------------------
 
 @pytest.mark.parametrize("base", BASES)
-def test_missing_functions_and_dtypes_are_lacking_not_wrong(base: Any) -> None:
+def test_missing_functions_and_dtypes_are_lacking_not_wrong(base: str) -> None:
     rc, report, _ = run("zoo.missing", env={"ZOO_BASE": base})
     if not lacks_supported(report):
         pytest.skip("the runner does not report lacking cases apart yet")
@@ -117,7 +117,7 @@ def test_missing_functions_and_dtypes_are_lacking_not_wrong(base: Any) -> None:
 # -- an introspection call that raises: a note, the run goes on -------------------------------
 
 @pytest.mark.parametrize("base", BASES)
-def test_a_probe_that_raises_is_a_note_and_the_run_goes_on(base: Any) -> None:
+def test_a_probe_that_raises_is_a_note_and_the_run_goes_on(base: str) -> None:
     spec = "zoo.dtypes_kind"
     got = hello(spec, env={"ZOO_BASE": base})
     assert isinstance(got, dict), got
@@ -173,7 +173,7 @@ def test_a_module_holding_a_namespace_says_what_to_try() -> None:
 # -- a listed device that cannot allocate is left out ---------------------------------------
 
 @pytest.mark.parametrize("base", BASES)
-def test_an_unusable_device_is_left_out_with_the_reason(base: Any) -> None:
+def test_an_unusable_device_is_left_out_with_the_reason(base: str) -> None:
     _, report, err = run("zoo.bad_device", env={"ZOO_BASE": base})
     assert report is not None, err[-2000:]
     header = report["header"]
@@ -200,7 +200,7 @@ def test_devices_bound_by_the_settings() -> None:
 # -- a first call that compiles: warmed up before hello -------------------------------------
 
 @pytest.mark.parametrize("base", BASES)
-def test_a_slow_first_call_is_warmed_up_before_the_first_case(base: Any) -> None:
+def test_a_slow_first_call_is_warmed_up_before_the_first_case(base: str) -> None:
     _, report, err = run("zoo.slow_first", extra=("--timeout", "2", "--jobs", "2"),
                           env={"ZOO_SLEEP": "3", "ZOO_BASE": base})
     assert report is not None, err[-2000:]
@@ -244,7 +244,7 @@ def test_arrays_without_device_lack_it_unless_compat() -> None:
 # -- a renamed parameter: reported as misnamed ----------------------------------------------
 
 @pytest.mark.parametrize("base", BASES)
-def test_a_misnamed_parameter_is_reported_as_such(base: Any) -> None:
+def test_a_misnamed_parameter_is_reported_as_such(base: str) -> None:
     spec = "zoo.renamed"
     got = hello(spec, env={"ZOO_BASE": base})
     assert got["claims"]["device-keyword-only"] == {
