@@ -102,9 +102,8 @@ static int usage(const char *fmt, const char *arg)
     return dsr__usage_error("compare", fmt, arg);
 }
 
-/* Long: loading the reports (files and folders, --library's choice and order), the checks
- * that the page replaces no input, the spec and case files, then the views; each step is a
- * few lines that share the command's state, and the cleanup is one place at the end. */
+/* The command: the reports read (compare_model.c), the checks that the page replaces no
+ * input, the spec and case files, then the views; the cleanup is one place at the end. */
 int dsr__compare_main(int argc, char **argv, const char *source)
 {
     compare_args a = {.by = "statement"};
