@@ -60,5 +60,12 @@ int call_array(const char *name, const ds_value *v, ds_array *out);
 int call_int(const char *name, const ds_value *v, bool none_ok, bool *none, int64_t *out);
 /* Exactly want positional arguments, else TypeError. */
 int call_nargs(const char *name, size_t nargs, size_t want);
+/* At least `least` and at most `most` positional arguments, else TypeError. */
+int call_nargs_between(const char *name, size_t nargs, size_t least, size_t most);
+/* An operand as refarray takes it: the array, or the Python scalar at its kind. */
+ra_operand call_ra_operand(const ds_operand *o);
+/* A refarray status as the slot's answer: RA_OK, or the library's error recorded for the
+ * shim (ds_error with the status's kind and the context's message). */
+int call_status(void *lib, int st);
 
 #endif

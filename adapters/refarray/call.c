@@ -70,23 +70,6 @@ static const struct {
                        {"Array.__invert__", "bitwise_invert"},
                        {"Array.__pos__", "positive"}};
 
-static ra_operand ra_operand_of(const ds_operand *o)
-{
-    if (o->is_array) return ra_operand_array(o->array);
-    switch (o->scalar.kind) {
-    case DS_SCALAR_BOOL:
-        return ra_operand_scalar(ra_scalar_bool(o->scalar.b));
-    case DS_SCALAR_INT:
-        return ra_operand_scalar(o->scalar.u ? ra_scalar_uint((uint64_t)o->scalar.i)
-                                             : ra_scalar_int(o->scalar.i));
-    case DS_SCALAR_COMPLEX:
-        return ra_operand_scalar(ra_scalar_complex(o->scalar.f, o->scalar.im));
-    case DS_SCALAR_FLOAT:
-        break;
-    }
-    return ra_operand_scalar(ra_scalar_float(o->scalar.f));
-}
-
 int refarray_call(void *lib, const char *name, const ds_value *args, size_t nargs,
                   const char *const *kwnames, const ds_value *kwargs, size_t nkw,
                   ds_call_result *out)
@@ -168,10 +151,8 @@ int refarray_call(void *lib, const char *name, const ds_value *args, size_t narg
         if (call_keywords(name, kwnames, nkw, NULL) < 0 || call_nargs(name, nargs, 1) < 0 ||
             call_array(name, &args[0], &x) < 0)
             return -1;
-        ra_ctx *ctx = refarray_ctx(lib);
-        int st = ra_math_unary(ctx, (ra_math_fn)m, x, (ra_array **)&out->value.array);
-        if (st != RA_OK) ds_error(ra_status_kind(st), "%s", ra_ctx_message(ctx));
-        return st;
+        return call_status(lib, ra_math_unary(refarray_ctx(lib), (ra_math_fn)m, x,
+                                              (ra_array **)&out->value.array));
     }
     for (int m = RA_MATH2_ATAN2; ra_math2_name((ra_math2_fn)m); m++) {
         if (strcmp(ra_math2_name((ra_math2_fn)m), fn2) != 0) continue;
@@ -179,11 +160,9 @@ int refarray_call(void *lib, const char *name, const ds_value *args, size_t narg
         if (call_keywords(name, kwnames, nkw, NULL) < 0 || call_nargs(name, nargs, 2) < 0 ||
             call_operand(name, &args[0], &x1) < 0 || call_operand(name, &args[1], &x2) < 0)
             return -1;
-        ra_ctx *ctx = refarray_ctx(lib);
-        int st = ra_math_binary(ctx, (ra_math2_fn)m, ra_operand_of(&x1), ra_operand_of(&x2),
-                                (ra_array **)&out->value.array);
-        if (st != RA_OK) ds_error(ra_status_kind(st), "%s", ra_ctx_message(ctx));
-        return st;
+        return call_status(lib,
+                           ra_math_binary(refarray_ctx(lib), (ra_math2_fn)m, call_ra_operand(&x1),
+                                          call_ra_operand(&x2), (ra_array **)&out->value.array));
     }
     for (const refarray_call_entry *const *t = refarray_call_tables; *t; t++)
         for (const refarray_call_entry *e = *t; e->name; e++)

@@ -2,7 +2,8 @@
  * call_args.c: the argument checks every name of refarray's generic call uses (call.c and
  * the families' call_*.c): keywords, arity, arrays, operands and integers, each failing with
  * the error the library would raise (TypeError) or a lacks verdict (a keyword refarray does
- * not take).
+ * not take); and the two conversions every family shares, an operand into refarray's and a
+ * refarray status into the slot's answer.
  */
 #include "adapter_call.h"
 
@@ -83,4 +84,35 @@ int call_nargs(const char *name, size_t nargs, size_t want)
     ds_error("TypeError", "%s takes %zu positional argument%s (%zu given)", name, want,
              want == 1 ? "" : "s", nargs);
     return -1;
+}
+
+int call_nargs_between(const char *name, size_t nargs, size_t least, size_t most)
+{
+    if (nargs >= least && nargs <= most) return 0;
+    ds_error("TypeError", "%s takes %zu to %zu positional arguments (%zu given)", name, least, most,
+             nargs);
+    return -1;
+}
+
+ra_operand call_ra_operand(const ds_operand *o)
+{
+    if (o->is_array) return ra_operand_array(o->array);
+    switch (o->scalar.kind) {
+    case DS_SCALAR_BOOL:
+        return ra_operand_scalar(ra_scalar_bool(o->scalar.b));
+    case DS_SCALAR_INT:
+        return ra_operand_scalar(o->scalar.u ? ra_scalar_uint((uint64_t)o->scalar.i)
+                                             : ra_scalar_int(o->scalar.i));
+    case DS_SCALAR_COMPLEX:
+        return ra_operand_scalar(ra_scalar_complex(o->scalar.f, o->scalar.im));
+    case DS_SCALAR_FLOAT:
+        break;
+    }
+    return ra_operand_scalar(ra_scalar_float(o->scalar.f));
+}
+
+int call_status(void *lib, int st)
+{
+    if (st != RA_OK) ds_error(ra_status_kind(st), "%s", ra_ctx_message(refarray_ctx(lib)));
+    return st;
 }

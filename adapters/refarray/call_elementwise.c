@@ -11,13 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The call's status: RA_OK, or the library's error recorded for the shim. */
-static int answer(void *lib, int status)
-{
-    if (status != RA_OK) ds_error(ra_status_kind(status), "%s", ra_ctx_message(refarray_ctx(lib)));
-    return status;
-}
-
 /* Argument `pos` when given positionally, else keyword kw, else NULL (a parameter that is
  * positional or keyword). Given both ways: TypeError. */
 static int arg_or_keyword(const refarray_args *a, size_t pos, const char *kw, const ds_value **out)
@@ -31,32 +24,6 @@ static int arg_or_keyword(const refarray_args *a, size_t pos, const char *kw, co
     return 0;
 }
 
-/* At most `most` positional arguments and at least `least`, else TypeError. */
-static int nargs_between(const refarray_args *a, size_t least, size_t most)
-{
-    if (a->nargs >= least && a->nargs <= most) return 0;
-    ds_error("TypeError", "%s takes %zu to %zu positional arguments (%zu given)", a->name, least,
-             most, a->nargs);
-    return -1;
-}
-
-static ra_operand operand_of(const ds_operand *o)
-{
-    if (o->is_array) return ra_operand_array(o->array);
-    switch (o->scalar.kind) {
-    case DS_SCALAR_BOOL:
-        return ra_operand_scalar(ra_scalar_bool(o->scalar.b));
-    case DS_SCALAR_INT:
-        return ra_operand_scalar(o->scalar.u ? ra_scalar_uint((uint64_t)o->scalar.i)
-                                             : ra_scalar_int(o->scalar.i));
-    case DS_SCALAR_COMPLEX:
-        return ra_operand_scalar(ra_scalar_complex(o->scalar.f, o->scalar.im));
-    case DS_SCALAR_FLOAT:
-        break;
-    }
-    return ra_operand_scalar(ra_scalar_float(o->scalar.f));
-}
-
 /* ---- elementwise ---- */
 
 static int call_clip(void *lib, const refarray_args *a, ds_call_result *out)
@@ -64,7 +31,8 @@ static int call_clip(void *lib, const refarray_args *a, ds_call_result *out)
     static const char *const allowed[] = {"min", "max", NULL};
     const ds_value *bv[2];
     ds_array x;
-    if (call_keywords(a->name, a->kwnames, a->nkw, allowed) < 0 || nargs_between(a, 1, 3) < 0 ||
+    if (call_keywords(a->name, a->kwnames, a->nkw, allowed) < 0 ||
+        call_nargs_between(a->name, a->nargs, 1, 3) < 0 ||
         call_array(a->name, &a->args[0], &x) < 0 || arg_or_keyword(a, 1, "min", &bv[0]) < 0 ||
         arg_or_keyword(a, 2, "max", &bv[1]) < 0)
         return -1;
@@ -74,11 +42,12 @@ static int call_clip(void *lib, const refarray_args *a, ds_call_result *out)
         if (!bv[k] || bv[k]->kind == DS_VALUE_NONE) continue;
         ds_operand o;
         if (call_operand(a->name, bv[k], &o) < 0) return -1;
-        b[k] = operand_of(&o);
+        b[k] = call_ra_operand(&o);
         bp[k] = &b[k];
     }
     out->value.kind = DS_VALUE_ARRAY;
-    return answer(lib, ra_clip(refarray_ctx(lib), x, bp[0], bp[1], (ra_array **)&out->value.array));
+    return call_status(lib,
+                       ra_clip(refarray_ctx(lib), x, bp[0], bp[1], (ra_array **)&out->value.array));
 }
 
 /* ---- keyword values ---- */
@@ -231,7 +200,8 @@ static int call_arange(void *lib, const refarray_args *a, ds_call_result *out)
     ds_dtype dt;
     ds_device dev;
     bool ok = true;
-    if (call_keywords(a->name, a->kwnames, a->nkw, allowed) < 0 || nargs_between(a, 1, 3) < 0 ||
+    if (call_keywords(a->name, a->kwnames, a->nkw, allowed) < 0 ||
+        call_nargs_between(a->name, a->nargs, 1, 3) < 0 ||
         arg_or_keyword(a, 1, "stop", &sv[0]) < 0 || arg_or_keyword(a, 2, "step", &sv[1]) < 0 ||
         kw_dtype(a, "dtype", &dt) < 0 || kw_device(a, &dev) < 0)
         return -1;
@@ -260,9 +230,10 @@ static int call_linspace(void *lib, const refarray_args *a, ds_call_result *out)
     bool endpoint = true, ok1 = true, ok2 = true;
     ds_dtype dt;
     ds_device dev;
-    if (call_keywords(a->name, a->kwnames, a->nkw, allowed) < 0 || nargs_between(a, 2, 3) < 0 ||
-        arg_or_keyword(a, 2, "num", &nv) < 0 || kw_dtype(a, "dtype", &dt) < 0 ||
-        kw_device(a, &dev) < 0 || kw_bool(a, "endpoint", false, NULL, &endpoint) < 0)
+    if (call_keywords(a->name, a->kwnames, a->nkw, allowed) < 0 ||
+        call_nargs_between(a->name, a->nargs, 2, 3) < 0 || arg_or_keyword(a, 2, "num", &nv) < 0 ||
+        kw_dtype(a, "dtype", &dt) < 0 || kw_device(a, &dev) < 0 ||
+        kw_bool(a, "endpoint", false, NULL, &endpoint) < 0)
         return -1;
     if (!nv) {
         ds_error("TypeError", "linspace: num is required");
@@ -281,7 +252,8 @@ static int call_eye(void *lib, const refarray_args *a, ds_call_result *out)
     bool none = true;
     ds_dtype dt;
     ds_device dev;
-    if (call_keywords(a->name, a->kwnames, a->nkw, allowed) < 0 || nargs_between(a, 1, 2) < 0 ||
+    if (call_keywords(a->name, a->kwnames, a->nkw, allowed) < 0 ||
+        call_nargs_between(a->name, a->nargs, 1, 2) < 0 ||
         call_int(a->name, &a->args[0], false, NULL, &rows) < 0 ||
         call_int(a->name, a->nargs > 1 ? &a->args[1] : NULL, true, &none, &cols) < 0 ||
         call_int(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "k"), false, NULL, &k) < 0 ||
@@ -489,7 +461,8 @@ static int call_meshgrid(void *lib, const refarray_args *a, ds_call_result *out)
     out->value.kind = DS_VALUE_TUPLE;
     out->n = a->nargs;
     if (a->nargs == 0) return 0;
-    return answer(lib, ra_meshgrid(refarray_ctx(lib), xs, a->nargs, ij, (ra_array **)out->arrays));
+    return call_status(lib,
+                       ra_meshgrid(refarray_ctx(lib), xs, a->nargs, ij, (ra_array **)out->arrays));
 }
 
 /* ---- data types ---- */
@@ -657,7 +630,8 @@ static int call_statistic(void *lib, const refarray_args *a, ds_call_result *out
         correction = c->scalar.kind == DS_SCALAR_INT ? (double)c->scalar.i : c->scalar.f;
     }
     out->value.kind = DS_VALUE_ARRAY;
-    return answer(lib, ra_statistic(refarray_ctx(lib), fn, x, all ? NULL : axes, naxes, keepdims,
+    return call_status(lib,
+                       ra_statistic(refarray_ctx(lib), fn, x, all ? NULL : axes, naxes, keepdims,
                                     (ra_dtype)dt, correction, (ra_array **)&out->value.array));
 }
 
@@ -675,9 +649,9 @@ static int call_cumulative(void *lib, const refarray_args *a, ds_call_result *ou
         kw_dtype(a, "dtype", &dt) < 0 || kw_bool(a, "include_initial", false, NULL, &initial) < 0)
         return -1;
     out->value.kind = DS_VALUE_ARRAY;
-    return answer(lib, ra_cumulative(refarray_ctx(lib), !strcmp(a->name, "cumulative_prod"), x,
-                                     none ? NULL : &axis, (ra_dtype)dt, initial,
-                                     (ra_array **)&out->value.array));
+    return call_status(lib, ra_cumulative(refarray_ctx(lib), !strcmp(a->name, "cumulative_prod"), x,
+                                          none ? NULL : &axis, (ra_dtype)dt, initial,
+                                          (ra_array **)&out->value.array));
 }
 
 static int call_diff(void *lib, const refarray_args *a, ds_call_result *out)
@@ -697,7 +671,7 @@ static int call_diff(void *lib, const refarray_args *a, ds_call_result *out)
         if (v && v->kind != DS_VALUE_NONE && call_array(a->name, v, &ex[k]) < 0) return -1;
     }
     out->value.kind = DS_VALUE_ARRAY;
-    return answer(
+    return call_status(
         lib, ra_diff(refarray_ctx(lib), x, axis, n, ex[0], ex[1], (ra_array **)&out->value.array));
 }
 
@@ -710,8 +684,8 @@ static int call_transpose(void *lib, const refarray_args *a, ds_call_result *out
         call_nargs(a->name, a->nargs, 1) < 0 || call_array(a->name, &a->args[0], &x) < 0)
         return -1;
     out->value.kind = DS_VALUE_ARRAY;
-    return answer(lib, ra_array_transpose(refarray_ctx(lib), x, !strcmp(a->name, "Array.mT"),
-                                          (ra_array **)&out->value.array));
+    return call_status(lib, ra_array_transpose(refarray_ctx(lib), x, !strcmp(a->name, "Array.mT"),
+                                               (ra_array **)&out->value.array));
 }
 
 static int call_attribute(void *lib, const refarray_args *a, ds_call_result *out)
@@ -736,7 +710,7 @@ static int call_attribute(void *lib, const refarray_args *a, ds_call_result *out
     } else if (!strcmp(attr, "__dlpack_device__")) { /* (device type, device id) */
         static _Thread_local ds_value pair[2];
         int32_t type = 0, id = 0;
-        int st = answer(lib, ra_array_dlpack_device(x, &type, &id));
+        int st = call_status(lib, ra_array_dlpack_device(x, &type, &id));
         if (st != RA_OK) return st;
         memset(pair, 0, sizeof pair);
         pair[0].kind = pair[1].kind = DS_VALUE_SCALAR;
@@ -790,7 +764,7 @@ static int call_convert(void *lib, const refarray_args *a, ds_call_result *out)
         return -1;
     }
     ra_scalar s;
-    int st = answer(lib, ra_array_item(refarray_ctx(lib), x, &s));
+    int st = call_status(lib, ra_array_item(refarray_ctx(lib), x, &s));
     if (st != RA_OK) return st;
     ds_scalar *r = &out->value.scalar;
     out->value.kind = DS_VALUE_SCALAR;

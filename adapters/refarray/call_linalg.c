@@ -13,13 +13,6 @@
 
 #define KW(name) call_keyword(a->kwnames, a->kwargs, a->nkw, name)
 
-/* The status of a refarray function as the slot's answer. */
-static int answer(void *lib, int st)
-{
-    if (st != RA_OK) ds_error(ra_status_kind(st), "%s", ra_ctx_message(refarray_ctx(lib)));
-    return st;
-}
-
 /* The common start: the keywords allowed, nargs positional arguments, the first n arrays. */
 static int start(const refarray_args *a, const char *const *allowed, size_t nargs, size_t narrays,
                  ds_array *xs)
@@ -107,7 +100,7 @@ static int kw_string(const refarray_args *a, const char *kw, const char *const *
 
 static int tuple2(void *lib, int st, ds_array r0, ds_array r1, ds_call_result *out)
 {
-    if (st != RA_OK) return answer(lib, st);
+    if (st != RA_OK) return call_status(lib, st);
     out->value.kind = DS_VALUE_TUPLE;
     out->arrays[0] = r0;
     out->arrays[1] = r1;
@@ -127,7 +120,7 @@ static int cholesky(void *lib, const refarray_args *a, ds_call_result *out)
     ds_array xs[1];
     bool upper = false;
     if (start(a, kws, 1, 1, xs) < 0 || kw_bool(a, "upper", &upper) < 0) return -1;
-    return answer(lib, ra_linalg_cholesky(CTX, X(0), upper, RES));
+    return call_status(lib, ra_linalg_cholesky(CTX, X(0), upper, RES));
 }
 
 /* det, inv, eigvalsh, eigvals, svdvals, matrix_transpose, outer, solve, matmul: no keywords. */
@@ -138,16 +131,17 @@ static int plain(void *lib, const refarray_args *a, ds_call_result *out)
     ds_array xs[2];
     if (start(a, NULL, two ? 2 : 1, two ? 2 : 1, xs) < 0) return -1;
     ra_ctx *ctx = CTX;
-    if (!strcmp(n, "det")) return answer(lib, ra_linalg_det(ctx, X(0), RES));
-    if (!strcmp(n, "inv")) return answer(lib, ra_linalg_inv(ctx, X(0), RES));
-    if (!strcmp(n, "eigvalsh")) return answer(lib, ra_linalg_eigh(ctx, X(0), RES, NULL));
-    if (!strcmp(n, "eigvals")) return answer(lib, ra_linalg_eig(ctx, X(0), RES, NULL));
-    if (!strcmp(n, "svdvals")) return answer(lib, ra_linalg_svd(ctx, X(0), false, NULL, RES, NULL));
+    if (!strcmp(n, "det")) return call_status(lib, ra_linalg_det(ctx, X(0), RES));
+    if (!strcmp(n, "inv")) return call_status(lib, ra_linalg_inv(ctx, X(0), RES));
+    if (!strcmp(n, "eigvalsh")) return call_status(lib, ra_linalg_eigh(ctx, X(0), RES, NULL));
+    if (!strcmp(n, "eigvals")) return call_status(lib, ra_linalg_eig(ctx, X(0), RES, NULL));
+    if (!strcmp(n, "svdvals"))
+        return call_status(lib, ra_linalg_svd(ctx, X(0), false, NULL, RES, NULL));
     if (!strcmp(n, "matrix_transpose"))
-        return answer(lib, ra_linalg_matrix_transpose(ctx, X(0), RES));
-    if (!strcmp(n, "outer")) return answer(lib, ra_linalg_outer(ctx, X(0), X(1), RES));
-    if (!strcmp(n, "solve")) return answer(lib, ra_linalg_solve(ctx, X(0), X(1), RES));
-    return answer(lib, ra_matmul(ctx, X(0), X(1), RES));
+        return call_status(lib, ra_linalg_matrix_transpose(ctx, X(0), RES));
+    if (!strcmp(n, "outer")) return call_status(lib, ra_linalg_outer(ctx, X(0), X(1), RES));
+    if (!strcmp(n, "solve")) return call_status(lib, ra_linalg_solve(ctx, X(0), X(1), RES));
+    return call_status(lib, ra_matmul(ctx, X(0), X(1), RES));
 }
 
 /* eigh, eig, slogdet: a named tuple of two. */
@@ -182,7 +176,7 @@ static int svd(void *lib, const refarray_args *a, ds_call_result *out)
     if (start(a, kws, 1, 1, xs) < 0 || kw_bool(a, "full_matrices", &full) < 0) return -1;
     ra_array *u = NULL, *s = NULL, *vh = NULL;
     int st = ra_linalg_svd(CTX, X(0), full, &u, &s, &vh);
-    if (st != RA_OK) return answer(lib, st);
+    if (st != RA_OK) return call_status(lib, st);
     out->value.kind = DS_VALUE_TUPLE;
     out->arrays[0] = u;
     out->arrays[1] = s;
@@ -209,16 +203,16 @@ static int with_int(void *lib, const refarray_args *a, ds_call_result *out)
         call_int(a->name, KW(kw), false, NULL, &v) < 0)
         return -1;
     ra_ctx *ctx = CTX;
-    if (!strcmp(n, "cross")) return answer(lib, ra_linalg_cross(ctx, X(0), X(1), v, RES));
-    if (two) return answer(lib, ra_linalg_vecdot(ctx, X(0), X(1), v, RES));
-    if (!trace) return answer(lib, ra_linalg_diagonal(ctx, X(0), v, RES));
+    if (!strcmp(n, "cross")) return call_status(lib, ra_linalg_cross(ctx, X(0), X(1), v, RES));
+    if (two) return call_status(lib, ra_linalg_vecdot(ctx, X(0), X(1), v, RES));
+    if (!trace) return call_status(lib, ra_linalg_diagonal(ctx, X(0), v, RES));
     const ds_value *dt = KW("dtype");
     if (dt && dt->kind != DS_VALUE_NONE && dt->kind != DS_VALUE_DTYPE) {
         ds_error("TypeError", "%s: dtype must be a dtype or None", a->name);
         return -1;
     }
     ra_dtype dtype = dt && dt->kind == DS_VALUE_DTYPE ? (ra_dtype)dt->dtype : RA_DTYPE_DEFAULT;
-    return answer(lib, ra_linalg_trace(ctx, X(0), v, dtype, RES));
+    return call_status(lib, ra_linalg_trace(ctx, X(0), v, dtype, RES));
 }
 
 static int matrix_power(void *lib, const refarray_args *a, ds_call_result *out)
@@ -227,7 +221,7 @@ static int matrix_power(void *lib, const refarray_args *a, ds_call_result *out)
     int64_t n = 0;
     if (start(a, NULL, 2, 1, xs) < 0 || call_int(a->name, &a->args[1], false, NULL, &n) < 0)
         return -1;
-    return answer(lib, ra_linalg_matrix_power(CTX, X(0), n, RES));
+    return call_status(lib, ra_linalg_matrix_power(CTX, X(0), n, RES));
 }
 
 /* matrix_rank and pinv (rtol). */
@@ -239,8 +233,8 @@ static int with_rtol(void *lib, const refarray_args *a, ds_call_result *out)
     double rtol = 0;
     if (start(a, kws, 1, 1, xs) < 0 || kw_real(a, "rtol", &none, &rtol) < 0) return -1;
     if (!strcmp(a->name, "linalg.pinv"))
-        return answer(lib, ra_linalg_pinv(CTX, X(0), none ? NULL : &rtol, RES));
-    return answer(lib, ra_linalg_matrix_rank(CTX, X(0), none ? NULL : &rtol, RES));
+        return call_status(lib, ra_linalg_pinv(CTX, X(0), none ? NULL : &rtol, RES));
+    return call_status(lib, ra_linalg_matrix_rank(CTX, X(0), none ? NULL : &rtol, RES));
 }
 
 static int matrix_norm(void *lib, const refarray_args *a, ds_call_result *out)
@@ -270,7 +264,7 @@ static int matrix_norm(void *lib, const refarray_args *a, ds_call_result *out)
             return -1;
         }
     }
-    return answer(lib, ra_linalg_matrix_norm(CTX, X(0), keepdims, ord, RES));
+    return call_status(lib, ra_linalg_matrix_norm(CTX, X(0), keepdims, ord, RES));
 }
 
 static int vector_norm(void *lib, const refarray_args *a, ds_call_result *out)
@@ -286,7 +280,8 @@ static int vector_norm(void *lib, const refarray_args *a, ds_call_result *out)
         kw_real(a, "ord", &ord_none, &ord) < 0)
         return -1;
     if (ord_none) ord = 2;
-    return answer(lib, ra_linalg_vector_norm(CTX, X(0), none ? NULL : axes, n, keepdims, ord, RES));
+    return call_status(lib,
+                       ra_linalg_vector_norm(CTX, X(0), none ? NULL : axes, n, keepdims, ord, RES));
 }
 
 static int tensordot(void *lib, const refarray_args *a, ds_call_result *out)
@@ -310,7 +305,7 @@ static int tensordot(void *lib, const refarray_args *a, ds_call_result *out)
             ds_error("ValueError", "%s: the two sequences of axes differ in length", a->name);
             return -1;
         }
-        return answer(lib, ra_linalg_tensordot(CTX, X(0), X(1), n1, a1, a2, RES));
+        return call_status(lib, ra_linalg_tensordot(CTX, X(0), X(1), n1, a1, a2, RES));
     }
     if (call_int(a->name, v, false, NULL, &n) < 0) return -1;
     size_t nd1 = ra_array_ndim(X(0));
@@ -323,7 +318,7 @@ static int tensordot(void *lib, const refarray_args *a, ds_call_result *out)
         a1[k] = (int64_t)nd1 - n + k;
         a2[k] = k;
     }
-    return answer(lib, ra_linalg_tensordot(CTX, X(0), X(1), (size_t)n, a1, a2, RES));
+    return call_status(lib, ra_linalg_tensordot(CTX, X(0), X(1), (size_t)n, a1, a2, RES));
 }
 
 /* ---- fft ------------------------------------------------------------------------------- */
@@ -358,7 +353,7 @@ static int fft1(void *lib, const refarray_args *a, ds_call_result *out)
         ds_error("ValueError", "%s: n is %lld; it must be >= 1", a->name, (long long)n);
         return -1;
     }
-    return answer(lib, ra_fft(CTX, fft_kind(a->name), X(0), n, axis, (ra_fft_norm)norm, RES));
+    return call_status(lib, ra_fft(CTX, fft_kind(a->name), X(0), n, axis, (ra_fft_norm)norm, RES));
 }
 
 static int fftn(void *lib, const refarray_args *a, ds_call_result *out)
@@ -395,8 +390,8 @@ static int fftn(void *lib, const refarray_args *a, ds_call_result *out)
             int64_t m = ax >= 0 && (size_t)ax < nd ? shape[ax] : 1;
             s[i] = kind == RA_FFT_IRFFT && i == ns - 1 ? 2 * (m - 1) : m;
         }
-    return answer(lib, ra_fftn(CTX, kind, X(0), n, snone ? NULL : s, anone ? NULL : axes,
-                               (ra_fft_norm)norm, RES));
+    return call_status(lib, ra_fftn(CTX, kind, X(0), n, snone ? NULL : s, anone ? NULL : axes,
+                                    (ra_fft_norm)norm, RES));
 }
 
 static int fftshift(void *lib, const refarray_args *a, ds_call_result *out)
@@ -409,7 +404,7 @@ static int fftshift(void *lib, const refarray_args *a, ds_call_result *out)
     if (start(a, kws, 1, 1, xs) < 0 || ints(a, "axes", KW("axes"), &none, &scalar, axes, &n) < 0)
         return -1;
     bool inverse = !strcmp(a->name, "fft.ifftshift");
-    return answer(lib, ra_fft_shift(CTX, X(0), n, none ? NULL : axes, inverse, RES));
+    return call_status(lib, ra_fft_shift(CTX, X(0), n, none ? NULL : axes, inverse, RES));
 }
 
 static int fftfreq(void *lib, const refarray_args *a, ds_call_result *out)
@@ -440,7 +435,7 @@ static int fftfreq(void *lib, const refarray_args *a, ds_call_result *out)
         return -1;
     }
     bool real = !strcmp(a->name, "fft.rfftfreq");
-    return answer(lib, (real ? ra_rfftfreq : ra_fftfreq)(CTX, n, d, &o, RES));
+    return call_status(lib, (real ? ra_rfftfreq : ra_fftfreq)(CTX, n, d, &o, RES));
 }
 
 const refarray_call_entry refarray_calls_linalg[] = {

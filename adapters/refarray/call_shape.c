@@ -19,25 +19,10 @@ static const ds_value *arg(const refarray_args *a, size_t pos, const char *kw)
     return kw ? call_keyword(a->kwnames, a->kwargs, a->nkw, kw) : NULL;
 }
 
-/* Arity: at least min and at most max positional arguments. */
-static int nargs_between(const refarray_args *a, size_t min, size_t max)
-{
-    if (a->nargs >= min && a->nargs <= max) return 0;
-    ds_error("TypeError", "%s takes %zu to %zu positional arguments (%zu given)", a->name, min, max,
-             a->nargs);
-    return -1;
-}
-
 static int check(const refarray_args *a, size_t min, size_t max, const char *const *kws)
 {
     if (call_keywords(a->name, a->kwnames, a->nkw, kws) < 0) return -1;
-    return nargs_between(a, min, max);
-}
-
-static int status_error(void *lib, int st)
-{
-    if (st != RA_OK) ds_error(ra_status_kind(st), "%s", ra_ctx_message(refarray_ctx(lib)));
-    return st;
+    return call_nargs_between(a->name, a->nargs, min, max);
 }
 
 /* An int or a tuple/list of ints into out[0..*n) (cap at most). v NULL or None: *none. */
@@ -93,28 +78,11 @@ static int array_list(const refarray_args *a, const ds_value *v, const ra_array 
     return 0;
 }
 
-static ra_operand operand_of(const ds_operand *o)
-{
-    if (o->is_array) return ra_operand_array(o->array);
-    switch (o->scalar.kind) {
-    case DS_SCALAR_BOOL:
-        return ra_operand_scalar(ra_scalar_bool(o->scalar.b));
-    case DS_SCALAR_INT:
-        return ra_operand_scalar(o->scalar.u ? ra_scalar_uint((uint64_t)o->scalar.i)
-                                             : ra_scalar_int(o->scalar.i));
-    case DS_SCALAR_COMPLEX:
-        return ra_operand_scalar(ra_scalar_complex(o->scalar.f, o->scalar.im));
-    case DS_SCALAR_FLOAT:
-        break;
-    }
-    return ra_operand_scalar(ra_scalar_float(o->scalar.f));
-}
-
 /* y is read after the call that fills it (a pointer: C leaves the order of arguments'
  * evaluation open). */
 static int one_array(void *lib, ds_call_result *out, int st, ra_array *const *y)
 {
-    if (status_error(lib, st) != RA_OK) return st;
+    if (call_status(lib, st) != RA_OK) return st;
     out->value.kind = DS_VALUE_ARRAY;
     out->value.array = *y;
     return 0;
@@ -122,7 +90,7 @@ static int one_array(void *lib, ds_call_result *out, int st, ra_array *const *y)
 
 static int tuple_of(void *lib, ds_call_result *out, int st, ra_array *const *ys, const size_t *n)
 {
-    if (status_error(lib, st) != RA_OK) return st;
+    if (call_status(lib, st) != RA_OK) return st;
     out->value.kind = DS_VALUE_TUPLE;
     for (size_t i = 0; i < *n; i++)
         out->arrays[i] = ys[i];
@@ -161,7 +129,7 @@ static int do_broadcast_shapes(void *lib, const refarray_args *a, ds_call_result
         sp[i] = shapes[i];
     }
     int st = ra_broadcast_shapes(refarray_ctx(lib), sp, nds, a->nargs, r, &nd);
-    if (status_error(lib, st) != RA_OK) return st;
+    if (call_status(lib, st) != RA_OK) return st;
     static _Thread_local ds_value items[RA_MAX_NDIM];
     for (size_t d = 0; d < nd; d++) {
         memset(&items[d], 0, sizeof items[d]);
@@ -461,8 +429,8 @@ static int do_setitem(void *lib, const refarray_args *a, ds_call_result *out)
     if (check(a, 3, 3, NULL) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
         key_of(a, &a->args[1], idx, &n) < 0 || call_operand(a->name, &a->args[2], &v) < 0)
         return -1;
-    int st = ra_setitem(refarray_ctx(lib), x, idx, n, operand_of(&v));
-    if (status_error(lib, st) != RA_OK) return st;
+    int st = ra_setitem(refarray_ctx(lib), x, idx, n, call_ra_operand(&v));
+    if (call_status(lib, st) != RA_OK) return st;
     out->value.kind = DS_VALUE_NONE;
     return 0;
 }
@@ -541,7 +509,8 @@ static int do_searchsorted(void *lib, const refarray_args *a, ds_call_result *ou
         sorter = s;
     }
     return one_array(
-        lib, out, ra_searchsorted(refarray_ctx(lib), x1, operand_of(&x2), right, sorter, &y), &y);
+        lib, out, ra_searchsorted(refarray_ctx(lib), x1, call_ra_operand(&x2), right, sorter, &y),
+        &y);
 }
 
 static int do_where(void *lib, const refarray_args *a, ds_call_result *out)
@@ -552,7 +521,8 @@ static int do_where(void *lib, const refarray_args *a, ds_call_result *out)
     if (check(a, 3, 3, NULL) < 0 || call_array(a->name, &a->args[0], &c) < 0 ||
         call_operand(a->name, &a->args[1], &x1) < 0 || call_operand(a->name, &a->args[2], &x2) < 0)
         return -1;
-    return one_array(lib, out, ra_where(refarray_ctx(lib), c, operand_of(&x1), operand_of(&x2), &y),
+    return one_array(lib, out,
+                     ra_where(refarray_ctx(lib), c, call_ra_operand(&x1), call_ra_operand(&x2), &y),
                      &y);
 }
 
@@ -586,8 +556,9 @@ static int do_isin(void *lib, const refarray_args *a, ds_call_result *out)
     if (check(a, 2, 2, kws) < 0 || call_operand(a->name, &a->args[0], &x1) < 0 ||
         call_operand(a->name, &a->args[1], &x2) < 0 || bool_kw(a, "invert", &invert) < 0)
         return -1;
-    return one_array(lib, out,
-                     ra_isin(refarray_ctx(lib), operand_of(&x1), operand_of(&x2), invert, &y), &y);
+    return one_array(
+        lib, out,
+        ra_isin(refarray_ctx(lib), call_ra_operand(&x1), call_ra_operand(&x2), invert, &y), &y);
 }
 
 /* ---- sorting ----------------------------------------------------------------------------- */
