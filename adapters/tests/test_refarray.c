@@ -26,6 +26,23 @@
 /* The array bound to $array is on the device bound to $device: describe it, bind its device
  * field, and compare that with device.equal (the check named `name`). */
 #define ON_DEVICE(d, name, array, device) on_device(d, __FILE__, __LINE__, name, array, device)
+/* The request (a format and its values) is answered with an error that lacks `lacks`, from
+ * `origin` (NULL: any): the check named `name`. */
+#define LACKS(d, name, lacks, origin, ...)                                                         \
+    lacking(drv_send(d, __FILE__, __LINE__, __VA_ARGS__), __FILE__, __LINE__, name, lacks, origin)
+static void lacking(cJSON *reply, const char *file, int line, const char *name, const char *lacks,
+                    const char *origin)
+{
+    const cJSON *err = cJSON_GetObjectItemCaseSensitive(reply, "error");
+    const cJSON *l = cJSON_GetObjectItemCaseSensitive(err, "lacks");
+    const cJSON *o = cJSON_GetObjectItemCaseSensitive(err, "origin");
+    drv_check_at(file, line,
+                 cJSON_IsString(l) && !strcmp(l->valuestring, lacks) &&
+                     (!origin || (cJSON_IsString(o) && !strcmp(o->valuestring, origin))),
+                 "%s", name);
+    cJSON_Delete(reply);
+}
+
 static void on_device(drv *d, const char *file, int line, const char *name, const char *array,
                       const char *device)
 {
@@ -894,23 +911,10 @@ DT_TEST(call_ops)
     OK(d, "call sum(x, axis=None)", "r", NULL,
        A("call\",\"args\":{\"fn\":\"sum\",\"args\":[$x],\"kwargs\":{\"axis\":null}}"));
     READS(d, "sum(x) is 3", "r", "{\"dtype\":\"float64\",\"shape\":[],\"data\":[3]}");
-    cJSON *reply = drv_send(d, __FILE__, __LINE__,
-                            A("call\",\"args\":{\"fn\":\"linalg.lstsq\",\"args\":[$x,$x]}"));
-    const cJSON *err = cJSON_GetObjectItemCaseSensitive(reply, "error");
-    const cJSON *lacks = cJSON_GetObjectItemCaseSensitive(err, "lacks");
-    const cJSON *origin = cJSON_GetObjectItemCaseSensitive(err, "origin");
-    drv_check(cJSON_IsString(lacks) && !strcmp(lacks->valuestring, "linalg.lstsq") &&
-                  cJSON_IsString(origin) && !strcmp(origin->valuestring, "library"),
-              "a function refarray has not is lacking by its name, origin library");
-    cJSON_Delete(reply);
-    reply = drv_send(d, __FILE__, __LINE__,
-                     A("call\",\"args\":{\"fn\":\"sum\",\"args\":[$x],"
-                       "\"kwargs\":{\"out\":null}}"));
-    lacks =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(reply, "error"), "lacks");
-    drv_check(cJSON_IsString(lacks) && !strcmp(lacks->valuestring, "sum(out=)"),
-              "a keyword refarray has not is lacking as sum(out=)");
-    cJSON_Delete(reply);
+    LACKS(d, "a function refarray has not is lacking by its name, origin library", "linalg.lstsq",
+          "library", A("call\",\"args\":{\"fn\":\"linalg.lstsq\",\"args\":[$x,$x]}"));
+    LACKS(d, "a keyword refarray has not is lacking as sum(out=)", "sum(out=)", NULL,
+          A("call\",\"args\":{\"fn\":\"sum\",\"args\":[$x],\"kwargs\":{\"out\":null}}"));
     ERR(d, "pick on an array result is IndexError (adapter)", "IndexError", "adapter",
         A("call\",\"args\":{\"fn\":\"add\",\"args\":[$x,$x],\"pick\":0}"));
     ERR(d, "a bare JSON list is no call value", "TypeError", "protocol",
@@ -1007,14 +1011,8 @@ DT_TEST(call_shape)
           "\"kwargs\":{\"side\":\"middle\"}}"));
     ERR(d, "y[3] is IndexError", "IndexError", "library",
         A("call\",\"args\":{\"fn\":\"Array.__getitem__\",\"args\":[$y,3]}"));
-    cJSON *reply = drv_send(d, __FILE__, __LINE__,
-                            A("call\",\"args\":{\"fn\":\"sort\",\"args\":[$y],"
-                              "\"kwargs\":{\"kind\":\"quick\"}}"));
-    const cJSON *lacks =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(reply, "error"), "lacks");
-    drv_check(cJSON_IsString(lacks) && !strcmp(lacks->valuestring, "sort(kind=)"),
-              "a keyword the standard has not is lacking as sort(kind=)");
-    cJSON_Delete(reply);
+    LACKS(d, "a keyword the standard has not is lacking as sort(kind=)", "sort(kind=)", NULL,
+          A("call\",\"args\":{\"fn\":\"sort\",\"args\":[$y],\"kwargs\":{\"kind\":\"quick\"}}"));
 }
 
 /* The linalg, linear algebra and fft names (call_linalg.c): the standard's keywords reach
@@ -1098,14 +1096,8 @@ DT_TEST(call_linalg)
          "\"data\":[1,2,2,4]},\"device\":$cpu}"));
     ERR(d, "inv of a singular matrix is ValueError", "ValueError", "library",
         A("call\",\"args\":{\"fn\":\"linalg.inv\",\"args\":[$z]}"));
-    cJSON *reply = drv_send(d, __FILE__, __LINE__,
-                            A("call\",\"args\":{\"fn\":\"linalg.pinv\",\"args\":[$m],"
-                              "\"kwargs\":{\"rtol\":$m}}"));
-    const cJSON *lacks =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(reply, "error"), "lacks");
-    drv_check(cJSON_IsString(lacks) && !strcmp(lacks->valuestring, "linalg.pinv(rtol=array)"),
-              "an array rtol is lacking as linalg.pinv(rtol=array)");
-    cJSON_Delete(reply);
+    LACKS(d, "an array rtol is lacking as linalg.pinv(rtol=array)", "linalg.pinv(rtol=array)", NULL,
+          A("call\",\"args\":{\"fn\":\"linalg.pinv\",\"args\":[$m],\"kwargs\":{\"rtol\":$m}}"));
 }
 
 /* The uint64 elements of an array.read reply (decimal strings beyond 2^53) are `want`. */
