@@ -77,6 +77,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("fn.take.*", "unexpected keyword argument 'axis'", "torch.take takes no axis and indexes the flattened tensor (TypeError for axis=), where the standard's take takes axis"),
  ("fn.array.getitem.*-index", "tensors used as indices must be long, byte or bool", "torch 1.13 indexes only with int64, uint8 or bool tensors: an int32 index array raises IndexError, where the standard takes any integer dtype"),
  ("fn.sort.*", "not of the [$]type", "torch.sort returns a named tuple (values, indices), where the standard's sort returns the sorted array"),
+ ("fn.linalg.eig*.values", "not of the [$]type", "torch.sort returns a named tuple (values, indices), where the standard's sort returns the sorted array: the case sorts the eigenvalues (the standard leaves their order unspecified) before it compares them"),
  ("fn.nonzero.*", "the result of nonzero is not a tuple", "torch.nonzero returns one 2-d tensor of indices, not a tuple of arrays (torch.nonzero(x, as_tuple=True) is the standard's form)"),
  ("fn.equal.*", "not of the [$]type", "torch.equal is whole-tensor equality returning a Python bool, where the standard's equal is elementwise (torch.eq)"),
  ("oneflow.promotion.float32-plus-0d-complex128", "complex64", "torch 1.13 gives complex64 for a float32 tensor plus a 0-d complex128 tensor: its combine_categories keeps the dimensioned float's precision and only lifts the category, where the rule torch and OneFlow both document (a higher-category 0-d operand decides, sized for the 0-d operands) gives complex128"),
