@@ -144,17 +144,28 @@ static int do_broadcast_shapes(void *lib, const refarray_args *a, ds_call_result
     return 0;
 }
 
+/* The functions of one array and one int or tuple of ints (the second argument, by position
+ * or by keyword kw; kw NULL: by position only): x, the ints, their count, the result. */
+typedef int (*array_ints_fn)(ra_ctx *ctx, const ra_array *x, const int64_t *ints, size_t n,
+                             ra_array **out);
+
+static int array_ints(void *lib, const refarray_args *a, ds_call_result *out, const char *kw,
+                      array_ints_fn fn)
+{
+    const char *const kws[] = {kw, NULL};
+    ds_array x;
+    int64_t ints[RA_MAX_NDIM];
+    size_t n;
+    ra_array *y = NULL;
+    if (check(a, kw ? 1 : 2, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
+        int_list(a, arg(a, 1, kw), ints, RA_MAX_NDIM, &n, NULL) < 0)
+        return -1;
+    return one_array(lib, out, fn(refarray_ctx(lib), x, ints, n, &y), &y);
+}
+
 static int do_broadcast_to(void *lib, const refarray_args *a, ds_call_result *out)
 {
-    static const char *const kws[] = {"shape", NULL};
-    ds_array x;
-    int64_t shape[RA_MAX_NDIM];
-    size_t nd;
-    ra_array *y = NULL;
-    if (check(a, 1, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
-        int_list(a, arg(a, 1, "shape"), shape, RA_MAX_NDIM, &nd, NULL) < 0)
-        return -1;
-    return one_array(lib, out, ra_broadcast_to(refarray_ctx(lib), x, shape, nd, &y), &y);
+    return array_ints(lib, a, out, "shape", ra_broadcast_to);
 }
 
 static int do_concat(void *lib, const refarray_args *a, ds_call_result *out)
@@ -221,15 +232,7 @@ static int do_moveaxis(void *lib, const refarray_args *a, ds_call_result *out)
 
 static int do_permute_dims(void *lib, const refarray_args *a, ds_call_result *out)
 {
-    static const char *const kws[] = {"axes", NULL};
-    ds_array x;
-    int64_t axes[RA_MAX_NDIM];
-    size_t n;
-    ra_array *y = NULL;
-    if (check(a, 1, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
-        int_list(a, arg(a, 1, "axes"), axes, RA_MAX_NDIM, &n, NULL) < 0)
-        return -1;
-    return one_array(lib, out, ra_permute_dims(refarray_ctx(lib), x, axes, n, &y), &y);
+    return array_ints(lib, a, out, "axes", ra_permute_dims);
 }
 
 static int do_repeat(void *lib, const refarray_args *a, ds_call_result *out)
@@ -290,27 +293,12 @@ static int do_roll(void *lib, const refarray_args *a, ds_call_result *out)
 
 static int do_squeeze(void *lib, const refarray_args *a, ds_call_result *out)
 {
-    static const char *const kws[] = {"axis", NULL};
-    ds_array x;
-    int64_t axes[RA_MAX_NDIM];
-    size_t n;
-    ra_array *y = NULL;
-    if (check(a, 1, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
-        int_list(a, arg(a, 1, "axis"), axes, RA_MAX_NDIM, &n, NULL) < 0)
-        return -1;
-    return one_array(lib, out, ra_squeeze(refarray_ctx(lib), x, axes, n, &y), &y);
+    return array_ints(lib, a, out, "axis", ra_squeeze);
 }
 
 static int do_tile(void *lib, const refarray_args *a, ds_call_result *out)
 {
-    ds_array x;
-    int64_t reps[RA_MAX_NDIM];
-    size_t n;
-    ra_array *y = NULL;
-    if (check(a, 2, 2, NULL) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
-        int_list(a, &a->args[1], reps, RA_MAX_NDIM, &n, NULL) < 0)
-        return -1;
-    return one_array(lib, out, ra_tile(refarray_ctx(lib), x, reps, n, &y), &y);
+    return array_ints(lib, a, out, NULL, ra_tile);
 }
 
 static int do_unstack(void *lib, const refarray_args *a, ds_call_result *out)
