@@ -93,78 +93,72 @@ static void typed_round_trip(drv *d, const char *name, const char *in, const cha
 
 static void typed_arrays(drv *d)
 {
-    typed_round_trip(d, "bool", "{\"dtype\":\"bool\",\"shape\":[2],\"data\":[true,false]}",
-                     "{\"dtype\":\"bool\",\"shape\":[2],\"data\":[true,false]}");
-    typed_round_trip(d, "int8", "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[-128,\"127\"]}",
-                     "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[-128,127]}");
-    typed_round_trip(d, "int16", "{\"dtype\":\"int16\",\"shape\":[2],\"data\":[-32768,32767]}",
-                     "{\"dtype\":\"int16\",\"shape\":[2],\"data\":[-32768,32767]}");
-    typed_round_trip(d, "int32",
-                     "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[-2147483648,2147483647]}",
-                     "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[-2147483648,2147483647]}");
-    /* Beyond 2^53 integers travel as strings; up to it as numbers. */
-    typed_round_trip(d, "int64",
-                     "{\"dtype\":\"int64\",\"shape\":[2,2],\"data\":[\"-9223372036854775808\","
-                     "\"9223372036854775807\",9007199254740992,\"9007199254740993\"]}",
-                     "{\"dtype\":\"int64\",\"shape\":[2,2],\"data\":[\"-9223372036854775808\","
-                     "\"9223372036854775807\",9007199254740992,\"9007199254740993\"]}");
-    /* Numbers of any width read exactly (the reader keeps their text): 2^53 + 1 and the
-     * extremes arrive as numbers and go back as strings. */
-    typed_round_trip(d, "int64 numbers beyond 2^53",
-                     "{\"dtype\":\"int64\",\"shape\":[3],\"data\":[9007199254740993,"
-                     "-9223372036854775808,1152921504606846977]}",
-                     "{\"dtype\":\"int64\",\"shape\":[3],\"data\":[\"9007199254740993\","
-                     "\"-9223372036854775808\",\"1152921504606846977\"]}");
-    typed_round_trip(d, "uint64 number UINT64_MAX",
-                     "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[18446744073709551615]}",
-                     "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[\"18446744073709551615\"]}");
-    /* 3.4028235e+38 is FLT_MAX's shortest decimal: it rounds to FLT_MAX, so it is in range,
-     * as a number and as a string. */
-    typed_round_trip(d, "float32 FLT_MAX's shortest decimal",
-                     "{\"dtype\":\"float32\",\"shape\":[3],\"data\":[3.4028235e+38,"
-                     "\"-3.4028235e+38\",3.4028235677973366e38]}",
-                     "{\"dtype\":\"float32\",\"shape\":[3],\"data\":[3.4028235e+38,"
-                     "-3.4028235e+38,3.4028235e+38]}");
-    typed_round_trip(d, "float64 hard values",
-                     "{\"dtype\":\"float64\",\"shape\":[5],\"data\":[1.0000000000000002,"
-                     "0.30000000000000004,1.7976931348623157e+308,4.9e-324,"
-                     "2.2250738585072014e-308]}",
-                     "{\"dtype\":\"float64\",\"shape\":[5],\"data\":[1.0000000000000002,"
-                     "0.30000000000000004,1.7976931348623157e+308,5e-324,"
-                     "2.2250738585072014e-308]}");
-    typed_round_trip(d, "uint8", "{\"dtype\":\"uint8\",\"shape\":[2],\"data\":[0,255]}",
-                     "{\"dtype\":\"uint8\",\"shape\":[2],\"data\":[0,255]}");
-    typed_round_trip(d, "uint16", "{\"dtype\":\"uint16\",\"shape\":[1],\"data\":[65535]}",
-                     "{\"dtype\":\"uint16\",\"shape\":[1],\"data\":[65535]}");
-    typed_round_trip(d, "uint32", "{\"dtype\":\"uint32\",\"shape\":[1],\"data\":[4294967295]}",
-                     "{\"dtype\":\"uint32\",\"shape\":[1],\"data\":[4294967295]}");
-    typed_round_trip(d, "uint64",
-                     "{\"dtype\":\"uint64\",\"shape\":[2],\"data\":[\"18446744073709551615\",1]}",
-                     "{\"dtype\":\"uint64\",\"shape\":[2],\"data\":[\"18446744073709551615\",1]}");
-    /* float32: 0.1 is written as its shortest float32 decimal; 1e-45 rounds to the
-     * smallest subnormal, whose shortest decimal is 1e-45; FLT_MAX prints as 3.4028235e+38. */
-    typed_round_trip(d, "float32",
-                     "{\"dtype\":\"float32\",\"shape\":[7],\"data\":[\"nan\",\"inf\",\"-inf\","
-                     "\"-0.0\",0.1,1e-45,3.4028234663852886e38]}",
-                     "{\"dtype\":\"float32\",\"shape\":[7],\"data\":[\"nan\",\"inf\",\"-inf\","
-                     "\"-0.0\",0.1,1e-45,3.4028235e+38]}");
-    typed_round_trip(d, "float64",
-                     "{\"dtype\":\"float64\",\"shape\":[6],\"data\":[\"NaN\",\"-inf\",\"-0.0\","
-                     "0.1,5e-324,\"0.5\"]}",
-                     "{\"dtype\":\"float64\",\"shape\":[6],\"data\":[\"nan\",\"-inf\",\"-0.0\","
-                     "0.1,5e-324,0.5]}");
-    typed_round_trip(d, "complex64",
-                     "{\"dtype\":\"complex64\",\"shape\":[2],\"data\":[[1.5,\"-0.0\"],[\"nan\","
-                     "\"inf\"]]}",
-                     "{\"dtype\":\"complex64\",\"shape\":[2],\"data\":[[1.5,\"-0.0\"],[\"nan\","
-                     "\"inf\"]]}");
-    typed_round_trip(d, "complex128",
-                     "{\"dtype\":\"complex128\",\"shape\":[1],\"data\":[[0.1,-2]]}",
-                     "{\"dtype\":\"complex128\",\"shape\":[1],\"data\":[[0.1,-2]]}");
-    typed_round_trip(d, "0-d", "{\"dtype\":\"int32\",\"shape\":[],\"data\":[7]}",
-                     "{\"dtype\":\"int32\",\"shape\":[],\"data\":[7]}");
-    typed_round_trip(d, "empty", "{\"dtype\":\"float32\",\"shape\":[0,3],\"data\":[]}",
-                     "{\"dtype\":\"float32\",\"shape\":[0,3],\"data\":[]}");
+    /* Each typed array goes in as `in` and reads back as `out` (NULL: exactly as `in`). */
+    static const struct {
+        const char *name, *in, *out;
+    } round_trips[] = {
+        {"bool", "{\"dtype\":\"bool\",\"shape\":[2],\"data\":[true,false]}", NULL},
+        {"int8", "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[-128,\"127\"]}",
+         "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[-128,127]}"},
+        {"int16", "{\"dtype\":\"int16\",\"shape\":[2],\"data\":[-32768,32767]}", NULL},
+        {"int32", "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[-2147483648,2147483647]}", NULL},
+        /* Beyond 2^53 integers travel as strings; up to it as numbers. */
+        {"int64",
+         "{\"dtype\":\"int64\",\"shape\":[2,2],\"data\":[\"-9223372036854775808\","
+         "\"9223372036854775807\",9007199254740992,\"9007199254740993\"]}",
+         NULL},
+        /* Numbers of any width read exactly (the reader keeps their text): 2^53 + 1 and the
+         * extremes arrive as numbers and go back as strings. */
+        {"int64 numbers beyond 2^53",
+         "{\"dtype\":\"int64\",\"shape\":[3],\"data\":[9007199254740993,"
+         "-9223372036854775808,1152921504606846977]}",
+         "{\"dtype\":\"int64\",\"shape\":[3],\"data\":[\"9007199254740993\","
+         "\"-9223372036854775808\",\"1152921504606846977\"]}"},
+        {"uint64 number UINT64_MAX",
+         "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[18446744073709551615]}",
+         "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[\"18446744073709551615\"]}"},
+        /* 3.4028235e+38 is FLT_MAX's shortest decimal: it rounds to FLT_MAX, so it is in range,
+         * as a number and as a string. */
+        {"float32 FLT_MAX's shortest decimal",
+         "{\"dtype\":\"float32\",\"shape\":[3],\"data\":[3.4028235e+38,"
+         "\"-3.4028235e+38\",3.4028235677973366e38]}",
+         "{\"dtype\":\"float32\",\"shape\":[3],\"data\":[3.4028235e+38,"
+         "-3.4028235e+38,3.4028235e+38]}"},
+        {"float64 hard values",
+         "{\"dtype\":\"float64\",\"shape\":[5],\"data\":[1.0000000000000002,"
+         "0.30000000000000004,1.7976931348623157e+308,4.9e-324,"
+         "2.2250738585072014e-308]}",
+         "{\"dtype\":\"float64\",\"shape\":[5],\"data\":[1.0000000000000002,"
+         "0.30000000000000004,1.7976931348623157e+308,5e-324,"
+         "2.2250738585072014e-308]}"},
+        {"uint8", "{\"dtype\":\"uint8\",\"shape\":[2],\"data\":[0,255]}", NULL},
+        {"uint16", "{\"dtype\":\"uint16\",\"shape\":[1],\"data\":[65535]}", NULL},
+        {"uint32", "{\"dtype\":\"uint32\",\"shape\":[1],\"data\":[4294967295]}", NULL},
+        {"uint64", "{\"dtype\":\"uint64\",\"shape\":[2],\"data\":[\"18446744073709551615\",1]}",
+         NULL},
+        /* float32: 0.1 is written as its shortest float32 decimal; 1e-45 rounds to the
+         * smallest subnormal, whose shortest decimal is 1e-45; FLT_MAX prints as 3.4028235e+38. */
+        {"float32",
+         "{\"dtype\":\"float32\",\"shape\":[7],\"data\":[\"nan\",\"inf\",\"-inf\","
+         "\"-0.0\",0.1,1e-45,3.4028234663852886e38]}",
+         "{\"dtype\":\"float32\",\"shape\":[7],\"data\":[\"nan\",\"inf\",\"-inf\","
+         "\"-0.0\",0.1,1e-45,3.4028235e+38]}"},
+        {"float64",
+         "{\"dtype\":\"float64\",\"shape\":[6],\"data\":[\"NaN\",\"-inf\",\"-0.0\","
+         "0.1,5e-324,\"0.5\"]}",
+         "{\"dtype\":\"float64\",\"shape\":[6],\"data\":[\"nan\",\"-inf\",\"-0.0\","
+         "0.1,5e-324,0.5]}"},
+        {"complex64",
+         "{\"dtype\":\"complex64\",\"shape\":[2],\"data\":[[1.5,\"-0.0\"],[\"nan\","
+         "\"inf\"]]}",
+         NULL},
+        {"complex128", "{\"dtype\":\"complex128\",\"shape\":[1],\"data\":[[0.1,-2]]}", NULL},
+        {"0-d", "{\"dtype\":\"int32\",\"shape\":[],\"data\":[7]}", NULL},
+        {"empty", "{\"dtype\":\"float32\",\"shape\":[0,3],\"data\":[]}", NULL},
+    };
+    for (size_t i = 0; i < sizeof round_trips / sizeof round_trips[0]; i++)
+        typed_round_trip(d, round_trips[i].name, round_trips[i].in,
+                         round_trips[i].out ? round_trips[i].out : round_trips[i].in);
 
     static const struct {
         const char *name, *obj, *kind;
