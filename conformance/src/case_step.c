@@ -336,17 +336,10 @@ static void check_per_rank(dsr_loader *L, const cJSON *per_rank)
     }
 }
 
-/* Long: a step's fields in the order spec/schema/case.json lists them, each problem reported at
- * the path built so far; a function per field would pass the loader's path around for one check
- * each. */
-void dsr__load_step(dsr_loader *L, dsr_step *st, const cJSON *v)
+/* A step's "op": one of spec/ops.json's that a step may use, set in ST. Returns its entry,
+ * or NULL. */
+static const op_entry *load_op(dsr_loader *L, dsr_step *st, const cJSON *v)
 {
-    memset(st, 0, sizeof *st);
-    if (!cJSON_IsObject(v)) {
-        dsr__load_problem(L, "a step must be an object, not %s", dsr__load_type_name(v));
-        return;
-    }
-    dsr__load_only_keys(L, v, STEP_KEYS);
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(v, "op");
     const op_entry *entry = NULL;
     dsr__load_push_key(L, "op");
@@ -362,9 +355,78 @@ void dsr__load_step(dsr_loader *L, dsr_step *st, const cJSON *v)
     else
         st->op = op->valuestring;
     dsr__load_pop(L);
-    if (!op) {
-        /* "missing" was located at the step itself */
+    /* a missing "op" is located at the step itself */
+    return entry;
+}
+
+/* An "either": a non-empty list of alternatives, each one of "expect", "raises" or
+ * "expect_ranks", with an optional "stop". */
+static void check_either(dsr_loader *L, const cJSON *either)
+{
+    if (!cJSON_IsArray(either) || cJSON_GetArraySize(either) == 0)
+        dsr__load_problem(L, "must be a non-empty list of alternatives ({\"expect\": ...} or "
+                             "{\"raises\": ...}, either with an optional \"stop\": true)");
+    else {
+        int i = 0;
+        const cJSON *alt;
+        cJSON_ArrayForEach(alt, either)
+        {
+            dsr__load_push_index(L, i++);
+            if (!cJSON_IsObject(alt)) {
+                dsr__load_problem(L, "an alternative must be an object, not %s",
+                                  dsr__load_type_name(alt));
+            } else {
+                dsr__load_only_keys(L, alt, ALT_KEYS);
+                const cJSON *ae = cJSON_GetObjectItemCaseSensitive(alt, "expect");
+                const cJSON *ar = cJSON_GetObjectItemCaseSensitive(alt, "raises");
+                const cJSON *ak = cJSON_GetObjectItemCaseSensitive(alt, "expect_ranks");
+                if ((ae && ar) || (ak && (ae || ar))) {
+                    dsr__load_push_key(L, ar ? "raises" : "expect_ranks");
+                    dsr__load_problem_key(
+                        L, 0,
+                        "an alternative has exactly one of \"expect\", \"raises\" "
+                        "and \"expect_ranks\"");
+                    dsr__load_pop(L);
+                } else if (!ae && !ar && !ak) {
+                    dsr__load_problem(L, "an alternative needs \"expect\", \"raises\" or "
+                                         "\"expect_ranks\"");
+                } else if (ak) {
+                    dsr__load_push_key(L, "expect_ranks");
+                    check_per_rank(L, ak);
+                    dsr__load_pop(L);
+                } else if (ae) {
+                    dsr__load_push_key(L, "expect");
+                    check_expected(L, ae, false);
+                    dsr__load_pop(L);
+                } else {
+                    dsr__load_push_key(L, "raises");
+                    check_raises(L, ar);
+                    dsr__load_pop(L);
+                }
+                const cJSON *stop = cJSON_GetObjectItemCaseSensitive(alt, "stop");
+                if (stop && !cJSON_IsBool(stop)) {
+                    dsr__load_push_key(L, "stop");
+                    dsr__load_problem(L, "must be true or false, not %s",
+                                      dsr__load_type_name(stop));
+                    dsr__load_pop(L);
+                }
+            }
+            dsr__load_pop(L);
+        }
     }
+}
+
+/* A step's fields in the order spec/schema/case.json lists them, each problem reported at the
+ * path built so far. */
+void dsr__load_step(dsr_loader *L, dsr_step *st, const cJSON *v)
+{
+    memset(st, 0, sizeof *st);
+    if (!cJSON_IsObject(v)) {
+        dsr__load_problem(L, "a step must be an object, not %s", dsr__load_type_name(v));
+        return;
+    }
+    dsr__load_only_keys(L, v, STEP_KEYS);
+    const op_entry *entry = load_op(L, st, v);
 
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(v, "args");
     if (args) {
@@ -418,57 +480,7 @@ void dsr__load_step(dsr_loader *L, dsr_step *st, const cJSON *v)
         st->value = (cJSON *)raises;
     } else if (either) {
         dsr__load_push_key(L, "either");
-        if (!cJSON_IsArray(either) || cJSON_GetArraySize(either) == 0)
-            dsr__load_problem(L, "must be a non-empty list of alternatives ({\"expect\": ...} or "
-                                 "{\"raises\": ...}, either with an optional \"stop\": true)");
-        else {
-            int i = 0;
-            const cJSON *alt;
-            cJSON_ArrayForEach(alt, either)
-            {
-                dsr__load_push_index(L, i++);
-                if (!cJSON_IsObject(alt)) {
-                    dsr__load_problem(L, "an alternative must be an object, not %s",
-                                      dsr__load_type_name(alt));
-                } else {
-                    dsr__load_only_keys(L, alt, ALT_KEYS);
-                    const cJSON *ae = cJSON_GetObjectItemCaseSensitive(alt, "expect");
-                    const cJSON *ar = cJSON_GetObjectItemCaseSensitive(alt, "raises");
-                    const cJSON *ak = cJSON_GetObjectItemCaseSensitive(alt, "expect_ranks");
-                    if ((ae && ar) || (ak && (ae || ar))) {
-                        dsr__load_push_key(L, ar ? "raises" : "expect_ranks");
-                        dsr__load_problem_key(
-                            L, 0,
-                            "an alternative has exactly one of \"expect\", \"raises\" "
-                            "and \"expect_ranks\"");
-                        dsr__load_pop(L);
-                    } else if (!ae && !ar && !ak) {
-                        dsr__load_problem(L, "an alternative needs \"expect\", \"raises\" or "
-                                             "\"expect_ranks\"");
-                    } else if (ak) {
-                        dsr__load_push_key(L, "expect_ranks");
-                        check_per_rank(L, ak);
-                        dsr__load_pop(L);
-                    } else if (ae) {
-                        dsr__load_push_key(L, "expect");
-                        check_expected(L, ae, false);
-                        dsr__load_pop(L);
-                    } else {
-                        dsr__load_push_key(L, "raises");
-                        check_raises(L, ar);
-                        dsr__load_pop(L);
-                    }
-                    const cJSON *stop = cJSON_GetObjectItemCaseSensitive(alt, "stop");
-                    if (stop && !cJSON_IsBool(stop)) {
-                        dsr__load_push_key(L, "stop");
-                        dsr__load_problem(L, "must be true or false, not %s",
-                                          dsr__load_type_name(stop));
-                        dsr__load_pop(L);
-                    }
-                }
-                dsr__load_pop(L);
-            }
-        }
+        check_either(L, either);
         dsr__load_pop(L);
         st->outcome = DSR_OUTCOME_EITHER;
         st->value = (cJSON *)either;
