@@ -383,9 +383,44 @@ static void run_options(const args *a, const char *expectations, dsr_options *o)
     }
 }
 
-/* Long: the four spellings of an adapter (--adapter-cmd, python:MODULE, a path, a name in
+/* The adapter NAMED (found in an adapters file as X): its shared object in process, or its
+ * command. NULL with ERR set when it cannot be opened; *TRANSPORT is set in process. */
+static dsr_adapter *open_named(dsr_named_adapter *named, const char *x, bool in_process, char *err,
+                               size_t errlen, const char **transport)
+{
+    dsr_adapter *ad = NULL;
+    char *why_not;
+    if (in_process) {
+        if (!named->shared_object)
+            snprintf(err, errlen, "adapter '%s' has no shared_object for --in-process", x);
+        else {
+            /* In process the adapter's environment is the runner's own. */
+            for (char **e = named->env; e && *e; e++) {
+                char *eq = strchr(*e, '=');
+                if (eq) {
+                    *eq = '\0';
+                    setenv(*e, eq + 1, 1);
+                    *eq = '=';
+                }
+            }
+            ad = dsr__adapter_open_so(named->shared_object, err, errlen);
+            *transport = "in-process";
+        }
+    } else if (!named->command || !named->command[0]) {
+        snprintf(err, errlen, "adapter '%s' has no command", x);
+    } else if ((why_not = dsr__named_adapter_unavailable(named))) {
+        snprintf(err, errlen, "%s", why_not);
+        free(why_not);
+    } else {
+        ad = dsr__adapter_open_cmd(named->command, named->env);
+    }
+    return ad;
+}
+
+/* The four spellings of an adapter (--adapter-cmd, python:MODULE, a path, a name in
  * adapters.json) are resolved here into the label, transport and expectations the report
- * records, so that their precedence reads in one place; the run's options are run_options. */
+ * records, so that their precedence reads in one place (a name is opened by open_named); the
+ * run's options are run_options. */
 static int cmd_run(args *a, int argc, char **argv)
 {
     const char *source = source_root();
@@ -407,7 +442,6 @@ static int cmd_run(args *a, int argc, char **argv)
 
     dsr_named_adapter named = {0};
     int found = -1;
-    char *why_not = NULL;
     dsr_adapter *ad = NULL;
     char err[512] = "";
     char *label = NULL;
@@ -442,31 +476,7 @@ static int cmd_run(args *a, int argc, char **argv)
         } else if ((found = dsr__named_adapter_find(source, build, x, &named)) == 0) {
             label = dsr__xstrdup(named.name);
             if (!expectations) expectations = named.expectations;
-            if (a->in_process) {
-                if (!named.shared_object)
-                    snprintf(err, sizeof err, "adapter '%s' has no shared_object for --in-process",
-                             x);
-                else {
-                    /* In process the adapter's environment is the runner's own. */
-                    for (char **e = named.env; e && *e; e++) {
-                        char *eq = strchr(*e, '=');
-                        if (eq) {
-                            *eq = '\0';
-                            setenv(*e, eq + 1, 1);
-                            *eq = '=';
-                        }
-                    }
-                    ad = dsr__adapter_open_so(named.shared_object, err, sizeof err);
-                    transport = "in-process";
-                }
-            } else if (!named.command || !named.command[0]) {
-                snprintf(err, sizeof err, "adapter '%s' has no command", x);
-            } else if ((why_not = dsr__named_adapter_unavailable(&named))) {
-                snprintf(err, sizeof err, "%s", why_not);
-                free(why_not);
-            } else {
-                ad = dsr__adapter_open_cmd(named.command, named.env);
-            }
+            ad = open_named(&named, x, a->in_process, err, sizeof err, &transport);
         } else if (found == -2) {
             snprintf(err, sizeof err, "the adapters file %s cannot be used (see above)",
                      named.file ? named.file : "adapters/adapters.json");
