@@ -23,23 +23,35 @@ static int norm_index(ra_ctx *ctx, const char *fn, int64_t i, int64_t n, size_t 
     return RA_OK;
 }
 
+/* The start take and take_along_axis share: out checked, x and indices read onto the host
+ * (hs[0] and hs[1], *dev their device), indices of an integer dtype. On error nothing is
+ * held and *out is untouched. */
+static int read_with_indices(ra_ctx *ctx, const char *fn, const ra_array *x,
+                             const ra_array *indices, ra_array **out, ra__dev **dev, ra__host *hs)
+{
+    if (!ctx) return RA_E_NULL;
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
+    const ra_array *xs[2] = {x, indices};
+    int status = ra__staged_read(ctx, fn, xs, 2, dev, hs);
+    if (status == RA_OK && !ra__dtype_is_integer(hs[1].dtype)) {
+        status = ra__ctx_error(ctx, RA_E_DTYPE, "%s: indices must be integers, not %s", fn,
+                               ra_dtype_name(hs[1].dtype));
+        ra__host_free_all(ctx, hs, 2);
+    }
+    return status;
+}
+
 int ra_take(ra_ctx *ctx, const ra_array *x, const ra_array *indices, const int64_t *axis,
             ra_array **out)
 {
     const char *fn = "take";
-    if (!ctx) return RA_E_NULL;
-    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
-    const ra_array *xs[2] = {x, indices};
     ra__dev *dev = NULL;
     ra__host hs[2], r = RA__HOST_INIT;
-    int status = ra__staged_read(ctx, fn, xs, 2, &dev, hs);
+    int status = read_with_indices(ctx, fn, x, indices, out, &dev, hs);
     if (status != RA_OK) return status;
     ra__host *h = &hs[0], *ix = &hs[1];
     size_t ax = 0;
-    if (!ra__dtype_is_integer(ix->dtype))
-        status = ra__ctx_error(ctx, RA_E_DTYPE, "%s: indices must be integers, not %s", fn,
-                               ra_dtype_name(ix->dtype));
-    else if (ix->ndim != 1)
+    if (ix->ndim != 1)
         status = ra__ctx_error(ctx, RA_E_SHAPE, "%s: indices must be 1-D", fn);
     else if (!axis && h->ndim != 1)
         status = ra__ctx_error(ctx, RA_E_SHAPE, "%s: axis is needed for a %zu-D x", fn, h->ndim);
@@ -71,20 +83,14 @@ int ra_take_along_axis(ra_ctx *ctx, const ra_array *x, const ra_array *indices, 
                        ra_array **out)
 {
     const char *fn = "take_along_axis";
-    if (!ctx) return RA_E_NULL;
-    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
-    const ra_array *xs[2] = {x, indices};
     ra__dev *dev = NULL;
     ra__host hs[2], r = RA__HOST_INIT;
-    int status = ra__staged_read(ctx, fn, xs, 2, &dev, hs);
+    int status = read_with_indices(ctx, fn, x, indices, out, &dev, hs);
     if (status != RA_OK) return status;
     ra__host *h = &hs[0], *ix = &hs[1];
     size_t ax = 0, nd = 0;
     int64_t shape[RA_MAX_NDIM];
-    if (!ra__dtype_is_integer(ix->dtype))
-        status = ra__ctx_error(ctx, RA_E_DTYPE, "%s: indices must be integers, not %s", fn,
-                               ra_dtype_name(ix->dtype));
-    else if (ix->ndim != h->ndim || h->ndim == 0)
+    if (ix->ndim != h->ndim || h->ndim == 0)
         status = ra__ctx_error(ctx, RA_E_SHAPE, "%s: indices must have x's ndim (%zu), not %zu", fn,
                                h->ndim, ix->ndim);
     if (status == RA_OK) status = ra__axis(ctx, fn, axis, h->ndim, &ax);
