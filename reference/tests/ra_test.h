@@ -197,4 +197,33 @@ static inline void on_each_device(void (*fn)(ra_ctx *ctx, ra_device dev))
     ra_ctx_destroy(ctx);
 }
 
+/* An allocator hook (ra_allocator) whose allocation number fail_at (0-based, counted from
+ * arming: count 0) fails once; live counts the blocks handed out and not yet released, so a
+ * test sees that a failure leaks nothing. {0, 0, -1, false}: nothing fails. */
+typedef struct failing {
+    long live;    /* blocks handed out and not yet released */
+    long count;   /* allocations since arming */
+    long fail_at; /* the allocation (0-based) that fails; -1: none */
+    bool failed;  /* the armed failure happened */
+} failing;
+
+static inline void *f_alloc(size_t size, void *ud)
+{
+    failing *f = ud;
+    if (f->fail_at >= 0 && f->count++ == f->fail_at) {
+        f->failed = true;
+        return NULL;
+    }
+    void *p = malloc(size);
+    if (p) f->live++;
+    return p;
+}
+
+static inline void f_release(void *p, void *ud)
+{
+    failing *f = ud;
+    if (p) f->live--;
+    free(p);
+}
+
 #endif /* RA_TEST_H */

@@ -5,32 +5,6 @@
  * count of live blocks is back where it was. The sanitizer build checks the rest. */
 #include "ra_test.h"
 
-typedef struct failing {
-    long live;    /* blocks handed out and not yet released */
-    long count;   /* allocations since arming */
-    long fail_at; /* the allocation (0-based) that fails; -1: none */
-    bool failed;  /* the armed failure happened */
-} failing;
-
-static void *f_alloc(size_t size, void *ud)
-{
-    failing *f = ud;
-    if (f->fail_at >= 0 && f->count++ == f->fail_at) {
-        f->failed = true;
-        return NULL;
-    }
-    void *p = malloc(size);
-    if (p) f->live++;
-    return p;
-}
-
-static void f_release(void *p, void *ud)
-{
-    failing *f = ud;
-    if (p) f->live--;
-    free(p);
-}
-
 /* One step of a scenario: on RA_E_NOMEM the scenario stops; any other error is a bug. */
 #define STEP(call, outp)                                                                           \
     do {                                                                                           \

@@ -790,30 +790,6 @@ static void two_devices(ra_device other)
 
 /* ---- allocation failures: each allocation of every function here fails once, in turn ---- */
 
-typedef struct failing {
-    long live, count, fail_at; /* blocks alive; allocations since arming; the one that fails */
-    bool failed;
-} failing;
-
-static void *f_alloc(size_t size, void *ud)
-{
-    failing *f = ud;
-    if (f->fail_at >= 0 && f->count++ == f->fail_at) {
-        f->failed = true;
-        return NULL;
-    }
-    void *p = malloc(size);
-    if (p) f->live++;
-    return p;
-}
-
-static void f_release(void *p, void *ud)
-{
-    failing *f = ud;
-    if (p) f->live--;
-    free(p);
-}
-
 /* One call: RA_OK, or RA_E_NOMEM with every out-parameter NULL; anything else is a bug. */
 #define FSTEP(call, ...)                                                                           \
     do {                                                                                           \
