@@ -29,10 +29,8 @@ static int norm_index(ra_ctx *ctx, const char *fn, int64_t i, int64_t n, size_t 
 static int read_with_indices(ra_ctx *ctx, const char *fn, const ra_array *x,
                              const ra_array *indices, ra_array **out, ra__dev **dev, ra__host *hs)
 {
-    if (!ctx) return RA_E_NULL;
-    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     const ra_array *xs[2] = {x, indices};
-    int status = ra__staged_read(ctx, fn, xs, 2, dev, hs);
+    int status = ra__staged_begin(ctx, fn, out, xs, 2, dev, hs);
     if (status == RA_OK && !ra__dtype_is_integer(hs[1].dtype)) {
         status = ra__ctx_error(ctx, RA_E_DTYPE, "%s: indices must be integers, not %s", fn,
                                ra_dtype_name(hs[1].dtype));

@@ -42,14 +42,6 @@ static int axes_mask(ra_ctx *ctx, const char *fn, const int64_t *axes, size_t na
     return RA_OK;
 }
 
-static int begin(ra_ctx *ctx, const char *fn, const void *out, const ra_array *x, ra__dev **dev,
-                 ra__host *h)
-{
-    if (!ctx) return RA_E_NULL;
-    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
-    return ra__staged_read(ctx, fn, &x, 1, dev, h);
-}
-
 /* x's elements as they are in a new shape (expand_dims, reshape, squeeze). */
 static int same_data(ra_ctx *ctx, int status, ra__dev *dev, ra__host *h, size_t ndim,
                      const int64_t *shape, ra_array **out)
@@ -86,7 +78,7 @@ int ra_broadcast_to(ra_ctx *ctx, const ra_array *x, const int64_t *shape, size_t
     const char *fn = "broadcast_to";
     ra__dev *dev = NULL;
     ra__host h, r = RA__HOST_INIT;
-    int status = begin(ctx, fn, out, x, &dev, &h);
+    int status = ra__staged_begin(ctx, fn, out, &x, 1, &dev, &h);
     if (status != RA_OK) return status;
     int64_t size, bshape[RA_MAX_NDIM];
     size_t bnd = 0;
@@ -215,7 +207,7 @@ int ra_expand_dims(ra_ctx *ctx, const ra_array *x, const int64_t *axes, size_t n
     const char *fn = "expand_dims";
     ra__dev *dev = NULL;
     ra__host h;
-    int status = begin(ctx, fn, out, x, &dev, &h);
+    int status = ra__staged_begin(ctx, fn, out, &x, 1, &dev, &h);
     if (status != RA_OK) return status;
     size_t nd = h.ndim + naxes;
     bool mask[RA_MAX_NDIM];
@@ -236,7 +228,7 @@ int ra_reshape(ra_ctx *ctx, const ra_array *x, const int64_t *shape, size_t ndim
     const char *fn = "reshape";
     ra__dev *dev = NULL;
     ra__host h;
-    int status = begin(ctx, fn, out, x, &dev, &h);
+    int status = ra__staged_begin(ctx, fn, out, &x, 1, &dev, &h);
     if (status != RA_OK) return status;
     int64_t s[RA_MAX_NDIM], known = 1;
     size_t infer = SIZE_MAX;
@@ -272,7 +264,7 @@ int ra_squeeze(ra_ctx *ctx, const ra_array *x, const int64_t *axes, size_t naxes
     const char *fn = "squeeze";
     ra__dev *dev = NULL;
     ra__host h;
-    int status = begin(ctx, fn, out, x, &dev, &h);
+    int status = ra__staged_begin(ctx, fn, out, &x, 1, &dev, &h);
     if (status != RA_OK) return status;
     bool mask[RA_MAX_NDIM];
     int64_t shape[RA_MAX_NDIM];
@@ -337,7 +329,7 @@ int ra_flip(ra_ctx *ctx, const ra_array *x, const int64_t *axes, size_t naxes, r
     const char *fn = "flip";
     ra__dev *dev = NULL;
     ra__host h, r = RA__HOST_INIT;
-    int status = begin(ctx, fn, out, x, &dev, &h);
+    int status = ra__staged_begin(ctx, fn, out, &x, 1, &dev, &h);
     if (status != RA_OK) return status;
     bool mask[RA_MAX_NDIM];
     status = axes_mask(ctx, fn, axes, axes ? naxes : 0, h.ndim, mask);
@@ -354,7 +346,7 @@ static int permute(ra_ctx *ctx, const char *fn, const ra_array *x, const int64_t
 {
     ra__dev *dev = NULL;
     ra__host h, r = RA__HOST_INIT;
-    int status = begin(ctx, fn, out, x, &dev, &h);
+    int status = ra__staged_begin(ctx, fn, out, &x, 1, &dev, &h);
     if (status != RA_OK) return status;
     size_t perm[RA_MAX_NDIM];
     int64_t shape[RA_MAX_NDIM];
@@ -408,7 +400,7 @@ int ra_roll(ra_ctx *ctx, const ra_array *x, const int64_t *shifts, size_t nshift
     const char *fn = "roll";
     ra__dev *dev = NULL;
     ra__host h, r = RA__HOST_INIT;
-    int status = begin(ctx, fn, out, x, &dev, &h);
+    int status = ra__staged_begin(ctx, fn, out, &x, 1, &dev, &h);
     if (status != RA_OK) return status;
     int64_t shift[RA_MAX_NDIM] = {0};
     if (!shifts || !nshifts || (axes ? nshifts != naxes && nshifts != 1 : nshifts != 1))
@@ -443,7 +435,7 @@ int ra_tile(ra_ctx *ctx, const ra_array *x, const int64_t *reps, size_t nreps, r
     const char *fn = "tile";
     ra__dev *dev = NULL;
     ra__host h, r = RA__HOST_INIT;
-    int status = begin(ctx, fn, out, x, &dev, &h);
+    int status = ra__staged_begin(ctx, fn, out, &x, 1, &dev, &h);
     if (status != RA_OK) return status;
     size_t nd = h.ndim > nreps ? h.ndim : nreps;
     int64_t shape[RA_MAX_NDIM], size;
@@ -474,7 +466,7 @@ int ra_unstack(ra_ctx *ctx, const ra_array *x, int64_t axis, ra_array **outs, si
     if (ctx && !n) return ra__ctx_error(ctx, RA_E_NULL, "%s: n is NULL", fn);
     ra__dev *dev = NULL;
     ra__host h;
-    int status = begin(ctx, fn, outs, x, &dev, &h);
+    int status = ra__staged_begin(ctx, fn, outs, &x, 1, &dev, &h);
     if (status != RA_OK) return status;
     size_t ax = 0, made = 0, count = 0;
     if (h.ndim == 0) status = ra__ctx_error(ctx, RA_E_SHAPE, "%s: x is 0-d", fn);

@@ -55,11 +55,9 @@ static size_t reduced_at(size_t i, size_t ndim, const int64_t *shape, const bool
 static int arg_extreme(ra_ctx *ctx, const char *fn, int sign, const ra_array *x,
                        const int64_t *axis, bool keepdims, ra_array **out)
 {
-    if (!ctx) return RA_E_NULL;
-    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     ra__dev *dev = NULL;
     ra__host h, r = RA__HOST_INIT;
-    int status = ra__staged_read(ctx, fn, &x, 1, &dev, &h);
+    int status = ra__staged_begin(ctx, fn, out, &x, 1, &dev, &h);
     if (status != RA_OK) return status;
     bool mask[RA_MAX_NDIM];
     int64_t rshape[RA_MAX_NDIM];
@@ -125,11 +123,9 @@ int ra_count_nonzero(ra_ctx *ctx, const ra_array *x, const int64_t *axes, size_t
                      bool keepdims, ra_array **out)
 {
     const char *fn = "count_nonzero";
-    if (!ctx) return RA_E_NULL;
-    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     ra__dev *dev = NULL;
     ra__host h, r = RA__HOST_INIT;
-    int status = ra__staged_read(ctx, fn, &x, 1, &dev, &h);
+    int status = ra__staged_begin(ctx, fn, out, &x, 1, &dev, &h);
     if (status != RA_OK) return status;
     bool mask[RA_MAX_NDIM];
     int64_t rshape[RA_MAX_NDIM];

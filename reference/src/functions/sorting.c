@@ -21,11 +21,9 @@ static int cmp_elems(const void *c, size_t a, size_t b)
 static int sort_any(ra_ctx *ctx, const char *fn, bool positions, const ra_array *x, int64_t axis,
                     bool descending, ra_array **out)
 {
-    if (!ctx) return RA_E_NULL;
-    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
     ra__dev *dev = NULL;
     ra__host h, r = RA__HOST_INIT;
-    int status = ra__staged_read(ctx, fn, &x, 1, &dev, &h);
+    int status = ra__staged_begin(ctx, fn, out, &x, 1, &dev, &h);
     if (status != RA_OK) return status;
     size_t ax = 0;
     if (ra__dtype_is_complex(h.dtype))

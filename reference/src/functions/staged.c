@@ -93,6 +93,14 @@ int ra__staged_read(ra_ctx *ctx, const char *fn, const ra_array *const *xs, size
     return status;
 }
 
+int ra__staged_begin(ra_ctx *ctx, const char *fn, const void *out, const ra_array *const *xs,
+                     size_t n, ra__dev **dev, ra__host *hs)
+{
+    if (!ctx) return RA_E_NULL;
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "%s: out is NULL", fn);
+    return ra__staged_read(ctx, fn, xs, n, dev, hs);
+}
+
 int ra__host_finish(ra_ctx *ctx, int status, ra__dev *dev, ra__host *h, ra_array **out)
 {
     ra_array *y = NULL;

@@ -42,6 +42,12 @@ typedef struct ra__host {
 int ra__staged_read(ra_ctx *ctx, const char *fn, const ra_array *const *xs, size_t n, ra__dev **dev,
                     ra__host *hs);
 
+/* The start most functions share: ctx NULL is RA_E_NULL (no message: there is no context to
+ * hold one), out (the caller's out-parameter) NULL is RA_E_NULL naming fn, then
+ * ra__staged_read of xs[0..n). *out is not touched. */
+int ra__staged_begin(ra_ctx *ctx, const char *fn, const void *out, const ra_array *const *xs,
+                     size_t n, ra__dev **dev, ra__host *hs);
+
 /* A new zeroed host result of dtype and shape (checked: RA_E_SHAPE, RA_E_TOO_LARGE, RA_E_NOMEM
  * naming fn; RA_E_NOMEM too beyond the context's max_host_bytes and max_device_bytes, the
  * larger of the two, when both are set). */
