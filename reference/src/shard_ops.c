@@ -105,6 +105,31 @@ static int one_tuple(ra_ctx *ctx, const char *fn, const ra_array *const a[2], co
     return RA_OK;
 }
 
+/* TG-EW-2: operand k (0-based) x, split along an axis the result (oshape, ondim) broadcasts;
+ * RA_E_BROADCAST naming both. */
+static int split_broadcast(ra_ctx *ctx, const char *fn, const ra_array *x, int k,
+                           const int64_t *oshape, size_t ondim)
+{
+    char s1[160];
+    int axis = ra__shard_of(x)->axis;
+    return ra__ctx_error(ctx, RA_E_BROADCAST,
+                         "%s: x%d is split along axis %d of length %lld, which the result %s "
+                         "broadcasts; a split axis cannot be broadcast",
+                         fn, k + 1, axis, (long long)x->shape[axis],
+                         ra__shard_shape_str(oshape, ondim, s1));
+}
+
+/* The two operands' pieces p[k][0..n) (p[k] NULL: none made) released. */
+static void release_pieces(ra_ctx *ctx, ra_array **p[2], size_t n)
+{
+    for (int k = 0; k < 2; k++) {
+        if (!p[k]) continue;
+        for (size_t i = 0; i < n; i++)
+            ra_array_release(p[k][i]);
+        ra__free(ctx, p[k]);
+    }
+}
+
 int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
 {
     const char *fn = ra_binop_name(op);
@@ -141,13 +166,7 @@ int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_
         if (!a[k] || ra__shard_of(a[k])->axis == RA_SHARD_REPLICATED) continue;
         int ax = ra__shard_of(a[k])->axis + (int)(ondim - a[k]->ndim);
         if (a[k]->shape[ra__shard_of(a[k])->axis] != oshape[ax]) {
-            char s1[160];
-            return ra__ctx_error(ctx, RA_E_BROADCAST,
-                                 "%s: x%d is split along axis %d of length %lld, which the "
-                                 "result %s broadcasts; a split axis cannot be broadcast",
-                                 fn, k + 1, ra__shard_of(a[k])->axis,
-                                 (long long)a[k]->shape[ra__shard_of(a[k])->axis],
-                                 ra__shard_shape_str(oshape, ondim, s1));
+            return split_broadcast(ctx, fn, a[k], k, oshape, ondim);
         }
         if (ax != axis) {
             axis = ax;
@@ -173,12 +192,7 @@ int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_
         status = ra_binary(ctx, op, o1, o2, &r->pieces[i]);
     }
     soft_restore(ctx, pushed);
-    for (int k = 0; k < 2; k++) {
-        if (!p[k]) continue;
-        for (size_t i = 0; i < n; i++)
-            ra_array_release(p[k][i]);
-        ra__free(ctx, p[k]);
-    }
+    release_pieces(ctx, p, n);
     if (status != RA_OK) {
         ra__shard_free(ctx, r);
         return status;
@@ -426,13 +440,7 @@ int ra__shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_arr
         int r = matmul_role(a[k], k, nb);
         if (r == ROLE_NONE) continue;
         if (r < (int)nb && a[k]->shape[ra__shard_of(a[k])->axis] != oshape[r]) {
-            char s1[160];
-            return ra__ctx_error(ctx, RA_E_BROADCAST,
-                                 "%s: x%d is split along axis %d of length %lld, which the "
-                                 "result %s broadcasts; a split axis cannot be broadcast",
-                                 fn, k + 1, ra__shard_of(a[k])->axis,
-                                 (long long)a[k]->shape[ra__shard_of(a[k])->axis],
-                                 ra__shard_shape_str(oshape, ondim, s1));
+            return split_broadcast(ctx, fn, a[k], k, oshape, ondim);
         }
         role = r;
         ref = ra__shard_of(a[k]);
@@ -469,12 +477,7 @@ int ra__shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_arr
         }
     }
     soft_restore(ctx, pushed);
-    for (int k = 0; k < 2; k++) {
-        if (!p[k]) continue;
-        for (size_t i = 0; i < n; i++)
-            ra_array_release(p[k][i]);
-        ra__free(ctx, p[k]);
-    }
+    release_pieces(ctx, p, n);
     if (partial)
         for (size_t i = 0; i < n; i++)
             ra_array_release(partial[i]);
