@@ -140,7 +140,36 @@ static bool known_feature(dsr_loader *L, const char *name)
 static const char *const CASE_KEYS[] = {"id",      "description", "spec",  "features",
                                         "devices", "ranks",       "steps", NULL};
 
-/* Long: a case's fields in the order spec/schema/case.json lists them, as load_step. */
+/* A case's "devices" (given: returned) and "ranks" (1 when not given). */
+static const cJSON *load_devices_ranks(dsr_loader *L, dsr_case *c, const cJSON *v)
+{
+    const cJSON *devices = cJSON_GetObjectItemCaseSensitive(v, "devices");
+    if (devices) {
+        dsr__load_push_key(L, "devices");
+        double d = cJSON_IsNumber(devices) ? devices->valuedouble : 0;
+        if (!cJSON_IsNumber(devices) || d != floor(d) || d < 1)
+            dsr__load_problem(L, "must be an integer >= 1");
+        else
+            c->devices = d > 1e6 ? 1000000 : (int)d; /* more than any library has: a skip */
+        dsr__load_pop(L);
+    }
+
+    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(v, "ranks");
+    c->ranks = 1;
+    if (ranks) {
+        dsr__load_push_key(L, "ranks");
+        double d = cJSON_IsNumber(ranks) ? ranks->valuedouble : 0;
+        if (!cJSON_IsNumber(ranks) || d != floor(d) || d < 1 || d > 1024)
+            dsr__load_problem(L, "must be an integer from 1 to 1024");
+        else
+            c->ranks = (int)d;
+        dsr__load_pop(L);
+    }
+    L->ranks = c->ranks;
+    return devices;
+}
+
+/* A case's fields in the order spec/schema/case.json lists them, as load_step. */
 static void load_case(dsr_loader *L, dsr_case *c, const cJSON *v)
 {
     memset(c, 0, sizeof *c);
@@ -203,29 +232,7 @@ static void load_case(dsr_loader *L, dsr_case *c, const cJSON *v)
         dsr__load_pop(L);
     }
 
-    const cJSON *devices = cJSON_GetObjectItemCaseSensitive(v, "devices");
-    if (devices) {
-        dsr__load_push_key(L, "devices");
-        double d = cJSON_IsNumber(devices) ? devices->valuedouble : 0;
-        if (!cJSON_IsNumber(devices) || d != floor(d) || d < 1)
-            dsr__load_problem(L, "must be an integer >= 1");
-        else
-            c->devices = d > 1e6 ? 1000000 : (int)d; /* more than any library has: a skip */
-        dsr__load_pop(L);
-    }
-
-    const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(v, "ranks");
-    c->ranks = 1;
-    if (ranks) {
-        dsr__load_push_key(L, "ranks");
-        double d = cJSON_IsNumber(ranks) ? ranks->valuedouble : 0;
-        if (!cJSON_IsNumber(ranks) || d != floor(d) || d < 1 || d > 1024)
-            dsr__load_problem(L, "must be an integer from 1 to 1024");
-        else
-            c->ranks = (int)d;
-        dsr__load_pop(L);
-    }
-    L->ranks = c->ranks;
+    const cJSON *devices = load_devices_ranks(L, c, v);
 
     const cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
     L->nbound = 0;
