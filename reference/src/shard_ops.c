@@ -130,6 +130,23 @@ static void release_pieces(ra_ctx *ctx, ra_array **p[2], size_t n)
     }
 }
 
+/* The end of an operation on sharded arrays: the partial results partial[0..n) released
+ * (partial NULL: none), then r handed out in *out as an array of shape oshape, or freed when
+ * status is not RA_OK. */
+static int finish(ra_ctx *ctx, int status, ra_array **partial, size_t n, ra__shard *r,
+                  const int64_t *oshape, size_t ondim, ra_array **out)
+{
+    if (partial)
+        for (size_t i = 0; i < n; i++)
+            ra_array_release(partial[i]);
+    ra__free(ctx, partial);
+    if (status != RA_OK) {
+        ra__shard_free(ctx, r);
+        return status;
+    }
+    return ra__shard_finish(ctx, r, r->pieces[0]->dtype, oshape, ondim, out);
+}
+
 int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
 {
     const char *fn = ra_binop_name(op);
@@ -193,11 +210,7 @@ int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_
     }
     soft_restore(ctx, pushed);
     release_pieces(ctx, p, n);
-    if (status != RA_OK) {
-        ra__shard_free(ctx, r);
-        return status;
-    }
-    return ra__shard_finish(ctx, r, r->pieces[0]->dtype, oshape, ondim, out);
+    return finish(ctx, status, NULL, 0, r, oshape, ondim, out);
 }
 
 int ra__shard_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
@@ -300,15 +313,7 @@ int ra__shard_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *
         status = combine_partials(ctx, op == RA_SUM ? RA_ADD : RA_MAXIMUM, partial, s, r);
     }
     soft_restore(ctx, pushed);
-    if (partial)
-        for (size_t i = 0; i < s->n; i++)
-            ra_array_release(partial[i]);
-    ra__free(ctx, partial);
-    if (status != RA_OK) {
-        ra__shard_free(ctx, r);
-        return status;
-    }
-    return ra__shard_finish(ctx, r, r->pieces[0]->dtype, oshape, ondim, out);
+    return finish(ctx, status, partial, s->n, r, oshape, ondim, out);
 }
 
 /* ---- matmul ---- */
@@ -478,13 +483,5 @@ int ra__shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_arr
     }
     soft_restore(ctx, pushed);
     release_pieces(ctx, p, n);
-    if (partial)
-        for (size_t i = 0; i < n; i++)
-            ra_array_release(partial[i]);
-    ra__free(ctx, partial);
-    if (status != RA_OK) {
-        ra__shard_free(ctx, r);
-        return status;
-    }
-    return ra__shard_finish(ctx, r, r->pieces[0]->dtype, oshape, ondim, out);
+    return finish(ctx, status, partial, n, r, oshape, ondim, out);
 }
