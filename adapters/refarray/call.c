@@ -35,9 +35,56 @@ static const name_value unary_names[] = {{"negative", DS_NEGATIVE}, {"abs", DS_A
                                          {"sqrt", DS_SQRT},         {"Array.__neg__", DS_NEGATIVE},
                                          {"Array.__abs__", DS_ABS}, {NULL, 0}};
 
-/* The families' tables of names (call_*.c), searched after the names above. */
+static int call_stack(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const allowed[] = {"axis", NULL};
+    ds_array xs[DS_CALL_MAX_RESULTS];
+    int64_t axis = 0;
+    if (call_keywords(a->name, a->kwnames, a->nkw, allowed) < 0 ||
+        call_nargs(a->name, a->nargs, 1) < 0 ||
+        call_int(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), false, NULL, &axis) <
+            0)
+        return -1;
+    const ds_value *seq = &a->args[0];
+    if ((seq->kind != DS_VALUE_TUPLE && seq->kind != DS_VALUE_LIST) ||
+        seq->n > DS_CALL_MAX_RESULTS) {
+        ds_error("TypeError", "stack takes a tuple or list of at most %d arrays",
+                 DS_CALL_MAX_RESULTS);
+        return -1;
+    }
+    for (size_t i = 0; i < seq->n; i++)
+        if (call_array(a->name, &seq->items[i], &xs[i]) < 0) return -1;
+    return refarray_vendor()->stack(lib, xs, seq->n, axis, &out->value.array);
+}
+
+static int call_to_device(void *lib, const refarray_args *a, ds_call_result *out)
+{
+    static const char *const allowed[] = {"stream", NULL};
+    ds_array x;
+    const ds_value *stream = call_keyword(a->kwnames, a->kwargs, a->nkw, "stream");
+    if (call_keywords(a->name, a->kwnames, a->nkw, allowed) < 0 ||
+        call_nargs(a->name, a->nargs, 2) < 0 || call_array(a->name, &a->args[0], &x) < 0)
+        return -1;
+    if (a->args[1].kind != DS_VALUE_DEVICE) {
+        ds_error("TypeError", "to_device needs a device");
+        return -1;
+    }
+    if (stream != NULL && stream->kind != DS_VALUE_NONE) {
+        ds_lacks("Array.to_device(stream=)", "refarray's call takes no stream object");
+        return -1;
+    }
+    return refarray_vendor()->to_device(lib, x, a->args[1].device, NULL, &out->value.array);
+}
+
+/* The names call.c answers through a table, as the families do. */
+static const refarray_call_entry refarray_calls_own[] = {
+    {"stack", call_stack}, {"Array.to_device", call_to_device}, {NULL, NULL}};
+
+/* The tables of names (this file's, then the families' in call_*.c), searched after the
+ * names above and the math functions. */
 static const refarray_call_entry *const refarray_call_tables[] = {
-    refarray_calls_elementwise, refarray_calls_shape, refarray_calls_linalg, NULL};
+    refarray_calls_own, refarray_calls_elementwise, refarray_calls_shape, refarray_calls_linalg,
+    NULL};
 
 static bool lookup(const name_value *table, const char *name, int *value)
 {
@@ -107,40 +154,6 @@ int refarray_call(void *lib, const char *name, const ds_value *args, size_t narg
             call_int(name, call_keyword(kwnames, kwargs, nkw, "k"), false, NULL, &k) < 0)
             return -1;
         return v->tri(lib, name[3] == 'u', x, k, &out->value.array);
-    }
-    if (!strcmp(name, "stack")) {
-        static const char *const allowed[] = {"axis", NULL};
-        ds_array xs[DS_CALL_MAX_RESULTS];
-        int64_t axis = 0;
-        if (call_keywords(name, kwnames, nkw, allowed) < 0 || call_nargs(name, nargs, 1) < 0 ||
-            call_int(name, call_keyword(kwnames, kwargs, nkw, "axis"), false, NULL, &axis) < 0)
-            return -1;
-        if ((args[0].kind != DS_VALUE_TUPLE && args[0].kind != DS_VALUE_LIST) ||
-            args[0].n > DS_CALL_MAX_RESULTS) {
-            ds_error("TypeError", "stack takes a tuple or list of at most %d arrays",
-                     DS_CALL_MAX_RESULTS);
-            return -1;
-        }
-        for (size_t i = 0; i < args[0].n; i++)
-            if (call_array(name, &args[0].items[i], &xs[i]) < 0) return -1;
-        return v->stack(lib, xs, args[0].n, axis, &out->value.array);
-    }
-    if (!strcmp(name, "Array.to_device")) {
-        static const char *const allowed[] = {"stream", NULL};
-        ds_array x;
-        const ds_value *stream = call_keyword(kwnames, kwargs, nkw, "stream");
-        if (call_keywords(name, kwnames, nkw, allowed) < 0 || call_nargs(name, nargs, 2) < 0 ||
-            call_array(name, &args[0], &x) < 0)
-            return -1;
-        if (args[1].kind != DS_VALUE_DEVICE) {
-            ds_error("TypeError", "to_device needs a device");
-            return -1;
-        }
-        if (stream != NULL && stream->kind != DS_VALUE_NONE) {
-            ds_lacks("Array.to_device(stream=)", "refarray's call takes no stream object");
-            return -1;
-        }
-        return v->to_device(lib, x, args[1].device, NULL, &out->value.array);
     }
     const char *fn2 = name;
     for (size_t i = 0; i < sizeof math2_operators / sizeof math2_operators[0]; i++)
