@@ -91,116 +91,118 @@ static void typed_round_trip(drv *d, const char *name, const char *in, const cha
     OK(d, label, NULL, out, "\"op\":\"array.read\",\"args\":{\"array\":$t}");
 }
 
+/* Each typed array goes in as `in` and reads back as `out` (NULL: exactly as `in`). */
+static const struct {
+    const char *name, *in, *out;
+} round_trips[] = {
+    {"bool", "{\"dtype\":\"bool\",\"shape\":[2],\"data\":[true,false]}", NULL},
+    {"int8", "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[-128,\"127\"]}",
+     "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[-128,127]}"},
+    {"int16", "{\"dtype\":\"int16\",\"shape\":[2],\"data\":[-32768,32767]}", NULL},
+    {"int32", "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[-2147483648,2147483647]}", NULL},
+    /* Beyond 2^53 integers travel as strings; up to it as numbers. */
+    {"int64",
+     "{\"dtype\":\"int64\",\"shape\":[2,2],\"data\":[\"-9223372036854775808\","
+     "\"9223372036854775807\",9007199254740992,\"9007199254740993\"]}",
+     NULL},
+    /* Numbers of any width read exactly (the reader keeps their text): 2^53 + 1 and the
+     * extremes arrive as numbers and go back as strings. */
+    {"int64 numbers beyond 2^53",
+     "{\"dtype\":\"int64\",\"shape\":[3],\"data\":[9007199254740993,"
+     "-9223372036854775808,1152921504606846977]}",
+     "{\"dtype\":\"int64\",\"shape\":[3],\"data\":[\"9007199254740993\","
+     "\"-9223372036854775808\",\"1152921504606846977\"]}"},
+    {"uint64 number UINT64_MAX",
+     "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[18446744073709551615]}",
+     "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[\"18446744073709551615\"]}"},
+    /* 3.4028235e+38 is FLT_MAX's shortest decimal: it rounds to FLT_MAX, so it is in range,
+     * as a number and as a string. */
+    {"float32 FLT_MAX's shortest decimal",
+     "{\"dtype\":\"float32\",\"shape\":[3],\"data\":[3.4028235e+38,"
+     "\"-3.4028235e+38\",3.4028235677973366e38]}",
+     "{\"dtype\":\"float32\",\"shape\":[3],\"data\":[3.4028235e+38,"
+     "-3.4028235e+38,3.4028235e+38]}"},
+    {"float64 hard values",
+     "{\"dtype\":\"float64\",\"shape\":[5],\"data\":[1.0000000000000002,"
+     "0.30000000000000004,1.7976931348623157e+308,4.9e-324,"
+     "2.2250738585072014e-308]}",
+     "{\"dtype\":\"float64\",\"shape\":[5],\"data\":[1.0000000000000002,"
+     "0.30000000000000004,1.7976931348623157e+308,5e-324,"
+     "2.2250738585072014e-308]}"},
+    {"uint8", "{\"dtype\":\"uint8\",\"shape\":[2],\"data\":[0,255]}", NULL},
+    {"uint16", "{\"dtype\":\"uint16\",\"shape\":[1],\"data\":[65535]}", NULL},
+    {"uint32", "{\"dtype\":\"uint32\",\"shape\":[1],\"data\":[4294967295]}", NULL},
+    {"uint64", "{\"dtype\":\"uint64\",\"shape\":[2],\"data\":[\"18446744073709551615\",1]}", NULL},
+    /* float32: 0.1 is written as its shortest float32 decimal; 1e-45 rounds to the
+     * smallest subnormal, whose shortest decimal is 1e-45; FLT_MAX prints as 3.4028235e+38. */
+    {"float32",
+     "{\"dtype\":\"float32\",\"shape\":[7],\"data\":[\"nan\",\"inf\",\"-inf\","
+     "\"-0.0\",0.1,1e-45,3.4028234663852886e38]}",
+     "{\"dtype\":\"float32\",\"shape\":[7],\"data\":[\"nan\",\"inf\",\"-inf\","
+     "\"-0.0\",0.1,1e-45,3.4028235e+38]}"},
+    {"float64",
+     "{\"dtype\":\"float64\",\"shape\":[6],\"data\":[\"NaN\",\"-inf\",\"-0.0\","
+     "0.1,5e-324,\"0.5\"]}",
+     "{\"dtype\":\"float64\",\"shape\":[6],\"data\":[\"nan\",\"-inf\",\"-0.0\","
+     "0.1,5e-324,0.5]}"},
+    {"complex64",
+     "{\"dtype\":\"complex64\",\"shape\":[2],\"data\":[[1.5,\"-0.0\"],[\"nan\","
+     "\"inf\"]]}",
+     NULL},
+    {"complex128", "{\"dtype\":\"complex128\",\"shape\":[1],\"data\":[[0.1,-2]]}", NULL},
+    {"0-d", "{\"dtype\":\"int32\",\"shape\":[],\"data\":[7]}", NULL},
+    {"empty", "{\"dtype\":\"float32\",\"shape\":[0,3],\"data\":[]}", NULL},
+};
+
+/* Typed arrays the adapter refuses, with the error kind (origin protocol). */
+static const struct {
+    const char *name, *obj, *kind;
+} bad_arrays[] = {
+    {"int8 element 128 is out of range", "{\"dtype\":\"int8\",\"shape\":[1],\"data\":[128]}",
+     "ValueError"},
+    {"uint64 element \"-1\" is refused", "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[\"-1\"]}",
+     "ValueError"},
+    {"int64 element 2^63 as a number is out of range",
+     "{\"dtype\":\"int64\",\"shape\":[1],\"data\":[9223372036854775808]}", "ValueError"},
+    {"uint64 element 2^64 as a number is out of range",
+     "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[18446744073709551616]}", "ValueError"},
+    {"float32 element at FLT_MAX's rounding limit rounds to infinity: out of range",
+     "{\"dtype\":\"float32\",\"shape\":[1],\"data\":[3.4028235677973367e38]}", "ValueError"},
+    {"float32 string \"1e39\" is out of range",
+     "{\"dtype\":\"float32\",\"shape\":[1],\"data\":[\"1e39\"]}", "ValueError"},
+    {"int32 element 1.5 is refused", "{\"dtype\":\"int32\",\"shape\":[1],\"data\":[1.5]}",
+     "ValueError"},
+    {"bool element 1 is refused", "{\"dtype\":\"bool\",\"shape\":[1],\"data\":[1]}", "TypeError"},
+    {"float string \"abc\" is refused", "{\"dtype\":\"float64\",\"shape\":[1],\"data\":[\"abc\"]}",
+     "ValueError"},
+    {"float32 element 1e39 is out of range",
+     "{\"dtype\":\"float32\",\"shape\":[1],\"data\":[1e39]}", "ValueError"},
+    {"complex element that is not a pair", "{\"dtype\":\"complex64\",\"shape\":[1],\"data\":[[1]]}",
+     "TypeError"},
+    {"shape and data disagree", "{\"dtype\":\"int32\",\"shape\":[2,2],\"data\":[1,2,3]}",
+     "ValueError"},
+    {"negative shape", "{\"dtype\":\"int32\",\"shape\":[-1],\"data\":[]}", "ValueError"},
+    {"unknown dtype", "{\"dtype\":\"float128\",\"shape\":[1],\"data\":[1]}", "ValueError"},
+    {"missing data", "{\"dtype\":\"int32\",\"shape\":[1]}", "TypeError"},
+    {"a nested list is not a typed array", "[[1,2],[3,4]]", "TypeError"},
+};
+
 static void typed_arrays(drv *d)
 {
-    /* Each typed array goes in as `in` and reads back as `out` (NULL: exactly as `in`). */
-    static const struct {
-        const char *name, *in, *out;
-    } round_trips[] = {
-        {"bool", "{\"dtype\":\"bool\",\"shape\":[2],\"data\":[true,false]}", NULL},
-        {"int8", "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[-128,\"127\"]}",
-         "{\"dtype\":\"int8\",\"shape\":[2],\"data\":[-128,127]}"},
-        {"int16", "{\"dtype\":\"int16\",\"shape\":[2],\"data\":[-32768,32767]}", NULL},
-        {"int32", "{\"dtype\":\"int32\",\"shape\":[2],\"data\":[-2147483648,2147483647]}", NULL},
-        /* Beyond 2^53 integers travel as strings; up to it as numbers. */
-        {"int64",
-         "{\"dtype\":\"int64\",\"shape\":[2,2],\"data\":[\"-9223372036854775808\","
-         "\"9223372036854775807\",9007199254740992,\"9007199254740993\"]}",
-         NULL},
-        /* Numbers of any width read exactly (the reader keeps their text): 2^53 + 1 and the
-         * extremes arrive as numbers and go back as strings. */
-        {"int64 numbers beyond 2^53",
-         "{\"dtype\":\"int64\",\"shape\":[3],\"data\":[9007199254740993,"
-         "-9223372036854775808,1152921504606846977]}",
-         "{\"dtype\":\"int64\",\"shape\":[3],\"data\":[\"9007199254740993\","
-         "\"-9223372036854775808\",\"1152921504606846977\"]}"},
-        {"uint64 number UINT64_MAX",
-         "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[18446744073709551615]}",
-         "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[\"18446744073709551615\"]}"},
-        /* 3.4028235e+38 is FLT_MAX's shortest decimal: it rounds to FLT_MAX, so it is in range,
-         * as a number and as a string. */
-        {"float32 FLT_MAX's shortest decimal",
-         "{\"dtype\":\"float32\",\"shape\":[3],\"data\":[3.4028235e+38,"
-         "\"-3.4028235e+38\",3.4028235677973366e38]}",
-         "{\"dtype\":\"float32\",\"shape\":[3],\"data\":[3.4028235e+38,"
-         "-3.4028235e+38,3.4028235e+38]}"},
-        {"float64 hard values",
-         "{\"dtype\":\"float64\",\"shape\":[5],\"data\":[1.0000000000000002,"
-         "0.30000000000000004,1.7976931348623157e+308,4.9e-324,"
-         "2.2250738585072014e-308]}",
-         "{\"dtype\":\"float64\",\"shape\":[5],\"data\":[1.0000000000000002,"
-         "0.30000000000000004,1.7976931348623157e+308,5e-324,"
-         "2.2250738585072014e-308]}"},
-        {"uint8", "{\"dtype\":\"uint8\",\"shape\":[2],\"data\":[0,255]}", NULL},
-        {"uint16", "{\"dtype\":\"uint16\",\"shape\":[1],\"data\":[65535]}", NULL},
-        {"uint32", "{\"dtype\":\"uint32\",\"shape\":[1],\"data\":[4294967295]}", NULL},
-        {"uint64", "{\"dtype\":\"uint64\",\"shape\":[2],\"data\":[\"18446744073709551615\",1]}",
-         NULL},
-        /* float32: 0.1 is written as its shortest float32 decimal; 1e-45 rounds to the
-         * smallest subnormal, whose shortest decimal is 1e-45; FLT_MAX prints as 3.4028235e+38. */
-        {"float32",
-         "{\"dtype\":\"float32\",\"shape\":[7],\"data\":[\"nan\",\"inf\",\"-inf\","
-         "\"-0.0\",0.1,1e-45,3.4028234663852886e38]}",
-         "{\"dtype\":\"float32\",\"shape\":[7],\"data\":[\"nan\",\"inf\",\"-inf\","
-         "\"-0.0\",0.1,1e-45,3.4028235e+38]}"},
-        {"float64",
-         "{\"dtype\":\"float64\",\"shape\":[6],\"data\":[\"NaN\",\"-inf\",\"-0.0\","
-         "0.1,5e-324,\"0.5\"]}",
-         "{\"dtype\":\"float64\",\"shape\":[6],\"data\":[\"nan\",\"-inf\",\"-0.0\","
-         "0.1,5e-324,0.5]}"},
-        {"complex64",
-         "{\"dtype\":\"complex64\",\"shape\":[2],\"data\":[[1.5,\"-0.0\"],[\"nan\","
-         "\"inf\"]]}",
-         NULL},
-        {"complex128", "{\"dtype\":\"complex128\",\"shape\":[1],\"data\":[[0.1,-2]]}", NULL},
-        {"0-d", "{\"dtype\":\"int32\",\"shape\":[],\"data\":[7]}", NULL},
-        {"empty", "{\"dtype\":\"float32\",\"shape\":[0,3],\"data\":[]}", NULL},
-    };
     for (size_t i = 0; i < sizeof round_trips / sizeof round_trips[0]; i++)
         typed_round_trip(d, round_trips[i].name, round_trips[i].in,
                          round_trips[i].out ? round_trips[i].out : round_trips[i].in);
 
-    static const struct {
-        const char *name, *obj, *kind;
-    } bad[] = {
-        {"int8 element 128 is out of range", "{\"dtype\":\"int8\",\"shape\":[1],\"data\":[128]}",
-         "ValueError"},
-        {"uint64 element \"-1\" is refused",
-         "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[\"-1\"]}", "ValueError"},
-        {"int64 element 2^63 as a number is out of range",
-         "{\"dtype\":\"int64\",\"shape\":[1],\"data\":[9223372036854775808]}", "ValueError"},
-        {"uint64 element 2^64 as a number is out of range",
-         "{\"dtype\":\"uint64\",\"shape\":[1],\"data\":[18446744073709551616]}", "ValueError"},
-        {"float32 element at FLT_MAX's rounding limit rounds to infinity: out of range",
-         "{\"dtype\":\"float32\",\"shape\":[1],\"data\":[3.4028235677973367e38]}", "ValueError"},
-        {"float32 string \"1e39\" is out of range",
-         "{\"dtype\":\"float32\",\"shape\":[1],\"data\":[\"1e39\"]}", "ValueError"},
-        {"int32 element 1.5 is refused", "{\"dtype\":\"int32\",\"shape\":[1],\"data\":[1.5]}",
-         "ValueError"},
-        {"bool element 1 is refused", "{\"dtype\":\"bool\",\"shape\":[1],\"data\":[1]}",
-         "TypeError"},
-        {"float string \"abc\" is refused",
-         "{\"dtype\":\"float64\",\"shape\":[1],\"data\":[\"abc\"]}", "ValueError"},
-        {"float32 element 1e39 is out of range",
-         "{\"dtype\":\"float32\",\"shape\":[1],\"data\":[1e39]}", "ValueError"},
-        {"complex element that is not a pair",
-         "{\"dtype\":\"complex64\",\"shape\":[1],\"data\":[[1]]}", "TypeError"},
-        {"shape and data disagree", "{\"dtype\":\"int32\",\"shape\":[2,2],\"data\":[1,2,3]}",
-         "ValueError"},
-        {"negative shape", "{\"dtype\":\"int32\",\"shape\":[-1],\"data\":[]}", "ValueError"},
-        {"unknown dtype", "{\"dtype\":\"float128\",\"shape\":[1],\"data\":[1]}", "ValueError"},
-        {"missing data", "{\"dtype\":\"int32\",\"shape\":[1]}", "TypeError"},
-        {"a nested list is not a typed array", "[[1,2],[3,4]]", "TypeError"},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    for (size_t i = 0; i < sizeof bad_arrays / sizeof bad_arrays[0]; i++) {
         char label[160];
-        snprintf(label, sizeof label, "typed array: %s", bad[i].name);
-        ERR(d, label, bad[i].kind, "protocol", "\"op\":\"array.asarray\",\"args\":{\"obj\":%s}",
-            bad[i].obj);
+        snprintf(label, sizeof label, "typed array: %s", bad_arrays[i].name);
+        ERR(d, label, bad_arrays[i].kind, "protocol",
+            "\"op\":\"array.asarray\",\"args\":{\"obj\":%s}", bad_arrays[i].obj);
     }
 }
 
-static void arguments_and_handles(drv *d)
+/* Arguments the adapter refuses: missing, misspelt, of the wrong type or out of range. */
+static void arguments(drv *d)
 {
     ERR(d, "array.create without fn", "TypeError", "protocol",
         "\"op\":\"array.create\",\"args\":{\"shape\":[2]}");
@@ -237,7 +239,11 @@ static void arguments_and_handles(drv *d)
     ERR(d, "a device {\"str\": \"cpu\\u0000x\"} is a ValueError", "ValueError", "library",
         "\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[1],"
         "\"device\":{\"str\":\"cpu\\u0000x\"}}");
+}
 
+/* Handles: an array made, described, read, and the handle forms refused. */
+static void handles(drv *d)
+{
     OK(d, "zeros on the default device", "x", "\"*\"",
        "\"op\":\"array.create\",\"args\":{\"fn\":\"zeros\",\"shape\":[2,3],\"dtype\":\"int16\"}");
     OK(d, "describe it", NULL, "{\"device\":\"*\",\"dtype\":\"int16\",\"shape\":[2,3]}",
@@ -380,7 +386,8 @@ DT_TEST(typed_arrays)
 DT_TEST(arguments_and_handles)
 {
     session_start();
-    arguments_and_handles(drv_shared);
+    arguments(drv_shared);
+    handles(drv_shared);
 }
 
 DT_TEST(bye)
