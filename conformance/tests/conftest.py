@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,7 +20,7 @@ sys.path.insert(0, HERE)
 # The checks of support.py (check_schema, check_junit, ...) report as pytest's asserts do.
 pytest.register_assert_rewrite("support")
 
-from support import SOURCE, Env  # noqa: E402
+from support import NOT_RUN, SOURCE, Env  # noqa: E402
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -49,3 +50,15 @@ def env(request: pytest.FixtureRequest, tmp_path: Path) -> Env:
     if not os.access(devspec, os.X_OK):
         pytest.fail(f"no runner at {devspec}: build it (cmake --build build) or pass --devspec")
     return Env(devspec, source, build, null_prog, null_so, str(tmp_path))
+
+
+@pytest.fixture(autouse=True)
+def checks_not_run() -> Iterator[None]:
+    """A check a test left out for want of a tool (support.NOT_RUN) makes it a skip naming the
+    check, after the rest of the test has run: visible, never a silent pass."""
+    NOT_RUN.clear()
+    yield
+    if NOT_RUN:
+        reasons = "; ".join(dict.fromkeys(NOT_RUN))
+        NOT_RUN.clear()
+        pytest.skip(reasons)

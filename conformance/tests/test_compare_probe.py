@@ -159,7 +159,7 @@ def test_killed_probe(env: Env) -> None:
     ok = wait_until(started)
     p.kill()
     p.communicate()
-    gone = wait_until(lambda: not any(alive(k) for k in tree), 15)
+    gone = wait_until(lambda: not any(alive(k) for k in tree))
     assert (
         ok and gone
     ), why(

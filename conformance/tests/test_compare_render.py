@@ -211,7 +211,7 @@ def test_published_reports(env: Env, browser: str) -> None:
             return cdp.eval("[...document.querySelectorAll('tr.case')].map(r => r.dataset.id)")
 
         # Find filters as the reader types: wait for the rows to follow.
-        wait_until(lambda: shown_rows() == [alone], 10)
+        wait_until(lambda: shown_rows() == [alone])
         shown = shown_rows()
         assert shown == [alone], why("typing a case ID in Find keeps that case", [alone], shown)
     finally:
@@ -330,7 +330,7 @@ def test_scale(env: Env, browser: str) -> None:
     try:
         cdp.ready()
         # The first contentful paint is recorded once the page has painted.
-        wait_until(lambda: cdp.eval(FCP) is not None, 10)
+        wait_until(lambda: cdp.eval(FCP) is not None)
         fcp = cdp.eval(FCP)
         timing = cdp.eval("({s: document.documentElement.dataset.scriptMs,"
                           " r: document.documentElement.dataset.renderMs,"
@@ -351,9 +351,9 @@ def test_scale(env: Env, browser: str) -> None:
     # the suite outgrows as cases and libraries are added: 64 bytes a cell (about 56 were
     # measured at 3,330 cases x 14 libraries, times 20).
     budget = 64 * ncases * len(paths) + 2e6
-    assert (
-        size < budget and len(case_rows(d)) < ncases / 4 and render_ms < 10000
-    ), why(
+    # Its times are printed above, not asserted (STYLE.md, Tests): what keeps it usable is
+    # checked instead, a size linear in its cells and a first render of a fraction of its rows.
+    assert size < budget and len(case_rows(d)) < ncases / 4, why(
         "a page of thousands of cases stays usable: bounded size, rows rendered lazily",
-        f"< {budget / 1e6:.1f} MB (64 bytes a cell + 2 MB), a fraction of the rows at "
-        "first, < 10 s", (size, len(case_rows(d)), render_ms))
+        f"< {budget / 1e6:.1f} MB (64 bytes a cell + 2 MB), a fraction of the rows at first",
+        (size, len(case_rows(d))))

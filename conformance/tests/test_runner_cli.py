@@ -11,7 +11,7 @@ import subprocess
 import sys
 
 import pytest
-from support import CASES, FAKE, Env, fake_cmd, load_report, why
+from support import CASES, FAKE, Env, fake_cmd, load_report, stops, why
 
 PASS = os.path.join(CASES, "pass.json")
 
@@ -206,7 +206,7 @@ def test_report_into_pipe(env: Env) -> None:
     with subprocess.Popen(["cat", fifo], stdout=subprocess.PIPE, text=True) as reader:
         rc, _, err = env.run(["run", "--cases", CASES, "--adapter-cmd", fake_cmd(), "--no-tap",
                               "--report", fifo, "--expectations", os.devnull])
-        got = reader.communicate(timeout=60)[0]
+        got = stops(reader, "cat reading the report from the pipe")[0]
     assert (
         rc in (0, 1) and json.loads(got)["type"] == "devspec-report" and
         stat.S_ISFIFO(os.stat(fifo).st_mode) and not os.path.exists(fifo + ".jsonl")

@@ -6,7 +6,6 @@ answer hello wrongly."""
 from __future__ import annotations
 
 import os
-import time
 
 from support import (
     CASES,
@@ -57,23 +56,22 @@ def test_worker_claiming_fewer(env: Env) -> None:
 
 
 def test_worker_hanging_in_hello(env: Env) -> None:
-    """A worker whose start hangs is not waited for once the cases are done (the run took the
-    whole --start-timeout, 20 s against 2.6)."""
+    """A worker whose start hangs is not waited for once the cases are done. Its
+    --start-timeout is far past the liveness bound of env.run, so a runner that waited for it
+    fails as a hang."""
     rc1, _, _ = env.run(["run", "--cases", PASS, "--adapter-cmd", fake_cmd(), "--jobs", "1",
                          "--no-tap", "--report", env.path("h1.json")])
     st1 = statuses(load_report(env.path("h1.json")))
     state4 = env.path("hellos-4")
-    t0 = time.time()
     rc, _, err = env.run(["run", "--cases", PASS, "--adapter-cmd",
                           fake_cmd("--state", state4, "--hang-later-hello"), "--jobs", "2",
-                          "--start-timeout", "60", "--no-tap", "--report", env.path("h4.json")])
-    took = time.time() - t0
+                          "--start-timeout", "3000", "--no-tap", "--report", env.path("h4.json")])
     assert (
-        rc == rc1 and statuses(load_report(env.path("h4.json"))) == st1 and took < 30 and
+        rc == rc1 and statuses(load_report(env.path("h4.json"))) == st1 and
         "could not start" not in err
     ), why(
         "--jobs 2 with a second worker hanging in hello: the run ends when its cases are done",
-        "well under the 60 s start timeout", (rc, round(took, 1), err[-300:]))
+        (rc1, "the statuses of --jobs 1"), (rc, err[-300:]))
 
 
 def test_restarted_worker_claiming_fewer(env: Env) -> None:
@@ -104,11 +102,10 @@ def test_misbehaving_adapter(env: Env) -> None:
     case, the worker is restarted and the handshake replayed; --jobs 2 gives the same."""
     state = env.path("hellos")
     rep = env.path("bad.json")
-    t0 = time.time()
+    # The hang costs its case one --timeout: the fake's hang outlasts env.run's liveness bound.
     rc, out, err = env.run(["run", "--cases", MISBEHAVE, "--timeout", "1",
                             "--adapter-cmd", fake_cmd("--state", state), "--report", rep,
                             "--junit", env.path("bad.xml"), "--jobs", "1"])
-    elapsed = time.time() - t0
     assert rc == 1, why(
         "misbehaving adapter: exit 1 (unexpected crash, timeout, error)", 1, (rc, err))
     r = load_report(rep)
@@ -140,7 +137,6 @@ def test_misbehaving_adapter(env: Env) -> None:
     hellos = read(state).count("hello")
     assert hellos == restarts + 1, why(
         "the handshake is replayed after every restart", restarts + 1, hellos)
-    assert elapsed < 30, why("the hang costs about one --timeout, not forever", "< 30 s", elapsed)
     check_schema(env, rep, env.path("bad.jsonl"), "misbehave")
     check_junit(env.path("bad.xml"), r, "misbehave")
     check_tap(env, out, "misbehave run", False)
@@ -226,12 +222,12 @@ def test_adapter_cannot_start(env: Env) -> None:
 
 
 def test_hello_past_start_timeout(env: Env) -> None:
-    t0 = time.time()
+    """A hello past --start-timeout stops the run (exit 3, named). The hello hangs past the
+    liveness bound of env.run, so a runner that waited for it fails as a hang."""
     rc, _, err = env.run(["run", "--cases", PASS, "--start-timeout", "1", "--adapter-cmd",
-                          fake_cmd("--hang-hello", "--hang-seconds", "30"),
-                          "--report", env.path("slow.json")])
-    assert rc == 3 and "--start-timeout" in err and time.time() - t0 < 15, why(
-        "a hello past --start-timeout: exit 3, promptly", 3, (rc, err, time.time() - t0))
+                          fake_cmd("--hang-hello"), "--report", env.path("slow.json")])
+    assert rc == 3 and "--start-timeout" in err, why(
+        "a hello past --start-timeout: exit 3, naming --start-timeout", 3, (rc, err))
 
 
 def test_bad_hello(env: Env) -> None:

@@ -31,6 +31,7 @@ from support import (
     load_jsonl,
     load_report,
     read,
+    stops,
     wait_until,
     why,
     write_cases,
@@ -80,7 +81,7 @@ def test_two_runs_one_report(env: Env) -> None:
                           "--no-tap"], timeout=60)
     assert rc == 3 and "another run is writing" in err, why(
         "a second run on a report path in use is refused, exit 3", 3, (rc, err))
-    first.communicate(timeout=60)
+    stops(first, "the first run, its hang past --timeout")
     lines = load_jsonl(jsonl)
     assert (
         [line["type"] for line in lines] == ["header", "case", "case", "footer"] and
@@ -97,13 +98,10 @@ def test_link_loops(env: Env) -> None:
     shutil.copy(GOOD, d)
     os.symlink(".", os.path.join(d, "s1"))
     os.symlink(".", os.path.join(d, "s2"))
-    t0 = time.time()
-    rc, out, err = env.run(["validate", "--cases", d], timeout=60)
-    assert (
-        rc == 0 and "1 case file" in out and "duplicate" not in err and time.time() - t0 < 10
-    ), why(
-        "a folder with two self-links: each file once, valid, promptly", "valid",
-        (rc, out, err[-300:]))
+    # A search that followed the loops would not end: env.run fails it as a hang.
+    rc, out, err = env.run(["validate", "--cases", d])
+    assert rc == 0 and "1 case file" in out and "duplicate" not in err, why(
+        "a folder with two self-links: each file once, valid", "valid", (rc, out, err[-300:]))
     rc, out, err = env.run(["validate", "--cases", d, "--cases",
                             os.path.join(d, "s1", "pass.json")], timeout=60)
     assert rc == 0 and "duplicate" not in err, why(
@@ -217,7 +215,8 @@ def test_controls_escaped(env: Env) -> None:
 
 def test_adapter_leaving_a_child(env: Env) -> None:
     """An adapter that exits while a child it forked still holds its stdout is a crash, not a
-    timeout, and without a timeout (--timeout 0) the run does not wait for ever."""
+    timeout, and without a timeout (--timeout 0) the run does not wait for ever: the child
+    sleeps past env.run's liveness bound, so a runner that waited for it fails as a hang."""
     fork_case = env.path("fork-exit.json")
     with open(fork_case, "w") as fh:
         json.dump({"description": "An adapter that exits leaving a child.", "cases": [
@@ -228,20 +227,18 @@ def test_adapter_leaving_a_child(env: Env) -> None:
              "features": ["device-string"],
              "steps": [{"op": "device.parse", "args": {"text": "cpu"}}]}]}, fh)
     for timeout in ("0", "30"):
-        t0 = time.time()
         rep = env.path(f"fork-{timeout}.json")
         rc, _, err = env.run(["run", "--cases", fork_case, "--adapter-cmd", fake_cmd(),
-                              "--no-tap", "--jobs", "1", "--timeout", timeout, "--report", rep],
-                             timeout=60)
+                              "--no-tap", "--jobs", "1", "--timeout", timeout, "--report", rep])
         r: Report = load_report(rep) if os.path.exists(rep) else {"cases": []}
         st = {c["id"]: (c["status"], c.get("reason", "")) for c in r["cases"]}
         assert (
             rc == 1 and st.get("f.exit", ("",))[0] == "crash" and
             "still held its stdout" in st["f.exit"][1] and "status 4" in st["f.exit"][1] and
-            st.get("f.after", ("",))[0] == "pass" and time.time() - t0 < 20
+            st.get("f.after", ("",))[0] == "pass"
         ), why(
             f"--timeout {timeout}: an adapter that exits leaving a child holding stdout is a "
-            "crash, at once; the next case runs", "crash, pass", (rc, st, err[-300:]))
+            "crash, not a timeout; the next case runs", "crash, pass", (rc, st, err[-300:]))
 
 
 def test_link_outside_folder(env: Env) -> None:
@@ -264,43 +261,73 @@ def test_fifo_case_files(env: Env) -> None:
     """Only regular files are case files (a FIFO would block open() forever)."""
     f = env.path("fifo.json")
     os.mkfifo(f)
-    rc, _, err = env.run(["validate", "--cases", f], timeout=20)
+    rc, _, err = env.run(["validate", "--cases", f])
     assert rc == 2 and "not a regular file" in err, why(
         "a FIFO as --cases: exit 2, not a regular file", 2, (rc, err))
     d = env.path("fifo-dir")
     os.makedirs(d)
     shutil.copy(GOOD, d)
     os.mkfifo(os.path.join(d, "g.json"))
-    rc, _out, err = env.run(["validate", "--cases", d], timeout=20)
+    rc, _out, err = env.run(["validate", "--cases", d])
     assert rc == 2 and "g.json: not a regular file" in err, why(
         "a *.json FIFO in a case folder: exit 2, named", 2, (rc, err))
 
 
-def test_loading_is_linear(env: Env) -> None:
-    """Loading is linear: 200k keys in one object, 20k cases in one file."""
-    big = env.path("keys.json")
-    with open(big, "w") as fh:
-        keys = ",".join(f'"k{i}": {i}' for i in range(200000))
+def load_seconds(env: Env, path: str, runs: int = 3) -> float:
+    """The shortest of RUNS times `devspec validate --cases PATH` takes (the shortest, as the
+    least disturbed by the machine's other work)."""
+    best = float("inf")
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        rc, _, err = env.run(["validate", "--cases", path])
+        best = min(best, time.perf_counter() - t0)
+        assert rc == 0, why(f"validate {os.path.basename(path)}", 0, (rc, err[-300:]))
+    return best
+
+
+def many_keys(path: str, n: int) -> None:
+    """A case file whose one expected value is an object of N keys."""
+    with open(path, "w") as fh:
+        keys = ",".join(f'"k{i}": {i}' for i in range(n))
         fh.write('{"description": "many keys", "cases": [{"id": "k.one", "spec": ["T-EQ-1"], '
                  '"features": ["device-eq"], "steps": [{"op": "device.parse", '
                  '"args": {"text": "cpu"}, "expect": {"$$": 1, ' + keys + '}}]}]}')
-    t0 = time.time()
-    rc, _, err = env.run(["validate", "--cases", big], timeout=300)
-    dt_keys = time.time() - t0
-    assert dt_keys < 10, why(
-        f"an object of 200k keys loads in {dt_keys:.2f} s (< 10 s)", "< 10 s", (rc, err[-300:]))
-    many = env.path("cases.json")
-    with open(many, "w") as fh:
+
+
+def many_cases(path: str, n: int) -> None:
+    """A case file of N cases."""
+    with open(path, "w") as fh:
         json.dump({"description": "many cases", "cases": [
             {"id": f"m.c{i}", "spec": ["T-EQ-1"], "features": ["device-eq"],
              "steps": [{"op": "device.parse", "args": {"text": "cpu"}, "expect": "$D0"}]}
-            for i in range(20000)]}, fh)
-    t0 = time.time()
-    rc, _out, err = env.run(["validate", "--cases", many], timeout=300)
-    dt_cases = time.time() - t0
-    assert rc == 0 and dt_cases < 2, why(
-        f"20k cases load in {dt_cases:.2f} s (< 2 s)", "< 2 s", (rc, err[-300:]))
-    print(f"# loading: 200k keys {dt_keys:.3f} s, 20k cases {dt_cases:.3f} s")
+            for i in range(n)]}, fh)
+
+
+# Ten times the input takes about ten times as long where loading is linear (a little more
+# for n log n), a hundred times where it is quadratic: the bound lies between, far from both.
+LINEAR_BOUND = 30
+
+
+def test_loading_is_linear(env: Env) -> None:
+    """Loading is linear, not quadratic: an object of 200k keys against one of 20k, a file of
+    200k cases against one of 20k, each less the runner's start (a file of one case), timed
+    in the same run. A ratio, not a time (the machine's speed cancels out)."""
+    many_cases(env.path("one.json"), 1)
+    start = load_seconds(env, env.path("one.json"))
+    figures = []
+    for what, write, n in (("keys in one object", many_keys, 20000),
+                           ("cases in one file", many_cases, 20000)):
+        small, large = env.path(f"{n}.json"), env.path(f"{10 * n}.json")
+        write(small, n)
+        write(large, 10 * n)
+        t_small, t_large = load_seconds(env, small), load_seconds(env, large)
+        ratio = (t_large - start) / max(t_small - start, 1e-6)
+        figures.append(f"{10 * n} {what} {t_large:.3f} s, {n} {t_small:.3f} s: x{ratio:.1f}")
+        assert ratio < LINEAR_BOUND, why(
+            f"{10 * n} {what} load in about ten times the time of {n} (linear), not a hundred "
+            "(quadratic); the runner's start subtracted", f"a ratio < {LINEAR_BOUND}",
+            f"x{ratio:.1f} ({t_large:.3f} s against {t_small:.3f} s, start {start:.3f} s)")
+    print(f"# loading (start {start:.3f} s): " + "; ".join(figures))
 
 
 def test_nul_bytes(env: Env) -> None:
@@ -348,7 +375,9 @@ def test_timeouts_in_range(env: Env) -> None:
 
 
 def test_commands_stop_on_signals(env: Env) -> None:
-    """list, coverage and validate stop on SIGTERM and SIGINT."""
+    """list, coverage and validate stop on SIGTERM and SIGINT: they keep the signal's default
+    action (spec/decisions.md, Signals), so each dies of it while it still reads the case
+    files (800k cases: seconds of reading), and none goes on to its end."""
     sig_dir = env.path("sig-cases")
     os.makedirs(sig_dir)
     for i in range(40):
@@ -357,23 +386,24 @@ def test_commands_stop_on_signals(env: Env) -> None:
                 {"id": f"s{i}.c{k}", "spec": ["T-EQ-1"], "features": ["device-eq"],
                  "steps": [{"op": "device.parse", "args": {"text": "cpu"}, "expect": "$D0"}]}
                 for k in range(20000)]}, fh)
+    one = os.path.getsize(os.path.join(sig_dir, "c00.json"))
+    total = 40 * one
+    # What each prints once it is done: absent where the signal stopped it before.
+    done = {"validate": "cases: valid", "list": "s39.c19999\t", "coverage": "statements covered"}
     for cmd in ("validate", "list", "coverage"):
         for sig in (signal.SIGTERM, signal.SIGINT):
-            p = env.start([cmd, "--cases", sig_dir], stdout=subprocess.DEVNULL)
-            # Signalled while it reads the case files (or at once, should it be done first).
+            p = env.start([cmd, "--cases", sig_dir])
+            # Signalled while it reads the case files: it has read one, not all of them.
             pid = p.pid
-            wait_until(lambda: not alive(pid) or reading(pid, sig_dir), 10)  # noqa: B023
-            t0 = time.time()
+            wait_until(lambda: bytes_read(pid) < 0 or bytes_read(pid) > one)  # noqa: B023
+            got = bytes_read(pid)
             p.send_signal(sig)
-            stopped: float | None = None
-            try:
-                p.communicate(timeout=10)
-                stopped = time.time() - t0
-            except subprocess.TimeoutExpired:
-                p.kill()
-                p.communicate()
-            assert stopped is not None and stopped < 5, why(
-                f"{cmd} stops promptly on {sig.name}", "< 5 s", stopped)
+            out, err = stops(p, f"{cmd} sent {sig.name}")
+            assert one < got < total and p.returncode == -sig and done[cmd] not in out, why(
+                f"{cmd} dies of {sig.name} while it reads the case files, before its end",
+                f"signalled with 1 to 40 files read, then killed by {sig.name} ({-sig}), "
+                f"'{done[cmd].strip()}' not printed",
+                (f"{got} of {total} bytes read", p.returncode, out[-200:], err[-300:]))
     shutil.rmtree(sig_dir)
 
 
@@ -390,7 +420,7 @@ def test_signal_recorded(env: Env) -> None:
         assert wait_until(file_has(rep[:-5] + ".jsonl", '"h.pass"')) and wait_until(
             hang_in_flight(trace)), why("the hang is in flight", "h.hang's request sent", None)
         p.send_signal(sig)
-        _, err = p.communicate(timeout=30)
+        _, err = stops(p, f"a run sent {sig.name} while a step hangs")
         r = load_report(rep)
         assert (
             p.returncode == 3
@@ -414,7 +444,7 @@ def test_signal_recorded(env: Env) -> None:
     assert wait_until(file_has(trace, '"hello"')), why(
         "the runner sent hello", "a hello request in the trace", None)
     p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=30)
+    _, err = stops(p, "a run sent SIGINT while its adapter hangs in hello")
     r = load_report(rep)
     assert (
         p.returncode == 3 and r["footer"]["interrupted"] is True and "could not start" not in err
@@ -443,7 +473,7 @@ def test_killed_runner_takes_its_worker(env: Env) -> None:
         watched = [wpid] if what == "worker" else children(wpid)
         p.kill()
         p.communicate()
-        gone = wait_until(lambda: not any(alive(k) for k in watched), 10)
+        gone = wait_until(lambda: not any(alive(k) for k in watched))
         assert len(watched) == 1 and gone, why(
             f"SIGKILL of the runner: the hung {what} dies too", f"one {what}, gone", watched)
         for k in watched:
@@ -543,16 +573,13 @@ def test_write_failures(env: Env) -> None:
     assert rc == 3 and "/dev/full" in err, why("--report /dev/full: exit 3, named", 3, (rc, err))
 
 
-def reading(pid: int, folder: str) -> bool:
-    """Whether PID has a file of FOLDER open."""
+def bytes_read(pid: int) -> int:
+    """How many bytes PID has read so far (rchar of /proc/PID/io); -1 once it is gone."""
     try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return False
-    for fd in fds:
-        try:
-            if os.readlink(f"/proc/{pid}/fd/{fd}").startswith(folder + "/"):
-                return True
-        except OSError:
-            pass
-    return False
+        with open(f"/proc/{pid}/io") as fh:
+            for line in fh:
+                if line.startswith("rchar:"):
+                    return int(line.split()[1])
+    except (OSError, ValueError):
+        pass
+    return -1

@@ -1,4 +1,4 @@
-"""SIGINT stops a run promptly: the report says complete false and interrupted, the case in
+"""SIGINT stops a run: the report says complete false and interrupted, the case in
 flight is kept as interrupted at its step; a runner killed outright leaves JSON Lines that
 parse and no report that looks complete."""
 
@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import signal
-import time
 
 from support import (
     Env,
@@ -17,6 +16,7 @@ from support import (
     hang_suite,
     load_jsonl,
     load_report,
+    stops,
     wait_until,
     why,
 )
@@ -28,17 +28,16 @@ NEVER = {"id": "h.never", "description": "never runs", "spec": ["T-EQ-1"],
 def test_sigint(env: Env) -> None:
     d = hang_suite(env, "hang", then=[NEVER])
     rep, trace = env.path("int.json"), env.path("int.trace")
-    p = env.start(["run", "--cases", d, "--timeout", "60", "--adapter-cmd", fake_cmd(),
+    p = env.start(["run", "--cases", d, "--timeout", "600", "--adapter-cmd", fake_cmd(),
                    "--report", rep, "--trace", trace])
     jsonl = env.path("int.jsonl")
     # The first case is recorded and the hanging step's request sent: the hang is in flight.
     assert wait_until(file_has(jsonl, '"h.pass"')) and wait_until(hang_in_flight(trace)), why(
         "the hang is in flight", "h.pass recorded, the hanging request sent", None)
-    t0 = time.time()
     p.send_signal(signal.SIGINT)
-    _, err = p.communicate(timeout=30)
+    # The hang outlasts the liveness bound: a runner that ignored SIGINT fails as a hang.
+    _, err = stops(p, "a run sent SIGINT while a step hangs")
     assert p.returncode == 3, why("SIGINT: exit 3", 3, (p.returncode, err))
-    assert time.time() - t0 < 10, why("SIGINT stops the run promptly", "< 10 s", time.time() - t0)
     r = load_report(rep)
     assert r["footer"]["complete"] is False and r["footer"]["interrupted"] is True, why(
         "SIGINT: the report says complete false, interrupted", "complete false", r["footer"])

@@ -824,7 +824,11 @@ static void test_errors(ra_ctx *ctx)
     double waited = MPI_Wtime() - t0;
     if (rank != 3 && st != RA_E_TIMEOUT)
         printf("# rank %d: %s: %s\n", rank, ra_status_name(st), ra_gctx_message(h));
-    CHECK(st == RA_E_TIMEOUT && waited < 10 && (rank == 3 || strstr(ra_gctx_message(h), "waited")),
+    /* waited's bound is a liveness bound (STYLE.md, Tests), 240 times the 0.5 s asked for:
+     * a wait past it is a hang, not slowness. */
+    if (waited >= 120)
+        printf("# rank %d: did not stop within 120 s (hang): waited %.1f s\n", rank, waited);
+    CHECK(st == RA_E_TIMEOUT && waited < 120 && (rank == 3 || strstr(ra_gctx_message(h), "waited")),
           "a rank that does not come makes the others time out (bounded wait), not hang");
     CHECK(rank == 3 || ra_gctx_broken(h), "the timed-out context is broken");
     if (rank != 3) {
