@@ -25,12 +25,13 @@ def sanitized(env: Env) -> bool:
 
 def peak_run(env: Env, args: list[str], timeout: float = 600) -> tuple[int, str, str, int]:
     """Runs the runner with ARGS as env.run does; returns (exit status, stdout, stderr, its
-    peak resident memory in bytes: VmHWM sampled from /proc while it runs)."""
+    peak resident memory in bytes: VmHWM sampled from /proc while it runs). A run going on
+    past TIMEOUT seconds fails as a hang."""
     cmd = [env.devspec, *args, "--spec", TEST_SPEC]
     out_path, err_path = env.path("peak.out"), env.path("peak.err")
     with open(out_path, "w") as out, open(err_path, "w") as err:
         p = subprocess.Popen(cmd, stdout=out, stderr=err, env=env.environ(), cwd=env.tmp)
-        hwm, t0 = 0, time.time()
+        hwm, end = 0, time.monotonic() + timeout
         while p.poll() is None:
             try:
                 with open(f"/proc/{p.pid}/status") as fh:
@@ -39,8 +40,12 @@ def peak_run(env: Env, args: list[str], timeout: float = 600) -> tuple[int, str,
                             hwm = max(hwm, int(line.split()[1]) * 1024)
             except (OSError, ValueError):
                 pass
-            if time.time() - t0 > timeout:
+            if time.monotonic() > end:  # a liveness bound, not a speed
                 p.kill()
+                p.wait()
+                raise AssertionError(why(
+                    f"devspec {' '.join(args)}: did not stop within {timeout:g} s (hang)",
+                    "it stops", f"killed; peak so far {hwm} bytes"))
             time.sleep(0.002)  # the sampling interval
     with open(out_path) as o, open(err_path) as r:
         return p.returncode, o.read(), r.read(), hwm
