@@ -351,6 +351,7 @@ void dsr__compare_in_free(dsr_compare_in *in)
     free(in->casedocs);
     free((void *)in->casedefs);
     idmap_free(&in->caseids);
+    free(in);
 }
 
 /* ---- outcomes ------------------------------------------------------------------------- */

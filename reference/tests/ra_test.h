@@ -12,11 +12,18 @@
 #include "dtest.h"
 #include "refarray.h"
 
+#include <complex.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* C11's CMPLX, which glibc defines only for GCC: clang has the same builtin. A complex built
+ * this way keeps an infinite or NaN part as given (x + I * y would not). */
+#if !defined(CMPLX) && defined(__clang__)
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
 
 /* Formats an assertion's name (its printf-style arguments) into a local buffer n_. Always,
  * before the check: the arguments are evaluated whether the check passes or not, as a

@@ -21,6 +21,12 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+/* C11's CMPLX, which glibc defines only for GCC: clang has the same builtin. A complex built
+ * this way keeps an infinite or NaN part as given (x + I * y would not). */
+#if !defined(CMPLX) && defined(__clang__)
+#define CMPLX(x, y) __builtin_complex((double)(x), (double)(y))
+#endif
+
 typedef struct ra__host {
     ra_dtype dtype;
     size_t ndim;
