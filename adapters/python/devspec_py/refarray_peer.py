@@ -8,9 +8,10 @@ an unversioned one otherwise, as the array API asks of a producer) and __dlpack_
 through ra_from_dlpack_tensor. Ownership is DLPack's: a capsule the consumer renamed
 ("used_...") is the consumer's, whose deleter call releases refarray's array; one it left
 as made (a refusal) is deleted here, exactly once, when the exchange ends
-(Peer.settle). The library is found at DEVSPEC_REFARRAY_LIB, else in $DEVSPEC_BUILD/reference,
-the source tree's build/reference, or the installation's lib/ (the adapter's files are
-under share/devspec); when none loads, the peer is not there and nothing is claimed.
+(Peer.settle). The library is DEVSPEC_REFARRAY_LIB when set, else the one in
+$DEVSPEC_BUILD/reference when that is set, else the source tree's build/reference or the
+installation's lib/ (the adapter's files are under share/devspec); when none loads, the peer
+is not there and nothing is claimed.
 """
 
 from __future__ import annotations
@@ -87,13 +88,15 @@ _SIGNATURES: list[tuple[str, Any, list[Any]]] = [
 
 
 def library_paths() -> list[Path]:
-    """Where refarray's shared library may be, in the order tried."""
+    """Where refarray's shared library may be, in the order tried. A library or build folder
+    the user names is the only place looked at: a sanitizer build named by DEVSPEC_BUILD that
+    cannot load here means no peer, never another build's library found beside it."""
+    if os.environ.get("DEVSPEC_REFARRAY_LIB"):
+        return [Path(os.environ["DEVSPEC_REFARRAY_LIB"])]
+    if os.environ.get("DEVSPEC_BUILD"):
+        return [Path(os.environ["DEVSPEC_BUILD"]) / "reference" / "librefarray.so"]
     here = Path(__file__).resolve().parent  # .../adapters/python/devspec_py
     paths = []
-    if os.environ.get("DEVSPEC_REFARRAY_LIB"):
-        paths.append(Path(os.environ["DEVSPEC_REFARRAY_LIB"]))
-    if os.environ.get("DEVSPEC_BUILD"):
-        paths.append(Path(os.environ["DEVSPEC_BUILD"]) / "reference" / "librefarray.so")
     up = here.parents
     if len(up) > 2:  # the source tree: adapters/python/devspec_py
         paths.append(up[2] / "build" / "reference" / "librefarray.so")
