@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from ..array_api import ARRAY_API_2024, ArrayAPIBackend
-from ..backend import Array, Device, GlobalArg, GlobalInfo, Kw, Piece, PlacementArg, Sbp, ScopeStack
+from ..backend import Array, Device, GlobalArg, GlobalInfo, Piece, PlacementArg, Sbp, ScopeStack
 from ..call import FEATURES as CALL_FEATURES
 from ..errors import Unsupported
-from ..values import TypedArray
 
 
 class JaxBackend(ArrayAPIBackend):
@@ -34,19 +33,6 @@ class JaxBackend(ArrayAPIBackend):
 
     def library_version(self) -> str:
         return str(self.jax.__version__)
-
-    def asarray_typed(self, typed: TypedArray, kw: Kw) -> Array:
-        # jnp.asarray of nested Python lists converts them on the device: XLA compiles a
-        # convert_element_type program for each new dtype, shape and device (one or two per
-        # call: 117 programs for 78 small arrays). Handed a NumPy array of the elements'
-        # own dtype (the protocol has already checked each element against its range and
-        # rounded floats to its grid), jnp.asarray only places it, with no program at all;
-        # a dtype= other than the elements' is still JAX's own conversion.
-        import numpy as np
-        kw = dict(kw)
-        kw["dtype"] = self.dtype(kw.get("dtype") or typed.dtype)
-        host = np.asarray(typed.data, dtype=np.dtype(typed.dtype)).reshape(typed.shape)
-        return self.xp.asarray(host, **kw)
 
     def devices(self) -> list[Device]:
         return list(self.jax.devices())
