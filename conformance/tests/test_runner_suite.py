@@ -38,7 +38,7 @@ def test_refarray_runs_the_suite(env: Env) -> None:
         rep = env.path("refarray%s.json" % "".join(mode))
         junit = env.path("refarray.xml")
         trace = rep[:-5] + ".trace"
-        rc, out, _ = env.run(["run", "--adapter", "refarray", "--report", rep, "--junit", junit,
+        rc, out, err = env.run(["run", "--adapter", "refarray", "--report", rep, "--junit", junit,
                               "--trace", trace, *mode], spec=False, timeout=900,
                              env={"POCL_DEVICES": os.environ.get("POCL_DEVICES",
                                                                  "pthread pthread")})
@@ -49,7 +49,7 @@ def test_refarray_runs_the_suite(env: Env) -> None:
         # The runner's part: the exit status is the gate over what the report says.
         assert rc == (1 if r["footer"]["unexpected"] else 0), why(
             f"refarray ({what}): exit status {rc} agrees with the report's unexpected results",
-            1 if r["footer"]["unexpected"] else 0, rc)
+            1 if r["footer"]["unexpected"] else 0, (rc, err[-3000:]))
         # refarray is the suite's reference: every case passes against it, in both transports
         # (its expectations file lists nothing).
         assert rc == 0 and not bad, why(
