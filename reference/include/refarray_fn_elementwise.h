@@ -20,6 +20,113 @@
 extern "C" {
 #endif
 
+/* ---- The standard's functions beyond the ops above (src/functions/) ----------------------
+ * Each computes on host memory with the C library's math and places its result on its
+ * input's device (DEV-DS-10); on an OpenCL device the input is read to the host and the
+ * result written back (staged), since no kernel exists for these. */
+
+/* The standard's elementwise functions of one array, for every dtype the standard allows
+ * each (the kinds spec/signatures.json lists: the trigonometric, hyperbolic, exponential and
+ * logarithmic functions, sqrt's kin and reciprocal take real and complex floating arrays;
+ * ceil, floor and trunc real numeric ones; round, square, sign, positive, conj, real and the
+ * predicates every numeric dtype; signbit real floating; bitwise_invert integers and bool;
+ * logical_not bool; imag complex). Real floating elements go through the libm function of
+ * their dtype (sinf for float32, sin for float64; float16 through double), complex ones
+ * through complex.h's (csin, clog, ...) in double precision, integers exactly (wrapping as
+ * their dtype does). Values are appended only; a value never changes meaning. */
+typedef enum ra_math_fn {
+    RA_MATH_SIN = 1,
+    RA_MATH_COS,
+    RA_MATH_TAN,
+    RA_MATH_ASIN,
+    RA_MATH_ACOS,
+    RA_MATH_ATAN,
+    RA_MATH_SINH,
+    RA_MATH_COSH,
+    RA_MATH_TANH,
+    RA_MATH_ASINH,
+    RA_MATH_ACOSH,
+    RA_MATH_ATANH,
+    RA_MATH_EXP,
+    RA_MATH_EXPM1,
+    RA_MATH_LOG,
+    RA_MATH_LOG1P,
+    RA_MATH_LOG2,
+    RA_MATH_LOG10,
+    RA_MATH_CEIL,
+    RA_MATH_FLOOR,
+    RA_MATH_TRUNC,
+    RA_MATH_ROUND, /* half to even (complex: each part) */
+    RA_MATH_SQUARE,
+    RA_MATH_SIGN, /* -1, 0, 1 (NaN for NaN); complex: x / |x|, 0 for 0 */
+    RA_MATH_POSITIVE,
+    RA_MATH_RECIPROCAL,
+    RA_MATH_ISNAN, /* bool result, as are the three below */
+    RA_MATH_ISINF,
+    RA_MATH_ISFINITE,
+    RA_MATH_SIGNBIT,
+    RA_MATH_BITWISE_INVERT, /* integers and bool (bool: logical not) */
+    RA_MATH_CONJ,           /* the complex conjugate; a real array's values unchanged */
+    RA_MATH_REAL,           /* the real part: complex64 gives float32, complex128 float64 */
+    RA_MATH_IMAG,           /* the imaginary part (complex only), dtype as real's */
+    RA_MATH_LOGICAL_NOT,    /* bool only */
+} ra_math_fn;
+
+/* The function's name as the standard writes it ("sin", "log1p"), or NULL. */
+RA_API const char *ra_math_name(ra_math_fn fn);
+
+/* fn applied to every element of x: a new array of x's shape on x's device, of x's dtype
+ * (bool for the predicates, the real counterpart for real and imag of a complex array).
+ * Returns RA_E_NULL, RA_E_ARG (fn, a sharded x), RA_E_DTYPE (a dtype the function does not
+ * take, naming it), RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_math_unary(ra_ctx *ctx, ra_math_fn fn, const ra_array *x, ra_array **out);
+
+/* The standard's elementwise functions of two operands, for every dtype the standard allows
+ * each: atan2, hypot, copysign, logaddexp and nextafter real floating; pow numeric (integers
+ * by repeated squaring, wrapping; a negative integer exponent gives 0 but for a base of 1 or
+ * -1; complex through cpow); remainder, floor_divide, minimum and the ordering comparisons
+ * real numeric (remainder takes the divisor's sign; an integer division by zero gives 0, as
+ * the standard leaves it open); not_equal every dtype; the bitwise functions integers (and
+ * bool for and, or, xor; a shift by the dtype's width or more, or by a negative count, gives
+ * 0, or -1 for a negative value shifted right); the logical ones bool. minimum propagates
+ * NaN. Values are appended only. */
+typedef enum ra_math2_fn {
+    RA_MATH2_ATAN2 = 1,
+    RA_MATH2_HYPOT,
+    RA_MATH2_COPYSIGN,
+    RA_MATH2_LOGADDEXP,
+    RA_MATH2_POW,
+    RA_MATH2_REMAINDER,
+    RA_MATH2_FLOOR_DIVIDE,
+    RA_MATH2_NEXTAFTER,
+    RA_MATH2_MINIMUM,
+    RA_MATH2_GREATER,
+    RA_MATH2_GREATER_EQUAL,
+    RA_MATH2_LESS_EQUAL,
+    RA_MATH2_NOT_EQUAL,
+    RA_MATH2_BITWISE_AND,
+    RA_MATH2_BITWISE_OR,
+    RA_MATH2_BITWISE_XOR,
+    RA_MATH2_BITWISE_LEFT_SHIFT,
+    RA_MATH2_BITWISE_RIGHT_SHIFT,
+    RA_MATH2_LOGICAL_AND,
+    RA_MATH2_LOGICAL_OR,
+    RA_MATH2_LOGICAL_XOR,
+} ra_math2_fn;
+
+/* The function's name as the standard writes it ("atan2", "floor_divide"), or NULL. */
+RA_API const char *ra_math2_name(ra_math2_fn fn);
+
+/* fn of x1 and x2 elementwise; at least one is an array. The operands broadcast (the
+ * standard's rules); their dtype is the promotion of ra_binary (a Python scalar takes the
+ * array's dtype, API-PROM-3, and must be representable in it), the comparisons give bool.
+ * The result is on the arrays' device; arrays on two devices are RA_E_DEVICE_MISMATCH
+ * (DEV-DS-11). Returns RA_E_NULL, RA_E_ARG (fn, a sharded array), RA_E_SCALAR (no array),
+ * RA_E_DTYPE (no promotion, or a dtype the function does not take), RA_E_SCALAR_RANGE,
+ * RA_E_DEVICE_MISMATCH, RA_E_BROADCAST, RA_E_NOMEM, RA_E_BACKEND. */
+RA_API int ra_math_binary(ra_ctx *ctx, ra_math2_fn fn, ra_operand x1, ra_operand x2,
+                          ra_array **out);
+
 /* ---- Elementwise (beyond ra_math_unary and ra_math_binary) ---- */
 
 /* clip(x, min, max): each element of x limited to [min, max], x's dtype, the shape of x, min
