@@ -27,6 +27,10 @@ def test_suite_validates(env: Env) -> None:
         "the suite's case files load and validate against the real spec", 0, err[-2000:])
 
 
+# What LeakSanitizer prints when its tracer, not the program, fails (a sanitizer limitation).
+LSAN_TRACER_FAILED = "LeakSanitizer has encountered a fatal error"
+
+
 def test_refarray_runs_the_suite(env: Env) -> None:
     so = os.path.join(env.build, "adapters", "refarray", "devspec_adapter_refarray.so")
     host = os.path.join(env.build, "adapters", "host", "devspec-adapter-host")
@@ -38,10 +42,15 @@ def test_refarray_runs_the_suite(env: Env) -> None:
         rep = env.path("refarray%s.json" % "".join(mode))
         junit = env.path("refarray.xml")
         trace = rep[:-5] + ".trace"
-        rc, out, err = env.run(["run", "--adapter", "refarray", "--report", rep, "--junit", junit,
-                              "--trace", trace, *mode], spec=False, timeout=900,
-                             env={"POCL_DEVICES": os.environ.get("POCL_DEVICES",
-                                                                 "pthread pthread")})
+        args = ["run", "--adapter", "refarray", "--report", rep, "--junit", junit, "--trace",
+                trace, *mode]
+        pocl = {"POCL_DEVICES": os.environ.get("POCL_DEVICES", "pthread pthread")}
+        rc, out, err = env.run(args, spec=False, timeout=900, env=pocl)
+        if rc != 0 and LSAN_TRACER_FAILED in err:
+            # LeakSanitizer's own failure, not a finding: its stop-the-world tracer can crash
+            # when the OpenCL runtime's worker threads end during the check at exit (in
+            # process only). Once more; a second failure of any kind fails the test.
+            rc, out, err = env.run(args, spec=False, timeout=900, env=pocl)
         what = "in process" if mode == ["--in-process"] else "out of process " + " ".join(mode)
         r = load_report(rep)
         bad = {c["id"]: (c["status"], c.get("reason", "")[:200]) for c in r["cases"]
