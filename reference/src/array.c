@@ -2,6 +2,7 @@
  * copies between devices) and to_device. */
 #include "internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 int64_t ra__shape_size(const int64_t *shape, size_t ndim)
@@ -10,6 +11,46 @@ int64_t ra__shape_size(const int64_t *shape, size_t ndim)
     for (size_t i = 0; i < ndim; i++)
         n *= shape[i];
     return n;
+}
+
+const char *ra__shape_str(const int64_t *shape, size_t ndim, char buf[RA__SHAPE_STR_MAX])
+{
+    size_t o = 0;
+    buf[o++] = '(';
+    buf[o] = 0;
+    for (size_t i = 0; i < ndim && o < RA__SHAPE_STR_MAX - 30; i++)
+        o += (size_t)snprintf(buf + o, RA__SHAPE_STR_MAX - o, "%s%lld", i ? ", " : "",
+                              (long long)shape[i]);
+    snprintf(buf + o, RA__SHAPE_STR_MAX - o, ndim == 1 ? ",)" : ")");
+    return buf;
+}
+
+int ra__broadcast_shapes(ra_ctx *ctx, const char *fn, size_t n, const size_t *ndims,
+                         const int64_t *const *shapes, size_t *ndim, int64_t *shape)
+{
+    size_t nd = 0;
+    for (size_t k = 0; k < n; k++)
+        if (ndims[k] > nd) nd = ndims[k];
+    for (size_t d = 0; d < nd; d++)
+        shape[d] = 1;
+    for (size_t k = 0; k < n; k++) {
+        size_t off = nd - ndims[k];
+        for (size_t d = 0; d < ndims[k]; d++) {
+            int64_t e = shapes[k][d];
+            int64_t *r = &shape[off + d];
+            if (e == *r || e == 1) continue;
+            if (*r == 1) {
+                *r = e;
+                continue;
+            }
+            char a[RA__SHAPE_STR_MAX], b[RA__SHAPE_STR_MAX];
+            return ra__ctx_error(
+                ctx, RA_E_BROADCAST, "%s: shapes %s and %s cannot be broadcast together", fn,
+                ra__shape_str(shapes[0], ndims[0], a), ra__shape_str(shapes[k], ndims[k], b));
+        }
+    }
+    *ndim = nd;
+    return RA_OK;
 }
 
 int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *size, const char *what)

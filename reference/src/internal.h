@@ -150,6 +150,14 @@ ra_dtype ra__default_float(const ra__dev *dev);
 /* The product of ndim extents (1 for none): the element count of a checked shape, or of a
  * run of its axes (the outer and inner counts around an axis). */
 int64_t ra__shape_size(const int64_t *shape, size_t ndim);
+/* A shape as the standard prints it, "(2, 3)", "(4,)", "()", into buf (cut with "..." when
+ * long), for messages; returns buf. */
+#define RA__SHAPE_STR_MAX 160
+const char *ra__shape_str(const int64_t *shape, size_t ndim, char buf[RA__SHAPE_STR_MAX]);
+/* The standard's broadcasting of n shapes (n >= 1): the result's ndim and shape, or
+ * RA_E_BROADCAST naming fn and the two shapes that disagree. */
+int ra__broadcast_shapes(ra_ctx *ctx, const char *fn, size_t n, const size_t *ndims,
+                         const int64_t *const *shapes, size_t *ndim, int64_t *shape);
 int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *size,
                     const char *what);
 /* A new array (data zero-initialised) on dev. */

@@ -46,17 +46,6 @@ const char *ra__shard_tuple_str(const ra__shard *s, char buf[TUPLE_STR_MAX])
     return buf;
 }
 
-const char *ra__shard_shape_str(const int64_t *shape, size_t ndim, char buf[160])
-{
-    size_t o = 0;
-    buf[o++] = '(';
-    buf[o] = 0;
-    for (size_t i = 0; i < ndim && o < 130; i++)
-        o += (size_t)snprintf(buf + o, 160 - o, "%s%lld", i ? ", " : "", (long long)shape[i]);
-    snprintf(buf + o, 160 - o, ndim == 1 ? ",)" : ")");
-    return buf;
-}
-
 void ra__shard_free(ra_ctx *ctx, void *data)
 {
     ra__shard *s = data;

@@ -28,9 +28,6 @@ ra__shard *ra__shard_of(const ra_array *x);
 /* The tuple of a sharded array, for messages. */
 const char *ra__shard_tuple_str(const ra__shard *s, char buf[TUPLE_STR_MAX]);
 
-/* A shape as the standard prints it, "(2, 3)", for messages. */
-const char *ra__shard_shape_str(const int64_t *shape, size_t ndim, char buf[160]);
-
 /* The layer's free slot: releases every piece and the ra__shard. */
 void ra__shard_free(ra_ctx *ctx, void *data);
 

@@ -116,7 +116,7 @@ static int split_broadcast(ra_ctx *ctx, const char *fn, const ra_array *x, int k
                          "%s: x%d is split along axis %d of length %lld, which the result %s "
                          "broadcasts; a split axis cannot be broadcast",
                          fn, k + 1, axis, (long long)x->shape[axis],
-                         ra__shard_shape_str(oshape, ondim, s1));
+                         ra__shape_str(oshape, ondim, s1));
 }
 
 /* The two operands' pieces p[k][0..n) (p[k] NULL: none made) released. */
@@ -170,8 +170,8 @@ int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_
                 char s1[160], s2[160];
                 return ra__ctx_error(ctx, RA_E_BROADCAST,
                                      "%s: shapes %s and %s cannot be broadcast together", fn,
-                                     ra__shard_shape_str(a[0]->shape, a[0]->ndim, s1),
-                                     ra__shard_shape_str(a[1]->shape, a[1]->ndim, s2));
+                                     ra__shape_str(a[0]->shape, a[0]->ndim, s1),
+                                     ra__shape_str(a[1]->shape, a[1]->ndim, s2));
             }
             if (v != 1) e = v;
         }
@@ -416,8 +416,8 @@ static int matmul_shape(ra_ctx *ctx, const char *fn, const ra_array *x1, const r
             char s1[160], s2[160];
             return ra__ctx_error(ctx, RA_E_BROADCAST,
                                  "%s: the batch shapes of %s and %s cannot be broadcast together",
-                                 fn, ra__shard_shape_str(x1->shape, x1->ndim, s1),
-                                 ra__shard_shape_str(x2->shape, x2->ndim, s2));
+                                 fn, ra__shape_str(x1->shape, x1->ndim, s1),
+                                 ra__shape_str(x2->shape, x2->ndim, s2));
         }
         oshape[nd++] = e1 == 1 ? e2 : e1;
     }

@@ -9,7 +9,6 @@
 #include "../host_kernels.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
 
 static size_t host_bytes(const ra__host *h)
@@ -322,44 +321,6 @@ void ra__hsetb(ra__host *h, size_t i, bool v)
 }
 
 /* ---- shapes ---------------------------------------------------------------------------- */
-
-static void shape_text(char *buf, size_t cap, size_t ndim, const int64_t *shape)
-{
-    size_t used = (size_t)snprintf(buf, cap, "(");
-    for (size_t d = 0; d < ndim && used < cap; d++)
-        used +=
-            (size_t)snprintf(buf + used, cap - used, "%s%lld", d ? ", " : "", (long long)shape[d]);
-    if (used < cap) snprintf(buf + used, cap - used, ndim == 1 ? ",)" : ")");
-}
-
-int ra__broadcast_shapes(ra_ctx *ctx, const char *fn, size_t n, const size_t *ndims,
-                         const int64_t *const *shapes, size_t *ndim, int64_t *shape)
-{
-    size_t nd = 0;
-    for (size_t k = 0; k < n; k++)
-        if (ndims[k] > nd) nd = ndims[k];
-    for (size_t d = 0; d < nd; d++)
-        shape[d] = 1;
-    for (size_t k = 0; k < n; k++) {
-        size_t off = nd - ndims[k];
-        for (size_t d = 0; d < ndims[k]; d++) {
-            int64_t e = shapes[k][d];
-            int64_t *r = &shape[off + d];
-            if (e == *r || e == 1) continue;
-            if (*r == 1) {
-                *r = e;
-                continue;
-            }
-            char a[256], b[256];
-            shape_text(a, sizeof a, ndims[0], shapes[0]);
-            shape_text(b, sizeof b, ndims[k], shapes[k]);
-            return ra__ctx_error(ctx, RA_E_BROADCAST,
-                                 "%s: shapes %s and %s cannot be broadcast together", fn, a, b);
-        }
-    }
-    *ndim = nd;
-    return RA_OK;
-}
 
 size_t ra__broadcast_at(size_t i, size_t ndim, const int64_t *shape, size_t xndim,
                         const int64_t *xshape)

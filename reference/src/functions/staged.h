@@ -90,10 +90,7 @@ void ra__hsetb(ra__host *h, size_t i, bool v);
 /* The kind of a dtype: ra__dtype_is_float, _complex, _signed, _unsigned, _integer
  * (internal.h). */
 
-/* The standard's broadcasting of n shapes: the result's ndim and shape, or RA_E_BROADCAST
- * naming fn and the two shapes that disagree. n at least 1. */
-int ra__broadcast_shapes(ra_ctx *ctx, const char *fn, size_t n, const size_t *ndims,
-                         const int64_t *const *shapes, size_t *ndim, int64_t *shape);
+/* The standard's broadcasting of n shapes is ra__broadcast_shapes (internal.h). */
 
 /* The flat index in a host copy of shape (xndim, xshape) of the element that broadcasts to
  * flat index i of a result of shape (ndim, shape); xndim <= ndim, the shapes broadcast. */
