@@ -76,6 +76,7 @@ class Adapter:
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                      stderr=subprocess.PIPE, env=env)
         self.next_id = 0
+        self.stderr_text = ""  # what the program wrote to stderr, once closed
 
     def _pipe(self, stream: IO[bytes] | None) -> IO[bytes]:
         assert stream is not None  # every stream of the process is a pipe
@@ -121,6 +122,7 @@ class Adapter:
                 self._pipe(self.proc.stdin).close()
             self.proc.wait(timeout=30)
         self._pipe(self.proc.stdout).close()
+        self.stderr_text = self._pipe(self.proc.stderr).read().decode(errors="replace")
         self._pipe(self.proc.stderr).close()
         return self.proc.returncode
 

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
+from .. import disk_cache
 from ..array_api import ARRAY_API_2024, ArrayAPIBackend
 from ..backend import Array, Device, GlobalArg, GlobalInfo, Piece, PlacementArg, Sbp, ScopeStack
 from ..call import FEATURES as CALL_FEATURES
@@ -22,6 +24,10 @@ class JaxBackend(ArrayAPIBackend):
         "info-devices-list", *CALL_FEATURES)
 
     def __init__(self) -> None:
+        bound = disk_cache.max_bytes_from_env(os.environ)
+        folder = os.environ.get("JAX_COMPILATION_CACHE_DIR")
+        if bound is not None and folder:
+            disk_cache.prune(folder, bound)
         import array_api_compat
         import jax
         import jax.numpy as jnp
