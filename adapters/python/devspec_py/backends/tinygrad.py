@@ -121,25 +121,25 @@ class TinygradBackend(BaseBackend):
         T = self.Tensor
         kw = self._kw(kw)
         if fn in ("zeros", "ones", "empty"):
-            return self._done(getattr(T, fn)(*a["shape"], **kw))
+            return getattr(T, fn)(*a["shape"], **kw)
         if fn == "full":
-            return self._done(T.full(a["shape"], a["fill_value"], **kw))
+            return T.full(a["shape"], a["fill_value"], **kw)
         if fn == "arange":
             pos = self._arange_positional(a)
-            return self._done(T.arange(*pos, **kw))
+            return T.arange(*pos, **kw)
         if fn == "linspace":
             if not a["endpoint"]:
                 raise Unsupported("tinygrad's linspace has no endpoint=False")
-            return self._done(T.linspace(a["start"], a["stop"], a["num"], **kw))
+            return T.linspace(a["start"], a["stop"], a["num"], **kw)
         if fn == "eye":
             if a["k"] != 0:
                 raise Unsupported("tinygrad's eye has no diagonal offset k")
-            return self._done(T.eye(a["n_rows"], a.get("n_cols"), **kw))
+            return T.eye(a["n_rows"], a.get("n_cols"), **kw)
         if fn in ("zeros_like", "ones_like", "full_like", "empty_like"):
             x = a["x"]
             if fn == "full_like":
-                return self._done(x.full_like(a["fill_value"], **kw))
-            return self._done(getattr(x, fn)(**kw))
+                return x.full_like(a["fill_value"], **kw)
+            return getattr(x, fn)(**kw)
         raise Unsupported("tinygrad has no %s" % fn)
 
     def asarray_typed(self, typed: TypedArray, kw: Kw) -> Array:
@@ -150,12 +150,12 @@ class TinygradBackend(BaseBackend):
             x = self.Tensor(list(typed.data), **kw).reshape(typed.shape)
         else:
             x = self.Tensor(nest(typed.data, typed.shape), **kw)
-        return self._done(x)
+        return x
 
     def asarray_scalar(self, value: bool | int | float | complex, kw: Kw) -> Array:
         kw = self._kw(kw)
         kw.pop("copy", None)
-        return self._done(self.Tensor(value, **kw))
+        return self.Tensor(value, **kw)
 
     def astype(self, x: Array, dtype: str, kw: Kw) -> Array:
         if "device" in kw:
