@@ -64,6 +64,14 @@ int call_nargs(const char *name, size_t nargs, size_t want);
 int call_nargs_between(const char *name, size_t nargs, size_t least, size_t most);
 /* An operand as refarray takes it: the array, or the Python scalar at its kind. */
 ra_operand call_ra_operand(const ds_operand *o);
+/* The arrays items[0..n) (each an array, else TypeError) in a new list the caller frees with
+ * free() (NULL items and n 0 give an empty one); NULL after ds_error when one is not an array
+ * or memory is short. */
+const ra_array **call_arrays(const char *name, const ds_value *items, size_t n);
+/* A tuple of the n arrays ys as the slot's answer, for any n (ds_call_result_reserve); st is
+ * the status of the function that made them: not RA_OK, its error (ys holds nothing). When
+ * memory is short the arrays are released. */
+int call_tuple(void *lib, ds_call_result *out, int st, ra_array *const *ys, size_t n);
 /* A refarray status as the slot's answer: RA_OK, or the library's error recorded for the
  * shim (ds_error with the status's kind and the context's message). */
 int call_status(void *lib, int st);

@@ -9,6 +9,7 @@
  */
 #include "adapter_call.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct name_value {
@@ -38,7 +39,6 @@ static const name_value unary_names[] = {{"negative", DS_NEGATIVE}, {"abs", DS_A
 static int call_stack(void *lib, const refarray_args *a, ds_call_result *out)
 {
     static const char *const allowed[] = {"axis", NULL};
-    ds_array xs[DS_CALL_MAX_RESULTS];
     int64_t axis = 0;
     if (call_keywords(a->name, a->kwnames, a->nkw, allowed) < 0 ||
         call_nargs(a->name, a->nargs, 1) < 0 ||
@@ -46,15 +46,21 @@ static int call_stack(void *lib, const refarray_args *a, ds_call_result *out)
             0)
         return -1;
     const ds_value *seq = &a->args[0];
-    if ((seq->kind != DS_VALUE_TUPLE && seq->kind != DS_VALUE_LIST) ||
-        seq->n > DS_CALL_MAX_RESULTS) {
-        ds_error("TypeError", "stack takes a tuple or list of at most %d arrays",
-                 DS_CALL_MAX_RESULTS);
+    if (seq->kind != DS_VALUE_TUPLE && seq->kind != DS_VALUE_LIST) {
+        ds_error("TypeError", "stack takes a tuple or list of arrays");
         return -1;
     }
-    for (size_t i = 0; i < seq->n; i++)
-        if (call_array(a->name, &seq->items[i], &xs[i]) < 0) return -1;
-    return refarray_vendor()->stack(lib, xs, seq->n, axis, &out->value.array);
+    ds_array *xs = calloc(seq->n ? seq->n : 1, sizeof *xs);
+    if (xs == NULL) {
+        ds_error("MemoryError", "stack: out of memory for a list of %zu arrays", seq->n);
+        return -1;
+    }
+    int st = 0;
+    for (size_t i = 0; st == 0 && i < seq->n; i++)
+        st = call_array(a->name, &seq->items[i], &xs[i]);
+    if (st == 0) st = refarray_vendor()->stack(lib, xs, seq->n, axis, &out->value.array);
+    free(xs);
+    return st;
 }
 
 static int call_to_device(void *lib, const refarray_args *a, ds_call_result *out)

@@ -7,6 +7,7 @@
  */
 #include "adapter_call.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* The keywords of one call: each must be one of `allowed` (NULL-terminated), else lacking. */
@@ -115,4 +116,37 @@ int call_status(void *lib, int st)
 {
     if (st != RA_OK) ds_error(ra_status_kind(st), "%s", ra_ctx_message(refarray_ctx(lib)));
     return st;
+}
+
+const ra_array **call_arrays(const char *name, const ds_value *items, size_t n)
+{
+    const ra_array **xs = calloc(n ? n : 1, sizeof *xs);
+    if (xs == NULL) {
+        ds_error("MemoryError", "%s: out of memory for a list of %zu arrays", name, n);
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (items[i].kind != DS_VALUE_ARRAY) {
+            ds_error("TypeError", "%s: item %zu is not an array", name, i);
+            free(xs);
+            return NULL;
+        }
+        xs[i] = items[i].array;
+    }
+    return xs;
+}
+
+int call_tuple(void *lib, ds_call_result *out, int st, ra_array *const *ys, size_t n)
+{
+    if (call_status(lib, st) != RA_OK) return st;
+    ds_array *room = ds_call_result_reserve(out, n);
+    if (room == NULL) {
+        for (size_t i = 0; i < n; i++)
+            ra_array_release(ys[i]);
+        return -1;
+    }
+    out->value.kind = DS_VALUE_TUPLE;
+    for (size_t i = 0; i < n; i++)
+        room[i] = ys[i];
+    return 0;
 }

@@ -448,21 +448,18 @@ static int call_meshgrid(void *lib, const refarray_args *a, ds_call_result *out)
         return -1;
     }
     if (iv) ij = !strcmp(iv->str, "ij");
-    if (a->nargs > DS_CALL_MAX_RESULTS) {
-        ds_error("ValueError", "meshgrid: at most %d arrays here", DS_CALL_MAX_RESULTS);
-        return -1;
-    }
-    const ra_array *xs[DS_CALL_MAX_RESULTS];
-    for (size_t i = 0; i < a->nargs; i++) {
-        ds_array x;
-        if (call_array(a->name, &a->args[i], &x) < 0) return -1;
-        xs[i] = x;
-    }
     out->value.kind = DS_VALUE_TUPLE;
-    out->n = a->nargs;
     if (a->nargs == 0) return 0;
-    return call_status(lib,
-                       ra_meshgrid(refarray_ctx(lib), xs, a->nargs, ij, (ra_array **)out->arrays));
+    const ra_array **xs = call_arrays(a->name, a->args, a->nargs);
+    ra_array **ys = xs ? calloc(a->nargs, sizeof *ys) : NULL;
+    int st = -1;
+    if (xs != NULL && ys == NULL) ds_error("MemoryError", "meshgrid: out of memory");
+    if (ys != NULL)
+        st = call_tuple(lib, out, ra_meshgrid(refarray_ctx(lib), xs, a->nargs, ij, ys), ys,
+                        a->nargs);
+    free(xs);
+    free(ys);
+    return st;
 }
 
 /* ---- data types ---- */

@@ -8,9 +8,8 @@
 #include "adapter_call.h"
 #include "refarray_fn_shape.h"
 
+#include <stdlib.h>
 #include <string.h>
-
-#define MAXN DS_CALL_MAX_RESULTS
 
 /* The argument at position pos, or the keyword kw (NULL: neither). */
 static const ds_value *arg(const refarray_args *a, size_t pos, const char *kw)
@@ -62,20 +61,15 @@ static int bool_kw(const refarray_args *a, const char *kw, bool *out)
     return 0;
 }
 
-/* A tuple or list of arrays. */
-static int array_list(const refarray_args *a, const ds_value *v, const ra_array **xs, size_t *n)
+/* A tuple or list of arrays, in a new list the caller frees (call_arrays). */
+static const ra_array **array_list(const refarray_args *a, const ds_value *v, size_t *n)
 {
-    if (v == NULL || (v->kind != DS_VALUE_TUPLE && v->kind != DS_VALUE_LIST) || v->n > MAXN) {
-        ds_error("TypeError", "%s takes a tuple or list of at most %d arrays", a->name, MAXN);
-        return -1;
-    }
-    for (size_t i = 0; i < v->n; i++) {
-        ds_array x;
-        if (call_array(a->name, &v->items[i], &x) < 0) return -1;
-        xs[i] = x;
+    if (v == NULL || (v->kind != DS_VALUE_TUPLE && v->kind != DS_VALUE_LIST)) {
+        ds_error("TypeError", "%s takes a tuple or list of arrays", a->name);
+        return NULL;
     }
     *n = v->n;
-    return 0;
+    return call_arrays(a->name, v->items, v->n);
 }
 
 /* y is read after the call that fills it (a pointer: C leaves the order of arguments'
@@ -88,49 +82,51 @@ static int one_array(void *lib, ds_call_result *out, int st, ra_array *const *y)
     return 0;
 }
 
-static int tuple_of(void *lib, ds_call_result *out, int st, ra_array *const *ys, const size_t *n)
-{
-    if (call_status(lib, st) != RA_OK) return st;
-    out->value.kind = DS_VALUE_TUPLE;
-    for (size_t i = 0; i < *n; i++)
-        out->arrays[i] = ys[i];
-    out->n = *n;
-    return 0;
-}
-
 /* ---- manipulation ------------------------------------------------------------------------ */
 
 static int do_broadcast_arrays(void *lib, const refarray_args *a, ds_call_result *out)
 {
-    const ra_array *xs[MAXN];
-    ra_array *ys[MAXN];
-    if (check(a, 0, MAXN, NULL) < 0) return -1;
-    for (size_t i = 0; i < a->nargs; i++) {
-        ds_array x;
-        if (call_array(a->name, &a->args[i], &x) < 0) return -1;
-        xs[i] = x;
-    }
-    return tuple_of(lib, out, ra_broadcast_arrays(refarray_ctx(lib), xs, a->nargs, ys), ys,
-                    &a->nargs);
+    if (check(a, 0, a->nargs, NULL) < 0) return -1;
+    const ra_array **xs = call_arrays(a->name, a->args, a->nargs);
+    ra_array **ys = xs ? calloc(a->nargs ? a->nargs : 1, sizeof *ys) : NULL;
+    int st = -1;
+    if (xs != NULL && ys == NULL) ds_error("MemoryError", "%s: out of memory", a->name);
+    if (ys != NULL)
+        st = call_tuple(lib, out, ra_broadcast_arrays(refarray_ctx(lib), xs, a->nargs, ys), ys,
+                        a->nargs);
+    free(xs);
+    free(ys);
+    return st;
 }
 
+/* broadcast_shapes(*shapes): each a tuple of ints; a tuple of ints back (value.items, valid
+ * until the next call on this thread). */
 static int do_broadcast_shapes(void *lib, const refarray_args *a, ds_call_result *out)
 {
-    int64_t shapes[MAXN][RA_MAX_NDIM], r[RA_MAX_NDIM];
-    const int64_t *sp[MAXN];
-    size_t nds[MAXN], nd = 0;
-    if (check(a, 0, MAXN, NULL) < 0) return -1;
-    for (size_t i = 0; i < a->nargs; i++) {
+    static _Thread_local ds_value items[RA_MAX_NDIM];
+    int64_t r[RA_MAX_NDIM];
+    size_t nd = 0, n = a->nargs ? a->nargs : 1;
+    if (check(a, 0, a->nargs, NULL) < 0) return -1;
+    int64_t(*shapes)[RA_MAX_NDIM] = calloc(n, sizeof *shapes);
+    const int64_t **sp = calloc(n, sizeof *sp);
+    size_t *nds = calloc(n, sizeof *nds);
+    int st = shapes && sp && nds ? 0 : -1;
+    if (st < 0) ds_error("MemoryError", "%s: out of memory", a->name);
+    for (size_t i = 0; st == 0 && i < a->nargs; i++) {
         if (a->args[i].kind != DS_VALUE_TUPLE && a->args[i].kind != DS_VALUE_LIST) {
             ds_error("TypeError", "%s: each shape is a tuple of ints", a->name);
-            return -1;
+            st = -1;
+        } else {
+            st = int_list(a, &a->args[i], shapes[i], RA_MAX_NDIM, &nds[i], NULL);
+            sp[i] = shapes[i];
         }
-        if (int_list(a, &a->args[i], shapes[i], RA_MAX_NDIM, &nds[i], NULL) < 0) return -1;
-        sp[i] = shapes[i];
     }
-    int st = ra_broadcast_shapes(refarray_ctx(lib), sp, nds, a->nargs, r, &nd);
-    if (call_status(lib, st) != RA_OK) return st;
-    static _Thread_local ds_value items[RA_MAX_NDIM];
+    if (st == 0)
+        st = call_status(lib, ra_broadcast_shapes(refarray_ctx(lib), sp, nds, a->nargs, r, &nd));
+    free(shapes);
+    free(sp);
+    free(nds);
+    if (st != 0) return st;
     for (size_t d = 0; d < nd; d++) {
         memset(&items[d], 0, sizeof items[d]);
         items[d].kind = DS_VALUE_SCALAR;
@@ -171,17 +167,20 @@ static int do_broadcast_to(void *lib, const refarray_args *a, ds_call_result *ou
 static int do_concat(void *lib, const refarray_args *a, ds_call_result *out)
 {
     static const char *const kws[] = {"axis", NULL};
-    const ra_array *xs[MAXN];
-    size_t n;
+    const ra_array **xs = NULL;
+    size_t n = 0;
     int64_t axis = 0;
     bool none;
     ra_array *y = NULL;
-    if (check(a, 1, 1, kws) < 0 || array_list(a, &a->args[0], xs, &n) < 0 ||
+    if (check(a, 1, 1, kws) < 0 ||
         call_int(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), true, &none, &axis) <
-            0)
+            0 ||
+        (xs = array_list(a, &a->args[0], &n)) == NULL)
         return -1;
     none = none && call_keyword(a->kwnames, a->kwargs, a->nkw, "axis") != NULL;
-    return one_array(lib, out, ra_concat(refarray_ctx(lib), xs, n, none ? NULL : &axis, &y), &y);
+    int st = one_array(lib, out, ra_concat(refarray_ctx(lib), xs, n, none ? NULL : &axis, &y), &y);
+    free(xs);
+    return st;
 }
 
 static int do_expand_dims(void *lib, const refarray_args *a, ds_call_result *out)
@@ -301,18 +300,28 @@ static int do_tile(void *lib, const refarray_args *a, ds_call_result *out)
     return array_ints(lib, a, out, NULL, ra_tile);
 }
 
+/* unstack(x, axis): x.shape[axis] arrays, any number (call_tuple). */
 static int do_unstack(void *lib, const refarray_args *a, ds_call_result *out)
 {
     static const char *const kws[] = {"axis", NULL};
     ds_array x;
     int64_t axis = 0;
-    ra_array *ys[MAXN];
-    size_t n = 0;
     if (check(a, 1, 1, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
         call_int(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), false, NULL, &axis) <
             0)
         return -1;
-    return tuple_of(lib, out, ra_unstack(refarray_ctx(lib), x, axis, ys, MAXN, &n), ys, &n);
+    /* Room for the length along axis when axis is valid; otherwise ra_unstack says why. */
+    int64_t nd = (int64_t)ra_array_ndim(x), ax = axis < 0 ? axis + nd : axis;
+    size_t cap = ax >= 0 && ax < nd ? (size_t)ra_array_shape(x)[ax] : 0, n = 0;
+    ra_array **ys = calloc(cap ? cap : 1, sizeof *ys);
+    if (ys == NULL) {
+        ds_error("MemoryError", "%s: out of memory for %zu results", a->name, cap);
+        return -1;
+    }
+    int st = ra_unstack(refarray_ctx(lib), x, axis, ys, cap, &n);
+    st = call_tuple(lib, out, st, ys, n);
+    free(ys);
+    return st;
 }
 
 /* ---- indexing ---------------------------------------------------------------------------- */
@@ -464,10 +473,11 @@ static int do_count_nonzero(void *lib, const refarray_args *a, ds_call_result *o
 static int do_nonzero(void *lib, const refarray_args *a, ds_call_result *out)
 {
     ds_array x;
-    ra_array *ys[MAXN];
+    ra_array *ys[RA_MAX_NDIM];
     size_t n = 0;
     if (check(a, 1, 1, NULL) < 0 || call_array(a->name, &a->args[0], &x) < 0) return -1;
-    return tuple_of(lib, out, ra_nonzero(refarray_ctx(lib), x, ys, MAXN, &n), ys, &n);
+    int st = ra_nonzero(refarray_ctx(lib), x, ys, RA_MAX_NDIM, &n);
+    return call_tuple(lib, out, st, ys, n);
 }
 
 static int do_searchsorted(void *lib, const refarray_args *a, ds_call_result *out)
@@ -532,7 +542,7 @@ static int do_unique(void *lib, const refarray_args *a, ds_call_result *out)
     if (all) ys[n++] = ix;
     if (inverse) ys[n++] = inv;
     if (counts) ys[n++] = cnt;
-    return tuple_of(lib, out, st, ys, &n);
+    return call_tuple(lib, out, st, ys, n);
 }
 
 static int do_isin(void *lib, const refarray_args *a, ds_call_result *out)

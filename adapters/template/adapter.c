@@ -443,7 +443,8 @@ static int dlpack_import(void *lib, DLManagedTensorVersioned *tensor, ds_device 
 
 /* ---- the generic call (version 8): a few of the standard's functions by name ----
  * Answer the names your library has; everything else is ds_lacks, which the runner reports
- * as lacking (never as a wrong answer). */
+ * as lacking (never as a wrong answer). A tuple of n arrays goes where
+ * ds_call_result_reserve(out, n) says, for any n (devspec_shim.h, ds_call_result). */
 static int call(void *lib, const char *name, const ds_value *args, size_t nargs,
                 const char *const *kwnames, const ds_value *kwargs, size_t nkw, ds_call_result *out)
 {

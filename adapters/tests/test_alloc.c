@@ -18,7 +18,8 @@
 #ifdef DS_ALLOC_TEST_REFARRAY
 /* With refarray's adapter linked in instead: the ops whose results the shim assembles from
  * lists (dtype.result_type, util.arrays_on_device with its handle look-up), the other ops
- * of protocol version 1's later additions, fftfreq, from_dlpack and the sharding ops. */
+ * of protocol version 1's later additions, fftfreq, from_dlpack, the sharding ops, and a
+ * `call` whose tuple of 17 arrays takes room from ds_call_result_reserve. */
 static const char *const script[] = {
     "{\"id\":1,\"op\":\"hello\",\"args\":{\"protocol\":1}}",
     "{\"id\":2,\"op\":\"array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int32\",\"shape\":[2,2],"
@@ -41,8 +42,14 @@ static const char *const script[] = {
     "[{\"str\":\"cpu\"}]}}",
     "{\"id\":15,\"op\":\"array.shard\",\"args\":{\"x\":\"array#0\",\"devices\":[{\"str\":"
     "\"cpu\"}]}}",
-    "{\"id\":16,\"op\":\"reset\"}",
-    "{\"id\":17,\"op\":\"bye\"}",
+    "{\"id\":16,\"op\":\"call\",\"args\":{\"fn\":\"broadcast_arrays\",\"args\":["
+    "\"array#0\",\"array#0\",\"array#0\",\"array#0\",\"array#0\","
+    "\"array#0\",\"array#0\",\"array#0\",\"array#0\",\"array#0\","
+    "\"array#0\",\"array#0\",\"array#0\",\"array#0\",\"array#0\","
+    "\"array#0\",\"array#0\""
+    "]}}",
+    "{\"id\":17,\"op\":\"reset\"}",
+    "{\"id\":18,\"op\":\"bye\"}",
 };
 #else
 static const char *const script[] = {

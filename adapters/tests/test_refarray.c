@@ -1100,6 +1100,164 @@ DT_TEST(call_linalg)
           A("call\",\"args\":{\"fn\":\"linalg.pinv\",\"args\":[$m],\"kwargs\":{\"rtol\":$m}}"));
 }
 
+/* The tuple result of `reply` (which it deletes), checked to hold n handles; item k is then
+ * bound to $item by item(). The caller deletes the list returned. */
+static cJSON *tuple_items(cJSON *reply, int n, const char *what)
+{
+    cJSON *list = cJSON_DetachItemFromObjectCaseSensitive(reply, "result");
+    char *got = cJSON_PrintUnformatted(reply);
+    bool pass = cJSON_IsArray(list) && cJSON_GetArraySize(list) == n;
+    cJSON_Delete(reply);
+    if (!pass) cJSON_Delete(list);
+    drv_check(pass, "%s: %d handles (observed %.300s)", what, n, got);
+    free(got);
+    return list;
+}
+
+/* Binds $item to item k of list. */
+static void item(drv *d, const cJSON *list, int k)
+{
+    drv_bind(d, "item", cJSON_GetArrayItem(list, k));
+}
+
+/* Makes one array by the request (an array.asarray on the many-result device) and appends its
+ * handle's JSON text to args (a comma before all but the first). */
+static void append_array(drv *d, char *args, size_t cap, const char *what, const char *request)
+{
+    cJSON *reply = drv_send(d, __FILE__, __LINE__, "%s", request);
+    const cJSON *h = cJSON_GetObjectItemCaseSensitive(reply, "result");
+    drv_check(cJSON_IsString(h), "%s", what);
+    size_t len = strlen(args);
+    snprintf(args + len, cap - len, "%s\"%s\"", len ? "," : "", h->valuestring);
+    cJSON_Delete(reply);
+}
+
+/* The device of the many-result checks: gpu:0 where there is one, so that "on x's device"
+ * is not the default device's doing; cpu otherwise. */
+static const char *many_device(void)
+{
+    return ndev >= 2 ? "gpu0" : "cpu";
+}
+
+/* Item k of list is read as want and is on the many-result device (DEV-DS-10). */
+static void item_is(drv *d, const cJSON *list, int k, const char *what, const char *want)
+{
+    char name[160];
+    item(d, list, k);
+    snprintf(name, sizeof name, "%s[%d] is %s", what, k, want);
+    READS(d, name, "item", want);
+    snprintf(name, sizeof name, "DEV-DS-10: %s[%d] is on its input's device", what, k);
+    ON_DEVICE(d, name, "item", many_device());
+}
+
+/* unstack of a [40, 2] array gives 40 arrays (more than DS_CALL_MAX_RESULTS in place), row
+ * k = [2k, 2k + 1], each on x's device; pick reaches the last. */
+static void call_unstack_many(drv *d)
+{
+    char data[512] = "";
+    for (int i = 0; i < 80; i++)
+        snprintf(data + strlen(data), sizeof data - strlen(data), "%s%d", i ? "," : "", i);
+    OK(d, "x = arange(80).reshape(40, 2) float64", "x40", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[40,2],"
+         "\"data\":[%s]},\"device\":$%s}"),
+       data, many_device());
+    cJSON *list = tuple_items(
+        drv_send(d, __FILE__, __LINE__, A("call\",\"args\":{\"fn\":\"unstack\",\"args\":[$x40]}")),
+        40, "unstack(x) of 40 rows");
+    for (int k = 0; k < 40; k++) {
+        char want[96];
+        snprintf(want, sizeof want, "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[%d,%d]}", 2 * k,
+                 2 * k + 1);
+        item_is(d, list, k, "unstack(x)", want);
+    }
+    cJSON_Delete(list);
+    OK(d, "call unstack(x) pick 39", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"unstack\",\"args\":[$x40],\"pick\":39}"));
+    READS(d, "unstack(x)[39] by pick is [78, 79]", "r",
+          "{\"dtype\":\"float64\",\"shape\":[2],\"data\":[78,79]}");
+}
+
+/* meshgrid of 20 arrays, indexing='ij': v0 = [1, 2], vk = [k + 1] (k >= 1) give 20 arrays of
+ * shape (2, 1, ..., 1): output 0 is v0 along axis 0, output k repeats k + 1. */
+static void call_meshgrid_many(drv *d)
+{
+    char args[1024] = "", shape[128] = "", request[256];
+    for (int k = 0; k < 20; k++) {
+        char what[32];
+        snprintf(what, sizeof what, "v_%d", k);
+        char data[8] = "1,2";
+        if (k) snprintf(data, sizeof data, "%d", k + 1);
+        snprintf(request, sizeof request,
+                 A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[%d],"
+                   "\"data\":[%s]},\"device\":$%s}"),
+                 k ? 1 : 2, data, many_device());
+        append_array(d, args, sizeof args, what, request);
+        snprintf(shape + strlen(shape), sizeof shape - strlen(shape), "%s%d", k ? "," : "",
+                 k ? 1 : 2);
+    }
+    cJSON *list = tuple_items(drv_send(d, __FILE__, __LINE__,
+                                       A("call\",\"args\":{\"fn\":\"meshgrid\",\"args\":[%s],"
+                                         "\"kwargs\":{\"indexing\":\"ij\"}}"),
+                                       args),
+                              20, "meshgrid of 20 arrays");
+    for (int k = 0; k < 20; k++) {
+        char want[256];
+        snprintf(want, sizeof want, "{\"dtype\":\"float64\",\"shape\":[%s],\"data\":[%d,%d]}",
+                 shape, k ? k + 1 : 1, k ? k + 1 : 2);
+        item_is(d, list, k, "meshgrid(v_0, ..., v_19, indexing='ij')", want);
+    }
+    cJSON_Delete(list);
+}
+
+/* broadcast_arrays of 17 arrays: b0 = [[0], [1]] (2, 1), bk = [k, k + 100] (2,) for k >= 1;
+ * all broadcast to (2, 2): b0 to [[0, 0], [1, 1]], bk to [[k, k + 100], [k, k + 100]]. */
+static void call_broadcast_many(drv *d)
+{
+    char args[512] = "", request[256];
+    for (int k = 0; k < 17; k++) {
+        char what[32];
+        snprintf(what, sizeof what, "b_%d", k);
+        if (k == 0)
+            snprintf(request, sizeof request,
+                     A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int64\",\"shape\":[2,1],"
+                       "\"data\":[0,1]},\"device\":$%s}"),
+                     many_device());
+        else
+            snprintf(request, sizeof request,
+                     A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int64\",\"shape\":[2],"
+                       "\"data\":[%d,%d]},\"device\":$%s}"),
+                     k, k + 100, many_device());
+        append_array(d, args, sizeof args, what, request);
+    }
+    cJSON *list = tuple_items(
+        drv_send(d, __FILE__, __LINE__,
+                 A("call\",\"args\":{\"fn\":\"broadcast_arrays\",\"args\":[%s]}"), args),
+        17, "broadcast_arrays of 17 arrays");
+    for (int k = 0; k < 17; k++) {
+        char want[128];
+        if (k == 0)
+            snprintf(want, sizeof want, "{\"dtype\":\"int64\",\"shape\":[2,2],\"data\":[0,0,1,1]}");
+        else
+            snprintf(want, sizeof want,
+                     "{\"dtype\":\"int64\",\"shape\":[2,2],\"data\":[%d,%d,%d,%d]}", k, k + 100, k,
+                     k + 100);
+        item_is(d, list, k, "broadcast_arrays(b_0, ..., b_16)", want);
+    }
+    cJSON_Delete(list);
+}
+
+/* Tuples of more arrays than DS_CALL_MAX_RESULTS holds in place come back whole (the room of
+ * ds_call_result_reserve), each array on its inputs' device. */
+DT_TEST(call_many_results)
+{
+    need_hello();
+    drv *d = drv_shared;
+    if (ndev < 2) dt_diag("one device: the many-result arrays are checked on cpu only");
+    call_unstack_many(d);
+    call_meshgrid_many(d);
+    call_broadcast_many(d);
+}
+
 /* The uint64 elements of an array.read reply (decimal strings beyond 2^53) are `want`. */
 static void read_uint64(drv *d, const char *name, const uint64_t *want, int n)
 {
@@ -1170,4 +1328,5 @@ DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(memory_limit_ops), DT_ENTRY(devices_ops), DT_
          DT_ENTRY(utilities_ops), DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops),
          DT_ENTRY(sharding_ops), DT_ENTRY(out_and_dtypes_ops), DT_ENTRY(global_ops_ops),
          DT_ENTRY(call_ops), DT_ENTRY(call_elementwise), DT_ENTRY(call_shape),
-         DT_ENTRY(call_linalg), DT_ENTRY(wide_int_scalars), DT_ENTRY(bye))
+         DT_ENTRY(call_linalg), DT_ENTRY(call_many_results), DT_ENTRY(wide_int_scalars),
+         DT_ENTRY(bye))

@@ -14,7 +14,7 @@ from typing import Any
 
 from .args import Args, arg
 from .errors import AdapterLimit, Lacks, LibraryError, ProtocolError
-from .protocol import DTYPES
+from .protocol import DTYPES, MAX_CALL_ITEMS
 from .server import Server, op
 from .values import EXACT_INT, decode_scalar
 
@@ -172,6 +172,9 @@ def call(server: Server, args: Args) -> Any:
             result = server.backend.call_result(f(*rest, **kw))
         except Exception as exc:
             raise LibraryError(exc) from exc
+    if isinstance(result, (tuple, list)) and len(result) > MAX_CALL_ITEMS:
+        raise AdapterLimit("%s: the result is a tuple of %d items; a reply carries at most %d"
+                           % (fn, len(result), MAX_CALL_ITEMS), "MemoryError")
     if pick is not None:
         if not isinstance(result, (tuple, list)):
             raise AdapterLimit("pick %d: the result of %s is not a tuple" % (pick, fn),

@@ -36,6 +36,7 @@ def _version() -> str:
 ADAPTER_VERSION = _version()
 MAX_LINE = 1 << 20  # the protocol's maximum line length, in bytes
 MAX_READ = 1 << 24  # array.read refuses larger arrays (spec/protocol.md)
+MAX_CALL_ITEMS = 1 << 15  # the most items of a call result's tuple (spec/protocol.md)
 
 # The array API's dtypes, then float16 (OneFlow's half; not an array API dtype).
 DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",

@@ -62,6 +62,23 @@ def test_tuple_results_and_pick(strict: tuple[Any, Any, Any]) -> None:
     assert (e["kind"], e["origin"]) == ("IndexError", "adapter")
 
 
+def test_tuples_of_any_length_up_to_the_limit(strict: tuple[Any, Any, Any]) -> None:
+    """A tuple result is never cut short (unstack of 40 rows is 40 handles, row k [2k, 2k + 1]);
+    one of more than 32768 items (spec/protocol.md, "Limits") is MemoryError, origin adapter."""
+    a, hello, _ = strict
+    m = a.ok("array.asarray", {"obj": {"dtype": "float64", "shape": [40, 2],
+                                       "data": list(range(80))},
+                               "device": hello["devices"][1]})
+    rows = a.ok("call", {"fn": "unstack", "args": [m]})
+    assert len(rows) == 40
+    assert [read(a, r)["data"] for r in (rows[0], rows[17], rows[39])] == \
+        [[0, 1], [34, 35], [78, 79]]
+    long = a.ok("call", {"fn": "zeros", "args": [{"tuple": [32769, 1]}]})
+    e = a.err("call", {"fn": "unstack", "args": [long]})
+    assert (e["kind"], e["origin"]) == ("MemoryError", "adapter") and "32769" in e["message"]
+    assert len(a.ok("call", {"fn": "unstack", "args": [long], "kwargs": {"axis": 1}})) == 1
+
+
 def test_methods_properties_and_indexing(strict: tuple[Any, Any, Any]) -> None:
     a, hello, x = strict
     y = a.ok("call", {"fn": "Array.__add__", "args": [x, 1.5]})

@@ -342,21 +342,40 @@ typedef struct ds_value {
     bool slice_set[3]; /* false: None */
 } ds_value;
 
-/* The most arrays a `call` result may hold (a tuple of arrays: unique_all's four, svd's
- * three). */
+/* The arrays a `call` result holds in place (a tuple of arrays: unique_all's four, svd's
+ * three); a result of more arrays asks the shim for room with ds_call_result_reserve. */
 #define DS_CALL_MAX_RESULTS 16
+/* The most items a `call` result's tuple may have (arrays, or plain values), so that its
+ * reply stays within the runner's bound of values in one reply (spec/protocol.md, "Limits");
+ * a result of more is answered with MemoryError, origin "adapter", its arrays released. */
+#define DS_CALL_MAX_ITEMS 32768
 
 /* What a `call` slot returns in *out: one value, or, for a tuple of arrays, `kind`
- * DS_VALUE_TUPLE with the arrays in `arrays[0..n)` (the shim gives each a handle and owns
- * them); a DS_VALUE_ARRAY result is `array`, owned by the shim too. A tuple of plain values
+ * DS_VALUE_TUPLE with its `n` arrays in `arrays[0..n)` when n <= DS_CALL_MAX_RESULTS, or in
+ * `many[0..n)` for any n, room that ds_call_result_reserve gives (unstack along a long axis,
+ * meshgrid of many arrays). The shim gives each array a handle and owns them; a
+ * DS_VALUE_ARRAY result is `array`, owned by the shim too. A tuple of plain values
  * (broadcast_shapes' ints) is `kind` DS_VALUE_TUPLE with `n` 0 and the values (scalars or
  * None) in `value.items[0..value.n)`, which must stay valid until the slot is called again
- * on that thread. */
+ * on that thread. An `n` above DS_CALL_MAX_RESULTS with `many` NULL is the slot's mistake:
+ * the op answers RuntimeError, origin "adapter", and releases arrays[0..DS_CALL_MAX_RESULTS)
+ * (never a tuple cut short). */
 typedef struct ds_call_result {
     ds_value value;
     ds_array arrays[DS_CALL_MAX_RESULTS];
     size_t n;
+    /* Set by ds_call_result_reserve only: the shim's storage, freed after the reply (also when
+     * the slot fails). Added at the end: a slot built against an older header never sees it
+     * and keeps arrays[]. */
+    ds_array *many;
 } ds_call_result;
+
+/* Room for a `call` result of n arrays: sets out->n to n and returns where the slot puts
+ * them, out->arrays when n <= DS_CALL_MAX_RESULTS, else out->many, allocated by the shim and
+ * freed after the reply, whether the slot then succeeds or fails. A second call replaces the
+ * first (its room is freed; arrays put there are the slot's to release). Returns NULL when
+ * out of memory, with ds_error set (MemoryError): the slot returns non-zero. */
+ds_array *ds_call_result_reserve(ds_call_result *out, size_t n);
 
 /* ---------------------------------------------------------------------------------------
  * Errors from callbacks
@@ -620,9 +639,10 @@ typedef struct ds_vendor {
     /* call: the function `name` as the standard names it ("where", "linalg.solve",
      * "fft.fft", or "Array.NAME" for a method, operator or property, whose array is args[0])
      * with the positional `args` and the keyword arguments kwnames[i] = kwargs[i]. Fills
-     * *out (ds_call_result). A name, keyword or argument form the library does not have is
-     * answered with ds_lacks() before returning non-zero; the library's own refusals with
-     * ds_error(). */
+     * *out (ds_call_result; a tuple of any number of arrays takes its room from
+     * ds_call_result_reserve, DS_CALL_MAX_RESULTS of them fit in place). A name, keyword or
+     * argument form the library does not have is answered with ds_lacks() before returning
+     * non-zero; the library's own refusals with ds_error(). */
     int (*call)(void *lib, const char *name, const ds_value *args, size_t nargs,
                 const char *const *kwnames, const ds_value *kwargs, size_t nkw,
                 ds_call_result *out);

@@ -203,29 +203,128 @@ static cJSON *encode_scalar(const ds_scalar *s)
     return NULL;
 }
 
+ds_array *ds_call_result_reserve(ds_call_result *out, size_t n)
+{
+    ds__free(out->many);
+    out->many = NULL;
+    out->n = 0;
+    if (n <= DS_CALL_MAX_RESULTS) {
+        out->n = n;
+        return out->arrays;
+    }
+    out->many = ds__calloc(n, sizeof *out->many);
+    if (out->many == NULL) {
+        ds_error("MemoryError", "ds_call_result_reserve: out of memory for %zu arrays", n);
+        return NULL;
+    }
+    out->n = n;
+    return out->many;
+}
+
+/* The arrays of a tuple result: many when the slot reserved room, else the inline ones. */
+static ds_array *result_arrays(ds_call_result *res)
+{
+    return res->many ? res->many : res->arrays;
+}
+
+static void release_results(const ds__req *r, ds_call_result *res, size_t from)
+{
+    ds_array *xs = result_arrays(res);
+    for (size_t i = from; i < res->n; i++)
+        if (xs[i] != NULL) ds__release_obj(r, DS__H_ARRAY, xs[i]);
+}
+
+/* A tuple result the reply can carry: n within the room the slot had (else the slot's
+ * mistake, never cut short) and within DS_CALL_MAX_ITEMS (spec/protocol.md, "Limits").
+ * Releases its arrays when it cannot be carried. */
+static int check_tuple(const ds__req *r, ds_call_result *res)
+{
+    if (res->n > DS_CALL_MAX_RESULTS && res->many == NULL) {
+        size_t n = res->n;
+        res->n = DS_CALL_MAX_RESULTS;
+        release_results(r, res, 0);
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                        "%s: the call slot returned %zu arrays in a result that holds %d "
+                        "(ds_call_result.arrays); a longer tuple needs ds_call_result_reserve",
+                        r->op, n, DS_CALL_MAX_RESULTS);
+    }
+    size_t items = res->n ? res->n : res->value.n;
+    if (items > DS_CALL_MAX_ITEMS) {
+        release_results(r, res, 0);
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "MemoryError",
+                        "%s: the result is a tuple of %zu items; a reply carries at most %d "
+                        "(DS_CALL_MAX_ITEMS)",
+                        r->op, items, DS_CALL_MAX_ITEMS);
+    }
+    return 0;
+}
+
+/* A tuple of plain values (broadcast_shapes' ints: value.items) into list. */
+static int encode_plain_items(const ds__req *r, const ds_value *v, cJSON *list)
+{
+    for (size_t k = 0; v->items && k < v->n; k++) {
+        const ds_value *it = &v->items[k];
+        if (it->kind != DS_VALUE_SCALAR && it->kind != DS_VALUE_NONE)
+            return ds__fail(r->e, DS__ORIGIN_ADAPTER, "NotImplementedError",
+                            "%s: a tuple item of this kind cannot be carried", r->op);
+        cJSON *item = it->kind == DS_VALUE_SCALAR ? encode_scalar(&it->scalar) : cJSON_CreateNull();
+        if (item == NULL) return ds__oom(r);
+        cJSON_AddItemToArray(list, item);
+    }
+    return 0;
+}
+
+/* A tuple result as a list: its arrays as new handles (each released from the first that
+ * fails on), or its plain values. */
+static int encode_tuple(const ds__req *r, ds_call_result *res, cJSON **out)
+{
+    ds_array *xs = result_arrays(res);
+    cJSON *list = cJSON_CreateArray();
+    size_t i = 0;
+    int rc = list == NULL ? ds__oom(r) : 0;
+    if (rc == 0 && res->n == 0) rc = encode_plain_items(r, &res->value, list);
+    for (; rc == 0 && i < res->n; i++) {
+        cJSON *h = NULL;
+        rc = ds__array_result(r, xs[i], &h);
+        if (rc == 0) cJSON_AddItemToArray(list, h);
+    }
+    release_results(r, res, rc == 0 ? res->n : i);
+    if (rc < 0) {
+        cJSON_Delete(list);
+        return -1;
+    }
+    *out = list;
+    return 0;
+}
+
+/* `pick`: item pick of a tuple result; every other array is released. */
+static int encode_pick(const ds__req *r, ds_call_result *res, const cJSON *pickv, cJSON **out)
+{
+    ds_value *v = &res->value;
+    bool tuple = v->kind == DS_VALUE_TUPLE;
+    int64_t pick = (int64_t)pickv->valuedouble;
+    size_t n = tuple ? res->n : 0;
+    if (!tuple || pick >= (int64_t)n) {
+        if (tuple) release_results(r, res, 0);
+        if (v->kind == DS_VALUE_ARRAY) ds__release_obj(r, DS__H_ARRAY, v->array);
+        return ds__fail(r->e, DS__ORIGIN_ADAPTER, "IndexError",
+                        tuple ? "%s: pick %lld: the result has %zu items"
+                              : "%s: pick %lld: the result is not a tuple",
+                        r->op, (long long)pick, n);
+    }
+    ds_array *xs = result_arrays(res), picked = xs[pick];
+    xs[pick] = NULL;
+    release_results(r, res, 0);
+    return ds__array_result(r, picked, out);
+}
+
 /* The result of the slot as a call value; takes every array of res (each becomes a handle,
  * or is released when the op fails). */
 static int encode_result(const ds__req *r, ds_call_result *res, const cJSON *pickv, cJSON **out)
 {
     ds_value *v = &res->value;
-    bool tuple = v->kind == DS_VALUE_TUPLE;
-    if (tuple && res->n > DS_CALL_MAX_RESULTS) res->n = DS_CALL_MAX_RESULTS;
-    if (pickv != NULL) {
-        int64_t pick = (int64_t)pickv->valuedouble;
-        if (!tuple || pick >= (int64_t)res->n) {
-            size_t n = tuple ? res->n : 0;
-            for (size_t i = 0; i < n; i++)
-                ds__release_obj(r, DS__H_ARRAY, res->arrays[i]);
-            if (v->kind == DS_VALUE_ARRAY) ds__release_obj(r, DS__H_ARRAY, v->array);
-            return ds__fail(r->e, DS__ORIGIN_ADAPTER, "IndexError",
-                            tuple ? "%s: pick %lld: the result has %zu items"
-                                  : "%s: pick %lld: the result is not a tuple",
-                            r->op, (long long)pick, n);
-        }
-        for (size_t i = 0; i < res->n; i++)
-            if ((int64_t)i != pick) ds__release_obj(r, DS__H_ARRAY, res->arrays[i]);
-        return ds__array_result(r, res->arrays[pick], out);
-    }
+    if (v->kind == DS_VALUE_TUPLE && check_tuple(r, res) < 0) return -1;
+    if (pickv != NULL) return encode_pick(r, res, pickv, out);
     switch (v->kind) {
     case DS_VALUE_NONE:
         *out = cJSON_CreateNull();
@@ -249,37 +348,8 @@ static int encode_result(const ds__req *r, ds_call_result *res, const cJSON *pic
         return ds__device_result(r, v->device.object, out);
     case DS_VALUE_ARRAY:
         return ds__array_result(r, v->array, out);
-    case DS_VALUE_TUPLE: {
-        cJSON *list = cJSON_CreateArray();
-        size_t i = 0;
-        int rc = list == NULL ? ds__oom(r) : 0;
-        /* a tuple of plain values (broadcast_shapes' ints): value.items, no arrays */
-        for (size_t k = 0; rc == 0 && res->n == 0 && v->items && k < v->n; k++) {
-            cJSON *item = v->items[k].kind == DS_VALUE_SCALAR ? encode_scalar(&v->items[k].scalar)
-                          : v->items[k].kind == DS_VALUE_NONE ? cJSON_CreateNull()
-                                                              : NULL;
-            if (item == NULL)
-                rc = v->items[k].kind == DS_VALUE_SCALAR || v->items[k].kind == DS_VALUE_NONE
-                         ? ds__oom(r)
-                         : ds__fail(r->e, DS__ORIGIN_ADAPTER, "NotImplementedError",
-                                    "%s: a tuple item of this kind cannot be carried", r->op);
-            else
-                cJSON_AddItemToArray(list, item);
-        }
-        for (; rc == 0 && i < res->n; i++) {
-            cJSON *h = NULL;
-            rc = ds__array_result(r, res->arrays[i], &h);
-            if (rc == 0) cJSON_AddItemToArray(list, h);
-        }
-        for (; i < res->n; i++)
-            ds__release_obj(r, DS__H_ARRAY, res->arrays[i]);
-        if (rc < 0) {
-            cJSON_Delete(list);
-            return -1;
-        }
-        *out = list;
-        return 0;
-    }
+    case DS_VALUE_TUPLE:
+        return encode_tuple(r, res, out);
     default:
         return ds__fail(r->e, DS__ORIGIN_ADAPTER, "NotImplementedError",
                         "%s: a result of this kind cannot be carried", r->op);
@@ -328,6 +398,7 @@ int ds__op_call(const ds__req *r, cJSON **result)
         memset(&res, 0, sizeof res);
         rc = CALL(r, call, fn, pos, npos, kwnames, kw, nk, &res);
         if (rc == 0) rc = encode_result(r, &res, pickv, result);
+        ds__free(res.many);
     }
     values_free(pos, npos);
     values_free(kw, nk);
