@@ -28,6 +28,15 @@ each case cites API-FN-k of that version to be scoped to it), through the generi
 The inputs are the table's: each function's `inputs`, arrays of the first dtype kind of
 `kind_order` it accepts, values from the kind's generator for the domain named. Standard
 library only.
+
+A case is written once per function, not once per signature: a case of a later signature
+whose steps, features and device statements (its spec but the API-FN cite) are those of a case
+already written for an earlier signature of the same function is left out, since the earlier
+case, citing the earlier API-FN-k whose range runs to the draft, already applies to every
+version the later one would (`logical_xor`'s 2024.12 signature takes Python scalars: it gets
+its scalar cases, and its same-device, values and mixed cases stay those of 2021.12). The
+per-version counts count the kept case for every version from its own on, as before; each
+left-out case's twin is in `Gen.twins` (spec/decisions.md, "Every function" 13).
 """
 
 from __future__ import annotations
@@ -256,6 +265,11 @@ class Gen:
         self.versions = sig["versions"]
         self.files: dict[str, list[Json]] = {}
         self.per_version = dict.fromkeys(self.versions, 0)
+        # By function: the ID of the case written for each content (twin_key), and the
+        # signature that case belongs to.
+        self.written: dict[str, dict[str, tuple[str, str]]] = {}
+        # The ID of each case left out as the twin of an earlier signature's, to that case's.
+        self.twins: dict[str, str] = {}
 
     def scope(self, form: Json) -> str:
         return "API-FN-%d" % (self.versions.index(form["from"]) + 1)
@@ -265,13 +279,21 @@ class Gen:
 
     def add(self, f: Json, form: Json, what: str, description: str, spec: list[str],
             features: list[str], steps: list[Json]) -> None:
-        case = {
-            "id": "fn.%s.%s.%s" % (slug(f["name"]), vslug(form["from"]), what),
+        case_id = "fn.%s.%s.%s" % (slug(f["name"]), vslug(form["from"]), what)
+        case: Json = {
+            "id": case_id,
             "description": description,
             "spec": [*spec, self.scope(form)],
             "features": [*features, self.feature(f)],
             "steps": steps,
         }
+        written = self.written.setdefault(f["name"], {})
+        key = twin_key(case)
+        if key in written and written[key][1] != form["from"]:
+            # An earlier signature's case checks the same, and its API-FN runs to the draft.
+            self.twins[case_id] = written[key][0]
+            return
+        written.setdefault(key, (case_id, str(form["from"])))
         self.files.setdefault(f["family"], []).append(case)
         for v in self.versions[self.versions.index(form["from"]):]:
             if "removed" in f and self.versions.index(v) >= self.versions.index(f["removed"]):
@@ -371,7 +393,7 @@ class Gen:
                  "%s with every array input on D1 (not the default device) puts every array "
                  "it returns on D1." % f["name"], ["DEV-DS-10"], ["output-follows-input"], b.steps)
 
-    def values(self, f: Json, form: Json) -> None:
+    def values(self, f: Json, form: Json, label: str = "values") -> None:
         kind = case_kind(self.sig, form)
         b = Builder(self.sig, kind)
         c0 = self.call_args(b, f, "$D0", "p", [])
@@ -446,7 +468,7 @@ class Gen:
             for fn in fns:
                 text = "%s(%s)" % (fn, text)
             how += " Of %s, %s: what the standard makes unique." % (what, text)
-        self.add(f, form, "values",
+        self.add(f, form, label,
                  "%s computed on D1 and moved to D0 reads the same as %s computed on D0 from "
                  "the same inputs (metamorphic: no value is taken from the library).%s"
                  % (f["name"], f["name"], how), ["DEV-DS-10"],
@@ -567,15 +589,9 @@ class Gen:
                          % (f["name"], name, " and a %s value" % vname if setitem else "",
                             "leaves the array" if setitem else "puts the result"),
                          ["DEV-DS-10"], ["output-follows-input"], b.steps)
-                self.values_indexing(g, form, what)
+                self.values(g, form, "values-" + what)
         if form is f["signatures"][-1]:  # DEV-MISC-4 scopes these to the draft
             self.cross_device_indexing(f, form, kind, setitem)
-
-    def values_indexing(self, g: Json, form: Json, what: str) -> None:
-        before = len(self.files.get(g["family"], []))
-        self.values(g, form)
-        case = self.files[g["family"]][before]
-        case["id"] = case["id"].replace(".values", ".values-" + what)
 
     def cross_device_indexing(self, f: Json, form: Json, kind: str, setitem: bool) -> None:
         """DEV-MISC-4: an index array (or a value array) on D0 beside an array on D1."""
@@ -604,12 +620,25 @@ class Gen:
                  ["DEV-MISC-4"], ["cross-device-indexing"], b.steps)
 
 
-def build(root: str) -> dict[str, str]:
+def twin_key(case: Json) -> str:
+    """What a case checks, whatever version it is scoped to: its steps, its features and the
+    statements it cites but API-FN-k."""
+    spec = [s for s in case["spec"] if not s.startswith("API-FN-")]
+    return json.dumps([case["steps"], sorted(case["features"]), sorted(spec)], sort_keys=True)
+
+
+def generate(root: str) -> Gen:
+    """Every function's cases, from ROOT's table."""
     with open(os.path.join(root, SIG), encoding="utf-8") as fh:
         sig = json.load(fh)
     gen = Gen(sig)
     for f in sig["functions"]:
         gen.function(f)
+    return gen
+
+
+def build(root: str) -> dict[str, str]:
+    gen = generate(root)
     out = {}
     for family, cases in sorted(gen.files.items()):
         doc = {
@@ -640,12 +669,7 @@ def dump(doc: Json) -> str:
 
 def counts(root: str) -> dict[str, int]:
     """How many generated cases count for each version."""
-    with open(os.path.join(root, SIG), encoding="utf-8") as fh:
-        sig = json.load(fh)
-    gen = Gen(sig)
-    for f in sig["functions"]:
-        gen.function(f)
-    return gen.per_version
+    return generate(root).per_version
 
 
 def main(argv: list[str] | None = None) -> int:
