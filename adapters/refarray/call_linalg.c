@@ -224,16 +224,21 @@ static int matrix_power(void *lib, const refarray_args *a, ds_call_result *out)
     return call_status(lib, ra_linalg_matrix_power(CTX, X(0), n, RES));
 }
 
-/* matrix_rank and pinv (rtol). */
+/* matrix_rank and pinv (rtol: a Python float, or an array broadcast against the batch). */
 static int with_rtol(void *lib, const refarray_args *a, ds_call_result *out)
 {
     static const char *const kws[] = {"rtol", NULL};
     ds_array xs[1];
     bool none;
     double rtol = 0;
-    if (start(a, kws, 1, 1, xs) < 0 || kw_real(a, "rtol", &none, &rtol) < 0) return -1;
-    if (!strcmp(a->name, "linalg.pinv"))
-        return call_status(lib, ra_linalg_pinv(CTX, X(0), none ? NULL : &rtol, RES));
+    bool pinv = !strcmp(a->name, "linalg.pinv");
+    if (start(a, kws, 1, 1, xs) < 0) return -1;
+    const ds_value *rv = KW("rtol");
+    if (rv && rv->kind == DS_VALUE_ARRAY)
+        return call_status(lib, pinv ? ra_linalg_pinv_rtols(CTX, X(0), rv->array, RES)
+                                     : ra_linalg_matrix_rank_rtols(CTX, X(0), rv->array, RES));
+    if (kw_real(a, "rtol", &none, &rtol) < 0) return -1;
+    if (pinv) return call_status(lib, ra_linalg_pinv(CTX, X(0), none ? NULL : &rtol, RES));
     return call_status(lib, ra_linalg_matrix_rank(CTX, X(0), none ? NULL : &rtol, RES));
 }
 

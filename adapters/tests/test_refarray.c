@@ -1015,9 +1015,47 @@ DT_TEST(call_shape)
           A("call\",\"args\":{\"fn\":\"sort\",\"args\":[$y],\"kwargs\":{\"kind\":\"quick\"}}"));
 }
 
+/* An array rtol (ra_linalg_matrix_rank_rtols, ra_linalg_pinv_rtols): the stack diag(4, 1)
+ * (singular values 4, 1) and [[0, 2], [1, 0]] (2, 1) with rtol [0.1, 0.6] cuts at 0.4 and
+ * 1.2: ranks 2 and 1; the second pseudo-inverse keeps 2 only: e2 e1^T / 2 = [[0, 0],
+ * [0.5, 0]], the first is diag(1/4, 1). rtol on another device than x is DEV-DS-11. */
+static void call_array_rtol(drv *d)
+{
+    OK(d, "st = [diag(4, 1), [[0, 2], [1, 0]]]", "st", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2,2,2],"
+         "\"data\":[4,0,0,1,0,2,1,0]},\"device\":$cpu}"));
+    OK(d, "rt = [0.1, 0.6]", "rt", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[2],"
+         "\"data\":[0.1,0.6]},\"device\":$cpu}"));
+    OK(d, "call linalg.matrix_rank(st, rtol=rt)", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"linalg.matrix_rank\",\"args\":[$st],"
+         "\"kwargs\":{\"rtol\":$rt}}"));
+    READS(d, "an rtol per matrix gives ranks 2 and 1", "r",
+          "{\"dtype\":\"int64\",\"shape\":[2],\"data\":[2,1]}");
+    OK(d, "call linalg.pinv(st, rtol=rt)", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"linalg.pinv\",\"args\":[$st],\"kwargs\":{\"rtol\":$rt}}"));
+    READS(d, "pinv with an rtol per matrix", "r",
+          "{\"dtype\":\"float64\",\"shape\":[2,2,2],\"data\":[0.25,0,0,1,0,0,0.5,0]}");
+    OK(d, "ri = [0, 1] int64", "ri", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"int64\",\"shape\":[2],"
+         "\"data\":[0,1]},\"device\":$cpu}"));
+    ERR(d, "an int64 rtol is TypeError", "TypeError", "library",
+        A("call\",\"args\":{\"fn\":\"linalg.matrix_rank\",\"args\":[$st],"
+          "\"kwargs\":{\"rtol\":$ri}}"));
+    if (ndev < 2) {
+        drv_skip_part("DEV-DS-11: rtol on another device than x raises",
+                      "needs a second device (build with OpenCL; POCL_DEVICES)");
+        return;
+    }
+    OK(d, "rt on gpu:0", "rtg", NULL,
+       A("array.to_device\",\"args\":{\"array\":$rt,\"device\":$gpu0}"));
+    ERR(d, "DEV-DS-11: pinv with rtol on another device than x raises", "ValueError", "library",
+        A("call\",\"args\":{\"fn\":\"linalg.pinv\",\"args\":[$st],\"kwargs\":{\"rtol\":$rtg}}"));
+}
+
 /* The linalg, linear algebra and fft names (call_linalg.c): the standard's keywords reach
- * refarray_fn_linalg.h, a named tuple comes back whole or by pick, and a form refarray does
- * not take (an array rtol) is lacking. Expected values derived in the comments. */
+ * refarray_fn_linalg.h, a named tuple comes back whole or by pick, and rtol is a float or an
+ * array. Expected values derived in the comments. */
 DT_TEST(call_linalg)
 {
     need_hello();
@@ -1096,8 +1134,7 @@ DT_TEST(call_linalg)
          "\"data\":[1,2,2,4]},\"device\":$cpu}"));
     ERR(d, "inv of a singular matrix is ValueError", "ValueError", "library",
         A("call\",\"args\":{\"fn\":\"linalg.inv\",\"args\":[$z]}"));
-    LACKS(d, "an array rtol is lacking as linalg.pinv(rtol=array)", "linalg.pinv(rtol=array)", NULL,
-          A("call\",\"args\":{\"fn\":\"linalg.pinv\",\"args\":[$m],\"kwargs\":{\"rtol\":$m}}"));
+    call_array_rtol(d);
 }
 
 /* The tuple result of `reply` (which it deletes), checked to hold n handles; item k is then

@@ -113,6 +113,20 @@ RA_API int ra_linalg_matrix_rank(ra_ctx *ctx, const ra_array *x, const double *r
  * the singular values above rtol times the largest (rtol NULL as for matrix_rank). */
 RA_API int ra_linalg_pinv(ra_ctx *ctx, const ra_array *x, const double *rtol, ra_array **out);
 
+/* matrix_rank and pinv with rtol an array (the standard's other form of rtol): a real
+ * floating array whose shape broadcasts against x's batch shape (x.shape[:-2]); matrix b of
+ * the broadcast batch keeps the singular values above its own rtol times its largest, and the
+ * result's batch shape is the broadcast one (int64 (...) for matrix_rank, (..., N, M) for
+ * pinv). x and rtol are on one device, where the result is (DEV-DS-10); on two,
+ * RA_E_DEVICE_MISMATCH (DEV-DS-11), or soft mode's move. Returns RA_E_NULL (rtol NULL),
+ * RA_E_DTYPE (rtol not real floating), RA_E_BROADCAST (the shapes do not broadcast), RA_E_ARG
+ * (an element of rtol negative or NaN, named by its flat index; a sharded array), and
+ * matrix_rank's and pinv's errors. */
+RA_API int ra_linalg_matrix_rank_rtols(ra_ctx *ctx, const ra_array *x, const ra_array *rtol,
+                                       ra_array **out);
+RA_API int ra_linalg_pinv_rtols(ra_ctx *ctx, const ra_array *x, const ra_array *rtol,
+                                ra_array **out);
+
 /* ---- products and views of matrices: numeric dtypes (integers exact, modulo 2^bits) ------ */
 
 /* The cross product of 3-element vectors along axis (of the broadcast shape; both inputs

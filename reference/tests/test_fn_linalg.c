@@ -507,6 +507,63 @@ static void singular_values(void)
     ra_array_release(nm);
 }
 
+/* matrix_rank and pinv with an array rtol: X0 = diag(4, 1) (singular values 4, 1) and
+ * X1 = [[0, 2], [1, 0]] (X1 e2 = 2 e1, X1 e1 = e2: singular values 2, 1; its pseudo-inverse
+ * keeping only 2 is e2 e1^T / 2 = [[0, 0], [0.5, 0]], keeping both X1^-1 = [[0, 1], [0.5, 0]]).
+ * rtol [0.1, 0.6] cuts at 0.4 and 1.2: X0 keeps both (rank 2), X1 only 2 (rank 1). */
+static void array_rtol(void)
+{
+    const double xv[8] = {4, 0, 0, 1, 0, 2, 1, 0}, per[2] = {0.1, 0.6};
+    const double col[3] = {0.1, 0.3, 0.6}, negv[2] = {0.1, -1}, nanv[2] = {0.1, NAN};
+    int64_t s222[3] = {2, 2, 2}, two = 2, three = 3, s31[2] = {3, 1}, s32[2] = {3, 2};
+    cplx v[64];
+    ra_array *x = mk(RA_FLOAT64, 3, s222, xv, NULL), *r = mk(RA_FLOAT64, 1, &two, per, NULL);
+    ra_array *y = NULL;
+    ASSERT_STATUS(ctx, ra_linalg_matrix_rank_rtols(ctx, x, r, &y), RA_OK,
+                  "%s: matrix_rank, rtol [0.1, 0.6]", ds);
+    shape_is(y, 1, &two, "matrix_rank");
+    rd(y, RA_INT64, v);
+    CHECK(v[0] == 2 && v[1] == 1, "%s: rtol per matrix gives ranks 2 and 1 (observed %g, %g)", ds,
+          creal(v[0]), creal(v[1]));
+    ASSERT_STATUS(ctx, ra_linalg_pinv_rtols(ctx, x, r, &y), RA_OK, "%s: pinv, rtol [0.1, 0.6]", ds);
+    shape_is(y, 3, s222, "pinv");
+    rd(y, RA_FLOAT64, v);
+    const double pw[8] = {0.25, 0, 0, 1, 0, 0, 0.5, 0};
+    for (size_t i = 0; i < 8; i++)
+        NEAR(v[i], pw[i], 1e-15, "%s: pinv with rtol per matrix at %zu", ds, i);
+    /* rtol (3, 1) against the batch (2,): the result is (3, 2); cuts 0.4, 1.2, 2.4 for X0
+     * (ranks 2, 1, 1) and 0.2, 0.6, 1.2 for X1 (ranks 2, 2, 1) */
+    ra_array *rc = mk(RA_FLOAT32, 2, s31, col, NULL);
+    ASSERT_STATUS(ctx, ra_linalg_matrix_rank_rtols(ctx, x, rc, &y), RA_OK,
+                  "%s: matrix_rank, float32 rtol (3, 1)", ds);
+    shape_is(y, 2, s32, "broadcast matrix_rank");
+    rd(y, RA_INT64, v);
+    const double rw[6] = {2, 2, 1, 2, 1, 1};
+    for (size_t i = 0; i < 6; i++)
+        CHECK(v[i] == rw[i], "%s: rank %zu of the broadcast batch is %g (observed %g)", ds, i,
+              rw[i], creal(v[i]));
+    ra_array_release(rc);
+    rc = mk(RA_FLOAT64, 1, &three, col, NULL);
+    ASSERT_STATUS(ctx, ra_linalg_pinv_rtols(ctx, x, rc, &y), RA_E_BROADCAST,
+                  "%s: rtol (3,) against the batch (2,)", ds);
+    ra_array_release(rc);
+    rc = mk(RA_FLOAT64, 1, &two, negv, NULL);
+    ASSERT_STATUS(ctx, ra_linalg_matrix_rank_rtols(ctx, x, rc, &y), RA_E_ARG,
+                  "%s: a negative element of rtol", ds);
+    ra_array_release(rc);
+    rc = mk(RA_FLOAT64, 1, &two, nanv, NULL);
+    ASSERT_STATUS(ctx, ra_linalg_pinv_rtols(ctx, x, rc, &y), RA_E_ARG, "%s: a NaN in rtol", ds);
+    ra_array_release(rc);
+    rc = mk(RA_INT64, 1, &two, col, NULL);
+    ASSERT_STATUS(ctx, ra_linalg_matrix_rank_rtols(ctx, x, rc, &y), RA_E_DTYPE, "%s: an int64 rtol",
+                  ds);
+    ra_array_release(rc);
+    ASSERT_STATUS(ctx, ra_linalg_pinv_rtols(ctx, x, NULL, &y), RA_E_NULL, "%s: rtol NULL", ds);
+    CHECK(y == NULL, "%s: no result after an error", ds);
+    ra_array_release(x);
+    ra_array_release(r);
+}
+
 /* cross, vecdot, outer, tensordot, trace, diagonal, matrix_transpose and vector_norm on a
  * few small arrays, one sequence of checks (about 100 lines, for the same reason). */
 static void products(void)
@@ -781,6 +838,11 @@ static void two_devices(ra_device other)
     ASSERT_STATUS(
         ctx, ra_asarray_buffer(ctx, v, RA_FLOAT64, &three, 1, RA_OPTS(.device_value = &other), &c),
         RA_OK, "%s: c on another device", ds);
+    ASSERT_STATUS(ctx, ra_linalg_matrix_rank_rtols(ctx, a, c, &y), RA_E_DEVICE_MISMATCH,
+                  "DEV-DS-11 %s: matrix_rank with rtol on another device", ds);
+    ASSERT_STATUS(ctx, ra_linalg_pinv_rtols(ctx, a, c, &y), RA_E_DEVICE_MISMATCH,
+                  "DEV-DS-11 %s: pinv with rtol on another device", ds);
+    CHECK(y == NULL, "%s: no result after the device error", ds);
     ASSERT_STATUS(ctx, ra_linalg_cross(ctx, b, c, -1, &y), RA_OK, "%s: cross on one device", ds);
     ra_array_release(y);
     ra_array_release(a);
@@ -832,6 +894,8 @@ static void failing_scenario(ra_ctx *c, ra_device d, ra_array **a, const char **
     FSTEP(ra_linalg_matrix_norm(c, m, false, RA_NORM_NUC, &o1), o1);
     FSTEP(ra_linalg_matrix_rank(c, m, &rtol, &o1), o1);
     FSTEP(ra_linalg_pinv(c, m, NULL, &o1), o1);
+    FSTEP(ra_linalg_matrix_rank_rtols(c, m, v, &o1), o1);
+    FSTEP(ra_linalg_pinv_rtols(c, cm, v, &o1), o1);
     FSTEP(ra_linalg_cross(c, v, v, -1, &o1), o1);
     FSTEP(ra_linalg_outer(c, v, v, &o1), o1);
     FSTEP(ra_linalg_vecdot(c, m, v, -1, &o1), o1);
@@ -915,6 +979,7 @@ ON_EVERY_DEVICE(lu_family)
 ON_EVERY_DEVICE(cholesky_qr)
 ON_EVERY_DEVICE(eigen)
 ON_EVERY_DEVICE(singular_values)
+ON_EVERY_DEVICE(array_rtol)
 ON_EVERY_DEVICE(products)
 ON_EVERY_DEVICE(fourier)
 ON_EVERY_DEVICE(fourier_examples)
@@ -938,5 +1003,5 @@ DT_TEST(mixed_devices)
 }
 
 DT_MAIN(DT_ENTRY(lu_family), DT_ENTRY(cholesky_qr), DT_ENTRY(eigen), DT_ENTRY(singular_values),
-        DT_ENTRY(products), DT_ENTRY(fourier), DT_ENTRY(fourier_examples), DT_ENTRY(mixed_devices),
-        DT_ENTRY(allocation_failures))
+        DT_ENTRY(array_rtol), DT_ENTRY(products), DT_ENTRY(fourier), DT_ENTRY(fourier_examples),
+        DT_ENTRY(mixed_devices), DT_ENTRY(allocation_failures))

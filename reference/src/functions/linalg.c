@@ -11,6 +11,7 @@
 
 #include <float.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 /* A stack of matrices read to the host: batch matrices of m x n, the leading axes bshape. */
@@ -553,38 +554,41 @@ static void pinv_of(const ra__cplx *u, const double *sv, const ra__cplx *vh, siz
         }
 }
 
-static int singular(ra_ctx *ctx, const char *fn, sv_fn what, const ra_array *x, bool keepdims,
-                    ra_matrix_norm ord, const double *rtol, ra_array **out)
+/* The cut-off of each matrix of singular_run: rtol times its largest singular value, rtol one
+ * for every matrix (`one`; NULL: the default), or, for an array rtol, tols[b] for result
+ * matrix b, which reads x's matrix xat[b] (the batch broadcast against rtol's shape). */
+typedef struct cutoff {
+    const double *one;
+    const double *tols;
+    const size_t *xat;
+} cutoff;
+
+/* matrix_norm, matrix_rank or pinv of each matrix of s (read, its batch the result's), then
+ * s's host copy freed. */
+static int singular_run(ra_ctx *ctx, const char *fn, sv_fn what, mats *s, bool keepdims,
+                        ra_matrix_norm ord, const cutoff *c, ra_array **out)
 {
-    OUT_CHECK(fn, out);
-    if (rtol && !(*rtol >= 0))
-        return ra__ctx_error(ctx, RA_E_ARG, "%s: rtol is %g; it must be >= 0", fn, *rtol);
-    if (what == SV_NORM && ((int)ord < RA_NORM_FRO || ord > RA_NORM_MINUS_INF))
-        return ra__ctx_error(ctx, RA_E_ARG, "%s: unknown ord %d", fn, (int)ord);
-    mats s;
     ra__host y = RA__HOST_INIT;
-    int st = read_mats(ctx, fn, x, false, &s);
-    if (st != RA_OK) return st;
-    size_t m = s.m, n = s.n, k = m < n ? m : n;
+    size_t m = s->m, n = s->n, k = m < n ? m : n;
     bool vectors = what == SV_PINV;
     int64_t ones[2] = {1, 1}, pe[2] = {(int64_t)n, (int64_t)m};
-    ra_dtype dt = what == SV_RANK ? RA_INT64 : what == SV_NORM ? real_of(s.h.dtype) : s.h.dtype;
-    st = new_result(ctx, fn, &s, dt, vectors ? 2 : keepdims ? 2 : 0, vectors ? pe : ones, &y);
+    ra_dtype dt = what == SV_RANK ? RA_INT64 : what == SV_NORM ? real_of(s->h.dtype) : s->h.dtype;
+    int st = new_result(ctx, fn, s, dt, vectors ? 2 : keepdims ? 2 : 0, vectors ? pe : ones, &y);
     ra__cplx *a = work(ctx, fn, m * n, &st), *um = work(ctx, fn, m * k, &st);
     ra__cplx *vm = work(ctx, fn, k * n, &st), *p = work(ctx, fn, m * n, &st);
     double *sv = st == RA_OK ? ra__alloc(ctx, (k ? k : 1) * sizeof *sv) : NULL;
     if (st == RA_OK && !sv) st = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
-    double tol = rtol ? *rtol : (double)(m > n ? m : n) * eps_of(s.h.dtype);
+    double tol = c->one ? *c->one : (double)(m > n ? m : n) * eps_of(s->h.dtype);
     bool need_sv =
         what != SV_NORM || ord == RA_NORM_NUC || ord == RA_NORM_2 || ord == RA_NORM_MINUS_2;
-    for (size_t b = 0; st == RA_OK && b < s.batch; b++) {
-        load(&s.h, b, m * n, a);
+    for (size_t b = 0; st == RA_OK && b < s->batch; b++) {
+        load(&s->h, c->xat ? c->xat[b] : b, m * n, a);
         if (need_sv &&
             !ra__svd(ctx, a, m, n, sv, vectors ? um : NULL, vectors ? vm : NULL, false)) {
             st = ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
             break;
         }
-        double cut = k ? tol * sv[0] : 0;
+        double cut = k ? (c->tols ? c->tols[b] : tol) * sv[0] : 0;
         if (what == SV_NORM) ra__hset(&y, b, norm_of(ord, a, m, n, sv, k));
         if (what == SV_RANK) {
             int64_t rank = 0;
@@ -602,8 +606,97 @@ static int singular(ra_ctx *ctx, const char *fn, sv_fn what, const ra_array *x, 
     ra__free(ctx, vm);
     ra__free(ctx, p);
     ra__free(ctx, sv);
-    ra__host_free(ctx, &s.h);
-    return ra__host_finish(ctx, st, s.dev, &y, out);
+    ra__host_free(ctx, &s->h);
+    return ra__host_finish(ctx, st, s->dev, &y, out);
+}
+
+static int singular(ra_ctx *ctx, const char *fn, sv_fn what, const ra_array *x, bool keepdims,
+                    ra_matrix_norm ord, const double *rtol, ra_array **out)
+{
+    OUT_CHECK(fn, out);
+    if (rtol && !(*rtol >= 0))
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: rtol is %g; it must be >= 0", fn, *rtol);
+    if (what == SV_NORM && ((int)ord < RA_NORM_FRO || ord > RA_NORM_MINUS_INF))
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: unknown ord %d", fn, (int)ord);
+    mats s;
+    int st = read_mats(ctx, fn, x, false, &s);
+    if (st != RA_OK) return st;
+    const cutoff c = {rtol, NULL, NULL};
+    return singular_run(ctx, fn, what, &s, keepdims, ord, &c, out);
+}
+
+/* Checks an array rtol before anything is read: not NULL, of a real floating dtype. */
+static int check_rtol(ra_ctx *ctx, const char *fn, const ra_array *rtol)
+{
+    if (!rtol) return ra__ctx_error(ctx, RA_E_NULL, "%s: rtol is NULL", fn);
+    if (!ra__dtype_is_float(rtol->dtype))
+        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: rtol is %s; a real floating dtype is needed", fn,
+                             ra_dtype_name(rtol->dtype));
+    return RA_OK;
+}
+
+/* The result's batch: s's batch shape broadcast against rtol's shape (r), and for each result
+ * matrix its rtol (checked >= 0, naming the first element that is not) and x's matrix. */
+static int rtol_batch(ra_ctx *ctx, const char *fn, mats *s, const ra__host *r, double **tols,
+                      size_t **xat)
+{
+    for (size_t i = 0; i < r->size; i++)
+        if (!(ra__hget(r, i) >= 0))
+            return ra__ctx_error(ctx, RA_E_ARG, "%s: rtol's element %zu is %g; it must be >= 0", fn,
+                                 i, ra__hget(r, i));
+    char what[96];
+    snprintf(what, sizeof what, "%s: x's batch shape and rtol's shape", fn);
+    const size_t nds[2] = {s->bnd, r->ndim};
+    const int64_t *shapes[2] = {s->bshape, r->shape};
+    int64_t shape[RA_MAX_NDIM];
+    size_t nd = 0, batch = 1;
+    int st = ra__broadcast_shapes(ctx, what, 2, nds, shapes, &nd, shape);
+    for (size_t d = 0; st == RA_OK && d < nd; d++)
+        batch *= (size_t)shape[d];
+    *tols = st == RA_OK ? ra__alloc(ctx, (batch ? batch : 1) * sizeof **tols) : NULL;
+    *xat = *tols ? ra__alloc(ctx, (batch ? batch : 1) * sizeof **xat) : NULL;
+    if (st == RA_OK && !*xat) return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory", fn);
+    for (size_t b = 0; st == RA_OK && b < batch; b++) {
+        (*tols)[b] = ra__hget(r, ra__broadcast_at(b, nd, shape, r->ndim, r->shape));
+        (*xat)[b] = ra__broadcast_at(b, nd, shape, s->bnd, s->bshape);
+    }
+    if (st == RA_OK) {
+        memcpy(s->bshape, shape, nd * sizeof *shape);
+        s->bnd = nd;
+        s->batch = batch;
+    }
+    return st;
+}
+
+/* matrix_rank or pinv with an array rtol: x and rtol read together (one device, DEV-DS-11),
+ * the batch broadcast against rtol's shape. */
+static int singular_rtols(ra_ctx *ctx, const char *fn, sv_fn what, const ra_array *x,
+                          const ra_array *rtol, ra_array **out)
+{
+    OUT_CHECK(fn, out);
+    int st = check_mats(ctx, fn, x, false);
+    if (st == RA_OK) st = check_rtol(ctx, fn, rtol);
+    if (st != RA_OK) return st;
+    mats s;
+    ra__host hs[2] = {RA__HOST_INIT, RA__HOST_INIT};
+    const ra_array *xs[2] = {x, rtol};
+    st = ra__staged_read(ctx, fn, xs, 2, &s.dev, hs);
+    if (st != RA_OK) return st;
+    s.h = hs[0];
+    set_batch(&s);
+    double *tols = NULL;
+    size_t *xat = NULL;
+    st = rtol_batch(ctx, fn, &s, &hs[1], &tols, &xat);
+    ra__host_free(ctx, &hs[1]);
+    if (st == RA_OK) {
+        const cutoff c = {NULL, tols, xat};
+        st = singular_run(ctx, fn, what, &s, false, RA_NORM_FRO, &c, out);
+    } else {
+        ra__host_free(ctx, &s.h);
+    }
+    ra__free(ctx, tols);
+    ra__free(ctx, xat);
+    return st;
 }
 
 int ra_linalg_matrix_norm(ra_ctx *ctx, const ra_array *x, bool keepdims, ra_matrix_norm ord,
@@ -620,4 +713,15 @@ int ra_linalg_matrix_rank(ra_ctx *ctx, const ra_array *x, const double *rtol, ra
 int ra_linalg_pinv(ra_ctx *ctx, const ra_array *x, const double *rtol, ra_array **out)
 {
     return singular(ctx, "linalg.pinv", SV_PINV, x, false, RA_NORM_FRO, rtol, out);
+}
+
+int ra_linalg_matrix_rank_rtols(ra_ctx *ctx, const ra_array *x, const ra_array *rtol,
+                                ra_array **out)
+{
+    return singular_rtols(ctx, "linalg.matrix_rank", SV_RANK, x, rtol, out);
+}
+
+int ra_linalg_pinv_rtols(ra_ctx *ctx, const ra_array *x, const ra_array *rtol, ra_array **out)
+{
+    return singular_rtols(ctx, "linalg.pinv", SV_PINV, x, rtol, out);
 }
