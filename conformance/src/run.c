@@ -299,10 +299,10 @@ static void free_result(dsr_result *res)
 
 /* ---- --jobs N ------------------------------------------------------------------------ */
 
-/* N workers take the cases in suite order, one at a time; the main thread writes each result
- * when it and every one before it is done, so TAP, the journal and the report are those of
- * --jobs 1. Each worker is a runner of its own (its adapter process, handles, bindings);
- * they share the restart count. */
+/* N workers take the cases in suite order, in runs of consecutive cases (take_run); the main
+ * thread writes each result when it and every one before it is done, so TAP, the journal and
+ * the report are those of --jobs 1. Each worker is a runner of its own (its adapter process,
+ * handles, bindings); they share the restart count. */
 typedef struct pool {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -323,6 +323,24 @@ typedef struct worker {
     _Atomic int starting; /* its hello is in flight */
     _Atomic int given_up; /* the run gave its start up: every case was done */
 } worker;
+
+/* Gives a worker the next run of consecutive cases, [*first, *end), under P's lock: an
+ * eighth of what is left per worker, so that the runs shrink towards the end and no worker is
+ * left with a long tail while the others wait (guided self-scheduling), and at most 64. A
+ * library that compiles or caches per process (JAX's programs, tinygrad's kernels) meets in
+ * one worker the neighbouring cases of a file, which mostly share dtypes and shapes, instead
+ * of every worker meeting every kind of case once. */
+static void take_run(pool *p, int *first, int *end)
+{
+    int left = p->total - p->next;
+    int n = left / (8 * (p->live > 0 ? p->live : 1));
+    if (n < 1) n = 1;
+    if (n > 64) n = 64;
+    if (n > left) n = left;
+    *first = p->next;
+    *end = p->next + n;
+    p->next += n;
+}
 
 static void *worker_main(void *arg)
 {
@@ -351,13 +369,14 @@ static void *worker_main(void *arg)
             return NULL;
         }
     }
-    for (;;) {
+    int i = 0, end = 0; /* the run of cases this worker has taken: [i, end) */
+    for (;; i++) {
         pthread_mutex_lock(&p->mu);
-        if (p->stop || p->next >= p->total || dsr__interrupted) {
+        if (i >= end) take_run(p, &i, &end);
+        if (p->stop || i >= end || dsr__interrupted) {
             pthread_mutex_unlock(&p->mu);
             break;
         }
-        int i = p->next++;
         pthread_mutex_unlock(&p->mu);
         bool go = do_case(r, p->sel[i], p->sel_exp[i], &p->results[i], i);
         pthread_mutex_lock(&p->mu);
