@@ -15,8 +15,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#define MAX_BINDINGS 128
-
 struct drv {
     bool host;
     /* in process */
@@ -27,9 +25,9 @@ struct drv {
     pid_t pid;
     FILE *to, *from;
     /* bindings */
-    char *names[MAX_BINDINGS];
-    char *values[MAX_BINDINGS];
-    int nb;
+    char **names; /* the bound names and their JSON texts, nb of them, room for cap */
+    char **values;
+    int nb, cap;
     long next_id;
     bool skip_unimplemented;
 };
@@ -161,6 +159,8 @@ void drv_close(drv *d)
         free(d->names[i]);
         free(d->values[i]);
     }
+    free(d->names);
+    free(d->values);
     free(d);
 }
 
@@ -199,12 +199,25 @@ void drv_bind(drv *d, const char *name, const cJSON *value)
             d->values[i] = text;
             return;
         }
-    if (d->nb < MAX_BINDINGS) {
-        d->names[d->nb] = strdup(name);
-        d->values[d->nb++] = text;
-    } else {
-        free(text);
+    if (d->nb == d->cap) {
+        int cap = d->cap ? 2 * d->cap : 64;
+        char **names = realloc(d->names, sizeof *names * (size_t)cap);
+        if (names != NULL) d->names = names;
+        char **values = names ? realloc(d->values, sizeof *values * (size_t)cap) : NULL;
+        if (values != NULL) d->values = values;
+        if (names == NULL || values == NULL) {
+            fprintf(stderr, "driver: out of memory binding %s (%d names bound)\n", name, d->nb);
+            exit(1);
+        }
+        d->cap = cap;
     }
+    char *copy = strdup(name);
+    if (copy == NULL || text == NULL) {
+        fprintf(stderr, "driver: out of memory binding %s\n", name);
+        exit(1);
+    }
+    d->names[d->nb] = copy;
+    d->values[d->nb++] = text;
 }
 
 void drv_bind_field(drv *d, const char *name, const char *from, const char *field)
