@@ -18,6 +18,11 @@ each case cites API-FN-k of that version to be scoped to it), through the generi
   raises (DEV-DS-11);
 - scalar: where the signature takes a Python scalar for an array parameter, that scalar
   beside arrays on D1: the result is on D1 (DEV-DS-10);
+- optional: for each optional array keyword the table gives in `inputs.optional` (clip's min
+  and max, searchsorted's sorter, linalg's rtol), the call with it and every other input on
+  D1: every output on D1 (DEV-DS-10); with it on D0 and the others on D1: the call raises
+  (DEV-DS-11). The other cases call without it, so a library that lacks the keyword still has
+  the function's plain call checked;
 - device: a function with a device parameter, called with device=D1 (its array inputs on D0):
   the result is on D1; with device=None beside array inputs on D1: the result is on D1;
 - indexing: __getitem__ with a slice, a boolean mask and (from 2024.12) an integer index
@@ -375,6 +380,7 @@ class Gen:
                 if n >= 2 and f["name"] not in NO_MIXED:
                     self.mixed(f, form, n)
                 self.scalars(f, form)
+                self.optional(f, form)
             self.device_kw(f, form, n)
 
     def plain(self, f: Json, form: Json) -> None:
@@ -497,6 +503,30 @@ class Gen:
                      "%s with array input %d on D0 and the other%s on D1 raises instead of "
                      "moving data across devices." % (f["name"], i, "s" if n > 2 else ""),
                      ["DEV-DS-11"], ["mixed-device-raises"], b.steps)
+
+    def optional(self, f: Json, form: Json) -> None:
+        """Each optional array keyword of the table's inputs: on D1 with the rest, then alone
+        on D0."""
+        taken = {p["name"] for p in form["params"] if "array" in p["types"]}
+        for name, spec in f["inputs"].get("optional", {}).items():
+            if name not in taken:
+                continue
+            for dev, what in (("$D1", "opt-%s" % name), ("$D0", "opt-%s-mixed" % name)):
+                b = Builder(self.sig, case_kind(self.sig, form))
+                call = self.call_args(b, f, "$D1", "a", [])
+                call.setdefault("kwargs", {})[name] = b.value(spec, dev, "a", [])
+                if dev == "$D1":
+                    self.check_outputs(b, f, form, call, "$D1", "")
+                    self.add(f, form, what, "%s with its optional array %s= and every other "
+                             "array input on D1 puts every array it returns on D1."
+                             % (f["name"], name), ["DEV-DS-10"], ["output-follows-input"],
+                             b.steps)
+                else:
+                    b.steps.append({"op": "call", "args": call, "raises": "any"})
+                    self.add(f, form, what, "%s with its optional array %s= on D0 and every "
+                             "other array input on D1 raises instead of moving data across "
+                             "devices." % (f["name"], name), ["DEV-DS-11"],
+                             ["mixed-device-raises"], b.steps)
 
     def scalars(self, f: Json, form: Json) -> None:
         kind = case_kind(self.sig, form)

@@ -42,6 +42,52 @@ def test_every_function_with_inputs_has_cases() -> None:
         assert any(c["id"].startswith(prefix) for c in cases()), prefix
 
 
+def test_every_array_parameter_gets_an_input() -> None:
+    """Every parameter that takes an array, in every signature, is given one by the table's
+    inputs (positional, keyword or optional), so each pair of array inputs meets on two
+    devices in some case (clip's min and max, searchsorted's sorter, linalg's rtol)."""
+    with open(os.path.join(REPO, gen.SIG), encoding="utf-8") as f:
+        sig = json.load(f)
+    missing = []
+    for fn in sig["functions"]:
+        if "inputs" not in fn or fn["name"] in gen.SKIP:
+            continue
+        inputs = fn["inputs"]
+        for form in fn["signatures"]:
+            positional = [p["name"] for p in form["params"]
+                          if p["kind"] in ("positional-only", "positional-or-keyword",
+                                           "var-positional")]
+            given = set(positional[:len(inputs.get("args", []))])
+            given |= set(inputs.get("kwargs", {})) | set(inputs.get("optional", {}))
+            if inputs.get("args"):
+                given |= {p["name"] for p in form["params"] if p["kind"] == "var-positional"}
+            missing += ["%s (%s): %s" % (fn["name"], form["from"], p["name"])
+                        for p in form["params"]
+                        if "array" in p["types"] and p["name"] not in given]
+    assert not missing, missing
+
+
+def test_optional_arrays_get_their_own_cases() -> None:
+    by_id = {c["id"]: c for c in cases()}
+    for cid in ("fn.clip.v2023-12.opt-min", "fn.searchsorted.v2023-12.opt-sorter",
+                "fn.linalg.pinv.v2021-12.opt-rtol"):
+        on_d1 = by_id[cid]
+        mixed = by_id[cid + "-mixed"]
+        name = cid.rsplit("opt-", 1)[1]
+        call = next(s for s in on_d1["steps"] if s["op"] == "call")["args"]
+        assert name in call["kwargs"], call
+        made = {s["as"]: s["args"]["device"] for s in mixed["steps"]
+                if s["op"] == "array.asarray"}
+        last = [s for s in mixed["steps"] if s["op"] == "call"][-1]
+        assert last["raises"] == "any"
+        devices = {k: made[v[1:]] for k, v in last["args"]["kwargs"].items()}
+        assert devices[name] == "$D0", devices
+        assert all(made[a[1:]] == "$D1" for a in last["args"]["args"]), made
+    # the plain calls stay without the optional array
+    plain = [s for s in by_id["fn.clip.v2023-12.same-device"]["steps"] if s["op"] == "call"]
+    assert all("min" not in s["args"].get("kwargs", {}) for s in plain)
+
+
 def test_no_two_cases_check_the_same() -> None:
     # A case of a later signature that checks what an earlier one's does is left out: no
     # two cases have the same steps, features and statements but API-FN-k.
