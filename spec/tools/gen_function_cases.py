@@ -14,8 +14,10 @@ each case cites API-FN-k of that version to be scoped to it), through the generi
   exactly or, where the standard leaves the accuracy to the implementation, within a `$close`
   tolerance; of a factorisation, what is unique (`UNIQUE_PART`; spec/decisions.md, "Every
   function" 11);
-- mixed: for each pair of array inputs, the earlier on D0 and the later on D1: the call
-  raises (DEV-DS-11);
+- mixed: for each array input, that input on D0 and every other on D1: the call raises
+  (DEV-DS-11); first the same call with every array on D0, then on D1, must succeed, so that a
+  call the library cannot make at all (a keyword it refuses, no kernel for the device) fails
+  the case instead of passing it by its refusal;
 - scalar: where the signature takes a Python scalar for an array parameter, that scalar
   beside arrays on D1: the result is on D1 (DEV-DS-10);
 - optional: for each optional array keyword the table gives in `inputs.optional` (clip's min
@@ -490,18 +492,31 @@ class Gen:
             array = "$" + name
         return array
 
+    def can_call(self, b: Builder, f: Json, form: Json,
+                 optional: tuple[str, Json] | None = None) -> None:
+        """The call with every array input on D0, then on D1: each must succeed before a mixed
+        call's refusal counts."""
+        for dev, tag in (("$D0", "p"), ("$D1", "q")):
+            call = self.call_args(b, f, dev, tag, [])
+            if optional is not None:
+                call.setdefault("kwargs", {})[optional[0]] = b.value(optional[1], dev, tag, [])
+            self.with_device(f, form, call, dev)
+            b.steps.append({"op": "call", "args": call})
+
     def mixed(self, f: Json, form: Json, n: int) -> None:
         """For each array input, that input on D0 and every other on D1."""
         for i in range(n):
             where = ["$D1"] * n
             where[i] = "$D0"
             b = Builder(self.sig, case_kind(self.sig, form))
+            self.can_call(b, f, form)
             call = self.call_args(b, f, "$D1", "a", where)
             self.with_device(f, form, call, "$D1")
             b.steps.append({"op": "call", "args": call, "raises": "any"})
             self.add(f, form, "mixed-%d" % i,
                      "%s with array input %d on D0 and the other%s on D1 raises instead of "
-                     "moving data across devices." % (f["name"], i, "s" if n > 2 else ""),
+                     "moving data across devices (the same call with every array on D0, and "
+                     "on D1, succeeds first)." % (f["name"], i, "s" if n > 2 else ""),
                      ["DEV-DS-11"], ["mixed-device-raises"], b.steps)
 
     def optional(self, f: Json, form: Json) -> None:
@@ -513,6 +528,8 @@ class Gen:
                 continue
             for dev, what in (("$D1", "opt-%s" % name), ("$D0", "opt-%s-mixed" % name)):
                 b = Builder(self.sig, case_kind(self.sig, form))
+                if dev == "$D0":
+                    self.can_call(b, f, form, (name, spec))
                 call = self.call_args(b, f, "$D1", "a", [])
                 call.setdefault("kwargs", {})[name] = b.value(spec, dev, "a", [])
                 if dev == "$D1":
@@ -525,7 +542,8 @@ class Gen:
                     b.steps.append({"op": "call", "args": call, "raises": "any"})
                     self.add(f, form, what, "%s with its optional array %s= on D0 and every "
                              "other array input on D1 raises instead of moving data across "
-                             "devices." % (f["name"], name), ["DEV-DS-11"],
+                             "devices (the same call with every array on D0, and on D1, "
+                             "succeeds first)." % (f["name"], name), ["DEV-DS-11"],
                              ["mixed-device-raises"], b.steps)
 
     def scalars(self, f: Json, form: Json) -> None:

@@ -88,6 +88,30 @@ def test_optional_arrays_get_their_own_cases() -> None:
     assert all("min" not in s["args"].get("kwargs", {}) for s in plain)
 
 
+def call_devices(call: Any, made: dict[str, str]) -> set[str]:
+    """The devices of the arrays a call step is given (positional, keyword, tuple items)."""
+    values = list(call["args"].get("args", [])) + list(call["args"].get("kwargs", {}).values())
+    names = []
+    for v in values:
+        items = v["tuple"] if isinstance(v, dict) and "tuple" in v else [v]
+        names += [t for t in items if isinstance(t, str) and t[1:] in made]
+    return {made[n[1:]] for n in names}
+
+
+def test_mixed_cases_first_make_the_call_on_each_device() -> None:
+    """A mixed case's refusal counts only after the same call succeeded with every array on
+    D0 and then on D1."""
+    mixed = [c for c in cases() if c["id"].endswith("-mixed") or ".mixed-" in c["id"]]
+    assert len(mixed) > 100
+    for c in mixed:
+        made = {s["as"]: s["args"]["device"] for s in c["steps"] if s["op"] == "array.asarray"}
+        calls = [s for s in c["steps"] if s["op"] == "call"]
+        assert [("raises" in s) for s in calls] == [False, False, True], c["id"]
+        assert call_devices(calls[0], made) == {"$D0"}, c["id"]
+        assert call_devices(calls[1], made) == {"$D1"}, c["id"]
+        assert call_devices(calls[2], made) == {"$D0", "$D1"}, c["id"]
+
+
 def test_no_two_cases_check_the_same() -> None:
     # A case of a later signature that checks what an earlier one's does is left out: no
     # two cases have the same steps, features and statements but API-FN-k.
