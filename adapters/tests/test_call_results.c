@@ -110,7 +110,10 @@ static int fill(ds_array *xs, size_t n)
 
 /* The names: "tuple" (args[0] arrays, reserved), "unreserved" (17 arrays said, 16 put in
  * place, no room reserved: the slot's mistake), "fail_reserved" (reserves 40, then fails),
- * "reserve_twice" (reserves 40, then 3: the three in place). */
+ * "reserve_twice" (reserves 40, then 3: the three in place), "own_storage" (points `many` at
+ * storage of its own: the slot's mistake, never freed by the shim). */
+static ds_array own_storage[20];
+
 static int c_call(void *lib, const char *name, const ds_value *args, size_t nargs,
                   const char *const *kwnames, const ds_value *kwargs, size_t nkw,
                   ds_call_result *out)
@@ -139,6 +142,11 @@ static int c_call(void *lib, const char *name, const ds_value *args, size_t narg
             return -1;
         }
         return fill(xs, 3);
+    }
+    if (!strcmp(name, "own_storage")) {
+        out->many = own_storage;
+        out->n = 20;
+        return fill(own_storage, 20);
     }
     ds_lacks(name, "no %s here", name);
     return -1;
@@ -287,6 +295,15 @@ DT_TEST(slot_mistakes_and_limits)
        "reserving 40, then 3: three handles, in place (the first room freed)", text);
     cJSON_Delete(r);
     free(text);
+
+    r = ask("call", "{\"fn\":\"own_storage\"}", &text);
+    ok(is_error(r, "RuntimeError", "adapter", "ds_call_result.many itself"),
+       "a slot that points many at its own storage is named, and the shim frees nothing of it",
+       text);
+    cJSON_Delete(r);
+    free(text);
+    for (int i = 0; i < 20; i++) /* the slot's own arrays stay the slot's */
+        c_release(NULL, own_storage[i]);
 
     r = ask("bye", "{}", &text);
     cJSON_Delete(r);

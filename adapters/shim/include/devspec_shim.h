@@ -365,8 +365,9 @@ typedef struct ds_call_result {
     ds_array arrays[DS_CALL_MAX_RESULTS];
     size_t n;
     /* Set by ds_call_result_reserve only: the shim's storage, freed after the reply (also when
-     * the slot fails). Added at the end: a slot built against an older header never sees it
-     * and keeps arrays[]. */
+     * the slot fails). A slot that points it anywhere else gets RuntimeError, origin
+     * "adapter", and the storage is neither read nor freed by the shim. Added at the end: a
+     * slot built against an older header never sees it and keeps arrays[]. */
     ds_array *many;
 } ds_call_result;
 

@@ -203,10 +203,15 @@ static cJSON *encode_scalar(const ds_scalar *s)
     return NULL;
 }
 
+/* The room ds_call_result_reserve last gave on this thread: after the slot, `many` must be it
+ * (or NULL), so that the shim never frees storage a slot pointed `many` at itself. */
+static _Thread_local ds_array *reserved_many;
+
 ds_array *ds_call_result_reserve(ds_call_result *out, size_t n)
 {
-    ds__free(out->many);
+    if (out->many == reserved_many) ds__free(out->many);
     out->many = NULL;
+    reserved_many = NULL;
     out->n = 0;
     if (n <= DS_CALL_MAX_RESULTS) {
         out->n = n;
@@ -218,6 +223,7 @@ ds_array *ds_call_result_reserve(ds_call_result *out, size_t n)
         return NULL;
     }
     out->n = n;
+    reserved_many = out->many;
     return out->many;
 }
 
@@ -396,9 +402,22 @@ int ds__op_call(const ds__req *r, cJSON **result)
     if (rc == 0) {
         ds_call_result res;
         memset(&res, 0, sizeof res);
+        reserved_many = NULL;
         rc = CALL(r, call, fn, pos, npos, kwnames, kw, nk, &res);
+        if (res.many != NULL && res.many != reserved_many) {
+            /* Not the shim's: neither read nor freed (what it holds is the slot's). */
+            ds__free(reserved_many);
+            res.many = NULL;
+            res.n = 0;
+            if (rc == 0)
+                rc = ds__fail(r->e, DS__ORIGIN_ADAPTER, "RuntimeError",
+                              "%s: the call slot set ds_call_result.many itself; only "
+                              "ds_call_result_reserve gives that room",
+                              r->op);
+        }
         if (rc == 0) rc = encode_result(r, &res, pickv, result);
         ds__free(res.many);
+        reserved_many = NULL;
     }
     values_free(pos, npos);
     values_free(kw, nk);
