@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """The whole suite's time per library, without the library's import.
 
-    suite_time.py [--devspec PATH] [--jobs N] [--starts K] [--cases FILE]... [ADAPTER...]
+    suite_time.py [--devspec PATH] [--jobs N]... [--cold] [--starts K] [--cases FILE]...
+                  [ADAPTER...]
 
 For each adapter of adapters/adapters.json named (default: every Python library's and
-refarray's), in one run of this program:
+refarray's), and for each --jobs N given (default 1), in one run of this program:
 
 - start-up: the median of K starts of the adapter program to its answer to `hello`
   (interpreter start and the library's import; reports/summary.py's measure_startup), the
@@ -15,9 +16,13 @@ refarray's), in one run of this program:
 - cases: the sum of the report's per-case durations (each case's requests and its reset, as
   the runner timed them), and the cases that ran (not skipped).
 
-It prints a Markdown table: start-up s, run s, run ex import s, cases s, cases run, ms per
-case run, and run ex import / start-up. Nothing is asserted: the figures are for a person
-to read (conformance/bench/README.md keeps a measured table). Standard-library Python.
+With --cold, each folder the adapter's environment in adapters.json names in a variable
+ending in _CACHE_DIR (JAX's compilation cache) is emptied before the adapter's first run,
+after its start-up is measured: that row is "cold", and the rows of later --jobs runs use
+what it wrote ("warm"). It prints a Markdown table: jobs, start-up s, run s, run ex import s,
+cases s, cases run, ms per case run, and run ex import / start-up. Nothing is asserted: the
+figures are for a person to read (conformance/bench/README.md keeps a measured table).
+Standard-library Python.
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "reports"))
 
-from summary import measure_startup  # noqa: E402
+from summary import adapter_entry, expand, measure_startup  # noqa: E402
 
 DEFAULT = ("refarray", "numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy", "oneflow")
 
@@ -59,44 +64,73 @@ def run_suite(devspec: str, name: str, jobs: int, cases: list[str],
         return wall, None, lines[-1] if lines else "exit %d" % p.returncode
 
 
+def cache_dirs(top: str, build: str, name: str) -> list[str]:
+    """The on-disk caches of compiled programs the adapter's environment names (variables
+    ending in _CACHE_DIR), expanded as the runner expands them."""
+    env = adapter_entry(top, name).get("env", {})
+    return [expand(v, top, build) for k, v in sorted(env.items()) if k.endswith("_CACHE_DIR")]
+
+
+def empty(folder: str) -> None:
+    """Deletes the files of a cache folder (not the folder, nor what is below a subfolder)."""
+    try:
+        names = os.listdir(folder)
+    except FileNotFoundError:
+        return
+    for n in names:
+        path = os.path.join(folder, n)
+        if os.path.isfile(path) or os.path.islink(path):
+            os.unlink(path)
+
+
 def row(name: str, up: float | None, wall: float, report: dict[str, Any] | None,
         jobs: int) -> str:
     if report is None or up is None:
-        return "| %s | %s | %.2f | – | – | – | – | – |" % (
-            name, "–" if up is None else "%.2f" % up, wall)
+        return "| %s | %d | %s | %.2f | – | – | – | – | – |" % (
+            name, jobs, "–" if up is None else "%.2f" % up, wall)
     cases = report.get("cases", [])
     ran = [c for c in cases if c.get("status") != "skip"]
     own = sum(c.get("duration") or 0.0 for c in cases)
     ex = wall - up * min(jobs, max(1, len(cases)))
-    return "| %s | %.2f | %.2f | %.2f | %.2f | %d | %.2f | %.1f |" % (
-        name, up, wall, ex, own, len(ran), 1000.0 * own / max(1, len(ran)), ex / up)
+    return "| %s | %d | %.2f | %.2f | %.2f | %.2f | %d | %.2f | %.1f |" % (
+        name, jobs, up, wall, ex, own, len(ran), 1000.0 * own / max(1, len(ran)), ex / up)
 
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--devspec", default=os.path.join(TOP, "build", "conformance", "devspec"))
     ap.add_argument("--build", default=os.path.join(TOP, "build"))
-    ap.add_argument("--jobs", type=int, default=1, help="runner workers (default 1)")
+    ap.add_argument("--jobs", type=int, action="append", default=[],
+                    help="runner workers (default 1); repeat for one row per value")
+    ap.add_argument("--cold", action="store_true",
+                    help="empty the adapter's compilation caches before its first run")
     ap.add_argument("--starts", type=int, default=3, help="starts for the start-up median")
     ap.add_argument("--cases", action="append", default=[], help="case files (default all)")
     ap.add_argument("adapters", nargs="*")
     args = ap.parse_args(argv)
-    if args.jobs < 1 or args.starts < 1:
+    jobs_list = args.jobs or [1]
+    if min(jobs_list) < 1 or args.starts < 1:
         ap.error("--jobs and --starts take a number >= 1")
     if not os.access(args.devspec, os.X_OK):
         sys.stderr.write("suite_time.py: %s is not an executable devspec (build first, or "
                          "--devspec PATH)\n" % args.devspec)
         return 2
     names = args.adapters or list(DEFAULT)
-    print("| library | start-up s | run s | run ex import s | cases s | cases run "
+    build = os.path.realpath(args.build)
+    print("| library | jobs | start-up s | run s | run ex import s | cases s | cases run "
           "| ms / case | ex import / start-up |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     with tempfile.TemporaryDirectory(prefix="devspec-suite-time-") as tmp:
         for name in names:
-            up = measure_startup(TOP, os.path.realpath(args.build), name, args.starts)
-            wall, report, last = run_suite(args.devspec, name, args.jobs, args.cases, tmp)
-            print(row(name, up, wall, report, args.jobs), flush=True)
-            sys.stderr.write("suite_time.py: %s: %s\n" % (name, last))
+            up = measure_startup(TOP, build, name, args.starts)
+            caches = cache_dirs(TOP, build, name) if args.cold else []
+            for folder in caches:
+                empty(folder)
+            for k, jobs in enumerate(jobs_list):
+                wall, report, last = run_suite(args.devspec, name, jobs, args.cases, tmp)
+                label = name + ((" (cold)" if k == 0 else " (warm)") if caches else "")
+                print(row(label, up, wall, report, jobs), flush=True)
+                sys.stderr.write("suite_time.py: %s, --jobs %d: %s\n" % (name, jobs, last))
     return 0
 
 

@@ -1,0 +1,66 @@
+"""conformance/bench/suite_time.py, the whole-suite benchmark per library: one row per library
+and --jobs value, each with numbers that parse; --cold finds and empties the compilation
+caches an adapter's environment names. Nothing here asserts a time."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+from types import ModuleType
+
+from support import HANG, Env
+
+
+def script(env: Env) -> str:
+    return os.path.join(env.source, "conformance", "bench", "suite_time.py")
+
+
+def load(env: Env) -> ModuleType:
+    spec = importlib.util.spec_from_file_location("suite_time", script(env))
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_one_row_per_library_and_jobs(env: Env) -> None:
+    cases = os.path.join(env.source, "conformance", "cases", "device-attr.json")
+    p = subprocess.run([sys.executable, script(env), "--devspec", env.devspec, "--build",
+                        env.build, "--starts", "1", "--jobs", "1", "--jobs", "2", "--cases",
+                        cases, "refarray"], capture_output=True, text=True, timeout=HANG,
+                       env=env.environ())
+    assert p.returncode == 0, p.stderr
+    lines = [ln for ln in p.stdout.splitlines() if ln.startswith("| refarray")]
+    assert len(lines) == 2, p.stdout
+    for line, jobs in zip(lines, (1, 2), strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[0] == "refarray" and int(cells[1]) == jobs, line
+        numbers = [float(c) for c in cells[2:]]
+        assert all(n == n for n in numbers), line  # every cell a number, no dash
+        assert int(cells[6]) > 0, line  # cases run
+    assert "--jobs 2" in p.stderr
+
+
+def test_bad_jobs_is_refused(env: Env) -> None:
+    p = subprocess.run([sys.executable, script(env), "--devspec", env.devspec, "--jobs", "0",
+                        "refarray"], capture_output=True, text=True, timeout=HANG)
+    assert p.returncode == 2 and "--jobs" in p.stderr, p.stderr
+
+
+def test_cold_finds_the_jax_cache_and_empties_files_only(env: Env, tmp_path: Path) -> None:
+    st = load(env)
+    build = os.path.realpath(env.build)
+    assert st.cache_dirs(env.source, build, "jax") == [
+        os.path.join(build, "jax-compilation-cache")]
+    assert st.cache_dirs(env.source, build, "torch") == []
+    (tmp_path / "a-cache").write_bytes(b"x")
+    (tmp_path / "b-cache").write_bytes(b"y")
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "kept").write_bytes(b"z")
+    st.empty(str(tmp_path))
+    assert sorted(os.listdir(tmp_path)) == ["sub"]
+    assert os.listdir(tmp_path / "sub") == ["kept"]
+    st.empty(str(tmp_path / "absent"))  # a cache never written is already empty
