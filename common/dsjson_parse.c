@@ -340,6 +340,9 @@ static void attach_packed(cJSON *item, char **texts, const size_t *counts)
     }
 }
 
+/* Long: the one pass over the text (number tokens, escapes, arrays to pack) and the parse of
+ * its rewritten copy share the buffers they fill, which the two exits free together; split,
+ * each part would take and return all of them. */
 static cJSON *parse(const char *text, size_t len, const dsj_parse_options *opt, size_t *error_at,
                     const char **why)
 {

@@ -155,34 +155,41 @@ _Static_assert(NFEATURES <= ADAPTER_MAX_FEATURES, "adapter_internal.h: raise ADA
  * far above what any case needs and below what brings a CI machine down. */
 #define DEFAULT_MAX_BYTES ((size_t)4 << 30)
 
-static int open_lib(void **lib)
+/* The value of the environment variable NAME as the index of one of CHOICES (NULL-ended),
+ * DEFLT when it is unset; -1 with ds_error naming the variable and every choice when it is
+ * something else. */
+static int env_choice(const char *name, const char *const *choices, int deflt)
 {
-    int version = ra_version_number();
-    bool same_abi = version / 1000000 == ADAPTER_NEEDS_VERSION / 1000000 &&
-                    (version >= 1000000 || version / 1000 == ADAPTER_NEEDS_VERSION / 1000);
-    if (!same_abi || version < ADAPTER_NEEDS_VERSION) {
-        ds_error("RuntimeError",
-                 "refarray adapter: the loaded refarray is %s (%d); this adapter needs the ABI "
-                 "of %d.%d.%d or a later release of it",
-                 ra_version(), version, ADAPTER_NEEDS_VERSION / 1000000,
-                 ADAPTER_NEEDS_VERSION / 1000 % 1000, ADAPTER_NEEDS_VERSION % 1000);
-        return -1;
-    }
-    adapter *a = calloc(1, sizeof *a);
-    if (a == NULL) {
-        ds_error("MemoryError", "refarray adapter: out of memory");
-        return -1;
-    }
-    const char *inference = getenv("DEVSPEC_REFARRAY_INFERENCE");
-    const char *no_opencl = getenv("DEVSPEC_REFARRAY_NO_OPENCL");
-    a->version = version;
-    ra_ctx_options opts = {.size = sizeof opts,
-                           .max_host_bytes = DEFAULT_MAX_BYTES,
-                           .max_device_bytes = DEFAULT_MAX_BYTES};
-    if (no_opencl != NULL && strcmp(no_opencl, "1") == 0) opts.flags |= RA_CTX_NO_OPENCL;
+    const char *v = getenv(name);
+    if (v == NULL) return deflt;
+    int n = 0;
+    for (; choices[n] != NULL; n++)
+        if (strcmp(v, choices[n]) == 0) return n;
+    char list[160] = "";
+    size_t used = 0;
+    for (int k = 0; k < n && used < sizeof list; k++)
+        used += (size_t)snprintf(list + used, sizeof list - used, "%s\"%s\"",
+                                 k == 0       ? ""
+                                 : k == n - 1 ? " or "
+                                              : ", ",
+                                 choices[k]);
+    ds_error("ValueError", "%s is \"%.40s\"; it must be %s", name, v, list);
+    return -1;
+}
+
+/* The adapter's settings from its environment (DEVSPEC_REFARRAY_*), all read before a
+ * context exists: 0, or -1 with ds_error set. */
+struct settings {
+    size_t max_bytes;
+    int legacy, uneven, soft, promotion, out_casting;
+};
+
+static int read_settings(struct settings *st)
+{
     /* A case cannot take the machine down: the cpu device's arrays, and each OpenCL
      * device's, hold at most this much (DEVSPEC_REFARRAY_MAX_BYTES overrides it; 0 is no
      * limit). Beyond it a creation is MemoryError. */
+    st->max_bytes = DEFAULT_MAX_BYTES;
     const char *max_bytes = getenv("DEVSPEC_REFARRAY_MAX_BYTES");
     if (max_bytes != NULL) {
         char *end;
@@ -192,86 +199,30 @@ static int open_lib(void **lib)
             ds_error("ValueError",
                      "DEVSPEC_REFARRAY_MAX_BYTES is \"%.40s\"; it must be a number of bytes",
                      max_bytes);
-            free(a);
             return -1;
         }
-        opts.max_host_bytes = (size_t)v;
-        opts.max_device_bytes = (size_t)v;
+        st->max_bytes = (size_t)v;
     }
-    a->legacy = inference != NULL && strcmp(inference, "legacy") == 0;
-    if (inference != NULL && !a->legacy && strcmp(inference, "2025") != 0) {
-        ds_error("ValueError",
-                 "DEVSPEC_REFARRAY_INFERENCE is \"%.40s\"; it must be \"legacy\" or \"2025\"",
-                 inference);
-        free(a);
-        return -1;
-    }
-    int st = ra_ctx_create(&opts, &a->ctx);
-    if (st != RA_OK) {
-        ds_error(ra_status_kind(st), "ra_ctx_create failed: %s", ra_ctx_message(NULL));
-        free(a);
-        return -1;
-    }
-    const char *uneven = getenv("DEVSPEC_REFARRAY_SHARD_UNEVEN");
-    a->shard_uneven = RA_SHARD_UNEVEN_REFUSE;
-    if (uneven != NULL && strcmp(uneven, "ceil") == 0) {
-        a->shard_uneven = RA_SHARD_UNEVEN_CEIL;
-    } else if (uneven != NULL && strcmp(uneven, "refuse") != 0) {
-        ds_error("ValueError",
-                 "DEVSPEC_REFARRAY_SHARD_UNEVEN is \"%.40s\"; it must be \"refuse\" or \"ceil\"",
-                 uneven);
-        ra_ctx_destroy(a->ctx);
-        free(a);
-        return -1;
-    }
-    const char *soft = getenv("DEVSPEC_REFARRAY_SOFT");
-    if (soft != NULL && strcmp(soft, "move-all") != 0 && strcmp(soft, "move-mixed") != 0) {
-        ds_error("ValueError",
-                 "DEVSPEC_REFARRAY_SOFT is \"%.40s\"; it must be \"move-all\" or \"move-mixed\"",
-                 soft);
-        ra_ctx_destroy(a->ctx);
-        free(a);
-        return -1;
-    }
-    /* Set even without the variable, so the policy the adapter presents is this line's,
-     * not whatever refarray's built-in default may become. */
-    ra_ctx_set_soft_policy(a->ctx, soft != NULL && strcmp(soft, "move-mixed") == 0
-                                       ? RA_SOFT_MOVE_MIXED
-                                       : RA_SOFT_MOVE_ALL);
-    if (a->legacy) {
-        ra_ctx_set_inference(a->ctx, RA_INFER_LEGACY);
-    }
-    const char *promotion = getenv("DEVSPEC_REFARRAY_PROMOTION");
-    a->promotion = RA_PROMOTION_ARRAY_API;
-    if (promotion != NULL && strcmp(promotion, "category") == 0) {
-        a->promotion = RA_PROMOTION_CATEGORY;
-    } else if (promotion != NULL && strcmp(promotion, "category-examples") == 0) {
-        a->promotion = RA_PROMOTION_CATEGORY_EXAMPLES;
-    } else if (promotion != NULL && strcmp(promotion, "array-api") != 0) {
-        ds_error("ValueError",
-                 "DEVSPEC_REFARRAY_PROMOTION is \"%.40s\"; it must be \"array-api\", "
-                 "\"category\" or \"category-examples\"",
-                 promotion);
-        ra_ctx_destroy(a->ctx);
-        free(a);
-        return -1;
-    }
-    ra_ctx_set_promotion(a->ctx, a->promotion);
-    const char *out_casting = getenv("DEVSPEC_REFARRAY_OUT_CASTING");
-    if (out_casting != NULL && strcmp(out_casting, "stated") != 0 &&
-        strcmp(out_casting, "no-narrowing") != 0 && strcmp(out_casting, "oneflow") != 0) {
-        ds_error("ValueError",
-                 "DEVSPEC_REFARRAY_OUT_CASTING is \"%.40s\"; it must be \"stated\", "
-                 "\"no-narrowing\" or \"oneflow\"",
-                 out_casting);
-        ra_ctx_destroy(a->ctx);
-        free(a);
-        return -1;
-    }
-    if (out_casting != NULL && strcmp(out_casting, "no-narrowing") == 0)
-        ra_ctx_set_out_casting(a->ctx, RA_OUT_CAST_NO_NARROWING);
-    if (out_casting != NULL && strcmp(out_casting, "oneflow") == 0)
-        ra_ctx_set_out_casting(a->ctx, RA_OUT_CAST_ONEFLOW);
+    static const char *const inference[] = {"legacy", "2025", NULL};
+    static const char *const uneven[] = {"refuse", "ceil", NULL};
+    static const char *const soft[] = {"move-all", "move-mixed", NULL};
+    static const char *const promotion[] = {"array-api", "category", "category-examples", NULL};
+    static const char *const out_casting[] = {"stated", "no-narrowing", "oneflow", NULL};
+    int legacy = env_choice("DEVSPEC_REFARRAY_INFERENCE", inference, 1);
+    st->legacy = legacy == 0;
+    st->uneven = env_choice("DEVSPEC_REFARRAY_SHARD_UNEVEN", uneven, 0);
+    st->soft = env_choice("DEVSPEC_REFARRAY_SOFT", soft, 0);
+    st->promotion = env_choice("DEVSPEC_REFARRAY_PROMOTION", promotion, 0);
+    st->out_casting = env_choice("DEVSPEC_REFARRAY_OUT_CASTING", out_casting, 0);
+    return legacy < 0 || st->uneven < 0 || st->soft < 0 || st->promotion < 0 || st->out_casting < 0
+               ? -1
+               : 0;
+}
+
+/* The features A claims: those of its reading (legacy or not, table or category) and of the
+ * loaded refarray's version. */
+static void claim_features(adapter *a)
+{
     /* The guide's reading of OF-PROM-9 agrees with the array API's table on every pair the
      * standard defines; the stated reading does not (a same-category 0-d operand). */
     bool table = a->promotion != RA_PROMOTION_CATEGORY;
@@ -291,6 +242,52 @@ static int open_lib(void **lib)
         if (ok) a->claimed[n++] = f->name;
     }
     a->claimed[n] = NULL;
+}
+
+static int open_lib(void **lib)
+{
+    int version = ra_version_number();
+    bool same_abi = version / 1000000 == ADAPTER_NEEDS_VERSION / 1000000 &&
+                    (version >= 1000000 || version / 1000 == ADAPTER_NEEDS_VERSION / 1000);
+    if (!same_abi || version < ADAPTER_NEEDS_VERSION) {
+        ds_error("RuntimeError",
+                 "refarray adapter: the loaded refarray is %s (%d); this adapter needs the ABI "
+                 "of %d.%d.%d or a later release of it",
+                 ra_version(), version, ADAPTER_NEEDS_VERSION / 1000000,
+                 ADAPTER_NEEDS_VERSION / 1000 % 1000, ADAPTER_NEEDS_VERSION % 1000);
+        return -1;
+    }
+    struct settings st;
+    if (read_settings(&st) != 0) return -1;
+    adapter *a = calloc(1, sizeof *a);
+    if (a == NULL) {
+        ds_error("MemoryError", "refarray adapter: out of memory");
+        return -1;
+    }
+    a->version = version;
+    a->legacy = st.legacy;
+    ra_ctx_options opts = {
+        .size = sizeof opts, .max_host_bytes = st.max_bytes, .max_device_bytes = st.max_bytes};
+    const char *no_opencl = getenv("DEVSPEC_REFARRAY_NO_OPENCL");
+    if (no_opencl != NULL && strcmp(no_opencl, "1") == 0) opts.flags |= RA_CTX_NO_OPENCL;
+    int rc = ra_ctx_create(&opts, &a->ctx);
+    if (rc != RA_OK) {
+        ds_error(ra_status_kind(rc), "ra_ctx_create failed: %s", ra_ctx_message(NULL));
+        free(a);
+        return -1;
+    }
+    a->shard_uneven = st.uneven == 1 ? RA_SHARD_UNEVEN_CEIL : RA_SHARD_UNEVEN_REFUSE;
+    /* Set even without the variable, so the policy the adapter presents is this line's,
+     * not whatever refarray's built-in default may become. */
+    ra_ctx_set_soft_policy(a->ctx, st.soft == 1 ? RA_SOFT_MOVE_MIXED : RA_SOFT_MOVE_ALL);
+    if (a->legacy) ra_ctx_set_inference(a->ctx, RA_INFER_LEGACY);
+    a->promotion = st.promotion == 1   ? RA_PROMOTION_CATEGORY
+                   : st.promotion == 2 ? RA_PROMOTION_CATEGORY_EXAMPLES
+                                       : RA_PROMOTION_ARRAY_API;
+    ra_ctx_set_promotion(a->ctx, a->promotion);
+    if (st.out_casting == 1) ra_ctx_set_out_casting(a->ctx, RA_OUT_CAST_NO_NARROWING);
+    if (st.out_casting == 2) ra_ctx_set_out_casting(a->ctx, RA_OUT_CAST_ONEFLOW);
+    claim_features(a);
     *lib = a;
     return 0;
 }

@@ -151,74 +151,71 @@ static const char *scalar_kind_name(ra_scalar_kind k)
     return "invalid";
 }
 
-int ra__scalar_to_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *out, const char *what)
+/* Whether a Python scalar of kind K goes with an array of DTYPE: bool with bool; int with
+ * integers (in range, checked apart) and floating; float with floating; complex with
+ * complex. */
+static bool scalar_goes_with(ra_scalar_kind k, ra_dtype dtype)
 {
-    if (s.kind < RA_SCALAR_BOOL || s.kind > RA_SCALAR_COMPLEX)
-        return ra__ctx_error(ctx, RA_E_ARG, "%s: scalar of invalid kind %d", what, (int)s.kind);
-    if (s.kind == RA_SCALAR_INT && s.u && s.i >= 0)
-        return ra__ctx_error(ctx, RA_E_ARG, "%s: an int scalar marked u must be at least 2^63",
-                             what);
-    /* Which Python scalar goes with which array kind: bool with bool; int with integers
-     * (in range) and floating; float with floating; complex with complex. */
-    bool ok;
-    switch (s.kind) {
+    switch (k) {
     case RA_SCALAR_BOOL:
-        ok = dtype == RA_BOOL;
-        break;
+        return dtype == RA_BOOL;
     case RA_SCALAR_INT:
-        ok = dtype != RA_BOOL;
-        break;
+        return dtype != RA_BOOL;
     case RA_SCALAR_FLOAT:
-        ok = ra__dtype_is_float(dtype) || ra__dtype_is_complex(dtype);
+        return ra__dtype_is_float(dtype) || ra__dtype_is_complex(dtype);
+    default:
+        return ra__dtype_is_complex(dtype);
+    }
+}
+
+/* RA_E_SCALAR_RANGE when the int scalar S is outside the integer DTYPE's range. */
+static int int_in_range(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, const char *what)
+{
+    int64_t lo = 0;
+    uint64_t hi = 0;
+    switch (dtype) {
+    case RA_INT8:
+        lo = INT8_MIN, hi = INT8_MAX;
+        break;
+    case RA_INT16:
+        lo = INT16_MIN, hi = INT16_MAX;
+        break;
+    case RA_INT32:
+        lo = INT32_MIN, hi = INT32_MAX;
+        break;
+    case RA_INT64:
+        lo = INT64_MIN, hi = INT64_MAX;
+        break;
+    case RA_UINT8:
+        hi = UINT8_MAX;
+        break;
+    case RA_UINT16:
+        hi = UINT16_MAX;
+        break;
+    case RA_UINT32:
+        hi = UINT32_MAX;
         break;
     default:
-        ok = ra__dtype_is_complex(dtype);
+        hi = UINT64_MAX;
         break;
     }
-    if (!ok)
-        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: a Python %s scalar cannot be used with %s", what,
-                             scalar_kind_name(s.kind), ra_dtype_name(dtype));
-    if (s.kind == RA_SCALAR_INT && ra__dtype_is_integer(dtype)) {
-        int64_t lo = 0;
-        uint64_t hi = 0;
-        switch (dtype) {
-        case RA_INT8:
-            lo = INT8_MIN, hi = INT8_MAX;
-            break;
-        case RA_INT16:
-            lo = INT16_MIN, hi = INT16_MAX;
-            break;
-        case RA_INT32:
-            lo = INT32_MIN, hi = INT32_MAX;
-            break;
-        case RA_INT64:
-            lo = INT64_MIN, hi = INT64_MAX;
-            break;
-        case RA_UINT8:
-            hi = UINT8_MAX;
-            break;
-        case RA_UINT16:
-            hi = UINT16_MAX;
-            break;
-        case RA_UINT32:
-            hi = UINT32_MAX;
-            break;
-        default:
-            hi = UINT64_MAX;
-            break;
-        }
-        /* A value in [2^63, 2^64) (u) fits uint64 only. */
-        if (s.u ? hi != UINT64_MAX : s.i < lo || (s.i > 0 && (uint64_t)s.i > hi)) {
-            if (s.u)
-                return ra__ctx_error(ctx, RA_E_SCALAR_RANGE,
-                                     "%s: the Python int %llu is out of range for %s", what,
-                                     (unsigned long long)(uint64_t)s.i, ra_dtype_name(dtype));
+    /* A value in [2^63, 2^64) (u) fits uint64 only. */
+    if (s.u ? hi != UINT64_MAX : s.i < lo || (s.i > 0 && (uint64_t)s.i > hi)) {
+        if (s.u)
             return ra__ctx_error(ctx, RA_E_SCALAR_RANGE,
-                                 "%s: the Python int %lld is out of range for %s", what,
-                                 (long long)s.i, ra_dtype_name(dtype));
-        }
+                                 "%s: the Python int %llu is out of range for %s", what,
+                                 (unsigned long long)(uint64_t)s.i, ra_dtype_name(dtype));
+        return ra__ctx_error(ctx, RA_E_SCALAR_RANGE,
+                             "%s: the Python int %lld is out of range for %s", what, (long long)s.i,
+                             ra_dtype_name(dtype));
     }
-    /* An int goes to a floating dtype rounded once, to nearest, from its exact value. */
+    return RA_OK;
+}
+
+/* Writes S, already checked against DTYPE, as one element of DTYPE at OUT. An int goes to a
+ * floating dtype rounded once, to nearest, from its exact value. */
+static int store_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *out, const char *what)
+{
     double re = s.kind != RA_SCALAR_INT ? s.re : s.u ? (double)(uint64_t)s.i : (double)s.i;
     double im = s.kind == RA_SCALAR_COMPLEX ? s.im : 0.0;
     switch (dtype) {
@@ -269,4 +266,21 @@ int ra__scalar_to_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *out, c
         return ra__ctx_error(ctx, RA_E_ARG, "%s: invalid data type %d", what, (int)dtype);
     }
     return RA_OK;
+}
+
+int ra__scalar_to_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *out, const char *what)
+{
+    if (s.kind < RA_SCALAR_BOOL || s.kind > RA_SCALAR_COMPLEX)
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: scalar of invalid kind %d", what, (int)s.kind);
+    if (s.kind == RA_SCALAR_INT && s.u && s.i >= 0)
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: an int scalar marked u must be at least 2^63",
+                             what);
+    if (!scalar_goes_with(s.kind, dtype))
+        return ra__ctx_error(ctx, RA_E_DTYPE, "%s: a Python %s scalar cannot be used with %s", what,
+                             scalar_kind_name(s.kind), ra_dtype_name(dtype));
+    if (s.kind == RA_SCALAR_INT && ra__dtype_is_integer(dtype)) {
+        int rc = int_in_range(ctx, s, dtype, what);
+        if (rc != RA_OK) return rc;
+    }
+    return store_element(ctx, s, dtype, out, what);
 }
