@@ -68,6 +68,9 @@ ra_operand call_ra_operand(const ds_operand *o);
  * free() (NULL items and n 0 give an empty one); NULL after ds_error when one is not an array
  * or memory is short. */
 const ra_array **call_arrays(const char *name, const ds_value *items, size_t n);
+/* Room for n result arrays (at least one), zeroed, the caller frees it with free(); NULL after
+ * ds_error (MemoryError) when memory is short. */
+ra_array **call_room(const char *name, size_t n);
 /* A tuple of the n arrays ys as the slot's answer, for any n (ds_call_result_reserve); st is
  * the status of the function that made them: not RA_OK, its error (ys holds nothing). When
  * memory is short the arrays are released. */

@@ -136,6 +136,13 @@ const ra_array **call_arrays(const char *name, const ds_value *items, size_t n)
     return xs;
 }
 
+ra_array **call_room(const char *name, size_t n)
+{
+    ra_array **ys = calloc(n ? n : 1, sizeof *ys);
+    if (ys == NULL) ds_error("MemoryError", "%s: out of memory for %zu results", name, n);
+    return ys;
+}
+
 int call_tuple(void *lib, ds_call_result *out, int st, ra_array *const *ys, size_t n)
 {
     if (call_status(lib, st) != RA_OK) return st;

@@ -451,9 +451,8 @@ static int call_meshgrid(void *lib, const refarray_args *a, ds_call_result *out)
     out->value.kind = DS_VALUE_TUPLE;
     if (a->nargs == 0) return 0;
     const ra_array **xs = call_arrays(a->name, a->args, a->nargs);
-    ra_array **ys = xs ? calloc(a->nargs, sizeof *ys) : NULL;
+    ra_array **ys = xs ? call_room(a->name, a->nargs) : NULL;
     int st = -1;
-    if (xs != NULL && ys == NULL) ds_error("MemoryError", "meshgrid: out of memory");
     if (ys != NULL)
         st = call_tuple(lib, out, ra_meshgrid(refarray_ctx(lib), xs, a->nargs, ij, ys), ys,
                         a->nargs);

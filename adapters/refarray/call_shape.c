@@ -88,9 +88,8 @@ static int do_broadcast_arrays(void *lib, const refarray_args *a, ds_call_result
 {
     if (check(a, 0, a->nargs, NULL) < 0) return -1;
     const ra_array **xs = call_arrays(a->name, a->args, a->nargs);
-    ra_array **ys = xs ? calloc(a->nargs ? a->nargs : 1, sizeof *ys) : NULL;
+    ra_array **ys = xs ? call_room(a->name, a->nargs) : NULL;
     int st = -1;
-    if (xs != NULL && ys == NULL) ds_error("MemoryError", "%s: out of memory", a->name);
     if (ys != NULL)
         st = call_tuple(lib, out, ra_broadcast_arrays(refarray_ctx(lib), xs, a->nargs, ys), ys,
                         a->nargs);
@@ -313,11 +312,8 @@ static int do_unstack(void *lib, const refarray_args *a, ds_call_result *out)
     /* Room for the length along axis when axis is valid; otherwise ra_unstack says why. */
     int64_t nd = (int64_t)ra_array_ndim(x), ax = axis < 0 ? axis + nd : axis;
     size_t cap = ax >= 0 && ax < nd ? (size_t)ra_array_shape(x)[ax] : 0, n = 0;
-    ra_array **ys = calloc(cap ? cap : 1, sizeof *ys);
-    if (ys == NULL) {
-        ds_error("MemoryError", "%s: out of memory for %zu results", a->name, cap);
-        return -1;
-    }
+    ra_array **ys = call_room(a->name, cap);
+    if (ys == NULL) return -1;
     int st = ra_unstack(refarray_ctx(lib), x, axis, ys, cap, &n);
     st = call_tuple(lib, out, st, ys, n);
     free(ys);

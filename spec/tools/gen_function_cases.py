@@ -403,6 +403,7 @@ class Gen:
 
     def values(self, f: Json, form: Json, label: str = "values") -> None:
         kind = case_kind(self.sig, form)
+        tol = tolerance(f, kind)
         b = Builder(self.sig, kind)
         c0 = self.call_args(b, f, "$D0", "p", [])
         self.with_device(f, form, c0, "$D0")
@@ -424,7 +425,6 @@ class Gen:
             self.with_device(f, form, c1, "$D1")
             steps.append({"op": "call", "args": c1, "expect": "$s0"})
         else:
-            tol = tolerance(f, kind)
             for pick in picks:
                 args = dict(c0)
                 if pick is not None:
@@ -462,8 +462,7 @@ class Gen:
                 steps.append({"op": "array.read", "args": {"array": "$m%d" % k},
                               "expect": want})
         how = ""
-        tol = tolerance(f, kind) if picks and form["returns"]["type"] != "none" else None
-        if tol is not None:
+        if tol is not None and picks and form["returns"]["type"] != "none":
             how += (" Its floats within (%d + %d * |value|) times the dtype's epsilon: the "
                     "standard leaves their accuracy to the implementation." % (tol[1], tol[0]))
         parts = [(p, UNIQUE_PART[(f["name"], p)]) for p in picks if (f["name"], p) in UNIQUE_PART]
@@ -492,16 +491,24 @@ class Gen:
             array = "$" + name
         return array
 
+    def call_with(self, b: Builder, f: Json, form: Json, device: str, tag: str,
+                  optional: tuple[str, Json, str] | None = None) -> Json:
+        """The call with every array input on DEVICE, and the optional array keyword
+        (name, input, its own device) when one is given."""
+        call = self.call_args(b, f, device, tag, [])
+        if optional is not None:
+            name, spec, where = optional
+            call.setdefault("kwargs", {})[name] = b.value(spec, where, tag, [])
+        self.with_device(f, form, call, device)
+        return call
+
     def can_call(self, b: Builder, f: Json, form: Json,
                  optional: tuple[str, Json] | None = None) -> None:
         """The call with every array input on D0, then on D1: each must succeed before a mixed
         call's refusal counts."""
         for dev, tag in (("$D0", "p"), ("$D1", "q")):
-            call = self.call_args(b, f, dev, tag, [])
-            if optional is not None:
-                call.setdefault("kwargs", {})[optional[0]] = b.value(optional[1], dev, tag, [])
-            self.with_device(f, form, call, dev)
-            b.steps.append({"op": "call", "args": call})
+            opt = None if optional is None else (optional[0], optional[1], dev)
+            b.steps.append({"op": "call", "args": self.call_with(b, f, form, dev, tag, opt)})
 
     def mixed(self, f: Json, form: Json, n: int) -> None:
         """For each array input, that input on D0 and every other on D1."""
@@ -526,25 +533,21 @@ class Gen:
         for name, spec in f["inputs"].get("optional", {}).items():
             if name not in taken:
                 continue
-            for dev, what in (("$D1", "opt-%s" % name), ("$D0", "opt-%s-mixed" % name)):
-                b = Builder(self.sig, case_kind(self.sig, form))
-                if dev == "$D0":
-                    self.can_call(b, f, form, (name, spec))
-                call = self.call_args(b, f, "$D1", "a", [])
-                call.setdefault("kwargs", {})[name] = b.value(spec, dev, "a", [])
-                if dev == "$D1":
-                    self.check_outputs(b, f, form, call, "$D1", "")
-                    self.add(f, form, what, "%s with its optional array %s= and every other "
-                             "array input on D1 puts every array it returns on D1."
-                             % (f["name"], name), ["DEV-DS-10"], ["output-follows-input"],
-                             b.steps)
-                else:
-                    b.steps.append({"op": "call", "args": call, "raises": "any"})
-                    self.add(f, form, what, "%s with its optional array %s= on D0 and every "
-                             "other array input on D1 raises instead of moving data across "
-                             "devices (the same call with every array on D0, and on D1, "
-                             "succeeds first)." % (f["name"], name), ["DEV-DS-11"],
-                             ["mixed-device-raises"], b.steps)
+            b = Builder(self.sig, case_kind(self.sig, form))
+            call = self.call_with(b, f, form, "$D1", "a", (name, spec, "$D1"))
+            self.check_outputs(b, f, form, call, "$D1", "")
+            self.add(f, form, "opt-%s" % name, "%s with its optional array %s= and every other "
+                     "array input on D1 puts every array it returns on D1." % (f["name"], name),
+                     ["DEV-DS-10"], ["output-follows-input"], b.steps)
+            b = Builder(self.sig, case_kind(self.sig, form))
+            self.can_call(b, f, form, (name, spec))
+            call = self.call_with(b, f, form, "$D1", "a", (name, spec, "$D0"))
+            b.steps.append({"op": "call", "args": call, "raises": "any"})
+            self.add(f, form, "opt-%s-mixed" % name, "%s with its optional array %s= on D0 and "
+                     "every other array input on D1 raises instead of moving data across "
+                     "devices (the same call with every array on D0, and on D1, succeeds "
+                     "first)." % (f["name"], name), ["DEV-DS-11"], ["mixed-device-raises"],
+                     b.steps)
 
     def scalars(self, f: Json, form: Json) -> None:
         kind = case_kind(self.sig, form)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Mapping
 
 ENV_MAX_BYTES = "DEVSPEC_JAX_CACHE_MAX_BYTES"
 
 
-def max_bytes_from_env(environ: dict[str, str] | os._Environ[str]) -> int | None:
+def max_bytes_from_env(environ: Mapping[str, str]) -> int | None:
     """The bound ENV_MAX_BYTES gives, None when it is unset; a ValueError naming the variable
     when it is not a whole number of bytes of at least 0."""
     text = environ.get(ENV_MAX_BYTES)
