@@ -11,8 +11,10 @@
   with a default; `kinds` only on array parameters, `values` only on string parameters;
 - inputs: every generated input names a kind and domain the table defines, positional
   inputs fit the newest signature's positional parameters, keyword inputs name its keyword
-  parameters; the case kind (the first of `kind_order` the function accepts) has values for
-  every domain the inputs use;
+  parameters, optional inputs (`inputs.optional`) its keyword parameters that take an array
+  (the generator would otherwise pass over a misspelt one without a word); the case kind
+  (the first of `kind_order` the function accepts) has values for every domain the inputs
+  use;
 - statements: API-FN-1 ... one per version, introduced in that version;
 - the protocol's function lists (spec/ops.json: the `fn` enums of array.create,
   array.binary, array.unary, array.reduce, global.binary, and array.create's arguments per
@@ -208,9 +210,15 @@ def check_inputs(add: Add, sig: Json, f: Json, here: tuple[object, ...]) -> None
         if k not in keywords:
             add(SIG, ptr(*here, "inputs", "kwargs", k), "signatures-inputs-kwargs",
                 "%s takes no keyword %s" % (f["name"], k))
+    takes_array = {p["name"] for p in params if p["name"] in keywords and "array" in p["types"]}
+    for k in inputs.get("optional", {}):
+        if k not in takes_array:
+            add(SIG, ptr(*here, "inputs", "optional", k), "signatures-inputs-optional",
+                "%s has no keyword %s that takes an array" % (f["name"], k))
     kind = case_kind(sig, newest)
     values = [("args", n, v) for n, v in enumerate(inputs.get("args", []))]
-    values += [("kwargs", n, v) for n, v in inputs.get("kwargs", {}).items()]
+    values += [(part, n, v) for part in ("kwargs", "optional")
+               for n, v in inputs.get(part, {}).items()]
     for part, n, v in values:
         for spec in array_specs(v):
             k = spec.get("kind", kind)

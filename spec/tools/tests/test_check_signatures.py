@@ -115,6 +115,24 @@ def test_inputs_name_an_unknown_keyword_and_domain(root: Path) -> None:
     assert (SIG, "/functions/%d/inputs/args/0" % i, "signatures-inputs-domain") in got
 
 
+def test_optional_inputs_name_an_array_keyword_and_a_known_domain(root: Path) -> None:
+    i = fn_index(root, "clip")
+
+    def breakit(d: Any) -> None:
+        d["functions"][i]["inputs"]["optional"] = {
+            "mini": {"array": {"shape": [4]}},
+            "max": {"array": {"shape": [4], "domain": "nowhere"}}}
+    edit(root, SIG, breakit)
+    got = problems(root)
+    assert (SIG, "/functions/%d/inputs/optional/mini" % i, "signatures-inputs-optional") in got
+    assert (SIG, "/functions/%d/inputs/optional/max" % i, "signatures-inputs-domain") in got
+    j = fn_index(root, "log")
+    edit(root, SIG, lambda d: d["functions"][j]["inputs"].update(
+        optional={"x": {"array": {"shape": [3]}}}))
+    assert (SIG, "/functions/%d/inputs/optional/x" % j,
+            "signatures-inputs-optional") in problems(root)
+
+
 def test_inputs_miss_a_required_parameter(root: Path) -> None:
     i = fn_index(root, "matmul")
     edit(root, SIG, lambda d: d["functions"][i]["inputs"]["args"].pop())
