@@ -17,12 +17,13 @@ refarray's), and for each --jobs N given (default 1), in one run of this program
   the runner timed them), and the cases that ran (not skipped).
 
 With --cold, each folder the adapter's environment in adapters.json names in a variable
-ending in _CACHE_DIR (JAX's compilation cache) is emptied before the adapter's first run,
-after its start-up is measured: that row is "cold", and the rows of later --jobs runs use
-what it wrote ("warm"). It prints a Markdown table: jobs, start-up s, run s, run ex import s,
-cases s, cases run, ms per case run, and run ex import / start-up. Nothing is asserted: the
-figures are for a person to read (conformance/bench/README.md keeps a measured table).
-Standard-library Python.
+ending in _CACHE_DIR (JAX's compilation cache) is emptied of its entries (disk_cache.prune)
+before the adapter's first run, after its start-up is measured: that row is "cold", and the
+rows of later --jobs runs use what it wrote ("warm"). It prints a Markdown table: jobs,
+start-up s, run s, run ex import s, cases s, cases run, ms per case run, and run ex import /
+start-up. Nothing is asserted: the figures are for a person to read
+(conformance/bench/README.md keeps a measured table). Standard-library Python and the Python
+adapter's disk_cache.
 """
 
 from __future__ import annotations
@@ -39,8 +40,11 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(TOP, "reports"))
+sys.path.insert(0, os.path.join(TOP, "adapters", "python"))
 
 from summary import adapter_entry, expand, measure_startup  # noqa: E402
+
+from devspec_py.disk_cache import prune  # noqa: E402
 
 DEFAULT = ("refarray", "numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy", "oneflow")
 
@@ -69,18 +73,6 @@ def cache_dirs(top: str, build: str, name: str) -> list[str]:
     ending in _CACHE_DIR), expanded as the runner expands them."""
     env = adapter_entry(top, name).get("env", {})
     return [expand(v, top, build) for k, v in sorted(env.items()) if k.endswith("_CACHE_DIR")]
-
-
-def empty(folder: str) -> None:
-    """Deletes the files of a cache folder (not the folder, nor what is below a subfolder)."""
-    try:
-        names = os.listdir(folder)
-    except FileNotFoundError:
-        return
-    for n in names:
-        path = os.path.join(folder, n)
-        if os.path.isfile(path) or os.path.islink(path):
-            os.unlink(path)
 
 
 def row(name: str, up: float | None, wall: float, report: dict[str, Any] | None,
@@ -125,7 +117,7 @@ def main(argv: list[str]) -> int:
             up = measure_startup(TOP, build, name, args.starts)
             caches = cache_dirs(TOP, build, name) if args.cold else []
             for folder in caches:
-                empty(folder)
+                prune(folder, 0)
             for k, jobs in enumerate(jobs_list):
                 wall, report, last = run_suite(args.devspec, name, jobs, args.cases, tmp)
                 label = name + ((" (cold)" if k == 0 else " (warm)") if caches else "")

@@ -50,17 +50,19 @@ def test_bad_jobs_is_refused(env: Env) -> None:
     assert p.returncode == 2 and "--jobs" in p.stderr, p.stderr
 
 
-def test_cold_finds_the_jax_cache_and_empties_files_only(env: Env, tmp_path: Path) -> None:
+def test_cold_finds_the_jax_cache_and_empties_its_entries_only(env: Env,
+                                                              tmp_path: Path) -> None:
     st = load(env)
     build = os.path.realpath(env.build)
     assert st.cache_dirs(env.source, build, "jax") == [
         os.path.join(build, "jax-compilation-cache")]
     assert st.cache_dirs(env.source, build, "torch") == []
     (tmp_path / "a-cache").write_bytes(b"x")
-    (tmp_path / "b-cache").write_bytes(b"y")
+    (tmp_path / "b-atime").write_bytes(b"y")
+    (tmp_path / "notes.txt").write_bytes(b"n")
     (tmp_path / "sub").mkdir()
-    (tmp_path / "sub" / "kept").write_bytes(b"z")
-    st.empty(str(tmp_path))
-    assert sorted(os.listdir(tmp_path)) == ["sub"]
-    assert os.listdir(tmp_path / "sub") == ["kept"]
-    st.empty(str(tmp_path / "absent"))  # a cache never written is already empty
+    (tmp_path / "sub" / "kept-cache").write_bytes(b"z")
+    st.prune(str(tmp_path), 0)  # what --cold does to each folder
+    assert sorted(os.listdir(tmp_path)) == ["notes.txt", "sub"]
+    assert os.listdir(tmp_path / "sub") == ["kept-cache"]
+    st.prune(str(tmp_path / "absent"), 0)  # a cache never written is already empty

@@ -14,6 +14,9 @@ import os
 from collections.abc import Mapping
 
 ENV_MAX_BYTES = "DEVSPEC_JAX_CACHE_MAX_BYTES"
+# The names of the cache's entries (JAX's: an executable NAME-cache, its access time
+# NAME-atime): nothing else in the folder is counted or deleted, wherever the folder is set.
+ENTRY_SUFFIXES = ("-cache", "-atime")
 
 
 def max_bytes_from_env(environ: Mapping[str, str]) -> int | None:
@@ -32,9 +35,10 @@ def max_bytes_from_env(environ: Mapping[str, str]) -> int | None:
 
 
 def prune(folder: str, max_bytes: int) -> list[str]:
-    """Deletes the least recently used files of `folder` (the later of a file's access and
-    modification times) until the files left hold at most `max_bytes` together; returns the
-    names deleted. Subfolders and links are left alone. A file another process deleted or
+    """Deletes the least recently used entries of `folder` (files named as ENTRY_SUFFIXES say;
+    the later of a file's access and modification times) until the entries left hold at most
+    `max_bytes` together; returns the names deleted. Other files, subfolders and links are
+    left alone. A file another process deleted or
     replaced meanwhile (several workers start at once) is skipped, not an error; a folder that
     does not exist holds nothing."""
     entries: list[tuple[float, str, int]] = []
@@ -45,7 +49,8 @@ def prune(folder: str, max_bytes: int) -> list[str]:
     with scan:
         for entry in scan:
             with contextlib.suppress(FileNotFoundError):
-                if not entry.is_file(follow_symlinks=False):
+                if not entry.is_file(follow_symlinks=False) or not entry.name.endswith(
+                        ENTRY_SUFFIXES):
                     continue
                 st = entry.stat(follow_symlinks=False)
                 entries.append((max(st.st_atime, st.st_mtime), entry.name, st.st_size))

@@ -22,32 +22,33 @@ def make(folder: str, name: str, size: int, when: float) -> str:
 
 def test_prune_deletes_least_recently_used_first() -> None:
     with tempfile.TemporaryDirectory() as d:
-        for i, name in enumerate(["a", "b", "c", "d"]):
+        for i, name in enumerate(["a-cache", "b-cache", "c-atime", "d-cache"]):
             make(d, name, 100, 1_000_000 + i)
         # "a" is the oldest by modification but was read last
-        os.utime(os.path.join(d, "a"), (2_000_000, 1_000_000))
+        os.utime(os.path.join(d, "a-cache"), (2_000_000, 1_000_000))
         deleted = disk_cache.prune(d, 250)
-        assert deleted == ["b", "c"]
-        assert sorted(os.listdir(d)) == ["a", "d"]
+        assert deleted == ["b-cache", "c-atime"]
+        assert sorted(os.listdir(d)) == ["a-cache", "d-cache"]
 
 
 def test_prune_under_the_bound_deletes_nothing() -> None:
     with tempfile.TemporaryDirectory() as d:
         for i in range(3):
-            make(d, "e%d" % i, 10, 1_000_000 + i)
+            make(d, "e%d-cache" % i, 10, 1_000_000 + i)
         assert disk_cache.prune(d, 30) == []
         assert len(os.listdir(d)) == 3
-        assert disk_cache.prune(d, 29) == ["e0"]
+        assert disk_cache.prune(d, 29) == ["e0-cache"]
 
 
 def test_prune_leaves_folders_and_links_and_a_missing_folder_is_empty() -> None:
     with tempfile.TemporaryDirectory() as d:
-        os.mkdir(os.path.join(d, "sub"))
-        target = make(d, "old", 50, 1_000_000)
-        os.symlink(target, os.path.join(d, "link"))
-        make(d, "new", 50, 2_000_000)
-        assert disk_cache.prune(d, 0) == ["old", "new"]
-        assert sorted(os.listdir(d)) == ["link", "sub"]
+        os.mkdir(os.path.join(d, "sub-cache"))
+        target = make(d, "old-cache", 50, 1_000_000)
+        os.symlink(target, os.path.join(d, "link-cache"))
+        make(d, "new-atime", 50, 2_000_000)
+        make(d, "notes.txt", 50, 500_000)  # not an entry: never counted nor deleted
+        assert disk_cache.prune(d, 0) == ["old-cache", "new-atime"]
+        assert sorted(os.listdir(d)) == ["link-cache", "notes.txt", "sub-cache"]
         assert disk_cache.prune(os.path.join(d, "absent"), 0) == []
 
 
