@@ -35,6 +35,7 @@ if sys.version_info < (3, 10):  # noqa: UP036 (the check is for the Python it ru
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
+from devspec_py import selfcheck
 from devspec_py.backend import BaseBackend
 from devspec_py.backends import BACKENDS, backend_class
 from devspec_py.ops import make_server
@@ -128,7 +129,17 @@ def main(argv: list[str]) -> int:
         return 3
     sys.stderr.write("devspec_adapter: %s %s loaded in %.3f s\n" %
                      (name, backend.library_version(), time.perf_counter() - start))
-    return make_server(backend).serve(sys.stdin.buffer, out)
+    server = make_server(backend)
+    recorder = selfcheck.recorder_from_env(options.library, options.module)
+    if recorder is not None:
+        # What the library reports about itself at start, after hello and at the end
+        # (devspec_py/selfcheck.py): the test that the adapter never reconfigures it.
+        recorder.record("start")
+        server.after_hello = lambda: recorder.record("hello")
+        status = server.serve(sys.stdin.buffer, out)
+        recorder.record("end")
+        return status
+    return server.serve(sys.stdin.buffer, out)
 
 
 if __name__ == "__main__":

@@ -29,15 +29,26 @@ PEERS = ("numpy", "torch", "jax")
 
 
 def _peer_module(name: str) -> Any:
-    """The peer's module, or None when this interpreter cannot import it."""
+    """The peer's module, or None when this interpreter cannot import it. The peer is taken
+    as it is configured: the adapter never changes a library's settings (JAX's 64-bit mode
+    among them, which would change the library under test too when that is JAX)."""
     try:
-        if name == "jax":
-            jax = importlib.import_module("jax")
-            jax.config.update("jax_enable_x64", True)
-            return importlib.import_module("jax.numpy")
-        return importlib.import_module(name)
+        return importlib.import_module("jax.numpy" if name == "jax" else name)
     except Exception:  # any failure to import means the peer is not here
         return None
+
+
+def _peer_holds(peer: str, dtype: str) -> None:
+    """Lacks when the peer, as configured, cannot hold dtype: JAX without 64-bit mode (its
+    default) makes a float64 array float32, so an exchange of one would compare the peer's
+    narrowing, not the crossing."""
+    if peer != "jax" or dtype not in ("int64", "uint64", "float64", "complex128"):
+        return
+    jax = importlib.import_module("jax")
+    if not jax.config.jax_enable_x64:
+        raise Lacks("peer jax dtype %s" % dtype, "JAX here runs without 64-bit mode "
+                    "(jax_enable_x64 off, its default), so it holds no %s; the adapter "
+                    "never turns the mode on" % dtype)
 
 
 def reachable_peers() -> list[str]:
@@ -182,6 +193,7 @@ def array_exchange(server: Server, args: Args) -> Any:
                     "the exchange makes %s's arrays on its cpu only" % peer)
     result: dict[str, Any] = {"peer": {"name": peer, "version": str(getattr(
         importlib.import_module(peer), "__version__", "unknown"))}}
+    _peer_holds(peer, server.backend.array_dtype(x))
     if direction == "to_peer":
         try:
             y = mod.from_dlpack(_Asked(x, forced))

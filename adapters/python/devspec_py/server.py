@@ -75,6 +75,9 @@ class Server:
         self.backend = cast(Backend, LibraryCalls(backend))
         self.started = False
         self.exiting = False
+        # Called after each successful hello (devspec_py/selfcheck.py records what the
+        # library reports about itself then).
+        self.after_hello: Callable[[], None] | None = None
         self.objects: dict[str, Any] = {}          # handle -> library object
         self.counters = dict.fromkeys(HANDLE_TYPES, 0)
         self.session_devices: list[tuple[str, Device]] = []  # listed by hello; survive reset
@@ -173,6 +176,8 @@ class Server:
                         raise ProtocolError("'%s' takes no argument '%s'" % (name, key),
                                             "TypeError")
             result = method(self, args)
+            if name == "hello" and self.after_hello is not None:
+                self.after_hello()
             if isinstance(result, PerRank):
                 return self.per_rank(rid, result)
         except ProtocolError as exc:

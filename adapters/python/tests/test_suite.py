@@ -10,7 +10,9 @@ import tempfile
 from typing import Any
 
 import pytest
+from adapter_client import LIBRARIES as ENVS
 from adapter_client import TOP, importable, interpreter
+from selfcheck_client import assert_unchanged, plain_fingerprint
 
 LIBRARIES = ("numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy")
 
@@ -30,8 +32,12 @@ def test_suite_has_nothing_unexpected(library: str) -> None:
     if devspec is None:
         pytest.skip("the runner is not built (no %s)" % os.path.relpath(
             os.path.join(build, "conformance", "devspec"), TOP))
-    env = dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build)
     with tempfile.TemporaryDirectory() as tmp:
+        # The same run shows that the adapter left the library as a plain interpreter has
+        # it, at start, after hello and after the last case (selfcheck_client.py).
+        selfcheck = os.path.join(tmp, "selfcheck.jsonl")
+        env = dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build,
+                   DEVSPEC_PY_SELFCHECK=selfcheck)
         report_path = os.path.join(tmp, library + ".json")
         proc = subprocess.run([devspec, "run", "--adapter", library, "--report", report_path,
                                "--no-tap", "--no-progress"], capture_output=True, text=True,
@@ -39,6 +45,8 @@ def test_suite_has_nothing_unexpected(library: str) -> None:
         assert os.path.exists(report_path), proc.stderr[-2000:]
         with open(report_path, encoding="utf-8") as f:
             footer = json.load(f)["footer"]
+        assert_unchanged(selfcheck, plain_fingerprint(
+            interpreter(library), library, dict(os.environ, **ENVS[library])))
     unexpected = footer["unexpected"]
     assert proc.returncode == 0 and not unexpected, (
         "devspec exit %d; unexpected: %s; stale expectations: %s\n%s" %
@@ -48,11 +56,15 @@ def test_suite_has_nothing_unexpected(library: str) -> None:
 
 
 def run_suite(devspec: str, build: str, adapter_args: list[str],
-              report_path: str) -> Any:
+              report_path: str, selfcheck: str | None = None) -> Any:
     """The suite's report (cases by id: status, reason) for a run with no expectations.
     One worker: the adapter numbers the handles it makes on across cases, and a failure's
-    reason quotes them, so with --jobs N the numbers depend on which worker ran what."""
+    reason quotes them, so with --jobs N the numbers depend on which worker ran what.
+    With selfcheck, the Python adapter records what the library reports about itself there
+    (DEVSPEC_PY_SELFCHECK)."""
     env = dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build)
+    if selfcheck is not None:
+        env["DEVSPEC_PY_SELFCHECK"] = selfcheck
     proc = subprocess.run([devspec, "run", *adapter_args, "--jobs", "1", "--expectations",
                            "/dev/null", "--report", report_path, "--no-tap", "--no-progress"],
                           capture_output=True, text=True, env=env, cwd=TOP, timeout=600)
@@ -76,8 +88,12 @@ def test_zero_code_adapter_gives_the_named_backends_verdicts(library: str, modul
         pytest.skip("the runner is not built")
     with tempfile.TemporaryDirectory() as tmp:
         named = run_suite(devspec, build, ["--adapter", library], os.path.join(tmp, "n.json"))
+        selfcheck = os.path.join(tmp, "selfcheck.jsonl")
         generic = run_suite(devspec, build, ["--adapter", "python:" + module, "--python",
-                                             interpreter(library)], os.path.join(tmp, "g.json"))
+                                             interpreter(library)], os.path.join(tmp, "g.json"),
+                            selfcheck)
+        assert_unchanged(selfcheck, plain_fingerprint(interpreter(library), module,
+                                                      dict(os.environ)))
     assert sum(status == "pass" for status, _ in generic.values()) > 0
     differ = {case: (named[case], generic.get(case)) for case in named
               if named[case] != generic.get(case)}
@@ -101,3 +117,36 @@ def test_zero_code_adapter_command_line_errors() -> None:
                                    os.path.join(tmp, "report.json")], capture_output=True,
                                   text=True, env=env, cwd=TOP, timeout=120)
         assert proc.returncode == status and message in proc.stderr, (argv, proc.stderr)
+
+
+def test_zero_code_adapter_leaves_jax_as_configured() -> None:
+    """python:jax.numpy in JAX's default configuration (no 64-bit mode): the adapter never
+    turns the mode on, not even while it probes JAX as a DLPack peer at hello, so the
+    promotions whose standard result is 64-bit are judged on what plain JAX gives."""
+    ok, why = importable("jax")
+    if not ok:
+        pytest.skip(why)
+    devspec, build = runner()
+    if devspec is None:
+        pytest.skip("the runner is not built")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_"))}
+    env["JAX_PLATFORMS"] = "cpu"
+    with tempfile.TemporaryDirectory() as tmp:
+        selfcheck = os.path.join(tmp, "selfcheck.jsonl")
+        proc = subprocess.run(
+            [devspec, "run", "--adapter", "python:jax.numpy", "--python", interpreter("jax"),
+             "--case", "promotion.api.add.*", "--case", "dlpack.exchange.*",
+             "--expectations", "/dev/null", "--report", os.path.join(tmp, "r.json"),
+             "--no-tap", "--no-progress"],
+            capture_output=True, text=True, cwd=TOP, timeout=600,
+            env=dict(env, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build,
+                     DEVSPEC_PY_SELFCHECK=selfcheck))
+        with open(os.path.join(tmp, "r.json"), encoding="utf-8") as f:
+            cases = {c["id"]: c for c in json.load(f)["cases"]}
+        plain = plain_fingerprint(interpreter("jax"), "jax.numpy", env)
+        assert plain["jax.config.jax_enable_x64"] is False, plain
+        assert_unchanged(selfcheck, plain)
+    # int32 + uint32 is int64 in the standard; default JAX gives int32 (or lacks int64):
+    # never a pass, as it was while the adapter had 64-bit mode on.
+    mixed = [c for i, c in cases.items() if i.startswith("promotion.api.add.int32.uint32")]
+    assert mixed and all(c["status"] != "pass" for c in mixed), (proc.stderr[-2000:], mixed)

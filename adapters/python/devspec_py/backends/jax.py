@@ -36,6 +36,9 @@ class JaxBackend(ArrayAPIBackend):
         self.jax: Any = jax
         self.xp = array_api_compat.array_namespace(jnp.zeros(0))
         self.scopes = ScopeStack()
+        # reset() restores the global default the library started with (None unless the
+        # user's configuration set one), never a value of the adapter's.
+        self.initial_default = jax.config.jax_default_device
 
     def library_version(self) -> str:
         return str(self.jax.__version__)
@@ -66,7 +69,7 @@ class JaxBackend(ArrayAPIBackend):
 
     def reset(self) -> None:
         self.scopes.clear()
-        self.default_unset()
+        self.jax.config.update("jax_default_device", self.initial_default)
 
     # -- sharding: NamedSharding over a one-axis Mesh of the given devices -------------------
     # A split along axis a is the PartitionSpec with the mesh axis at position a; no axis is
