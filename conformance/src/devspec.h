@@ -562,6 +562,14 @@ bool dsr__case_counts(const dsr_registry *reg, const dsr_case *c, const dsr_prof
 bool dsr__case_selected(const dsr_options *o, const dsr_registry *reg, const dsr_case *c);
 /* True when the hello result HELLO claims FEATURE; false when HELLO is NULL. */
 bool dsr__claimed(const cJSON *hello, const char *feature);
+/* The array API version the library declares (hello's library.array_api_version) when a
+ * profile of the registry has that version, else NULL: a library is judged by the version
+ * it declares (spec/decisions.md, Runner and reports). */
+const char *dsr__declared_version(const dsr_registry *reg, const cJSON *hello);
+/* The first statement of the array API standard that C cites and that VERSION does not
+ * have (C checks what a later or earlier version says), or NULL. */
+const dsr_statement *dsr__case_beyond_version(const dsr_registry *reg, const dsr_case *c,
+                                              const char *version);
 
 /* How the cases that count for a profile ended. */
 typedef struct dsr_tally {

@@ -19,6 +19,38 @@ bool dsr__claimed(const cJSON *hello, const char *feature)
     return false;
 }
 
+/* The document the array API standard's statements and profiles name. */
+#define ARRAY_API_DOCUMENT "array-api"
+
+const char *dsr__declared_version(const dsr_registry *reg, const cJSON *hello)
+{
+    const cJSON *lib = cJSON_GetObjectItemCaseSensitive(hello, "library");
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(lib, "array_api_version");
+    if (!cJSON_IsString(v)) return NULL;
+    for (int i = 0; i < reg->nprofiles; i++) {
+        const dsr_profile *p = &reg->profiles[i];
+        if (p->document && !strcmp(p->document, ARRAY_API_DOCUMENT) && p->version &&
+            !strcmp(p->version, v->valuestring))
+            return p->version;
+    }
+    return NULL; /* a version no profile knows: nothing is skipped for it */
+}
+
+const dsr_statement *dsr__case_beyond_version(const dsr_registry *reg, const dsr_case *c,
+                                              const char *version)
+{
+    if (!version) return NULL;
+    for (int i = 0; i < c->nspec; i++) {
+        const dsr_statement *s = dsr__registry_statement(reg, c->spec[i]);
+        if (!s || !s->document || strcmp(s->document, ARRAY_API_DOCUMENT)) continue;
+        bool has = false;
+        for (int k = 0; k < s->nversions && !has; k++)
+            has = !strcmp(s->versions[k], version);
+        if (!has) return s;
+    }
+    return NULL;
+}
+
 bool dsr__case_counts(const dsr_registry *reg, const dsr_case *c, const dsr_profile *p)
 {
     for (int i = 0; i < c->nfeatures; i++)

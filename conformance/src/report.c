@@ -139,6 +139,9 @@ cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error)
     const cJSON *wrapper = cJSON_GetObjectItemCaseSensitive(lib, "wrapper");
     if (cJSON_IsObject(wrapper))
         cJSON_AddItemToObject(l, "wrapper", cJSON_Duplicate(wrapper, true));
+    const cJSON *declared = cJSON_GetObjectItemCaseSensitive(lib, "array_api_version");
+    if (cJSON_IsString(declared))
+        cJSON_AddStringToObject(l, "array_api_version", declared->valuestring);
     static const char *const found_keys[] = {"notes", "claims", "excluded_devices"};
     cJSON *found = NULL;
     for (size_t i = 0; i < sizeof found_keys / sizeof *found_keys; i++) {

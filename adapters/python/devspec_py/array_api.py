@@ -7,6 +7,7 @@ except NumPy, and that only to read arrays.
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from . import dlpack
@@ -57,10 +58,35 @@ def device_param_of(f: Any) -> dict[str, Any]:
     return {"kind": _PARAM_KINDS[p.kind.name], "default": default}
 
 
+# The operators of array.binary's functions. Before 2024.12 the standard's functions took
+# arrays only, and a Python scalar met an array through an operator (x + 1, 1 + x by the
+# reflected one); a library declaring such a version is driven so (spec/protocol.md, hello).
+OPERATORS = {"add": operator.add, "subtract": operator.sub, "multiply": operator.mul,
+             "divide": operator.truediv, "equal": operator.eq, "less": operator.lt}
+SCALARS_IN_FUNCTIONS = "2024.12"
+
+
+def is_scalar(value: Any) -> bool:
+    return isinstance(value, (bool, int, float, complex))
+
+
 class ArrayAPIBackend(BaseBackend):
     """Ops through an array API namespace `xp`, set by the subclass."""
 
     xp: Any = None
+
+    def declared_version(self) -> str | None:
+        version = getattr(self.xp, "__array_api_version__", None)
+        return version if isinstance(version, str) else None
+
+    def scalar_operator(self, fn: str, x1: Any, x2: Any) -> Any:
+        """The operator for fn when one operand is a Python scalar and the declared version
+        has no scalars in functions (before 2024.12), else None."""
+        version = self.declared_version()
+        if (version is None or version >= SCALARS_IN_FUNCTIONS or fn not in OPERATORS or
+                not (is_scalar(x1) or is_scalar(x2))):
+            return None
+        return OPERATORS[fn]
 
     # -- dtypes: names <-> the namespace's dtype objects -----------------------------------
     def dtype(self, name: str) -> DType:
@@ -187,6 +213,9 @@ class ArrayAPIBackend(BaseBackend):
         return x.to_device(dev, **kw)
 
     def binary(self, fn: str, x1: Any, x2: Any) -> Array:
+        op = self.scalar_operator(fn, x1, x2)
+        if op is not None:
+            return op(x1, x2)
         return getattr(self.xp, fn)(x1, x2)
 
     def unary(self, fn: str, x: Array) -> Array:

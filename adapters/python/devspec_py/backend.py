@@ -73,6 +73,7 @@ class Backend(Protocol):
 
     # session
     def library_version(self) -> str: ...
+    def declared_version(self) -> str | None: ...
     def hello_extra(self) -> dict[str, Any]: ...
     def devices(self) -> list[Device]: ...
     def default_device(self) -> Device | None: ...
@@ -178,6 +179,11 @@ class BaseBackend:
     # -- session --------------------------------------------------------------------------
     def library_version(self) -> str:
         raise NotImplementedError
+
+    def declared_version(self) -> str | None:
+        """The version of the array API standard the library declares (hello's
+        library.array_api_version), or None when it declares none."""
+        return None
 
     def hello_extra(self) -> dict[str, Any]:
         """What hello adds for the report's header (spec/protocol.md, "Session"): "notes",

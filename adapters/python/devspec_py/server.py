@@ -289,6 +289,9 @@ def op_hello(server: Server, args: Args) -> Any:
         "default_device": None if default is None else server.session_handle(default),
         "max_line": MAX_LINE,
     }
+    declared = b.declared_version()
+    if declared is not None:  # the runner judges the library by it (spec/protocol.md)
+        result["library"]["array_api_version"] = declared
     extra = b.hello_extra()
     if "wrapper" in extra:
         result["library"]["wrapper"] = extra["wrapper"]

@@ -150,3 +150,46 @@ def test_zero_code_adapter_leaves_jax_as_configured() -> None:
     # never a pass, as it was while the adapter had 64-bit mode on.
     mixed = [c for i, c in cases.items() if i.startswith("promotion.api.add.int32.uint32")]
     assert mixed and all(c["status"] != "pass" for c in mixed), (proc.stderr[-2000:], mixed)
+
+
+def test_library_is_judged_by_the_version_it_declares() -> None:
+    """array-api-strict told to be 2023.12: the cases of later versions are skipped with
+    skip_source "version" (each cites a statement 2023.12 has not), and a scalar meets an
+    array through the operator, as 2023.12 allows, instead of xp.add(x, 1), which 2023.12
+    refuses: no failure is the adapter's use of a later version."""
+    ok, why = importable("array-api-strict")
+    if not ok:
+        pytest.skip(why)
+    devspec, build = runner()
+    if devspec is None:
+        pytest.skip("the runner is not built")
+    with tempfile.TemporaryDirectory() as tmp:
+        report_path = os.path.join(tmp, "r.json")
+        subprocess.run([devspec, "run", "--adapter", "python:array_api_strict", "--python",
+                        interpreter("array-api-strict"), "--expectations", "/dev/null",
+                        "--report", report_path, "--no-tap", "--no-progress"],
+                       capture_output=True, text=True, cwd=TOP, timeout=600,
+                       env=dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build,
+                                ARRAY_API_STRICT_API_VERSION="2023.12"))
+        with open(report_path, encoding="utf-8") as f:
+            report = json.load(f)
+    with open(os.path.join(TOP, "spec", "statements.json"), encoding="utf-8") as f:
+        statements = {s["id"]: s for s in json.load(f)["statements"]}
+    assert report["header"]["library"]["array_api_version"] == "2023.12"
+    cases = {c["id"]: c for c in report["cases"]}
+    by_version = [c for c in cases.values() if c.get("skip_source") == "version"]
+    assert len(by_version) > 50, len(by_version)
+    with open(os.path.join(TOP, "conformance", "cases", "functions-searching.json"),
+              encoding="utf-8") as f:
+        spec_of = {c["id"]: c["spec"] for c in json.load(f)["cases"]}
+    for c in by_version:
+        assert "declares array API 2023.12" in c["reason"], c
+        if c["id"] in spec_of:
+            assert any(statements[s]["source"]["document"] == "array-api" and
+                       "2023.12" not in statements[s]["versions"] for s in spec_of[c["id"]])
+    assert cases["fn.searchsorted.v2025-12.scalar-x2"]["skip_source"] == "version"
+    assert cases["promotion.api.add.int8.scalar-int"]["status"] == "pass", \
+        cases["promotion.api.add.int8.scalar-int"]
+    wrong = [c for c in cases.values() if c["status"] == "fail" and
+             "object has no attribute" in c.get("reason", "")]
+    assert not wrong, wrong[:3]

@@ -649,6 +649,9 @@ class NamespaceBackend(ArrayAPIBackend):
         return self.move(x, dev, **kw)
 
     def binary(self, fn: str, x1: Any, x2: Any) -> Array:
+        op = self.scalar_operator(fn, x1, x2)
+        if op is not None:
+            return op(x1, x2)
         return self.fn(fn, x1, x2)
 
     def unary(self, fn: str, x: Array) -> Array:
