@@ -41,6 +41,11 @@
 
 #define MAX_REPLY_LINE DSR_PROTOCOL_MAX_REPLY
 #define STDERR_TAIL 4096
+/* The lines of stderr that say why a library stopped (see WHY_MARKERS), kept apart from the
+ * tail: a long stack trace pushes them out of the last 4 KiB. The last WHY_LINES of them,
+ * each cut at WHY_LINE bytes. */
+#define WHY_LINES 3
+#define WHY_LINE 400
 
 _Atomic int dsr__interrupted; /* atomic: read by the worker threads of --jobs N */
 
@@ -65,8 +70,12 @@ struct dsr_adapter {
     dsr_buf rbuf;   /* bytes read from stdout and not yet returned */
     size_t scanned; /* rbuf[0..scanned) holds no '\n' */
     char ring[STDERR_TAIL];
-    size_t ring_len; /* total bytes written into the ring since the last clear */
-    char *tail;      /* linearised copy handed out by dsr__adapter_stderr */
+    size_t ring_len;         /* total bytes written into the ring since the last clear */
+    char *tail;              /* linearised copy handed out by dsr__adapter_stderr */
+    char line[WHY_LINE + 1]; /* the stderr line being read (cut at WHY_LINE bytes) */
+    size_t line_len;
+    char why[WHY_LINES][WHY_LINE + 1]; /* the last lines that say why, oldest first */
+    int nwhy;
     char death[160];
 };
 
@@ -159,10 +168,56 @@ static void close_fd(int *fd)
     *fd = -1;
 }
 
+/* What libraries print on the line that says why they stop: a failed check (glog's "Check
+ * failed", assert's "Assertion"), an error or exception named (Python's last traceback line
+ * "ValueError: ...", C++'s "what():"), a fatal log line or a panic. */
+static const char *const WHY_MARKERS[] = {
+    "Check failed", "Assertion", "assert",           "Error",   "error:",
+    "ERROR",        "Exception", "exception",        "FATAL",   "Fatal",
+    "fatal",        "panic",     "terminate called", "what():", "Segmentation fault",
+    "Aborted",
+};
+
+/* A frame of a stack trace (glog's "    @ 0x...", a backtrace's "#3 0x...", Python's
+ * "  File ...", Java's "at ..."): it names functions, some of them "...Fatal...", never why. */
+static bool is_frame(const char *line)
+{
+    line += strspn(line, " \t");
+    return line[0] == '@' || line[0] == '#' || !strncmp(line, "0x", 2) ||
+           !strncmp(line, "File \"", 6) || !strncmp(line, "at ", 3);
+}
+
+static bool says_why(const char *line)
+{
+    if (is_frame(line)) return false;
+    for (size_t i = 0; i < sizeof WHY_MARKERS / sizeof *WHY_MARKERS; i++)
+        if (strstr(line, WHY_MARKERS[i])) return true;
+    return false;
+}
+
+/* The line just read ends: kept when it says why, the oldest kept line dropped. */
+static void line_end(dsr_adapter *a)
+{
+    a->line[a->line_len] = '\0';
+    if (a->line_len && says_why(a->line)) {
+        if (a->nwhy == WHY_LINES) {
+            memmove(a->why[0], a->why[1], sizeof a->why[0] * (WHY_LINES - 1));
+            a->nwhy--;
+        }
+        memcpy(a->why[a->nwhy++], a->line, a->line_len + 1);
+    }
+    a->line_len = 0;
+}
+
 static void ring_add(dsr_adapter *a, const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++) {
         a->ring[(a->ring_len + i) % STDERR_TAIL] = s[i];
+        if (s[i] == '\n')
+            line_end(a);
+        else if (a->line_len < WHY_LINE)
+            a->line[a->line_len++] = s[i];
+    }
     a->ring_len += n;
 }
 
@@ -647,16 +702,44 @@ const char *dsr__adapter_death(const dsr_adapter *a)
     return a->death;
 }
 
+const char *dsr__adapter_why(dsr_adapter *a)
+{
+    if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
+    a->line[a->line_len] = '\0';
+    if (a->line_len && says_why(a->line)) line_end(a); /* the last line, unended */
+    return a->nwhy ? a->why[a->nwhy - 1] : NULL;
+}
+
 const char *dsr__adapter_stderr(dsr_adapter *a)
 {
     if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
     size_t n = a->ring_len < STDERR_TAIL ? a->ring_len : STDERR_TAIL;
     size_t start = a->ring_len < STDERR_TAIL ? 0 : a->ring_len % STDERR_TAIL;
     free(a->tail);
-    a->tail = dsr__xmalloc(n + 1);
+    /* The lines that say why and fell out of the tail come first, marked as such. */
+    dsr_buf b = {0};
+    if (a->ring_len > STDERR_TAIL) {
+        for (int i = 0; i < a->nwhy; i++) {
+            if (!b.len) dsr__buf_puts(&b, "[earlier lines that say why]\n");
+            dsr__buf_printf(&b, "%s\n", a->why[i]);
+        }
+        if (b.len) dsr__buf_puts(&b, "[the last lines]\n");
+    }
+    size_t head = b.len;
+    a->tail = dsr__xmalloc(head + n + 1);
+    if (head) memcpy(a->tail, b.data, head);
+    dsr__buf_free(&b);
     for (size_t i = 0; i < n; i++)
-        a->tail[i] = a->ring[(start + i) % STDERR_TAIL];
-    a->tail[n] = '\0';
+        a->tail[head + i] = a->ring[(start + i) % STDERR_TAIL];
+    a->tail[head + n] = '\0';
+    /* A character split by the ring's start is cut below; the head is whole lines. */
+    if (head) {
+        size_t off = head;
+        while (off < head + n && ((unsigned char)a->tail[off] & 0xC0) == 0x80)
+            off++;
+        memmove(a->tail + head, a->tail + off, head + n - off + 1);
+        n = head + n - off;
+    }
     /* The tail goes into JSON and XML: cut a split character at the start and replace
      * anything that is not UTF-8 or is a control character other than newline and tab. */
     size_t off = 0;
@@ -677,4 +760,6 @@ void dsr__adapter_stderr_clear(dsr_adapter *a)
 {
     if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
     a->ring_len = 0;
+    a->line_len = 0;
+    a->nwhy = 0;
 }

@@ -195,9 +195,13 @@ dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_repl
     switch (io) {
     case DSR_IO_OK:
         break;
-    case DSR_IO_DEAD:
-        failmsg(c, "the adapter died during %s: %s", op, dsr__adapter_death(c->ad));
+    case DSR_IO_DEAD: {
+        /* The line where the library said why, when it did (a failed check, an error). */
+        const char *why = dsr__adapter_why(c->ad);
+        failmsg(c, "the adapter died during %s: %s%s%.400s", op, dsr__adapter_death(c->ad),
+                why ? "; it said: " : "", why ? why : "");
         return DSR_END_CRASH;
+    }
     case DSR_IO_TIMEOUT:
         failmsg(c,
                 "no reply to %s within the case's %.3g s (--timeout); the adapter's process "

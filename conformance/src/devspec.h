@@ -450,8 +450,12 @@ void dsr__adapter_destroy(dsr_adapter *a);
 bool dsr__adapter_in_process(const dsr_adapter *a);
 /* After DSR_IO_DEAD: how the worker ended, e.g. "killed by signal 11 (SIGSEGV)". */
 const char *dsr__adapter_death(const dsr_adapter *a);
-/* The last few KiB of the worker's stderr (since the last dsr__adapter_stderr_clear). */
+/* The last few KiB of the worker's stderr (since the last dsr__adapter_stderr_clear),
+ * preceded by the lines that say why (dsr__adapter_why) when they fell out of it. */
 const char *dsr__adapter_stderr(dsr_adapter *a);
+/* The last line of the worker's stderr since the last clear that says why it stopped (a
+ * failed check, an error or exception named, a fatal log line), or NULL. */
+const char *dsr__adapter_why(dsr_adapter *a);
 void dsr__adapter_stderr_clear(dsr_adapter *a);
 /* Set from the SIGINT handler; the transports return DSR_IO_INTERRUPTED when set. */
 extern _Atomic int dsr__interrupted;

@@ -124,6 +124,15 @@ def test_misbehaving_adapter(env: Env) -> None:
         cases["bad.segv"].get("stderr"))
     assert "signal 6 (SIGABRT)" in cases["bad.abort"]["reason"], why(
         "an abort is SIGABRT", "SIGABRT", cases["bad.abort"]["reason"])
+    # The line that says why stays, in the reason and in the kept stderr, though 200 frames
+    # of stack trace after it fill the 4 KiB tail; no frame is taken for the reason.
+    assert "it said: F1206 fake.cpp:137] Check failed: device_ok" in \
+        cases["bad.abort"]["reason"], why("a crash's reason carries the library's message",
+                                          "it said: ... Check failed", cases["bad.abort"]["reason"])
+    kept = cases["bad.abort"].get("stderr", "")
+    assert kept.startswith("[earlier lines that say why]\nF1206 fake.cpp:137] Check failed") \
+        and "frame199()" in kept, why("stderr keeps the why line before the tail",
+                                      "[earlier lines that say why]", kept[:300])
     assert "exited with status 3" in cases["bad.exit"]["reason"], why(
         "an exit names the status", "exited with status 3", cases["bad.exit"]["reason"])
     assert "partial line" in cases["bad.partial"]["reason"], why(

@@ -61,6 +61,39 @@ class OneFlowBackend(TorchLikeBackend):
     def library_version(self) -> str:
         return str(self.flow.__version__)
 
+    # -- device names: devspec's gpu is OneFlow's cuda ---------------------------------------
+    # spec/decisions.md ("OneFlow devices", the accelerator): adapters translate device type
+    # names, so a case's "gpu:1" reaches OneFlow as "cuda:1" and OneFlow's "cuda" is reported
+    # as type "gpu"; the device's str stays OneFlow's own ("cuda:1"), as the library names it.
+    # Only the type name is translated: the index and everything else reach OneFlow as given
+    # (so "gpu:-1" is OneFlow's "cuda:-1", which it takes for cuda:0).
+
+    @staticmethod
+    def _to_flow(text: str) -> str:
+        kind, colon, rest = text.partition(":")
+        return ("cuda" if kind == "gpu" else kind) + colon + rest
+
+    def parse_device(self, text: str) -> Device:
+        return self.flow.device(self._to_flow(text))
+
+    def parse_current_device(self, text: str) -> Device:
+        return self.flow.device(self._to_flow(text))
+
+    def device_from_type_index(self, type_: str, index: int) -> Device:
+        return self.flow.device(self._to_flow(type_), index)
+
+    def _kw(self, kw: Kw) -> Kw:
+        out = super()._kw(kw)
+        if isinstance(out.get("device"), str):  # a device= string of the case's
+            out["device"] = self._to_flow(out["device"])
+        return out
+
+    def describe_device(self, dev: Device) -> dict[str, Any]:
+        described = super().describe_device(dev)
+        if described["type"] == "cuda":
+            described["type"] = "gpu"
+        return described
+
     def devices(self) -> list[Device]:
         # OneFlow keeps CPU devices apart by index (any index makes tensors; tensors on cpu:0
         # and cpu:1 refuse to mix), so two of them give the mixed-device cases a second
@@ -199,8 +232,27 @@ class OneFlowBackend(TorchLikeBackend):
         world = self._world()
         pl = self._placement(x.placement)
         if x.value is not None:
-            # The same whole value on every rank: broadcast (rank 0's data, every rank's
-            # alike), then OneFlow's own conversion to the asked sbp.
+            if all(s.kind != "partial_sum" for s in x.sbp) and 0 not in x.value.shape:
+                # As a OneFlow user makes one: the whole value (the same on every rank) with
+                # the placement and the sbp, and OneFlow keeps each rank's part of it. This
+                # never converts, so a dtype whose conversion fails (float16 on CPU) still
+                # reaches the conversion a case is about.
+                return self.flow.tensor(nest(x.value.data, x.value.shape),
+                                        dtype=self.dtype(x.value.dtype), placement=pl,
+                                        sbp=self._sbps(x.sbp))
+            flat = [r for r in x.placement.ranks if not isinstance(r, list)]
+            if (len(x.sbp) == 1 and len(flat) == len(x.placement.ranks) and flat and
+                    0 not in x.value.shape):
+                # A partial sum from a whole value on a flat placement, as a OneFlow user
+                # makes one from local data: the value on the placement's first rank and
+                # zeros on the others (spec/decisions.md, Global arrays), each rank's
+                # tensor taken as its part with to_global, which moves nothing.
+                mine = self.asarray_typed(x.value, {})
+                if self.rank != flat[0]:
+                    mine = self.flow.zeros_like(mine)
+                return mine.to_global(placement=pl, sbp=self._sbps(x.sbp))
+            # Otherwise (a 2-d placement, an empty value): a broadcast of the value, then
+            # OneFlow's own conversion to the asked sbp.
             whole = self.asarray_typed(x.value, {})
             b = whole.to_global(placement=pl,
                                 sbp=(self.flow.sbp.broadcast,) * len(x.sbp))
@@ -227,12 +279,11 @@ class OneFlowBackend(TorchLikeBackend):
         return self.read(t)
 
     def global_describe(self, x: Array) -> GlobalInfo:
-        import numpy
         pl = x.placement
-        ranks = [int(r) for r in numpy.asarray(pl.ranks).reshape(-1)]
         whole = x.to_global(sbp=(self.flow.sbp.broadcast,) * len(x.sbp))
-        # A rank outside the placement holds no piece; OneFlow gives it an empty local
-        # tensor, also for the value, and that is what it reports.
-        mine = self._piece(x.to_local()) if self.rank in ranks else None
+        # A rank outside the placement holds no piece of the data; OneFlow gives it an
+        # empty local tensor (shape (0, 0) for a 2-d array), also for the value, and that is
+        # what it reports, as OneFlow reports it.
+        mine = self._piece(x.to_local())
         return GlobalInfo(self.array_dtype(x), tuple(int(n) for n in x.shape), str(pl),
                           [str(s) for s in x.sbp], self._piece(whole.to_local()), [mine])
