@@ -515,6 +515,8 @@ typedef struct dsr_result {
     cJSON *steps;      /* the steps that held and how (report.json, case.steps; owned) */
     int stopped_at;    /* the step whose stop alternative ended the case as a pass; -1 */
     char *stop_reason; /* why it stopped there; or NULL */
+    char *call;        /* a failed step as the library saw it (explain.c); or NULL */
+    cJSON *devices;    /* {handle: the library's name} for the handles it mentions; or NULL */
     double duration;
 } dsr_result;
 
@@ -645,6 +647,9 @@ void dsr__client_free(dsr_client *c);
 /* --trace PATH: from now on every request and reply line goes to PATH, "> " or "< " first.
  * Returns 0, or -1 with errno set. */
 int dsr__client_trace_open(const char *path);
+/* --trace: TEXT as a line of its own, "# " first (newlines made spaces): what the runner
+ * learnt about a handle (the library's name of a device), for a reader of the trace. */
+void dsr__client_trace_note(const char *text);
 /* Closes the trace; false when a write to it failed. */
 bool dsr__client_trace_close(void);
 
@@ -674,6 +679,15 @@ dsr_end dsr__judge_step(dsr_judge *j, const dsr_step *st, const dsr_reply *rep, 
  * for an either step, the alternative ALT; a STOP alternative ends the case there, and why. */
 void dsr__judge_held(dsr_result *res, const dsr_case *c, int s, const dsr_reply *rep, int alt,
                      bool stop);
+
+/* ---- explain.c ------------------------------------------------------------------- */
+
+/* After RES, a failure at step RES->step of C, asks CL what the handles it mentions are
+ * (device.describe, array.describe), with BINDINGS the case's: sets RES->call (the step with
+ * devices and arrays by the library's names), RES->devices (each device handle's name) and
+ * rewrites RES->reason with the names and the library's innermost traceback frame. */
+void dsr__explain_failure(dsr_client *cl, const dsr_case *c, const cJSON *bindings,
+                          dsr_result *res);
 
 /* ---- run.c ----------------------------------------------------------------------- */
 

@@ -184,6 +184,8 @@ cJSON *dsr__report_case(const dsr_result *res)
         cJSON_AddNumberToObject(j, "step", res->step);
         cJSON_AddStringToObject(j, "op", c->steps[res->step].op);
     }
+    if (res->call) cJSON_AddStringToObject(j, "call", res->call);
+    if (res->devices) cJSON_AddItemToObject(j, "devices", cJSON_Duplicate(res->devices, true));
     if (res->expected) cJSON_AddItemToObject(j, "expected", cJSON_Duplicate(res->expected, true));
     if (res->observed) cJSON_AddItemToObject(j, "observed", cJSON_Duplicate(res->observed, true));
     if (res->stderr_tail) cJSON_AddStringToObject(j, "stderr", res->stderr_tail);
