@@ -137,8 +137,8 @@ static bool known_feature(dsr_loader *L, const char *name)
     return true;
 }
 
-static const char *const CASE_KEYS[] = {"id",      "description", "spec",  "features",
-                                        "devices", "ranks",       "steps", NULL};
+static const char *const CASE_KEYS[] = {"id",    "description", "spec",  "features", "devices",
+                                        "ranks", "decision",    "steps", NULL};
 
 /* A case's "devices" (given: returned) and "ranks" (1 when not given). */
 static const cJSON *load_devices_ranks(dsr_loader *L, dsr_case *c, const cJSON *v)
@@ -233,6 +233,17 @@ static void load_case(dsr_loader *L, dsr_case *c, const cJSON *v)
     }
 
     const cJSON *devices = load_devices_ranks(L, c, v);
+
+    /* decision: where the standard is silent, the decision the expectation rests on */
+    const cJSON *decision = cJSON_GetObjectItemCaseSensitive(v, "decision");
+    if (decision) {
+        dsr__load_push_key(L, "decision");
+        if (!cJSON_IsString(decision) || !decision->valuestring[0])
+            dsr__load_problem(L, "must be a non-empty string (a point of spec/decisions.md)");
+        else
+            c->decision = decision->valuestring;
+        dsr__load_pop(L);
+    }
 
     const cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
     L->nbound = 0;

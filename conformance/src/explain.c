@@ -216,8 +216,7 @@ static const char *last_frame(const cJSON *observed)
     return cJSON_IsString(last) ? last->valuestring : NULL;
 }
 
-void dsr__explain_failure(dsr_client *cl, const dsr_case *c, const cJSON *bindings,
-                          dsr_result *res)
+void dsr__explain_failure(dsr_client *cl, const dsr_case *c, const cJSON *bindings, dsr_result *res)
 {
     if (res->step < 0 || res->step >= c->nsteps || cl->broken) return;
     const dsr_step *st = &c->steps[res->step];

@@ -246,6 +246,7 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
 {
     memset(res, 0, sizeof *res);
     res->c = c;
+    res->basis = dsr__case_basis(r->reg, c, NULL);
     res->step = -1;
     res->stopped_at = -1;
     res->expectation = x;

@@ -192,6 +192,14 @@ static void print_profiles(FILE *out, const dsr_run_state *r, const cJSON *foote
         int k = 0;
         cJSON_ArrayForEach(l, lacks) fprintf(out, "%s%s", k++ ? ", " : ": lacks ", l->valuestring);
         fprintf(out, " (%d of %d cases passed", passed, n);
+        /* Failures that rest on a should or on a devspec decision never decide the verdict:
+         * they are shown apart (decisions, Runner and reports 35). */
+        int should =
+            (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "should_failed"));
+        int differs =
+            (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "differs_from_reading"));
+        if (should > 0) fprintf(out, "; short of a should: %d", should);
+        if (differs > 0) fprintf(out, "; differs from the reference reading: %d", differs);
         if (cJSON_GetArraySize(missing) > 0) {
             fputs("; not claimed:", out);
             const cJSON *m;
