@@ -129,6 +129,15 @@ static void print_unexpected(FILE *out, const dsr_run_state *r)
             put_reason(out, res->call);
             fputc('\n', out);
         }
+        /* The library's innermost frame, where it raised (the reason's end may be cut). */
+        const cJSON *tb = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(res->observed, "error"), "traceback");
+        const cJSON *frame = cJSON_GetArrayItem(tb, cJSON_GetArraySize(tb) - 1);
+        if (cJSON_IsString(frame)) {
+            fputs(cs[k].count > 1 ? "        raised at: " : "           raised at: ", out);
+            put_reason(out, frame->valuestring);
+            fputc('\n', out);
+        }
     }
     if (ncs > MAX_LISTED)
         fprintf(out, "  ... and %d more causes (see the report)\n", ncs - MAX_LISTED);

@@ -126,6 +126,8 @@ def check_names(c: dict, trace: str, err: str, out: str) -> None:
         "the summary's example shows the call", "call: array.describe(...)", err[-2000:])
     assert 'call: "array.describe(array=float64[1] on cpu)"' in out, why(
         "TAP's YAML block shows the call", "call: ...", out[-3000:])
+    assert "raised at: fake/library.py:42 in parse: raise ValueError(text)" in err, why(
+        "the summary's example shows where the library raised", "raised at: ...", err[-2000:])
     assert "device#" not in err.split("\nunexpected:\n", 1)[-1], why(
         "no handle number in the summary", "names only", err[-2000:])
 
@@ -158,7 +160,9 @@ def test_fail_run(env: Env) -> None:
         c["reason"])
     assert (
         c["observed"] == {"error": {"kind": "ValueError", "origin": "library",
-                                    "message": "unknown device string 'nope'"}}
+                                    "message": "unknown device string 'nope'",
+                                    "traceback": ["fake/library.py:42 in parse: raise "
+                                                  "ValueError(text)"]}}
     ), why(
         "the observed error is recorded", "error object", c["observed"])
     c = cases["fail.negative-zero"]
