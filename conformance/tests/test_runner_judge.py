@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from support import (
     CASES,
@@ -107,7 +108,7 @@ def test_exact_values_fail(env: Env) -> None:
         "JUnit and TAP show both integers in full", "both integers", (x[-400:], out[-400:]))
 
 
-def check_names(c: dict, trace: str, err: str, out: str) -> None:
+def check_names(c: dict[str, Any], trace: str, err: str, out: str) -> None:
     """A failure names devices by the library's names, never by handle, and says the failing
     step's call (issue 36, "What a failure says"): in the report, the summary, TAP and the
     trace's notes."""
