@@ -169,6 +169,20 @@ static const cJSON *load_devices_ranks(dsr_loader *L, dsr_case *c, const cJSON *
     return devices;
 }
 
+/* A case's "decision": where the standard is silent, the point of spec/decisions.md its
+ * expectation rests on (spec/tools/check.py checks that the point exists). */
+static void load_decision(dsr_loader *L, dsr_case *c, const cJSON *v)
+{
+    const cJSON *decision = cJSON_GetObjectItemCaseSensitive(v, "decision");
+    if (!decision) return;
+    dsr__load_push_key(L, "decision");
+    if (!cJSON_IsString(decision) || !decision->valuestring[0])
+        dsr__load_problem(L, "must be a non-empty string (a point of spec/decisions.md)");
+    else
+        c->decision = decision->valuestring;
+    dsr__load_pop(L);
+}
+
 /* A case's fields in the order spec/schema/case.json lists them, as load_step. */
 static void load_case(dsr_loader *L, dsr_case *c, const cJSON *v)
 {
@@ -233,17 +247,7 @@ static void load_case(dsr_loader *L, dsr_case *c, const cJSON *v)
     }
 
     const cJSON *devices = load_devices_ranks(L, c, v);
-
-    /* decision: where the standard is silent, the decision the expectation rests on */
-    const cJSON *decision = cJSON_GetObjectItemCaseSensitive(v, "decision");
-    if (decision) {
-        dsr__load_push_key(L, "decision");
-        if (!cJSON_IsString(decision) || !decision->valuestring[0])
-            dsr__load_problem(L, "must be a non-empty string (a point of spec/decisions.md)");
-        else
-            c->decision = decision->valuestring;
-        dsr__load_pop(L);
-    }
+    load_decision(L, c, v);
 
     const cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
     L->nbound = 0;
