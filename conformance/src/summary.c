@@ -114,7 +114,7 @@ static void print_unexpected(FILE *out, const dsr_run_state *r)
         if (cs[k].count > 1) {
             fprintf(out, "  %d x ", cs[k].count);
             put_headline(out, res);
-            fputs(", like\n      e.g. ", out);
+            fputs("\n      e.g. ", out);
         } else {
             fprintf(out, "  %-8s ", dsr__status_name(res->status));
         }
