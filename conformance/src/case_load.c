@@ -137,8 +137,8 @@ static bool known_feature(dsr_loader *L, const char *name)
     return true;
 }
 
-static const char *const CASE_KEYS[] = {"id",      "description", "spec",  "features",
-                                        "devices", "ranks",       "steps", NULL};
+static const char *const CASE_KEYS[] = {"id",    "description", "spec",  "features", "devices",
+                                        "ranks", "decision",    "steps", NULL};
 
 /* A case's "devices" (given: returned) and "ranks" (1 when not given). */
 static const cJSON *load_devices_ranks(dsr_loader *L, dsr_case *c, const cJSON *v)
@@ -167,6 +167,20 @@ static const cJSON *load_devices_ranks(dsr_loader *L, dsr_case *c, const cJSON *
     }
     L->ranks = c->ranks;
     return devices;
+}
+
+/* A case's "decision": where the standard is silent, the point of spec/decisions.md its
+ * expectation rests on (spec/tools/check.py checks that the point exists). */
+static void load_decision(dsr_loader *L, dsr_case *c, const cJSON *v)
+{
+    const cJSON *decision = cJSON_GetObjectItemCaseSensitive(v, "decision");
+    if (!decision) return;
+    dsr__load_push_key(L, "decision");
+    if (!cJSON_IsString(decision) || !decision->valuestring[0])
+        dsr__load_problem(L, "must be a non-empty string (a point of spec/decisions.md)");
+    else
+        c->decision = decision->valuestring;
+    dsr__load_pop(L);
 }
 
 /* A case's fields in the order spec/schema/case.json lists them, as load_step. */
@@ -233,6 +247,7 @@ static void load_case(dsr_loader *L, dsr_case *c, const cJSON *v)
     }
 
     const cJSON *devices = load_devices_ranks(L, c, v);
+    load_decision(L, c, v);
 
     const cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
     L->nbound = 0;

@@ -25,6 +25,24 @@ static void failmsg(dsr_client *c, const char *fmt, ...)
     dsr__buf_puts(&c->msg, tmp);
 }
 
+/* --trace: what each device handle of the hello is, by the library's name, so that a handle
+ * in a later line can be read without the runner. */
+static void note_devices(const cJSON *hello)
+{
+    const cJSON *strs = cJSON_GetObjectItemCaseSensitive(hello, "device_strs");
+    int i = 0;
+    const cJSON *d;
+    cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(hello, "devices"))
+    {
+        const cJSON *s = cJSON_GetArrayItem(strs, i++);
+        if (!cJSON_IsString(d) || !cJSON_IsString(s)) continue;
+        dsr_buf note = {0};
+        dsr__buf_printf(&note, "%s is the library's %s (hello)", d->valuestring, s->valuestring);
+        dsr__client_trace_note(note.data);
+        dsr__buf_free(&note);
+    }
+}
+
 static int hello(dsr_client *c, char *err, size_t errlen);
 
 /* --trace FILE: every request and reply line of the run, "> " and "< " before each; the
@@ -45,6 +63,18 @@ bool dsr__client_trace_close(void)
     ok = fclose(trace_file) == 0 && ok;
     trace_file = NULL;
     return ok;
+}
+
+void dsr__client_trace_note(const char *text)
+{
+    if (!trace_file) return;
+    pthread_mutex_lock(&trace_lock);
+    fputs("# ", trace_file);
+    for (; *text; text++)
+        fputc(*text == '\n' || *text == '\r' ? ' ' : *text, trace_file);
+    fputc('\n', trace_file);
+    fflush(trace_file);
+    pthread_mutex_unlock(&trace_lock);
 }
 
 static void trace(const char *dir, const char *line, size_t len)
@@ -354,6 +384,7 @@ static int hello(dsr_client *c, char *err, size_t errlen)
     c->hello = cJSON_DetachItemFromObjectCaseSensitive(rep.doc, "result");
     cJSON_Delete(rep.doc);
     bind_devices(c);
+    note_devices(c->hello);
     const cJSON *ranks = cJSON_GetObjectItemCaseSensitive(c->hello, "ranks");
     c->nranks = cJSON_IsNumber(ranks) && ranks->valuedouble >= 1 ? (int)ranks->valuedouble : 1;
     return 0;

@@ -535,6 +535,7 @@ static cJSON *library_json(const lib *l)
         cJSON *pj = cJSON_AddObjectToObject(prof, p->string);
         copy_fields(pj, p,
                     (const char *const[]){"verdict", "cases", "passed", "failed", "skipped",
+                                          "should_failed", "differs_from_reading",
                                           "missing_features", NULL});
     }
     return j;
@@ -559,8 +560,9 @@ static cJSON *cell_json(const cJSON *c, const char *key, const char *path)
     cJSON_AddStringToObject(j, "status", st);
     if (!same) cJSON_AddStringToObject(j, "observed_status", raw);
     if (path) cJSON_AddStringToObject(j, "path", path);
-    static const char *const keys[] = {"reason",   "skip_source", "step",   "op",
-                                       "expected", "observed",    "stderr", "lacks"};
+    static const char *const keys[] = {"reason", "skip_source", "step",     "op",
+                                       "call",   "expected",    "observed", "stderr",
+                                       "lacks",  "rests_on",    "decision"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         copy_field(j, c, keys[i]);
     const cJSON *ex = cJSON_GetObjectItemCaseSensitive(c, "expectation");

@@ -248,6 +248,7 @@ typedef struct dsr_statement {
     char **versions;
     int nversions;
     bool testable;
+    cJSON *levels; /* {version: level} where it differs from level (owned); or NULL */
 } dsr_statement;
 
 typedef struct dsr_registry {
@@ -337,7 +338,8 @@ typedef struct dsr_case {
     const char **features;
     int nfeatures;
     int devices;
-    int ranks; /* how many ranks an SPMD adapter must run (1 unless the case says) */
+    int ranks;            /* how many ranks an SPMD adapter must run (1 unless the case says) */
+    const char *decision; /* the devspec decision its expectation rests on; or NULL */
     dsr_step *steps;
     int nsteps;
 } dsr_case;
@@ -503,6 +505,9 @@ cJSON *dsr__resolve(const cJSON *bindings, const cJSON *v);
 
 /* ---- results and options: what a run is asked and what it found -------------------- */
 
+/* What a case's expectation rests on (spec/decisions.md, Runner and reports 35). */
+typedef enum dsr_basis { DSR_BASIS_MUST, DSR_BASIS_SHOULD, DSR_BASIS_DECISION } dsr_basis;
+
 typedef struct dsr_result {
     const dsr_case *c;
     dsr_status status;
@@ -519,6 +524,9 @@ typedef struct dsr_result {
     cJSON *steps;      /* the steps that held and how (report.json, case.steps; owned) */
     int stopped_at;    /* the step whose stop alternative ended the case as a pass; -1 */
     char *stop_reason; /* why it stopped there; or NULL */
+    dsr_basis basis;   /* what its expectation rests on, at the newest levels (profile.c) */
+    char *call;        /* a failed step as the library saw it (explain.c); or NULL */
+    cJSON *devices;    /* {handle: the library's name} for the handles it mentions; or NULL */
     double duration;
 } dsr_result;
 
@@ -562,6 +570,12 @@ typedef struct dsr_options {
  * least one statement it cites applies, and none it cites from the profile's document is
  * outside the profile's version. */
 bool dsr__case_counts(const dsr_registry *reg, const dsr_case *c, const dsr_profile *p);
+/* "must", "should", "decision", by dsr_basis. */
+extern const char *const dsr__basis_names[];
+/* C's basis for profile P (NULL: at each statement's newest level): a decision where the case
+ * names one; else "should" where a statement it cites that applies is at most a should (or a
+ * may) at P's version, "must" where every one is a must (or implementation-defined). */
+dsr_basis dsr__case_basis(const dsr_registry *reg, const dsr_case *c, const dsr_profile *p);
 /* True when C passes the --case/--feature/--exclude-feature/--profile filters. */
 bool dsr__case_selected(const dsr_options *o, const dsr_registry *reg, const dsr_case *c);
 /* True when the hello result HELLO claims FEATURE; false when HELLO is NULL. */
@@ -578,6 +592,8 @@ const dsr_statement *dsr__case_beyond_version(const dsr_registry *reg, const dsr
 /* How the cases that count for a profile ended. */
 typedef struct dsr_tally {
     int cases, passed, failed, skipped, not_run;
+    int should_failed; /* failed cases resting on a should (never a verdict's failures) */
+    int differs;       /* failed cases resting on a devspec decision: the reference reading */
 } dsr_tally;
 
 typedef enum dsr_verdict_kind {
@@ -657,6 +673,9 @@ void dsr__client_free(dsr_client *c);
 /* --trace PATH: from now on every request and reply line goes to PATH, "> " or "< " first.
  * Returns 0, or -1 with errno set. */
 int dsr__client_trace_open(const char *path);
+/* --trace: TEXT as a line of its own, "# " first (newlines made spaces): what the runner
+ * learnt about a handle (the library's name of a device), for a reader of the trace. */
+void dsr__client_trace_note(const char *text);
 /* Closes the trace; false when a write to it failed. */
 bool dsr__client_trace_close(void);
 
@@ -686,6 +705,15 @@ dsr_end dsr__judge_step(dsr_judge *j, const dsr_step *st, const dsr_reply *rep, 
  * for an either step, the alternative ALT; a STOP alternative ends the case there, and why. */
 void dsr__judge_held(dsr_result *res, const dsr_case *c, int s, const dsr_reply *rep, int alt,
                      bool stop);
+
+/* ---- explain.c ------------------------------------------------------------------- */
+
+/* After RES, a failure at step RES->step of C, asks CL what the handles it mentions are
+ * (device.describe, array.describe), with BINDINGS the case's: sets RES->call (the step with
+ * devices and arrays by the library's names), RES->devices (each device handle's name) and
+ * rewrites RES->reason with the names and the library's innermost traceback frame. */
+void dsr__explain_failure(dsr_client *cl, const dsr_case *c, const cJSON *bindings,
+                          dsr_result *res);
 
 /* ---- run.c ----------------------------------------------------------------------- */
 

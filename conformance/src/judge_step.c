@@ -45,6 +45,9 @@ static cJSON *error_json(const dsr_reply *rep)
     cJSON_AddStringToObject(e, "message", rep->message);
     cJSON_AddStringToObject(e, "origin", rep->origin);
     if (rep->lacks) cJSON_AddStringToObject(e, "lacks", rep->lacks);
+    const cJSON *tb = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(rep->doc, "error"), "traceback");
+    if (cJSON_IsArray(tb)) cJSON_AddItemToObject(e, "traceback", cJSON_Duplicate(tb, true));
     cJSON *w = cJSON_CreateObject();
     cJSON_AddItemToObject(w, "error", e);
     return w;

@@ -73,6 +73,33 @@ bool dsr__case_counts(const dsr_registry *reg, const dsr_case *c, const dsr_prof
     return applies;
 }
 
+const char *const dsr__basis_names[] = {"must", "should", "decision"};
+
+/* S's level at P's version: its "levels" entry for that version, else its level. */
+static const char *level_at(const dsr_statement *s, const dsr_profile *p)
+{
+    const cJSON *l = p && p->version && s->levels
+                         ? cJSON_GetObjectItemCaseSensitive(s->levels, p->version)
+                         : NULL;
+    return cJSON_IsString(l) ? l->valuestring : s->level;
+}
+
+/* A case checks everything it cites at once, so a failure can come from any of them: it
+ * rests on the weakest. An informative statement is checked, never counted; an
+ * implementation-defined one is checked through the outcomes the text allows (either). */
+dsr_basis dsr__case_basis(const dsr_registry *reg, const dsr_case *c, const dsr_profile *p)
+{
+    if (c->decision) return DSR_BASIS_DECISION;
+    dsr_basis b = DSR_BASIS_MUST;
+    for (int i = 0; i < c->nspec; i++) {
+        const dsr_statement *s = dsr__registry_statement(reg, c->spec[i]);
+        if (!s || (p && !dsr__statement_applies(s, p))) continue;
+        const char *level = level_at(s, p);
+        if (!strcmp(level, "should") || !strcmp(level, "may")) b = DSR_BASIS_SHOULD;
+    }
+    return b;
+}
+
 bool dsr__case_selected(const dsr_options *o, const dsr_registry *reg, const dsr_case *c)
 {
     if (o->ncase_globs) {
@@ -115,7 +142,10 @@ static void add_lacks(dsr_verdict *v, const dsr_result *res, int cap)
     if (v->nlacks < cap) v->lacks[v->nlacks++] = res->lacks;
 }
 
-static void tally(dsr_tally *t, const dsr_result *res)
+/* A failure counts against the verdict only where the case rests on a must (BASIS); one
+ * resting on a should or on a devspec decision is counted apart (decisions, Runner and
+ * reports 35). A lack is a lack whatever the basis: the library has no such function. */
+static void tally(dsr_tally *t, const dsr_result *res, dsr_basis basis)
 {
     t->cases++;
     if (!res)
@@ -124,6 +154,10 @@ static void tally(dsr_tally *t, const dsr_result *res)
         t->passed++;
     else if (res->status == DSR_SKIP)
         t->skipped++;
+    else if (basis == DSR_BASIS_DECISION && res->raw_status != DSR_LACKS)
+        t->differs++;
+    else if (basis == DSR_BASIS_SHOULD && res->raw_status != DSR_LACKS)
+        t->should_failed++;
     else
         t->failed++;
 }
@@ -154,7 +188,7 @@ void dsr__profile_verdict(const dsr_registry *reg, const dsr_suite *suite, const
                 optional = optional || opt;
             }
             const dsr_result *res = find_result(results, nresults, c);
-            tally(optional ? &v->optional : &v->required, res);
+            tally(optional ? &v->optional : &v->required, res, dsr__case_basis(reg, c, p));
             if (!optional) add_lacks(v, res, nresults);
         }
     }

@@ -158,6 +158,8 @@ int dsr__registry_load(dsr_registry *r, const char *spec_dir)
             s->versions =
                 string_list(cJSON_GetObjectItemCaseSensitive(it, "versions"), &s->nversions);
             s->testable = !cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(it, "testable"));
+            const cJSON *levels = cJSON_GetObjectItemCaseSensitive(it, "levels");
+            s->levels = cJSON_IsObject(levels) ? cJSON_Duplicate(levels, true) : NULL;
         }
         r->retired = string_list(cJSON_GetObjectItemCaseSensitive(root, "retired"), &r->nretired);
         cJSON_Delete(root);
@@ -188,6 +190,7 @@ void dsr__registry_free(dsr_registry *r)
         free(r->statements[i].text);
         free(r->statements[i].document);
         free_list(r->statements[i].versions, r->statements[i].nversions);
+        cJSON_Delete(r->statements[i].levels);
     }
     free(r->statements);
     free_list(r->retired, r->nretired);

@@ -174,6 +174,8 @@ cJSON *dsr__report_case(const dsr_result *res)
     cJSON_AddItemToObject(j, "spec", dsr__json_strings(c->spec, c->nspec));
     cJSON_AddStringToObject(j, "status", dsr__status_name(res->status));
     cJSON_AddStringToObject(j, "observed_status", dsr__status_name(res->raw_status));
+    cJSON_AddStringToObject(j, "rests_on", dsr__basis_names[res->basis]);
+    if (c->decision) cJSON_AddStringToObject(j, "decision", c->decision);
     if (res->expectation) {
         cJSON *e = cJSON_AddObjectToObject(j, "expectation");
         cJSON_AddStringToObject(e, "status", dsr__status_name(res->expectation->status));
@@ -187,6 +189,8 @@ cJSON *dsr__report_case(const dsr_result *res)
         cJSON_AddNumberToObject(j, "step", res->step);
         cJSON_AddStringToObject(j, "op", c->steps[res->step].op);
     }
+    if (res->call) cJSON_AddStringToObject(j, "call", res->call);
+    if (res->devices) cJSON_AddItemToObject(j, "devices", cJSON_Duplicate(res->devices, true));
     if (res->expected) cJSON_AddItemToObject(j, "expected", cJSON_Duplicate(res->expected, true));
     if (res->observed) cJSON_AddItemToObject(j, "observed", cJSON_Duplicate(res->observed, true));
     if (res->stderr_tail) cJSON_AddStringToObject(j, "stderr", res->stderr_tail);
@@ -220,6 +224,8 @@ static void tally_json(cJSON *j, const dsr_tally *t)
     cJSON_AddNumberToObject(j, "failed", t->failed);
     cJSON_AddNumberToObject(j, "skipped", t->skipped);
     cJSON_AddNumberToObject(j, "not_run", t->not_run);
+    cJSON_AddNumberToObject(j, "should_failed", t->should_failed);
+    cJSON_AddNumberToObject(j, "differs_from_reading", t->differs);
 }
 
 /* A profile's verdict as profile.c computes it, written down. */

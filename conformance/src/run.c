@@ -203,6 +203,7 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
         const char *tail = dsr__adapter_stderr(r->cl.ad);
         if (tail[0]) res->stderr_tail = dsr__xstrdup(tail);
     }
+    if (end == DSR_END_FAIL) dsr__explain_failure(&r->cl, c, r->bindings, res);
     if (end == DSR_END_CRASH || end == DSR_END_TIMEOUT) dsr__client_restart(&r->cl);
     sync_client(r);
     return !dsr__interrupted;
@@ -245,6 +246,7 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
 {
     memset(res, 0, sizeof *res);
     res->c = c;
+    res->basis = dsr__case_basis(r->reg, c, NULL);
     res->step = -1;
     res->stopped_at = -1;
     res->expectation = x;
@@ -305,6 +307,8 @@ static void free_result(dsr_result *res)
     free(res->stderr_tail);
     free(res->lacks);
     free(res->stop_reason);
+    free(res->call);
+    cJSON_Delete(res->devices);
     cJSON_Delete(res->expected);
     cJSON_Delete(res->observed);
     cJSON_Delete(res->steps);

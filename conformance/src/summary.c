@@ -41,9 +41,9 @@ static int count_of(const cJSON *counts, dsr_status s)
     return cJSON_IsNumber(n) ? (int)n->valuedouble : 0;
 }
 
-/* The unexpected results, with their reasons (at most MAX_LISTED). */
 /* What makes two unexpected results one cause: the status, the step and its op, and the
- * reason with its numbers (values, ids, handles) written as '#', up to 120 characters. */
+ * reason with its numbers (values, ids, handles) written as '#', up to 120 characters. The
+ * key only groups: what is shown is its headline (status, step, op) and a real example. */
 static char *cause_of(const dsr_result *res)
 {
     dsr_buf b = {0};
@@ -65,6 +65,13 @@ static char *cause_of(const dsr_result *res)
         }
     }
     return b.data;
+}
+
+/* A cause's headline: what its key says before the masked reason. */
+static void put_headline(FILE *out, const dsr_result *res)
+{
+    fputs(dsr__status_name(res->status), out);
+    if (res->step >= 0) fprintf(out, " at step %d (%s)", res->step, res->c->steps[res->step].op);
 }
 
 typedef struct cause {
@@ -105,7 +112,9 @@ static void print_unexpected(FILE *out, const dsr_run_state *r)
     for (int k = 0; k < ncs && k < MAX_LISTED; k++) {
         const dsr_result *res = &r->results[cs[k].first];
         if (cs[k].count > 1) {
-            fprintf(out, "  %d x %s\n      e.g. ", cs[k].count, cs[k].key);
+            fprintf(out, "  %d x ", cs[k].count);
+            put_headline(out, res);
+            fputs("\n      e.g. ", out);
         } else {
             fprintf(out, "  %-8s ", dsr__status_name(res->status));
         }
@@ -115,6 +124,20 @@ static void print_unexpected(FILE *out, const dsr_run_state *r)
         else
             put_reason(out, res->reason);
         fputc('\n', out);
+        if (res->call) {
+            fputs(cs[k].count > 1 ? "        call: " : "           call: ", out);
+            put_reason(out, res->call);
+            fputc('\n', out);
+        }
+        /* The library's innermost frame, where it raised (the reason's end may be cut). */
+        const cJSON *tb = cJSON_GetObjectItemCaseSensitive(
+            cJSON_GetObjectItemCaseSensitive(res->observed, "error"), "traceback");
+        const cJSON *frame = cJSON_GetArrayItem(tb, cJSON_GetArraySize(tb) - 1);
+        if (cJSON_IsString(frame)) {
+            fputs(cs[k].count > 1 ? "        raised at: " : "           raised at: ", out);
+            put_reason(out, frame->valuestring);
+            fputc('\n', out);
+        }
     }
     if (ncs > MAX_LISTED)
         fprintf(out, "  ... and %d more causes (see the report)\n", ncs - MAX_LISTED);
@@ -178,6 +201,14 @@ static void print_profiles(FILE *out, const dsr_run_state *r, const cJSON *foote
         int k = 0;
         cJSON_ArrayForEach(l, lacks) fprintf(out, "%s%s", k++ ? ", " : ": lacks ", l->valuestring);
         fprintf(out, " (%d of %d cases passed", passed, n);
+        /* Failures that rest on a should or on a devspec decision never decide the verdict:
+         * they are shown apart (decisions, Runner and reports 35). */
+        int should =
+            (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "should_failed"));
+        int differs =
+            (int)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "differs_from_reading"));
+        if (should > 0) fprintf(out, "; short of a should: %d", should);
+        if (differs > 0) fprintf(out, "; differs from the reference reading: %d", differs);
         if (cJSON_GetArraySize(missing) > 0) {
             fputs("; not claimed:", out);
             const cJSON *m;

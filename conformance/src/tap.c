@@ -170,6 +170,7 @@ void dsr__tap_result(dsr_tap *t, const dsr_result *r)
             dsr__buf_printf(&b, "      step: %d\n", r->step);
             yaml_line(&b, "op", c->steps[r->step].op);
         }
+        if (r->call) yaml_line(&b, "call", r->call);
         if (r->expected) yaml_json(&b, "expected", r->expected);
         if (r->observed) yaml_json(&b, "observed", r->observed);
         yaml_line(&b, "file", c->file->name);

@@ -206,6 +206,8 @@ def check_trace(env: Env, trace: str, name: str, requests: bool = True) -> None:
     with open(trace, encoding="utf-8", errors="replace") as f:
         for i, line in enumerate(f):
             d, text = line[:2], line[2:]
+            if d == "# ":  # the runner's note on a handle, not a message
+                continue
             try:
                 msg = json.loads(text)
             except ValueError as e:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from support import (
     CASES,
@@ -107,11 +108,39 @@ def test_exact_values_fail(env: Env) -> None:
         "JUnit and TAP show both integers in full", "both integers", (x[-400:], out[-400:]))
 
 
+def check_names(c: dict[str, Any], trace: str, err: str, out: str) -> None:
+    """A failure names devices by the library's names, never by handle, and says the failing
+    step's call (issue 36, "What a failure says"): in the report, the summary, TAP and the
+    trace's notes."""
+    assert "device#" not in c["reason"] and '"gpu:0"' in c["reason"], why(
+        "fail.other-device: the reason names the devices as the library does",
+        'expected "gpu:0", observed "cpu"', c["reason"])
+    assert c.get("call") == "array.describe(array=float64[1] on cpu)", why(
+        "fail.other-device: the call shows the array by dtype, shape and device name",
+        "array.describe(array=float64[1] on cpu)", c.get("call"))
+    assert c.get("devices") == {"device#1": "gpu:0", "device#0": "cpu"}, why(
+        "fail.other-device: the report keeps each handle's name", "{device#1: gpu:0, ...}",
+        c.get("devices"))
+    assert "# device#1 is the library's gpu:0 (hello)" in trace, why(
+        "--trace says what each hello device handle is", "# device#1 is ... gpu:0", trace[:400])
+    assert "call: array.describe(array=float64[1] on cpu)" in err, why(
+        "the summary's example shows the call", "call: array.describe(...)", err[-2000:])
+    assert 'call: "array.describe(array=float64[1] on cpu)"' in out, why(
+        "TAP's YAML block shows the call", "call: ...", out[-3000:])
+    assert "raised at: fake/library.py:42 in parse: raise ValueError(text)" in err, why(
+        "the summary's example shows where the library raised", "raised at: ...", err[-2000:])
+    assert "device#" not in err.split("\nunexpected:\n", 1)[-1], why(
+        "no handle number in the summary", "names only", err[-2000:])
+
+
 def test_fail_run(env: Env) -> None:
     rep, junit = env.path("fail.json"), env.path("fail.xml")
+    trace = env.path("fail.trace")
     rc, out, err = env.run(["run", "--cases", os.path.join(CASES, "fail.json"),
-                            "--adapter-cmd", fake_cmd(), "--report", rep, "--junit", junit])
+                            "--adapter-cmd", fake_cmd(), "--report", rep, "--junit", junit,
+                            "--trace", trace])
     assert rc == 1, why("fail.json: exit 1 on unexpected failures", 1, rc)
+    check_trace(env, trace, "fail.json (fake adapter, notes on device handles)")
     r = load_report(rep)
     st = statuses(r)
     want = {"fail.wrong-dtype": "fail", "fail.value-where-error": "fail",
@@ -123,6 +152,7 @@ def test_fail_run(env: Env) -> None:
     for k, v in want.items():
         assert st.get(k) == v, why(f"fail.json: {k} is {v}", v, st.get(k))
     cases = {c["id"]: c for c in r["cases"]}
+    check_names(cases["fail.other-device"], read(trace), err, out)
     c = cases["fail.error-where-value"]
     assert (
         "ValueError" in c["reason"] and "unknown device string" in c["reason"]
@@ -131,7 +161,9 @@ def test_fail_run(env: Env) -> None:
         c["reason"])
     assert (
         c["observed"] == {"error": {"kind": "ValueError", "origin": "library",
-                                    "message": "unknown device string 'nope'"}}
+                                    "message": "unknown device string 'nope'",
+                                    "traceback": ["fake/library.py:42 in parse: raise "
+                                                  "ValueError(text)"]}}
     ), why(
         "the observed error is recorded", "error object", c["observed"])
     c = cases["fail.negative-zero"]

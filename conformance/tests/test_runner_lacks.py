@@ -69,7 +69,7 @@ def test_lacks(env: Env) -> None:
     ), why(
         "the closing line counts the cases lacking", "1 passed, ..., 3 lacking in T s", last)
     assert (
-        "\n  3 x lacks at step 0 (array.create): the library lacks ones" in err and
+        "\n  3 x lacks at step 0 (array.create)\n" in err and
         "\n      e.g. lacks.plain: " in err
     ), why(
         "the summary groups the unexpected results by cause, with a count and an example",

@@ -567,6 +567,7 @@ class Checker:
         if not os.path.isdir(cdir):
             return
         seen: dict[str, Any] = {}
+        points = decision_points(os.path.join(self.root, "spec", "decisions.md"))
         for name in sorted(os.listdir(cdir)):
             if not name.endswith(".json"):
                 continue
@@ -584,6 +585,11 @@ class Checker:
                 else:
                     seen[cid] = (rel, cptr)
                 self.check_case_refs(rel, i, case, index)
+                if "decision" in case and points is not None and case["decision"] not in points:
+                    self.add(rel, pointer("cases", i, "decision"), "case-decision-exists",
+                             "%r names no point of spec/decisions.md (its section's title and "
+                             "the point's number: \"Arrays and operations 12\")"
+                             % case["decision"])
                 self.check_case_bindings(rel, i, case)
                 self.check_case_matchers(rel, i, case)
 
@@ -733,6 +739,26 @@ def _matchers(value: Json, path: list[str | int]) -> Iterator[tuple[list[str | i
     elif isinstance(value, list):
         for n, v in enumerate(value):
             yield from _matchers(v, [*path, n])
+
+
+def decision_points(path: str) -> set[str] | None:
+    """Every point of decisions.md as a case's "decision" names it: the title of its section
+    (a "## " or "### " heading) and its number, "Arrays and operations 12"; None for a tree
+    without decisions.md (a test's spec), whose cases' decisions are not checked."""
+    points: set[str] = set()
+    section = ""
+    if not os.path.exists(path):
+        return None
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            heading = re.match(r"#{2,3} (.+)", line)
+            if heading:
+                section = heading.group(1).strip()
+                continue
+            point = re.match(r"(\d+)\. ", line)
+            if point and section:
+                points.add("%s %s" % (section, point.group(1)))
+    return points
 
 
 def main(argv: list[str] | None = None) -> int:

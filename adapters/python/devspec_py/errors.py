@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import builtins
+import traceback
 
 # The error kinds, most specific first. An exception's kind is the first of these it is an
 # instance of, so a subclass of ValueError is ValueError, and NotImplementedError (itself a
@@ -74,3 +75,29 @@ def native_name(exc: BaseException) -> str:
     cls = type(exc)
     mod = cls.__module__
     return cls.__qualname__ if mod in ("builtins", None) else mod + "." + cls.__qualname__
+
+
+# How many frames of a library's traceback an error reply carries: the innermost, where the
+# library raised, which is what a maintainer reads first (spec/protocol.md, "Messages").
+TRACEBACK_FRAMES = 4
+
+
+def last_frames(exc: BaseException, limit: int = TRACEBACK_FRAMES) -> list[str]:
+    """The innermost LIMIT frames of EXC's traceback, innermost last, each as
+    `FILE:LINE in FUNCTION: SOURCE` (no source where Python has none), for an error reply's
+    `traceback`. The adapter's own frames (the call into the library) are left out when the
+    library's own frames follow them."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    own = [f for f in frames if "devspec_py" not in f.filename.replace("\\", "/").split("/")]
+    chosen = (own or list(frames))[-limit:]
+    lines = []
+    for f in chosen:
+        # A file of an installed package is named from its package on, as Python's own
+        # tracebacks name it to a reader who knows where packages live.
+        path = f.filename.replace("\\", "/")
+        cut = path.rfind("-packages/")
+        line = "%s:%s in %s" % (path[cut + 10:] if cut >= 0 else f.filename, f.lineno, f.name)
+        if f.line:
+            line += ": " + f.line.strip()
+        lines.append(line)
+    return lines

@@ -15,6 +15,7 @@ from .errors import (
     ProtocolError,
     Unsupported,
     error_kind,
+    last_frames,
     native_name,
 )
 from .protocol import ADAPTER_NAME, ADAPTER_VERSION, ARGS, HANDLE_TYPES, MAX_LINE, PROTOCOL_VERSION
@@ -192,7 +193,11 @@ class Server:
             return self.failure(rid, exc.kind, str(exc), "adapter")
         except LibraryError as exc:  # the library's own error: the behaviour under test
             message = "%s: %s" % (native_name(exc.error), exc.error)
-            return self.failure(rid, error_kind(exc.error), message, "library")
+            reply = self.failure(rid, error_kind(exc.error), message, "library")
+            frames = last_frames(exc.error)
+            if frames:
+                reply["error"]["traceback"] = frames
+            return reply
         except Exception as exc:  # the adapter's own code failed: never the library's doing
             return self.adapter_failure(rid, "%s failed in the adapter" % name, exc)
         return {"id": rid, "ok": True, "result": result}

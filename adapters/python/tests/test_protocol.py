@@ -394,8 +394,12 @@ def test_library_errors_and_adapter_failures_have_their_own_origins() -> None:
                           ("util.utilisation", {}))
     hello, create, _, read, util = replies
     assert hello["ok"]
+    frames = create["error"].pop("traceback")
     assert create["error"] == {"kind": "ValueError", "origin": "library",
                                "message": "test_protocol.LibraryValueError: the library refuses"}
+    # The library's own frames, innermost last, without the adapter's: where it raised.
+    assert frames and "test_protocol.py:" in frames[-1] and " in create: raise " in frames[-1]
+    assert not any("devspec_py" in f for f in frames)
     # The adapter's own encoding failed: never reported as the library's behaviour.
     assert read["error"]["origin"] == "protocol" and read["error"]["kind"] == "TypeError"
     assert "array.read failed in the adapter" in read["error"]["message"]

@@ -752,3 +752,16 @@ def test_promotion_file_against_its_schema(root: Path) -> None:
     assert any(f == "spec/promotion/dtypes.json" and p == "/dtypes/0/category"
                and r.startswith("schema:")
                for f, p, r in got)
+
+
+def test_case_decision_names_a_point_of_decisions_md(root: Path) -> None:
+    # A case resting on a devspec decision names its point as "SECTION N"
+    # (decisions, Runner and reports 35); one decisions.md lacks is reported.
+    shutil.copy(os.path.join(REPO, "spec", "decisions.md"), root / "spec" / "decisions.md")
+    edit(root, "conformance/cases/sample.json",
+         lambda d: d["cases"][0].update({"decision": "Runner and reports 35"}))
+    assert problems(root) == []
+    edit(root, "conformance/cases/sample.json",
+         lambda d: d["cases"][0].update({"decision": "Runner and reports 9999"}))
+    assert problems(root) == [("conformance/cases/sample.json", "/cases/0/decision",
+                               "case-decision-exists")]
