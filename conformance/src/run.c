@@ -268,7 +268,7 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
     } else if (beyond) {
         /* The library declares a version of the standard that does not have what the case
          * checks (a function added later, scalars in functions before 2024.12): not run, so
-         * not charged (spec/decisions.md, Runner and reports 34). */
+         * not charged (spec/decisions.md, Runner and reports 36). */
         res->status = DSR_SKIP;
         dsr__buf_printf(&why, "version: the library declares array API %s; the case checks %s (",
                         dsr__declared_version(r->reg, r->cl.hello), beyond->id);

@@ -110,7 +110,7 @@ def test_exact_values_fail(env: Env) -> None:
 
 def check_names(c: dict[str, Any], trace: str, err: str, out: str) -> None:
     """A failure names devices by the library's names, never by handle, and says the failing
-    step's call (issue 36, "What a failure says"): in the report, the summary, TAP and the
+    step's call: in the report, the summary, TAP and the
     trace's notes."""
     assert "device#" not in c["reason"] and '"gpu:0"' in c["reason"], why(
         "fail.other-device: the reason names the devices as the library does",

@@ -11,7 +11,7 @@
  * builds are paid before timing starts; the cold costs are printed separately.
  *
  * A ratio is baseline time / refarray time: 1.0 is as fast as the baseline, 0.5 half as
- * fast. Goals (issue 3): transfers >= 0.8 of memcpy, cpu add >= 0.9 of the C loop, 1-element
+ * fast. Goals: transfers >= 0.8 of memcpy, cpu add >= 0.9 of the C loop, 1-element
  * add on cpu < 100 ns, on gpu:0 <= 1.3x the raw enqueue.
  */
 #define _POSIX_C_SOURCE 200809L
