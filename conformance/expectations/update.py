@@ -72,7 +72,6 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("fn.can_cast.*", "must be torch.dtype, not Tensor", "torch.can_cast takes two dtypes, not an array (TypeError), where the standard's can_cast takes an array or a dtype"),
  ("fn.clip.*", "At least one of 'min' or 'max' must not be None", "torch.clamp (torch.clip) refuses min=None and max=None together (RuntimeError), where the standard's clip returns x unchanged"),
  ("fn.flip.*", "missing 1 required positional arguments: \"dims\"", "torch.flip requires dims, where the standard's flip flips every axis when axis is None"),
- ("fn.take.*", "unexpected keyword argument 'axis'", "torch.take takes no axis and indexes the flattened tensor (TypeError for axis=), where the standard's take takes axis"),
  ("fn.array.getitem.*-index", "tensors used as indices must be long, byte or bool", "torch 1.13 indexes only with int64, uint8 or bool tensors: an int32 index array raises IndexError, where the standard takes any integer dtype"),
  ("fn.sort.*", "not of the [$]type", "torch.sort returns a named tuple (values, indices), where the standard's sort returns the sorted array"),
  ("fn.linalg.eig*.values", "not of the [$]type", "torch.sort returns a named tuple (values, indices), where the standard's sort returns the sorted array: the case sorts the eigenvalues (the standard leaves their order unspecified) before it compares them"),

@@ -130,19 +130,52 @@ def resolve(server: Server, fn: str, args: list[Any]) -> tuple[Any, list[Any], b
     return obj, args, False
 
 
-def check_keywords(fn: str, f: Any, kwargs: dict[str, Any]) -> None:
+def check_keywords(fn: str, f: Any, kwargs: dict[str, Any]) -> bool:
     """A keyword the library's own signature does not take is lacking (`argsort(stable=)`);
-    a callable whose signature cannot be read is called as it is."""
+    a callable whose signature cannot be read is called as it is (False: its refusal of a
+    keyword is read from its error, refused_keyword)."""
     try:
         params = inspect.signature(f).parameters
     except (TypeError, ValueError):
-        return
+        return False
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return
+        return False  # **kwargs: what it refuses, its error says
     for name in kwargs:
         p = params.get(name)
         if p is None or p.kind is inspect.Parameter.POSITIONAL_ONLY:
             raise Lacks("%s(%s=)" % (fn, name), "%s takes no keyword %s" % (fn, name))
+    return True
+
+
+_UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'")
+_EXPECTED_ONE_OF = "but expected one of:"
+
+
+def refused_keyword(exc: Exception, kwargs: dict[str, Any]) -> str | None:
+    """The keyword of kwargs that a callable with no readable signature (a builtin: torch's
+    functions) refused by its own TypeError, or None: Python's "unexpected keyword argument
+    'NAME'", or an "invalid combination of arguments" error whose listed signatures ("but
+    expected one of: * (Tensor input, int dim)") name the keyword in none of them."""
+    if not isinstance(exc, TypeError) or not kwargs:
+        return None
+    text = str(exc)
+    m = _UNEXPECTED.search(text)
+    if m and m.group(1) in kwargs:
+        return m.group(1)
+    if _EXPECTED_ONE_OF not in text:
+        return None
+    named: set[str] = set()
+    for line in text.split(_EXPECTED_ONE_OF, 1)[1].splitlines():
+        inner = line.strip().lstrip("*").strip()
+        if inner.startswith("(") and inner.endswith(")"):
+            for item in inner[1:-1].split(","):
+                words = item.replace("=", " ").split()
+                if words and words[0] != "*":
+                    named.add(words[-1] if "=" not in item else item.split("=")[0].split()[-1])
+    for name in kwargs:
+        if name not in named:
+            return name
+    return None
 
 
 @op("call")
@@ -167,10 +200,14 @@ def call(server: Server, args: Args) -> Any:
             return server.device_handle(f)
         result = f
     else:
-        check_keywords(fn, f, kw)
+        readable = check_keywords(fn, f, kw)
         try:
             result = server.backend.call_result(f(*rest, **kw))
         except Exception as exc:
+            refused = None if readable else refused_keyword(exc, kw)
+            if refused is not None:  # spec/decisions.md, Python libraries 18
+                raise Lacks("%s(%s=)" % (fn, refused), "%s takes no keyword %s: %s: %s"
+                            % (fn, refused, type(exc).__name__, exc)) from exc
             raise LibraryError(exc) from exc
     if isinstance(result, (tuple, list)) and len(result) > MAX_CALL_ITEMS:
         raise AdapterLimit("%s: the result is a tuple of %d items; a reply carries at most %d"

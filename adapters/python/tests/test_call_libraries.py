@@ -64,3 +64,21 @@ def test_tinygrad_mixed_devices_fail_in_the_call() -> None:
     x1 = on(a, hello["devices"][1], [1.0, 2.0])
     e = a.err("call", {"fn": "maximum", "args": [x0, x1]})
     assert e["origin"] == "library" and "lacks" not in e, e
+
+
+def test_torch_builtin_refusing_a_keyword_lacks_it() -> None:
+    """torch's functions are builtins whose signature cannot be read: a keyword they do not
+    take is found in their own TypeError (an "invalid combination of arguments" whose listed
+    signatures name it nowhere) and answered as lacking, never as the library's failure; an
+    error of any other kind stays the library's (spec/decisions.md, Python libraries 18)."""
+    a, hello = session("torch")
+    x = on(a, hello["devices"][0], [0.0, 1.0, 2.0])
+    e = a.err("call", {"fn": "count_nonzero", "args": [x],
+                       "kwargs": {"axis": 0, "keepdims": False}})
+    assert (e["origin"], e["lacks"]) == ("library", "count_nonzero(axis=)"), e
+    # dim is torch's own keyword: the call is made, and answers.
+    y = a.ok("call", {"fn": "count_nonzero", "args": [x], "kwargs": {"dim": 0}})
+    assert a.ok("array.read", {"array": y})["data"] == [2]
+    # A keyword torch knows, with a value it refuses: the library's own error, not lacking.
+    e = a.err("call", {"fn": "sum", "args": [x], "kwargs": {"dim": "zero"}})
+    assert e["origin"] == "library" and "lacks" not in e, e
