@@ -271,6 +271,10 @@ static void load_case(dsr_loader *L, dsr_case *c, const cJSON *v)
         }
         dsr__load_pop(L);
     }
+    /* A case that reads elements back needs devices that hold data (run.c binds it so). */
+    for (int i = 0; i < c->nsteps && !c->needs_data; i++)
+        c->needs_data = c->steps[i].op && (!strcmp(c->steps[i].op, "array.read") ||
+                                           !strcmp(c->steps[i].op, "array.exchange"));
     if (!devices)
         c->devices = L->max_device + 1;
     else if (c->devices && c->devices < L->max_device + 1) {

@@ -303,6 +303,18 @@ static void bind_devices(dsr_client *c)
             if (!strcmp(c->devices[i], d->valuestring)) dup = true;
         if (!dup) c->devices[c->ndevices++] = dsr__xstrdup(d->valuestring);
     }
+    /* Devices whose arrays hold no data (torch's meta): bound only by cases that never read
+     * elements back (spec/protocol.md, hello). */
+    const cJSON *none = cJSON_GetObjectItemCaseSensitive(c->hello, "devices_without_data");
+    c->ndata = 0;
+    for (int i = 0; i < c->ndevices; i++) {
+        c->no_data[i] = false;
+        cJSON_ArrayForEach(d, none)
+        {
+            if (cJSON_IsString(d) && !strcmp(d->valuestring, c->devices[i])) c->no_data[i] = true;
+        }
+        c->ndata += !c->no_data[i];
+    }
 }
 
 /* The first field of hello in which B differs from A (compared as printed), or NULL. */

@@ -338,6 +338,8 @@ typedef struct dsr_case {
     const char **features;
     int nfeatures;
     int devices;
+    bool needs_data; /* it reads elements back (array.read, array.exchange): every device it
+                      * binds must hold data (derived from the steps) */
     int ranks;            /* how many ranks an SPMD adapter must run (1 unless the case says) */
     const char *decision; /* the devspec decision its expectation rests on; or NULL */
     dsr_step *steps;
@@ -643,6 +645,8 @@ typedef struct dsr_client {
     cJSON *hello;                   /* the hello result */
     char *devices[DSR_MAX_DEVICES]; /* $D0 (the default device) first */
     int ndevices;
+    bool no_data[DSR_MAX_DEVICES]; /* devices[i] holds no data (hello's devices_without_data) */
+    int ndata;                     /* how many of devices hold data */
     int nranks;      /* an SPMD adapter's ranks (hello's "ranks"), 1 otherwise */
     bool need_reset; /* a case ran since the last hello */
     int *restarts;   /* shared by the clients of a run (--jobs N) */

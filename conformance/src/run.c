@@ -131,8 +131,11 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
     cJSON_Delete(r->bindings);
     r->bindings = cJSON_CreateObject();
     r->judge = (dsr_judge){device_equal, r, r->bindings, DSR_END_OK};
-    for (int i = 0; i < r->cl.ndevices; i++) {
-        char name[4] = {'D', (char)('0' + i), 0};
+    /* A case that reads elements back binds $D0, $D1, ... to the devices that hold data, in
+     * the adapter's order; any other case binds every device. */
+    for (int i = 0, k = 0; i < r->cl.ndevices; i++) {
+        if (c->needs_data && r->cl.no_data[i]) continue;
+        char name[4] = {'D', (char)('0' + k++), 0};
         cJSON_AddStringToObject(r->bindings, name, r->cl.devices[i]);
     }
     dsr_end end = DSR_END_OK;
@@ -283,6 +286,13 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
     } else if (c->devices > r->cl.ndevices) {
         res->status = DSR_SKIP;
         dsr__buf_printf(&why, "needs %d devices, library has %d", c->devices, r->cl.ndevices);
+        res->skip_source = dsr__xstrdup("devices");
+    } else if (c->needs_data && (c->devices > r->cl.ndata || r->cl.no_data[0])) {
+        res->status = DSR_SKIP;
+        dsr__buf_printf(&why,
+                        "needs %d devices that hold data, the default first (it reads elements "
+                        "back); the library has %d of %d (hello's devices_without_data)",
+                        c->devices, r->cl.no_data[0] ? 0 : r->cl.ndata, r->cl.ndevices);
         res->skip_source = dsr__xstrdup("devices");
     } else if (!run_case(r, c, res, index)) {
         if (r->interrupted) return false; /* RES holds the interrupted case, as a skip */

@@ -74,6 +74,7 @@ class Backend(Protocol):
     # session
     def library_version(self) -> str: ...
     def declared_version(self) -> str | None: ...
+    def holds_data(self, dev: Device) -> bool: ...
     def hello_extra(self) -> dict[str, Any]: ...
     def devices(self) -> list[Device]: ...
     def default_device(self) -> Device | None: ...
@@ -179,6 +180,11 @@ class BaseBackend:
     # -- session --------------------------------------------------------------------------
     def library_version(self) -> str:
         raise NotImplementedError
+
+    def holds_data(self, dev: Device) -> bool:
+        """Whether arrays on dev hold elements that can be read back (False: a device for
+        shapes and placement only, such as torch's meta; hello's devices_without_data)."""
+        return True
 
     def declared_version(self) -> str | None:
         """The version of the array API standard the library declares (hello's

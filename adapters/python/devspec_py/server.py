@@ -294,6 +294,9 @@ def op_hello(server: Server, args: Args) -> Any:
         "default_device": None if default is None else server.session_handle(default),
         "max_line": MAX_LINE,
     }
+    no_data = [h for h, d in server.session_devices if not b.holds_data(d)]
+    if no_data:  # bound only by the cases that read nothing back (spec/protocol.md)
+        result["devices_without_data"] = no_data
     declared = b.declared_version()
     if declared is not None:  # the runner judges the library by it (spec/protocol.md)
         result["library"]["array_api_version"] = declared

@@ -46,6 +46,13 @@ class TorchBackend(TorchLikeBackend):
             found.append(t.device("meta"))
         return found
 
+    def holds_data(self, dev: Device) -> bool:
+        # meta holds shapes and dtypes only: cases that read elements back do not bind it.
+        # torch 1.13 offers no second data-holding device on a CPU-only machine ("cpu:1" is
+        # cpu, PrivateUse1 and the other backends have no kernels registered; see
+        # spec/decisions.md, Python libraries 19).
+        return str(getattr(dev, "type", dev)) != "meta"
+
     def dtype(self, name: str) -> DType:
         dt = getattr(self.torch, name, None)
         if not isinstance(dt, self.torch.dtype):
