@@ -91,6 +91,12 @@ dsr_output dsr__output_kind(const char *path, char **target, int *fd);
  * file it names (the link stays); in place or to the descriptor as dsr__output_kind says.
  * Returns 0 or -1 with errno set. */
 int dsr__write_file_atomic(const char *path, const char *data, size_t len);
+/* Locks the output PATH (its parent folders made, the file created empty when missing, never
+ * truncated) as a run's report journal is locked: flock on the file PATH names, held by
+ * *LOCK_FD until it is closed. Returns 0 (*LOCK_FD -1 for an output written in place or to
+ * a stream, which is not locked), 1 when another process holds the lock, -1 with errno set
+ * when the file cannot be opened. */
+int dsr__output_lock(const char *path, int *lock_fd);
 /* Creates the parent directories of PATH. Returns 0 or -1 with errno set. */
 int dsr__mkdir_parents(const char *path);
 /* V as JSON text through dsj_print (exact numbers, NULs kept), compact or FORMATTED as
@@ -120,6 +126,36 @@ char *dsr__resolve_path(const char *path);
 bool dsr__same_file(const char *a, const char *b);
 /* Whether PATH (existing or not) lies under the directory DIR, links resolved. */
 bool dsr__path_inside(const char *path, const char *dir);
+/* The files and folders a command reads, which none of its outputs may replace
+ * (dsr__check_output): the case files and folders, the expectations file, the spec folder,
+ * the adapters files, the adapter's program, shared object and interpreter. */
+typedef struct dsr_input {
+    char *path;       /* owned */
+    const char *what; /* "case", "adapter program": messages say "the WHAT file PATH" */
+    bool tree;        /* a folder guards everything inside it (the cases, the spec) */
+} dsr_input;
+typedef struct dsr_inputs {
+    dsr_input *items;
+    int n;
+} dsr_inputs;
+/* Adds the file PATH (copied; NULL or "" adds nothing). */
+void dsr__inputs_add(dsr_inputs *l, const char *path, const char *what);
+/* Adds PATH, a file or a folder whose every file is read (the case folders, the spec). */
+void dsr__inputs_add_tree(dsr_inputs *l, const char *path, const char *what);
+/* Adds the program PROGRAM runs as: PROGRAM itself when it holds a '/', else the first
+ * executable of that name on PATH (nothing when there is none). */
+void dsr__inputs_add_program(dsr_inputs *l, const char *program, const char *what);
+/* Adds each word of the shell command CMD (split at blanks, one pair of quotes around a
+ * word taken off) that names an existing regular file: the files a command line names are
+ * known this far, not past the shell's own parsing. */
+void dsr__inputs_add_words(dsr_inputs *l, const char *cmd, const char *what);
+void dsr__inputs_free(dsr_inputs *l);
+/* Outputs never destroy inputs: the output OUT (WHAT names it: "--report") is refused when
+ * it is one of the files IN names or lies inside one of its folders, said on stderr as
+ * "devspec: COMMAND: WHAT OUT is the case file F" (COMMAND NULL: none); returns
+ * DSR_EXIT_USAGE, else 0. An output written in place or to a stream (/dev/null,
+ * /dev/stdout) replaces nothing and is not checked; neither is OUT NULL. */
+int dsr__check_output(const char *command, const char *out, const char *what, const dsr_inputs *in);
 /* errno value of dsr__read_file and dsr__write_file_atomic for a path that exists but is not
  * a regular file (a FIFO, a socket, a device): only regular files are read as input, and
  * nothing the runner writes replaces something else. dsr__strerror names it. */
@@ -296,6 +332,10 @@ typedef struct dsr_named_adapter {
 int dsr__named_adapter_find(const char *source, const char *build, const char *name,
                             dsr_named_adapter *out);
 void dsr__named_adapter_free(dsr_named_adapter *a);
+/* Adds the files the adapter A is made of to IN: its program (found on PATH when a bare
+ * name), each argument of its command that names a file, its shared object and its
+ * expectations file. */
+void dsr__named_adapter_inputs(const dsr_named_adapter *a, dsr_inputs *in);
 /* Registers adapters files of one's own (FILES stay owned by the caller), searched before
  * the suite's adapters/adapters.json; their relative paths are relative to their folder. */
 void dsr__named_adapter_files(char *const *files, int n);
@@ -529,6 +569,7 @@ typedef struct dsr_options {
     int nexclude_features;
     const char *profile;
     const char *expectations;
+    const dsr_inputs *inputs; /* every file the run reads (dsr__check_run_outputs) */
     const char *report;
     const char *junit;
     const char *trace; /* every request and reply line, for the tests' schema checks */
@@ -784,13 +825,11 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
  * name (malloc'd): the report's path when --report is not given. */
 char *dsr__report_default_path(const char *label);
 /* Outputs never destroy inputs: REPORT (REPORT_WHAT names it in messages: "--report"), its
- * journal, JUNIT and TRACE (each may be NULL) onto a case file, into a cases folder, onto the
- * EXPECTATIONS file or onto each other are refused, each refusal said on stderr: returns
- * DSR_EXIT_USAGE, else 0. Outputs written in place or to a stream (/dev/null, /dev/stdout)
- * replace nothing and are not checked. */
+ * journal, JUNIT and TRACE (each may be NULL) onto a file or into a folder of INPUTS
+ * (dsr__check_output) or onto each other are refused, each refusal said on stderr: returns
+ * DSR_EXIT_USAGE, else 0. */
 int dsr__check_run_outputs(const char *report, const char *report_what, const char *junit,
-                           const char *trace, char *const *cases, int ncases,
-                           const char *expectations);
+                           const char *trace, const dsr_inputs *inputs);
 /* Chooses the paths (--report, or reports/runs/LABEL.json), locks and opens the journal,
  * removes a stale report and writes HEADER to the journal; REP keeps a copy of HEADER. When
  * another run holds the journal's lock, or the default report named after the library's

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The commands and, for run (whose options list, coverage and validate share), every option;
@@ -331,16 +332,56 @@ static dsr_adapter *open_python_module(const char *source, const char *module, c
     return ad;
 }
 
+/* Every file and folder the run reads, none of which an output may replace: the case files
+ * and folders, the expectations file, the spec folder, the adapters files, and what the
+ * adapter is made of (its program, the words of --adapter-cmd that name files, the
+ * in-process shared object, the interpreter and the folder of the Python adapter). */
+static void run_inputs(const args *a, const char *source, const char *expectations,
+                       const dsr_named_adapter *named, dsr_inputs *in)
+{
+    for (int i = 0; i < a->cases.n; i++)
+        dsr__inputs_add_tree(in, a->cases.items[i], "case");
+    dsr__inputs_add(in, expectations, "expectations");
+    dsr_buf b = {0};
+    if (a->spec)
+        dsr__buf_puts(&b, a->spec);
+    else
+        dsr__buf_printf(&b, "%s/spec", source);
+    dsr__inputs_add_tree(in, b.data, "spec");
+    b.len = 0;
+    dsr__buf_printf(&b, "%s/adapters/adapters.json", source);
+    dsr__inputs_add(in, b.data, "adapters");
+    for (int i = 0; i < a->adapter_files.n; i++)
+        dsr__inputs_add(in, a->adapter_files.items[i], "adapters");
+    const char *x = a->adapter;
+    size_t n = x ? strlen(x) : 0;
+    if (a->adapter_cmd) {
+        dsr__inputs_add_words(in, a->adapter_cmd, "adapter program");
+    } else if (!strncmp(x, PYTHON_PREFIX, strlen(PYTHON_PREFIX))) {
+        dsr__inputs_add_program(in, a->python ? a->python : "python3", "Python interpreter");
+        b.len = 0;
+        dsr__buf_printf(&b, "%s/adapters/python", source);
+        dsr__inputs_add_tree(in, b.data, "Python adapter");
+    } else if (n > 3 && !strcmp(x + n - 3, ".so")) {
+        dsr__inputs_add(in, x, "in-process adapter");
+    } else if (strchr(x, '/')) {
+        dsr__inputs_add(in, x, "adapter program");
+    } else if (named->name) {
+        dsr__named_adapter_inputs(named, in);
+    }
+    dsr__buf_free(&b);
+}
+
 /* Outputs never destroy inputs (dsr__check_run_outputs): --report, or the default report
  * where its name is known before the run (the adapter's LABEL), checked before anything
  * runs (exit 2). A default report named after the library's hello is checked when the
  * report opens (dsr__report_open). */
-static int check_run_outputs(const args *a, const char *expectations, const char *label)
+static int check_run_outputs(const args *a, const dsr_inputs *in, const char *label)
 {
     char *fallback = !a->report && label ? dsr__report_default_path(label) : NULL;
     int rc = dsr__check_run_outputs(a->report ? a->report : fallback,
                                     a->report ? "--report" : "the default report (no --report)",
-                                    a->junit, a->trace, a->cases.items, a->cases.n, expectations);
+                                    a->junit, a->trace, in);
     free(fallback);
     return rc;
 }
@@ -421,10 +462,10 @@ static dsr_adapter *open_named(dsr_named_adapter *named, const char *x, bool in_
  * adapters.json) are resolved here into the label, transport and expectations the report
  * records, so that their precedence reads in one place (a name is opened by open_named); the
  * run's options are run_options. */
-static int cmd_run(args *a, int argc, char **argv)
+/* The combinations of run's options that mean nothing: usage errors (2), else 0. An option
+ * that would be ignored is refused rather than silently dropped. */
+static int check_run_args(const args *a)
 {
-    const char *source = source_root();
-    const char *build = build_root();
     if (!a->adapter && !a->adapter_cmd)
         return usage_error("%s", "run needs --adapter NAME|PATH or --adapter-cmd 'CMD'");
     if (a->profiles.n > 1) return usage_error("%s", "run takes one --profile");
@@ -434,10 +475,33 @@ static int cmd_run(args *a, int argc, char **argv)
         return usage_error("%s", "--python goes with --adapter python:MODULE");
     if (a->adapter && !a->adapter_cmd && !strcmp(a->adapter, PYTHON_PREFIX))
         return usage_error("%s", "--adapter python:MODULE needs a module name");
+    /* --in-process picks a named adapter's shared_object; a command, a program or a Python
+     * module has none, and a PATH.so is loaded in process without it. */
+    if (a->in_process && a->adapter_cmd)
+        return usage_error("%s", "--in-process goes with --adapter NAME, not --adapter-cmd (a "
+                                 "command runs out of process)");
+    if (a->in_process &&
+        (strchr(a->adapter, '/') || !strncmp(a->adapter, PYTHON_PREFIX, strlen(PYTHON_PREFIX)))) {
+        size_t n = strlen(a->adapter);
+        if (n <= 3 || strcmp(a->adapter + n - 3, ".so"))
+            return usage_error("--in-process goes with --adapter NAME (an adapters.json entry "
+                               "with a shared_object) or PATH.so, not '%s', which runs out of "
+                               "process",
+                               a->adapter);
+    }
+    return 0;
+}
+
+static int cmd_run(args *a, int argc, char **argv)
+{
+    const char *source = source_root();
+    const char *build = build_root();
+    int rc = check_run_args(a);
+    if (rc) return rc;
 
     dsr_registry reg;
     dsr_suite suite = {0};
-    int rc = load_all(a, source, &reg, &suite);
+    rc = load_all(a, source, &reg, &suite);
     if (rc) return rc;
 
     dsr_named_adapter named = {0};
@@ -478,15 +542,23 @@ static int cmd_run(args *a, int argc, char **argv)
             if (!expectations) expectations = named.expectations;
             ad = open_named(&named, x, a->in_process, err, sizeof err, &transport);
         } else if (found == -2) {
-            snprintf(err, sizeof err, "the adapters file %s cannot be used (see above)",
-                     named.file ? named.file : "adapters/adapters.json");
+            /* An adapters file that cannot be read or is not valid is the command line's
+             * fault, as a case file's is: a usage error, before anything runs. */
+            fprintf(stderr, "devspec: the adapters file %s cannot be used (see above)\n",
+                    named.file ? named.file : "adapters/adapters.json");
         } else {
             snprintf(err, sizeof err, "unknown adapter '%s'", x);
         }
     }
     dsr_expectations ex = {0};
+    dsr_inputs inputs = {0};
+    run_inputs(a, source, expectations, &named, &inputs);
     int code;
-    if ((code = check_run_outputs(a, expectations, label)) != 0) goto out;
+    if ((code = check_run_outputs(a, &inputs, label)) != 0) goto out;
+    if (found == -2) {
+        code = DSR_EXIT_USAGE;
+        goto out;
+    }
     if (!ad) {
         fprintf(stderr, "devspec: the adapter could not start: %s\n", err);
         code = DSR_EXIT_INCOMPLETE;
@@ -498,6 +570,7 @@ static int cmd_run(args *a, int argc, char **argv)
     }
     dsr_options o = {0};
     run_options(a, expectations, &o);
+    o.inputs = &inputs;
     o.adapter_label = label;
     o.adapter_spec = a->adapter_cmd ? a->adapter_cmd : a->adapter;
     o.adapters_file = found == 0 ? named.file : NULL;
@@ -510,6 +583,7 @@ static int cmd_run(args *a, int argc, char **argv)
     code = dsr__run(&o, &reg, &suite, ex.path ? &ex : NULL, ad);
 out:
     dsr__adapter_destroy(ad);
+    dsr__inputs_free(&inputs);
     dsr__expectations_free(&ex);
     dsr__named_adapter_free(&named);
     free(label);
@@ -658,6 +732,15 @@ static int cmd_validate(args *a)
  * replaces each with the library's issue. This is the file of the report at PATH, on stdout. */
 static int expectations_of(const char *path)
 {
+    /* Its one output is standard output: never the report it reads (`>> REPORT` would append
+     * to it; `> REPORT` has emptied it before devspec starts, and is named rather than read
+     * as "not a report"). */
+    struct stat so, sr;
+    if (fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode) && stat(path, &sr) == 0 &&
+        so.st_dev == sr.st_dev && so.st_ino == sr.st_ino) {
+        fprintf(stderr, "devspec: expectations: standard output is the report %s it reads\n", path);
+        return DSR_EXIT_USAGE;
+    }
     size_t len;
     char *text = dsr__read_file(path, &len);
     if (!text) {

@@ -600,6 +600,19 @@ void dsr__named_adapter_free(dsr_named_adapter *a)
     memset(a, 0, sizeof *a);
 }
 
+void dsr__named_adapter_inputs(const dsr_named_adapter *a, dsr_inputs *in)
+{
+    for (char **p = a->command; p && *p; p++) {
+        struct stat st;
+        if (p == a->command)
+            dsr__inputs_add_program(in, *p, "adapter program");
+        else if (strchr(*p, '/') && stat(*p, &st) == 0 && S_ISREG(st.st_mode))
+            dsr__inputs_add(in, *p, "adapter program");
+    }
+    dsr__inputs_add(in, a->shared_object, "in-process adapter");
+    dsr__inputs_add(in, a->expectations, "expectations");
+}
+
 /* Why the entry IT cannot run here, or NULL: its program is a path (after substitution) that
  * does not exist or cannot be run, as the project's .venv in an installation that has none. */
 static char *unavailable(const cJSON *it, const char *dir, const char *source, const char *build)

@@ -336,8 +336,7 @@ char *dsr__report_default_path(const char *label)
 }
 
 int dsr__check_run_outputs(const char *report, const char *report_what, const char *junit,
-                           const char *trace, char *const *cases, int ncases,
-                           const char *expectations)
+                           const char *trace, const dsr_inputs *inputs)
 {
     dsr_buf journal = {0};
     if (report) {
@@ -349,23 +348,11 @@ int dsr__check_run_outputs(const char *report, const char *report_what, const ch
     const char *what[] = {report_what, "the report's journal", "--junit", "--trace"};
     int rc = 0;
     for (int i = 0; i < 4 && !rc; i++) {
+        rc = dsr__check_output(NULL, outs[i], what[i], inputs);
         char *target = NULL;
         int fd;
-        if (!outs[i] || dsr__output_kind(outs[i], &target, &fd) != DSR_OUT_FILE) continue;
+        if (rc || !outs[i] || dsr__output_kind(outs[i], &target, &fd) != DSR_OUT_FILE) continue;
         free(target);
-        for (int k = 0; k < ncases && !rc; k++) {
-            const char *c = cases[k];
-            bool dir = dsr__is_dir(c);
-            if (dir ? dsr__path_inside(outs[i], c) : dsr__same_file(outs[i], c)) {
-                fprintf(stderr, "devspec: %s %s %s the case %s %s\n", what[i], outs[i],
-                        dir ? "lies inside" : "is", dir ? "folder" : "file", c);
-                rc = DSR_EXIT_USAGE;
-            }
-        }
-        if (!rc && expectations && dsr__same_file(outs[i], expectations)) {
-            fprintf(stderr, "devspec: %s %s is the expectations file\n", what[i], outs[i]);
-            rc = DSR_EXIT_USAGE;
-        }
         for (int k = 0; k < i && !rc; k++)
             if (outs[k] && dsr__same_file(outs[i], outs[k])) {
                 fprintf(stderr, "devspec: %s %s is also %s\n", what[i], outs[i], what[k]);
@@ -394,7 +381,7 @@ static bool report_path(const dsr_run_state *r, char **path)
     }
     *path = dsr__report_default_path(n->valuestring);
     return dsr__check_run_outputs(*path, "the default report (no --report)", r->o->junit,
-                                  r->o->trace, r->o->cases, r->o->ncases, r->o->expectations) == 0;
+                                  r->o->trace, r->o->inputs) == 0;
 }
 
 void dsr__report_open(dsr_report *rep, const dsr_run_state *r, const cJSON *header)

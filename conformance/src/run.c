@@ -643,11 +643,39 @@ static void startup_failed(runner *r, const char *err, double t0)
     dsr__adapter_kill(r->cl.ad);
 }
 
+/* --junit and --trace are locked as the report's journal is (decisions, Runner and reports
+ * 8): a second run given one of them while this one writes it is refused, exit 3, before it
+ * starts its adapter or touches the file. LOCKS get the descriptors that hold the locks. */
+static int lock_outputs(const dsr_options *o, int locks[2])
+{
+    const char *paths[] = {o->junit, o->trace};
+    const char *what[] = {"--junit", "--trace"};
+    for (int i = 0; i < 2; i++) {
+        int rc = dsr__output_lock(paths[i], &locks[i]);
+        if (rc == 1)
+            fprintf(stderr,
+                    "devspec: another run is writing %s %s (the file is locked); give this run "
+                    "another %s\n",
+                    what[i], paths[i], what[i]);
+        else if (rc < 0)
+            fprintf(stderr, "devspec: cannot write %s: %s\n", paths[i], dsr__strerror(errno));
+        if (rc) {
+            if (i && locks[0] >= 0) close(locks[0]);
+            return DSR_EXIT_INCOMPLETE;
+        }
+    }
+    return 0;
+}
+
 int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, dsr_expectations *ex,
              dsr_adapter *ad)
 {
+    int locks[2] = {-1, -1};
+    if (lock_outputs(o, locks) != 0) return DSR_EXIT_INCOMPLETE;
     if (o->trace && dsr__client_trace_open(o->trace) != 0) {
         fprintf(stderr, "devspec: cannot write %s: %s\n", o->trace, dsr__strerror(errno));
+        for (int i = 0; i < 2; i++)
+            if (locks[i] >= 0) close(locks[i]);
         return DSR_EXIT_INCOMPLETE;
     }
     runner R = {.o = o, .reg = reg, .suite = suite, .ex = ex};
@@ -696,5 +724,7 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
     dsr__failure_free(&r->f);
     for (int i = 0; i < r->nout; i++)
         r->out[i]->destroy(r->out[i]);
+    for (int i = 0; i < 2; i++)
+        if (locks[i] >= 0) close(locks[i]);
     return code;
 }

@@ -177,11 +177,11 @@ def test_adapters_file_key_twice(env: Env) -> None:
     rc, _, err = env.run(["run", "--cases", PASS, "--adapter", "two", "--no-tap", "--adapters",
                           os.path.join(own, "twice.json")])
     assert (
-        rc == 3 and "the key \"command\" is given twice" in err and "twice.json:1:" in err and
+        rc == 2 and "the key \"command\" is given twice" in err and "twice.json:1:" in err and
         "the adapters file " + os.path.join(own, "twice.json") + " cannot be used" in err
     ), why(
-        "a key given twice in an adapters file: refused at its place, the file named", 3,
-        (rc, err[-500:]))
+        "a key given twice in an adapters file: a usage error, refused at its place, the file "
+        "named", 2, (rc, err[-500:]))
 
 
 def test_adapters_file_command_words(env: Env) -> None:

@@ -511,7 +511,7 @@ def test_adapters_json_checked(env: Env) -> None:
         rc, _, err = env.run(["run", "--cases", GOOD, "--adapter", "x", "--no-tap",
                               "--report", env.path("a.json")], env={"DEVSPEC_SOURCE": src})
         assert (
-            rc == 3 and want in err and "adapters.json" + loc in err
+            rc == 2 and want in err and "adapters.json" + loc in err
             and "unknown adapter" not in err
         ), why(
             f"adapters.json: {want}", want, (rc, err[-400:]))
