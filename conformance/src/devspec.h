@@ -435,6 +435,7 @@ typedef struct dsr_expectation {
     char *reason; /* may be empty */
     int line;
     int matches;
+    int shadowed_by; /* the line of an earlier entry that took a case this one matches; 0 */
 } dsr_expectation;
 
 typedef struct dsr_expectations {

@@ -40,9 +40,11 @@ static const char USAGE_NOTES[] =
     "hang of the library is one of the runner, and --timeout does not apply.\n"
     "\n"
     "Statuses: pass fail error skip xfail xpass crash timeout lacks.\n"
-    "Exit status: 0 nothing unexpected; 1 unexpected fail, error, crash, timeout or lacks (also\n"
-    "xpass and stale expectations with --strict); 2 usage error or invalid case files;\n"
-    "3 the adapter could not start, or the run is incomplete (restart limit, SIGINT).\n"
+    "Exit status: 0 nothing unexpected; 1 unexpected fail, error, crash, timeout or lacks, or\n"
+    "an expectations file that skips every case (also xpass, stale and shadowed expectations\n"
+    "and skips of more than half of the cases with --strict); 2 usage error or invalid case,\n"
+    "expectations or adapters files; 3 the adapter could not start, or the run is incomplete\n"
+    "(restart limit, SIGINT, SIGTERM, SIGHUP), or an output could not be written.\n"
     "\n"
     "Files: an installed devspec reads PREFIX/share/devspec, found from its own executable;\n"
     "in a build tree, the file devspec-tree beside the executable names the source and build\n"
@@ -150,7 +152,8 @@ static const dsr_option OPTIONS[] = {
           "twice the cores, and no more than the cases)"),
     COUNT("-j", jobs, NULL, NULL),
     OPT("--strict", FLAG_ON, strict, "--strict",
-        "unexpected passes and stale expectations fail the run"),
+        "unexpected passes, stale and shadowed expectations, and\n"
+        "skip entries for more than half of the cases fail the run"),
     OPT("--no-progress", FLAG_OFF, progress, "--no-progress", "no progress line on stderr"),
     /* list and coverage (named in the usage lines) */
     OPT("--json", FLAG_ON, json, NULL, NULL),

@@ -252,9 +252,11 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     cJSON *statements = cJSON_CreateObject();
     cJSON *unexp = cJSON_CreateArray();
     cJSON *xpass = cJSON_CreateArray();
+    int expectation_skips = 0;
     for (int i = 0; i < r->nresults; i++) {
         const dsr_result *res = &r->results[i];
         counts[res->status]++;
+        expectation_skips += res->skip_source && !strcmp(res->skip_source, "expectations");
         if (dsr__status_unexpected(res->status)) {
             n_unexpected++;
             cJSON_AddItemToArray(unexp, cJSON_CreateString(res->c->id));
@@ -273,16 +275,26 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     cJSON_AddNumberToObject(f, "not_run", filtered);
     cJSON_AddItemToObject(f, "unexpected", unexp);
     cJSON_AddItemToObject(f, "xpass", xpass);
+    /* An entry that matches no case is stale; one whose every case an earlier entry took
+     * first is shadowed by it (a duplicate, or a glob after a wider one). */
     cJSON *stale = cJSON_AddArrayToObject(f, "stale_expectations");
-    int nstale = 0;
+    cJSON *shadowed = cJSON_AddArrayToObject(f, "shadowed_expectations");
+    int nstale = 0, nshadowed = 0;
     for (int i = 0; r->ex && i < r->ex->count; i++) {
-        if (r->ex->items[i].matches) continue;
+        const dsr_expectation *x = &r->ex->items[i];
+        if (x->matches) continue;
         cJSON *s = cJSON_CreateObject();
-        cJSON_AddStringToObject(s, "pattern", r->ex->items[i].pattern);
-        cJSON_AddStringToObject(s, "status", dsr__status_name(r->ex->items[i].status));
-        cJSON_AddNumberToObject(s, "line", r->ex->items[i].line);
-        cJSON_AddItemToArray(stale, s);
-        nstale++;
+        cJSON_AddStringToObject(s, "pattern", x->pattern);
+        cJSON_AddStringToObject(s, "status", dsr__status_name(x->status));
+        cJSON_AddNumberToObject(s, "line", x->line);
+        if (x->shadowed_by) {
+            cJSON_AddNumberToObject(s, "shadowed_by", x->shadowed_by);
+            cJSON_AddItemToArray(shadowed, s);
+            nshadowed++;
+        } else {
+            cJSON_AddItemToArray(stale, s);
+            nstale++;
+        }
     }
     cJSON_AddItemToObject(f, "features", features);
     cJSON *profiles = cJSON_AddObjectToObject(f, "profiles");
@@ -298,9 +310,17 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     } else if (n_unexpected) {
         code = DSR_EXIT_UNEXPECTED;
         rule = "unexpected fail, error, crash, timeout or lacks";
-    } else if (r->o->strict && (cJSON_GetArraySize(xpass) || nstale)) {
+    } else if (r->nresults > 0 && expectation_skips == r->nresults) {
+        /* A gate is never passed by the expectations file alone (decisions, Runner and
+         * reports 34): a run whose every selected case it skips judged nothing. */
         code = DSR_EXIT_UNEXPECTED;
-        rule = "--strict: unexpected pass or stale expectation";
+        rule = "the expectations file skips every selected case: nothing was judged";
+    } else if (r->o->strict && (cJSON_GetArraySize(xpass) || nstale || nshadowed)) {
+        code = DSR_EXIT_UNEXPECTED;
+        rule = "--strict: unexpected pass, stale or shadowed expectation";
+    } else if (r->o->strict && 2 * expectation_skips > r->nresults) {
+        code = DSR_EXIT_UNEXPECTED;
+        rule = "--strict: the expectations file skips more than half of the selected cases";
     }
     cJSON *g = cJSON_AddObjectToObject(f, "gate");
     cJSON_AddNumberToObject(g, "exit_status", code);
