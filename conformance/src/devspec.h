@@ -298,16 +298,29 @@ typedef struct dsr_registry {
     int nretired;
     bool have_statements;
     bool have_profiles;
+    /* signatures.json, when the spec has one: its versions in order, and each function's
+     * name with the index in VERSIONS of the version that introduced it */
+    bool have_signatures;
+    char **versions;
+    int nversions;
+    char **functions;
+    int *introduced;
+    int nfunctions;
 } dsr_registry;
 
-/* Loads features.json (required), profiles.json and statements.json (optional) from
- * SPEC_DIR. On failure prints the reason on stderr and returns -1. */
+/* Loads features.json (required), profiles.json, statements.json and signatures.json
+ * (optional) from SPEC_DIR. On failure prints the reason on stderr and returns -1. */
 int dsr__registry_load(dsr_registry *r, const char *spec_dir);
 void dsr__registry_free(dsr_registry *r);
 const dsr_feature *dsr__registry_feature(const dsr_registry *r, const char *name);
 const dsr_profile *dsr__registry_profile(const dsr_registry *r, const char *name);
 const dsr_statement *dsr__registry_statement(const dsr_registry *r, const char *id);
 bool dsr__registry_retired(const dsr_registry *r, const char *id);
+/* The index in R->versions of the version that introduced the function or method FN of
+ * signatures.json ("where", "linalg.solve", "Array.__add__"), or -1 when it has none. */
+int dsr__registry_function(const dsr_registry *r, const char *fn);
+/* The index of VERSION in R->versions, or -1. */
+int dsr__registry_version(const dsr_registry *r, const char *version);
 bool dsr__profile_has_feature(const dsr_profile *p, const char *feature, bool *optional);
 /* spec/README.md: a statement applies to a profile when it comes from the profile's
  * document and the profile's version is one of its versions. */
