@@ -761,6 +761,11 @@ void dsr__memory_setup(void);
  * (common/dsjson.h), at most DSR_PROTOCOL_MAX_REPLY_VALUES other values. NULL when it is not
  * JSON or passes a limit; *WHY then says which limit (NULL: not JSON). */
 cJSON *dsr__parse_reply(const char *line, size_t len, const char **why);
+/* The first member of an object of V (depth first) whose key an earlier member of the same
+ * object has, or NULL. JSON leaves duplicate keys to the reader and readers differ (cJSON
+ * finds the first copy, Python's json keeps the last), so a reply that has one is refused
+ * (spec/protocol.md, "Replies"). */
+const cJSON *dsr__duplicate_key(const cJSON *v);
 /* Bounds a finished result's expected and observed values (dsr__bound_value). */
 void dsr__bound_result(dsr_result *res);
 
