@@ -56,7 +56,7 @@ static int usage_error(const char *fmt, const char *arg)
     return dsr__usage_error(NULL, fmt, arg);
 }
 
-/* The first SIGINT (or SIGTERM) stops the run cleanly: the case in flight is recorded as
+/* The first SIGINT (or SIGTERM, or SIGHUP) stops the run cleanly: the case in flight is recorded as
  * interrupted (a skip that names the signal and the step), the worker killed, the reports written
  * with "complete": false. A second one ends the process at once, for an in-process adapter that
  * hangs and never gives control back. */
@@ -893,6 +893,12 @@ int main(int argc, char **argv)
         sa.sa_flags = 0; /* no SA_RESTART: poll() must return EINTR */
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
+        /* A closed terminal or ssh session (SIGHUP) stops a run as Ctrl-C does: the reports
+         * are finished as interrupted rather than lost with the process. Under nohup it is
+         * ignored already, and stays so. */
+        struct sigaction hup;
+        if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+            sigaction(SIGHUP, &sa, NULL);
     }
 
     args a;

@@ -434,11 +434,13 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
     p.state = dsr__xmalloc((size_t)total + 1);
     memset(p.state, 0, (size_t)total + 1);
     worker *ws = make_workers(r, &p, jobs);
-    /* SIGINT and SIGTERM go to this thread, which watches dsr__interrupted for all. */
+    /* SIGINT, SIGTERM and SIGHUP go to this thread, which watches dsr__interrupted for
+     * all. */
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &block, &old);
     int created = 0;
     for (int k = 0; k < jobs; k++) {
@@ -534,7 +536,10 @@ static dsr_run_state state(const runner *r)
 
 static const char *signal_name(int sig)
 {
-    return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a signal";
+    return sig == SIGTERM  ? "SIGTERM"
+           : sig == SIGINT ? "SIGINT"
+           : sig == SIGHUP ? "SIGHUP"
+                           : "a signal";
 }
 
 /* The run's outputs, in the order each event reaches them: the journal first (it may find

@@ -269,9 +269,10 @@ static void print_closing(FILE *out, const dsr_run_state *r, const cJSON *footer
 void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const char *report,
                   const char *jsonl, double elapsed)
 {
-    /* A run whose adapter did not start has no verdict and no counts to show: its last line
-     * (the reporter's) says that no case ran and why. */
-    bool started = r->hello || r->interrupted;
+    /* A run whose adapter did not start (it failed, or a signal came while it started) has
+     * no verdict and no counts to show: its last line (the reporter's) says that no case ran
+     * and why, never "0 passed, 0 failed". */
+    bool started = r->hello != NULL;
     print_unexpected(out, r);
     print_stale(out, r, footer);
     print_shadowed(out, r, footer);
@@ -320,8 +321,9 @@ static bool summary_end(dsr_reporter *self, const dsr_run_state *r, const cJSON 
         fprintf(stderr, "devspec: the run is incomplete: %s\n", r->why_incomplete);
     dsr__summary(s->out, r, footer, report, jsonl, elapsed);
     if (!s->started) {
-        /* the last line says it: never "0 passed, 0 failed" for a run that did not start */
-        if (!r->interrupted) fprintf(s->out, "%s\n", r->why_incomplete);
+        /* the last line says it: never "0 passed, 0 failed" for a run that did not start,
+         * "interrupted (SIGINT) while the adapter was starting" for one stopped then */
+        fprintf(s->out, "%s\n", r->why_incomplete);
         return true;
     }
     int ran = 0;
