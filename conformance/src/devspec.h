@@ -864,6 +864,9 @@ void dsr__report_record(dsr_report *rep, const cJSON *record);
 void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *footer,
                         bool *write_failed);
 void dsr__report_free(dsr_report *rep);
+/* An output named PATH could not be written: FOOTER's gate, when it says exit 0, says 3 and
+ * why, as the process's exit status will. */
+void dsr__footer_write_failed(cJSON *footer, const char *path);
 
 /* ---- summary.c ------------------------------------------------------------------- */
 

@@ -115,7 +115,8 @@ static const dsr_option OPTIONS[] = {
         "relative paths are relative to FILE), searched before the\n"
         "suite's; repeatable; also DEVSPEC_ADAPTERS=FILE:FILE..."),
     OPT("--in-process", FLAG_ON, in_process, "--in-process",
-        "with a NAME: load its shared_object instead of its command"),
+        "with a NAME: load its shared_object instead of its command\n"
+        "(refused with --adapter-cmd, a program or python:MODULE)"),
     OPT("--cases", LIST, cases, "--cases FILE|DIR",
         "case files (repeatable; default: the suite's cases)"),
     OPT("--profile", LIST, profiles, "--profile P", "only the cases of profile P's features"),
@@ -145,12 +146,15 @@ static const dsr_option OPTIONS[] = {
         "for the adapter's hello, also after a restart (default 60)"),
     COUNT("--max-restarts", max_restarts, "--max-restarts N",
           "worker restarts before the run stops (default 10)"),
-    COUNT("--jobs", jobs, "--jobs N, -j N",
-          "N adapter workers, out of process, share the cases; reports\n"
-          "and verdicts are those of --jobs 1 (default: the number of\n"
-          "cores; in process, and for an SPMD adapter, 1; at most\n"
-          "twice the cores, and no more than the cases)"),
-    COUNT("-j", jobs, NULL, NULL),
+    /* --jobs 0 is refused (a count >= 1), as probe refuses it: 0 reads as "none" to some
+     * and as "as many as the cores" to others, and was silently one. */
+    {"--jobs", DSR_OPT_COUNT, RUN(jobs), "--jobs N, -j N",
+     "N >= 1 adapter workers, out of process, share the cases;\n"
+     "reports and verdicts are those of --jobs 1 (default: the\n"
+     "number of cores; in process, and for an SPMD adapter, 1; at\n"
+     "most twice the cores, and no more than the cases)",
+     NULL, 1, DSR_OPT_COUNT_MAX},
+    {"-j", DSR_OPT_COUNT, RUN(jobs), NULL, NULL, NULL, 1, DSR_OPT_COUNT_MAX},
     OPT("--strict", FLAG_ON, strict, "--strict",
         "unexpected passes, stale and shadowed expectations, and\n"
         "skip entries for more than half of the cases fail the run"),

@@ -208,7 +208,8 @@ static int adapter_names(const char *source, dsr_strlist *out)
 /* What the command line asks of probe. */
 typedef struct probe_args {
     dsr_strlist files, adapters, pass;
-    const char *out, *html, *spec, *timeout;
+    const char *out, *html, *spec;
+    double timeout; /* -1: not given */
     int jobs;
 } probe_args;
 
@@ -225,7 +226,8 @@ static const dsr_option PROBE_OPTIONS[] = {
     OPT("--out", STRING, out, "--out DIR",
         "the reports, logs and index.html (default reports/runs/probe)"),
     OPT("--html", STRING, html, "--html PATH", "the page (default OUT/index.html)"),
-    OPT("--timeout", STRING, timeout, "--timeout SECONDS", "per case, as devspec run takes it"),
+    OPT("--timeout", SECONDS, timeout, "--timeout SECONDS",
+        "per case, as devspec run takes it (0 to 1e6)"),
     {"--jobs", DSR_OPT_COUNT, ARG(jobs), "--jobs N",
      "runs at a time, 1..64 (default the number of cores)", NULL, 1, 64},
     OPT("--spec", STRING, spec, "--spec DIR", "the spec directory (default: the suite's spec/)"),
@@ -371,9 +373,12 @@ static pid_t start_run(const probe *p, int i)
         dsr__strlist_add(&v, "--spec");
         dsr__strlist_add(&v, a->spec);
     }
-    if (a->timeout) {
+    if (a->timeout >= 0) {
+        /* checked as run checks it (a finite number from 0 to 1e6), once, before any run */
+        char t[32];
+        snprintf(t, sizeof t, "%.17g", a->timeout);
         dsr__strlist_add(&v, "--timeout");
-        dsr__strlist_add(&v, a->timeout);
+        dsr__strlist_add(&v, t);
     }
     unlink(report.data);
     pid_t pid = spawn(p->self, v.items, log.data);
@@ -473,7 +478,9 @@ static int compare_reports(const probe *p, const char *source, int worst)
 
 int dsr__probe_main(int argc, char **argv, const char *source, const char *build)
 {
-    probe p = {.a = {.out = "reports/runs/probe", .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)}};
+    probe p = {.a = {.out = "reports/runs/probe",
+                     .timeout = -1,
+                     .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)}};
     int rc = dsr__options_parse(&PROBE_COMMAND, argc, argv, 1, &p.a);
     if (rc != DSR_OPT_HELP_SHOWN) {
         rc = prepare(&p, source, build, rc);

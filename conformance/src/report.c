@@ -466,7 +466,11 @@ void dsr__report_open(dsr_report *rep, const dsr_run_state *r, const cJSON *head
         errno = DSR_ENOTREG;
     }
     if (fd < 0) {
-        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, dsr__strerror(errno));
+        /* A report that cannot be written (a read-only folder, a full disk) stops the run
+         * before its first case, rather than running it all for nothing. */
+        fprintf(stderr, "devspec: cannot write %s: %s; no case was run\n", rep->jsonl_path,
+                dsr__strerror(errno));
+        rep->busy = true;
         return;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -480,8 +484,10 @@ void dsr__report_open(dsr_report *rep, const dsr_run_state *r, const cJSON *head
     }
     rep->lock_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0); /* the lock outlives the journal's stream */
     if (ftruncate(fd, 0) != 0 || !(rep->jsonl = fdopen(fd, "w"))) {
-        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, dsr__strerror(errno));
+        fprintf(stderr, "devspec: cannot write %s: %s; no case was run\n", rep->jsonl_path,
+                dsr__strerror(errno));
         close(fd);
+        rep->busy = true;
         return;
     }
     /* reports/NAME.json while running is reports/NAME.jsonl; the consolidated document
@@ -502,19 +508,22 @@ void dsr__report_free(dsr_report *rep)
     rep->lock_fd = -1;
 }
 
-void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *footer,
-                        bool *write_failed)
+void dsr__footer_write_failed(cJSON *footer, const char *path)
 {
-    dsr__report_record(rep, footer);
-    if (rep->jsonl) {
-        if (fclose(rep->jsonl) != 0 && !rep->failed) {
-            fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path,
-                    dsr__strerror(errno));
-            rep->failed = true;
-        }
-        rep->jsonl = NULL;
-    }
-    if (rep->failed) *write_failed = true;
+    cJSON *g = cJSON_GetObjectItemCaseSensitive(footer, "gate");
+    cJSON *code = cJSON_GetObjectItemCaseSensitive(g, "exit_status");
+    if (!cJSON_IsNumber(code) || code->valuedouble != DSR_EXIT_OK) return;
+    dsj_set_number(code, DSR_EXIT_INCOMPLETE);
+    dsr_buf why = {0};
+    dsr__buf_printf(&why, "an output could not be written (%s)", path);
+    cJSON_ReplaceItemInObjectCaseSensitive(g, "rule", cJSON_CreateString(why.data));
+    dsr__buf_free(&why);
+}
+
+/* The consolidated report of R with FOOTER, written atomically; false when it could not
+ * be (said on stderr). */
+static bool write_consolidated(const dsr_report *rep, const dsr_run_state *r, const cJSON *footer)
+{
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "type", "devspec-report");
     cJSON_AddNumberToObject(doc, "report_version", DSR_REPORT_VERSION);
@@ -536,11 +545,42 @@ void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *fo
     dsr__buf_puts(&b, text);
     dsr__buf_puts(&b, "\n");
     cJSON_free(text);
-    if (dsr__write_file_atomic(rep->report_path, b.data, b.len) != 0) {
+    bool ok = dsr__write_file_atomic(rep->report_path, b.data, b.len) == 0;
+    if (!ok)
         fprintf(stderr, "devspec: cannot write %s: %s\n", rep->report_path, dsr__strerror(errno));
-        *write_failed = true;
-    }
     dsr__buf_free(&b);
+    return ok;
+}
+
+void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *footer,
+                        bool *write_failed)
+{
+    /* The consolidated report is written before the journal's footer, so that a report
+     * that cannot be written turns the footer's gate into the exit status the process
+     * gives (3), never a footer saying 0 (decisions, Runner and reports 16). */
+    cJSON *f = cJSON_Duplicate(footer, true);
+    bool written = write_consolidated(rep, r, f);
+    if (!written) dsr__footer_write_failed(f, rep->report_path);
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(f, "gate"), "exit_status");
+    bool said_ok = written && cJSON_IsNumber(code) && code->valuedouble == DSR_EXIT_OK;
+    dsr__report_record(rep, f);
+    if (rep->jsonl) {
+        if (fclose(rep->jsonl) != 0 && !rep->failed) {
+            fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path,
+                    dsr__strerror(errno));
+            rep->failed = true;
+        }
+        rep->jsonl = NULL;
+    }
+    /* The journal failed after the report said 0: the report is written again with the
+     * gate the process will give. */
+    if (rep->failed && said_ok) {
+        dsr__footer_write_failed(f, rep->jsonl_path);
+        written = write_consolidated(rep, r, f);
+    }
+    if (rep->failed || !written) *write_failed = true;
+    cJSON_Delete(f);
 }
 
 /* ---- the journal as a reporter ------------------------------------------------------- */

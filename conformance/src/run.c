@@ -31,8 +31,9 @@ typedef struct runner {
     int nout;
     dsr_result *results;
     int nresults;
-    dsr_failure f;   /* the failure of the last request or step, for the result */
-    dsr_judge judge; /* the case's bindings and device.equal, for judge_step.c */
+    dsr_failure f;         /* the failure of the last request or step, for the result */
+    dsr_judge judge;       /* the case's bindings and device.equal, for judge_step.c */
+    const char *unwritten; /* an output that could not be written before the end (--trace) */
 } runner;
 
 /* A request through the client; what it says of a failure becomes the case's. */
@@ -576,9 +577,19 @@ static int end(runner *r, double t0)
     double elapsed = dsr__now() - t0;
     int gate = 0;
     cJSON *footer = dsr__report_footer(&s, s.complete, elapsed, &gate);
-    bool written = true;
-    for (int i = 0; i < r->nout; i++)
-        written = r->out[i]->end(r->out[i], &s, footer, elapsed) && written;
+    /* The journal (out[0]) and the summary (the last) hear the end after the others: a
+     * JUnit file that could not be written turns the gate the journal records into the
+     * exit status the process gives (3), never a footer saying 0. */
+    bool written = !r->unwritten;
+    if (r->unwritten) dsr__footer_write_failed(footer, r->unwritten);
+    for (int i = 1; i < r->nout - 1; i++)
+        if (!r->out[i]->end(r->out[i], &s, footer, elapsed)) {
+            written = false;
+            dsr__footer_write_failed(footer, r->o->junit ? r->o->junit : "an output");
+        }
+    written = r->out[0]->end(r->out[0], &s, footer, elapsed) && written;
+    if (r->nout > 1)
+        written = r->out[r->nout - 1]->end(r->out[r->nout - 1], &s, footer, elapsed) && written;
     cJSON_Delete(footer);
     return !written && gate == DSR_EXIT_OK ? DSR_EXIT_INCOMPLETE : gate;
 }
@@ -712,6 +723,12 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
         dsr__adapter_kill(ad);
     } else {
         run_cases(r, exp_of);
+        /* The adapter has stopped: the trace is whole, and is closed before the footer is
+         * made, so that a trace that could not be written is in the gate it records. */
+        if (!dsr__client_trace_close()) {
+            fprintf(stderr, "devspec: cannot write %s: %s\n", o->trace, dsr__strerror(errno));
+            r->unwritten = o->trace;
+        }
         code = end(r, t0);
         if (r->incomplete) code = DSR_EXIT_INCOMPLETE;
     }

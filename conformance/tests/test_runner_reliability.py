@@ -583,3 +583,36 @@ def bytes_read(pid: int) -> int:
     except (OSError, ValueError):
         pass
     return -1
+
+
+def test_output_folder_checked_before_first_case(env: Env) -> None:
+    """A --report, --junit or --trace whose folder cannot be made (a regular file stands
+    where the folder should be) stops the run before its first case: exit 3, the path and
+    the reason said, no case run."""
+    blocker = env.path("not-a-folder")
+    with open(blocker, "w") as fh:
+        fh.write("x")
+    for opt in ("--report", "--junit", "--trace"):
+        out = os.path.join(blocker, "sub", "out.json")
+        extra = [] if opt == "--report" else ["--report", env.path(f"r{opt}.json")]
+        rc, stdout, err = env.run([*BASE, opt, out, *extra, "--tap"])
+        assert (
+            rc == 3 and "cannot write " + blocker + "/sub/out" in err and
+            "Not a directory" in err and "ok 1" not in stdout
+        ), why(f"{opt} under a regular file: refused before the first case, exit 3", 3,
+               (rc, err[-400:], stdout[-200:]))
+
+
+def test_final_write_failure_in_the_footer(env: Env) -> None:
+    """A JUnit file or a trace that cannot be written at the end (/dev/full) makes the exit
+    status 3, and the report's footer and its journal's say the same gate, never 0."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    for opt in ("--junit", "--trace"):
+        rep = env.path(f"full{opt}.json")
+        rc, _, err = env.run([*BASE, "--report", rep, opt, "/dev/full"])
+        gates = [load_report(rep)["footer"]["gate"],
+                 load_jsonl(env.path(f"full{opt}.jsonl"))[-1]["gate"]]
+        assert (
+            rc == 3 and all(g["exit_status"] == 3 and "/dev/full" in g["rule"] for g in gates)
+        ), why(f"{opt} /dev/full: exit 3, and the footers say 3", 3, (rc, gates, err[-300:]))
