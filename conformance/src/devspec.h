@@ -97,6 +97,9 @@ int dsr__write_file_atomic(const char *path, const char *data, size_t len);
  * a stream, which is not locked), 1 when another process holds the lock, -1 with errno set
  * when the file cannot be opened. */
 int dsr__output_lock(const char *path, int *lock_fd);
+/* The process that holds an flock on the file PATH names (Linux: /proc/locks), so that a
+ * refusal names the run it yields to; 0 when it cannot be told. */
+long dsr__lock_holder(const char *path);
 /* Creates the parent directories of PATH. Returns 0 or -1 with errno set. */
 int dsr__mkdir_parents(const char *path);
 /* V as JSON text through dsj_print (exact numbers, NULs kept), compact or FORMATTED as

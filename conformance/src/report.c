@@ -474,10 +474,13 @@ void dsr__report_open(dsr_report *rep, const dsr_run_state *r, const cJSON *head
         return;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        long pid = dsr__lock_holder(rep->jsonl_path);
+        char by[40] = "";
+        if (pid > 0) snprintf(by, sizeof by, " (process %ld)", pid);
         fprintf(stderr,
-                "devspec: another run is writing the report %s (its journal %s is locked); "
+                "devspec: another run%s is writing the report %s (its journal %s is locked); "
                 "give this run another --report\n",
-                rep->report_path, rep->jsonl_path);
+                by, rep->report_path, rep->jsonl_path);
         close(fd);
         rep->busy = true;
         return;

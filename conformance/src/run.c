@@ -668,11 +668,14 @@ static int lock_outputs(const dsr_options *o, int locks[2])
     const char *what[] = {"--junit", "--trace"};
     for (int i = 0; i < 2; i++) {
         int rc = dsr__output_lock(paths[i], &locks[i]);
+        long pid = rc == 1 ? dsr__lock_holder(paths[i]) : 0;
+        char by[40] = "";
+        if (pid > 0) snprintf(by, sizeof by, " (process %ld)", pid);
         if (rc == 1)
             fprintf(stderr,
-                    "devspec: another run is writing %s %s (the file is locked); give this run "
-                    "another %s\n",
-                    what[i], paths[i], what[i]);
+                    "devspec: another run%s is writing %s %s (the file is locked); give this "
+                    "run another %s\n",
+                    by, what[i], paths[i], what[i]);
         else if (rc < 0)
             fprintf(stderr, "devspec: cannot write %s: %s\n", paths[i], dsr__strerror(errno));
         if (rc) {

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -765,4 +766,28 @@ int dsr__output_lock(const char *path, int *lock_fd)
 out:
     free(target);
     return rc;
+}
+
+long dsr__lock_holder(const char *path)
+{
+    struct stat st;
+    FILE *f = stat(path, &st) == 0 ? fopen("/proc/locks", "re") : NULL;
+    if (!f) return 0;
+    /* "1: FLOCK  ADVISORY  WRITE PID MAJOR:MINOR:INODE START END", MAJOR and MINOR in hex
+     * (Linux, fs/locks.c); a waiter's line starts "1: ->" and holds nothing. */
+    char line[256];
+    long pid = 0;
+    while (!pid && fgets(line, sizeof line, f)) {
+        char kind[16], mode[16], access[16];
+        long who;
+        unsigned maj, min;
+        unsigned long long ino;
+        if (sscanf(line, "%*d: %15s %15s %15s %ld %x:%x:%llu", kind, mode, access, &who, &maj, &min,
+                   &ino) == 7 &&
+            !strcmp(kind, "FLOCK") && ino == (unsigned long long)st.st_ino &&
+            maj == major(st.st_dev) && min == minor(st.st_dev))
+            pid = who;
+    }
+    fclose(f);
+    return pid;
 }

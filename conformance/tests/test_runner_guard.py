@@ -5,7 +5,7 @@ adapter's program, the in-process shared object, the adapters files (--adapters,
 DEVSPEC_ADAPTERS), the spec folder, the Python interpreter (--python), for `run` (--report,
 --junit, --trace), `probe` (--out, --html), `compare` (--html) and `expectations` (standard
 output). --junit and --trace are locked as --report is: a second run given one of them is
-refused, naming the output, while the first writes it."""
+refused, naming the first run and the output, while the first writes it."""
 
 from __future__ import annotations
 
@@ -138,9 +138,10 @@ def test_two_runs_one_junit_or_trace(env: Env) -> None:
         rc, _, err = env.run(["run", "--cases", GOOD, "--adapter-cmd", fake_cmd(), "--no-tap",
                               "--report", env.path("second-" + name + ".json"), opt, out],
                              timeout=60)
-        assert rc == 3 and "another run is writing" in err and out in err, why(
-            f"a second run given the {opt} of a run under way: refused, exit 3, {opt} named", 3,
-            (rc, err[-400:]))
+        said = f"another run (process {first.pid}) is writing {opt} {out}"
+        assert rc == 3 and said in err, why(
+            f"a second run given the {opt} of a run under way: refused, exit 3, the first run "
+            f"and {opt} named", (3, said), (rc, err[-400:]))
         stops(first, "the first run, its hang past --timeout")
         with open(out) as fh:
             text = fh.read()

@@ -79,7 +79,7 @@ def test_two_runs_one_report(env: Env) -> None:
     wait_until(file_has(jsonl, '"h.pass"'))
     rc, _, err = env.run(["run", "--cases", GOOD, "--adapter-cmd", fake_cmd(), "--report", rep,
                           "--no-tap"], timeout=60)
-    assert rc == 3 and "another run is writing" in err, why(
+    assert rc == 3 and f"another run (process {first.pid}) is writing" in err, why(
         "a second run on a report path in use is refused, exit 3", 3, (rc, err))
     stops(first, "the first run, its hang past --timeout")
     lines = load_jsonl(jsonl)
