@@ -818,8 +818,9 @@ dsr_reporter *dsr__tap_reporter(FILE *out, int version);
 /* The JSON Lines journal and the consolidated JSON report (report.c). */
 dsr_reporter *dsr__journal_reporter(void);
 /* The paths of a journal reporter's files once it has begun (NULL before; JSONL NULL when the
- * adapter did not start). */
-void dsr__journal_paths(const dsr_reporter *journal, const char **report, const char **jsonl);
+ * adapter did not start); *WRITTEN false once a write to either has failed. */
+void dsr__journal_paths(const dsr_reporter *journal, const char **report, const char **jsonl,
+                        bool *written);
 /* JUnit XML at PATH (junit.c); STRICT: an xpass is a failure. */
 dsr_reporter *dsr__junit_reporter(const char *path, bool strict);
 /* The summary on OUT (summary.c), with the paths of JOURNAL's files. */

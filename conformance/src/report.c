@@ -592,6 +592,7 @@ typedef struct journal {
     dsr_reporter base;
     dsr_report rep;
     bool started; /* the adapter started: the summary names the journal */
+    bool failed;  /* a write to the journal or the report failed */
 } journal;
 
 static bool journal_begin(dsr_reporter *self, const dsr_run_state *r, const cJSON *header,
@@ -618,6 +619,7 @@ static bool journal_end(dsr_reporter *self, const dsr_run_state *r, const cJSON 
     journal *j = (journal *)self;
     bool failed = false;
     dsr__report_finish(&j->rep, r, footer, &failed);
+    j->failed = failed;
     return !failed;
 }
 
@@ -637,9 +639,11 @@ dsr_reporter *dsr__journal_reporter(void)
     return &j->base;
 }
 
-void dsr__journal_paths(const dsr_reporter *self, const char **report, const char **jsonl)
+void dsr__journal_paths(const dsr_reporter *self, const char **report, const char **jsonl,
+                        bool *written)
 {
     const journal *j = (const journal *)self;
+    *written = !j->failed && !j->rep.failed;
     *report = j->rep.report_path;
     *jsonl = j->started ? j->rep.jsonl_path : NULL;
 }

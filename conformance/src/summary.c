@@ -316,10 +316,16 @@ static bool summary_end(dsr_reporter *self, const dsr_run_state *r, const cJSON 
 {
     summary_reporter *s = (summary_reporter *)self;
     const char *report = NULL, *jsonl = NULL;
-    dsr__journal_paths(s->journal, &report, &jsonl);
+    bool written;
+    dsr__journal_paths(s->journal, &report, &jsonl, &written);
     if (s->started && !r->complete)
         fprintf(stderr, "devspec: the run is incomplete: %s\n", r->why_incomplete);
-    dsr__summary(s->out, r, footer, report, jsonl, elapsed);
+    /* Never a report named as if it were there when its writing failed (said above). */
+    dsr_buf shown = {0};
+    if (report && !written) dsr__buf_printf(&shown, "%s (not written: see above)", report);
+    dsr__summary(s->out, r, footer, shown.data ? shown.data : report, written ? jsonl : NULL,
+                 elapsed);
+    dsr__buf_free(&shown);
     if (!s->started) {
         /* the last line says it: never "0 passed, 0 failed" for a run that did not start,
          * "interrupted (SIGINT) while the adapter was starting" for one stopped then */

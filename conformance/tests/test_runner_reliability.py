@@ -605,7 +605,8 @@ def test_output_folder_checked_before_first_case(env: Env) -> None:
 
 def test_final_write_failure_in_the_footer(env: Env) -> None:
     """A JUnit file or a trace that cannot be written at the end (/dev/full) makes the exit
-    status 3, and the report's footer and its journal's say the same gate, never 0."""
+    status 3, and the report's footer and its journal's say the same gate, never 0; a report
+    that cannot be written is not named in the summary as if it were there."""
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")
     for opt in ("--junit", "--trace"):
@@ -616,3 +617,7 @@ def test_final_write_failure_in_the_footer(env: Env) -> None:
         assert (
             rc == 3 and all(g["exit_status"] == 3 and "/dev/full" in g["rule"] for g in gates)
         ), why(f"{opt} /dev/full: exit 3, and the footers say 3", 3, (rc, gates, err[-300:]))
+    rc, out, _ = env.run([*BASE, "--report", "/dev/full"])
+    assert rc == 3 and "report: /dev/full (not written: see above)" in out, why(
+        "--report /dev/full: exit 3, the summary never names it as written", 3,
+        (rc, out[-300:]))
