@@ -751,8 +751,10 @@ int dsr__output_lock(const char *path, int *lock_fd)
             goto out;
         }
         if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
             close(fd);
-            rc = errno == EWOULDBLOCK ? 1 : -1;
+            errno = e;
+            rc = e == EWOULDBLOCK ? 1 : -1;
             goto out;
         }
         if (stat(target, &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) {
