@@ -251,6 +251,7 @@ static void describe_status(dsr_adapter *a, int status)
                            : sig == SIGFPE  ? "SIGFPE"
                            : sig == SIGILL  ? "SIGILL"
                            : sig == SIGTERM ? "SIGTERM"
+                           : sig == SIGHUP  ? "SIGHUP"
                                             : "signal";
         snprintf(a->death, sizeof a->death, "killed by signal %d (%s)", sig, name);
     } else if (WIFEXITED(status)) {
@@ -427,6 +428,7 @@ int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
         signal(SIGPIPE, SIG_DFL);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
+        signal(SIGHUP, SIG_DFL);
         dup2(p[IN][0], 0);
         dup2(p[OUT][1], 1);
         dup2(p[ERR][1], 2);

@@ -219,6 +219,7 @@ static void load_case(dsr_loader *L, dsr_case *c, const cJSON *v)
     }
 
     const cJSON *spec = cJSON_GetObjectItemCaseSensitive(v, "spec");
+    L->latest_version = -1;
     if (!spec)
         dsr__load_problem(L, "missing field \"spec\"");
     else {
@@ -232,6 +233,10 @@ static void load_case(dsr_loader *L, dsr_case *c, const cJSON *v)
             const dsr_statement *st =
                 cJSON_IsString(sid) ? dsr__registry_statement(L->reg, sid->valuestring) : NULL;
             L->informative_only = L->informative_only && st && !strcmp(st->level, "informative");
+            for (int k = 0; st && k < st->nversions; k++) {
+                int ver = dsr__registry_version(L->reg, st->versions[k]);
+                if (ver > L->latest_version) L->latest_version = ver;
+            }
         }
         c->spec = load_string_list(L, spec, "statement IDs", &c->nspec, known_statement);
         dsr__load_pop(L);
@@ -291,6 +296,23 @@ static void load_file(dsr_loader *L)
     dsr_file *f = L->file;
     size_t len = f->len;
     int line, col;
+    /* A byte order mark names the encoding the file was saved in: said, rather than the
+     * NUL byte of UTF-16 or the invalid JSON of UTF-8's mark. */
+    const unsigned char *u = (const unsigned char *)f->text;
+    const char *bom = len >= 4 && !memcmp(u, "\xff\xfe\0\0", 4)   ? "UTF-32LE"
+                      : len >= 4 && !memcmp(u, "\0\0\xfe\xff", 4) ? "UTF-32BE"
+                      : len >= 2 && u[0] == 0xFF && u[1] == 0xFE  ? "UTF-16LE"
+                      : len >= 2 && u[0] == 0xFE && u[1] == 0xFF  ? "UTF-16BE"
+                      : len >= 3 && !memcmp(u, "\xef\xbb\xbf", 3) ? "UTF-8"
+                                                                  : NULL;
+    if (bom) {
+        fprintf(L->err,
+                "%s:1:1: (file): a %s byte order mark: a case file is UTF-8 JSON text without "
+                "one (save it as UTF-8 with no BOM)\n",
+                f->path, bom);
+        L->problems++;
+        return;
+    }
     /* A NUL byte is never part of a JSON text; one after a valid document must not hide
      * what follows it. */
     const char *nul = memchr(f->text, '\0', len);

@@ -21,6 +21,8 @@ typedef struct dsr_loader {
     int max_device;        /* highest $Dn mentioned, -1 for none */
     int ranks;             /* the case's ranks, for expect_ranks */
     bool informative_only; /* every statement the case cites is informative */
+    int latest_version;    /* the latest version of signatures.json among those of the
+                            * statements the case cites; -1: none of them has one */
 } dsr_loader;
 
 /* The path to the value being checked: a key or an index pushed before a value is checked

@@ -313,6 +313,56 @@ static void check_args(dsr_loader *L, const op_entry *op, const cJSON *args)
     }
 }
 
+/* A call's index into a tuple result: no tuple the protocol answers has more items
+ * (spec/protocol.md, "Limits": DS_CALL_MAX_ITEMS). */
+#define DSR_MAX_PICK 32767
+
+/* A `call` step's fn and pick (spec/protocol.md, "call"): fn a function or method that
+ * spec/signatures.json lists for a version the case's statements cover (checked where the
+ * spec has a signature table), pick an index from 0 to DSR_MAX_PICK. What a case names
+ * wrongly is refused here, before any library is asked: an adapter that looks fn up in the
+ * library (Python's getattr) would call whatever it names (Array.__init__). */
+static void check_call(dsr_loader *L, const cJSON *args)
+{
+    const cJSON *fn = cJSON_GetObjectItemCaseSensitive(args, "fn");
+    const cJSON *pick = cJSON_GetObjectItemCaseSensitive(args, "pick");
+    const dsr_registry *reg = L->reg;
+    dsr__load_push_key(L, "args");
+    if (fn) {
+        dsr__load_push_key(L, "fn");
+        int from = cJSON_IsString(fn) && reg->have_signatures
+                       ? dsr__registry_function(reg, fn->valuestring)
+                       : 0;
+        if (!cJSON_IsString(fn) || !fn->valuestring[0])
+            dsr__load_problem(L, "must be the name of a function or method, not %s",
+                              cJSON_IsString(fn) ? "\"\"" : dsr__load_type_name(fn));
+        else if (from < 0)
+            dsr__load_problem(L,
+                              "\"%s\" is not a function or method of spec/signatures.json "
+                              "(a function as the standard names it, or Array.NAME)",
+                              fn->valuestring);
+        else if (reg->have_signatures && L->latest_version >= 0 && from > L->latest_version)
+            dsr__load_problem(L,
+                              "\"%s\" appears in %s, after every version the case's statements "
+                              "cover (the latest is %s)",
+                              fn->valuestring, reg->versions[from],
+                              reg->versions[L->latest_version]);
+        dsr__load_pop(L);
+    }
+    if (pick) {
+        dsr__load_push_key(L, "pick");
+        double d = cJSON_IsNumber(pick) ? pick->valuedouble : -1;
+        if (!cJSON_IsNumber(pick) || d != floor(d) || d < 0 || d > DSR_MAX_PICK)
+            dsr__load_problem(L,
+                              "must be an integer from 0 to %d (the index of an item of the "
+                              "result's tuple), not %s",
+                              DSR_MAX_PICK,
+                              cJSON_IsNumber(pick) ? "that number" : dsr__load_type_name(pick));
+        dsr__load_pop(L);
+    }
+    dsr__load_pop(L);
+}
+
 static const char *const STEP_KEYS[] = {"op",     "args",   "as",           "expect",
                                         "raises", "either", "expect_ranks", NULL};
 static const char *const ALT_KEYS[] = {"expect", "raises", "expect_ranks", "stop", NULL};
@@ -440,6 +490,7 @@ void dsr__load_step(dsr_loader *L, dsr_step *st, const cJSON *v)
         dsr__load_pop(L);
     }
     if (st->op && (!args || cJSON_IsObject(args))) check_args(L, entry, args);
+    if (st->op && !strcmp(st->op, "call") && cJSON_IsObject(args)) check_call(L, args);
 
     int outcomes = 0;
     const char *names[] = {"expect", "raises", "either", "expect_ranks"};

@@ -253,10 +253,18 @@ dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_repl
     dsr_end bad = DSR_END_ERROR;
     const char *what = NULL;
     cJSON *doc = NULL;
+    const cJSON *twice;
+    char dup[200];
     if (dsr__utf8_invalid_at(line, len) >= 0)
         what = "the reply is not valid UTF-8";
     else if (!(doc = dsr__parse_reply(line, len, &what)) || !cJSON_IsObject(doc))
         what = what ? what : "the reply is not a JSON object";
+    else if ((twice = dsr__duplicate_key(doc))) {
+        snprintf(dup, sizeof dup, "the reply gives the key \"%.80s\" twice", twice->string);
+        for (char *p = dup; *p; p++)
+            if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f) *p = '?';
+        what = dup;
+    }
     if (what) {
         char shown[201];
         snprintf(shown, sizeof shown, "%s", line);

@@ -132,22 +132,22 @@ int dsr__compare_main(int argc, char **argv, const char *source)
         fprintf(stderr, "devspec: compare: --html %s is the report %s\n", html, report);
         rc = DSR_EXIT_USAGE;
     }
-    for (int i = 0; html && !rc && i < ncases; i++)
-        if (dsr__is_dir(cases[i]) ? dsr__path_inside(html, cases[i])
-                                  : dsr__same_file(html, cases[i])) {
-            fprintf(stderr, "devspec: compare: --html %s would replace a case file (%s)\n", html,
-                    cases[i]);
-            rc = DSR_EXIT_USAGE;
-        }
     dsr_buf specdir = {0};
+    if (spec)
+        dsr__buf_puts(&specdir, spec);
+    else
+        dsr__buf_printf(&specdir, "%s/spec", source);
+    /* Nor a case file, nor a file of the spec it reads. */
+    dsr_inputs inputs = {0};
+    for (int i = 0; i < ncases; i++)
+        dsr__inputs_add_tree(&inputs, cases[i], "case");
+    dsr__inputs_add_tree(&inputs, specdir.data, "spec");
+    if (!rc) rc = dsr__check_output("compare", html, "--html", &inputs);
+    dsr__inputs_free(&inputs);
     dsr_compare_spec sp = {0};
     dsr_registry reg;
     bool have_reg = false;
     if (!rc) {
-        if (spec)
-            dsr__buf_puts(&specdir, spec);
-        else
-            dsr__buf_printf(&specdir, "%s/spec", source);
         if (dsr__compare_spec_read(&sp, specdir.data) != 0 ||
             dsr__registry_load(&reg, specdir.data) != 0)
             rc = DSR_EXIT_USAGE;

@@ -91,6 +91,15 @@ dsr_output dsr__output_kind(const char *path, char **target, int *fd);
  * file it names (the link stays); in place or to the descriptor as dsr__output_kind says.
  * Returns 0 or -1 with errno set. */
 int dsr__write_file_atomic(const char *path, const char *data, size_t len);
+/* Locks the output PATH (its parent folders made, the file created empty when missing, never
+ * truncated) as a run's report journal is locked: flock on the file PATH names, held by
+ * *LOCK_FD until it is closed. Returns 0 (*LOCK_FD -1 for an output written in place or to
+ * a stream, which is not locked), 1 when another process holds the lock, -1 with errno set
+ * when the file cannot be opened. */
+int dsr__output_lock(const char *path, int *lock_fd);
+/* The process that holds an flock on the file PATH names (Linux: /proc/locks), so that a
+ * refusal names the run it yields to; 0 when it cannot be told. */
+long dsr__lock_holder(const char *path);
 /* Creates the parent directories of PATH. Returns 0 or -1 with errno set. */
 int dsr__mkdir_parents(const char *path);
 /* V as JSON text through dsj_print (exact numbers, NULs kept), compact or FORMATTED as
@@ -120,6 +129,36 @@ char *dsr__resolve_path(const char *path);
 bool dsr__same_file(const char *a, const char *b);
 /* Whether PATH (existing or not) lies under the directory DIR, links resolved. */
 bool dsr__path_inside(const char *path, const char *dir);
+/* The files and folders a command reads, which none of its outputs may replace
+ * (dsr__check_output): the case files and folders, the expectations file, the spec folder,
+ * the adapters files, the adapter's program, shared object and interpreter. */
+typedef struct dsr_input {
+    char *path;       /* owned */
+    const char *what; /* "case", "adapter program": messages say "the WHAT file PATH" */
+    bool tree;        /* a folder guards everything inside it (the cases, the spec) */
+} dsr_input;
+typedef struct dsr_inputs {
+    dsr_input *items;
+    int n;
+} dsr_inputs;
+/* Adds the file PATH (copied; NULL or "" adds nothing). */
+void dsr__inputs_add(dsr_inputs *l, const char *path, const char *what);
+/* Adds PATH, a file or a folder whose every file is read (the case folders, the spec). */
+void dsr__inputs_add_tree(dsr_inputs *l, const char *path, const char *what);
+/* Adds the program PROGRAM runs as: PROGRAM itself when it holds a '/', else the first
+ * executable of that name on PATH (nothing when there is none). */
+void dsr__inputs_add_program(dsr_inputs *l, const char *program, const char *what);
+/* Adds each word of the shell command CMD (split at blanks, one pair of quotes around a
+ * word taken off) that names an existing regular file: the files a command line names are
+ * known this far, not past the shell's own parsing. */
+void dsr__inputs_add_words(dsr_inputs *l, const char *cmd, const char *what);
+void dsr__inputs_free(dsr_inputs *l);
+/* Outputs never destroy inputs: the output OUT (WHAT names it: "--report") is refused when
+ * it is one of the files IN names or lies inside one of its folders, said on stderr as
+ * "devspec: COMMAND: WHAT OUT is the case file F" (COMMAND NULL: none); returns
+ * DSR_EXIT_USAGE, else 0. An output written in place or to a stream (/dev/null,
+ * /dev/stdout) replaces nothing and is not checked; neither is OUT NULL. */
+int dsr__check_output(const char *command, const char *out, const char *what, const dsr_inputs *in);
 /* errno value of dsr__read_file and dsr__write_file_atomic for a path that exists but is not
  * a regular file (a FIFO, a socket, a device): only regular files are read as input, and
  * nothing the runner writes replaces something else. dsr__strerror names it. */
@@ -263,16 +302,29 @@ typedef struct dsr_registry {
     int nretired;
     bool have_statements;
     bool have_profiles;
+    /* signatures.json, when the spec has one: its versions in order, and each function's
+     * name with the index in VERSIONS of the version that introduced it */
+    bool have_signatures;
+    char **versions;
+    int nversions;
+    char **functions;
+    int *introduced;
+    int nfunctions;
 } dsr_registry;
 
-/* Loads features.json (required), profiles.json and statements.json (optional) from
- * SPEC_DIR. On failure prints the reason on stderr and returns -1. */
+/* Loads features.json (required), profiles.json, statements.json and signatures.json
+ * (optional) from SPEC_DIR. On failure prints the reason on stderr and returns -1. */
 int dsr__registry_load(dsr_registry *r, const char *spec_dir);
 void dsr__registry_free(dsr_registry *r);
 const dsr_feature *dsr__registry_feature(const dsr_registry *r, const char *name);
 const dsr_profile *dsr__registry_profile(const dsr_registry *r, const char *name);
 const dsr_statement *dsr__registry_statement(const dsr_registry *r, const char *id);
 bool dsr__registry_retired(const dsr_registry *r, const char *id);
+/* The index in R->versions of the version that introduced the function or method FN of
+ * signatures.json ("where", "linalg.solve", "Array.__add__"), or -1 when it has none. */
+int dsr__registry_function(const dsr_registry *r, const char *fn);
+/* The index of VERSION in R->versions, or -1. */
+int dsr__registry_version(const dsr_registry *r, const char *version);
 bool dsr__profile_has_feature(const dsr_profile *p, const char *feature, bool *optional);
 /* spec/README.md: a statement applies to a profile when it comes from the profile's
  * document and the profile's version is one of its versions. */
@@ -297,6 +349,10 @@ typedef struct dsr_named_adapter {
 int dsr__named_adapter_find(const char *source, const char *build, const char *name,
                             dsr_named_adapter *out);
 void dsr__named_adapter_free(dsr_named_adapter *a);
+/* Adds the files the adapter A is made of to IN: its program (found on PATH when a bare
+ * name), each argument of its command that names a file, its shared object and its
+ * expectations file. */
+void dsr__named_adapter_inputs(const dsr_named_adapter *a, dsr_inputs *in);
 /* Registers adapters files of one's own (FILES stay owned by the caller), searched before
  * the suite's adapters/adapters.json; their relative paths are relative to their folder. */
 void dsr__named_adapter_files(char *const *files, int n);
@@ -399,6 +455,7 @@ typedef struct dsr_expectation {
     char *reason; /* may be empty */
     int line;
     int matches;
+    int shadowed_by; /* the line of an earlier entry that took a case this one matches; 0 */
 } dsr_expectation;
 
 typedef struct dsr_expectations {
@@ -543,6 +600,7 @@ typedef struct dsr_options {
     int nexclude_features;
     const char *profile;
     const char *expectations;
+    const dsr_inputs *inputs; /* every file the run reads (dsr__check_run_outputs) */
     const char *report;
     const char *junit;
     const char *trace; /* every request and reply line, for the tests' schema checks */
@@ -750,6 +808,11 @@ void dsr__memory_setup(void);
  * (common/dsjson.h), at most DSR_PROTOCOL_MAX_REPLY_VALUES other values. NULL when it is not
  * JSON or passes a limit; *WHY then says which limit (NULL: not JSON). */
 cJSON *dsr__parse_reply(const char *line, size_t len, const char **why);
+/* The first member of an object of V (depth first) whose key an earlier member of the same
+ * object has, or NULL. JSON leaves duplicate keys to the reader and readers differ (cJSON
+ * finds the first copy, Python's json keeps the last), so a reply that has one is refused
+ * (spec/protocol.md, "Replies"). */
+const cJSON *dsr__duplicate_key(const cJSON *v);
 /* Bounds a finished result's expected and observed values (dsr__bound_value). */
 void dsr__bound_result(dsr_result *res);
 
@@ -799,8 +862,9 @@ dsr_reporter *dsr__tap_reporter(FILE *out, int version);
 /* The JSON Lines journal and the consolidated JSON report (report.c). */
 dsr_reporter *dsr__journal_reporter(void);
 /* The paths of a journal reporter's files once it has begun (NULL before; JSONL NULL when the
- * adapter did not start). */
-void dsr__journal_paths(const dsr_reporter *journal, const char **report, const char **jsonl);
+ * adapter did not start); *WRITTEN false once a write to either has failed. */
+void dsr__journal_paths(const dsr_reporter *journal, const char **report, const char **jsonl,
+                        bool *written);
 /* JUnit XML at PATH (junit.c); STRICT: an xpass is a failure. */
 dsr_reporter *dsr__junit_reporter(const char *path, bool strict);
 /* The summary on OUT (summary.c), with the paths of JOURNAL's files. */
@@ -828,13 +892,11 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
  * name (malloc'd): the report's path when --report is not given. */
 char *dsr__report_default_path(const char *label);
 /* Outputs never destroy inputs: REPORT (REPORT_WHAT names it in messages: "--report"), its
- * journal, JUNIT and TRACE (each may be NULL) onto a case file, into a cases folder, onto the
- * EXPECTATIONS file or onto each other are refused, each refusal said on stderr: returns
- * DSR_EXIT_USAGE, else 0. Outputs written in place or to a stream (/dev/null, /dev/stdout)
- * replace nothing and are not checked. */
+ * journal, JUNIT and TRACE (each may be NULL) onto a file or into a folder of INPUTS
+ * (dsr__check_output) or onto each other are refused, each refusal said on stderr: returns
+ * DSR_EXIT_USAGE, else 0. */
 int dsr__check_run_outputs(const char *report, const char *report_what, const char *junit,
-                           const char *trace, char *const *cases, int ncases,
-                           const char *expectations);
+                           const char *trace, const dsr_inputs *inputs);
 /* Chooses the paths (--report, or reports/runs/LABEL.json), locks and opens the journal,
  * removes a stale report and writes HEADER to the journal; REP keeps a copy of HEADER. When
  * another run holds the journal's lock, or the default report named after the library's
@@ -850,6 +912,9 @@ void dsr__report_record(dsr_report *rep, const cJSON *record);
 void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *footer,
                         bool *write_failed);
 void dsr__report_free(dsr_report *rep);
+/* An output named PATH could not be written: FOOTER's gate, when it says exit 0, says 3 and
+ * why, as the process's exit status will. */
+void dsr__footer_write_failed(cJSON *footer, const char *path);
 
 /* ---- summary.c ------------------------------------------------------------------- */
 

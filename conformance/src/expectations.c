@@ -123,6 +123,7 @@ int dsr__expectations_parse(dsr_expectations *e, const char *path, const char *d
         x->reason = dsr__xstrdup(reason ? trim(reason) : "");
         x->line = line + 1;
         x->matches = 0;
+        x->shadowed_by = 0;
     }
     free(text);
     return problems;
@@ -144,6 +145,11 @@ dsr_expectation *dsr__expectations_match(dsr_expectations *e, const char *id)
     for (int i = 0; e && i < e->count; i++) {
         if (fnmatch(e->items[i].pattern, id, 0) == 0) {
             e->items[i].matches++;
+            /* The later entries that match ID too are shadowed by this one for it: one that
+             * never applies to any case is reported as shadowed, not as stale. */
+            for (int k = i + 1; k < e->count; k++)
+                if (!e->items[k].shadowed_by && fnmatch(e->items[k].pattern, id, 0) == 0)
+                    e->items[k].shadowed_by = e->items[i].line;
             return &e->items[i];
         }
     }

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* The commands and, for run (whose options list, coverage and validate share), every option;
@@ -39,9 +40,11 @@ static const char USAGE_NOTES[] =
     "hang of the library is one of the runner, and --timeout does not apply.\n"
     "\n"
     "Statuses: pass fail error skip xfail xpass crash timeout lacks.\n"
-    "Exit status: 0 nothing unexpected; 1 unexpected fail, error, crash, timeout or lacks (also\n"
-    "xpass and stale expectations with --strict); 2 usage error or invalid case files;\n"
-    "3 the adapter could not start, or the run is incomplete (restart limit, SIGINT).\n"
+    "Exit status: 0 nothing unexpected; 1 unexpected fail, error, crash, timeout or lacks, or\n"
+    "an expectations file that skips every case (also xpass, stale and shadowed expectations\n"
+    "and skips of more than half of the cases with --strict); 2 usage error or invalid case,\n"
+    "expectations or adapters files; 3 the adapter could not start, or the run is incomplete\n"
+    "(restart limit, SIGINT, SIGTERM, SIGHUP), or an output could not be written.\n"
     "\n"
     "Files: an installed devspec reads PREFIX/share/devspec, found from its own executable;\n"
     "in a build tree, the file devspec-tree beside the executable names the source and build\n"
@@ -53,7 +56,7 @@ static int usage_error(const char *fmt, const char *arg)
     return dsr__usage_error(NULL, fmt, arg);
 }
 
-/* The first SIGINT (or SIGTERM) stops the run cleanly: the case in flight is recorded as
+/* The first SIGINT (or SIGTERM, or SIGHUP) stops the run cleanly: the case in flight is recorded as
  * interrupted (a skip that names the signal and the step), the worker killed, the reports written
  * with "complete": false. A second one ends the process at once, for an in-process adapter that
  * hangs and never gives control back. */
@@ -112,7 +115,8 @@ static const dsr_option OPTIONS[] = {
         "relative paths are relative to FILE), searched before the\n"
         "suite's; repeatable; also DEVSPEC_ADAPTERS=FILE:FILE..."),
     OPT("--in-process", FLAG_ON, in_process, "--in-process",
-        "with a NAME: load its shared_object instead of its command"),
+        "with a NAME: load its shared_object instead of its command\n"
+        "(refused with --adapter-cmd, a program or python:MODULE)"),
     OPT("--cases", LIST, cases, "--cases FILE|DIR",
         "case files (repeatable; default: the suite's cases)"),
     OPT("--profile", LIST, profiles, "--profile P", "only the cases of profile P's features"),
@@ -142,14 +146,18 @@ static const dsr_option OPTIONS[] = {
         "for the adapter's hello, also after a restart (default 60)"),
     COUNT("--max-restarts", max_restarts, "--max-restarts N",
           "worker restarts before the run stops (default 10)"),
-    COUNT("--jobs", jobs, "--jobs N, -j N",
-          "N adapter workers, out of process, share the cases; reports\n"
-          "and verdicts are those of --jobs 1 (default: the number of\n"
-          "cores; in process, and for an SPMD adapter, 1; at most\n"
-          "twice the cores, and no more than the cases)"),
-    COUNT("-j", jobs, NULL, NULL),
+    /* --jobs 0 is refused (a count >= 1), as probe refuses it: 0 reads as "none" to some
+     * and as "as many as the cores" to others, and was silently one. */
+    {"--jobs", DSR_OPT_COUNT, RUN(jobs), "--jobs N, -j N",
+     "N >= 1 adapter workers, out of process, share the cases;\n"
+     "reports and verdicts are those of --jobs 1 (default: the\n"
+     "number of cores; in process, and for an SPMD adapter, 1; at\n"
+     "most twice the cores, and no more than the cases)",
+     NULL, 1, DSR_OPT_COUNT_MAX},
+    {"-j", DSR_OPT_COUNT, RUN(jobs), NULL, NULL, NULL, 1, DSR_OPT_COUNT_MAX},
     OPT("--strict", FLAG_ON, strict, "--strict",
-        "unexpected passes and stale expectations fail the run"),
+        "unexpected passes, stale and shadowed expectations, and\n"
+        "skip entries for more than half of the cases fail the run"),
     OPT("--no-progress", FLAG_OFF, progress, "--no-progress", "no progress line on stderr"),
     /* list and coverage (named in the usage lines) */
     OPT("--json", FLAG_ON, json, NULL, NULL),
@@ -331,16 +339,56 @@ static dsr_adapter *open_python_module(const char *source, const char *module, c
     return ad;
 }
 
+/* Every file and folder the run reads, none of which an output may replace: the case files
+ * and folders, the expectations file, the spec folder, the adapters files, and what the
+ * adapter is made of (its program, the words of --adapter-cmd that name files, the
+ * in-process shared object, the interpreter and the folder of the Python adapter). */
+static void run_inputs(const args *a, const char *source, const char *expectations,
+                       const dsr_named_adapter *named, dsr_inputs *in)
+{
+    for (int i = 0; i < a->cases.n; i++)
+        dsr__inputs_add_tree(in, a->cases.items[i], "case");
+    dsr__inputs_add(in, expectations, "expectations");
+    dsr_buf b = {0};
+    if (a->spec)
+        dsr__buf_puts(&b, a->spec);
+    else
+        dsr__buf_printf(&b, "%s/spec", source);
+    dsr__inputs_add_tree(in, b.data, "spec");
+    b.len = 0;
+    dsr__buf_printf(&b, "%s/adapters/adapters.json", source);
+    dsr__inputs_add(in, b.data, "adapters");
+    for (int i = 0; i < a->adapter_files.n; i++)
+        dsr__inputs_add(in, a->adapter_files.items[i], "adapters");
+    const char *x = a->adapter;
+    size_t n = x ? strlen(x) : 0;
+    if (a->adapter_cmd) {
+        dsr__inputs_add_words(in, a->adapter_cmd, "adapter program");
+    } else if (!strncmp(x, PYTHON_PREFIX, strlen(PYTHON_PREFIX))) {
+        dsr__inputs_add_program(in, a->python ? a->python : "python3", "Python interpreter");
+        b.len = 0;
+        dsr__buf_printf(&b, "%s/adapters/python", source);
+        dsr__inputs_add_tree(in, b.data, "Python adapter");
+    } else if (n > 3 && !strcmp(x + n - 3, ".so")) {
+        dsr__inputs_add(in, x, "in-process adapter");
+    } else if (strchr(x, '/')) {
+        dsr__inputs_add(in, x, "adapter program");
+    } else if (named->name) {
+        dsr__named_adapter_inputs(named, in);
+    }
+    dsr__buf_free(&b);
+}
+
 /* Outputs never destroy inputs (dsr__check_run_outputs): --report, or the default report
  * where its name is known before the run (the adapter's LABEL), checked before anything
  * runs (exit 2). A default report named after the library's hello is checked when the
  * report opens (dsr__report_open). */
-static int check_run_outputs(const args *a, const char *expectations, const char *label)
+static int check_run_outputs(const args *a, const dsr_inputs *in, const char *label)
 {
     char *fallback = !a->report && label ? dsr__report_default_path(label) : NULL;
     int rc = dsr__check_run_outputs(a->report ? a->report : fallback,
                                     a->report ? "--report" : "the default report (no --report)",
-                                    a->junit, a->trace, a->cases.items, a->cases.n, expectations);
+                                    a->junit, a->trace, in);
     free(fallback);
     return rc;
 }
@@ -421,10 +469,10 @@ static dsr_adapter *open_named(dsr_named_adapter *named, const char *x, bool in_
  * adapters.json) are resolved here into the label, transport and expectations the report
  * records, so that their precedence reads in one place (a name is opened by open_named); the
  * run's options are run_options. */
-static int cmd_run(args *a, int argc, char **argv)
+/* The combinations of run's options that mean nothing: usage errors (2), else 0. An option
+ * that would be ignored is refused rather than silently dropped. */
+static int check_run_args(const args *a)
 {
-    const char *source = source_root();
-    const char *build = build_root();
     if (!a->adapter && !a->adapter_cmd)
         return usage_error("%s", "run needs --adapter NAME|PATH or --adapter-cmd 'CMD'");
     if (a->profiles.n > 1) return usage_error("%s", "run takes one --profile");
@@ -434,10 +482,33 @@ static int cmd_run(args *a, int argc, char **argv)
         return usage_error("%s", "--python goes with --adapter python:MODULE");
     if (a->adapter && !a->adapter_cmd && !strcmp(a->adapter, PYTHON_PREFIX))
         return usage_error("%s", "--adapter python:MODULE needs a module name");
+    /* --in-process picks a named adapter's shared_object; a command, a program or a Python
+     * module has none, and a PATH.so is loaded in process without it. */
+    if (a->in_process && a->adapter_cmd)
+        return usage_error("%s", "--in-process goes with --adapter NAME, not --adapter-cmd (a "
+                                 "command runs out of process)");
+    if (a->in_process &&
+        (strchr(a->adapter, '/') || !strncmp(a->adapter, PYTHON_PREFIX, strlen(PYTHON_PREFIX)))) {
+        size_t n = strlen(a->adapter);
+        if (n <= 3 || strcmp(a->adapter + n - 3, ".so"))
+            return usage_error("--in-process goes with --adapter NAME (an adapters.json entry "
+                               "with a shared_object) or PATH.so, not '%s', which runs out of "
+                               "process",
+                               a->adapter);
+    }
+    return 0;
+}
+
+static int cmd_run(args *a, int argc, char **argv)
+{
+    const char *source = source_root();
+    const char *build = build_root();
+    int rc = check_run_args(a);
+    if (rc) return rc;
 
     dsr_registry reg;
     dsr_suite suite = {0};
-    int rc = load_all(a, source, &reg, &suite);
+    rc = load_all(a, source, &reg, &suite);
     if (rc) return rc;
 
     dsr_named_adapter named = {0};
@@ -478,15 +549,23 @@ static int cmd_run(args *a, int argc, char **argv)
             if (!expectations) expectations = named.expectations;
             ad = open_named(&named, x, a->in_process, err, sizeof err, &transport);
         } else if (found == -2) {
-            snprintf(err, sizeof err, "the adapters file %s cannot be used (see above)",
-                     named.file ? named.file : "adapters/adapters.json");
+            /* An adapters file that cannot be read or is not valid is the command line's
+             * fault, as a case file's is: a usage error, before anything runs. */
+            fprintf(stderr, "devspec: the adapters file %s cannot be used (see above)\n",
+                    named.file ? named.file : "adapters/adapters.json");
         } else {
             snprintf(err, sizeof err, "unknown adapter '%s'", x);
         }
     }
     dsr_expectations ex = {0};
+    dsr_inputs inputs = {0};
+    run_inputs(a, source, expectations, &named, &inputs);
     int code;
-    if ((code = check_run_outputs(a, expectations, label)) != 0) goto out;
+    if ((code = check_run_outputs(a, &inputs, label)) != 0) goto out;
+    if (found == -2) {
+        code = DSR_EXIT_USAGE;
+        goto out;
+    }
     if (!ad) {
         fprintf(stderr, "devspec: the adapter could not start: %s\n", err);
         code = DSR_EXIT_INCOMPLETE;
@@ -498,6 +577,7 @@ static int cmd_run(args *a, int argc, char **argv)
     }
     dsr_options o = {0};
     run_options(a, expectations, &o);
+    o.inputs = &inputs;
     o.adapter_label = label;
     o.adapter_spec = a->adapter_cmd ? a->adapter_cmd : a->adapter;
     o.adapters_file = found == 0 ? named.file : NULL;
@@ -510,6 +590,7 @@ static int cmd_run(args *a, int argc, char **argv)
     code = dsr__run(&o, &reg, &suite, ex.path ? &ex : NULL, ad);
 out:
     dsr__adapter_destroy(ad);
+    dsr__inputs_free(&inputs);
     dsr__expectations_free(&ex);
     dsr__named_adapter_free(&named);
     free(label);
@@ -658,6 +739,15 @@ static int cmd_validate(args *a)
  * replaces each with the library's issue. This is the file of the report at PATH, on stdout. */
 static int expectations_of(const char *path)
 {
+    /* Its one output is standard output: never the report it reads (`>> REPORT` would append
+     * to it; `> REPORT` has emptied it before devspec starts, and is named rather than read
+     * as "not a report"). */
+    struct stat so, sr;
+    if (fstat(STDOUT_FILENO, &so) == 0 && S_ISREG(so.st_mode) && stat(path, &sr) == 0 &&
+        so.st_dev == sr.st_dev && so.st_ino == sr.st_ino) {
+        fprintf(stderr, "devspec: expectations: standard output is the report %s it reads\n", path);
+        return DSR_EXIT_USAGE;
+    }
     size_t len;
     char *text = dsr__read_file(path, &len);
     if (!text) {
@@ -807,6 +897,12 @@ int main(int argc, char **argv)
         sa.sa_flags = 0; /* no SA_RESTART: poll() must return EINTR */
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
+        /* A closed terminal or ssh session (SIGHUP) stops a run as Ctrl-C does: the reports
+         * are finished as interrupted rather than lost with the process. Under nohup it is
+         * ignored already, and stays so. */
+        struct sigaction hup;
+        if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+            sigaction(SIGHUP, &sa, NULL);
     }
 
     args a;

@@ -86,27 +86,66 @@ static char **unique_names(const dsr_strlist *adapters)
     return names;
 }
 
-/* Refuses outputs that are inputs: a report, log or page that is one of the case files
- * given, lies inside a folder of them or inside the spec folder, or is another output.
- * Returns 0 or DSR_EXIT_USAGE (said on stderr). */
-static int check_outputs(const dsr_strlist *files, const char *spec, const dsr_strlist *outputs)
+/* What the probe and its runs read, none of which an output may replace: the case files and
+ * folders, the spec folder, the adapters files (the suite's and DEVSPEC_ADAPTERS's), and what
+ * each adapter named is made of (as devspec run counts it). */
+static void probe_inputs(const dsr_strlist *files, const char *spec, const dsr_strlist *adapters,
+                         const char *source, const char *build, dsr_inputs *in)
+{
+    for (int k = 0; k < files->n; k++)
+        dsr__inputs_add_tree(in, files->items[k], "case");
+    dsr_buf b = {0};
+    if (spec)
+        dsr__buf_puts(&b, spec);
+    else
+        dsr__buf_printf(&b, "%s/spec", source);
+    dsr__inputs_add_tree(in, b.data, "spec");
+    b.len = 0;
+    dsr__buf_printf(&b, "%s/adapters/adapters.json", source);
+    dsr__inputs_add(in, b.data, "adapters");
+    dsr_strlist own = {0};
+    const char *env = getenv("DEVSPEC_ADAPTERS");
+    for (const char *p = env; p && *p;) {
+        const char *colon = strchr(p, ':');
+        size_t len = colon ? (size_t)(colon - p) : strlen(p);
+        b.len = 0;
+        dsr__buf_printf(&b, "%.*s", (int)len, p);
+        if (len) {
+            dsr__inputs_add(in, b.data, "adapters");
+            dsr__strlist_add(&own, b.data);
+        }
+        p += len + (colon ? 1 : 0);
+    }
+    dsr__named_adapter_files(own.items, own.n);
+    for (int i = 0; i < adapters->n; i++) {
+        const char *x = adapters->items[i];
+        size_t n = strlen(x);
+        dsr_named_adapter named = {0};
+        if (!strncmp(x, "python:", 7)) {
+            b.len = 0;
+            dsr__buf_printf(&b, "%s/adapters/python", source);
+            dsr__inputs_add_tree(in, b.data, "Python adapter");
+        } else if (n > 3 && !strcmp(x + n - 3, ".so"))
+            dsr__inputs_add(in, x, "in-process adapter");
+        else if (strchr(x, '/'))
+            dsr__inputs_add(in, x, "adapter program");
+        else if (dsr__named_adapter_find(source, build, x, &named) == 0)
+            dsr__named_adapter_inputs(&named, in);
+        dsr__named_adapter_free(&named);
+    }
+    dsr__named_adapter_files(NULL, 0);
+    dsr__strlist_free(&own);
+    dsr__buf_free(&b);
+}
+
+/* Refuses outputs that are inputs (probe_inputs), or another output. Returns 0 or
+ * DSR_EXIT_USAGE (said on stderr). */
+static int check_outputs(const dsr_inputs *in, const dsr_strlist *outputs)
 {
     for (int i = 0; i < outputs->n; i++) {
         const char *o = outputs->items[i];
-        for (int k = 0; k < files->n; k++) {
-            const char *f = files->items[k];
-            bool dir = dsr__is_dir(f);
-            if (dir ? dsr__path_inside(o, f) : dsr__same_file(o, f)) {
-                fprintf(stderr,
-                        "devspec: probe: the output %s %s the case %s %s: choose another "
-                        "--out or --html\n",
-                        o, dir ? "lies inside" : "is", dir ? "folder" : "file", f);
-                return DSR_EXIT_USAGE;
-            }
-        }
-        if (spec && dsr__is_dir(spec) && dsr__path_inside(o, spec)) {
-            fprintf(stderr, "devspec: probe: the output %s lies inside the spec folder %s\n", o,
-                    spec);
+        if (dsr__check_output("probe", o, "the output", in) != 0) {
+            fprintf(stderr, "devspec: probe: choose another --out or --html\n");
             return DSR_EXIT_USAGE;
         }
         for (int k = 0; k < i; k++)
@@ -169,7 +208,8 @@ static int adapter_names(const char *source, dsr_strlist *out)
 /* What the command line asks of probe. */
 typedef struct probe_args {
     dsr_strlist files, adapters, pass;
-    const char *out, *html, *spec, *timeout;
+    const char *out, *html, *spec;
+    double timeout; /* -1: not given */
     int jobs;
 } probe_args;
 
@@ -186,7 +226,8 @@ static const dsr_option PROBE_OPTIONS[] = {
     OPT("--out", STRING, out, "--out DIR",
         "the reports, logs and index.html (default reports/runs/probe)"),
     OPT("--html", STRING, html, "--html PATH", "the page (default OUT/index.html)"),
-    OPT("--timeout", STRING, timeout, "--timeout SECONDS", "per case, as devspec run takes it"),
+    OPT("--timeout", SECONDS, timeout, "--timeout SECONDS",
+        "per case, as devspec run takes it (0 to 1e6)"),
     {"--jobs", DSR_OPT_COUNT, ARG(jobs), "--jobs N",
      "runs at a time, 1..64 (default the number of cores)", NULL, 1, 64},
     OPT("--spec", STRING, spec, "--spec DIR", "the spec directory (default: the suite's spec/)"),
@@ -239,7 +280,7 @@ typedef struct probe {
 /* The checks before any adapter starts: case files given, this program found, the adapters
  * (adapters.json's when none is named), outputs that are no inputs, the case files valid,
  * the output folder made. Returns 0 or the exit status (said on stderr). */
-static int prepare(probe *p, const char *source, int rc)
+static int prepare(probe *p, const char *source, const char *build, int rc)
 {
     const probe_args *a = &p->a;
     if (!rc && a->files.n == 0)
@@ -270,7 +311,10 @@ static int prepare(probe *p, const char *source, int rc)
             dsr__buf_free(&b);
         }
         dsr__strlist_add(&outputs, p->page.data);
-        rc = check_outputs(&a->files, a->spec, &outputs);
+        dsr_inputs in = {0};
+        probe_inputs(&a->files, a->spec, &a->adapters, source, build, &in);
+        rc = check_outputs(&in, &outputs);
+        dsr__inputs_free(&in);
         dsr__strlist_free(&outputs);
     }
     /* Each run has its own workers (--jobs): together no more than the cores. */
@@ -329,9 +373,12 @@ static pid_t start_run(const probe *p, int i)
         dsr__strlist_add(&v, "--spec");
         dsr__strlist_add(&v, a->spec);
     }
-    if (a->timeout) {
+    if (a->timeout >= 0) {
+        /* checked as run checks it (a finite number from 0 to 1e6), once, before any run */
+        char t[32];
+        snprintf(t, sizeof t, "%.17g", a->timeout);
         dsr__strlist_add(&v, "--timeout");
-        dsr__strlist_add(&v, a->timeout);
+        dsr__strlist_add(&v, t);
     }
     unlink(report.data);
     pid_t pid = spawn(p->self, v.items, log.data);
@@ -431,11 +478,12 @@ static int compare_reports(const probe *p, const char *source, int worst)
 
 int dsr__probe_main(int argc, char **argv, const char *source, const char *build)
 {
-    (void)build;
-    probe p = {.a = {.out = "reports/runs/probe", .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)}};
+    probe p = {.a = {.out = "reports/runs/probe",
+                     .timeout = -1,
+                     .jobs = (int)sysconf(_SC_NPROCESSORS_ONLN)}};
     int rc = dsr__options_parse(&PROBE_COMMAND, argc, argv, 1, &p.a);
     if (rc != DSR_OPT_HELP_SHOWN) {
-        rc = prepare(&p, source, rc);
+        rc = prepare(&p, source, build, rc);
         int worst = rc ? 0 : run_all(&p);
         if (!rc && dsr__interrupted) rc = DSR_EXIT_INCOMPLETE;
         if (!rc) rc = compare_reports(&p, source, worst);

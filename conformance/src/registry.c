@@ -84,6 +84,45 @@ static void load_profile(dsr_profile *p, const char *name, const cJSON *o)
               (cJSON_IsString(tier) && !strcmp(tier->valuestring, "core"));
 }
 
+/* signatures.json (optional): the versions, and each function's name and the version that
+ * introduced it, which is all the case loader asks of it (the `call` steps' fn). */
+static void load_signatures(dsr_registry *r, const char *path)
+{
+    cJSON *root = load_json(path, false);
+    if (!root) return;
+    r->have_signatures = true;
+    r->versions = string_list(cJSON_GetObjectItemCaseSensitive(root, "versions"), &r->nversions);
+    const cJSON *list = cJSON_GetObjectItemCaseSensitive(root, "functions");
+    size_t n = (size_t)cJSON_GetArraySize(list) + 1;
+    r->functions = dsr__xmalloc(sizeof(char *) * n);
+    r->introduced = dsr__xmalloc(sizeof(int) * n);
+    const cJSON *it;
+    cJSON_ArrayForEach(it, list)
+    {
+        const char *name = str_field(it, "name", NULL);
+        if (!name) continue;
+        const char *from = str_field(it, "introduced", NULL);
+        int v = from ? dsr__registry_version(r, from) : -1;
+        r->functions[r->nfunctions] = dsr__xstrdup(name);
+        r->introduced[r->nfunctions++] = v < 0 ? 0 : v;
+    }
+    cJSON_Delete(root);
+}
+
+int dsr__registry_version(const dsr_registry *r, const char *version)
+{
+    for (int i = 0; i < r->nversions; i++)
+        if (!strcmp(r->versions[i], version)) return i;
+    return -1;
+}
+
+int dsr__registry_function(const dsr_registry *r, const char *fn)
+{
+    for (int i = 0; i < r->nfunctions; i++)
+        if (!strcmp(r->functions[i], fn)) return r->introduced[i];
+    return -1;
+}
+
 int dsr__registry_load(dsr_registry *r, const char *spec_dir)
 {
     memset(r, 0, sizeof *r);
@@ -164,6 +203,9 @@ int dsr__registry_load(dsr_registry *r, const char *spec_dir)
         r->retired = string_list(cJSON_GetObjectItemCaseSensitive(root, "retired"), &r->nretired);
         cJSON_Delete(root);
     }
+    path.len = 0;
+    dsr__buf_printf(&path, "%s/signatures.json", spec_dir);
+    load_signatures(r, path.data);
     dsr__buf_free(&path);
     return 0;
 }
@@ -194,6 +236,9 @@ void dsr__registry_free(dsr_registry *r)
     }
     free(r->statements);
     free_list(r->retired, r->nretired);
+    free_list(r->versions, r->nversions);
+    free_list(r->functions, r->nfunctions);
+    free(r->introduced);
     free(r->spec_dir);
     memset(r, 0, sizeof *r);
 }
@@ -601,6 +646,19 @@ void dsr__named_adapter_free(dsr_named_adapter *a)
     free(a->expectations);
     free(a->file);
     memset(a, 0, sizeof *a);
+}
+
+void dsr__named_adapter_inputs(const dsr_named_adapter *a, dsr_inputs *in)
+{
+    for (char **p = a->command; p && *p; p++) {
+        struct stat st;
+        if (p == a->command)
+            dsr__inputs_add_program(in, *p, "adapter program");
+        else if (strchr(*p, '/') && stat(*p, &st) == 0 && S_ISREG(st.st_mode))
+            dsr__inputs_add(in, *p, "adapter program");
+    }
+    dsr__inputs_add(in, a->shared_object, "in-process adapter");
+    dsr__inputs_add(in, a->expectations, "expectations");
 }
 
 /* Why the entry IT cannot run here, or NULL: its program is a path (after substitution) that

@@ -261,9 +261,11 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     cJSON *statements = cJSON_CreateObject();
     cJSON *unexp = cJSON_CreateArray();
     cJSON *xpass = cJSON_CreateArray();
+    int expectation_skips = 0;
     for (int i = 0; i < r->nresults; i++) {
         const dsr_result *res = &r->results[i];
         counts[res->status]++;
+        expectation_skips += res->skip_source && !strcmp(res->skip_source, "expectations");
         if (dsr__status_unexpected(res->status)) {
             n_unexpected++;
             cJSON_AddItemToArray(unexp, cJSON_CreateString(res->c->id));
@@ -282,16 +284,26 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     cJSON_AddNumberToObject(f, "not_run", filtered);
     cJSON_AddItemToObject(f, "unexpected", unexp);
     cJSON_AddItemToObject(f, "xpass", xpass);
+    /* An entry that matches no case is stale; one whose every case an earlier entry took
+     * first is shadowed by it (a duplicate, or a glob after a wider one). */
     cJSON *stale = cJSON_AddArrayToObject(f, "stale_expectations");
-    int nstale = 0;
+    cJSON *shadowed = cJSON_AddArrayToObject(f, "shadowed_expectations");
+    int nstale = 0, nshadowed = 0;
     for (int i = 0; r->ex && i < r->ex->count; i++) {
-        if (r->ex->items[i].matches) continue;
+        const dsr_expectation *x = &r->ex->items[i];
+        if (x->matches) continue;
         cJSON *s = cJSON_CreateObject();
-        cJSON_AddStringToObject(s, "pattern", r->ex->items[i].pattern);
-        cJSON_AddStringToObject(s, "status", dsr__status_name(r->ex->items[i].status));
-        cJSON_AddNumberToObject(s, "line", r->ex->items[i].line);
-        cJSON_AddItemToArray(stale, s);
-        nstale++;
+        cJSON_AddStringToObject(s, "pattern", x->pattern);
+        cJSON_AddStringToObject(s, "status", dsr__status_name(x->status));
+        cJSON_AddNumberToObject(s, "line", x->line);
+        if (x->shadowed_by) {
+            cJSON_AddNumberToObject(s, "shadowed_by", x->shadowed_by);
+            cJSON_AddItemToArray(shadowed, s);
+            nshadowed++;
+        } else {
+            cJSON_AddItemToArray(stale, s);
+            nstale++;
+        }
     }
     cJSON_AddItemToObject(f, "features", features);
     cJSON *profiles = cJSON_AddObjectToObject(f, "profiles");
@@ -307,9 +319,17 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     } else if (n_unexpected) {
         code = DSR_EXIT_UNEXPECTED;
         rule = "unexpected fail, error, crash, timeout or lacks";
-    } else if (r->o->strict && (cJSON_GetArraySize(xpass) || nstale)) {
+    } else if (r->nresults > 0 && expectation_skips == r->nresults) {
+        /* A gate is never passed by the expectations file alone (decisions, Runner and
+         * reports 37): a run whose every selected case it skips judged nothing. */
         code = DSR_EXIT_UNEXPECTED;
-        rule = "--strict: unexpected pass or stale expectation";
+        rule = "the expectations file skips every selected case: nothing was judged";
+    } else if (r->o->strict && (cJSON_GetArraySize(xpass) || nstale || nshadowed)) {
+        code = DSR_EXIT_UNEXPECTED;
+        rule = "--strict: unexpected pass, stale or shadowed expectation";
+    } else if (r->o->strict && 2 * expectation_skips > r->nresults) {
+        code = DSR_EXIT_UNEXPECTED;
+        rule = "--strict: the expectations file skips more than half of the selected cases";
     }
     cJSON *g = cJSON_AddObjectToObject(f, "gate");
     cJSON_AddNumberToObject(g, "exit_status", code);
@@ -345,8 +365,7 @@ char *dsr__report_default_path(const char *label)
 }
 
 int dsr__check_run_outputs(const char *report, const char *report_what, const char *junit,
-                           const char *trace, char *const *cases, int ncases,
-                           const char *expectations)
+                           const char *trace, const dsr_inputs *inputs)
 {
     dsr_buf journal = {0};
     if (report) {
@@ -358,23 +377,11 @@ int dsr__check_run_outputs(const char *report, const char *report_what, const ch
     const char *what[] = {report_what, "the report's journal", "--junit", "--trace"};
     int rc = 0;
     for (int i = 0; i < 4 && !rc; i++) {
+        rc = dsr__check_output(NULL, outs[i], what[i], inputs);
         char *target = NULL;
         int fd;
-        if (!outs[i] || dsr__output_kind(outs[i], &target, &fd) != DSR_OUT_FILE) continue;
+        if (rc || !outs[i] || dsr__output_kind(outs[i], &target, &fd) != DSR_OUT_FILE) continue;
         free(target);
-        for (int k = 0; k < ncases && !rc; k++) {
-            const char *c = cases[k];
-            bool dir = dsr__is_dir(c);
-            if (dir ? dsr__path_inside(outs[i], c) : dsr__same_file(outs[i], c)) {
-                fprintf(stderr, "devspec: %s %s %s the case %s %s\n", what[i], outs[i],
-                        dir ? "lies inside" : "is", dir ? "folder" : "file", c);
-                rc = DSR_EXIT_USAGE;
-            }
-        }
-        if (!rc && expectations && dsr__same_file(outs[i], expectations)) {
-            fprintf(stderr, "devspec: %s %s is the expectations file\n", what[i], outs[i]);
-            rc = DSR_EXIT_USAGE;
-        }
         for (int k = 0; k < i && !rc; k++)
             if (outs[k] && dsr__same_file(outs[i], outs[k])) {
                 fprintf(stderr, "devspec: %s %s is also %s\n", what[i], outs[i], what[k]);
@@ -403,7 +410,7 @@ static bool report_path(const dsr_run_state *r, char **path)
     }
     *path = dsr__report_default_path(n->valuestring);
     return dsr__check_run_outputs(*path, "the default report (no --report)", r->o->junit,
-                                  r->o->trace, r->o->cases, r->o->ncases, r->o->expectations) == 0;
+                                  r->o->trace, r->o->inputs) == 0;
 }
 
 void dsr__report_open(dsr_report *rep, const dsr_run_state *r, const cJSON *header)
@@ -468,22 +475,31 @@ void dsr__report_open(dsr_report *rep, const dsr_run_state *r, const cJSON *head
         errno = DSR_ENOTREG;
     }
     if (fd < 0) {
-        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, dsr__strerror(errno));
+        /* A report that cannot be written (a read-only folder, a full disk) stops the run
+         * before its first case, rather than running it all for nothing. */
+        fprintf(stderr, "devspec: cannot write %s: %s; no case was run\n", rep->jsonl_path,
+                dsr__strerror(errno));
+        rep->busy = true;
         return;
     }
     if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        long pid = dsr__lock_holder(rep->jsonl_path);
+        char by[40] = "";
+        if (pid > 0) snprintf(by, sizeof by, " (process %ld)", pid);
         fprintf(stderr,
-                "devspec: another run is writing the report %s (its journal %s is locked); "
+                "devspec: another run%s is writing the report %s (its journal %s is locked); "
                 "give this run another --report\n",
-                rep->report_path, rep->jsonl_path);
+                by, rep->report_path, rep->jsonl_path);
         close(fd);
         rep->busy = true;
         return;
     }
     rep->lock_fd = fcntl(fd, F_DUPFD_CLOEXEC, 0); /* the lock outlives the journal's stream */
     if (ftruncate(fd, 0) != 0 || !(rep->jsonl = fdopen(fd, "w"))) {
-        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, dsr__strerror(errno));
+        fprintf(stderr, "devspec: cannot write %s: %s; no case was run\n", rep->jsonl_path,
+                dsr__strerror(errno));
         close(fd);
+        rep->busy = true;
         return;
     }
     /* reports/NAME.json while running is reports/NAME.jsonl; the consolidated document
@@ -504,19 +520,22 @@ void dsr__report_free(dsr_report *rep)
     rep->lock_fd = -1;
 }
 
-void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *footer,
-                        bool *write_failed)
+void dsr__footer_write_failed(cJSON *footer, const char *path)
 {
-    dsr__report_record(rep, footer);
-    if (rep->jsonl) {
-        if (fclose(rep->jsonl) != 0 && !rep->failed) {
-            fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path,
-                    dsr__strerror(errno));
-            rep->failed = true;
-        }
-        rep->jsonl = NULL;
-    }
-    if (rep->failed) *write_failed = true;
+    cJSON *g = cJSON_GetObjectItemCaseSensitive(footer, "gate");
+    cJSON *code = cJSON_GetObjectItemCaseSensitive(g, "exit_status");
+    if (!cJSON_IsNumber(code) || code->valuedouble != DSR_EXIT_OK) return;
+    dsj_set_number(code, DSR_EXIT_INCOMPLETE);
+    dsr_buf why = {0};
+    dsr__buf_printf(&why, "an output could not be written (%s)", path);
+    cJSON_ReplaceItemInObjectCaseSensitive(g, "rule", cJSON_CreateString(why.data));
+    dsr__buf_free(&why);
+}
+
+/* The consolidated report of R with FOOTER, written atomically; false when it could not
+ * be (said on stderr). */
+static bool write_consolidated(const dsr_report *rep, const dsr_run_state *r, const cJSON *footer)
+{
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "type", "devspec-report");
     cJSON_AddNumberToObject(doc, "report_version", DSR_REPORT_VERSION);
@@ -538,11 +557,42 @@ void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *fo
     dsr__buf_puts(&b, text);
     dsr__buf_puts(&b, "\n");
     cJSON_free(text);
-    if (dsr__write_file_atomic(rep->report_path, b.data, b.len) != 0) {
+    bool ok = dsr__write_file_atomic(rep->report_path, b.data, b.len) == 0;
+    if (!ok)
         fprintf(stderr, "devspec: cannot write %s: %s\n", rep->report_path, dsr__strerror(errno));
-        *write_failed = true;
-    }
     dsr__buf_free(&b);
+    return ok;
+}
+
+void dsr__report_finish(dsr_report *rep, const dsr_run_state *r, const cJSON *footer,
+                        bool *write_failed)
+{
+    /* The consolidated report is written before the journal's footer, so that a report
+     * that cannot be written turns the footer's gate into the exit status the process
+     * gives (3), never a footer saying 0 (decisions, Runner and reports 16). */
+    cJSON *f = cJSON_Duplicate(footer, true);
+    bool written = write_consolidated(rep, r, f);
+    if (!written) dsr__footer_write_failed(f, rep->report_path);
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(f, "gate"), "exit_status");
+    bool said_ok = written && cJSON_IsNumber(code) && code->valuedouble == DSR_EXIT_OK;
+    dsr__report_record(rep, f);
+    if (rep->jsonl) {
+        if (fclose(rep->jsonl) != 0 && !rep->failed) {
+            fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path,
+                    dsr__strerror(errno));
+            rep->failed = true;
+        }
+        rep->jsonl = NULL;
+    }
+    /* The journal failed after the report said 0: the report is written again with the
+     * gate the process will give. */
+    if (rep->failed && said_ok) {
+        dsr__footer_write_failed(f, rep->jsonl_path);
+        written = write_consolidated(rep, r, f);
+    }
+    if (rep->failed || !written) *write_failed = true;
+    cJSON_Delete(f);
 }
 
 /* ---- the journal as a reporter ------------------------------------------------------- */
@@ -551,6 +601,7 @@ typedef struct journal {
     dsr_reporter base;
     dsr_report rep;
     bool started; /* the adapter started: the summary names the journal */
+    bool failed;  /* a write to the journal or the report failed */
 } journal;
 
 static bool journal_begin(dsr_reporter *self, const dsr_run_state *r, const cJSON *header,
@@ -577,6 +628,7 @@ static bool journal_end(dsr_reporter *self, const dsr_run_state *r, const cJSON 
     journal *j = (journal *)self;
     bool failed = false;
     dsr__report_finish(&j->rep, r, footer, &failed);
+    j->failed = failed;
     return !failed;
 }
 
@@ -596,9 +648,11 @@ dsr_reporter *dsr__journal_reporter(void)
     return &j->base;
 }
 
-void dsr__journal_paths(const dsr_reporter *self, const char **report, const char **jsonl)
+void dsr__journal_paths(const dsr_reporter *self, const char **report, const char **jsonl,
+                        bool *written)
 {
     const journal *j = (const journal *)self;
+    *written = !j->failed && !j->rep.failed;
     *report = j->rep.report_path;
     *jsonl = j->started ? j->rep.jsonl_path : NULL;
 }

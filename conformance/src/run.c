@@ -31,8 +31,9 @@ typedef struct runner {
     int nout;
     dsr_result *results;
     int nresults;
-    dsr_failure f;   /* the failure of the last request or step, for the result */
-    dsr_judge judge; /* the case's bindings and device.equal, for judge_step.c */
+    dsr_failure f;         /* the failure of the last request or step, for the result */
+    dsr_judge judge;       /* the case's bindings and device.equal, for judge_step.c */
+    const char *unwritten; /* an output that could not be written before the end (--trace) */
 } runner;
 
 /* A request through the client; what it says of a failure becomes the case's. */
@@ -462,11 +463,13 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
     p.state = dsr__xmalloc((size_t)total + 1);
     memset(p.state, 0, (size_t)total + 1);
     worker *ws = make_workers(r, &p, jobs);
-    /* SIGINT and SIGTERM go to this thread, which watches dsr__interrupted for all. */
+    /* SIGINT, SIGTERM and SIGHUP go to this thread, which watches dsr__interrupted for
+     * all. */
     sigset_t block, old;
     sigemptyset(&block);
     sigaddset(&block, SIGINT);
     sigaddset(&block, SIGTERM);
+    sigaddset(&block, SIGHUP);
     pthread_sigmask(SIG_BLOCK, &block, &old);
     int created = 0;
     for (int k = 0; k < jobs; k++) {
@@ -562,7 +565,10 @@ static dsr_run_state state(const runner *r)
 
 static const char *signal_name(int sig)
 {
-    return sig == SIGTERM ? "SIGTERM" : sig == SIGINT ? "SIGINT" : "a signal";
+    return sig == SIGTERM  ? "SIGTERM"
+           : sig == SIGINT ? "SIGINT"
+           : sig == SIGHUP ? "SIGHUP"
+                           : "a signal";
 }
 
 /* The run's outputs, in the order each event reaches them: the journal first (it may find
@@ -599,9 +605,19 @@ static int end(runner *r, double t0)
     double elapsed = dsr__now() - t0;
     int gate = 0;
     cJSON *footer = dsr__report_footer(&s, s.complete, elapsed, &gate);
-    bool written = true;
-    for (int i = 0; i < r->nout; i++)
-        written = r->out[i]->end(r->out[i], &s, footer, elapsed) && written;
+    /* The journal (out[0]) and the summary (the last) hear the end after the others: a
+     * JUnit file that could not be written turns the gate the journal records into the
+     * exit status the process gives (3), never a footer saying 0. */
+    bool written = !r->unwritten;
+    if (r->unwritten) dsr__footer_write_failed(footer, r->unwritten);
+    for (int i = 1; i < r->nout - 1; i++)
+        if (!r->out[i]->end(r->out[i], &s, footer, elapsed)) {
+            written = false;
+            dsr__footer_write_failed(footer, r->o->junit ? r->o->junit : "an output");
+        }
+    written = r->out[0]->end(r->out[0], &s, footer, elapsed) && written;
+    if (r->nout > 1)
+        written = r->out[r->nout - 1]->end(r->out[r->nout - 1], &s, footer, elapsed) && written;
     cJSON_Delete(footer);
     return !written && gate == DSR_EXIT_OK ? DSR_EXIT_INCOMPLETE : gate;
 }
@@ -671,11 +687,42 @@ static void startup_failed(runner *r, const char *err, double t0)
     dsr__adapter_kill(r->cl.ad);
 }
 
+/* --junit and --trace are locked as the report's journal is (decisions, Runner and reports
+ * 8): a second run given one of them while this one writes it is refused, exit 3, before it
+ * starts its adapter or touches the file. LOCKS get the descriptors that hold the locks. */
+static int lock_outputs(const dsr_options *o, int locks[2])
+{
+    const char *paths[] = {o->junit, o->trace};
+    const char *what[] = {"--junit", "--trace"};
+    for (int i = 0; i < 2; i++) {
+        int rc = dsr__output_lock(paths[i], &locks[i]);
+        long pid = rc == 1 ? dsr__lock_holder(paths[i]) : 0;
+        char by[40] = "";
+        if (pid > 0) snprintf(by, sizeof by, " (process %ld)", pid);
+        if (rc == 1)
+            fprintf(stderr,
+                    "devspec: another run%s is writing %s %s (the file is locked); give this "
+                    "run another %s\n",
+                    by, what[i], paths[i], what[i]);
+        else if (rc < 0)
+            fprintf(stderr, "devspec: cannot write %s: %s\n", paths[i], dsr__strerror(errno));
+        if (rc) {
+            if (i && locks[0] >= 0) close(locks[0]);
+            return DSR_EXIT_INCOMPLETE;
+        }
+    }
+    return 0;
+}
+
 int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, dsr_expectations *ex,
              dsr_adapter *ad)
 {
+    int locks[2] = {-1, -1};
+    if (lock_outputs(o, locks) != 0) return DSR_EXIT_INCOMPLETE;
     if (o->trace && dsr__client_trace_open(o->trace) != 0) {
         fprintf(stderr, "devspec: cannot write %s: %s\n", o->trace, dsr__strerror(errno));
+        for (int i = 0; i < 2; i++)
+            if (locks[i] >= 0) close(locks[i]);
         return DSR_EXIT_INCOMPLETE;
     }
     runner R = {.o = o, .reg = reg, .suite = suite, .ex = ex};
@@ -707,6 +754,12 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
         dsr__adapter_kill(ad);
     } else {
         run_cases(r, exp_of);
+        /* The adapter has stopped: the trace is whole, and is closed before the footer is
+         * made, so that a trace that could not be written is in the gate it records. */
+        if (!dsr__client_trace_close()) {
+            fprintf(stderr, "devspec: cannot write %s: %s\n", o->trace, dsr__strerror(errno));
+            r->unwritten = o->trace;
+        }
         code = end(r, t0);
         if (r->incomplete) code = DSR_EXIT_INCOMPLETE;
     }
@@ -724,5 +777,7 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
     dsr__failure_free(&r->f);
     for (int i = 0; i < r->nout; i++)
         r->out[i]->destroy(r->out[i]);
+    for (int i = 0; i < 2; i++)
+        if (locks[i] >= 0) close(locks[i]);
     return code;
 }

@@ -148,6 +148,40 @@ static void print_unexpected(FILE *out, const dsr_run_state *r)
     free(cs);
 }
 
+/* The expectations entries that apply to no case because an earlier entry takes every case
+ * they name. */
+static void print_shadowed(FILE *out, const dsr_run_state *r, const cJSON *footer)
+{
+    const cJSON *sh = cJSON_GetObjectItemCaseSensitive(footer, "shadowed_expectations");
+    if (cJSON_GetArraySize(sh) == 0) return;
+    fprintf(out, "\nshadowed expectations (an earlier entry takes every case they name%s):\n",
+            r->o->strict ? "; --strict fails the run" : "");
+    const cJSON *s;
+    cJSON_ArrayForEach(s, sh)
+    {
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(s, "pattern");
+        const cJSON *l = cJSON_GetObjectItemCaseSensitive(s, "line");
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(s, "shadowed_by");
+        fprintf(out, "  line %d: %s (shadowed by line %d)\n",
+                cJSON_IsNumber(l) ? (int)l->valuedouble : 0,
+                cJSON_IsString(p) ? p->valuestring : "?",
+                cJSON_IsNumber(b) ? (int)b->valuedouble : 0);
+    }
+}
+
+/* A gate that fails with no unexpected result to show says its rule (--strict's stale and
+ * shadowed entries are listed above it; the expectations file's share of skips is not). */
+static void print_gate(FILE *out, const cJSON *footer)
+{
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(footer, "gate");
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(g, "exit_status");
+    const cJSON *rule = cJSON_GetObjectItemCaseSensitive(g, "rule");
+    const cJSON *unexp = cJSON_GetObjectItemCaseSensitive(footer, "unexpected");
+    if (cJSON_IsNumber(code) && code->valuedouble == DSR_EXIT_UNEXPECTED &&
+        cJSON_GetArraySize(unexp) == 0 && cJSON_IsString(rule))
+        fprintf(out, "\nthe run fails: %s\n", rule->valuestring);
+}
+
 /* The expectations entries that name no case of the suite. */
 static void print_stale(FILE *out, const dsr_run_state *r, const cJSON *footer)
 {
@@ -266,11 +300,14 @@ static void print_closing(FILE *out, const dsr_run_state *r, const cJSON *footer
 void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const char *report,
                   const char *jsonl, double elapsed)
 {
-    /* A run whose adapter did not start has no verdict and no counts to show: its last line
-     * (the reporter's) says that no case ran and why. */
-    bool started = r->hello || r->interrupted;
+    /* A run whose adapter did not start (it failed, or a signal came while it started) has
+     * no verdict and no counts to show: its last line (the reporter's) says that no case ran
+     * and why, never "0 passed, 0 failed". */
+    bool started = r->hello != NULL;
     print_unexpected(out, r);
     print_stale(out, r, footer);
+    print_shadowed(out, r, footer);
+    if (started) print_gate(out, footer);
     if (started) print_profiles(out, r, footer);
     fputs("\nreport: ", out);
     fputs(report ? report : "(none)", out);
@@ -310,13 +347,20 @@ static bool summary_end(dsr_reporter *self, const dsr_run_state *r, const cJSON 
 {
     summary_reporter *s = (summary_reporter *)self;
     const char *report = NULL, *jsonl = NULL;
-    dsr__journal_paths(s->journal, &report, &jsonl);
+    bool written;
+    dsr__journal_paths(s->journal, &report, &jsonl, &written);
     if (s->started && !r->complete)
         fprintf(stderr, "devspec: the run is incomplete: %s\n", r->why_incomplete);
-    dsr__summary(s->out, r, footer, report, jsonl, elapsed);
+    /* Never a report named as if it were there when its writing failed (said above). */
+    dsr_buf shown = {0};
+    if (report && !written) dsr__buf_printf(&shown, "%s (not written: see above)", report);
+    dsr__summary(s->out, r, footer, shown.data ? shown.data : report, written ? jsonl : NULL,
+                 elapsed);
+    dsr__buf_free(&shown);
     if (!s->started) {
-        /* the last line says it: never "0 passed, 0 failed" for a run that did not start */
-        if (!r->interrupted) fprintf(s->out, "%s\n", r->why_incomplete);
+        /* the last line says it: never "0 passed, 0 failed" for a run that did not start,
+         * "interrupted (SIGINT) while the adapter was starting" for one stopped then */
+        fprintf(s->out, "%s\n", r->why_incomplete);
         return true;
     }
     int ran = 0;

@@ -9,7 +9,9 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -643,4 +645,151 @@ size_t dsr__hidden_char(const char *s, unsigned *cp)
         return 3;
     }
     return 0;
+}
+
+static void inputs_add(dsr_inputs *l, const char *path, const char *what, bool tree)
+{
+    if (!path || !path[0]) return;
+    l->items = dsr__xrealloc(l->items, sizeof *l->items * (size_t)(l->n + 1));
+    l->items[l->n++] = (dsr_input){dsr__xstrdup(path), what, tree};
+}
+
+void dsr__inputs_add(dsr_inputs *l, const char *path, const char *what)
+{
+    inputs_add(l, path, what, false);
+}
+
+void dsr__inputs_add_tree(dsr_inputs *l, const char *path, const char *what)
+{
+    inputs_add(l, path, what, true);
+}
+
+void dsr__inputs_add_program(dsr_inputs *l, const char *program, const char *what)
+{
+    if (!program || !program[0]) return;
+    if (strchr(program, '/')) {
+        dsr__inputs_add(l, program, what);
+        return;
+    }
+    /* A bare name is the program execvp would run: the first on PATH. */
+    const char *path = getenv("PATH");
+    for (const char *p = path; p && *p;) {
+        const char *colon = strchr(p, ':');
+        size_t len = colon ? (size_t)(colon - p) : strlen(p);
+        dsr_buf b = {0};
+        dsr__buf_printf(&b, "%.*s/%s", (int)len, len ? p : ".", program);
+        struct stat st;
+        bool found = stat(b.data, &st) == 0 && S_ISREG(st.st_mode) && access(b.data, X_OK) == 0;
+        if (found) dsr__inputs_add(l, b.data, what);
+        dsr__buf_free(&b);
+        if (found) return;
+        p += len + (colon ? 1 : 0);
+    }
+}
+
+void dsr__inputs_add_words(dsr_inputs *l, const char *cmd, const char *what)
+{
+    char *copy = dsr__xstrdup(cmd ? cmd : "");
+    char *save = NULL;
+    for (char *w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+        /* Quotes around a word are the shell's, not the file's. */
+        size_t n = strlen(w);
+        if (n >= 2 && (w[0] == '\'' || w[0] == '"') && w[n - 1] == w[0]) {
+            w[n - 1] = '\0';
+            w++;
+        }
+        struct stat st;
+        if (stat(w, &st) == 0 && S_ISREG(st.st_mode)) dsr__inputs_add(l, w, what);
+    }
+    free(copy);
+}
+
+void dsr__inputs_free(dsr_inputs *l)
+{
+    for (int i = 0; i < l->n; i++)
+        free(l->items[i].path);
+    free(l->items);
+    memset(l, 0, sizeof *l);
+}
+
+int dsr__check_output(const char *command, const char *out, const char *what, const dsr_inputs *in)
+{
+    char *target = NULL;
+    int fd;
+    if (!out || dsr__output_kind(out, &target, &fd) != DSR_OUT_FILE) return 0;
+    free(target);
+    for (int k = 0; in && k < in->n; k++) {
+        const dsr_input *x = &in->items[k];
+        bool dir = x->tree && dsr__is_dir(x->path);
+        if (dir ? dsr__path_inside(out, x->path) : dsr__same_file(out, x->path)) {
+            fprintf(stderr, "devspec: %s%s%s %s %s the %s %s %s\n", command ? command : "",
+                    command ? ": " : "", what, out, dir ? "lies inside" : "is", x->what,
+                    dir ? "folder" : "file", x->path);
+            return DSR_EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+int dsr__output_lock(const char *path, int *lock_fd)
+{
+    *lock_fd = -1;
+    char *target = NULL;
+    int ofd;
+    if (!path || dsr__output_kind(path, &target, &ofd) != DSR_OUT_FILE) return 0;
+    int rc = -1;
+    if (dsr__mkdir_parents(target) != 0) goto out;
+    /* The file a rename replaced between the open and the lock is no longer the output: the
+     * lock is taken again on what the path names now. */
+    for (int tries = 0; tries < 100; tries++) {
+        int fd = open(target, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0666);
+        if (fd < 0) goto out;
+        struct stat st, now;
+        if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+            close(fd);
+            errno = DSR_ENOTREG;
+            goto out;
+        }
+        if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+            int e = errno;
+            close(fd);
+            errno = e;
+            rc = e == EWOULDBLOCK ? 1 : -1;
+            goto out;
+        }
+        if (stat(target, &now) == 0 && now.st_dev == st.st_dev && now.st_ino == st.st_ino) {
+            *lock_fd = fd;
+            rc = 0;
+            goto out;
+        }
+        close(fd);
+    }
+    errno = EAGAIN;
+out:
+    free(target);
+    return rc;
+}
+
+long dsr__lock_holder(const char *path)
+{
+    struct stat st;
+    FILE *f = stat(path, &st) == 0 ? fopen("/proc/locks", "re") : NULL;
+    if (!f) return 0;
+    /* "1: FLOCK  ADVISORY  WRITE PID MAJOR:MINOR:INODE START END", MAJOR and MINOR in hex
+     * (Linux, fs/locks.c); a waiter's line starts "1: ->" and holds nothing. */
+    char line[256];
+    long pid = 0;
+    while (!pid && fgets(line, sizeof line, f)) {
+        char kind[16], mode[16], access[16];
+        long who;
+        unsigned maj, min;
+        unsigned long long ino;
+        if (sscanf(line, "%*d: %15s %15s %15s %ld %x:%x:%llu", kind, mode, access, &who, &maj, &min,
+                   &ino) == 7 &&
+            !strcmp(kind, "FLOCK") && ino == (unsigned long long)st.st_ino &&
+            maj == major(st.st_dev) && min == minor(st.st_dev))
+            pid = who;
+    }
+    fclose(f);
+    return pid;
 }

@@ -166,6 +166,37 @@ void dsr__bound_result(dsr_result *res)
     res->observed = dsr__bound_value(res->observed);
 }
 
+const cJSON *dsr__duplicate_key(const cJSON *v)
+{
+    if (!cJSON_IsObject(v) && !cJSON_IsArray(v)) return NULL; /* a packed array is raw */
+    int n = 0;
+    for (const cJSON *a = v->child; a; a = a->next)
+        n++;
+    if (cJSON_IsObject(v) && n > 1) {
+        /* A few keys pairwise; more through a hash map, so that an object of 65536 keys
+         * costs one pass, not 2^31 comparisons. */
+        dsr_strmap seen = {0};
+        for (const cJSON *a = v->child; a; a = a->next) {
+            bool twice = false;
+            if (n <= 8) {
+                for (const cJSON *b = v->child; b != a && !twice; b = b->next)
+                    twice = !strcmp(a->string, b->string);
+            } else
+                twice = dsr__strmap_put(&seen, a->string, 0) >= 0;
+            if (twice) {
+                dsr__strmap_free(&seen, false);
+                return a;
+            }
+        }
+        dsr__strmap_free(&seen, false);
+    }
+    for (const cJSON *a = v->child; a; a = a->next) {
+        const cJSON *d = dsr__duplicate_key(a);
+        if (d) return d;
+    }
+    return NULL;
+}
+
 cJSON *dsr__parse_reply(const char *line, size_t len, const char **why)
 {
     static const dsj_parse_options reply_options = {true, DSR_PROTOCOL_MAX_REPLY_VALUES};

@@ -131,8 +131,17 @@ def test_missing_value_is_named(devspec: str, command: str) -> None:
 @pytest.mark.parametrize("args,said", [
     (["run", "--timeout", "nan"], "--timeout needs a finite number of seconds from 0 to 1e6, "
                                   "not 'nan'"),
-    (["run", "--jobs=-1"], "--jobs needs a count >= 0, not '-1'"),
-    (["run", "-j", "x"], "-j needs a count >= 0, not 'x'"),
+    (["run", "--jobs=-1"], "--jobs needs a count >= 1, not '-1'"),
+    (["run", "--jobs", "0"], "--jobs needs a count >= 1, not '0'"),
+    (["run", "-j", "x"], "-j needs a count >= 1, not 'x'"),
+    (["probe", "--timeout", "nan", "f.json"], "--timeout needs a finite number of seconds "
+                                              "from 0 to 1e6, not 'nan'"),
+    (["probe", "--timeout=inf", "f.json"], "--timeout needs a finite number of seconds"),
+    (["run", "--in-process", "--adapter-cmd", "x"], "--in-process goes with --adapter NAME, "
+                                                   "not --adapter-cmd"),
+    (["run", "--in-process", "--adapter", "./prog.py"], "--in-process goes with --adapter "
+                                                        "NAME (an adapters.json entry"),
+    (["run", "--in-process", "--adapter", "python:numpy"], "not 'python:numpy', which runs out"),
     (["compare", "--by", "row", "r.json"], "--by takes statement, case or feature, not 'row'"),
     (["compare", "--status=passed", "r.json"], "unknown status 'passed'"),
     (["probe", "--jobs", "0", "f.json"], "--jobs needs a count 1..64, not '0'"),

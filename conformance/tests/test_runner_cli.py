@@ -177,11 +177,11 @@ def test_adapters_file_key_twice(env: Env) -> None:
     rc, _, err = env.run(["run", "--cases", PASS, "--adapter", "two", "--no-tap", "--adapters",
                           os.path.join(own, "twice.json")])
     assert (
-        rc == 3 and "the key \"command\" is given twice" in err and "twice.json:1:" in err and
+        rc == 2 and "the key \"command\" is given twice" in err and "twice.json:1:" in err and
         "the adapters file " + os.path.join(own, "twice.json") + " cannot be used" in err
     ), why(
-        "a key given twice in an adapters file: refused at its place, the file named", 3,
-        (rc, err[-500:]))
+        "a key given twice in an adapters file: a usage error, refused at its place, the file "
+        "named", 2, (rc, err[-500:]))
 
 
 def test_adapters_file_command_words(env: Env) -> None:
@@ -213,3 +213,14 @@ def test_report_into_pipe(env: Env) -> None:
     ), why(
         "--report to a pipe writes the report into it and leaves the pipe in place",
         "the report through the pipe", (rc, err[-500:], got[:200]))
+
+
+def test_unreadable_adapters_file_is_a_usage_error(env: Env) -> None:
+    """An adapters file that cannot be read (--adapters or DEVSPEC_ADAPTERS) is a usage
+    error, exit 2, naming the file, before any adapter starts."""
+    missing = env.path("no-such-adapters.json")
+    for extra, environ in ((["--adapters", missing], None), ([], {"DEVSPEC_ADAPTERS": missing})):
+        rc, _, err = env.run(["run", "--cases", PASS, "--adapter", "mine", "--no-tap", *extra],
+                             env=environ)
+        assert rc == 2 and "cannot read" in err and missing in err, why(
+            "an unreadable adapters file: exit 2, the file named", 2, (rc, err[-400:]))

@@ -149,3 +149,69 @@ def test_bad_line(env: Env) -> None:
                           fake_cmd(), "--expectations", bad, "--report", env.path("x.json")])
     assert rc == 2 and f"{bad}:1:" in err, why(
         "a bad expectations line is exit 2 with file:line", 2, err)
+
+
+def test_expectations_alone_never_pass_a_gate(env: Env) -> None:
+    """`* skip` makes no run pass: an expectations file that skips every selected case fails
+    the run (exit 1) with or without --strict, saying nothing was judged; with --strict,
+    skip entries that keep more than half of the selected cases from running fail it too,
+    and half or fewer do not."""
+    pass_cases = ["--cases", os.path.join(CASES, "pass.json"), "--adapter-cmd", fake_cmd()]
+    every = write(env.path("every.txt"), "* skip # hangs\n")
+    for strict in ([], ["--strict"]):
+        rep = env.path(f"every{len(strict)}.json")
+        rc, out, _ = env.run(["run", *pass_cases, "--no-tap", "--expectations", every,
+                              "--report", rep, *strict])
+        gate = load_report(rep)["footer"]["gate"]
+        assert rc == 1 and "skips every selected case" in gate["rule"] and \
+            "nothing was judged" in out, why(
+                f"'* skip' {' '.join(strict)}: exit 1, the rule said", 1, (rc, gate, out[-300:]))
+    ids = sorted(statuses(load_report(env.path("every0.json"))))
+    most = write(env.path("most.txt"), "".join(f"{i} skip\n" for i in ids[:len(ids) // 2 + 1]))
+    half = write(env.path("half.txt"), "".join(f"{i} skip\n" for i in ids[:len(ids) // 2]))
+    rc, out, _ = env.run(["run", *pass_cases, "--no-tap", "--expectations", most, "--report",
+                          env.path("most.json")])
+    assert rc == 0, why("skips of more than half without --strict: exit 0", 0, (rc, out[-300:]))
+    rc, out, _ = env.run(["run", *pass_cases, "--no-tap", "--expectations", most, "--report",
+                          env.path("most.json"), "--strict"])
+    assert rc == 1 and "skips more than half of the selected cases" in out, why(
+        "--strict, skip entries for more than half of the cases: exit 1", 1, (rc, out[-300:]))
+    rc, out, _ = env.run(["run", *pass_cases, "--no-tap", "--expectations", half, "--report",
+                          env.path("half.json"), "--strict"])
+    assert rc == 0, why("--strict, skip entries for half of the cases: exit 0", 0,
+                        (rc, out[-300:]))
+
+
+def test_shadowed_entry(env: Env) -> None:
+    """An entry whose every case an earlier entry takes (a duplicate, a glob after a wider
+    one) is shadowed, named with the line that shadows it, not called stale; --strict fails
+    on it as on a stale one."""
+    exp = write(env.path("dup.txt"),
+                "pass.describe-default fail # first\n"
+                "pass.* pass\n"
+                "pass.describe-default fail # the same again\n"
+                "nothing.* fail\n")
+    rep = env.path("dup.json")
+    args = ["run", "--cases", os.path.join(CASES, "pass.json"), "--adapter-cmd", fake_cmd(),
+            "--no-tap", "--expectations", exp, "--report", rep]
+    rc, out, _ = env.run(args)
+    footer = load_report(rep)["footer"]
+    stale = [(s["pattern"], s["line"]) for s in footer["stale_expectations"]]
+    shadowed = [(s["pattern"], s["line"], s["shadowed_by"])
+                for s in footer["shadowed_expectations"]]
+    assert (
+        rc == 0 and stale == [("nothing.*", 4)] and
+        shadowed == [("pass.describe-default", 3, 1)] and
+        "line 3: pass.describe-default (shadowed by line 1)" in out
+    ), why("a duplicate entry is shadowed by line 1, the unmatched one stale",
+           ([("nothing.*", 4)], [("pass.describe-default", 3, 1)]), (rc, stale, shadowed,
+                                                                    out[-400:]))
+    check_schema(env, rep, env.path("dup.jsonl"), "shadowed expectations")
+    only = write(env.path("only-shadowed.txt"), "pass.* pass\npass.describe-default fail\n")
+    args = ["run", "--cases", os.path.join(CASES, "pass.json"), "--adapter-cmd", fake_cmd(),
+            "--no-tap", "--expectations", only, "--report", env.path("only.json")]
+    rc, out, _ = env.run(args)
+    assert rc == 0, why("a shadowed entry alone: exit 0", 0, (rc, out[-300:]))
+    rc, out, _ = env.run([*args, "--strict"])
+    assert rc == 1 and "shadowed" in out, why(
+        "a shadowed entry alone with --strict: exit 1", 1, (rc, out[-300:]))

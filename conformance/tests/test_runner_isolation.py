@@ -245,3 +245,27 @@ def test_bad_hello(env: Env) -> None:
         rc, _, err = env.run(["run", "--cases", PASS, "--adapter-cmd", fake_cmd(*opts),
                               "--report", env.path("x.json")])
         assert rc == 3, why(f"an adapter answering hello with {what}: exit 3", 3, (rc, err))
+
+
+def test_duplicate_key_in_reply(env: Env) -> None:
+    """A reply that gives a key twice is a protocol violation naming the key, at the top
+    ("result" twice) or nested (a result object's key twice), though its first copy is what
+    the step expects: error, never pass."""
+    path = write_cases(env.path("dup.json"), "Replies with a key given twice.", [
+        {"id": "dup.top", "spec": ["T-STR-1"], "features": ["device-string"],
+         "steps": [{"op": "device.parse", "args": {"text": "dup-key"}, "expect": "$D0"}]},
+        {"id": "dup.nested", "spec": ["T-STR-1"], "features": ["device-string"],
+         "steps": [{"op": "device.parse", "args": {"text": "dup-nested"},
+                    "expect": {"x": 1}}]}])
+    rep = env.path("dup-report.json")
+    rc, _, err = env.run(["run", "--cases", path, "--adapter-cmd", fake_cmd(), "--no-tap",
+                          "--report", rep])
+    cases = {c["id"]: c for c in load_report(rep)["cases"]}
+    for cid, key in (("dup.top", "result"), ("dup.nested", "x")):
+        c = cases[cid]
+        assert (
+            c["status"] == "error" and
+            f"protocol violation: the reply gives the key \"{key}\" twice" in c["reason"]
+        ), why(f"{cid}: the key \"{key}\" twice is a protocol error naming it", "error",
+               (c["status"], c["reason"][:300]))
+    assert rc == 1, why("protocol errors are unexpected: exit 1", 1, (rc, err[-300:]))

@@ -79,7 +79,7 @@ def test_two_runs_one_report(env: Env) -> None:
     wait_until(file_has(jsonl, '"h.pass"'))
     rc, _, err = env.run(["run", "--cases", GOOD, "--adapter-cmd", fake_cmd(), "--report", rep,
                           "--no-tap"], timeout=60)
-    assert rc == 3 and "another run is writing" in err, why(
+    assert rc == 3 and f"another run (process {first.pid}) is writing" in err, why(
         "a second run on a report path in use is refused, exit 3", 3, (rc, err))
     stops(first, "the first run, its hang past --timeout")
     lines = load_jsonl(jsonl)
@@ -511,7 +511,7 @@ def test_adapters_json_checked(env: Env) -> None:
         rc, _, err = env.run(["run", "--cases", GOOD, "--adapter", "x", "--no-tap",
                               "--report", env.path("a.json")], env={"DEVSPEC_SOURCE": src})
         assert (
-            rc == 3 and want in err and "adapters.json" + loc in err
+            rc == 2 and want in err and "adapters.json" + loc in err
             and "unknown adapter" not in err
         ), why(
             f"adapters.json: {want}", want, (rc, err[-400:]))
@@ -583,3 +583,41 @@ def bytes_read(pid: int) -> int:
     except (OSError, ValueError):
         pass
     return -1
+
+
+def test_output_folder_checked_before_first_case(env: Env) -> None:
+    """A --report, --junit or --trace whose folder cannot be made (a regular file stands
+    where the folder should be) stops the run before its first case: exit 3, the path and
+    the reason said, no case run."""
+    blocker = env.path("not-a-folder")
+    with open(blocker, "w") as fh:
+        fh.write("x")
+    for opt in ("--report", "--junit", "--trace"):
+        out = os.path.join(blocker, "sub", "out.json")
+        extra = [] if opt == "--report" else ["--report", env.path(f"r{opt}.json")]
+        rc, stdout, err = env.run([*BASE, opt, out, *extra, "--tap"])
+        assert (
+            rc == 3 and "cannot write " + blocker + "/sub/out" in err and
+            "Not a directory" in err and "ok 1" not in stdout
+        ), why(f"{opt} under a regular file: refused before the first case, exit 3", 3,
+               (rc, err[-400:], stdout[-200:]))
+
+
+def test_final_write_failure_in_the_footer(env: Env) -> None:
+    """A JUnit file or a trace that cannot be written at the end (/dev/full) makes the exit
+    status 3, and the report's footer and its journal's say the same gate, never 0; a report
+    that cannot be written is not named in the summary as if it were there."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    for opt in ("--junit", "--trace"):
+        rep = env.path(f"full{opt}.json")
+        rc, _, err = env.run([*BASE, "--report", rep, opt, "/dev/full"])
+        gates = [load_report(rep)["footer"]["gate"],
+                 load_jsonl(env.path(f"full{opt}.jsonl"))[-1]["gate"]]
+        assert (
+            rc == 3 and all(g["exit_status"] == 3 and "/dev/full" in g["rule"] for g in gates)
+        ), why(f"{opt} /dev/full: exit 3, and the footers say 3", 3, (rc, gates, err[-300:]))
+    rc, out, _ = env.run([*BASE, "--report", "/dev/full"])
+    assert rc == 3 and "report: /dev/full (not written: see above)" in out, why(
+        "--report /dev/full: exit 3, the summary never names it as written", 3,
+        (rc, out[-300:]))

@@ -82,3 +82,42 @@ def test_killed_runner(env: Env) -> None:
         [line["type"] for line in lines])
     assert not os.path.exists(rep), why(
         "a killed runner leaves no complete-looking report", "absent", os.path.exists(rep))
+
+
+def test_sighup(env: Env) -> None:
+    """SIGHUP (a closed terminal or ssh session) stops a run as SIGINT does: exit 3, the
+    report finished with complete false, the case in flight kept as interrupted by SIGHUP."""
+    d = hang_suite(env, "hang", then=[NEVER])
+    rep, trace = env.path("hup.json"), env.path("hup.trace")
+    p = env.start(["run", "--cases", d, "--timeout", "600", "--adapter-cmd", fake_cmd(),
+                   "--report", rep, "--trace", trace])
+    assert wait_until(hang_in_flight(trace)), why("the hang is in flight", "sent", None)
+    p.send_signal(signal.SIGHUP)
+    _, err = stops(p, "a run sent SIGHUP while a step hangs")
+    r = load_report(rep) if os.path.exists(rep) else {"footer": {}, "cases": []}
+    hung = r["cases"][-1] if r["cases"] else {}
+    assert (
+        p.returncode == 3 and r["footer"].get("interrupted") is True and
+        r["footer"].get("incomplete_reason") == "interrupted (SIGHUP)" and
+        hung.get("reason") == "interrupted (SIGHUP) at step 0 (device.parse)"
+    ), why("SIGHUP: exit 3, the report finished as interrupted (SIGHUP)", 3,
+           (p.returncode, r["footer"].get("incomplete_reason"), hung, err[-300:]))
+
+
+def test_interrupted_while_starting(env: Env) -> None:
+    """A run interrupted while its adapter starts says so on its last line and in the
+    report, never "0 passed, 0 failed"."""
+    d = hang_suite(env, "hang")
+    marker, rep = env.path("started"), env.path("start.json")
+    p = env.start(["run", "--cases", d, "--no-tap", "--adapter-cmd",
+                   f"touch {marker}; exec sleep 600", "--report", rep])
+    assert wait_until(lambda: os.path.exists(marker)), why("the adapter started", "", None)
+    p.send_signal(signal.SIGINT)
+    out, _ = stops(p, "a run sent SIGINT while its adapter starts")
+    last = out.strip().splitlines()[-1] if out.strip() else ""
+    reason = load_report(rep)["footer"].get("incomplete_reason") if os.path.exists(rep) else None
+    assert (
+        p.returncode == 3 and last == "interrupted (SIGINT) while the adapter was starting" and
+        "passed" not in out and reason == last
+    ), why("interrupted at start-up: the last line and the report say so", last,
+           (p.returncode, out[-300:], reason))
