@@ -394,8 +394,8 @@ typedef struct dsr_case {
     const char **features;
     int nfeatures;
     int devices;
-    bool needs_data; /* it reads elements back (array.read, array.exchange): every device it
-                      * binds must hold data (derived from the steps) */
+    bool needs_data;      /* it reads elements back (array.read, array.exchange): every device it
+                           * binds must hold data (derived from the steps) */
     int ranks;            /* how many ranks an SPMD adapter must run (1 unless the case says) */
     const char *decision; /* the devspec decision its expectation rests on; or NULL */
     dsr_step *steps;
@@ -607,6 +607,7 @@ typedef struct dsr_options {
     bool tap;
     int tap_version; /* 13 (the default) or 14 */
     bool strict;
+    bool skip_crashes; /* --skip-expected-crashes: an expected crash is left out, not run */
     bool progress;
     bool color;
     double timeout;
@@ -705,9 +706,9 @@ typedef struct dsr_client {
     int ndevices;
     bool no_data[DSR_MAX_DEVICES]; /* devices[i] holds no data (hello's devices_without_data) */
     int ndata;                     /* how many of devices hold data */
-    int nranks;      /* an SPMD adapter's ranks (hello's "ranks"), 1 otherwise */
-    bool need_reset; /* a case ran since the last hello */
-    int *restarts;   /* shared by the clients of a run (--jobs N) */
+    int nranks;                    /* an SPMD adapter's ranks (hello's "ranks"), 1 otherwise */
+    bool need_reset;               /* a case ran since the last hello */
+    int *restarts;                 /* shared by the clients of a run (--jobs N) */
     int own_restarts;
     bool broken; /* the worker could not be restarted: nothing more can be sent */
     char why_broken[1200];

@@ -80,7 +80,7 @@ typedef struct args {
         *fail_uncovered;
     dsr_strlist what; /* list: what to list */
     const char *python, *tap_version;
-    bool tap, strict, progress, in_process, json, core;
+    bool tap, strict, progress, in_process, json, core, skip_crashes;
     double timeout, start_timeout;
     int max_restarts, jobs;
 } args;
@@ -158,6 +158,9 @@ static const dsr_option OPTIONS[] = {
     OPT("--strict", FLAG_ON, strict, "--strict",
         "unexpected passes, stale and shadowed expectations, and\n"
         "skip entries for more than half of the cases fail the run"),
+    OPT("--skip-expected-crashes", FLAG_ON, skip_crashes, "--skip-expected-crashes",
+        "leave out the cases the expectations file says crash (each\n"
+        "costs a restart of the adapter; the summary counts them)"),
     OPT("--no-progress", FLAG_OFF, progress, "--no-progress", "no progress line on stderr"),
     /* list and coverage (named in the usage lines) */
     OPT("--json", FLAG_ON, json, NULL, NULL),
@@ -412,6 +415,7 @@ static void run_options(const args *a, const char *expectations, dsr_options *o)
     o->tap = a->tap;
     o->tap_version = a->tap_version && !strcmp(a->tap_version, "14") ? 14 : 13;
     o->strict = a->strict;
+    o->skip_crashes = a->skip_crashes;
     o->progress = a->progress && isatty(2);
     const char *nc = getenv("NO_COLOR");
     o->color = o->progress && !(nc && nc[0]);

@@ -277,6 +277,31 @@ static void print_closing(FILE *out, const dsr_run_state *r, const cJSON *footer
         if (stopped > refused) fprintf(out, " and %d by a value at one", stopped - refused);
         fputs(" (the report's steps say which alternative)\n", out);
     }
+    /* What the run left out that a reader could otherwise take for checked: expected crashes
+     * (--skip-expected-crashes), and cases that need more devices than the library lists. */
+    int left_out = 0, want_devices = 0, most = 0;
+    for (int i = 0; i < r->nresults; i++) {
+        const dsr_result *res = &r->results[i];
+        if (res->status != DSR_SKIP || !res->skip_source) continue;
+        if (!strcmp(res->skip_source, "expectations") && res->reason &&
+            !strncmp(res->reason, "expected crash left out", 23))
+            left_out++;
+        if (!strcmp(res->skip_source, "devices")) {
+            want_devices++;
+            if (res->c->devices > most) most = res->c->devices;
+        }
+    }
+    if (left_out)
+        fprintf(out,
+                "%d case%s expected to crash left out (--skip-expected-crashes): a run without "
+                "the option checks that they still do\n",
+                left_out, left_out == 1 ? "" : "s");
+    if (want_devices)
+        fprintf(out,
+                "%d case%s need more devices (up to %d) than the library gave (%d): give it more "
+                "where it can have them (JAX: XLA_FLAGS=--xla_force_host_platform_device_count=N; "
+                "python:SPEC: a devices list in [tool.devspec] or devspec.toml)\n",
+                want_devices, want_devices == 1 ? "" : "s", most, r->ndevices);
     const cJSON *counts = cJSON_GetObjectItemCaseSensitive(footer, "counts");
     int failed =
         count_of(counts, DSR_FAIL) + count_of(counts, DSR_CRASH) + count_of(counts, DSR_TIMEOUT);

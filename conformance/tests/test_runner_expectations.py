@@ -143,6 +143,33 @@ def test_crash_against_fail(env: Env) -> None:
         {"bad.segv": "crash", "bad.abort": "xfail"}, (rc, st))
 
 
+def test_skip_expected_crashes(env: Env) -> None:
+    """--skip-expected-crashes leaves out the cases expected to crash: never run (the worker
+    says hello once), a skip from the expectations file with the entry's reason; an expected
+    fail still runs, and without the option the crash runs as before."""
+    exp = write(env.path("crashes.txt"),
+                "bad.abort crash # known abort\nbad.segv fail # used to fail\n")
+    state = env.path("hellos")
+    rep = env.path("left-out.json")
+    rc, _, _ = env.run(["run", "--cases", os.path.join(CASES, "misbehave.json"), "--case",
+                        "bad.abort", "--case", "bad.first-passes", "--adapter-cmd",
+                        fake_cmd("--state", state), "--expectations", exp, "--report", rep,
+                        "--skip-expected-crashes", "--jobs", "1"])
+    cases = {c["id"]: c for c in load_report(rep)["cases"]}
+    with open(state) as f:
+        hellos = f.read().count("hello")
+    assert (cases["bad.abort"]["status"], cases["bad.abort"].get("skip_source")) == \
+        ("skip", "expectations") and "known abort" in cases["bad.abort"]["reason"] and \
+        "--skip-expected-crashes" in cases["bad.abort"]["reason"] and hellos == 1 and \
+        cases["bad.first-passes"]["status"] == "pass" and rc == 0, why(
+            "an expected crash is left out, said, and never started",
+            "skip, 1 hello", (rc, cases["bad.abort"], hellos))
+    rc, _, _ = env.run(["run", "--cases", os.path.join(CASES, "misbehave.json"), "--case",
+                        "bad.abort", "--adapter-cmd", fake_cmd(), "--expectations", exp,
+                        "--report", env.path("run-out.json")])
+    assert statuses(load_report(env.path("run-out.json"))) == {"bad.abort": "xfail"}
+
+
 def test_bad_line(env: Env) -> None:
     bad = write(env.path("bad-exp.txt"), "pass.x sometimes\n")
     rc, _, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--adapter-cmd",
