@@ -85,12 +85,9 @@ NO_PLAIN_FORM: dict[str, str] = {
     "global.placement": "global arrays run under MPI through devspec's SPMD transport",
     "global.placement_equal": "global arrays run under MPI through devspec's SPMD transport",
     "global.make": "global arrays run under MPI through devspec's SPMD transport",
-    "global.describe": "global arrays run under MPI through devspec's SPMD transport",
-    "global.to_global": "global arrays run under MPI through devspec's SPMD transport",
-    "global.to_local": "global arrays run under MPI through devspec's SPMD transport",
     "global.binary": "global arrays run under MPI through devspec's SPMD transport",
+    "global.sbp": "global arrays run under MPI through devspec's SPMD transport",
     "global.sum": "global arrays run under MPI through devspec's SPMD transport",
-    "global.matmul": "global arrays run under MPI through devspec's SPMD transport",
 }
 
 # The backend methods whose calls each op's source writes (see the module's comment).
