@@ -489,7 +489,6 @@ RUNTIME = '''
 # -- what the steps call: reading arrays, matching as devspec does ------------------------
 
 DTYPES = %(dtypes)r
-_D0 = None  # the default device the run bound, for reading values
 
 
 def _info():
@@ -539,7 +538,7 @@ def _read(x):
     try:
         h = numpy.asarray(x)
     except Exception:
-        h = numpy.asarray(x.to_device(_D0))
+        h = numpy.asarray(x.to_device(_info().default_device()))
     data = [[v.real, v.imag] if isinstance(v, complex) else v for v in h.reshape(-1).tolist()]
     return {"dtype": _dtype_name(x.dtype), "shape": list(x.shape), "data": data}
 
@@ -965,9 +964,6 @@ def write_script(case: dict[str, Any], record: dict[str, Any], header: dict[str,
                            % d.get("binding"))
             else:
                 out.append("    %s = _device(%r)" % (d.get("binding"), text))
-    if any(d.get("binding") == "D0" for d in devs):
-        out.append("    global _D0")
-        out.append("    _D0 = D0")
     for line in body:
         out.append("    " + line if line else "")
     if make_xp is None:
