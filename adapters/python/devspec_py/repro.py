@@ -785,10 +785,18 @@ def library_of(header: dict[str, Any]) -> tuple[list[str] | None, str | None, st
     name = str(header.get("library", {}).get("name") or "")
     adapter = str(header.get("adapter", {}).get("name") or "")
     if given.startswith("python:"):
+        notes = [str(n) for n in header.get("discovery", {}).get("notes", [])]
+        if any(n.startswith("devices through array-api-compat") for n in notes):
+            return None, None, ("the adapter reads devices and moves arrays through "
+                                "array-api-compat's helpers (--compat), not the library's own "
+                                "attributes")
         try:
-            return namespace_source(given[len("python:"):].split()[0]), None, ""
+            lines = namespace_source(given[len("python:"):].split()[0])
         except NoPlainForm as exc:
             return None, None, str(exc)
+        if any(n.startswith("namespace: x.__array_namespace__()") for n in notes):
+            lines = through_arrays(lines)
+        return lines, None, ""
     if adapter == "devspec-python" and name in NAMESPACE_MODULES:
         return ["import %s as xp" % NAMESPACE_MODULES[name]], BACKEND_NAMES[name], ""
     if adapter == "devspec-python":
@@ -796,6 +804,29 @@ def library_of(header: dict[str, Any]) -> tuple[list[str] | None, str | None, st
                             "API namespace" % (name or "the library"))
     return None, None, ("%s is not a Python library: its reproducer is a replay file of "
                         "requests" % (name or "the library"))
+
+
+def through_arrays(lines: list[str]) -> list[str]:
+    """LINES, whose last makes `xp` the module, changed to make `xp` the namespace its arrays
+    name (x.__array_namespace__()), the array made by the first of discovery's makers the
+    module has."""
+    import importlib
+
+    from .discovery import _MAKERS
+    last = lines[-1]
+    module = last.split(" as xp")[0][len("import "):] if last.endswith(" as xp") else \
+        last.split("= ", 1)[1]
+    head = lines[:-1] + (["import %s" % module] if last.endswith(" as xp") else
+                         [last.replace("xp = ", "_lib = ", 1)])
+    ref = module if last.endswith(" as xp") else "_lib"
+    try:
+        obj: Any = importlib.import_module(module)
+    except ImportError:
+        obj = None
+    for name, args in _MAKERS:
+        if obj is None or hasattr(obj, name):
+            return [*head, "xp = %s.%s(%s).__array_namespace__()" % (ref, name, repr(args[0]))]
+    raise NoPlainForm("%s makes no array" % module)
 
 
 def importable_prefix(path: str) -> str:

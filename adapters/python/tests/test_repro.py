@@ -227,3 +227,24 @@ def test_a_backend_that_does_an_op_its_own_way_gets_no_script_for_it() -> None:
               "library": {"name": "refarray"}}
     assert repro.library_of(header)[0] is None
     assert repro.namespace_source("numpy") == ["import numpy as xp"]
+
+
+def test_a_namespace_reached_through_its_arrays() -> None:
+    """python:zoo.arrays_only is no namespace itself; the adapter drives its arrays'
+    __array_namespace__(), and so does the script."""
+    for library in ("numpy", "array-api-strict"):
+        ok, why = importable(library)
+        if not ok:
+            pytest.skip(why)
+    python = interpreter("numpy")
+    zoo = {"PYTHONPATH": HERE}
+    with tempfile.TemporaryDirectory() as tmp:
+        report, out = run_and_repro(tmp, ["--adapter", "python:zoo.arrays_only", "--python",
+                                          python, "--expectations", "/dev/null"], env=zoo)
+        cases = failing(report)
+        assert cases, "zoo.arrays_only over array-api-strict has array-api-strict's failures"
+        cid = sorted(c for c in cases if c.startswith("values."))[0]
+        path = os.path.join(out, repro.file_name(cid))
+        with open(path, encoding="utf-8") as f:
+            assert "xp = zoo.arrays_only.asarray([0, 1]).__array_namespace__()" in f.read()
+        check_fails_as_reported(python, path, cases[cid], env=zoo)
