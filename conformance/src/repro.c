@@ -64,7 +64,7 @@ static const dsr_command REPRO_COMMAND = {
     sizeof REPRO_OPTIONS / sizeof REPRO_OPTIONS[0],
     "REPORT.json",
     offsetof(repro_args, reports),
-    1,
+    0,
     "usage: devspec repro REPORT.json [--out DIR] [--case GLOB]...\n"
     "\n"
     "Writes a reproducer for each case of the report whose observed status is fail, error,\n"
@@ -127,7 +127,8 @@ static bool is_python(const cJSON *header)
 }
 
 /* The scripts, written by devspec_py.repro under the run's interpreter. */
-static int python_scripts(const repro_args *a, const cJSON *header, const char *source)
+static int python_scripts(const repro_args *a, const cJSON *header, const char *source,
+                          const char *build)
 {
     const char *py = a->python ? a->python : str_at(header, "adapter", "python");
     if (!py) py = "python3";
@@ -149,6 +150,19 @@ static int python_scripts(const repro_args *a, const cJSON *header, const char *
     for (int i = 0; i < a->cases.n; i++) {
         dsr__strlist_add(&v, "--cases");
         dsr__strlist_add(&v, a->cases.items[i]);
+    }
+    /* A named adapter's environment (adapters.json's env: JAX's device count and 64-bit
+     * types) is the library's configuration: the scripts set it before the import. */
+    const char *given = str_at(header, "adapter", "given");
+    dsr_named_adapter na;
+    memset(&na, 0, sizeof na);
+    if (given && !strchr(given, '/') && strncmp(given, "python:", 7) &&
+        dsr__named_adapter_find(source, build, given, &na) == 0) {
+        for (char **e = na.env; e && *e; e++) {
+            dsr__strlist_add(&v, "--env");
+            dsr__strlist_add(&v, *e);
+        }
+        dsr__named_adapter_free(&na);
     }
     int rc = run_program(v.items, -1);
     dsr__strlist_free(&v);
@@ -451,7 +465,7 @@ int dsr__repro_main(int argc, char **argv, const char *source, const char *build
     dsr__buf_free(&probe);
     if (rc == 0) {
         const cJSON *header = cJSON_GetObjectItemCaseSensitive(doc, "header");
-        rc = is_python(header) ? python_scripts(&a, header, source)
+        rc = is_python(header) ? python_scripts(&a, header, source, build)
                                : replay_files(&a, doc, header, source, build);
     }
     cJSON_Delete(doc);
