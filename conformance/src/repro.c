@@ -259,7 +259,7 @@ static const char *adapter_flag(const char *adapter)
 
 /* The case ID run again alone with --trace; its requests kept as OUT/ID.jsonl. */
 static int replay_one(const repro_args *a, const cJSON *header, const char *id, const char *adapter,
-                      const char *self)
+                      const char *self, const char *source)
 {
     dsr_buf trace = {0}, report = {0}, file = {0};
     dsr__buf_printf(&trace, "%s/.%s.trace", a->out, id);
@@ -298,8 +298,16 @@ static int replay_one(const repro_args *a, const cJSON *header, const char *id, 
                                   cJSON_GetObjectItemCaseSensitive(header, "config"), "cases"))
         {
             if (!cJSON_IsString(c)) continue;
+            /* A relative path as the run was given it: from here, else from the source
+             * tree (a run made in the checkout, reproduced elsewhere). */
+            dsr_buf path = {0};
+            if (c->valuestring[0] != '/' && access(c->valuestring, F_OK) != 0)
+                dsr__buf_printf(&path, "%s/%s", source, c->valuestring);
+            else
+                dsr__buf_puts(&path, c->valuestring);
             dsr__strlist_add(&v, "--cases");
-            dsr__strlist_add(&v, c->valuestring);
+            dsr__strlist_add(&v, path.data);
+            dsr__buf_free(&path);
         }
     }
     int devnull = open("/dev/null", O_WRONLY);
@@ -407,7 +415,7 @@ static int replay_files(const repro_args *a, const cJSON *doc, const cJSON *head
     cJSON_ArrayForEach(rec, cJSON_GetObjectItemCaseSensitive(doc, "cases"))
     {
         if (!selected(rec, &a->globs)) continue;
-        if (replay_one(a, header, str_at(rec, "id", NULL), adapter, self) == 0)
+        if (replay_one(a, header, str_at(rec, "id", NULL), adapter, self, source) == 0)
             written++;
         else
             failed++;

@@ -120,3 +120,18 @@ def test_usage_errors(env: Env, args: list[str], message: str) -> None:
     rc, _, err = env.run(["repro", *args])
     assert rc == 2 and message in err, why("devspec repro refuses it, naming why", message,
                                            (rc, err))
+
+
+def test_relative_case_paths_are_found_from_the_source_tree(env: Env) -> None:
+    """A run given --cases relative to the checkout, reproduced from elsewhere: the report's
+    relative path is looked up in the source tree."""
+    refarray(env)
+    report = env.path("relative.json")
+    rel = os.path.relpath(WRONG, env.source)
+    rc, _, err = env.run(["run", "--adapter", "refarray", "--cases", rel, "--report", report,
+                          "--no-tap", "--no-progress", "--jobs", "1"], spec=False, cwd=env.source)
+    assert rc == 1, why("the wrong cases fail the run", 1, (rc, err[-2000:]))
+    assert load_report(report)["header"]["config"]["cases"] == [rel]
+    rc, out, err = env.run(["repro", report, "--out", env.path("rel")])
+    assert rc == 0 and len(out.split()) == 2, why("both failures are run again from the "
+                                                  "checkout's case file", 2, (rc, out, err))
