@@ -25,7 +25,7 @@ static const char USAGE[] =
     "       devspec probe FILE|DIR... [--adapter NAME]... [OPTIONS]\n"
     "                                         run case files against every named adapter\n"
     "                                         and compare what each library did\n"
-    "       devspec repro REPORT.json --out DIR [--case GLOB]...\n"
+    "       devspec repro REPORT.json [--out DIR] [--case GLOB]...\n"
     "                                         a reproducer for each failure of a run: a\n"
     "                                         script, or a replay file (devspec repro --help)\n"
     "       devspec --help | --version\n"
