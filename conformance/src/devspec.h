@@ -964,6 +964,7 @@ int dsr__compare_main(int argc, char **argv, const char *source);
 /* devspec probe (ARGV[0] is "probe"): runs case files against every named adapter, then
  * compares the reports. Returns the exit status (0, 2, 3). */
 int dsr__probe_main(int argc, char **argv, const char *source, const char *build);
+
 /* Writes the self-contained HTML page of a compare model to PATH (atomically, parent
  * folders created). Returns 0, or -1 with errno set. */
 int dsr__compare_html_write(const char *path, const cJSON *model);
@@ -974,5 +975,16 @@ void dsr__compare_json_for_html(dsr_buf *b, const char *json);
  * <!--DEVSPEC-DATA--> stands. */
 extern const char *const dsr__compare_page;
 extern const size_t dsr__compare_page_len;
+
+/* ---- repro.c --------------------------------------------------------------------- */
+
+/* devspec repro REPORT.json [--out DIR]: a reproducer for each failing case of a report (a
+ * Python script, or a replay file of requests for a C adapter). Returns the exit status. */
+int dsr__repro_main(int argc, char **argv, const char *source, const char *build);
+/* Adds to each case record of CASES (a report's) whose observed status gets a reproducer its
+ * "reproducer": {"command": the devspec repro line for it, "file": where that writes it}. */
+void dsr__repro_annotate(cJSON *cases, const cJSON *header, const char *report);
+/* The summary's line naming the reproducers of R's failures (none when there are none). */
+void dsr__repro_summary(FILE *out, const dsr_run_state *r, const char *report);
 
 #endif

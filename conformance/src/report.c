@@ -102,6 +102,8 @@ cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error)
     const cJSON *adp = cJSON_GetObjectItemCaseSensitive(hl, "adapter");
     cJSON_AddItemToObject(ad, "name", copy_or_null(adp, "name"));
     cJSON_AddItemToObject(ad, "version", copy_or_null(adp, "version"));
+    const cJSON *py = cJSON_GetObjectItemCaseSensitive(adp, "python");
+    if (cJSON_IsString(py)) cJSON_AddStringToObject(ad, "python", py->valuestring);
     cJSON *l = cJSON_AddObjectToObject(h, "library");
     cJSON_AddItemToObject(l, "name", copy_or_null(lib, "name"));
     cJSON_AddItemToObject(l, "version", copy_or_null(lib, "version"));
@@ -548,6 +550,7 @@ static bool write_consolidated(const dsr_report *rep, const dsr_run_state *r, co
         cJSON_DeleteItemFromObject(c, "type");
         cJSON_AddItemToArray(cases, c);
     }
+    dsr__repro_annotate(cases, h, rep->report_path);
     cJSON *f = cJSON_Duplicate(footer, true);
     cJSON_DeleteItemFromObject(f, "type");
     cJSON_AddItemToObject(doc, "footer", f);

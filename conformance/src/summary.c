@@ -339,6 +339,7 @@ void dsr__summary(FILE *out, const dsr_run_state *r, const cJSON *footer, const 
     if (jsonl) fprintf(out, " (streamed as %s)", jsonl);
     if (r->o->junit) fprintf(out, "; JUnit: %s", r->o->junit);
     fputc('\n', out);
+    dsr__repro_summary(out, r, report);
 
     if (started) print_closing(out, r, footer, elapsed);
 }

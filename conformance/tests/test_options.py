@@ -35,6 +35,7 @@ COMMANDS = {
     "compare": ([], "needs reports"),
     "probe": ([], "needs case files"),
     "expectations": (["a.json", "b.json"], "needs one report"),
+    "repro": (["a.json", "b.json"], "needs one report"),
 }
 
 
@@ -77,7 +78,7 @@ def listed(devspec: str, command: str) -> list[tuple[str, str | None]]:
     return found
 
 
-@pytest.mark.parametrize("command", ["run", "compare", "probe", "expectations"])
+@pytest.mark.parametrize("command", ["run", "compare", "probe", "expectations", "repro"])
 def test_help_is_on_stdout_and_exit_0(devspec: str, command: str) -> None:
     """--help (or -h, anywhere among the arguments) prints the subcommand's help on stdout."""
     for args in (["--help"], ["-h"], ["--no-such-option", "--help"]):
@@ -88,12 +89,12 @@ def test_help_is_on_stdout_and_exit_0(devspec: str, command: str) -> None:
         assert "--help" in r.stdout or command == "run"
 
 
-@pytest.mark.parametrize("command", ["run", "compare", "probe"])
+@pytest.mark.parametrize("command", ["run", "compare", "probe", "repro"])
 def test_every_listed_option_is_taken(devspec: str, command: str) -> None:
     """Each option of the help is read, with the value the help shows: the command then stops
     at its own complaint (no reports, no adapter), not at the option."""
     opts = listed(devspec, command)
-    assert len(opts) >= (20 if command == "run" else 8), opts
+    assert len(opts) >= {"run": 20, "repro": 6}.get(command, 8), opts
     sub = "validate" if command == "run" else command
     tail, complaint = COMMANDS[sub]
     for name, placeholder in opts:
@@ -117,7 +118,7 @@ def test_unknown_option_is_named(devspec: str, command: str) -> None:
     assert r.stdout == ""
 
 
-@pytest.mark.parametrize("command", ["run", "compare", "probe"])
+@pytest.mark.parametrize("command", ["run", "compare", "probe", "repro"])
 def test_missing_value_is_named(devspec: str, command: str) -> None:
     """An option that takes a value, last with none: 'OPTION needs a value'."""
     taking = [n for n, p in listed(devspec, command) if p is not None]

@@ -3,6 +3,7 @@ the handles of a session, and the session ops (hello, reset, bye). Standard-libr
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from typing import IO, Any, cast
 
@@ -287,7 +288,8 @@ def op_hello(server: Server, args: Args) -> Any:
     result: dict[str, Any] = {
         "protocol": PROTOCOL_VERSION,
         "library": {"name": b.library_name, "version": b.library_version()},
-        "adapter": {"name": ADAPTER_NAME, "version": ADAPTER_VERSION},
+        # The interpreter, which devspec repro writes the run's reproducers with.
+        "adapter": {"name": ADAPTER_NAME, "version": ADAPTER_VERSION, "python": sys.executable},
         "features": list(b.features),
         "devices": [h for h, _ in server.session_devices],
         "device_strs": [b.device_str(d) for _, d in server.session_devices],
