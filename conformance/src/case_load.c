@@ -183,6 +183,43 @@ static void load_decision(dsr_loader *L, dsr_case *c, const cJSON *v)
     dsr__load_pop(L);
 }
 
+/* Whether C reads elements back (an array.read or array.exchange step): it then needs
+ * devices that hold data, and run.c binds it so. */
+static bool reads_back(const dsr_case *c)
+{
+    for (int i = 0; i < c->nsteps; i++)
+        if (c->steps[i].op &&
+            (!strcmp(c->steps[i].op, "array.read") || !strcmp(c->steps[i].op, "array.exchange")))
+            return true;
+    return false;
+}
+
+/* A case's steps (STEPS, NULL when missing), each by dsr__load_step. */
+static void load_steps(dsr_loader *L, dsr_case *c, const cJSON *steps)
+{
+    L->nbound = 0;
+    L->max_device = -1;
+    if (!steps) {
+        dsr__load_problem(L, "missing field \"steps\"");
+        return;
+    }
+    dsr__load_push_key(L, "steps");
+    if (!cJSON_IsArray(steps) || cJSON_GetArraySize(steps) == 0)
+        dsr__load_problem(L, "must be a non-empty list of steps");
+    else {
+        c->steps = dsr__xmalloc(sizeof(dsr_step) * (size_t)cJSON_GetArraySize(steps));
+        const cJSON *st;
+        cJSON_ArrayForEach(st, steps)
+        {
+            dsr__load_push_index(L, c->nsteps);
+            dsr__load_step(L, &c->steps[c->nsteps], st);
+            c->nsteps++;
+            dsr__load_pop(L);
+        }
+    }
+    dsr__load_pop(L);
+}
+
 /* A case's fields in the order spec/schema/case.json lists them, as load_step. */
 static void load_case(dsr_loader *L, dsr_case *c, const cJSON *v)
 {
@@ -254,32 +291,8 @@ static void load_case(dsr_loader *L, dsr_case *c, const cJSON *v)
     const cJSON *devices = load_devices_ranks(L, c, v);
     load_decision(L, c, v);
 
-    const cJSON *steps = cJSON_GetObjectItemCaseSensitive(v, "steps");
-    L->nbound = 0;
-    L->max_device = -1;
-    if (!steps)
-        dsr__load_problem(L, "missing field \"steps\"");
-    else {
-        dsr__load_push_key(L, "steps");
-        if (!cJSON_IsArray(steps) || cJSON_GetArraySize(steps) == 0)
-            dsr__load_problem(L, "must be a non-empty list of steps");
-        else {
-            c->steps = dsr__xmalloc(sizeof(dsr_step) * (size_t)cJSON_GetArraySize(steps));
-            const cJSON *st;
-            cJSON_ArrayForEach(st, steps)
-            {
-                dsr__load_push_index(L, c->nsteps);
-                dsr__load_step(L, &c->steps[c->nsteps], st);
-                c->nsteps++;
-                dsr__load_pop(L);
-            }
-        }
-        dsr__load_pop(L);
-    }
-    /* A case that reads elements back needs devices that hold data (run.c binds it so). */
-    for (int i = 0; i < c->nsteps && !c->needs_data; i++)
-        c->needs_data = c->steps[i].op && (!strcmp(c->steps[i].op, "array.read") ||
-                                           !strcmp(c->steps[i].op, "array.exchange"));
+    load_steps(L, c, cJSON_GetObjectItemCaseSensitive(v, "steps"));
+    c->needs_data = reads_back(c);
     if (!devices)
         c->devices = L->max_device + 1;
     else if (c->devices && c->devices < L->max_device + 1) {
