@@ -318,8 +318,42 @@ def exchange_section(reports: list[tuple[str, Json]]) -> str:
         *rows, ""])
 
 
+# Libraries whose adapters split the features between runs: the runs that together give the
+# library its verdict (devspec verdict; spec/decisions.md, Runner and reports 40). OneFlow's
+# device features run in one process, its global arrays on 4 ranks.
+MERGED: dict[str, tuple[str, ...]] = {"OneFlow": ("oneflow", "oneflow-4")}
+
+
+def merged_section(reports: list[tuple[str, Json]], profiles: list[str],
+                   devspec: str | None) -> str:
+    """One row per library of MERGED whose reports are all here: `devspec verdict` of them."""
+    by_label = {(r["header"]["adapter"].get("label") or r["header"]["library"]["name"]): path
+                for path, r in reports}
+    rows = []
+    for name, labels in MERGED.items():
+        if devspec is None or not all(label in by_label for label in labels):
+            continue
+        proc = subprocess.run([devspec, "verdict", *(by_label[x] for x in labels), "--json"],
+                              capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise SystemExit("summary.py: devspec verdict failed: " + proc.stderr.strip())
+        got = json.loads(proc.stdout)["profiles"]
+        rows.append("| %s (%s) | %s |" % (name, " + ".join(labels), " | ".join(
+            "–" if p not in got else verdict_cell(got[p]) for p in profiles)))
+    if not rows:
+        return ""
+    out = ["", "### One verdict across runs", "",
+           "A library whose adapters split its features between runs is judged once over "
+           "their reports together (`devspec verdict`): the features any of them claims, each "
+           "case's result from the run that ran it, the worst where several did.", "",
+           "| library | " + " | ".join(profiles) + " |",
+           "| --- | " + " | ".join("---" for _ in profiles) + " |", *rows, ""]
+    return "\n".join(out)
+
+
 def summary(reports: list[tuple[str, Json]], startup: dict[str, float | None],
-            wall: dict[str, float], families: list[tuple[str, str]] | None = None) -> str:
+            wall: dict[str, float], families: list[tuple[str, str]] | None = None,
+            devspec: str | None = None) -> str:
     rows: list[tuple[str, Json]] = []
     profiles: list[str] = []
     for path, report in reports:
@@ -396,8 +430,8 @@ def summary(reports: list[tuple[str, Json]], startup: dict[str, float | None],
             cells.append("–" if v is None else verdict_cell(v))
         out.append("| %s | %s |" % (label, " | ".join(cells)))
     out.append("")
-    return ("\n".join(out) + families_section(rows, families or [])
-            + exchange_section(rows))
+    return ("\n".join(out) + merged_section(rows, profiles, devspec)
+            + families_section(rows, families or []) + exchange_section(rows))
 
 
 def main(argv: list[str]) -> int:
@@ -434,7 +468,9 @@ def main(argv: list[str]) -> int:
             return 1
     startup = load(args.startup) if args.startup else {}
     wall = load(args.wall) if args.wall else {}
-    text = summary(reports, startup, wall, family_features(top))
+    devspec = os.path.join(build, "conformance", "devspec")
+    text = summary(reports, startup, wall, family_features(top),
+                   devspec if os.access(devspec, os.X_OK) else None)
     tmp = args.out + ".tmp"
     with open(tmp, "w", encoding="utf-8") as f:
         f.write(text)

@@ -79,7 +79,7 @@ reports=()
 for n in "${names[@]}"; do
     [ -f "reports/$n.json" ] && reports+=("reports/$n.json")
 done
-"$python" reports/summary.py --source . --startup "$work/startup.json" --wall "$work/wall.json" \
+"$python" reports/summary.py --source . --build "$build" --startup "$work/startup.json" --wall "$work/wall.json" \
     --out reports/SUMMARY.md "${reports[@]}" || exit 3
 echo "publish-reports: wrote reports/SUMMARY.md" >&2
 "$devspec" compare --quiet --html reports/index.html "${reports[@]}" || exit 3

@@ -981,6 +981,9 @@ extern const size_t dsr__compare_page_len;
 /* devspec repro REPORT.json [--out DIR]: a reproducer for each failing case of a report (a
  * Python script, or a replay file of requests for a C adapter). Returns the exit status. */
 int dsr__repro_main(int argc, char **argv, const char *source, const char *build);
+/* devspec verdict (ARGV[0] is "verdict"): one library's verdict per profile from the reports
+ * of several runs (verdict.c). Returns the exit status: 0, or 2. */
+int dsr__verdict_main(int argc, char **argv, const char *source);
 /* Adds to each case record of CASES (a report's) whose observed status gets a reproducer its
  * "reproducer": {"command": the devspec repro line for it, "file": where that writes it}. */
 void dsr__repro_annotate(cJSON *cases, const cJSON *header, const char *report);

@@ -29,6 +29,10 @@ static const char USAGE[] =
     "       devspec repro REPORT.json [--out DIR] [--case GLOB]...\n"
     "                                         a reproducer for each failure of a run: a\n"
     "                                         script, or a replay file (devspec repro --help)\n"
+    "       devspec verdict REPORT.json... [--profile P]...\n"
+    "                                         one library's verdict per profile from the\n"
+    "                                         runs that together serve it (oneflow and\n"
+    "                                         oneflow-4)\n"
     "       devspec --help | --version\n"
     "\n"
     "run options:\n";
@@ -886,15 +890,17 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "expectations")) return stdout_checked(cmd_expectations(argc, argv));
     if (strcmp(cmd, "run") && strcmp(cmd, "list") && strcmp(cmd, "coverage") &&
         strcmp(cmd, "validate") && strcmp(cmd, "compare") && strcmp(cmd, "probe") &&
-        strcmp(cmd, "repro"))
+        strcmp(cmd, "repro") && strcmp(cmd, "verdict"))
         return usage_error("unknown command '%s' (run, list, coverage, validate, expectations, "
-                           "compare, probe, repro)",
+                           "compare, probe, repro, verdict)",
                            cmd);
     if (!strcmp(cmd, "compare")) return dsr__compare_main(argc - 1, argv + 1, source_root());
     if (!strcmp(cmd, "probe"))
         return dsr__probe_main(argc - 1, argv + 1, source_root(), build_root());
     if (!strcmp(cmd, "repro"))
         return stdout_checked(dsr__repro_main(argc - 1, argv + 1, source_root(), build_root()));
+    if (!strcmp(cmd, "verdict"))
+        return stdout_checked(dsr__verdict_main(argc - 1, argv + 1, source_root()));
 
     signal(SIGPIPE, SIG_IGN);
     /* Only a run has something to save on a signal (its reports); list, coverage and

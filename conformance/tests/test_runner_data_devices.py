@@ -5,6 +5,8 @@ device, so the placement checks such a device can answer still run."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from support import Env, fake_cmd, load_report, statuses, why, write_cases
 
 VALUES = {"op": "array.asarray",
@@ -22,10 +24,11 @@ CASES = [
 ]
 
 
-def run(env: Env, name: str, *opts: str) -> tuple[int, dict[str, str], dict[str, dict]]:
+def run(env: Env, name: str,
+        *opts: str) -> tuple[int, dict[str, str], dict[str, dict[str, Any]]]:
     cases = write_cases(env.path(name + "-cases.json"), "Data on devices.", CASES)
     rep = env.path(name + ".json")
-    rc, _, err = env.run(["run", "--cases", cases, "--adapter-cmd", fake_cmd(*opts),
+    rc, _, _ = env.run(["run", "--cases", cases, "--adapter-cmd", fake_cmd(*opts),
                           "--report", rep, "--expectations", "/dev/null"])
     r = load_report(rep)
     return rc, statuses(r), {c["id"]: c for c in r["cases"]}
