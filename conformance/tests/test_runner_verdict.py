@@ -5,8 +5,8 @@ case's result from the report that ran it, the worst where several did."""
 from __future__ import annotations
 
 import json
-from typing import Any
 import os
+from typing import Any
 
 from support import CASES, TEST_SPEC, Env, fake_cmd, why
 
