@@ -19,9 +19,9 @@
 
 /* The most bytes of array data the context may hold: a large tensor is refused (RA_E_NOMEM),
  * not allocated. */
-#define HOST_LIMIT ((size_t)1 << 20)
+#define HOST_LIMIT ((size_t)1 << 14)
 /* A well-formed tensor of at most this many bytes must be taken. */
-#define TAKE_LIMIT ((size_t)1 << 16)
+#define TAKE_LIMIT ((size_t)1 << 12)
 /* Shape and strides arrays hold at most this many values: with a larger ndim the import must
  * refuse before reading them, so a read past them is an out-of-bounds read ASan reports. */
 #define MAX_LISTED 64
