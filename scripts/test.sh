@@ -14,16 +14,22 @@ jobs=$(nproc)
 # Two OpenCL devices on PoCL's CPU driver, so multi-device behaviour is exercised for real.
 export POCL_DEVICES="${POCL_DEVICES:-pthread pthread}"
 
-# The four builds and their test settings (sanitizer options, the tests TSan runs, the fuzz
+# The five builds and their test settings (sanitizer options, the tests TSan runs, the fuzz
 # runs) are the presets of CMakePresets.json: `cmake --preset NAME`, `cmake --build --preset
-# NAME`, `ctest --preset NAME`, with NAME default, asan, tsan or fuzz.
+# NAME`, `ctest --preset NAME`, with NAME default, release (built, not tested), asan, tsan
+# or fuzz.
 phase_preset() {
     local name=$1
     shift
     cmake --preset "$name" >/dev/null && cmake --build --preset "$name" -j "$jobs" &&
         ctest --preset "$name" "$@"
 }
-phase_unit() { ctest --preset default -j "$jobs"; }
+# The unit tests, then the whole tree built again as users build it (Release, -O3) with
+# warnings as errors: GCC finds at -O3 what it does not at the default preset's -O2.
+phase_unit() {
+    ctest --preset default -j "$jobs" &&
+        cmake --preset release >/dev/null && cmake --build --preset release -j "$jobs"
+}
 phase_asan() { phase_preset asan -j "$jobs"; }
 phase_tsan() { phase_preset tsan; }
 # The libFuzzer harnesses (fuzz/), built by clang with ASan and UBSan, each for a fixed number

@@ -148,10 +148,14 @@ static void check_matcher(dsr_loader *L, const cJSON *m)
         if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) != 2 ||
             !(cJSON_IsNull(lo) || cJSON_IsNumber(lo)) || !(cJSON_IsNull(hi) || cJSON_IsNumber(hi)))
             dsr__load_problem(L, "$range takes [low, high], each a number or null (an open end)");
-        else if (cJSON_IsNumber(lo) && cJSON_IsNumber(hi) && lo->valuedouble > hi->valuedouble)
-            dsr__load_problem(L,
-                              "$range [%.17g, %.17g] is empty: the low end is above the high end",
-                              lo->valuedouble, hi->valuedouble);
+        else if (cJSON_IsNumber(lo) && cJSON_IsNumber(hi) && dsr__number_cmp(lo, hi) == 1) {
+            /* Exactly: [2^53 + 1, 2^53] is empty, though one double stands for both ends. */
+            dsr_buf shown = {0};
+            dsr__show_value(&shown, m, DSR_SHOWN_MAX);
+            dsr__load_problem(L, "$range %s is empty: the low end is above the high end",
+                              shown.data ? shown.data : "?");
+            dsr__buf_free(&shown);
+        }
     } else if (!strcmp(name, "$array")) {
         const cJSON *dt = cJSON_GetObjectItemCaseSensitive(m, "dtype");
         const cJSON *shape = cJSON_GetObjectItemCaseSensitive(m, "shape");

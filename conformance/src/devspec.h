@@ -558,6 +558,9 @@ bool dsr__is_matcher_key(const char *key);
 /* The matchers ("$len_min", ...) and the names $type accepts; NULL-terminated. */
 extern const char *const dsr__matcher_names[];
 extern const char *const dsr__matcher_types[];
+/* Two JSON numbers by value, exactly whatever their size (integers by their source text):
+ * -1, 0 or 1 as A is below, equal to or above B; 2 when either is no number. */
+int dsr__number_cmp(const cJSON *a, const cJSON *b);
 /* A copy of V with every "$name" string replaced by its binding (null when unbound) and
  * "$$text" by "$text"; object keys are copied as they are. The caller deletes it. */
 cJSON *dsr__resolve(const cJSON *bindings, const cJSON *v);

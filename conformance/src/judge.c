@@ -47,7 +47,8 @@ static void mismatch(dsr_buf *why, const char *path, const cJSON *e, const cJSON
 
 /* ---- typed elements ---------------------------------------------------------------- */
 
-typedef enum { K_BOOL, K_INT, K_UINT, K_F16, K_F32, K_F64, K_C64, K_C128, K_BAD } elem_kind;
+/* K_NONE: not inside a typed array's data (a value matched where no dtype applies). */
+typedef enum { K_BOOL, K_INT, K_UINT, K_F16, K_F32, K_F64, K_C64, K_C128, K_BAD, K_NONE } elem_kind;
 
 static elem_kind kind_of(const char *dtype)
 {
@@ -93,12 +94,123 @@ static bool decode_int(const cJSON *v, bool *neg, unsigned long long *mag)
     return true;
 }
 
+/* ---- numbers compared exactly, whatever their size ----------------------------------- */
+
+static bool int_kind(elem_kind k)
+{
+    return k == K_INT || k == K_UINT;
+}
+
+/* An integer by its decimal digits, exact at any size: sign, and digits without leading
+ * zeros (none for zero). */
+typedef struct bigint {
+    bool neg;
+    const char *digits;
+    size_t len;
+    char buf[400]; /* digits made here: any double's integral part fits */
+} bigint;
+
+/* TEXT as an integer in form ([+-]digits), into B; false for anything else. */
+static bool bigint_parse(const char *text, bigint *b)
+{
+    const char *s = text;
+    b->neg = *s == '-';
+    if (*s == '-' || *s == '+') s++;
+    size_t n = strspn(s, "0123456789");
+    if (n == 0 || s[n] != '\0') return false;
+    while (n > 0 && *s == '0') {
+        s++;
+        n--;
+    }
+    b->digits = s;
+    b->len = n;
+    if (n == 0) b->neg = false;
+    return true;
+}
+
+/* An integral double D (finite) as a bigint: printed exactly (%.0f of an integral double is
+ * its value). */
+static void bigint_of_double(double d, bigint *b)
+{
+    snprintf(b->buf, sizeof b->buf, "%.0f", fabs(d));
+    (void)bigint_parse(b->buf, b);
+    b->neg = d < 0 && b->len > 0;
+}
+
+static int bigint_cmp(const bigint *a, const bigint *b)
+{
+    if (a->neg != b->neg) return a->neg ? -1 : 1;
+    int c = a->len != b->len ? (a->len < b->len ? -1 : 1) : memcmp(a->digits, b->digits, a->len);
+    c = c < 0 ? -1 : c > 0;
+    return a->neg ? -c : c;
+}
+
+/* A number exactly: an integer (its decimal digits) or, when it is written as no integer, a
+ * double. */
+typedef struct exact {
+    bool is_int;
+    bigint i;
+    double d;
+} exact;
+
+/* V as an exact number: a JSON number (an integer by its source text, so at any size), or,
+ * where IN is an integer dtype (V is an element of such a typed array, whose writers give
+ * integers beyond 2^53 as decimal strings), a decimal string. False for anything else. */
+static bool exact_of(const cJSON *v, elem_kind in, exact *x)
+{
+    if (cJSON_IsString(v)) return int_kind(in) && (x->is_int = bigint_parse(v->valuestring, &x->i));
+    if (!cJSON_IsNumber(v)) return false;
+    const char *text = dsj_number_text(v);
+    x->is_int = text ? bigint_parse(text, &x->i)
+                     : isfinite(v->valuedouble) && v->valuedouble == floor(v->valuedouble);
+    if (x->is_int && !text) bigint_of_double(v->valuedouble, &x->i);
+    x->d = v->valuedouble;
+    return true;
+}
+
+/* -1, 0 or 1 as A is below, equal to or above B; 2 when they are unordered (a NaN). An
+ * integer and a double compare by value, exactly: the integer against the double's
+ * integral part, then its fraction. */
+static int exact_cmp(const exact *a, const exact *b)
+{
+    if (a->is_int && b->is_int) return bigint_cmp(&a->i, &b->i);
+    if (!a->is_int && !b->is_int)
+        return isnan(a->d) || isnan(b->d) ? 2 : (a->d > b->d) - (a->d < b->d);
+    if (b->is_int) {
+        int c = exact_cmp(b, a);
+        return c == 2 ? 2 : -c;
+    }
+    double d = b->d;
+    if (isnan(d)) return 2;
+    if (isinf(d)) return d > 0 ? -1 : 1;
+    bigint t;
+    bigint_of_double(trunc(d), &t);
+    int c = bigint_cmp(&a->i, &t);
+    if (c != 0) return c;
+    double frac = d - trunc(d);
+    return frac > 0 ? -1 : frac < 0 ? 1 : 0;
+}
+
+int dsr__number_cmp(const cJSON *a, const cJSON *b)
+{
+    exact xa, xb;
+    if (!exact_of(a, K_NONE, &xa) || !exact_of(b, K_NONE, &xb)) return 2;
+    return exact_cmp(&xa, &xb);
+}
+
+/* V is a number where IN applies: a JSON number, or an integer element written as text. */
+static bool is_number_in(const cJSON *v, elem_kind in)
+{
+    exact x;
+    return exact_of(v, in, &x);
+}
+
 /* A float element as a double; SINGLE rounds a text once, straight to float32 (through a
  * double it could round twice), and refuses one that rounds to infinity. */
 static bool decode_float(const cJSON *v, bool single, double *out)
 {
     if (single) {
-        float f;
+        float f = 0;
         int r = cJSON_IsNumber(v)   ? dsj_get_float32(v, &f)
                 : cJSON_IsString(v) ? dsj_parse_float32(v->valuestring, &f)
                                     : DSJ_FLOAT_SYNTAX;
@@ -189,6 +301,7 @@ static int elem_equal(elem_kind k, const cJSON *e, const cJSON *o, const toleran
                float_close(p[0][1], p[1][1], scale, eps_of(k), t);
     }
     case K_BAD:
+    case K_NONE:
         break;
     }
     return -1;
@@ -211,8 +324,12 @@ static int match_typed(const cJSON *e, const cJSON *o, const char *path, dsr_buf
     const cJSON *es = cJSON_GetObjectItemCaseSensitive(e, "shape");
     const cJSON *os = cJSON_GetObjectItemCaseSensitive(o, "shape");
     bool same_shape = cJSON_GetArraySize(es) == cJSON_GetArraySize(os);
-    for (const cJSON *a = es->child, *b = os->child; same_shape && a && b; a = a->next, b = b->next)
-        same_shape = cJSON_IsNumber(a) && cJSON_IsNumber(b) && a->valuedouble == b->valuedouble;
+    for (const cJSON *a = es->child, *b = os->child; same_shape && a && b;
+         a = a->next, b = b->next) {
+        exact xa, xb;
+        same_shape =
+            exact_of(a, K_NONE, &xa) && exact_of(b, K_NONE, &xb) && exact_cmp(&xa, &xb) == 0;
+    }
     if (!same_shape) {
         dsr_buf p = {0};
         dsr__buf_printf(&p, "%s.shape", path);
@@ -301,7 +418,7 @@ static void mismatch_resolved(const dsr_judge *j, dsr_buf *why, const char *path
 }
 
 static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *path, dsr_buf *why,
-                 bool literal);
+                 bool literal, elem_kind in);
 
 static bool is_integral(const cJSON *v)
 {
@@ -328,7 +445,7 @@ static int match_array(const dsr_judge *j, const cJSON *e, const cJSON *m, const
     const cJSON *odt = cJSON_GetObjectItemCaseSensitive(o, "dtype");
     size_t keep = path->len;
     dsr__buf_puts(path, ".dtype");
-    int r = match(j, dt, odt, path, why, false);
+    int r = match(j, dt, odt, path, why, false, K_NONE);
     path->len = keep;
     if (path->data) path->data[keep] = '\0';
     if (r != 1) return r;
@@ -343,10 +460,11 @@ static int match_array(const dsr_judge *j, const cJSON *e, const cJSON *m, const
 }
 
 /* X (the "to" of a $close, or a part of it) against O within T: typed arrays element by
- * element in their dtype's epsilon, numbers that are not both integers in float64's, lists
- * element-wise; anything else (objects, strings, matchers) by the exact rules. */
+ * element in their dtype's epsilon, numbers that are not both integers in float64's (but an
+ * element of an integer typed array, IN, exactly), lists element-wise; anything else
+ * (objects, strings, matchers) by the exact rules. */
 static int close_to(const dsr_judge *j, const cJSON *x, const cJSON *o, dsr_buf *path, dsr_buf *why,
-                    const tolerance *t, bool literal)
+                    const tolerance *t, bool literal, elem_kind in)
 {
     const char *p = path->data ? path->data : "";
     if (!literal && cJSON_IsString(x) && x->valuestring[0] == '$' && x->valuestring[1] != '$') {
@@ -358,7 +476,7 @@ static int close_to(const dsr_judge *j, const cJSON *x, const cJSON *o, dsr_buf 
                             x->valuestring);
             return 0;
         }
-        return close_to(j, b, o, path, why, t, true);
+        return close_to(j, b, o, path, why, t, true, in);
     }
     if (dsr__is_typed_array(x)) {
         if (literal) return match_typed(x, o, p, why, t);
@@ -375,29 +493,28 @@ static int close_to(const dsr_judge *j, const cJSON *x, const cJSON *o, dsr_buf 
         for (const cJSON *a, *b; (a = dsj_iter_next(&xi)) && (b = dsj_iter_next(&oi)); i++) {
             size_t keep = path->len;
             dsr__buf_printf(path, "[%d]", i);
-            int r = close_to(j, a, b, path, why, t, literal);
+            int r = close_to(j, a, b, path, why, t, literal, in);
             path->len = keep;
             path->data[keep] = '\0';
             if (r != 1) return r;
         }
         return 1;
     }
-    bool en, on;
-    unsigned long long em, om;
-    if (cJSON_IsNumber(x) && cJSON_IsNumber(o) &&
-        !(decode_int(x, &en, &em) && decode_int(o, &on, &om))) {
+    exact ex, eo;
+    if (!int_kind(in) && cJSON_IsNumber(x) && cJSON_IsNumber(o) && exact_of(x, in, &ex) &&
+        exact_of(o, in, &eo) && !(ex.is_int && eo.is_int)) {
         double a = x->valuedouble, b = o->valuedouble;
         if (float_close(a, b, fmax(fabs(a), fabs(b)), 0x1p-52, t)) return 1;
         mismatch(why, p, x, o, "numbers differ by more than $close allows");
         return 0;
     }
-    return match(j, x, o, path, why, literal);
+    return match(j, x, o, path, why, literal, in);
 }
 
 /* {"$close": {"to": X, "rel_eps": R, "abs_eps": A}}: O matches X, its floats within
  * (A + R * max(|o|, |x|)) * epsilon of the dtype compared. */
 static int match_close(const dsr_judge *j, const cJSON *e, const cJSON *m, const cJSON *o,
-                       dsr_buf *path, dsr_buf *why)
+                       dsr_buf *path, dsr_buf *why, elem_kind in)
 {
     const cJSON *to = cJSON_GetObjectItemCaseSensitive(m, "to");
     const cJSON *rel = cJSON_GetObjectItemCaseSensitive(m, "rel_eps");
@@ -409,15 +526,17 @@ static int match_close(const dsr_judge *j, const cJSON *e, const cJSON *m, const
         return 0;
     }
     tolerance t = {rel->valuedouble, abs_->valuedouble};
-    return close_to(j, to, o, path, why, &t, false);
+    return close_to(j, to, o, path, why, &t, false, in);
 }
 
-/* Applies the matcher M (the one key of the expected object E) to O. The loader has checked
- * the matcher's operand (case_load.c); a malformed one here is reported, never trusted. */
+/* Applies the matcher M (the one key of the expected object E) to O, IN the dtype whose
+ * element O is (K_NONE outside a typed array's data). The loader has checked the matcher's
+ * operand (case_load.c); a malformed one here is reported, never trusted. Numbers compare
+ * exactly, whatever their size (an integer element written as text included). */
 /* Long: one branch per matcher of spec/case-format.md's table, in its order ($array and $close
  * have their own functions). */
 static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, const cJSON *o,
-                         dsr_buf *path, dsr_buf *why)
+                         dsr_buf *path, dsr_buf *why, elem_kind in)
 {
     const char *p = path->data ? path->data : "";
     const char *name = m->string;
@@ -426,8 +545,12 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
             mismatch(why, p, e, o, "$len_min wants a list");
             return 0;
         }
-        if (!cJSON_IsNumber(m)) goto malformed;
-        if ((double)dsj_array_length(o) >= m->valuedouble) return 1;
+        exact want, len = {.is_int = true};
+        if (!exact_of(m, K_NONE, &want)) goto malformed;
+        snprintf(len.i.buf, sizeof len.i.buf, "%zu", dsj_array_length(o));
+        (void)bigint_parse(len.i.buf, &len.i);
+        int c = exact_cmp(&len, &want);
+        if (c == 0 || c == 1) return 1;
         mismatch(why, p, e, o, "the list is shorter than $len_min");
         return 0;
     }
@@ -443,7 +566,7 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
             size_t keep = path->len;
             dsr__buf_printf(path, "[%d]", i);
             dsr_buf scratch = {0};
-            int r = match(j, m, el, path, &scratch, false);
+            int r = match(j, m, el, path, &scratch, false, in);
             path->len = keep;
             path->data[keep] = '\0';
             if (r < 0) { /* a device comparison could not be made: the step cannot be judged */
@@ -468,7 +591,7 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
         for (const cJSON *el; (el = dsj_iter_next(&it)); i++) {
             size_t keep = path->len;
             dsr__buf_printf(path, "[%d]", i);
-            int r = match(j, m, el, path, why, false);
+            int r = match(j, m, el, path, why, false, in);
             path->len = keep;
             path->data[keep] = '\0';
             if (r != 1) return r; /* WHY names the element that does not match */
@@ -487,7 +610,7 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
         dsj_iter_init(&it, list);
         for (const cJSON *alt; (alt = dsj_iter_next(&it));) {
             dsr_buf scratch = {0};
-            int r = match(j, alt, o, path, &scratch, bound);
+            int r = match(j, alt, o, path, &scratch, bound, in);
             if (r < 0) {
                 dsr__buf_puts(why, scratch.data ? scratch.data : "");
                 dsr__buf_free(&scratch);
@@ -504,13 +627,15 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
         if (!cJSON_IsArray(m) || cJSON_GetArraySize(m) != 2 ||
             !(cJSON_IsNull(lo) || cJSON_IsNumber(lo)) || !(cJSON_IsNull(hi) || cJSON_IsNumber(hi)))
             goto malformed;
-        if (!cJSON_IsNumber(o)) {
+        exact v, x;
+        if (!exact_of(o, in, &v)) {
             mismatch(why, p, e, o, "$range wants a number");
             return 0;
         }
-        double v = o->valuedouble;
-        if ((cJSON_IsNumber(lo) && v < lo->valuedouble) ||
-            (cJSON_IsNumber(hi) && v > hi->valuedouble)) {
+        /* Both ends inclusive; a NaN is inside no range. */
+        int below = cJSON_IsNumber(lo) && exact_of(lo, K_NONE, &x) ? exact_cmp(&v, &x) : 0;
+        int above = cJSON_IsNumber(hi) && exact_of(hi, K_NONE, &x) ? exact_cmp(&v, &x) : 0;
+        if (below == -1 || below == 2 || above == 1 || above == 2) {
             mismatch(why, p, e, o, "the number is outside $range");
             return 0;
         }
@@ -520,14 +645,17 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
         if (!cJSON_IsString(m)) goto malformed;
         const char *t = m->valuestring;
         bool ok;
+        /* An element of an integer typed array is an int whether written as a number or as
+         * text; JSON does not keep 1.0 apart from 1 (spec/protocol.md). */
+        bool number = is_number_in(o, in);
         if (!strcmp(t, "int"))
-            ok = is_integral(o); /* JSON does not keep 1.0 apart from 1 (spec/protocol.md) */
+            ok = is_integral(o) || (number && cJSON_IsString(o));
         else if (!strcmp(t, "number"))
-            ok = cJSON_IsNumber(o);
+            ok = number;
         else if (!strcmp(t, "bool"))
             ok = cJSON_IsBool(o);
         else if (!strcmp(t, "string"))
-            ok = cJSON_IsString(o);
+            ok = cJSON_IsString(o) && !number;
         else if (!strcmp(t, "list"))
             ok = dsj_is_array(o);
         else if (!strcmp(t, "object"))
@@ -541,18 +669,19 @@ static int match_matcher(const dsr_judge *j, const cJSON *e, const cJSON *m, con
         return 0;
     }
     if (!strcmp(name, "$array")) return match_array(j, e, m, o, path, why);
-    if (!strcmp(name, "$close")) return match_close(j, e, m, o, path, why);
+    if (!strcmp(name, "$close")) return match_close(j, e, m, o, path, why, in);
 malformed:
     mismatch(why, p, e, o, "malformed matcher (spec/case-format.md, \"Matchers\")");
     return 0;
 }
 
-/* LITERAL: E is a value brought in by a reference (or inside one): "$" means nothing in it. */
+/* LITERAL: E is a value brought in by a reference (or inside one): "$" means nothing in it.
+ * IN: the dtype whose element O is, inside a typed array's data (K_NONE elsewhere). */
 /* Long: one branch per JSON kind of spec/case-format.md's "Matching expect" (references,
  * matchers, typed arrays, objects, lists, devices, numbers), read top to bottom as the document
  * reads. */
 static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *path, dsr_buf *why,
-                 bool literal)
+                 bool literal, elem_kind in)
 {
     const char *p = path->data ? path->data : "";
     if (!literal && cJSON_IsString(e) && e->valuestring[0] == '$' && e->valuestring[1] != '$') {
@@ -564,7 +693,7 @@ static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *pa
                             e->valuestring);
             return 0;
         }
-        return match(j, b, o, path, why, true);
+        return match(j, b, o, path, why, true, in);
     }
     if (!literal && cJSON_IsObject(e)) {
         const cJSON *m = matcher_of(e);
@@ -573,7 +702,7 @@ static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *pa
                 mismatch(why, p, e, o, "a matcher is an object of exactly one key");
                 return 0;
             }
-            return match_matcher(j, e, m, o, path, why);
+            return match_matcher(j, e, m, o, path, why, in);
         }
     }
     if (dsr__is_typed_array(e)) {
@@ -605,7 +734,12 @@ static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *pa
                 dsr__buf_puts(why, ")");
                 r = 0;
             } else {
-                r = match(j, k, ov, path, why, literal);
+                /* The data of an observed typed array are elements of its dtype. */
+                bool data = dsr__is_typed_array(o) && !strcmp(key, "data");
+                elem_kind kin =
+                    data ? kind_of(cJSON_GetObjectItemCaseSensitive(o, "dtype")->valuestring)
+                         : K_NONE;
+                r = match(j, k, ov, path, why, literal, kin);
             }
             path->len = keep;
             path->data[keep] = '\0';
@@ -625,7 +759,7 @@ static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *pa
         for (const cJSON *a = e->child, *b; a && (b = dsj_iter_next(&it)); a = a->next, i++) {
             size_t keep = path->len;
             dsr__buf_printf(path, "[%d]", i);
-            int r = match(j, a, b, path, why, literal);
+            int r = match(j, a, b, path, why, literal, in);
             path->len = keep;
             path->data[keep] = '\0';
             if (r != 1) return r;
@@ -654,15 +788,12 @@ static int match(const dsr_judge *j, const cJSON *e, const cJSON *o, dsr_buf *pa
         mismatch(why, p, e, o, "different devices (device.equal is false)");
         return 0;
     }
-    if (cJSON_IsNumber(e) && cJSON_IsNumber(o)) {
-        /* Integers compare exactly at any width (2^53 + 1 is not 2^53); other numbers as
-         * doubles. */
-        bool en, on;
-        unsigned long long em, om;
-        bool same = decode_int(e, &en, &em) && decode_int(o, &on, &om)
-                        ? en == on && em == om
-                        : e->valuedouble == o->valuedouble;
-        if (same) return 1;
+    exact xe, xo;
+    if (exact_of(e, in, &xe) && exact_of(o, in, &xo)) {
+        /* Numbers compare by value, exactly at any size (2^53 + 1 is not 2^53, nor is it
+         * 2^53 as a float); an element of an integer typed array is one whether its writer
+         * gave it as a number or as a decimal string (spec/protocol.md). */
+        if (exact_cmp(&xe, &xo) == 0) return 1;
         mismatch(why, p, e, o, "numbers differ");
         return 0;
     }
@@ -690,7 +821,7 @@ int dsr__judge_match(const dsr_judge *j, const cJSON *expected, const cJSON *obs
 {
     dsr_buf path = {0};
     dsr__buf_puts(&path, "");
-    int r = match(j, expected, observed, &path, why, false);
+    int r = match(j, expected, observed, &path, why, false, K_NONE);
     dsr__buf_free(&path);
     return r;
 }

@@ -50,7 +50,7 @@ static bool packed_observed = false;
 
 static cJSON *observed_value(const char *observed)
 {
-    if (!packed_observed) return cJSON_Parse(observed);
+    if (!packed_observed) return dsj_parse(observed, strlen(observed), NULL);
     size_t n = strlen(observed) + 16;
     char *t = malloc(n);
     snprintf(t, n, "{\"data\": %s}", observed);
@@ -64,9 +64,10 @@ static cJSON *observed_value(const char *observed)
 
 static int match(const char *expected, const char *observed, char *why, size_t cap)
 {
-    cJSON *e = cJSON_Parse(expected);
+    /* Read as the case loader reads a case (dsj_parse keeps every number's text). */
+    cJSON *e = dsj_parse(expected, strlen(expected), NULL);
     cJSON *o = observed_value(observed);
-    cJSON *b = bindings_json ? cJSON_Parse(bindings_json) : NULL;
+    cJSON *b = bindings_json ? dsj_parse(bindings_json, strlen(bindings_json), NULL) : NULL;
     if (!e || !o || (bindings_json && !b)) {
         fprintf(stderr, "bad test JSON: %s / %s\n", expected, observed);
         exit(2);
@@ -514,6 +515,101 @@ DT_TEST(text)
           "SHA-256 of the two-block example", "248d6a61...", sha);
 }
 
+/* ---- integers exactly, whatever their size, in every matcher (issue: "$each" of 2^53 + 1
+ * never matched the decimal string a writer gives beyond 2^53) --------------------------- */
+
+/* A typed array of DTYPE with the elements X. */
+#define TYPED(dtype, n, x) "{\"dtype\":\"" dtype "\",\"shape\":[" n "],\"data\":[" x "]}"
+#define P53 "9007199254740992"   /* 2^53 */
+#define P53_1 "9007199254740993" /* 2^53 + 1, no double */
+#define I64_MIN "-9223372036854775808"
+#define U64_MAX "18446744073709551615"
+#define P70 "1180591620717411303424" /* 2^70, beyond 64 bits */
+#define P70_1 "1180591620717411303425"
+
+DT_TEST(exact_integers)
+{
+    /* Plain numbers, beyond 2^53 and beyond 64 bits; an integer against a float by value. */
+    expect_match("plain: 2^53 + 1 is 2^53 + 1", P53_1, P53_1, 1);
+    expect_match("plain: 2^53 + 1 is not 2^53", P53_1, P53, 0);
+    expect_match("plain: uint64's maximum is not one less", U64_MAX, "18446744073709551614", 0);
+    expect_match("plain: 2^70 + 1 is not 2^70 (beyond 64 bits)", P70_1, P70, 0);
+    expect_match("plain: 2^70 is 2^70", P70, P70, 1);
+    expect_match("plain: 2^53 + 1 is not the float 2^53", P53_1, P53 ".0", 0);
+    expect_match("plain: 2^53 is the float 2^53", P53, P53 ".0", 1);
+    expect_match("plain: 2^70 is the float 2^70", P70, "1.180591620717411303424e21", 1);
+
+    /* An element of an integer typed array is one value whether written as a number or as
+     * a decimal string (writers use strings beyond 2^53). */
+    const char *big = TYPED("int64", "2", "\"" P53_1 "\",\"" P53_1 "\"");
+    const char *mixed = TYPED("int64", "2", "\"" P53 "\",\"" P53_1 "\"");
+    expect_match("object: data as a plain list of 2^53 + 1", "{\"data\":[" P53_1 "," P53_1 "]}",
+                 big, 1);
+    expect_match("object: a plain list of 2^53 does not match 2^53 + 1",
+                 "{\"data\":[" P53 "," P53_1 "]}", big, 0);
+    expect_match("$each 2^53 + 1 of int64 text", "{\"data\":{\"$each\":" P53_1 "}}", big, 1);
+    expect_match("$each 2^53 + 1: one element is 2^53", "{\"data\":{\"$each\":" P53_1 "}}", mixed,
+                 0);
+    expect_match("$each 2^53 does not match 2^53 + 1", "{\"data\":{\"$each\":" P53 "}}", big, 0);
+    expect_match("$each int64's minimum", "{\"data\":{\"$each\":" I64_MIN "}}",
+                 TYPED("int64", "1", "\"" I64_MIN "\""), 1);
+    expect_match("$each uint64's maximum", "{\"data\":{\"$each\":" U64_MAX "}}",
+                 TYPED("uint64", "1", "\"" U64_MAX "\""), 1);
+    expect_match("$each uint64's maximum is not one less", "{\"data\":{\"$each\":" U64_MAX "}}",
+                 TYPED("uint64", "1", "\"18446744073709551614\""), 0);
+    expect_match("$contains 2^53 + 1", "{\"data\":{\"$contains\":" P53_1 "}}", mixed, 1);
+    expect_match("$contains 2^53 + 1 in a list of 2^53", "{\"data\":{\"$contains\":" P53_1 "}}",
+                 TYPED("int64", "1", "\"" P53 "\""), 0);
+    expect_match("$in with 2^53 + 1", "{\"data\":{\"$each\":{\"$in\":[" P53_1 "," I64_MIN "]}}}",
+                 TYPED("int64", "2", "\"" P53_1 "\",\"" I64_MIN "\""), 1);
+    expect_match("$in without 2^53", "{\"data\":{\"$each\":{\"$in\":[" P53_1 "]}}}", mixed, 0);
+    expect_match("$in: plain 2^53 is none of [2^53 + 1]", "{\"$in\":[" P53_1 "]}", P53, 0);
+    expect_match("$range [2^53 + 1, 2^53 + 1] of the element 2^53 + 1",
+                 "{\"data\":{\"$each\":{\"$range\":[" P53_1 "," P53_1 "]}}}", big, 1);
+    expect_match("$range [null, 2^53]: 2^53 + 1 is above",
+                 "{\"data\":{\"$each\":{\"$range\":[null," P53 "]}}}", big, 0);
+    expect_match("$range [2^53 + 1, null]: plain 2^53 is below", "{\"$range\":[" P53_1 ",null]}",
+                 P53, 0);
+    expect_match("$range [uint64 max, uint64 max]: one less is below",
+                 "{\"data\":{\"$each\":{\"$range\":[" U64_MAX "," U64_MAX "]}}}",
+                 TYPED("uint64", "1", "\"18446744073709551614\""), 0);
+    expect_match("$range [0.5, 1.5] of an integer element",
+                 "{\"data\":{\"$each\":{\"$range\":[0.5,1.5]}}}", TYPED("int8", "1", "\"1\""), 1);
+    expect_match("$range [2^70, null]: 2^70 + 1 is inside", "{\"$range\":[" P70 ",null]}", P70_1,
+                 1);
+    expect_match("$range [null, 2^70]: 2^70 + 1 is above", "{\"$range\":[null," P70 "]}", P70_1, 0);
+    expect_match("$type int of an int64 element written as text",
+                 "{\"data\":{\"$each\":{\"$type\":\"int\"}}}", big, 1);
+    expect_match("$type number of an int64 element written as text",
+                 "{\"data\":{\"$each\":{\"$type\":\"number\"}}}", big, 1);
+    expect_match("$type string: an int64 element written as text is an int",
+                 "{\"data\":{\"$each\":{\"$type\":\"string\"}}}", big, 0);
+    expect_match("$type int: outside typed data a decimal string stays a string",
+                 "{\"$type\":\"int\"}", "\"" P53_1 "\"", 0);
+    expect_match("$close: plain 2^53 + 1 and 2^53 stay apart", CLOSE(P53_1, "1e9", "1e9"), P53, 0);
+    expect_match("$close: plain 2^70 + 1 and 2^70 stay apart", CLOSE(P70_1, "1e9", "1e9"), P70, 0);
+    expect_match("$close: integer elements stay exact",
+                 "{\"data\":" CLOSE("[" P53_1 "," P53_1 "]", "1e9", "1e9") "}", mixed, 0);
+    expect_match("$close: integer elements equal",
+                 "{\"data\":" CLOSE("[" P53_1 "," P53_1 "]", "4", "4") "}", big, 1);
+    expect_match("$array: int64 2^53 + 1",
+                 "{\"$array\":{\"dtype\":\"int64\",\"shape\":[2],\"data\":[" P53_1 "," P53_1 "]}}",
+                 big, 1);
+    expect_match("$array: int64 2^53 is not 2^53 + 1",
+                 "{\"$array\":{\"dtype\":\"int64\",\"shape\":[2],\"data\":[" P53 "," P53 "]}}", big,
+                 0);
+    expect_match("typed: a shape of 2^53 + 1 is not 2^53",
+                 "{\"dtype\":\"int8\",\"shape\":[" P53_1 ",0],\"data\":[]}",
+                 "{\"dtype\":\"int8\",\"shape\":[" P53 ",0],\"data\":[]}", 0);
+    expect_match("$len_min 2^64: one element is fewer", "{\"$len_min\":18446744073709551616}",
+                 "[1]", 0);
+    expect_match("$len_min 1.0: one element is enough", "{\"$len_min\":1.0}", "[1]", 1);
+    char why[1024];
+    match("{\"data\":{\"$each\":" P53 "}}", big, why, sizeof why);
+    CHECK(strstr(why, ".data[0]") && strstr(why, "expected " P53 ", observed \"" P53_1 "\""),
+          "a failed $each names the element, expected and observed", ".data[0]", why);
+}
+
 /* The same judgements with the observed lists packed, as a reply's typed data is. */
 DT_TEST(judge_packed)
 {
@@ -529,8 +625,9 @@ DT_TEST(judge_packed)
     dt_test_judge();
     dt_test_matchers();
     dt_test_close();
+    dt_test_exact_integers();
     packed_observed = false;
 }
 
 DT_MAIN(DT_ENTRY(judge), DT_ENTRY(judge_packed), DT_ENTRY(matchers), DT_ENTRY(close),
-        DT_ENTRY(locations), DT_ENTRY(expectations), DT_ENTRY(text))
+        DT_ENTRY(exact_integers), DT_ENTRY(locations), DT_ENTRY(expectations), DT_ENTRY(text))

@@ -586,15 +586,6 @@ struct DLManagedTensorVersioned;
 RA_API int ra_to_dlpack(ra_ctx *ctx, const ra_array *x, const int32_t *dl_device, ra_copy copy,
                         struct DLManagedTensorVersioned **out);
 
-/* from_dlpack of any producer's tensor (another library's, or refarray's own): a new array
- * with its values on opts' device (default cpu), read by the tensor's strides (NULL: C
- * order) from data + byte_offset. The tensor is taken: its deleter runs exactly once before
- * the return, also on error. Host tensors only (kDLCPU, kDLCUDAHost, kDLROCMHost): a device
- * tensor's memory belongs to its producer's context. The data is always copied (refarray
- * holds only memory it allocated), so opts->copy RA_COPY_NEVER is RA_E_BUFFER. opts->dtype
- * must be RA_DTYPE_DEFAULT. Returns RA_E_NULL, RA_E_ARG, RA_E_BUFFER (BufferError: another
- * major version, a type refarray has not, lanes, a device tensor, copy=False), the device
- * errors, RA_E_DTYPE_DEVICE, RA_E_NOMEM, RA_E_BACKEND. */
 struct DLManagedTensor;
 
 /* The same for a consumer of DLPack before 1.0 (x.__dlpack__() without max_version): an
@@ -603,6 +594,37 @@ struct DLManagedTensor;
 RA_API int ra_to_dlpack_unversioned(ra_ctx *ctx, const ra_array *x, const int32_t *dl_device,
                                     ra_copy copy, struct DLManagedTensor **out);
 
+/* from_dlpack of any producer's tensor (another library's, or refarray's own): a new array
+ * with its values on opts' device (default cpu), read by the tensor's strides (NULL: C
+ * order) from data + byte_offset. The tensor is taken: its deleter runs exactly once before
+ * the return, also on error; a NULL deleter, which DLPack allows a producer that has no
+ * destructor to give, is not called (the tensor stays the producer's). Host tensors only
+ * (kDLCPU, kDLCUDAHost, kDLROCMHost): a device tensor's memory belongs to its producer's
+ * context. The data is always copied (refarray holds only memory it allocated), so
+ * opts->copy RA_COPY_NEVER is RA_E_BUFFER. opts->dtype must be RA_DTYPE_DEFAULT.
+ *
+ * The tensor is checked for everything a consumer can check before any of its data is read,
+ * each field read once (a producer changing it meanwhile changes nothing checked), and
+ * refused with RA_E_BUFFER (BufferError) and a message naming the field and why: a major
+ * version other than 1 (then nothing but version and deleter is read); a dtype.code DLPack
+ * has not, lanes other than 1, a type refarray has not (bfloat16, float8, ...); a
+ * device_type DLPack has not, a negative device_id, kDLCPU other than device 0, a device
+ * other than host memory (another producer's OpenCL buffer too, even on one of refarray's
+ * devices); ndim negative or above RA_MAX_NDIM, shape NULL with ndim > 0, a negative
+ * extent; data NULL with elements; strides or a byte_offset by which an element's address
+ * (data + byte_offset + offset * itemsize) overflows int64 offsets or the address space. An
+ * element count times the itemsize beyond the address space is RA_E_TOO_LARGE. A tensor
+ * without elements reads neither data nor strides.
+ *
+ * What no consumer can check, and the producer alone answers for: that data + byte_offset
+ * with the strides' reach lies inside memory it allocated and keeps alive until the deleter
+ * runs (strides past the allocation read other memory or fault); that a host device's data
+ * is host memory (not a device address) of the stated dtype's layout; that shape and strides
+ * each point to ndim int64s; that the deleter is a function that frees this tensor once; and
+ * that nothing writes the tensor or its data during the call.
+ *
+ * Returns RA_E_NULL, RA_E_ARG, RA_E_BUFFER, RA_E_TOO_LARGE, the device errors,
+ * RA_E_DTYPE_DEVICE, RA_E_NOMEM, RA_E_BACKEND. */
 RA_API int ra_from_dlpack_tensor(ra_ctx *ctx, struct DLManagedTensorVersioned *tensor,
                                  const ra_opts *opts, ra_array **out);
 

@@ -323,6 +323,7 @@ ra__dev *ra__ctx_find(const ra_ctx *ctx, ra_device dev)
 int ra__ctx_require(ra_ctx *ctx, ra_device dev, const char *what, ra__dev **out)
 {
     char buf[RA_DEVICE_STR_MAX];
+    *out = NULL;
     if (!ra__device_valid(dev))
         return ra__ctx_error(ctx, RA_E_ARG, "%s: not a valid device value (type %d, index %d)",
                              what, (int)dev.type, (int)dev.index);

@@ -141,65 +141,236 @@ int ra_to_dlpack(ra_ctx *ctx, const ra_array *x, const int32_t *dl_device, ra_co
     return RA_OK;
 }
 
-/* Gathers a host tensor's elements, by its strides, into C order. */
-typedef struct gather {
-    const DLTensor *t;
-    size_t elem;
-} gather;
+/* ---- import: a tensor checked for everything a consumer can check, then copied ---------- */
 
-static int gather_fill(void *dst, size_t nbytes, void *user_data)
+/* DLPack 1.3's name of a device type, or NULL for a value the standard has not. */
+static const char *dl_device_name(int32_t type)
 {
-    const gather *g = user_data;
-    const DLTensor *t = g->t;
-    if (nbytes == 0) return RA_OK;
-    const char *base = (const char *)t->data + t->byte_offset;
-    int32_t nd = t->ndim;
-    int64_t idx[RA_MAX_NDIM] = {0};
-    size_t n = nbytes / g->elem;
-    char *out = dst;
-    for (size_t k = 0; k < n; k++) {
-        int64_t off = 0, c_stride = 1;
-        for (int32_t d = nd; d-- > 0;) {
-            off += idx[d] * (t->strides ? t->strides[d] : c_stride);
-            c_stride *= t->shape[d];
-        }
-        memcpy(out + k * g->elem, base + off * (int64_t)g->elem, g->elem);
-        for (int32_t d = nd; d-- > 0;) {
-            if (++idx[d] < t->shape[d]) break;
-            idx[d] = 0;
-        }
-    }
+    static const char *const names[] = {[kDLCPU] = "kDLCPU",
+                                        [kDLCUDA] = "kDLCUDA",
+                                        [kDLCUDAHost] = "kDLCUDAHost",
+                                        [kDLOpenCL] = "kDLOpenCL",
+                                        [kDLVulkan] = "kDLVulkan",
+                                        [kDLMetal] = "kDLMetal",
+                                        [kDLVPI] = "kDLVPI",
+                                        [kDLROCM] = "kDLROCM",
+                                        [kDLROCMHost] = "kDLROCMHost",
+                                        [kDLExtDev] = "kDLExtDev",
+                                        [kDLCUDAManaged] = "kDLCUDAManaged",
+                                        [kDLOneAPI] = "kDLOneAPI",
+                                        [kDLWebGPU] = "kDLWebGPU",
+                                        [kDLHexagon] = "kDLHexagon",
+                                        [kDLMAIA] = "kDLMAIA",
+                                        [kDLTrn] = "kDLTrn"};
+    if (type < 0 || (size_t)type >= sizeof names / sizeof names[0]) return NULL;
+    return names[type];
+}
+
+/* DLPack 1.3's name of a type code, or NULL for a value the standard has not. */
+static const char *dl_code_name(uint8_t code)
+{
+    static const char *const names[] = {"kDLInt",
+                                        "kDLUInt",
+                                        "kDLFloat",
+                                        "kDLOpaqueHandle",
+                                        "kDLBfloat",
+                                        "kDLComplex",
+                                        "kDLBool",
+                                        "kDLFloat8_e3m4",
+                                        "kDLFloat8_e4m3",
+                                        "kDLFloat8_e4m3b11fnuz",
+                                        "kDLFloat8_e4m3fn",
+                                        "kDLFloat8_e4m3fnuz",
+                                        "kDLFloat8_e5m2",
+                                        "kDLFloat8_e5m2fnuz",
+                                        "kDLFloat8_e8m0fnu",
+                                        "kDLFloat6_e2m3fn",
+                                        "kDLFloat6_e3m2fn",
+                                        "kDLFloat4_e2m1fn"};
+    return code < sizeof names / sizeof names[0] ? names[code] : NULL;
+}
+
+/* A tensor as the import reads it: each field of the producer's tensor read once, here, then
+ * checked; the copy reads only these and the data. A producer that changes its tensor during
+ * the call changes nothing that was checked. */
+typedef struct import_view {
+    const char *data; /* the tensor's data + byte_offset; NULL without elements */
+    int32_t ndim;
+    int64_t shape[RA_MAX_NDIM];
+    int64_t strides[RA_MAX_NDIM]; /* in elements; C order where the tensor gives none */
+    int64_t size;                 /* elements */
+    size_t elem;                  /* bytes an element */
+    ra_dtype dtype;
+} import_view;
+
+/* dtype: a DLPack code, one lane, and a type refarray has. */
+static int check_dtype(ra_ctx *ctx, const char *fn, DLDataType t, import_view *v)
+{
+    const char *code = dl_code_name(t.code);
+    if (code == NULL)
+        return ra__ctx_error(ctx, RA_E_BUFFER,
+                             "%s: dtype.code %u is no DLPack type code (DLPack %d.%d has 0 to %d)",
+                             fn, (unsigned)t.code, DLPACK_MAJOR_VERSION, DLPACK_MINOR_VERSION,
+                             (int)kDLFloat4_e2m1fn);
+    if (t.lanes != 1)
+        return ra__ctx_error(ctx, RA_E_BUFFER,
+                             "%s: dtype.lanes is %u; refarray reads scalar types only (lanes 1)",
+                             fn, (unsigned)t.lanes);
+    v->dtype = ra_dtype_of(t);
+    if (v->dtype == RA_DTYPE_DEFAULT)
+        return ra__ctx_error(ctx, RA_E_BUFFER, "%s: dtype (%s, bits %u) is no refarray dtype", fn,
+                             code, (unsigned)t.bits);
+    v->elem = ra_dtype_size(v->dtype);
     return RA_OK;
 }
 
-/* The checks of an imported tensor; RA_OK or a recorded error. */
-static int check_import(ra_ctx *ctx, const char *fn, const DLManagedTensorVersioned *m,
-                        ra_dtype *dtype)
+/* device: host memory, the only memory refarray can read of another producer's. */
+static int check_device(ra_ctx *ctx, const char *fn, DLDevice dev)
 {
+    int32_t type = (int32_t)dev.device_type, id = dev.device_id;
+    const char *name = dl_device_name(type);
+    if (name == NULL)
+        return ra__ctx_error(ctx, RA_E_BUFFER, "%s: device.device_type %d is no DLPack device type",
+                             fn, (int)type);
+    if (id < 0)
+        return ra__ctx_error(ctx, RA_E_BUFFER, "%s: device (%s, %d): device_id is negative", fn,
+                             name, (int)id);
+    if (type == kDLCPU && id != 0)
+        return ra__ctx_error(ctx, RA_E_BUFFER,
+                             "%s: device (kDLCPU, %d): DLPack's host memory is device 0", fn,
+                             (int)id);
+    if (type == kDLCPU || type == kDLCUDAHost || type == kDLROCMHost) return RA_OK;
+    if (type == kDLOpenCL && ra__ctx_find(ctx, (ra_device){RA_DEVICE_GPU, id}) != NULL)
+        return ra__ctx_error(ctx, RA_E_BUFFER,
+                             "%s: device (kDLOpenCL, %d) is refarray's gpu:%d, but a producer's "
+                             "cl_mem belongs to the producer's OpenCL context, which refarray has "
+                             "not; ask the producer for dl_device=(kDLCPU, 0)",
+                             fn, (int)id, (int)id);
+    return ra__ctx_error(ctx, RA_E_BUFFER,
+                         "%s: device (%s, %d) is no device refarray can read: it reads another "
+                         "producer's tensors from host memory only (kDLCPU, kDLCUDAHost, "
+                         "kDLROCMHost); ask the producer for dl_device=(kDLCPU, 0)",
+                         fn, name, (int)id);
+}
+
+/* ndim and shape: within refarray's dimensions, no negative extent, and a number of bytes
+ * that an allocation can hold. */
+static int check_shape(ra_ctx *ctx, const char *fn, const DLTensor *t, import_view *v)
+{
+    if (t->ndim < 0)
+        return ra__ctx_error(ctx, RA_E_BUFFER, "%s: ndim is %d; a tensor has ndim >= 0", fn,
+                             (int)t->ndim);
+    if (t->ndim > RA_MAX_NDIM)
+        return ra__ctx_error(ctx, RA_E_BUFFER,
+                             "%s: ndim is %d; refarray's arrays have at most %d dimensions", fn,
+                             (int)t->ndim, RA_MAX_NDIM);
+    if (t->ndim > 0 && t->shape == NULL)
+        return ra__ctx_error(ctx, RA_E_BUFFER, "%s: shape is NULL with ndim %d", fn, (int)t->ndim);
+    v->ndim = t->ndim;
+    int64_t n = 1;
+    bool empty = false, overflow = false;
+    for (int32_t d = 0; d < v->ndim; d++) {
+        int64_t e = v->shape[d] = t->shape[d];
+        if (e < 0)
+            return ra__ctx_error(ctx, RA_E_BUFFER, "%s: shape[%d] is %lld; extents are >= 0", fn,
+                                 (int)d, (long long)e);
+        if (e == 0)
+            empty = true;
+        else if (__builtin_mul_overflow(n, e, &n))
+            overflow = true;
+    }
+    /* A zero extent makes the tensor empty whatever the others are. */
+    v->size = empty ? 0 : n;
+    if (!empty && (overflow || (uint64_t)n > (uint64_t)PTRDIFF_MAX / v->elem))
+        return ra__ctx_error(ctx, RA_E_TOO_LARGE,
+                             "%s: the shape's elements of %zu bytes exceed the address space", fn,
+                             v->elem);
+    return RA_OK;
+}
+
+/* data, strides and byte_offset: data given for elements, and every element's address
+ * (data + byte_offset + offset * itemsize, offset the sum of index times stride) within the
+ * address space. Whether that memory is the producer's is what no consumer can check. */
+static int check_extent(ra_ctx *ctx, const char *fn, const DLTensor *t, import_view *v)
+{
+    if (v->size == 0) return RA_OK; /* nothing is read: data may be NULL, strides anything */
+    if (t->data == NULL)
+        return ra__ctx_error(ctx, RA_E_BUFFER,
+                             "%s: data is NULL, but the tensor has %lld elements (DLPack's data "
+                             "is NULL only without elements)",
+                             fn, (long long)v->size);
+    /* The least and greatest element offsets reached, lo <= 0 <= hi. */
+    int64_t lo = 0, hi = 0, c_stride = 1;
+    for (int32_t d = v->ndim; d-- > 0;) {
+        int64_t s = v->strides[d] = t->strides ? t->strides[d] : c_stride;
+        int64_t reach;
+        if (__builtin_mul_overflow(s, v->shape[d] - 1, &reach) ||
+            __builtin_add_overflow(reach < 0 ? lo : hi, reach, reach < 0 ? &lo : &hi))
+            return ra__ctx_error(ctx, RA_E_BUFFER,
+                                 "%s: strides[%d] is %lld with shape[%d] %lld: the offset of an "
+                                 "element overflows int64",
+                                 fn, (int)d, (long long)s, (int)d, (long long)v->shape[d]);
+        c_stride *= v->shape[d]; /* at most size: no overflow */
+    }
+    uintptr_t base = (uintptr_t)t->data;
+    if (t->byte_offset > UINTPTR_MAX - base)
+        return ra__ctx_error(ctx, RA_E_BUFFER,
+                             "%s: byte_offset %llu from data %p runs past the end of the address "
+                             "space",
+                             fn, (unsigned long long)t->byte_offset, t->data);
+    base += (uintptr_t)t->byte_offset;
+    int64_t lo_bytes, hi_bytes, esize = (int64_t)v->elem;
+    if (__builtin_mul_overflow(lo, esize, &lo_bytes) ||
+        __builtin_mul_overflow(hi, esize, &hi_bytes) ||
+        __builtin_add_overflow(hi_bytes, esize, &hi_bytes) ||
+        (uint64_t)0 - (uint64_t)lo_bytes > base || (uint64_t)hi_bytes > UINTPTR_MAX - base)
+        return ra__ctx_error(ctx, RA_E_BUFFER,
+                             "%s: the elements reach from %lld to %lld elements of %zu bytes "
+                             "around data %p + byte_offset %llu: outside the address space",
+                             fn, (long long)lo, (long long)hi, v->elem, t->data,
+                             (unsigned long long)t->byte_offset);
+    v->data = (const char *)t->data + t->byte_offset;
+    return RA_OK;
+}
+
+/* The checks of an imported tensor, which they copy into V; RA_OK or a recorded error. */
+static int check_import(ra_ctx *ctx, const char *fn, const DLManagedTensorVersioned *m,
+                        import_view *v)
+{
+    /* Another major version may lay the tensor out otherwise: nothing else is read. */
     if (m->version.major != DLPACK_MAJOR_VERSION)
         return ra__ctx_error(
             ctx, RA_E_BUFFER, "%s: the tensor is DLPack %u.%u; refarray reads %d.x", fn,
             (unsigned)m->version.major, (unsigned)m->version.minor, DLPACK_MAJOR_VERSION);
-    const DLTensor *t = &m->dl_tensor;
-    *dtype = ra_dtype_of(t->dtype);
-    if (*dtype == RA_DTYPE_DEFAULT)
-        return ra__ctx_error(
-            ctx, RA_E_BUFFER, "%s: DLPack type (code %u, bits %u, lanes %u) is no refarray dtype",
-            fn, (unsigned)t->dtype.code, (unsigned)t->dtype.bits, (unsigned)t->dtype.lanes);
-    if (t->device.device_type != kDLCPU && t->device.device_type != kDLCUDAHost &&
-        t->device.device_type != kDLROCMHost)
-        return ra__ctx_error(ctx, RA_E_BUFFER,
-                             "%s: the tensor is on DLPack device (%d, %d); refarray reads another "
-                             "producer's tensors from host memory only (ask the producer for "
-                             "dl_device=(kDLCPU, 0))",
-                             fn, (int)t->device.device_type, (int)t->device.device_id);
-    if (t->ndim < 0 || t->ndim > RA_MAX_NDIM || (t->ndim > 0 && t->shape == NULL))
-        return ra__ctx_error(ctx, RA_E_BUFFER, "%s: ndim %d (or its shape) cannot be read", fn,
-                             (int)t->ndim);
-    for (int32_t d = 0; d < t->ndim; d++)
-        if (t->shape[d] < 0)
-            return ra__ctx_error(ctx, RA_E_BUFFER, "%s: shape[%d] is %lld", fn, (int)d,
-                                 (long long)t->shape[d]);
+    const DLTensor t = m->dl_tensor;
+    memset(v, 0, sizeof *v);
+    int status = check_dtype(ctx, fn, t.dtype, v);
+    if (status == RA_OK) status = check_device(ctx, fn, t.device);
+    if (status == RA_OK) status = check_shape(ctx, fn, &t, v);
+    if (status == RA_OK) status = check_extent(ctx, fn, &t, v);
+    return status;
+}
+
+/* Gathers a checked tensor's elements, by its strides, into C order: the offset steps from
+ * one element to the next, so that every value it takes is an element's (checked). */
+static int gather_fill(void *dst, size_t nbytes, void *user_data)
+{
+    const import_view *v = user_data;
+    int64_t idx[RA_MAX_NDIM] = {0};
+    int64_t off = 0;
+    size_t n = nbytes / v->elem;
+    char *out = dst;
+    for (size_t k = 0; k < n; k++) {
+        memcpy(out + k * v->elem, v->data + off * (int64_t)v->elem, v->elem);
+        for (int32_t d = v->ndim; d-- > 0;) {
+            if (++idx[d] < v->shape[d]) {
+                off += v->strides[d];
+                break;
+            }
+            off -= v->strides[d] * (v->shape[d] - 1);
+            idx[d] = 0;
+        }
+    }
     return RA_OK;
 }
 
@@ -218,8 +389,8 @@ int ra_from_dlpack_tensor(ra_ctx *ctx, DLManagedTensorVersioned *m, const ra_opt
         status = ra__ctx_error(ctx, RA_E_NULL, "%s: tensor or out is NULL", fn);
         goto done;
     }
-    ra_dtype dtype = RA_DTYPE_DEFAULT;
-    status = check_import(ctx, fn, m, &dtype);
+    import_view v;
+    status = check_import(ctx, fn, m, &v);
     if (status != RA_OK) goto done;
     memset(&local, 0, sizeof local);
     if (opts) {
@@ -242,16 +413,12 @@ int ra_from_dlpack_tensor(ra_ctx *ctx, DLManagedTensorVersioned *m, const ra_opt
     ra_device dev = RA_CPU;
     status = ra__opts_device(ctx, &local, fn, &given, &dev);
     if (status != RA_OK) goto done;
-    const DLTensor *t = &m->dl_tensor;
-    int64_t shape[RA_MAX_NDIM];
-    for (int32_t d = 0; d < t->ndim; d++)
-        shape[d] = t->shape[d];
-    DLDataType dt = {0, 0, 0};
-    (void)dl_dtype(dtype, &dt);
-    gather g = {t, dt.bits / 8u};
-    status = ra_array_create_filled(ctx, dev, dtype, shape, (size_t)t->ndim, gather_fill, &g, out);
+    status =
+        ra_array_create_filled(ctx, dev, v.dtype, v.shape, (size_t)v.ndim, gather_fill, &v, out);
 done:
-    /* The tensor is the consumer's from the call on: released exactly once, also on error. */
+    /* The tensor is the consumer's from the call on: released exactly once, also on error. A
+     * NULL deleter is DLPack's way of saying the producer has no destructor to give
+     * (dlpack.h): the tensor stays the producer's. */
     if (m && m->deleter) m->deleter(m);
     return status;
 }

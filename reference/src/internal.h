@@ -96,7 +96,8 @@ int ra__opts_load(ra_ctx *ctx, const ra_opts *in, const char *what, ra_opts *out
 ra__thread *ra__thread_get(ra_ctx *ctx); /* NULL when it cannot be allocated */
 ra__dev *ra__ctx_find(const ra_ctx *ctx, ra_device dev);
 /* Like ra__ctx_find, but records RA_E_DEVICE_UNAVAILABLE (or RA_E_ARG for an invalid
- * value) naming the device and what is available; what says where ("zeros: device"). */
+ * value) naming the device and what is available; what says where ("zeros: device"). *out
+ * is NULL on error. */
 int ra__ctx_require(ra_ctx *ctx, ra_device dev, const char *what, ra__dev **out);
 /* The built-in default: gpu:0 when available, else cpu. */
 ra_device ra__builtin_default(const ra_ctx *ctx);
@@ -182,7 +183,7 @@ int ra__array_cast(ra_ctx *ctx, const ra_array *x, ra_dtype dtype, ra_array **ou
  * and that is the device; otherwise RA_E_DEVICE_MISMATCH naming the devices (DEV-DS-11,
  * IVY-SOFT-3). Under the RA_SOFT_MOVE_ALL policy soft mode moves every input, shared device
  * or not (IVY-SOFT-1). owned[i] receives a new reference to the array to use for input i
- * (nothing on error). n at least 1. */
+ * (nothing on error); *dev is NULL on error. n at least 1. */
 int ra__common_device(ra_ctx *ctx, const char *fn, const ra_array *const *xs, size_t n,
                       ra__dev **dev, ra_array **owned);
 /* Writes host data (x->nbytes bytes) into x. */

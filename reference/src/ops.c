@@ -37,6 +37,9 @@ static void release_all(ra_array **xs, size_t n)
 int ra__common_device(ra_ctx *ctx, const char *fn, const ra_array *const *xs, size_t n,
                       ra__dev **dev, ra_array **owned)
 {
+    /* NULL on failure, as every out-parameter: a caller's dev is then never read unset, which
+     * GCC 12 at -O3 cannot otherwise prove (ra__ctx_error's value is opaque to it). */
+    *dev = NULL;
     ra__dev *first = xs[0]->dev;
     size_t other = 0;
     for (size_t i = 1; i < n && !other; i++)

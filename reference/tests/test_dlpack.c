@@ -1,6 +1,10 @@
 /* test_dlpack.c: DLPack 1.x both ways (ra_to_dlpack, ra_from_dlpack_tensor) on every device:
  * the tensor's fields, flags and data, dl_device and copy, BufferError where DLPack says, a
- * foreign producer's strided tensor, and the deleter run exactly once in every path. */
+ * foreign producer's strided tensor, the deleter run exactly once in every path, and every
+ * refusal of a tensor that a consumer can tell is unreadable (NULL data with elements,
+ * negative extents, ndim, dtype codes and lanes, devices, offsets beyond the address
+ * space), beside what DLPack allows (NULL data without elements, negative and zero strides,
+ * a NULL deleter). */
 #include "devspec_dlpack.h"
 #include "ra_test.h"
 
@@ -172,4 +176,171 @@ DT_TEST(import_foreign)
     ra_ctx_destroy(ctx);
 }
 
-DT_MAIN(DT_ENTRY(export_every_device), DT_ENTRY(import_foreign))
+/* ---- a hostile or careless producer: every field a consumer can check (refarray.h) ---- */
+
+/* Imports T, which the call must refuse with WANT and a message containing SUB, without an
+ * array and with T's deleter run once. */
+static void refused(ra_ctx *ctx, DLManagedTensorVersioned *t, int want, const char *sub,
+                    const char *what)
+{
+    ra_array *y = NULL;
+    deletes = 0;
+    ASSERT_STATUS(ctx, ra_from_dlpack_tensor(ctx, t, NULL, &y), want, "%s is refused", what);
+    ASSERT_MESSAGE(ctx, sub, "%s: the message names the field and why", what);
+    ASSERT_MSG(y == NULL, "%s: no array", what);
+    ASSERT_INT(deletes, 1, "%s: the deleter ran once", what);
+}
+
+DT_TEST(import_refuses_what_it_cannot_read)
+{
+    ra_ctx *ctx = open_ctx();
+    DLDataType i32 = {kDLInt, 32, 1};
+    DLManagedTensorVersioned *t;
+
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.data = NULL;
+    refused(ctx, t, RA_E_BUFFER, "data is NULL, but the tensor has 6 elements",
+            "NULL data with elements");
+
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.shape[1] = -3;
+    refused(ctx, t, RA_E_BUFFER, "shape[1] is -3", "a negative extent");
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.ndim = -1;
+    refused(ctx, t, RA_E_BUFFER, "ndim is -1", "a negative ndim");
+    /* shape and strides hold 2 values: refused before any of the 33 is read (ASan). */
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.ndim = RA_MAX_NDIM + 1;
+    refused(ctx, t, RA_E_BUFFER, "ndim is 33; refarray's arrays have at most 32", "ndim 33");
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.shape = NULL;
+    refused(ctx, t, RA_E_BUFFER, "shape is NULL with ndim 2", "a NULL shape");
+
+    struct {
+        DLDataType dtype;
+        const char *sub;
+    } types[] = {
+        {{kDLFloat4_e2m1fn + 1, 32, 1}, "dtype.code 18 is no DLPack type code"},
+        {{255, 8, 1}, "dtype.code 255 is no DLPack type code"},
+        {{kDLInt, 32, 0}, "dtype.lanes is 0"},
+        {{kDLInt, 32, 4}, "dtype.lanes is 4"},
+        {{kDLInt, 7, 1}, "dtype (kDLInt, bits 7) is no refarray dtype"},
+        {{kDLBfloat, 16, 1}, "dtype (kDLBfloat, bits 16) is no refarray dtype"},
+        {{kDLBool, 1, 1}, "dtype (kDLBool, bits 1) is no refarray dtype"},
+    };
+    for (size_t i = 0; i < sizeof types / sizeof types[0]; i++)
+        refused(ctx, foreign(1, types[i].dtype, kDLCPU), RA_E_BUFFER, types[i].sub, types[i].sub);
+
+    struct {
+        int32_t type, id;
+        const char *sub;
+    } devs[] = {
+        {5, 0, "device.device_type 5 is no DLPack device type"},
+        {-1, 0, "device.device_type -1 is no DLPack device type"},
+        {kDLTrn + 1, 0, "device.device_type 19 is no DLPack device type"},
+        {kDLCPU, 1, "device (kDLCPU, 1): DLPack's host memory is device 0"},
+        {kDLCUDAHost, -1, "device (kDLCUDAHost, -1): device_id is negative"},
+        {kDLCUDA, 0, "device (kDLCUDA, 0) is no device refarray can read"},
+        {kDLOpenCL, 99, "device (kDLOpenCL, 99) is no device refarray can read"},
+    };
+    for (size_t i = 0; i < sizeof devs / sizeof devs[0]; i++) {
+        t = foreign(1, i32, kDLCPU);
+        t->dl_tensor.device = (DLDevice){(DLDeviceType)devs[i].type, devs[i].id};
+        refused(ctx, t, RA_E_BUFFER, devs[i].sub, devs[i].sub);
+    }
+    ra_device gpu0 = {RA_DEVICE_GPU, 0};
+    if (ra_device_check(ctx, gpu0) == RA_OK) {
+        t = foreign(1, i32, kDLCPU);
+        t->dl_tensor.device = (DLDevice){kDLOpenCL, 0};
+        refused(ctx, t, RA_E_BUFFER, "(kDLOpenCL, 0) is refarray's gpu:0, but a producer's cl_mem",
+                "another producer's cl_mem on refarray's own gpu:0");
+    } else {
+        skip_part("no OpenCL device", "a foreign cl_mem on refarray's gpu:0 is refused");
+    }
+
+    /* Offsets: the address of some element leaves the address space. The data is never read. */
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.byte_offset = UINT64_MAX;
+    refused(ctx, t, RA_E_BUFFER, "byte_offset 18446744073709551615", "byte_offset 2^64 - 1");
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.byte_offset = (uint64_t)(UINTPTR_MAX - (uintptr_t)t->dl_tensor.data - 8);
+    refused(ctx, t, RA_E_BUFFER, "outside the address space",
+            "a byte_offset that leaves 8 bytes of address space for 24");
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.data = (void *)(uintptr_t)4096;
+    t->dl_tensor.byte_offset = 0;
+    t->dl_tensor.strides[0] = -((int64_t)1 << 40);
+    refused(ctx, t, RA_E_BUFFER, "outside the address space", "strides reaching below address 0");
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.strides[0] = INT64_MAX;
+    refused(ctx, t, RA_E_BUFFER, "strides[0] is 9223372036854775807 with shape[0] 2",
+            "strides summing past int64");
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.shape[0] = 3;
+    t->dl_tensor.strides[0] = (int64_t)1 << 62;
+    refused(ctx, t, RA_E_BUFFER, "the offset of an element overflows int64",
+            "a stride times an extent past int64");
+
+    /* Sizes: the element count, or its bytes, beyond the address space. */
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.shape[0] = (int64_t)1 << 62;
+    t->dl_tensor.shape[1] = 4;
+    refused(ctx, t, RA_E_TOO_LARGE, "exceed the address space", "2^64 elements");
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.shape[0] = (int64_t)1 << 40;
+    t->dl_tensor.shape[1] = (int64_t)1 << 22;
+    refused(ctx, t, RA_E_TOO_LARGE, "elements of 4 bytes exceed the address space",
+            "2^62 elements of 4 bytes");
+    ra_ctx_destroy(ctx);
+}
+
+/* What DLPack allows is taken: no elements with NULL data, negative and zero strides, pinned
+ * host memory, and a NULL deleter (a producer without a destructor keeps the tensor). */
+DT_TEST(import_takes_what_dlpack_allows)
+{
+    ra_ctx *ctx = open_ctx();
+    DLDataType i32 = {kDLInt, 32, 1};
+    ra_array *y = NULL;
+    DLManagedTensorVersioned *t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.data = NULL;
+    t->dl_tensor.shape[0] = 0;
+    t->dl_tensor.strides[0] = INT64_MIN; /* never used: nothing is read */
+    t->dl_tensor.byte_offset = UINT64_MAX;
+    ASSERT_STATUS(ctx, ra_from_dlpack_tensor(ctx, t, NULL, &y), RA_OK,
+                  "no elements: NULL data, any strides and byte_offset");
+    ASSERT_MSG(y && ra_array_size(y) == 0 && ra_array_ndim(y) == 2, "an empty (0, 3) array");
+    ra_array_release(y);
+
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.strides[0] = -1; /* rows reversed: element (i, j) at 1 - i + 2j */
+    t->dl_tensor.byte_offset = 8;
+    ASSERT_STATUS(ctx, ra_from_dlpack_tensor(ctx, t, NULL, &y), RA_OK, "a negative stride");
+    ASSERT_VALUES(ctx, y, "a negative stride reads backwards", 3, 4, 5, 0, 1, 2);
+    ra_array_release(y);
+
+    t = foreign(1, i32, kDLCPU);
+    t->dl_tensor.strides[0] = 0; /* a broadcast row */
+    ASSERT_STATUS(ctx, ra_from_dlpack_tensor(ctx, t, NULL, &y), RA_OK, "a zero stride");
+    ASSERT_VALUES(ctx, y, "a zero stride repeats the row", 0, 1, 2, 0, 1, 2);
+    ra_array_release(y);
+
+    ASSERT_STATUS(ctx, ra_from_dlpack_tensor(ctx, foreign(1, i32, kDLCUDAHost), NULL, &y), RA_OK,
+                  "pinned host memory (kDLCUDAHost)");
+    ASSERT_VALUES(ctx, y, "kDLCUDAHost's values", 0, 1, 2, 3, 4, 5);
+    ra_array_release(y);
+
+    deletes = 0;
+    t = foreign(1, i32, kDLCPU);
+    t->deleter = NULL;
+    ASSERT_STATUS(ctx, ra_from_dlpack_tensor(ctx, t, NULL, &y), RA_OK, "a NULL deleter");
+    ASSERT_VALUES(ctx, y, "a tensor without deleter is read", 0, 1, 2, 3, 4, 5);
+    ra_array_release(y);
+    ASSERT_STATUS(ctx, ra_from_dlpack_tensor(ctx, t, RA_OPTS(.copy = RA_COPY_NEVER), &y),
+                  RA_E_BUFFER, "a NULL deleter on a refusal");
+    ASSERT_INT(deletes, 0, "no deleter was called");
+    foreign_deleter(t); /* the producer's own */
+    ra_ctx_destroy(ctx);
+}
+
+DT_MAIN(DT_ENTRY(export_every_device), DT_ENTRY(import_foreign),
+        DT_ENTRY(import_refuses_what_it_cannot_read), DT_ENTRY(import_takes_what_dlpack_allows))
