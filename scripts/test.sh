@@ -57,6 +57,9 @@ phase_python() {
 }
 # pip install . into a fresh virtual environment gives a devspec that runs from anywhere.
 phase_pip() { bash scripts/test-pip-install.sh build; }
+# The binary wheel (scripts/build-wheel.sh) installed and run where no compiler can be found:
+# python:numpy and python:array_api_strict, by devspec run and by pytest --devspec.
+phase_wheel() { bash scripts/test-wheel.sh; }
 # OneFlow itself and ranks that share no memory. The suite's runs against OneFlow (oneflow,
 # oneflow-4) are the suite phase's; here: OneFlow's own tests (its environment, lacks answers,
 # per-rank replies, a rank that aborts), refarray on 4 MPI ranks with OpenMPI forced onto
@@ -85,7 +88,7 @@ phase_oneflow() {
 }
 phase_suite() { bash scripts/run-suite.sh --no-setup --all --in-process --out reports/runs/ci >/dev/null; }
 
-all=(unit asan tsan fuzz spec python oneflow suite pip)
+all=(unit asan tsan fuzz spec python oneflow suite pip wheel)
 want=("$@")
 [ ${#want[@]} -gt 0 ] || want=("${all[@]}")
 passed=0
