@@ -52,7 +52,7 @@ phase_python() {
     # Lint and type-check every Python file of the project with the one configuration of the
     # root pyproject.toml (its "not yet" lists name the folders still to be made clean).
     .venv/bin/ruff check -q . && .venv/bin/python -m mypy &&
-        .venv/bin/python -m pytest -q adapters/python/tests \
+        .venv/bin/python -m pytest -q adapters/python/tests python/tests \
             --ignore=adapters/python/tests/test_oneflow.py
 }
 # pip install . into a fresh virtual environment gives a devspec that runs from anywhere.

@@ -2,10 +2,12 @@
 and shows one pytest item per case, so -k, --lf, -x, --junitxml and pytest's summary work.
 
 Installed with the package (entry point pytest11) and inert unless an adapter is given: on the
-command line (--devspec=ADAPTER), in pytest's ini settings (devspec = ADAPTER under
-[tool.pytest.ini_options] or in pytest.ini) or in pyproject.toml's [tool.devspec] table
-(adapter = "python:mylib"; Python 3.11 and later read it). The command line wins over the ini
-settings, and those over [tool.devspec].
+command line (--devspec=ADAPTER) or in pytest's ini settings (devspec = ADAPTER, and
+devspec_expectations, devspec_strict, devspec_lacks, devspec_runner, devspec_report,
+devspec_args, under [tool.pytest.ini_options] in pyproject.toml or in pytest.ini); the
+command line wins. pyproject.toml's [tool.devspec] table stays the Python adapter's (claims,
+devices, compat: adapters/python/README.md), which refuses keys it does not know, so none of
+these settings goes there.
 
 The runner judges, the plugin only reports: collection asks `devspec list cases --json` for the
 cases (one item each, named by the case ID, grouped under its first feature), the first item
@@ -38,7 +40,7 @@ from typing import Any
 import pytest
 
 _LACKS_CHOICES = ("fail", "skip")
-# The settings, each an option, an ini key and a [tool.devspec] key (without the prefix).
+# The settings, each an option --devspec-KEY and an ini key devspec_KEY (the adapter's: devspec).
 _SETTINGS = {
     "adapter": "the adapter: python:MODULE or a name from adapters.json",
     "expectations": "the library's expectations file (known failures, xfail)",
@@ -73,29 +75,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
             parser.addini("devspec_" + key, "devspec: " + text)
 
 
-def _pyproject_table(config: pytest.Config) -> dict[str, Any]:
-    path = os.path.join(str(config.rootpath), "pyproject.toml")
-    if sys.version_info < (3, 11) or not os.path.exists(path):
-        return {}
-    import tomllib
-
-    with open(path, "rb") as f:
-        table = tomllib.load(f).get("tool", {}).get("devspec", {})
-    unknown = sorted(set(table) - set(_SETTINGS))
-    if unknown:
-        raise pytest.UsageError(f"{path}: [tool.devspec] has unknown keys {unknown} "
-                                f"(known: {sorted(_SETTINGS)})")
-    return dict(table)
-
-
 def _setting(config: pytest.Config, key: str) -> Any:
     value = config.getoption("devspec_" + key)
     if value is not None:
         return value
     value = config.getini("devspec" if key == "adapter" else "devspec_" + key)
-    if value not in (None, "", []):
-        return value
-    return _pyproject_table(config).get(key)
+    return None if value in (None, "", []) else value
 
 
 def _flag(value: Any, key: str) -> bool:
@@ -263,7 +248,7 @@ class FeatureGroup(pytest.Collector):
 
 
 class SuiteNode(pytest.Collector):
-    """The suite against one adapter: devspec[ADAPTER]."""
+    """The suite against one adapter: devspec(ADAPTER)."""
 
     def collect(self) -> list[pytest.Item]:
         return []
@@ -287,8 +272,11 @@ class CaseItem(pytest.Item):
             everything = len(selected) == self.config.stash.get(_COLLECTED, -1)
             ds.run(None if everything else selected)
         result = ds.results.get(self.name)
+        if result is None and ds.failure is None:
+            # A complete run without this case: the runner's own filters left it out.
+            pytest.skip("not selected by devspec run " + shlex.join(ds.settings.args))
         if result is None:
-            raise CaseFailed(ds.failure or "the report has no result for this case", "error")
+            raise CaseFailed(str(ds.failure), "error")
         status = result.get("status")
         reason = result.get("reason", "")
         if status == "pass":
@@ -398,17 +386,24 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     ds = _session(config)
     if ds is None:
         return
-    # Named from the root (devspec[ADAPTER]::FEATURE::CASE-ID), as a file's tests are.
-    name = f"devspec[{ds.settings.adapter}]"
+    # Named from the root (devspec(ADAPTER)::FEATURE::CASE-ID), as a file's tests are; not
+    # devspec[ADAPTER], which --junitxml would read as a parametrization and cut short.
+    name = f"devspec({ds.settings.adapter})"
     suite = SuiteNode.from_parent(session, name=name, nodeid=name)
     groups: dict[str, FeatureGroup] = {}
+    made: list[pytest.Item] = []
     cases = ds.list_cases()
     for case in cases:
         feature = (case.get("features") or ["no-feature"])[0]
         if feature not in groups:
             groups[feature] = FeatureGroup.from_parent(suite, name=feature)
-        items.append(CaseItem.from_parent(groups[feature], name=case["id"], case=case))
+        made.append(CaseItem.from_parent(groups[feature], name=case["id"], case=case))
     config.stash[_COLLECTED] = len(cases)
+    # Reported as collected (pytest's "collected N items", --lf's bookkeeping), then offered
+    # to -k, --lf and the rest like any other items.
+    config.hook.pytest_collectreport(
+        report=pytest.CollectReport(name, "passed", None, list(made)))
+    items.extend(made)
 
 
 def pytest_report_teststatus(report: pytest.TestReport,
@@ -440,7 +435,7 @@ def pytest_report_header(config: pytest.Config) -> str | None:
         return None
     s = ds.settings
     return (f"devspec: {s.adapter} with {s.runner}; expectations {s.expectations or 'none'}; "
-            f"report {s.report}")
+            f"{'strict' if s.strict else 'lenient'} xpass; lacks {s.lacks}; report {s.report}")
 
 
 def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
