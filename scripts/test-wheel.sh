@@ -9,7 +9,8 @@
 #   - devspec --version says what the wheel leaves out (OpenCL, MPI);
 #   - devspec run --adapter python:numpy and python:array_api_strict pass their gate with the
 #     expectations files the wheel carries;
-#   - pytest --devspec=python:array_api_strict shows the same counts as devspec run.
+#   - pytest --devspec=python:array_api_strict shows the same counts as devspec run;
+#   - README.md's recipe for a library's CI runs as written (scripts/tests/test_readme_ci_recipe.py).
 # It prints the wheel's size and the times taken.
 #
 #   scripts/test-wheel.sh [--compare-source] [WHEEL]
@@ -26,7 +27,9 @@ fi
 if [ $# -gt 0 ]; then
     whl=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 else
+    t0=$(date +%s)
     whl=$(bash "$top/scripts/build-wheel.sh" "$top/dist" | tail -1)
+    echo "ok - scripts/build-wheel.sh: $(($(date +%s) - t0)) s"
 fi
 [ -f "$whl" ] || { echo "not ok - no wheel at $whl"; exit 1; }
 echo "ok - wheel $(basename "$whl"): $(du -k "$whl" | cut -f1) KiB"
@@ -105,6 +108,14 @@ case "$line" in
     "$want in "*) ok "pytest --devspec=python:array_api_strict: $line (devspec run: $want)" \
         "($(python3 -c "print(f'{$t1 - $t0:.1f}')") s)" ;;
     *) tail -20 pytest.log; notok "pytest --devspec counts '$line', devspec run's '$want'" ;;
+esac
+
+# README.md's recipe for a library's CI, line by line, with this wheel (it looks in dist/).
+case "$whl" in
+    "$top/dist/"*)
+        "$top/.venv/bin/python" -m pytest -q "$top/scripts/tests/test_readme_ci_recipe.py" \
+            >"$tmp/recipe.log" 2>&1 && ok "README.md's CI recipe runs as written" ||
+            { tail -30 "$tmp/recipe.log"; notok "README.md's CI recipe"; } ;;
 esac
 
 if [ "$compare" = 1 ]; then

@@ -165,6 +165,7 @@ class Session:
         self.results: dict[str, dict[str, Any]] = {}
         self.failure: str | None = None
         self.command: list[str] = []
+        self.exit_status: int | None = None
         self.root = _data_root(settings.runner)
         self._statements: dict[str, str] | None = None
         self._case_files: dict[str, dict[str, Any]] = {}
@@ -192,6 +193,7 @@ class Session:
         self.command = cmd
         os.makedirs(os.path.dirname(s.report), exist_ok=True)
         done = subprocess.run(cmd, capture_output=True, text=True, env=_runner_env())
+        self.exit_status = done.returncode
         if done.returncode == 2 or not os.path.exists(s.report):
             self.failure = (f"devspec run could not run (exit {done.returncode}): "
                             f"{done.stderr.strip()}\ncommand: {shlex.join(cmd)}")
@@ -455,3 +457,32 @@ def pytest_terminal_summary(terminalreporter: Any, exitstatus: int,
     counts = footer.get("counts", {})
     shown = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
     terminalreporter.write_line(f"devspec run: {shown} (report {ds.settings.report})")
+    for e in footer.get("stale_expectations", []):
+        terminalreporter.write_line(f"devspec: stale expectation (matches no case): "
+                                    f"{e.get('pattern')} {e.get('status')} "
+                                    f"(line {e.get('line')} of {ds.settings.expectations})")
+    gate = footer.get("gate", {})
+    if ds.exit_status and gate:
+        terminalreporter.write_line(f"devspec run's gate: exit {ds.exit_status}, "
+                                    f"{gate.get('rule', '')}")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    # The gate is the runner's: where it fails on what no item shows (a stale expectation
+    # under --devspec-strict), pytest fails too.
+    ds = _session(session.config)
+    if ds is not None and _gate_failed(ds) and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def _gate_failed(ds: Session) -> bool:
+    """Whether the runner's exit status fails the session: always, but where the only
+    unexpected results are lacking cases that --devspec-lacks=skip shows as skips."""
+    if not ds.exit_status or ds.report is None or ds.settings.lacks != "skip":
+        return bool(ds.exit_status)
+    footer = ds.report.get("footer", {})
+    others = [i for i in footer.get("unexpected", [])
+              if ds.results.get(i, {}).get("status") != "lacks"]
+    stale = ds.settings.strict and (footer.get("stale_expectations") or footer.get("xpass"))
+    return bool(others or stale)

@@ -190,6 +190,13 @@ def test_unexpected_pass_is_xpass_or_with_strict_a_failure(run: Any, tmp_path: P
     strict, _ = run(*args, "--devspec-strict")
     assert outcomes(strict) == {"failed": 1} and strict.ret == 1
     strict.stdout.fnmatch_lines(["*[[]XPASS(strict)[]]*said to fail, passes*"])
+    # A stale entry fails the strict gate though every item passes, as devspec run --strict.
+    known.write_text("no.such.case fail # gone\n")
+    result, _ = run(*args)
+    assert outcomes(result) == {"passed": 1} and result.ret == 0
+    strict, _ = run(*args, "--devspec-strict")
+    assert outcomes(strict) == {"passed": 1} and strict.ret == 1
+    strict.stdout.fnmatch_lines(["devspec: stale expectation (matches no case): no.such.case*"])
 
 
 def test_settings_from_pytest_ini_and_ini_options(run: Any, pytester: pytest.Pytester) -> None:
