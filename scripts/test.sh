@@ -58,11 +58,14 @@ phase_python() {
     # Lint and type-check every Python file of the project with the one configuration of the
     # root pyproject.toml (its "not yet" lists name the folders still to be made clean).
     .venv/bin/ruff check -q . && .venv/bin/python -m mypy &&
-        .venv/bin/python -m pytest -q adapters/python/tests \
+        .venv/bin/python -m pytest -q adapters/python/tests python/tests \
             --ignore=adapters/python/tests/test_oneflow.py
 }
 # pip install . into a fresh virtual environment gives a devspec that runs from anywhere.
 phase_pip() { bash scripts/test-pip-install.sh build; }
+# The binary wheel (scripts/build-wheel.sh) installed and run where no compiler can be found:
+# python:numpy and python:array_api_strict, by devspec run and by pytest --devspec.
+phase_wheel() { bash scripts/test-wheel.sh; }
 # OneFlow itself and ranks that share no memory. The suite's runs against OneFlow (oneflow,
 # oneflow-4) are the suite phase's; here: OneFlow's own tests (its environment, lacks answers,
 # per-rank replies, a rank that aborts), refarray on 4 MPI ranks with OpenMPI forced onto
@@ -91,7 +94,7 @@ phase_oneflow() {
 }
 phase_suite() { bash scripts/run-suite.sh --no-setup --all --in-process --out reports/runs/ci >/dev/null; }
 
-all=(unit asan tsan fuzz spec python oneflow suite pip)
+all=(unit asan tsan fuzz spec python oneflow suite pip wheel)
 want=("$@")
 [ ${#want[@]} -gt 0 ] || want=("${all[@]}")
 passed=0
