@@ -94,6 +94,7 @@ static bool has_extension(cl_device_id id, const char *name)
 static void close_lib(void *lib)
 {
     clb_lib *L = lib;
+    CLBlastClearCache(); /* the compiled programs CLBlast keeps per context */
     for (int i = 0; L && i < L->ndevices; i++) {
         if (L->devices[i].queue) clReleaseCommandQueue(L->devices[i].queue);
         if (L->devices[i].context) clReleaseContext(L->devices[i].context);
