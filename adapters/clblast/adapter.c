@@ -40,9 +40,19 @@
 #endif
 
 /* Claim only what the library really does; names come from spec/features.json. */
-static const char *const features[] = {"device-attr",        "device-eq",     "info-devices",
-                                       "creation-device-kw", "to-device",     "mixed-device-raises",
-                                       "dlpack-device",      "dlpack-export", NULL};
+static const char *const features[] = {"device-attr",
+                                       "device-eq",
+                                       "info-devices",
+                                       "creation-device-kw",
+                                       "to-device",
+                                       "mixed-device-raises",
+                                       "dlpack-device",
+                                       "dlpack-export",
+                                       "output-follows-input",
+                                       "functions-elementwise",
+                                       "functions-linear-algebra",
+                                       "functions-statistical",
+                                       NULL};
 
 typedef struct clb_device {
     int index;
@@ -453,6 +463,14 @@ static int eye(void *lib, int64_t n_rows, const int64_t *n_cols, int64_t k, ds_d
     return -1;
 }
 
+/* tril, triu: no BLAS routine zeroes a triangle; lacking. */
+static int tri(void *lib, bool upper, ds_array x, int64_t k, ds_array *out)
+{
+    (void)lib, (void)x, (void)k, (void)out;
+    ds_lacks(upper ? "triu" : "tril", "CLBlast has no routine that takes a matrix's triangle");
+    return -1;
+}
+
 /* stack: no BLAS routine; lacking (the mixed-device cases that stack say so). */
 static int stack(void *lib, const ds_array *xs, size_t n, int64_t axis, ds_array *out)
 {
@@ -630,8 +648,10 @@ static int binary(void *lib, ds_binary_fn fn, ds_operand x1, ds_operand x2, ds_a
                                             [DS_LESS] = "less",
                                             [DS_MAXIMUM] = "maximum"};
         const char *name = fn >= DS_DIVIDE && fn <= DS_MAXIMUM ? names[fn] : "binary";
-        ds_lacks(name, "CLBlast has axpy (add, subtract) and the Hadamard "
-                       "product (multiply), no other elementwise routine");
+        ds_lacks(name,
+                 "CLBlast's elementwise routines are axpy, scal, copy and had (the "
+                 "Hadamard product): none computes %s",
+                 name);
         return -1;
     }
     if (!x1.is_array || !x2.is_array) {
@@ -664,14 +684,17 @@ static int binary(void *lib, ds_binary_fn fn, ds_operand x1, ds_operand x2, ds_a
     return 0;
 }
 
-/* sum over every axis (Xsum, CLBlast's extra routine); other reductions and axes lack. */
+static int extremum(clb_lib *L, bool is_max, const clb_array *a, ds_array *out); /* below */
+
+/* sum (Xsum) and max (iXmax) over every axis, CLBlast's extras; other axes lack. */
 static int reduce(void *lib, ds_reduce_fn fn, ds_array x, const int64_t *axis, ds_array *out)
 {
     clb_lib *L = lib;
     const clb_array *a = x;
+    if (fn == DS_MAX && axis == NULL) return extremum(L, true, a, out);
     if (fn != DS_SUM || axis != NULL) {
-        ds_lacks(fn != DS_SUM ? "max" : "sum(axis=)",
-                 "CLBlast sums a whole vector (Xsum), nothing else");
+        ds_lacks(fn != DS_SUM ? "max(axis=)" : "sum(axis=)",
+                 "CLBlast reduces a whole vector (Xsum, iXmax), never along an axis");
         return -1;
     }
     if (blas_type(L, "sum", a)) return -1;
@@ -769,6 +792,195 @@ static int matmul(void *lib, ds_array x1, ds_array x2, ds_array *out)
     }
     *out = r;
     return 0;
+}
+
+/* Finishes a routine that wrote r on dev's queue: waits for it, or releases r on failure. */
+static int finish(clb_lib *L, clb_device *dev, const char *what, CLBlastStatusCode bs, clb_array *r,
+                  ds_array *out)
+{
+    cl_int err = bs == CLBlastSuccess ? clFinish(dev->queue) : CL_SUCCESS;
+    if (bs != CLBlastSuccess || err != CL_SUCCESS) {
+        release_array(L, r);
+        return bs != CLBlastSuccess ? blas_fail(what, bs) : cl_fail(what, err);
+    }
+    *out = r;
+    return 0;
+}
+
+/* Lacking: what for a dtype outside float32/float64 (the routines below have S and D forms
+ * in CLBlast, and the adapter maps those only). */
+static int real_only(const char *what, const clb_array *a)
+{
+    if (a->dtype == DS_FLOAT32 || a->dtype == DS_FLOAT64) return 0;
+    char name[64];
+    snprintf(name, sizeof name, "%s(%s)", what, ds_dtype_name(a->dtype));
+    ds_lacks(name, "the adapter maps CLBlast's float32 and float64 forms of %s only", what);
+    return -1;
+}
+
+/* -x: a copy scaled by -1 (Xscal). abs and sqrt have no routine. */
+static int unary(void *lib, ds_unary_fn fn, ds_array x, ds_array *out)
+{
+    clb_lib *L = lib;
+    const clb_array *a = x;
+    if (fn != DS_NEGATIVE) {
+        ds_lacks(fn == DS_ABS ? "abs" : "sqrt", "CLBlast has no elementwise %s",
+                 fn == DS_ABS ? "absolute value" : "square root");
+        return -1;
+    }
+    if (blas_type(L, "negative", a) || real_only("negative", a)) return -1;
+    clb_device *dev = &L->devices[a->device];
+    clb_array *r;
+    int st = array_new(L, a->device, a->dtype, a->shape, a->ndim, NULL, &r);
+    if (st || r->count == 0) return st ? st : (*out = r, 0);
+    cl_int err = clEnqueueCopyBuffer(dev->queue, a->mem, r->mem, 0, 0, r->nbytes, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        release_array(L, r);
+        return cl_fail("negative", err);
+    }
+    CLBlastStatusCode bs = a->dtype == DS_FLOAT32
+                               ? CLBlastSscal(r->count, -1.0f, r->mem, 0, 1, &dev->queue, NULL)
+                               : CLBlastDscal(r->count, -1.0, r->mem, 0, 1, &dev->queue, NULL);
+    return finish(L, dev, "negative", bs, r, out);
+}
+
+/* max or min of a whole array: the element at the index iXmax/iXmin finds (CLBlast's
+ * non-BLAS extras), copied on the device into a 0-d array. An empty array has none. */
+static int extremum(clb_lib *L, bool is_max, const clb_array *a, ds_array *out)
+{
+    const char *what = is_max ? "max" : "min";
+    if (blas_type(L, what, a) || real_only(what, a)) return -1;
+    if (a->count == 0) {
+        ds_error("ValueError", "%s of an empty array", what);
+        return -1;
+    }
+    clb_device *dev = &L->devices[a->device];
+    cl_int err;
+    cl_mem index = clCreateBuffer(dev->context, CL_MEM_READ_WRITE, sizeof(cl_uint), NULL, &err);
+    if (err != CL_SUCCESS) return cl_fail(what, err);
+    size_t n = a->count;
+    cl_command_queue *q = &dev->queue;
+    CLBlastStatusCode bs;
+    if (a->dtype == DS_FLOAT32)
+        bs = is_max ? CLBlastiSmax(n, index, 0, a->mem, 0, 1, q, NULL)
+                    : CLBlastiSmin(n, index, 0, a->mem, 0, 1, q, NULL);
+    else
+        bs = is_max ? CLBlastiDmax(n, index, 0, a->mem, 0, 1, q, NULL)
+                    : CLBlastiDmin(n, index, 0, a->mem, 0, 1, q, NULL);
+    cl_uint i = 0;
+    if (bs == CLBlastSuccess)
+        err = clEnqueueReadBuffer(*q, index, CL_TRUE, 0, sizeof i, &i, 0, NULL, NULL);
+    clReleaseMemObject(index);
+    if (bs != CLBlastSuccess) return blas_fail(what, bs);
+    if (err != CL_SUCCESS) return cl_fail(what, err);
+    clb_array *r;
+    int st = array_new(L, a->device, a->dtype, NULL, 0, NULL, &r);
+    if (st) return st;
+    size_t size = ds_dtype_size(a->dtype);
+    err = clEnqueueCopyBuffer(*q, a->mem, r->mem, (size_t)i * size, 0, size, 0, NULL, NULL);
+    if (err != CL_SUCCESS) {
+        release_array(L, r);
+        return cl_fail(what, err);
+    }
+    return finish(L, dev, what, CLBlastSuccess, r, out);
+}
+
+/* positive, and real and conj of a real array: a copy (Xcopy). */
+static int copy_routine(clb_lib *L, const char *what, const clb_array *a, ds_array *out)
+{
+    if (blas_type(L, what, a) || real_only(what, a)) return -1;
+    clb_device *dev = &L->devices[a->device];
+    clb_array *r;
+    int st = array_new(L, a->device, a->dtype, a->shape, a->ndim, NULL, &r);
+    if (st || r->count == 0) return st ? st : (*out = r, 0);
+    CLBlastStatusCode bs =
+        a->dtype == DS_FLOAT32
+            ? CLBlastScopy(a->count, a->mem, 0, 1, r->mem, 0, 1, &dev->queue, NULL)
+            : CLBlastDcopy(a->count, a->mem, 0, 1, r->mem, 0, 1, &dev->queue, NULL);
+    return finish(L, dev, what, bs, r, out);
+}
+
+/* vecdot of two vectors (Xdot): a 0-d result. */
+static int vecdot(clb_lib *L, const clb_array *a, const clb_array *b, ds_array *out)
+{
+    if (same_device("vecdot", a, b) || blas_type(L, "vecdot", a) || real_only("vecdot", a) ||
+        same_shape("vecdot", a, b))
+        return -1;
+    if (a->ndim != 1) {
+        ds_lacks("vecdot(ndim != 1)", "CLBlast's dot takes two vectors");
+        return -1;
+    }
+    clb_device *dev = &L->devices[a->device];
+    clb_array *r;
+    int st = array_new(L, a->device, a->dtype, NULL, 0, NULL, &r);
+    if (st || a->count == 0) return st ? st : (*out = r, 0);
+    size_t n = a->count;
+    CLBlastStatusCode bs =
+        a->dtype == DS_FLOAT32
+            ? CLBlastSdot(n, r->mem, 0, a->mem, 0, 1, b->mem, 0, 1, &dev->queue, NULL)
+            : CLBlastDdot(n, r->mem, 0, a->mem, 0, 1, b->mem, 0, 1, &dev->queue, NULL);
+    return finish(L, dev, "vecdot", bs, r, out);
+}
+
+/* matrix_transpose of a matrix (Xomatcopy with a transpose). */
+static int transpose(clb_lib *L, const clb_array *a, ds_array *out)
+{
+    if (blas_type(L, "matrix_transpose", a) || real_only("matrix_transpose", a)) return -1;
+    if (a->ndim != 2) {
+        ds_lacks("matrix_transpose(ndim != 2)", "CLBlast's omatcopy takes one matrix");
+        return -1;
+    }
+    size_t m = (size_t)a->shape[0], n = (size_t)a->shape[1];
+    int64_t shape[2] = {a->shape[1], a->shape[0]};
+    clb_device *dev = &L->devices[a->device];
+    clb_array *r;
+    int st = array_new(L, a->device, a->dtype, shape, 2, NULL, &r);
+    if (st || r->count == 0) return st ? st : (*out = r, 0);
+    const CLBlastLayout R = CLBlastLayoutRowMajor;
+    const CLBlastTranspose T = CLBlastTransposeYes;
+    CLBlastStatusCode bs =
+        a->dtype == DS_FLOAT32
+            ? CLBlastSomatcopy(R, T, m, n, 1.0f, a->mem, 0, n, r->mem, 0, m, &dev->queue, NULL)
+            : CLBlastDomatcopy(R, T, m, n, 1.0, a->mem, 0, n, r->mem, 0, m, &dev->queue, NULL);
+    return finish(L, dev, "matrix_transpose", bs, r, out);
+}
+
+/* linalg.vector_norm with its defaults (the 2-norm of the whole array: Xnrm2). */
+static int vector_norm(clb_lib *L, const clb_array *a, ds_array *out)
+{
+    if (blas_type(L, "linalg.vector_norm", a) || real_only("linalg.vector_norm", a)) return -1;
+    clb_device *dev = &L->devices[a->device];
+    clb_array *r;
+    int st = array_new(L, a->device, a->dtype, NULL, 0, NULL, &r);
+    if (st || a->count == 0) return st ? st : (*out = r, 0);
+    CLBlastStatusCode bs = a->dtype == DS_FLOAT32
+                               ? CLBlastSnrm2(a->count, r->mem, 0, a->mem, 0, 1, &dev->queue, NULL)
+                               : CLBlastDnrm2(a->count, r->mem, 0, a->mem, 0, 1, &dev->queue, NULL);
+    return finish(L, dev, "linalg.vector_norm", bs, r, out);
+}
+
+/* outer of two vectors: a zeroed matrix plus the rank-1 update x y^T (Xger). */
+static int outer(clb_lib *L, const clb_array *a, const clb_array *b, ds_array *out)
+{
+    if (same_device("outer", a, b) || blas_type(L, "outer", a) || real_only("outer", a)) return -1;
+    if (a->ndim != 1 || b->ndim != 1 || a->dtype != b->dtype) {
+        ds_lacks(a->dtype != b->dtype ? "outer(mixed dtypes)" : "outer(ndim != 1)",
+                 "CLBlast's ger takes two vectors of one type");
+        return -1;
+    }
+    size_t m = a->count, n = b->count;
+    int64_t shape[2] = {a->shape[0], b->shape[0]};
+    clb_device *dev = &L->devices[a->device];
+    clb_array *r;
+    int st = array_new(L, a->device, a->dtype, shape, 2, NULL, &r);
+    if (st || r->count == 0) return st ? st : (*out = r, 0);
+    const CLBlastLayout R = CLBlastLayoutRowMajor;
+    CLBlastStatusCode bs = a->dtype == DS_FLOAT32
+                               ? CLBlastSger(R, m, n, 1.0f, a->mem, 0, 1, b->mem, 0, 1, r->mem, 0,
+                                             n, &dev->queue, NULL)
+                               : CLBlastDger(R, m, n, 1.0, a->mem, 0, 1, b->mem, 0, 1, r->mem, 0, n,
+                                             &dev->queue, NULL);
+    return finish(L, dev, "outer", bs, r, out);
 }
 
 /* ---- DLPack: opencl:N is (kDLOpenCL, N); a tensor's data is the buffer's cl_mem ---- */
@@ -1010,6 +1222,174 @@ static int dlpack_import(void *lib, DLManagedTensorVersioned *tensor, ds_device 
     return st;
 }
 
+/* ---- the generic call (version 8): the standard's functions that CLBlast computes ----
+ * add, subtract, multiply and their operators, matmul and @, sum over the whole array, and
+ * the creation functions the adapter's buffers make (zeros, ones, empty, full). Every other
+ * name, and every keyword not taken, is lacking (ds_lacks). */
+
+/* A shape argument: an int or a tuple of ints. */
+static bool shape_of(const ds_value *v, int64_t *shape, int *ndim)
+{
+    *ndim = 0;
+    if (v->kind == DS_VALUE_SCALAR && v->scalar.kind == DS_SCALAR_INT) {
+        shape[(*ndim)++] = v->scalar.i;
+        return v->scalar.i >= 0;
+    }
+    if (v->kind != DS_VALUE_TUPLE || v->n > DS_MAX_NDIM) return false;
+    for (size_t k = 0; k < v->n; k++) {
+        if (v->items[k].kind != DS_VALUE_SCALAR || v->items[k].scalar.kind != DS_SCALAR_INT ||
+            v->items[k].scalar.i < 0)
+            return false;
+        shape[(*ndim)++] = v->items[k].scalar.i;
+    }
+    return true;
+}
+
+/* Lacking: name with a keyword CLBlast's routine has no counterpart for. */
+static int lacks_keyword(const char *name, const char *kw)
+{
+    char what[96];
+    snprintf(what, sizeof what, "%s(%s=)", name, kw);
+    ds_lacks(what, "the adapter's %s takes no keyword %s", name, kw);
+    return -1;
+}
+
+static int call_create(void *lib, const char *name, const ds_value *args, size_t nargs,
+                       const char *const *kwnames, const ds_value *kwargs, size_t nkw,
+                       ds_array *out)
+{
+    int64_t shape[DS_MAX_NDIM];
+    int ndim;
+    bool is_full = !strcmp(name, "full");
+    ds_dtype dtype = DS_DTYPE_NONE;
+    ds_device device = {DS_DEVICE_NONE, NULL, NULL};
+    if (nargs != (is_full ? 2u : 1u) || !shape_of(&args[0], shape, &ndim) ||
+        (is_full && args[1].kind != DS_VALUE_SCALAR)) {
+        ds_error("TypeError", "%s takes a shape (an int or a tuple of ints)%s", name,
+                 is_full ? " and a scalar fill_value" : "");
+        return -1;
+    }
+    for (size_t i = 0; i < nkw; i++) {
+        if (!strcmp(kwnames[i], "dtype") && kwargs[i].kind == DS_VALUE_DTYPE)
+            dtype = kwargs[i].dtype;
+        else if (!strcmp(kwnames[i], "device") && kwargs[i].kind == DS_VALUE_DEVICE)
+            device = kwargs[i].device;
+        else if (kwargs[i].kind != DS_VALUE_NONE ||
+                 (strcmp(kwnames[i], "dtype") && strcmp(kwnames[i], "device")))
+            return lacks_keyword(name, kwnames[i]);
+    }
+    if (is_full) return full(lib, shape, ndim, args[1].scalar, dtype, device, out);
+    ds_fill_fn fn = !strcmp(name, "ones") ? DS_ONES : !strcmp(name, "empty") ? DS_EMPTY : DS_ZEROS;
+    return fill(lib, fn, shape, ndim, dtype, device, out);
+}
+
+static int call(void *lib, const char *name, const ds_value *args, size_t nargs,
+                const char *const *kwnames, const ds_value *kwargs, size_t nkw, ds_call_result *out)
+{
+    static const struct {
+        const char *name;
+        ds_binary_fn fn;
+    } binaries[] = {{"add", DS_ADD},           {"Array.__add__", DS_ADD},
+                    {"subtract", DS_SUBTRACT}, {"Array.__sub__", DS_SUBTRACT},
+                    {"multiply", DS_MULTIPLY}, {"Array.__mul__", DS_MULTIPLY}};
+    out->value.kind = DS_VALUE_ARRAY;
+    if (!strcmp(name, "zeros") || !strcmp(name, "ones") || !strcmp(name, "empty") ||
+        !strcmp(name, "full"))
+        return call_create(lib, name, args, nargs, kwnames, kwargs, nkw, &out->value.array);
+    bool two_arrays =
+        nargs == 2 && args[0].kind == DS_VALUE_ARRAY && args[1].kind == DS_VALUE_ARRAY;
+    for (size_t i = 0; i < sizeof binaries / sizeof binaries[0]; i++) {
+        if (strcmp(name, binaries[i].name)) continue;
+        if (nkw > 0) return lacks_keyword(name, kwnames[0]);
+        if (!two_arrays) {
+            char what[96];
+            snprintf(what, sizeof what, "%s(scalar)", name);
+            ds_lacks(what, "BLAS routines take two vectors");
+            return -1;
+        }
+        ds_operand x1 = {true, args[0].array, {0}}, x2 = {true, args[1].array, {0}};
+        return binary(lib, binaries[i].fn, x1, x2, &out->value.array);
+    }
+    if (!strcmp(name, "matmul") || !strcmp(name, "Array.__matmul__") ||
+        !strcmp(name, "linalg.matmul")) {
+        if (nkw > 0) return lacks_keyword(name, kwnames[0]);
+        if (!two_arrays) {
+            ds_error("TypeError", "%s takes two arrays", name);
+            return -1;
+        }
+        return matmul(lib, args[0].array, args[1].array, &out->value.array);
+    }
+    if (!strcmp(name, "negative") || !strcmp(name, "Array.__neg__")) {
+        if (nkw > 0) return lacks_keyword(name, kwnames[0]);
+        if (nargs != 1 || args[0].kind != DS_VALUE_ARRAY) {
+            ds_error("TypeError", "%s takes one array", name);
+            return -1;
+        }
+        return unary(lib, DS_NEGATIVE, args[0].array, &out->value.array);
+    }
+    if (!strcmp(name, "positive") || !strcmp(name, "Array.__pos__") || !strcmp(name, "real") ||
+        !strcmp(name, "conj")) {
+        if (nkw > 0) return lacks_keyword(name, kwnames[0]);
+        if (nargs != 1 || args[0].kind != DS_VALUE_ARRAY) {
+            ds_error("TypeError", "%s takes one array", name);
+            return -1;
+        }
+        return copy_routine(lib, name, args[0].array, &out->value.array);
+    }
+    if (!strcmp(name, "matrix_transpose") || !strcmp(name, "Array.mT") ||
+        !strcmp(name, "linalg.matrix_transpose") || !strcmp(name, "linalg.vector_norm")) {
+        for (size_t i = 0; i < nkw; i++)
+            if (kwargs[i].kind != DS_VALUE_NONE) return lacks_keyword(name, kwnames[i]);
+        if (nargs != 1 || args[0].kind != DS_VALUE_ARRAY) {
+            ds_error("TypeError", "%s takes one array", name);
+            return -1;
+        }
+        return strcmp(name, "linalg.vector_norm")
+                   ? transpose(lib, args[0].array, &out->value.array)
+                   : vector_norm(lib, args[0].array, &out->value.array);
+    }
+    if (!strcmp(name, "vecdot") || !strcmp(name, "linalg.vecdot") || !strcmp(name, "outer") ||
+        !strcmp(name, "linalg.outer")) {
+        for (size_t i = 0; i < nkw; i++)
+            if (kwargs[i].kind != DS_VALUE_NONE &&
+                !(!strcmp(kwnames[i], "axis") && kwargs[i].kind == DS_VALUE_SCALAR &&
+                  kwargs[i].scalar.kind == DS_SCALAR_INT && kwargs[i].scalar.i == -1))
+                return lacks_keyword(name, kwnames[i]);
+        if (!two_arrays) {
+            ds_error("TypeError", "%s takes two arrays", name);
+            return -1;
+        }
+        return strstr(name, "outer") ? outer(lib, args[0].array, args[1].array, &out->value.array)
+                                     : vecdot(lib, args[0].array, args[1].array, &out->value.array);
+    }
+    if (!strcmp(name, "max") || !strcmp(name, "min")) {
+        for (size_t i = 0; i < nkw; i++)
+            if (kwargs[i].kind != DS_VALUE_NONE &&
+                !(!strcmp(kwnames[i], "keepdims") && kwargs[i].kind == DS_VALUE_SCALAR &&
+                  kwargs[i].scalar.kind == DS_SCALAR_BOOL && !kwargs[i].scalar.b))
+                return lacks_keyword(name, kwnames[i]);
+        if (nargs != 1 || args[0].kind != DS_VALUE_ARRAY) {
+            ds_error("TypeError", "%s takes one array", name);
+            return -1;
+        }
+        return extremum(lib, name[1] == 'a', args[0].array, &out->value.array);
+    }
+    if (!strcmp(name, "sum")) {
+        for (size_t i = 0; i < nkw; i++)
+            if (kwargs[i].kind != DS_VALUE_NONE &&
+                !(!strcmp(kwnames[i], "keepdims") && kwargs[i].kind == DS_VALUE_SCALAR &&
+                  kwargs[i].scalar.kind == DS_SCALAR_BOOL && !kwargs[i].scalar.b))
+                return lacks_keyword(name, kwnames[i]);
+        if (nargs != 1 || args[0].kind != DS_VALUE_ARRAY) {
+            ds_error("TypeError", "sum takes one array");
+            return -1;
+        }
+        return reduce(lib, DS_SUM, args[0].array, NULL, &out->value.array);
+    }
+    ds_lacks(name, "CLBlast has no routine for %s", name);
+    return -1;
+}
+
 /* The table. version and size first; slots by name, so the order does not matter. */
 static const ds_vendor table = {
     .version = DS_VENDOR_VERSION,
@@ -1037,12 +1417,15 @@ static const ds_vendor table = {
     .read = read_array,
     .to_device = to_device,
     .binary = binary,
+    .unary = unary,
     .reduce = reduce,
     .matmul = matmul,
     .stack = stack,
+    .tri = tri,
     .dlpack_device = dlpack_device,
     .dlpack_export = dlpack_export,
     .dlpack_import = dlpack_import,
+    .call = call,
 };
 
 /* Exports devspec_adapter_call and devspec_adapter_free for this table. */
