@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Regenerates the published reports: the whole suite against refarray and every Python
-# library of adapters/adapters.json, each with its expectations file, then the compliance
-# summary and the side-by-side page. Writes reports/NAME.json for each adapter,
+# Regenerates the published reports: the whole suite against every adapter of
+# adapters/adapters.json (or the NAMEs given), each with its expectations file, then the
+# compliance summary and the side-by-side page of every published report (reports/NAME.json
+# of an adapter not named is kept as it is, with its times in reports/timings.json). Writes reports/NAME.json for each adapter,
 # reports/SUMMARY.md and reports/index.html (devspec compare of the published reports).
 #
 #   scripts/publish-reports.sh [--no-setup] [NAME...]   (default: every adapter of
@@ -75,12 +76,30 @@ echo "}" >>"$work/wall.json"
 "$python" reports/summary.py --source . --relativise "${published[@]}" || exit 3
 "$python" reports/summary.py --source . --build "$build" --measure-startup "${names[@]}" \
     >"$work/startup.json" || exit 3
+# The times of this publication, merged into reports/timings.json, which keeps those of the
+# adapters not run this time (publishing one adapter leaves the others' rows as they were).
+"$python" - "$work/startup.json" "$work/wall.json" reports/timings.json <<'PY' || exit 3
+import json, os, sys
+startup, wall, path = (json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), sys.argv[3])
+kept = json.load(open(path)) if os.path.exists(path) else {"startup": {}, "wall": {}}
+kept["startup"].update(startup)
+kept["wall"].update(wall)
+for key in ("startup", "wall"):
+    json.dump(kept[key], open(os.path.join(os.path.dirname(sys.argv[1]), key + ".all.json"), "w"))
+with open(path, "w") as f:
+    json.dump(kept, f, indent=1, sort_keys=True)
+    f.write("\n")
+PY
+# Every published report of an adapter adapters/adapters.json names, in its order, whether
+# run this time or not.
+mapfile -t all < <("$python" -c 'import json, sys
+for a in json.load(open(sys.argv[1]))["adapters"]: print(a["name"])' adapters/adapters.json)
 reports=()
-for n in "${names[@]}"; do
+for n in "${all[@]}"; do
     [ -f "reports/$n.json" ] && reports+=("reports/$n.json")
 done
-"$python" reports/summary.py --source . --build "$build" --startup "$work/startup.json" --wall "$work/wall.json" \
-    --out reports/SUMMARY.md "${reports[@]}" || exit 3
+"$python" reports/summary.py --source . --build "$build" --startup "$work/startup.all.json" \
+    --wall "$work/wall.all.json" --out reports/SUMMARY.md "${reports[@]}" || exit 3
 echo "publish-reports: wrote reports/SUMMARY.md" >&2
 "$devspec" compare --quiet --html reports/index.html "${reports[@]}" || exit 3
 exit "$status"

@@ -25,14 +25,28 @@ step() {
 rm -rf "$work" && mkdir -p "$work" || exit 1
 step "install the devspec_shim component into a fresh prefix" \
     cmake --install "$build" --prefix "$work/prefix" --component devspec_shim
+# Step 2 of the guide: the template is copied from the installed prefix, not the source tree.
+step "the prefix holds the template, identical to the source's" \
+    diff -r "$template" "$work/prefix/share/devspec/adapters/template"
+cp -r "$work/prefix/share/devspec/adapters/template" "$work/mylib-adapter"
+template=$work/mylib-adapter
 step "configure the template with find_package(devspec_shim)" \
     cmake -S "$template" -B "$work/build" -DCMAKE_PREFIX_PATH="$work/prefix"
+step "with no build type given, the template builds RelWithDebInfo (optimised)" \
+    grep -qx 'CMAKE_BUILD_TYPE:STRING=RelWithDebInfo' "$work/build/CMakeCache.txt"
 step "build the template adapter" cmake --build "$work/build"
 step "the template builds without a warning under its own -Wall -Wextra" \
     sh -c "cmake --build '$work/build' --clean-first 2>&1 | (! grep -i 'warning')"
 step "its smoke checks pass" ctest --test-dir "$work/build" --output-on-failure
 step "the adapter exports only the two entry points" \
     sh -c "nm -D --defined-only '$work/build/devspec_adapter_toy.so' | awk '\$2 == \"T\" {print \$3}' | sort | tr '\n' ' ' | grep -qx 'devspec_adapter_call devspec_adapter_free '"
+# -z defs: a symbol declared and never defined (clFFT's clfftInitSetupData was one) stops the
+# link instead of making a module that fails to load.
+cp -r "$template" "$work/undef"
+printf '%s\n' 'int toy_never_defined(void);' 'int toy_uses_it(void) { return toy_never_defined(); }' \
+    >>"$work/undef/toylib.c"
+step "a symbol declared and never defined is a link error (-z defs)" \
+    sh -c "cmake -S '$work/undef' -B '$work/build-undef' -DCMAKE_PREFIX_PATH='$work/prefix' >/dev/null && ! cmake --build '$work/build-undef' >'$work/undef.log' 2>&1 && grep -q 'toy_never_defined' '$work/undef.log'"
 step "pkg-config devspec_shim gives what a build without CMake needs" \
     sh -c "cc -std=c11 -shared -fPIC -fvisibility=hidden -o '$work/pc.so' '$template/adapter.c' '$template/toylib.c' \$(PKG_CONFIG_PATH='$work/prefix/lib/pkgconfig' pkg-config --cflags --libs devspec_shim) && '$work/prefix/bin/devspec-adapter-host' '$work/pc.so' <'$template/smoke.jsonl' | cmp - '$template/smoke.expected'"
 # A vendor library in static C++ (a class with virtual functions, so typeinfo and vtables

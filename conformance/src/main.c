@@ -885,6 +885,14 @@ int main(int argc, char **argv)
     if (!strcmp(cmd, "--version")) {
         printf("devspec %s (protocol %d, report version %d)\n", DEVSPEC_VERSION,
                DSR_PROTOCOL_VERSION, DSR_REPORT_VERSION);
+#ifdef DEVSPEC_BUILT_WITHOUT
+        /* What the build left out (CMake's DEVSPEC_LEFT_OUT), one part per line. */
+        for (const char *p = DEVSPEC_BUILT_WITHOUT, *e; *p; p = *e ? e + 1 : e) {
+            e = strchr(p, '\n');
+            if (e == NULL) e = p + strlen(p);
+            printf("built without %.*s\n", (int)(e - p), p);
+        }
+#endif
         return 0;
     }
     if (!strcmp(cmd, "expectations")) return stdout_checked(cmd_expectations(argc, argv));

@@ -312,8 +312,18 @@ static void print_closing(FILE *out, const dsr_run_state *r, const cJSON *footer
         on = failed || errors || count_of(counts, DSR_LACKS) ? "\033[31m" : "\033[32m";
         off = "\033[0m";
     }
-    fprintf(out, "%s%d passed, %d failed, %d skipped, %d error%s", on, count_of(counts, DSR_PASS),
-            failed, count_of(counts, DSR_SKIP), errors, errors == 1 ? "" : "s");
+    fprintf(out, "%s%d passed, %d failed", on, count_of(counts, DSR_PASS), failed);
+    /* Crashes and timeouts are failures, named apart: they say the library died or hung,
+     * not that it answered wrongly. */
+    int crashed = count_of(counts, DSR_CRASH), timed_out = count_of(counts, DSR_TIMEOUT);
+    if (crashed || timed_out) {
+        fputs(" (", out);
+        if (crashed) fprintf(out, "%d crashed%s", crashed, timed_out ? ", " : "");
+        if (timed_out) fprintf(out, "%d timed out", timed_out);
+        fputc(')', out);
+    }
+    fprintf(out, ", %d skipped, %d error%s", count_of(counts, DSR_SKIP), errors,
+            errors == 1 ? "" : "s");
     int lacking = count_of(counts, DSR_LACKS);
     if (lacking) fprintf(out, ", %d lacking", lacking);
     if (xfail) fprintf(out, ", %d xfailed", xfail);

@@ -6,6 +6,7 @@ answer hello wrongly."""
 from __future__ import annotations
 
 import os
+import re
 
 from support import (
     CASES,
@@ -141,6 +142,10 @@ def test_misbehaving_adapter(env: Env) -> None:
         "a wrong reply id is a protocol violation", "has id", cases["bad.wrong-id"]["reason"])
     assert "not a JSON object" in cases["bad.garbage"]["reason"], why(
         "garbage is a protocol violation", "not a JSON object", cases["bad.garbage"]["reason"])
+    last = err.strip().splitlines()[-1]
+    assert re.search(r"\b5 failed \(4 crashed, 1 timed out\), ", last) is not None, why(
+        "the closing line shows crashes and timeouts apart within the failures",
+        "5 failed (4 crashed, 1 timed out), ...", last)
     restarts = r["footer"]["restarts"]
     assert restarts == 8, why("one restart per crash, timeout and protocol violation", 8, restarts)
     hellos = read(state).count("hello")

@@ -1,0 +1,25 @@
+# Sends REQUESTS (one JSON request per line) to ADAPTER through HOST and checks that the
+# replies are exactly EXPECTED and that the host exits 0. Prints TAP.
+execute_process(COMMAND ${HOST} ${ADAPTER} INPUT_FILE ${REQUESTS}
+  OUTPUT_FILE smoke.replies ERROR_VARIABLE err RESULT_VARIABLE rc)
+execute_process(COMMAND ${CMAKE_COMMAND} -E compare_files --ignore-eol smoke.replies ${EXPECTED}
+  RESULT_VARIABLE differ)
+set(failed 0)
+if(differ EQUAL 0)
+  message("ok 1 - the replies are exactly those of smoke.expected")
+else()
+  file(READ smoke.replies got)
+  file(READ ${EXPECTED} want)
+  message("not ok 1 - the replies are exactly those of smoke.expected\n# expected:\n${want}# observed:\n${got}")
+  set(failed 1)
+endif()
+if(rc EQUAL 0)
+  message("ok 2 - the host exits 0 at the end")
+else()
+  message("not ok 2 - the host exits 0 at the end (status ${rc})\n# ${err}")
+  set(failed 1)
+endif()
+message("1..2")
+if(failed)
+  message(FATAL_ERROR "smoke checks failed")
+endif()
