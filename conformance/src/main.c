@@ -83,6 +83,7 @@ static void on_sigint(int sig)
 
 typedef struct args {
     dsr_strlist cases, globs, features, excludes, profiles, adapter_files;
+    dsr_strlist module_opts; /* python:MODULE's own options, passed on to the adapter */
     const char *adapter, *adapter_cmd, *expectations, *report, *junit, *trace, *spec,
         *fail_uncovered;
     dsr_strlist what; /* list: what to list */
@@ -115,6 +116,15 @@ static const dsr_option OPTIONS[] = {
      NULL, 0, 0},
     OPT("--python", STRING, python, "--python PATH",
         "the interpreter for python:MODULE (default: python3 on PATH)"),
+    OPT("--compat", PASS_FLAG, module_opts, "--compat, --claims FILE",
+        "with python:MODULE: passed on to the adapter (array-api-\n"
+        "compat's device helpers; a [tool.devspec] file of settings)"),
+    OPT("--claims", PASS, module_opts, NULL, NULL),
+    OPT("--claim", PASS, module_opts, "--claim F, --unclaim F",
+        "with python:MODULE: claim or never claim feature F"),
+    OPT("--unclaim", PASS, module_opts, NULL, NULL),
+    OPT("--device", PASS, module_opts, "--device Dn=DEVICE",
+        "with python:MODULE: bind $Dn to the listed device DEVICE"),
     OPT("--adapter-cmd", STRING, adapter_cmd, "--adapter-cmd 'CMD'",
         "run CMD with /bin/sh as the out-of-process adapter"),
     OPT("--adapters", LIST, adapter_files, "--adapters FILE",
@@ -217,6 +227,7 @@ static void free_args(args *a)
     dsr__strlist_free(&a->profiles);
     dsr__strlist_free(&a->adapter_files);
     dsr__strlist_free(&a->what);
+    dsr__strlist_free(&a->module_opts);
 }
 
 static const char *root(const char *env, const char *fallback)
@@ -331,7 +342,7 @@ static int load_all(args *a, const char *source, dsr_registry *reg, dsr_suite *s
  * MODULE, any array API namespace, in the interpreter PYTHON (python3 on PATH by default).
  * NULL with ERR set when the adapter program is missing. */
 static dsr_adapter *open_python_module(const char *source, const char *module, const char *python,
-                                       char *err, size_t errlen)
+                                       const dsr_strlist *opts, char *err, size_t errlen)
 {
     size_t len = strlen(source) + sizeof PYTHON_ADAPTER + 1;
     char *program = dsr__xmalloc(len);
@@ -342,9 +353,19 @@ static dsr_adapter *open_python_module(const char *source, const char *module, c
         free(program);
         return NULL;
     }
-    char *av[] = {(char *)(python ? python : "python3"), program, "--module", (char *)module, NULL};
+    /* The module's own options (--compat, --claim, ...) follow, as given. */
+    char **av = dsr__xmalloc(sizeof *av * (size_t)(opts->n + 5));
+    int n = 0;
+    av[n++] = (char *)(python ? python : "python3");
+    av[n++] = program;
+    av[n++] = "--module";
+    av[n++] = (char *)module;
+    for (int i = 0; i < opts->n; i++)
+        av[n++] = opts->items[i];
+    av[n] = NULL;
     char *noenv[] = {NULL};
     dsr_adapter *ad = dsr__adapter_open_cmd(av, noenv);
+    free(av);
     free(program);
     return ad;
 }
@@ -491,6 +512,9 @@ static int check_run_args(const args *a)
         return usage_error("--tap-version is 13 or 14, not '%s'", a->tap_version);
     if (a->python && (!a->adapter || strncmp(a->adapter, PYTHON_PREFIX, strlen(PYTHON_PREFIX))))
         return usage_error("%s", "--python goes with --adapter python:MODULE");
+    if (a->module_opts.n && (a->adapter_cmd || !a->adapter ||
+                             strncmp(a->adapter, PYTHON_PREFIX, strlen(PYTHON_PREFIX))))
+        return usage_error("%s goes with --adapter python:MODULE", a->module_opts.items[0]);
     if (a->adapter && !a->adapter_cmd && !strcmp(a->adapter, PYTHON_PREFIX))
         return usage_error("%s", "--adapter python:MODULE needs a module name");
     /* --in-process picks a named adapter's shared_object; a command, a program or a Python
@@ -540,7 +564,7 @@ static int cmd_run(args *a, int argc, char **argv)
         bool so = n > 3 && !strcmp(x + n - 3, ".so");
         if (!strncmp(x, PYTHON_PREFIX, strlen(PYTHON_PREFIX))) {
             const char *module = x + strlen(PYTHON_PREFIX);
-            ad = open_python_module(source, module, a->python, err, sizeof err);
+            ad = open_python_module(source, module, a->python, &a->module_opts, err, sizeof err);
             label = dsr__xstrdup(module);
         } else if (so || strchr(x, '/')) {
             const char *base = strrchr(x, '/') ? strrchr(x, '/') + 1 : x;

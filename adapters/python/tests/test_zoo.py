@@ -223,6 +223,14 @@ def test_arrays_without_device_lack_it_unless_compat() -> None:
     cmd = "%s %s --module '%s' --compat" % (PYTHON, PROGRAM, spec)
     _, compat, err = run(cmd=cmd)
     assert compat is not None, err[-2000:]
+    # The runner passes python:SPEC's own options on: `devspec run --adapter python:SPEC
+    # --compat` is the same run (and --compat with another adapter is a usage error).
+    _, passed_on, err = run(spec, extra=["--compat"])
+    assert passed_on is not None, err[-2000:]
+    assert {c: v[:2] for c, v in verdicts(passed_on).items()} == \
+        {c: v[:2] for c, v in verdicts(compat).items()}
+    rc, _, err = run(cmd=cmd, extra=["--compat"])
+    assert rc == 2 and "--compat goes with --adapter python:MODULE" in err, err
     notes = compat["header"]["discovery"]["notes"]
     assert any("array-api-compat" in n and "--compat" in n for n in notes), notes
     with tempfile.TemporaryDirectory() as here:
