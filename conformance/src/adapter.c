@@ -356,6 +356,15 @@ static void reap(dsr_adapter *a, double grace)
             kill(-a->pid, SIGKILL);
             while ((r = waitpid(a->pid, &status, 0)) < 0 && errno == EINTR)
                 ;
+            /* Our SIGKILL, not the out-of-memory killer's: say so (a library that is slow to
+             * shut down, such as one that joins its thread pools at exit). */
+            if (r == a->pid && WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) {
+                snprintf(a->death, sizeof a->death,
+                         "did not exit within %.3g s once its output closed or it was told to "
+                         "stop, so devspec killed it (SIGKILL; not the out-of-memory killer)",
+                         grace);
+                r = 0; /* described */
+            }
             break;
         }
         drain_stderr(a);

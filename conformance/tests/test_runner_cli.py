@@ -224,3 +224,14 @@ def test_unreadable_adapters_file_is_a_usage_error(env: Env) -> None:
                              env=environ)
         assert rc == 2 and "cannot read" in err and missing in err, why(
             "an unreadable adapters file: exit 2, the file named", 2, (rc, err[-400:]))
+
+
+def test_slow_exit_is_not_called_an_out_of_memory_kill(env: Env) -> None:
+    """An adapter that closes its output but takes longer than the grace time to exit is
+    killed by devspec, and the reason says so (not 'killed by signal 9', which reads like the
+    out-of-memory killer)."""
+    slow = 'exec %s -c "import os, time; os.close(1); time.sleep(30)"' % sys.executable
+    rc, _, err = env.run(["run", "--cases", os.path.join(CASES, "pass.json"), "--adapter-cmd",
+                          slow, "--report", env.path("slow.json")])
+    assert rc == 3 and "did not exit within 1 s" in err and "devspec killed it" in err and \
+        "killed by signal 9" not in err, why("a slow exit is said as such", "did not exit", err)
