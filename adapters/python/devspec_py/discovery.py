@@ -141,6 +141,20 @@ def resolve(spec: str, compat: bool) -> Resolved:
     raise NotANamespace(not_a_namespace_hint(spec, obj, x))
 
 
+def arrays_namespace_said(x: Any) -> str:
+    """What the arrays' own __array_namespace__ gave, said as it is: absent, raising, or a
+    namespace without a declared version (which the adapter cannot scope to a version)."""
+    through = getattr(x, "__array_namespace__", None)
+    if not callable(through):
+        return ", and its arrays have no __array_namespace__()"
+    try:
+        got = through()
+    except Exception as e:  # the library's own refusal, named
+        return ", and its arrays' __array_namespace__() raises %s: %s" % (type(e).__name__, e)
+    return (", and its arrays' __array_namespace__() returns %s, which declares no "
+            "__array_api_version__ either" % getattr(got, "__name__", type(got).__name__))
+
+
 def not_a_namespace_hint(spec: str, obj: Any, x: Any) -> str:
     """Why SPEC is no namespace, and what to try, from what it holds."""
     tries: list[str] = []
@@ -173,7 +187,7 @@ def not_a_namespace_hint(spec: str, obj: Any, x: Any) -> str:
             pass
     text = "%s has no __array_api_version__, so it is not an array API namespace" % spec
     if x is not None:
-        text += ", and its arrays have no __array_namespace__()"
+        text += arrays_namespace_said(x)
     if tries:
         return text + "; try " + "; or ".join(tries)
     return text + ("; a library without a namespace of its own needs a backend "

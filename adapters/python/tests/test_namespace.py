@@ -107,6 +107,14 @@ def test_a_module_that_is_no_namespace_exits_3() -> None:
                           capture_output=True, text=True, input="")
     assert proc.returncode == 3 and proc.stdout == ""
     assert "json has no __array_api_version__" in proc.stderr
+    # Arrays whose __array_namespace__() answers, with a module that declares no version (as
+    # mlx.core's do): said as it is, not as if they had none.
+    proc = subprocess.run([interpreter("numpy"), PROGRAM, "--module", "zoo.unversioned"],
+                          capture_output=True, text=True, input="",
+                          env=dict(os.environ, PYTHONPATH=os.path.dirname(__file__)))
+    assert proc.returncode == 3 and "its arrays' __array_namespace__() returns " \
+        "zoo.unversioned, which declares no __array_api_version__ either" in proc.stderr, \
+        proc.stderr
     proc = subprocess.run([sys.executable, PROGRAM, "--module", "numpy", "--library", "numpy"],
                           capture_output=True, text=True, input="")
     assert proc.returncode == 2 and "not allowed with" in proc.stderr
