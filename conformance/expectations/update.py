@@ -163,6 +163,7 @@ _SUM_SPLIT = ("JAX's sum over a dim split along a mesh axis reduces across the d
               "OneFlow's signature leaves partial_sum, each rank holding its own partial sum; "
               "the global value agrees")
 R["jax-mesh4"] = [
+ ("oneflow.sbp.partial-from-value.*", "device_indices_map doesn't work with unreduced", "jax 0.10.2's device_put of a whole value into a NamedSharding with an unreduced (partial_sum) mesh axis raises NotImplementedError ('device_indices_map doesn't work with unreduced'): JAX makes an unreduced array only from per-device pieces or as a result, never from one value"),
  ("oneflow.sbp.broadcast-from-differing-locals.*", "elements differ", "jax.make_array_from_single_device_arrays takes each device's piece as given: pieces that differ under a replicated sharding are kept as they are (rank r reads its own [r, r]) where OneFlow's to_global broadcasts rank 0's piece, and JAX has no rule that would refuse them"),
  ("oneflow.placement.bad-duplicate", "returned a value", "jax.sharding.Mesh accepts a device listed twice (a mesh of cpu:0, cpu:1, cpu:1, cpu:2 is built): JAX does not check a mesh's devices for duplicates, where OneFlow refuses a placement with a rank twice (OF-PL-2)"),
  ("oneflow.placement.bad-empty", "returned a value", "jax.sharding.Mesh accepts an empty device array (printed Mesh()): JAX does not refuse a mesh of no devices, where OneFlow refuses a placement of no ranks (OF-PL-2)"),
