@@ -44,6 +44,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("*", "different devices", "from_dlpack without device= puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
 ],
 "jax": [
+ ("fn.repeat.*.mixed-*", "returned a value", "jnp.repeat(x, repeats) with repeats an array on another device than x returns a result on x's device instead of raising: jax 0.10.2 reads repeats to the host (the result's size must be known) and never compares the devices"),
  ("exchange.refarray.opencl-refused", "TypeError where BufferError", "jnp.from_dlpack refuses refarray's kDLOpenCL tensor with TypeError ('Array passed to from_dlpack is on unsupported device type'), not BufferError"),
  ("exchange.refarray.opencl-host-copy", "unsupported device type", "jnp.from_dlpack decides from __dlpack_device__ ((kDLOpenCL, 0)) and raises TypeError before it calls __dlpack__, so the dl_device=(kDLCPU, 0) the exchange asks of refarray never comes to pass"),
  ("fn.array.setitem.*", "JAX arrays are immutable", "JAX arrays are immutable: x[key] = value raises TypeError (JAX's design; x.at[key].set(value) returns a new array instead), so __setitem__'s placement and values cannot be observed"),
@@ -112,6 +113,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("oneflow.device.get-device-cpu", "returned a value", "Tensor.get_device() of a CPU tensor returns -1 instead of raising"),
 ],
 "tinygrad": [
+ ("fn.repeat.*", "__bool__ on Tensor is not defined", "Tensor.repeat takes its repeats as ints only (it tiles the tensor, as torch's repeat does): a repeats array raises TypeError('__bool__ on Tensor is not defined'), where the standard's repeat takes an int or an array"),
  ("fn.*", "the namespace has no |the library's array has no |takes no keyword ", "tinygrad 0.14 has no namespace of the standard's functions: they are Tensor's (static ones and methods), and Tensor lacks this one under the standard's name, or this keyword (divide is Tensor.div, concat Tensor.cat, permute_dims Tensor.permute, squeeze's axis is dim; arange, linspace and eye take no device)"),
  ("fn.*", "the library lacks dtype complex", "tinygrad 0.14 has no complex dtype (complex64, complex128)"),
  ("fn.array.bool.*", "__bool__ on Tensor is not defined", "Tensor.__bool__ raises TypeError('__bool__ on Tensor is not defined') also for a 0-d tensor, where the standard's __bool__ converts a 0-d array to a Python bool"),
