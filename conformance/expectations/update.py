@@ -30,6 +30,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("signature.device.fft-*", "strings differ", "numpy.fft.fftfreq and numpy.fft.rfftfreq (NumPy 2.4.6) are (n, d=1.0, device=None): device may be given positionally, where the standard's signature puts it after `*` (keyword-only)"),
 ],
 "array-api-strict": [
+ ("fn.broadcast_arrays.*.mixed-*", "returned a value", "broadcast_arrays of arrays on two devices returns every output on CPU_DEVICE instead of raising: array-api-strict 2.6.1 broadcasts through NumPy and wraps each result without its input's device, moving the arrays that were elsewhere (its meshgrid raises 'meshgrid inputs must all be on the same device')"),
  ("exchange.refarray.opencl-refused", "RuntimeError where BufferError", "from_dlpack imports through numpy.from_dlpack, which refuses refarray's kDLOpenCL tensor with RuntimeError ('Unsupported device in DLTensor.'), not BufferError"),
  ("fn.astype.*.device-none", "different devices", "astype(x, dtype, device=None) puts the result on CPU_DEVICE: array-api-strict 2.6.1 hands an explicit None on to Array._new as the device (only an absent device= keeps x.device)"),
  ("fn.from_dlpack.*.device-none", "different devices", "from_dlpack(x, device=None) puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
@@ -39,11 +40,12 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("device-none.astype.*", "different devices", "astype(x, dtype, device=None) puts the result on CPU_DEVICE: array-api-strict 2.6.1 hands an explicit None on to Array._new as the device (only an absent device= keeps x.device)"),
  ("values.astype.no-copy.*", "different devices", "astype(x, x.dtype, copy=False, device=D) returns x itself, still on its own device: array-api-strict 2.6.1 returns x whenever copy=False and the dtype matches, before it looks at device="),
  ("device-none.from_dlpack", "different devices", "from_dlpack(x, device=None) puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
- ("fn.linalg.*.opt-rtol-mixed", "returned a value", "linalg.matrix_rank(x, rtol=r) and linalg.pinv(x, rtol=r) with r on another device than x return a result on x's device instead of raising: array-api-strict 2.6.1 checks the devices of x alone, never of an rtol array"),
- ("fn.searchsorted.*.opt-sorter-mixed", "returned a value", "searchsorted(x1, x2, sorter=s) with s on another device than x1 and x2 returns a result on their device instead of raising: array-api-strict 2.6.1 compares the devices of x1 and x2, never of sorter"),
+ ("fn.linalg.*.opt-rtol-mixed*", "returned a value", "linalg.matrix_rank(x, rtol=r) and linalg.pinv(x, rtol=r) with r on another device than x return a result on x's device instead of raising: array-api-strict 2.6.1 checks the devices of x alone, never of an rtol array"),
+ ("fn.searchsorted.*.opt-sorter-mixed*", "returned a value", "searchsorted(x1, x2, sorter=s) with s on another device than x1 and x2 returns a result on their device instead of raising: array-api-strict 2.6.1 compares the devices of x1 and x2, never of sorter"),
  ("*", "different devices", "from_dlpack without device= puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
 ],
 "jax": [
+ ("fn.meshgrid.*.mixed-*", "returned a value", "jnp.meshgrid of arrays on two devices returns each output on its own input's device instead of raising: jax 0.10.2 broadcasts each input alone and never compares the devices (its broadcast_arrays raises 'Received incompatible devices for jitted computation')"),
  ("fn.repeat.*.mixed-*", "returned a value", "jnp.repeat(x, repeats) with repeats an array on another device than x returns a result on x's device instead of raising: jax 0.10.2 reads repeats to the host (the result's size must be known) and never compares the devices"),
  ("exchange.refarray.opencl-refused", "TypeError where BufferError", "jnp.from_dlpack refuses refarray's kDLOpenCL tensor with TypeError ('Array passed to from_dlpack is on unsupported device type'), not BufferError"),
  ("exchange.refarray.opencl-host-copy", "unsupported device type", "jnp.from_dlpack decides from __dlpack_device__ ((kDLOpenCL, 0)) and raises TypeError before it calls __dlpack__, so the dl_device=(kDLCPU, 0) the exchange asks of refarray never comes to pass"),
@@ -113,6 +115,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("oneflow.device.get-device-cpu", "returned a value", "Tensor.get_device() of a CPU tensor returns -1 instead of raising"),
 ],
 "tinygrad": [
+ ("fn.meshgrid.*.mixed-*", "returned a value", "Tensor.meshgrid of tensors on two devices returns each output on its own input's device instead of raising: tinygrad 0.14 expands each input alone and never compares the devices"),
  ("fn.repeat.*", "__bool__ on Tensor is not defined", "Tensor.repeat takes its repeats as ints only (it tiles the tensor, as torch's repeat does): a repeats array raises TypeError('__bool__ on Tensor is not defined'), where the standard's repeat takes an int or an array"),
  ("fn.*", "the namespace has no |the library's array has no |takes no keyword ", "tinygrad 0.14 has no namespace of the standard's functions: they are Tensor's (static ones and methods), and Tensor lacks this one under the standard's name, or this keyword (divide is Tensor.div, concat Tensor.cat, permute_dims Tensor.permute, squeeze's axis is dim; arange, linspace and eye take no device)"),
  ("fn.*", "the library lacks dtype complex", "tinygrad 0.14 has no complex dtype (complex64, complex128)"),
