@@ -208,6 +208,7 @@ _OF_NO_DTYPE = ("OneFlow 0.9.0 has no such dtype: its eight are bool, uint8, int
                 "float16, float32, float64, as its documentation says (OF-DT-1, OF-DT-3: no "
                 "complex)")
 R["oneflow"] = [
+ ("fn.meshgrid.*.mixed-*", "returned a value", "oneflow.meshgrid of tensors on cpu:0 and cpu:1 returns each output on its own input's device instead of raising: OneFlow 0.9.0 expands each input alone and never compares the devices"),
  ("fn.*", "the namespace has no |the library's array has no |takes no keyword ", "OneFlow 0.9.0 has no array API namespace: its own namespace (and Tensor) lacks this function, method or keyword under the standard's name (divide is oneflow.div, concat oneflow.cat, permute_dims oneflow.permute; no linalg.solve, no unique_*)"),
  ("fn.*", "the library lacks dtype complex", _OF_NO_DTYPE),
  ("fn.array.invert.*", "is only implemented on integer and Boolean-type tensors", "OneFlow 0.9.0's ~ on an int32 tensor raises RuntimeError ('Check failed: ... == DataType::kBool: ~ (operator.invert) is only implemented on integer and Boolean-type tensors'): the check admits bool only, against its own message, and there is no bitwise_not"),
