@@ -29,6 +29,7 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("signature.device.fft-*", "strings differ", "numpy.fft.fftfreq and numpy.fft.rfftfreq (NumPy 2.4.6) are (n, d=1.0, device=None): device may be given positionally, where the standard's signature puts it after `*` (keyword-only)"),
 ],
 "array-api-strict": [
+ ("fn.broadcast_arrays.*.mixed-*", "returned a value", "broadcast_arrays of arrays on two devices returns every output on CPU_DEVICE instead of raising: array-api-strict 2.6.1 broadcasts through NumPy and wraps each result without its input's device, moving the arrays that were elsewhere (its meshgrid raises 'meshgrid inputs must all be on the same device')"),
  ("fn.astype.*.device-none", "different devices", "astype(x, dtype, device=None) puts the result on CPU_DEVICE: array-api-strict 2.6.1 hands an explicit None on to Array._new as the device (only an absent device= keeps x.device)"),
  ("fn.from_dlpack.*.device-none", "different devices", "from_dlpack(x, device=None) puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
  ("dtypes.no-such-device.*", "returned a value", "the inspection namespace's dtypes(device='gpu:4096') and default_dtypes(device='gpu:4096') answer as for CPU_DEVICE (all 13 dtypes; float64 defaults): array-api-strict 2.6.1 never checks that device= is one of its devices"),
@@ -37,11 +38,13 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("device-none.astype.*", "different devices", "astype(x, dtype, device=None) puts the result on CPU_DEVICE: array-api-strict 2.6.1 hands an explicit None on to Array._new as the device (only an absent device= keeps x.device)"),
  ("values.astype.no-copy.*", "different devices", "astype(x, x.dtype, copy=False, device=D) returns x itself, still on its own device: array-api-strict 2.6.1 returns x whenever copy=False and the dtype matches, before it looks at device="),
  ("device-none.from_dlpack", "different devices", "from_dlpack(x, device=None) puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
- ("fn.linalg.*.opt-rtol-mixed", "returned a value", "linalg.matrix_rank(x, rtol=r) and linalg.pinv(x, rtol=r) with r on another device than x return a result on x's device instead of raising: array-api-strict 2.6.1 checks the devices of x alone, never of an rtol array"),
- ("fn.searchsorted.*.opt-sorter-mixed", "returned a value", "searchsorted(x1, x2, sorter=s) with s on another device than x1 and x2 returns a result on their device instead of raising: array-api-strict 2.6.1 compares the devices of x1 and x2, never of sorter"),
+ ("fn.linalg.*.opt-rtol-mixed*", "returned a value", "linalg.matrix_rank(x, rtol=r) and linalg.pinv(x, rtol=r) with r on another device than x return a result on x's device instead of raising: array-api-strict 2.6.1 checks the devices of x alone, never of an rtol array"),
+ ("fn.searchsorted.*.opt-sorter-mixed*", "returned a value", "searchsorted(x1, x2, sorter=s) with s on another device than x1 and x2 returns a result on their device instead of raising: array-api-strict 2.6.1 compares the devices of x1 and x2, never of sorter"),
  ("*", "different devices", "from_dlpack without device= puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
 ],
 "jax": [
+ ("fn.meshgrid.*.mixed-*", "returned a value", "jnp.meshgrid of arrays on two devices returns each output on its own input's device instead of raising: jax 0.10.2 broadcasts each input alone and never compares the devices (its broadcast_arrays raises 'Received incompatible devices for jitted computation')"),
+ ("fn.repeat.*.mixed-*", "returned a value", "jnp.repeat(x, repeats) with repeats an array on another device than x returns a result on x's device instead of raising: jax 0.10.2 reads repeats to the host (the result's size must be known) and never compares the devices"),
  ("exchange.refarray.opencl-host-copy", "unsupported device type", "jnp.from_dlpack decides from __dlpack_device__ ((kDLOpenCL, 0)) and raises TypeError before it calls __dlpack__, so the dl_device=(kDLCPU, 0) the exchange asks of refarray never comes to pass"),
  ("fn.array.setitem.*", "JAX arrays are immutable", "JAX arrays are immutable: x[key] = value raises TypeError (JAX's design; x.at[key].set(value) returns a new array instead), so __setitem__'s placement and values cannot be observed"),
  ("fn.from_dlpack.*.device-none", "different devices", "jnp.from_dlpack(x, device=None) puts the result on cpu:0: every JAX CPU device exports (kDLCPU, 0) whatever its id, so the import cannot tell cpu:1 from cpu:0"),
@@ -50,6 +53,9 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("dlpack.export.default", "numbers differ", "x.__dlpack__() of an array on cpu:1 exports a tensor on (kDLCPU, 1) while x.__dlpack_device__() says (kDLCPU, 0): jax 0.10.2 reports device id 0 for every CPU device but exports with the device's own id"),
  ("dlpack.export.dl-device-none", "numbers differ", "x.__dlpack__(dl_device=None) of an array on cpu:1 exports a tensor on (kDLCPU, 1) while x.__dlpack_device__() says (kDLCPU, 0): jax 0.10.2 reports device id 0 for every CPU device but exports with the device's own id"),
  ("dlpack.export.own-device", "shares_memory", "x.__dlpack__(dl_device=x.__dlpack_device__()) of an array on cpu:1 copies: __dlpack_device__ says (kDLCPU, 0), which __dlpack__ reads as cpu:0, another device"),
+ ("dlpack.export.*.d1", "numbers differ", "x.__dlpack__() of an array on cpu:1 exports a tensor on (kDLCPU, 1) while x.__dlpack_device__() says (kDLCPU, 0): jax 0.10.2 reports device id 0 for every CPU device but exports with the device's own id"),
+ ("dlpack.export.default.d2", "numbers differ", "x.__dlpack__() of an array on cpu:2 exports a tensor on (kDLCPU, 2) while x.__dlpack_device__() says (kDLCPU, 0): jax 0.10.2 reports device id 0 for every CPU device but exports with the device's own id"),
+ ("dlpack.export.own-device.d2", "shares_memory", "x.__dlpack__(dl_device=x.__dlpack_device__()) of an array on cpu:2 copies: __dlpack_device__ says (kDLCPU, 0), which __dlpack__ reads as cpu:0, another device"),
  ("dlpack.export.host-no-copy.on-host", "requires a copy", "x.__dlpack__(dl_device=(kDLCPU, 0), copy=False) of an array on cpu:1 raises ValueError ('requires a copy since the source device is CpuDevice(id=1)'), not BufferError, although x.__dlpack_device__() says (kDLCPU, 0)"),
  ("dtypes.no-such-device.*", "returned a value", "jax's inspection namespace answers dtypes(device='gpu:4096') and default_dtypes(device='gpu:4096') with the CPU answer (no float64 without x64) instead of raising: jax 0.10.2 does not check device= there"),
  ("sharding.shard.already-sharded.*", "", "jax.device_put of an array already sharded over a Mesh onto another NamedSharding re-shards it instead of raising (TG-SHARD-4): JAX has no rule against sharding a multi-device array"),
@@ -62,6 +68,8 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("*", "Received incompatible devices", "jnp.asarray/jnp.astype with device= of an array committed to another device raise 'Received incompatible devices for jitted computation' (the conversion runs under jit with the target device as a sharding constraint) instead of copying; x.to_device(d) works"),
 ],
 "torch": [
+ ("exchange.*.bool", "Bool type is not supported by dlpack|Unsupported code 6", "torch 1.13's DLPack has no bool: exporting a bool tensor raises RuntimeError ('Bool type is not supported by dlpack') and importing DLPack's kDLBool (code 6, added in DLPack 0.8) raises RuntimeError ('Unsupported code 6')"),
+ ("exchange.numpy.from-peer.bool", "DLPack only supports signed/unsigned integers", "the peer, Debian's NumPy 1.24 beside torch, exports no bool through DLPack (BufferError 'DLPack only supports signed/unsigned integers, float and complex dtypes.'); torch 1.13 could not take one either"),
  ("fn.*", "Cannot copy out of meta tensor", "the second device is meta, whose tensors hold no data: reading values or copying them off meta raises NotImplementedError('Cannot copy out of meta tensor; no data!')"),
  ("fn.*", "the namespace has no |the library's array has no |takes no keyword ", "torch 1.13 has no array API namespace: its own namespace (and Tensor) lacks this function, method or keyword under the standard's name (array-api-compat maps it to torch's)"),
  ("fn.*", "with arguments from the 'Meta' backend", "torch 1.13 has no meta kernel for this operation (NotImplementedError 'Could not run ... with arguments from the Meta backend'): it cannot run on the second device, meta"),
@@ -101,6 +109,8 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("oneflow.device.get-device-cpu", "returned a value", "Tensor.get_device() of a CPU tensor returns -1 instead of raising"),
 ],
 "tinygrad": [
+ ("fn.meshgrid.*.mixed-*", "returned a value", "Tensor.meshgrid of tensors on two devices returns each output on its own input's device instead of raising: tinygrad 0.14 expands each input alone and never compares the devices"),
+ ("fn.repeat.*", "__bool__ on Tensor is not defined", "Tensor.repeat takes its repeats as ints only (it tiles the tensor, as torch's repeat does): a repeats array raises TypeError('__bool__ on Tensor is not defined'), where the standard's repeat takes an int or an array"),
  ("fn.*", "the namespace has no |the library's array has no |takes no keyword ", "tinygrad 0.14 has no namespace of the standard's functions: they are Tensor's (static ones and methods), and Tensor lacks this one under the standard's name, or this keyword (divide is Tensor.div, concat Tensor.cat, permute_dims Tensor.permute, squeeze's axis is dim; arange, linspace and eye take no device)"),
  ("fn.*", "the library lacks dtype complex", "tinygrad 0.14 has no complex dtype (complex64, complex128)"),
  ("fn.array.bool.*", "__bool__ on Tensor is not defined", "Tensor.__bool__ raises TypeError('__bool__ on Tensor is not defined') also for a 0-d tensor, where the standard's __bool__ converts a 0-d array to a Python bool"),
@@ -152,6 +162,7 @@ _SUM_SPLIT = ("JAX's sum over a dim split along a mesh axis reduces across the d
               "OneFlow's signature leaves partial_sum, each rank holding its own partial sum; "
               "the global value agrees")
 R["jax-mesh4"] = [
+ ("oneflow.sbp.partial-from-value.*", "device_indices_map doesn't work with unreduced", "jax 0.10.2's device_put of a whole value into a NamedSharding with an unreduced (partial_sum) mesh axis raises NotImplementedError ('device_indices_map doesn't work with unreduced'): JAX makes an unreduced array only from per-device pieces or as a result, never from one value"),
  ("oneflow.sbp.broadcast-from-differing-locals.*", "elements differ", "jax.make_array_from_single_device_arrays takes each device's piece as given: pieces that differ under a replicated sharding are kept as they are (rank r reads its own [r, r]) where OneFlow's to_global broadcasts rank 0's piece, and JAX has no rule that would refuse them"),
  ("oneflow.placement.bad-duplicate", "returned a value", "jax.sharding.Mesh accepts a device listed twice (a mesh of cpu:0, cpu:1, cpu:1, cpu:2 is built): JAX does not check a mesh's devices for duplicates, where OneFlow refuses a placement with a rank twice (OF-PL-2)"),
  ("oneflow.placement.bad-empty", "returned a value", "jax.sharding.Mesh accepts an empty device array (printed Mesh()): JAX does not refuse a mesh of no devices, where OneFlow refuses a placement of no ranks (OF-PL-2)"),
@@ -191,6 +202,7 @@ _OF_NO_DTYPE = ("OneFlow 0.9.0 has no such dtype: its eight are bool, uint8, int
                 "float16, float32, float64, as its documentation says (OF-DT-1, OF-DT-3: no "
                 "complex)")
 R["oneflow"] = [
+ ("fn.meshgrid.*.mixed-*", "returned a value", "oneflow.meshgrid of tensors on cpu:0 and cpu:1 returns each output on its own input's device instead of raising: OneFlow 0.9.0 expands each input alone and never compares the devices"),
  ("fn.*", "the namespace has no |the library's array has no |takes no keyword ", "OneFlow 0.9.0 has no array API namespace: its own namespace (and Tensor) lacks this function, method or keyword under the standard's name (divide is oneflow.div, concat oneflow.cat, permute_dims oneflow.permute; no linalg.solve, no unique_*)"),
  ("fn.*", "the library lacks dtype complex", _OF_NO_DTYPE),
  ("fn.array.invert.*", "is only implemented on integer and Boolean-type tensors", "OneFlow 0.9.0's ~ on an int32 tensor raises RuntimeError ('Check failed: ... == DataType::kBool: ~ (operator.invert) is only implemented on integer and Boolean-type tensors'): the check admits bool only, against its own message, and there is no bitwise_not"),

@@ -17,14 +17,16 @@ each case cites API-FN-k of that version to be scoped to it), through the generi
 - mixed: for each array input, that input on D0 and every other on D1: the call raises
   (DEV-DS-11); first the same call with every array on D0, then on D1, must succeed, so that a
   call the library cannot make at all (a keyword it refuses, no kernel for the device) fails
-  the case instead of passing it by its refusal;
+  the case instead of passing it by its refusal; again with that input on D2 and the others on
+  D0 (`-d2`), so that every function has at least two independent mixed cases;
+- same-device on D2 (`same-device-d2`) for a function of one array input, its second guard;
 - scalar: where the signature takes a Python scalar for an array parameter, that scalar
   beside arrays on D1: the result is on D1 (DEV-DS-10);
 - optional: for each optional array keyword the table gives in `inputs.optional` (clip's min
   and max, searchsorted's sorter, linalg's rtol), the call with it and every other input on
-  D1: every output on D1 (DEV-DS-10); with it on D0 and the others on D1: the call raises
-  (DEV-DS-11). The other cases call without it, so a library that lacks the keyword still has
-  the function's plain call checked;
+  D1: every output on D1 (DEV-DS-10); with it on D0 and the others on D1, and on D2 beside
+  the others on D0: the call raises (DEV-DS-11). The other cases call without it, so a
+  library that lacks the keyword still has the function's plain call checked;
 - device: a function with a device parameter, called with device=D1 (its array inputs on D0):
   the result is on D1; with device=None beside array inputs on D1: the result is on D1;
 - indexing: __getitem__ with a slice, a boolean mask and (from 2024.12) an integer index
@@ -71,9 +73,14 @@ SKIP = {
 }
 # Functions whose values are not defined (empty's contents): no values case.
 NO_VALUES = ("empty", "empty_like")
-# Functions with several array inputs whose outputs each come from one input alone, so that
-# no data would cross devices (broadcast_arrays, meshgrid), or that read only dtypes.
-NO_MIXED = ("result_type", "can_cast", "broadcast_arrays", "meshgrid")
+# Functions with several array inputs that read only their dtypes. broadcast_arrays and meshgrid
+# get mixed cases like every other function: DEV-DS-11 refuses every operation whose array
+# arguments sit on different devices (spec/decisions.md, "Every function" 8).
+NO_MIXED = ("result_type", "can_cast")
+# The device pairs of the mixed cases: (the device of the one array apart, the others', the
+# ID's suffix). The second pair is two devices other than D1 (on refarray two OpenCL devices, so
+# that a check that compares device types only is caught), and a second guard of every input.
+MIXED_PAIRS = (("$D0", "$D1", ""), ("$D2", "$D0", "-d2"))
 # The statement and feature of each device-argument form, by function.
 DEVICE_RULES = {
     "astype": (["DEV-CREATE-6"], "astype-device"),
@@ -376,7 +383,7 @@ class Gen:
                 self.plain(f, form)
                 continue
             if n:
-                self.same_device(f, form)
+                self.same_device(f, form, n)
                 if f["name"] not in NO_VALUES:
                     self.values(f, form)
                 if n >= 2 and f["name"] not in NO_MIXED:
@@ -392,14 +399,18 @@ class Gen:
         self.add(f, form, "call", "%s answers the generic call (it takes no array)." % f["name"],
                  [], [], b.steps)
 
-    def same_device(self, f: Json, form: Json) -> None:
-        b = Builder(self.sig, case_kind(self.sig, form))
-        call = self.call_args(b, f, "$D1", "a", [])
-        self.with_device(f, form, call, "$D1")
-        self.check_outputs(b, f, form, call, "$D1", "")
-        self.add(f, form, "same-device",
-                 "%s with every array input on D1 (not the default device) puts every array "
-                 "it returns on D1." % f["name"], ["DEV-DS-10"], ["output-follows-input"], b.steps)
+    def same_device(self, f: Json, form: Json, n: int) -> None:
+        """Every array input on D1; for a function of one array input, which has no mixed
+        case, also every input on D2, so that its placement has two guards."""
+        for dev, suffix in [("$D1", "")] + ([("$D2", "-d2")] if n == 1 else []):
+            b = Builder(self.sig, case_kind(self.sig, form))
+            call = self.call_args(b, f, dev, "a", [])
+            self.with_device(f, form, call, dev)
+            self.check_outputs(b, f, form, call, dev, "")
+            self.add(f, form, "same-device" + suffix,
+                     "%s with every array input on %s (not the default device) puts every array "
+                     "it returns on %s." % (f["name"], dev[1:], dev[1:]), ["DEV-DS-10"],
+                     ["output-follows-input"], b.steps)
 
     def values(self, f: Json, form: Json, label: str = "values") -> None:
         kind = case_kind(self.sig, form)
@@ -503,28 +514,34 @@ class Gen:
         return call
 
     def can_call(self, b: Builder, f: Json, form: Json,
-                 optional: tuple[str, Json] | None = None) -> None:
-        """The call with every array input on D0, then on D1: each must succeed before a mixed
-        call's refusal counts."""
-        for dev, tag in (("$D0", "p"), ("$D1", "q")):
+                 optional: tuple[str, Json] | None = None,
+                 devices: tuple[str, str] = ("$D0", "$D1")) -> None:
+        """The call with every array input on the first of DEVICES, then on the second: each
+        must succeed before a mixed call's refusal counts."""
+        for dev, tag in zip(devices, ("p", "q"), strict=True):
             opt = None if optional is None else (optional[0], optional[1], dev)
             b.steps.append({"op": "call", "args": self.call_with(b, f, form, dev, tag, opt)})
 
     def mixed(self, f: Json, form: Json, n: int) -> None:
-        """For each array input, that input on D0 and every other on D1."""
-        for i in range(n):
-            where = ["$D1"] * n
-            where[i] = "$D0"
-            b = Builder(self.sig, case_kind(self.sig, form))
-            self.can_call(b, f, form)
-            call = self.call_args(b, f, "$D1", "a", where)
-            self.with_device(f, form, call, "$D1")
-            b.steps.append({"op": "call", "args": call, "raises": "any"})
-            self.add(f, form, "mixed-%d" % i,
-                     "%s with array input %d on D0 and the other%s on D1 raises instead of "
-                     "moving data across devices (the same call with every array on D0, and "
-                     "on D1, succeeds first)." % (f["name"], i, "s" if n > 2 else ""),
-                     ["DEV-DS-11"], ["mixed-device-raises"], b.steps)
+        """For each array input, that input on D0 and every other on D1; and, so that no
+        single case (nor one expectations entry) is a function's only guard, that input on D2
+        and every other on D0 (MIXED_PAIRS)."""
+        for alone, rest, suffix in MIXED_PAIRS:
+            for i in range(n):
+                where = [rest] * n
+                where[i] = alone
+                b = Builder(self.sig, case_kind(self.sig, form))
+                self.can_call(b, f, form, devices=(alone, rest))
+                call = self.call_args(b, f, rest, "a", where)
+                self.with_device(f, form, call, rest)
+                b.steps.append({"op": "call", "args": call, "raises": "any"})
+                self.add(f, form, "mixed-%d%s" % (i, suffix),
+                         "%s with array input %d on %s and the other%s on %s raises instead of "
+                         "moving data across devices (the same call with every array on %s, "
+                         "and on %s, succeeds first)."
+                         % (f["name"], i, alone[1:], "s" if n > 2 else "", rest[1:], alone[1:],
+                            rest[1:]),
+                         ["DEV-DS-11"], ["mixed-device-raises"], b.steps)
 
     def optional(self, f: Json, form: Json) -> None:
         """Each optional array keyword of the table's inputs: on D1 with the rest, then alone
@@ -539,15 +556,17 @@ class Gen:
             self.add(f, form, "opt-%s" % name, "%s with its optional array %s= and every other "
                      "array input on D1 puts every array it returns on D1." % (f["name"], name),
                      ["DEV-DS-10"], ["output-follows-input"], b.steps)
-            b = Builder(self.sig, case_kind(self.sig, form))
-            self.can_call(b, f, form, (name, spec))
-            call = self.call_with(b, f, form, "$D1", "a", (name, spec, "$D0"))
-            b.steps.append({"op": "call", "args": call, "raises": "any"})
-            self.add(f, form, "opt-%s-mixed" % name, "%s with its optional array %s= on D0 and "
-                     "every other array input on D1 raises instead of moving data across "
-                     "devices (the same call with every array on D0, and on D1, succeeds "
-                     "first)." % (f["name"], name), ["DEV-DS-11"], ["mixed-device-raises"],
-                     b.steps)
+            for alone, rest, suffix in MIXED_PAIRS:
+                b = Builder(self.sig, case_kind(self.sig, form))
+                self.can_call(b, f, form, (name, spec), devices=(alone, rest))
+                call = self.call_with(b, f, form, rest, "a", (name, spec, alone))
+                b.steps.append({"op": "call", "args": call, "raises": "any"})
+                self.add(f, form, "opt-%s-mixed%s" % (name, suffix),
+                         "%s with its optional array %s= on %s and every other array input on "
+                         "%s raises instead of moving data across devices (the same call with "
+                         "every array on %s, and on %s, succeeds first)."
+                         % (f["name"], name, alone[1:], rest[1:], alone[1:], rest[1:]),
+                         ["DEV-DS-11"], ["mixed-device-raises"], b.steps)
 
     def scalars(self, f: Json, form: Json) -> None:
         kind = case_kind(self.sig, form)

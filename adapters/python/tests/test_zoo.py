@@ -268,3 +268,22 @@ def test_a_misnamed_parameter_is_reported_as_such(base: str) -> None:
             assert status == "lacks" and lacks == ("zeros(device=)",), (case, status, reason)
         assert "zeros's parameter 'dev' stands where the standard puts device" in reason or \
             status == "lacks", (case, reason)
+
+
+# -- a namespace ignoring its devices' dtypes: devices past the third are checked -------------
+
+def test_a_device_that_takes_an_unlisted_dtype_or_ignores_its_defaults_fails() -> None:
+    """zoo.lax_dtypes over array-api-strict gives an unlisted dtype the device's default
+    instead of raising, and creates without dtype in the default device's defaults: the cases
+    on D3 and D4 (no_float64, no_x64) catch both, where array-api-strict itself passes them."""
+    globs = ("dtypes.unlisted-refused.*", "info.default-dtypes.used-by-creation.*")
+    extra = [arg for g in globs for arg in ("--case", g)]
+    _, plain, err = run("array_api_strict", extra=extra)
+    assert plain is not None, err[-2000:]
+    assert {v[0] for v in verdicts(plain).values()} == {"pass"}
+    _, report, err = run("zoo.lax_dtypes", extra=extra, env={"ZOO_BASE": "array_api_strict"})
+    assert report is not None, err[-2000:]
+    failed = {case for case, v in verdicts(report).items() if v[0] == "fail"}
+    assert {"dtypes.unlisted-refused.float64.fourth", "dtypes.unlisted-refused.int64.fifth",
+            "info.default-dtypes.used-by-creation.real.float32.fourth",
+            "info.default-dtypes.used-by-creation.integral.int32.fifth"} <= failed, failed

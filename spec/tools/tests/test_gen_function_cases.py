@@ -100,16 +100,39 @@ def call_devices(call: Any, made: dict[str, str]) -> set[str]:
 
 def test_mixed_cases_first_make_the_call_on_each_device() -> None:
     """A mixed case's refusal counts only after the same call succeeded with every array on
-    D0 and then on D1."""
-    mixed = [c for c in cases() if c["id"].endswith("-mixed") or ".mixed-" in c["id"]]
+    the one input's device (D0, or D2 for the -d2 cases) and then on the others' (D1, or D0)."""
+    mixed = [c for c in cases() if "-mixed" in c["id"] or ".mixed-" in c["id"]]
     assert len(mixed) > 100
     for c in mixed:
+        alone, rest = ("$D2", "$D0") if c["id"].endswith("-d2") else ("$D0", "$D1")
         made = {s["as"]: s["args"]["device"] for s in c["steps"] if s["op"] == "array.asarray"}
         calls = [s for s in c["steps"] if s["op"] == "call"]
         assert [("raises" in s) for s in calls] == [False, False, True], c["id"]
-        assert call_devices(calls[0], made) == {"$D0"}, c["id"]
-        assert call_devices(calls[1], made) == {"$D1"}, c["id"]
-        assert call_devices(calls[2], made) == {"$D0", "$D1"}, c["id"]
+        assert call_devices(calls[0], made) == {alone}, c["id"]
+        assert call_devices(calls[1], made) == {rest}, c["id"]
+        assert call_devices(calls[2], made) == {alone, rest}, c["id"]
+
+
+def test_every_function_has_two_independent_guards() -> None:
+    """No function's device rule rests on one case (which one expectations entry could
+    silence): a function of several array inputs (meshgrid and broadcast_arrays included) has
+    at least two mixed cases, with different devices; one of a single array input two
+    same-device cases, on D1 and on D2."""
+    mixed: dict[str, set[str]] = {}
+    same: dict[str, set[str]] = {}
+    for c in cases():
+        name, what = c["id"].split(".v")[0], c["id"].split(".", 2)[-1]
+        if "DEV-DS-11" in c["spec"]:
+            mixed.setdefault(name, set()).add(what)
+        if ".same-device" in c["id"]:
+            same.setdefault(name, set()).add(what)
+    for name in ("fn.meshgrid", "fn.broadcast_arrays", "fn.linalg.matrix_rank", "fn.repeat"):
+        assert len(mixed.get(name, ())) >= 2, name
+    for name, whats in mixed.items():
+        assert any(w.endswith("-d2") for w in whats), name
+        assert any(not w.endswith("-d2") for w in whats), name
+    assert {w.split(".")[-1] for w in same["fn.linalg.cholesky"]} == {"same-device",
+                                                                      "same-device-d2"}
 
 
 def test_no_two_cases_check_the_same() -> None:
@@ -161,7 +184,8 @@ def test_cases_are_scoped_and_check_d1() -> None:
         if ".mixed-" in c["id"]:
             assert c["steps"][-1].get("raises") == "any"
             devices = {s["args"]["device"] for s in c["steps"] if s["op"] == "array.asarray"}
-            assert devices == {"$D0", "$D1"}, c["id"]
+            want = {"$D0", "$D2"} if c["id"].endswith("-d2") else {"$D0", "$D1"}
+            assert devices == want, c["id"]
 
 
 def test_values_compare_d1_moved_to_d0_with_d0() -> None:

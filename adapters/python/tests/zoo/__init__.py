@@ -15,6 +15,8 @@ misbehaving namespaces: test fixtures, not models of any library.
 - no_device: NumPy arrays without .device and .to_device; array-api-compat's helpers work
   (--compat); over NumPy only.
 - renamed: zeros names its device parameter dev (a misnamed parameter).
+- lax_dtypes: creation gives a dtype its device does not list that device's default instead
+  of raising, and without dtype uses the default device's defaults (over array-api-strict).
 """
 
 from __future__ import annotations
