@@ -685,6 +685,8 @@ void dsr__profile_verdict(const dsr_registry *reg, const dsr_suite *suite, const
                           const dsr_result *results, int nresults, const dsr_profile *p,
                           bool complete, dsr_verdict *v);
 void dsr__verdict_free(dsr_verdict *v);
+/* V as a report's footer writes a profile's verdict (report.json, footer.profiles). */
+cJSON *dsr__verdict_json(const dsr_verdict *v);
 
 /* ---- client.c: the protocol client ------------------------------------------------ */
 

@@ -230,17 +230,23 @@ static void tally_json(cJSON *j, const dsr_tally *t)
     cJSON_AddNumberToObject(j, "differs_from_reading", t->differs);
 }
 
+cJSON *dsr__verdict_json(const dsr_verdict *v)
+{
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddItemToObject(j, "missing_features", dsr__json_strings(v->missing, v->nmissing));
+    cJSON_AddItemToObject(j, "lacks", dsr__json_strings(v->lacks, v->nlacks));
+    tally_json(j, &v->required);
+    cJSON_AddStringToObject(j, "verdict", dsr__verdict_names[v->verdict]);
+    tally_json(cJSON_AddObjectToObject(j, "optional"), &v->optional);
+    return j;
+}
+
 /* A profile's verdict as profile.c computes it, written down. */
 static cJSON *profile_json(const dsr_run_state *r, const dsr_profile *p, bool complete)
 {
     dsr_verdict v;
     dsr__profile_verdict(r->reg, r->suite, r->hello, r->results, r->nresults, p, complete, &v);
-    cJSON *j = cJSON_CreateObject();
-    cJSON_AddItemToObject(j, "missing_features", dsr__json_strings(v.missing, v.nmissing));
-    cJSON_AddItemToObject(j, "lacks", dsr__json_strings(v.lacks, v.nlacks));
-    tally_json(j, &v.required);
-    cJSON_AddStringToObject(j, "verdict", dsr__verdict_names[v.verdict]);
-    tally_json(cJSON_AddObjectToObject(j, "optional"), &v.optional);
+    cJSON *j = dsr__verdict_json(&v);
     dsr__verdict_free(&v);
     return j;
 }

@@ -179,21 +179,7 @@ static void print_verdict(cJSON *out, const dsr_profile *p, const dsr_verdict *v
 {
     const dsr_tally *t = &v->required;
     if (json) {
-        cJSON *j = cJSON_AddObjectToObject(out, p->name);
-        cJSON_AddStringToObject(j, "verdict", dsr__verdict_names[v->verdict]);
-        cJSON_AddNumberToObject(j, "cases", t->cases);
-        cJSON_AddNumberToObject(j, "passed", t->passed);
-        cJSON_AddNumberToObject(j, "failed", t->failed);
-        cJSON_AddNumberToObject(j, "skipped", t->skipped);
-        cJSON_AddNumberToObject(j, "not_run", t->not_run);
-        cJSON_AddNumberToObject(j, "should_failed", t->should_failed);
-        cJSON_AddNumberToObject(j, "differs_from_reading", t->differs);
-        cJSON *missing = cJSON_AddArrayToObject(j, "missing_features");
-        for (int i = 0; i < v->nmissing; i++)
-            cJSON_AddItemToArray(missing, cJSON_CreateString(v->missing[i]));
-        cJSON *lacks = cJSON_AddArrayToObject(j, "lacks");
-        for (int i = 0; i < v->nlacks; i++)
-            cJSON_AddItemToArray(lacks, cJSON_CreateString(v->lacks[i]));
+        cJSON_AddItemToObject(out, p->name, dsr__verdict_json(v));
         return;
     }
     printf("  %-28s %s (%d of %d cases passed", p->name, dsr__verdict_names[v->verdict], t->passed,
