@@ -836,6 +836,35 @@ typedef struct dsr_run_state {
     const char *why_incomplete; /* when not complete */
 } dsr_run_state;
 
+/* An in-process run, watched (watch.c): the run goes on in a child, and a child ended by a
+ * signal (the library aborted or faulted) still leaves a report. The page the child shares
+ * with the parent: the selected case it runs (-1: none), and its journal and report. */
+typedef struct dsr_watch {
+    volatile int index;
+    char jsonl[4096];
+    char report[4096];
+} dsr_watch;
+extern dsr_watch *dsr__watch; /* NULL when the run is not watched */
+typedef struct dsr_watch_run {
+    const dsr_options *o;
+    const dsr_registry *reg;
+    const dsr_suite *suite;
+    const dsr_expectations *ex;
+    const dsr_case *const *sel;            /* the selected cases, in order */
+    const dsr_expectation *const *sel_exp; /* the expectation of each */
+    int total;
+} dsr_watch_run;
+/* Forks: 0 in the child (the run), 1 in the parent (the watcher), -1 when not watched
+ * (DEVSPEC_NO_WATCH=1, or the fork failed). */
+int dsr__watch_begin(void);
+/* The parent waits for the child: its exit status, *SIG the signal that ended it or 0. */
+int dsr__watch_wait(int *sig);
+/* A child ended by SIG: the journal gets the case it was running as a crash and a footer,
+ * the consolidated report is written from it, stderr says so. Returns 3. */
+int dsr__watch_recover(const dsr_watch_run *run, int sig, double elapsed);
+/* The expectations file applied to a result (run.c). */
+void dsr__watch_expect(dsr_result *res);
+
 /* ---- the reporters: what a run tells as it goes --------------------------------------- */
 
 /* One output of a run. The scheduler (run.c) calls every reporter with the same events, in
