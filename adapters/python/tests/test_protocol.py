@@ -5,6 +5,8 @@ library is needed, because NumPy is the lightest of the pinned libraries."""
 import io
 import json
 import math
+import os
+import re
 import subprocess
 from collections.abc import Iterator
 from typing import Any
@@ -521,3 +523,13 @@ def test_exchange_of_a_view_too_large_to_read_is_the_adapters_limit(numpy_adapte
     e = a.err("array.exchange", {"array": view, "peer": "numpy", "direction": "from_peer"})
     assert e["origin"] == "adapter" and e["kind"] == "MemoryError", e
     assert "a limit of the adapter" in e["message"], e
+
+
+def test_required_python_agrees() -> None:
+    """pyproject.toml's requires-python is the version devspec_adapter.py itself checks."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(here, "pyproject.toml")) as f:
+        declared = re.search(r'requires-python = ">=(\d+)\.(\d+)"', f.read())
+    with open(os.path.join(here, "devspec_adapter.py")) as f:
+        checked = re.search(r"sys\.version_info < \((\d+), (\d+)\)", f.read())
+    assert declared and checked and declared.groups() == checked.groups(), (declared, checked)
