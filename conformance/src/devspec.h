@@ -116,9 +116,10 @@ void dsr__utc_iso(char out[32]); /* wall clock, ISO 8601 UTC */
 long dsr__utf8_invalid_at(const char *s, size_t len);
 bool dsr__is_dir(const char *path);
 /* The length of a character at S that a terminal or a page would act on rather than show,
- * beyond the C0 controls: a C1 control (U+0080..U+009F; U+009B starts a terminal escape) or
- * a bidirectional control (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069, which
- * reorder the text around them); *CP gets its code point. 0 for anything else. Whatever
+ * beyond the C0 controls: a C1 control (U+0080..U+009F; U+009B starts a terminal escape), a
+ * bidirectional control (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069, which
+ * reorder the text around them) or a line or paragraph separator (U+2028, U+2029: YAML and
+ * many editors end a line there); *CP gets its code point. 0 for anything else. Whatever
  * shows a library's text writes these as \uXXXX. */
 size_t dsr__hidden_char(const char *s, unsigned *cp);
 /* PATH made absolute with its links resolved (realpath); for a path that does not exist,
