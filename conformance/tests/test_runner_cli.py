@@ -224,3 +224,20 @@ def test_unreadable_adapters_file_is_a_usage_error(env: Env) -> None:
                              env=environ)
         assert rc == 2 and "cannot read" in err and missing in err, why(
             "an unreadable adapters file: exit 2, the file named", 2, (rc, err[-400:]))
+
+
+def test_copied_program_says_where_it_looked(env: Env) -> None:
+    """A devspec copied away from its tree (no devspec-tree or share/devspec beside it) says
+    where it looked for the suite and how to point it, not only "cannot read
+    ./spec/features.json"."""
+    copy = os.path.join(env.tmp, "bin", "devspec")
+    os.makedirs(os.path.dirname(copy))
+    shutil.copy(env.devspec, copy)
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("DEVSPEC_")}
+    proc = subprocess.run([copy, "list", "features"], capture_output=True, text=True,
+                          cwd=env.tmp, env=clean, timeout=60)
+    err = proc.stderr
+    assert proc.returncode == 2 and "./spec" in err and os.path.dirname(copy) in err and \
+        "DEVSPEC_SOURCE" in err and "--spec" in err, why(
+        "a copied program names where it looked and how to point it", "exit 2, DEVSPEC_SOURCE",
+        (proc.returncode, err))
