@@ -803,12 +803,16 @@ void dsr__show_value(dsr_buf *b, const cJSON *v, size_t max);
  * a value whose text is still over DSR_SUMMARY_WHOLE bytes becomes the summary of that
  * text. NULL stays NULL. */
 cJSON *dsr__bound_value(cJSON *v);
+/* A bounded copy of V (dsr__bound_value of a copy), made without copying a large string or
+ * list whole first: what a failed step keeps of a reply costs no second reply. */
+cJSON *dsr__bounded_copy(const cJSON *v);
 /* Sets the allocator up so that the memory of a large reply goes back when it is freed
  * (main calls it first). */
 void dsr__memory_setup(void);
 /* Reads a reply line as the protocol's limits allow: the data of typed arrays packed
  * (common/dsjson.h), at most DSR_PROTOCOL_MAX_REPLY_VALUES other values. NULL when it is not
- * JSON or passes a limit; *WHY then says which limit (NULL: not JSON). */
+ * JSON or passes a limit; *WHY then says which limit (NULL: not JSON). LINE[LEN] must be a
+ * NUL (it is read in place where nothing in it is rewritten). */
 cJSON *dsr__parse_reply(const char *line, size_t len, const char **why);
 /* The first member of an object of V (depth first) whose key an earlier member of the same
  * object has, or NULL. JSON leaves duplicate keys to the reader and readers differ (cJSON

@@ -141,3 +141,29 @@ def test_long_plain_list(env: Env) -> None:
     assert rc == 1 and c["status"] == "error" and "65536 values" in c["reason"], why(
         "a reply of 100k values outside typed arrays is a protocol error naming the limit",
         "error", (rc, c.get("reason")))
+
+
+def test_string_reply_at_the_limit(env: Env) -> None:
+    """A reply of one string at the limit costs the runner about twice the reply (the line
+    and the string), as typed data do: it was 3 times (the reader's copy of the line)."""
+    size = LIMIT - 4096
+    cases = env.path("big-str.json")
+    write_cases(cases, "A large string reply.", [
+        {"id": "big.str", "description": "a large string", "spec": ["T-STR-1"],
+         "features": ["device-string"],
+         "steps": [{"op": "device.parse", "args": {"text": f"big-str:{size}"}, "expect": "x"}]}])
+    report = env.path("big-str-report.json")
+    rc, _, err, peak = peak_run(env, ["run", "--cases", cases, "--adapter-cmd", fake_cmd(),
+                                      "--no-tap", "--jobs", "1", "--timeout", "300",
+                                      "--report", report])
+    c = load_report(report)["cases"][0]
+    assert rc == 1 and c["status"] == "fail" and "a string of" in c["reason"], why(
+        "a string reply at the limit is read and fails", "fail", (rc, c.get("reason"), err))
+    assert os.path.getsize(report) < 65536, why(
+        "the report keeps a summary of the string", "< 64 KiB", os.path.getsize(report))
+    print(f"# str: reply {size} bytes, runner peak {peak / 2**20:.1f} MiB = "
+          f"{peak / size:.2f} x the reply")
+    if not sanitized(env):
+        assert peak <= 2.5 * size, why(
+            "the runner's peak memory for a string reply is about twice the reply",
+            f"<= {2.5 * size}", peak)
