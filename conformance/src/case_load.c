@@ -331,7 +331,24 @@ static void load_file(dsr_loader *L)
         return;
     }
     size_t end = len;
-    f->root = dsj_parse(f->text, len, &end);
+    const char *why = NULL;
+    /* read in place (dsr__read_file's text ends in a NUL): no copy of the file at the peak */
+    static const dsj_parse_options in_place = {false, 0, true};
+    dsr__json_watch_memory(true);
+    f->root = dsj_parse_with(f->text, len, &in_place, &end, &why);
+    bool no_memory = dsr__json_out_of_memory;
+    dsr__json_watch_memory(false);
+    if (!f->root && (why || no_memory)) {
+        /* valid or not, it could not be read: memory ran out (decisions, Runner and reports
+         * 41) */
+        fprintf(L->err,
+                "%s: (file): out of memory reading it (%zu bytes; the loader needs up to "
+                "about 20 times a case file's size): give devspec more memory, or split the "
+                "file\n",
+                f->path, len);
+        L->problems++;
+        return;
+    }
     if (!f->root) {
         size_t deep;
         if (dsj_too_deep(f->text, len, &deep)) {

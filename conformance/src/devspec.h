@@ -809,6 +809,10 @@ cJSON *dsr__bounded_copy(const cJSON *v);
 /* Sets the allocator up so that the memory of a large reply goes back when it is freed
  * (main calls it first). */
 void dsr__memory_setup(void);
+/* Set when an allocation of cJSON's failed while dsr__json_watch_memory(true) is in force
+ * (one thread only: the hooks are global); cleared by it. */
+extern _Atomic int dsr__json_out_of_memory;
+void dsr__json_watch_memory(bool on);
 /* Reads a reply line as the protocol's limits allow: the data of typed arrays packed
  * (common/dsjson.h), at most DSR_PROTOCOL_MAX_REPLY_VALUES other values. NULL when it is not
  * JSON or passes a limit; *WHY then says which limit (NULL: not JSON). LINE[LEN] must be a

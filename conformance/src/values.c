@@ -14,6 +14,26 @@
 #include <malloc.h>
 #endif
 
+_Atomic int dsr__json_out_of_memory;
+
+/* cJSON's allocations, remembered when one fails: a parse that fails for want of memory
+ * then says so instead of reporting a syntax error at the byte it had reached. */
+static void *json_malloc(size_t n)
+{
+    void *p = malloc(n);
+    if (!p) dsr__json_out_of_memory = 1;
+    return p;
+}
+
+void dsr__json_watch_memory(bool on)
+{
+    /* Only while watched: with hooks of its own, cJSON gives up realloc when it prints (it
+     * copies its buffer at each growth instead), so the hooks are not left installed. */
+    cJSON_Hooks hooks = {json_malloc, free};
+    dsr__json_out_of_memory = 0;
+    cJSON_InitHooks(on ? &hooks : NULL);
+}
+
 void dsr__memory_setup(void)
 {
 #ifdef __GLIBC__

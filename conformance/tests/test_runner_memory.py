@@ -167,3 +167,28 @@ def test_string_reply_at_the_limit(env: Env) -> None:
         assert peak <= 2.5 * size, why(
             "the runner's peak memory for a string reply is about twice the reply",
             f"<= {2.5 * size}", peak)
+
+
+def test_case_file_larger_than_memory(env: Env) -> None:
+    """A valid case file the process has not the memory to load is said to be so (out of
+    memory, its size), not "invalid JSON" at the byte where memory ran out."""
+    if sanitized(env):
+        pytest.skip("AddressSanitizer reserves more address space than the limit allows")
+    import resource
+    big = env.path("huge-cases.json")
+    cases = [{"id": f"huge.{i}", "description": "one of many", "spec": ["T-STR-1"],
+              "features": ["device-string"],
+              "steps": [{"op": "device.parse", "args": {"text": "cpu"}}]} for i in range(150000)]
+    write_cases(big, "Many cases.", cases)
+    limit = 128 << 20
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    p = subprocess.run([env.devspec, "validate", "--cases", big, "--spec", TEST_SPEC],
+                       capture_output=True, text=True, timeout=300, preexec_fn=cap)
+    size = os.path.getsize(big)
+    assert p.returncode == 2 and f"{big}: (file): out of memory reading it ({size} bytes" in \
+        p.stderr and "invalid JSON" not in p.stderr, why(
+            f"a {size}-byte case file under a {limit >> 20} MiB limit: out of memory, said",
+            "out of memory reading it", (p.returncode, p.stderr[-500:]))
