@@ -138,6 +138,81 @@ static const char *str_of(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
+/* The results the journal's records RECS[1..N) hold, in the order of the selection (one
+ * worker), into RESULTS; each record, without its type, into CASES. Returns their number. */
+static int journal_results(const dsr_watch_run *run, cJSON **recs, int n, dsr_result *results,
+                           cJSON *cases)
+{
+    int nres = 0;
+    for (int i = 1; i < n; i++) {
+        const char *type = str_of(recs[i], "type");
+        if (!type || strcmp(type, "case") || nres >= run->total) continue;
+        dsr_result *res = &results[nres];
+        memset(res, 0, sizeof *res);
+        res->c = run->sel[nres];
+        res->expectation = run->sel_exp[nres];
+        res->basis = dsr__case_basis(run->reg, res->c, NULL);
+        const char *st_name = str_of(recs[i], "status"),
+                   *raw_name = str_of(recs[i], "observed_status");
+        int st = dsr__status_parse(st_name ? st_name : "");
+        int raw = dsr__status_parse(raw_name ? raw_name : "");
+        res->status = st < 0 ? DSR_ERROR : (dsr_status)st;
+        res->raw_status = raw < 0 ? res->status : (dsr_status)raw;
+        const char *src = str_of(recs[i], "skip_source");
+        res->skip_source = src ? dsr__xstrdup(src) : NULL;
+        res->step = res->stopped_at = -1;
+        nres++;
+        cJSON *c = cJSON_Duplicate(recs[i], true);
+        cJSON_DeleteItemFromObject(c, "type");
+        cJSON_AddItemToArray(cases, c);
+    }
+    return nres;
+}
+
+/* The journal at W gets CRASH (may be NULL) and FOOTER; the consolidated report, HEADER,
+ * CASES (taken) and FOOTER, is written atomically. False when either could not be. */
+static bool write_reports(const dsr_watch *w, const cJSON *header, cJSON *cases, cJSON *crash,
+                          const cJSON *footer)
+{
+    bool ok = true;
+    FILE *j = fopen(w->jsonl, "a");
+    if (j) {
+        char *a = crash ? dsr__print(crash, false) : NULL;
+        char *b = dsr__print(footer, false);
+        if (a) fprintf(j, "%s\n", a);
+        fprintf(j, "%s\n", b);
+        cJSON_free(a);
+        cJSON_free(b);
+        ok = fclose(j) == 0;
+    } else {
+        ok = false;
+    }
+    if (crash) {
+        cJSON *c = cJSON_Duplicate(crash, true);
+        cJSON_DeleteItemFromObject(c, "type");
+        cJSON_AddItemToArray(cases, c);
+    }
+    cJSON *doc = cJSON_CreateObject();
+    cJSON_AddStringToObject(doc, "type", "devspec-report");
+    cJSON_AddNumberToObject(doc, "report_version", DSR_REPORT_VERSION);
+    cJSON *h = cJSON_Duplicate(header, true);
+    cJSON_DeleteItemFromObject(h, "type");
+    cJSON_AddItemToObject(doc, "header", h);
+    cJSON_AddItemToObject(doc, "cases", cases);
+    dsr__repro_annotate(cases, h, w->report);
+    cJSON *f = cJSON_Duplicate(footer, true);
+    cJSON_DeleteItemFromObject(f, "type");
+    cJSON_AddItemToObject(doc, "footer", f);
+    char *text = dsr__print(doc, true);
+    dsr_buf out = {0};
+    dsr__buf_printf(&out, "%s\n", text);
+    cJSON_free(text);
+    if (w->report[0] && dsr__write_file_atomic(w->report, out.data, out.len) != 0) ok = false;
+    dsr__buf_free(&out);
+    cJSON_Delete(doc);
+    return ok;
+}
+
 int dsr__watch_recover(const dsr_watch_run *run, int sig, double elapsed)
 {
     const char *name = sig_name(sig);
@@ -162,31 +237,9 @@ int dsr__watch_recover(const dsr_watch_run *run, int sig, double elapsed)
         free(recs);
         return DSR_EXIT_INCOMPLETE;
     }
-    /* The results the journal records, in the order of the selection (one worker). */
     dsr_result *results = dsr__xmalloc(sizeof *results * (size_t)(n + 1));
-    int nres = 0;
     cJSON *cases = cJSON_CreateArray();
-    for (int i = 1; i < n; i++) {
-        const char *type = str_of(recs[i], "type");
-        if (!type || strcmp(type, "case") || nres >= run->total) continue;
-        dsr_result *res = &results[nres];
-        memset(res, 0, sizeof *res);
-        res->c = run->sel[nres];
-        res->expectation = run->sel_exp[nres];
-        res->basis = dsr__case_basis(run->reg, res->c, NULL);
-        int st = dsr__status_parse(str_of(recs[i], "status") ? str_of(recs[i], "status") : "");
-        int raw = dsr__status_parse(
-            str_of(recs[i], "observed_status") ? str_of(recs[i], "observed_status") : "");
-        res->status = st < 0 ? DSR_ERROR : (dsr_status)st;
-        res->raw_status = raw < 0 ? res->status : (dsr_status)raw;
-        const char *src = str_of(recs[i], "skip_source");
-        res->skip_source = src ? dsr__xstrdup(src) : NULL;
-        res->step = res->stopped_at = -1;
-        nres++;
-        cJSON *c = cJSON_Duplicate(recs[i], true);
-        cJSON_DeleteItemFromObject(c, "type");
-        cJSON_AddItemToArray(cases, c);
-    }
+    int nres = journal_results(run, recs, n, results, cases);
     int at = w->index;
     dsr_buf why = {0}, reason = {0};
     cJSON *crash_rec = NULL;
@@ -228,47 +281,12 @@ int dsr__watch_recover(const dsr_watch_run *run, int sig, double elapsed)
     int gate = 0;
     cJSON *footer = dsr__report_footer(&s, false, elapsed, &gate);
 
-    /* The journal gets the crash and the footer; the consolidated report is made from it. */
-    bool ok = true;
-    FILE *j = fopen(w->jsonl, "a");
-    if (j) {
-        char *a = crash_rec ? dsr__print(crash_rec, false) : NULL;
-        char *b = dsr__print(footer, false);
-        if (a) fprintf(j, "%s\n", a);
-        fprintf(j, "%s\n", b);
-        cJSON_free(a);
-        cJSON_free(b);
-        ok = fclose(j) == 0;
-    } else {
-        ok = false;
-    }
-    if (crash_rec) {
-        cJSON_DeleteItemFromObject(crash_rec, "type");
-        cJSON_AddItemToArray(cases, crash_rec);
-    }
-    cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "type", "devspec-report");
-    cJSON_AddNumberToObject(doc, "report_version", DSR_REPORT_VERSION);
-    cJSON *h = cJSON_Duplicate(header, true);
-    cJSON_DeleteItemFromObject(h, "type");
-    cJSON_AddItemToObject(doc, "header", h);
-    cJSON_AddItemToObject(doc, "cases", cases);
-    dsr__repro_annotate(cases, h, w->report);
-    cJSON *f = cJSON_Duplicate(footer, true);
-    cJSON_DeleteItemFromObject(f, "type");
-    cJSON_AddItemToObject(doc, "footer", f);
-    char *text = dsr__print(doc, true);
-    dsr_buf out = {0};
-    dsr__buf_printf(&out, "%s\n", text);
-    cJSON_free(text);
-    if (w->report[0] && dsr__write_file_atomic(w->report, out.data, out.len) != 0) ok = false;
-    dsr__buf_free(&out);
-
+    bool ok = write_reports(w, header, cases, crash_rec, footer);
     fprintf(stderr, "devspec: %s; the run ends there (exit 3). %s%s%s%s\n", why.data,
             ok ? "report: " : "the report could not be written: ", w->report,
             ok ? " (the case is recorded as a crash)" : "",
             run->o->junit ? "; --junit was not written" : "");
-    cJSON_Delete(doc);
+    cJSON_Delete(crash_rec);
     cJSON_Delete(footer);
     cJSON_Delete(hello);
     for (int i = 0; i < nres; i++)
