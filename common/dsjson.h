@@ -105,6 +105,9 @@ typedef struct dsj_parse_options {
     bool pack_data;    /* hold packable "data" arrays as packed nodes */
     size_t max_values; /* refuse a text with more values and keys than this outside packed
                         * arrays (0: no limit) */
+    bool terminated;   /* TEXT[LEN] is a NUL: a text with nothing to rewrite (no packed
+                        * array, no escaped NUL) is read in place, not copied first (a reply
+                        * of one 64 MiB string then costs the string once, not twice) */
 } dsj_parse_options;
 
 /* dsj_parse with OPTIONS (may be NULL: dsj_parse itself). On failure *WHY (may be NULL)

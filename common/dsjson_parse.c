@@ -441,9 +441,18 @@ static cJSON *parse(const char *text, size_t len, const dsj_parse_options *opt, 
     /* cJSON reads a NUL-terminated copy: a truncated document then fails at its end (the
      * NUL), not at its last byte, and the copy is where the NUL escapes and the packed arrays
      * are rewritten. */
+    const char *parse_end = NULL;
+    size_t k = 0, from = 0;
+    if (rw.n == 0 && opt && opt->terminated && text[len] == '\0') {
+        root = cJSON_ParseWithLengthOpts(text, len + 1, &parse_end, true);
+        if (root == NULL) {
+            fail_at = parse_end ? (size_t)(parse_end - text) : 0;
+            goto fail;
+        }
+        goto parsed;
+    }
     copy = cJSON_malloc(copy_len + 1);
     if (copy == NULL) goto oom;
-    size_t k = 0, from = 0;
     for (size_t i = 0; i < rw.n; i++) {
         memcpy(copy + k, text + from, rw.v[i].offset - from);
         k += rw.v[i].offset - from;
@@ -458,7 +467,6 @@ static cJSON *parse(const char *text, size_t len, const dsj_parse_options *opt, 
     memcpy(copy + k, text + from, len - from);
     k += len - from;
     copy[k] = '\0';
-    const char *parse_end = NULL;
     root = cJSON_ParseWithLengthOpts(copy, k + 1, &parse_end, true);
     if (root == NULL) {
         /* Back to an offset in TEXT: each rewrite before the error changed the length by
@@ -478,6 +486,7 @@ static cJSON *parse(const char *text, size_t len, const dsj_parse_options *opt, 
         if (fail_at == SIZE_MAX) fail_at = (size_t)((long long)stop + delta);
         goto fail;
     }
+parsed:;
     size_t used = 0;
     if (!attach_numbers(root, text, &starts, &lens, &used) || used != starts.n) goto oom;
     attach_packed(root, texts, counts.v);

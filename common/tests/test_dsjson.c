@@ -372,7 +372,7 @@ DT_TEST(shortest_is_the_definition)
 
 /* Packed "data": the same document as dsj_parse reads (printed alike), elements walked one
  * at a time, and no node per element. */
-static const dsj_parse_options packing = {true, 0};
+static const dsj_parse_options packing = {true, 0, false};
 
 static char *printed(const char *text, const dsj_parse_options *opt)
 {
@@ -474,7 +474,7 @@ DT_TEST(packed_errors_and_limits)
     OK(r0 == NULL && r1 == NULL && plain_at == packed_at,
        "a text too deep for the plain reader is too deep packed, refused at the same byte");
     free(d);
-    dsj_parse_options few = {true, 8};
+    dsj_parse_options few = {true, 8, false};
     const char *why = "unset";
     const char *t = "{\"data\": [1,2,3,4,5,6,7,8], \"shape\": [8]}";
     cJSON *v = dsj_parse_with(t, strlen(t), &few, NULL, &why);
@@ -525,7 +525,42 @@ DT_TEST(packed_memory)
     OK(plain_bytes > 20 * k, "plain: a node per element (what packing is for)");
 }
 
+/* A NUL-terminated text with nothing to rewrite (a reply of one long string) is read in
+ * place: the string costs its bytes once, not the copy's too; what it reads, and where a bad
+ * text fails, are the copy's. */
+DT_TEST(terminated_in_place)
+{
+    size_t n = 1000000;
+    char *t = malloc(n + 32);
+    size_t k = (size_t)sprintf(t, "{\"result\": \"");
+    memset(t + k, 'x', n);
+    k += n;
+    k += (size_t)sprintf(t + k, "\"}");
+    static const dsj_parse_options in_place = {true, 0, true};
+    cJSON_Hooks hooks = {counting_malloc, free};
+    cJSON_InitHooks(&hooks);
+    allocated = 0;
+    cJSON *v = dsj_parse_with(t, k, &in_place, NULL, NULL);
+    size_t in_place_bytes = allocated;
+    allocated = 0;
+    cJSON *w = dsj_parse_with(t, k, &packing, NULL, NULL);
+    size_t copied_bytes = allocated;
+    cJSON_InitHooks(NULL);
+    OK(v && w && cJSON_Compare(v, w, true), "read in place, the text reads as copied");
+    dt_diag("a %zu-byte string reply: %zu bytes allocated in place, %zu copied", k, in_place_bytes,
+            copied_bytes);
+    OK(in_place_bytes < k + 4096 && copied_bytes > 2 * n, "in place: the string once");
+    cJSON_Delete(v);
+    cJSON_Delete(w);
+    const char *bad = "{\"a\": \"b\" 1}";
+    size_t at1 = 0, at2 = 1;
+    OK(!dsj_parse_with(bad, strlen(bad), &in_place, &at1, NULL) &&
+           !dsj_parse_with(bad, strlen(bad), &packing, &at2, NULL) && at1 == at2,
+       "a bad text fails at the same byte read in place");
+    free(t);
+}
+
 DT_MAIN(DT_ENTRY(doubles), DT_ENTRY(shortest_is_the_definition), DT_ENTRY(halfway),
         DT_ENTRY(floats), DT_ENTRY(integers), DT_ENTRY(round_trip), DT_ENTRY(made_in_c),
         DT_ENTRY(bad_input), DT_ENTRY(packed_reads_as_plain), DT_ENTRY(packed_errors_and_limits),
-        DT_ENTRY(packed_memory))
+        DT_ENTRY(packed_memory), DT_ENTRY(terminated_in_place))

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The runner's peak memory for one large reply, as a multiple of the reply's size.
 
-For each kind of typed array (int64 zeros, float64 fractions, bool) the fake adapter of the
+For each kind of typed array (int64 zeros, float64 fractions, bool), and for one string
+(str), the fake adapter of the
 runner's tests answers one step with a reply of about BYTES bytes (default: just under the
 protocol's 64 MiB reply limit) whose last element differs, so the runner reads the whole
 reply, walks every element ("$each") and fails the case at the last one. The runner's peak
@@ -32,15 +33,17 @@ FAKE = os.path.join(TESTS, "fixtures", "fake_adapter.py")
 SPEC = os.path.join(TESTS, "spec")
 LIMIT = 64 << 20
 EACH: dict[str, tuple[str, Any]] = {"int": ("int64", 0), "float": ("float64", 0.30000000000000004),
-                                    "bool": ("bool", True)}
+                                    "bool": ("bool", True), "str": ("str", None)}
 
 
 def case_file(path: str, kind: str, size: int, copies: int) -> None:
     dtype, each = EACH[kind]
+    # A string reply (kind str) is expected to be another string: one JSON string, no array.
+    expect = "x" if kind == "str" else {"dtype": dtype, "data": {"$each": each}}
     cases = [{"id": f"big.{kind}.{i}", "description": f"a {size}-byte {dtype} reply",
               "spec": ["T-STR-1"], "features": ["device-string"],
               "steps": [{"op": "device.parse", "args": {"text": f"big-{kind}:{size}"},
-                         "expect": {"dtype": dtype, "data": {"$each": each}}}]}
+                         "expect": expect}]}
              for i in range(copies)]
     with open(path, "w") as fh:
         json.dump({"description": "Large replies.", "cases": cases}, fh)

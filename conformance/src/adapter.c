@@ -2,7 +2,8 @@
  *
  * In process: the adapter is a shared object; each request is a function call. Fast, and
  * what debuggers and sanitizers want, but not isolated: a crash or a hang of the library is
- * a crash or a hang of the runner.
+ * a crash or a hang of the run (which is why an in-process run is a child the runner
+ * watches, watch.c).
  *
  * Out of process: the adapter is a program, one persistent worker in its own process
  * group. Requests go to its stdin, replies come from its stdout, one JSON object per line;

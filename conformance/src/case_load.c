@@ -304,6 +304,50 @@ static void load_case(dsr_loader *L, dsr_case *c, const cJSON *v)
 
 static const char *const FILE_KEYS[] = {"description", "cases", NULL};
 
+/* F's text as JSON into f->root; false, said, when it is not JSON or memory ran out. */
+static bool parse_text(dsr_loader *L, dsr_file *f, size_t len)
+{
+    int line, col;
+    size_t end = len;
+    const char *why = NULL;
+    /* read in place (dsr__read_file's text ends in a NUL): no copy of the file at the peak */
+    static const dsj_parse_options in_place = {false, 0, true};
+    dsr__json_watch_memory(true);
+    f->root = dsj_parse_with(f->text, len, &in_place, &end, &why);
+    bool no_memory = dsr__json_out_of_memory;
+    dsr__json_watch_memory(false);
+    if (!f->root && (why || no_memory)) {
+        /* valid or not, it could not be read: memory ran out (decisions, Runner and reports
+         * 41) */
+        fprintf(L->err,
+                "%s: (file): out of memory reading it (%zu bytes; the loader needs up to "
+                "about 20 times a case file's size): give devspec more memory, or split the "
+                "file\n",
+                f->path, len);
+        L->problems++;
+        return false;
+    }
+    if (!f->root) {
+        size_t deep;
+        if (dsj_too_deep(f->text, len, &deep)) {
+            dsr__offset_to_linecol(f->text, deep, &line, &col);
+            fprintf(L->err, "%s:%d:%d: (file): nested deeper than %d arrays and objects\n", f->path,
+                    line, col, DSJ_MAX_DEPTH);
+            L->problems++;
+            return false;
+        }
+        size_t off = dsr__json_error_offset(f->text, len);
+        if (off >= len) /* the strict check accepts what dsj_parse refused: use its place */
+            off = end;
+        dsr__offset_to_linecol(f->text, off, &line, &col);
+        fprintf(L->err, "%s:%d:%d: (file): invalid JSON%s\n", f->path, line, col,
+                off >= len ? " (unexpected end of file)" : "");
+        L->problems++;
+        return false;
+    }
+    return true;
+}
+
 static void load_file(dsr_loader *L)
 {
     dsr_file *f = L->file;
@@ -343,26 +387,7 @@ static void load_file(dsr_loader *L)
         L->problems++;
         return;
     }
-    size_t end = len;
-    f->root = dsj_parse(f->text, len, &end);
-    if (!f->root) {
-        size_t deep;
-        if (dsj_too_deep(f->text, len, &deep)) {
-            dsr__offset_to_linecol(f->text, deep, &line, &col);
-            fprintf(L->err, "%s:%d:%d: (file): nested deeper than %d arrays and objects\n", f->path,
-                    line, col, DSJ_MAX_DEPTH);
-            L->problems++;
-            return;
-        }
-        size_t off = dsr__json_error_offset(f->text, len);
-        if (off >= len) /* the strict check accepts what dsj_parse refused: use its place */
-            off = end;
-        dsr__offset_to_linecol(f->text, off, &line, &col);
-        fprintf(L->err, "%s:%d:%d: (file): invalid JSON%s\n", f->path, line, col,
-                off >= len ? " (unexpected end of file)" : "");
-        L->problems++;
-        return;
-    }
+    if (!parse_text(L, f, len)) return;
     dsr__load_duplicates(L, f->root);
     if (!cJSON_IsObject(f->root)) {
         dsr__load_problem(

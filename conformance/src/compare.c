@@ -125,6 +125,11 @@ int dsr__compare_main(int argc, char **argv, const char *source)
     int npaths = a.paths.n, ncases = a.cases.n, nonly = a.only.n;
 
     dsr_compare_in *in = dsr__compare_in_new();
+    /* The reports' schema is the runner's (the source tree's), whatever --spec names. */
+    dsr_buf schema = {0};
+    dsr__buf_printf(&schema, "%s/spec/schema/report.json", source);
+    dsr__compare_set_schema(in, schema.data);
+    dsr__buf_free(&schema);
     rc = dsr__compare_read_reports(in, paths, npaths, only, nonly);
     /* The page never replaces a report it was made from, nor a case file. */
     const char *report = html && !rc ? dsr__compare_report_file(in, html) : NULL;

@@ -36,6 +36,10 @@ typedef struct dsr_compare_spec {
 } dsr_compare_spec;
 
 dsr_compare_in *dsr__compare_in_new(void);
+/* The report schema (spec/schema/report.json) that reports read afterwards are checked
+ * against: a value of a type it does not allow is named on stderr and left out. A schema
+ * that cannot be read checks nothing. */
+void dsr__compare_set_schema(dsr_compare_in *in, const char *path);
 void dsr__compare_in_free(dsr_compare_in *in);
 /* Reads the reports of PATHS (files, and the *.json reports of folders: a file there that is
  * no report is left out with a note) and keeps those labelled ONLY, in that order (none:

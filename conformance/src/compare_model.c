@@ -132,6 +132,7 @@ static char **list_json(const char *dir, int *n)
 }
 
 struct dsr_compare_in {
+    cJSON *schema; /* spec/schema/report.json, or NULL: reports are checked against it */
     lib *libs;
     int nlibs;
     row *rows;
@@ -156,6 +157,114 @@ static bool is_report(const cJSON *doc)
            cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(doc, "header"));
 }
 
+/* ---- reports checked against their schema on read ------------------------------------- */
+
+/* A report is made by devspec, but read from a file anyone may have written: each value of
+ * a type its schema does not allow is named and left out, so that the table and the page
+ * see either the schema's type or nothing (a number as suite.commit blanked the page). Only
+ * "type" is checked, through properties, additionalProperties, items and $ref: what the
+ * readers rely on. */
+typedef struct schema_check {
+    const cJSON *root; /* the schema, for $ref */
+    const char *path;  /* the report's file */
+    FILE *err;
+    int said;
+} schema_check;
+
+static const char *json_type(const cJSON *v)
+{
+    if (cJSON_IsString(v)) return "string";
+    if (cJSON_IsBool(v)) return "boolean";
+    if (cJSON_IsNull(v)) return "null";
+    if (cJSON_IsArray(v)) return "array";
+    if (cJSON_IsObject(v)) return "object";
+    if (cJSON_IsNumber(v))
+        return v->valuedouble == (double)(long long)v->valuedouble ? "integer" : "number";
+    return "?";
+}
+
+static bool type_allows(const cJSON *t, const cJSON *v)
+{
+    if (!t) return true;
+    const char *have = json_type(v);
+    const cJSON *one;
+    if (cJSON_IsString(t))
+        return !strcmp(t->valuestring, have) ||
+               (!strcmp(t->valuestring, "number") && !strcmp(have, "integer"));
+    cJSON_ArrayForEach(one, t)
+    {
+        if (cJSON_IsString(one) &&
+            (!strcmp(one->valuestring, have) ||
+             (!strcmp(one->valuestring, "number") && !strcmp(have, "integer"))))
+            return true;
+    }
+    return !cJSON_IsArray(t);
+}
+
+static const cJSON *deref(const schema_check *sc, const cJSON *s)
+{
+    for (int hops = 0; hops < 8; hops++) {
+        const cJSON *ref = cJSON_GetObjectItemCaseSensitive(s, "$ref");
+        if (!cJSON_IsString(ref) || strncmp(ref->valuestring, "#/$defs/", 8)) return s;
+        s = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(sc->root, "$defs"),
+                                             ref->valuestring + 8);
+    }
+    return s;
+}
+
+/* Checks V against S at WHERE; false when V's type is not allowed (the caller drops it). */
+static bool check_value(schema_check *sc, const cJSON *s, cJSON *v, const char *where)
+{
+    s = deref(sc, s);
+    if (!cJSON_IsObject(s)) return true;
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(s, "type");
+    if (!type_allows(t, v)) {
+        if (sc->said++ < 10) {
+            char *want = t ? cJSON_PrintUnformatted(t) : NULL;
+            fprintf(sc->err,
+                    "devspec: compare: %s: %s is %s, not of the type its schema allows (%s, "
+                    "spec/schema/report.json); left out\n",
+                    sc->path, where, json_type(v), want ? want : "?");
+            free(want);
+        }
+        return false;
+    }
+    dsr_buf w = {0};
+    if (cJSON_IsObject(v)) {
+        const cJSON *props = cJSON_GetObjectItemCaseSensitive(s, "properties");
+        const cJSON *extra = cJSON_GetObjectItemCaseSensitive(s, "additionalProperties");
+        for (cJSON *c = v->child, *next; c; c = next) {
+            next = c->next;
+            const cJSON *cs = cJSON_GetObjectItemCaseSensitive(props, c->string);
+            if (!cs && cJSON_IsObject(extra)) cs = extra;
+            if (!cs) continue;
+            w.len = 0;
+            dsr__buf_printf(&w, "%s.%s", where, c->string);
+            if (!check_value(sc, cs, c, w.data)) cJSON_Delete(cJSON_DetachItemViaPointer(v, c));
+        }
+    } else if (cJSON_IsArray(v)) {
+        const cJSON *items = cJSON_GetObjectItemCaseSensitive(s, "items");
+        int i = 0;
+        for (cJSON *c = v->child, *next; c && items; c = next, i++) {
+            next = c->next;
+            w.len = 0;
+            dsr__buf_printf(&w, "%s[%d]", where, i);
+            if (!check_value(sc, items, c, w.data)) cJSON_Delete(cJSON_DetachItemViaPointer(v, c));
+        }
+    }
+    dsr__buf_free(&w);
+    return true;
+}
+
+void dsr__compare_set_schema(dsr_compare_in *in, const char *path)
+{
+    size_t len;
+    char *text = dsr__read_file(path, &len);
+    cJSON_Delete(in->schema);
+    in->schema = text ? dsj_parse(text, len, NULL) : NULL;
+    free(text);
+}
+
 /* Adds the report at PATH. QUIET_SKIP: a file that is not a devspec report is passed over
  * with a note (when reading a folder) instead of being an error. Returns 0 or -1. */
 static int add_report(dsr_compare_in *in, const char *path, bool quiet_skip, FILE *err)
@@ -171,6 +280,25 @@ static int add_report(dsr_compare_in *in, const char *path, bool quiet_skip, FIL
         fprintf(err, "devspec: %s is not a devspec JSON report (\"type\": \"devspec-report\")\n",
                 path);
         return -1;
+    }
+    if (in->schema) {
+        schema_check sc = {in->schema, path, err, 0};
+        cJSON *top = doc->child;
+        for (cJSON *c = top, *next; c; c = next) {
+            next = c->next;
+            const cJSON *cs = cJSON_GetObjectItemCaseSensitive(
+                cJSON_GetObjectItemCaseSensitive(in->schema, "properties"), c->string);
+            if (cs && !check_value(&sc, cs, c, c->string))
+                cJSON_Delete(cJSON_DetachItemViaPointer(doc, c));
+        }
+        if (sc.said > 10)
+            fprintf(err, "devspec: compare: %s: and %d more values of the wrong type\n", path,
+                    sc.said - 10);
+        if (!is_report(doc)) {
+            fprintf(err, "devspec: %s: its header or cases are not of their schema's type\n", path);
+            cJSON_Delete(doc);
+            return -1;
+        }
     }
     in->libs = dsr__xrealloc(in->libs, sizeof *in->libs * (size_t)(in->nlibs + 1));
     lib *l = &in->libs[in->nlibs++];
@@ -333,6 +461,7 @@ static void build_rows(dsr_compare_in *in)
 
 void dsr__compare_in_free(dsr_compare_in *in)
 {
+    cJSON_Delete(in->schema);
     for (int i = 0; i < in->nlibs; i++) {
         free(in->libs[i].path);
         free(in->libs[i].label);

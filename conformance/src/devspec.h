@@ -116,9 +116,10 @@ void dsr__utc_iso(char out[32]); /* wall clock, ISO 8601 UTC */
 long dsr__utf8_invalid_at(const char *s, size_t len);
 bool dsr__is_dir(const char *path);
 /* The length of a character at S that a terminal or a page would act on rather than show,
- * beyond the C0 controls: a C1 control (U+0080..U+009F; U+009B starts a terminal escape) or
- * a bidirectional control (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069, which
- * reorder the text around them); *CP gets its code point. 0 for anything else. Whatever
+ * beyond the C0 controls: a C1 control (U+0080..U+009F; U+009B starts a terminal escape), a
+ * bidirectional control (U+061C, U+200E, U+200F, U+202A..U+202E, U+2066..U+2069, which
+ * reorder the text around them) or a line or paragraph separator (U+2028, U+2029: YAML and
+ * many editors end a line there); *CP gets its code point. 0 for anything else. Whatever
  * shows a library's text writes these as \uXXXX. */
 size_t dsr__hidden_char(const char *s, unsigned *cp);
 /* PATH made absolute with its links resolved (realpath); for a path that does not exist,
@@ -807,12 +808,20 @@ void dsr__show_value(dsr_buf *b, const cJSON *v, size_t max);
  * a value whose text is still over DSR_SUMMARY_WHOLE bytes becomes the summary of that
  * text. NULL stays NULL. */
 cJSON *dsr__bound_value(cJSON *v);
+/* A bounded copy of V (dsr__bound_value of a copy), made without copying a large string or
+ * list whole first: what a failed step keeps of a reply costs no second reply. */
+cJSON *dsr__bounded_copy(const cJSON *v);
 /* Sets the allocator up so that the memory of a large reply goes back when it is freed
  * (main calls it first). */
 void dsr__memory_setup(void);
+/* Set when an allocation of cJSON's failed while dsr__json_watch_memory(true) is in force
+ * (one thread only: the hooks are global); cleared by it. */
+extern _Atomic int dsr__json_out_of_memory;
+void dsr__json_watch_memory(bool on);
 /* Reads a reply line as the protocol's limits allow: the data of typed arrays packed
  * (common/dsjson.h), at most DSR_PROTOCOL_MAX_REPLY_VALUES other values. NULL when it is not
- * JSON or passes a limit; *WHY then says which limit (NULL: not JSON). */
+ * JSON or passes a limit; *WHY then says which limit (NULL: not JSON). LINE[LEN] must be a
+ * NUL (it is read in place where nothing in it is rewritten). */
 cJSON *dsr__parse_reply(const char *line, size_t len, const char **why);
 /* The first member of an object of V (depth first) whose key an earlier member of the same
  * object has, or NULL. JSON leaves duplicate keys to the reader and readers differ (cJSON
@@ -840,6 +849,35 @@ typedef struct dsr_run_state {
     bool complete;              /* every selected case ran, nothing cut the run short */
     const char *why_incomplete; /* when not complete */
 } dsr_run_state;
+
+/* An in-process run, watched (watch.c): the run goes on in a child, and a child ended by a
+ * signal (the library aborted or faulted) still leaves a report. The page the child shares
+ * with the parent: the selected case it runs (-1: none), and its journal and report. */
+typedef struct dsr_watch {
+    volatile int index;
+    char jsonl[4096];
+    char report[4096];
+} dsr_watch;
+extern dsr_watch *dsr__watch; /* NULL when the run is not watched */
+typedef struct dsr_watch_run {
+    const dsr_options *o;
+    const dsr_registry *reg;
+    const dsr_suite *suite;
+    const dsr_expectations *ex;
+    const dsr_case *const *sel;            /* the selected cases, in order */
+    const dsr_expectation *const *sel_exp; /* the expectation of each */
+    int total;
+} dsr_watch_run;
+/* Forks: 0 in the child (the run), 1 in the parent (the watcher), -1 when not watched
+ * (DEVSPEC_NO_WATCH=1, or the fork failed). */
+int dsr__watch_begin(void);
+/* The parent waits for the child: its exit status, *SIG the signal that ended it or 0. */
+int dsr__watch_wait(int *sig);
+/* A child ended by SIG: the journal gets the case it was running as a crash and a footer,
+ * the consolidated report is written from it, stderr says so. Returns 3. */
+int dsr__watch_recover(const dsr_watch_run *run, int sig, double elapsed);
+/* The expectations file applied to a result (run.c). */
+void dsr__watch_expect(dsr_result *res);
 
 /* ---- the reporters: what a run tells as it goes --------------------------------------- */
 

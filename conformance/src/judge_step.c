@@ -88,7 +88,7 @@ static dsr_end match_ranks(const dsr_judge *j, const cJSON *exps, const dsr_repl
                 continue;
             }
         }
-        if (observed) cJSON_AddItemToArray(observed, cJSON_Duplicate(res, true));
+        if (observed) cJSON_AddItemToArray(observed, dsr__bounded_copy(res));
         if (end == DSR_END_OK) {
             dsr_buf one = {0};
             int m = dsr__judge_match(j, exp, res, &one);
@@ -188,7 +188,7 @@ static dsr_end judge_alternatives(const dsr_judge *j, const dsr_step *st, const 
         if (end == DSR_END_ERROR || why.len)
             dsr__failure_say(f, "%s: %s", st->op, why.data ? why.data : "");
         dsr__failure_io(f, dsr__resolve(j->bindings, st->value),
-                        rep->ok ? cJSON_Duplicate(rep->result, true) : error_json(rep));
+                        rep->ok ? dsr__bounded_copy(rep->result) : error_json(rep));
     }
     dsr__buf_free(&why);
     return end;
@@ -240,7 +240,7 @@ dsr_end dsr__judge_step(dsr_judge *j, const dsr_step *st, const dsr_reply *rep, 
         if (rep->ok) {
             dsr__failure_say(f, "%s returned a value where %s was expected", st->op,
                              !strcmp(want, "any") ? "an error" : want);
-            dsr__failure_io(f, cJSON_CreateString(want), cJSON_Duplicate(rep->result, true));
+            dsr__failure_io(f, cJSON_CreateString(want), dsr__bounded_copy(rep->result));
             return DSR_END_FAIL;
         }
         if (kind_matches(want, rep->kind)) return DSR_END_OK;

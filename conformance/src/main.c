@@ -243,6 +243,7 @@ static const char *root(const char *env, const char *fallback)
  * BUILD/conformance/devspec reads the file devspec-tree beside it, which CMake writes with
  * the source and build folders. DEVSPEC_SOURCE and DEVSPEC_BUILD override both. */
 static char tree_source[4400], tree_build[4400];
+static char tree_how[4600]; /* how tree_source was found, for a message when it is wrong */
 
 static void find_tree(void)
 {
@@ -251,6 +252,8 @@ static void find_tree(void)
     done = true;
     snprintf(tree_source, sizeof tree_source, ".");
     snprintf(tree_build, sizeof tree_build, ".");
+    snprintf(tree_how, sizeof tree_how,
+             "the current folder: this program's own folder was not found");
     char exe[4096];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
     if (n <= 0) return;
@@ -263,11 +266,17 @@ static void find_tree(void)
     if (access(probe, R_OK) == 0) {
         snprintf(tree_source, sizeof tree_source, "%s/../share/devspec", exe);
         snprintf(tree_build, sizeof tree_build, "%s/..", exe);
+        snprintf(tree_how, sizeof tree_how, "the installed files beside this program");
         return;
     }
+    snprintf(tree_how, sizeof tree_how,
+             "the current folder: beside this program (%s) there is neither an installed "
+             "../share/devspec nor a build tree's devspec-tree",
+             exe);
     snprintf(probe, sizeof probe, "%s/devspec-tree", exe);
     FILE *f = fopen(probe, "re");
     if (!f) return;
+    snprintf(tree_how, sizeof tree_how, "the build tree that %s names", probe);
     char line[4200];
     while (fgets(line, sizeof line, f)) {
         line[strcspn(line, "\n")] = '\0';
@@ -296,6 +305,24 @@ static int load(args *a, const char *source, dsr_registry *reg, dsr_suite *suite
         dsr__buf_puts(&spec, a->spec);
     else
         dsr__buf_printf(&spec, "%s/spec", source);
+    if (!a->spec) {
+        /* A copied program finds no suite: say where it looked, and how to point it. */
+        dsr_buf f = {0};
+        dsr__buf_printf(&f, "%s/features.json", spec.data);
+        bool missing = access(f.data, F_OK) != 0;
+        dsr__buf_free(&f);
+        if (missing) {
+            const char *env = getenv("DEVSPEC_SOURCE");
+            fprintf(stderr,
+                    "devspec: the suite's files are not at %s (the source tree: %s); set "
+                    "DEVSPEC_SOURCE to the folder that holds spec/ and conformance/cases, or "
+                    "give --spec DIR and --cases PATH\n",
+                    spec.data, env && env[0] ? "DEVSPEC_SOURCE" : tree_how);
+            dsr__buf_free(&spec);
+            memset(reg, 0, sizeof *reg); /* freed by the caller, as a registry that failed */
+            return DSR_EXIT_USAGE;
+        }
+    }
     int rc = dsr__registry_load(reg, spec.data);
     dsr__buf_free(&spec);
     if (rc != 0) return DSR_EXIT_USAGE;

@@ -275,7 +275,41 @@ typedef struct probe {
     long concurrent; /* runs at once */
     long per_run;    /* --jobs of each run */
     char per_run_text[24];
+    int *log_locks; /* the lock of each run's log, held until the probe ends (-1: none) */
 } probe;
+
+/* Each run's log is locked for the whole probe, as a run's report is: a second probe into
+ * the same --out is refused before it touches the logs, naming the first, instead of
+ * truncating the first one's logs and pointing at them for its own refusal. */
+static int lock_logs(probe *p)
+{
+    int n = p->a.adapters.n;
+    p->log_locks = dsr__xmalloc(sizeof *p->log_locks * (size_t)(n + 1));
+    for (int i = 0; i < n; i++)
+        p->log_locks[i] = -1;
+    for (int i = 0; i < n; i++) {
+        dsr_buf log = {0};
+        dsr__buf_printf(&log, "%s/%s.log", p->a.out, p->names[i]);
+        int got = dsr__output_lock(log.data, &p->log_locks[i]);
+        if (got != 0) {
+            long pid = got == 1 ? dsr__lock_holder(log.data) : -1;
+            char by[40] = "";
+            if (pid > 0) snprintf(by, sizeof by, " (process %ld)", pid);
+            if (got == 1)
+                fprintf(stderr,
+                        "devspec: probe: another probe%s is writing %s (its log is locked); "
+                        "give this probe another --out\n",
+                        by, log.data);
+            else
+                fprintf(stderr, "devspec: probe: cannot write %s: %s\n", log.data,
+                        dsr__strerror(errno));
+            dsr__buf_free(&log);
+            return DSR_EXIT_INCOMPLETE;
+        }
+        dsr__buf_free(&log);
+    }
+    return 0;
+}
 
 /* The checks before any adapter starts: case files given, this program found, the adapters
  * (adapters.json's when none is named), outputs that are no inputs, the case files valid,
@@ -343,6 +377,7 @@ static int prepare(probe *p, const char *source, const char *build, int rc)
         rc = DSR_EXIT_INCOMPLETE;
     }
     dsr__buf_free(&dirprobe);
+    if (!rc) rc = lock_logs(p);
     return rc;
 }
 
@@ -487,6 +522,9 @@ int dsr__probe_main(int argc, char **argv, const char *source, const char *build
         int worst = rc ? 0 : run_all(&p);
         if (!rc && dsr__interrupted) rc = DSR_EXIT_INCOMPLETE;
         if (!rc) rc = compare_reports(&p, source, worst);
+        for (int i = 0; p.log_locks && i < p.a.adapters.n; i++)
+            if (p.log_locks[i] >= 0) close(p.log_locks[i]);
+        free(p.log_locks);
         for (int i = 0; p.names && i < p.a.adapters.n; i++)
             free(p.names[i]);
         free(p.names);

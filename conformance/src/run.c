@@ -310,6 +310,11 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
     return true;
 }
 
+void dsr__watch_expect(dsr_result *res)
+{
+    apply_expectation(res);
+}
+
 /* Tells every reporter of a finished result, in suite order. */
 static void emit(runner *r, const dsr_result *res)
 {
@@ -657,7 +662,12 @@ static void run_cases(runner *r, const dsr_expectation **exp_of)
     if (jobs == 1) {
         for (int i = 0; i < total && !r->incomplete && !r->interrupted && !dsr__interrupted; i++) {
             progress(r, i, total, sel[i]->id);
+            if (dsr__watch) {
+                fflush(stdout); /* what TAP said so far survives the library */
+                dsr__watch->index = i;
+            }
             bool go = do_case(r, sel[i], sel_exp[i], &r->results[i], i);
+            if (dsr__watch) dsr__watch->index = -1;
             if (go || r->interrupted) emit(r, &r->results[i]); /* the interrupted case too */
             if (!go) break;
         }
@@ -721,11 +731,52 @@ static int lock_outputs(const dsr_options *o, int locks[2])
     return 0;
 }
 
+/* The watcher's part of an in-process run: waits for the run, and makes its report when the
+ * library ended it. */
+static int watch_run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite,
+                     dsr_expectations *ex)
+{
+    double t0 = dsr__now();
+    int sig = 0;
+    int code = dsr__watch_wait(&sig);
+    if (!sig) return code;
+    if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP) {
+        /* the second signal that ends a run at once, handed on: this process ends too */
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return DSR_EXIT_INCOMPLETE;
+    }
+    runner R = {.o = o, .reg = reg, .suite = suite, .ex = ex};
+    size_t n = (size_t)suite->ncases + 1;
+    const dsr_expectation **exp_of = dsr__xmalloc(sizeof(void *) * n);
+    const dsr_case **sel = dsr__xmalloc(sizeof(void *) * n);
+    const dsr_expectation **sel_exp = dsr__xmalloc(sizeof(void *) * n);
+    int ci = 0;
+    for (int f = 0; f < suite->nfiles; f++)
+        for (int k = 0; k < suite->files[f].ncases; k++)
+            exp_of[ci++] = dsr__expectations_match(ex, suite->files[f].cases[k].id);
+    int total = select_cases(&R, exp_of, sel, sel_exp);
+    dsr_watch_run run = {o, reg, suite, ex, sel, sel_exp, total};
+    code = dsr__watch_recover(&run, sig, dsr__now() - t0);
+    free(exp_of);
+    free(sel);
+    free(sel_exp);
+    return code;
+}
+
 int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, dsr_expectations *ex,
              dsr_adapter *ad)
 {
     int locks[2] = {-1, -1};
     if (lock_outputs(o, locks) != 0) return DSR_EXIT_INCOMPLETE;
+    /* In process, the run is a child the runner watches (watch.c; decisions, Runner and
+     * reports 40): a library that aborts still leaves a report. */
+    if (dsr__adapter_in_process(ad) && dsr__watch_begin() == 1) {
+        int code = watch_run(o, reg, suite, ex);
+        for (int i = 0; i < 2; i++)
+            if (locks[i] >= 0) close(locks[i]);
+        return code;
+    }
     if (o->trace && dsr__client_trace_open(o->trace) != 0) {
         fprintf(stderr, "devspec: cannot write %s: %s\n", o->trace, dsr__strerror(errno));
         for (int i = 0; i < 2; i++)
@@ -760,6 +811,13 @@ int dsr__run(const dsr_options *o, const dsr_registry *reg, dsr_suite *suite, ds
     } else if (!begin(r, NULL)) {
         dsr__adapter_kill(ad);
     } else {
+        if (dsr__watch) {
+            const char *report = NULL, *jsonl = NULL;
+            bool written = false;
+            dsr__journal_paths(r->out[0], &report, &jsonl, &written);
+            snprintf(dsr__watch->report, sizeof dsr__watch->report, "%s", report ? report : "");
+            snprintf(dsr__watch->jsonl, sizeof dsr__watch->jsonl, "%s", jsonl ? jsonl : "");
+        }
         run_cases(r, exp_of);
         /* The adapter has stopped: the trace is whole, and is closed before the footer is
          * made, so that a trace that could not be written is in the gate it records. */

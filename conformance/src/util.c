@@ -633,8 +633,9 @@ size_t dsr__hidden_char(const char *s, unsigned *cp)
         return 2;
     }
     if (p[0] == 0xE2 && p[1] == 0x80 && p[2]) {
-        /* U+200E, U+200F (marks), U+202A..U+202E (embeddings and overrides) */
-        if (p[2] == 0x8E || p[2] == 0x8F || (p[2] >= 0xAA && p[2] <= 0xAE)) {
+        /* U+200E, U+200F (marks), U+2028, U+2029 (line and paragraph separators),
+         * U+202A..U+202E (embeddings and overrides) */
+        if (p[2] == 0x8E || p[2] == 0x8F || (p[2] >= 0xA8 && p[2] <= 0xAE)) {
             *cp = 0x2000u + (unsigned)(p[2] - 0x80);
             return 3;
         }

@@ -14,6 +14,26 @@
 #include <malloc.h>
 #endif
 
+_Atomic int dsr__json_out_of_memory;
+
+/* cJSON's allocations, remembered when one fails: a parse that fails for want of memory
+ * then says so instead of reporting a syntax error at the byte it had reached. */
+static void *json_malloc(size_t n)
+{
+    void *p = malloc(n);
+    if (!p) dsr__json_out_of_memory = 1;
+    return p;
+}
+
+void dsr__json_watch_memory(bool on)
+{
+    /* Only while watched: with hooks of its own, cJSON gives up realloc when it prints (it
+     * copies its buffer at each growth instead), so the hooks are not left installed. */
+    cJSON_Hooks hooks = {json_malloc, free};
+    dsr__json_out_of_memory = 0;
+    cJSON_InitHooks(on ? &hooks : NULL);
+}
+
 void dsr__memory_setup(void)
 {
 #ifdef __GLIBC__
@@ -40,6 +60,18 @@ void dsr__show_value(dsr_buf *b, const cJSON *v, size_t max)
     char *printed = NULL;
     const char *text;
     size_t len;
+    if (cJSON_IsString(v) && strlen(v->valuestring) > max) {
+        /* A long string is shown from its first MAX bytes, never printed whole: printing a
+         * 64 MiB string reply took another copy of it (3 times the reply at the peak). */
+        size_t all = strlen(v->valuestring);
+        cJSON *head = dsj_create_string_len(v->valuestring, utf8_cut(v->valuestring, all, max));
+        printed = dsj_print(head, false, &len);
+        cJSON_Delete(head);
+        if (printed && len > 0) dsr__buf_add(b, printed, len - 1); /* without its closing quote */
+        dsr__buf_printf(b, "...\" (a string of %zu bytes)", all);
+        cJSON_free(printed);
+        return;
+    }
     if (dsj_is_packed(v)) {
         text = v->valuestring;
         len = strlen(text);
@@ -160,6 +192,12 @@ cJSON *dsr__bound_value(cJSON *v)
     return v;
 }
 
+cJSON *dsr__bounded_copy(const cJSON *v)
+{
+    if (v && is_large(v)) return summary_of(v); /* never copied whole first */
+    return dsr__bound_value(v ? cJSON_Duplicate(v, true) : NULL);
+}
+
 void dsr__bound_result(dsr_result *res)
 {
     res->expected = dsr__bound_value(res->expected);
@@ -199,7 +237,8 @@ const cJSON *dsr__duplicate_key(const cJSON *v)
 
 cJSON *dsr__parse_reply(const char *line, size_t len, const char **why)
 {
-    static const dsj_parse_options reply_options = {true, DSR_PROTOCOL_MAX_REPLY_VALUES};
+    /* LINE is NUL-terminated (adapter.c): read in place where nothing is rewritten. */
+    static const dsj_parse_options reply_options = {true, DSR_PROTOCOL_MAX_REPLY_VALUES, true};
     const char *reason = NULL;
     cJSON *doc = dsj_parse_with(line, len, &reply_options, NULL, &reason);
     *why = NULL;

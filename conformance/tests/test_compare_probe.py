@@ -168,3 +168,27 @@ def test_killed_probe(env: Env) -> None:
     for k in tree:
         if alive(k):
             os.kill(k, 9)
+
+
+def test_two_probes_one_out(env: Env) -> None:
+    """A second probe into an --out whose run logs a first probe holds is refused before it
+    touches them, naming the first; the first one's log is left whole (it was truncated and
+    the refusal pointed at it)."""
+    import fcntl
+    out = os.path.join(env.tmp, "shared-out")
+    os.makedirs(out)
+    log = os.path.join(out, "devspec-null-adapter.log")
+    with open(log, "w") as held:
+        held.write("the first probe's run is writing this\n")
+        held.flush()
+        fcntl.flock(held, fcntl.LOCK_EX)   # as the first probe holds it
+        rc, _, err = devspec(env, ["probe", HOSTILE, "--spec", TEST_SPEC, "--out", out,
+                                   "--plain", "--adapter", env.null_prog])
+        with open(log) as f:
+            kept = f.read()
+    assert rc == 3 and f"another probe (process {os.getpid()}) is writing {log}" in err, why(
+        "the second probe is refused, naming the first", "exit 3, another probe", (rc, err))
+    assert kept == "the first probe's run is writing this\n", why(
+        "the first probe's log is untouched", "its line", kept)
+    assert not os.path.exists(os.path.join(out, "devspec-null-adapter.json")), why(
+        "the second probe ran nothing", "no report", os.listdir(out))

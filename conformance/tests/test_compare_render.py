@@ -77,6 +77,8 @@ def test_hostile_names_and_types(env: Env, browser: str) -> None:
     bad["cases"][1]["reason"] = {"not": "a string"}
     bad["header"]["features_claimed"] = "device-string"
     bad["header"]["adapter"]["label"] = 7
+    bad["header"]["suite"]["commit"] = 12345
+    bad["header"]["devices"] = {"D0": "cpu"}
     bad["cases"][2]["status"] = "fail"
     bad["cases"][2]["observed_status"] = "fail"
     bad["cases"][2]["observed"] = {"error": {"kind": "ValueError", "origin": "library",
@@ -90,6 +92,10 @@ def test_hostile_names_and_types(env: Env, browser: str) -> None:
                                    hp, bp])
     assert rc == 0, why(
         "compare --html of reports with hostile names and types", 0, (rc, errtext[-300:]))
+    # Checked against spec/schema/report.json on read: each field of the wrong type is named.
+    for field in ("header.suite.commit", "header.devices", "header.adapter.label"):
+        assert f"{bp}: {field}" in errtext, why(
+            f"compare names {field}, of the wrong type", field, errtext[-1500:])
     for frag in ("view=cases&group=none&limit=100000", "view=statements&group=file",
                  "q=%", "q=%E0%A4%A&open=%zz", "view=cases&group=file&libs=constructor,__proto__"):
         d = dump(browser, page, env.tmp, frag)
@@ -99,6 +105,25 @@ def test_hostile_names_and_types(env: Env, browser: str) -> None:
         ), why(
             f"#{frag}: the page renders (prototype-free maps, checked model, escapes kept)",
             "data-ready 1", (d.root.get("data-ready"), len(text)))
+    # The page itself trusts no field's type either: a model whose library header holds a
+    # number as suite_commit and an object as devices (as compare's check would not let
+    # through) still renders.
+    with open(page, encoding="utf-8") as f:
+        html = f.read()
+    start = html.index('id="devspec-data">') + len('id="devspec-data">')
+    end = html.index("</script>", start)
+    model = json.loads(html[start:end])
+    for lib in model["libraries"]:
+        lib.update(suite_commit=12345, devices={"D0": "cpu"}, library=["x"], complete="yes",
+                   counts=[1], report=None)
+    raw = os.path.join(env.tmp, "hostile-raw.html")
+    with open(raw, "w", encoding="utf-8") as f:
+        f.write(html[:start] + json.dumps(model).replace("<", "\\u003c") + html[end:])
+    for frag in ("view=cases&group=none", "view=statements&group=feature"):
+        d = dump(browser, raw, env.tmp, frag)
+        assert d.root.get("data-ready") == "1" and len("".join(d.text)) > 100, why(
+            f"#{frag}: a model of the wrong types still renders", "data-ready 1",
+            (d.root.get("data-ready"), "".join(d.text)[:300]))
     d = dump(browser, page, env.tmp, "view=cases&group=none&limit=100000&open=" +
              ",".join(c["id"] for c in bad["cases"][:3]), budget=5000)
     text = "".join(d.text)

@@ -235,3 +235,20 @@ def test_slow_exit_is_not_called_an_out_of_memory_kill(env: Env) -> None:
                           slow, "--report", env.path("slow.json")])
     assert rc == 3 and "did not exit within 1 s" in err and "devspec killed it" in err and \
         "killed by signal 9" not in err, why("a slow exit is said as such", "did not exit", err)
+
+
+def test_copied_program_says_where_it_looked(env: Env) -> None:
+    """A devspec copied away from its tree (no devspec-tree or share/devspec beside it) says
+    where it looked for the suite and how to point it, not only "cannot read
+    ./spec/features.json"."""
+    copy = os.path.join(env.tmp, "bin", "devspec")
+    os.makedirs(os.path.dirname(copy))
+    shutil.copy(env.devspec, copy)
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("DEVSPEC_")}
+    proc = subprocess.run([copy, "list", "features"], capture_output=True, text=True,
+                          cwd=env.tmp, env=clean, timeout=60)
+    err = proc.stderr
+    assert proc.returncode == 2 and "./spec" in err and os.path.dirname(copy) in err and \
+        "DEVSPEC_SOURCE" in err and "--spec" in err, why(
+        "a copied program names where it looked and how to point it", "exit 2, DEVSPEC_SOURCE",
+        (proc.returncode, err))

@@ -141,3 +141,54 @@ def test_long_plain_list(env: Env) -> None:
     assert rc == 1 and c["status"] == "error" and "65536 values" in c["reason"], why(
         "a reply of 100k values outside typed arrays is a protocol error naming the limit",
         "error", (rc, c.get("reason")))
+
+
+def test_string_reply_at_the_limit(env: Env) -> None:
+    """A reply of one string at the limit costs the runner about twice the reply (the line
+    and the string), as typed data do: it was 3 times (the reader's copy of the line)."""
+    size = LIMIT - 4096
+    cases = env.path("big-str.json")
+    write_cases(cases, "A large string reply.", [
+        {"id": "big.str", "description": "a large string", "spec": ["T-STR-1"],
+         "features": ["device-string"],
+         "steps": [{"op": "device.parse", "args": {"text": f"big-str:{size}"}, "expect": "x"}]}])
+    report = env.path("big-str-report.json")
+    rc, _, err, peak = peak_run(env, ["run", "--cases", cases, "--adapter-cmd", fake_cmd(),
+                                      "--no-tap", "--jobs", "1", "--timeout", "300",
+                                      "--report", report])
+    c = load_report(report)["cases"][0]
+    assert rc == 1 and c["status"] == "fail" and "a string of" in c["reason"], why(
+        "a string reply at the limit is read and fails", "fail", (rc, c.get("reason"), err))
+    assert os.path.getsize(report) < 65536, why(
+        "the report keeps a summary of the string", "< 64 KiB", os.path.getsize(report))
+    print(f"# str: reply {size} bytes, runner peak {peak / 2**20:.1f} MiB = "
+          f"{peak / size:.2f} x the reply")
+    if not sanitized(env):
+        assert peak <= 2.5 * size, why(
+            "the runner's peak memory for a string reply is about twice the reply",
+            f"<= {2.5 * size}", peak)
+
+
+def test_case_file_larger_than_memory(env: Env) -> None:
+    """A valid case file the process has not the memory to load is said to be so (out of
+    memory, its size), not "invalid JSON" at the byte where memory ran out."""
+    if sanitized(env):
+        pytest.skip("AddressSanitizer reserves more address space than the limit allows")
+    import resource
+    big = env.path("huge-cases.json")
+    cases = [{"id": f"huge.{i}", "description": "one of many", "spec": ["T-STR-1"],
+              "features": ["device-string"],
+              "steps": [{"op": "device.parse", "args": {"text": "cpu"}}]} for i in range(150000)]
+    write_cases(big, "Many cases.", cases)
+    limit = 128 << 20
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
+
+    p = subprocess.run([env.devspec, "validate", "--cases", big, "--spec", TEST_SPEC],
+                       capture_output=True, text=True, timeout=300, preexec_fn=cap)
+    size = os.path.getsize(big)
+    assert p.returncode == 2 and f"{big}: (file): out of memory reading it ({size} bytes" in \
+        p.stderr and "invalid JSON" not in p.stderr, why(
+            f"a {size}-byte case file under a {limit >> 20} MiB limit: out of memory, said",
+            "out of memory reading it", (p.returncode, p.stderr[-500:]))

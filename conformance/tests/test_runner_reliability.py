@@ -192,8 +192,9 @@ def test_outputs_never_over_inputs(env: Env) -> None:
 
 
 def test_controls_escaped(env: Env) -> None:
-    """C1 controls and bidirectional overrides in a library's text are shown escaped (\\u009b,
-    \\u202e) in TAP, the summary and compare's table, never passed to the terminal."""
+    """C1 controls, bidirectional overrides and line separators in a library's text are shown
+    escaped (\\u009b, \\u202e, \\u2028) in TAP (its YAML too), the summary and compare's
+    table, never passed to the terminal."""
     bidi_case = env.path("bidi.json")
     write_cases(bidi_case, "A message with hidden controls.", [
         {"id": "b.bidi", "description": "bidi", "spec": ["T-STR-1"], "features": ["device-string"],
@@ -202,8 +203,8 @@ def test_controls_escaped(env: Env) -> None:
                             "--report", env.path("bidi-report.json")])
     rc2, table, _ = env.run(["compare", env.path("bidi-report.json"), "--by", "case",
                              "--details", "--plain", "--spec", TEST_SPEC, "--cases", bidi_case])
-    hidden = ["\u009b", "\u202e", "\u202c", "\u2066"]
-    shown = ["\\u009b", "\\u202e", "\\u202c", "\\u2066"]
+    hidden = ["\u009b", "\u202e", "\u202c", "\u2066", "\u2028", "\u2029"]
+    shown = ["\\u009b", "\\u202e", "\\u202c", "\\u2066", "\\u2028", "\\u2029"]
     assert (
         rc == 1 and rc2 == 0 and not any(h in out + err + table for h in hidden) and
         all(w in out and w in err and w in table for w in shown)

@@ -14,7 +14,7 @@ from typing import Any
 
 from .args import Args, arg
 from .errors import AdapterLimit, Lacks, LibraryError, ProtocolError
-from .protocol import DTYPES, MAX_CALL_ITEMS
+from .protocol import DTYPES, MAX_CALL_ITEMS, MAX_REPLY
 from .server import Server, op
 from .values import EXACT_INT, decode_scalar
 
@@ -75,9 +75,33 @@ def dtype_object(server: Server, name: str) -> Any:
         raise Lacks("dtype %s" % name, "the library has no dtype %s: %s" % (name, exc)) from exc
 
 
-def encode(server: Server, obj: Any, where: str = "result") -> Any:
-    """A result as a call value: arrays and devices as new handles, tuples as lists."""
-    if obj is None or isinstance(obj, (bool, str)):
+def lone_surrogate(text: str) -> str | None:
+    """A description of the first lone surrogate in TEXT (which UTF-8, and so a reply, cannot
+    carry), or None when it has none."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        return "a lone surrogate U+%04X at index %d" % (ord(text[exc.start]), exc.start)
+    return None
+
+
+def encode(server: Server, obj: Any, where: str = "result",
+           inside: frozenset[int] = frozenset()) -> Any:
+    """A result as a call value: arrays and devices as new handles, tuples as lists. What a
+    reply cannot carry (a str with a lone surrogate or longer than a reply, a list that
+    contains itself) is refused as a limit of the adapter that names what the library
+    returned."""
+    if obj is None or isinstance(obj, bool):
+        return obj
+    if isinstance(obj, str):
+        if len(obj) > MAX_REPLY:
+            raise AdapterLimit("%s: the library returned a str of %d characters; a reply "
+                               "carries at most %d bytes" % (where, len(obj), MAX_REPLY),
+                               "MemoryError")
+        bad = lone_surrogate(obj)
+        if bad is not None:
+            raise AdapterLimit("%s: the library returned a str holding %s, which a reply "
+                               "(UTF-8 JSON) cannot carry" % (where, bad), "ValueError")
         return obj
     if isinstance(obj, int):
         return obj if -EXACT_INT < obj < EXACT_INT else {"scalar": str(obj)}
@@ -86,7 +110,11 @@ def encode(server: Server, obj: Any, where: str = "result") -> Any:
     if isinstance(obj, complex):
         return {"complex": [encode(server, obj.real), encode(server, obj.imag)]}
     if isinstance(obj, (tuple, list)):
-        return [encode(server, v, "%s[%d]" % (where, i)) for i, v in enumerate(obj)]
+        if id(obj) in inside:
+            raise AdapterLimit("%s: the library returned a %s that contains itself, which a "
+                               "reply cannot carry" % (where, type(obj).__name__), "ValueError")
+        within = inside | {id(obj)}
+        return [encode(server, v, "%s[%d]" % (where, i), within) for i, v in enumerate(obj)]
     if hasattr(obj, "shape") and hasattr(obj, "dtype"):
         return server.reply_array(obj)
     for name in DTYPES:
@@ -220,7 +248,11 @@ def call(server: Server, args: Args) -> Any:
             raise AdapterLimit("pick %d: the result of %s has %d items" % (pick, fn, len(result)),
                                "IndexError")
         result = result[pick]
-    return encode(server, result)
+    try:
+        return encode(server, result)
+    except RecursionError:
+        raise AdapterLimit("%s: the library returned a value nested deeper than the adapter "
+                           "can write (Python's recursion limit)" % fn, "ValueError") from None
 
 # The features of spec/signatures.json's families (one per family, spec/features.json): a
 # backend whose library has a namespace of the standard's functions claims them all, and

@@ -21,7 +21,8 @@ from typing import Any
 
 from . import refarray_peer
 from .args import Args, arg, choice
-from .errors import Lacks, LibraryError, ProtocolError
+from .errors import AdapterLimit, Lacks, LibraryError, ProtocolError
+from .protocol import MAX_READ
 from .server import OPS, Server, op
 from .values import TypedArray
 
@@ -77,9 +78,30 @@ class _Asked:
         return self.x.__dlpack__(**kw)
 
 
+def _readable(shape: Any, what: str) -> None:
+    """Refuses, as a limit of the adapter (origin adapter, MemoryError), to read an array of
+    more elements than one reply carries: a broadcast view of 2^40 elements is a valid array
+    that the adapter cannot read, not a failure of the library."""
+    count = 1
+    for n in shape:
+        count *= int(n)
+    if count > MAX_READ:
+        raise AdapterLimit("array.exchange: %s has %d elements, more than the %d this adapter "
+                           "reads into one reply (a limit of the adapter, not of the library)"
+                           % (what, count, MAX_READ))
+
+
+def _read(server: Server, x: Any, what: str) -> tuple[str, tuple[int, ...], list[Any]]:
+    """server.backend.read(x), bounded first (_readable)."""
+    _readable(server.backend.array_shape(x), what)
+    dtype, shape, flat = server.backend.read(x)
+    return dtype, tuple(shape), flat
+
+
 def _peer_values(peer: str, y: Any) -> TypedArray:
     """The peer's array y as a typed array, read by the peer itself."""
     import numpy as np
+    _readable(y.shape, "the peer's array")
     if peer == "torch":
         a = np.asarray(y.detach().cpu().numpy())
     else:
@@ -143,13 +165,14 @@ def _exchange_refarray(server: Server, x: Any, direction: str, forced: dict[str,
             except Exception as e:  # refarray's refusal, or the producer's passed on
                 raise LibraryError(e) from e
             result["device"] = list(y.__dlpack_device__())
+            _readable(y.shape, "refarray's array")
             result["value"] = _typed(*y.read()).encode()
             return result
         try:
             where = ref.device_string(peer_device)
         except ValueError as e:
             raise Lacks("peer refarray on DLPack device %r" % (peer_device,), str(e)) from e
-        dtype, shape, flat = server.backend.read(x)
+        dtype, shape, flat = _read(server, x, "the array")
         import numpy as np
         data = np.asarray(flat, dtype=dtype).reshape(tuple(shape)).tobytes()
         p = ref.array(dtype, tuple(shape), data, where)
@@ -160,11 +183,11 @@ def _exchange_refarray(server: Server, x: Any, direction: str, forced: dict[str,
             refusal = e
             raise
         result["device"] = [int(v) for v in z.__dlpack_device__()]
-        dtype2, shape2, flat2 = server.backend.read(z)
+        dtype2, shape2, flat2 = _read(server, z, "the array made from refarray's")
         result["value"] = TypedArray(dtype2, tuple(shape2), flat2).encode()
         result["array"] = server.reply_array(z)
         return result
-    except LibraryError:
+    except (LibraryError, AdapterLimit):
         raise
     except Exception as e:
         raise LibraryError(e) from e
@@ -202,7 +225,7 @@ def array_exchange(server: Server, args: Args) -> Any:
         result["device"] = [int(v) for v in y.__dlpack_device__()]
         result["value"] = _peer_values(peer, y).encode()
         return result
-    dtype, shape, flat = server.backend.read(x)
+    dtype, shape, flat = _read(server, x, "the array")
     p = _peer_array(peer, mod, dtype, tuple(shape), flat)
     try:
         z = server.backend.from_dlpack(_Asked(p, forced) if forced else p, {})
@@ -211,7 +234,7 @@ def array_exchange(server: Server, args: Args) -> Any:
     except Exception as e:
         raise LibraryError(e) from e
     result["device"] = [int(v) for v in z.__dlpack_device__()]
-    dtype2, shape2, flat2 = server.backend.read(z)
+    dtype2, shape2, flat2 = _read(server, z, "the array made from the peer's")
     result["value"] = TypedArray(dtype2, tuple(shape2), flat2).encode()
     result["array"] = server.reply_array(z)
     return result

@@ -251,7 +251,8 @@ def array_read(server: Server, args: Args) -> Any:
         count *= n
     if count > MAX_READ:
         raise AdapterLimit("array.read: %d elements is more than the %d this adapter writes in "
-                           "one reply" % (count, MAX_READ))
+                           "one reply (a limit of the adapter, not of the library)"
+                           % (count, MAX_READ))
     dtype, shape, flat = server.backend.read(x)
     if dtype not in DTYPES:
         raise Unsupported("the array's dtype %s has no protocol name" % dtype)

@@ -267,6 +267,13 @@ class RefArray:
     def __del__(self) -> None:
         self.peer.lib.ra_array_release(self.ptr)
 
+    @property
+    def shape(self) -> tuple[int, ...]:
+        lib = self.peer.lib
+        ndim = lib.ra_array_ndim(self.ptr)
+        shape_p = lib.ra_array_shape(self.ptr)
+        return tuple(shape_p[k] for k in range(ndim)) if ndim else ()
+
     def read(self) -> tuple[str, tuple[int, ...], bytes]:
         """dtype name, shape and the elements' bytes (C order)."""
         lib = self.peer.lib

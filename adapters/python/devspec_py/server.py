@@ -19,7 +19,15 @@ from .errors import (
     last_frames,
     native_name,
 )
-from .protocol import ADAPTER_NAME, ADAPTER_VERSION, ARGS, HANDLE_TYPES, MAX_LINE, PROTOCOL_VERSION
+from .protocol import (
+    ADAPTER_NAME,
+    ADAPTER_VERSION,
+    ARGS,
+    HANDLE_TYPES,
+    MAX_LINE,
+    MAX_REPLY,
+    PROTOCOL_VERSION,
+)
 from .values import EXACT_INT, Scalar, decode_scalar, dumps, loads
 
 Handler = Callable[["Server", Args], Any]
@@ -220,8 +228,37 @@ class Server:
 
     @staticmethod
     def failure(rid: int | None, kind: str, message: str, origin: str) -> Reply:
+        # A message (the library's own, often) with a lone surrogate keeps it as \udXXX text.
+        message = message.encode("utf-8", "backslashreplace").decode("utf-8")
         return {"id": rid, "ok": False,
                 "error": {"kind": kind, "message": message, "origin": origin}}
+
+    def reply_bytes(self, reply: Reply) -> bytes:
+        """The reply's line; where the reply cannot be one (what the library returned holds
+        a lone surrogate, contains itself, or makes a line longer than the protocol's 64 MiB)
+        an error of origin adapter that says what, and NaN or a type JSON has not one of
+        origin protocol (the adapter's encoding failed)."""
+        rid = reply.get("id")
+        try:
+            data = dumps(reply)
+        except UnicodeEncodeError as exc:
+            bad = exc.object[exc.start] if isinstance(exc.object, str) else "?"
+            return dumps(self.failure(rid, "ValueError", "the reply cannot be written: the "
+                                      "library returned a str holding a lone surrogate U+%04X, "
+                                      "which UTF-8 cannot carry" % ord(bad), "adapter"))
+        except (RecursionError, ValueError) as exc:
+            if isinstance(exc, RecursionError) or "Circular reference" in str(exc):
+                return dumps(self.failure(rid, "ValueError", "the reply cannot be written: the "
+                                          "library returned a value that contains itself or is "
+                                          "nested too deep (%s)" % native_name(exc), "adapter"))
+            return dumps(self.adapter_failure(rid, "the reply cannot be written as JSON", exc))
+        except Exception as exc:  # a result JSON cannot hold (NaN, a library's type)
+            return dumps(self.adapter_failure(rid, "the reply cannot be written as JSON", exc))
+        if len(data) - 1 > MAX_REPLY:
+            return dumps(self.failure(rid, "MemoryError", "the reply would be %d bytes, more "
+                                      "than the protocol's %d (a limit of the adapter)"
+                                      % (len(data) - 1, MAX_REPLY), "adapter"))
+        return data
 
     def serve(self, infile: IO[bytes], outfile: IO[bytes]) -> int:
         """Answers every request line until end of input or 'bye'. Returns the exit status."""
@@ -251,11 +288,7 @@ class Server:
                     reply = self.failure(None, "ValueError", "request is not UTF-8", "protocol")
                 else:
                     reply = self.handle_line(decoded)
-            try:
-                data = dumps(reply)
-            except Exception as exc:  # a result JSON cannot hold (NaN, a library's type)
-                data = dumps(self.adapter_failure(reply.get("id"),
-                                                  "the reply cannot be written as JSON", exc))
+            data = self.reply_bytes(reply)
             outfile.write(data)
             outfile.flush()
             if self.exiting:

@@ -356,5 +356,7 @@ def flatten(nested: Any) -> list[Any]:
 
 
 def dumps(reply: dict[str, Any]) -> bytes:
-    """A reply as one line of JSON."""
-    return json.dumps(reply, separators=(",", ":"), allow_nan=False).encode("utf-8") + b"\n"
+    """A reply as one line of JSON, in UTF-8: a str holding a lone surrogate, which UTF-8
+    cannot carry, raises UnicodeEncodeError (escaped, it would be JSON no reader takes)."""
+    return json.dumps(reply, separators=(",", ":"), allow_nan=False,
+                      ensure_ascii=False).encode("utf-8") + b"\n"

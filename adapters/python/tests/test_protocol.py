@@ -5,6 +5,8 @@ library is needed, because NumPy is the lightest of the pinned libraries."""
 import io
 import json
 import math
+import os
+import re
 import subprocess
 from collections.abc import Iterator
 from typing import Any
@@ -437,3 +439,97 @@ def test_every_handler_is_an_op_of_the_one_source() -> None:
     from devspec_py import ops_table
     from devspec_py.server import OPS
     assert set(OPS) <= set(ops_table.OPS), set(OPS) - set(ops_table.OPS)
+
+
+# -- what a reply cannot carry: said as the adapter's limit, naming what the library returned
+
+class HostileResults(BaseBackend):
+    """A library whose functions return what no reply can carry."""
+
+    library_name = "hostile"
+
+    def library_version(self) -> str:
+        return "0"
+
+    def devices(self) -> list[Any]:
+        return ["here"]
+
+    def namespace(self) -> Any:
+        loop: list[Any] = [1]
+        loop.append(loop)
+
+        class Namespace:
+            @staticmethod
+            def lone() -> str:
+                return "ab\ud800c"
+
+            @staticmethod
+            def itself() -> Any:
+                return loop
+
+            @staticmethod
+            def huge() -> str:
+                return "x" * 100_000_000
+
+            @staticmethod
+            def refuses() -> None:
+                raise ValueError("bad \udc80 byte")
+
+        return Namespace()
+
+    def call_result(self, result: Any) -> Any:
+        return result
+
+
+def test_unwritable_results_name_what_the_library_returned() -> None:
+    import devspec_py.call  # noqa: F401  (registers the call op)
+    replies = serve_lines(HostileResults(), ("call", {"fn": "lone"}), ("call", {"fn": "itself"}),
+                          ("call", {"fn": "huge"}), ("call", {"fn": "refuses"}))
+    hello, lone, itself, huge, refuses = replies
+    assert hello["ok"]
+    assert lone["error"]["origin"] == "adapter" and lone["error"]["kind"] == "ValueError"
+    assert "lone surrogate U+D800 at index 2" in lone["error"]["message"], lone
+    assert itself["error"]["origin"] == "adapter" and "contains itself" in \
+        itself["error"]["message"], itself
+    # The documented MemoryError of origin adapter (spec/protocol.md, Limits), not a
+    # protocol error: the adapter holds to the 64 MiB reply limit itself.
+    assert huge["error"]["origin"] == "adapter" and huge["error"]["kind"] == "MemoryError", huge
+    # The library's own message keeps its lone surrogate as text.
+    assert refuses["error"]["origin"] == "library" and "bad \\udc80 byte" in \
+        refuses["error"]["message"], refuses
+
+
+def test_reply_over_64_mib_or_with_a_lone_surrogate() -> None:
+    """Whatever part of a reply holds them (not only call's results): a lone surrogate is
+    named, a reply over 64 MiB is the documented MemoryError, both of origin adapter."""
+    server = Server(HostileResults())
+    reply = json.loads(server.reply_bytes({"id": 2, "ok": True, "result": {"s": "a\udfff"}}))
+    assert reply["error"]["origin"] == "adapter" and "lone surrogate U+DFFF" in \
+        reply["error"]["message"], reply["error"]
+    data = server.reply_bytes({"id": 3, "ok": True, "result": "y" * (65 << 20)})
+    reply = json.loads(data)
+    assert reply["id"] == 3 and reply["error"]["kind"] == "MemoryError" and \
+        reply["error"]["origin"] == "adapter", reply["error"]
+
+
+@needs_numpy
+def test_exchange_of_a_view_too_large_to_read_is_the_adapters_limit(numpy_adapter: Any) -> None:
+    a = numpy_adapter
+    hello = a.ok("hello", {"protocol": 1})
+    if "dlpack-exchange-numpy" not in hello["features"]:
+        pytest.skip("numpy is not an exchange peer here")
+    one = a.ok("array.create", {"fn": "zeros", "shape": [1]})
+    view = a.ok("call", {"fn": "broadcast_to", "args": [one, {"tuple": [1 << 20, 1 << 20]}]})
+    e = a.err("array.exchange", {"array": view, "peer": "numpy", "direction": "from_peer"})
+    assert e["origin"] == "adapter" and e["kind"] == "MemoryError", e
+    assert "a limit of the adapter" in e["message"], e
+
+
+def test_required_python_agrees() -> None:
+    """pyproject.toml's requires-python is the version devspec_adapter.py itself checks."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(here, "pyproject.toml")) as f:
+        declared = re.search(r'requires-python = ">=(\d+)\.(\d+)"', f.read())
+    with open(os.path.join(here, "devspec_adapter.py")) as f:
+        checked = re.search(r"sys\.version_info < \((\d+), (\d+)\)", f.read())
+    assert declared and checked and declared.groups() == checked.groups(), (declared, checked)
