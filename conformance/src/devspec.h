@@ -592,6 +592,10 @@ typedef struct dsr_result {
     cJSON *devices;    /* {handle: the library's name} for the handles it mentions; or NULL */
     double duration;
 } dsr_result;
+/* Applies the expectations file to a result that ran (or was skipped for a reason other
+ * than the file): pass against an expected failure is xpass, the expected failure itself
+ * xfail (expectations.c). */
+void dsr__expectation_apply(dsr_result *res);
 
 typedef struct dsr_options {
     char **cases;
@@ -876,8 +880,6 @@ int dsr__watch_wait(int *sig);
 /* A child ended by SIG: the journal gets the case it was running as a crash and a footer,
  * the consolidated report is written from it, stderr says so. Returns 3. */
 int dsr__watch_recover(const dsr_watch_run *run, int sig, double elapsed);
-/* The expectations file applied to a result (run.c). */
-void dsr__watch_expect(dsr_result *res);
 
 /* ---- the reporters: what a run tells as it goes --------------------------------------- */
 

@@ -155,3 +155,16 @@ dsr_expectation *dsr__expectations_match(dsr_expectations *e, const char *id)
     }
     return NULL;
 }
+
+/* An expectation matches only the same outcome class: an expected fail that becomes a crash
+ * is a new failure. */
+void dsr__expectation_apply(dsr_result *res)
+{
+    res->raw_status = res->status;
+    const dsr_expectation *x = res->expectation;
+    if (!x || x->status == DSR_PASS || x->status == DSR_SKIP) return;
+    if (res->status == DSR_PASS)
+        res->status = DSR_XPASS;
+    else if (res->status == x->status)
+        res->status = DSR_XFAIL;
+}

@@ -228,20 +228,6 @@ static void progress(runner *r, int done, int total, const char *id)
     fflush(stderr);
 }
 
-/* Applies the expectations file to a result that ran (or was skipped for a reason other
- * than the file). An expectation matches only the same outcome class: an expected fail
- * that becomes a crash is a new failure. */
-static void apply_expectation(dsr_result *res)
-{
-    res->raw_status = res->status;
-    const dsr_expectation *x = res->expectation;
-    if (!x || x->status == DSR_PASS || x->status == DSR_SKIP) return;
-    if (res->status == DSR_PASS)
-        res->status = DSR_XPASS;
-    else if (res->status == x->status)
-        res->status = DSR_XFAIL;
-}
-
 /* Runs case C (or skips it: a skip in the expectations file, a feature not claimed, too few
  * ranks or devices) into RES, and applies the expectations file. Returns false when the
  * run must stop; RES then holds nothing. */
@@ -306,13 +292,8 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
         if (r->interrupted) return false; /* RES holds the interrupted case, as a skip */
     }
     if (why.data) res->reason = why.data;
-    apply_expectation(res);
+    dsr__expectation_apply(res);
     return true;
-}
-
-void dsr__watch_expect(dsr_result *res)
-{
-    apply_expectation(res);
 }
 
 /* Tells every reporter of a finished result, in suite order. */

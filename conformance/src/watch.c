@@ -256,7 +256,7 @@ int dsr__watch_recover(const dsr_watch_run *run, int sig, double elapsed)
                         "cannot go on past it",
                         name);
         res->reason = reason.data;
-        dsr__watch_expect(res);
+        dsr__expectation_apply(res);
         crash_rec = dsr__report_case(res);
         dsr__buf_printf(&why, "the library ended the process (%s) during case %s (in process)",
                         name, res->c->id);
