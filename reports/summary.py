@@ -69,22 +69,28 @@ def load(path: str) -> Json:
 
 # -- relativising --------------------------------------------------------------------------
 
-def relativise(value: Json, top: str) -> Json:
+def relativise(value: Json, top: str, moved: str | None = None) -> Json:
+    """VALUE with the source tree's path made relative wherever it stands, inside a text too
+    (a traceback's "raised at /path/to/devspec/adapters/..." names a file of the tree); and
+    MOVED, the folder the run wrote the report in before it was published, as reports/ (a
+    reproducer's command names the report's path)."""
     if isinstance(value, str):
+        if moved:
+            value = value.replace(moved.rstrip(os.sep) + os.sep, "reports" + os.sep)
         if value == top:
             return "."
         if value.startswith(top + os.sep):
             return value[len(top) + 1:]
-        return value
+        return value.replace(top + os.sep, "")
     if isinstance(value, list):
-        return [relativise(v, top) for v in value]
+        return [relativise(v, top, moved) for v in value]
     if isinstance(value, dict):
-        return {k: relativise(v, top) for k, v in value.items()}
+        return {k: relativise(v, top, moved) for k, v in value.items()}
     return value
 
 
-def relativise_file(path: str, top: str) -> None:
-    report = relativise(load(path), top)
+def relativise_file(path: str, top: str, moved: str | None = None) -> None:
+    report = relativise(load(path), top, moved)
     env = report.get("header", {}).get("environment")
     if isinstance(env, dict) and "hostname" in env:
         env["hostname"] = None
@@ -443,6 +449,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--wall", help="JSON file of each run's wall time by adapter name")
     ap.add_argument("--measure-startup", action="store_true",
                     help="print the start-up times of the adapters named as arguments")
+    ap.add_argument("--moved-from", metavar="DIR",
+                    help="with --relativise: the folder the reports were written in before "
+                         "they were moved into reports/")
     ap.add_argument("--relativise", action="store_true",
                     help="rewrite the reports named as arguments without machine paths")
     ap.add_argument("items", nargs="*")
@@ -455,7 +464,7 @@ def main(argv: list[str]) -> int:
         return 0
     if args.relativise:
         for path in args.items:
-            relativise_file(path, top)
+            relativise_file(path, top, args.moved_from)
         return 0
     if not args.out:
         ap.error("--out is required")

@@ -73,7 +73,7 @@ for n in "${names[@]}"; do
 done
 echo "}" >>"$work/wall.json"
 [ ${#published[@]} -gt 0 ] || exit 3
-"$python" reports/summary.py --source . --relativise "${published[@]}" || exit 3
+"$python" reports/summary.py --source . --relativise --moved-from "$work" "${published[@]}" || exit 3
 "$python" reports/summary.py --source . --build "$build" --measure-startup "${names[@]}" \
     >"$work/startup.json" || exit 3
 # The times of this publication, merged into reports/timings.json, which keeps those of the
