@@ -144,35 +144,58 @@ static int read_reports(merged *m, const dsr_strlist *paths)
     return 0;
 }
 
-/* The merged result of case C: the worst of the reports that ran it, else a skip; false
- * when no report has it. */
-static bool merge_case(const merged *m, const dsr_case *c, dsr_result *res)
+/* Merges report case IT into RES, the worse of the two; false when IT's status cannot be
+ * read (the case is left out). */
+static bool merge_case(dsr_result *res, const cJSON *it)
 {
-    bool found = false;
-    memset(res, 0, sizeof *res);
-    res->c = c;
-    res->status = res->raw_status = DSR_SKIP;
+    dsr_status st, raw;
+    if (!status_of(cJSON_GetObjectItemCaseSensitive(it, "status"), &st)) return false;
+    if (!status_of(cJSON_GetObjectItemCaseSensitive(it, "observed_status"), &raw)) raw = st;
+    if (badness(st) > badness(res->status) ||
+        (badness(st) == badness(res->status) && badness(raw) > badness(res->raw_status))) {
+        res->status = st;
+        res->raw_status = raw;
+        const cJSON *lacks = cJSON_GetObjectItemCaseSensitive(it, "lacks");
+        res->lacks = cJSON_IsString(lacks) ? lacks->valuestring : NULL;
+    }
+    return true;
+}
+
+/* Every case of SUITE that some report has, with its merged result, into RESULTS (room for
+ * every case); returns how many. One pass over each report, the suite's IDs in a hash map. */
+static int merge_reports(const merged *m, const dsr_suite *suite, dsr_result *results)
+{
+    dsr_strmap ids = {0};
+    int total = 0;
+    for (int f = 0; f < suite->nfiles; f++)
+        total += suite->files[f].ncases;
+    bool *found = dsr__xmalloc(sizeof *found * (size_t)(total + 1));
+    total = 0;
+    for (int f = 0; f < suite->nfiles; f++)
+        for (int k = 0; k < suite->files[f].ncases; k++) {
+            dsr_result *res = &results[total];
+            memset(res, 0, sizeof *res);
+            res->c = &suite->files[f].cases[k];
+            res->status = res->raw_status = DSR_SKIP;
+            found[total] = false;
+            dsr__strmap_put(&ids, res->c->id, total++);
+        }
     for (int d = 0; d < m->ndocs; d++) {
         const cJSON *it;
         cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(m->docs[d], "cases"))
         {
             const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
-            if (!cJSON_IsString(id) || strcmp(id->valuestring, c->id)) continue;
-            dsr_status st, raw;
-            if (!status_of(cJSON_GetObjectItemCaseSensitive(it, "status"), &st)) break;
-            if (!status_of(cJSON_GetObjectItemCaseSensitive(it, "observed_status"), &raw)) raw = st;
-            found = true;
-            if (badness(st) > badness(res->status) ||
-                (badness(st) == badness(res->status) && badness(raw) > badness(res->raw_status))) {
-                res->status = st;
-                res->raw_status = raw;
-                const cJSON *lacks = cJSON_GetObjectItemCaseSensitive(it, "lacks");
-                res->lacks = cJSON_IsString(lacks) ? lacks->valuestring : NULL;
-            }
-            break;
+            /* An ID the suite does not have is stored past its cases, and left out. */
+            int at = cJSON_IsString(id) ? dsr__strmap_put(&ids, id->valuestring, total) : -1;
+            if (at >= 0 && at < total && merge_case(&results[at], it)) found[at] = true;
         }
     }
-    return found;
+    dsr__strmap_free(&ids, false);
+    int n = 0;
+    for (int i = 0; i < total; i++)
+        if (found[i]) results[n++] = results[i];
+    free(found);
+    return n;
 }
 
 static void print_verdict(cJSON *out, const dsr_profile *p, const dsr_verdict *v, bool json)
@@ -212,10 +235,7 @@ static int judge(const verdict_args *a, const merged *m, const dsr_registry *reg
     for (int f = 0; f < suite->nfiles; f++)
         total += suite->files[f].ncases;
     dsr_result *results = dsr__xmalloc(sizeof *results * (size_t)(total + 1));
-    int n = 0;
-    for (int f = 0; f < suite->nfiles; f++)
-        for (int k = 0; k < suite->files[f].ncases; k++)
-            if (merge_case(m, &suite->files[f].cases[k], &results[n])) n++;
+    int n = merge_reports(m, suite, results);
     cJSON *out = a->json ? cJSON_CreateObject() : NULL;
     if (out) {
         cJSON_AddStringToObject(out, "library", m->library);
