@@ -243,9 +243,8 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
     const char *missing = NULL;
     for (int i = 0; i < c->nfeatures && !missing; i++)
         if (!dsr__claimed(r->cl.hello, c->features[i])) missing = c->features[i];
-    const dsr_statement *beyond =
-        missing ? NULL
-                : dsr__case_beyond_version(r->reg, c, dsr__declared_version(r->reg, r->cl.hello));
+    const char *declared = missing ? NULL : dsr__declared_version(r->reg, r->cl.hello);
+    const dsr_statement *beyond = dsr__case_beyond_version(r->reg, c, declared);
     dsr_buf why = {0};
     if (x && x->status == DSR_CRASH && r->o->skip_crashes) {
         /* An expected crash costs a restart of the adapter (of every rank, for an SPMD one):
@@ -268,7 +267,7 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
          * not charged (spec/decisions.md, Runner and reports 36). */
         res->status = DSR_SKIP;
         dsr__buf_printf(&why, "version: the library declares array API %s; the case checks %s (",
-                        dsr__declared_version(r->reg, r->cl.hello), beyond->id);
+                        declared, beyond->id);
         for (int i = 0; i < beyond->nversions; i++)
             dsr__buf_printf(&why, "%s%s", i ? ", " : "", beyond->versions[i]);
         dsr__buf_puts(&why, ")");
