@@ -369,14 +369,10 @@ static void put_scalar(ds_dtype t, double v, unsigned char *dst)
     }
 }
 
-static int fill(void *lib, ds_fill_fn fn, const int64_t *shape, int ndim, ds_dtype dtype,
-                ds_device device, ds_array *out)
+/* A new array on device D with every element V (in DTYPE), written from the host. */
+static int filled(clb_lib *L, int d, ds_dtype dtype, const int64_t *shape, int ndim, double v,
+                  ds_array *out)
 {
-    clb_lib *L = lib;
-    int d;
-    if (dtype == DS_DTYPE_NONE) dtype = DS_FLOAT32; /* the type every OpenCL device computes in */
-    if (device_index(L, device, &d)) return -1;
-    if (fn != DS_ONES) return array_new(L, d, dtype, shape, ndim, NULL, (clb_array **)out);
     size_t n = 1, size = ds_dtype_size(dtype);
     for (int k = 0; k < ndim; k++)
         n *= (size_t)shape[k];
@@ -386,10 +382,21 @@ static int fill(void *lib, ds_fill_fn fn, const int64_t *shape, int ndim, ds_dty
         return -1;
     }
     for (size_t i = 0; i < n; i++)
-        put_scalar(dtype, 1, host + i * size);
-    int st = array_new(L, d, dtype, shape, ndim, host, (clb_array **)out);
+        put_scalar(dtype, v, host + i * size);
+    int st = array_new(L, d, dtype, shape, ndim, n ? host : NULL, (clb_array **)out);
     free(host);
     return st;
+}
+
+static int fill(void *lib, ds_fill_fn fn, const int64_t *shape, int ndim, ds_dtype dtype,
+                ds_device device, ds_array *out)
+{
+    clb_lib *L = lib;
+    int d;
+    if (dtype == DS_DTYPE_NONE) dtype = DS_FLOAT32; /* the type every OpenCL device computes in */
+    if (device_index(L, device, &d)) return -1;
+    if (fn != DS_ONES) return array_new(L, d, dtype, shape, ndim, NULL, (clb_array **)out);
+    return filled(L, d, dtype, shape, ndim, 1, out);
 }
 
 /* full(shape, value): the value in dtype (the value's kind's default where dtype is None). */
@@ -414,19 +421,7 @@ static int full(void *lib, const int64_t *shape, int ndim, ds_scalar value, ds_d
         return -1;
     }
     if (device_index(L, device, &d)) return -1;
-    size_t n = 1, size = ds_dtype_size(dtype);
-    for (int k = 0; k < ndim; k++)
-        n *= (size_t)shape[k];
-    unsigned char *host = malloc(n * size + 1);
-    if (host == NULL) {
-        ds_error("MemoryError", "out of memory");
-        return -1;
-    }
-    for (size_t i = 0; i < n; i++)
-        put_scalar(dtype, v, host + i * size);
-    int st = array_new(L, d, dtype, shape, ndim, n ? host : NULL, (clb_array **)out);
-    free(host);
-    return st;
+    return filled(L, d, dtype, shape, ndim, v, out);
 }
 
 /* asarray(scalar): a 0-d array, as full with no dimensions. */
