@@ -369,7 +369,9 @@ def failure_text(ds: Session, result: dict[str, Any]) -> str:
     traceback = result.get("traceback") or error.get("traceback")
     if traceback:
         lines.append("library traceback:")
-        lines += ["  " + t for t in str(traceback).rstrip().splitlines()]
+        # The Python adapter sends the last frames as a list (spec/protocol.md, errors).
+        frames = traceback if isinstance(traceback, list) else str(traceback).splitlines()
+        lines += ["  " + str(t) for t in frames]
     if devices:
         bound = [f"{k[1:]} = {v}" for k, v in devices.items() if k.startswith("$")]
         lines.append("devices: " + ", ".join(bound))

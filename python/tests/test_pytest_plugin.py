@@ -233,3 +233,21 @@ def test_an_adapter_that_cannot_start_errors_every_item_saying_why(run: Any) -> 
 
 if __name__ == "__main__":
     sys.exit(pytest.main([__file__, "-q"]))
+
+
+def test_the_library_traceback_is_shown_frame_by_frame() -> None:
+    """The Python adapter sends a library error's last frames as a list (spec/protocol.md):
+    a failing item's text shows one frame a line under "library traceback:"."""
+    import types
+
+    from devspec_cli.pytest_plugin import failure_text
+    frames = ["lib/core.py:10 in add: return _impl(x, y)", "lib/_impl.py:3 in _impl: raise E"]
+    session: Any = types.SimpleNamespace(
+        report={"header": {"devices": []}}, statement=lambda sid: "the text",
+        case_steps=lambda f, i: [], command=None,
+        settings=types.SimpleNamespace(report="devspec-report.json"))
+    text = failure_text(session, {
+        "id": "c", "status": "fail", "spec": ["S-1"], "reason": "raised",
+        "observed": {"error": {"kind": "ValueError", "message": "m", "traceback": frames}}})
+    shown = text.split("library traceback:\n", 1)[1].splitlines()
+    assert shown[:2] == ["  " + f for f in frames], text
