@@ -238,8 +238,10 @@ if __name__ == "__main__":
 def test_the_library_traceback_is_shown_frame_by_frame() -> None:
     """The Python adapter sends a library error's last frames as a list (spec/protocol.md):
     a failing item's text shows one frame a line under "library traceback:"."""
+    import sys
     import types
 
+    sys.path.insert(0, str(TOP / "python"))  # the plugin's package, as the wheel installs it
     from devspec_cli.pytest_plugin import failure_text
     frames = ["lib/core.py:10 in add: return _impl(x, y)", "lib/_impl.py:3 in _impl: raise E"]
     session: Any = types.SimpleNamespace(
