@@ -350,7 +350,7 @@ static void session_start(void)
        "\"adapter\":{\"name\":\"toylib-template\",\"version\":\"0.1\"},"
        "\"features\":[\"device-eq\",\"to-device\",\"dlpack-device\",\"dlpack-export\"],\"devices\":"
        "[\"*\",\"*\"],"
-       "\"device_strs\":[\"toy:0\",\"toy:1\"],\"default_device\":\"*\",\"max_line\":1048576}",
+       "\"device_strs\":[\"toy:0\",\"toy:1\"],\"default_device\":\"*\",\"max_line\":67108864}",
        "\"op\":\"hello\",\"args\":{\"protocol\":1}");
     cJSON *hello = cJSON_Parse(drv_bound(d, "hello"));
     const cJSON *devs = cJSON_GetObjectItemCaseSensitive(hello, "devices");

@@ -706,7 +706,7 @@ static void need_hello(void)
     OK(d, "hello", "hello",
        "{\"protocol\":1,\"library\":{\"name\":\"refarray\"},\"adapter\":{\"name\":"
        "\"refarray\"},"
-       "\"max_line\":1048576}",
+       "\"max_line\":67108864}",
        A("hello\",\"args\":{\"protocol\":1}"));
     cJSON *hello = cJSON_Parse(drv_bound(d, "hello"));
     const cJSON *devs = cJSON_GetObjectItemCaseSensitive(hello, "devices");

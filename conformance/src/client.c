@@ -197,6 +197,22 @@ static bool read_reply(dsr_client *c, const char *op, cJSON *doc, dsr_reply *rep
     return true;
 }
 
+/* Whether the request in c->req is within the max_line the adapter's hello gave
+ * (spec/protocol.md, "Limits"). A longer one would be refused unread, so it is not sent: the
+ * step is an error whose reason names both sizes (a case's host data too large for this
+ * adapter). */
+static bool fits_max_line(dsr_client *c, const char *op)
+{
+    const cJSON *max = c->hello ? cJSON_GetObjectItemCaseSensitive(c->hello, "max_line") : NULL;
+    if (!cJSON_IsNumber(max) || max->valuedouble < 0 || (double)c->req.len <= max->valuedouble)
+        return true;
+    failmsg(c,
+            "the request for %s is %zu bytes, more than the %.0f bytes the adapter reads "
+            "(hello's max_line); not sent",
+            op, c->req.len, max->valuedouble);
+    return false;
+}
+
 /* Sends OP with ARGS (taken over) and reads the reply. On DSR_END_OK *rep is filled; any other
  * result has set c->msg. */
 dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_reply *rep,
@@ -217,6 +233,7 @@ dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_repl
         cJSON_Delete(args);
     }
     dsr__buf_puts(&c->req, "}");
+    if (!fits_max_line(c, op)) return DSR_END_ERROR;
     char *line = NULL;
     size_t len = 0;
     trace("> ", c->req.data, c->req.len);

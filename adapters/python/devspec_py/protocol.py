@@ -34,7 +34,7 @@ def _version() -> str:
 
 
 ADAPTER_VERSION = _version()
-MAX_LINE = 1 << 20  # the protocol's maximum line length, in bytes
+MAX_LINE = 64 << 20  # the protocol's maximum request line, in bytes (spec/protocol.md)
 MAX_REPLY = 64 << 20  # the protocol's maximum reply line, in bytes (spec/protocol.md)
 MAX_READ = 1 << 24  # array.read refuses larger arrays (spec/protocol.md)
 MAX_CALL_ITEMS = 1 << 15  # the most items of a call result's tuple (spec/protocol.md)

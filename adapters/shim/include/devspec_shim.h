@@ -44,8 +44,11 @@ extern "C" {
 
 /* The protocol version this library speaks (spec/protocol.md, "Versioning"). */
 #define DS_PROTOCOL_VERSION 1
-/* The longest request line, in bytes, without its newline (spec/protocol.md, "Transports"). */
-#define DS_PROTOCOL_MAX_LINE (1024 * 1024)
+/* The longest request line, in bytes, without its newline (spec/protocol.md, "Limits"): 64 MiB,
+ * as for a reply, so that host data of up to 2^24 elements (array.asarray, global.make)
+ * crosses in one request. The shim reads the "data" of typed arrays packed, without a JSON
+ * node per element, so a request costs about twice its length. hello's max_line says it. */
+#define DS_PROTOCOL_MAX_LINE (64 * 1024 * 1024)
 /* The longest reply line, in bytes, without its newline (spec/protocol.md, "Limits"). A reply
  * that would be longer is answered with MemoryError, origin "adapter", instead. */
 #define DS_PROTOCOL_MAX_REPLY (64 * 1024 * 1024)

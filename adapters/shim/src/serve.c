@@ -40,7 +40,7 @@ static bool said_bye(const char *request, size_t len, const char *reply)
 {
     bool bye = false;
     if (strstr(request, "bye") == NULL) return false;
-    cJSON *req = dsj_parse(request, len, NULL);
+    cJSON *req = dsj_parse_with(request, len, &(dsj_parse_options){.pack_data = true}, NULL, NULL);
     const cJSON *op = cJSON_GetObjectItemCaseSensitive(req, "op");
     if (cJSON_IsString(op) && strcmp(op->valuestring, "bye") == 0)
         bye = strstr(reply, "\"ok\":true") != NULL;

@@ -194,6 +194,28 @@ static const char *duplicate_key(const cJSON *v, bool *oom)
     return NULL;
 }
 
+/* The request's tree, or NULL with *e set. dsj_parse keeps every number's text (int64
+ * exact) and every string's NULs. The data of typed arrays are held packed
+ * (common/dsjson.h): host data of millions of elements then cost their text once, not a node
+ * of about 64 bytes each (spec/protocol.md, "Limits"). */
+static cJSON *parse_request(const char *request, size_t len, ds__err *e)
+{
+    size_t off = 0, deep;
+    const char *why = NULL;
+    cJSON *req = dsj_parse_with(request, len, &(dsj_parse_options){.pack_data = true}, &off, &why);
+    if (req != NULL) return req;
+    if (why != NULL)
+        ds__fail(e, DS__ORIGIN_PROTOCOL, "MemoryError", "request of %zu bytes: %s", len, why);
+    else if (dsj_too_deep(request, len, &deep))
+        ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                 "request is nested deeper than %d arrays and objects (at byte %zu)", DSJ_MAX_DEPTH,
+                 deep);
+    else
+        ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
+                 "request is not valid JSON (error near byte %zu)", off);
+    return NULL;
+}
+
 static char *answer(ds__session *s, const char *request, size_t len, size_t *reply_len)
 {
     ds__err e = {0};
@@ -224,20 +246,7 @@ static char *answer(ds__session *s, const char *request, size_t len, size_t *rep
                  bad);
         goto error;
     }
-    /* dsj_parse keeps every number's text (int64 exact) and every string's NULs. */
-    size_t off = 0;
-    req = dsj_parse(request, len, &off);
-    if (req == NULL) {
-        size_t deep;
-        if (dsj_too_deep(request, len, &deep))
-            ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError",
-                     "request is nested deeper than %d arrays and objects (at byte %zu)",
-                     DSJ_MAX_DEPTH, deep);
-        else
-            ds__fail(&e, DS__ORIGIN_PROTOCOL, "ValueError",
-                     "request is not valid JSON (error near byte %zu)", off);
-        goto error;
-    }
+    if ((req = parse_request(request, len, &e)) == NULL) goto error;
     if (!cJSON_IsObject(req)) {
         ds__fail(&e, DS__ORIGIN_PROTOCOL, "TypeError", "request must be a JSON object, not %s",
                  json_type_name(req));

@@ -353,17 +353,19 @@ int ds__buffer_decode(const cJSON *v, const char *arg, ds_buffer *out, ds__err *
             return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
                             "argument '%s': shape[%d] must be a non-negative integer", arg, k);
     }
-    if (!cJSON_IsArray(jdata))
+    /* The request was read with its "data" lists packed (session.c): dsj_array_length and
+     * dsj_iter serve a packed list and a plain one alike. */
+    if (!dsj_is_array(jdata))
         return ds__fail(e, DS__ORIGIN_PROTOCOL, "TypeError",
                         "argument '%s': \"data\" must be a flat list of elements", arg);
     int64_t count = ds__shape_count(out->shape, ndim);
-    int have = cJSON_GetArraySize(jdata);
+    size_t have = dsj_array_length(jdata);
     if (count < 0)
         return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
                         "argument '%s': the shape's element count overflows 64 bits", arg);
     if (count != (int64_t)have)
         return ds__fail(e, DS__ORIGIN_PROTOCOL, "ValueError",
-                        "argument '%s': shape holds %" PRId64 " elements but data has %d", arg,
+                        "argument '%s': shape holds %" PRId64 " elements but data has %zu", arg,
                         count, have);
     size_t esize = ds_dtype_size(dt);
     out->dtype = dt;
@@ -378,7 +380,9 @@ int ds__buffer_decode(const cJSON *v, const char *arg, ds_buffer *out, ds__err *
         }
     }
     size_t i = 0;
-    for (const cJSON *el = jdata->child; el; el = el->next, i++) {
+    dsj_iter it;
+    dsj_iter_init(&it, jdata);
+    for (const cJSON *el; (el = dsj_iter_next(&it)) != NULL; i++) {
         if (decode_element(el, dt, (unsigned char *)out->data + i * esize, arg, i, e) < 0) {
             ds__buffer_clear(out);
             return -1;
