@@ -1386,6 +1386,15 @@ static int call(void *lib, const char *name, const ds_value *args, size_t nargs,
 }
 
 /* The table. version and size first; slots by name, so the order does not matter. */
+/* capabilities() (info.capabilities): CLBlast has no indexing and no function whose output
+ * shape depends on the data; its routines state no limit on dimensions. */
+static int info_capabilities(void *lib, ds_capabilities *out)
+{
+    (void)lib;
+    *out = (ds_capabilities){.boolean_indexing = false, .data_dependent_shapes = false};
+    return 0;
+}
+
 static const ds_vendor table = {
     .version = DS_VENDOR_VERSION,
     .size = sizeof(ds_vendor),
@@ -1421,6 +1430,7 @@ static const ds_vendor table = {
     .dlpack_export = dlpack_export,
     .dlpack_import = dlpack_import,
     .call = call,
+    .info_capabilities = info_capabilities,
 };
 
 /* Exports devspec_adapter_call and devspec_adapter_free for this table. */

@@ -664,6 +664,17 @@ static int dlpack_import(void *lib, struct DLManagedTensorVersioned *tensor, ds_
     return ra_from_dlpack_tensor(a->ctx, tensor, &o, (ra_array **)out);
 }
 
+/* capabilities() (DEV-INFO-2): refarray indexes with boolean masks (Array.__getitem__) and
+ * has the functions whose output shape depends on the data (nonzero, unique_*); an array has at
+ * most RA_MAX_NDIM dimensions. */
+static int info_capabilities(void *lib, ds_capabilities *out)
+{
+    (void)lib;
+    *out = (ds_capabilities){
+        .boolean_indexing = true, .data_dependent_shapes = true, .max_dimensions = RA_MAX_NDIM};
+    return 0;
+}
+
 static int stream_default(void *lib, ds_device device, ds_stream *out)
 {
     adapter *a = lib;
@@ -812,6 +823,7 @@ static const ds_vendor table = {
     .dlpack_export = dlpack_export,
     .dlpack_import = dlpack_import,
     .call = refarray_call,
+    .info_capabilities = info_capabilities,
 };
 
 const ds_vendor *refarray_vendor(void)

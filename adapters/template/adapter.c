@@ -504,6 +504,17 @@ static int call(void *lib, const char *name, const ds_value *args, size_t nargs,
     return -1;
 }
 
+/* capabilities() of the inspection namespace (info.capabilities): what the library can do,
+ * not what the adapter could add. toylib has no boolean indexing and no function whose
+ * output shape depends on the data; it states no limit on dimensions (max_dimensions 0
+ * leaves the key out, -1 answers None). */
+static int info_capabilities(void *lib, ds_capabilities *out)
+{
+    (void)lib;
+    *out = (ds_capabilities){.boolean_indexing = false, .data_dependent_shapes = false};
+    return 0;
+}
+
 /* The table. version and size first; slots by name, so the order does not matter. */
 static const ds_vendor table = {
     .version = DS_VENDOR_VERSION,
@@ -529,6 +540,7 @@ static const ds_vendor table = {
     .dlpack_export = dlpack_export,
     .dlpack_import = dlpack_import,
     .call = call,
+    .info_capabilities = info_capabilities,
 };
 
 /* Exports devspec_adapter_call and devspec_adapter_free for this table. */

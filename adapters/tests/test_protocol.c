@@ -266,6 +266,10 @@ static void handles(drv *d)
         "\"op\":\"array.to_device\",\"args\":{\"array\":$x,\"device\":$dev1,\"stream\":\"stream#"
         "5\"}");
 
+    /* The template's capabilities() (info.capabilities, version 10). */
+    OK(d, "info.capabilities: the template's answer", NULL,
+       "{\"boolean indexing\":false,\"data-dependent shapes\":false}",
+       "\"op\":\"info.capabilities\"");
     /* Slots the toy table leaves NULL, and a callback that says it cannot. */
     ERR(d, "a NULL slot answers NotImplementedError (matmul)", "NotImplementedError", "adapter",
         "\"op\":\"array.matmul\",\"args\":{\"x1\":$x,\"x2\":$x}");

@@ -36,6 +36,7 @@
     X("info.devices_type", 1, ((const char *const[]){NULL}), ((const char *const[]){NULL}))        \
     X("info.device_param", 1, ((const char *const[]){"fn", NULL}), ((const char *const[]){"fn",    \
         NULL}))                                                                                    \
+    X("info.capabilities", 1, ((const char *const[]){NULL}), ((const char *const[]){NULL}))        \
     X("array.create", 1, ((const char *const[]){"fn", "shape", "fill_value", "start", "stop",      \
         "step", "num", "endpoint", "n_rows", "n_cols", "k", "x", "n", "d", "dtype", "device",      \
         NULL}), ((const char *const[]){"fn", NULL}))                                               \

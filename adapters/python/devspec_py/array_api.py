@@ -12,7 +12,7 @@ from typing import Any
 
 from . import dlpack
 from .backend import Array, BaseBackend, Device, DType, Kw
-from .errors import Unsupported
+from .errors import Lacks, Unsupported
 from .protocol import DTYPES
 from .values import TypedArray, nest
 
@@ -130,6 +130,13 @@ class ArrayAPIBackend(BaseBackend):
 
     def info_devices_type(self) -> str:
         return type(self.info().devices()).__name__
+
+    def info_capabilities(self) -> dict[str, Any]:
+        caps = getattr(self.info(), "capabilities", None)
+        if caps is None:
+            raise Lacks("info.capabilities", "%s's inspection namespace has no capabilities()"
+                        % self.library_name)
+        return dict(caps())
 
     # -- signatures (info.device_param) ----------------------------------------------------
     def function(self, fn: str) -> Any:

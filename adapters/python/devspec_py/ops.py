@@ -117,6 +117,15 @@ def info_device_param(server: Server, args: Args) -> Any:
     return server.backend.device_param(arg(args, "fn", str))
 
 
+@op("info.capabilities")
+def info_capabilities(server: Server, args: Args) -> Any:
+    # capabilities() as the library returns it (DEV-INFO-2): the standard's keys and any of
+    # the library's own; a value JSON has no form for is answered as its repr.
+    caps = server.backend.info_capabilities()
+    return {str(k): v if v is None or isinstance(v, (bool, int, float, str)) else repr(v)
+            for k, v in caps.items()}
+
+
 @op("info.default_device")
 def info_default_device(server: Server, args: Args) -> Any:
     dev = server.backend.info_default_device()

@@ -27,6 +27,7 @@ OPS: tuple[str, ...] = (
     'info.dtypes',
     'info.devices_type',
     'info.device_param',
+    'info.capabilities',
     'array.create',
     'array.asarray',
     'array.astype',
@@ -99,6 +100,7 @@ ARGS: dict[str, frozenset[str]] = {
     'info.dtypes': frozenset({'device', 'kind'}),
     'info.devices_type': frozenset(),
     'info.device_param': frozenset({'fn'}),
+    'info.capabilities': frozenset(),
     'array.create': frozenset({
         'fn', 'shape', 'fill_value', 'start', 'stop', 'step', 'num', 'endpoint', 'n_rows', 'n_cols',
         'k', 'x', 'n', 'd', 'dtype', 'device',

@@ -232,6 +232,15 @@ def test_unknown_op_is_adapter_not_implemented(numpy_adapter: Any) -> None:
 
 
 @needs_numpy
+def test_capabilities_are_the_librarys_own(numpy_adapter: Any) -> None:
+    # info.capabilities answers __array_namespace_info__().capabilities() (DEV-INFO-2).
+    import numpy as np
+    numpy_adapter.ok("hello", {"protocol": 1})
+    assert numpy_adapter.ok("info.capabilities") == dict(
+        np.__array_namespace_info__().capabilities())
+
+
+@needs_numpy
 def test_overlong_line_answered_and_skipped(numpy_adapter: Any) -> None:
     a = numpy_adapter
     a.ok("hello", {"protocol": 1})

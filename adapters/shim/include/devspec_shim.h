@@ -253,6 +253,15 @@ typedef struct ds_default_dtypes {
     ds_dtype real_floating, complex_floating, integral, indexing;
 } ds_default_dtypes;
 
+/* What the inspection namespace's capabilities() answers (info.capabilities, version 10):
+ * the standard's keys "boolean indexing", "data-dependent shapes" and, from 2024.12,
+ * "max dimensions" (max_dimensions < 0: None, no limit stated; 0: the key is left out). */
+typedef struct ds_capabilities {
+    bool boolean_indexing;
+    bool data_dependent_shapes;
+    int64_t max_dimensions;
+} ds_capabilities;
+
 /* OneFlow's placements and sbp (version 3 slots). A placement argument: a type and its
  * ranks, flat, or nested rows (row_len given: nrows rows of row_len[i] ranks, concatenated
  * in ranks; rows of different lengths are passed on for the library to refuse). */
@@ -440,7 +449,7 @@ void ds_lacks(const char *name, const char *fmt, ...)
  * compares the pointers.
  * ------------------------------------------------------------------------------------- */
 /* Version 9 added no slot: its tables take int scalars in [2^63, 2^64) (ds_scalar's `u`). */
-#define DS_VENDOR_VERSION 9u
+#define DS_VENDOR_VERSION 10u
 
 typedef struct ds_vendor {
     uint32_t version;            /* required: DS_VENDOR_VERSION */
@@ -650,6 +659,12 @@ typedef struct ds_vendor {
     int (*call)(void *lib, const char *name, const ds_value *args, size_t nargs,
                 const char *const *kwnames, const ds_value *kwargs, size_t nkw,
                 ds_call_result *out);
+
+    /* ---- version 10: the inspection namespace's capabilities(); optional ---- */
+    /* info.capabilities (DEV-INFO-1, DEV-INFO-2): fill *out with what the library can do. A
+     * NULL slot is a library without capabilities(): the shim answers that it lacks
+     * `info.capabilities` (NotImplementedError, origin library, with "lacks"). */
+    int (*info_capabilities)(void *lib, ds_capabilities *out);
 } ds_vendor;
 
 /* ---------------------------------------------------------------------------------------

@@ -25,6 +25,7 @@
     X("info.dtypes", info_dtypes, ((const char *const[]){"device", "kind", NULL}))                 \
     X("info.devices_type", info_devices_type, ((const char *const[]){NULL}))                       \
     X("info.device_param", info_device_param, ((const char *const[]){"fn", NULL}))                 \
+    X("info.capabilities", info_capabilities, ((const char *const[]){NULL}))                       \
     X("array.create", array_create, ((const char *const[]){"fn", "shape", "fill_value", "start",   \
         "stop", "step", "num", "endpoint", "n_rows", "n_cols", "k", "x", "n", "d", "dtype",        \
         "device", NULL}))                                                                          \

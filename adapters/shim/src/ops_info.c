@@ -3,6 +3,7 @@
  */
 #include "ops.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,5 +146,36 @@ int ds__op_info_dtypes(const ds__req *r, cJSON **result)
     cJSON *list = cJSON_CreateStringArray(sorted, n);
     if (list == NULL) return ds__oom(r);
     *result = list;
+    return 0;
+}
+
+/* capabilities() as an object with the standard's keys (DEV-INFO-1, DEV-INFO-2). A table
+ * without the slot is a library without capabilities(): lacked, as any function the library
+ * does not provide (spec/protocol.md, "Messages"). */
+int ds__op_info_capabilities(const ds__req *r, cJSON **result)
+{
+    ds_capabilities caps = {.max_dimensions = 0};
+    if (DS__SLOT(r->v, info_capabilities) == NULL) {
+        ds__fail(r->e, DS__ORIGIN_LIBRARY, "NotImplementedError",
+                 "%s: the library has no capabilities() (the vendor table leaves "
+                 "info_capabilities NULL)",
+                 r->op);
+        snprintf(r->e->lacks, sizeof r->e->lacks, "info.capabilities");
+        return -1;
+    }
+    if (CALL(r, info_capabilities, &caps) < 0) return -1;
+    cJSON *o = cJSON_CreateObject();
+    bool ok = o != NULL &&
+              ds__put(o, "boolean indexing", cJSON_CreateBool(caps.boolean_indexing)) &&
+              ds__put(o, "data-dependent shapes", cJSON_CreateBool(caps.data_dependent_shapes));
+    if (ok && caps.max_dimensions != 0)
+        ok = ds__put(o, "max dimensions",
+                     caps.max_dimensions < 0 ? cJSON_CreateNull()
+                                             : cJSON_CreateNumber((double)caps.max_dimensions));
+    if (!ok) {
+        cJSON_Delete(o);
+        return ds__oom(r);
+    }
+    *result = o;
     return 0;
 }

@@ -565,6 +565,9 @@ class NamespaceBackend(ArrayAPIBackend):
     def info_devices_type(self) -> str:
         return type(self.info_fn("devices")()).__name__
 
+    def info_capabilities(self) -> dict[str, Any]:
+        return dict(self.info_fn("capabilities")())
+
     def function(self, fn: str) -> Any:
         if fn.startswith("info."):
             return self.info_fn(fn[5:])
