@@ -9,8 +9,8 @@
  * runner sends; ARGS are the arguments the op defines and REQUIRED those it needs, each
  * NULL-terminated. */
 #define DSR_OPS(X)                                                                                 \
-    X("hello", 0, ((const char *const[]){"protocol", NULL}), ((const char *const[]){"protocol",    \
-        NULL}))                                                                                    \
+    X("hello", 0, ((const char *const[]){"protocol", "dlpack_addresses", NULL}),                   \
+        ((const char *const[]){"protocol", NULL}))                                                 \
     X("reset", 0, ((const char *const[]){NULL}), ((const char *const[]){NULL}))                    \
     X("bye", 0, ((const char *const[]){NULL}), ((const char *const[]){NULL}))                      \
     X("device.parse", 1, ((const char *const[]){"text", NULL}), ((const char *const[]){"text",     \
@@ -83,6 +83,10 @@
     X("array.exchange", 1, ((const char *const[]){"array", "peer", "direction", "dl_device",       \
         "copy", "peer_device", NULL}), ((const char *const[]){"array", "peer", "direction",        \
         NULL}))                                                                                    \
+    X("array.dlpack_export_address", 0, ((const char *const[]){"array", "dl_device", "copy",       \
+        "stream", NULL}), ((const char *const[]){"array", NULL}))                                  \
+    X("array.dlpack_import_address", 0, ((const char *const[]){"address", "device", "copy",        \
+        NULL}), ((const char *const[]){"address", NULL}))                                          \
     X("stream.default", 1, ((const char *const[]){"device", NULL}),                                \
         ((const char *const[]){"device", NULL}))                                                   \
     X("array.tril", 1, ((const char *const[]){"x", "k", NULL}), ((const char *const[]){"x",        \

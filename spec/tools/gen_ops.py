@@ -411,9 +411,9 @@ def render_python(doc: Any) -> str:
              "",
              "OPS: tuple[str, ...] = ("]
     lines += ["    %r," % op["name"] for op in doc["ops"]]
-    lines += [")", "", "STEP_OPS: tuple[str, ...] = tuple(op for op in OPS if op not in (%s))"
-              % ", ".join(repr(op["name"]) for op in doc["ops"] if not is_step(op)), "",
-              "ARGS: dict[str, frozenset[str]] = {"]
+    lines += [")", "", "STEP_OPS: tuple[str, ...] = tuple(op for op in OPS if op not in ("]
+    lines += ["    %r," % op["name"] for op in doc["ops"] if not is_step(op)]
+    lines += ["))", "", "ARGS: dict[str, frozenset[str]] = {"]
     for op in doc["ops"]:
         lines += py_set(op["name"], [a["name"] for a in op["args"]], 4)
     lines += ["}", "", "FUNCTIONS: dict[str, tuple[str, ...]] = {"]

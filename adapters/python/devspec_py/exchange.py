@@ -12,6 +12,10 @@ import here is NotImplementedError with lacks "peer NAME".
 refarray is a peer too: its shared library through ctypes (refarray_peer.py), with real
 DLPack capsules both ways; peer_device (from_peer) puts its array on one of its OpenCL
 devices, (kDLOpenCL, N), so that a library's from_dlpack meets device memory it cannot hold.
+
+A C adapter is a peer as `c:NAME` (`c:refarray`: refarray's adapter): its in-process shared
+object driven through the protocol in this process (adapter_peer.py), so that the C
+adapter's own DLPack slots (dlpack_export, dlpack_import) take and give the library's arrays.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from . import refarray_peer
+from . import adapter_peer, refarray_peer
 from .args import Args, arg, choice
 from .errors import AdapterLimit, Lacks, LibraryError, ProtocolError
 from .protocol import MAX_READ
@@ -27,6 +31,7 @@ from .server import OPS, Server, op
 from .values import TypedArray
 
 PEERS = ("numpy", "torch", "jax")
+C_PEERS = ("c:refarray",)  # C adapters, by their names in adapters.json
 
 
 def _peer_module(name: str) -> Any:
@@ -60,6 +65,7 @@ def reachable_peers() -> list[str]:
         peers.append("refarray")
         if ref.has_opencl():
             peers.append("refarray-opencl")
+    peers += [p.replace(":", "-") for p in C_PEERS if adapter_peer.peer(p[2:]) is not None]
     return peers
 
 
@@ -198,15 +204,60 @@ def _exchange_refarray(server: Server, x: Any, direction: str, forced: dict[str,
             err.args = ("%s; and %s" % (err.args[0] if err.args else "", note), *err.args[1:])
 
 
+def _exchange_adapter(server: Server, x: Any, name: str, direction: str,
+                      forced: dict[str, Any], peer_device: tuple[int, int] | None
+                      ) -> dict[str, Any]:
+    """array.exchange with a C adapter (through the protocol, in this process) as the peer;
+    every capsule it made that no consumer took is deleted before the reply."""
+    c = adapter_peer.peer(name)
+    if c is None:
+        raise Lacks("peer c:%s" % name, "the C adapter %s's shared object is not found or "
+                    "does not load in this interpreter (DEVSPEC_C_PEER_%s names it)"
+                    % (name, name.upper()))
+    result: dict[str, Any] = {"peer": {"name": "c:" + name, "version": c.version}}
+    try:
+        c.begin()
+        if direction == "to_peer":
+            try:
+                y = c.from_dlpack(_Asked(x, forced))
+            except Exception as e:  # the C library's refusal, or the producer's passed on
+                raise LibraryError(e) from e
+            result["device"] = list(y.__dlpack_device__())
+            _readable(y.shape, "the C adapter's array")
+            result["value"] = y.read()
+            return result
+        try:
+            where = c.device_for(peer_device)
+        except ValueError as e:
+            raise Lacks("peer c:%s on DLPack device %r" % (name, peer_device), str(e)) from e
+        dtype, shape, flat = _read(server, x, "the array")
+        p = c.array(TypedArray(dtype, tuple(shape), flat).encode(), where)
+        try:
+            z = server.backend.from_dlpack(_Asked(p, forced) if forced else p, {})
+        except LibraryError:
+            raise
+        except Exception as e:  # the library's refusal, or the C library's passed on
+            raise LibraryError(e) from e
+        result["device"] = [int(v) for v in z.__dlpack_device__()]
+        dtype2, shape2, flat2 = _read(server, z, "the array made from the C adapter's")
+        result["value"] = TypedArray(dtype2, tuple(shape2), flat2).encode()
+        result["array"] = server.reply_array(z)
+        return result
+    finally:
+        c.settle()
+
+
 @op("array.exchange")
 def array_exchange(server: Server, args: Args) -> Any:
     x = server.array(args, "array")
-    peer = choice(args, "peer", (*PEERS, "refarray"))
+    peer = choice(args, "peer", (*PEERS, "refarray", *C_PEERS))
     direction = choice(args, "direction", ("to_peer", "from_peer"))
     forced = _dl_kw(args)
     peer_device = _dl_pair(args, "peer_device")
     if peer == "refarray":
         return _exchange_refarray(server, x, direction, forced, peer_device)
+    if peer in C_PEERS:
+        return _exchange_adapter(server, x, peer[2:], direction, forced, peer_device)
     mod = _peer_module(peer)
     if mod is None:
         raise Lacks("peer %s" % peer, "the peer library %s cannot be imported beside the "

@@ -50,6 +50,8 @@ OPS: tuple[str, ...] = (
     'array.from_dlpack',
     'array.dlpack',
     'array.exchange',
+    'array.dlpack_export_address',
+    'array.dlpack_import_address',
     'stream.default',
     'array.tril',
     'array.triu',
@@ -81,10 +83,16 @@ OPS: tuple[str, ...] = (
     'call',
 )
 
-STEP_OPS: tuple[str, ...] = tuple(op for op in OPS if op not in ('hello', 'reset', 'bye'))
+STEP_OPS: tuple[str, ...] = tuple(op for op in OPS if op not in (
+    'hello',
+    'reset',
+    'bye',
+    'array.dlpack_export_address',
+    'array.dlpack_import_address',
+))
 
 ARGS: dict[str, frozenset[str]] = {
-    'hello': frozenset({'protocol'}),
+    'hello': frozenset({'protocol', 'dlpack_addresses'}),
     'reset': frozenset(),
     'bye': frozenset(),
     'device.parse': frozenset({'text'}),
@@ -126,6 +134,8 @@ ARGS: dict[str, frozenset[str]] = {
     'array.from_dlpack': frozenset({'x', 'device', 'copy'}),
     'array.dlpack': frozenset({'array', 'dl_device', 'copy', 'stream'}),
     'array.exchange': frozenset({'array', 'peer', 'direction', 'dl_device', 'copy', 'peer_device'}),
+    'array.dlpack_export_address': frozenset({'array', 'dl_device', 'copy', 'stream'}),
+    'array.dlpack_import_address': frozenset({'address', 'device', 'copy'}),
     'stream.default': frozenset({'device'}),
     'array.tril': frozenset({'x', 'k'}),
     'array.triu': frozenset({'x', 'k'}),

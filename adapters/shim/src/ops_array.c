@@ -559,6 +559,71 @@ int ds__op_array_dlpack(const ds__req *r, cJSON **result)
     return 0;
 }
 
+/* The two address ops pass DLPack tensors between the library and a peer in the same
+ * process (an in-process host such as the Python adapter's `array.exchange`), through the
+ * protocol: only for a session whose hello asked for them, since an address is trusted. */
+static int addresses_allowed(const ds__req *r)
+{
+    if (r->s->dlpack_addresses) return 0;
+    return ds__fail(r->e, PROTO, "ValueError",
+                    "%s: this session's hello did not ask for dlpack_addresses (only a caller in "
+                    "the adapter's process may pass tensor addresses)",
+                    r->op);
+}
+
+/* array.dlpack_export_address: dlpack_export's tensor, handed over by its address. */
+int ds__op_array_dlpack_export_address(const ds__req *r, cJSON **result)
+{
+    ds_array x;
+    ds_copy copy;
+    int32_t dev[2];
+    bool has_dev;
+    int64_t stream = 0;
+    const cJSON *js = ds__arg(r, "stream");
+    bool has_stream = js != NULL && !cJSON_IsNull(js);
+    if (addresses_allowed(r) < 0 || ds__arg_array(r, "array", &x) < 0 ||
+        arg_dl_device(r, dev, &has_dev) < 0 || ds__arg_copy(r, "copy", &copy) < 0 ||
+        ds__arg_int(r, "stream", false, 0, &stream) < 0)
+        return -1;
+    if (DS__SLOT(r->v, dlpack_export) == NULL) return ds__no_slot(r);
+    DLManagedTensorVersioned *t = NULL;
+    if (export_tensor(r, x, has_dev ? dev : NULL, copy, has_stream ? &stream : NULL, &t) < 0)
+        return -1;
+    char text[32];
+    snprintf(text, sizeof text, "%" PRIuPTR, (uintptr_t)t);
+    cJSON *res = cJSON_CreateObject();
+    if (res == NULL || !ds__put(res, "address", cJSON_CreateString(text))) {
+        cJSON_Delete(res);
+        delete_tensor(t);
+        return ds__oom(r);
+    }
+    *result = res;
+    return 0;
+}
+
+/* array.dlpack_import_address: the import slot takes a tensor any producer of this process
+ * made (it calls the deleter once, also on failure). */
+int ds__op_array_dlpack_import_address(const ds__req *r, cJSON **result)
+{
+    const char *text;
+    ds_device dev;
+    ds_copy copy;
+    ds_array x = NULL;
+    if (addresses_allowed(r) < 0 || ds__arg_string(r, "address", &text) < 0 ||
+        ds__arg_device(r, "device", false, &dev) < 0 || ds__arg_copy(r, "copy", &copy) < 0)
+        return -1;
+    uint64_t address = 0;
+    if (!dsj_parse_uint64(text, &address) || address == 0 || address > UINTPTR_MAX)
+        return ds__fail(r->e, PROTO, "ValueError",
+                        "%s: argument 'address' must be a non-zero address in decimal, not "
+                        "\"%.40s\"",
+                        r->op, text);
+    if (DS__SLOT(r->v, dlpack_import) == NULL) return ds__no_slot(r);
+    if (CALL(r, dlpack_import, (DLManagedTensorVersioned *)(uintptr_t)address, dev, copy, &x) < 0)
+        return -1;
+    return ds__array_result(r, x, result);
+}
+
 /* from_dlpack: the table's own slot, or else the library's export handed to its import (the
  * version 7 slots), as a consumer takes a producer's tensor. */
 int ds__op_array_from_dlpack(const ds__req *r, cJSON **result)

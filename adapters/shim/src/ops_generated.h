@@ -8,7 +8,7 @@
  * handler is ds__op_ID (ops_GROUP.c); ARGS, NULL-terminated, are the arguments it defines
  * (any other is a protocol error). */
 #define DS__OPS(X)                                                                                 \
-    X("hello", hello, ((const char *const[]){"protocol", NULL}))                                   \
+    X("hello", hello, ((const char *const[]){"protocol", "dlpack_addresses", NULL}))               \
     X("reset", reset, ((const char *const[]){NULL}))                                               \
     X("bye", bye, ((const char *const[]){NULL}))                                                   \
     X("device.parse", device_parse, ((const char *const[]){"text", NULL}))                         \
@@ -58,6 +58,10 @@
         "stream", NULL}))                                                                          \
     X("array.exchange", array_exchange, ((const char *const[]){"array", "peer", "direction",       \
         "dl_device", "copy", "peer_device", NULL}))                                                \
+    X("array.dlpack_export_address", array_dlpack_export_address,                                  \
+        ((const char *const[]){"array", "dl_device", "copy", "stream", NULL}))                     \
+    X("array.dlpack_import_address", array_dlpack_import_address,                                  \
+        ((const char *const[]){"address", "device", "copy", NULL}))                                \
     X("stream.default", stream_default, ((const char *const[]){"device", NULL}))                   \
     X("array.tril", array_tril, ((const char *const[]){"x", "k", NULL}))                           \
     X("array.triu", array_triu, ((const char *const[]){"x", "k", NULL}))                           \

@@ -37,6 +37,14 @@ static int check_table(const ds__req *r)
     return 0;
 }
 
+/* hello's arguments: the protocol version, and whether the caller shares the process and
+ * passes DLPack tensors by address (array.dlpack_export_address, _import_address). */
+static int hello_args(const ds__req *r, int64_t *protocol, bool *addresses)
+{
+    if (ds__arg_int(r, "protocol", true, 0, protocol) < 0) return -1;
+    return ds__arg_bool(r, "dlpack_addresses", false, false, addresses);
+}
+
 int ds__op_hello(const ds__req *r, cJSON **result)
 {
     ds__session *s = r->s;
@@ -48,7 +56,8 @@ int ds__op_hello(const ds__req *r, cJSON **result)
     ds_devobj def = NULL;
     cJSON *res = NULL;
 
-    if (ds__arg_int(r, "protocol", true, 0, &protocol) < 0) return -1;
+    bool addresses;
+    if (hello_args(r, &protocol, &addresses) < 0) return -1;
     /* A second hello starts the session afresh. */
     ds__session_close(s);
     if (protocol != DS_PROTOCOL_VERSION)
@@ -122,6 +131,7 @@ int ds__op_hello(const ds__req *r, cJSON **result)
     ds__release_obj(r, DS__H_DEVICE, def);
     ds__free(devs);
     s->hello_ok = true;
+    s->dlpack_addresses = addresses;
     *result = res;
     return 0;
 nomem:

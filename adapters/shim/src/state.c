@@ -108,6 +108,7 @@ void ds__session_close(ds__session *s)
     s->lib = NULL;
     s->lib_open = false;
     s->hello_ok = false;
+    s->dlpack_addresses = false;
 }
 
 int ds__status(ds__session *s, const char *op, int status, ds__err *e)

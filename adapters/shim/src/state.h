@@ -29,6 +29,7 @@ typedef struct ds__session {
     void *lib;
     bool lib_open;
     bool hello_ok;
+    bool dlpack_addresses; /* hello's dlpack_addresses: an in-process peer may pass tensors */
     ds__handle *h;
     size_t nh, caph;
     uint64_t next_id[3]; /* per handle kind; never reused within a process */
