@@ -42,6 +42,7 @@
  */
 #include "adapter_call.h"
 #include "adapter_internal.h"
+#include "devspec_dlpack.h"
 #include "devspec_shim.h"
 #include "refarray.h"
 #ifdef DEVSPEC_ADAPTER_MPI
@@ -117,6 +118,7 @@ static const struct feature {
     {"fft-freq-device", 0, 2000},
     {"dlpack-device", 0, 2000},
     {"dlpack-export", 0, 2000},
+    {"dlpack-stream", 0, 2000},
     {"device-current-of-type", 0, 2000},
     {"placement", WITH_MPI, 2000},
     {"sbp", WITH_MPI, 2000},
@@ -638,19 +640,35 @@ static int from_dlpack(void *lib, ds_array x, ds_device device, ds_copy copy, ds
     return ra_from_dlpack(a->ctx, x, &o, (ra_array **)out);
 }
 
-/* __dlpack__ (ra_to_dlpack): refarray takes no stream (kDLCPU's is None, and DLPack gives
- * OpenCL none), so an integer stream is refused. */
+/* A consumer's stream for __dlpack__ (DEV-DLP-11). DLPack numbers no OpenCL stream, so
+ * refarray and its consumers share a convention (DEV-DLP-3): the stream is the address of
+ * the cl_command_queue that ra_device_default_stream gives (stream.default's object) for the
+ * device the export lands on (dl_device, else x's own device). That is the device's one
+ * in-order queue, on which refarray enqueues every copy onto the device, so a copy made for
+ * the consumer is made on the consumer's stream. Any other stream, and any stream for host
+ * memory (DEV-DLP-2: None only), is BufferError. */
+static int export_stream_fits(adapter *a, ds_array x, const int32_t *dl_device, int64_t stream)
+{
+    ra_device d = ra_array_device(x);
+    void *queue = NULL;
+    if (dl_device != NULL)
+        d = (ra_device){dl_device[0] == kDLOpenCL ? RA_DEVICE_GPU : RA_DEVICE_CPU, dl_device[1]};
+    bool fits = d.type == RA_DEVICE_GPU && ra_device_default_stream(a->ctx, d, &queue) == 0 &&
+                queue != NULL && (int64_t)(intptr_t)queue == stream;
+    if (fits) return 0;
+    ds_error("BufferError",
+             "__dlpack__: stream=%lld is not the OpenCL queue of the device the tensor would "
+             "be on (refarray takes the queue stream.default gives for that device, and None)",
+             (long long)stream);
+    return -1;
+}
+
+/* __dlpack__ (ra_to_dlpack), with a stream only as export_stream_fits says. */
 static int dlpack_export(void *lib, ds_array x, const int32_t *dl_device, ds_copy copy,
                          const int64_t *stream, struct DLManagedTensorVersioned **out)
 {
     adapter *a = lib;
-    if (stream != NULL) {
-        ds_error("ValueError",
-                 "__dlpack__: stream=%lld, but refarray's exports take no stream (None for "
-                 "kDLCPU; DLPack defines none for OpenCL)",
-                 (long long)*stream);
-        return -1;
-    }
+    if (stream != NULL && export_stream_fits(a, x, dl_device, *stream) != 0) return -1;
     return ra_to_dlpack(a->ctx, x, dl_device, copy_mode(copy), out);
 }
 

@@ -391,8 +391,11 @@ def array_dlpack(server: Server, args: Args) -> Any:
         kw["dl_device"] = dl
     if "copy" in args:
         kw["copy"] = arg(args, "copy", (bool, type(None)), what="a boolean or null")
-    if "stream" in args:
-        kw["stream"] = arg(args, "stream", (int, type(None)), what="an integer or null")
+    if isinstance(args.get("stream"), str):  # a stream handle: the library's stream object
+        kw["stream"] = server.lookup(args["stream"], "stream", "stream")
+    elif "stream" in args:
+        kw["stream"] = arg(args, "stream", (int, type(None)),
+                           what="an integer, a stream handle or null")
     return server.backend.dlpack_export(x, kw)
 
 

@@ -491,6 +491,21 @@ static int arg_dl_device(const ds__req *r, int32_t dev[2], bool *given)
     return 0;
 }
 
+/* __dlpack__'s stream: null/absent (*given false), an integer, or a stream handle of this
+ * session, passed as the address of the library's stream object: the number by which a C
+ * library that shares a convention with its consumers names its queues (DEV-DLP-3; refarray's
+ * OpenCL queues, DEV-DLP-11). */
+static int arg_dlpack_stream(const ds__req *r, int64_t *stream, bool *given)
+{
+    const cJSON *v = ds__arg(r, "stream");
+    ds_stream obj = NULL;
+    *given = v != NULL && !cJSON_IsNull(v);
+    if (!cJSON_IsString(v)) return ds__arg_int(r, "stream", false, 0, stream);
+    if (ds__arg_stream(r, "stream", &obj) < 0) return -1;
+    *stream = (int64_t)(intptr_t)obj;
+    return 0;
+}
+
 /* Calls dlpack_export and checks what it gave: a tensor of DLPack major version 1. */
 static int export_tensor(const ds__req *r, ds_array x, const int32_t *dl_device, ds_copy copy,
                          const int64_t *stream, DLManagedTensorVersioned **t)
@@ -525,10 +540,9 @@ int ds__op_array_dlpack(const ds__req *r, cJSON **result)
     int32_t dev[2];
     bool has_dev;
     int64_t stream = 0;
-    const cJSON *js = ds__arg(r, "stream");
-    bool has_stream = js != NULL && !cJSON_IsNull(js);
+    bool has_stream;
     if (ds__arg_array(r, "array", &x) < 0 || arg_dl_device(r, dev, &has_dev) < 0 ||
-        ds__arg_copy(r, "copy", &copy) < 0 || ds__arg_int(r, "stream", false, 0, &stream) < 0)
+        ds__arg_copy(r, "copy", &copy) < 0 || arg_dlpack_stream(r, &stream, &has_stream) < 0)
         return -1;
     if (DS__SLOT(r->v, dlpack_export) == NULL) return ds__no_slot(r);
     DLManagedTensorVersioned *t = NULL, *plain = NULL;
@@ -579,11 +593,10 @@ int ds__op_array_dlpack_export_address(const ds__req *r, cJSON **result)
     int32_t dev[2];
     bool has_dev;
     int64_t stream = 0;
-    const cJSON *js = ds__arg(r, "stream");
-    bool has_stream = js != NULL && !cJSON_IsNull(js);
+    bool has_stream;
     if (addresses_allowed(r) < 0 || ds__arg_array(r, "array", &x) < 0 ||
         arg_dl_device(r, dev, &has_dev) < 0 || ds__arg_copy(r, "copy", &copy) < 0 ||
-        ds__arg_int(r, "stream", false, 0, &stream) < 0)
+        arg_dlpack_stream(r, &stream, &has_stream) < 0)
         return -1;
     if (DS__SLOT(r->v, dlpack_export) == NULL) return ds__no_slot(r);
     DLManagedTensorVersioned *t = NULL;
