@@ -32,13 +32,26 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     return 0;
 }
 
+/* Whether REQ is a hello that asks for dlpack_addresses: such a session trusts the tensor
+ * addresses it is sent (spec/protocol.md, "Tensors by address"), so a made-up address would
+ * crash it by design. The harness leaves such a hello out. */
+static bool asks_for_addresses(const char *req, size_t len)
+{
+    cJSON *r = dsj_parse(req, len, NULL);
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(r, "args");
+    bool asks = cJSON_IsObject(args) &&
+                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(args, "dlpack_addresses"));
+    cJSON_Delete(r);
+    return asks;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *p = (const char *)data, *end = p + size;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
-        call(p, len);
+        if (!asks_for_addresses(p, len)) call(p, len);
         p += len + (nl != NULL);
     }
     /* A hello after a bye or a failed hello: the session starts afresh each time. */
