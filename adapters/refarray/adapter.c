@@ -72,12 +72,20 @@ _Static_assert((int)DS_BOOL == (int)RA_BOOL && (int)DS_INT64 == (int)RA_INT64 &&
 
 /* ---- the features refarray claims, and the functions each needs ---- */
 
-enum { LEGACY_ONLY = 1, DEFAULT_ONLY = 2, TABLE_ONLY = 4, CATEGORY_ONLY = 8, WITH_MPI = 16 };
+enum {
+    LEGACY_ONLY = 1,
+    DEFAULT_ONLY = 2,
+    TABLE_ONLY = 4,
+    CATEGORY_ONLY = 8,
+    WITH_MPI = 16,
+    WITH_QUEUE = 32
+};
 
 static const struct feature {
     const char *name;
     int when;    /* 0: always; LEGACY_ONLY / DEFAULT_ONLY: by inference order; TABLE_ONLY /
-                  * CATEGORY_ONLY: by promotion rule set; WITH_MPI: when MPI runs in the
+                  * CATEGORY_ONLY: by promotion rule set; WITH_QUEUE: when the default
+                  * device has an OpenCL queue; WITH_MPI: when MPI runs in the
                   * process (served by devspec-adapter-mpi-host) */
     int version; /* the refarray version (RA_VERSION_NUMBER) whose API it needs */
 } features[] = {
@@ -118,7 +126,7 @@ static const struct feature {
     {"fft-freq-device", 0, 2000},
     {"dlpack-device", 0, 2000},
     {"dlpack-export", 0, 2000},
-    {"dlpack-stream", 0, 2000},
+    {"dlpack-stream", WITH_QUEUE, 2000},
     {"device-current-of-type", 0, 2000},
     {"placement", WITH_MPI, 2000},
     {"sbp", WITH_MPI, 2000},
@@ -229,13 +237,17 @@ static void claim_features(adapter *a)
      * standard defines; the stated reading does not (a same-category 0-d operand). */
     bool table = a->promotion != RA_PROMOTION_CATEGORY;
     bool category = a->promotion != RA_PROMOTION_ARRAY_API;
+    /* dlpack-stream's cases pass the default device's stream: cpu has none (DEV-DLP-2). */
+    void *queue = NULL;
+    bool has_queue =
+        ra_device_default_stream(a->ctx, ra_default_device(a->ctx), &queue) == 0 && queue != NULL;
     size_t n = 0;
     for (size_t i = 0; i < NFEATURES; i++) {
         const struct feature *f = &features[i];
         bool ok =
             !(f->when == LEGACY_ONLY && !a->legacy) && !(f->when == DEFAULT_ONLY && a->legacy);
         ok = ok && !(f->when == TABLE_ONLY && !table) && !(f->when == CATEGORY_ONLY && !category);
-        ok = ok && a->version >= f->version;
+        ok = ok && a->version >= f->version && !(f->when == WITH_QUEUE && !has_queue);
 #ifdef DEVSPEC_ADAPTER_MPI
         ok = ok && (!(f->when & WITH_MPI) || rga_ready());
 #else
