@@ -33,7 +33,7 @@ done
 packages=(cmake make gcc pkg-config git libcjson-dev ocl-icd-opencl-dev opencl-headers
     pocl-opencl-icd clinfo python3 python3-venv python3-pip perl libxml2-utils valgrind
     libclang-rt-14-dev python3-torch clang clang-format chromium libopenmpi-dev openmpi-bin
-    libclblast-dev)
+    libclblast-dev universal-ctags)
 if [ "$minimal" -eq 1 ]; then
     packages=(cmake make gcc libc6-dev pkg-config libcjson-dev ocl-icd-opencl-dev opencl-headers
         pocl-opencl-icd)

@@ -49,6 +49,12 @@ phase_spec() {
     # Every C file is laid out as .clang-format says (scripts/check-format.sh names those
     # that are not; clang-format -i FILE fixes one).
     bash scripts/check-format.sh || return 1
+    # Every product folder: no files in a circle, no function over 100 lines without its
+    # written reason (conformance/tests/structure.py; PRODUCTS there lists the folders).
+    local shape
+    shape=$(.venv/bin/python conformance/tests/structure.py --products --limit 100) ||
+        { printf '%s\n' "$shape" | grep -v '^ *[0-9]'; return 1; }
+    echo "structure: no circle and no long function without its written reason"
     # Every testable must/should statement of a core profile has a case.
     build/conformance/devspec coverage --core --fail-uncovered must,should >/dev/null &&
         echo "coverage: every must/should statement of the core profiles has a case"

@@ -1278,6 +1278,9 @@ static int call_create(void *lib, const char *name, const ds_value *args, size_t
     return fill(lib, fn, shape, ndim, dtype, device, out);
 }
 
+/* Long: the call slot is this adapter's one list of the standard functions it answers, a
+ * branch per function in the order a vendor reads them; the template's call has the same
+ * shape, so a vendor copying it finds each function where the template puts it. */
 static int call(void *lib, const char *name, const ds_value *args, size_t nargs,
                 const char *const *kwnames, const ds_value *kwargs, size_t nkw, ds_call_result *out)
 {

@@ -772,6 +772,11 @@ static int arrays_on_device(void *lib, ds_device device, ds_array *out, size_t c
     return st != 0 ? st : ra_util_arrays_on_device(a->ctx, d, (ra_array **)out, cap, n);
 }
 
+/* Circle: adapter.c, call.c, call_args.c, call_elementwise.c, call_linalg.c and
+ * call_shape.c. The call slot (call.c and the call_*.c groups it dispatches to) answers a
+ * standard function that an op of this table already implements by calling that op through
+ * the table (refarray_vendor), and reads the adapter's context (refarray_ctx), so the call
+ * files and this table name each other: one adapter, one table. */
 static const ds_vendor table = {
     .version = DS_VENDOR_VERSION,
     .size = sizeof(ds_vendor),

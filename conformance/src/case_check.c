@@ -2,7 +2,7 @@
  * it walks, each problem reported with file, line, column and the field at fault, and the
  * checks every object of a case file gets (duplicate keys, fields it does not allow). */
 #define _POSIX_C_SOURCE 200809L
-#include "case_load.h"
+#include "case_check.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

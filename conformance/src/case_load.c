@@ -5,7 +5,7 @@
  * cannot say: unknown features and statements, case IDs unique across the suite, references to
  * names no earlier step binds, duplicate object keys. */
 #define _POSIX_C_SOURCE 200809L
-#include "case_load.h"
+#include "case_step.h"
 
 #include <dirent.h>
 #include <errno.h>

@@ -4,7 +4,7 @@
  * (matchers included), "raises", "either" and its alternatives ("stop" among them),
  * "expect_ranks" and "per_rank". */
 #define _POSIX_C_SOURCE 200809L
-#include "case_load.h"
+#include "case_step.h"
 #include "ops_table.h"
 
 #include <math.h>

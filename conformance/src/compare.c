@@ -3,7 +3,7 @@
  * views: the terminal table (compare_table.c), the model as JSON, the page (compare_html.c).
  * Statements and features aggregate the cases that cite them. */
 #define _POSIX_C_SOURCE 200809L
-#include "compare.h"
+#include "compare_table.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -8,7 +8,7 @@
  * Libraries "disagree" on a case when their observed results differ: the outcome of each
  * library that ran the case (see outcome_key) is compared, skipped cells left out. */
 #define _POSIX_C_SOURCE 200809L
-#include "compare.h"
+#include "compare_model.h"
 
 #include <dirent.h>
 #include <errno.h>

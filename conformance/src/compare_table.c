@@ -3,7 +3,7 @@
  * feature's cases), --details under each row, every string from a report shown safe for a
  * terminal (control characters escaped). */
 #define _POSIX_C_SOURCE 200809L
-#include "compare.h"
+#include "compare_table.h"
 
 #include <stdlib.h>
 #include <string.h>

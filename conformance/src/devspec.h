@@ -1000,7 +1000,7 @@ void dsr__xml_escape(dsr_buf *b, const char *s);
 /* A YAML double-quoted scalar for S, also safe for TAP's YAMLish reader. */
 void dsr__yaml_quote(dsr_buf *b, const char *s);
 
-/* ---- compare.c / compare_html.c / probe.c: the differential matrix (compare.h) ------- */
+/* ---- compare.c / compare_html.c / probe.c: the differential matrix (compare_model.h) - */
 
 /* devspec compare (ARGV[0] is "compare"); SOURCE is the default for the spec and the case
  * files. Returns the exit status: 0, 2 (usage, a report that cannot be read), 3 (the page

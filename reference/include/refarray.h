@@ -345,6 +345,12 @@ RA_API const char *ra_dtype_name(ra_dtype dtype);
 RA_API int ra_dtype_parse(ra_ctx *ctx, const char *name, ra_dtype *out);
 /* Bytes per element (1..16); 0 for an invalid value. */
 RA_API size_t ra_dtype_size(ra_dtype dtype);
+/* RA_FLOAT16's elements (IEEE 754 binary16, stored as uint16_t) from and to double: from
+ * rounds to nearest, ties to even (beyond 65504 to infinity); subnormals, infinities and
+ * signed zeros are kept; a NaN becomes the quiet NaN 0x7e00 with its sign. Every binary16
+ * value is a double, so to is exact. The codec refarray's own casts use. */
+RA_API uint16_t ra_float16_from_double(double d);
+RA_API double ra_float16_to_double(uint16_t h);
 
 /* Dtype kinds for ra_info_dtypes, as flags (the standard's kind= strings). */
 enum ra_dtype_kind {

@@ -1,11 +1,13 @@
-/* ctx.c: contexts, the allocation hook, per-thread state and the detail message. */
+/* ctx.c: the context's bookkeeping, the floor of the core: the allocation hook, per-thread
+ * state, the detail message every module reports through, the device list the backends add
+ * to, and destroying a context. It calls no other module of the core; opening a context,
+ * which knows the backends, is ctx_open.c's. */
 #include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static _Atomic uint64_t next_ctx_serial = 1;
 static _Atomic uint64_t next_thread_id = 1;
 
 /* The calling thread's identity for per-context state. A counter rather than pthread_self,
@@ -22,18 +24,6 @@ static _Thread_local char tls_free_message[RA_MESSAGE_MAX];
 /* The context whose last message had to go to the free slot (its state could not be
  * allocated), so that ra_ctx_message still finds it. */
 static _Thread_local uint64_t tls_fallback_serial;
-
-static void *default_alloc(size_t size, void *user_data)
-{
-    (void)user_data;
-    return malloc(size);
-}
-
-static void default_release(void *ptr, void *user_data)
-{
-    (void)user_data;
-    free(ptr);
-}
 
 static uint64_t thread_id(void)
 {
@@ -125,6 +115,13 @@ const char *ra_ctx_message(const ra_ctx *ctx)
     ra__thread *t = thread_find((ra_ctx *)ctx, false);
     if (t) return t->message;
     return tls_fallback_serial == ctx->serial ? tls_free_message : "";
+}
+
+void ra__ctx_keep_message(const ra_ctx *ctx, const char *what)
+{
+    const char *msg = ra_ctx_message(ctx);
+    if (msg != tls_free_message)
+        snprintf(tls_free_message, sizeof tls_free_message, "%s: %.480s", what, msg);
 }
 
 static void thread_free(ra_ctx *ctx, ra__thread *t)
@@ -225,71 +222,6 @@ int ra__size_check(ra_ctx *ctx, const void *s, size_t size, size_t first, size_t
     return RA_OK;
 }
 
-int ra_ctx_create(const ra_ctx_options *in, ra_ctx **out)
-{
-    if (!out) return ra__ctx_error(NULL, RA_E_NULL, "ra_ctx_create: out is NULL");
-    *out = NULL;
-    ra_ctx_options local = {0};
-    const ra_ctx_options *opts = NULL;
-    if (in) {
-        int status = ra__size_check(NULL, in, in->size, RA__CTX_OPTIONS_FIRST, sizeof *in,
-                                    "ra_ctx_create: options");
-        if (status != RA_OK) return status;
-        size_t n = in->size == 0 ? RA__CTX_OPTIONS_FIRST : in->size;
-        memcpy(&local, in, n < sizeof local ? n : sizeof local);
-        opts = &local;
-        if (opts->flags & ~(unsigned)RA_CTX_NO_OPENCL)
-            return ra__ctx_error(NULL, RA_E_ARG, "ra_ctx_create: unknown flags 0x%x",
-                                 opts->flags & ~(unsigned)RA_CTX_NO_OPENCL);
-    }
-    ra_allocator allocator = {default_alloc, default_release, NULL};
-    if (opts && opts->allocator) {
-        if (!opts->allocator->alloc || !opts->allocator->release)
-            return ra__ctx_error(NULL, RA_E_NULL,
-                                 "ra_ctx_create: allocator with a NULL alloc or release");
-        allocator = *opts->allocator;
-    }
-    ra_ctx *ctx = allocator.alloc(sizeof *ctx, allocator.user_data);
-    if (!ctx) return ra__ctx_error(NULL, RA_E_NOMEM, "ra_ctx_create: out of memory");
-    memset(ctx, 0, sizeof *ctx);
-    ctx->allocator = allocator;
-    ctx->flags = opts ? opts->flags : 0;
-    /* local holds zeros past what an older caller's options had */
-    ctx->max_host_bytes = opts ? opts->max_host_bytes : 0;
-    ctx->max_device_bytes = opts ? opts->max_device_bytes : 0;
-    ctx->serial = atomic_fetch_add(&next_ctx_serial, 1);
-    atomic_init(&ctx->inference, RA_INFER_2025);
-    atomic_init(&ctx->promotion, RA_PROMOTION_ARRAY_API);
-    atomic_init(&ctx->out_casting, RA_OUT_CAST_STATED);
-    atomic_init(&ctx->soft_policy, RA_SOFT_MOVE_ALL);
-    if (pthread_mutex_init(&ctx->lock, NULL) != 0) {
-        allocator.release(ctx, allocator.user_data);
-        return ra__ctx_error(NULL, RA_E_BACKEND, "ra_ctx_create: cannot create a mutex");
-    }
-    int status = ra__host_open(ctx);
-    if (status != RA_OK) goto fail;
-    ctx->host = ctx->devs[0];
-#ifdef RA_HAVE_OPENCL
-    if (!(ctx->flags & RA_CTX_NO_OPENCL)) {
-        status = ra__opencl_backend_open(ctx);
-        if (status != RA_OK) goto fail;
-    }
-#endif
-    ctx->global_default = ra__builtin_default(ctx);
-    *out = ctx;
-    return RA_OK;
-
-fail:
-    /* Keep the detail: the context's message dies with it, so copy it to the free slot. */
-    {
-        const char *msg = ra_ctx_message(ctx);
-        if (msg != tls_free_message)
-            snprintf(tls_free_message, sizeof tls_free_message, "ra_ctx_create: %.480s", msg);
-    }
-    ra_ctx_destroy(ctx);
-    return status;
-}
-
 void ra_ctx_destroy(ra_ctx *ctx)
 {
     if (!ctx) return;
@@ -311,48 +243,6 @@ void ra_ctx_destroy(ra_ctx *ctx)
     pthread_mutex_destroy(&ctx->lock);
     ra_allocator a = ctx->allocator;
     a.release(ctx, a.user_data);
-}
-
-ra__dev *ra__ctx_find(const ra_ctx *ctx, ra_device dev)
-{
-    for (size_t i = 0; i < ctx->ndevs; i++)
-        if (ra_device_eq(ctx->devs[i]->device, dev)) return ctx->devs[i];
-    return NULL;
-}
-
-int ra__ctx_require(ra_ctx *ctx, ra_device dev, const char *what, ra__dev **out)
-{
-    char buf[RA_DEVICE_STR_MAX];
-    *out = NULL;
-    if (!ra__device_valid(dev))
-        return ra__ctx_error(ctx, RA_E_ARG, "%s: not a valid device value (type %d, index %d)",
-                             what, (int)dev.type, (int)dev.index);
-    /* A device without an index is the calling thread's current one (OF-DEV-2). */
-    dev = ra__device_resolve(ctx, dev);
-    ra__dev *d = ra__ctx_find(ctx, dev);
-    if (!d) {
-        char list[256] = "";
-        size_t used = 0;
-        for (size_t i = 0; i < ctx->ndevs && used < sizeof list; i++) {
-            char one[RA_DEVICE_STR_MAX];
-            int n = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                             ra__device_str(ctx->devs[i]->device, one));
-            if (n < 0) break;
-            used += (size_t)n;
-        }
-        const char *why = dev.type == RA_DEVICE_TPU ? " (refarray has no tpu backend)" : "";
-        return ra__ctx_error(ctx, RA_E_DEVICE_UNAVAILABLE,
-                             "%s: device '%s' is not available%s; available: %s", what,
-                             ra__device_str(dev, buf), why, list);
-    }
-    *out = d;
-    return RA_OK;
-}
-
-ra_device ra__builtin_default(const ra_ctx *ctx)
-{
-    ra_device gpu0 = {RA_DEVICE_GPU, 0};
-    return ra__ctx_find(ctx, gpu0) ? gpu0 : RA_CPU;
 }
 
 int ra_ctx_set_inference(ra_ctx *ctx, ra_inference rule)

@@ -1,55 +1,9 @@
-/* current.c: the current device of each type per thread (OF-DEV-2), device values that
- * stand for it, and an array's ordinal (OF-DEV-8). */
+/* current.c: OneFlow's device strings without an ordinal, which stand for the current
+ * device of their type (OF-DEV-2; the current device and its resolution are device.c's),
+ * and an array's ordinal (OF-DEV-8). */
 #include "internal.h"
 
 #include <string.h>
-
-static bool type_valid(ra_device_type type)
-{
-    return type >= RA_DEVICE_CPU && type <= RA_DEVICE_TPU;
-}
-
-ra_device ra_device_current(ra_ctx *ctx, ra_device_type type)
-{
-    ra_device dev = {type, 0};
-    /* The host has one device, so cpu's current device is always cpu:0. */
-    if (!ctx || !type_valid(type) || type == RA_DEVICE_CPU) return dev;
-    ra__thread *t = ra__thread_get(ctx);
-    if (t) dev.index = t->current[type];
-    return dev;
-}
-
-ra_device ra__device_resolve(ra_ctx *ctx, ra_device dev)
-{
-    if (dev.index == RA_DEVICE_INDEX_CURRENT && type_valid(dev.type))
-        return ra_device_current(ctx, dev.type);
-    return dev;
-}
-
-int ra_device_resolve(ra_ctx *ctx, ra_device dev, ra_device *out)
-{
-    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_device_resolve: out is NULL");
-    if (!ra__device_valid(dev))
-        return ra__ctx_error(ctx, RA_E_ARG,
-                             "ra_device_resolve: not a valid device value (type %d, index %d)",
-                             (int)dev.type, (int)dev.index);
-    *out = ra__device_resolve(ctx, dev);
-    return RA_OK;
-}
-
-int ra_device_set_current(ra_ctx *ctx, ra_device dev)
-{
-    static const char fn[] = "ra_device_set_current";
-    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
-    if (dev.index == RA_DEVICE_INDEX_CURRENT && type_valid(dev.type)) return RA_OK;
-    ra__dev *d;
-    int status = ra__ctx_require(ctx, dev, fn, &d);
-    if (status != RA_OK) return status;
-    ra__thread *t = ra__thread_get(ctx);
-    if (!t) return ra__ctx_error(ctx, RA_E_NOMEM, "%s: no memory for the thread's state", fn);
-    t->current[dev.type] = dev.index;
-    return RA_OK;
-}
 
 int ra_device_parse_current(ra_ctx *ctx, const char *text, ra_device *out)
 {

@@ -1,4 +1,6 @@
-/* device.c: device values, the string form 'type:index', equality and availability. */
+/* device.c: device values, the string form 'type:index', equality and availability: the
+ * context's device for a value (ra__ctx_find, ra__ctx_require), and the resolution of a
+ * type's current device per thread (OF-DEV-2), on the context's bookkeeping (ctx.c). */
 #include "internal.h"
 
 #include <stdio.h>
@@ -319,5 +321,94 @@ int ra__opts_device(ra_ctx *ctx, const ra_opts *opts, const char *what, bool *gi
         }
     }
     *given = true;
+    return RA_OK;
+}
+
+ra__dev *ra__ctx_find(const ra_ctx *ctx, ra_device dev)
+{
+    for (size_t i = 0; i < ctx->ndevs; i++)
+        if (ra_device_eq(ctx->devs[i]->device, dev)) return ctx->devs[i];
+    return NULL;
+}
+
+int ra__ctx_require(ra_ctx *ctx, ra_device dev, const char *what, ra__dev **out)
+{
+    char buf[RA_DEVICE_STR_MAX];
+    *out = NULL;
+    if (!ra__device_valid(dev))
+        return ra__ctx_error(ctx, RA_E_ARG, "%s: not a valid device value (type %d, index %d)",
+                             what, (int)dev.type, (int)dev.index);
+    /* A device without an index is the calling thread's current one (OF-DEV-2). */
+    dev = ra__device_resolve(ctx, dev);
+    ra__dev *d = ra__ctx_find(ctx, dev);
+    if (!d) {
+        char list[256] = "";
+        size_t used = 0;
+        for (size_t i = 0; i < ctx->ndevs && used < sizeof list; i++) {
+            char one[RA_DEVICE_STR_MAX];
+            int n = snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
+                             ra__device_str(ctx->devs[i]->device, one));
+            if (n < 0) break;
+            used += (size_t)n;
+        }
+        const char *why = dev.type == RA_DEVICE_TPU ? " (refarray has no tpu backend)" : "";
+        return ra__ctx_error(ctx, RA_E_DEVICE_UNAVAILABLE,
+                             "%s: device '%s' is not available%s; available: %s", what,
+                             ra__device_str(dev, buf), why, list);
+    }
+    *out = d;
+    return RA_OK;
+}
+
+ra_device ra__builtin_default(const ra_ctx *ctx)
+{
+    ra_device gpu0 = {RA_DEVICE_GPU, 0};
+    return ra__ctx_find(ctx, gpu0) ? gpu0 : RA_CPU;
+}
+
+static bool type_valid(ra_device_type type)
+{
+    return type >= RA_DEVICE_CPU && type <= RA_DEVICE_TPU;
+}
+
+ra_device ra_device_current(ra_ctx *ctx, ra_device_type type)
+{
+    ra_device dev = {type, 0};
+    /* The host has one device, so cpu's current device is always cpu:0. */
+    if (!ctx || !type_valid(type) || type == RA_DEVICE_CPU) return dev;
+    ra__thread *t = ra__thread_get(ctx);
+    if (t) dev.index = t->current[type];
+    return dev;
+}
+
+ra_device ra__device_resolve(ra_ctx *ctx, ra_device dev)
+{
+    if (dev.index == RA_DEVICE_INDEX_CURRENT && type_valid(dev.type))
+        return ra_device_current(ctx, dev.type);
+    return dev;
+}
+
+int ra_device_resolve(ra_ctx *ctx, ra_device dev, ra_device *out)
+{
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_device_resolve: out is NULL");
+    if (!ra__device_valid(dev))
+        return ra__ctx_error(ctx, RA_E_ARG,
+                             "ra_device_resolve: not a valid device value (type %d, index %d)",
+                             (int)dev.type, (int)dev.index);
+    *out = ra__device_resolve(ctx, dev);
+    return RA_OK;
+}
+
+int ra_device_set_current(ra_ctx *ctx, ra_device dev)
+{
+    static const char fn[] = "ra_device_set_current";
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "%s: ctx is NULL", fn);
+    if (dev.index == RA_DEVICE_INDEX_CURRENT && type_valid(dev.type)) return RA_OK;
+    ra__dev *d;
+    int status = ra__ctx_require(ctx, dev, fn, &d);
+    if (status != RA_OK) return status;
+    ra__thread *t = ra__thread_get(ctx);
+    if (!t) return ra__ctx_error(ctx, RA_E_NOMEM, "%s: no memory for the thread's state", fn);
+    t->current[dev.type] = dev.index;
     return RA_OK;
 }

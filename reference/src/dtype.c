@@ -284,3 +284,51 @@ int ra__scalar_to_element(ra_ctx *ctx, ra_scalar s, ra_dtype dtype, void *out, c
     }
     return store_element(ctx, s, dtype, out, what);
 }
+
+uint16_t ra__half_from_double(double d)
+{
+    uint16_t sign = signbit(d) ? 0x8000u : 0u;
+    if (isnan(d)) return (uint16_t)(sign | 0x7e00u);
+    double a = fabs(d);
+    /* 65520 is halfway between the largest half (65504, an odd significand) and 2^16: ties
+     * go to even, which is infinity. */
+    if (a >= 65520.0) return (uint16_t)(sign | 0x7c00u);
+    int e;
+    (void)frexp(a, &e); /* a = m * 2^e, m in [0.5, 1), or a == 0 */
+    int exp = a == 0.0 ? -14 : e - 1;
+    if (exp < -14) exp = -14; /* subnormals share the smallest exponent */
+    /* Round to the nearest multiple of the unit in the last place (ties to even, the
+     * default rounding mode); the division by a power of two is exact. */
+    double q = ldexp(1.0, exp - 10);
+    double r = nearbyint(a / q) * q;
+    if (r == 0.0) return sign;
+    if (r < 0x1p-14) return (uint16_t)(sign | (uint16_t)(r / 0x1p-24));
+    (void)frexp(r, &e);
+    exp = e - 1;
+    uint16_t mant = (uint16_t)(ldexp(r, -exp) * 1024.0 - 1024.0);
+    return (uint16_t)(sign | (uint16_t)((exp + 15) << 10) | mant);
+}
+
+double ra__half_to_double(uint16_t h)
+{
+    int exp = (h >> 10) & 0x1f;
+    int mant = h & 0x3ff;
+    double v;
+    if (exp == 0)
+        v = ldexp((double)mant, -24);
+    else if (exp == 31)
+        v = mant ? NAN : INFINITY;
+    else
+        v = ldexp((double)(mant + 1024), exp - 25);
+    return (h & 0x8000u) ? -v : v;
+}
+
+uint16_t ra_float16_from_double(double d)
+{
+    return ra__half_from_double(d);
+}
+
+double ra_float16_to_double(uint16_t h)
+{
+    return ra__half_to_double(h);
+}

@@ -35,9 +35,4 @@ int ra__host_matmul(ra_dtype dtype, const void *a, size_t a_offset, const void *
 void ra__host_copy_rows(void *dst, size_t dst_offset, size_t dst_pitch, const void *src,
                         size_t src_offset, size_t src_pitch, size_t row_bytes, size_t rows);
 
-/* IEEE 754 binary16 from and to double: rounding to nearest, ties to even; subnormals,
- * infinities and NaN kept (a NaN becomes the quiet NaN 0x7e00 with its sign). */
-uint16_t ra__half_from_double(double d);
-double ra__half_to_double(uint16_t h);
-
 #endif /* RA_HOST_KERNELS_H */

@@ -94,6 +94,11 @@ int ra__opts_load(ra_ctx *ctx, const ra_opts *in, const char *what, ra_opts *out
 
 /* ---- context (ctx.c) ---- */
 ra__thread *ra__thread_get(ra_ctx *ctx); /* NULL when it cannot be allocated */
+/* Copies ctx's message, prefixed by what, to the calling thread's slot for calls without a
+ * context, so that it outlives ctx (ra_ctx_create's failure, ctx_open.c). */
+void ra__ctx_keep_message(const ra_ctx *ctx, const char *what);
+
+/* ---- devices (device.c) ---- */
 ra__dev *ra__ctx_find(const ra_ctx *ctx, ra_device dev);
 /* Like ra__ctx_find, but records RA_E_DEVICE_UNAVAILABLE (or RA_E_ARG for an invalid
  * value) naming the device and what is available; what says where ("zeros: device"). *out
@@ -101,8 +106,6 @@ ra__dev *ra__ctx_find(const ra_ctx *ctx, ra_device dev);
 int ra__ctx_require(ra_ctx *ctx, ra_device dev, const char *what, ra__dev **out);
 /* The built-in default: gpu:0 when available, else cpu. */
 ra_device ra__builtin_default(const ra_ctx *ctx);
-
-/* ---- devices (device.c) ---- */
 bool ra__device_valid(ra_device dev);
 /* Canonical string into a buffer that is always large enough; for messages. */
 const char *ra__device_str(ra_device dev, char buf[RA_DEVICE_STR_MAX]);
@@ -110,8 +113,8 @@ const char *ra__device_str(ra_device dev, char buf[RA_DEVICE_STR_MAX]);
 int ra__opts_device(ra_ctx *ctx, const ra_opts *opts, const char *what, bool *given,
                     ra_device *out);
 
-/* dev with RA_DEVICE_INDEX_CURRENT replaced by the calling thread's current index
- * (current.c); other values unchanged. */
+/* dev with RA_DEVICE_INDEX_CURRENT replaced by the calling thread's current index; other
+ * values unchanged. */
 ra_device ra__device_resolve(ra_ctx *ctx, ra_device dev);
 
 /* ---- dtypes (dtype.c) ---- */
@@ -121,6 +124,11 @@ bool ra__dtype_is_complex(ra_dtype dtype); /* complex64, complex128 */
 bool ra__dtype_is_signed(ra_dtype dtype);
 bool ra__dtype_is_unsigned(ra_dtype dtype);
 bool ra__dtype_is_integer(ra_dtype dtype);
+/* IEEE 754 binary16 from and to double: rounding to nearest, ties to even; subnormals,
+ * infinities and NaN kept (a NaN becomes the quiet NaN 0x7e00 with its sign). The one
+ * float16 codec of refarray (refarray.h's ra_float16_* are these). */
+uint16_t ra__half_from_double(double d);
+double ra__half_to_double(uint16_t h);
 /* ---- promotion (promote.c) ---- */
 /* The array API's promotion of two dtypes; RA_DTYPE_DEFAULT when not defined. */
 ra_dtype ra__dtype_promote(ra_dtype a, ra_dtype b);

@@ -561,6 +561,11 @@ int ra_shard_bounds(const ra_array *x, size_t i, int64_t *start, int64_t *end)
 
 /* ---- the layer ---- */
 
+/* Circle: shard.c and shard_ops.c are one module, the sharding layer, in two files. This
+ * table is both the layer's identity (ra__shard_of compares an array's table with it, and
+ * shard_ops.c asks ra__shard_of) and its dispatch (its operation slots are shard_ops.c's), so
+ * the two files name each other; the core reaches either only through the table. */
+
 const ra__layer_ops ra__shard_layer = {
     .binary = ra__shard_binary,
     .unary = ra__shard_unary,

@@ -2,6 +2,8 @@
  * the context lists. */
 #include "ra_test.h"
 
+#include <math.h>
+
 static bool has_f64(ra_ctx *ctx, ra_device d)
 {
     ra_device_props p = RA_DEVICE_PROPS_INIT;
@@ -587,5 +589,41 @@ DT_TEST(dtype_names)
     ra_ctx_destroy(ctx);
 }
 
-DT_MAIN(DT_ENTRY(on_every_device), DT_ENTRY(gpu_to_gpu), DT_ENTRY(bad_arguments),
-        DT_ENTRY(options_size), DT_ENTRY(null_getters), DT_ENTRY(dtype_names))
+/* ra_float16_from_double and ra_float16_to_double against IEEE 754-2008's binary16 encoding
+ * (table 3.5: 1 sign bit, 5 exponent bits biased by 15, 10 significand bits), written out
+ * bit by bit here rather than computed by another codec. */
+DT_TEST(float16_codec)
+{
+    static const struct {
+        double value;
+        uint16_t bits;
+    } exact[] = {
+        {0.0, 0x0000},          {1.0, 0x3c00},
+        {-2.0, 0xc000},         {0.5, 0x3800},
+        {65504.0, 0x7bff},      {0x1p-14, 0x0400},
+        {0x1p-24, 0x0001},      {0x3ffp-24, 0x03ff},
+        {1.0009765625, 0x3c01}, {-0.333251953125, 0xb555},
+        {HUGE_VAL, 0x7c00},     {-HUGE_VAL, 0xfc00},
+    };
+    for (size_t i = 0; i < sizeof exact / sizeof exact[0]; i++) {
+        ASSERT_INT(ra_float16_from_double(exact[i].value), exact[i].bits, "from %a",
+                   exact[i].value);
+        CHECK(ra_float16_to_double(exact[i].bits) == exact[i].value, "0x%04x to %a",
+              (unsigned)exact[i].bits, exact[i].value);
+    }
+    /* Rounding to nearest, ties to even: 1 + 2^-11 lies halfway between 1 (even) and
+     * 1 + 2^-10; 1 + 3 * 2^-11 halfway between 1 + 2^-10 (odd) and 1 + 2^-9. */
+    ASSERT_INT(ra_float16_from_double(1.0 + 0x1p-11), 0x3c00, "tie to even, down");
+    ASSERT_INT(ra_float16_from_double(1.0 + 0x3p-11), 0x3c02, "tie to even, up");
+    ASSERT_INT(ra_float16_from_double(65519.0), 0x7bff, "below the halfway point to 2^16");
+    ASSERT_INT(ra_float16_from_double(65520.0), 0x7c00, "halfway to 2^16 rounds to infinity");
+    ASSERT_INT(ra_float16_from_double(0x1p-25), 0x0000, "half the smallest subnormal ties to 0");
+    ASSERT_INT(ra_float16_from_double(-0.0), 0x8000, "negative zero keeps its sign");
+    ASSERT_INT(ra_float16_from_double(NAN), 0x7e00, "NaN becomes the quiet NaN");
+    CHECK(isnan(ra_float16_to_double(0x7e01)), "0x7e01 is a NaN");
+    CHECK(signbit(ra_float16_to_double(0x8000)), "0x8000 is negative zero");
+}
+
+DT_MAIN(DT_ENTRY(float16_codec), DT_ENTRY(on_every_device), DT_ENTRY(gpu_to_gpu),
+        DT_ENTRY(bad_arguments), DT_ENTRY(options_size), DT_ENTRY(null_getters),
+        DT_ENTRY(dtype_names))

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -382,3 +383,65 @@ def test_readme_maintainer_commands_run(tmp_path: Path) -> None:
                         "--expectations", "mylib-known.txt", "--strict", "--no-tap"],
                        capture_output=True, text=True, cwd=tmp_path, env=env)
     assert r.returncode == 0, r.stdout + r.stderr
+
+
+# The name the documents give each library, by the name its reports and backends use.
+DISPLAY = {"refarray": "refarray", "numpy": "NumPy", "array-api-strict": "array-api-strict",
+           "jax": "JAX", "torch": "PyTorch", "tinygrad": "tinygrad", "ivy": "Ivy",
+           "oneflow": "OneFlow", "clblast": "CLBlast"}
+
+
+def published_reports() -> dict[str, Any]:
+    """{path: report} for every report published in reports/."""
+    out = {}
+    for rel in tracked(".json"):
+        if re.fullmatch(r"reports/[^/]+\.json", rel):
+            doc = json.loads(read(rel))
+            if isinstance(doc, dict) and "header" in doc and "footer" in doc:
+                out[rel] = doc
+    return out
+
+
+def test_readme_closing_line_is_refarrays_published_run() -> None:
+    """README.md's example of the closing line is the one refarray's published run printed
+    (the counts and time of reports/refarray.json, as conformance/src/summary.c prints them),
+    so that republishing the reports without the README fails here."""
+    m = re.search(r"`(\d+) passed, (\d+) failed, (\d+) skipped, (\d+) errors in ([0-9.]+) s`",
+                  read("README.md"))
+    assert m, "README.md gives no closing line"
+    footer = published_reports()["reports/refarray.json"]["footer"]
+    c = footer["counts"]
+    want = (c["pass"], c["fail"] + c["crash"] + c["timeout"], c["skip"], c["error"])
+    assert tuple(int(x) for x in m.groups()[:4]) == want, (m.group(0), want)
+    assert m.group(5) == "%.2f" % footer["elapsed"], (m.group(0), footer["elapsed"])
+
+
+def test_readme_names_every_published_library() -> None:
+    """README.md's list of the libraries whose results are published names each library of
+    reports/*.json, and adapters/README.md's row for python/ each backend of the Python
+    adapter."""
+    m = re.search(r"\*\*Results for every library\*\* — (.*?) —", read("README.md"), re.S)
+    assert m, "README.md has no list of published libraries"
+    listed = m.group(1)
+    names = {doc["header"]["library"]["name"].lower() for doc in published_reports().values()}
+    assert len(names) >= 9
+    assert [n for n in sorted(names) if DISPLAY[n] not in listed] == []
+    sys.path.insert(0, os.path.join(TOP, "adapters", "python"))
+    try:
+        from devspec_py.backends import BACKENDS
+    finally:
+        sys.path.pop(0)
+    row = next(line for line in read("adapters/README.md").splitlines()
+               if line.startswith("| `python/` |"))
+    assert [n for n in BACKENDS if DISPLAY[n] not in row] == []
+
+
+def test_only_the_fuzz_harnesses_include_the_runners_header() -> None:
+    """conformance/README.md says nothing outside conformance/ depends on the runner's source
+    but the fuzz harnesses in fuzz/: the files outside conformance/ that include devspec.h
+    are all there."""
+    assert "the fuzz harnesses" in read("conformance/README.md")
+    includers = [f for f in tracked(".c", ".h") if not f.startswith("conformance/")
+                 and re.search(r'#\s*include\s*"(?:[^"]*/)?devspec\.h"', read(f))]
+    assert includers, "no file outside conformance/ includes devspec.h: the README says two do"
+    assert [f for f in includers if not f.startswith("fuzz/")] == []

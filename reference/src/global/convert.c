@@ -1,7 +1,8 @@
 /* convert.c: conversions between sbps (OF-SBP-6), one placement dimension at a time, each
  * through the MPI collective it is: split -> broadcast all-gather, partial_sum -> broadcast
  * all-reduce, partial_sum -> split reduce-scatter, split(i) -> split(j) all-to-all;
- * broadcast -> split, broadcast -> partial_sum and split -> partial_sum are local. */
+ * broadcast -> split, broadcast -> partial_sum and split -> partial_sum are local; and
+ * reading a global array's whole value, a conversion to broadcast. */
 #include "global.h"
 
 #include <limits.h>
@@ -494,4 +495,59 @@ int ra_global_to_sbp(ra_gctx *g, const ra_global *x, const ra_sbp *sbp, size_t n
     status = rag__agree(g, sig, status, fn);
     if (status != RA_OK) return status;
     return rag__convert(g, x, sbp, out);
+}
+
+int ra_global_read(ra_gctx *g, const ra_global *x, void *dst, size_t dst_bytes)
+{
+    static const char fn[] = "ra_global_read";
+    if (!g) return RA_E_NULL;
+    int status = RA_OK;
+    /* dst may be NULL for an array of no elements (dst_bytes 0). */
+    if (!x || (!dst && dst_bytes)) status = rag__error(g, RA_E_NULL, "%s: x or dst is NULL", fn);
+    size_t need = 0;
+    if (status == RA_OK) {
+        need = ra_dtype_size(x->dtype) * rag__prod(x->shape, 0, x->ndim);
+        if (need != dst_bytes)
+            status = rag__error(g, RA_E_BUFFER, "%s: the array has %zu bytes, dst %zu", fn, need,
+                                dst_bytes);
+    }
+    ra_sbp b[RA_PLACEMENT_MAX_NDIM] = {ra_sbp_broadcast(), ra_sbp_broadcast()};
+    ra_global *all = NULL;
+    status = rag__agree(g, status == RA_OK ? rag__global_hash(RAG_HASH_INIT, x) : 0, status, fn);
+    if (status == RA_OK) status = rag__convert(g, x, b, &all);
+    if (status != RA_OK) return status;
+    /* A rank outside the placement has no piece: the first rank of the placement sends. */
+    if (x->p->n < (size_t)g->size) {
+        void *src = NULL;
+        if (x->p->me >= 0) src = (void *)ra_array_host_data(all->local);
+        unsigned char *tmp = NULL;
+        if (x->p->me >= 0 && !src && need) {
+            tmp = malloc(need);
+            if (tmp) ra_array_read(g->ctx, all->local, tmp, need);
+            src = tmp;
+        }
+        /* Through a buffer of its own, which a timed-out request keeps. */
+        unsigned char *bc = malloc(need + 1);
+        if (!bc) {
+            free(tmp);
+            ra_global_release(all);
+            return rag__error(g, RA_E_NOMEM, "%s: out of memory", fn);
+        }
+        if (g->rank == x->p->ranks[0] && src && need) memcpy(bc, src, need);
+        MPI_Request req;
+        int rc = MPI_Ibcast(bc, (int)need, MPI_BYTE, (int)x->p->ranks[0], g->comm, &req);
+        status = rc == MPI_SUCCESS ? rag__wait(g, &req, fn) : rag__mpi(g, rc, fn);
+        if (status == RA_OK && need) memcpy(dst, bc, need);
+        if (status == RA_E_TIMEOUT) {
+            rag__keep(g, bc);
+        } else {
+            free(bc);
+        }
+        free(tmp);
+    } else if (need) {
+        status = ra_array_read(g->ctx, all->local, dst, need);
+        if (status != RA_OK) status = rag__from_ra(g, status, fn);
+    }
+    ra_global_release(all);
+    return status;
 }

@@ -1,5 +1,5 @@
 /* garray.c: global arrays: attributes, to_local, creation from local pieces, from the whole
- * value and from a fill value, and reading the whole value. */
+ * value and from a fill value (reading the whole value is a conversion, convert.c's). */
 #include "global.h"
 
 #include <limits.h>
@@ -152,6 +152,10 @@ static int broadcast_piece(ra_gctx *g, const ra_placement *p, size_t m, ra_array
     return status;
 }
 
+/* Long: one collective step that every rank runs through in the same order (check locally,
+ * exchange one record per rank, decide alike from the records: the global shape, each
+ * piece's dtype and extents; then make the array), so that a reader sees in one place that
+ * no rank can take a branch the others do not. */
 int ra_global_from_local(ra_gctx *g, const ra_array *local, const ra_placement *p,
                          const ra_sbp *sbp, size_t nsbp, ra_global **out)
 {
@@ -413,60 +417,5 @@ int ra_global_full(ra_gctx *g, const int64_t *shape, size_t ndim, ra_scalar fill
     ra_array_release(one);
     status = from_whole(g, fn, whole, dtype, shape, ndim, p, sbp, nsbp, out);
     free(whole);
-    return status;
-}
-
-int ra_global_read(ra_gctx *g, const ra_global *x, void *dst, size_t dst_bytes)
-{
-    static const char fn[] = "ra_global_read";
-    if (!g) return RA_E_NULL;
-    int status = RA_OK;
-    /* dst may be NULL for an array of no elements (dst_bytes 0). */
-    if (!x || (!dst && dst_bytes)) status = rag__error(g, RA_E_NULL, "%s: x or dst is NULL", fn);
-    size_t need = 0;
-    if (status == RA_OK) {
-        need = ra_dtype_size(x->dtype) * rag__prod(x->shape, 0, x->ndim);
-        if (need != dst_bytes)
-            status = rag__error(g, RA_E_BUFFER, "%s: the array has %zu bytes, dst %zu", fn, need,
-                                dst_bytes);
-    }
-    ra_sbp b[RA_PLACEMENT_MAX_NDIM] = {ra_sbp_broadcast(), ra_sbp_broadcast()};
-    ra_global *all = NULL;
-    status = rag__agree(g, status == RA_OK ? rag__global_hash(RAG_HASH_INIT, x) : 0, status, fn);
-    if (status == RA_OK) status = rag__convert(g, x, b, &all);
-    if (status != RA_OK) return status;
-    /* A rank outside the placement has no piece: the first rank of the placement sends. */
-    if (x->p->n < (size_t)g->size) {
-        void *src = NULL;
-        if (x->p->me >= 0) src = (void *)ra_array_host_data(all->local);
-        unsigned char *tmp = NULL;
-        if (x->p->me >= 0 && !src && need) {
-            tmp = malloc(need);
-            if (tmp) ra_array_read(g->ctx, all->local, tmp, need);
-            src = tmp;
-        }
-        /* Through a buffer of its own, which a timed-out request keeps. */
-        unsigned char *bc = malloc(need + 1);
-        if (!bc) {
-            free(tmp);
-            ra_global_release(all);
-            return rag__error(g, RA_E_NOMEM, "%s: out of memory", fn);
-        }
-        if (g->rank == x->p->ranks[0] && src && need) memcpy(bc, src, need);
-        MPI_Request req;
-        int rc = MPI_Ibcast(bc, (int)need, MPI_BYTE, (int)x->p->ranks[0], g->comm, &req);
-        status = rc == MPI_SUCCESS ? rag__wait(g, &req, fn) : rag__mpi(g, rc, fn);
-        if (status == RA_OK && need) memcpy(dst, bc, need);
-        if (status == RA_E_TIMEOUT) {
-            rag__keep(g, bc);
-        } else {
-            free(bc);
-        }
-        free(tmp);
-    } else if (need) {
-        status = ra_array_read(g->ctx, all->local, dst, need);
-        if (status != RA_OK) status = rag__from_ra(g, status, fn);
-    }
-    ra_global_release(all);
     return status;
 }

@@ -186,50 +186,15 @@ static void wrap_sum(void *in, void *inout, int *len, MPI_Datatype *type)
     }
 }
 
-/* IEEE binary16 to and from float: MPI has no float16 type, so float16 partial sums add
- * through float (exact for two binary16 values) and round back to nearest, ties to even. */
-static float half_to_float(uint16_t h)
-{
-    int sign = h >> 15, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
-    float v;
-    if (exp == 0)
-        v = ldexpf((float)man, -24);
-    else if (exp == 31)
-        v = man ? NAN : INFINITY;
-    else
-        v = ldexpf((float)(man | 0x400), exp - 25);
-    return sign ? -v : v;
-}
-
-static uint16_t float_to_half(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
-    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
-    uint32_t exp = (x >> 23) & 0xff, man = x & 0x7fffff;
-    if (exp == 0xff) return (uint16_t)(sign | 0x7c00 | (man ? 0x200 : 0));
-    int e = (int)exp - 127 + 15;
-    if (e >= 31) return (uint16_t)(sign | 0x7c00);
-    if (e <= 0) {
-        if (e < -10) return sign;
-        man |= 0x800000;
-        int shift = 14 - e;
-        uint32_t half = man >> shift, rest = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
-        if (rest > mid || (rest == mid && (half & 1))) half++;
-        return (uint16_t)(sign | half);
-    }
-    uint32_t half = ((uint32_t)e << 10) | (man >> 13), rest = man & 0x1fff;
-    if (rest > 0x1000 || (rest == 0x1000 && (half & 1))) half++;
-    return (uint16_t)(sign | half);
-}
-
+/* MPI has no float16 type: float16 partial sums add through double, which holds the exact
+ * sum of two binary16 values, and round back once with refarray's codec. */
 static void half_sum(void *in, void *inout, int *len, MPI_Datatype *type)
 {
     (void)type;
     const uint16_t *a = in;
     uint16_t *b = inout;
     for (int i = 0; i < *len; i++)
-        b[i] = float_to_half(half_to_float(a[i]) + half_to_float(b[i]));
+        b[i] = ra_float16_from_double(ra_float16_to_double(a[i]) + ra_float16_to_double(b[i]));
 }
 
 int ra_gctx_create(ra_ctx *ctx, MPI_Comm comm, const ra_gctx_options *opts, ra_gctx **out)

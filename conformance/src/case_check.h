@@ -1,8 +1,8 @@
-/* The case loader's state, shared by its files: case_check.c (where it is in a file, its
- * problems, the checks of every object), case_step.c (a step: its op, arguments, references
- * and outcome) and case_load.c (cases, files, folders, the suite). Private to them. */
-#ifndef DEVSPEC_CASE_LOAD_H
-#define DEVSPEC_CASE_LOAD_H
+/* case_check.h: the case loader's state and case_check.c's checks (where it is in a file,
+ * its problems, the checks of every object), private to the loader's files: case_step.c (a
+ * step, case_step.h) and case_load.c (cases, files, folders, the suite) stand on it. */
+#ifndef DEVSPEC_CASE_CHECK_H
+#define DEVSPEC_CASE_CHECK_H
 
 #include "devspec.h"
 
@@ -41,8 +41,5 @@ const char *dsr__load_type_name(const cJSON *v);
 void dsr__load_duplicates(dsr_loader *L, const cJSON *v);
 /* False (each reported) when OBJ has a field not in ALLOWED (NULL-terminated). */
 bool dsr__load_only_keys(dsr_loader *L, const cJSON *obj, const char *const *allowed);
-
-/* Loads and checks step V of a case into ST (case_step.c). */
-void dsr__load_step(dsr_loader *L, dsr_step *st, const cJSON *v);
 
 #endif

@@ -1,8 +1,9 @@
-/* devspec compare's parts, private to them: the model (compare_model.c: the reports and
- * case files read, the matrix built from them), the terminal table (compare_table.c) and
- * the command (compare.c). The page is compare_html.c's (devspec.h). */
-#ifndef DEVSPEC_COMPARE_H
-#define DEVSPEC_COMPARE_H
+/* compare_model.h: devspec compare's model (compare_model.c: the reports and case files
+ * read, the matrix built from them), private to compare's parts: the terminal table
+ * (compare_table.c, compare_table.h) and the command (compare.c) stand on it. The page is
+ * compare_html.c's (devspec.h). */
+#ifndef DEVSPEC_COMPARE_MODEL_H
+#define DEVSPEC_COMPARE_MODEL_H
 
 #include "devspec.h"
 
@@ -22,8 +23,6 @@ static inline const char *str_of(const cJSON *o, const char *key)
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
-
-/* ---- compare_model.c ------------------------------------------------------------------ */
 
 /* The reports and case files read. */
 typedef struct dsr_compare_in dsr_compare_in;
@@ -60,21 +59,5 @@ cJSON *dsr__compare_model(dsr_compare_in *in, const dsr_compare_spec *sp, const 
 /* A copy of S safe for a terminal: control characters as \xNN, hidden ones as \uNNNN, a
  * NUL (the bytes C0 80, see dsjson.h) as \x00 (the caller frees it). */
 char *dsr__compare_safe_dup(const char *s);
-
-/* ---- compare_table.c ------------------------------------------------------------------ */
-
-typedef struct dsr_compare_view {
-    const char *by; /* "statement", "case", "feature" */
-    bool color;
-    bool details;
-    bool disagree_only;
-    unsigned status_mask; /* bit per dsr_status; 0: any */
-    int width;            /* terminal columns; 0: no limit */
-} dsr_compare_view;
-
-/* The bit of status S in a view's status_mask; 0 for no status. */
-unsigned dsr__compare_status_bit(const char *s);
-/* The model M as a table for a terminal, as V says. */
-void dsr__compare_print_table(FILE *out, const cJSON *m, const dsr_compare_view *v);
 
 #endif
