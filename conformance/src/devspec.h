@@ -407,8 +407,9 @@ typedef struct dsr_file {
     char *path; /* as found */
     char *name; /* shown in reports: relative to the cases root */
     char *text;
-    size_t len; /* of text, which may hold NUL bytes (an error) */
-    cJSON *root;
+    size_t len;       /* of text, which may hold NUL bytes (an error) */
+    cJSON *root;      /* read-only: its nodes are in ARENA (common/dsjson.h) */
+    dsj_arena *arena; /* freed with the file, never ROOT itself */
     dsr_case *cases;
     int ncases;
 } dsr_file;
