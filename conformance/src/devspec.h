@@ -418,6 +418,7 @@ typedef struct dsr_suite {
     dsr_file *files;
     int nfiles;
     int ncases;
+    double load_seconds; /* reading and checking the spec and the case files (main.c) */
 } dsr_suite;
 
 /* Loads every case file under each of PATHS (files, or directories searched recursively
