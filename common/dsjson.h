@@ -121,8 +121,9 @@ typedef struct dsj_parse_options {
  * in it may be freed, detached or replaced (cJSON_Duplicate copies out of it); dsj_arena_free frees
  * it whole. While it reads into an arena, dsj_parse_with installs cJSON hooks of its own (the
  * arena's on the calling thread, malloc and free on any other) and then restores cJSON's default
- * allocator, so a caller with hooks of its own (cJSON_InitHooks) must not use one. When a
- * block cannot be had, the parse fails with *WHY "out of memory". */
+ * allocator, so a caller with hooks of its own (cJSON_InitHooks) must not use one; the
+ * arena's blocks come from malloc. When a block cannot be had, the parse fails with *WHY
+ * "out of memory". */
 typedef struct dsj_arena dsj_arena;
 /* A new, empty arena; NULL when memory runs out. */
 dsj_arena *dsj_arena_new(void);
