@@ -1,5 +1,6 @@
-/* dsjson: exact numbers and strings over cJSON (see dsjson.h); the reader is dsjson_parse.c,
- * the printer dsjson_print.c. */
+/* dsjson: exact numbers and strings over cJSON (see dsjson.h): integers read from their text,
+ * number and string nodes made in C, float16. The reader is dsjson_parse.c; the printer, with
+ * the number formatting and the check of a number's kept text that it uses, dsjson_print.c. */
 #include "dsjson_internal.h"
 
 #include <errno.h>
@@ -11,112 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- formatting ---------------------------------------------------------------------- */
-
-/* Adds ".0" to a decimal that has neither a point nor an exponent, so it reads as a float. */
-static size_t float_form(char *out, size_t n)
-{
-    if (strpbrk(out, ".e") == NULL) {
-        memcpy(out + n, ".0", 3);
-        n += 2;
-    }
-    return n;
-}
-
-static size_t non_finite(double d, char *out)
-{
-    const char *t = isnan(d) ? "nan" : d < 0 ? "-inf" : "inf";
-    size_t n = strlen(t);
-    memcpy(out, t, n + 1);
-    return n;
-}
-
-/* D with P significant digits (P <= 17: at most 24 characters) into OUT. The compiler cannot
- * see P's bound, so the text goes through a buffer as long as %g can ever be. */
-static int format_g(char out[DSJ_NUMBER_MAX], int p, double d)
-{
-    char wide[330];
-    int n = snprintf(wide, sizeof wide, "%.*g", p, d);
-    if (n < 0 || n >= DSJ_NUMBER_MAX) n = 0;
-    memcpy(out, wide, (size_t)n);
-    out[n] = '\0';
-    return n;
-}
-
-/* Whether TEXT reads back as exactly D (as the float32 D when SINGLE). */
-static bool reads_back(const char *text, double d, bool single)
-{
-    return single ? strtof(text, NULL) == (float)d : strtod(text, NULL) == d;
-}
-
-/* The fewest significant digits (1..MAX) whose correctly rounded decimal reads back as D;
- * OUT gets that decimal, and its length is returned. glibc's printf rounds correctly at
- * every precision.
- *
- * Where D's neighbours are equally far on both sides (every value but a power of two),
- * reading back is monotone in the digit count: a p-digit decimal is also a (p+1)-digit one,
- * so the nearest (p+1)-digit decimal is at least as close, and a closer decimal reads back
- * as well. There any search finds the least count, so the two longest counts, which most
- * values that are not short decimals need, are tried first (two or three formattings instead
- * of six), then a binary search below them. A power of two has a neighbour below twice as
- * close as the one above, and some (8 doubles, checked by the tests against the definition)
- * read back at p digits but not at p + 1: for them the binary search runs over the whole
- * range, as it always has, and gives the least count there too. */
-static size_t shortest(double d, bool single, int max, char out[DSJ_NUMBER_MAX])
-{
-    char probe[DSJ_NUMBER_MAX];
-    int lo = 1, hi = max, n = -1;
-    int e;
-    bool power_of_two = frexp(fabs(d), &e) == 0.5;
-    if (!power_of_two) {
-        int m = format_g(probe, max - 1, d);
-        if (!reads_back(probe, d, single)) return (size_t)format_g(out, max, d);
-        memcpy(out, probe, (size_t)m + 1);
-        n = m;
-        m = format_g(probe, max - 2, d);
-        if (!reads_back(probe, d, single)) return (size_t)n;
-        memcpy(out, probe, (size_t)m + 1);
-        n = m;
-        hi = max - 2;
-    }
-    /* OUT holds the decimal of HI digits once one has read back (n >= 0). */
-    while (lo < hi) {
-        int p = (lo + hi) / 2;
-        int m = format_g(probe, p, d);
-        if (reads_back(probe, d, single)) {
-            hi = p;
-            memcpy(out, probe, (size_t)m + 1);
-            n = m;
-        } else {
-            lo = p + 1;
-        }
-    }
-    return n >= 0 ? (size_t)n : (size_t)format_g(out, hi, d);
-}
-
-size_t dsj_format_double(double d, char out[DSJ_NUMBER_MAX])
-{
-    if (!isfinite(d)) return non_finite(d, out);
-    return float_form(out, shortest(d, false, 17, out));
-}
-
-size_t dsj_format_float32(float f, char out[DSJ_NUMBER_MAX])
-{
-    if (!isfinite(f)) return non_finite(f, out);
-    return float_form(out, shortest((double)f, true, 9, out));
-}
-
-size_t dsj_format_int64(int64_t v, char out[DSJ_NUMBER_MAX])
-{
-    return (size_t)snprintf(out, DSJ_NUMBER_MAX, "%" PRId64, v);
-}
-
-size_t dsj_format_uint64(uint64_t v, char out[DSJ_NUMBER_MAX])
-{
-    return (size_t)snprintf(out, DSJ_NUMBER_MAX, "%" PRIu64, v);
-}
-
-/* ---- parsing text ------------------------------------------------------------------ */
+/* ---- reading integers from text ----------------------------------------------------- */
 
 bool dsj_is_integer_text(const char *t)
 {
@@ -156,42 +52,6 @@ bool dsj_parse_uint64(const char *text, uint64_t *out)
     return true;
 }
 
-static bool starts_blank(const char *t)
-{
-    return *t == '\0' || *t == ' ' || *t == '\t' || *t == '\n' || *t == '\r' || *t == '\f' ||
-           *t == '\v';
-}
-
-/* Whether TEXT spells an infinity ("inf", "-Infinity", ...) rather than overflowing to one. */
-static bool names_infinity(const char *t)
-{
-    for (; *t; t++)
-        if (*t == 'i' || *t == 'I') return true;
-    return false;
-}
-
-int dsj_parse_float32(const char *text, float *out)
-{
-    if (starts_blank(text)) return DSJ_FLOAT_SYNTAX;
-    char *end;
-    errno = 0;
-    float f = strtof(text, &end);
-    if (*end) return DSJ_FLOAT_SYNTAX;
-    if (isinf(f) && !names_infinity(text)) return DSJ_FLOAT_RANGE;
-    *out = f;
-    return DSJ_FLOAT_OK;
-}
-
-bool dsj_parse_double(const char *text, double *out)
-{
-    if (starts_blank(text)) return false;
-    char *end;
-    double d = strtod(text, &end);
-    if (*end) return false;
-    *out = d;
-    return true;
-}
-
 /* ---- number and string nodes --------------------------------------------------------- */
 
 char *dsj__copy_text(const char *s, size_t n)
@@ -214,23 +74,6 @@ static cJSON *number_with_text(double d, const char *text, size_t n)
         return NULL;
     }
     return item;
-}
-
-const char *dsj_number_text(const cJSON *item)
-{
-    if (!cJSON_IsNumber(item) || item->valuestring == NULL) return NULL;
-    const char *t = item->valuestring;
-    double d = item->valuedouble;
-    double back;
-    if (!dsj_parse_double(t, &back)) return NULL;
-    /* Same bits (NaN never occurs: JSON has no such number). A float32's shortest text reads
-     * back as the float, not as the double it widens to. */
-    if (back == d && signbit(back) == signbit(d)) return t;
-    float f;
-    if ((double)(float)d == d && dsj_parse_float32(t, &f) == DSJ_FLOAT_OK && (double)f == d &&
-        signbit(f) == signbit(d))
-        return t;
-    return NULL;
 }
 
 bool dsj_get_int64(const cJSON *item, int64_t *out)

@@ -1,6 +1,7 @@
 /*
- * dsjson_internal.h: what the three parts of dsjson (dsjson.c: numbers, strings and nodes;
- * dsjson_parse.c: the reader; dsjson_print.c: the printer) share, private to them.
+ * dsjson_internal.h: what the three parts of dsjson (dsjson.c: integers, nodes and strings;
+ * dsjson_parse.c: the reader; dsjson_print.c: the printer and the number formatting it uses)
+ * share, private to them.
  */
 #ifndef DSJSON_INTERNAL_H
 #define DSJSON_INTERNAL_H

@@ -69,21 +69,115 @@ static size_t number_length(const char *p, const char *end)
     return (size_t)(q - p);
 }
 
-/* Gives each number node, in document order, the source text of the next number token. */
-static bool attach_numbers(cJSON *item, const char *text, const offsets *starts,
-                           const offsets *lens, size_t *next)
+/* Gives each number node, in document order, the source text of the next number token (its
+ * start in STARTS: its length is read again, which halves what the first pass keeps). */
+static bool attach_numbers(cJSON *item, const char *text, const char *end, const offsets *starts,
+                           size_t *next)
 {
     for (; item != NULL; item = item->next) {
         if (cJSON_IsNumber(item)) {
             if (*next >= starts->n) return false;
-            item->valuestring = dsj__copy_text(text + starts->v[*next], lens->v[*next]);
+            const char *p = text + starts->v[*next];
+            item->valuestring = dsj__copy_text(p, number_length(p, end));
             if (item->valuestring == NULL) return false;
             (*next)++;
-        } else if (item->child && !attach_numbers(item->child, text, starts, lens, next)) {
+        } else if (item->child && !attach_numbers(item->child, text, end, starts, next)) {
             return false;
         }
     }
     return true;
+}
+
+/* ---- arenas ---------------------------------------------------------------------------- */
+
+/* A block: its size, what is used of it, and the previous block; its bytes follow. */
+typedef struct block {
+    struct block *prev;
+    size_t size, used;
+} block;
+
+struct dsj_arena {
+    block *top;
+    size_t total;
+    bool failed;
+};
+
+#define ARENA_FIRST ((size_t)64 << 10)
+#define ARENA_LARGEST ((size_t)4 << 20)
+#define ARENA_ALIGN 8
+
+dsj_arena *dsj_arena_new(void)
+{
+    dsj_arena *a = malloc(sizeof *a);
+    if (a) memset(a, 0, sizeof *a);
+    return a;
+}
+
+void dsj_arena_free(dsj_arena *a)
+{
+    if (a == NULL) return;
+    for (block *b = a->top, *prev; b; b = prev) {
+        prev = b->prev;
+        free(b);
+    }
+    free(a);
+}
+
+size_t dsj_arena_size(const dsj_arena *a)
+{
+    return a ? a->total : 0;
+}
+
+/* N bytes of A, aligned for any node; NULL (and A failed) when no block can be had. Blocks
+ * double from ARENA_FIRST to ARENA_LARGEST; a larger request gets a block of its own. */
+static void *arena_take(dsj_arena *a, size_t n)
+{
+    n = (n + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    block *b = a->top;
+    if (b == NULL || b->size - b->used < n) {
+        size_t size = b ? (b->size < ARENA_LARGEST ? 2 * b->size : ARENA_LARGEST) : ARENA_FIRST;
+        if (size < n) size = n;
+        block *fresh = malloc(sizeof *fresh + size);
+        if (fresh == NULL) {
+            a->failed = true;
+            return NULL;
+        }
+        fresh->size = size;
+        fresh->used = 0;
+        a->total += size;
+        if (b && b->size - b->used > size - n) { /* keep filling the fuller block */
+            fresh->prev = b->prev;
+            b->prev = fresh;
+            fresh->used = n;
+            return (char *)(fresh + 1);
+        }
+        fresh->prev = b;
+        a->top = b = fresh;
+    }
+    void *p = (char *)(b + 1) + b->used;
+    b->used += n;
+    return p;
+}
+
+/* The arena the calling thread reads into; cJSON's hooks have no argument to carry it. */
+static _Thread_local dsj_arena *reading_into;
+
+static void *arena_malloc(size_t n)
+{
+    return reading_into ? arena_take(reading_into, n) : malloc(n);
+}
+
+static void arena_release(void *p)
+{
+    if (!reading_into) free(p); /* another thread's; the arena's are freed with it */
+}
+
+/* Directs cJSON's allocations on this thread into A (NULL: back to cJSON's default). */
+static void read_into(dsj_arena *a)
+{
+    static cJSON_Hooks hooks = {arena_malloc, arena_release};
+    reading_into = a;
+    cJSON_InitHooks(a ? &hooks : NULL);
 }
 
 /* ---- packed arrays ---------------------------------------------------------------------- */
@@ -346,7 +440,7 @@ static void attach_packed(cJSON *item, char **texts, const size_t *counts)
 static cJSON *parse(const char *text, size_t len, const dsj_parse_options *opt, size_t *error_at,
                     const char **why)
 {
-    offsets starts = {0}, lens = {0}, counts = {0};
+    offsets starts = {0}, counts = {0};
     rewrites rw = {0};
     char **texts = NULL;
     size_t ntexts = 0, cap_texts = 0;
@@ -355,7 +449,8 @@ static cJSON *parse(const char *text, size_t len, const dsj_parse_options *opt, 
     size_t fail_at = 0, values = 0, copy_len = len;
     const char *reason = NULL;
     const char *end = text + len;
-    bool pack = opt && opt->pack_data;
+    dsj_arena *arena = opt ? opt->arena : NULL;
+    bool pack = opt && opt->pack_data && !arena;
     size_t max_values = opt ? opt->max_values : 0;
     /* One pass finds the number tokens, the "\u0000" escapes and the arrays to pack; strings
      * are skipped whole so that their contents are never mistaken for numbers. */
@@ -432,7 +527,7 @@ static cJSON *parse(const char *text, size_t len, const dsj_parse_options *opt, 
                 fail_at = (size_t)(p - text);
                 goto fail;
             }
-            if (!offsets_add(&starts, (size_t)(p - text)) || !offsets_add(&lens, n)) goto oom;
+            if (!offsets_add(&starts, (size_t)(p - text))) goto oom;
             p += n;
         } else {
             p++;
@@ -444,6 +539,7 @@ static cJSON *parse(const char *text, size_t len, const dsj_parse_options *opt, 
     const char *parse_end = NULL;
     size_t k = 0, from = 0;
     if (rw.n == 0 && opt && opt->terminated && text[len] == '\0') {
+        if (arena) read_into(arena);
         root = cJSON_ParseWithLengthOpts(text, len + 1, &parse_end, true);
         if (root == NULL) {
             fail_at = parse_end ? (size_t)(parse_end - text) : 0;
@@ -467,6 +563,7 @@ static cJSON *parse(const char *text, size_t len, const dsj_parse_options *opt, 
     memcpy(copy + k, text + from, len - from);
     k += len - from;
     copy[k] = '\0';
+    if (arena) read_into(arena);
     root = cJSON_ParseWithLengthOpts(copy, k + 1, &parse_end, true);
     if (root == NULL) {
         /* Back to an offset in TEXT: each rewrite before the error changed the length by
@@ -488,11 +585,11 @@ static cJSON *parse(const char *text, size_t len, const dsj_parse_options *opt, 
     }
 parsed:;
     size_t used = 0;
-    if (!attach_numbers(root, text, &starts, &lens, &used) || used != starts.n) goto oom;
+    if (!attach_numbers(root, text, end, &starts, &used) || used != starts.n) goto oom;
     attach_packed(root, texts, counts.v);
+    if (arena) read_into(NULL);
     cJSON_free(copy);
     cJSON_free(starts.v);
-    cJSON_free(lens.v);
     cJSON_free(counts.v);
     cJSON_free(rw.v);
     cJSON_free(texts);
@@ -501,10 +598,17 @@ oom:
     fail_at = 0;
     reason = "out of memory";
 fail:
+    if (arena) {
+        read_into(NULL);
+        root = NULL; /* its nodes stay in the arena until the arena is freed */
+        if (arena->failed) {
+            fail_at = 0;
+            reason = "out of memory";
+        }
+    }
     cJSON_Delete(root);
     cJSON_free(copy);
     cJSON_free(starts.v);
-    cJSON_free(lens.v);
     cJSON_free(counts.v);
     cJSON_free(rw.v);
     for (size_t i = 0; i < ntexts; i++)

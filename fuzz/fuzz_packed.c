@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *text = (const char *)data;
     size_t at_plain = 0, at_packed = 0;
     const char *why = NULL;
-    static const dsj_parse_options pack = {true, 0, false};
+    static const dsj_parse_options pack = {.pack_data = true};
     cJSON *plain = dsj_parse(text, size, &at_plain);
     cJSON *packed = dsj_parse_with(text, size, &pack, &at_packed, &why);
     if ((plain == NULL) != (packed == NULL)) abort();
@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         cJSON_free(a);
         cJSON_free(b);
         walk(packed);
-        static const dsj_parse_options few = {true, 16, false};
+        static const dsj_parse_options few = {.pack_data = true, .max_values = 16};
         cJSON *limited = dsj_parse_with(text, size, &few, NULL, &why);
         if (limited == NULL && why == NULL) abort();
         cJSON_Delete(limited);

@@ -3,7 +3,7 @@
 # its own output; the last line counts the phases that passed and failed.
 #
 #   scripts/test.sh            all phases
-#   scripts/test.sh PHASE...   only these (names below)
+#   scripts/test.sh PHASE...   only these (names below; bench runs only when named)
 set -uo pipefail
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -100,7 +100,38 @@ phase_oneflow() {
 }
 phase_suite() { bash scripts/run-suite.sh --no-setup --all --in-process --out reports/runs/ci >/dev/null; }
 
+# Every bench once, each figure checked for sense (never against its goal: a timing on a busy
+# machine says nothing; scripts/check_bench_output.py fails only on a bench that cannot run or
+# prints a negative, NaN or infinite figure). Not in the default list: it takes minutes.
+run_bench() {
+    local name=$1
+    shift
+    echo "--- $name: $*"
+    "$@" 2>&1 | .venv/bin/python scripts/check_bench_output.py "$name"
+}
+phase_bench() {
+    cmake --preset default >/dev/null && cmake --build --preset default -j "$jobs" | tail -n 1 ||
+        return 1
+    local bench=build/reference/bench
+    run_bench refarray-bench "$bench/refarray-bench" --runs 3 &&
+        run_bench refarray-bench-shard "$bench/refarray-bench-shard" --runs 3 &&
+        run_bench devspec-bench build/conformance/bench/devspec-bench 200 20 &&
+        run_bench reply_memory .venv/bin/python conformance/bench/reply_memory.py \
+            --devspec build/conformance/devspec --bytes 4000000 &&
+        run_bench suite_time .venv/bin/python conformance/bench/suite_time.py --starts 1 refarray ||
+        return 1
+    if [ -x "$bench/global/refarray-global-bench" ] && command -v mpirun >/dev/null; then
+        export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+        run_bench refarray-global-bench mpirun -np 4 --oversubscribe --mca btl self,vader \
+            "$bench/global/refarray-global-bench" || return 1
+    else
+        echo "refarray-global-bench: built without MPI: not run"
+    fi
+}
+
 all=(unit asan tsan fuzz spec python oneflow suite pip wheel)
+# Phases run only when named.
+extra=(bench)
 want=("$@")
 [ ${#want[@]} -gt 0 ] || want=("${all[@]}")
 passed=0
@@ -108,7 +139,7 @@ failed=0
 failures=()
 for p in "${want[@]}"; do
     if ! declare -F "phase_$p" >/dev/null; then
-        echo "test.sh: unknown phase '$p' (phases: ${all[*]})" >&2
+        echo "test.sh: unknown phase '$p' (phases: ${all[*]}; when named: ${extra[*]})" >&2
         exit 2
     fi
     echo "=== phase $p"

@@ -18,7 +18,7 @@
  * up to 64 MiB each would otherwise take a cJSON node per element. */
 static cJSON *parse_reply(const char *reply)
 {
-    static const dsj_parse_options pack = {true, 0, false};
+    static const dsj_parse_options pack = {.pack_data = true};
     return dsj_parse_with(reply, strlen(reply), &pack, NULL, NULL);
 }
 

@@ -12,6 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 
 /* Stop the test when the check fails (devspec's harness, testing/dtest.h). */
 static void ok(int cond, const char *file, int line, const char *name)
@@ -372,7 +375,7 @@ DT_TEST(shortest_is_the_definition)
 
 /* Packed "data": the same document as dsj_parse reads (printed alike), elements walked one
  * at a time, and no node per element. */
-static const dsj_parse_options packing = {true, 0, false};
+static const dsj_parse_options packing = {.pack_data = true};
 
 static char *printed(const char *text, const dsj_parse_options *opt)
 {
@@ -474,7 +477,7 @@ DT_TEST(packed_errors_and_limits)
     OK(r0 == NULL && r1 == NULL && plain_at == packed_at,
        "a text too deep for the plain reader is too deep packed, refused at the same byte");
     free(d);
-    dsj_parse_options few = {true, 8, false};
+    dsj_parse_options few = {.pack_data = true, .max_values = 8};
     const char *why = "unset";
     const char *t = "{\"data\": [1,2,3,4,5,6,7,8], \"shape\": [8]}";
     cJSON *v = dsj_parse_with(t, strlen(t), &few, NULL, &why);
@@ -536,7 +539,7 @@ DT_TEST(terminated_in_place)
     memset(t + k, 'x', n);
     k += n;
     k += (size_t)sprintf(t + k, "\"}");
-    static const dsj_parse_options in_place = {true, 0, true};
+    static const dsj_parse_options in_place = {.pack_data = true, .terminated = true};
     cJSON_Hooks hooks = {counting_malloc, free};
     cJSON_InitHooks(&hooks);
     allocated = 0;
@@ -560,7 +563,64 @@ DT_TEST(terminated_in_place)
     free(t);
 }
 
+/* The bytes the heap holds, its own headers included (glibc's allocator; 0 elsewhere, and
+ * under AddressSanitizer, whose allocator glibc's figures do not see). */
+static size_t heap_in_use(void)
+{
+#ifdef __GLIBC__
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
+#else
+    return 0;
+#endif
+}
+
+/* A case file's shape, many small values, read into an arena: the same tree as read plainly,
+ * in less memory than the allocator takes for a node, a key, a string and a number text one
+ * by one (malloc's header and rounding on each: 0.80 here); a bad text fails at the same
+ * byte. */
+DT_TEST(arena)
+{
+    size_t n = 20000;
+    char *t = malloc(100 * n + 64);
+    size_t k = (size_t)sprintf(t, "{\"cases\":[");
+    for (size_t i = 0; i < n; i++)
+        k += (size_t)sprintf(t + k, "%s{\"id\":\"c.%zu\",\"args\":{\"x\":[1,2.5,\"a\\u0000b\"]}}",
+                             i ? "," : "", i);
+    k += (size_t)sprintf(t + k, "]}");
+    size_t before = heap_in_use();
+    cJSON *plain = dsj_parse(t, k, NULL);
+    size_t plain_bytes = heap_in_use() - before;
+    before = heap_in_use();
+    dsj_arena *a = dsj_arena_new();
+    dsj_parse_options into = {.terminated = true, .arena = a};
+    cJSON *v = dsj_parse_with(t, k, &into, NULL, NULL);
+    size_t arena_bytes = heap_in_use() - before;
+    OK(v && plain && cJSON_Compare(v, plain, true), "the same tree as read plainly");
+    char *p1 = dsj_print(v, false, NULL), *p2 = dsj_print(plain, false, NULL);
+    OK(p1 && p2 && !strcmp(p1, p2), "and it prints the same (numbers' texts, NULs)");
+    dt_diag("a %zu-byte text: the heap grew %zu bytes read plainly, %zu into the arena", k,
+            plain_bytes, arena_bytes);
+    if (plain_bytes > 0) /* 0: an allocator without glibc's figures (a sanitizer's) */
+        OK(arena_bytes * 20 < plain_bytes * 17, "the arena: under 0.85 of the plain tree's heap");
+    void *after = malloc(16);
+    OK(after != NULL, "cJSON's default allocator is back after the parse");
+    free(after);
+    cJSON *made = cJSON_CreateString("freed with free");
+    cJSON_Delete(made); /* would crash were the arena's hooks left installed */
+    const char *bad = "{\"a\": [1, 2} ";
+    size_t at1 = 0, at2 = 1;
+    OK(!dsj_parse_with(bad, strlen(bad), &into, &at1, NULL) && !dsj_parse(bad, strlen(bad), &at2) &&
+           at1 == at2,
+       "a bad text fails at the same byte");
+    free(p1);
+    free(p2);
+    cJSON_Delete(plain);
+    dsj_arena_free(a);
+    free(t);
+}
+
 DT_MAIN(DT_ENTRY(doubles), DT_ENTRY(shortest_is_the_definition), DT_ENTRY(halfway),
         DT_ENTRY(floats), DT_ENTRY(integers), DT_ENTRY(round_trip), DT_ENTRY(made_in_c),
         DT_ENTRY(bad_input), DT_ENTRY(packed_reads_as_plain), DT_ENTRY(packed_errors_and_limits),
-        DT_ENTRY(packed_memory), DT_ENTRY(terminated_in_place))
+        DT_ENTRY(packed_memory), DT_ENTRY(terminated_in_place), DT_ENTRY(arena))

@@ -20,8 +20,10 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <dlfcn.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,6 +37,21 @@ static double now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
+
+/* CPU seconds (user and system) of this process, or of its children waited for. On a shared
+ * machine a run waits for a core as long as it computes: the CPU time is what the runner
+ * itself costs, whatever else runs. */
+static double cpu_seconds(int who)
+{
+    struct rusage ru;
+    getrusage(who, &ru);
+    return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+           (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+/* The CPU time of the last measurement (both processes of a round trip, or devspec's run and
+ * the adapter it started), beside the wall time each returns. */
+static double last_cpu;
 
 static int write_all(int fd, const char *s, size_t n)
 {
@@ -84,21 +101,52 @@ static double bare_round_trip(long rounds)
     if (write_all(in[1], hello, strlen(hello)) || read_line(out[0], buf, sizeof buf) < 0) return -1;
     /* The same request the runner sends for a step of the generated suite. */
     char req[128];
-    double t0 = now();
+    double t0 = now(), c0 = cpu_seconds(RUSAGE_SELF), k0 = cpu_seconds(RUSAGE_CHILDREN);
     for (long i = 1; i <= rounds; i++) {
         int n = snprintf(req, sizeof req, "{\"id\":%ld,\"op\":\"util.num_gpus\"}\n", i);
         if (write_all(in[1], req, (size_t)n) || read_line(out[0], buf, sizeof buf) < 0) return -1;
     }
-    double t = now() - t0;
+    double t = now() - t0, c = cpu_seconds(RUSAGE_SELF) - c0;
     close(in[1]);
     close(out[0]);
     waitpid(pid, NULL, 0);
+    last_cpu = (c + cpu_seconds(RUSAGE_CHILDREN) - k0) / (double)rounds;
+    return t / (double)rounds;
+}
+
+/* The floor for an in-process runner: the null adapter's shared object called directly with
+ * the same request, ROUNDS times; seconds per call (its CPU time in last_cpu). */
+static double bare_call(long rounds)
+{
+    void *dl = dlopen(NULL_ADAPTER_SO, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) return -1;
+    const char *(*call)(const char *, size_t, size_t *);
+    void (*release)(const char *);
+    *(void **)&call = dlsym(dl, "devspec_adapter_call");
+    *(void **)&release = dlsym(dl, "devspec_adapter_free");
+    if (!call || !release) return -1;
+    size_t len;
+    const char *hello = "{\"id\":0,\"op\":\"hello\",\"args\":{\"protocol\":1}}";
+    const char *r = call(hello, strlen(hello), &len);
+    if (!r) return -1;
+    release(r);
+    char req[128];
+    double t0 = now(), c0 = cpu_seconds(RUSAGE_SELF);
+    for (long i = 1; i <= rounds; i++) {
+        int n = snprintf(req, sizeof req, "{\"id\":%ld,\"op\":\"util.num_gpus\"}", i);
+        r = call(req, (size_t)n, &len);
+        if (!r) return -1;
+        release(r);
+    }
+    double t = now() - t0;
+    last_cpu = (cpu_seconds(RUSAGE_SELF) - c0) / (double)rounds;
+    dlclose(dl);
     return t / (double)rounds;
 }
 
 static double run_devspec(char *const argv[])
 {
-    double t0 = now();
+    double t0 = now(), k0 = cpu_seconds(RUSAGE_CHILDREN);
     pid_t pid = fork();
     if (pid == 0) {
         int devnull = open("/dev/null", O_WRONLY);
@@ -109,6 +157,7 @@ static double run_devspec(char *const argv[])
     int status = 0;
     waitpid(pid, &status, 0);
     double t = now() - t0;
+    last_cpu = cpu_seconds(RUSAGE_CHILDREN) - k0;
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "devspec-bench: %s %s exited with %d\n", argv[0], argv[1],
                 WIFEXITED(status) ? WEXITSTATUS(status) : -1);
@@ -219,13 +268,21 @@ int main(int argc, char **argv)
     /* The machine may be busy: each figure is taken REPEATS times, interleaved, and the
      * median is reported (the minimum beside it, the least disturbed run). */
     double rt[REPEATS], load[REPEATS], oop[REPEATS], inp[REPEATS], par[REPEATS], ratio[REPEATS];
+    double call[REPEATS], cpu_rt[REPEATS], cpu_call[REPEATS], cpu_load[REPEATS], cpu_oop[REPEATS],
+        cpu_inp[REPEATS];
     for (int k = 0; k < REPEATS; k++) {
         rt[k] = bare_round_trip(rounds);
+        cpu_rt[k] = last_cpu;
+        call[k] = bare_call(rounds);
+        cpu_call[k] = last_cpu;
         load[k] = run_devspec(load_argv);
+        cpu_load[k] = last_cpu;
         oop[k] = run_devspec(oop_argv);
+        cpu_oop[k] = last_cpu;
         inp[k] = run_devspec(inp_argv);
+        cpu_inp[k] = last_cpu;
         par[k] = run_devspec(par_argv);
-        if (rt[k] < 0 || load[k] < 0 || oop[k] < 0 || inp[k] < 0 || par[k] < 0) {
+        if (rt[k] < 0 || call[k] < 0 || load[k] < 0 || oop[k] < 0 || inp[k] < 0 || par[k] < 0) {
             fputs("devspec-bench: a measurement failed\n", stderr);
             return 1;
         }
@@ -251,8 +308,26 @@ int main(int argc, char **argv)
            par_m, minimum(par), (double)total_steps / par_m);
     printf("in process, whole run           %8.3f s    [%.3f]  %8.0f steps/s (goal >= 400000)\n",
            inp_m, minimum(inp), (double)total_steps / inp_m);
-    printf("  per request, load excluded    %8.2f us   (%.0f requests/s)\n", inp_req * 1e6,
-           1 / inp_req);
+    double call_m = median(call);
+    printf("  per request, load excluded    %8.2f us   = %.1f x the bare call of the adapter's "
+           "entry point (%.3f us; %.0f requests/s)\n",
+           inp_req * 1e6, inp_req / call_m, call_m * 1e6, 1 / inp_req);
+    /* The same figures in CPU time: on a busy machine a run also waits for a core, which the
+     * wall times above hold and these do not. */
+    double crt = median(cpu_rt), coop = median(cpu_oop), cload = median(cpu_load);
+    double cinp = median(cpu_inp), ccall = median(cpu_call);
+    double coop_req = (coop - cload) / (double)requests;
+    printf("CPU time (runner and adapter; medians):\n");
+    printf("  bare pipe round trip          %8.2f us   (both processes)\n", crt * 1e6);
+    printf("  out of process, per request   %8.2f us   = %.2f x the bare round trip "
+           "(load excluded; goal <= 1.5)\n",
+           coop_req * 1e6, coop_req / crt);
+    printf("  in process, whole run         %8.3f s    %8.0f steps/s of CPU (goal >= 400000; "
+           "loading the suite %.3f s of it)\n",
+           cinp, (double)total_steps / cinp, cload);
+    printf("  in process, per request       %8.2f us   = %.1f x the bare call (%.3f us)\n",
+           (cinp - cload) / (double)requests * 1e6, (cinp - cload) / (double)requests / ccall,
+           ccall * 1e6);
 
     unlink(casef);
     unlink(report);

@@ -310,10 +310,14 @@ static bool parse_text(dsr_loader *L, dsr_file *f, size_t len)
     int line, col;
     size_t end = len;
     const char *why = NULL;
-    /* read in place (dsr__read_file's text ends in a NUL): no copy of the file at the peak */
-    static const dsj_parse_options in_place = {false, 0, true};
+    /* read in place (dsr__read_file's text ends in a NUL): no copy of the file at the peak;
+     * into an arena: no allocator's header on each node and text (decisions, Runner and
+     * reports 41) */
+    f->arena = dsj_arena_new();
+    dsj_parse_options in_place = {.terminated = true, .arena = f->arena};
     dsr__json_watch_memory(true);
-    f->root = dsj_parse_with(f->text, len, &in_place, &end, &why);
+    f->root = f->arena ? dsj_parse_with(f->text, len, &in_place, &end, &why) : NULL;
+    if (!f->arena) why = "out of memory";
     bool no_memory = dsr__json_out_of_memory;
     dsr__json_watch_memory(false);
     if (!f->root && (why || no_memory)) {
@@ -321,7 +325,7 @@ static bool parse_text(dsr_loader *L, dsr_file *f, size_t len)
          * 41) */
         fprintf(L->err,
                 "%s: (file): out of memory reading it (%zu bytes; the loader needs up to "
-                "about 20 times a case file's size): give devspec more memory, or split the "
+                "about 10 times a case file's size): give devspec more memory, or split the "
                 "file\n",
                 f->path, len);
         L->problems++;
@@ -641,7 +645,7 @@ void dsr__suite_free(dsr_suite *s)
             free(f->cases[j].steps);
         }
         free(f->cases);
-        cJSON_Delete(f->root);
+        dsj_arena_free(f->arena); /* f->root's nodes */
         free(f->text);
         free(f->path);
         free(f->name);

@@ -8,6 +8,7 @@
 #include "ops_table.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,12 +27,22 @@ static const op_entry OPS[] = {
 #undef X
 };
 
-/* The protocol's op called OP, or NULL. */
+#define NOPS (sizeof OPS / sizeof OPS[0])
+static dsr_strmap op_index; /* name -> index in OPS, built once */
+
+static void index_ops(void)
+{
+    for (size_t i = 0; i < NOPS; i++)
+        dsr__strmap_put(&op_index, OPS[i].name, (int)i);
+}
+
+/* The protocol's op called OP, or NULL: by hash (every step of every case asks). */
 static const op_entry *op_find(const char *op)
 {
-    for (size_t i = 0; i < sizeof OPS / sizeof OPS[0]; i++)
-        if (!strcmp(OPS[i].name, op)) return &OPS[i];
-    return NULL;
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, index_ops);
+    int i = dsr__strmap_get(&op_index, op);
+    return i >= 0 ? &OPS[i] : NULL;
 }
 
 static bool listed(const char *const *list, const char *name)

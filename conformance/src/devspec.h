@@ -180,6 +180,8 @@ typedef struct dsr_strmap {
 /* Stores VAL under KEY unless KEY is present; returns the value already there, or -1 (VAL
  * was stored). Values must be >= 0. */
 int dsr__strmap_put(dsr_strmap *m, const char *key, int val);
+/* The value stored under KEY, or -1. */
+int dsr__strmap_get(const dsr_strmap *m, const char *key);
 void dsr__strmap_free(dsr_strmap *m, bool free_keys);
 
 /* ---- options.c: the command line's options tables ------------------------------------ */
@@ -299,6 +301,7 @@ typedef struct dsr_registry {
     int nprofiles;
     dsr_statement *statements;
     int nstatements;
+    dsr_strmap statement_index; /* id -> index in STATEMENTS (the first of an id) */
     char **retired;
     int nretired;
     bool have_statements;
@@ -407,8 +410,9 @@ typedef struct dsr_file {
     char *path; /* as found */
     char *name; /* shown in reports: relative to the cases root */
     char *text;
-    size_t len; /* of text, which may hold NUL bytes (an error) */
-    cJSON *root;
+    size_t len;       /* of text, which may hold NUL bytes (an error) */
+    cJSON *root;      /* read-only: its nodes are in ARENA (common/dsjson.h) */
+    dsj_arena *arena; /* freed with the file, never ROOT itself */
     dsr_case *cases;
     int ncases;
 } dsr_file;
@@ -417,6 +421,7 @@ typedef struct dsr_suite {
     dsr_file *files;
     int nfiles;
     int ncases;
+    double load_seconds; /* reading and checking the spec and the case files (main.c) */
 } dsr_suite;
 
 /* Loads every case file under each of PATHS (files, or directories searched recursively

@@ -300,6 +300,7 @@ static const char *build_root(void)
 
 static int load(args *a, const char *source, dsr_registry *reg, dsr_suite *suite)
 {
+    double t0 = dsr__now();
     dsr_buf spec = {0};
     if (a->spec)
         dsr__buf_puts(&spec, a->spec);
@@ -345,6 +346,7 @@ static int load(args *a, const char *source, dsr_registry *reg, dsr_suite *suite
             return usage_error("unknown profile '%s' (devspec list profiles)",
                                a->profiles.items[i]);
     int problems = dsr__suite_load(suite, reg, a->cases.items, a->cases.n, stderr);
+    suite->load_seconds = dsr__now() - t0;
     if (problems) {
         fprintf(stderr, "devspec: %d problem%s in the case files; nothing was run\n", problems,
                 problems == 1 ? "" : "s");

@@ -259,6 +259,8 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     dsr__utc_iso(when);
     cJSON_AddStringToObject(f, "finished", when);
     cJSON_AddNumberToObject(f, "elapsed", elapsed);
+    /* Loading and validating the suite, before the first case: not part of "elapsed". */
+    if (r->suite) cJSON_AddNumberToObject(f, "load_elapsed", r->suite->load_seconds);
     cJSON_AddBoolToObject(f, "complete", complete);
     if (!complete) cJSON_AddStringToObject(f, "incomplete_reason", r->why_incomplete);
     cJSON_AddBoolToObject(f, "interrupted", r->interrupted);

@@ -328,7 +328,10 @@ static void print_closing(FILE *out, const dsr_run_state *r, const cJSON *footer
     if (lacking) fprintf(out, ", %d lacking", lacking);
     if (xfail) fprintf(out, ", %d xfailed", xfail);
     if (xpass) fprintf(out, ", %d xpassed", xpass);
-    fprintf(out, " in %.2f s%s\n", elapsed, off);
+    /* The run's time, and beside it the loading of the suite before it, which for a fast
+     * library can take longer than the run itself. */
+    fprintf(out, " in %.2f s (and %.2f s loading the suite)%s\n", elapsed,
+            r->suite ? r->suite->load_seconds : 0.0, off);
     fflush(out);
 }
 

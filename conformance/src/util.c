@@ -210,6 +210,17 @@ int dsr__strmap_put(dsr_strmap *m, const char *key, int val)
     return -1;
 }
 
+int dsr__strmap_get(const dsr_strmap *m, const char *key)
+{
+    if (m->cap == 0) return -1;
+    size_t j = hash_str(key) & (m->cap - 1);
+    while (m->keys[j]) {
+        if (!strcmp(m->keys[j], key)) return m->vals[j];
+        j = (j + 1) & (m->cap - 1);
+    }
+    return -1;
+}
+
 void dsr__strmap_free(dsr_strmap *m, bool free_keys)
 {
     if (free_keys)

@@ -238,7 +238,8 @@ const cJSON *dsr__duplicate_key(const cJSON *v)
 cJSON *dsr__parse_reply(const char *line, size_t len, const char **why)
 {
     /* LINE is NUL-terminated (adapter.c): read in place where nothing is rewritten. */
-    static const dsj_parse_options reply_options = {true, DSR_PROTOCOL_MAX_REPLY_VALUES, true};
+    static const dsj_parse_options reply_options = {
+        .pack_data = true, .max_values = DSR_PROTOCOL_MAX_REPLY_VALUES, .terminated = true};
     const char *reason = NULL;
     cJSON *doc = dsj_parse_with(line, len, &reply_options, NULL, &reason);
     *why = NULL;

@@ -41,7 +41,8 @@ def test_pass_run(env: Env) -> None:
     check_tap(env, out, "pass run", True)
     last = err.rstrip("\n").split("\n")[-1]
     assert (
-        re.fullmatch(r"14 passed, 0 failed, 0 skipped, 0 errors in \d+\.\d\d s", last) is not None
+        re.fullmatch(r"14 passed, 0 failed, 0 skipped, 0 errors in \d+\.\d\d s "
+                     r"\(and \d+\.\d\d s loading the suite\)", last) is not None
     ), why(
         "the run ends with the closing counts line on stderr", "14 passed, ... in T s", err[-500:])
     assert "report: " + rep in err, why("the summary names the report", rep, err[-500:])

@@ -142,7 +142,9 @@ int main(int argc, char **argv)
     memset(s.src, 1, s.bytes);
     memset(s.dst, 0, s.bytes);
 
-    printf("refarray-bench-shard: %d runs per figure (medians), gpu:0 + gpu:1\n", runs);
+    printf("refarray-bench-shard: %d runs per figure (medians), gpu:0 + gpu:1; ratio = baseline "
+           "time / sharded time, reported (no goal is set for sharding)\n",
+           runs);
     bench_pair p;
     if (measure(&s, s_add, b_add, &p)) return fail(s.ctx, st, "16M add");
     printf("add 16M float32   sharded %8.3f ms   gpu:0 alone %8.3f ms   ratio %.2f\n",

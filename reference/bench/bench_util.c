@@ -7,6 +7,13 @@
 #include <string.h>
 #include <time.h>
 
+double bench_cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
 double bench_now(void)
 {
     struct timespec t;
@@ -26,20 +33,21 @@ double bench_median(double *v, int n)
     return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-int bench_measure_pair(bench_fn subject, bench_fn baseline, void *arg, int runs, bench_pair *out)
+int bench_measure_pair_on(double (*now)(void), bench_fn subject, bench_fn baseline, void *arg,
+                          int runs, bench_pair *out)
 {
-    double t0 = bench_now();
+    double t0 = now();
     if (subject(arg) != 0) return -1;
-    out->cold = bench_now() - t0;
+    out->cold = now() - t0;
     if (baseline(arg) != 0) return -1;
     double *v = malloc(sizeof(double) * (size_t)runs * 2);
     if (!v) return -1;
     for (int i = 0; i < runs; i++) {
-        t0 = bench_now();
+        t0 = now();
         int a = subject(arg);
-        double t1 = bench_now();
+        double t1 = now();
         int b = baseline(arg);
-        double t2 = bench_now();
+        double t2 = now();
         if (a || b) {
             free(v);
             return -1;
@@ -51,6 +59,11 @@ int bench_measure_pair(bench_fn subject, bench_fn baseline, void *arg, int runs,
     out->baseline = bench_median(v + runs, runs);
     free(v);
     return 0;
+}
+
+int bench_measure_pair(bench_fn subject, bench_fn baseline, void *arg, int runs, bench_pair *out)
+{
+    return bench_measure_pair_on(bench_now, subject, baseline, arg, runs, out);
 }
 
 int bench_parse_runs(int argc, char **argv, const char *prog, int *runs)

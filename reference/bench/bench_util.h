@@ -15,6 +15,9 @@ typedef struct bench_pair {
 
 /* Seconds on a monotonic clock. */
 double bench_now(void);
+/* CPU seconds of the calling thread: for work done on that thread alone, what a busy machine's
+ * waiting for a core does not change. */
+double bench_cpu_now(void);
 
 /* The median of v[0..n); sorts v. */
 double bench_median(double *v, int n);
@@ -22,6 +25,9 @@ double bench_median(double *v, int n);
 /* One warm-up call of each (the subject's is timed as out->cold), then runs timed pairs.
  * -1 when a call fails or memory runs out. */
 int bench_measure_pair(bench_fn subject, bench_fn baseline, void *arg, int runs, bench_pair *out);
+/* The same on the clock NOW (bench_now or bench_cpu_now). */
+int bench_measure_pair_on(double (*now)(void), bench_fn subject, bench_fn baseline, void *arg,
+                          int runs, bench_pair *out);
 
 /* Reads "[--runs N]" (N > 0) into *runs; 0, or 2 after printing the usage of prog. */
 int bench_parse_runs(int argc, char **argv, const char *prog, int *runs);

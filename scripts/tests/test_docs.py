@@ -406,14 +406,15 @@ def test_readme_closing_line_is_refarrays_published_run() -> None:
     """README.md's example of the closing line is the one refarray's published run printed
     (the counts and time of reports/refarray.json, as conformance/src/summary.c prints them),
     so that republishing the reports without the README fails here."""
-    m = re.search(r"`(\d+) passed, (\d+) failed, (\d+) skipped, (\d+) errors in ([0-9.]+) s`",
-                  read("README.md"))
+    m = re.search(r"`(\d+) passed, (\d+) failed, (\d+) skipped, (\d+) errors in ([0-9.]+) s"
+                  r" \(and ([0-9.]+) s loading the suite\)`", read("README.md"))
     assert m, "README.md gives no closing line"
     footer = published_reports()["reports/refarray.json"]["footer"]
     c = footer["counts"]
     want = (c["pass"], c["fail"] + c["crash"] + c["timeout"], c["skip"], c["error"])
     assert tuple(int(x) for x in m.groups()[:4]) == want, (m.group(0), want)
     assert m.group(5) == "%.2f" % footer["elapsed"], (m.group(0), footer["elapsed"])
+    assert m.group(6) == "%.2f" % footer.get("load_elapsed", -1), (m.group(0), footer)
 
 
 def test_readme_names_every_published_library() -> None:
