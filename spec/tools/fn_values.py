@@ -352,9 +352,25 @@ def binary(name: str, a: Any, b: Any) -> Arr:
     x, y = broadcast_to(a, shape), broadcast_to(b, shape)
     if kind(a.dtype) == "float" and name == "divide":
         data = [fdiv(p, q) for p, q in zip(x.data, y.data, strict=True)]
+    elif name == "nextafter" and a.dtype == "float32":
+        data = [nextafter32(p, q) for p, q in zip(x.data, y.data, strict=True)]
     else:
         data = [f(p, q) for p, q in zip(x.data, y.data, strict=True)]
     return Arr("bool" if name in BINARY_BOOL else a.dtype, shape, data)
+
+
+def nextafter32(a: float, b: float) -> float:
+    """The float32 next to A towards B."""
+    if math.isnan(a) or math.isnan(b):
+        return math.nan
+    if a == b:
+        return b
+    if a == 0:
+        return math.copysign(2.0 ** -149, b)
+    bits = struct.unpack("<i", struct.pack("<f", a))[0]
+    bits += 1 if (b > a) == (a > 0) else -1
+    out: float = struct.unpack("<f", struct.pack("<i", bits))[0]
+    return out
 
 
 def fdiv(a: float, b: float) -> float:

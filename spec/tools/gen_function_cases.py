@@ -219,9 +219,16 @@ def spd(kind: str, n: int) -> list[Any]:
     return out
 
 
-def typed(sig: Json, spec: Json, kind: str, dtypes: dict[str, str] | None = None) -> Json:
+# The domains whose values may start anywhere in their list: an expect case's second and
+# later arrays start one further each, so that x1 - x2 or x1 % x2 is not all zeros.
+SPREAD = ("any", "nonzero", "positive", "unit", "ge1")
+
+
+def typed(sig: Json, spec: Json, kind: str, dtypes: dict[str, str] | None = None,
+          offset: int = 0) -> Json:
     """The typed array an {"array": spec} input stands for (its dtype through DTYPES, the
-    wider dtype of a values case's second run)."""
+    wider dtype of a values case's second run; its values from OFFSET on in a SPREAD
+    domain)."""
     kind = spec.get("kind", kind)
     gen = sig["kinds"][kind]
     shape = spec["shape"]
@@ -233,7 +240,8 @@ def typed(sig: Json, spec: Json, kind: str, dtypes: dict[str, str] | None = None
         data = spd(kind, shape[0])
     else:
         values = gen["values"].get(domain, gen["values"]["any"])
-        data = [values[i % len(values)] for i in range(n)]
+        start = offset if domain in SPREAD else 0
+        data = [values[(start + i) % len(values)] for i in range(n)]
     dtype = (dtypes or {}).get(gen["dtype"], gen["dtype"])
     return {"dtype": dtype, "shape": shape, "data": data}
 
@@ -241,10 +249,12 @@ def typed(sig: Json, spec: Json, kind: str, dtypes: dict[str, str] | None = None
 class Builder:
     """The steps of one case: arrays made on their devices, then the call."""
 
-    def __init__(self, sig: Json, kind: str, dtypes: dict[str, str] | None = None) -> None:
+    def __init__(self, sig: Json, kind: str, dtypes: dict[str, str] | None = None,
+                 spread: bool = False) -> None:
         self.sig = sig
         self.kind = kind
         self.dtypes = dtypes or {}
+        self.spread = spread
         self.steps: list[Json] = []
         self.count = 0
         # Each array made, by its reference: the typed array (for the expected values).
@@ -253,7 +263,7 @@ class Builder:
     def array(self, spec: Json, device: str, tag: str) -> str:
         name = "%s%d" % (tag, self.count)
         self.count += 1
-        obj = typed(self.sig, spec, self.kind, self.dtypes)
+        obj = typed(self.sig, spec, self.kind, self.dtypes, self.count - 1 if self.spread else 0)
         self.steps.append({"op": "array.asarray", "args": {"obj": obj, "device": device},
                            "as": name})
         self.made["$" + name] = obj
@@ -743,7 +753,7 @@ class Gen:
         if f["name"] in EXPECT_SHAPE:
             f = dict(f, inputs=reshaped(f["inputs"], EXPECT_SHAPE[f["name"]]))
         for dtypes in widths:
-            b = Builder(self.sig, kind, dtypes)
+            b = Builder(self.sig, kind, dtypes, spread=True)
             call = self.call_args(b, f, "$D0", "a", [])
             self.with_device(f, form, call, "$D0")
             created = ""
@@ -934,6 +944,9 @@ NO_KEYWORD_CASE = ("device", "stream")
 KEYWORD_VALUES: dict[tuple[str | None, str], Json] = {
     (None, "correction"): 1, (None, "k"): 1, (None, "offset"): 1, (None, "step"): 2,
     (None, "d"): 0.5, ("diff", "n"): 2, ("linalg.vector_norm", "ord"): 1,
+    # the standard takes only negative axes here (from 2023.12 "must be a negative integer";
+    # cross's 1-d inputs have the one axis)
+    ("linalg.cross", "axis"): -1, ("vecdot", "axis"): -2, ("linalg.vecdot", "axis"): -2,
     ("fft.fft", "n"): 8, ("fft.ifft", "n"): 8, ("fft.rfft", "n"): 8, ("fft.ihfft", "n"): 8,
     ("fft.irfft", "n"): 5, ("fft.hfft", "n"): 5,
     ("fft.fftn", "s"): {"tuple": [2, 4]}, ("fft.ifftn", "s"): {"tuple": [2, 4]},
