@@ -85,6 +85,11 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("fn.flip.*", "missing 1 required positional arguments: \"dims\"", "torch.flip requires dims, where the standard's flip flips every axis when axis is None"),
  ("fn.array.getitem.*-index", "tensors used as indices must be long, byte or bool", "torch 1.13 indexes only with int64, uint8 or bool tensors: an int32 index array raises IndexError, where the standard takes any integer dtype"),
  ("fn.sort.*", "not of the [$]type", "torch.sort returns a named tuple (values, indices), where the standard's sort returns the sorted array"),
+ ("fn.array.size.*.expect-*", "values differ", "torch 1.13's Tensor.size is a method: size() gives the shape (torch.Size([3])), not the standard's size, the number of elements (Tensor.numel())"),
+ ("fn.meshgrid.*", "shapes differ", "torch.meshgrid (1.13) defaults to indexing='ij' (with a warning that the default will change), where the standard's default is 'xy': meshgrid of a [3] and a [2] tensor gives [3, 2] tensors, not [2, 3]"),
+ ("fn.std.*", "differ by more than [$]close", "torch's std and var default to unbiased=True (correction=1), where the standard's correction defaults to 0: std of the [2, 3] input gives 1.2517, not 1.1426"),
+ ("fn.var.*", "differ by more than [$]close", "torch's std and var default to unbiased=True (correction=1), where the standard's correction defaults to 0: var of the [2, 3] input gives 1.5667, not 1.3056"),
+ ("fn.linalg.eig*.expect-*", "not of the [$]type", "torch.sort returns a named tuple (values, indices), where the standard's sort returns the sorted array: the case sorts the eigenvalues (the standard leaves their order unspecified) with the library's sort before it compares them"),
  ("fn.linalg.eig*.values", "not of the [$]type", "torch.sort returns a named tuple (values, indices), where the standard's sort returns the sorted array: the case sorts the eigenvalues (the standard leaves their order unspecified) before it compares them"),
  ("fn.nonzero.*", "the result of nonzero is not a tuple", "torch.nonzero returns one 2-d tensor of indices, not a tuple of arrays (torch.nonzero(x, as_tuple=True) is the standard's form)"),
  ("fn.equal.*", "not of the [$]type", "torch.equal is whole-tensor equality returning a Python bool, where the standard's equal is elementwise (torch.eq)"),
@@ -216,7 +221,30 @@ _OF_0D = ("OneFlow 0.9.0 contradicts its documentation (OF-PROM-4): a 0-d tensor
 _OF_NO_DTYPE = ("OneFlow 0.9.0 has no such dtype: its eight are bool, uint8, int8, int32, int64, "
                 "float16, float32, float64, as its documentation says (OF-DT-1, OF-DT-3: no "
                 "complex)")
+_OF_REDUCE = ("OneFlow 0.9.0's reductions are torch's: the axis is dim and keepdims keepdim "
+              "(oneflow.sum(x, axis=0) raises TypeError 'received an invalid combination of "
+              "arguments'; oneflow.sum(x, dim=0, keepdim=True) works), and sum takes no dtype")
 R["oneflow"] = [
+ ("fn.array.and.*", "expected \"int32\", observed \"bool\"", "OneFlow 0.9.0's &, | and ^ of two int32 tensors give bool tensors (logical, not bitwise: oneflow.tensor([3, -1, 2]) & oneflow.tensor([-1, 2, -4]) is bool), where the standard's __and__, __or__ and __xor__ of integers are bitwise and keep the dtype"),
+ ("fn.array.or.*", "expected \"int32\", observed \"bool\"", "OneFlow 0.9.0's &, | and ^ of two int32 tensors give bool tensors (logical, not bitwise), where the standard's __and__, __or__ and __xor__ of integers are bitwise and keep the dtype"),
+ ("fn.array.xor.*", "expected \"int32\", observed \"bool\"", "OneFlow 0.9.0's &, | and ^ of two int32 tensors give bool tensors (logical, not bitwise), where the standard's __and__, __or__ and __xor__ of integers are bitwise and keep the dtype"),
+ ("fn.array.mod.*", "elements differ", "OneFlow 0.9.0's % of floats takes the dividend's sign (C's fmod: 0.5 % -1.25 gives 0.5), where the standard's __mod__ takes the divisor's (-0.75), as Python does"),
+ ("fn.array.size.*.expect-*", "values differ", "OneFlow 0.9.0's Tensor.size is torch's method: size() gives the shape (oneflow.Size([3])), not the standard's size, the number of elements"),
+ ("fn.meshgrid.*", "shapes differ", "oneflow.meshgrid defaults to indexing='ij' (torch's), where the standard's default is 'xy': meshgrid of a [3] and a [2] tensor gives [3, 2] tensors, not [2, 3]"),
+ ("fn.eye.*.kw-k", "invalid combination of arguments", "oneflow.eye takes no k (its signatures are (n, m=None, *, dtype, device, requires_grad) and the placement forms): no diagonal offset"),
+ ("fn.atan2.*.empty", "the size of input should be > 0", "oneflow.atan2 refuses empty tensors (RuntimeError 'the size of input should be > 0, but got 0'), where the standard's elementwise functions take any shape"),
+ ("fn.logaddexp.*.empty", "do not support 0-size tensor", "oneflow.logaddexp refuses empty tensors (RuntimeError 'logaddexp do not support 0-size tensor')"),
+ ("fn.linalg.matrix_norm.*.kw-ord-nuc", "Not support ord is nuc", "oneflow.linalg.matrix_norm has no nuclear norm (NotImplementedError 'Not support ord is nuc')"),
+ ("fn.searchsorted.*.kw-side-right", "invalid combination of arguments", "oneflow.searchsorted has no side keyword: its one signature is (sorted_sequence, values, out_int32=False, right=False)"),
+ ("fn.argsort.*.empty", "signal 8", "oneflow.argsort of an empty tensor kills the process with SIGFPE (a division by the zero length), where the standard's argsort of an empty array is empty"),
+ ("fn.*.kw-axis", "invalid combination of arguments", _OF_REDUCE),
+ ("fn.*.kw-keepdims", "invalid combination of arguments", _OF_REDUCE),
+ ("fn.sum.*.kw-dtype", "invalid combination of arguments", _OF_REDUCE),
+ ("fn.prod.*.empty", "differ by more than [$]close", "oneflow.prod of an empty tensor gives 0.0, where the product of nothing is 1"),
+ ("fn.std.*.zero-d", "different devices", "oneflow.std of a 0-d tensor on cpu:1 gives its result on cpu:0 (the default device), not on its input's device"),
+ ("fn.var.*.zero-d", "reduce_axes.empty", "oneflow.var of a 0-d tensor raises RuntimeError (Check failed: !reduce_axes.empty()), where the standard's var over no axis of a 0-d array is 0"),
+ ("fn.std.*", "differ by more than [$]close", "OneFlow 0.9.0's std and var default to unbiased=True (torch's correction=1), where the standard's correction defaults to 0: std of the [2, 3] input gives 1.2517, not 1.1426"),
+ ("fn.var.*", "differ by more than [$]close", "OneFlow 0.9.0's std and var default to unbiased=True (torch's correction=1), where the standard's correction defaults to 0: var of the [2, 3] input gives 1.5667, not 1.3056"),
  ("fn.meshgrid.*.mixed-*", "returned a value", "oneflow.meshgrid of tensors on cpu:0 and cpu:1 returns each output on its own input's device instead of raising: OneFlow 0.9.0 expands each input alone and never compares the devices"),
  ("fn.*", "the namespace has no |the library's array has no |takes no keyword ", "OneFlow 0.9.0 has no array API namespace: its own namespace (and Tensor) lacks this function, method or keyword under the standard's name (divide is oneflow.div, concat oneflow.cat, permute_dims oneflow.permute; no linalg.solve, no unique_*)"),
  ("fn.*", "the library lacks dtype complex", _OF_NO_DTYPE),
