@@ -745,7 +745,9 @@ class Gen:
         with one device runs it), the call's every output read and compared with the values
         computed here from the definition, exactly or within the dtype's tolerance, in each
         floating dtype of both widths (float32 and float64, complex64 and complex128)."""
-        if f["name"] in NO_VALUES:
+        if f["name"] in NO_VALUES or f["name"] == "Array.to_device":
+            # to_device's values are its input's: the to-device cases (array.to_device, which a
+            # library without the method serves through a helper) read them
             return
         kind = case_kind(self.sig, form)
         dtype = self.sig["kinds"][kind]["dtype"]
