@@ -26,9 +26,12 @@ from typing import Any
 # reason for the failure, the reason written into the file).
 R: dict[str, list[tuple[str, str, str]]] = {
 "numpy": [
+ ("fn.fft.*fftfreq.*.expect-*", "takes no keyword dtype", "numpy.fft.fftfreq and numpy.fft.rfftfreq (NumPy 2.4.6) are (n, d=1.0, device=None): no dtype=, which the standard adds in 2024.12"),
+ ("fn.*.expect-float64", "not of the [$]type.*observed [-0-9.e]+$", "a NumPy reduction over every axis of a float64 array returns a numpy.float64, a subclass of Python float, not a 0-d array (numpy.sum(numpy.ones(3)) is numpy.float64; of float32 it is numpy.float32, which is not a float, and the adapter takes it as an array): the NumPy namespace is not the standard's, where every such result is an array"),
  ("signature.device.fft-*", "strings differ", "numpy.fft.fftfreq and numpy.fft.rfftfreq (NumPy 2.4.6) are (n, d=1.0, device=None): device may be given positionally, where the standard's signature puts it after `*` (keyword-only)"),
 ],
 "array-api-strict": [
+ ("fn.isin.*.kw-invert", "elements differ", "isin(x1, x2, invert=True) gives the same result as invert=False: array-api-strict 2.6.1 never passes invert on to NumPy (isin([3, -1, 2], [3, -1, 2, -4], invert=True) is [True, True, True])"),
  ("fn.broadcast_arrays.*.mixed-*", "returned a value", "broadcast_arrays of arrays on two devices returns every output on CPU_DEVICE instead of raising: array-api-strict 2.6.1 broadcasts through NumPy and wraps each result without its input's device, moving the arrays that were elsewhere (its meshgrid raises 'meshgrid inputs must all be on the same device')"),
  ("fn.astype.*.device-none", "different devices", "astype(x, dtype, device=None) puts the result on CPU_DEVICE: array-api-strict 2.6.1 hands an explicit None on to Array._new as the device (only an absent device= keeps x.device)"),
  ("fn.from_dlpack.*.device-none", "different devices", "from_dlpack(x, device=None) puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
@@ -64,6 +67,10 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("sharding.matmul.rows-and-inner.*", "", "matmul of x1 split along its rows with x2 split along the contracted axis keeps x1's split (XLA's sharding propagation), where TG-EW-2 applied to the product x1[..., n, 1, k] * x2T[..., 1, m, k] takes x2's axis, so the sum over it leaves the result replicated"),
  ("sharding.gather.to-longer-tuple.*", "IndivisibleError", "to(devices) keeps the array's PartitionSpec on the new Mesh, and JAX refuses 2 rows split over 3 devices (IndivisibleError), where tinygrad 0.14 replicates the array over the new tuple"),
  ("copy.from-dlpack.no-copy-other-device", "", "jnp.from_dlpack(x, device=cpu:0, copy=False) of an array on cpu:1 returns an array instead of raising: every JAX CPU device exports (kDLCPU, 0), so no device change is seen"),
+ ("scalar.int.uint64-above-int64", "An overflow was encountered", "jax 0.10 parses a Python int operand as a weak int64: 2^63 raises OverflowError ('An overflow was encountered while parsing an argument to a jitted computation') even beside a uint64 array that holds it"),
+ ("scalar.int.float64-above-int64", "An overflow was encountered", "jax 0.10 parses a Python int operand as a weak int64: 2^63 raises OverflowError even beside a float64 array that holds it"),
+ ("fn.hypot.*.empty", "different devices", "jnp.hypot (jax 0.10.2) of two empty float32 arrays on cpu:1 gives an array on cpu:0, the default device (jnp.add of the same arrays stays on cpu:1, and hypot of non-empty ones too)"),
+ ("fn.unique_*.*.empty", "different devices", "jnp.unique_all, unique_counts and unique_inverse (jax 0.10.2) of an empty array on cpu:1 give the inverse indices and the counts on cpu:0, the default device (the values and indices stay on cpu:1; of a non-empty array every output does)"),
  ("*", "different devices", "jnp.from_dlpack without device= puts the result on cpu:0: every JAX CPU device exports (kDLCPU, 0) whatever its id, so the import cannot tell cpu:1 from cpu:0"),
  ("*", "Received incompatible devices", "jnp.asarray/jnp.astype with device= of an array committed to another device raise 'Received incompatible devices for jitted computation' (the conversion runs under jit with the target device as a sharding constraint) instead of copying; x.to_device(d) works"),
 ],
@@ -82,6 +89,11 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("fn.flip.*", "missing 1 required positional arguments: \"dims\"", "torch.flip requires dims, where the standard's flip flips every axis when axis is None"),
  ("fn.array.getitem.*-index", "tensors used as indices must be long, byte or bool", "torch 1.13 indexes only with int64, uint8 or bool tensors: an int32 index array raises IndexError, where the standard takes any integer dtype"),
  ("fn.sort.*", "not of the [$]type", "torch.sort returns a named tuple (values, indices), where the standard's sort returns the sorted array"),
+ ("fn.array.size.*.expect-*", "values differ", "torch 1.13's Tensor.size is a method: size() gives the shape (torch.Size([3])), not the standard's size, the number of elements (Tensor.numel())"),
+ ("fn.meshgrid.*", "shapes differ", "torch.meshgrid (1.13) defaults to indexing='ij' (with a warning that the default will change), where the standard's default is 'xy': meshgrid of a [3] and a [2] tensor gives [3, 2] tensors, not [2, 3]"),
+ ("fn.std.*", "differ by more than [$]close", "torch's std and var default to unbiased=True (correction=1), where the standard's correction defaults to 0: std of the [2, 3] input gives 1.2517, not 1.1426"),
+ ("fn.var.*", "differ by more than [$]close", "torch's std and var default to unbiased=True (correction=1), where the standard's correction defaults to 0: var of the [2, 3] input gives 1.5667, not 1.3056"),
+ ("fn.linalg.eig*.expect-*", "not of the [$]type", "torch.sort returns a named tuple (values, indices), where the standard's sort returns the sorted array: the case sorts the eigenvalues (the standard leaves their order unspecified) with the library's sort before it compares them"),
  ("fn.linalg.eig*.values", "not of the [$]type", "torch.sort returns a named tuple (values, indices), where the standard's sort returns the sorted array: the case sorts the eigenvalues (the standard leaves their order unspecified) before it compares them"),
  ("fn.nonzero.*", "the result of nonzero is not a tuple", "torch.nonzero returns one 2-d tensor of indices, not a tuple of arrays (torch.nonzero(x, as_tuple=True) is the standard's form)"),
  ("fn.equal.*", "not of the [$]type", "torch.equal is whole-tensor equality returning a Python bool, where the standard's equal is elementwise (torch.eq)"),
@@ -109,6 +121,13 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("oneflow.device.get-device-cpu", "returned a value", "Tensor.get_device() of a CPU tensor returns -1 instead of raising"),
 ],
 "tinygrad": [
+ ("fn.array.size.*.expect-*", "values differ", "tinygrad 0.14's Tensor.size is torch's size(dim=None), a method giving the shape ((3,) for a [3] array), not the standard's size, the number of elements"),
+ ("fn.meshgrid.*", "shapes differ", "tinygrad 0.14's Tensor.meshgrid defaults to indexing='ij', where the standard's default is 'xy': meshgrid of a [3] and a [2] array gives [3, 2] arrays, not [2, 3]"),
+ ("fn.acos.*.expect-float64", "differ by more than [$]close", "tinygrad 0.14's acos of float64 is accurate to float32 only: acos(0.5) gives 1.0471975364693114, 1.5e-8 from 1.0471975511965979 (its float32 result passes)"),
+ ("fn.asin.*.expect-float64", "differ by more than [$]close", "tinygrad 0.14's asin of float64 is accurate to float32 only: asin(0.5) gives 0.5235987903255853, 1.5e-8 from 0.5235987755982989 (its float32 result passes)"),
+ ("fn.atan.*.expect-float64", "differ by more than [$]close", "tinygrad 0.14's atan of float64 is accurate to float32 only (atan(0.5) is 1.4e-8 off; its float32 result passes)"),
+ ("fn.std.*", "differ by more than [$]close", "tinygrad 0.14's std and var take correction=1 by default (torch's unbiased estimate), where the standard's default is 0: std of the [2, 3] input gives 1.2517, not 1.1426, and of one element NaN"),
+ ("fn.var.*", "differ by more than [$]close", "tinygrad 0.14's std and var take correction=1 by default (torch's unbiased estimate), where the standard's default is 0: var of the [2, 3] input gives 1.5667, not 1.3056, and of one element NaN"),
  ("fn.meshgrid.*.mixed-*", "returned a value", "Tensor.meshgrid of tensors on two devices returns each output on its own input's device instead of raising: tinygrad 0.14 expands each input alone and never compares the devices"),
  ("fn.repeat.*", "__bool__ on Tensor is not defined", "Tensor.repeat takes its repeats as ints only (it tiles the tensor, as torch's repeat does): a repeats array raises TypeError('__bool__ on Tensor is not defined'), where the standard's repeat takes an int or an array"),
  ("fn.*", "the namespace has no |the library's array has no |takes no keyword ", "tinygrad 0.14 has no namespace of the standard's functions: they are Tensor's (static ones and methods), and Tensor lacks this one under the standard's name, or this keyword (divide is Tensor.div, concat Tensor.cat, permute_dims Tensor.permute, squeeze's axis is dim; arange, linspace and eye take no device)"),
@@ -136,6 +155,11 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("device-string.*", "strings differ|missing from the result", "tinygrad's devices are plain canonical strings ('cpu:0' -> 'CPU', 'gpu:1' -> 'GPU:1'): upper-case, no ':0', and no type or index fields"),
 ],
 "ivy": [
+ ("fn.array.dtype.*.expect-*", "expected an object", "with the NumPy backend an Ivy array's dtype is an ivy.FloatDtype (a str subclass), which the adapter gives as its name, a string (\"float32\"), not a dtype object"),
+ ("fn.array.shape.*.expect-*", "a Shape, which the protocol cannot carry", "an Ivy array's shape is an ivy.Shape (ivy.Shape(2, 3)), neither a tuple nor a list, which the Python adapter does not carry (origin adapter)"),
+ ("fn.linalg.eig.*.expect-*", "strings differ", "ivy.eig (NumPy backend) of a real symmetric matrix gives real eigenvalues and vectors (float32 of a float32 matrix), where the standard's eig always returns a complex dtype"),
+ ("fn.*vecdot.*.expect-*", "shapes differ", "ivy.vecdot of two [2, 3] arrays gives shape [2, 2], not the standard's [2], the dot products of matching rows"),
+ ("fn.count_nonzero.*.expect-*", "none of [$]in", "ivy.count_nonzero of a float32 array gives a float32 count, where the standard's count_nonzero gives the default integer dtype"),
  ("fn.*", "the namespace has no |the library's array has no |takes no keyword ", "Ivy 1.0.0.5 lacks this function, method or keyword of the standard under its name (no isdtype, no cumulative_sum, no fft namespace)"),
  ("scope.pop-without-push", "cannot express", "ivy's default-device scope is a context manager (ivy.DefaultDevice), which cannot be left before it is entered: the request has no call in the library, so the library is never asked and no error of its own is observed"),
  ("signature.device.array-to-device", "", "ivy.Array.to_device(self, device, *, stream=None, out=None) takes device positional-or-keyword: neither positional-only, as the standard's to_device(self, device, /, *, stream=None), nor keyword-only, as Ivy's own rule for device arguments"),
@@ -168,6 +192,7 @@ R["jax-mesh4"] = [
  ("oneflow.placement.bad-empty", "returned a value", "jax.sharding.Mesh accepts an empty device array (printed Mesh()): JAX does not refuse a mesh of no devices, where OneFlow refuses a placement of no ranks (OF-PL-2)"),
  ("oneflow.placement.bad-outside", "cannot express", "a placement naming rank 4 cannot be written in JAX: its ranks are device objects, and there is no fifth device to name, so JAX is never asked and its refusal (OneFlow's, OF-PL-2) is not observed"),
  ("oneflow.placement.bad-ragged", "cannot express", "ragged rows cannot be written as a JAX Mesh, which takes an n-dimensional array of devices: JAX is never asked, so its refusal (OneFlow's, OF-PL-2) is not observed"),
+ ("oneflow.placement.order", "values differ", "a jax.sharding.Mesh is its devices in order: the mesh of cpu:3, cpu:2, cpu:1, cpu:0 differs from that of cpu:0 .. cpu:3, where OneFlow keeps a placement's ranks as a set and sorts them (OF-PL-1 speaks of the group of ranks)"),
  ("oneflow.placement.*", "strings differ", "JAX prints a device mesh as Mesh('p0': 4, axis_types=(Explicit,)), its axis names and sizes without the devices, not OneFlow's oneflow.placement(type=\"cpu\", ranks=[...]); the type and the mesh shape agree"),
  ("oneflow.sbp.op.*", "produces an illegally sharded result", "JAX's explicit sharding refuses an elementwise operation on operands split along different dims (ShardingTypeError: 'illegally sharded result') and leaves the reshard to the caller, where OneFlow converts an operand itself"),
  ("oneflow.sbp.op.add.*", "unreduced while", "JAX refuses to add an unreduced (partial_sum) operand to one that is not (ShardingTypeError: 'there will be implicit communication'): it never reduces implicitly, where OneFlow converts the operands"),
@@ -201,7 +226,30 @@ _OF_0D = ("OneFlow 0.9.0 contradicts its documentation (OF-PROM-4): a 0-d tensor
 _OF_NO_DTYPE = ("OneFlow 0.9.0 has no such dtype: its eight are bool, uint8, int8, int32, int64, "
                 "float16, float32, float64, as its documentation says (OF-DT-1, OF-DT-3: no "
                 "complex)")
+_OF_REDUCE = ("OneFlow 0.9.0's reductions are torch's: the axis is dim and keepdims keepdim "
+              "(oneflow.sum(x, axis=0) raises TypeError 'received an invalid combination of "
+              "arguments'; oneflow.sum(x, dim=0, keepdim=True) works), and sum takes no dtype")
 R["oneflow"] = [
+ ("fn.array.and.*", "expected \"int32\", observed \"bool\"", "OneFlow 0.9.0's &, | and ^ of two int32 tensors give bool tensors (logical, not bitwise: oneflow.tensor([3, -1, 2]) & oneflow.tensor([-1, 2, -4]) is bool), where the standard's __and__, __or__ and __xor__ of integers are bitwise and keep the dtype"),
+ ("fn.array.or.*", "expected \"int32\", observed \"bool\"", "OneFlow 0.9.0's &, | and ^ of two int32 tensors give bool tensors (logical, not bitwise), where the standard's __and__, __or__ and __xor__ of integers are bitwise and keep the dtype"),
+ ("fn.array.xor.*", "expected \"int32\", observed \"bool\"", "OneFlow 0.9.0's &, | and ^ of two int32 tensors give bool tensors (logical, not bitwise), where the standard's __and__, __or__ and __xor__ of integers are bitwise and keep the dtype"),
+ ("fn.array.mod.*", "elements differ", "OneFlow 0.9.0's % of floats takes the dividend's sign (C's fmod: 0.5 % -1.25 gives 0.5), where the standard's __mod__ takes the divisor's (-0.75), as Python does"),
+ ("fn.array.size.*.expect-*", "values differ", "OneFlow 0.9.0's Tensor.size is torch's method: size() gives the shape (oneflow.Size([3])), not the standard's size, the number of elements"),
+ ("fn.meshgrid.*", "shapes differ", "oneflow.meshgrid defaults to indexing='ij' (torch's), where the standard's default is 'xy': meshgrid of a [3] and a [2] tensor gives [3, 2] tensors, not [2, 3]"),
+ ("fn.eye.*.kw-k", "invalid combination of arguments", "oneflow.eye takes no k (its signatures are (n, m=None, *, dtype, device, requires_grad) and the placement forms): no diagonal offset"),
+ ("fn.atan2.*.empty", "the size of input should be > 0", "oneflow.atan2 refuses empty tensors (RuntimeError 'the size of input should be > 0, but got 0'), where the standard's elementwise functions take any shape"),
+ ("fn.logaddexp.*.empty", "do not support 0-size tensor", "oneflow.logaddexp refuses empty tensors (RuntimeError 'logaddexp do not support 0-size tensor')"),
+ ("fn.linalg.matrix_norm.*.kw-ord-nuc", "Not support ord is nuc", "oneflow.linalg.matrix_norm has no nuclear norm (NotImplementedError 'Not support ord is nuc')"),
+ ("fn.searchsorted.*.kw-side-right", "invalid combination of arguments", "oneflow.searchsorted has no side keyword: its one signature is (sorted_sequence, values, out_int32=False, right=False)"),
+ ("fn.argsort.*.empty", "signal 8", "oneflow.argsort of an empty tensor kills the process with SIGFPE (a division by the zero length), where the standard's argsort of an empty array is empty"),
+ ("fn.*.kw-axis", "invalid combination of arguments", _OF_REDUCE),
+ ("fn.*.kw-keepdims", "invalid combination of arguments", _OF_REDUCE),
+ ("fn.sum.*.kw-dtype", "invalid combination of arguments", _OF_REDUCE),
+ ("fn.prod.*.empty", "differ by more than [$]close", "oneflow.prod of an empty tensor gives 0.0, where the product of nothing is 1"),
+ ("fn.std.*.zero-d", "different devices", "oneflow.std of a 0-d tensor on cpu:1 gives its result on cpu:0 (the default device), not on its input's device"),
+ ("fn.var.*.zero-d", "reduce_axes.empty", "oneflow.var of a 0-d tensor raises RuntimeError (Check failed: !reduce_axes.empty()), where the standard's var over no axis of a 0-d array is 0"),
+ ("fn.std.*", "differ by more than [$]close", "OneFlow 0.9.0's std and var default to unbiased=True (torch's correction=1), where the standard's correction defaults to 0: std of the [2, 3] input gives 1.2517, not 1.1426"),
+ ("fn.var.*", "differ by more than [$]close", "OneFlow 0.9.0's std and var default to unbiased=True (torch's correction=1), where the standard's correction defaults to 0: var of the [2, 3] input gives 1.5667, not 1.3056"),
  ("fn.meshgrid.*.mixed-*", "returned a value", "oneflow.meshgrid of tensors on cpu:0 and cpu:1 returns each output on its own input's device instead of raising: OneFlow 0.9.0 expands each input alone and never compares the devices"),
  ("fn.*", "the namespace has no |the library's array has no |takes no keyword ", "OneFlow 0.9.0 has no array API namespace: its own namespace (and Tensor) lacks this function, method or keyword under the standard's name (divide is oneflow.div, concat oneflow.cat, permute_dims oneflow.permute; no linalg.solve, no unique_*)"),
  ("fn.*", "the library lacks dtype complex", _OF_NO_DTYPE),

@@ -29,6 +29,25 @@ each case cites API-FN-k of that version to be scoped to it), through the generi
   library that lacks the keyword still has the function's plain call checked;
 - device: a function with a device parameter, called with device=D1 (its array inputs on D0):
   the result is on D1; with device=None beside array inputs on D1: the result is on D1;
+- expect-DTYPE: every input on D0 (a library with one device runs it), each output read and
+  compared with the values the standard's definition gives, computed here in plain Python
+  (fn_values.py: math, cmath, a DFT of its own; never a library), exactly or within the
+  tolerance above in that dtype's epsilon, in float32 and again in float64 (complex64 and
+  complex128), so that an FFT of zeros or a float64 result only float32-accurate fails; a
+  creation function gets dtype= of each; it cites API-FN-k alone (spec/decisions.md, "Every
+  function" 16);
+- kw-NAME: each keyword parameter the table's inputs leave out, given once (each listed value
+  of a string parameter; `KEYWORD_VALUES` where the other bool or axis 0 does not fit): every
+  array input on D1 (a creation function's result made there through device=D1), every
+  output on D1 and, where fn_values defines it, its values;
+- zero-d, empty: 0-d and empty inputs (every array input of shape [] or [0]) for the
+  elementwise functions and operators and those of `ZERO_D` and `EMPTY`, on D1: every output
+  on D1 with its values;
+- device-from-array, device-d0-crossing: a function with a device parameter given the device
+  of an array on D1 (`device=x.device`): the result is on D1; its array inputs on D1 with
+  device=D0: the result is on D0;
+- more outputs: nonzero of a 2-d array, meshgrid and broadcast_arrays of three arrays, each
+  output on D1 with its values (every function returning several arrays has each checked);
 - indexing: __getitem__ with a slice, a boolean mask and (from 2024.12) an integer index
   array on D1; __setitem__ with a scalar and an array value on D1; in the draft, an index
   array or a value array on D0 beside an array on D1 is left to the implementation
@@ -51,10 +70,12 @@ left-out case's twin is in `Gen.twins` (spec/decisions.md, "Every function" 13).
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 from typing import Any
 
+import fn_values
 import generated
 
 SIG = "spec/signatures.json"
@@ -198,8 +219,16 @@ def spd(kind: str, n: int) -> list[Any]:
     return out
 
 
-def typed(sig: Json, spec: Json, kind: str) -> Json:
-    """The typed array an {"array": spec} input stands for."""
+# The domains whose values may start anywhere in their list: an expect case's second and
+# later arrays start one further each, so that x1 - x2 or x1 % x2 is not all zeros.
+SPREAD = ("any", "nonzero", "positive", "unit", "ge1")
+
+
+def typed(sig: Json, spec: Json, kind: str, dtypes: dict[str, str] | None = None,
+          offset: int = 0) -> Json:
+    """The typed array an {"array": spec} input stands for (its dtype through DTYPES, the
+    wider dtype of a values case's second run; its values from OFFSET on in a SPREAD
+    domain)."""
     kind = spec.get("kind", kind)
     gen = sig["kinds"][kind]
     shape = spec["shape"]
@@ -211,25 +240,33 @@ def typed(sig: Json, spec: Json, kind: str) -> Json:
         data = spd(kind, shape[0])
     else:
         values = gen["values"].get(domain, gen["values"]["any"])
-        data = [values[i % len(values)] for i in range(n)]
-    return {"dtype": gen["dtype"], "shape": shape, "data": data}
+        start = offset if domain in SPREAD else 0
+        data = [values[(start + i) % len(values)] for i in range(n)]
+    dtype = (dtypes or {}).get(gen["dtype"], gen["dtype"])
+    return {"dtype": dtype, "shape": shape, "data": data}
 
 
 class Builder:
     """The steps of one case: arrays made on their devices, then the call."""
 
-    def __init__(self, sig: Json, kind: str) -> None:
+    def __init__(self, sig: Json, kind: str, dtypes: dict[str, str] | None = None,
+                 spread: bool = False) -> None:
         self.sig = sig
         self.kind = kind
+        self.dtypes = dtypes or {}
+        self.spread = spread
         self.steps: list[Json] = []
         self.count = 0
+        # Each array made, by its reference: the typed array (for the expected values).
+        self.made: dict[str, Json] = {}
 
     def array(self, spec: Json, device: str, tag: str) -> str:
         name = "%s%d" % (tag, self.count)
         self.count += 1
-        self.steps.append({"op": "array.asarray",
-                           "args": {"obj": typed(self.sig, spec, self.kind), "device": device},
+        obj = typed(self.sig, spec, self.kind, self.dtypes, self.count - 1 if self.spread else 0)
+        self.steps.append({"op": "array.asarray", "args": {"obj": obj, "device": device},
                            "as": name})
+        self.made["$" + name] = obj
         return "$" + name
 
     def value(self, value: Json, device: str, tag: str, where: list[str]) -> Json:
@@ -257,10 +294,13 @@ def count_arrays(inputs: Json) -> int:
     return n
 
 
-def outputs(f: Json, form: Json) -> list[int | None]:
+def outputs(f: Json, form: Json, result: Any = None) -> list[int | None]:
     """The `pick` of each array the function returns: [None] for one array, [0, 1, ...] for a
-    tuple; [] when it returns no array."""
+    tuple; [] when it returns no array. RESULT, the values computed here, gives how many a
+    function returning as many arrays as its inputs give returns."""
     r = form["returns"]
+    if r["type"] == "arrays" and isinstance(result, list):
+        return list(range(len(result)))
     if r["type"] == "array":
         return [None]
     if r["type"] in ("tuple", "named-tuple"):
@@ -381,6 +421,7 @@ class Gen:
             n = count_arrays(f["inputs"])
             if n == 0 and not any("device" in p["types"] for p in form["params"]):
                 self.plain(f, form)
+                self.expected(f, form)
                 continue
             if n:
                 self.same_device(f, form, n)
@@ -391,6 +432,10 @@ class Gen:
                 self.scalars(f, form)
                 self.optional(f, form)
             self.device_kw(f, form, n)
+            self.expected(f, form)
+            self.keywords(f, form, n)
+            self.shapes(f, form)
+            self.more_outputs(f, form)
 
     def plain(self, f: Json, form: Json) -> None:
         b = Builder(self.sig, case_kind(self.sig, form))
@@ -612,6 +657,31 @@ class Gen:
         self.add(f, form, "device-d1",
                  "%s with device=D1%s puts its result on D1."
                  % (f["name"], " (its array inputs on D0)" if n else ""), spec, [feature], b.steps)
+        b = Builder(self.sig, kind)
+        marker = b.array({"shape": [1]}, "$D1", "d")
+        b.steps.append({"op": "call", "args": {"fn": "Array.device", "args": [marker]},
+                        "as": "dev", "expect": {"$type": "string"}})
+        call = self.call_args(b, f, "$D0", "a", [])
+        if positional:
+            call["args"].append("$dev")
+        else:
+            call.setdefault("kwargs", {})["device"] = "$dev"
+        self.check_outputs(b, f, form, call, "$D1", "")
+        self.add(f, form, "device-from-array",
+                 "%s with device= taken from an array on D1 (x.device)%s puts its result on D1."
+                 % (f["name"], " (its array inputs on D0)" if n else ""), [*spec, "DEV-ATTR-1"],
+                 [feature, "device-attr"], b.steps)
+        if n:
+            b = Builder(self.sig, kind)
+            call = self.call_args(b, f, "$D1", "a", [])
+            if positional:
+                call["args"].append("$D0")
+            else:
+                call.setdefault("kwargs", {})["device"] = "$D0"
+            self.check_outputs(b, f, form, call, "$D0", "")
+            self.add(f, form, "device-d0-crossing",
+                     "%s with its array inputs on D1 and device=D0 puts its result on D0: the "
+                     "device given wins over the inputs'." % f["name"], spec, [feature], b.steps)
         if not n or positional:
             return
         if f["name"] in LIKE:
@@ -627,6 +697,153 @@ class Gen:
         self.add(f, form, "device-none",
                  "%s with device=None beside array inputs on D1 puts its result on D1."
                  % f["name"], spec, [feature], b.steps)
+
+    # -- values from the definitions, keywords, shapes, devices from arrays ---------------
+
+    def expect_outputs(self, b: Builder, f: Json, form: Json, call: Json, device: str | None,
+                       tag: str, tol: tuple[int, int] | None) -> bool:
+        """Calls, then reads each output against the values the standard's definition gives
+        (fn_values, computed here), and checks each output's device where DEVICE is given.
+        False, with nothing written, where the definition is not computed here."""
+        try:
+            want = evaluate(b, call)
+        except fn_values.Unsupported:
+            return False
+        picks = outputs(f, form, want)
+        if f["name"] == "Array.device" or form["returns"]["type"] == "none":
+            return False
+        if not picks:
+            b.steps.append({"op": "call", "args": call, "expect": scalar_json(want)})
+            return True
+        results = [want] if picks == [None] else list(want)
+        if len(results) != len(picks):
+            return False
+        for pick, value in zip(picks, results, strict=True):
+            args = dict(call)
+            if pick is not None:
+                args["pick"] = pick
+            name = "%sy%d" % (tag, 0 if pick is None else pick)
+            b.steps.append({"op": "call", "args": args, "as": name,
+                            "expect": {"$type": "string"}})
+            if device is not None:
+                b.steps.append({"op": "array.describe", "args": {"array": "$" + name},
+                                "expect": {"device": device}})
+            part = UNIQUE_PART.get((f["name"], pick), [])
+            if part is None:
+                b.steps.append({"op": "array.describe", "args": {"array": "$" + name},
+                                "expect": {"dtype": value.dtype, "shape": list(value.shape)}})
+                continue
+            ref = self.unique_part(b.steps, "$" + name, part, name)
+            for fn in part:
+                value = fn_values.evaluate(fn, [value], {})
+            b.steps.append({"op": "array.read", "args": {"array": ref},
+                            "expect": array_json(value, tol)})
+        return True
+
+    def expected(self, f: Json, form: Json) -> None:
+        """The values case of the standard's definition: every input on D0 (so that a library
+        with one device runs it), the call's every output read and compared with the values
+        computed here from the definition, exactly or within the dtype's tolerance, in each
+        floating dtype of both widths (float32 and float64, complex64 and complex128)."""
+        if f["name"] in NO_VALUES or f["name"] == "Array.to_device":
+            # to_device's values are its input's: the to-device cases (array.to_device, which a
+            # library without the method serves through a helper) read them
+            return
+        kind = case_kind(self.sig, form)
+        dtype = self.sig["kinds"][kind]["dtype"]
+        widths = [{}, WIDER] if dtype in WIDER or count_arrays(f["inputs"]) == 0 else [{}]
+        if f["name"] in EXPECT_SHAPE:
+            f = dict(f, inputs=reshaped(f["inputs"], EXPECT_SHAPE[f["name"]]))
+        for dtypes in widths:
+            b = Builder(self.sig, kind, dtypes, spread=True)
+            call = self.call_args(b, f, "$D0", "a", [])
+            self.with_device(f, form, call, "$D0")
+            created = ""
+            if count_arrays(f["inputs"]) == 0:
+                if not takes_dtype(form):
+                    if dtypes:
+                        continue
+                else:
+                    created = dtypes.get("float32", "float32")
+                    call.setdefault("kwargs", {})["dtype"] = {"dtype": created}
+            tol = tolerance(f, kind)
+            if not self.expect_outputs(b, f, form, call, None, "", tol):
+                return
+            used = created or dtypes.get(dtype, dtype)
+            if count_arrays(f["inputs"]) == 0 and not created:
+                used = "values"  # its result has no dtype of the table's
+            self.add(f, form, "expect-%s" % used,
+                     "%s on D0%s gives the values the standard's definition gives, computed "
+                     "independently when the cases were generated%s." % (
+                         f["name"], "" if used == "values" else " in " + used,
+                         tolerance_text(tol)), [], [], b.steps)
+
+    def keywords(self, f: Json, form: Json, n: int) -> None:
+        """Each keyword parameter the table's inputs leave out, given once (each value of a
+        string parameter with listed values): every array input on D1 (the result of a
+        function without one made on D1 through device=), every output on D1 and, where the
+        definition is computed here, its values."""
+        kind = case_kind(self.sig, form)
+        for p, label, value in keyword_values(self.sig, f, form, kind):
+            b = Builder(self.sig, kind)
+            call = self.call_args(b, f, "$D1", "a", [])
+            self.with_device(f, form, call, "$D1")
+            call.setdefault("kwargs", {})[p] = value
+            spec, features = ["DEV-DS-10"], ["output-follows-input"]
+            if n == 0:
+                if not any(q["name"] == "device" for q in form["params"]):
+                    continue
+                call["kwargs"]["device"] = "$D1"
+                if p != "dtype" and takes_dtype(form):
+                    call["kwargs"]["dtype"] = {"dtype": "float32"}  # its values are defined
+                spec, feature = DEVICE_RULES.get(f["name"], (["DEV-DS-9"], "creation-device-kw"))
+                features = [feature]
+            tol = tolerance(f, kind)
+            if not self.expect_outputs(b, f, form, call, "$D1", "", tol):
+                self.check_outputs(b, f, form, call, "$D1", "")
+                how = ""
+            else:
+                how = ", and the values of its definition%s" % tolerance_text(tol)
+            self.add(f, form, "kw-" + label,
+                     "%s with %s=%s and %s puts every array it returns on D1%s."
+                     % (f["name"], p, json.dumps(value), "every array input on D1" if n else
+                        "device=D1", how), spec, features, b.steps)
+
+    def shapes(self, f: Json, form: Json) -> None:
+        """0-d and empty inputs where the function takes them: every array input of that
+        shape on D1, every output on D1 and its values."""
+        kind = case_kind(self.sig, form)
+        for label, shape, names in (("zero-d", [], ZERO_D), ("empty", [0], EMPTY)):
+            if f["name"] not in names and not (f["family"] == "elementwise" or
+                                              DUNDER_ELEMENTWISE.get(f["name"])):
+                continue
+            g = dict(f, inputs=reshaped(f["inputs"], shape))
+            b = Builder(self.sig, kind)
+            call = self.call_args(b, g, "$D1", "a", [])
+            self.with_device(f, form, call, "$D1")
+            tol = tolerance(f, kind)
+            if not self.expect_outputs(b, g, form, call, "$D1", "", tol):
+                self.check_outputs(b, g, form, call, "$D1", "")
+            self.add(f, form, label,
+                     "%s of %s inputs on D1 puts every array it returns on D1, with the values "
+                     "of its definition." % (f["name"], "0-d" if not shape else "empty"),
+                     ["DEV-DS-10"], ["output-follows-input"], b.steps)
+
+    def more_outputs(self, f: Json, form: Json) -> None:
+        """Functions returning as many arrays as their inputs give: inputs that give more
+        outputs (nonzero of a 2-d array, meshgrid and broadcast_arrays of three arrays), each
+        output on D1 with its values."""
+        if f["name"] not in MORE_OUTPUTS:
+            return
+        label, inputs = MORE_OUTPUTS[f["name"]]
+        g = dict(f, inputs=inputs)
+        b = Builder(self.sig, case_kind(self.sig, form))
+        call = self.call_args(b, g, "$D1", "a", [])
+        if not self.expect_outputs(b, g, form, call, "$D1", "", None):
+            raise ValueError("%s: no values for %s" % (f["name"], label))
+        self.add(f, form, label, "%s of %s on D1 puts each array it returns on D1, with the "
+                 "values of its definition." % (f["name"], label.replace("-", " ")),
+                 ["DEV-DS-10"], ["output-follows-input"], b.steps)
 
     def indexing(self, f: Json, form: Json) -> None:
         kind = case_kind(self.sig, form)
@@ -688,6 +905,214 @@ class Gen:
                  "or the %s stays on D1." % (f["name"], "an index array" if not setitem else
                                              "a value array", "array" if setitem else "result"),
                  ["DEV-MISC-4"], ["cross-device-indexing"], b.steps)
+
+
+# The wider dtype of a values case's second run: a float64 result accurate only to float32's
+# epsilon fails it.
+WIDER = {"float32": "float64", "complex64": "complex128"}
+# The functions, besides the elementwise ones, that take 0-d and empty inputs (and the array
+# methods that are elementwise operators), by the standard's text: a reduction over no axis
+# of a 0-d array is that array's one element; max, min, mean, std and var of nothing have no
+# value (max and min raise, the others give NaN: no empty case).
+ZERO_D = frozenset((
+    "sum", "prod", "max", "min", "mean", "std", "var", "all", "any", "count_nonzero", "where",
+    "zeros_like", "ones_like", "full_like", "asarray", "astype", "Array.to_device"))
+EMPTY = frozenset((
+    "sum", "prod", "all", "any", "count_nonzero", "cumulative_sum", "cumulative_prod", "sort",
+    "argsort", "unique_values", "unique_counts", "unique_inverse", "unique_all", "flip", "isin",
+    "where", "zeros_like", "ones_like", "full_like", "asarray", "astype", "Array.to_device"))
+DUNDER_ELEMENTWISE = {"Array." + k: v for k, v in fn_values.DUNDER.items()
+                      if v in fn_values.UNARY or v in fn_values.BINARY}
+# Inputs that give a function returning as many arrays as its inputs give more outputs.
+MORE_OUTPUTS: dict[str, tuple[str, Json]] = {
+    "nonzero": ("two-d", {"args": [{"array": {"shape": [2, 3], "domain": "sparse"}}]}),
+    "meshgrid": ("three-arrays", {"args": [{"array": {"shape": [3]}}, {"array": {"shape": [2]}},
+                                           {"array": {"shape": [2]}}]}),
+    "broadcast_arrays": ("three-arrays", {"args": [{"array": {"shape": [2, 1]}},
+                                                   {"array": {"shape": [3]}},
+                                                   {"array": {"shape": [1, 3]}}]}),
+}
+# The FFTs' values cases transform 6 points (or give 6, from 4): the twiddle factors of 4
+# points are exact in every dtype, so a float64 transform computed in float32 would pass them.
+EXPECT_SHAPE = {
+    "fft.fft": [6], "fft.ifft": [6], "fft.rfft": [6], "fft.ihfft": [6], "fft.hfft": [4],
+    "fft.irfft": [4], "fft.fftn": [2, 6], "fft.ifftn": [2, 6], "fft.rfftn": [2, 6],
+    "fft.irfftn": [2, 4]}
+# Keyword parameters the keyword cases leave alone: a device (the device cases give it), a
+# stream (no op carries one), and those that take arrays (inputs.optional gives them).
+NO_KEYWORD_CASE = ("device", "stream")
+# The value each keyword case gives, where the generic rule (the other bool, a listed string
+# other than the default, axis 0) does not fit: by (function or None, parameter).
+KEYWORD_VALUES: dict[tuple[str | None, str], Json] = {
+    (None, "correction"): 1, (None, "k"): 1, (None, "offset"): 1, (None, "step"): 2,
+    (None, "d"): 0.5, ("diff", "n"): 2, ("linalg.vector_norm", "ord"): 1,
+    # the standard takes only negative axes here (from 2023.12 "must be a negative integer";
+    # cross's 1-d inputs have the one axis)
+    ("linalg.cross", "axis"): -1, ("vecdot", "axis"): -2, ("linalg.vecdot", "axis"): -2,
+    ("fft.fft", "n"): 8, ("fft.ifft", "n"): 8, ("fft.rfft", "n"): 8, ("fft.ihfft", "n"): 8,
+    ("fft.irfft", "n"): 5, ("fft.hfft", "n"): 5,
+    ("fft.fftn", "s"): {"tuple": [2, 4]}, ("fft.ifftn", "s"): {"tuple": [2, 4]},
+    ("fft.rfftn", "s"): {"tuple": [2, 4]}, ("fft.irfftn", "s"): {"tuple": [2, 4]},
+    ("fft.fftn", "axes"): {"tuple": [1]}, ("fft.ifftn", "axes"): {"tuple": [1]},
+    ("fft.rfftn", "axes"): {"tuple": [1]}, ("fft.irfftn", "axes"): {"tuple": [1]},
+}
+WIDER_KW = {"float32": "float64", "complex64": "complex128", "int32": "int64",
+            "uint8": "uint16", "bool": "int32"}
+
+
+def takes_dtype(form: Json) -> bool:
+    """Whether FORM has an optional dtype keyword (a creation function's)."""
+    return any(p["name"] == "dtype" and not p.get("required") for p in form["params"])
+
+
+def first_ndim(f: Json) -> int:
+    for v in f["inputs"].get("args", []):
+        if isinstance(v, dict) and set(v) == {"array"}:
+            return len(v["array"]["shape"])
+        if isinstance(v, dict) and set(v) == {"arrays"}:
+            return len(v["arrays"][0]["shape"])
+    return 0
+
+
+def keyword_values(sig: Json, f: Json, form: Json, kind: str) -> list[tuple[str, str, Json]]:
+    """(parameter, case label, value) of each keyword case of F's signature FORM."""
+    inputs = f["inputs"]
+    given = set(inputs.get("kwargs", {})) | set(inputs.get("optional", {}))
+    positional = [p["name"] for p in form["params"]
+                  if p["kind"] in ("positional-only", "positional-or-keyword")]
+    given |= set(positional[:len(inputs.get("args", []))])
+    ndim = first_ndim(f)
+    out: list[tuple[str, str, Json]] = []
+    for p in form["params"]:
+        name, types = p["name"], p["types"]
+        if p["kind"] not in ("keyword-only", "positional-or-keyword") or p.get("required") \
+                or name in given or name in NO_KEYWORD_CASE or "array" in types:
+            continue
+        default = p.get("default")
+        value: Json
+        if (f["name"], name) in KEYWORD_VALUES or (None, name) in KEYWORD_VALUES:
+            value = KEYWORD_VALUES.get((f["name"], name), KEYWORD_VALUES.get((None, name)))
+        elif p.get("values"):
+            for v in p["values"]:
+                if "'%s'" % v != default:
+                    out.append((name, "%s-%s" % (name, v), v))
+            continue
+        elif "bool" in types:
+            value = default != "True"
+        elif name == "dtype":
+            dtype = sig["kinds"][kind]["dtype"] if count_arrays(inputs) else "float32"
+            value = {"dtype": WIDER_KW.get(dtype, dtype) if count_arrays(inputs) else dtype}
+        elif name in ("axis", "axes"):
+            if ndim == 0:
+                continue
+            ax = 0 if default in ("-1", "None") else -1
+            value = ax if "int" in types else {"tuple": [ax]}
+        else:
+            raise ValueError("%s: no keyword case value for %s (KEYWORD_VALUES)"
+                             % (f["name"], name))
+        out.append((name, name, value))
+    return out
+
+
+def reshaped(inputs: Json, shape: list[int]) -> Json:
+    """INPUTS with every array of SHAPE (its kind and domain kept)."""
+    def one(v: Json) -> Json:
+        if isinstance(v, dict) and set(v) == {"array"}:
+            return {"array": dict(v["array"], shape=shape)}
+        if isinstance(v, dict) and set(v) == {"arrays"}:
+            return {"arrays": [dict(a, shape=shape) for a in v["arrays"]]}
+        return v
+    out = dict(inputs, args=[one(v) for v in inputs.get("args", [])])
+    if "kwargs" in inputs:
+        out["kwargs"] = {k: one(v) for k, v in inputs["kwargs"].items()}
+    return out
+
+
+def to_value(b: Builder, v: Json) -> Any:
+    """A call value as fn_values takes it."""
+    if isinstance(v, str) and v in b.made:
+        obj = b.made[v]
+        data = [complex(*e) if isinstance(e, list) else e for e in obj["data"]]
+        return fn_values.Arr(obj["dtype"], obj["shape"], data)
+    if isinstance(v, str) and v.startswith("$"):
+        return v  # a device
+    if isinstance(v, dict) and set(v) == {"tuple"}:
+        return [to_value(b, e) for e in v["tuple"]]
+    if isinstance(v, dict) and set(v) == {"dtype"}:
+        return v["dtype"]
+    if isinstance(v, dict) and set(v) == {"complex"}:
+        return complex(*v["complex"])
+    if isinstance(v, dict):
+        raise fn_values.Unsupported("the call value %s" % json.dumps(v))
+    return v
+
+
+def evaluate(b: Builder, call: Json) -> Any:
+    """The result of CALL by the standard's definition (fn_values)."""
+    args = [to_value(b, v) for v in call.get("args", [])]
+    kwargs = {k: to_value(b, v) for k, v in call.get("kwargs", {}).items()}
+    try:
+        return fn_values.evaluate(call["fn"], args, kwargs)
+    except (TypeError, ValueError, ZeroDivisionError, OverflowError) as e:
+        raise fn_values.Unsupported(str(e)) from e
+
+
+def element_json(v: Any) -> Json:
+    if isinstance(v, complex):
+        return [element_json(v.real), element_json(v.imag)]
+    if isinstance(v, float):
+        if math.isnan(v):
+            return "nan"
+        if math.isinf(v):
+            return "inf" if v > 0 else "-inf"
+        if v == 0 and math.copysign(1.0, v) < 0:
+            return "-0.0"
+    return v
+
+
+def array_json(a: fn_values.Arr, tol: tuple[int, int] | None) -> Json:
+    """The expected value of reading A: exactly, an index array of either index dtype, or
+    floats within TOL."""
+    data = [element_json(v) for v in a.data]
+    if a.dtype == fn_values.INDEX:
+        return {"$array": {"dtype": {"$in": ["int32", "int64"]}, "shape": list(a.shape),
+                           "data": data}}
+    if tol is not None and fn_values.kind(a.dtype) in ("float", "complex"):
+        # $close compares two zeros exactly (-0.0 apart from 0.0), but where the standard
+        # leaves the accuracy open a zero's sign is the implementation's too (ihfft's
+        # conj(0) is -0.0 in one library, 0.0 in another): a zero is written as the dtype's
+        # smallest normal number, which a zero of either sign is within the tolerance of.
+        tiny = TINY[fn_values.REAL_OF.get(a.dtype, a.dtype)]
+        data = [element_json(nonzero(v, tiny)) for v in a.data]
+        typed_ = {"dtype": a.dtype, "shape": list(a.shape), "data": data}
+        return {"$close": {"to": typed_, "rel_eps": tol[0], "abs_eps": tol[1]}}
+    return {"dtype": a.dtype, "shape": list(a.shape), "data": data}
+
+
+TINY = {"float32": 2.0 ** -126, "float64": 2.0 ** -1022}
+
+
+def nonzero(v: Any, tiny: float) -> Any:
+    """V with each zero (of a complex number, each zero part) replaced by TINY."""
+    if isinstance(v, complex):
+        return complex(nonzero(v.real, tiny), nonzero(v.imag, tiny))
+    return tiny if v == 0 else v
+
+
+def scalar_json(v: Any) -> Json:
+    """A call's non-array result as the protocol gives it."""
+    if isinstance(v, complex):
+        return {"complex": [element_json(v.real), element_json(v.imag)]}
+    if isinstance(v, float) and not math.isfinite(v):
+        return {"scalar": element_json(v)}
+    return v
+
+
+def tolerance_text(tol: tuple[int, int] | None) -> str:
+    if tol is None:
+        return ", exactly"
+    return (", its floats within (%d + %d * |value|) times the dtype's epsilon (the standard "
+            "leaves their accuracy to the implementation)" % (tol[1], tol[0]))
 
 
 def twin_key(case: Json) -> str:

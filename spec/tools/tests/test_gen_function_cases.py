@@ -1,8 +1,11 @@
 """Tests for spec/tools/gen_function_cases.py: the checked-in files are what it writes, every
 function of the table with inputs gets cases, and the cases say what the module promises."""
 
+import functools
 import json
+import math
 import os
+import struct
 import sys
 from typing import Any
 
@@ -11,18 +14,31 @@ TOOLS = os.path.dirname(HERE)
 REPO = os.path.dirname(os.path.dirname(TOOLS))
 sys.path.insert(0, TOOLS)
 
+import fn_values  # noqa: E402
 import gen_function_cases as gen  # noqa: E402
 
 
+@functools.lru_cache(maxsize=1)
+def built() -> tuple[tuple[str, str], ...]:
+    return tuple(gen.build(REPO).items())
+
+
 def cases() -> list[Any]:
+    """Every generated case (a fresh copy: a test may change it)."""
+    out: list[Any] = json.loads(json.dumps(_cases()))
+    return out
+
+
+@functools.lru_cache(maxsize=1)
+def _cases() -> list[Any]:
     out: list[Any] = []
-    for text in gen.build(REPO).values():
+    for _, text in built():
         out += json.loads(text)["cases"]
     return out
 
 
 def test_checked_in_files_are_current() -> None:
-    for rel, text in gen.build(REPO).items():
+    for rel, text in built():
         with open(os.path.join(REPO, rel), encoding="utf-8") as f:
             assert f.read() == text, "%s is stale: run %s" % (rel, gen.GENERATOR)
 
@@ -266,3 +282,196 @@ def test_spd_is_symmetric_with_a_dominant_diagonal() -> None:
     m = gen.spd("real floating", 3)
     assert m == [4.0, 1.0, 1.0, 1.0, 4.0, 1.0, 1.0, 1.0, 4.0]
     assert gen.spd("bool", 2) == [True, False, False, True]
+
+
+# -- values from the definitions (spec/decisions.md, "Every function" 16) --------------------
+
+EPS = {"float32": 2.0 ** -23, "complex64": 2.0 ** -23, "float64": 2.0 ** -52,
+       "complex128": 2.0 ** -52}
+
+
+def element(v: Any) -> Any:
+    if isinstance(v, list):
+        return complex(element(v[0]), element(v[1]))
+    if isinstance(v, str):
+        return float(v)
+    return v
+
+
+def close(expect: Any, observed: list[Any]) -> bool:
+    """spec/case-format.md's $close (or exact match) of a typed array's data."""
+    if "$close" in expect:
+        m = expect["$close"]
+        to, rel, abs_ = m["to"], m["rel_eps"], m["abs_eps"]
+    else:
+        to, rel, abs_ = expect, None, None
+    for x, o in zip(to["data"], observed, strict=True):
+        x, o = element(x), element(o)
+        if rel is None:
+            if x != o:
+                return False
+            continue
+        scale = max(abs(x), abs(o))
+        eps = EPS[to["dtype"]]
+        for a, b in ((complex(x).real, complex(o).real), (complex(x).imag, complex(o).imag)):
+            if a == 0 and b == 0:
+                if math.copysign(1, a) != math.copysign(1, b):
+                    return False
+            elif abs(a - b) > (abs_ + rel * scale) * eps:
+                return False
+    return True
+
+
+def last_read(case_id: str) -> Any:
+    return [s for s in by_id(case_id)["steps"] if s["op"] == "array.read"][-1]["expect"]
+
+
+def test_an_fft_of_zeros_and_a_float32_accurate_float64_fft_fail() -> None:
+    """The issue's two wrong FFTs: zeros on every device, and a double-precision FFT whose
+    scaling is float-accurate (relative error 3e-8). The metamorphic values case passes
+    both; the expect-complex128 case must not."""
+    want = last_read("fn.fft.fft.v2022-12.expect-complex128")
+    data = [element(v) for v in want["$close"]["to"]["data"]]
+    assert close(want, [[v.real, v.imag] for v in data])
+    assert not close(want, [[0.0, 0.0] for _ in data])
+    assert not close(want, [[v.real * (1 + 3e-8), v.imag * (1 + 3e-8)] for v in data])
+    # the transform computed in complex64 and widened: its twiddle factors are not exact
+    def f32(v: float) -> float:
+        out: float = struct.unpack("f", struct.pack("f", v))[0]
+        return out
+    for name in ("fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fftn", "ifftn", "rfftn",
+                 "irfftn"):
+        for width in ("complex128", "float64"):
+            case_id = "fn.fft.%s.v2022-12.expect-%s" % (name, width)
+            if case_id not in {c["id"] for c in cases()}:
+                continue
+            wide = last_read(case_id)
+            values = [element(v) for v in wide["$close"]["to"]["data"]]
+            assert not close(wide, [[f32(complex(v).real), f32(complex(v).imag)]
+                                    if isinstance(v, complex) else f32(v) for v in values]), \
+                case_id
+    # the same error is within float32's tolerance
+    want32 = last_read("fn.fft.fft.v2022-12.expect-complex64")
+    assert close(want32, [[v.real * (1 + 3e-8), v.imag * (1 + 3e-8)] for v in data])
+    # an ifft's scaling left out (backward norm: 1/n) fails too
+    inv = last_read("fn.fft.ifft.v2022-12.expect-complex128")
+    n = len(inv["$close"]["to"]["data"])
+    assert not close(inv, [[element(v).real * n, element(v).imag * n]
+                           for v in inv["$close"]["to"]["data"]])
+
+
+def test_the_definitions_give_the_known_values() -> None:
+    arr = fn_values.Arr
+    x = arr("complex128", (4,), [1, 2, 3, 4])
+    assert fn_values.evaluate("fft.fft", [x], {}).data == [10, -2 + 2j, -2, -2 - 2j]
+    assert fn_values.evaluate("fft.ifft", [x], {"norm": "forward"}).data == \
+        [10, -2 - 2j, -2, -2 + 2j]
+    spd = arr("float64", (3, 3), [4, 1, 1, 1, 4, 1, 1, 1, 4])  # eigenvalues 3, 3, 6
+    w = fn_values.evaluate("linalg.eigvalsh", [spd], {}).data
+    assert all(abs(a - b) < 1e-12 for a, b in zip(w, [3, 3, 6], strict=True))
+    assert abs(fn_values.evaluate("linalg.det", [spd], {}).data[0] - 54) < 1e-12
+    # float32 rounds as float32, integers wrap at their width
+    third = fn_values.evaluate("divide", [arr("float32", (1,), [1]), arr("float32", (1,), [3])],
+                               {}).data[0]
+    assert third == struct.unpack("f", struct.pack("f", 1 / 3))[0] != 1 / 3
+    assert fn_values.evaluate("subtract", [arr("uint8", (1,), [1]), arr("uint8", (1,), [2])],
+                              {}).data == [255]
+    vals, counts = fn_values.evaluate("unique_counts", [arr("int32", (5,), [3, 1, 3, 2, 1])], {})
+    assert vals.data == [1, 2, 3] and counts.data == [2, 1, 2]
+    assert fn_values.evaluate("sort", [arr("int32", (3,), [2, 3, 1])], {"descending": True}
+                              ).data == [3, 2, 1]
+
+
+# The functions with no expect-DTYPE case, each for a reason decisions.md gives.
+NO_EXPECT = {"can_cast", "result_type", "empty", "empty_like", "Array.__getitem__",
+             "Array.__setitem__", "Array.device", "Array.to_device"}
+
+
+def test_every_function_has_values_from_its_definition_in_each_width() -> None:
+    with open(os.path.join(REPO, gen.SIG), encoding="utf-8") as f:
+        sig = json.load(f)
+    ids = {c["id"] for c in cases()}
+    for fn in sig["functions"]:
+        if fn["name"] in gen.SKIP or sig["families"][fn["family"]]["feature"] is None:
+            continue
+        mine = [i for i in ids if i.startswith("fn.%s." % gen.slug(fn["name"]))
+                and ".expect-" in i]
+        if fn["name"] in NO_EXPECT:
+            assert not mine, fn["name"]
+            continue
+        assert mine, fn["name"]
+        widths = {i.rsplit("expect-", 1)[1] for i in mine}
+        if widths & {"float32", "complex64"}:
+            assert widths & {"float64", "complex128"}, fn["name"]
+
+
+def test_expect_cases_need_one_device_and_cite_the_function_alone() -> None:
+    for c in cases():
+        if ".expect-" not in c["id"]:
+            continue
+        text = json.dumps(c["steps"])
+        assert "$D1" not in text and "$D2" not in text, c["id"]
+        assert all(s.startswith("API-FN-") for s in c["spec"]), c["id"]
+        assert any(s["op"] in ("array.read", "array.describe") or "expect" in s
+                   for s in c["steps"] if s["op"] != "array.asarray"), c["id"]
+
+
+def test_every_keyword_is_given_once() -> None:
+    """Each keyword parameter of each function is given in some case of it (the table's
+    inputs, an optional array's case or a kw- case)."""
+    with open(os.path.join(REPO, gen.SIG), encoding="utf-8") as f:
+        sig = json.load(f)
+    given: dict[str, set[str]] = {}
+    for c in cases():
+        for s in c["steps"]:
+            if s["op"] == "call":
+                given.setdefault(s["args"]["fn"], set()).update(s["args"].get("kwargs", {}))
+    for fn in sig["functions"]:
+        if fn["name"] in gen.SKIP or sig["families"][fn["family"]]["feature"] is None or \
+                fn["name"] in ("Array.__getitem__", "Array.__setitem__"):
+            continue
+        for form in fn["signatures"]:
+            for p in form["params"]:
+                if p["kind"] != "keyword-only" or p["name"] in gen.NO_KEYWORD_CASE:
+                    continue
+                assert p["name"] in given.get(fn["name"], set()), (fn["name"], p["name"])
+
+
+def test_string_keywords_take_each_listed_value() -> None:
+    ids = {c["id"] for c in cases()}
+    for name in ("fn.fft.fft.v2022-12.kw-norm-ortho", "fn.fft.fft.v2022-12.kw-norm-forward",
+                 "fn.linalg.qr.v2021-12.kw-mode-complete", "fn.meshgrid.v2021-12.kw-indexing-ij",
+                 "fn.searchsorted.v2023-12.kw-side-right", "fn.sort.v2021-12.kw-descending",
+                 "fn.sum.v2021-12.kw-keepdims"):
+        assert name in ids, name
+
+
+def test_zero_d_and_empty_inputs_check_device_and_values() -> None:
+    c = by_id("fn.sum.v2021-12.zero-d")
+    made = [s for s in c["steps"] if s["op"] == "array.asarray"]
+    assert made and all(s["args"]["obj"]["shape"] == [] for s in made)
+    assert {"op": "array.describe", "args": {"array": "$y0"}, "expect": {"device": "$D1"}} \
+        in c["steps"]
+    c = by_id("fn.add.v2021-12.empty")
+    assert c["steps"][-1]["expect"] == {"dtype": "float32", "shape": [0], "data": []}
+    assert "fn.max.v2021-12.empty" not in {x["id"] for x in cases()}
+
+
+def test_device_from_an_array_and_the_crossing_form() -> None:
+    c = by_id("fn.zeros.v2021-12.device-from-array")
+    dev = next(s for s in c["steps"] if s["op"] == "call" and s["args"]["fn"] == "Array.device")
+    assert dev["as"] == "dev"
+    assert c["steps"][-2]["args"]["kwargs"]["device"] == "$dev"
+    assert c["steps"][-1]["expect"] == {"device": "$D1"}
+    c = by_id("fn.zeros_like.v2021-12.device-d0-crossing")
+    assert c["steps"][0]["args"]["device"] == "$D1"
+    assert c["steps"][-1]["expect"] == {"device": "$D0"}
+
+
+def test_every_output_of_a_list_result_is_checked() -> None:
+    c = by_id("fn.nonzero.v2021-12.two-d")
+    assert [s["args"].get("pick") for s in c["steps"] if s["op"] == "call"] == [0, 1]
+    c = by_id("fn.meshgrid.v2021-12.three-arrays")
+    assert [s["args"].get("pick") for s in c["steps"] if s["op"] == "call"] == [0, 1, 2]
+    c = by_id("fn.unstack.v2023-12.kw-axis")
+    assert [s["args"].get("pick") for s in c["steps"] if s["op"] == "call"] == [0, 1, 2]
