@@ -185,6 +185,8 @@ R["jax-mesh4"] = [
  ("oneflow.sbp.sum.mesh.b-s1.axis1", "", "on the 2 x 2 mesh: " + _SUM_SPLIT),
  ("oneflow.sbp.*", "strings differ", "JAX prints an array's sharding as a PartitionSpec (here each mesh axis's part of it, e.g. P('p0', None), P(None, unreduced={'p0'})), not OneFlow's oneflow.sbp.split(dim=0) or oneflow.sbp.partial_sum; the value and every device's piece agree"),
  *R["jax"],
+ ("oneflow.sbp.uneven.*", "does not evenly divide the dimension size", "jax 0.10.2 refuses a NamedSharding whose mesh axis does not divide the dimension (ValueError 'Sharding spec ... implies that array axis 0 is partitioned 4 times, but does not evenly divide the dimension size 5'): JAX has no uneven split, where devspec reads OF-SBP-2's 'evenly' as OneFlow's balanced cut (decisions.md, OneFlow itself 11)"),
+ ("oneflow.sbp.fewer-rows.*", "does not evenly divide the dimension size", "jax 0.10.2 refuses a NamedSharding whose mesh axis does not divide the dimension (ValueError 'Sharding spec ... implies that array axis 0 is partitioned 4 times, but does not evenly divide the dimension size 3'): JAX has no uneven split, where devspec reads OF-SBP-2's 'evenly' as OneFlow's balanced cut, empty pieces included (decisions.md, OneFlow itself 11)"),
 ]
 
 # OneFlow 0.9.0 itself (backends/oneflow.py): in one process (oneflow) and on 4 ranks
