@@ -9,8 +9,8 @@
  * A case's subject (spec/decisions.md, Runner and reports 20) is what decides its programs:
  * the function it calls (a call step's fn; the fn of array.binary, array.unary and
  * array.create; otherwise its first step's op) and the set of dtypes its steps name. Shapes
- * are left out: the suite's cases of one function and dtype use few shapes, and a key with
- * them split each function's cases over the workers again.
+ * are left out: with them JAX compiled as many programs again over the suite, in smaller
+ * groups (spec/decisions.md, Runner and reports 20).
  */
 #include <stdlib.h>
 #include <string.h>
