@@ -2,7 +2,7 @@
 """The whole suite's time per library, without the library's import.
 
     suite_time.py [--devspec PATH] [--jobs N]... [--cold] [--starts K] [--cases FILE]...
-                  [--keep DIR] [ADAPTER...]
+                  [--keep DIR] [--split] [ADAPTER...]
 
 For each adapter of adapters/adapters.json named (default: every Python library's and
 refarray's), and for each --jobs N given (default 1), in one run of this program:
@@ -25,6 +25,15 @@ start-up s, run s, run ex import s, cases s, cases run, ms per case run, and run
 start-up. Nothing is asserted: the figures are for a person to read
 (conformance/bench/README.md keeps a measured table). Standard-library Python and the Python
 adapter's disk_cache.
+
+With --split, each run of a Python library's adapter is observed by adapter_profile.py
+(cProfile in CPU time, in each adapter process) and three columns more split the run's CPU
+time (the runner's and its adapters', from the operating system): the library's (calls into
+the library, as cProfile counted them) and devspec's (the runner's own CPU, and the adapter's
+own code: the protocol, its JSON, its mapping of ops onto the library), and devspec's share.
+cProfile slows the adapter's Python more than the libraries' compiled code, so that share is
+an upper bound, and the run's other figures include cProfile's cost. A C adapter (refarray)
+is one process with its library: "–".
 """
 
 from __future__ import annotations
@@ -32,6 +41,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -47,26 +57,50 @@ from summary import adapter_entry, expand, measure_startup  # noqa: E402
 
 from devspec_py.disk_cache import prune  # noqa: E402
 
+sys.path.insert(0, HERE)
+from adapter_profile import collect, split, wrap  # noqa: E402
+
 DEFAULT = ("refarray", "numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy", "oneflow")
 
 
-def run_suite(devspec: str, name: str, jobs: int, cases: list[str],
-              tmp: str) -> tuple[float, dict[str, Any] | None, str]:
-    """(wall seconds, the report or None, the runner's last line) of one whole run."""
+def run_suite(devspec: str, name: str, jobs: int, cases: list[str], tmp: str,
+              observe: bool = False) -> tuple[float, dict[str, Any] | None, str, str | None]:
+    """(wall seconds, the report or None, the runner's last line, the split's cells or None)
+    of one whole run; with OBSERVE a Python adapter's run is observed (--split)."""
     report = os.path.join(tmp, name + ".json")
     argv = [devspec, "run", "--adapter", name, "--jobs", str(jobs), "--report", report,
             "--no-tap", "--no-progress"]
+    logdir = os.path.join(tmp, name + "-observed")
+    wrapped = None
+    if observe:
+        os.makedirs(logdir, exist_ok=True)
+        wrapped = wrap(adapter_entry(TOP, name), TOP, logdir, False, True)
+    if wrapped is not None:
+        adapters = os.path.join(tmp, name + "-adapters.json")
+        with open(adapters, "w", encoding="utf-8") as f:
+            json.dump({"adapters": [wrapped]}, f)
+        argv[2:4] = ["--adapters", adapters, "--adapter", wrapped["name"]]
     for c in cases:
         argv += ["--cases", c]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
     wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cells = None
+    if observe:
+        cells = "– | – | –"
+        profiles = collect(logdir)["profiles"] if wrapped is not None else []
+        if profiles:
+            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+            library, own, _ = split(cpu, profiles)
+            cells = "%.2f | %.2f | %.1f %%" % (library, own, 100.0 * own / cpu if cpu else 0.0)
     lines = (p.stdout + p.stderr).strip().splitlines()
     try:
         with open(report, encoding="utf-8") as f:
-            return wall, json.load(f), lines[-1] if lines else ""
+            return wall, json.load(f), lines[-1] if lines else "", cells
     except (OSError, ValueError):
-        return wall, None, lines[-1] if lines else "exit %d" % p.returncode
+        return wall, None, lines[-1] if lines else "exit %d" % p.returncode, cells
 
 
 def cache_dirs(top: str, build: str, name: str) -> list[str]:
@@ -108,6 +142,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--cases", action="append", default=[], help="case files (default all)")
     ap.add_argument("--keep", metavar="DIR",
                     help="keep each run's report as DIR/NAME-jobsN.json (default: none kept)")
+    ap.add_argument("--split", action="store_true",
+                    help="split each Python library's run into the library's CPU time and "
+                    "devspec's (under cProfile)")
     ap.add_argument("adapters", nargs="*")
     args = ap.parse_args(argv)
     jobs_list = args.jobs or [1]
@@ -119,9 +156,11 @@ def main(argv: list[str]) -> int:
         return 2
     names = args.adapters or list(DEFAULT)
     build = os.path.realpath(args.build)
+    extra = " library CPU s | devspec CPU s | devspec share |" if args.split else ""
     print("| library | jobs | start-up s | run s | run ex import s | cases s | cases run "
-          "| ms / case | ex import / start-up |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "| ms / case | ex import / start-up |" + extra)
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |" +
+          (" ---: | ---: | ---: |" if args.split else ""))
     with tempfile.TemporaryDirectory(prefix="devspec-suite-time-") as tmp:
         for name in names:
             up = measure_startup(TOP, build, name, args.starts)
@@ -129,7 +168,8 @@ def main(argv: list[str]) -> int:
             for folder in caches:
                 prune(folder, 0)
             for k, jobs in enumerate(jobs_list):
-                wall, report, last = run_suite(args.devspec, name, jobs, args.cases, tmp)
+                wall, report, last, cells = run_suite(args.devspec, name, jobs, args.cases,
+                                                      tmp, args.split)
                 if args.keep and report is not None:
                     os.makedirs(args.keep, exist_ok=True)
                     kept = os.path.join(args.keep, "%s-jobs%d.json" % (name, jobs))
@@ -137,7 +177,8 @@ def main(argv: list[str]) -> int:
                         json.dump(report, f)
                     sys.stderr.write("suite_time.py: kept %s\n" % kept)
                 label = name + ((" (cold)" if k == 0 else " (warm)") if caches else "")
-                print(row(label, up, wall, report, jobs), flush=True)
+                print(row(label, up, wall, report, jobs) +
+                      (" %s |" % cells if cells is not None else ""), flush=True)
                 sys.stderr.write("suite_time.py: %s, --jobs %d: %s\n" % (name, jobs, last))
     return 0
 

@@ -184,6 +184,14 @@ int dsr__strmap_put(dsr_strmap *m, const char *key, int val);
 int dsr__strmap_get(const dsr_strmap *m, const char *key);
 void dsr__strmap_free(dsr_strmap *m, bool free_keys);
 
+/* ---- schedule.c: the order --jobs N workers take the cases in ----------------------- */
+
+/* The places of SEL's TOTAL cases in the order the workers take them (the cases of one
+ * subject together, the subjects in the order of their first case), and in *GROUP_END, per
+ * place, where its subject's places end. Both are the caller's to free. */
+struct dsr_case;
+int *dsr__schedule(const struct dsr_case **sel, int total, int **group_end);
+
 /* ---- options.c: the command line's options tables ------------------------------------ */
 
 /* What an option does with its value: LIST adds it to a dsr_strlist, STRING keeps it, SECONDS

@@ -320,17 +320,20 @@ static void free_result(dsr_result *res)
 
 /* ---- --jobs N ------------------------------------------------------------------------ */
 
-/* N workers take the cases in suite order, in runs of consecutive cases (take_run); the main
- * thread writes each result when it and every one before it is done, so TAP, the journal and
- * the report are those of --jobs 1. Each worker is a runner of its own (its adapter process,
- * handles, bindings); they share the restart count. */
+/* N workers take the cases in the order of dsr__schedule (schedule.c: the cases of one
+ * subject together), in runs that end where a subject's cases end (take_run); the main thread
+ * writes each result when it and every one before it in the suite's order is done, so TAP,
+ * the journal and the report are those of --jobs 1. Each worker is a runner of its own (its
+ * adapter process, handles, bindings); they share the restart count. */
 typedef struct pool {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     const dsr_case **sel;
     const dsr_expectation **sel_exp;
     dsr_result *results;
-    char *state; /* per case: 0 waiting or running, 1 done, 2 abandoned */
+    char *state;    /* per case: 0 waiting or running, 1 done, 2 abandoned */
+    int *order;     /* the cases in the order they are taken (indexes into sel) */
+    int *group_end; /* per place in order: where its subject's cases end */
     int total, next, live;
     bool stop;
 } pool;
@@ -345,12 +348,11 @@ typedef struct worker {
     _Atomic int given_up; /* the run gave its start up: every case was done */
 } worker;
 
-/* Gives a worker the next run of consecutive cases, [*first, *end), under P's lock: an
+/* Gives a worker the next run of places in P's order, [*first, *end), under P's lock: an
  * eighth of what is left per worker, so that the runs shrink towards the end and no worker is
- * left with a long tail while the others wait (guided self-scheduling), and at most 64. A
- * library that compiles or caches per process (JAX's programs, tinygrad's kernels) meets in
- * one worker the neighbouring cases of a file, which mostly share dtypes and shapes, instead
- * of every worker meeting every kind of case once. */
+ * left with a long tail while the others wait (guided self-scheduling), and at most 64; then
+ * on to the end of the subject it stops in, so that a library that compiles or caches per
+ * process (JAX's programs, tinygrad's kernels) meets each subject's programs in one worker. */
 static void take_run(pool *p, int *first, int *end)
 {
     int left = p->total - p->next;
@@ -359,8 +361,8 @@ static void take_run(pool *p, int *first, int *end)
     if (n > 64) n = 64;
     if (n > left) n = left;
     *first = p->next;
-    *end = p->next + n;
-    p->next += n;
+    *end = n > 0 ? p->group_end[p->next + n - 1] : p->next;
+    p->next = *end;
 }
 
 static void *worker_main(void *arg)
@@ -398,10 +400,11 @@ static void *worker_main(void *arg)
             pthread_mutex_unlock(&p->mu);
             break;
         }
+        int c = p->order[i];
         pthread_mutex_unlock(&p->mu);
-        bool go = do_case(r, p->sel[i], p->sel_exp[i], &p->results[i], i);
+        bool go = do_case(r, p->sel[c], p->sel_exp[c], &p->results[c], c);
         pthread_mutex_lock(&p->mu);
-        p->state[i] = go ? 1 : r->interrupted ? 3 : 2;
+        p->state[c] = go ? 1 : r->interrupted ? 3 : 2;
         if (!go || r->incomplete) p->stop = true;
         pthread_cond_broadcast(&p->cv);
         pthread_mutex_unlock(&p->mu);
@@ -454,6 +457,7 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
     pthread_cond_init(&p.cv, NULL);
     p.state = dsr__xmalloc((size_t)total + 1);
     memset(p.state, 0, (size_t)total + 1);
+    p.order = dsr__schedule(sel, total, &p.group_end);
     worker *ws = make_workers(r, &p, jobs);
     /* SIGINT, SIGTERM and SIGHUP go to this thread, which watches dsr__interrupted for
      * all. */
@@ -532,6 +536,8 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
                  "no worker was left to run the remaining cases");
     }
     free(p.state);
+    free(p.order);
+    free(p.group_end);
     free(ws);
     pthread_cond_destroy(&p.cv);
     pthread_mutex_destroy(&p.mu);

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
 from support import HANG, Env
 
 
@@ -76,3 +77,24 @@ def test_cold_finds_the_jax_cache_and_empties_its_entries_only(env: Env,
     assert sorted(os.listdir(tmp_path)) == ["notes.txt", "sub"]
     assert os.listdir(tmp_path / "sub") == ["kept-cache"]
     st.prune(str(tmp_path / "absent"), 0)  # a cache never written is already empty
+
+
+def test_split_into_library_and_devspec(env: Env) -> None:
+    """--split: a Python library's row ends with its run's CPU split into the library's and
+    devspec's (numbers, the share a percentage); a C adapter's with dashes."""
+    if not os.access(os.path.join(env.source, ".venv", "bin", "python"), os.X_OK):
+        pytest.skip("the numpy adapter runs on the project's .venv, which is missing")
+    cases = os.path.join(env.source, "conformance", "cases", "device-attr.json")
+    p = subprocess.run([sys.executable, script(env), "--devspec", env.devspec, "--build",
+                        env.build, "--starts", "1", "--split", "--cases", cases, "numpy",
+                        "refarray"], capture_output=True, text=True, timeout=HANG,
+                       env=env.environ())
+    assert p.returncode == 0, p.stderr
+    rows = {ln.strip("|").split("|")[0].strip(): [c.strip() for c in ln.strip("|").split("|")]
+            for ln in p.stdout.splitlines() if ln.startswith("| numpy") or
+            ln.startswith("| refarray")}
+    assert "devspec share" in p.stdout.splitlines()[0], p.stdout
+    library, own, share = rows["numpy"][-3:]
+    assert float(library) >= 0 and float(own) > 0, rows["numpy"]
+    assert share.endswith(" %") and 0 < float(share[:-2]) <= 100, rows["numpy"]
+    assert rows["refarray"][-3:] == ["–", "–", "–"], rows["refarray"]

@@ -1,0 +1,152 @@
+#!/usr/bin/env python3
+"""A Python adapter's process, observed from inside without changing what it does.
+
+    adapter_profile.py --serve LOGDIR [--compiles] [--profile] -- SCRIPT [ARG...]
+
+runs SCRIPT (devspec_adapter.py and its arguments) in this interpreter, as `python SCRIPT`
+would, and writes into LOGDIR, per process:
+
+- with --compiles, compiles-PID.log: every program JAX compiles or fetches from its
+  persistent cache, from the DEBUG messages of the logger jax._src.compiler ("Persistent
+  compilation cache hit for 'NAME' with key KEY", "PERSISTENT COMPILATION CACHE MISS ...";
+  the key is the program's identity). Only a handler is added to that logger: JAX's
+  configuration is not touched (jax_log_compiles stays off; it would only raise these
+  messages to WARNING).
+- with --profile, profile-PID.json: the process's CPU time, and under cProfile (in CPU time)
+  the time spent inside the library (each call the adapter's own code made into a file of
+  site-packages, cumulative) and the rest, the adapter's own (its code, the protocol's JSON,
+  the standard library, the interpreter's start). cProfile slows Python code more than a
+  library's compiled code, so the adapter's share it gives is an upper bound.
+
+jax_compiles.py and suite_time.py --split wrap adapters.json entries with it (wrap) and read
+the folder back (collect). Standard-library Python.
+"""
+
+from __future__ import annotations
+
+import collections
+import json
+import os
+import resource
+import sys
+from typing import Any
+
+MESSAGES = ("Persistent compilation cache hit for ", "PERSISTENT COMPILATION CACHE MISS for ")
+
+
+def _library_time(stats: Any) -> float:
+    """Cumulative seconds of the calls the adapter's own code (devspec_py, devspec_adapter.py)
+    made into functions of site-packages: the library's time, as the adapter entered it."""
+    def own(fname: str) -> bool:
+        return "devspec_py" in fname or fname.endswith("devspec_adapter.py")
+
+    def library(fname: str) -> bool:
+        return ("site-packages" in fname or "dist-packages" in fname) and not own(fname)
+
+    total = 0.0
+    for (fname, _, _), (_, _, _, _, callers) in stats.stats.items():
+        if library(fname):
+            total += sum(c[3] for (cfile, _, _), c in callers.items() if own(cfile))
+    return total
+
+
+def serve(logdir: str, compiles: bool, profile: bool, argv: list[str]) -> None:
+    import logging
+    import runpy
+
+    if compiles:
+        handler = logging.FileHandler(os.path.join(logdir, "compiles-%d.log" % os.getpid()),
+                                      encoding="utf-8")
+        handler.setFormatter(logging.Formatter("%(message)s"))
+        handler.addFilter(lambda r: r.getMessage().startswith(MESSAGES))
+        log = logging.getLogger("jax._src.compiler")
+        log.addHandler(handler)
+        log.setLevel(logging.DEBUG)
+        log.propagate = False  # to the file only, never to the adapter's stderr
+    sys.argv = argv
+    sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))  # as `python SCRIPT` does
+    if not profile:
+        runpy.run_path(argv[0], run_name="__main__")
+        return
+    import cProfile
+    import pstats
+    import time
+
+    prof = cProfile.Profile(time.process_time)  # CPU: a wait for the next request is no one's
+    try:
+        prof.runcall(runpy.run_path, argv[0], run_name="__main__")
+    except SystemExit:
+        pass
+    finally:
+        stats = pstats.Stats(prof)
+        profiled = sum(v[2] for v in stats.stats.values())  # type: ignore[attr-defined]
+        use = resource.getrusage(resource.RUSAGE_SELF)
+        with open(os.path.join(logdir, "profile-%d.json" % os.getpid()), "w",
+                  encoding="utf-8") as f:
+            json.dump({"library_s": _library_time(stats), "profiled_s": profiled,
+                       "cpu_s": use.ru_utime + use.ru_stime}, f)
+
+
+def wrap(entry: dict[str, Any], top: str, logdir: str, compiles: bool,
+         profile: bool) -> dict[str, Any] | None:
+    """ENTRY of adapters.json with its command run under this script; None where the
+    command is not `PYTHON SCRIPT.py ...`."""
+    cmd = [c.replace("${SOURCE}", top) for c in entry["command"]]
+    if len(cmd) < 2 or not cmd[1].endswith(".py") or "python" not in os.path.basename(cmd[0]):
+        return None
+    flags = (["--compiles"] if compiles else []) + (["--profile"] if profile else [])
+    out = dict(entry, name=entry["name"] + "-observed")
+    out["command"] = [cmd[0], os.path.abspath(__file__), "--serve", logdir, *flags, "--",
+                      *cmd[1:]]
+    if "expectations" in entry:
+        out["expectations"] = os.path.join(top, entry["expectations"])
+    return out
+
+
+def collect(logdir: str) -> dict[str, Any]:
+    """What the wrapped processes wrote: compiles (a Counter of program keys), per_process
+    (the count of each process), across (the compiles of a program already compiled in
+    another process), profiles (each process's profile-PID.json)."""
+    seen: collections.Counter[str] = collections.Counter()
+    processes: collections.Counter[str] = collections.Counter()
+    per_process: list[int] = []
+    profiles: list[dict[str, float]] = []
+    for fname in sorted(os.listdir(logdir)):
+        with open(os.path.join(logdir, fname), encoding="utf-8") as f:
+            if fname.startswith("profile-"):
+                profiles.append(json.load(f))
+                continue
+            msgs = [m for m in f.read().split("\n") if m.startswith(MESSAGES)]
+        per_process.append(len(msgs))
+        keys = [m.split(" for ", 1)[1] for m in msgs]
+        seen.update(keys)
+        processes.update(set(keys))
+    across = sum(n - 1 for n in processes.values())
+    return {"compiles": seen, "per_process": per_process, "across": across,
+            "profiles": profiles}
+
+
+def split(run_cpu: float, profiles: list[dict[str, float]]) -> tuple[float, float, float]:
+    """(library s, devspec s, the adapters' CPU s) of a run that took RUN_CPU seconds of CPU
+    (the runner's and its adapters'): the library's share of each adapter process's CPU is
+    its share of the profiled time; devspec's is the rest, with the runner's own CPU."""
+    adapters = sum(p["cpu_s"] for p in profiles)
+    library = sum(p["cpu_s"] * min(1.0, p["library_s"] / p["profiled_s"])
+                  for p in profiles if p["profiled_s"] > 0)
+    return library, max(run_cpu - library, 0.0), adapters
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] != ["--serve"] or len(argv) < 2:
+        sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
+        return 2
+    rest = argv[2:]
+    compiles = "--compiles" in rest[:3]
+    profile = "--profile" in rest[:3]
+    script = rest[rest.index("--") + 1:] if "--" in rest else rest
+    serve(argv[1], compiles, profile, script)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
