@@ -93,8 +93,19 @@ phase_oneflow() {
     done
 }
 phase_suite() { bash scripts/run-suite.sh --no-setup --all --in-process --out reports/runs/ci >/dev/null; }
+# Suite power (tools/mutation/README.md): the mutant catalogue applies to the tree, every must
+# statement refarray implements has a mutant or a reason, and a fixed sample of mutants is run
+# through the suite against a copy of the tree: a sample mutant that survives, or a designed
+# equivalent that is killed, fails the phase. The whole catalogue: mutate.py --publish.
+phase_mutation() {
+    .venv/bin/python tools/mutation/mutate.py --check &&
+        .venv/bin/python tools/mutation/mutate.py --coverage &&
+        .venv/bin/python -m pytest -q tools/mutation/tests &&
+        .venv/bin/python tools/mutation/mutate.py --sample --jobs "$jobs" \
+            --result reports/runs/ci/mutation-sample.json
+}
 
-all=(unit asan tsan fuzz spec python oneflow suite pip wheel)
+all=(unit asan tsan fuzz spec python oneflow suite mutation pip wheel)
 want=("$@")
 [ ${#want[@]} -gt 0 ] || want=("${all[@]}")
 passed=0
