@@ -79,6 +79,7 @@ class Outcome:
     seconds: float
     killed_by: str = ""  # the configuration whose run failed
     killers: list[str] = field(default_factory=list)  # cases whose status changed
+    killer_count: int = -1  # how many (-1: len(killers)); a result file keeps only 20 names
 
 
 def load_catalogue(path: Path = CATALOGUE) -> tuple[dict[str, Any], list[Mutant]]:
@@ -485,7 +486,7 @@ def write_result(
                 "status": o.status,
                 "killed_by": o.killed_by,
                 "killers": o.killers[:20],
-                "killer_count": len(o.killers),
+                "killer_count": o.killer_count if o.killer_count >= 0 else len(o.killers),
                 "seconds": round(o.seconds, 1),
             }
             for o in outcomes
@@ -494,6 +495,35 @@ def write_result(
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=1) + "\n")
     return result
+
+
+def merge(
+    path: Path, mutants: list[Mutant], outcomes: list[Outcome], timings: dict[str, float]
+) -> tuple[list[Outcome], dict[str, float], str]:
+    """The published outcomes of path with those of this run in place of theirs, in
+    catalogue order; the timings summed; the scope saying how many were re-run."""
+    old = json.loads(path.read_text())
+    known = {m.id for m in mutants}
+    by_id = {
+        r["id"]: Outcome(
+            r["id"],
+            r["status"],
+            r["seconds"],
+            r.get("killed_by", ""),
+            list(r.get("killers", [])),
+            r.get("killer_count", -1),
+        )
+        for r in old["mutants"]
+        if r["id"] in known
+    }
+    for o in outcomes:
+        by_id[o.id] = o
+    merged = [by_id[m.id] for m in mutants if m.id in by_id]
+    t = {k: float(v) for k, v in old.get("timings_s", {}).items()}
+    t["mutants_s"] = sum(o.seconds for o in merged)
+    whole = "the whole catalogue" if len(merged) == len(mutants) else "part of the catalogue"
+    scope = f"{whole} ({len(outcomes)} of them re-run after the first run)"
+    return merged, t, scope
 
 
 def git_commit() -> str:
@@ -684,10 +714,19 @@ def main(argv: list[str] | None = None) -> int:
     result_path = args.result or (
         TOP / "reports/mutation.json" if args.publish else work / "mutation.json"
     )
-    result = write_result(result_path, data, chosen, outcomes, timings, scope)
+    run_s = sum(timings.values())
+    shown, all_outcomes = chosen, outcomes
+    if args.publish and chosen != mutants and result_path.is_file():
+        # Part of the catalogue re-run: its outcomes replace those of the published result,
+        # and the page shows the whole (the mutants since removed from the catalogue are
+        # dropped).
+        all_outcomes, timings, scope = merge(result_path, mutants, outcomes, timings)
+        ran = {o.id for o in all_outcomes}
+        shown = [m for m in mutants if m.id in ran]
+    result = write_result(result_path, data, shown, all_outcomes, timings, scope)
     page = args.page or (TOP / "reports/MUTATION.md" if args.publish else None)
     if page:
-        write_page(page, data, chosen, result, coverage(data, mutants))
+        write_page(page, data, shown, result, coverage(data, mutants))
     c = result["categories"]
     for cat, v in c.items():
         print(
@@ -698,7 +737,7 @@ def main(argv: list[str] | None = None) -> int:
     for b in bad:
         print(f"mutate: {b}", file=sys.stderr)
     print(
-        f"mutation: {len(chosen)} mutants in {sum(timings.values()):.0f} s "
+        f"mutation: {len(chosen)} mutants in {run_s:.0f} s "
         f"({timings.get('prepare_s', 0):.0f} s to prepare the copy); result in {result_path}"
     )
     return 1 if bad else 0
