@@ -12,7 +12,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 TOOL = HERE.parent / "mutate.py"
-TOP = HERE.parents[2]
+TOP = HERE.parents[3]
 
 
 def run(*args: str, cwd: Path = TOP) -> subprocess.CompletedProcess[str]:
@@ -46,8 +46,8 @@ def test_a_missing_snippet_names_the_mutant(tmp_path: Path) -> None:
     # A copy of the tool, its catalogue and the files it reads, with one snippet removed from
     # refarray's sources: --check must fail with status 2 and name the mutant.
     root = tmp_path / "tree"
-    (root / "tools").mkdir(parents=True)
-    shutil.copytree(HERE.parent, root / "tools/mutation", ignore=shutil.ignore_patterns("tests"))
+    tool = root / "conformance/bench/mutation"
+    shutil.copytree(HERE.parent, tool, ignore=shutil.ignore_patterns("tests", "__pycache__"))
     for d in ("reference/src", "reference/include", "spec"):
         shutil.copytree(TOP / d, root / d)
     data = json.loads((HERE.parent / "catalogue.json").read_text())
@@ -58,7 +58,7 @@ def test_a_missing_snippet_names_the_mutant(tmp_path: Path) -> None:
         if find in text:
             p.write_text(text.replace(find, "/* moved away */\n"))
     r = subprocess.run(
-        [sys.executable, str(root / "tools/mutation/mutate.py"), "--check"],
+        [sys.executable, str(tool / "mutate.py"), "--check"],
         cwd=root,
         capture_output=True,
         text=True,
