@@ -99,6 +99,17 @@ phase_oneflow() {
     done
 }
 phase_suite() { bash scripts/run-suite.sh --no-setup --all --in-process --out reports/runs/ci >/dev/null; }
+# Suite power (conformance/bench/mutation/README.md): the mutant catalogue applies to the tree, every must
+# statement refarray implements has a mutant or a reason, and a fixed sample of mutants is run
+# through the suite against a copy of the tree: a sample mutant that survives, or a designed
+# equivalent that is killed, fails the phase. The whole catalogue: mutate.py --publish.
+phase_mutation() {
+    .venv/bin/python conformance/bench/mutation/mutate.py --check &&
+        .venv/bin/python conformance/bench/mutation/mutate.py --coverage &&
+        .venv/bin/python -m pytest -q conformance/bench/mutation/tests &&
+        .venv/bin/python conformance/bench/mutation/mutate.py --sample --jobs "$jobs" \
+            --result reports/runs/ci/mutation-sample.json
+}
 
 # Every bench once, each figure checked for sense (never against its goal: a timing on a busy
 # machine says nothing; scripts/check_bench_output.py fails only on a bench that cannot run or
@@ -129,7 +140,7 @@ phase_bench() {
     fi
 }
 
-all=(unit asan tsan fuzz spec python oneflow suite pip wheel)
+all=(unit asan tsan fuzz spec python oneflow suite mutation pip wheel)
 # Phases run only when named.
 extra=(bench)
 want=("$@")
