@@ -55,6 +55,25 @@ def test_dtype_left_out_skips(env: Env) -> None:
         plain["cannot.dtype.other-device"])
 
 
+def test_c_adapter_dtypes_both_transports(env: Env) -> None:
+    """The null adapter (C) with DEVSPEC_NULL_DTYPES lists float32 only: the uint8 cases skip
+    in and out of process alike."""
+    extra = {"DEVSPEC_NULL_DTYPES": "float32", "DEVSPEC_NULL_FEATURES": "device-attr"}
+    got = {}
+    for name, adapter in (("oop", ["--adapter-cmd", env.null_prog]),
+                          ("inproc", ["--adapter", env.null_so])):
+        rep = env.path("null-%s.json" % name)
+        env.run(["run", "--cases", CANNOT, *adapter, "--report", rep], env=extra)
+        got[name] = {c["id"]: (c["status"], c.get("skip_source"))
+                     for c in load_report(rep)["cases"] if "dtype" in c["id"]}
+    want = {"cannot.dtype.other-device": ("skip", "dtype"),
+            "cannot.dtype.default-device": ("skip", "dtype")}
+    for name in got:
+        assert {k: got[name][k] for k in want} == want and got[name][
+            "cannot.dtype.refusal"][1] is None, why(
+            "a dtype info.dtypes does not list skips the case (%s)" % name, want, got[name])
+
+
 def test_python_namespace_without_uint8(env: Env) -> None:
     python = os.path.join(env.source, ".venv", "bin", "python")
     if not os.access(python, os.X_OK):
