@@ -223,7 +223,7 @@ static void dtypes_in(const cJSON *v, unsigned *dtypes, unsigned *devices)
  * step's dtypes on the devices it names, or, naming none, on $D0 for a creation (the
  * default device) and on every device otherwise. A step allowed to raise, and a case that
  * asks info.dtypes (it reads the list and decides itself), need none (spec/decisions.md,
- * Runner and reports, dtypes a library does not have). */
+ * Runner and reports 44). */
 static void derive_dtypes(dsr_case *c)
 {
     for (int s = 0; s < c->nsteps; s++)

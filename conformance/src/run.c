@@ -373,7 +373,7 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
         res->skip_source = dsr__xstrdup("devices");
     } else if (dtype_missing(r, c, index, &why)) {
         /* A dtype the library leaves out of info.dtypes for that device: not run, as a
-         * feature it does not claim (spec/decisions.md, Runner and reports). */
+         * feature it does not claim (spec/decisions.md, Runner and reports 44). */
         res->status = DSR_SKIP;
         res->skip_source = dsr__xstrdup("dtype");
     } else if (!run_case(r, c, res, index)) {
