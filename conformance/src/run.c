@@ -120,6 +120,24 @@ static dsr_status end_status(dsr_end e)
 }
 
 /* Returns false when the run must stop (interrupted). */
+/* A step the library cannot do (lacking) that uses a feature it does not claim
+ * (spec/step-features.json) makes the case a skip naming the feature, not a gap of what it
+ * claims (spec/decisions.md, Protocol and adapters 22): true when RES became that skip. */
+static bool skipped_unclaimed(runner *r, const dsr_case *c, dsr_result *res, int s)
+{
+    char unclaimed[128];
+    if (!dsr__step_unclaimed(r->reg, &c->steps[s], r->cl.hello, unclaimed, sizeof unclaimed))
+        return false;
+    res->status = DSR_SKIP;
+    res->step = -1;
+    res->skip_source = dsr__xstrdup("unsupported");
+    dsr_buf why = {0};
+    dsr__buf_printf(&why, "unsupported: %s (step %d, %s: %s)", unclaimed, s, c->steps[s].op,
+                    r->f.msg.data ? r->f.msg.data : "");
+    res->reason = why.data;
+    return true;
+}
+
 /* The requests of the case at position INDEX of the selection have ids from
  * (INDEX + 1) << 20, the reset first: a report (its messages quote ids) is the same
  * whichever worker of --jobs N ran the case. */
@@ -197,19 +215,7 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
     }
     res->status = end_status(end);
     res->step = failed_step;
-    char unclaimed[128];
-    if (end == DSR_END_LACKS && dsr__step_unclaimed(r->reg, &c->steps[failed_step], r->cl.hello,
-                                                    unclaimed, sizeof unclaimed)) {
-        /* The step needs a feature the library does not claim, and the library cannot do it:
-         * not a gap of what it claims, so a skip (spec/decisions.md, Protocol and adapters
-         * 26). */
-        res->status = DSR_SKIP;
-        res->skip_source = dsr__xstrdup("unsupported");
-        dsr_buf why = {0};
-        dsr__buf_printf(&why, "unsupported: %s (step %d, %s: %s)", unclaimed, failed_step,
-                        c->steps[failed_step].op, r->f.msg.data ? r->f.msg.data : "");
-        res->reason = why.data;
-        res->step = -1;
+    if (end == DSR_END_LACKS && skipped_unclaimed(r, c, res, failed_step)) {
         sync_client(r);
         return !dsr__interrupted;
     }
