@@ -115,8 +115,8 @@ static int fill(void *lib, ds_fill_fn fn, const int64_t *shape, int ndim, ds_dty
 {
     (void)lib;
     int d;
-    if (fn != DS_ZEROS) { /* the reason is kept in the reply's message */
-        ds_error("NotImplementedError", "toylib has zeros only");
+    if (fn != DS_ZEROS) { /* what the library cannot do: lacking, named as the standard does */
+        ds_lacks(fn == DS_ONES ? "ones" : "empty", "toylib has zeros only");
         return DS_NOT_IMPLEMENTED;
     }
     if (dtype == DS_DTYPE_NONE) dtype = DS_FLOAT64;
@@ -131,9 +131,11 @@ static int asarray_buffer(void *lib, const ds_buffer *obj, ds_dtype dtype, ds_de
     (void)copy;
     int d;
     if (dtype != DS_DTYPE_NONE && dtype != obj->dtype) {
-        /* The reason is kept in the reply (the kind is ignored with DS_NOT_IMPLEMENTED). */
-        ds_error("NotImplementedError", "toylib cannot convert %s data to %s",
-                 ds_dtype_name(obj->dtype), ds_dtype_name(dtype));
+        /* An argument value the library does not support: NAME(PARAM=VALUE). */
+        char what[64];
+        snprintf(what, sizeof what, "asarray(dtype=%s)", ds_dtype_name(dtype));
+        ds_lacks(what, "toylib cannot convert %s data to %s", ds_dtype_name(obj->dtype),
+                 ds_dtype_name(dtype));
         return DS_NOT_IMPLEMENTED;
     }
     int st = device_index(device, &d);
@@ -213,8 +215,12 @@ static int add_arrays(const char *what, ds_array x1, ds_array x2, ds_array *out)
 static int binary(void *lib, ds_binary_fn fn, ds_operand x1, ds_operand x2, ds_array *out)
 {
     (void)lib;
-    if (fn != DS_ADD || !x1.is_array || !x2.is_array) {
+    if (fn != DS_ADD) { /* without ds_lacks the runner names the step's function */
         ds_error("NotImplementedError", "toylib adds two arrays, nothing else");
+        return DS_NOT_IMPLEMENTED;
+    }
+    if (!x1.is_array || !x2.is_array) {
+        ds_lacks("add(scalar)", "toylib adds two arrays, nothing else");
         return DS_NOT_IMPLEMENTED;
     }
     return add_arrays("add", x1.array, x2.array, out);

@@ -275,8 +275,10 @@ static void handles(drv *d)
         "\"op\":\"array.matmul\",\"args\":{\"x1\":$x,\"x2\":$x}");
     ERR(d, "a NULL slot answers NotImplementedError (default.get)", "NotImplementedError",
         "adapter", "\"op\":\"default.get\"");
-    ERR(d, "DS_NOT_IMPLEMENTED from a callback (ones)", "NotImplementedError", "adapter",
-        "\"op\":\"array.create\",\"args\":{\"fn\":\"ones\",\"shape\":[2]}");
+    ERR(d, "ds_lacks and DS_NOT_IMPLEMENTED from a callback (ones): lacking", "NotImplementedError",
+        "library", "\"op\":\"array.create\",\"args\":{\"fn\":\"ones\",\"shape\":[2]}");
+    ERR(d, "DS_NOT_IMPLEMENTED alone from a callback (multiply)", "NotImplementedError", "adapter",
+        "\"op\":\"array.binary\",\"args\":{\"fn\":\"multiply\",\"x1\":$x,\"x2\":$x}");
     ERR(d, "an unknown op answers NotImplementedError", "NotImplementedError", "adapter",
         "\"op\":\"shard.split\"");
     /* Errors the library reports: kind from the table's error slot, origin library. */

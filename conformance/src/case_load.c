@@ -194,6 +194,56 @@ static bool reads_back(const dsr_case *c)
     return false;
 }
 
+const char *const dsr__dtype_names[] = {"bool",    "int8",    "int16",     "int32",      "int64",
+                                        "uint8",   "uint16",  "uint32",    "uint64",     "float16",
+                                        "float32", "float64", "complex64", "complex128", NULL};
+
+unsigned dsr__dtype_bit(const char *name)
+{
+    for (int i = 0; dsr__dtype_names[i]; i++)
+        if (!strcmp(dsr__dtype_names[i], name)) return 1u << i;
+    return 0;
+}
+
+/* The dtypes V names anywhere as a "dtype" (a typed array's, a dtype argument's), and the
+ * devices $Dk it names, as masks. */
+static void dtypes_in(const cJSON *v, unsigned *dtypes, unsigned *devices)
+{
+    for (const cJSON *it = v ? v->child : NULL; it; it = it->next) {
+        if (it->string && !strcmp(it->string, "dtype") && cJSON_IsString(it))
+            *dtypes |= dsr__dtype_bit(it->valuestring);
+        if (cJSON_IsString(it) && it->valuestring[0] == '$' && it->valuestring[1] == 'D' &&
+            it->valuestring[2] >= '0' && it->valuestring[2] <= '9' && !it->valuestring[3])
+            *devices |= 1u << (it->valuestring[2] - '0');
+        dtypes_in(it, dtypes, devices);
+    }
+}
+
+/* The dtypes C makes on each device (c->dtypes_on), from the steps that must succeed: a
+ * step's dtypes on the devices it names, or, naming none, on $D0 for a creation (the
+ * default device) and on every device otherwise. A step allowed to raise, and a case that
+ * asks info.dtypes (it reads the list and decides itself), need none (spec/decisions.md,
+ * Runner and reports 44). */
+static void derive_dtypes(dsr_case *c)
+{
+    for (int s = 0; s < c->nsteps; s++)
+        if (c->steps[s].op && !strcmp(c->steps[s].op, "info.dtypes")) return;
+    for (int s = 0; s < c->nsteps; s++) {
+        const dsr_step *st = &c->steps[s];
+        if (st->outcome == DSR_OUTCOME_RAISES || st->outcome == DSR_OUTCOME_EITHER) continue;
+        unsigned dtypes = 0, devices = 0;
+        dtypes_in(st->args, &dtypes, &devices);
+        if (!dtypes) continue;
+        if (!devices)
+            devices =
+                st->op && (!strcmp(st->op, "array.create") || !strcmp(st->op, "array.asarray"))
+                    ? 1u
+                    : (1u << DSR_MAX_DEVICES) - 1;
+        for (int k = 0; k < DSR_MAX_DEVICES; k++)
+            if (devices & (1u << k)) c->dtypes_on[k] |= dtypes;
+    }
+}
+
 /* A case's steps (STEPS, NULL when missing), each by dsr__load_step. */
 static void load_steps(dsr_loader *L, dsr_case *c, const cJSON *steps)
 {
@@ -293,6 +343,7 @@ static void load_case(dsr_loader *L, dsr_case *c, const cJSON *v)
 
     load_steps(L, c, cJSON_GetObjectItemCaseSensitive(v, "steps"));
     c->needs_data = reads_back(c);
+    derive_dtypes(c);
     if (!devices)
         c->devices = L->max_device + 1;
     else if (c->devices && c->devices < L->max_device + 1) {

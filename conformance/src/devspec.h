@@ -321,7 +321,10 @@ typedef struct dsr_registry {
     int nversions;
     char **functions;
     int *introduced;
+    char **function_features; /* the feature of each function's family, or NULL */
     int nfunctions;
+    /* step-features.json's "ops" (optional): the features each op of a step uses */
+    cJSON *step_rules;
 } dsr_registry;
 
 /* Loads features.json (required), profiles.json, statements.json and signatures.json
@@ -337,6 +340,9 @@ bool dsr__registry_retired(const dsr_registry *r, const char *id);
 int dsr__registry_function(const dsr_registry *r, const char *fn);
 /* The index of VERSION in R->versions, or -1. */
 int dsr__registry_version(const dsr_registry *r, const char *version);
+/* The feature of the family of function FN in signatures.json ("functions-elementwise" for
+ * "add", "array-methods" for "Array.__add__"), or NULL. */
+const char *dsr__registry_function_feature(const dsr_registry *r, const char *fn);
 bool dsr__profile_has_feature(const dsr_profile *p, const char *feature, bool *optional);
 /* spec/README.md: a statement applies to a profile when it comes from the profile's
  * document and the profile's version is one of its versions. */
@@ -406,8 +412,11 @@ typedef struct dsr_case {
     const char **features;
     int nfeatures;
     int devices;
-    bool needs_data;      /* it reads elements back (array.read, array.exchange): every device it
-                           * binds must hold data (derived from the steps) */
+    bool needs_data; /* it reads elements back (array.read, array.exchange): every device it
+                      * binds must hold data (derived from the steps) */
+    unsigned dtypes_on[DSR_MAX_DEVICES]; /* the dtypes (bits by dsr__dtype_names) it makes on
+                                          * $D0..$D9, derived from its steps: a device whose
+                                          * info.dtypes leaves one out skips the case */
     int ranks;            /* how many ranks an SPMD adapter must run (1 unless the case says) */
     const char *decision; /* the devspec decision its expectation rests on; or NULL */
     dsr_step *steps;
@@ -431,6 +440,11 @@ typedef struct dsr_suite {
     int ncases;
     double load_seconds; /* reading and checking the spec and the case files (main.c) */
 } dsr_suite;
+
+/* The dtypes of the standard, NULL-terminated: bit i of a dtype mask is dsr__dtype_names[i]. */
+extern const char *const dsr__dtype_names[];
+/* The bit of dtype NAME in a dtype mask, 0 for a name that is none of them. */
+unsigned dsr__dtype_bit(const char *name);
 
 /* Loads every case file under each of PATHS (files, or directories searched recursively
  * for *.json, sorted by name) and validates them all. Each problem is printed on ERR as
@@ -662,6 +676,13 @@ dsr_basis dsr__case_basis(const dsr_registry *reg, const dsr_case *c, const dsr_
 bool dsr__case_selected(const dsr_options *o, const dsr_registry *reg, const dsr_case *c);
 /* True when the hello result HELLO claims FEATURE; false when HELLO is NULL. */
 bool dsr__claimed(const cJSON *hello, const char *feature);
+/* A feature that step ST uses by spec/step-features.json and HELLO does not claim (of an
+ * any_of, its first when HELLO claims none of them), written into BUF (of N bytes); NULL
+ * when it uses none such, or the spec has no step-features.json. A step the library cannot
+ * express under such a feature is a skip; under features it claims, it lacks what the step
+ * needs (spec/decisions.md, Protocol and adapters). */
+const char *dsr__step_unclaimed(const dsr_registry *reg, const dsr_step *st, const cJSON *hello,
+                                char *buf, size_t n);
 /* The array API version the library declares (hello's library.array_api_version) when a
  * profile of the registry has that version, else NULL: a library is judged by the version
  * it declares (spec/decisions.md, Runner and reports). */

@@ -2,7 +2,7 @@
  * "either" of one alternative), "either" (the first alternative that holds decides, a "stop"
  * alternative ends the case as a pass), "raises", "expect_ranks" (one value per rank of an
  * SPMD adapter), and the replies that never hold: a protocol error (error), an op the
- * adapter cannot express (fail), what the library lacks (lacks). Values are matched by
+ * adapter cannot express and what the library lacks (lacks). Values are matched by
  * judge.c; the scheduler (run.c) sends the requests, among them device.equal through J. */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
@@ -207,10 +207,25 @@ dsr_end dsr__judge_step(dsr_judge *j, const dsr_step *st, const dsr_reply *rep, 
                         error_json(rep));
         return DSR_END_ERROR;
     }
-    if (!rep->ok && strcmp(rep->origin, "library")) {
-        /* origin "adapter": the adapter cannot express the op although the case's features
-         * are all claimed (spec/protocol.md): a failure, never a skip. */
+    if (!rep->ok && strcmp(rep->origin, "library") && !strcmp(rep->kind, "NotImplementedError")) {
+        /* origin "adapter": the adapter cannot express the op (a NULL slot, DS_NOT_IMPLEMENTED)
+         * although the case's features are all claimed: the library lacks what the step needs,
+         * named by the function the step calls or else its op; under a feature it did not
+         * claim the runner makes it a skip (run.c; spec/decisions.md, Protocol and adapters
+         * 26). */
+        const cJSON *fn = cJSON_GetObjectItemCaseSensitive(st->args, "fn");
+        const char *what = cJSON_IsString(fn) ? fn->valuestring : st->op;
         dsr__failure_say(f, "the adapter cannot express %s: %s: %s (origin %s)", st->op, rep->kind,
+                         rep->message, rep->origin);
+        dsr__failure_io(f, st->value ? dsr__resolve(j->bindings, st->value) : NULL,
+                        error_json(rep));
+        free(f->lacks);
+        f->lacks = dsr__xstrdup(what);
+        return DSR_END_LACKS;
+    }
+    if (!rep->ok && strcmp(rep->origin, "library")) {
+        /* Any other error of the adapter's own (its slot's mistake, a limit): a failure. */
+        dsr__failure_say(f, "the adapter failed %s: %s: %s (origin %s)", st->op, rep->kind,
                          rep->message, rep->origin);
         dsr__failure_io(f, st->value ? dsr__resolve(j->bindings, st->value) : NULL,
                         error_json(rep));

@@ -663,6 +663,23 @@ out:
     return code;
 }
 
+/* The dtypes case C makes per device, derived from its steps (case_load.c):
+ * {"$D0": ["uint8", ...], ...}, for `devspec list cases --json`. */
+static cJSON *case_dtypes(const dsr_case *c)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (int k = 0; k < DSR_MAX_DEVICES; k++) {
+        if (!c->dtypes_on[k] || k >= c->devices) continue;
+        cJSON *list = cJSON_CreateArray();
+        for (int b = 0; dsr__dtype_names[b]; b++)
+            if (c->dtypes_on[k] & (1u << b))
+                cJSON_AddItemToArray(list, cJSON_CreateString(dsr__dtype_names[b]));
+        char name[4] = {'$', 'D', (char)('0' + k), 0};
+        cJSON_AddItemToObject(o, name, list);
+    }
+    return o;
+}
+
 static int cmd_list(args *a)
 {
     const char *source = source_root();
@@ -689,6 +706,7 @@ static int cmd_list(args *a)
                     cJSON_AddItemToObject(j, "features",
                                           dsr__json_strings(c->features, c->nfeatures));
                     cJSON_AddItemToObject(j, "spec", dsr__json_strings(c->spec, c->nspec));
+                    cJSON_AddItemToObject(j, "dtypes", case_dtypes(c));
                     cJSON_AddItemToArray(out, j);
                 } else {
                     printf("%s\t%s\t", c->id, c->file->name);

@@ -19,6 +19,117 @@ bool dsr__claimed(const cJSON *hello, const char *feature)
     return false;
 }
 
+/* True when every condition of RULE (step-features.json) holds for step ST. */
+static bool rule_applies(const cJSON *rule, const dsr_step *st)
+{
+    const cJSON *args = st->args, *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(rule, "when"))
+    {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, c->string), *ok;
+        bool found = false;
+        cJSON_ArrayForEach(ok, c)
+        {
+            if (cJSON_IsString(v) && cJSON_IsString(ok) && !strcmp(v->valuestring, ok->valuestring))
+                found = true;
+        }
+        if (!found) return false;
+    }
+    const cJSON *with = cJSON_GetObjectItemCaseSensitive(rule, "with");
+    const cJSON *without = cJSON_GetObjectItemCaseSensitive(rule, "without");
+    const cJSON *handle = cJSON_GetObjectItemCaseSensitive(rule, "handle");
+    const cJSON *literal = cJSON_GetObjectItemCaseSensitive(rule, "literal");
+    const cJSON *v;
+    if (cJSON_IsString(with)) {
+        v = cJSON_GetObjectItemCaseSensitive(args, with->valuestring);
+        if (!v || cJSON_IsNull(v)) return false;
+    }
+    if (cJSON_IsString(without)) {
+        v = cJSON_GetObjectItemCaseSensitive(args, without->valuestring);
+        if (v && !cJSON_IsNull(v)) return false;
+    }
+    if (cJSON_IsString(handle)) {
+        v = cJSON_GetObjectItemCaseSensitive(args, handle->valuestring);
+        if (!cJSON_IsString(v) || v->valuestring[0] != '$') return false;
+    }
+    if (cJSON_IsString(literal)) {
+        v = cJSON_GetObjectItemCaseSensitive(args, literal->valuestring);
+        if (!cJSON_IsObject(v) || !cJSON_GetObjectItemCaseSensitive(v, "str")) return false;
+    }
+    if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(rule, "raises")) &&
+        st->outcome != DSR_OUTCOME_RAISES)
+        return false;
+    return true;
+}
+
+/* The feature of the function named by V (a string of signatures.json), or NULL. */
+static const char *function_feature(const dsr_registry *reg, const cJSON *v)
+{
+    return cJSON_IsString(v) ? dsr__registry_function_feature(reg, v->valuestring) : NULL;
+}
+
+/* Writes into BUF the feature RULE's `pattern` names for step ST ("dlpack-exchange-{peer}"
+ * with the argument's value); false when it names none. */
+static bool pattern_feature(const cJSON *rule, const dsr_step *st, char *buf, size_t n)
+{
+    const cJSON *pat = cJSON_GetObjectItemCaseSensitive(rule, "pattern");
+    if (!cJSON_IsString(pat)) return false;
+    dsr_buf b = {0};
+    for (const char *s = pat->valuestring; *s; s++) {
+        const char *end = *s == '{' ? strchr(s, '}') : NULL;
+        if (!end) {
+            dsr__buf_add(&b, s, 1);
+            continue;
+        }
+        char arg[64];
+        snprintf(arg, sizeof arg, "%.*s", (int)(end - s - 1), s + 1);
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(st->args, arg);
+        dsr__buf_puts(&b, cJSON_IsString(v) ? v->valuestring : "");
+        s = end;
+    }
+    snprintf(buf, n, "%s", b.data ? b.data : "");
+    dsr__buf_free(&b);
+    return true;
+}
+
+const char *dsr__step_unclaimed(const dsr_registry *reg, const dsr_step *st, const cJSON *hello,
+                                char *buf, size_t n)
+{
+    const char *ops[2] = {"*", st->op};
+    for (int o = 0; o < 2; o++) {
+        const cJSON *rule;
+        cJSON_ArrayForEach(rule, cJSON_GetObjectItemCaseSensitive(reg->step_rules, ops[o]))
+        {
+            if (!rule_applies(rule, st)) continue;
+            const cJSON *f;
+            cJSON_ArrayForEach(f, cJSON_GetObjectItemCaseSensitive(rule, "features"))
+            {
+                if (cJSON_IsString(f) && !dsr__claimed(hello, f->valuestring))
+                    return snprintf(buf, n, "%s", f->valuestring), buf;
+            }
+            const cJSON *group = cJSON_GetObjectItemCaseSensitive(rule, "any_of");
+            bool any = !cJSON_GetArraySize(group);
+            cJSON_ArrayForEach(f, group)
+            {
+                if (cJSON_IsString(f) && dsr__claimed(hello, f->valuestring)) any = true;
+            }
+            if (!any && cJSON_IsString(group->child))
+                return snprintf(buf, n, "%s", group->child->valuestring), buf;
+            const cJSON *fn = cJSON_GetObjectItemCaseSensitive(rule, "function");
+            const char *feat =
+                cJSON_IsString(fn)
+                    ? function_feature(reg,
+                                       cJSON_GetObjectItemCaseSensitive(st->args, fn->valuestring))
+                    : function_feature(reg,
+                                       cJSON_GetObjectItemCaseSensitive(rule, "function_name"));
+            if (feat && !dsr__claimed(hello, feat)) return snprintf(buf, n, "%s", feat), buf;
+            if (pattern_feature(rule, st, buf, n) && dsr__registry_feature(reg, buf) &&
+                !dsr__claimed(hello, buf))
+                return buf;
+        }
+    }
+    return NULL;
+}
+
 /* The document the array API standard's statements and profiles name. */
 #define ARRAY_API_DOCUMENT "array-api"
 

@@ -96,6 +96,8 @@ static void load_signatures(dsr_registry *r, const char *path)
     size_t n = (size_t)cJSON_GetArraySize(list) + 1;
     r->functions = dsr__xmalloc(sizeof(char *) * n);
     r->introduced = dsr__xmalloc(sizeof(int) * n);
+    r->function_features = dsr__xmalloc(sizeof(char *) * n);
+    const cJSON *families = cJSON_GetObjectItemCaseSensitive(root, "families");
     const cJSON *it;
     cJSON_ArrayForEach(it, list)
     {
@@ -103,7 +105,12 @@ static void load_signatures(dsr_registry *r, const char *path)
         if (!name) continue;
         const char *from = str_field(it, "introduced", NULL);
         int v = from ? dsr__registry_version(r, from) : -1;
+        const char *family = str_field(it, "family", NULL);
+        const char *feature =
+            family ? str_field(cJSON_GetObjectItemCaseSensitive(families, family), "feature", NULL)
+                   : NULL;
         r->functions[r->nfunctions] = dsr__xstrdup(name);
+        r->function_features[r->nfunctions] = feature ? dsr__xstrdup(feature) : NULL;
         r->introduced[r->nfunctions++] = v < 0 ? 0 : v;
     }
     cJSON_Delete(root);
@@ -114,6 +121,13 @@ int dsr__registry_version(const dsr_registry *r, const char *version)
     for (int i = 0; i < r->nversions; i++)
         if (!strcmp(r->versions[i], version)) return i;
     return -1;
+}
+
+const char *dsr__registry_function_feature(const dsr_registry *r, const char *fn)
+{
+    for (int i = 0; i < r->nfunctions; i++)
+        if (!strcmp(r->functions[i], fn)) return r->function_features[i];
+    return NULL;
 }
 
 int dsr__registry_function(const dsr_registry *r, const char *fn)
@@ -209,6 +223,14 @@ int dsr__registry_load(dsr_registry *r, const char *spec_dir)
     path.len = 0;
     dsr__buf_printf(&path, "%s/signatures.json", spec_dir);
     load_signatures(r, path.data);
+    /* step-features.json (optional): which features each op of a step uses. */
+    path.len = 0;
+    dsr__buf_printf(&path, "%s/step-features.json", spec_dir);
+    root = load_json(path.data, false);
+    if (root) {
+        r->step_rules = cJSON_DetachItemFromObjectCaseSensitive(root, "ops");
+        cJSON_Delete(root);
+    }
     dsr__buf_free(&path);
     return 0;
 }
@@ -242,7 +264,9 @@ void dsr__registry_free(dsr_registry *r)
     free_list(r->retired, r->nretired);
     free_list(r->versions, r->nversions);
     free_list(r->functions, r->nfunctions);
+    free_list(r->function_features, r->nfunctions);
     free(r->introduced);
+    cJSON_Delete(r->step_rules);
     free(r->spec_dir);
     memset(r, 0, sizeof *r);
 }

@@ -34,6 +34,9 @@ typedef struct runner {
     dsr_failure f;         /* the failure of the last request or step, for the result */
     dsr_judge judge;       /* the case's bindings and device.equal, for judge_step.c */
     const char *unwritten; /* an output that could not be written before the end (--trace) */
+    bool dtypes_asked;     /* info.dtypes was asked of every device (on the first case that
+                            * makes a dtype) */
+    unsigned dtypes[DSR_MAX_DEVICES]; /* what info.dtypes lists per device; all when unknown */
 } runner;
 
 /* A request through the client; what it says of a failure becomes the case's. */
@@ -117,6 +120,24 @@ static dsr_status end_status(dsr_end e)
 }
 
 /* Returns false when the run must stop (interrupted). */
+/* A step the library cannot do (lacking) that uses a feature it does not claim
+ * (spec/step-features.json) makes the case a skip naming the feature, not a gap of what it
+ * claims (spec/decisions.md, Protocol and adapters 24): true when RES became that skip. */
+static bool skipped_unclaimed(runner *r, const dsr_case *c, dsr_result *res, int s)
+{
+    char unclaimed[128];
+    if (!dsr__step_unclaimed(r->reg, &c->steps[s], r->cl.hello, unclaimed, sizeof unclaimed))
+        return false;
+    res->status = DSR_SKIP;
+    res->step = -1;
+    res->skip_source = dsr__xstrdup("unsupported");
+    dsr_buf why = {0};
+    dsr__buf_printf(&why, "unsupported: %s (step %d, %s: %s)", unclaimed, s, c->steps[s].op,
+                    r->f.msg.data ? r->f.msg.data : "");
+    res->reason = why.data;
+    return true;
+}
+
 /* The requests of the case at position INDEX of the selection have ids from
  * (INDEX + 1) << 20, the reset first: a report (its messages quote ids) is the same
  * whichever worker of --jobs N ran the case. */
@@ -194,6 +215,10 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
     }
     res->status = end_status(end);
     res->step = failed_step;
+    if (end == DSR_END_LACKS && skipped_unclaimed(r, c, res, failed_step)) {
+        sync_client(r);
+        return !dsr__interrupted;
+    }
     if (end == DSR_END_LACKS) {
         res->lacks = r->f.lacks;
         r->f.lacks = NULL;
@@ -226,6 +251,71 @@ static void progress(runner *r, int done, int total, const char *id)
     else
         fprintf(stderr, "\r\033[K[%d/%d] %d unexpected %s", done, total, fails, id);
     fflush(stderr);
+}
+
+/* Asks info.dtypes(device=D) of every device once, with ids below those of the case at
+ * position INDEX: a device whose answer is not a list of names (NotImplementedError, say)
+ * lists every dtype, so nothing skips for it. */
+static void ask_dtypes(runner *r, int index)
+{
+    r->dtypes_asked = true;
+    r->cl.next_id = ((long)(index + 1) << 20) - 64;
+    for (int i = 0; i < r->cl.ndevices; i++) {
+        r->dtypes[i] = ~0u;
+        cJSON *args = cJSON_CreateObject();
+        cJSON_AddStringToObject(args, "device", r->cl.devices[i]);
+        dsr_reply rep;
+        if (request(r, "info.dtypes", args, &rep, true) != DSR_END_OK) continue;
+        if (rep.ok && cJSON_IsArray(rep.result)) {
+            r->dtypes[i] = 0;
+            const cJSON *d;
+            cJSON_ArrayForEach(d, rep.result)
+            {
+                if (cJSON_IsString(d)) r->dtypes[i] |= dsr__dtype_bit(d->valuestring);
+            }
+        }
+        cJSON_Delete(rep.doc);
+    }
+}
+
+/* The library's name of the device HANDLE (hello's device_strs), else HANDLE. */
+static const char *device_name(const runner *r, const char *handle)
+{
+    const cJSON *handles = cJSON_GetObjectItemCaseSensitive(r->cl.hello, "devices");
+    const cJSON *names = cJSON_GetObjectItemCaseSensitive(r->cl.hello, "device_strs");
+    int i = 0;
+    const cJSON *h;
+    cJSON_ArrayForEach(h, handles)
+    {
+        const cJSON *n = cJSON_GetArrayItem(names, i++);
+        if (cJSON_IsString(h) && !strcmp(h->valuestring, handle) && cJSON_IsString(n))
+            return n->valuestring;
+    }
+    return handle;
+}
+
+/* Says in WHY the first dtype C makes on a device whose info.dtypes leaves it out; false
+ * when there is none. $Dk is bound as run_case binds it. */
+static bool dtype_missing(runner *r, const dsr_case *c, int index, dsr_buf *why)
+{
+    bool any = false;
+    for (int k = 0; k < DSR_MAX_DEVICES; k++)
+        any = any || c->dtypes_on[k];
+    if (!any) return false;
+    if (!r->dtypes_asked) ask_dtypes(r, index);
+    for (int i = 0, k = 0; i < r->cl.ndevices && k < c->devices; i++) {
+        if (c->needs_data && r->cl.no_data[i]) continue;
+        unsigned lacking = c->dtypes_on[k] & ~r->dtypes[i];
+        for (int b = 0; lacking && dsr__dtype_names[b]; b++)
+            if (lacking & (1u << b)) {
+                dsr__buf_printf(why,
+                                "dtype: needs %s on $D%d (%s), which info.dtypes does not list",
+                                dsr__dtype_names[b], k, device_name(r, r->cl.devices[i]));
+                return true;
+            }
+        k++;
+    }
+    return false;
 }
 
 /* Runs case C (or skips it: a skip in the expectations file, a feature not claimed, too few
@@ -287,6 +377,11 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
                         "back); the library has %d of %d (hello's devices_without_data)",
                         c->devices, r->cl.no_data[0] ? 0 : r->cl.ndata, r->cl.ndevices);
         res->skip_source = dsr__xstrdup("devices");
+    } else if (dtype_missing(r, c, index, &why)) {
+        /* A dtype the library leaves out of info.dtypes for that device: not run, as a
+         * feature it does not claim (spec/decisions.md, Runner and reports 44). */
+        res->status = DSR_SKIP;
+        res->skip_source = dsr__xstrdup("dtype");
     } else if (!run_case(r, c, res, index)) {
         if (r->interrupted) return false; /* RES holds the interrupted case, as a skip */
     }

@@ -96,3 +96,36 @@ def test_template_counts_are_todays(tmp_path: Path) -> None:
     assert m is not None, "the guide gives the template's counts"
     assert tuple(int(g) for g in m.groups()) == (passed, skipped, passed + skipped), (
         f"the guide says {m.groups()}; the run gives {passed} passed, {skipped} skipped")
+
+
+def test_no_host_device_features_are_what_device_parse_needs() -> None:
+    """The guide's features for the cases that name `cpu` are the ones spec/step-features.json
+    lets a device.parse step use (spec/tools/case_features.py checks every case against it)."""
+    with open(os.path.join(TOP, "spec", "step-features.json"), encoding="utf-8") as f:
+        rules = json.load(f)["ops"]["device.parse"]
+    group = {feature for rule in rules for feature in rule.get("any_of", [])}
+    m = re.search(r"every case that names the device `cpu` .*? needs one of the features "
+                  r"(.*?) \(the draft", guide())
+    assert m is not None
+    named = set(re.findall(r"`([a-z0-9-]+)`", m.group(1)))
+    assert named == group, f"the guide names {sorted(named)}; device.parse needs {sorted(group)}"
+
+
+def test_one_rule_for_cannot() -> None:
+    """The guide, the header and the template say one thing of what a library cannot do: it is
+    lacking (ds_lacks, or DS_NOT_IMPLEMENTED naming the op), never a failure."""
+    text = guide()
+    rule = re.search(r"\*\*One way to say \"cannot\"\*\*(.*?)\n- \*\*|\*\*One way to say "
+                     r"\"cannot\"\*\*(.*?) - \*\*", text)
+    assert rule is not None, "the guide states the rule"
+    said = rule.group(1) or rule.group(2)
+    for part in ("ds_lacks", "DS_NOT_IMPLEMENTED", "**lacking**", "fft.fft(n=17)"):
+        assert part in said, f"the guide's rule does not mention {part}"
+    assert "still a **failure**" not in text, "the guide still calls a gap a failure"
+    header = " ".join(read("adapters/shim/include/devspec_shim.h").split())
+    assert "One rule for \"cannot\"" in header and "NAME(PARAM=VALUE)" in header, (
+        "devspec_shim.h states the rule and the form of an argument value")
+    template = read("adapters/template/adapter.c")
+    assert "ds_lacks(what, \"toylib cannot convert" in template and (
+        'ds_lacks(fn == DS_ONES ? "ones" : "empty"' in template), (
+        "the template says what toylib lacks with ds_lacks")

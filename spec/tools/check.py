@@ -29,6 +29,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any, NoReturn
 
+import case_features
 import check_signatures
 import gen_ops
 import gen_statements
@@ -63,6 +64,7 @@ SPEC_FILES = {
     "spec/promotion/out-casting.json": "spec/schema/out-casting.json",
     "spec/ops.json": "spec/schema/ops.json",
     "spec/signatures.json": "spec/schema/signatures.json",
+    "spec/step-features.json": "spec/schema/step-features.json",
     "adapters/adapters.json": "spec/schema/adapters.json",
 }
 PROMOTION_FILES = ("spec/promotion/array-api.json", "spec/promotion/category.json")
@@ -568,6 +570,11 @@ class Checker:
             return
         seen: dict[str, Any] = {}
         points = decision_points(os.path.join(self.root, "spec", "decisions.md"))
+        facts = None
+        try:
+            facts = case_features.Facts(self.root)
+        except (OSError, ValueError, KeyError) as e:
+            self.add(case_features.FACTS, "", "step-features-unusable", str(e))
         for name in sorted(os.listdir(cdir)):
             if not name.endswith(".json"):
                 continue
@@ -592,6 +599,24 @@ class Checker:
                              % case["decision"])
                 self.check_case_bindings(rel, i, case)
                 self.check_case_matchers(rel, i, case)
+            if facts is not None:
+                self.check_case_features(rel, doc, facts)
+
+    def check_case_features(self, rel: str, doc: Json, facts: "case_features.Facts") -> None:
+        """Every case names the features its steps use (spec/step-features.json); a feature
+        neither used nor naming a cited statement is a warning (spec/tools/case_features.py)."""
+        for i, case in enumerate(doc["cases"]):
+            used = facts.derived(case)
+            missing = [f for f in used if f not in case["features"]]
+            if missing:
+                self.add(rel, pointer("cases", i, "features"), "case-features-derived",
+                         "%s: its steps use %s; run %s --fix (a generated file: its generator)"
+                         % (case["id"], ", ".join(missing), case_features.TOOL))
+            extra = [f for f in case["features"] if f not in used and not facts.cited(case, f)]
+            if extra:
+                self.warn(rel, pointer("cases", i, "features"), "case-features-unused",
+                          "%s: %s: no step uses it and it names no statement the case cites"
+                          % (case["id"], ", ".join(extra)))
 
     def check_case_refs(self, rel: str, i: int, case: Json, index: Index | None) -> None:
         if index is None or "features" not in index:

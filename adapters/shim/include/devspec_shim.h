@@ -399,10 +399,16 @@ ds_array *ds_call_result_reserve(ds_call_result *out, size_t n);
  *   1. the kind and message the callback gave with ds_error() before returning, if any;
  *   2. the table's `error` slot, asked to describe the returned status;
  *   3. kind "RuntimeError" and a message naming the status.
- * DS_NOT_IMPLEMENTED returned by a callback means the library cannot express this request
- * (kind NotImplementedError, origin "adapter"), as a NULL slot does. A message given with
- * ds_error() before returning DS_NOT_IMPLEMENTED is kept (the reply says what the library
- * lacks); the kind passed with it is then ignored.
+ * One rule for "cannot" (spec/decisions.md, Protocol and adapters 24): what the library does
+ * not have (a function, a keyword, a dtype, an argument value) is never a wrong answer. Say
+ * it with ds_lacks(NAME, why) before returning non-zero (DS_NOT_IMPLEMENTED or any status):
+ * the reply is NotImplementedError with `lacks` NAME. DS_NOT_IMPLEMENTED returned without
+ * ds_lacks says the same of the whole op, as a NULL slot does (kind NotImplementedError,
+ * origin "adapter"; a message given with ds_error() is kept, its kind ignored), and the runner
+ * names what is lacking by the step's function or op. Either way the case is lacking under
+ * the features the library claims, and skipped under a feature the step uses that it does
+ * not claim; a dtype the library does not have at all is better left out of info_dtypes, so
+ * that the cases needing it on that device skip before they run.
  * Out-parameters are only read on success.
  * ------------------------------------------------------------------------------------- */
 #define DS_NOT_IMPLEMENTED (-0x7fff)
@@ -423,10 +429,17 @@ void ds_verror(const char *kind, const char *fmt, va_list ap)
     ;
 
 /* Records that the library does not have what the failing callback was asked for: kind
- * NotImplementedError, origin "library", and `lacks` naming it as the standard does
- * ("linalg.solve", "Array.__setitem__", "argsort(stable=)", "dtype uint16"); the runner
- * reports the case as lacking it, never as a wrong answer. Call it just before returning
- * non-zero. */
+ * NotImplementedError, origin "library", and `lacks` naming it as the standard does; the
+ * runner reports the case as lacking it, never as a wrong answer. Call it just before
+ * returning non-zero (DS_NOT_IMPLEMENTED or any other status). NAME's forms:
+ *   a function or method      "linalg.solve", "Array.__setitem__"
+ *   a keyword                 "argsort(stable=)", "zeros(device=)"
+ *   an argument value         "fft.fft(n=17)", "asarray(dtype=float16)", "add(scalar)":
+ *                             NAME(PARAM=VALUE), VALUE as Python writes it (a length, a
+ *                             dtype's name), for a function the library has for other values
+ *                             only (an FFT of some lengths, a copy between some dtypes)
+ *   a dtype                   "dtype uint16", where no function of the library has it
+ * Build a formatted NAME with snprintf first (NAME itself is not a format). */
 void ds_lacks(const char *name, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 2, 3)))

@@ -114,8 +114,15 @@ void ds__session_close(ds__session *s)
 int ds__status(ds__session *s, const char *op, int status, ds__err *e)
 {
     if (status == 0) return 0;
+    /* What the callback said it lacks (ds_lacks) is the reply, whatever status it returned,
+     * DS_NOT_IMPLEMENTED too: one way to say "cannot" (devspec_shim.h). */
+    if (s->callback_err.set && s->callback_err.lacks[0] != '\0') {
+        *e = s->callback_err;
+        e->origin = DS__ORIGIN_LIBRARY;
+        return -1;
+    }
     /* The reason a callback gave with ds_error() before returning DS_NOT_IMPLEMENTED is
-     * kept: it says what the library lacks. */
+     * kept: it says what the library cannot express. */
     if (status == DS_NOT_IMPLEMENTED && s->callback_err.set)
         return ds__fail(e, DS__ORIGIN_ADAPTER, "NotImplementedError",
                         "%s: the library cannot express this request: %s", op,

@@ -573,7 +573,16 @@ def test_case_matchers_and_stop_validate(root: Path) -> None:
         s.append({"op": "device.parse", "args": {"text": "gpu:0"},
                   "either": [{"raises": "ValueError", "stop": True},
                              {"expect": {"$type": "string"}}]})
+        d["cases"][1]["features"] += ["info-devices", "device-utils", "info-dtypes"]
     assert case_problems(root, change) == []
+
+
+def test_case_features_derived_from_steps(root: Path) -> None:
+    """A step's op uses features (spec/step-features.json): a case that does not name them is
+    a problem (spec/tools/case_features.py)."""
+    def change(d: Any) -> None:
+        d["cases"][1]["steps"].append({"op": "util.num_gpus"})
+    assert case_problems(root, change) == [(F, "/cases/1/features", "case-features-derived")]
 
 
 def test_case_matcher_schema_rules(root: Path) -> None:
@@ -611,6 +620,7 @@ def test_case_range_must_not_be_empty(root: Path) -> None:
                                                                                           1.5]}}}]})
         s.append({"op": "util.num_gpus", "expect": {"$range": [1, 1]}})          # one value: fine
         s.append({"op": "util.num_gpus", "expect": {"$range": [None, -5]}})      # open: fine
+        d["cases"][1]["features"].append("device-utils")
     ps = case_problems(root, change)
     assert [p for p in ps if p[2] == "case-range-empty"] == [
         (F, "/cases/1/steps/2/expect/$range", "case-range-empty"),
