@@ -939,6 +939,32 @@ def step_source(s: Script, n: int, step: dict[str, Any], changed: set[str]) -> l
     return out
 
 
+def unlisted_dtype(record: dict[str, Any]) -> str | None:
+    """The dtype a lacks verdict rests on the library's own inspection namespace for (it lists
+    the dtype on no device, as JAX without 64-bit mode lists no int64 though jax.numpy.int64
+    exists and means int32), or None. The adapter refuses such a dtype before the call, so the
+    call in plain Python would go on; the script checks the listing the adapter checked."""
+    if record.get("observed_status") != "lacks" or "inspection namespace lists no" not in \
+            str(record.get("reason", "")):
+        return None
+    for what in record.get("lacks") or ():
+        if isinstance(what, str) and what.startswith("dtype "):
+            return what[len("dtype "):]
+    return None
+
+
+def listed_check(n: int, op: str, dtype: str, header: dict[str, Any]) -> list[str]:
+    devices = ", ".join(str(d.get("binding")) for d in header.get("devices", []))
+    return ["# devspec's reading (adapters/python/README.md): a dtype the inspection namespace "
+            "lists on no device is one the library lacks, so devspec refuses it before the call.",
+            "_info = xp.__array_namespace_info__()",
+            "_listed = set().union(*(_info.dtypes(device=d) for d in (%s,)))" % devices,
+            "if %r not in _listed:" % dtype,
+            "    raise AssertionError('%%s: step %d (%s): the library lacks dtype %s: its "
+            "inspection namespace lists no %s on any device (it lists %%s)\\n%%s' %% "
+            "(CASE, sorted(_listed), STATEMENTS))" % (n, op, dtype, dtype)]
+
+
 def docstring(lines: list[str]) -> str:
     text = "\n".join(lines).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     return '"""' + text + '\n"""'
@@ -957,7 +983,10 @@ def write_script(case: dict[str, Any], record: dict[str, Any], header: dict[str,
     if make_xp is None:
         missing = why_none
     else:
+        unlisted = unlisted_dtype(record)
         for n, step in enumerate(case.get("steps", [])):
+            if unlisted and n == failed_at:
+                body += listed_check(n, step.get("op", "?"), unlisted, header)
             try:
                 body += step_source(s, n, step, changed)
             except (NoPlainForm, KeyError, TypeError, ValueError) as exc:

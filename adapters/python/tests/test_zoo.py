@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -36,8 +37,8 @@ def skip_without_runner() -> tuple[str, str]:
 
 def run(spec: str | None = None, cmd: str | None = None, extra: Sequence[str] = (),
         env: dict[str, str] | None = None, cwd: str = TOP) -> tuple[int, Any, str]:
-    """(exit status, report, stderr) of the whole suite against python:SPEC (or the adapter
-    command CMD), without expectations."""
+    """(exit status, report, stderr then stdout: the summary) of the whole suite against
+    python:SPEC (or the adapter command CMD), without expectations."""
     devspec, build = skip_without_runner()
     environ = dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build, **ZOO_ENV,
                    **(env or {}))
@@ -54,7 +55,7 @@ def run(spec: str | None = None, cmd: str | None = None, extra: Sequence[str] = 
         if os.path.exists(path):
             with open(path, encoding="utf-8") as f:
                 report = json.load(f)
-    return proc.returncode, report, proc.stderr
+    return proc.returncode, report, proc.stderr + proc.stdout
 
 
 def verdicts(report: Any) -> dict[str, tuple[str, tuple[str, ...] | None, str]]:
@@ -132,6 +133,19 @@ def test_a_probe_that_raises_is_a_note_and_the_run_goes_on(base: str) -> None:
     # Only the cases of the unclaimed feature change: they are skipped.
     for case, (status, _, reason) in differences(report, base).items():
         assert status == "skip" and "info-dtypes" in reason, (case, status, reason)
+    # The profiles of the version the library declares and before get a verdict from the cases that
+    # ran, and the summary names the probe that raised, instead of folding them into "features
+    # not claimed by the library".
+    declared = report["header"]["library"]["array_api_version"]
+    for name in ["array-api-" + v for v in ("2023.12", "2024.12", "2025.12") if v <= declared]:
+        profile = report["footer"]["profiles"][name]
+        assert profile["verdict"] == "does-not-conform", (name, profile)
+        assert "info-dtypes" in profile["missing_features"] and profile["passed"] > 500
+        assert re.search(r"\n  %s +does-not-conform \(\d+ of \d+ cases passed.*; "
+                         r"not claimed: info-dtypes[ a-z-]*\)" % re.escape(name), err), \
+            err[-3000:]
+    assert "\n  probe that raised: info.dtypes(): TypeError: " in err, err[-3000:]
+    assert "\n  info-dtypes not claimed: info.dtypes(), info.dtypes(device=D0) raised" in err
 
 
 # -- namespaces that are not a plain module -------------------------------------------------
@@ -219,6 +233,14 @@ def test_arrays_without_device_lack_it_unless_compat() -> None:
         lacked = {n for s, lacks, _ in verdicts(report).values() if s == "lacks"
                   for n in lacks or ()}
         assert "Array.device" in lacked and "Array.to_device" in lacked, lacked
+        # A finding against the standard, named in each profile's verdict, never
+        # "undetermined".
+        for name in ("array-api-2021.12", "array-api-2024.12"):
+            profile = report["footer"]["profiles"][name]
+            assert profile["verdict"] == "does-not-conform", (name, profile)
+            assert {"Array.device", "Array.to_device"} <= set(profile["lacks"]), profile
+            assert re.search(r"\n  %s +does-not-conform: lacks [^\n]*Array\.device"
+                             % re.escape(name), err), err[-3000:]
     # --compat given to the adapter, or compat = true in a devspec.toml where devspec runs.
     cmd = "%s %s --module '%s' --compat" % (PYTHON, PROGRAM, spec)
     _, compat, err = run(cmd=cmd)
