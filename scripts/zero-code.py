@@ -6,7 +6,7 @@ file (default reports/zero-code.json) that reports/summary.py renders as SUMMARY
 "Libraries from PyPI, zero code" section.
 
     scripts/zero-code.py --venvs DIR [--devspec PROGRAM] [--only NAME ...] [--out FILE]
-                         [--setup-only] [--reuse]
+                         [--setup-only] [--reuse] [--rescan] [--jobs N]
 
 --venvs DIR holds one virtual environment per library (DIR/NAME; made with `pythonX.Y -m venv`,
 Python 3.11, or 3.10 where a library needs it, found on PATH or under `pyenv root`), its run's
@@ -29,6 +29,7 @@ or the NotImplementedError a partial reproducer announces), with the IDs of any 
 from __future__ import annotations
 
 import argparse
+import concurrent.futures
 import json
 import os
 import re
@@ -267,7 +268,24 @@ def main() -> int:
     ap.add_argument("--out", default=os.path.join(TOP, "reports", "zero-code.json"))
     ap.add_argument("--setup-only", action="store_true")
     ap.add_argument("--reuse", action="store_true", help="keep environments that exist")
+    ap.add_argument("--jobs", type=int, default=1,
+                    help="libraries run at once (each run and its reproducers in a worker)")
+    ap.add_argument("--rescan", action="store_true",
+                    help="run nothing: recount the --out file's entries from the reports "
+                         "in --venvs (after a change to what is counted)")
     args = ap.parse_args()
+    if args.rescan:
+        with open(args.out, encoding="utf-8") as f:
+            data = json.load(f)
+        for e in data["libraries"]:
+            path = os.path.join(args.venvs, e["name"], "run.json")
+            if os.path.exists(path):
+                with open(path, encoding="utf-8") as f:
+                    e.update(summarise(json.load(f)))
+        with open(args.out, "w", encoding="utf-8") as f:
+            json.dump(data, f, indent=1)
+            f.write("\n")
+        return 0
     known = {lib["name"] for lib in LIBRARIES}
     for name in args.only:
         if name not in known:
@@ -288,7 +306,14 @@ def main() -> int:
     if args.only and os.path.exists(args.out):
         with open(args.out, encoding="utf-8") as f:
             old = {e["name"]: e for e in json.load(f)["libraries"]}
-    entries = {lib["name"]: run(lib, args.venvs, devspec, args.reuse) for lib in chosen}
+    # Libraries that share an environment run in one worker, one after the other.
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for lib in chosen:
+        groups.setdefault(lib.get("venv", lib["name"]), []).append(lib)
+    with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
+        done = pool.map(lambda libs: [run(lib, args.venvs, devspec, args.reuse) for lib in libs],
+                        groups.values())
+        entries = {e["name"]: e for group in done for e in group}
     version = subprocess.run([devspec, "--version"], capture_output=True, text=True).stdout
     data = {"generated_by": "scripts/zero-code.py",
             "runner": version.splitlines()[0] if version else None,
