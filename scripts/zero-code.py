@@ -194,6 +194,10 @@ def run(lib: dict[str, Any], venvs: str, devspec: str, reuse: bool) -> dict[str,
         return entry
     with open(report, encoding="utf-8") as f:
         rep = json.load(f)
+    error = rep["header"].get("adapter", {}).get("error")
+    if error and not rep["cases"]:  # the adapter did not start: no case ran
+        entry["unavailable"] = "the adapter did not start: " + error.strip()
+        return entry
     entry.update(summarise(rep))
     entry["reproducers"] = reproduce(rep, report, python, devspec, env)
     return entry

@@ -225,6 +225,25 @@ def test_a_slow_first_call_is_warmed_up_before_the_first_case(base: str) -> None
 
 # -- arrays without .device: lacking by default, array-api-compat's helpers with --compat ------
 
+def test_no_device_anywhere_is_a_verdict_naming_array_device() -> None:
+    """Arrays without .device and no inspection namespace (mlx.core in a namespace of two
+    lines): no device can be listed or read, so D0 is None, the library's default placement,
+    and the cases run: every profile is does-not-conform, lacking Array.device, where it was
+    undetermined with every case skipped for want of a device."""
+    _, report, err = run("zoo.no_device:namespace(False)")
+    assert report is not None, err[-2000:]
+    assert [d["str"] for d in report["header"]["devices"]] == ["None"], report["header"]
+    assert any(n.startswith("no device found") for n in report["header"]["discovery"]["notes"])
+    if not lacks_supported(report):
+        return
+    for name in ("array-api-2021.12", "array-api-2024.12"):
+        profile = report["footer"]["profiles"][name]
+        assert profile["verdict"] == "does-not-conform", (name, profile)
+        assert "Array.device" in profile["lacks"] and profile["passed"] > 100, profile
+        assert re.search(r"\n  %s +does-not-conform: lacks [^\n]*Array\.device"
+                         % re.escape(name), err), err[-3000:]
+
+
 def test_arrays_without_device_lack_it_unless_compat() -> None:
     spec = "zoo.no_device:namespace()"
     _, report, err = run(spec)
