@@ -377,6 +377,16 @@ def configured(top: str | None, label: str) -> str:
     return " (%s)" % ", ".join(marks) if marks else ""
 
 
+def zero_code_verdict(p: Json) -> str:
+    """A profile's verdict in words, with what the library lacks by the standard's names
+    (Array.device, dtype int64), then verdict_cell's counts."""
+    if p["verdict"] == "conforms":
+        return verdict_cell(p)
+    detail = verdict_cell(p)[len("no: "):].replace("lacks `", "not claimed: `", 1)
+    lacks = ", ".join(p.get("lacks") or [])
+    return "%s%s: %s" % (p["verdict"], ", lacks " + lacks if lacks else "", detail)
+
+
 def zero_code_section(data: Json | None) -> str:
     """SUMMARY.md's table of the libraries from PyPI run with no code (scripts/zero-code.py,
     reports/zero-code.json): per library the counts, the verdict of the newest array API
@@ -421,7 +431,7 @@ def zero_code_section(data: Json | None) -> str:
             name, e.get("version") or "?", declared, len(e.get("devices", [])),
             " | ".join(str(c[k]) for k in ("pass", "wrong", "should", "differs", "lacks",
                                            "want_devices", "skip")),
-            repro + " | " + (verdict_cell(profile) if profile else "–")))
+            repro + " | " + (zero_code_verdict(profile) if profile else "–")))
         if e.get("wrong"):
             wrong.append("- %s: %s" % (e["name"], ", ".join("`%s`" % i for i in e["wrong"])))
         bad = r.get("not_as_reported") or {}
@@ -431,7 +441,7 @@ def zero_code_section(data: Json | None) -> str:
     if wrong:
         out += ["", "The wrong verdicts, by case ID (each has its reproducer: `devspec repro "
                 "REPORT.json --case ID`):", "", *wrong]
-    out.append("")
+    out += ["", ""]
     return "\n".join(out)
 
 
