@@ -404,8 +404,9 @@ def zero_code_section(data: Json | None) -> str:
            "devspec decision where the standard is silent; *lacks* the cases the library "
            "could not run for want of a function, method, dtype or keyword; *want devices* the "
            "cases skipped because they need more devices than the library gave. *repro* is "
-           "reproducers that failed as reported / written (partial: stopped at a step only "
-           "devspec provides). `python:jax.numpy` is default JAX (no 64-bit mode, one "
+           "reproducers that failed as reported / run (of written: every failure's is run, "
+           "three per thing lacked of the lacks; partial: stopped at a step only devspec "
+           "provides). `python:jax.numpy` is default JAX (no 64-bit mode, one "
            "device); the `jax` run above turns 64-bit types on, its adapter's documented "
            "choice.", "",
            "| library (python:SPEC) | version | declares | devices | pass | wrong | should | "
@@ -422,7 +423,10 @@ def zero_code_section(data: Json | None) -> str:
             continue
         c = e["counts"]
         r = e.get("reproducers", {})
-        repro = "%d/%d" % (r.get("as_reported", 0), r.get("written", 0))
+        ran = r.get("run", r.get("written", 0))
+        repro = "%d/%d" % (r.get("as_reported", 0), ran)
+        if ran < r.get("written", 0):
+            repro += " of %d" % r["written"]
         if r.get("partial"):
             repro += " (%d partial)" % r["partial"]
         declared = e.get("array_api_version") or "–"
