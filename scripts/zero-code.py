@@ -6,7 +6,7 @@ file (default reports/zero-code.json) that reports/summary.py renders as SUMMARY
 "Libraries from PyPI, zero code" section.
 
     scripts/zero-code.py --venvs DIR [--devspec PROGRAM] [--only NAME ...] [--out FILE]
-                         [--setup-only] [--reuse] [--rescan] [--jobs N]
+                         [--setup-only] [--reuse] [--rescan] [--recheck] [--jobs N]
 
 --venvs DIR holds one virtual environment per library (DIR/NAME; made with `pythonX.Y -m venv`,
 Python 3.11, or 3.10 where a library needs it, found on PATH or under `pyenv root`), its run's
@@ -158,13 +158,27 @@ def check_reproducer(python: str, path: str, case: dict[str, Any],
     if not last.startswith("AssertionError: %s: " % case["id"]):
         return "ended with " + last[:300]
     step = re.match(r"AssertionError: [^:]+: step (\d+) \(([a-z_.]+)\)", last)
-    if step and (int(step.group(1)), step.group(2)) != (case.get("step"), case.get("op")):
-        return "failed at step %s (%s), devspec at step %s (%s)" % (
-            step.group(1), step.group(2), case.get("step"), case.get("op"))
+    if step:
+        if (int(step.group(1)), step.group(2)) != (case.get("step"), case.get("op")):
+            return "failed at step %s (%s), devspec at step %s (%s)" % (
+                step.group(1), step.group(2), case.get("step"), case.get("op"))
+        return None
+    # A step raised where the case wants a result: the library must have raised the same
+    # kind in the run (any kind for a lack: the adapter names what is lacking its own way),
+    # and a device the script could not find is the script's failure, not the library's.
+    raised = re.match(r"AssertionError: [^:]+: (\w+): (.*)", last)
+    if raised is None or raised.group(2).startswith("the library lists no device"):
+        return "ended with " + last[:300]
+    observed = case.get("observed")
+    error = observed.get("error") if isinstance(observed, dict) else None
+    kind = error.get("kind") if isinstance(error, dict) else None
+    if case["observed_status"] != "lacks" and raised.group(1) != kind:
+        return "raised %s, devspec reported %s" % (raised.group(1), kind or "no exception")
     return None
 
 
-def run(lib: dict[str, Any], venvs: str, devspec: str, reuse: bool) -> dict[str, Any]:
+def run(lib: dict[str, Any], venvs: str, devspec: str, reuse: bool,
+        recheck: bool = False) -> dict[str, Any]:
     entry: dict[str, Any] = {"name": lib["name"], "spec": lib["spec"], "pip": lib["pip"]}
     for key in ("env", "why"):
         if key in lib:
@@ -185,12 +199,15 @@ def run(lib: dict[str, Any], venvs: str, devspec: str, reuse: bool) -> dict[str,
     # The README's command: devspec run --adapter python:mylib --python "$(which python)"
     cmd = [devspec, "run", "--adapter", "python:" + lib["spec"], "--python", python,
            "--report", report]
-    log("%s: %s" % (lib["name"], " ".join(cmd[1:])))
-    start = time.monotonic()
-    with open(os.path.join(here, "run.log"), "w", encoding="utf-8") as out:
-        p = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=TOP)
-    entry["wall_s"] = round(time.monotonic() - start, 1)
-    entry["exit_status"] = p.returncode
+    if recheck and os.path.exists(report):
+        log("%s: the report there, the reproducers again" % lib["name"])
+    else:
+        log("%s: %s" % (lib["name"], " ".join(cmd[1:])))
+        start = time.monotonic()
+        with open(os.path.join(here, "run.log"), "w", encoding="utf-8") as out:
+            p = subprocess.run(cmd, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=TOP)
+        entry["wall_s"] = round(time.monotonic() - start, 1)
+        entry["exit_status"] = p.returncode
     if not os.path.exists(report):
         with open(os.path.join(here, "run.log"), encoding="utf-8") as f:
             tail = [x for x in f.read().splitlines() if x.strip()]
@@ -289,6 +306,9 @@ def main() -> int:
     ap.add_argument("--out", default=os.path.join(TOP, "reports", "zero-code.json"))
     ap.add_argument("--setup-only", action="store_true")
     ap.add_argument("--reuse", action="store_true", help="keep environments that exist")
+    ap.add_argument("--recheck", action="store_true",
+                    help="keep the environments and each library's report where there is one: "
+                         "write and run the reproducers again (after a change to devspec repro)")
     ap.add_argument("--jobs", type=int, default=1,
                     help="libraries run at once (each run and its reproducers in a worker)")
     ap.add_argument("--rescan", action="store_true",
@@ -332,8 +352,8 @@ def main() -> int:
     for lib in chosen:
         groups.setdefault(lib.get("venv", lib["name"]), []).append(lib)
     with concurrent.futures.ThreadPoolExecutor(max(1, args.jobs)) as pool:
-        done = pool.map(lambda libs: [run(lib, args.venvs, devspec, args.reuse) for lib in libs],
-                        groups.values())
+        done = pool.map(lambda libs: [run(lib, args.venvs, devspec, args.reuse or args.recheck,
+                                          args.recheck) for lib in libs], groups.values())
         entries = {e["name"]: e for group in done for e in group}
     version = subprocess.run([devspec, "--version"], capture_output=True, text=True).stdout
     data = {"generated_by": "scripts/zero-code.py",
