@@ -72,6 +72,13 @@ LIBRARIES: list[dict[str, Any]] = [
     {"name": "array_api_compat.numpy", "pip": ["numpy", "array-api-compat"],
      "spec": "array_api_compat.numpy", "dists": ["array-api-compat", "numpy"],
      "why": "array-api-compat's wrapper of NumPy, which libraries use to get NumPy as a namespace"},
+    {"name": "jax.experimental.array_api", "pip": ["jax[cpu]==0.4.30"],
+     "spec": "jax.experimental.array_api", "dists": ["jax", "jaxlib"],
+     "why": "JAX 0.4's array API namespace, before jax.numpy became one (removed in 0.4.32)"},
+    {"name": "array_api_compat.numpy-1.26", "pip": ["numpy<2", "array-api-compat"],
+     "spec": "array_api_compat.numpy", "dists": ["array-api-compat", "numpy"],
+     "why": "array-api-compat over NumPy 1.26, where it supplies what NumPy 1 lacks (device, "
+            "to_device, the inspection namespace)"},
     # Its array_api module imports array_api_strict, which the package does not require.
     {"name": "onnx-array-api", "pip": ["onnx-array-api", "array-api-strict"],
      "spec": "onnx_array_api.array_api.onnx_numpy", "dists": ["onnx-array-api", "onnx"],
