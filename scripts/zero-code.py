@@ -261,7 +261,10 @@ def summarise(rep: dict[str, Any]) -> dict[str, Any]:
     return {"library": lib.get("name"), "version": lib.get("version"),
             "array_api_version": lib.get("array_api_version"),
             "devices": [d.get("str") for d in rep["header"].get("devices", [])],
-            "notes": rep["header"].get("adapter", {}).get("notes", []),
+            # What start-up found wrong: probes that raised, devices left out or none found.
+            "notes": [n for n in rep["header"].get("discovery", {}).get("notes", [])
+                      if n.startswith(("could not determine", "device ", "no device",
+                                       "no usable device"))],
             "counts": counts, "total": rep["footer"].get("total"), "profiles": profiles,
             "wrong": sorted(wrong)}
 
