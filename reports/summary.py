@@ -377,6 +377,9 @@ def configured(top: str | None, label: str) -> str:
     return " (%s)" % ", ".join(marks) if marks else ""
 
 
+WRONG_SHOWN = 40  # the wrong verdicts' case IDs listed per library; zero-code.json has all
+
+
 def zero_code_verdict(p: Json) -> str:
     """A profile's verdict in words, with what the library lacks by the standard's names
     (Array.device, dtype int64), then verdict_cell's counts."""
@@ -437,7 +440,10 @@ def zero_code_section(data: Json | None) -> str:
                                            "want_devices", "skip")),
             repro + " | " + (zero_code_verdict(profile) if profile else "–")))
         if e.get("wrong"):
-            wrong.append("- %s: %s" % (e["name"], ", ".join("`%s`" % i for i in e["wrong"])))
+            shown = e["wrong"][:WRONG_SHOWN]
+            more = len(e["wrong"]) - len(shown)
+            wrong.append("- %s: %s%s" % (e["name"], ", ".join("`%s`" % i for i in shown),
+                                         " and %d more (zero-code.json)" % more if more else ""))
         bad = r.get("not_as_reported") or {}
         if bad:
             wrong.append("  - reproducers that did not fail as reported: " + "; ".join(
