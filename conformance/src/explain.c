@@ -2,7 +2,8 @@
  * adapter what each handle the failure mentions is (device.describe, array.describe) and
  * writes the failing step as the library saw it: the op and its arguments with every device
  * by the library's own name and every array by its dtype, shape and device. The reason's
- * "device#N" become those names, so no failure text shows a handle number; the report keeps
+ * "device#N", and the handles in the expected and observed values, become those names, so no
+ * failure text shows a handle number; the report keeps
  * which handle each name was ("devices"), and --trace says it too ("# " lines). */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
@@ -141,7 +142,8 @@ static char *renamed(const explainer *x, const char *s)
     return b.data;
 }
 
-/* V as the call's text: devices by name, arrays as "float32[3] on cpu:1", strings quoted,
+/* V as the call's text: devices by name, arrays as "float32[3] on cpu:1" (one the library
+ * could not describe as "<array>"), strings quoted,
  * everything else as JSON (cut as messages are). */
 static void put_value(dsr_buf *b, const explainer *x, const cJSON *v)
 {
@@ -166,6 +168,8 @@ static void put_value(dsr_buf *b, const explainer *x, const cJSON *v)
                               ? cJSON_GetObjectItemCaseSensitive(x->names, dev->valuestring)
                               : NULL;
         dsr__buf_puts(b, dn ? dn->valuestring : cJSON_IsNull(dev) ? "None" : "?");
+    } else if (cJSON_IsString(v) && !strncmp(v->valuestring, "array#", 6)) {
+        dsr__buf_puts(b, "<array>"); /* one the library could not describe: no handle number */
     } else if (cJSON_IsArray(v)) {
         dsr__buf_puts(b, "[");
         int k = 0;
@@ -189,6 +193,40 @@ static void put_value(dsr_buf *b, const explainer *x, const cJSON *v)
     } else {
         dsr__show_value(b, v, 200);
     }
+}
+
+/* A copy of V (expected or observed) with every device handle the explanation named replaced
+ * by the library's name and every array handle it described by its text ("float32[3] on
+ * cpu:1"), so that TAP, the report and the reproducers show no handle number. */
+static cJSON *named_value(const explainer *x, const cJSON *v)
+{
+    bool array = cJSON_IsString(v) && !strncmp(v->valuestring, "array#", 6);
+    bool device =
+        dsr__is_device_handle(v) && cJSON_GetObjectItemCaseSensitive(x->names, v->valuestring);
+    if (array || device) {
+        dsr_buf b = {0};
+        put_value(&b, x, v);
+        cJSON *s = cJSON_CreateString(b.data);
+        dsr__buf_free(&b);
+        return s;
+    }
+    if (cJSON_IsString(v)) {
+        char *text = renamed(x, v->valuestring);
+        cJSON *s = cJSON_CreateString(text);
+        free(text);
+        return s;
+    }
+    if (!cJSON_IsArray(v) && !cJSON_IsObject(v)) return cJSON_Duplicate(v, true);
+    cJSON *out = cJSON_IsArray(v) ? cJSON_CreateArray() : cJSON_CreateObject();
+    const cJSON *c;
+    cJSON_ArrayForEach(c, v)
+    {
+        if (cJSON_IsArray(v))
+            cJSON_AddItemToArray(out, named_value(x, c));
+        else
+            cJSON_AddItemToObject(out, c->string, named_value(x, c));
+    }
+    return out;
 }
 
 /* The step as a call: OP(key=value, ...). */
@@ -236,6 +274,12 @@ void dsr__explain_failure(dsr_client *cl, const dsr_case *c, const cJSON *bindin
     if (frame) dsr__buf_printf(&why, " (raised at %s)", frame);
     free(res->reason);
     res->reason = why.data;
+    cJSON *named[2] = {res->expected ? named_value(&x, res->expected) : NULL,
+                       res->observed ? named_value(&x, res->observed) : NULL};
+    cJSON_Delete(res->expected);
+    cJSON_Delete(res->observed);
+    res->expected = named[0];
+    res->observed = named[1];
 
     if (cJSON_GetArraySize(x.names) > 0) {
         res->devices = x.names;

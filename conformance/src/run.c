@@ -232,7 +232,9 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
         const char *tail = dsr__adapter_stderr(r->cl.ad);
         if (tail[0]) res->stderr_tail = dsr__xstrdup(tail);
     }
-    if (end == DSR_END_FAIL) dsr__explain_failure(&r->cl, c, r->bindings, res);
+    /* A lack is explained as a failure is: its values name devices too (test_failure_text) */
+    if (end == DSR_END_FAIL || end == DSR_END_LACKS)
+        dsr__explain_failure(&r->cl, c, r->bindings, res);
     if (end == DSR_END_CRASH || end == DSR_END_TIMEOUT) dsr__client_restart(&r->cl);
     sync_client(r);
     return !dsr__interrupted;

@@ -200,6 +200,45 @@ static void print_stale(FILE *out, const dsr_run_state *r, const cJSON *footer)
     }
 }
 
+/* True when NAME is a profile of the array API standard whose version the library declares
+ * (hello's library.array_api_version) or an earlier one: a profile the library says it
+ * implements, whose verdict is shown even where the adapter did not claim one of its features
+ * (a probe of the library raised), never folded into "features not claimed". */
+static bool within_declared(const dsr_run_state *r, const char *name)
+{
+    const char *declared = dsr__declared_version(r->reg, r->hello);
+    if (!declared) return false;
+    for (int i = 0; i < r->reg->nprofiles; i++) {
+        const dsr_profile *p = &r->reg->profiles[i];
+        if (!strcmp(p->name, name))
+            return p->document && !strcmp(p->document, "array-api") && p->version &&
+                   strcmp(p->version, "draft") != 0 && strcmp(p->version, declared) <= 0;
+    }
+    return false;
+}
+
+/* The features the adapter did not claim because a probe of the library raised (hello's
+ * claims.FEATURE.why) and the probes' own notes ("could not determine ..."), named under the
+ * verdicts they cost a feature of. */
+static void print_probe_notes(FILE *out, const dsr_run_state *r, int shown)
+{
+    if (!shown) return;
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(r->hello, "claims"))
+    {
+        const cJSON *why = cJSON_GetObjectItemCaseSensitive(c, "why");
+        if (cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(c, "claimed")) && cJSON_IsString(why) &&
+            strstr(why->valuestring, " raised"))
+            fprintf(out, "  %s not claimed: %s\n", c->string, why->valuestring);
+    }
+    const cJSON *n;
+    cJSON_ArrayForEach(n, cJSON_GetObjectItemCaseSensitive(r->hello, "notes"))
+    {
+        if (cJSON_IsString(n) && !strncmp(n->valuestring, "could not determine ", 20))
+            fprintf(out, "  probe that raised: %s\n", n->valuestring + 20);
+    }
+}
+
 static void print_profiles(FILE *out, const dsr_run_state *r, const cJSON *footer)
 {
     const bool color = r->o->color;
@@ -213,7 +252,7 @@ static void print_profiles(FILE *out, const dsr_run_state *r, const cJSON *foote
         const cJSON *missing = cJSON_GetObjectItemCaseSensitive(p, "missing_features");
         bool asked = r->o->profile && !strcmp(r->o->profile, p->string);
         if (r->o->profile && !asked) continue;
-        if (!asked && cJSON_GetArraySize(missing) > 0) {
+        if (!asked && cJSON_GetArraySize(missing) > 0 && !within_declared(r, p->string)) {
             unclaimed++;
             continue;
         }
@@ -250,6 +289,7 @@ static void print_profiles(FILE *out, const dsr_run_state *r, const cJSON *foote
         }
         fputs(")\n", out);
     }
+    print_probe_notes(out, r, shown);
     if (unclaimed)
         fprintf(out, "%s  %d other profile%s: features not claimed by the library\n",
                 shown ? "" : "\nprofiles:\n", unclaimed, unclaimed == 1 ? "" : "s");

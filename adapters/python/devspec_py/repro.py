@@ -738,13 +738,29 @@ def _either(step, call, observe, alternatives):
 
 
 def _device(text):
-    """The device the run bound, found among the library's devices by its text."""
+    """The device the run bound, found among the library's devices by its text (a memory
+    address in it, as in '<Device object at 0x7f...>', compared as any address; None: the
+    library's default placement, bound where it lists no device)."""
+    import re
+    if text == "None":
+        return None
+    def same(d):
+        return any(re.sub(r" at 0x[0-9a-fA-F]+", " at 0x", t) ==
+                   re.sub(r" at 0x[0-9a-fA-F]+", " at 0x", text) for t in (str(d), repr(d)))
     for d in _info().devices():
         if d is not None and (str(d) == text or repr(d) == text):
             return d
     default = _info().default_device()
     if str(default) == text or repr(default) == text:
         return default
+    found = [d for d in list(_info().devices()) + [default] if d is not None and same(d)]
+    if found:
+        return found[0]
+    # The default device as devspec found it where the inspection namespace does not list it:
+    # an array's .device (JAX 0.4's jax.experimental.array_api gives a sharding there).
+    d = xp.empty(()).device
+    if str(d) == text or repr(d) == text or same(d):
+        return d
     raise LookupError("the library lists no device %%r (the run bound it)" %% text)
 '''
 
@@ -939,6 +955,32 @@ def step_source(s: Script, n: int, step: dict[str, Any], changed: set[str]) -> l
     return out
 
 
+def unlisted_dtype(record: dict[str, Any]) -> str | None:
+    """The dtype a lacks verdict rests on the library's own inspection namespace for (it lists
+    the dtype on no device, as JAX without 64-bit mode lists no int64 though jax.numpy.int64
+    exists and means int32), or None. The adapter refuses such a dtype before the call, so the
+    call in plain Python would go on; the script checks the listing the adapter checked."""
+    if record.get("observed_status") != "lacks" or "inspection namespace lists no" not in \
+            str(record.get("reason", "")):
+        return None
+    for what in record.get("lacks") or ():
+        if isinstance(what, str) and what.startswith("dtype "):
+            return what[len("dtype "):]
+    return None
+
+
+def listed_check(n: int, op: str, dtype: str, header: dict[str, Any]) -> list[str]:
+    devices = ", ".join(str(d.get("binding")) for d in header.get("devices", []))
+    return ["# devspec's reading (adapters/python/README.md): a dtype the inspection namespace "
+            "lists on no device is one the library lacks, so devspec refuses it before the call.",
+            "_info = xp.__array_namespace_info__()",
+            "_listed = set().union(*(_info.dtypes(device=d) for d in (%s,)))" % devices,
+            "if %r not in _listed:" % dtype,
+            "    raise AssertionError('%%s: step %d (%s): the library lacks dtype %s: its "
+            "inspection namespace lists no %s on any device (it lists %%s)\\n%%s' %% "
+            "(CASE, sorted(_listed), STATEMENTS))" % (n, op, dtype, dtype)]
+
+
 def docstring(lines: list[str]) -> str:
     text = "\n".join(lines).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
     return '"""' + text + '\n"""'
@@ -957,7 +999,10 @@ def write_script(case: dict[str, Any], record: dict[str, Any], header: dict[str,
     if make_xp is None:
         missing = why_none
     else:
+        unlisted = unlisted_dtype(record)
         for n, step in enumerate(case.get("steps", [])):
+            if unlisted and n == failed_at:
+                body += listed_check(n, step.get("op", "?"), unlisted, header)
             try:
                 body += step_source(s, n, step, changed)
             except (NoPlainForm, KeyError, TypeError, ValueError) as exc:

@@ -255,3 +255,53 @@ def test_a_namespace_reached_through_its_arrays() -> None:
         with open(path, encoding="utf-8") as f:
             assert "xp = zoo.arrays_only.asarray([0, 1]).__array_namespace__()" in f.read()
         check_fails_as_reported(python, path, cases[cid], env=zoo)
+
+
+# The zero-code runs (python:SPEC, no expectations; scripts/zero-code.py runs them from PyPI)
+# of the libraries this project's environment installs: SPEC, the library whose interpreter
+# runs it, the environment and the cases (JAX, whose every case compiles, on two parts where
+# default JAX fails: int8's promotions, whose int64 it lacks, and copies).
+ZERO_CODE = [
+    ("numpy", "numpy", {}, []),
+    ("array_api_strict", "array-api-strict", {}, []),
+    ("array_api_strict", "array-api-strict", {"ARRAY_API_STRICT_API_VERSION": "2023.12"}, []),
+    ("jax.numpy", "jax", {"JAX_PLATFORMS": "cpu"},
+     ["--case", "promotion.api.add.int8.*", "--case", "copy.*"]),
+]
+
+
+def need(library: str, module: str) -> None:
+    """Skips, saying why, where LIBRARY's interpreter cannot import MODULE; fails in CI
+    (CI=true), where the project's environment has every one of them (requirements.txt)."""
+    ok, why = importable(library)
+    if ok:
+        p = subprocess.run([interpreter(library), "-c", "import " + module.split(":")[0]],
+                           capture_output=True, text=True)
+        ok, why = p.returncode == 0, "%s does not import: %s" % (
+            module, (p.stderr.strip().splitlines() or ["?"])[-1])
+    if not ok:
+        if os.environ.get("CI") == "true":
+            pytest.fail("CI: " + why)
+        pytest.skip(why)
+
+
+@pytest.mark.parametrize("spec, library, env, cases", ZERO_CODE,
+                         ids=["%s%s" % (s, "-" + "-".join(e.values()) if e else "")
+                              for s, _, e, _ in ZERO_CODE])
+def test_zero_code_failures_reproduce(spec: str, library: str, env: dict[str, str],
+                                      cases: list[str]) -> None:
+    """Every failure of `devspec run --adapter python:SPEC` in default settings (JAX without
+    64-bit mode) has a reproducer that fails, in a plain interpreter with the same
+    environment, as the report says."""
+    need(library, spec)
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("JAX_", "XLA_"))}
+    environ = dict(clean, **env)
+    with tempfile.TemporaryDirectory() as tmp:
+        report, out = run_and_repro(tmp, ["--adapter", "python:" + spec, "--python",
+                                          interpreter(library), "--expectations", "/dev/null",
+                                          *cases], env=env)
+        failures = failing(report)
+        assert failures, "python:%s: no failure to reproduce" % spec
+        for cid, record in failures.items():
+            check_fails_as_reported(interpreter(library), os.path.join(out, repro.file_name(cid)),
+                                    record, env=environ if env else None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Sequence
@@ -36,8 +37,8 @@ def skip_without_runner() -> tuple[str, str]:
 
 def run(spec: str | None = None, cmd: str | None = None, extra: Sequence[str] = (),
         env: dict[str, str] | None = None, cwd: str = TOP) -> tuple[int, Any, str]:
-    """(exit status, report, stderr) of the whole suite against python:SPEC (or the adapter
-    command CMD), without expectations."""
+    """(exit status, report, stderr then stdout: the summary) of the whole suite against
+    python:SPEC (or the adapter command CMD), without expectations."""
     devspec, build = skip_without_runner()
     environ = dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build, **ZOO_ENV,
                    **(env or {}))
@@ -54,7 +55,7 @@ def run(spec: str | None = None, cmd: str | None = None, extra: Sequence[str] = 
         if os.path.exists(path):
             with open(path, encoding="utf-8") as f:
                 report = json.load(f)
-    return proc.returncode, report, proc.stderr
+    return proc.returncode, report, proc.stderr + proc.stdout
 
 
 def verdicts(report: Any) -> dict[str, tuple[str, tuple[str, ...] | None, str]]:
@@ -141,6 +142,19 @@ def test_a_probe_that_raises_is_a_note_and_the_run_goes_on(base: str) -> None:
     # Only the cases of the unclaimed feature change: they are skipped.
     for case, (status, _, reason) in differences(report, base).items():
         assert status == "skip" and "info-dtypes" in reason, (case, status, reason)
+    # The profiles of the version the library declares and before get a verdict from the cases that
+    # ran, and the summary names the probe that raised, instead of folding them into "features
+    # not claimed by the library".
+    declared = report["header"]["library"]["array_api_version"]
+    for name in ["array-api-" + v for v in ("2023.12", "2024.12", "2025.12") if v <= declared]:
+        profile = report["footer"]["profiles"][name]
+        assert profile["verdict"] == "does-not-conform", (name, profile)
+        assert "info-dtypes" in profile["missing_features"] and profile["passed"] > 500
+        assert re.search(r"\n  %s +does-not-conform \(\d+ of \d+ cases passed.*; "
+                         r"not claimed: info-dtypes[ a-z-]*\)" % re.escape(name), err), \
+            err[-3000:]
+    assert "\n  probe that raised: info.dtypes(): TypeError: " in err, err[-3000:]
+    assert "\n  info-dtypes not claimed: info.dtypes(), info.dtypes(device=D0) raised" in err
 
 
 # -- namespaces that are not a plain module -------------------------------------------------
@@ -220,6 +234,25 @@ def test_a_slow_first_call_is_warmed_up_before_the_first_case(base: str) -> None
 
 # -- arrays without .device: lacking by default, array-api-compat's helpers with --compat ------
 
+def test_no_device_anywhere_is_a_verdict_naming_array_device() -> None:
+    """Arrays without .device and no inspection namespace (mlx.core in a namespace of two
+    lines): no device can be listed or read, so D0 is None, the library's default placement,
+    and the cases run: every profile is does-not-conform, lacking Array.device, where it was
+    undetermined with every case skipped for want of a device."""
+    _, report, err = run("zoo.no_device:namespace(False)")
+    assert report is not None, err[-2000:]
+    assert [d["str"] for d in report["header"]["devices"]] == ["None"], report["header"]
+    assert any(n.startswith("no device found") for n in report["header"]["discovery"]["notes"])
+    if not lacks_supported(report):
+        return
+    for name in ("array-api-2021.12", "array-api-2024.12"):
+        profile = report["footer"]["profiles"][name]
+        assert profile["verdict"] == "does-not-conform", (name, profile)
+        assert "Array.device" in profile["lacks"] and profile["passed"] > 100, profile
+        assert re.search(r"\n  %s +does-not-conform: lacks [^\n]*Array\.device"
+                         % re.escape(name), err), err[-3000:]
+
+
 def test_arrays_without_device_lack_it_unless_compat() -> None:
     spec = "zoo.no_device:namespace()"
     _, report, err = run(spec)
@@ -228,6 +261,14 @@ def test_arrays_without_device_lack_it_unless_compat() -> None:
         lacked = {n for s, lacks, _ in verdicts(report).values() if s == "lacks"
                   for n in lacks or ()}
         assert "Array.device" in lacked and "Array.to_device" in lacked, lacked
+        # A finding against the standard, named in each profile's verdict, never
+        # "undetermined".
+        for name in ("array-api-2021.12", "array-api-2024.12"):
+            profile = report["footer"]["profiles"][name]
+            assert profile["verdict"] == "does-not-conform", (name, profile)
+            assert {"Array.device", "Array.to_device"} <= set(profile["lacks"]), profile
+            assert re.search(r"\n  %s +does-not-conform: lacks [^\n]*Array\.device"
+                             % re.escape(name), err), err[-3000:]
     # --compat given to the adapter, or compat = true in a devspec.toml where devspec runs.
     cmd = "%s %s --module '%s' --compat" % (PYTHON, PROGRAM, spec)
     _, compat, err = run(cmd=cmd)

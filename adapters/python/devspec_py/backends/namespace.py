@@ -176,6 +176,17 @@ class NamespaceBackend(ArrayAPIBackend):
                                  lambda: self.device_of(self.xp.empty(())))
         if default is FAILED:
             default = listed[0] if listed else None
+        if default is None and not listed and not self.overrides.devices:
+            # No device to bind at all (no inspection namespace, arrays without .device, as
+            # mlx.core in a namespace of two lines): D0 is None, the library's default
+            # placement, so that the cases run and charge what the library lacks
+            # (Array.device, the device keyword) instead of all being skipped for want of a
+            # device, which left every profile undetermined.
+            self.notes.append("no device found (no inspection namespace lists one, and the "
+                              "default device could not be read from an array): D0 is None, "
+                              "the library's default placement")
+            self.default = None
+            return None, [None]
         if default is not None and not any(self.same(default, d) for d in listed):
             listed.insert(0, default)
         self.default = default  # reading an array elsewhere copies it here

@@ -37,7 +37,9 @@ def _returning(f: Any) -> Any:
     return wrapper
 
 
-def namespace() -> Any:
+def namespace(info: bool = True) -> Any:
+    """The namespace; without INFO, with no inspection namespace either (as mlx.core in a
+    namespace of two lines): no device can be listed or read from an array."""
     ns: Any = types.ModuleType(__name__)
     for key in dir(numpy):
         if key.startswith("_") and key != "__array_api_version__":
@@ -45,7 +47,8 @@ def namespace() -> Any:
         value = getattr(numpy, key)
         is_function = callable(value) and not isinstance(value, type)
         setattr(ns, key, _returning(value) if is_function else value)
-    ns.__array_namespace_info__ = numpy.__array_namespace_info__
+    if info:
+        ns.__array_namespace_info__ = numpy.__array_namespace_info__
     for sub in ("fft", "linalg"):
         mod = types.ModuleType(__name__ + "." + sub)
         for key in dir(getattr(numpy, sub)):
