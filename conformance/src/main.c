@@ -641,6 +641,13 @@ static int cmd_run(args *a, int argc, char **argv)
     }
     dsr_options o = {0};
     run_options(a, expectations, &o);
+    /* An adapter whose library cannot take several workers in one run says so in its entry
+     * ("jobs"): more are never started, whatever --jobs asks, and stderr says so. */
+    if (found == 0 && named.jobs > 0 && o.jobs > named.jobs) {
+        fprintf(stderr, "devspec: %s: %d worker%s (its adapters file entry's \"jobs\"), not %d\n",
+                named.name, named.jobs, named.jobs == 1 ? "" : "s", o.jobs);
+        o.jobs = named.jobs;
+    }
     o.inputs = &inputs;
     o.adapter_label = label;
     o.adapter_spec = a->adapter_cmd ? a->adapter_cmd : a->adapter;

@@ -468,10 +468,14 @@ static int check_adapters(const char *path, const char *text, const cJSON *root)
                 }
             } else if (!strcmp(k->string, "expectations")) {
                 if (!plain_string(k) && !cJSON_IsNull(k)) PROBLEM(3, "must be a path or null");
+            } else if (!strcmp(k->string, "jobs")) {
+                if (!cJSON_IsNumber(k) || k->valuedouble != (double)(int)k->valuedouble ||
+                    k->valuedouble < 1 || k->valuedouble > 64)
+                    PROBLEM(3, "must be a whole number of workers from 1 to 64");
             } else {
                 seg[2].at_key = true;
                 PROBLEM(3, "unknown field (allowed: name, description, command, shared_object, "
-                           "env, expectations)");
+                           "env, expectations, jobs)");
             }
         }
         seg[2] = (dsr_seg){0};
@@ -645,6 +649,8 @@ static int find_in(cJSON *root, const char *dir, const char *source, const char 
             out->env[k++] = kv.data;
         }
         out->env[k] = NULL;
+        const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(it, "jobs");
+        out->jobs = cJSON_IsNumber(jobs) ? (int)jobs->valuedouble : 0;
         const char *ex = str_field(it, "expectations", NULL);
         if (ex) {
             dsr_buf p = {0};

@@ -148,6 +148,26 @@ def test_adapters_file_of_ones_own(env: Env) -> None:
             f"{how}: list adapters shows both files", "mine and refarray", out)
 
 
+def test_adapters_file_jobs(env: Env) -> None:
+    """An entry's "jobs" is the most workers a run of that library starts, whatever --jobs
+    asks (said on stderr); a value that is not a whole number from 1 to 64 is refused."""
+    own = vendor(env)
+    file = os.path.join(own, "adapters.json")
+    for jobs, ok in ((1, True), (0, False), (1.5, False)):
+        with open(file, "w") as f:
+            json.dump({"description": "a vendor's adapters", "adapters": [
+                {"name": "mine", "command": [sys.executable, "bin/fake.py"], "jobs": jobs}]}, f)
+        rep = env.path("mine-jobs.json")
+        rc, _, err = env.run(["run", "--cases", PASS, "--adapter", "mine", "--jobs", "3",
+                              "--report", rep, "--adapters", file, "--no-tap"], cwd=env.tmp)
+        if ok:
+            assert rc == 0 and "mine: 1 worker (its adapters file entry's \"jobs\"), not 3" in err, \
+                why("jobs 1 in the entry: one worker, said", 0, (rc, err[-400:]))
+        else:
+            assert rc == 2 and "jobs" in err and "whole number of workers" in err, why(
+                "jobs %r refused, naming the field" % jobs, 2, (rc, err[-400:]))
+
+
 def test_adapters_file_takes_over(env: Env) -> None:
     """An adapters file of one's own that takes over a name of the suite's (refarray) is
     said, and the report records the file; the entry's report header says so."""
