@@ -356,6 +356,7 @@ typedef struct dsr_named_adapter {
     char **env;                /* "K=V", NULL-terminated */
     char *expectations;        /* absolute, may be NULL */
     int jobs;                  /* the most workers the library allows in one run (0: no limit) */
+    double timeout;            /* the least per-case timeout its library needs (0: none) */
     char *file;                /* an adapters file of one's own it came from (NULL: the suite's);
                                 * after -2, the file that could not be used */
     bool replaces_suite_entry; /* the suite's adapters.json has an adapter of that name too */

@@ -648,6 +648,15 @@ static int cmd_run(args *a, int argc, char **argv)
                 named.name, named.jobs, named.jobs == 1 ? "" : "s", o.jobs);
         o.jobs = named.jobs;
     }
+    /* A library that compiles its kernels on first use (CLBlast through PoCL) says how long
+     * one case may take ("timeout"): a shorter --timeout is raised to it, and stderr says so. */
+    if (found == 0 && named.timeout > o.timeout) {
+        fprintf(stderr,
+                "devspec: %s: a case may take %g s (its adapters file entry's "
+                "\"timeout\"), not %g s\n",
+                named.name, named.timeout, o.timeout);
+        o.timeout = named.timeout;
+    }
     o.inputs = &inputs;
     o.adapter_label = label;
     o.adapter_spec = a->adapter_cmd ? a->adapter_cmd : a->adapter;

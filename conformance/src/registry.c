@@ -468,6 +468,9 @@ static int check_adapters(const char *path, const char *text, const cJSON *root)
                 }
             } else if (!strcmp(k->string, "expectations")) {
                 if (!plain_string(k) && !cJSON_IsNull(k)) PROBLEM(3, "must be a path or null");
+            } else if (!strcmp(k->string, "timeout")) {
+                if (!cJSON_IsNumber(k) || !(k->valuedouble > 0) || k->valuedouble > 3600)
+                    PROBLEM(3, "must be a number of seconds above 0, at most 3600");
             } else if (!strcmp(k->string, "jobs")) {
                 if (!cJSON_IsNumber(k) || k->valuedouble != (double)(int)k->valuedouble ||
                     k->valuedouble < 1 || k->valuedouble > 64)
@@ -475,7 +478,7 @@ static int check_adapters(const char *path, const char *text, const cJSON *root)
             } else {
                 seg[2].at_key = true;
                 PROBLEM(3, "unknown field (allowed: name, description, command, shared_object, "
-                           "env, expectations, jobs)");
+                           "env, expectations, jobs, timeout)");
             }
         }
         seg[2] = (dsr_seg){0};
@@ -651,6 +654,8 @@ static int find_in(cJSON *root, const char *dir, const char *source, const char 
         out->env[k] = NULL;
         const cJSON *jobs = cJSON_GetObjectItemCaseSensitive(it, "jobs");
         out->jobs = cJSON_IsNumber(jobs) ? (int)jobs->valuedouble : 0;
+        const cJSON *timeout = cJSON_GetObjectItemCaseSensitive(it, "timeout");
+        out->timeout = cJSON_IsNumber(timeout) ? timeout->valuedouble : 0;
         const char *ex = str_field(it, "expectations", NULL);
         if (ex) {
             dsr_buf p = {0};

@@ -18,7 +18,7 @@ import os
 import re
 import sys
 
-TIME_KEYS = {"duration", "elapsed", "started", "finished", "generated", "wall_s"}
+TIME_KEYS = {"duration", "elapsed", "load_elapsed", "started", "finished", "generated", "wall_s"}
 # What changes from build to build: the suite's commit and whether the tree was modified.
 BUILD_KEYS = {"commit", "modified", "suite_commit"}
 

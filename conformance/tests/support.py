@@ -312,7 +312,7 @@ def report_core(r: Report) -> Report:
     for k in ("started", "config"):
         r["header"].pop(k, None)
     r["header"]["adapter"].pop("given", None)  # the fake's --state file differs
-    for k in ("elapsed", "finished"):
+    for k in ("elapsed", "load_elapsed", "finished"):
         r["footer"].pop(k, None)
     return r
 

@@ -161,11 +161,28 @@ def test_adapters_file_jobs(env: Env) -> None:
         rc, _, err = env.run(["run", "--cases", PASS, "--adapter", "mine", "--jobs", "3",
                               "--report", rep, "--adapters", file, "--no-tap"], cwd=env.tmp)
         if ok:
-            assert rc == 0 and "mine: 1 worker (its adapters file entry's \"jobs\"), not 3" in err, \
-                why("jobs 1 in the entry: one worker, said", 0, (rc, err[-400:]))
+            said = "mine: 1 worker (its adapters file entry's \"jobs\"), not 3"
+            assert rc == 0 and said in err, why("jobs 1 in the entry: one worker, said", 0,
+                                                (rc, err[-400:]))
         else:
             assert rc == 2 and "jobs" in err and "whole number of workers" in err, why(
                 "jobs %r refused, naming the field" % jobs, 2, (rc, err[-400:]))
+    # "timeout": a case of that library may take at least so long; a shorter --timeout is
+    # raised to it, and said.
+    for timeout, ok in ((30, True), (0, False), ("10", False)):
+        with open(file, "w") as f:
+            json.dump({"description": "a vendor's adapters", "adapters": [
+                {"name": "mine", "command": [sys.executable, "bin/fake.py"],
+                 "timeout": timeout}]}, f)
+        rc, _, err = env.run(["run", "--cases", PASS, "--adapter", "mine", "--timeout", "5",
+                              "--report", env.path("mine-timeout.json"), "--adapters", file,
+                              "--no-tap"], cwd=env.tmp)
+        if ok:
+            assert rc == 0 and "mine: a case may take 30 s" in err and "not 5 s" in err, why(
+                "timeout 30 in the entry raises --timeout 5, said", 0, (rc, err[-400:]))
+        else:
+            assert rc == 2 and "seconds above 0" in err, why(
+                "timeout %r refused, naming the field" % timeout, 2, (rc, err[-400:]))
 
 
 def test_adapters_file_takes_over(env: Env) -> None:
