@@ -563,6 +563,27 @@ static int check_run_args(const args *a)
     return 0;
 }
 
+/* What an adapters file entry says its library needs, over what the command line asked. */
+static void entry_limits(const dsr_named_adapter *named, dsr_options *o)
+{
+    /* An adapter whose library cannot take several workers in one run says so in its entry
+     * ("jobs"): more are never started, whatever --jobs asks, and stderr says so. */
+    if (named->jobs > 0 && o->jobs > named->jobs) {
+        fprintf(stderr, "devspec: %s: %d worker%s (its adapters file entry's \"jobs\"), not %d\n",
+                named->name, named->jobs, named->jobs == 1 ? "" : "s", o->jobs);
+        o->jobs = named->jobs;
+    }
+    /* A library that compiles its kernels on first use (CLBlast through PoCL) says how long
+     * one case may take ("timeout"): a shorter --timeout is raised to it, and stderr says so. */
+    if (named->timeout > o->timeout) {
+        fprintf(stderr,
+                "devspec: %s: a case may take %g s (its adapters file entry's "
+                "\"timeout\"), not %g s\n",
+                named->name, named->timeout, o->timeout);
+        o->timeout = named->timeout;
+    }
+}
+
 static int cmd_run(args *a, int argc, char **argv)
 {
     const char *source = source_root();
@@ -641,22 +662,7 @@ static int cmd_run(args *a, int argc, char **argv)
     }
     dsr_options o = {0};
     run_options(a, expectations, &o);
-    /* An adapter whose library cannot take several workers in one run says so in its entry
-     * ("jobs"): more are never started, whatever --jobs asks, and stderr says so. */
-    if (found == 0 && named.jobs > 0 && o.jobs > named.jobs) {
-        fprintf(stderr, "devspec: %s: %d worker%s (its adapters file entry's \"jobs\"), not %d\n",
-                named.name, named.jobs, named.jobs == 1 ? "" : "s", o.jobs);
-        o.jobs = named.jobs;
-    }
-    /* A library that compiles its kernels on first use (CLBlast through PoCL) says how long
-     * one case may take ("timeout"): a shorter --timeout is raised to it, and stderr says so. */
-    if (found == 0 && named.timeout > o.timeout) {
-        fprintf(stderr,
-                "devspec: %s: a case may take %g s (its adapters file entry's "
-                "\"timeout\"), not %g s\n",
-                named.name, named.timeout, o.timeout);
-        o.timeout = named.timeout;
-    }
+    if (found == 0) entry_limits(&named, &o);
     o.inputs = &inputs;
     o.adapter_label = label;
     o.adapter_spec = a->adapter_cmd ? a->adapter_cmd : a->adapter;

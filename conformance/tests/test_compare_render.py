@@ -294,10 +294,11 @@ def test_misbehaving_library(env: Env, browser: str) -> None:
     ), why(
         "the hostile runs' rows and cells", "4 rows", [(r[1].get("data-id"), r[2]) for r in rows])
     assert (
-        "['device#0', 'device#1', 'device#2']" not in text
-        and '["device#0","device#1","device#2"]' in text
+        "['cpu', 'gpu:0', 'gpu:1']" not in text
+        and '["cpu","gpu:0","gpu:1"]' in text
     ), why(
-        "an opened case shows the observed value beside the expected one", "observed list",
+        "an opened case shows the observed value, in the library's device names, beside the "
+        "expected one", "observed list",
         text[-1500:])
     cdp = Cdp(browser, "file://" + page + "#view=cases&group=none", env.tmp)
     try:

@@ -11,7 +11,8 @@ the consumer's; one left as made (a refusal) has its tensor deleted here, once, 
 exchange ends (settle). A consumer that asks for no max_version gets an unversioned capsule
 whose deleter deletes the versioned tensor it wraps. The peer `c:refarray` is refarray's
 adapter: DEVSPEC_C_PEER_REFARRAY when set, else $DEVSPEC_BUILD/adapters/refarray, else the
-source tree's build; when it does not load, the peer is not there and nothing is claimed.
+source tree's build, else, installed, PREFIX/LIBDIR/devspec; when it does not load, the peer
+is not there and nothing is claimed.
 """
 
 from __future__ import annotations
@@ -217,7 +218,13 @@ def library_paths(name: str) -> list[Path]:
     if os.environ.get("DEVSPEC_BUILD"):
         return [Path(os.environ["DEVSPEC_BUILD"]) / "adapters" / name / so]
     up = Path(__file__).resolve().parent.parents
-    return [up[2] / "build" / "adapters" / name / so] if len(up) > 2 else []
+    tree = [up[2] / "build" / "adapters" / name / so] if len(up) > 2 else []
+    # Installed, this file is PREFIX/share/devspec/adapters/python/devspec_py/ and the C
+    # adapters are PREFIX/LIBDIR/devspec/ (LIBDIR lib, lib64 or lib/<multiarch>).
+    prefix = up[4] if len(up) > 4 else None
+    installed = (sorted(prefix.glob("lib*/devspec/" + so)) +
+                 sorted(prefix.glob("lib/*/devspec/" + so))) if prefix else []
+    return tree + installed
 
 
 _PEERS: dict[str, AdapterPeer | None] = {}
