@@ -67,6 +67,8 @@ NO_PLAIN_FORM: dict[str, str] = {
     "array.dlpack": "the adapter reads the capsule with devspec's own DLPack reader",
     "array.dlpack_c_exchange_api": "the adapter reads the C exchange API with devspec's reader",
     "array.exchange": "the peer (refarray, another library) is provided by devspec",
+    "array.dlpack_export_address": "a tensor's address crosses only between devspec's adapters",
+    "array.dlpack_import_address": "a tensor's address crosses only between devspec's adapters",
     "stream.default": "streams are library-specific",
     "default.get": "no default-device control in the standard",
     "default.set": "no default-device control in the standard",
@@ -113,6 +115,7 @@ MIRRORS: dict[str, tuple[str, ...]] = {
     "array.dlpack_device": ("dlpack_device",),
     "info.devices": ("info_devices",),
     "info.default_device": ("info_default_device",),
+    "info.capabilities": ("info_capabilities",),
     "info.dtypes": ("info_dtypes",),
     "info.default_dtypes": ("info_default_dtypes",),
     "info.devices_type": ("info_devices_type",),
@@ -479,6 +482,7 @@ TRANSLATE: dict[str, Callable[[Script, dict[str, Any]], Translation]] = {
                                          "_value"),
     "info.devices": t_info("devices"),
     "info.default_device": t_info("default_device"),
+    "info.capabilities": t_info("capabilities"),
     "info.dtypes": t_info("dtypes", "_dtype_names"),
     "info.default_dtypes": t_info("default_dtypes", "_default_dtypes"),
     "info.devices_type": lambda s, a: (
@@ -601,7 +605,9 @@ def _close(o, e, rel, abs_, eps):
     if isinstance(o, int) and isinstance(e, int):
         return o == e
     o, e = float(o), float(e)
-    if math.isnan(o) or math.isnan(e) or math.isinf(o) or math.isinf(e) or o == 0 or e == 0:
+    # As the runner's $close (judge.c): two zeros, NaN and infinities exactly, any other pair
+    # within the tolerance (an expected tiny number is close to an observed 0.0).
+    if math.isnan(o) or math.isnan(e) or math.isinf(o) or math.isinf(e) or (o == 0 and e == 0):
         return _same_number(o, e)
     return abs(o - e) <= (abs_ + rel * max(abs(o), abs(e))) * eps
 
