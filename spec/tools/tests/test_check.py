@@ -349,9 +349,30 @@ def test_profile_feature_of_another_version(root: Path) -> None:
 
 def test_profile_feature_without_statement_of_its_document(root: Path) -> None:
     p = prof(root, "draft-device-syntax")
-    edit(root, "spec/profiles.json", lambda d: d["profiles"][p]["optional"].append("sharding"))
-    assert ("spec/profiles.json", "/profiles/%d/optional/0" % p,
+    at: list[int] = []
+
+    def add(d: Any) -> None:
+        at.append(len(d["profiles"][p]["optional"]))
+        d["profiles"][p]["optional"].append("sharding")
+    edit(root, "spec/profiles.json", add)
+    assert ("spec/profiles.json", "/profiles/%d/optional/%d" % (p, at[0]),
             "profile-feature-applies") in problems(root)
+
+
+def test_function_family_may_be_optional_in_any_profile(root: Path) -> None:
+    """A draft's cases call the standard's functions to check its rules: a functions-* feature
+    is no problem as an optional feature of its profile, but still one as a required one."""
+    p = prof(root, "draft-device-syntax")
+    at: list[int] = []
+
+    def add(d: Any) -> None:
+        at.append(len(d["profiles"][p]["required"]))
+        d["profiles"][p]["required"].append("functions-set")
+        d["profiles"][p]["optional"].append("functions-sorting")
+    edit(root, "spec/profiles.json", add)
+    ps = [x for x in problems(root) if x[2] == "profile-feature-applies"]
+    assert ps == [("spec/profiles.json", "/profiles/%d/required/%d" % (p, at[0]),
+                   "profile-feature-applies")], ps
 
 
 def test_profile_unknown_document_and_version(root: Path) -> None:
