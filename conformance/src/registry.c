@@ -472,8 +472,9 @@ static int check_adapters(const char *path, const char *text, const cJSON *root)
                 if (!cJSON_IsNumber(k) || !(k->valuedouble > 0) || k->valuedouble > 3600)
                     PROBLEM(3, "must be a number of seconds above 0, at most 3600");
             } else if (!strcmp(k->string, "jobs")) {
-                if (!cJSON_IsNumber(k) || k->valuedouble != (double)(int)k->valuedouble ||
-                    k->valuedouble < 1 || k->valuedouble > 64)
+                /* The range first: converting a number beyond int's to int is undefined. */
+                if (!cJSON_IsNumber(k) || !(k->valuedouble >= 1 && k->valuedouble <= 64) ||
+                    k->valuedouble != (double)(int)k->valuedouble)
                     PROBLEM(3, "must be a whole number of workers from 1 to 64");
             } else {
                 seg[2].at_key = true;

@@ -153,7 +153,7 @@ def test_adapters_file_jobs(env: Env) -> None:
     asks (said on stderr); a value that is not a whole number from 1 to 64 is refused."""
     own = vendor(env)
     file = os.path.join(own, "adapters.json")
-    for jobs, ok in ((1, True), (0, False), (1.5, False)):
+    for jobs, ok in ((1, True), (0, False), (1.5, False), (1e300, False)):
         with open(file, "w") as f:
             json.dump({"description": "a vendor's adapters", "adapters": [
                 {"name": "mine", "command": [sys.executable, "bin/fake.py"], "jobs": jobs}]}, f)
