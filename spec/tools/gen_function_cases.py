@@ -247,6 +247,14 @@ def typed(sig: Json, spec: Json, kind: str, dtypes: dict[str, str] | None = None
     return {"dtype": dtype, "shape": shape, "data": data}
 
 
+def give_device(call: Json, positional: bool, device: str) -> None:
+    """device= in a call's arguments: positional where the signature has it so, else a keyword."""
+    if positional:
+        call["args"].append(device)
+    else:
+        call.setdefault("kwargs", {})["device"] = device
+
+
 class Builder:
     """The steps of one case: arrays made on their devices, then the call."""
 
@@ -650,10 +658,7 @@ class Gen:
         kind = case_kind(self.sig, form)
         b = Builder(self.sig, kind)
         call = self.call_args(b, f, "$D0", "a", [])
-        if positional:
-            call["args"].append("$D1")
-        else:
-            call.setdefault("kwargs", {})["device"] = "$D1"
+        give_device(call, positional, "$D1")
         self.check_outputs(b, f, form, call, "$D1", "")
         self.add(f, form, "device-d1",
                  "%s with device=D1%s puts its result on D1."
@@ -663,10 +668,7 @@ class Gen:
         b.steps.append({"op": "call", "args": {"fn": "Array.device", "args": [marker]},
                         "as": "dev", "expect": {"$type": "string"}})
         call = self.call_args(b, f, "$D0", "a", [])
-        if positional:
-            call["args"].append("$dev")
-        else:
-            call.setdefault("kwargs", {})["device"] = "$dev"
+        give_device(call, positional, "$dev")
         self.check_outputs(b, f, form, call, "$D1", "")
         self.add(f, form, "device-from-array",
                  "%s with device= taken from an array on D1 (x.device)%s puts its result on D1."
@@ -675,10 +677,7 @@ class Gen:
         if n:
             b = Builder(self.sig, kind)
             call = self.call_args(b, f, "$D1", "a", [])
-            if positional:
-                call["args"].append("$D0")
-            else:
-                call.setdefault("kwargs", {})["device"] = "$D0"
+            give_device(call, positional, "$D0")
             self.check_outputs(b, f, form, call, "$D0", "")
             self.add(f, form, "device-d0-crossing",
                      "%s with its array inputs on D1 and device=D0 puts its result on D0: the "
