@@ -231,14 +231,21 @@ def test_readme_scripts_options_exist() -> None:
 
 
 def test_readme_lists_what_setup_installs() -> None:
-    m = re.search(r"^packages=\(([^)]*)\)", read("scripts/setup.sh"), re.M)
+    """README.md names the packages scripts/setup.sh installs: its own list, then the
+    libraries' (library_packages, generated from libraries/*.json)."""
+    setup = read("scripts/setup.sh")
+    m = re.search(r"^packages=\(([^)]*)\)", setup, re.M)
     assert m is not None
     packages = m.group(1).split()
+    assert packages[-1] == '"${library_packages[@]}"', packages
+    m = re.search(r"^library_packages=\(([^)]*)\)", setup, re.M)
+    assert m is not None
+    packages = packages[:-1] + m.group(1).split()
     text = read("README.md").split("What the set-up installs (Debian packages, only those "
                                    "missing):", 1)[1].split("; then", 1)[0]
     text = re.sub(r"\([^)]*\)", "", text.replace("\n", " "))
-    named = [w.strip() for w in re.split(r",| and ", text) if w.strip()]
-    assert named == packages
+    named = [w.strip() for w in re.split(r",| and |:", text) if w.strip()]
+    assert [w for w in named if w != "each library's own"] == packages
 
 
 @needs_runner
@@ -385,10 +392,18 @@ def test_readme_maintainer_commands_run(tmp_path: Path) -> None:
     assert r.returncode == 0, r.stdout + r.stderr
 
 
-# The name the documents give each library, by the name its reports and backends use.
-DISPLAY = {"refarray": "refarray", "numpy": "NumPy", "array-api-strict": "array-api-strict",
-           "jax": "JAX", "torch": "PyTorch", "tinygrad": "tinygrad", "ivy": "Ivy",
-           "oneflow": "OneFlow", "clblast": "CLBlast"}
+def displays() -> dict[str, str]:
+    """The name the documents give each library (libraries/NAME.json's display), by the name
+    its reports and backends use, in lower case."""
+    out = {}
+    for name in sorted(os.listdir(os.path.join(TOP, "libraries"))):
+        if name.endswith(".json"):
+            lib = json.loads(read("libraries/" + name))
+            out[lib["library"].lower()] = lib["display"]
+    return out
+
+
+DISPLAY = displays()
 
 
 def published_reports() -> dict[str, Any]:
@@ -421,7 +436,7 @@ def test_readme_names_every_published_library() -> None:
     """README.md's list of the libraries whose results are published names each library of
     reports/*.json, and adapters/README.md's row for python/ each backend of the Python
     adapter."""
-    m = re.search(r"\*\*Results for every library\*\* — (.*?) —", read("README.md"), re.S)
+    m = re.search(r"\*\*Results for every library\*\* —\s(.*?) —", read("README.md"), re.S)
     assert m, "README.md has no list of published libraries"
     listed = m.group(1)
     names = {doc["header"]["library"]["name"].lower() for doc in published_reports().values()}

@@ -44,6 +44,9 @@ def write_file(path: str, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
+        # The file keeps its mode (a generated part of a script stays executable); a new one
+        # gets the usual 0644 rather than the temporary file's 0600.
+        os.chmod(tmp, os.stat(path).st_mode & 0o7777 if os.path.exists(path) else 0o644)
         os.replace(tmp, path)
     except BaseException:
         os.unlink(tmp)
