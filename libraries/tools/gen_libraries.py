@@ -246,15 +246,16 @@ def merged_lines(libs: list[Library]) -> list[str]:
 def update_lines(libs: list[Library]) -> list[str]:
     other = ["    %s: %s," % (json.dumps(run["entry"]["name"]), json.dumps(lib["library"]))
              for lib, run in runs(libs) if run["entry"]["name"] != lib["library"].lower()]
-    files = ["    %s: %s," % (json.dumps(run["entry"]["name"]),
-                               json.dumps(run["entry"]["expectations"]))
-             for _, run in runs(libs) if run["entry"].get("expectations")]
+    # A run with no expectations file yet gets the path update.py writes its first one to.
+    files = ["    %s: %s," % (json.dumps(run["entry"]["name"]), json.dumps(
+        run["entry"].get("expectations") or "conformance/expectations/%s.txt"
+        % run["entry"]["name"])) for _, run in runs(libs)]
     return ["ADAPTER_LIBRARY = {", *other, "}", "EXPECTATIONS = {", *files, "}"]
 
 
 def table_lines(libs: list[Library]) -> list[str]:
-    out = ["| library | file | runs (`devspec run --adapter NAME`) | set-up | CI phase | "
-           "one verdict across |", "| --- | --- | --- | --- | --- | --- |"]
+    out = ["| library | file | runs (`devspec run --adapter NAME`) | expectations | set-up | "
+           "CI phase | one verdict across |", "| --- | --- | --- | --- | --- | --- | --- |"]
     for lib in libs:
         names = []
         for run in lib["runs"]:
@@ -267,9 +268,12 @@ def table_lines(libs: list[Library]) -> list[str]:
         how += ["Debian: " + ", ".join("`%s`" % p for p in setup["debian"])] \
             if setup.get("debian") else []
         how += ["`%s`" % setup["script"]] if setup.get("script") else []
-        out.append("| %s | [%s](%s) | %s | %s | %s | %s |" % (
+        expected = dict.fromkeys("`%s`" % os.path.basename(run["entry"]["expectations"])
+                                 for run in lib["runs"] if run["entry"].get("expectations"))
+        out.append("| %s | [%s](%s) | %s | %s | %s | %s | %s |" % (
             lib["display"], os.path.basename(lib["_file"]), os.path.basename(lib["_file"]),
-            ", ".join(names), "; ".join(how) or "the build", "`%s`" % lib["phase"]
+            ", ".join(names), ", ".join(expected) or "–", "; ".join(how) or "the build",
+            "`%s`" % lib["phase"]
             if lib.get("phase") else "–", ", ".join("`%s`" % n for n in lib["verdict_across"])
             if lib.get("verdict_across") else "–"))
     return out
