@@ -48,6 +48,18 @@ def test_write_then_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert generated.main("test", build, "tools/gen.py", [*argv, "--check"]) == 0
 
 
+def test_a_rewritten_file_keeps_its_mode(tmp_path: Path) -> None:
+    """A script whose generated part is rewritten stays executable (scripts/setup.sh); a new
+    file is 0644, not the temporary file's 0600."""
+    script = tmp_path / "a.txt"
+    script.write_text("old\n")
+    script.chmod(0o755)
+    (tmp_path / "sub").mkdir()
+    assert generated.write(str(tmp_path), FILES) == ["a.txt", "sub/b.txt"]
+    assert script.stat().st_mode & 0o7777 == 0o755
+    assert (tmp_path / "sub" / "b.txt").stat().st_mode & 0o7777 == 0o644
+
+
 def test_missing_file_is_stale(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
     assert generated.stale(str(tmp_path), FILES) == ["a.txt", "sub/b.txt"]
