@@ -72,7 +72,7 @@ phase_pip() { bash scripts/test-pip-install.sh build; }
 # The binary wheel (scripts/build-wheel.sh) installed and run where no compiler can be found:
 # python:numpy and python:array_api_strict, by devspec run and by pytest --devspec.
 phase_wheel() { bash scripts/test-wheel.sh; }
-# OneFlow itself and ranks that share no memory. The suite's runs against OneFlow (oneflow,
+# OneFlow itself and ranks that share no memory (the phase libraries/oneflow.json names). The suite's runs against OneFlow (oneflow,
 # oneflow-4) are the suite phase's; here: OneFlow's own tests (its environment, lacks answers,
 # per-rank replies, a rank that aborts), refarray on 4 MPI ranks with OpenMPI forced onto
 # TCP (btl tcp,self: the collectives' path between machines, where the suite phase's ranks
