@@ -36,6 +36,11 @@ typedef struct refarray_call_entry {
     refarray_call_fn fn;
 } refarray_call_entry;
 
+/* Each table's entries, REFARRAY_CALLS_OWN and the three below, generated from
+ * spec/signatures.json: a row's refarray entry "call" names its handler, and the generator
+ * finds the file that defines it. */
+#include "call_tables_generated.h"
+
 /* The names each family answers, each table ending with {NULL, NULL}: elementwise, creation,
  * data types, statistics and utility (call_elementwise.c); manipulation, indexing, searching,
  * sets and sorting (call_shape.c); linalg, linear algebra and fft (call_linalg.c). call.c

@@ -82,9 +82,9 @@ static int call_to_device(void *lib, const refarray_args *a, ds_call_result *out
     return refarray_vendor()->to_device(lib, x, a->args[1].device, NULL, &out->value.array);
 }
 
-/* The names call.c answers through a table, as the families do. */
-static const refarray_call_entry refarray_calls_own[] = {
-    {"stack", call_stack}, {"Array.to_device", call_to_device}, {NULL, NULL}};
+/* The names call.c answers through a table, as the families do (the rows of
+ * spec/signatures.json whose refarray entry names a handler of this file). */
+static const refarray_call_entry refarray_calls_own[] = {REFARRAY_CALLS_OWN{NULL, NULL}};
 
 /* The tables of names (this file's, then the families' in call_*.c), searched after the
  * names above and the math functions. */

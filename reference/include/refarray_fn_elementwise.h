@@ -34,43 +34,9 @@ extern "C" {
  * their dtype (sinf for float32, sin for float64; float16 through double), complex ones
  * through complex.h's (csin, clog, ...) in double precision, integers exactly (wrapping as
  * their dtype does). Values are appended only; a value never changes meaning. */
-typedef enum ra_math_fn {
-    RA_MATH_SIN = 1,
-    RA_MATH_COS,
-    RA_MATH_TAN,
-    RA_MATH_ASIN,
-    RA_MATH_ACOS,
-    RA_MATH_ATAN,
-    RA_MATH_SINH,
-    RA_MATH_COSH,
-    RA_MATH_TANH,
-    RA_MATH_ASINH,
-    RA_MATH_ACOSH,
-    RA_MATH_ATANH,
-    RA_MATH_EXP,
-    RA_MATH_EXPM1,
-    RA_MATH_LOG,
-    RA_MATH_LOG1P,
-    RA_MATH_LOG2,
-    RA_MATH_LOG10,
-    RA_MATH_CEIL,
-    RA_MATH_FLOOR,
-    RA_MATH_TRUNC,
-    RA_MATH_ROUND, /* half to even (complex: each part) */
-    RA_MATH_SQUARE,
-    RA_MATH_SIGN, /* -1, 0, 1 (NaN for NaN); complex: x / |x|, 0 for 0 */
-    RA_MATH_POSITIVE,
-    RA_MATH_RECIPROCAL,
-    RA_MATH_ISNAN, /* bool result, as are the three below */
-    RA_MATH_ISINF,
-    RA_MATH_ISFINITE,
-    RA_MATH_SIGNBIT,
-    RA_MATH_BITWISE_INVERT, /* integers and bool (bool: logical not) */
-    RA_MATH_CONJ,           /* the complex conjugate; a real array's values unchanged */
-    RA_MATH_REAL,           /* the real part: complex64 gives float32, complex128 float64 */
-    RA_MATH_IMAG,           /* the imaginary part (complex only), dtype as real's */
-    RA_MATH_LOGICAL_NOT,    /* bool only */
-} ra_math_fn;
+/* ra_math_fn and ra_math2_fn (the one below) are generated from spec/signatures.json: a
+ * row's refarray entry "unary" or "binary" gives its function's value. */
+#include "refarray_math_generated.h"
 
 /* The function's name as the standard writes it ("sin", "log1p"), or NULL. */
 RA_API const char *ra_math_name(ra_math_fn fn);
@@ -90,29 +56,7 @@ RA_API int ra_math_unary(ra_ctx *ctx, ra_math_fn fn, const ra_array *x, ra_array
  * bool for and, or, xor; a shift by the dtype's width or more, or by a negative count, gives
  * 0, or -1 for a negative value shifted right); the logical ones bool. minimum propagates
  * NaN. Values are appended only. */
-typedef enum ra_math2_fn {
-    RA_MATH2_ATAN2 = 1,
-    RA_MATH2_HYPOT,
-    RA_MATH2_COPYSIGN,
-    RA_MATH2_LOGADDEXP,
-    RA_MATH2_POW,
-    RA_MATH2_REMAINDER,
-    RA_MATH2_FLOOR_DIVIDE,
-    RA_MATH2_NEXTAFTER,
-    RA_MATH2_MINIMUM,
-    RA_MATH2_GREATER,
-    RA_MATH2_GREATER_EQUAL,
-    RA_MATH2_LESS_EQUAL,
-    RA_MATH2_NOT_EQUAL,
-    RA_MATH2_BITWISE_AND,
-    RA_MATH2_BITWISE_OR,
-    RA_MATH2_BITWISE_XOR,
-    RA_MATH2_BITWISE_LEFT_SHIFT,
-    RA_MATH2_BITWISE_RIGHT_SHIFT,
-    RA_MATH2_LOGICAL_AND,
-    RA_MATH2_LOGICAL_OR,
-    RA_MATH2_LOGICAL_XOR,
-} ra_math2_fn;
+/* typedef enum ra_math2_fn: in refarray_math_generated.h, included above. */
 
 /* The function's name as the standard writes it ("atan2", "floor_divide"), or NULL. */
 RA_API const char *ra_math2_name(ra_math2_fn fn);

@@ -44,7 +44,12 @@ void ds_verror(const char *kind, const char *fmt, va_list ap)
     callback_err->origin = DS__ORIGIN_LIBRARY;
     callback_err->lacks[0] = '\0';
     snprintf(callback_err->kind, sizeof callback_err->kind, "%s", kind ? kind : "RuntimeError");
-    vsnprintf(callback_err->message, sizeof callback_err->message, fmt ? fmt : "", ap);
+    /* A NULL format is an empty message (not an empty format string, which clang's
+     * -Wformat-zero-length refuses under -Werror). */
+    if (fmt)
+        vsnprintf(callback_err->message, sizeof callback_err->message, fmt, ap);
+    else
+        callback_err->message[0] = '\0';
 }
 
 void ds_error(const char *kind, const char *fmt, ...)

@@ -13,44 +13,6 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const names[] = {
-    [RA_MATH_SIN] = "sin",
-    [RA_MATH_COS] = "cos",
-    [RA_MATH_TAN] = "tan",
-    [RA_MATH_ASIN] = "asin",
-    [RA_MATH_ACOS] = "acos",
-    [RA_MATH_ATAN] = "atan",
-    [RA_MATH_SINH] = "sinh",
-    [RA_MATH_COSH] = "cosh",
-    [RA_MATH_TANH] = "tanh",
-    [RA_MATH_ASINH] = "asinh",
-    [RA_MATH_ACOSH] = "acosh",
-    [RA_MATH_ATANH] = "atanh",
-    [RA_MATH_EXP] = "exp",
-    [RA_MATH_EXPM1] = "expm1",
-    [RA_MATH_LOG] = "log",
-    [RA_MATH_LOG1P] = "log1p",
-    [RA_MATH_LOG2] = "log2",
-    [RA_MATH_LOG10] = "log10",
-    [RA_MATH_CEIL] = "ceil",
-    [RA_MATH_FLOOR] = "floor",
-    [RA_MATH_TRUNC] = "trunc",
-    [RA_MATH_ROUND] = "round",
-    [RA_MATH_SQUARE] = "square",
-    [RA_MATH_SIGN] = "sign",
-    [RA_MATH_POSITIVE] = "positive",
-    [RA_MATH_RECIPROCAL] = "reciprocal",
-    [RA_MATH_ISNAN] = "isnan",
-    [RA_MATH_ISINF] = "isinf",
-    [RA_MATH_ISFINITE] = "isfinite",
-    [RA_MATH_SIGNBIT] = "signbit",
-    [RA_MATH_BITWISE_INVERT] = "bitwise_invert",
-    [RA_MATH_CONJ] = "conj",
-    [RA_MATH_REAL] = "real",
-    [RA_MATH_IMAG] = "imag",
-    [RA_MATH_LOGICAL_NOT] = "logical_not",
-};
-
 /* The kinds of dtype each function takes (spec/signatures.json's latest signature). */
 enum { KB = 1, KI = 2, KU = 4, KF = 8, KC = 16 };
 #define KINT (KI | KU)
@@ -58,43 +20,9 @@ enum { KB = 1, KI = 2, KU = 4, KF = 8, KC = 16 };
 #define KNUM (KREAL | KC)
 #define KFLT (KF | KC)
 
-static const unsigned char kinds1[] = {
-    [RA_MATH_SIN] = KFLT,
-    [RA_MATH_COS] = KFLT,
-    [RA_MATH_TAN] = KFLT,
-    [RA_MATH_ASIN] = KFLT,
-    [RA_MATH_ACOS] = KFLT,
-    [RA_MATH_ATAN] = KFLT,
-    [RA_MATH_SINH] = KFLT,
-    [RA_MATH_COSH] = KFLT,
-    [RA_MATH_TANH] = KFLT,
-    [RA_MATH_ASINH] = KFLT,
-    [RA_MATH_ACOSH] = KFLT,
-    [RA_MATH_ATANH] = KFLT,
-    [RA_MATH_EXP] = KFLT,
-    [RA_MATH_EXPM1] = KFLT,
-    [RA_MATH_LOG] = KFLT,
-    [RA_MATH_LOG1P] = KFLT,
-    [RA_MATH_LOG2] = KFLT,
-    [RA_MATH_LOG10] = KFLT,
-    [RA_MATH_CEIL] = KREAL,
-    [RA_MATH_FLOOR] = KREAL,
-    [RA_MATH_TRUNC] = KREAL,
-    [RA_MATH_ROUND] = KNUM,
-    [RA_MATH_SQUARE] = KNUM,
-    [RA_MATH_SIGN] = KNUM,
-    [RA_MATH_POSITIVE] = KNUM,
-    [RA_MATH_RECIPROCAL] = KFLT,
-    [RA_MATH_ISNAN] = KNUM,
-    [RA_MATH_ISINF] = KNUM,
-    [RA_MATH_ISFINITE] = KNUM,
-    [RA_MATH_SIGNBIT] = KF,
-    [RA_MATH_BITWISE_INVERT] = KB | KINT,
-    [RA_MATH_CONJ] = KNUM,
-    [RA_MATH_REAL] = KNUM,
-    [RA_MATH_IMAG] = KC,
-    [RA_MATH_LOGICAL_NOT] = KB,
-};
+/* names, kinds1, names2 and kinds2: each function's name and the kinds of dtype it takes,
+ * generated from spec/signatures.json. */
+#include "math_tables.h"
 
 static unsigned kind_of(ra_dtype d)
 {
@@ -408,54 +336,6 @@ int ra_math_unary(ra_ctx *ctx, ra_math_fn fn, const ra_array *x, ra_array **out)
 }
 
 /* ---- two operands ---------------------------------------------------------------------- */
-
-static const char *const names2[] = {
-    [RA_MATH2_ATAN2] = "atan2",
-    [RA_MATH2_HYPOT] = "hypot",
-    [RA_MATH2_COPYSIGN] = "copysign",
-    [RA_MATH2_LOGADDEXP] = "logaddexp",
-    [RA_MATH2_POW] = "pow",
-    [RA_MATH2_REMAINDER] = "remainder",
-    [RA_MATH2_FLOOR_DIVIDE] = "floor_divide",
-    [RA_MATH2_NEXTAFTER] = "nextafter",
-    [RA_MATH2_MINIMUM] = "minimum",
-    [RA_MATH2_GREATER] = "greater",
-    [RA_MATH2_GREATER_EQUAL] = "greater_equal",
-    [RA_MATH2_LESS_EQUAL] = "less_equal",
-    [RA_MATH2_NOT_EQUAL] = "not_equal",
-    [RA_MATH2_BITWISE_AND] = "bitwise_and",
-    [RA_MATH2_BITWISE_OR] = "bitwise_or",
-    [RA_MATH2_BITWISE_XOR] = "bitwise_xor",
-    [RA_MATH2_BITWISE_LEFT_SHIFT] = "bitwise_left_shift",
-    [RA_MATH2_BITWISE_RIGHT_SHIFT] = "bitwise_right_shift",
-    [RA_MATH2_LOGICAL_AND] = "logical_and",
-    [RA_MATH2_LOGICAL_OR] = "logical_or",
-    [RA_MATH2_LOGICAL_XOR] = "logical_xor",
-};
-
-static const unsigned char kinds2[] = {
-    [RA_MATH2_ATAN2] = KF,
-    [RA_MATH2_HYPOT] = KF,
-    [RA_MATH2_COPYSIGN] = KF,
-    [RA_MATH2_LOGADDEXP] = KF,
-    [RA_MATH2_POW] = KNUM,
-    [RA_MATH2_REMAINDER] = KREAL,
-    [RA_MATH2_FLOOR_DIVIDE] = KREAL,
-    [RA_MATH2_NEXTAFTER] = KF,
-    [RA_MATH2_MINIMUM] = KREAL,
-    [RA_MATH2_GREATER] = KREAL,
-    [RA_MATH2_GREATER_EQUAL] = KREAL,
-    [RA_MATH2_LESS_EQUAL] = KREAL,
-    [RA_MATH2_NOT_EQUAL] = KB | KNUM,
-    [RA_MATH2_BITWISE_AND] = KB | KINT,
-    [RA_MATH2_BITWISE_OR] = KB | KINT,
-    [RA_MATH2_BITWISE_XOR] = KB | KINT,
-    [RA_MATH2_BITWISE_LEFT_SHIFT] = KINT,
-    [RA_MATH2_BITWISE_RIGHT_SHIFT] = KINT,
-    [RA_MATH2_LOGICAL_AND] = KB,
-    [RA_MATH2_LOGICAL_OR] = KB,
-    [RA_MATH2_LOGICAL_XOR] = KB,
-};
 
 const char *ra_math2_name(ra_math2_fn fn)
 {
