@@ -1,0 +1,406 @@
+#!/usr/bin/env python3
+"""devspec's own share of a whole run on a Python library, by a sampling profiler.
+
+    share_profile.py [--devspec PATH] [--jobs N]... [--runs K] [--python PATH]
+                     [--py-spy PATH] [--rate HZ] [--no-native] [--library-package P]...
+                     [--cases FILE]... [--top N] [--keep DIR] ADAPTER...
+
+ADAPTER is a name of adapters/adapters.json whose command is `PYTHON SCRIPT.py ...` (jax,
+numpy, ...) or python:MODULE (the Python adapter driving MODULE, as `devspec run --adapter
+python:MODULE --python PATH` starts it; PATH is --python, by default the project's .venv
+interpreter where there is one, else python3). For each ADAPTER, each --jobs N (default 1)
+and each of K runs (default 3), `devspec run` runs the whole suite (or the --cases given)
+with every adapter process started under py-spy (`py-spy record --format raw`, --rate HZ
+samples a second, default 100, with --native unless --no-native, without --idle: a thread
+blocked on a read or a lock is not sampled, so the samples of a thread follow its CPU time),
+and the run's CPU time (of the runner and its adapters, from the operating system; py-spy's
+own and this script's wrappers' are measured and left out) is split three ways:
+
+- the runner: the runner process's own CPU (the run's, less every adapter process's);
+- the adapter (devspec_py and devspec_adapter.py): of each adapter process's main thread's
+  CPU time, the fraction of its samples whose innermost frame of a known owner is the
+  adapter's: the adapter's own Python, and what it calls that is neither the library's nor
+  the adapter's (the standard library, the interpreter, another package such as NumPy
+  called to encode a value) is the adapter's too;
+- the library: the rest of each adapter process: the main thread's samples whose innermost
+  owned frame is in one of the library's packages (Python files or native code under
+  site-packages/PACKAGE: for JAX jax and jaxlib, XLA included), and every other thread's CPU
+  (the library's thread pools, which run no Python of the adapter's).
+
+A sample with no owned frame at all (the interpreter starting, the wrapper) counts as the
+adapter's, so the figure errs on devspec's side. devspec's share is (runner + adapter) / run.
+It prints a Markdown table, one row per run, and a line per ADAPTER and N with the three
+runs' range; --top N adds the N adapter functions with most samples (innermost adapter
+frame). --keep DIR keeps each run's report and py-spy's raw samples.
+
+Without py-spy (not found on PATH, beside this interpreter, or at --py-spy) it says so on
+stderr and exits 3: install it (`pip install py-spy`) in any environment, it needs no access
+to the library's. py-spy needs to trace the processes it starts (ptrace): where that is
+refused, the runs' rows say so. Standard-library Python; the adapter processes run their
+own interpreter, through this file's --inner mode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import math
+import os
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(os.path.dirname(HERE))
+ADAPTER_SCRIPT = os.path.join(TOP, "adapters", "python", "devspec_adapter.py")
+
+# Packages that make up one library beyond its own top-level module (native code included).
+COMPANIONS = {
+    "jax": ("jax", "jaxlib"),
+    "array-api-strict": ("array_api_strict",),
+    "torch": ("torch", "torchgen", "functorch"),
+}
+
+FRAME_FILE = re.compile(r" \(([^()]*)\)$")
+OWN_MARKS = (os.sep + "devspec_py" + os.sep, os.sep + "devspec_adapter.py")
+IO_CALLS = {"read", "write", "__read", "__write", "__libc_read", "__libc_write", "poll",
+            "__poll", "ppoll", "select", "__select"}
+
+
+# -- the two wrappers, run in the adapter's process tree ---------------------------------
+
+def outer(logdir: str, spy: list[str], cmd: list[str]) -> int:
+    """The adapter process the runner starts: py-spy around the inner wrapper. py-spy prints
+    to its standard output, so it gets our standard error there, and the adapter the
+    runner's pipe through another descriptor (--stdout-fd). Writes its own and its
+    children's CPU (py-spy's and the adapter's) to outer-PID.json."""
+    fd = os.dup(1)
+    os.set_inheritable(fd, True)
+    out = os.path.join(logdir, "spy-%d.txt" % os.getpid())
+    inner_cmd = [cmd[0], os.path.abspath(__file__), "--inner", logdir, "--stdout-fd", str(fd),
+                 "--", *cmd[1:]]
+    sampled = [*spy, "--output", out, "--"] if spy else []  # none: --no-sample
+    p = subprocess.Popen([*sampled, *inner_cmd], stdout=2, pass_fds=(fd,))
+    os.close(fd)
+    rc = p.wait()
+    me = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    with open(os.path.join(logdir, "outer-%d.json" % os.getpid()), "w", encoding="utf-8") as f:
+        json.dump({"child": p.pid, "spy_rc": rc, "samples": out,
+                   "self_s": me.ru_utime + me.ru_stime,
+                   "children_s": kids.ru_utime + kids.ru_stime}, f)
+    return 0 if rc == 0 else rc
+
+
+def inner(logdir: str, fd: int, argv: list[str]) -> int:
+    """The adapter script run as `python SCRIPT` would run it, with the runner's pipe as its
+    standard output; writes the process's CPU and its main thread's to inner-PID.json."""
+    import runpy
+    import threading
+
+    os.dup2(fd, 1)
+    os.close(fd)
+    sys.argv = argv
+    sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))
+    code: Any = 0
+    try:
+        runpy.run_path(argv[0], run_name="__main__")
+    except SystemExit as exc:
+        code = exc.code
+    finally:
+        use = resource.getrusage(resource.RUSAGE_SELF)
+        with open(os.path.join(logdir, "inner-%d.json" % os.getpid()), "w",
+                  encoding="utf-8") as f:
+            json.dump({"pid": os.getpid(), "parent": os.getppid(), "tid": threading.get_native_id(),
+                       "cpu_s": use.ru_utime + use.ru_stime,
+                       "main_s": time.thread_time()}, f)
+    return code if isinstance(code, int) else 1
+
+
+# -- attributing the samples ------------------------------------------------------------
+
+def frame_file(frame: str) -> str:
+    m = FRAME_FILE.search(frame)
+    return m.group(1) if m else ""
+
+
+def waiting(frames: list[str]) -> bool:
+    """Whether the stack is the request loop blocked on its pipe: the innermost frame a read
+    or write of the C library, called from the adapter's Server.serve. py-spy counts some of
+    these as active (a thread resumed after its stop), yet they wait for the runner."""
+    if len(frames) < 2 or frames[-1].split(" (")[0] not in IO_CALLS:
+        return False
+    if not re.search(r"[/(]libc[.-][^/]*\)$", frames[-1]):
+        return False
+    return frames[-2].startswith("Server.serve (") and any(m in frames[-2] for m in OWN_MARKS)
+
+
+def owner(frames: list[str], packages: tuple[str, ...]) -> tuple[str, str]:
+    """("adapter" | "library" | "wait" | "other", the innermost adapter frame or "") of one
+    stack, outermost frame first."""
+    if waiting(frames):
+        return "wait", ""
+    marks = tuple("%s%s%s" % (site, p, os.sep) for site in ("site-packages" + os.sep,
+                                                            "dist-packages" + os.sep)
+                  for p in packages)
+    for frame in reversed(frames):
+        f = frame_file(frame)
+        if any(m in f for m in OWN_MARKS) or f.endswith("devspec_adapter.py"):
+            return "adapter", re.sub(r":\d+\)$", ")", frame)
+        if any(m in f for m in marks):
+            return "library", ""
+    return "other", ""
+
+
+def read_samples(path: str, main_tid: int | None,
+                 packages: tuple[str, ...]) -> tuple[collections.Counter[str],
+                                                     collections.Counter[str]]:
+    """(samples per owner, samples per innermost adapter frame) of the main thread in one
+    py-spy raw file (`thread (TID): NAME;frame;...;frame COUNT` per line with --threads)."""
+    owners: collections.Counter[str] = collections.Counter()
+    frames_of: collections.Counter[str] = collections.Counter()
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            stack, _, count = line.rstrip("\n").rpartition(" ")
+            if not count.isdigit():
+                continue
+            frames = stack.split(";")
+            head = frames[0]
+            m = re.match(r"thread \((0x[0-9a-fA-F]+|\d+)\)(: (.*))?$", head)
+            if m:
+                tid = int(m.group(1), 0)
+                if main_tid is not None and tid != main_tid and m.group(3) != "MainThread":
+                    continue
+                frames = frames[1:]
+            who, frame = owner(frames, packages)
+            owners[who] += int(count)
+            if frame:
+                frames_of[frame] += int(count)
+    return owners, frames_of
+
+
+def packages_of(entry: dict[str, Any], extra: list[str]) -> tuple[str, ...]:
+    """The library's packages: --library-package, else the adapter's --library or --module
+    (its top-level module) with COMPANIONS."""
+    if extra:
+        return tuple(extra)
+    cmd = entry["command"]
+    name = ""
+    for flag in ("--library", "--module"):
+        if flag in cmd[:-1]:
+            name = cmd[cmd.index(flag) + 1]
+    top = re.split(r"[.:]", name)[0] if name else entry["name"]
+    return COMPANIONS.get(top, (top.replace("-", "_"),))
+
+
+# -- one run -----------------------------------------------------------------------------
+
+def adapter_entry(spec: str, python: str) -> dict[str, Any]:
+    if spec.startswith("python:"):
+        return {"name": "python-" + spec[len("python:"):], "env": {}, "expectations": None,
+                "command": [python, ADAPTER_SCRIPT, "--module", spec[len("python:"):]]}
+    with open(os.path.join(TOP, "adapters", "adapters.json"), encoding="utf-8") as f:
+        for e in json.load(f)["adapters"]:
+            if e["name"] == spec:
+                found: dict[str, Any] = e
+                return found
+    raise SystemExit("share_profile.py: no adapter named '%s' in adapters/adapters.json (or "
+                     "give python:MODULE)" % spec)
+
+
+def spy_argv(spy: str, rate: int, native: bool) -> list[str]:
+    return [spy, "record", "--format", "raw", "--rate", str(rate), "--threads",
+            "--full-filenames", *(["--native"] if native else [])]
+
+
+def run_once(devspec: str, entry: dict[str, Any], jobs: int, cases: list[str], spy: list[str],
+             packages: tuple[str, ...], tmp: str) -> dict[str, Any]:
+    """Runs the suite once with every adapter process sampled; the figures of the run."""
+    logdir = tempfile.mkdtemp(prefix="logs-", dir=tmp)
+    cmd = [c.replace("${SOURCE}", TOP) for c in entry["command"]]
+    if len(cmd) < 2 or not cmd[1].endswith(".py") or "python" not in os.path.basename(cmd[0]):
+        raise SystemExit("share_profile.py: %s's command is not `PYTHON SCRIPT.py ...`; only a "
+                         "Python adapter can be sampled" % entry["name"])
+    wrapped = dict(entry, name=entry["name"] + "-sampled")
+    wrapped["command"] = [sys.executable, os.path.abspath(__file__), "--outer", logdir,
+                          *spy, "--", *cmd]
+    if wrapped.get("expectations"):
+        wrapped["expectations"] = os.path.join(TOP, wrapped["expectations"])
+    adapters = os.path.join(logdir, "adapters.json")
+    with open(adapters, "w", encoding="utf-8") as f:
+        json.dump({"adapters": [wrapped]}, f)
+    report = os.path.join(logdir, "report.json")
+    argv = [devspec, "run", "--adapters", adapters, "--adapter", wrapped["name"],
+            "--jobs", str(jobs), "--report", report, "--no-tap", "--no-progress",
+            "--timeout", "120"]  # py-spy's native unwinding stops the process at each sample
+    for c in cases:
+        argv += ["--cases", c]
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    lines = (p.stdout + p.stderr).strip().splitlines()
+    outers = {}
+    inners = {}
+    for name in os.listdir(logdir):
+        if name.startswith(("outer-", "inner-")):
+            with open(os.path.join(logdir, name), encoding="utf-8") as f:
+                rec = json.load(f)
+            if name.startswith("outer-"):
+                outers[rec["child"]] = rec
+            else:  # the child of its outer wrapper, or of py-spy, the outer's child
+                inners[rec["pid"]] = inners[rec["parent"]] = rec
+    wrappers = sum(o["self_s"] + o["children_s"] for o in outers.values())
+    adapters_cpu = sum(i["cpu_s"] for k, i in inners.items() if k == i["pid"])
+    res: dict[str, Any] = {
+        "wall": wall, "run_cpu": total - wrappers + adapters_cpu,
+        "runner": max(total - wrappers, 0.0), "adapters": adapters_cpu,
+        "spy": wrappers - adapters_cpu, "processes": len(outers), "last": lines[-1] if lines
+        else "exit %d" % p.returncode, "logdir": logdir, "report": report,
+        "owners": collections.Counter(), "frames": collections.Counter(), "problems": []}
+    own = 0.0
+    for pid, rec in sorted(outers.items()):
+        i = inners.get(pid)
+        if i is None:
+            res["problems"].append("an adapter process left no CPU record (killed?)")
+            continue
+        if not spy:
+            continue
+        if rec["spy_rc"] != 0 or not os.path.exists(rec["samples"]):
+            res["problems"].append("py-spy exited %d without samples (is tracing allowed? "
+                                   "see its lines in the adapter's stderr)" % rec["spy_rc"])
+            own += i["cpu_s"]  # not sampled: all of it counted as devspec's
+            continue
+        owners, frames = read_samples(rec["samples"], i["tid"], packages)
+        res["owners"].update(owners)
+        res["frames"].update(frames)
+        n = sum(owners.values())
+        if n:
+            own += i["main_s"] * (owners["adapter"] + owners["other"]) / n
+        else:
+            own += i["main_s"]
+    if not spy:  # --no-sample: the runner's CPU and the adapters', not split
+        res["adapter"] = res["library"] = math.nan
+        res["share"] = res["runner"] / res["run_cpu"] if res["run_cpu"] > 0 else 0.0
+        return res
+    res["adapter"] = own
+    res["library"] = max(adapters_cpu - own, 0.0)
+    res["share"] = (res["runner"] + own) / res["run_cpu"] if res["run_cpu"] > 0 else 0.0
+    return res
+
+
+def find_spy(given: str | None) -> str | None:
+    if given:
+        return given if os.access(given, os.X_OK) else None
+    here = os.path.join(os.path.dirname(sys.executable), "py-spy")
+    return shutil.which("py-spy") or (here if os.access(here, os.X_OK) else None)
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["--outer"] and "--" in argv[2:]:
+        cut = argv.index("--", 2)
+        return outer(argv[1], argv[2:cut], argv[cut + 1:])
+    if argv[:1] == ["--inner"] and len(argv) >= 5 and argv[2] == "--stdout-fd":
+        return inner(argv[1], int(argv[3]), argv[5:])
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--devspec", default=os.path.join(TOP, "build", "conformance", "devspec"))
+    ap.add_argument("--jobs", type=int, action="append", default=[],
+                    help="runner workers (default 1); repeat for one set of runs per value")
+    ap.add_argument("--runs", type=int, default=3, help="runs per adapter and --jobs")
+    default_python = os.path.join(TOP, ".venv", "bin", "python")
+    ap.add_argument("--python", default=default_python if os.access(default_python, os.X_OK)
+                    else "python3", help="the interpreter of python:MODULE")
+    ap.add_argument("--py-spy", dest="spy", help="py-spy's program (default: on PATH)")
+    ap.add_argument("--rate", type=int, default=100, help="samples a second")
+    ap.add_argument("--no-native", action="store_true",
+                    help="Python frames only (a library's native code called straight from "
+                    "the adapter's Python then counts as the adapter's)")
+    ap.add_argument("--no-sample", action="store_true",
+                    help="no py-spy: only the runner's CPU and the adapters' (its share is "
+                    "the runner's alone)")
+    ap.add_argument("--library-package", action="append", default=[], metavar="P",
+                    help="a package of the library (default: from the adapter's command)")
+    ap.add_argument("--cases", action="append", default=[], help="case files (default all)")
+    ap.add_argument("--top", type=int, default=0, metavar="N",
+                    help="print the N adapter frames with most samples")
+    ap.add_argument("--keep", metavar="DIR", help="keep each run's report and samples here")
+    ap.add_argument("adapters", nargs="+", metavar="ADAPTER")
+    args = ap.parse_args(argv)
+    jobs_list = args.jobs or [1]
+    if min(jobs_list) < 1 or args.runs < 1 or args.rate < 1:
+        ap.error("--jobs, --runs and --rate take a number >= 1")
+    spy = None if args.no_sample else find_spy(args.spy)
+    if spy is None and not args.no_sample:
+        sys.stderr.write("share_profile.py: py-spy is not installed (%s): devspec's share "
+                         "cannot be sampled; install it with `pip install py-spy` in any "
+                         "environment\n" % (args.spy or "not on PATH nor beside " +
+                                            sys.executable))
+        return 3
+    if not os.access(args.devspec, os.X_OK):
+        sys.stderr.write("share_profile.py: %s is not an executable devspec (build first, or "
+                         "--devspec PATH)\n" % args.devspec)
+        return 2
+    entries = [adapter_entry(a, args.python) for a in args.adapters]
+    spy_cmd = spy_argv(spy, args.rate, not args.no_native) if spy else []
+    if spy:
+        print("py-spy %s at %d Hz%s" % (spy, args.rate, "" if args.no_native else ", --native"))
+    else:
+        print("--no-sample: the runner's CPU and the adapters', not split (no py-spy)")
+    print("| library | jobs | run | run CPU s | runner s | adapter s | library s | devspec "
+          "share | samples library / adapter / other / wait | py-spy and wrappers s | wall s |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
+          flush=True)
+    with tempfile.TemporaryDirectory(prefix="devspec-share-") as tmp:
+        for spec, entry in zip(args.adapters, entries, strict=True):
+            packages = packages_of(entry, args.library_package)
+            for jobs in jobs_list:
+                shares = []
+                frames: collections.Counter[str] = collections.Counter()
+                for k in range(args.runs):
+                    r = run_once(args.devspec, entry, jobs, args.cases, spy_cmd, packages, tmp)
+                    o = r["owners"]
+                    def num(v: float) -> str:
+                        return "–" if math.isnan(v) else "%.2f" % v
+
+                    print("| %s | %d | %d | %.2f | %.2f | %s | %s | %.1f %%%s | %s | %.2f | "
+                          "%.1f |" % (
+                              spec, jobs, k + 1, r["run_cpu"], r["runner"], num(r["adapter"]),
+                              num(r["library"]), 100.0 * r["share"],
+                              " (runner only)" if not spy else
+                              " (incomplete)" if r["problems"] else "",
+                              "%d / %d / %d / %d" % (o["library"], o["adapter"], o["other"],
+                                                     o["wait"]) if spy else "–",
+                              r["spy"], r["wall"]), flush=True)
+                    for problem in r["problems"]:
+                        sys.stderr.write("share_profile.py: %s run %d: %s\n" % (spec, k + 1,
+                                                                                problem))
+                    sys.stderr.write("share_profile.py: %s, --jobs %d: %s\n"
+                                     % (spec, jobs, r["last"]))
+                    shares.append(100.0 * r["share"])
+                    frames.update(r["frames"])
+                    if args.keep:
+                        dest = os.path.join(args.keep, "%s-jobs%d-run%d" % (
+                            spec.replace(":", "-"), jobs, k + 1))
+                        shutil.copytree(r["logdir"], dest, dirs_exist_ok=True)
+                print("%s --jobs %d: devspec's share %.1f %% to %.1f %% (median %.1f %%) over "
+                      "%d runs; the library's packages: %s" % (
+                          spec, jobs, min(shares), max(shares), statistics.median(shares),
+                          len(shares), ", ".join(packages)))
+                total = sum(frames.values())
+                for frame, n in frames.most_common(args.top):
+                    print("  %5d samples (%.1f %% of the adapter's) %s"
+                          % (n, 100.0 * n / total, frame))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
