@@ -44,7 +44,9 @@ from __future__ import annotations
 
 import argparse
 import collections
+import contextlib
 import json
+import linecache
 import math
 import os
 import re
@@ -77,31 +79,51 @@ IO_CALLS = {"read", "write", "__read", "__write", "__libc_read", "__libc_write",
 # -- the two wrappers, run in the adapter's process tree ---------------------------------
 
 def outer(logdir: str, spy: list[str], cmd: list[str]) -> int:
-    """The adapter process the runner starts: py-spy around the inner wrapper. py-spy prints
-    to its standard output, so it gets our standard error there, and the adapter the
-    runner's pipe through another descriptor (--stdout-fd). Writes its own and its
-    children's CPU (py-spy's and the adapter's) to outer-PID.json."""
+    """The adapter process the runner starts: py-spy around the inner wrapper, in a session
+    of their own, so that the runner's kill of the worker's process group (2 s after it
+    closed the pipe) cannot stop py-spy writing its samples. This process stands for the
+    adapter until the adapter has written its record (its run is over), then ends with its
+    status; py-spy and the adapter end on their own (the adapter at the end of its input,
+    as always). py-spy prints to its standard output, so the adapter gets the runner's pipe
+    through another descriptor (--stdout-fd), and py-spy's standard output is a file beside
+    the samples (the pipe is closed once the run is over). Writes outer-PID.json: the child,
+    the samples' file, and at the end this process's CPU."""
     fd = os.dup(1)
     os.set_inheritable(fd, True)
-    out = os.path.join(logdir, "spy-%d.txt" % os.getpid())
-    inner_cmd = [cmd[0], os.path.abspath(__file__), "--inner", logdir, "--stdout-fd", str(fd),
+    me = os.getpid()
+    out = os.path.join(logdir, "spy-%d.txt" % me)
+    done = os.path.join(logdir, "inner-of-%d.json" % me)
+    inner_cmd = [cmd[0], os.path.abspath(__file__), "--inner", done, "--stdout-fd", str(fd),
                  "--", *cmd[1:]]
     sampled = [*spy, "--output", out, "--"] if spy else []  # none: --no-sample
-    p = subprocess.Popen([*sampled, *inner_cmd], stdout=2, pass_fds=(fd,))
+    with open(out + ".log", "w", encoding="utf-8") as log:  # py-spy's lines
+        p = subprocess.Popen([*sampled, *inner_cmd], stdout=log if spy else 2, pass_fds=(fd,),
+                             start_new_session=True)
     os.close(fd)
-    rc = p.wait()
-    me = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    with open(os.path.join(logdir, "outer-%d.json" % os.getpid()), "w", encoding="utf-8") as f:
-        json.dump({"child": p.pid, "spy_rc": rc, "samples": out,
-                   "self_s": me.ru_utime + me.ru_stime,
-                   "children_s": kids.ru_utime + kids.ru_stime}, f)
-    return 0 if rc == 0 else rc
+    path = os.path.join(logdir, "outer-%d.json" % me)
+
+    def record(**more: Any) -> None:
+        with open(path + ".tmp", "w", encoding="utf-8") as f:
+            json.dump({"child": p.pid, "samples": out if spy else None, "inner": done, **more}, f)
+        os.replace(path + ".tmp", path)
+
+    record()
+    rc = None
+    while rc is None and not os.path.exists(done):
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            rc = p.wait(0.05)
+    if rc is None:
+        with open(done, encoding="utf-8") as f:
+            rc = json.load(f)["code"]
+    use = resource.getrusage(resource.RUSAGE_SELF)
+    record(self_s=use.ru_utime + use.ru_stime)
+    return rc if isinstance(rc, int) and 0 <= rc < 256 else 1
 
 
-def inner(logdir: str, fd: int, argv: list[str]) -> int:
+def inner(done: str, fd: int, argv: list[str]) -> int:
     """The adapter script run as `python SCRIPT` would run it, with the runner's pipe as its
-    standard output; writes the process's CPU and its main thread's to inner-PID.json."""
+    standard output; writes the process's CPU, its main thread's and its exit status to
+    DONE."""
     import runpy
     import threading
 
@@ -113,15 +135,16 @@ def inner(logdir: str, fd: int, argv: list[str]) -> int:
     try:
         runpy.run_path(argv[0], run_name="__main__")
     except SystemExit as exc:
-        code = exc.code
+        code = exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     finally:
+        sys.stdout.flush()
         use = resource.getrusage(resource.RUSAGE_SELF)
-        with open(os.path.join(logdir, "inner-%d.json" % os.getpid()), "w",
-                  encoding="utf-8") as f:
-            json.dump({"pid": os.getpid(), "parent": os.getppid(), "tid": threading.get_native_id(),
+        with open(done + ".tmp", "w", encoding="utf-8") as f:
+            json.dump({"pid": os.getpid(), "tid": threading.get_native_id(), "code": code,
                        "cpu_s": use.ru_utime + use.ru_stime,
                        "main_s": time.thread_time()}, f)
-    return code if isinstance(code, int) else 1
+        os.replace(done + ".tmp", done)
+    return int(code)
 
 
 # -- attributing the samples ------------------------------------------------------------
@@ -131,15 +154,28 @@ def frame_file(frame: str) -> str:
     return m.group(1) if m else ""
 
 
+def serve_io(frame: str) -> bool:
+    """Whether FRAME is the adapter's Server.serve on a line that reads a request or writes
+    a reply (its source line, read back)."""
+    m = re.match(r"Server\.serve \((.*):(\d+)\)$", frame)
+    if not m or not any(mark in m.group(1) for mark in OWN_MARKS):
+        return False
+    text = linecache.getline(m.group(1), int(m.group(2)))
+    return any(call in text for call in (".readline(", ".write(", ".flush("))
+
+
 def waiting(frames: list[str]) -> bool:
-    """Whether the stack is the request loop blocked on its pipe: the innermost frame a read
-    or write of the C library, called from the adapter's Server.serve. py-spy counts some of
-    these as active (a thread resumed after its stop), yet they wait for the runner."""
+    """Whether the stack is the request loop blocked on its pipe: the adapter's Server.serve
+    reading a request or writing a reply, innermost (Python frames only) or calling a read or
+    write of the C library (--native). py-spy counts some of these as active (a thread just
+    resumed after its stop), yet they wait for the runner."""
+    if frames and serve_io(frames[-1]):
+        return True
     if len(frames) < 2 or frames[-1].split(" (")[0] not in IO_CALLS:
         return False
     if not re.search(r"[/(]libc[.-][^/]*\)$", frames[-1]):
         return False
-    return frames[-2].startswith("Server.serve (") and any(m in frames[-2] for m in OWN_MARKS)
+    return serve_io(frames[-2])
 
 
 def owner(frames: list[str], packages: tuple[str, ...]) -> tuple[str, str]:
@@ -249,45 +285,48 @@ def run_once(devspec: str, entry: dict[str, Any], jobs: int, cases: list[str], s
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     lines = (p.stdout + p.stderr).strip().splitlines()
-    outers = {}
-    inners = {}
-    for name in os.listdir(logdir):
-        if name.startswith(("outer-", "inner-")):
+    outers = []
+    for name in sorted(os.listdir(logdir)):
+        if name.startswith("outer-") and name.endswith(".json"):
             with open(os.path.join(logdir, name), encoding="utf-8") as f:
-                rec = json.load(f)
-            if name.startswith("outer-"):
-                outers[rec["child"]] = rec
-            else:  # the child of its outer wrapper, or of py-spy, the outer's child
-                inners[rec["pid"]] = inners[rec["parent"]] = rec
-    wrappers = sum(o["self_s"] + o["children_s"] for o in outers.values())
-    adapters_cpu = sum(i["cpu_s"] for k, i in inners.items() if k == i["pid"])
+                outers.append(json.load(f))
+    # py-spy writes its samples once its adapter has ended, after the run: wait for them.
+    until = time.monotonic() + 300
+    for o in outers:
+        while o["samples"] and os.path.exists("/proc/%d" % o["child"]) and \
+                time.monotonic() < until:
+            time.sleep(0.1)
+    inners = {}
+    for o in outers:
+        if os.path.exists(o["inner"]):
+            with open(o["inner"], encoding="utf-8") as f:
+                inners[o["child"]] = json.load(f)
+    wrappers = sum(o.get("self_s", 0.0) for o in outers)
+    adapters_cpu = sum(i["cpu_s"] for i in inners.values())
     res: dict[str, Any] = {
         "wall": wall, "run_cpu": total - wrappers + adapters_cpu,
         "runner": max(total - wrappers, 0.0), "adapters": adapters_cpu,
-        "spy": wrappers - adapters_cpu, "processes": len(outers), "last": lines[-1] if lines
+        "spy": wrappers, "processes": len(outers), "last": lines[-1] if lines
         else "exit %d" % p.returncode, "logdir": logdir, "report": report,
         "owners": collections.Counter(), "frames": collections.Counter(), "problems": []}
     own = 0.0
-    for pid, rec in sorted(outers.items()):
-        i = inners.get(pid)
+    for o in outers:
+        i = inners.get(o["child"])
         if i is None:
             res["problems"].append("an adapter process left no CPU record (killed?)")
             continue
         if not spy:
             continue
-        if rec["spy_rc"] != 0 or not os.path.exists(rec["samples"]):
-            res["problems"].append("py-spy exited %d without samples (is tracing allowed? "
-                                   "see its lines in the adapter's stderr)" % rec["spy_rc"])
+        if not os.path.exists(o["samples"]):
+            res["problems"].append("py-spy wrote no samples (is tracing allowed? see %s.log)"
+                                   % o["samples"])
             own += i["cpu_s"]  # not sampled: all of it counted as devspec's
             continue
-        owners, frames = read_samples(rec["samples"], i["tid"], packages)
+        owners, frames = read_samples(o["samples"], i["tid"], packages)
         res["owners"].update(owners)
         res["frames"].update(frames)
-        n = sum(owners.values())
-        if n:
-            own += i["main_s"] * (owners["adapter"] + owners["other"]) / n
-        else:
-            own += i["main_s"]
+        n = owners["library"] + owners["adapter"] + owners["other"]
+        own += i["main_s"] * (owners["adapter"] + owners["other"]) / n if n else i["main_s"]
     if not spy:  # --no-sample: the runner's CPU and the adapters', not split
         res["adapter"] = res["library"] = math.nan
         res["share"] = res["runner"] / res["run_cpu"] if res["run_cpu"] > 0 else 0.0
@@ -356,7 +395,7 @@ def main(argv: list[str]) -> int:
     else:
         print("--no-sample: the runner's CPU and the adapters', not split (no py-spy)")
     print("| library | jobs | run | run CPU s | runner s | adapter s | library s | devspec "
-          "share | samples library / adapter / other / wait | py-spy and wrappers s | wall s |")
+          "share | samples library / adapter / other / wait | wrappers s | wall s |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
           flush=True)
     with tempfile.TemporaryDirectory(prefix="devspec-share-") as tmp:

@@ -62,6 +62,26 @@ def test_a_sample_belongs_to_its_innermost_owned_frame(env: Env, tmp_path: Path)
     assert frames == {"Server.serve (%sserver.py)" % ADAPTER: 2}, frames
 
 
+def test_the_request_loop_blocked_on_its_pipe_is_waiting(env: Env) -> None:
+    """Server.serve reading a request or writing a reply (its source line says which) is the
+    adapter waiting for the runner, whether innermost or calling the C library's read; its
+    other lines, and a read the adapter makes elsewhere, are the adapter's work."""
+    sp = load(env)
+    server = os.path.join(env.source, "adapters", "python", "devspec_py", "server.py")
+    with open(server, encoding="utf-8") as f:
+        lines = f.read().split("\n")
+    read = next(i for i, t in enumerate(lines, 1) if "infile.readline(" in t)
+    other = next(i for i, t in enumerate(lines, 1) if "body.strip()" in t)
+    serve = "Server.serve (%s:%%d)" % server
+    libc_read = "read (/usr/lib/x86_64-linux-gnu/libc.so.6)"
+    pk = ("numpy",)
+    assert sp.owner([serve % read], pk)[0] == "wait"
+    assert sp.owner([serve % read, libc_read], pk)[0] == "wait"
+    assert sp.owner([serve % other], pk)[0] == "adapter"
+    assert sp.owner([serve % other, "f (%sx.py:1)" % ADAPTER, libc_read],
+                    pk)[0] == "adapter"
+
+
 def test_the_library_packages_follow_the_adapter_command(env: Env) -> None:
     sp = load(env)
     jax = sp.adapter_entry("jax", "python3")
