@@ -2,8 +2,9 @@
 """devspec's own share of a whole run on a Python library, by a sampling profiler.
 
     share_profile.py [--devspec PATH] [--jobs N]... [--runs K] [--python PATH]
-                     [--py-spy PATH] [--rate HZ] [--no-native] [--library-package P]...
-                     [--cases FILE]... [--top N] [--keep DIR] ADAPTER...
+                     [--py-spy PATH] [--rate HZ] [--no-native] [--no-sample]
+                     [--library-package P]... [--cases FILE]... [--top N] [--keep DIR]
+                     ADAPTER...
 
 ADAPTER is a name of adapters/adapters.json whose command is `PYTHON SCRIPT.py ...` (jax,
 numpy, ...) or python:MODULE (the Python adapter driving MODULE, as `devspec run --adapter
@@ -11,10 +12,9 @@ python:MODULE --python PATH` starts it; PATH is --python, by default the project
 interpreter where there is one, else python3). For each ADAPTER, each --jobs N (default 1)
 and each of K runs (default 3), `devspec run` runs the whole suite (or the --cases given)
 with every adapter process started under py-spy (`py-spy record --format raw`, --rate HZ
-samples a second, default 100, with --native unless --no-native, without --idle: a thread
-blocked on a read or a lock is not sampled, so the samples of a thread follow its CPU time),
-and the run's CPU time (of the runner and its adapters, from the operating system; py-spy's
-own and this script's wrappers' are measured and left out) is split three ways:
+samples a second, default 100, with --native unless --no-native, without --idle), and the
+run's CPU time (of the runner and its adapter processes, from the operating system; py-spy's
+and this script's wrappers' left out) is split three ways:
 
 - the runner: the runner process's own CPU (the run's, less every adapter process's);
 - the adapter (devspec_py and devspec_adapter.py): of each adapter process's main thread's
@@ -27,17 +27,25 @@ own and this script's wrappers' are measured and left out) is split three ways:
   site-packages/PACKAGE: for JAX jax and jaxlib, XLA included), and every other thread's CPU
   (the library's thread pools, which run no Python of the adapter's).
 
-A sample with no owned frame at all (the interpreter starting, the wrapper) counts as the
-adapter's, so the figure errs on devspec's side. devspec's share is (runner + adapter) / run.
-It prints a Markdown table, one row per run, and a line per ADAPTER and N with the three
-runs' range; --top N adds the N adapter functions with most samples (innermost adapter
-frame). --keep DIR keeps each run's report and py-spy's raw samples.
+A sample with frames but none owned (the interpreter importing, the wrapper) counts as the
+adapter's ("other"), so the figure errs on devspec's side. Set apart ("apart"), in no share:
+the request loop blocked on its pipe (Server.serve on its line that reads a request or
+writes a reply, or in the C library's read or write from there: py-spy counts some of these
+as active, a thread just resumed after its stop, yet they wait for the runner), and a sample
+with no frame at all (the interpreter before the script or at its exit, after the CPU was
+read). devspec's share is (runner + adapter) / run. --no-native is cheap but counts the
+library's native code called straight from the adapter's Python as the adapter's.
+
+It prints a Markdown table, one row per run, and a line per ADAPTER and N with the runs'
+range; --top N adds the N adapter functions with most samples (innermost adapter frame).
+--keep DIR keeps each run's report, records and py-spy's raw samples. --no-sample runs
+without py-spy: the runner's CPU beside the adapters', not split.
 
 Without py-spy (not found on PATH, beside this interpreter, or at --py-spy) it says so on
 stderr and exits 3: install it (`pip install py-spy`) in any environment, it needs no access
 to the library's. py-spy needs to trace the processes it starts (ptrace): where that is
 refused, the runs' rows say so. Standard-library Python; the adapter processes run their
-own interpreter, through this file's --inner mode.
+own interpreter, through this file's --outer and --inner modes.
 """
 
 from __future__ import annotations
@@ -111,7 +119,7 @@ def outer(logdir: str, spy: list[str], cmd: list[str]) -> int:
     rc = None
     while rc is None and not os.path.exists(done):
         with contextlib.suppress(subprocess.TimeoutExpired):
-            rc = p.wait(0.05)
+            rc = p.wait(0.25)
     if rc is None:
         with open(done, encoding="utf-8") as f:
             rc = json.load(f)["code"]
@@ -179,10 +187,10 @@ def waiting(frames: list[str]) -> bool:
 
 
 def owner(frames: list[str], packages: tuple[str, ...]) -> tuple[str, str]:
-    """("adapter" | "library" | "wait" | "other", the innermost adapter frame or "") of one
-    stack, outermost frame first."""
+    """("adapter" | "library" | "apart" (waiting) | "other", the innermost adapter frame or
+    "") of one stack, outermost frame first."""
     if waiting(frames):
-        return "wait", ""
+        return "apart", ""
     marks = tuple("%s%s%s" % (site, p, os.sep) for site in ("site-packages" + os.sep,
                                                             "dist-packages" + os.sep)
                   for p in packages)
@@ -215,6 +223,9 @@ def read_samples(path: str, main_tid: int | None,
                 if main_tid is not None and tid != main_tid and m.group(3) != "MainThread":
                     continue
                 frames = frames[1:]
+            if not frames:  # the interpreter outside any frame: before the script, or at its
+                owners["apart"] += int(count)  # exit, after the CPU was read
+                continue
             who, frame = owner(frames, packages)
             owners[who] += int(count)
             if frame:
@@ -395,7 +406,7 @@ def main(argv: list[str]) -> int:
     else:
         print("--no-sample: the runner's CPU and the adapters', not split (no py-spy)")
     print("| library | jobs | run | run CPU s | runner s | adapter s | library s | devspec "
-          "share | samples library / adapter / other / wait | wrappers s | wall s |")
+          "share | samples library / adapter / other / apart | wrappers s | wall s |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: |",
           flush=True)
     with tempfile.TemporaryDirectory(prefix="devspec-share-") as tmp:
@@ -417,7 +428,7 @@ def main(argv: list[str]) -> int:
                               " (runner only)" if not spy else
                               " (incomplete)" if r["problems"] else "",
                               "%d / %d / %d / %d" % (o["library"], o["adapter"], o["other"],
-                                                     o["wait"]) if spy else "–",
+                                                     o["apart"]) if spy else "–",
                               r["spy"], r["wall"]), flush=True)
                     for problem in r["problems"]:
                         sys.stderr.write("share_profile.py: %s run %d: %s\n" % (spec, k + 1,

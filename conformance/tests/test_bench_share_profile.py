@@ -56,9 +56,10 @@ def test_a_sample_belongs_to_its_innermost_owned_frame(env: Env, tmp_path: Path)
     raw.write_text("thread (7): MainThread;%s;%s;%s 5\n" % (main, serve, jnp) +
                    "thread (7): MainThread;%s;%s 2\n" % (main, serve) +
                    "thread (7);%s 1\n" % libc +
+                   "thread (7): MainThread 3\n"  # no frame: the interpreter outside the script
                    "thread (9): pool;%s 40\n" % xla)  # another thread: not the main one's
     owners, frames = sp.read_samples(str(raw), 7, pk)
-    assert dict(owners) == {"library": 5, "adapter": 2, "other": 1}, owners
+    assert dict(owners) == {"library": 5, "adapter": 2, "other": 1, "apart": 3}, owners
     assert frames == {"Server.serve (%sserver.py)" % ADAPTER: 2}, frames
 
 
@@ -75,8 +76,8 @@ def test_the_request_loop_blocked_on_its_pipe_is_waiting(env: Env) -> None:
     serve = "Server.serve (%s:%%d)" % server
     libc_read = "read (/usr/lib/x86_64-linux-gnu/libc.so.6)"
     pk = ("numpy",)
-    assert sp.owner([serve % read], pk)[0] == "wait"
-    assert sp.owner([serve % read, libc_read], pk)[0] == "wait"
+    assert sp.owner([serve % read], pk)[0] == "apart"
+    assert sp.owner([serve % read, libc_read], pk)[0] == "apart"
     assert sp.owner([serve % other], pk)[0] == "adapter"
     assert sp.owner([serve % other, "f (%sx.py:1)" % ADAPTER, libc_read],
                     pk)[0] == "adapter"
