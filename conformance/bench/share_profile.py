@@ -12,7 +12,7 @@ python:MODULE --python PATH` starts it; PATH is --python, by default the project
 interpreter where there is one, else python3). For each ADAPTER, each --jobs N (default 1)
 and each of K runs (default 3), `devspec run` runs the whole suite (or the --cases given)
 with every adapter process started under py-spy (`py-spy record --format raw`, --rate HZ
-samples a second, default 100, with --native unless --no-native, without --idle), and the
+samples a second, default 100, Python frames only unless --native, without --idle), and the
 run's CPU time (of the runner and its adapter processes, from the operating system; py-spy's
 and this script's wrappers' left out) is split three ways:
 
@@ -32,9 +32,12 @@ adapter's ("other"), so the figure errs on devspec's side. Set apart ("apart"), 
 the request loop blocked on its pipe (Server.serve on its line that reads a request or
 writes a reply, or in the C library's read or write from there: py-spy counts some of these
 as active, a thread just resumed after its stop, yet they wait for the runner), and a sample
-with no frame at all (the interpreter before the script or at its exit, after the CPU was
-read). devspec's share is (runner + adapter) / run. --no-native is cheap but counts the
-library's native code called straight from the adapter's Python as the adapter's.
+with no frame at all or native frames only (the interpreter before the script or at its
+exit, after the CPU was read). devspec's share is (runner + adapter) / run. Python frames
+only count the library's native code called straight from the adapter's Python as the
+adapter's: the share errs on devspec's side. --native reads native frames too, at several
+times the adapter's CPU in py-spy; py-spy then fails to unwind some samples (said on stderr),
+most inside the library's compiled code, which also errs on devspec's side.
 
 It prints a Markdown table, one row per run, and a line per ADAPTER and N with the runs'
 range; --top N adds the N adapter functions with most samples (innermost adapter frame).
@@ -203,6 +206,21 @@ def owner(frames: list[str], packages: tuple[str, ...]) -> tuple[str, str]:
     return "other", ""
 
 
+def python_frame(frame: str) -> bool:
+    f = frame_file(frame)
+    return f.startswith("<frozen ") or bool(re.search(r"\.py(:\d+)?$", f))
+
+
+def spy_errors(log: str) -> tuple[int, int] | None:
+    """(samples, errors) from py-spy's last lines, or None."""
+    try:
+        with open(log, encoding="utf-8", errors="replace") as f:
+            m = re.findall(r"Samples: (\d+) Errors: (\d+)", f.read())
+    except OSError:
+        return None
+    return (int(m[-1][0]), int(m[-1][1])) if m else None
+
+
 def read_samples(path: str, main_tid: int | None,
                  packages: tuple[str, ...]) -> tuple[collections.Counter[str],
                                                      collections.Counter[str]]:
@@ -227,6 +245,8 @@ def read_samples(path: str, main_tid: int | None,
                 owners["apart"] += int(count)  # exit, after the CPU was read
                 continue
             who, frame = owner(frames, packages)
+            if who == "other" and not any(python_frame(f) for f in frames):
+                who = "apart"  # native frames only: the interpreter starting or at its exit
             owners[who] += int(count)
             if frame:
                 frames_of[frame] += int(count)
@@ -319,7 +339,8 @@ def run_once(devspec: str, entry: dict[str, Any], jobs: int, cases: list[str], s
         "runner": max(total - wrappers, 0.0), "adapters": adapters_cpu,
         "spy": wrappers, "processes": len(outers), "last": lines[-1] if lines
         else "exit %d" % p.returncode, "logdir": logdir, "report": report,
-        "owners": collections.Counter(), "frames": collections.Counter(), "problems": []}
+        "owners": collections.Counter(), "frames": collections.Counter(), "problems": [],
+        "errors": [0, 0]}
     own = 0.0
     for o in outers:
         i = inners.get(o["child"])
@@ -333,6 +354,10 @@ def run_once(devspec: str, entry: dict[str, Any], jobs: int, cases: list[str], s
                                    % o["samples"])
             own += i["cpu_s"]  # not sampled: all of it counted as devspec's
             continue
+        counted = spy_errors(o["samples"] + ".log")
+        if counted and counted[1]:
+            res["errors"][0] += counted[0]
+            res["errors"][1] += counted[1]
         owners, frames = read_samples(o["samples"], i["tid"], packages)
         res["owners"].update(owners)
         res["frames"].update(frames)
@@ -371,9 +396,12 @@ def main(argv: list[str]) -> int:
                     else "python3", help="the interpreter of python:MODULE")
     ap.add_argument("--py-spy", dest="spy", help="py-spy's program (default: on PATH)")
     ap.add_argument("--rate", type=int, default=100, help="samples a second")
-    ap.add_argument("--no-native", action="store_true",
-                    help="Python frames only (a library's native code called straight from "
-                    "the adapter's Python then counts as the adapter's)")
+    ap.add_argument("--native", action="store_true",
+                    help="native frames too (py-spy --native: costly, and its failed unwinds, "
+                    "counted, are dropped; by default Python frames only, where a library's "
+                    "native code called straight from the adapter's Python counts as the "
+                    "adapter's)")
+    ap.add_argument("--no-native", dest="native", action="store_false", help="the default")
     ap.add_argument("--no-sample", action="store_true",
                     help="no py-spy: only the runner's CPU and the adapters' (its share is "
                     "the runner's alone)")
@@ -400,9 +428,9 @@ def main(argv: list[str]) -> int:
                          "--devspec PATH)\n" % args.devspec)
         return 2
     entries = [adapter_entry(a, args.python) for a in args.adapters]
-    spy_cmd = spy_argv(spy, args.rate, not args.no_native) if spy else []
+    spy_cmd = spy_argv(spy, args.rate, args.native) if spy else []
     if spy:
-        print("py-spy %s at %d Hz%s" % (spy, args.rate, "" if args.no_native else ", --native"))
+        print("py-spy %s at %d Hz%s" % (spy, args.rate, ", --native" if args.native else ""))
     else:
         print("--no-sample: the runner's CPU and the adapters', not split (no py-spy)")
     print("| library | jobs | run | run CPU s | runner s | adapter s | library s | devspec "
@@ -430,6 +458,10 @@ def main(argv: list[str]) -> int:
                               "%d / %d / %d / %d" % (o["library"], o["adapter"], o["other"],
                                                      o["apart"]) if spy else "–",
                               r["spy"], r["wall"]), flush=True)
+                    if r["errors"][1]:
+                        sys.stderr.write("share_profile.py: %s run %d: py-spy could not read "
+                                         "%d of %d samples (dropped)\n"
+                                         % (spec, k + 1, r["errors"][1], r["errors"][0]))
                     for problem in r["problems"]:
                         sys.stderr.write("share_profile.py: %s run %d: %s\n" % (spec, k + 1,
                                                                                 problem))

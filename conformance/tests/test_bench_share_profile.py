@@ -57,9 +57,10 @@ def test_a_sample_belongs_to_its_innermost_owned_frame(env: Env, tmp_path: Path)
                    "thread (7): MainThread;%s;%s 2\n" % (main, serve) +
                    "thread (7);%s 1\n" % libc +
                    "thread (7): MainThread 3\n"  # no frame: the interpreter outside the script
+                   "thread (7): MainThread;%s;%s 4\n" % (libc, libc) +  # native frames only
                    "thread (9): pool;%s 40\n" % xla)  # another thread: not the main one's
     owners, frames = sp.read_samples(str(raw), 7, pk)
-    assert dict(owners) == {"library": 5, "adapter": 2, "other": 1, "apart": 3}, owners
+    assert dict(owners) == {"library": 5, "adapter": 2, "apart": 8}, owners
     assert frames == {"Server.serve (%sserver.py)" % ADAPTER: 2}, frames
 
 
