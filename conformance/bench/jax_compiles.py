@@ -14,7 +14,9 @@ lowered the program again. --show N prints the N programs compiled most often.
 
 With --profile the adapter processes also run under cProfile (CPU time), and the run's CPU
 (the runner's and its adapters') is split into the library's and devspec's (the runner's,
-and the adapter's own code): devspec's share of a JAX run. Standard-library Python.
+and the adapter's own code): devspec's share of a JAX run, an upper bound (cProfile slows the
+adapter's Python more than JAX's compiled code; share_profile.py samples instead).
+Standard-library Python.
 """
 
 from __future__ import annotations

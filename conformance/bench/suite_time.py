@@ -32,7 +32,8 @@ time (the runner's and its adapters', from the operating system): the library's 
 the library, as cProfile counted them) and devspec's (the runner's own CPU, and the adapter's
 own code: the protocol, its JSON, its mapping of ops onto the library), and devspec's share.
 cProfile slows the adapter's Python more than the libraries' compiled code, so that share is
-an upper bound, and the run's other figures include cProfile's cost. A C adapter (refarray)
+an upper bound, and the run's other figures include cProfile's cost; share_profile.py measures
+it with a sampling profiler (py-spy), which does not. A C adapter (refarray)
 is one process with its library: "–".
 """
 

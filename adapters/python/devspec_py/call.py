@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import math
 import re
+import types
 from typing import Any
 
 from .args import Args, arg
@@ -162,17 +163,56 @@ def check_keywords(fn: str, f: Any, kwargs: dict[str, Any]) -> bool:
     """A keyword the library's own signature does not take is lacking (`argsort(stable=)`);
     a callable whose signature cannot be read is called as it is (False: its refusal of a
     keyword is read from its error, refused_keyword)."""
+    keywords = _keywords(f)
+    if keywords is None:
+        return False
+    for name in kwargs:
+        if name not in keywords:
+            raise Lacks("%s(%s=)" % (fn, name), "%s takes no keyword %s" % (fn, name))
+    return True
+
+
+# A callable's key -> the keywords its signature takes, or None where the signature cannot
+# be read or takes **kwargs: reading a signature costs more than most calls of a compiled
+# library, and a function's signature does not change.
+_KEYWORDS: dict[Any, frozenset[str] | None] = {}
+
+
+def _signature_key(f: Any) -> Any:
+    """What F's signature depends on, never an array (a key keeps what it holds alive): a
+    bound method's function, a builtin bound method's type and name, else F itself (a
+    function of the library's namespace); None for anything else, read each time."""
+    if inspect.ismethod(f):
+        return (f.__func__, "method")
+    owner = getattr(f, "__self__", None)
+    if owner is None or isinstance(owner, (type, types.ModuleType)):
+        return f
+    name = getattr(f, "__name__", None)
+    return (type(owner), name, "builtin") if isinstance(name, str) else None
+
+
+def _keywords(f: Any) -> frozenset[str] | None:
+    key = _signature_key(f)
+    try:
+        if key is not None:
+            return _KEYWORDS[key]
+    except TypeError:  # unhashable: read each time
+        key = None
+    except KeyError:
+        pass
     try:
         params = inspect.signature(f).parameters
     except (TypeError, ValueError):
-        return False
-    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
-        return False  # **kwargs: what it refuses, its error says
-    for name in kwargs:
-        p = params.get(name)
-        if p is None or p.kind is inspect.Parameter.POSITIONAL_ONLY:
-            raise Lacks("%s(%s=)" % (fn, name), "%s takes no keyword %s" % (fn, name))
-    return True
+        found = None
+    else:
+        if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+            found = None  # **kwargs: what it refuses, its error says
+        else:
+            found = frozenset(n for n, p in params.items()
+                              if p.kind is not inspect.Parameter.POSITIONAL_ONLY)
+    if key is not None:
+        _KEYWORDS[key] = found
+    return found
 
 
 _UNEXPECTED = re.compile(r"unexpected keyword argument '(\w+)'")

@@ -81,11 +81,13 @@ class Number(float):
 def _object(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     """A JSON object whose keys are all distinct: a key given twice is a protocol error (the
     protocol's rule, as in case files), never silently the first or the last value."""
-    obj: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in obj:
-            raise ValueError("key '%s' given twice in one object" % key)
-        obj[key] = value
+    obj = dict(pairs)
+    if len(obj) != len(pairs):  # name the first key given twice
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError("key '%s' given twice in one object" % key)
+            seen.add(key)
     return obj
 
 

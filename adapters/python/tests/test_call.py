@@ -148,3 +148,45 @@ def test_the_claimed_features_are_the_table_s_families() -> None:
     with open(os.path.join(TOP, "spec", "signatures.json"), encoding="utf-8") as f:
         families = json.load(f)["families"]
     assert sorted(FEATURES) == sorted(v["feature"] for v in families.values() if v["feature"])
+
+
+def test_keywords_read_once_per_function_and_never_keep_an_array() -> None:
+    """check_keywords keeps each signature it read (by function, by a method's function, by a
+    builtin method's type and name), so a second call reads none; what it keeps never holds
+    the array a method was bound to (device memory a case expects freed)."""
+    import gc
+    import weakref
+
+    from devspec_py import call
+    from devspec_py.errors import Lacks
+
+    class Arr:
+        def sum(self, axis: int = 0) -> int:
+            return axis
+
+    def total(x: object, /, axis: int = 0, *, keepdims: bool = False) -> object:
+        return x
+
+    for _ in range(2):  # the second time from what the first kept
+        assert call.check_keywords("total", total, {"axis": 1, "keepdims": True})
+        with pytest.raises(Lacks, match="total takes no keyword x"):
+            call.check_keywords("total", total, {"x": 1})
+        with pytest.raises(Lacks, match="total takes no keyword stable"):
+            call.check_keywords("total", total, {"stable": True})
+    arrays: list[Any] = [Arr(), bytearray(b"ab")]
+    gone = [weakref.ref(arrays[0])]
+    for a in arrays:
+        f = a.sum if isinstance(a, Arr) else a.count  # a Python and a builtin bound method
+        assert call.check_keywords("Array.f", f, {}) in (True, False)
+        if isinstance(a, Arr):
+            with pytest.raises(Lacks):
+                call.check_keywords("Array.sum", f, {"where": 1})
+    kept = len(call._KEYWORDS)
+    call.check_keywords("Array.sum", Arr().sum, {"axis": 1})  # another instance: no new entry
+    assert len(call._KEYWORDS) == kept
+    del arrays, f, a
+    gc.collect()
+    assert all(r() is None for r in gone), "a method's array is kept alive"
+    held = [p for k in call._KEYWORDS for p in (k if isinstance(k, tuple) else (k,))]
+    assert not any(isinstance(p, (Arr, bytearray)) or
+                   isinstance(getattr(p, "__self__", None), (Arr, bytearray)) for p in held)
