@@ -18,7 +18,9 @@ the backend methods its source stands for, and a backend class that overrides on
 (its library does that op its own way) gets no script for a case with that op, only a note
 saying so; a test runs the reproducers of passing cases so that the two cannot drift.
 Every op of spec/ops.json is either in TRANSLATE or in NO_PLAIN_FORM with the reason
-(a test checks). Standard-library only.
+(a test checks). The named adapters of torch, tinygrad and Ivy, whose libraries have no
+namespace, get their scripts through a Dialect each (repro_named.py): the library's own
+calls, as those adapters' backends make them. Standard-library only.
 """
 
 from __future__ import annotations
