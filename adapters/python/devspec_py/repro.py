@@ -18,7 +18,9 @@ the backend methods its source stands for, and a backend class that overrides on
 (its library does that op its own way) gets no script for a case with that op, only a note
 saying so; a test runs the reproducers of passing cases so that the two cannot drift.
 Every op of spec/ops.json is either in TRANSLATE or in NO_PLAIN_FORM with the reason
-(a test checks). Standard-library only.
+(a test checks). The named adapters of torch, tinygrad and Ivy, whose libraries have no
+namespace, get their scripts through a Dialect each (repro_named.py): the library's own
+calls, as those adapters' backends make them. Standard-library only.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 from .protocol import DTYPES
@@ -140,6 +143,33 @@ class NoPlainForm(Exception):
     """A step that a script cannot perform with the library alone; the message says why."""
 
 
+@dataclass
+class Dialect:
+    """A named adapter's library as the script calls it (repro_named.py): the lines that
+    import it as `xp` (and what else the translations name), the source binding a device
+    from the text the run recorded (`bind % repr(text)`), the source of a dtype
+    (`dtype % name`), the wrapper of a generic call's result, the translations that differ
+    from TRANSLATE's, the ops it has none for with the reason, the helpers that replace or
+    add to RUNTIME's, and what the script says at its top about how it calls the library."""
+
+    head: list[str]
+    bind: str
+    dtype: str = "xp.%s"
+    result_wrap: str = ""
+    translate: dict[str, Callable[[Script, dict[str, Any]], Translation]] = field(
+        default_factory=dict)
+    no_plain: dict[str, str] = field(default_factory=dict)
+    runtime: str = ""
+    notes: list[str] = field(default_factory=list)
+
+    def prepare(self, s: Script) -> None:
+        s.dtype_source = self.dtype
+        s.result_wrap = self.result_wrap
+        s.translate = {op: t for op, t in {**TRANSLATE, **self.translate}.items()
+                       if op not in self.no_plain}
+        s.no_plain = dict(self.no_plain)
+
+
 # -- source of values --------------------------------------------------------------------
 
 def py_number(v: Any) -> str:
@@ -204,6 +234,19 @@ class Script:
         # carried for it (what a "$name" in an expected value stands for)
         self.observers: dict[str, str] = {}
         self.needs_read = False
+        # The source of the dtype NAME (the library's attribute; repro_named's dialects
+        # write their library's own) and the wrapper of a generic call's result (a lazy
+        # library's adapter computes it there: tinygrad's _done).
+        self.dtype_source = "xp.%s"
+        self.result_wrap = ""
+        # op -> its translation, and op -> why it has none (a dialect's own, then these).
+        self.translate: dict[str, Callable[[Script, dict[str, Any]], Translation]] = {}
+        self.no_plain: dict[str, str] = {}
+        self.scopes = 0  # default.push steps not yet popped (a dialect's scoped default)
+
+    def dt(self, name: str) -> str:
+        """The library's dtype NAME as source."""
+        return self.dtype_source % name
 
     def var(self, name: str) -> str:
         """The variable for binding NAME (one that could shadow the script's own names gets
@@ -287,14 +330,14 @@ def t_asarray(s: Script, a: dict[str, Any]) -> Translation:
         kw.append(("copy", s.ref(a["copy"])))
     if isinstance(obj, dict) and "data" in obj:
         dtype = a.get("dtype") or obj["dtype"]
-        kw.insert(0, ("dtype", "xp." + dtype))
+        kw.insert(0, ("dtype", s.dt(dtype)))
         if 0 in obj["shape"]:
             return ("xp.reshape(xp.asarray([]%s), %r)" % (kw_source(kw), tuple(obj["shape"])),
                     "_value")
         return "xp.asarray(%s%s)" % (nested_source(obj["data"], obj["shape"], obj["dtype"]),
                                      kw_source(kw)), "_value"
     if a.get("dtype") is not None:
-        kw.insert(0, ("dtype", "xp." + a["dtype"]))
+        kw.insert(0, ("dtype", s.dt(a["dtype"])))
     return "xp.asarray(%s%s)" % (s.ref(obj), kw_source(kw)), "_value"
 
 
@@ -302,7 +345,7 @@ def t_create(s: Script, a: dict[str, Any]) -> Translation:
     fn = a["fn"]
     kw: list[tuple[str, str]] = []
     if a.get("dtype") is not None:
-        kw.append(("dtype", "xp." + a["dtype"]))
+        kw.append(("dtype", s.dt(a["dtype"])))
     kw += device_kw(s, a)
     if fn in ("zeros", "ones", "empty"):
         pos = [repr(tuple(a["shape"]))]
@@ -336,7 +379,7 @@ def t_create(s: Script, a: dict[str, Any]) -> Translation:
 
 def t_astype(s: Script, a: dict[str, Any]) -> Translation:
     kw = [*device_kw(s, a), ("copy", repr(a.get("copy", True)))]
-    return "xp.astype(%s, xp.%s%s)" % (s.ref(a["x"]), a["dtype"], kw_source(kw)), "_value"
+    return "xp.astype(%s, %s%s)" % (s.ref(a["x"]), s.dt(a["dtype"]), kw_source(kw)), "_value"
 
 
 def t_to_device(s: Script, a: dict[str, Any]) -> Translation:
@@ -404,12 +447,12 @@ def t_device_equal(s: Script, a: dict[str, Any]) -> Translation:
 
 def dtype_or_array(s: Script, v: Any) -> str:
     if isinstance(v, str) and not v.startswith("$"):
-        return "xp." + v
+        return s.dt(v)
     return s.ref(v)
 
 
 def t_can_cast(s: Script, a: dict[str, Any]) -> Translation:
-    return "xp.can_cast(%s, xp.%s)" % (dtype_or_array(s, a["from_"]), a["to"]), "bool"
+    return "xp.can_cast(%s, %s)" % (dtype_or_array(s, a["from_"]), s.dt(a["to"])), "bool"
 
 
 def t_result_type(s: Script, a: dict[str, Any]) -> Translation:
@@ -427,7 +470,7 @@ def call_value(s: Script, v: Any) -> str:
     if isinstance(v, dict) and len(v) == 1:
         key, inner = next(iter(v.items()))
         if key == "dtype":
-            return "xp." + str(inner)
+            return s.dt(str(inner))
         if key == "str":
             return repr(inner)
         if key == "tuple":
@@ -457,8 +500,10 @@ def t_call(s: Script, a: dict[str, Any]) -> Translation:
                                             ", ".join("%r: %s" % kv for kv in kws))
     else:
         src = "xp.%s(%s)" % (fn, ", ".join(pos + ["%s=%s" % kv for kv in kws]))
+        if s.result_wrap:
+            src = "%s(%s)" % (s.result_wrap, src)
     if a.get("pick") is not None:
-        src += "[%d]" % a["pick"]
+        src = "_pick(%s, %d)" % (src, a["pick"])
     return src, "_value"
 
 
@@ -555,6 +600,15 @@ def _read(x):
         h = numpy.asarray(x.to_device(_info().default_device()))
     data = [[v.real, v.imag] if isinstance(v, complex) else v for v in h.reshape(-1).tolist()]
     return {"dtype": _dtype_name(x.dtype), "shape": list(x.shape), "data": data}
+
+
+def _pick(result, n):
+    """Item N of a call's result, as the adapter picks it (a result that is no tuple is an
+    IndexError there too)."""
+    if not isinstance(result, (tuple, list)):
+        raise IndexError("pick %%d: the result is not a tuple but %%s"
+                         %% (n, type(result).__name__))
+    return result[n]
 
 
 def _attr(x, name, args, kwargs):
@@ -926,9 +980,11 @@ def step_source(s: Script, n: int, step: dict[str, Any], changed: set[str]) -> l
     args = step.get("args", {})
     if op in changed:
         raise NoPlainForm("the adapter does %s its own way for this library" % op)
-    if op not in TRANSLATE:
-        raise NoPlainForm("%s: %s" % (op, NO_PLAIN_FORM.get(op, "no plain-Python form")))
-    call, observe = TRANSLATE[op](s, args)
+    table = s.translate or TRANSLATE
+    if op not in table:
+        raise NoPlainForm("%s: %s" % (op, s.no_plain.get(op) or NO_PLAIN_FORM.get(
+            op, "no plain-Python form")))
+    call, observe = table[op](s, args)
     label = "%d (%s)" % (n, op)
     target = s.var(step["as"]) if "as" in step else None
     if target is not None:
@@ -989,15 +1045,22 @@ def listed_check(n: int, op: str, dtype: str, header: dict[str, Any]) -> list[st
 
 def docstring(lines: list[str]) -> str:
     text = "\n".join(lines).replace("\\", "\\\\").replace('"""', '\\"\\"\\"')
+    # A control character other than newline and tab (a NUL a case sends) as its escape: a
+    # source file cannot hold a NUL.
+    text = re.sub(r"[\x00-\x08\x0b-\x1f\x7f]", lambda m: "\\x%02x" % ord(m.group()), text)
     return '"""' + text + '\n"""'
 
 
 def write_script(case: dict[str, Any], record: dict[str, Any], header: dict[str, Any],
                  make_xp: list[str] | None, why_none: str, changed: set[str],
-                 statements: dict[str, str], report_path: str) -> str:
+                 statements: dict[str, str], report_path: str,
+                 dialect: Dialect | None = None) -> str:
     """The script's text for one case: what it reproduces, then main() with the devices and
-    the steps, then the helpers it calls."""
+    the steps, then the helpers it calls. DIALECT: a named adapter's library (torch,
+    tinygrad, Ivy), called as that adapter calls it (repro_named.py)."""
     s = Script(case["id"])
+    if dialect is not None:
+        dialect.prepare(s)
     body: list[str] = []
     missing = rest = ""
     given = header.get("adapter", {}).get("given", "ADAPTER")
@@ -1054,7 +1117,9 @@ def write_script(case: dict[str, Any], record: dict[str, Any], header: dict[str,
     doc += ["", "Run: python %s  (fails with AssertionError naming the statements while the "
             "library does what devspec reported; passes once it is fixed)"
             % file_name(case["id"])]
-    if s.needs_read:
+    if dialect is not None:
+        doc += ["", *dialect.notes]
+    elif s.needs_read:
         doc.append("NumPy reads the arrays' values (numpy.asarray, on the default device).")
     out = [docstring(doc), "", "import builtins", "import math", "import sys", ""]
     out += make_xp or []
@@ -1068,6 +1133,8 @@ def write_script(case: dict[str, Any], record: dict[str, Any], header: dict[str,
             if text is None:
                 out.append("    %s = None  # the report recorded no text for this device"
                            % d.get("binding"))
+            elif dialect is not None:
+                out.append("    %s = %s" % (d.get("binding"), dialect.bind % repr(text)))
             else:
                 out.append("    %s = _device(%r)" % (d.get("binding"), text))
     for line in body:
@@ -1079,11 +1146,18 @@ def write_script(case: dict[str, Any], record: dict[str, Any], header: dict[str,
     out.append("")
     if make_xp is not None:
         out.append(RUNTIME % {"dtypes": DTYPES})
+    if make_xp is not None and dialect is not None:
+        out.append(dialect.runtime)
     out += ["", "if __name__ == \"__main__\":",
             "    try:",
             "        main()",
-            "    except (AssertionError, NotImplementedError):",
+            "    except AssertionError:",
             "        raise",
+            "    except NotImplementedError as exc:",
+            "        if str(exc).startswith(('not reproducible outside devspec', 'no script: ')):",
+            "            raise",
+            "        raise AssertionError(\"%s: %s: %s where the case wants a result\\n%s\" % (",
+            "            CASE, type(exc).__name__, exc, STATEMENTS)) from exc",
             "    except Exception as exc:  # a step the case wants to succeed raised",
             "        raise AssertionError(\"%s: %s: %s where the case wants a result\\n%s\" % (",
             "            CASE, type(exc).__name__, exc, STATEMENTS)) from exc"]
@@ -1137,8 +1211,14 @@ def main(argv: list[str] | None = None) -> int:
                         for c in header.get("config", {}).get("cases", [])]
     cases = load_cases(paths or [os.path.join(o.source, "conformance", "cases")])
     statements = statements_text(o.spec or os.path.join(o.source, "spec"))
-    make_xp, backend, why = library_of(header)
-    changed = overridden(backend) if make_xp is not None else set()
+    from .repro_named import dialect_of
+    dialect = dialect_of(header)
+    make_xp: list[str] | None
+    if dialect is not None:
+        make_xp, why, changed = dialect.head, "", set()
+    else:
+        make_xp, backend, why = library_of(header)
+        changed = overridden(backend) if make_xp is not None else set()
     chosen = [r for r in report.get("cases", [])
               if r.get("observed_status", r.get("status")) in (o.status or REPRO_STATUSES)
               and (not o.case or any(fnmatch.fnmatchcase(r["id"], g) for g in o.case))]
@@ -1152,7 +1232,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         text = write_script(case, record, header, env_source(o.env) + (make_xp or [])
                             if make_xp is not None else None, why, changed, statements,
-                            o.report)
+                            o.report, dialect)
         path = os.path.join(o.out, file_name(record["id"]))
         with open(path, "w", encoding="utf-8") as f:
             f.write(text)
@@ -1167,4 +1247,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # As the package's own module (python -m runs this file as __main__, a second copy), so
+    # that repro_named, which imports it, shares its classes (NoPlainForm).
+    from devspec_py import repro as package_module
+    sys.exit(package_module.main())

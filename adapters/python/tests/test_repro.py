@@ -22,7 +22,7 @@ import pytest
 from adapter_client import HERE, LIBRARIES, TOP, importable, interpreter
 from test_suite import runner
 
-from devspec_py import ops_table, repro
+from devspec_py import ops_table, repro, repro_named
 
 WRONG = os.path.join(TOP, "conformance", "tests", "repro", "wrong.json")
 
@@ -223,7 +223,8 @@ def test_every_op_has_a_translation_or_a_reason() -> None:
 def test_a_backend_that_does_an_op_its_own_way_gets_no_script_for_it() -> None:
     """MIRRORS: a backend class that is no array API backend (torch's) does every op its own
     way; NumPy's does none of the translated ops differently. A library whose adapter has a
-    backend of its own, or a C library, gets no script."""
+    backend of its own gets no namespace script (its dialect writes it: repro_named.py, tested
+    below), and a C library gets none."""
     assert repro.overridden("torch") == set(repro.MIRRORS)
     assert repro.overridden("numpy") == set()
     header = {"adapter": {"name": "devspec-python", "given": "torch"},
@@ -305,3 +306,143 @@ def test_zero_code_failures_reproduce(spec: str, library: str, env: dict[str, st
         for cid, record in failures.items():
             check_fails_as_reported(interpreter(library), os.path.join(out, repro.file_name(cid)),
                                     record, env=environ if env else None)
+
+
+# -- the named adapters without a namespace: torch, tinygrad, Ivy (repro_named.py) -------------
+
+NAMED = {"torch": "torch", "tinygrad": "tinygrad", "ivy": "ivy"}
+
+# What the adapter's reset does between cases, done between scripts run in one interpreter
+# (a script that sets the default device leaves it set, as a case would without the reset).
+RESET = {
+    "torch": "",
+    "tinygrad": "import tinygrad.helpers as _h; _h.DEV.value = _INITIAL_DEV",
+    "ivy": ("import ivy as _ivy\nwhile _ivy.default_device_stack: _ivy.unset_default_device()"
+            "\nwhile _ivy.soft_device_mode_stack: _ivy.unset_soft_device_mode()"),
+}
+
+RUN_ALL_RESET = r"""
+import contextlib, io, json, os, runpy, sys
+os.environ.update(json.loads(sys.argv[1]))
+if "tinygrad" in sys.argv[2]:
+    import tinygrad.helpers
+    _INITIAL_DEV = tinygrad.helpers.DEV.value
+bad = {}
+for path in sys.argv[3:]:
+    with open(path, encoding="utf-8") as f:
+        partial = "NOT A FULL REPRODUCER" in f.read()
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            runpy.run_path(path, run_name="__main__")
+    except SystemExit as e:
+        if e.code not in (0, None):
+            bad[path] = "exit %r" % e.code
+    except NotImplementedError as e:
+        if not partial:
+            bad[path] = "NotImplementedError: %s" % e
+    except BaseException as e:
+        bad[path] = "%s: %s" % (type(e).__name__, str(e)[:500])
+    else:
+        if partial:
+            bad[path] = "passed, but says it is not a full reproducer"
+    exec(sys.argv[2])
+print(json.dumps(bad))
+"""
+
+
+def published(library: str) -> tuple[str, dict[str, Any]]:
+    """reports/LIBRARY.json, the published run of the named adapter; skips, saying why, where
+    it is not a complete run of that library."""
+    path = os.path.join(TOP, "reports", library + ".json")
+    try:
+        with open(path, encoding="utf-8") as f:
+            report = json.load(f)
+    except (OSError, ValueError) as exc:
+        pytest.skip("%s: no published report: %s" % (path, exc))
+    if repro_named.dialect_of(report.get("header", {})) is None or not report.get(
+            "footer", {}).get("complete"):
+        pytest.skip("%s is not a complete run of the named %s adapter" % (path, library))
+    return path, report
+
+
+def test_every_dialect_translates_known_ops() -> None:
+    """Each dialect's translations and reasons name ops of spec/ops.json, never both for one
+    op; the named adapters of torch, tinygrad and Ivy have one, python:SPEC runs none."""
+    for name, d in repro_named.DIALECTS.items():
+        assert set(d.translate) <= set(ops_table.OPS), (name, set(d.translate) - set(
+            ops_table.OPS))
+        assert set(d.no_plain) <= set(ops_table.OPS), name
+        assert not set(d.translate) & set(d.no_plain), (name, set(d.translate) & set(
+            d.no_plain))
+    for library in NAMED:
+        header = {"adapter": {"name": "devspec-python", "given": library},
+                  "library": {"name": library}}
+        assert repro_named.dialect_of(header) is repro_named.DIALECTS[library]
+        header["adapter"]["given"] = "python:" + library
+        assert repro_named.dialect_of(header) is None
+
+
+def sample_failures(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """A fixed sample of the report's failures: the first of each op they fail at (by case
+    ID), and the first of each status."""
+    chosen: dict[str, dict[str, Any]] = {}
+    seen: set[Any] = set()
+    for cid, record in sorted(failing(report).items()):
+        for key in (("op", record.get("op")), ("status", record["observed_status"])):
+            if key not in seen:
+                seen.add(key)
+                chosen[cid] = record
+    return chosen
+
+
+@pytest.mark.parametrize("library", list(NAMED))
+def test_named_failures_reproduce(library: str) -> None:
+    """Failures of the published report of the named torch, tinygrad and Ivy adapters (one
+    per op they fail at, one per status) each have a script, written by `devspec repro`, that
+    imports only the library, calls it as the adapter does and fails, in a plain interpreter
+    (python -I), as the report says: at the same step, naming every statement."""
+    need(library, NAMED[library])
+    devspec, build = runner()
+    if devspec is None:
+        pytest.skip("the runner is not built")
+    path, report = published(library)
+    chosen = sample_failures(report)
+    assert len(chosen) >= 3, sorted(chosen)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "repro")
+        globs = [arg for cid in chosen for arg in ("--case", cid)]
+        proc = subprocess.run([devspec, "repro", path, "--out", out, "--python",
+                               interpreter(library), *globs], capture_output=True, text=True,
+                              env=dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build),
+                              cwd=TOP, timeout=600)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        for cid, record in chosen.items():
+            script = os.path.join(out, repro.file_name(cid))
+            with open(script, encoding="utf-8") as f:
+                text = f.read()
+            assert "has no array API namespace" in text or "as devspec's named adapter" in text
+            check_fails_as_reported(interpreter(library), script, record)
+
+
+@pytest.mark.parametrize("library", list(NAMED))
+def test_named_reproducers_of_passing_cases_pass(library: str) -> None:
+    """The scripts of every third passing case of the published report pass (or stop where
+    they say they must): each translation does what the named adapter's backend does."""
+    need(library, NAMED[library])
+    path, _ = published(library)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "passing")
+        env = dict(os.environ, PYTHONPATH=os.path.dirname(HERE))
+        adapter_env = ["--env=%s=%s" % kv for kv in LIBRARIES[library].items()]
+        proc = subprocess.run([interpreter(library), "-m", "devspec_py.repro", "--report",
+                               path, "--out", out, "--status", "pass", "--source", TOP,
+                               *adapter_env], capture_output=True, text=True, env=env,
+                              timeout=600)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        scripts = sorted(os.path.join(out, n) for n in os.listdir(out))[::3]
+        assert len(scripts) > 100, len(scripts)
+        proc = subprocess.run([interpreter(library), "-I", "-c", RUN_ALL_RESET,
+                               json.dumps(LIBRARIES[library]), RESET[library], *scripts],
+                              capture_output=True, text=True, timeout=600, cwd=out)
+        bad = json.loads(proc.stdout.splitlines()[-1]) if proc.stdout else proc.stderr
+        assert bad == {}, json.dumps(bad, indent=1)[:4000]
