@@ -43,6 +43,8 @@ R: dict[str, list[tuple[str, str, str]]] = {
  ("device-none.from_dlpack", "different devices", "from_dlpack(x, device=None) puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
  ("fn.linalg.*.opt-rtol-mixed*", "returned a value", "linalg.matrix_rank(x, rtol=r) and linalg.pinv(x, rtol=r) with r on another device than x return a result on x's device instead of raising: array-api-strict 2.6.1 checks the devices of x alone, never of an rtol array"),
  ("fn.searchsorted.*.opt-sorter-mixed*", "returned a value", "searchsorted(x1, x2, sorter=s) with s on another device than x1 and x2 returns a result on their device instead of raising: array-api-strict 2.6.1 compares the devices of x1 and x2, never of sorter"),
+ ("power.dtype.can-cast.array.no-float64.*", "expected false, observed true", "can_cast(x, float64) with x on no_float64 or no_x64, devices whose dtypes(device=) list no float64, is True: array-api-strict 2.6.1 answers can_cast of an array from x.dtype by the complete promotion table, never from the graph of x's device (DEV-DT-3)"),
+ ("power.dtype.result-type.no-float64.*", "returned a value where an error was expected", "result_type(x, float64) with x on no_float64 or no_x64, devices whose dtypes(device=) list no float64, is float64, a dtype those devices do not have: array-api-strict 2.6.1 promotes by the complete table whatever the arrays' device (DEV-DT-4)"),
  ("*", "different devices", "from_dlpack without device= puts the result on CPU_DEVICE: it imports through numpy.from_dlpack and every array-api-strict device exports (kDLCPU, 0), so x's device is not kept"),
 ],
 "jax": [

@@ -106,9 +106,10 @@ class AdapterPeer:
         return AdapterArray(self, self.request("array.asarray", {"obj": typed,
                                                                  "device": device}))
 
-    def from_dlpack(self, x: Any) -> AdapterArray:
-        """The C library's dlpack_import of any producer's tensor: max_version=(1, 0) first,
-        then without it for a producer older than DLPack 1.0 (DEV-DLP-13)."""
+    def from_dlpack(self, x: Any, device: str | None = None) -> AdapterArray:
+        """The C library's dlpack_import of any producer's tensor, with device= when a device
+        handle is given: max_version=(1, 0) first, then without it for a producer older than
+        DLPack 1.0 (DEV-DLP-13)."""
         try:
             capsule = x.__dlpack__(max_version=(1, 0))
         except TypeError:
@@ -122,8 +123,10 @@ class AdapterPeer:
             ptr = self._versioned(old_ptr)
         else:
             raise TypeError("from_dlpack: __dlpack__ gave no DLPack capsule")
-        return AdapterArray(self, self.request("array.dlpack_import_address",
-                                               {"address": str(ptr)}))
+        args = {"address": str(ptr)}
+        if device is not None:
+            args["device"] = device
+        return AdapterArray(self, self.request("array.dlpack_import_address", args))
 
     def _versioned(self, old_ptr: int) -> int:
         """A versioned tensor for an unversioned one (the same DLTensor), whose deleter calls

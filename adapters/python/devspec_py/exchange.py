@@ -12,6 +12,7 @@ import here is NotImplementedError with lacks "peer NAME".
 refarray is a peer too: its shared library through ctypes (refarray_peer.py), with real
 DLPack capsules both ways; peer_device (from_peer) puts its array on one of its OpenCL
 devices, (kDLOpenCL, N), so that a library's from_dlpack meets device memory it cannot hold.
+With to_peer, peer_device is the device= of the peer's from_dlpack (the peer c:refarray only).
 
 A C adapter is a peer as `c:NAME` (`c:refarray`: refarray's adapter): its in-process shared
 object driven through the protocol in this process (adapter_peer.py), so that the C
@@ -164,6 +165,9 @@ def _exchange_refarray(server: Server, x: Any, direction: str, forced: dict[str,
                     "in this interpreter (DEVSPEC_REFARRAY_LIB names it)")
     result: dict[str, Any] = {"peer": {"name": "refarray", "version": ref.version}}
     refusal: Exception | None = None
+    if direction == "to_peer" and peer_device is not None:
+        raise Lacks("peer refarray's from_dlpack with device=", "the ctypes peer passes no "
+                    "options to ra_from_dlpack_tensor; the peer c:refarray does")
     try:
         if direction == "to_peer":
             try:
@@ -218,8 +222,15 @@ def _exchange_adapter(server: Server, x: Any, name: str, direction: str,
     try:
         c.begin()
         if direction == "to_peer":
+            into = None
+            if peer_device is not None:  # the device= of the C library's from_dlpack
+                try:
+                    into = c.device_for(peer_device)
+                except ValueError as e:
+                    raise Lacks("peer c:%s on DLPack device %r" % (name, peer_device),
+                                str(e)) from e
             try:
-                y = c.from_dlpack(_Asked(x, forced))
+                y = c.from_dlpack(_Asked(x, forced), into)
             except Exception as e:  # the C library's refusal, or the producer's passed on
                 raise LibraryError(e) from e
             result["device"] = list(y.__dlpack_device__())

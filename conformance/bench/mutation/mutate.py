@@ -80,6 +80,9 @@ class Outcome:
     killed_by: str = ""  # the configuration whose run failed
     killers: list[str] = field(default_factory=list)  # cases whose status changed
     killer_count: int = -1  # how many (-1: len(killers)); a result file keeps only 20 names
+    # An equivalent's cases that failed, every one of them resting on a point of
+    # spec/decisions.md (their "decision"): it survives the standard's text.
+    by_decision: list[str] = field(default_factory=list)
 
 
 def load_catalogue(path: Path = CATALOGUE) -> tuple[dict[str, Any], list[Mutant]]:
@@ -316,6 +319,16 @@ def read_statuses(report: Path) -> dict[str, str]:
     return out
 
 
+def decision_cases(report: Path) -> set[str]:
+    """The cases of a report that rest on a point of spec/decisions.md rather than on a
+    statement of the standard (a case's "decision"; the report's rests_on)."""
+    try:
+        cases = json.loads(report.read_text())["cases"]
+    except (OSError, ValueError, KeyError):
+        return set()
+    return {c["id"] for c in cases if c.get("rests_on") == "decision"}
+
+
 def changed(base: dict[str, str], now: dict[str, str]) -> list[str]:
     good = ("pass", "xfail", "skip")
     return sorted(k for k, v in now.items() if v not in good and base.get(k) in good)
@@ -392,8 +405,13 @@ def run_mutants(
                     rep = reports / f"{m.id}.{c}.json"
                     rc, st = run_config(c, configs[c], devspec, build, rep)
                     if rc != 0:
+                        killers = changed(base[c], st)
+                        if m.equivalent and killers and set(killers) <= decision_cases(rep):
+                            # Judged by devspec's decisions only, which the cases say.
+                            o.by_decision += killers
+                            continue
                         o.status, o.killed_by = "killed", c
-                        o.killers = changed(base[c], st) or [f"(exit {rc}, no case report)"]
+                        o.killers = killers or [f"(exit {rc}, no case report)"]
                         break
                 o.seconds = time.monotonic() - t
         finally:
@@ -489,6 +507,7 @@ def write_result(
                 "killers": o.killers[:20],
                 "killer_count": o.killer_count if o.killer_count >= 0 else len(o.killers),
                 "seconds": round(o.seconds, 1),
+                **({"by_decision": o.by_decision[:20]} if o.by_decision else {}),
             }
             for o in outcomes
         ],
@@ -513,6 +532,7 @@ def merge(
             r.get("killed_by", ""),
             list(r.get("killers", [])),
             r.get("killer_count", -1),
+            list(r.get("by_decision", [])),
         )
         for r in old["mutants"]
         if r["id"] in known
@@ -602,6 +622,21 @@ def write_page(
             f"- `{m.id}` ({', '.join(m.statements)}): {m.description}; killed by "
             f"{', '.join('`' + k + '`' for k in r['killers'][:5])}."
         )
+    decided = [r for r in rows.values() if r["equivalent"] and r.get("by_decision")]
+    if decided:
+        lines += [
+            "",
+            "Equivalents that survive the standard's text but fail cases resting on a point of "
+            "`spec/decisions.md` (each case names it in its `decision`): the outcome the "
+            "standard leaves open is one devspec settles, openly.",
+            "",
+        ]
+        for r in decided:
+            m = by_id[r["id"]]
+            lines.append(
+                f"- `{m.id}` ({', '.join(m.statements)}): {m.description}; fails "
+                f"{', '.join('`' + k + '`' for k in r['by_decision'][:5])}."
+            )
     lines += ["", "## Must statements without a mutant", ""]
     unc = data.get("uncoverable", {})
     if unc:

@@ -13,6 +13,11 @@
  * give the same numbering, and a real GPU comes before PoCL's CPU device when both are
  * installed. No platform at all (the loader's CL_PLATFORM_NOT_FOUND_KHR) and no device are
  * not errors: the context then has cpu only.
+ *
+ * REFARRAY_OPENCL_NO_FLOAT64 (a comma-separated list of gpu:N) makes the devices it names
+ * look as a device without cl_khr_fp64 does: no float64 or complex128, float32 defaults,
+ * kernels built without double precision. It lets the per-device dtype rules be exercised on
+ * machines whose devices all have float64 (spec/decisions.md, "Devices without float64").
  */
 #include "opencl.h"
 
@@ -240,20 +245,60 @@ fail:
     return status;
 }
 
+#define NO_FP64_ENV "REFARRAY_OPENCL_NO_FLOAT64"
+
+/* Reads NO_FP64_ENV into hide[0..count): true for each gpu:N it names. RA_E_ARG for an entry
+ * that is not gpu:N, RA_E_DEVICE_UNAVAILABLE for an index without a device (a setting that
+ * hides nothing would pass for one that works). */
+static int no_fp64_list(ra_ctx *ctx, size_t count, bool *hide)
+{
+    const char *v = getenv(NO_FP64_ENV);
+    if (v == NULL) return RA_OK;
+    const char *p = v;
+    while (*p) {
+        const char *end = strchr(p, ',');
+        size_t len = end ? (size_t)(end - p) : strlen(p);
+        size_t k = 4;
+        unsigned long long index = 0;
+        bool ok = len > 4 && strncmp(p, "gpu:", 4) == 0;
+        for (; ok && k < len; k++) {
+            ok = p[k] >= '0' && p[k] <= '9' && index < 1000000;
+            index = index * 10 + (unsigned long long)(p[k] - '0');
+        }
+        if (!ok)
+            return ra__ctx_error(ctx, RA_E_ARG,
+                                 "%s is \"%.60s\": entry \"%.*s\" is not an OpenCL device "
+                                 "gpu:N (the list is comma-separated, without spaces)",
+                                 NO_FP64_ENV, v, (int)(len > 40 ? 40 : len), p);
+        if (index >= count)
+            return ra__ctx_error(ctx, RA_E_DEVICE_UNAVAILABLE,
+                                 "%s names gpu:%llu, but there %s %zu OpenCL device%s", NO_FP64_ENV,
+                                 index, count == 1 ? "is" : "are", count, count == 1 ? "" : "s");
+        hide[index] = true;
+        p += len + (end ? 1 : 0);
+    }
+    return RA_OK;
+}
+
 int ra__opencl_backend_open(ra_ctx *ctx)
 {
     ra__cl_candidate *list = NULL;
     size_t count = 0;
     int status = collect(ctx, &list, &count);
     if (status != RA_OK) return status;
-    for (size_t i = 0; i < count; i++) {
+    bool *hide = ra__calloc(ctx, count ? count : 1, sizeof *hide);
+    status = hide ? no_fp64_list(ctx, count, hide)
+                  : ra__ctx_error(ctx, RA_E_NOMEM, "out of memory opening the OpenCL devices");
+    for (size_t i = 0; i < count && status == RA_OK; i++) {
         ra__cl_device *dev = NULL;
         status = device_open(ctx, &list[i], &dev);
         if (status != RA_OK) break;
+        if (hide[i]) dev->has_fp64 = false;
         /* The context owns dev from here on, also when adding fails. */
         status = ra__ctx_add_device(ctx, RA_DEVICE_GPU, &ra__opencl_ops, dev);
         if (status != RA_OK) break;
     }
+    ra__free(ctx, hide);
     ra__free(ctx, list);
     return status;
 }

@@ -6,6 +6,7 @@
  * Checks that need two devices skip with the reason where only one exists; run with
  * POCL_DEVICES="pthread pthread" to get two PoCL devices (scripts/test.sh does).
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
 #include "common.h"
 
 #include <CL/cl.h>
@@ -303,6 +304,56 @@ static void test_float64(void)
     }
 }
 
+/* REFARRAY_OPENCL_NO_FLOAT64 hides float64 on the devices it names, as a device without
+ * cl_khr_fp64 looks (spec/decisions.md, "Devices without float64"); a bad value is a clear
+ * error of ra_ctx_create. */
+static void test_no_float64_setting(void)
+{
+    if (ngpu < 2) {
+        skip_part(two_devices, "gpu:1 without float64, gpu:0 as it was");
+        return;
+    }
+    ASSERT_INT(setenv("REFARRAY_OPENCL_NO_FLOAT64", "gpu:1", 1), 0, "setenv");
+    ra_ctx *lc = NULL;
+    ASSERT_STATUS(NULL, ra_ctx_create(NULL, &lc), RA_OK, "context with gpu:1 without float64");
+    ra_device_props p0 = RA_DEVICE_PROPS_INIT, p1 = RA_DEVICE_PROPS_INIT;
+    CHECK(ra_device_props_get(lc, gpus[1], &p1) == RA_OK && !p1.has_float64,
+          "gpu:1: has_float64 false");
+    CHECK(ra_device_props_get(lc, gpus[0], &p0) == RA_OK && p0.has_float64 == cl_has_fp64(gpus[0]),
+          "gpu:0: has_float64 as cl_khr_fp64 says");
+    ra_array *x = NULL;
+    const int64_t n = 3;
+    ASSERT_STATUS(lc,
+                  ra_ones(lc, &n, 1, &(ra_opts){.dtype = RA_FLOAT64, .device_value = &gpus[1]}, &x),
+                  RA_E_DTYPE_DEVICE, "gpu:1: float64 refused (DEV-DS-17)");
+    ASSERT_STATUS(lc, ra_ones(lc, &n, 1, &(ra_opts){.device_value = &gpus[1]}, &x), RA_OK,
+                  "gpu:1: ones without dtype");
+    ASSERT_INT(ra_array_dtype(x), RA_FLOAT32, "gpu:1: the default floating dtype is float32");
+    float v[3] = {0};
+    CHECK(ra_array_read(lc, x, v, sizeof v) == RA_OK && v[2] == 1.0f, "gpu:1: float32 ones");
+    ra_array_release(x);
+    ra_ctx_destroy(lc);
+    static const char *const bad[] = {"gpu1", "cpu", "gpu:1 ", "gpu:", "gpu:1,,gpu:0", "gpu:-1"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        ASSERT_INT(setenv("REFARRAY_OPENCL_NO_FLOAT64", bad[i], 1), 0, "setenv");
+        lc = NULL;
+        int st = ra_ctx_create(NULL, &lc);
+        CHECK(st == RA_E_ARG && lc == NULL &&
+                  strstr(ra_ctx_message(NULL), "REFARRAY_OPENCL_NO_FLOAT64") != NULL,
+              "\"%s\" refused with RA_E_ARG naming the variable (status %d: %s)", bad[i], st,
+              ra_ctx_message(NULL));
+        ra_ctx_destroy(lc);
+    }
+    char beyond[32];
+    snprintf(beyond, sizeof beyond, "gpu:%zu", ngpu);
+    ASSERT_INT(setenv("REFARRAY_OPENCL_NO_FLOAT64", beyond, 1), 0, "setenv");
+    lc = NULL;
+    ASSERT_STATUS(NULL, ra_ctx_create(NULL, &lc), RA_E_DEVICE_UNAVAILABLE,
+                  "an index without a device refused");
+    ra_ctx_destroy(lc);
+    unsetenv("REFARRAY_OPENCL_NO_FLOAT64");
+}
+
 /* Out of device memory is a MemoryError-kind status, never a crash, and the device works
  * afterwards. Buffers are not touched, so the machine's memory is not used up. */
 static void test_out_of_memory(void)
@@ -459,6 +510,11 @@ DT_TEST(float64)
     on_gpus(test_float64);
 }
 
+DT_TEST(no_float64_setting)
+{
+    on_gpus(test_no_float64_setting);
+}
+
 DT_TEST(utilisation)
 {
     on_gpus(test_utilisation);
@@ -475,5 +531,5 @@ DT_TEST(device_limit)
 }
 
 DT_MAIN(DT_ENTRY(listing), DT_ENTRY(placement), DT_ENTRY(reuse_zeroes), DT_ENTRY(two_devices),
-        DT_ENTRY(streams), DT_ENTRY(float64), DT_ENTRY(utilisation), DT_ENTRY(out_of_memory),
-        DT_ENTRY(device_limit))
+        DT_ENTRY(streams), DT_ENTRY(float64), DT_ENTRY(no_float64_setting), DT_ENTRY(utilisation),
+        DT_ENTRY(out_of_memory), DT_ENTRY(device_limit))
