@@ -626,58 +626,80 @@ void dsr__footer_write_failed(cJSON *footer, const char *path)
     dsr__buf_free(&why);
 }
 
-/* The consolidated report of R with FOOTER, written atomically; false when it could not
- * be (said on stderr). */
+/* Appends TEXT, a value dsr__print formatted at depth 0, as it is formatted SHIFT levels
+ * deeper: each line after the first starts with SHIFT more tabs (a string or a raw text never
+ * holds a newline of its own: strings escape theirs, a raw text is from one reply line). */
+static void add_shifted(dsr_buf *out, const char *text, int shift)
+{
+    const char *nl;
+    while ((nl = strchr(text, '\n')) != NULL) {
+        dsr__buf_add(out, text, (size_t)(nl - text) + 1);
+        dsr__buf_add(out, "\t\t\t\t", (size_t)shift);
+        text = nl + 1;
+    }
+    dsr__buf_puts(out, text);
+}
+
+static void add_formatted(dsr_buf *out, const cJSON *v, int depth)
+{
+    char *text = dsr__print(v, true);
+    add_shifted(out, text, depth);
+    cJSON_free(text);
+}
+
+/* Long: the consolidated report of R with FOOTER, written atomically; false when it could not
+ * be (said on stderr). Laid out as dsr__print lays out the document {"type", "report_version",
+ * "header", "cases", "footer"}, written piece by piece into one buffer: a case record the
+ * journal kept is laid out again from its text (dsr__json_reindent), any other is built again,
+ * and those of failures get their reproducer (dsr__repro_annotate). */
 static bool write_consolidated(const dsr_report *rep, const dsr_run_state *r, const cJSON *footer)
 {
-    cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "type", "devspec-report");
-    cJSON_AddNumberToObject(doc, "report_version", DSR_REPORT_VERSION);
     cJSON *h = cJSON_Duplicate(rep->header, true);
     cJSON_DeleteItemFromObject(h, "type");
-    cJSON_AddItemToObject(doc, "header", h);
-    cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
-    /* A record the journal kept is laid out as the whole document lays it out (two levels
-     * deep) and goes in as raw text; any other is built again, and the reproducer is added to
-     * those of failures (dsr__repro_annotate passes over the raw ones, which have no id). */
     bool reuse = rep->nkept == r->nresults;
-    dsr_buf laid = {0};
-    size_t *laid_at = dsr__xmalloc(sizeof *laid_at * (size_t)(r->nresults + 1));
+    const char **kept = dsr__xmalloc(sizeof *kept * (size_t)(r->nresults + 1));
+    cJSON *built = cJSON_CreateArray();
     for (int i = 0; i < r->nresults; i++) {
-        laid_at[i] = SIZE_MAX;
-        if (!reuse || rep->kept_res[i] != &r->results[i] || rep->kept_at[i] == SIZE_MAX) continue;
-        const char *t = rep->kept.data + rep->kept_at[i];
-        laid_at[i] = laid.len;
-        dsr__json_reindent(t, strlen(t), 2, &laid);
-        dsr__buf_add(&laid, "", 1); /* its NUL */
+        kept[i] = NULL;
+        if (reuse && rep->kept_res[i] == &r->results[i] && rep->kept_at[i] != SIZE_MAX)
+            kept[i] = rep->kept.data + rep->kept_at[i];
+        else
+            cJSON_AddItemToArray(built, case_record(&r->results[i], false));
     }
+    dsr__repro_annotate(built, h, rep->report_path);
+    /* About the laid-out size: the pages of a buffer doubled as it grows are touched twice */
+    dsr_buf doc = {0};
+    doc.cap = 2 * rep->kept.len + 65536;
+    doc.data = dsr__xmalloc(doc.cap);
+    dsr__buf_printf(&doc,
+                    "{\n\t\"type\":\t\"devspec-report\",\n\t\"report_version\":\t%d,\n\t"
+                    "\"header\":\t",
+                    DSR_REPORT_VERSION);
+    add_formatted(&doc, h, 1);
+    dsr__buf_puts(&doc, ",\n\t\"cases\":\t[");
+    const cJSON *next = built->child;
     for (int i = 0; i < r->nresults; i++) {
-        cJSON *c;
-        if (laid_at[i] != SIZE_MAX) {
-            c = cJSON_CreateNull();
-            c->type = cJSON_Raw | cJSON_IsReference; /* LAID holds the text */
-            c->valuestring = laid.data + laid_at[i];
+        if (i) dsr__buf_add(&doc, ", ", 2);
+        if (kept[i]) {
+            dsr__json_reindent(kept[i], strlen(kept[i]), 2, &doc);
         } else {
-            c = case_record(&r->results[i], false);
+            add_formatted(&doc, next, 2);
+            next = next->next;
         }
-        cJSON_AddItemToArray(cases, c);
     }
-    dsr__repro_annotate(cases, h, rep->report_path);
+    dsr__buf_puts(&doc, "],\n\t\"footer\":\t");
     cJSON *f = cJSON_Duplicate(footer, true);
     cJSON_DeleteItemFromObject(f, "type");
-    cJSON_AddItemToObject(doc, "footer", f);
-    char *text = dsr__print(doc, true);
-    cJSON_Delete(doc);
-    dsr__buf_free(&laid);
-    free(laid_at);
-    dsr_buf b = {0};
-    dsr__buf_puts(&b, text);
-    dsr__buf_puts(&b, "\n");
-    cJSON_free(text);
-    bool ok = dsr__write_file_atomic(rep->report_path, b.data, b.len) == 0;
+    add_formatted(&doc, f, 1);
+    dsr__buf_puts(&doc, "\n}\n");
+    cJSON_Delete(f);
+    cJSON_Delete(h);
+    cJSON_Delete(built);
+    free(kept);
+    bool ok = dsr__write_file_atomic(rep->report_path, doc.data, doc.len) == 0;
     if (!ok)
         fprintf(stderr, "devspec: cannot write %s: %s\n", rep->report_path, dsr__strerror(errno));
-    dsr__buf_free(&b);
+    dsr__buf_free(&doc);
     return ok;
 }
 
