@@ -203,13 +203,11 @@ static bool read_reply(dsr_client *c, const char *op, cJSON *doc, dsr_reply *rep
  * adapter). */
 static bool fits_max_line(dsr_client *c, const char *op)
 {
-    const cJSON *max = c->hello ? cJSON_GetObjectItemCaseSensitive(c->hello, "max_line") : NULL;
-    if (!cJSON_IsNumber(max) || max->valuedouble < 0 || (double)c->req.len <= max->valuedouble)
-        return true;
+    if (!c->hello || c->max_line < 0 || (double)c->req.len <= c->max_line) return true;
     failmsg(c,
             "the request for %s is %zu bytes, more than the %.0f bytes the adapter reads "
             "(hello's max_line); not sent",
-            op, c->req.len, max->valuedouble);
+            op, c->req.len, c->max_line);
     return false;
 }
 
@@ -430,6 +428,10 @@ static int hello(dsr_client *c, char *err, size_t errlen)
     }
     cJSON_Delete(c->hello);
     c->hello = cJSON_DetachItemFromObjectCaseSensitive(rep.doc, "result");
+    /* Read here, not at every request: a lookup among hello's keys was a tenth of the
+     * client's own work per request. */
+    const cJSON *max = cJSON_GetObjectItemCaseSensitive(c->hello, "max_line");
+    c->max_line = cJSON_IsNumber(max) && max->valuedouble >= 0 ? max->valuedouble : -1;
     cJSON_Delete(rep.doc);
     bind_devices(c);
     note_devices(c->hello);

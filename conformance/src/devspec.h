@@ -754,6 +754,7 @@ typedef struct dsr_client {
     long next_id;
     double deadline;                /* of the request being sent (dsr__now() seconds; <= 0: none) */
     cJSON *hello;                   /* the hello result */
+    double max_line;                /* hello's max_line, read once per hello; < 0: none */
     char *devices[DSR_MAX_DEVICES]; /* $D0 (the default device) first */
     int ndevices;
     bool no_data[DSR_MAX_DEVICES]; /* devices[i] holds no data (hello's devices_without_data) */
