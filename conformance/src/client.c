@@ -211,16 +211,12 @@ static bool fits_max_line(dsr_client *c, const char *op)
     return false;
 }
 
-/* Sends OP with ARGS (taken over) and reads the reply. On DSR_END_OK *rep is filled; any other
- * result has set c->msg. */
-dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_reply *rep,
-                            bool restart_on_error)
+/* The request line of OP with ARGS (taken over) and ID, into c->req. Composed by hand: cJSON
+ * prints every number through sprintf and sscanf, which was a quarter of the runner's time per
+ * step, and printf itself was a tenth of what remained. OP comes from the validated list of
+ * ops and needs no escaping. */
+static void compose(dsr_client *c, long id, const char *op, cJSON *args)
 {
-    memset(rep, 0, sizeof *rep);
-    long id = c->next_id++;
-    /* Composed by hand: cJSON prints every number through sprintf and sscanf, which was a
-     * quarter of the runner's time per step, and printf itself was a tenth of what remained.
-     * OP comes from the validated list of ops and needs no escaping. */
     c->req.len = 0;
     char digits[24];
     int nd = 0;
@@ -242,6 +238,16 @@ dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_repl
         cJSON_Delete(args);
     }
     dsr__buf_puts(&c->req, "}");
+}
+
+/* Sends OP with ARGS (taken over) and reads the reply. On DSR_END_OK *rep is filled; any other
+ * result has set c->msg. */
+dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_reply *rep,
+                            bool restart_on_error)
+{
+    memset(rep, 0, sizeof *rep);
+    long id = c->next_id++;
+    compose(c, id, op, args);
     if (!fits_max_line(c, op)) return DSR_END_ERROR;
     char *line = NULL;
     size_t len = 0;
