@@ -68,6 +68,7 @@ struct dsr_adapter {
     pid_t keeper; /* the worker's keeper (see the top of this file), -1 when none */
     int lifeline; /* the write end of the keeper's pipe, -1 when none */
     int in_fd, out_fd, err_fd;
+    dsr_buf wbuf;   /* the request being written, its newline added (kept from call to call) */
     dsr_buf rbuf;   /* bytes read from stdout and not yet returned */
     size_t scanned; /* rbuf[0..scanned) holds no '\n' */
     char ring[STDERR_TAIL];
@@ -570,14 +571,15 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
     if (a->pid <= 0 || a->out_fd < 0) return dead(a);
 
     /* The request and its newline go out in one write where the pipe allows. */
-    dsr_buf out = {0};
-    dsr__buf_add(&out, req, len);
-    dsr__buf_add(&out, "\n", 1);
+    dsr_buf *out = &a->wbuf;
+    out->len = 0;
+    dsr__buf_add(out, req, len);
+    dsr__buf_add(out, "\n", 1);
     size_t sent = 0;
     dsr_io result;
     for (;;) {
-        if (sent < out.len && a->in_fd >= 0) {
-            ssize_t w = write(a->in_fd, out.data + sent, out.len - sent);
+        if (sent < out->len && a->in_fd >= 0) {
+            ssize_t w = write(a->in_fd, out->data + sent, out->len - sent);
             if (w > 0)
                 sent += (size_t)w;
             else if (w < 0 && errno == EPIPE)
@@ -594,7 +596,7 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
         int np = 0;
         p[np++] = (struct pollfd){a->out_fd, POLLIN, 0};
         if (a->err_fd >= 0) p[np++] = (struct pollfd){a->err_fd, POLLIN, 0};
-        if (sent < out.len && a->in_fd >= 0) p[np++] = (struct pollfd){a->in_fd, POLLOUT, 0};
+        if (sent < out->len && a->in_fd >= 0) p[np++] = (struct pollfd){a->in_fd, POLLOUT, 0};
         int wait_ms = -1;
         if (deadline > 0) {
             double left = deadline - dsr__now();
@@ -672,7 +674,8 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
             break;
         }
     }
-    dsr__buf_free(&out);
+    /* A long request's buffer is not kept for the rest of the run */
+    if (a->wbuf.cap > 65536) dsr__buf_free(&a->wbuf);
     return result;
 }
 
@@ -707,6 +710,7 @@ void dsr__adapter_destroy(dsr_adapter *a)
         free_list(a->env_add);
     }
     dsr__buf_free(&a->rbuf);
+    dsr__buf_free(&a->wbuf);
     free(a->tail);
     free(a);
 }

@@ -77,6 +77,22 @@ const char *dsr__load_type_name(const cJSON *v)
  * JSON readers resolve differently (cJSON keeps the first, Python the last). Linear: an
  * object's keys go into a hash map (key -> how many times seen), so an object of 200k keys
  * costs no more than 200k lookups. */
+/* Whether A, a member of the object whose members start at FIRST, repeats an earlier key for
+ * the first time. For small objects: the comparisons a map would save cost less than the map
+ * itself in the objects of a case (a step has two to six keys). */
+static bool first_repeat(const cJSON *first, const cJSON *a)
+{
+    const cJSON *same = NULL;
+    for (const cJSON *b = first; b != a; b = b->next)
+        if (!strcmp(b->string, a->string)) {
+            if (same) return false; /* said at the earlier repeat */
+            same = b;
+        }
+    return same != NULL;
+}
+
+#define SMALL_OBJECT 8
+
 void dsr__load_duplicates(dsr_loader *L, const cJSON *v)
 {
     if (cJSON_IsObject(v)) {
@@ -85,12 +101,19 @@ void dsr__load_duplicates(dsr_loader *L, const cJSON *v)
         int n = 0;
         for (const cJSON *a = v->child; a; a = a->next)
             n++;
-        count = dsr__xmalloc(sizeof(int) * (size_t)(n ? n : 1));
+        bool small = n <= SMALL_OBJECT;
+        if (!small) count = dsr__xmalloc(sizeof(int) * (size_t)n);
         int k = 0;
         for (const cJSON *a = v->child; a; a = a->next, k++) {
-            count[k] = 0;
-            int first = dsr__strmap_put(&seen, a->string, k);
-            if (first >= 0 && ++count[first] == 1) {
+            bool repeat;
+            if (small) {
+                repeat = first_repeat(v->child, a);
+            } else {
+                count[k] = 0;
+                int first = dsr__strmap_put(&seen, a->string, k);
+                repeat = first >= 0 && ++count[first] == 1;
+            }
+            if (repeat) {
                 /* the second occurrence of a key is the one reported, once */
                 dsr__load_push_key(L, a->string);
                 dsr__load_problem_key(L, 1, "duplicate key \"%s\"", a->string);

@@ -106,6 +106,12 @@ int dsr__mkdir_parents(const char *path);
  * cJSON_Print lays it out; free it with cJSON_free. Exits when memory runs out; NULL only
  * when V is NULL. */
 char *dsr__print(const cJSON *v, bool formatted);
+/* Appends to OUT the compact JSON text TEXT (LEN bytes, as dsr__print(v, false) writes it) laid
+ * out as dsr__print(v, true) lays out the same value DEPTH levels deep: byte for byte the
+ * formatted text, without a second tree or print (the consolidated report reuses the
+ * journal's records so). Not for a value that holds a raw node (a packed array): the
+ * printer writes its text as it came in both layouts. */
+void dsr__json_reindent(const char *text, size_t len, int depth, dsr_buf *out);
 /* A new JSON array of copies of the N strings L (the caller owns it). */
 cJSON *dsr__json_strings(const char *const *l, int n);
 /* Lowercase hex SHA-256 of DATA into out[65]. */
@@ -748,6 +754,7 @@ typedef struct dsr_client {
     long next_id;
     double deadline;                /* of the request being sent (dsr__now() seconds; <= 0: none) */
     cJSON *hello;                   /* the hello result */
+    double max_line;                /* hello's max_line, read once per hello; < 0: none */
     char *devices[DSR_MAX_DEVICES]; /* $D0 (the default device) first */
     int ndevices;
     bool no_data[DSR_MAX_DEVICES]; /* devices[i] holds no data (hello's devices_without_data) */
@@ -962,11 +969,21 @@ typedef struct dsr_report {
     int lock_fd;   /* holds the journal's lock until the run's files are written; -1: none */
     bool busy;     /* another run holds the lock: this run must not start */
     bool failed;   /* a write to the journal failed */
+    /* The case records as the journal printed them, without "type", one after another with
+     * a NUL after each: the consolidated report lays them out again rather than building and
+     * printing each case a second time. Per case reported, in order: its result and where
+     * its record starts, or SIZE_MAX where the record is not kept (it holds a raw node, or
+     * it gets a reproducer) and is built again. */
+    dsr_buf kept;
+    const dsr_result **kept_res;
+    size_t *kept_at;
+    int nkept, cap_kept;
 } dsr_report;
 
 /* The header record; ADAPTER_ERROR (may be NULL) says why the adapter did not start. */
 cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error);
-/* The record of one case's result. */
+/* The record of one case's result. It borrows RES's strings and values (reference nodes):
+ * delete it before RES is freed or changed. */
 cJSON *dsr__report_case(const dsr_result *res);
 /* The footer record: counts, profile verdicts and the gate, whose exit status goes to *GATE. */
 cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed, int *gate);
@@ -1068,6 +1085,8 @@ int dsr__verdict_main(int argc, char **argv, const char *source);
 /* Adds to each case record of CASES (a report's) whose observed status gets a reproducer its
  * "reproducer": {"command": the devspec repro line for it, "file": where that writes it}. */
 void dsr__repro_annotate(cJSON *cases, const cJSON *header, const char *report);
+/* Whether a case whose observed status is named OBSERVED gets a reproducer. */
+bool dsr__repro_wanted(const char *observed);
 /* The summary's line naming the reproducers of R's failures (none when there are none). */
 void dsr__repro_summary(FILE *out, const dsr_run_state *r, const char *report);
 

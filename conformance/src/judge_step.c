@@ -276,10 +276,13 @@ void dsr__judge_held(dsr_result *res, const dsr_case *c, int s, const dsr_reply 
 {
     const dsr_step *st = &c->steps[s];
     if (!res->steps) res->steps = cJSON_CreateArray();
+    /* One record per step of every case: constant keys, and the op and the outcome borrowed
+     * (the case outlives its result; the kind is the reply's, so it is copied). */
     cJSON *h = cJSON_CreateObject();
-    cJSON_AddStringToObject(h, "op", st->op);
-    cJSON_AddStringToObject(h, "outcome", rep->ok ? "returned" : "raised");
-    if (!rep->ok) cJSON_AddStringToObject(h, "kind", rep->kind);
+    cJSON_AddItemToObjectCS(h, "op", cJSON_CreateStringReference(st->op));
+    cJSON_AddItemToObjectCS(h, "outcome",
+                            cJSON_CreateStringReference(rep->ok ? "returned" : "raised"));
+    if (!rep->ok) cJSON_AddItemToObjectCS(h, "kind", cJSON_CreateString(rep->kind));
     if (alt) cJSON_AddNumberToObject(h, "alternative", alt);
     if (stop) cJSON_AddTrueToObject(h, "stop");
     cJSON_AddItemToArray(res->steps, h);

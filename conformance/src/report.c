@@ -165,46 +165,83 @@ cJSON *dsr__report_header(const dsr_run_state *r, const char *adapter_error)
     return h;
 }
 
-cJSON *dsr__report_case(const dsr_result *res)
+/* The record's parts are borrowed from the result (reference nodes, constant keys): building
+ * it is a few nodes, not a copy of its steps and values, and it is printed at least once per
+ * case (the journal). */
+static cJSON *borrow(const cJSON *item)
+{
+    cJSON *ref = cJSON_CreateNull();
+    *ref = *item;
+    ref->next = ref->prev = NULL;
+    ref->string = NULL;
+    ref->type = (item->type & ~cJSON_StringIsConst) | cJSON_IsReference;
+    return ref;
+}
+
+static void add(cJSON *obj, const char *key, cJSON *item)
+{
+    cJSON_AddItemToObjectCS(obj, key, item);
+}
+
+static void add_str(cJSON *obj, const char *key, const char *s)
+{
+    add(obj, key, cJSON_CreateStringReference(s));
+}
+
+static cJSON *borrowed_strings(const char *const *l, int n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (int i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateStringReference(l[i]));
+    return a;
+}
+
+/* The record of RES; TYPED: with "type": "case" first, as the journal has it. */
+static cJSON *case_record(const dsr_result *res, bool typed)
 {
     const dsr_case *c = res->c;
     cJSON *j = cJSON_CreateObject();
-    cJSON_AddStringToObject(j, "type", "case");
-    cJSON_AddStringToObject(j, "id", c->id);
-    cJSON_AddStringToObject(j, "file", c->file->name);
-    cJSON_AddItemToObject(j, "features", dsr__json_strings(c->features, c->nfeatures));
-    cJSON_AddItemToObject(j, "spec", dsr__json_strings(c->spec, c->nspec));
-    cJSON_AddStringToObject(j, "status", dsr__status_name(res->status));
-    cJSON_AddStringToObject(j, "observed_status", dsr__status_name(res->raw_status));
-    cJSON_AddStringToObject(j, "rests_on", dsr__basis_names[res->basis]);
-    if (c->decision) cJSON_AddStringToObject(j, "decision", c->decision);
+    if (typed) add_str(j, "type", "case");
+    add_str(j, "id", c->id);
+    add_str(j, "file", c->file->name);
+    add(j, "features", borrowed_strings(c->features, c->nfeatures));
+    add(j, "spec", borrowed_strings(c->spec, c->nspec));
+    add_str(j, "status", dsr__status_name(res->status));
+    add_str(j, "observed_status", dsr__status_name(res->raw_status));
+    add_str(j, "rests_on", dsr__basis_names[res->basis]);
+    if (c->decision) add_str(j, "decision", c->decision);
     if (res->expectation) {
-        cJSON *e = cJSON_AddObjectToObject(j, "expectation");
-        cJSON_AddStringToObject(e, "status", dsr__status_name(res->expectation->status));
-        cJSON_AddStringToObject(e, "reason", res->expectation->reason);
-        cJSON_AddStringToObject(e, "pattern", res->expectation->pattern);
-        cJSON_AddNumberToObject(e, "line", res->expectation->line);
+        cJSON *e = cJSON_CreateObject();
+        add(j, "expectation", e);
+        add_str(e, "status", dsr__status_name(res->expectation->status));
+        add_str(e, "reason", res->expectation->reason);
+        add_str(e, "pattern", res->expectation->pattern);
+        add(e, "line", cJSON_CreateNumber(res->expectation->line));
     }
-    if (res->reason) cJSON_AddStringToObject(j, "reason", res->reason);
-    if (res->skip_source) cJSON_AddStringToObject(j, "skip_source", res->skip_source);
+    if (res->reason) add_str(j, "reason", res->reason);
+    if (res->skip_source) add_str(j, "skip_source", res->skip_source);
     if (res->step >= 0) {
-        cJSON_AddNumberToObject(j, "step", res->step);
-        cJSON_AddStringToObject(j, "op", c->steps[res->step].op);
+        add(j, "step", cJSON_CreateNumber(res->step));
+        add_str(j, "op", c->steps[res->step].op);
     }
-    if (res->call) cJSON_AddStringToObject(j, "call", res->call);
-    if (res->devices) cJSON_AddItemToObject(j, "devices", cJSON_Duplicate(res->devices, true));
-    if (res->expected) cJSON_AddItemToObject(j, "expected", cJSON_Duplicate(res->expected, true));
-    if (res->observed) cJSON_AddItemToObject(j, "observed", cJSON_Duplicate(res->observed, true));
-    if (res->stderr_tail) cJSON_AddStringToObject(j, "stderr", res->stderr_tail);
-    if (res->lacks)
-        cJSON_AddItemToObject(j, "lacks", dsr__json_strings((const char *const[]){res->lacks}, 1));
-    if (res->steps) cJSON_AddItemToObject(j, "steps", cJSON_Duplicate(res->steps, true));
+    if (res->call) add_str(j, "call", res->call);
+    if (res->devices) add(j, "devices", borrow(res->devices));
+    if (res->expected) add(j, "expected", borrow(res->expected));
+    if (res->observed) add(j, "observed", borrow(res->observed));
+    if (res->stderr_tail) add_str(j, "stderr", res->stderr_tail);
+    if (res->lacks) add(j, "lacks", borrowed_strings((const char *const[]){res->lacks}, 1));
+    if (res->steps) add(j, "steps", borrow(res->steps));
     if (res->stopped_at >= 0) {
-        cJSON_AddNumberToObject(j, "stopped_at", res->stopped_at);
-        cJSON_AddStringToObject(j, "stop_reason", res->stop_reason ? res->stop_reason : "");
+        add(j, "stopped_at", cJSON_CreateNumber(res->stopped_at));
+        add_str(j, "stop_reason", res->stop_reason ? res->stop_reason : "");
     }
-    cJSON_AddNumberToObject(j, "duration", res->duration);
+    add(j, "duration", cJSON_CreateNumber(res->duration));
     return j;
+}
+
+cJSON *dsr__report_case(const dsr_result *res)
+{
+    return case_record(res, true);
 }
 
 static void counts_add(cJSON *map, const char *key, dsr_status st)
@@ -348,17 +385,61 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     return f;
 }
 
-void dsr__report_record(dsr_report *rep, const cJSON *record)
+/* A line of the journal: HEAD (may be NULL), then TEXT, flushed. */
+static void journal_line(dsr_report *rep, const char *head, const char *text)
 {
     if (!rep->jsonl) return;
-    char *s = dsr__print(record, false);
-    bool bad = fputs(s, rep->jsonl) < 0 || fputc('\n', rep->jsonl) == EOF;
+    bool bad = (head && fputs(head, rep->jsonl) < 0) || fputs(text, rep->jsonl) < 0 ||
+               fputc('\n', rep->jsonl) == EOF;
     if ((bad || dsr__flush_failed(rep->jsonl)) && !rep->failed) {
         /* a full disk: said once, and the run's exit status says it too */
         fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, dsr__strerror(errno));
         rep->failed = true;
     }
+}
+
+void dsr__report_record(dsr_report *rep, const cJSON *record)
+{
+    if (!rep->jsonl) return;
+    char *s = dsr__print(record, false);
+    journal_line(rep, NULL, s);
     cJSON_free(s);
+}
+
+static bool holds_raw(const cJSON *v)
+{
+    if ((v->type & 0xFF) == cJSON_Raw) return true;
+    for (const cJSON *c = v->child; c; c = c->next)
+        if (holds_raw(c)) return true;
+    return false;
+}
+
+/* The journal's record of RES: printed once, written with its "type" first, and kept for the
+ * consolidated report (see dsr_report). */
+static void report_case(dsr_report *rep, const dsr_result *res)
+{
+    cJSON *rec = case_record(res, false);
+    size_t len = 0;
+    char *text = dsj_print(rec, false, &len);
+    if (!text) {
+        fputs("devspec: out of memory\n", stderr);
+        exit(DSR_EXIT_INCOMPLETE);
+    }
+    /* "{" and the record's members after the type: the record is never empty (it has an id) */
+    journal_line(rep, "{\"type\":\"case\",", text + 1);
+    if (rep->nkept == rep->cap_kept) {
+        rep->cap_kept = rep->cap_kept ? 2 * rep->cap_kept : 256;
+        rep->kept_res = dsr__xrealloc(rep->kept_res, sizeof *rep->kept_res * (size_t)rep->cap_kept);
+        rep->kept_at = dsr__xrealloc(rep->kept_at, sizeof *rep->kept_at * (size_t)rep->cap_kept);
+    }
+    rep->kept_res[rep->nkept] = res;
+    rep->kept_at[rep->nkept++] = SIZE_MAX;
+    if (!holds_raw(rec) && !dsr__repro_wanted(dsr__status_name(res->raw_status))) {
+        rep->kept_at[rep->nkept - 1] = rep->kept.len;
+        dsr__buf_add(&rep->kept, text, len + 1); /* with its NUL */
+    }
+    cJSON_free(text);
+    cJSON_Delete(rec);
 }
 
 char *dsr__report_default_path(const char *label)
@@ -526,6 +607,9 @@ void dsr__report_free(dsr_report *rep)
     free(rep->jsonl_path);
     if (rep->jsonl) fclose(rep->jsonl);
     if (rep->report_path && rep->lock_fd >= 0) close(rep->lock_fd);
+    dsr__buf_free(&rep->kept);
+    free(rep->kept_res);
+    free(rep->kept_at);
     memset(rep, 0, sizeof *rep);
     rep->lock_fd = -1;
 }
@@ -542,36 +626,80 @@ void dsr__footer_write_failed(cJSON *footer, const char *path)
     dsr__buf_free(&why);
 }
 
-/* The consolidated report of R with FOOTER, written atomically; false when it could not
- * be (said on stderr). */
+/* Appends TEXT, a value dsr__print formatted at depth 0, as it is formatted SHIFT levels
+ * deeper: each line after the first starts with SHIFT more tabs (a string or a raw text never
+ * holds a newline of its own: strings escape theirs, a raw text is from one reply line). */
+static void add_shifted(dsr_buf *out, const char *text, int shift)
+{
+    const char *nl;
+    while ((nl = strchr(text, '\n')) != NULL) {
+        dsr__buf_add(out, text, (size_t)(nl - text) + 1);
+        dsr__buf_add(out, "\t\t\t\t", (size_t)shift);
+        text = nl + 1;
+    }
+    dsr__buf_puts(out, text);
+}
+
+static void add_formatted(dsr_buf *out, const cJSON *v, int depth)
+{
+    char *text = dsr__print(v, true);
+    add_shifted(out, text, depth);
+    cJSON_free(text);
+}
+
+/* Long: the consolidated report of R with FOOTER, written atomically; false when it could not
+ * be (said on stderr). Laid out as dsr__print lays out the document {"type", "report_version",
+ * "header", "cases", "footer"}, written piece by piece into one buffer: a case record the
+ * journal kept is laid out again from its text (dsr__json_reindent), any other is built again,
+ * and those of failures get their reproducer (dsr__repro_annotate). */
 static bool write_consolidated(const dsr_report *rep, const dsr_run_state *r, const cJSON *footer)
 {
-    cJSON *doc = cJSON_CreateObject();
-    cJSON_AddStringToObject(doc, "type", "devspec-report");
-    cJSON_AddNumberToObject(doc, "report_version", DSR_REPORT_VERSION);
     cJSON *h = cJSON_Duplicate(rep->header, true);
     cJSON_DeleteItemFromObject(h, "type");
-    cJSON_AddItemToObject(doc, "header", h);
-    cJSON *cases = cJSON_AddArrayToObject(doc, "cases");
+    bool reuse = rep->nkept == r->nresults;
+    const char **kept = dsr__xmalloc(sizeof *kept * (size_t)(r->nresults + 1));
+    cJSON *built = cJSON_CreateArray();
     for (int i = 0; i < r->nresults; i++) {
-        cJSON *c = dsr__report_case(&r->results[i]);
-        cJSON_DeleteItemFromObject(c, "type");
-        cJSON_AddItemToArray(cases, c);
+        kept[i] = NULL;
+        if (reuse && rep->kept_res[i] == &r->results[i] && rep->kept_at[i] != SIZE_MAX)
+            kept[i] = rep->kept.data + rep->kept_at[i];
+        else
+            cJSON_AddItemToArray(built, case_record(&r->results[i], false));
     }
-    dsr__repro_annotate(cases, h, rep->report_path);
+    dsr__repro_annotate(built, h, rep->report_path);
+    /* About the laid-out size: the pages of a buffer doubled as it grows are touched twice */
+    dsr_buf doc = {0};
+    doc.cap = 2 * rep->kept.len + 65536;
+    doc.data = dsr__xmalloc(doc.cap);
+    dsr__buf_printf(&doc,
+                    "{\n\t\"type\":\t\"devspec-report\",\n\t\"report_version\":\t%d,\n\t"
+                    "\"header\":\t",
+                    DSR_REPORT_VERSION);
+    add_formatted(&doc, h, 1);
+    dsr__buf_puts(&doc, ",\n\t\"cases\":\t[");
+    const cJSON *next = built->child;
+    for (int i = 0; i < r->nresults; i++) {
+        if (i) dsr__buf_add(&doc, ", ", 2);
+        if (kept[i]) {
+            dsr__json_reindent(kept[i], strlen(kept[i]), 2, &doc);
+        } else {
+            add_formatted(&doc, next, 2);
+            next = next->next;
+        }
+    }
+    dsr__buf_puts(&doc, "],\n\t\"footer\":\t");
     cJSON *f = cJSON_Duplicate(footer, true);
     cJSON_DeleteItemFromObject(f, "type");
-    cJSON_AddItemToObject(doc, "footer", f);
-    char *text = dsr__print(doc, true);
-    cJSON_Delete(doc);
-    dsr_buf b = {0};
-    dsr__buf_puts(&b, text);
-    dsr__buf_puts(&b, "\n");
-    cJSON_free(text);
-    bool ok = dsr__write_file_atomic(rep->report_path, b.data, b.len) == 0;
+    add_formatted(&doc, f, 1);
+    dsr__buf_puts(&doc, "\n}\n");
+    cJSON_Delete(f);
+    cJSON_Delete(h);
+    cJSON_Delete(built);
+    free(kept);
+    bool ok = dsr__write_file_atomic(rep->report_path, doc.data, doc.len) == 0;
     if (!ok)
         fprintf(stderr, "devspec: cannot write %s: %s\n", rep->report_path, dsr__strerror(errno));
-    dsr__buf_free(&b);
+    dsr__buf_free(&doc);
     return ok;
 }
 
@@ -627,9 +755,7 @@ static bool journal_begin(dsr_reporter *self, const dsr_run_state *r, const cJSO
 static void journal_case(dsr_reporter *self, const dsr_result *res)
 {
     journal *j = (journal *)self;
-    cJSON *rec = dsr__report_case(res);
-    dsr__report_record(&j->rep, rec);
-    cJSON_Delete(rec);
+    report_case(&j->rep, res);
 }
 
 static bool journal_end(dsr_reporter *self, const dsr_run_state *r, const cJSON *footer,

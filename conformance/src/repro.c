@@ -353,6 +353,11 @@ static bool failing_status(const char *st)
     return false;
 }
 
+bool dsr__repro_wanted(const char *observed)
+{
+    return failing_status(observed);
+}
+
 void dsr__repro_annotate(cJSON *cases, const cJSON *header, const char *report)
 {
     char *out = default_out(report);

@@ -573,6 +573,100 @@ char *dsr__print(const cJSON *v, bool formatted)
     return s;
 }
 
+/* The reindenter's output: room for N more bytes (and the NUL dsr_buf keeps). */
+static inline char *room(dsr_buf *out, size_t n)
+{
+    if (out->len + n + 1 > out->cap) {
+        size_t cap = out->cap ? out->cap : 256;
+        while (cap < out->len + n + 1)
+            cap *= 2;
+        out->data = dsr__xrealloc(out->data, cap);
+        out->cap = cap;
+    }
+    return out->data + out->len;
+}
+
+static inline void emit(dsr_buf *out, const char *s, size_t n)
+{
+    memcpy(room(out, n), s, n);
+    out->len += n;
+}
+
+/* A newline, the LEAD character before it (0: none) and N tabs. */
+static inline void emit_line(dsr_buf *out, char lead, size_t n)
+{
+    char *d = room(out, n + 2);
+    if (lead) *d++ = lead;
+    *d++ = '\n';
+    memset(d, '\t', n);
+    out->len += n + 1 + (lead != 0);
+}
+
+/* Long: one pass over the text, each of the six characters the layouts differ in ({ } [ ] ,
+ * and :) outside strings in a branch of its own, beside the run of bytes copied unchanged. */
+void dsr__json_reindent(const char *text, size_t len, int depth, dsr_buf *out)
+{
+    /* Per open container, whether it is an object (a comma there starts a line) */
+    unsigned char small[64], *open = small;
+    size_t nopen = 0, cap = sizeof small;
+    const char *p = text, *end = text + len, *run = text;
+    /* 1: a character the layouts differ in; 2: a string's quote; 3: a backslash in one */
+    static const unsigned char kind[256] = {
+        ['{'] = 1, ['}'] = 1, ['['] = 1, [']'] = 1, [','] = 1, [':'] = 1, ['"'] = 2, ['\\'] = 3};
+    while (p < end) {
+        char ch = *p;
+        unsigned char k = kind[(unsigned char)ch];
+        if (k != 1) {
+            if (k == 2) {
+                for (p++; p < end && (k = kind[(unsigned char)*p]) != 2; p++)
+                    if (k == 3) p++;
+            }
+            p++;
+            continue;
+        }
+        emit(out, run, (size_t)(p - run));
+        size_t level = (size_t)depth + nopen;
+        if (ch == '{' && p + 1 < end && p[1] == '}') {
+            emit_line(out, '{', level);
+            emit(out, "}", 1);
+            p += 2;
+            run = p;
+            continue;
+        }
+        if (ch == '{' || ch == '[') {
+            if (nopen == cap) {
+                unsigned char *grown = dsr__xmalloc(cap * 2);
+                memcpy(grown, open, cap);
+                if (open != small) free(open);
+                open = grown;
+                cap *= 2;
+            }
+            open[nopen++] = ch == '{';
+            if (ch == '{')
+                emit_line(out, '{', level + 1);
+            else
+                emit(out, "[", 1);
+        } else if (ch == '}') {
+            emit_line(out, 0, level - 1);
+            emit(out, "}", 1);
+            nopen--;
+        } else if (ch == ']') {
+            emit(out, "]", 1);
+            nopen--;
+        } else if (ch == ':') {
+            emit(out, ":\t", 2);
+        } else if (nopen && open[nopen - 1]) {
+            emit_line(out, ',', level);
+        } else {
+            emit(out, ", ", 2);
+        }
+        run = ++p;
+    }
+    emit(out, run, (size_t)(end - run));
+    out->data[out->len] = '\0';
+    if (open != small) free(open);
+}
+
 cJSON *dsr__json_strings(const char *const *l, int n)
 {
     cJSON *a = cJSON_CreateArray();

@@ -235,13 +235,31 @@ const cJSON *dsr__duplicate_key(const cJSON *v)
     return NULL;
 }
 
+/* Whether TEXT holds the six bytes "data" with their quotes. */
+static bool names_data(const char *text, size_t len)
+{
+    const char *p = text, *end = text + len;
+    while (end - p >= 6 && (p = memchr(p, '"', (size_t)(end - p - 5))) != NULL) {
+        if (!memcmp(p, "\"data\"", 6)) return true;
+        p++;
+    }
+    return false;
+}
+
 cJSON *dsr__parse_reply(const char *line, size_t len, const char **why)
 {
     /* LINE is NUL-terminated (adapter.c): read in place where nothing is rewritten. */
     static const dsj_parse_options reply_options = {
         .pack_data = true, .max_values = DSR_PROTOCOL_MAX_REPLY_VALUES, .terminated = true};
+    /* Only a "data" key's array is ever packed: a reply without one is read as it would be
+     * with packing asked, without the scans packing needs (nesting, "data" keys), which were a
+     * sixth of the read of a small reply. */
+    static const dsj_parse_options plain_options = {.max_values = DSR_PROTOCOL_MAX_REPLY_VALUES,
+                                                    .terminated = true};
+    bool has_data = names_data(line, len);
     const char *reason = NULL;
-    cJSON *doc = dsj_parse_with(line, len, &reply_options, NULL, &reason);
+    cJSON *doc =
+        dsj_parse_with(line, len, has_data ? &reply_options : &plain_options, NULL, &reason);
     *why = NULL;
     if (doc == NULL && reason != NULL && strstr(reason, "too many values"))
         *why = "the reply holds more than " DSR_STR(

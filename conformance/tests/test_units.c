@@ -629,5 +629,60 @@ DT_TEST(judge_packed)
     packed_observed = false;
 }
 
+/* ---- the consolidated report's layout --------------------------------------------------- */
+
+/* dsr__json_reindent of a value's compact text is its formatted text, byte for byte, at depth
+ * 0 and nested two deep (as a case record is in the consolidated report's "cases"). */
+DT_TEST(reindent)
+{
+    static const char *const values[] = {
+        "{}",
+        "[]",
+        "{\"a\":{}}",
+        "{\"a\":[],\"b\":[{}],\"c\":[[],[1,[2,{}]]]}",
+        "[{\"x\":1},{\"y\":[{\"z\":null}]},2,\"s\"]",
+        "{\"str\":\"{[,:]} \\\" \\\\\\\" \\n \\t \\u0001\",\"k:,\":true,\"e\":-1.5e-300}",
+        "{\"id\":\"bench.c0\",\"steps\":[{\"op\":\"util.num_gpus\",\"outcome\":\"returned\"}],"
+        "\"duration\":5.3e-05}",
+        "\"a string alone\"",
+        "12345678901234567890",
+    };
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+        /* W = {"cases": [V]}: V's formatted text is W's between "[" and the last "]" */
+        dsr_buf w = {0};
+        dsr__buf_printf(&w, "{\"cases\":[%s]}", values[i]);
+        cJSON *v = dsj_parse(values[i], strlen(values[i]), NULL);
+        cJSON *wv = dsj_parse(w.data, w.len, NULL);
+        CHECK(v && wv, "reindent: the value parses", values[i], NULL);
+        char *compact = dsr__print(v, false), *formatted = dsr__print(v, true);
+        char *wc = dsr__print(wv, false), *wf = dsr__print(wv, true);
+        dsr_buf got = {0};
+        dsr__json_reindent(compact, strlen(compact), 0, &got);
+        CHECK(got.data && !strcmp(got.data, formatted), "reindent: depth 0 is the formatted text",
+              formatted, got.data);
+        got.len = 0;
+        dsr__json_reindent(wc, strlen(wc), 0, &got);
+        CHECK(!strcmp(got.data, wf), "reindent: a value nested in an array of an object", wf,
+              got.data);
+        got.len = 0;
+        dsr__json_reindent(compact, strlen(compact), 2, &got);
+        const char *from = strchr(wf, '[') + 1, *to = strrchr(wf, ']');
+        dsr_buf want = {0};
+        dsr__buf_add(&want, from, (size_t)(to - from));
+        CHECK(!strcmp(got.data, want.data), "reindent: depth 2 is the text nested two deep",
+              want.data, got.data);
+        dsr__buf_free(&want);
+        dsr__buf_free(&got);
+        cJSON_free(compact);
+        cJSON_free(formatted);
+        cJSON_free(wc);
+        cJSON_free(wf);
+        cJSON_Delete(v);
+        cJSON_Delete(wv);
+        dsr__buf_free(&w);
+    }
+}
+
 DT_MAIN(DT_ENTRY(judge), DT_ENTRY(judge_packed), DT_ENTRY(matchers), DT_ENTRY(close),
-        DT_ENTRY(exact_integers), DT_ENTRY(locations), DT_ENTRY(expectations), DT_ENTRY(text))
+        DT_ENTRY(exact_integers), DT_ENTRY(locations), DT_ENTRY(expectations), DT_ENTRY(text),
+        DT_ENTRY(reindent))
