@@ -61,9 +61,10 @@ void ra__free(ra_ctx *ctx, void *ptr)
     if (ptr) ctx->allocator.release(ptr, ctx->allocator.user_data);
 }
 
-static ra__thread *thread_find(ra_ctx *ctx, bool create)
+/* thread_find past its cache: kept out of line so that the cached answer, which every
+ * operation asks for up to three times, costs no more than the two loads. */
+static __attribute__((noinline)) ra__thread *thread_lookup(ra_ctx *ctx, bool create)
 {
-    if (tls_cache_serial == ctx->serial && tls_cache_state) return tls_cache_state;
     uint64_t id = thread_id();
     pthread_mutex_lock(&ctx->lock);
     ra__thread *t = ctx->threads;
@@ -83,6 +84,12 @@ static ra__thread *thread_find(ra_ctx *ctx, bool create)
         tls_cache_state = t;
     }
     return t;
+}
+
+static inline ra__thread *thread_find(ra_ctx *ctx, bool create)
+{
+    if (tls_cache_serial == ctx->serial && tls_cache_state) return tls_cache_state;
+    return thread_lookup(ctx, create);
 }
 
 ra__thread *ra__thread_get(ra_ctx *ctx)

@@ -305,8 +305,9 @@ ra_array *ra__live_header(ra_ctx *ctx, ra__thread *t, size_t block, bool room);
 /* Puts a header from ra__live_header at the end of the list with one reference: from then
  * ra_util_arrays_on_device may list it (x->listed_on must be set). */
 void ra__live_add(ra_ctx *ctx, ra_array *x);
-/* Gives back the header of an array whose last reference went (its data already freed): to
- * t's spare (t may be NULL) when it has none, else out of the list and freed. */
+/* Gives back the header of an array whose last reference went (its data already freed): it
+ * becomes t's spare (t may be NULL), and the spare it replaces, or x when t is NULL, leaves
+ * the list and is freed. */
 void ra__live_retire(ra_ctx *ctx, ra__thread *t, ra_array *x);
 /* Writes up to cap of the arrays alive on d to out as new references and the number alive to
  * *count (ra_util_arrays_on_device's rules). */

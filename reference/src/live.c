@@ -58,9 +58,13 @@ void ra__live_add(ra_ctx *ctx, ra_array *x)
 
 void ra__live_retire(ra_ctx *ctx, ra__thread *t, ra_array *x)
 {
-    if (t && !t->spare) {
+    if (t) {
+        /* The last one is kept: it is of the kind the thread makes now (a spare without room
+         * for inline data kept instead would leave every small result to allocate). */
+        ra_array *old = t->spare;
         t->spare = x;
-        return;
+        x = old;
+        if (!x) return;
     }
     ra__live_lock(ctx);
     ra__live_unlink(ctx, x);
