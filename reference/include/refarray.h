@@ -208,8 +208,9 @@ RA_API void ra_ctx_destroy(ra_ctx *ctx);
  * ra_ctx_create). Valid until the thread's next call into refarray with the same ctx. */
 RA_API const char *ra_ctx_message(const ra_ctx *ctx);
 
-/* Frees the calling thread's state in ctx (scoped defaults, soft mode, message). Optional:
- * a thread that used ctx and is about to exit may call it; otherwise the state lives until
+/* Frees the calling thread's state in ctx (scoped defaults, soft mode, message, and the
+ * header of the array it released last, which it keeps for its next array). Optional: a
+ * thread that used ctx and is about to exit may call it; otherwise the state lives until
  * ra_ctx_destroy. */
 RA_API void ra_ctx_thread_release(ra_ctx *ctx);
 
@@ -860,8 +861,9 @@ RA_API int ra_util_num_cpu_cores(void);
 /* Total memory of an available device in bytes (host: physical memory; OpenCL:
  * CL_DEVICE_GLOBAL_MEM_SIZE). Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE. */
 RA_API int ra_util_total_memory(ra_ctx *ctx, ra_device dev, uint64_t *out);
-/* Bytes of array data refarray currently holds on the device in this context. Returns
- * RA_E_NULL, RA_E_DEVICE_UNAVAILABLE. */
+/* Bytes of array data refarray currently holds on the device in this context. Each thread
+ * counts what it makes and releases; this is their sum, so while other threads make and
+ * release arrays it is the figure of a moment. Returns RA_E_NULL, RA_E_DEVICE_UNAVAILABLE. */
 RA_API int ra_util_used_memory(ra_ctx *ctx, ra_device dev, uint64_t *out);
 /* Utilisation in percent [0, 100] where the backend can measure it; otherwise
  * RA_E_NOT_MEASURABLE (NotImplementedError kind) and *out untouched: refarray never

@@ -94,6 +94,23 @@ static void *inline_buf(ra_array *x)
     return (char *)x + INLINE_OFFSET;
 }
 
+/* Sets the array's own members of a header from ra__live_header: every one is zero but those
+ * given and the shape's unused tail (RA_MAX_NDIM extents: zeroing them would be most of the
+ * work for a small array; only shape[0..ndim) is ever read). The members the list owns are
+ * left alone: a reused header is still in the list. */
+static void header_init(ra_array *x, ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, size_t ndim,
+                        int64_t size, size_t nbytes)
+{
+    memset(&x->ctx, 0, offsetof(ra_array, shape) - offsetof(ra_array, ctx));
+    memset(&x->size, 0, sizeof *x - offsetof(ra_array, size));
+    x->ctx = ctx;
+    x->dev = dev;
+    x->dtype = dtype;
+    x->ndim = ndim;
+    x->size = size;
+    x->nbytes = nbytes;
+}
+
 /* A new array on dev of a checked shape with size elements; its data zero-initialised when
  * zeroed, else unspecified (the caller writes it whole before anything reads it). */
 static int array_make(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
@@ -114,20 +131,14 @@ static int array_make(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *
                              (unsigned long long)dev->info.max_alloc);
     }
     /* Small cpu arrays keep their bytes in the header's own block: one allocation instead of
-     * two, which is most of what a small operation costs. */
+     * two, which is most of what a small operation costs (and none when the thread's spare
+     * header is reused, live.c). */
     bool inline_data = nbytes && nbytes <= INLINE_MAX && RA__DEV_HOST_MEMORY(dev);
-    ra_array *x = ra__alloc(ctx, INLINE_OFFSET + (inline_data ? nbytes : 0));
+    ra__thread *t = ra__thread_get(ctx);
+    ra_array *x =
+        ra__live_header(ctx, t, INLINE_OFFSET + (inline_data ? INLINE_MAX : 0), inline_data);
     if (!x) return ra__ctx_error(ctx, RA_E_NOMEM, "array: out of memory for the array header");
-    /* Every member is zero but the shape's unused tail (RA_MAX_NDIM extents: zeroing them
-     * would be most of the work for a small array; only shape[0..ndim) is ever read). */
-    memset(x, 0, offsetof(ra_array, shape));
-    memset(&x->size, 0, sizeof *x - offsetof(ra_array, size));
-    x->ctx = ctx;
-    x->dev = dev;
-    x->dtype = dtype;
-    x->ndim = ndim;
-    x->size = size;
-    x->nbytes = nbytes;
+    header_init(x, ctx, dev, dtype, ndim, size, nbytes);
     if (inline_data) {
         x->buf = inline_buf(x);
         if (zeroed) memset(x->buf, 0, nbytes);
@@ -136,15 +147,15 @@ static int array_make(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *
                      ? dev->ops->alloc_uninit(dev->impl, nbytes, &x->buf)
                      : dev->ops->alloc(dev->impl, nbytes, &x->buf);
         if (status != RA_OK) {
-            ra__free(ctx, x);
+            ra__live_retire(ctx, t, x);
             return status;
         }
     }
-    atomic_init(&x->refs, 1);
     for (size_t i = 0; i < ndim; i++)
         x->shape[i] = shape[i];
-    atomic_fetch_add(&dev->used_bytes, (uint64_t)nbytes);
-    ra__live_add(x);
+    atomic_store_explicit(&x->listed_on, dev, memory_order_relaxed);
+    ra__used_add(t, dev, (int64_t)nbytes);
+    ra__live_add(ctx, x);
     *out = x;
     return RA_OK;
 }
@@ -197,26 +208,21 @@ int ra__array_new_layered(ra_ctx *ctx, const ra__layer_ops *layer, void *data, r
         layer->free(ctx, data);
         return status;
     }
-    ra_array *x = ra__alloc(ctx, INLINE_OFFSET);
+    ra__thread *t = ra__thread_get(ctx);
+    ra_array *x = ra__live_header(ctx, t, INLINE_OFFSET, false);
     if (!x) {
         layer->free(ctx, data);
         return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for the array header", fn);
     }
-    memset(x, 0, offsetof(ra_array, shape));
-    memset(&x->size, 0, sizeof *x - offsetof(ra_array, size));
-    x->ctx = ctx;
-    x->dev = dev;
-    x->dtype = dtype;
-    x->ndim = ndim;
-    x->size = size;
-    /* The logical size: what a gather or a read of the whole array needs. */
-    x->nbytes = (size_t)size * ra_dtype_size(dtype);
+    /* nbytes is the logical size: what a gather or a read of the whole array needs. */
+    header_init(x, ctx, dev, dtype, ndim, size, (size_t)size * ra_dtype_size(dtype));
     x->layer = layer;
     x->layer_data = data;
-    atomic_init(&x->refs, 1);
     for (size_t i = 0; i < ndim; i++)
         x->shape[i] = shape[i];
-    ra__live_add(x);
+    /* A layer's array is never listed: listed_on stays NULL. */
+    atomic_store_explicit(&x->listed_on, NULL, memory_order_relaxed);
+    ra__live_add(ctx, x);
     *out = x;
     return RA_OK;
 }
@@ -232,16 +238,17 @@ void ra_array_release(ra_array *x)
 {
     if (!x) return;
     if (atomic_fetch_sub(&x->refs, 1) != 1) return;
+    /* Nothing else holds x now, and a listing no longer takes it (its count is zero). */
     ra_ctx *ctx = x->ctx;
-    ra__live_remove(x);
+    ra__thread *t = ra__thread_get(ctx);
     if (x->layer) {
         /* The layer's parts hold the data and its accounting. */
         x->layer->free(ctx, x->layer_data);
     } else {
         if (x->buf && x->buf != inline_buf(x)) x->dev->ops->free(x->dev->impl, x->buf);
-        atomic_fetch_sub(&x->dev->used_bytes, (uint64_t)x->nbytes);
+        ra__used_add(t, x->dev, -(int64_t)x->nbytes);
     }
-    ra__free(ctx, x);
+    ra__live_retire(ctx, t, x);
 }
 
 ra_device ra_array_device(const ra_array *x)
@@ -290,10 +297,9 @@ int ra_array_read(ra_ctx *ctx, const ra_array *x, void *dst, size_t dst_bytes)
 
 void ra__array_unshare(ra_array *x)
 {
-    /* Called with the context's lock held by the layer taking x over: the data goes, the
-     * header stays. */
+    /* The data goes, the header stays (a layer takes x over). */
     if (x->buf && x->buf != inline_buf(x)) x->dev->ops->free(x->dev->impl, x->buf);
-    atomic_fetch_sub(&x->dev->used_bytes, (uint64_t)x->nbytes);
+    ra__used_add(ra__thread_get(x->ctx), x->dev, -(int64_t)x->nbytes);
     x->buf = NULL;
 }
 

@@ -4,6 +4,7 @@
  * which knows the backends, is ctx_open.c's. */
 #include "internal.h"
 
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,9 +61,10 @@ void ra__free(ra_ctx *ctx, void *ptr)
     if (ptr) ctx->allocator.release(ptr, ctx->allocator.user_data);
 }
 
-static ra__thread *thread_find(ra_ctx *ctx, bool create)
+/* thread_find past its cache: kept out of line so that the cached answer, which every
+ * operation asks for up to three times, costs no more than the two loads. */
+static __attribute__((noinline)) ra__thread *thread_lookup(ra_ctx *ctx, bool create)
 {
-    if (tls_cache_serial == ctx->serial && tls_cache_state) return tls_cache_state;
     uint64_t id = thread_id();
     pthread_mutex_lock(&ctx->lock);
     ra__thread *t = ctx->threads;
@@ -82,6 +84,12 @@ static ra__thread *thread_find(ra_ctx *ctx, bool create)
         tls_cache_state = t;
     }
     return t;
+}
+
+static inline ra__thread *thread_find(ra_ctx *ctx, bool create)
+{
+    if (tls_cache_serial == ctx->serial && tls_cache_state) return tls_cache_state;
+    return thread_lookup(ctx, create);
 }
 
 ra__thread *ra__thread_get(ra_ctx *ctx)
@@ -124,8 +132,60 @@ void ra__ctx_keep_message(const ra_ctx *ctx, const char *what)
         snprintf(tls_free_message, sizeof tls_free_message, "%s: %.480s", what, msg);
 }
 
+void ra__used_add(ra__thread *t, ra__dev *dev, int64_t delta)
+{
+    if (t && dev->index < RA__THREAD_DEVS) {
+        /* Only this thread writes its count: a load and a store, no locked instruction. */
+        _Atomic int64_t *own = &t->used[dev->index];
+        atomic_store_explicit(own, atomic_load_explicit(own, memory_order_relaxed) + delta,
+                              memory_order_relaxed);
+    } else {
+        atomic_fetch_add(&dev->used_bytes, delta);
+    }
+}
+
+uint64_t ra__used_get(ra_ctx *ctx, const ra__dev *dev)
+{
+    pthread_mutex_lock(&ctx->lock);
+    int64_t n = atomic_load(&dev->used_bytes);
+    if (dev->index < RA__THREAD_DEVS)
+        for (ra__thread *t = ctx->threads; t; t = t->next)
+            n += atomic_load_explicit(&t->used[dev->index], memory_order_relaxed);
+    pthread_mutex_unlock(&ctx->lock);
+    return n > 0 ? (uint64_t)n : 0;
+}
+
+void ra__live_lock(ra_ctx *ctx)
+{
+    while (atomic_exchange_explicit(&ctx->live_lock, true, memory_order_acquire))
+        /* Held by a thread that may not be running (two busy cores): let it. */
+        while (atomic_load_explicit(&ctx->live_lock, memory_order_relaxed))
+            sched_yield();
+}
+
+void ra__live_unlock(ra_ctx *ctx)
+{
+    atomic_store_explicit(&ctx->live_lock, false, memory_order_release);
+}
+
+void ra__live_unlink(ra_ctx *ctx, ra_array *x)
+{
+    if (!x->linked) return;
+    if (x->live_prev)
+        x->live_prev->live_next = x->live_next;
+    else
+        ctx->live_head = x->live_next;
+    if (x->live_next)
+        x->live_next->live_prev = x->live_prev;
+    else
+        atomic_store_explicit(&ctx->live_tail, x->live_prev, memory_order_relaxed);
+    x->live_prev = x->live_next = NULL;
+    x->linked = false;
+}
+
 static void thread_free(ra_ctx *ctx, ra__thread *t)
 {
+    ra__free(ctx, t->spare);
     ra__free(ctx, t->scopes);
     ra__free(ctx, t->scope_soft_depth);
     ra__free(ctx, t->soft);
@@ -141,13 +201,25 @@ void ra_ctx_thread_release(ra_ctx *ctx)
     while (*link && (*link)->thread_id != id)
         link = &(*link)->next;
     ra__thread *t = *link;
-    if (t) *link = t->next;
+    if (t) {
+        *link = t->next;
+        /* The thread's counts join the devices' under the lock that ra__used_get sums
+         * under, so no sum sees them twice or not at all. */
+        for (size_t i = 0; i < ctx->ndevs && i < RA__THREAD_DEVS; i++)
+            atomic_fetch_add(&ctx->devs[i]->used_bytes, atomic_load(&t->used[i]));
+    }
     pthread_mutex_unlock(&ctx->lock);
     if (tls_cache_serial == ctx->serial) {
         tls_cache_serial = 0;
         tls_cache_state = NULL;
     }
-    if (t) thread_free(ctx, t);
+    if (!t) return;
+    if (t->spare) {
+        ra__live_lock(ctx);
+        ra__live_unlink(ctx, t->spare);
+        ra__live_unlock(ctx);
+    }
+    thread_free(ctx, t);
 }
 
 int ra__ctx_add_device(ra_ctx *ctx, ra_device_type type, const ra__backend_ops *ops, void *impl)
@@ -191,6 +263,7 @@ int ra__ctx_add_device(ra_ctx *ctx, ra_device_type type, const ra__backend_ops *
     dev->device = (ra_device){type, index};
     dev->ops = ops;
     dev->impl = impl;
+    dev->index = ctx->ndevs;
     atomic_init(&dev->used_bytes, 0);
     status = ops->query(impl, &dev->info);
     if (status != RA_OK) goto fail;

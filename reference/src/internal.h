@@ -14,13 +14,20 @@
 
 #define RA_MESSAGE_MAX 512
 
+/* The devices whose used bytes each thread counts itself (ra__used_add); a device beyond
+ * them is counted in its own atomic only. */
+#define RA__THREAD_DEVS 8
+
 /* One device of a context: its value, backend and facts. */
 typedef struct ra__dev {
     ra_device device;
     const ra__backend_ops *ops;
     void *impl;
     ra__device_info info;
-    _Atomic uint64_t used_bytes; /* array data refarray holds on the device */
+    size_t index; /* in the context's devs */
+    /* Array data refarray holds on the device: this plus every thread's used[index] (ctx.c,
+     * ra__used_add and ra__used_get). */
+    _Atomic int64_t used_bytes;
 } ra__dev;
 
 /* The state of one thread in one context: the detail message, the scoped defaults and the
@@ -35,6 +42,16 @@ typedef struct ra__thread {
     bool *soft; /* soft-mode stack, top last */
     size_t nsoft, soft_cap;
     int32_t current[RA_DEVICE_TPU + 1]; /* current index per device type (current.c) */
+    /* The bytes of array data this thread's calls added to each of the first
+     * RA__THREAD_DEVS devices, less those they released (negative when it released arrays
+     * other threads made). Written by this thread only, without a locked instruction; read
+     * by ra__used_get under the context's lock and added to the device's count when the
+     * state is freed. */
+    _Atomic int64_t used[RA__THREAD_DEVS];
+    /* The header of the array this thread released last, kept for its next array so that
+     * a small operation needs no allocation: still in the list of live arrays with a count
+     * of zero, which the listing skips (live.c). NULL when none. */
+    struct ra_array *spare;
 } ra__thread;
 
 struct ra_ctx {
@@ -45,7 +62,11 @@ struct ra_ctx {
     uint64_t serial;         /* unique per context in the process, never 0 */
     ra__dev **devs;
     size_t ndevs, devs_cap;
-    ra__dev *host;        /* devs[0], the cpu device */
+    ra__dev *host; /* devs[0], the cpu device */
+    /* Guards live_head, live_tail and every header's links (live.c). A spin lock rather
+     * than lock: it is taken once for every array made, and a mutex costs two locked
+     * instructions a turn where this costs one (ctx.c, ra__live_lock). */
+    _Atomic bool live_lock;
     pthread_mutex_t lock; /* guards the fields below */
     ra_device global_default;
     bool global_default_set;
@@ -54,22 +75,33 @@ struct ra_ctx {
     _Atomic int promotion;   /* ra_promotion */
     _Atomic int out_casting; /* ra_out_casting */
     _Atomic int soft_policy;
-    /* Every live array, oldest first, linked through live_prev/live_next (live.c);
-     * guarded by lock. */
-    struct ra_array *live_head, *live_tail;
+    /* Every live array, oldest first, linked through live_prev/live_next (live.c), and the
+     * threads' spare headers among them; guarded by live_lock, not lock. */
+    struct ra_array *live_head;
+    /* Written under live_lock only; read without it by ra__live_add, which revives the
+     * calling thread's spare in place when it is still the last. */
+    _Atomic(struct ra_array *) live_tail;
 };
 
 struct ra_array {
-    _Atomic long refs;
+    /* The members the list of live arrays owns (live.c). A header released to its thread's
+     * spare stays in the list while its thread fills it again, so these are never written
+     * outside the list's lock once the header is linked, but for the atomics; the listing
+     * reads only them. */
+    _Atomic long refs;                      /* 0: released (a spare), never listed */
+    struct ra_array *live_prev, *live_next; /* the context's list of live arrays */
+    _Atomic(struct ra__dev *) listed_on;    /* arrays_on_device's device; NULL: never listed */
+    bool linked;                            /* in the list */
+    bool inline_room; /* the block has INLINE_MAX bytes of data after the header (array.c) */
+    /* From here the members are the array's own, all set by array.c when it makes one. */
     ra_ctx *ctx;
     ra__dev *dev;
     ra_dtype dtype;
     size_t ndim;
     int64_t shape[RA_MAX_NDIM]; /* only [0, ndim) is set; the rest is unspecified */
-    int64_t size;               /* the members from size on are zeroed by array.c's array_make */
+    int64_t size;               /* the members from size on are zeroed by array.c's header_init */
     size_t nbytes;
-    void *buf;                              /* NULL when nbytes == 0 */
-    struct ra_array *live_prev, *live_next; /* the context's list of live arrays (live.c) */
+    void *buf; /* NULL when nbytes == 0 */
     /* An array of a layer over the core (a sharded array): the layer's table and its data;
      * buf is then NULL. NULL for an ordinary array. */
     const struct ra__layer_ops *layer;
@@ -94,6 +126,17 @@ int ra__opts_load(ra_ctx *ctx, const ra_opts *in, const char *what, ra_opts *out
 
 /* ---- context (ctx.c) ---- */
 ra__thread *ra__thread_get(ra_ctx *ctx); /* NULL when it cannot be allocated */
+/* Adds delta bytes to dev's used bytes: to the calling thread's own count where t (its state,
+ * may be NULL) has one for dev, else to the device's atomic. */
+void ra__used_add(ra__thread *t, ra__dev *dev, int64_t delta);
+/* dev's used bytes: the device's count plus every thread's, under the context's lock; never
+ * below zero (while other threads make and release arrays the sum is a moment's figure). */
+uint64_t ra__used_get(ra_ctx *ctx, const ra__dev *dev);
+/* The lock of the list of live arrays (live_lock), and taking x out of the list under it (a
+ * header not in it is left alone). */
+void ra__live_lock(ra_ctx *ctx);
+void ra__live_unlock(ra_ctx *ctx);
+void ra__live_unlink(ra_ctx *ctx, struct ra_array *x);
 /* Copies ctx's message, prefixed by what, to the calling thread's slot for calls without a
  * context, so that it outlives ctx (ra_ctx_create's failure, ctx_open.c). */
 void ra__ctx_keep_message(const ra_ctx *ctx, const char *what);
@@ -254,10 +297,18 @@ void ra__array_unshare(ra_array *x);
     } while (0)
 
 /* ---- live arrays (live.c) ---- */
-/* Adds a new array to its context's list of live arrays (at its creation) and removes it
- * (when its last reference is released, before it is freed). */
-void ra__live_add(ra_array *x);
-void ra__live_remove(ra_array *x);
+/* A header for a new array made by the calling thread (t its state, may be NULL), with room
+ * for array.c's inline data after it when room: t's spare when it fits, else a new block of
+ * block bytes through the allocation hook. NULL when none can be allocated. The header's own
+ * members (from ctx on) are the caller's to set; it is not listed until ra__live_add. */
+ra_array *ra__live_header(ra_ctx *ctx, ra__thread *t, size_t block, bool room);
+/* Puts a header from ra__live_header at the end of the list with one reference: from then
+ * ra_util_arrays_on_device may list it (x->listed_on must be set). */
+void ra__live_add(ra_ctx *ctx, ra_array *x);
+/* Gives back the header of an array whose last reference went (its data already freed): it
+ * becomes t's spare (t may be NULL), and the spare it replaces, or x when t is NULL, leaves
+ * the list and is freed. */
+void ra__live_retire(ra_ctx *ctx, ra__thread *t, ra_array *x);
 /* Writes up to cap of the arrays alive on d to out as new references and the number alive to
  * *count (ra_util_arrays_on_device's rules). */
 int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, size_t *count);

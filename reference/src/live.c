@@ -1,43 +1,78 @@
 /* live.c: the context's list of live arrays, for ra_util_arrays_on_device (IVY-UTIL-6, util.c).
  *
- * Every array joins the list when it is created and leaves it when its last reference is
- * released, before it is freed. The list is guarded by the context's lock; listing takes a
- * reference to each array under that lock, and only from arrays whose count is still above
- * zero, so an array being released concurrently is never revived nor read after its free
- * (its releaser waits for the lock before unlinking and freeing it). */
+ * Every array joins the list when it is made (at the end: the list is in the order of
+ * creation) and its header leaves it only under the list's lock. When an array's last
+ * reference is released, its data is freed at once but its header may stay in the list, with
+ * a count of zero, as its thread's spare: that thread's next array takes the header over and
+ * moves it to the end, so a small operation on one thread allocates nothing for its result
+ * and takes the lock once. The listing holds the lock, reads only the members the list owns
+ * (the count and listed_on, both atomics, which a thread filling its spare may store to), and
+ * takes a reference only from a count still above zero, so an array being released is never
+ * revived, and a spare is never listed. A header is freed only once it is out of the list. */
 #include "internal.h"
 
-void ra__live_add(ra_array *x)
+ra_array *ra__live_header(ra_ctx *ctx, ra__thread *t, size_t block, bool room)
 {
-    ra_ctx *ctx = x->ctx;
-    pthread_mutex_lock(&ctx->lock);
+    ra_array *x = t ? t->spare : NULL;
+    if (x && (x->inline_room || !room)) {
+        t->spare = NULL;
+        return x;
+    }
+    x = ra__alloc(ctx, block);
+    if (!x) return NULL;
+    atomic_init(&x->refs, 0);
+    x->live_prev = x->live_next = NULL;
+    atomic_init(&x->listed_on, NULL);
+    x->linked = false;
+    x->inline_room = room;
+    return x;
+}
+
+void ra__live_add(ra_ctx *ctx, ra_array *x)
+{
+    /* A spare that is still the last header is where the new array belongs: it comes back to
+     * life in place, without the lock. The release store publishes its members to a listing
+     * that then takes a reference (the count's compare-and-swap reads it). Only another
+     * thread's array made meanwhile can come before it in the list, and the order of arrays
+     * made at once by two threads is not defined; one made before this call (happening
+     * before it) is seen as the last, and the header moves behind it. */
+    if (x->linked && atomic_load_explicit(&ctx->live_tail, memory_order_relaxed) == x) {
+        atomic_store_explicit(&x->refs, 1, memory_order_release);
+        return;
+    }
+    ra__live_lock(ctx);
+    if (x->linked) ra__live_unlink(ctx, x);
+    ra_array *tail = atomic_load_explicit(&ctx->live_tail, memory_order_relaxed);
     x->live_next = NULL;
-    x->live_prev = ctx->live_tail;
-    if (ctx->live_tail)
-        ctx->live_tail->live_next = x;
+    x->live_prev = tail;
+    if (tail)
+        tail->live_next = x;
     else
         ctx->live_head = x;
-    ctx->live_tail = x;
-    pthread_mutex_unlock(&ctx->lock);
+    atomic_store_explicit(&ctx->live_tail, x, memory_order_relaxed);
+    x->linked = true;
+    /* Under the lock: a listing that finds the count above zero finds the header whole. */
+    atomic_store_explicit(&x->refs, 1, memory_order_relaxed);
+    ra__live_unlock(ctx);
 }
 
-void ra__live_remove(ra_array *x)
+void ra__live_retire(ra_ctx *ctx, ra__thread *t, ra_array *x)
 {
-    ra_ctx *ctx = x->ctx;
-    pthread_mutex_lock(&ctx->lock);
-    if (x->live_prev)
-        x->live_prev->live_next = x->live_next;
-    else
-        ctx->live_head = x->live_next;
-    if (x->live_next)
-        x->live_next->live_prev = x->live_prev;
-    else
-        ctx->live_tail = x->live_prev;
-    x->live_prev = x->live_next = NULL;
-    pthread_mutex_unlock(&ctx->lock);
+    if (t) {
+        /* The last one is kept: it is of the kind the thread makes now (a spare without room
+         * for inline data kept instead would leave every small result to allocate). */
+        ra_array *old = t->spare;
+        t->spare = x;
+        x = old;
+        if (!x) return;
+    }
+    ra__live_lock(ctx);
+    ra__live_unlink(ctx, x);
+    ra__live_unlock(ctx);
+    ra__free(ctx, x);
 }
 
-/* Adds a reference unless the count has already reached zero (the array is being freed). */
+/* Adds a reference unless the count has already reached zero (released, or a spare). */
 static bool retain_if_alive(ra_array *x)
 {
     long n = atomic_load(&x->refs);
@@ -49,10 +84,11 @@ static bool retain_if_alive(ra_array *x)
 int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, size_t *count)
 {
     size_t n = 0;
-    pthread_mutex_lock(&ctx->lock);
+    ra__live_lock(ctx);
     for (ra_array *x = ctx->live_head; x; x = x->live_next) {
-        /* Sharded arrays have no single device; their pieces are theirs, not the caller's. */
-        if (x->dev != d || x->layer || x->layer_piece) continue;
+        /* Sharded arrays have no single device, and their pieces are theirs, not the
+         * caller's: their listed_on is NULL. */
+        if (atomic_load_explicit(&x->listed_on, memory_order_relaxed) != d) continue;
         if (n < cap) {
             if (!retain_if_alive(x)) continue;
             out[n] = x;
@@ -61,7 +97,7 @@ int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, 
         }
         n++;
     }
-    pthread_mutex_unlock(&ctx->lock);
+    ra__live_unlock(ctx);
     *count = n;
     return RA_OK;
 }

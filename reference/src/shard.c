@@ -68,12 +68,19 @@ ra__shard *ra__shard_alloc(ra_ctx *ctx, size_t n, int axis, ra_shard_uneven unev
     return s;
 }
 
+/* Marks x as a piece, which arrays_on_device no longer lists (live.c). */
+static void piece_unlist(ra_array *x)
+{
+    atomic_store_explicit(&x->listed_on, NULL, memory_order_relaxed);
+    x->layer_piece = true;
+}
+
 /* Marks each piece as one (arrays_on_device does not list them) and wraps them. */
 int ra__shard_finish(ra_ctx *ctx, ra__shard *s, ra_dtype dtype, const int64_t *shape, size_t ndim,
                      ra_array **out)
 {
     for (size_t i = 0; i < s->n; i++)
-        s->pieces[i]->layer_piece = true;
+        piece_unlist(s->pieces[i]);
     return ra__array_new_layered(ctx, &ra__shard_layer, s, s->pieces[0]->dev, dtype, shape, ndim,
                                  "shard", out);
 }
@@ -461,16 +468,15 @@ int ra_shard_inplace(ra_ctx *ctx, ra_array *x, const ra_device *devices, size_t 
     ra__shard *s = NULL;
     int status = shard_pieces(ctx, fn, x, devices, n, axis, opts, &s);
     if (status != RA_OK) return status;
-    /* Everything that can fail is done: x now becomes the sharded array (TG-SHARD-3). The
-     * lock keeps arrays_on_device from seeing a half-changed header. */
+    /* Everything that can fail is done: x now becomes the sharded array (TG-SHARD-3). It
+     * leaves arrays_on_device's answers first; the listing reads no other member (live.c). */
     for (size_t i = 0; i < s->n; i++)
-        s->pieces[i]->layer_piece = true;
-    pthread_mutex_lock(&ctx->lock);
+        piece_unlist(s->pieces[i]);
+    atomic_store_explicit(&x->listed_on, NULL, memory_order_relaxed);
     ra__array_unshare(x);
     x->layer = &ra__shard_layer;
     x->layer_data = s;
     x->dev = s->pieces[0]->dev;
-    pthread_mutex_unlock(&ctx->lock);
     return RA_OK;
 }
 

@@ -39,7 +39,7 @@ int ra_util_used_memory(ra_ctx *ctx, ra_device dev, uint64_t *out)
     ra__dev *d;
     int status = ra__ctx_require(ctx, dev, fn, &d);
     if (status != RA_OK) return status;
-    *out = atomic_load(&d->used_bytes);
+    *out = ra__used_get(ctx, d);
     return RA_OK;
 }
 

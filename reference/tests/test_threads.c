@@ -127,4 +127,58 @@ DT_TEST(threads)
     ra_ctx_destroy(ctx);
 }
 
-DT_MAIN(DT_ENTRY(threads))
+/* Used memory and the arrays alive, with arrays made and released on other threads: each
+ * thread counts its own bytes (ctx.c), and a thread that frees its state hands its count to
+ * the device's. */
+static ra_array *handed;
+
+/* Makes handed (4096 bytes on cpu); frees the thread's state after when arg is non-NULL. */
+static void *make_handed(void *arg)
+{
+    int64_t s[1] = {1024};
+    ra_zeros(ctx, s, 1, &(ra_opts){.dtype = RA_FLOAT32, .device = "cpu"}, &handed);
+    if (arg) ra_ctx_thread_release(ctx);
+    return NULL;
+}
+
+static void *release_handed(void *arg)
+{
+    (void)arg;
+    ra_array_release(handed);
+    return NULL;
+}
+
+DT_TEST(used_across_threads)
+{
+    ctx = open_ctx();
+    uint64_t used0 = 1, used = 1;
+    size_t n = 99;
+    ASSERT_STATUS(ctx, ra_util_used_memory(ctx, RA_CPU, &used0), RA_OK, "used on cpu");
+    pthread_t t;
+    static int leave = 1;
+    pthread_create(&t, NULL, make_handed, &leave);
+    pthread_join(t, NULL);
+    ASSERT_STATUS(ctx, ra_util_used_memory(ctx, RA_CPU, &used), RA_OK, "used on cpu");
+    ASSERT_INT((long long)(used - used0), 4096,
+               "IVY-UTIL-4 an array made by a thread that freed its state is counted");
+    ra_util_arrays_on_device(ctx, RA_CPU, NULL, 0, &n);
+    ASSERT_INT(n, 1, "IVY-UTIL-6 it is alive");
+    pthread_create(&t, NULL, release_handed, NULL);
+    pthread_join(t, NULL);
+    ASSERT_STATUS(ctx, ra_util_used_memory(ctx, RA_CPU, &used), RA_OK, "used on cpu");
+    ASSERT_INT((long long)(used - used0), 0,
+               "IVY-UTIL-4 released by another thread, whose state stays: no longer counted");
+    ra_util_arrays_on_device(ctx, RA_CPU, NULL, 0, &n);
+    ASSERT_INT(n, 0, "IVY-UTIL-6 nothing is alive");
+    /* The other way: made by a thread that keeps its state, released here. */
+    pthread_create(&t, NULL, make_handed, NULL);
+    pthread_join(t, NULL);
+    ASSERT_STATUS(ctx, ra_util_used_memory(ctx, RA_CPU, &used), RA_OK, "used on cpu");
+    ASSERT_INT((long long)(used - used0), 4096, "IVY-UTIL-4 made by a thread that keeps its state");
+    ra_array_release(handed);
+    ASSERT_STATUS(ctx, ra_util_used_memory(ctx, RA_CPU, &used), RA_OK, "used on cpu");
+    ASSERT_INT((long long)(used - used0), 0, "IVY-UTIL-4 released here: no longer counted");
+    ra_ctx_destroy(ctx);
+}
+
+DT_MAIN(DT_ENTRY(threads), DT_ENTRY(used_across_threads))

@@ -159,6 +159,23 @@ static void live_on_device(ra_ctx *ctx, ra_device dev, ra_device other)
                       "%s: count on the other device", ds);
         ASSERT_INT(n, 1, "IVY-UTIL-6 %s: the other device has its one array", ds);
     }
+    /* a's header is kept for this thread's next array (live.c), in the list but never listed:
+     * the array made with it comes after b, which is older, and one made with it again when
+     * nothing was made in between stays last. */
+    for (int round = 0; round < 2; round++) {
+        ra_array *d = NULL;
+        ra_zeros(ctx, s2, 1, &(ra_opts){.device_value = &dev}, &d);
+        list[0] = list[1] = NULL;
+        ASSERT_STATUS(ctx, ra_util_arrays_on_device(ctx, dev, list, 4, &n), RA_OK, "%s: list", ds);
+        ASSERT_INT(n, 2, "IVY-UTIL-6 %s: b and the array made after a's release (round %d)", ds,
+                   round);
+        CHECK(list[0] == b && list[1] == d && d,
+              "IVY-UTIL-6 %s: an array made after a release is listed after the older b (round %d)",
+              ds, round);
+        ra_array_release(list[0]);
+        ra_array_release(list[1]);
+        ra_array_release(d);
+    }
     ra_array_release(b);
     ra_array_release(c);
     ASSERT_STATUS(ctx, ra_util_arrays_on_device(ctx, dev, NULL, 0, &n), RA_OK, "%s: count", ds);
