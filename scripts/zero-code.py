@@ -172,10 +172,14 @@ def check_reproducer(python: str, path: str, case: dict[str, Any],
         return None
     # A step raised where the case wants a result: the library must have raised the same
     # kind in the run (any kind for a lack: the adapter names what is lacking its own way),
-    # and a device the script could not find is the script's failure, not the library's.
+    # and a device the script could not find (or an error while it looked the devices up, before
+    # any step ran) is the script's failure, not the library's.
     raised = re.match(r"AssertionError: [^:]+: (\w+): (.*)", last)
     if raised is None or raised.group(2).startswith("the library lists no device"):
         return "ended with " + last[:300]
+    if re.search(r'", line \d+, in _device\n', p.stderr):  # before any step ran
+        return "could not bind the run's devices: " + raised.group(1) + ": " + \
+            raised.group(2)[:300]
     observed = case.get("observed")
     error = observed.get("error") if isinstance(observed, dict) else None
     kind = error.get("kind") if isinstance(error, dict) else None
