@@ -23,8 +23,9 @@ want_devices: skipped because the case needs more devices than the library gave;
 skips), the profile verdicts, the wrong verdicts' case IDs, and the reproducers: written, run
 in a plain interpreter of that environment (`python -I`), and how many failed as the report
 says (an AssertionError naming the case and, where it names one, the report's step and op;
-or the NotImplementedError a partial reproducer announces), with the IDs of any that did not.
-Every failure's reproducer is run; of the lacks verdicts, three per thing lacked.
+or the NotImplementedError a partial reproducer announces; never an error raised while the
+script looked up the devices the run bound, before any step), with the IDs of any that did
+not. Every failure's reproducer is run; of the lacks verdicts, three per thing lacked.
 """
 
 from __future__ import annotations
