@@ -68,3 +68,18 @@ def test_a_failure_while_binding_the_devices_is_not(tmp_path: Path) -> None:
     why = check(tmp_path, "fft=lambda d: d")  # no inspection namespace: _device raises
     assert why is not None and why.startswith("could not bind the run's devices: "
                                               "AttributeError"), why
+
+
+def test_the_librarys_not_implemented_error_in_a_step_is_as_reported(tmp_path: Path) -> None:
+    # ndonnx's atan2 raises a bare NotImplementedError, which the script lets through
+    # unwrapped; devspec reported the same kind at that step.
+    info = "__array_namespace_info__=lambda: types.SimpleNamespace(devices=lambda: ['cpu'])"
+    raises = "fft=lambda d: (_ for _ in ()).throw(NotImplementedError())"
+    failed = dict(LACKS, observed_status="fail")
+    path = tmp_path / "repro.py"
+    path.write_text(SCRIPT % (info + ", " + raises))
+    assert zero_code.check_reproducer(sys.executable, str(path), failed,
+                                      dict(os.environ)) is None
+    other = dict(failed, observed={"error": {"kind": "TypeError"}})
+    assert zero_code.check_reproducer(sys.executable, str(path), other,
+                                      dict(os.environ)) is not None
