@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from typing import Any, NoReturn
 
 import case_features
+import case_versions
 import check_signatures
 import gen_ops
 import gen_statements
@@ -581,6 +582,11 @@ class Checker:
             facts = case_features.Facts(self.root)
         except (OSError, ValueError, KeyError) as e:
             self.add(case_features.FACTS, "", "step-features-unusable", str(e))
+        versions = None
+        try:
+            versions = case_versions.Facts(self.root)
+        except (OSError, ValueError, KeyError) as e:
+            self.add(case_versions.SIGNATURES, "", "case-versions-unusable", str(e))
         for name in sorted(os.listdir(cdir)):
             if not name.endswith(".json"):
                 continue
@@ -607,6 +613,8 @@ class Checker:
                 self.check_case_matchers(rel, i, case)
             if facts is not None:
                 self.check_case_features(rel, doc, facts)
+            if versions is not None:
+                self.check_case_versions(rel, doc, versions)
 
     def check_case_features(self, rel: str, doc: Json, facts: "case_features.Facts") -> None:
         """Every case names the features its steps use (spec/step-features.json); a feature
@@ -623,6 +631,16 @@ class Checker:
                 self.warn(rel, pointer("cases", i, "features"), "case-features-unused",
                           "%s: %s: no step uses it and it names no statement the case cites"
                           % (case["id"], ", ".join(extra)))
+
+    def check_case_versions(self, rel: str, doc: Json, versions: "case_versions.Facts") -> None:
+        """No case declares a version earlier than the functions its steps call need
+        (spec/tools/case_versions.py; spec/decisions.md, Every function 17)."""
+        for i, case in enumerate(doc["cases"]):
+            for step, need, earliest in versions.problems(case):
+                self.add(rel, pointer("cases", i, "steps", step), "case-version-derived",
+                         "%s; run %s --fix (a generated file: its generator)"
+                         % (case_versions.message(case, step, need, earliest),
+                            case_versions.TOOL))
 
     def check_case_refs(self, rel: str, i: int, case: Json, index: Index | None) -> None:
         if index is None or "features" not in index:

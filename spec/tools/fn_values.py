@@ -415,6 +415,12 @@ def fprod(vs: list[Num]) -> Num:
     return p
 
 
+# Before 2023.12 sum, prod and linalg.trace of a floating array with dtype=None gave the
+# default floating dtype (the library's); from 2023.12 they give the input's, as sum_dtype
+# does. A case checking that dtype is of 2023.12 (gen_function_cases.py cites API-FN-3).
+INPUT_DTYPE_SINCE = {"sum": "2023.12", "prod": "2023.12", "linalg.trace": "2023.12"}
+
+
 def sum_dtype(x: Arr, dtype: Any) -> str:
     if dtype is not None:
         return str(dtype)

@@ -340,13 +340,33 @@ class Gen:
     def feature(self, f: Json) -> str:
         return str(self.sig["families"][f["family"]]["feature"])
 
+    def since(self, form: Json, steps: list[Json]) -> str:
+        """The first version a case of FORM with STEPS checks: FORM's, or a later one where a
+        step's expected dtype is a later version's rule (fn_values.INPUT_DTYPE_SINCE: sum of
+        a float32 array is float32 from 2023.12, the default floating dtype before)."""
+        version = str(form["from"])
+        checks_dtype = any(s["op"] in ("array.read", "array.describe") and
+                           '"dtype"' in json.dumps(s.get("expect")) for s in steps)
+        for s in steps:
+            args = s.get("args") or {}
+            later = fn_values.INPUT_DTYPE_SINCE.get(args.get("fn", "")) \
+                if s["op"] == "call" else None
+            if (later and checks_dtype and "dtype" not in (args.get("kwargs") or {}) and
+                    self.versions.index(later) > self.versions.index(version)):
+                version = later
+        return version
+
     def add(self, f: Json, form: Json, what: str, description: str, spec: list[str],
             features: list[str], steps: list[Json]) -> None:
         case_id = "fn.%s.%s.%s" % (slug(f["name"]), vslug(form["from"]), what)
+        since = self.since(form, steps)
+        scopes = [self.scope(form)]
+        if since != form["from"]:
+            scopes.append(self.scope({"from": since}))
         case: Json = {
             "id": case_id,
             "description": description,
-            "spec": [*spec, self.scope(form)],
+            "spec": [*spec, *scopes],
             "features": [*features, self.feature(f)],
             "steps": steps,
         }
@@ -358,7 +378,7 @@ class Gen:
             return
         written.setdefault(key, (case_id, str(form["from"])))
         self.files.setdefault(f["family"], []).append(case)
-        for v in self.versions[self.versions.index(form["from"]):]:
+        for v in self.versions[self.versions.index(since):]:
             if "removed" in f and self.versions.index(v) >= self.versions.index(f["removed"]):
                 break
             self.per_version[v] += 1

@@ -192,3 +192,31 @@ def test_library_is_judged_by_the_version_it_declares() -> None:
     wrong = [c for c in cases.values() if c["status"] == "fail" and
              "object has no attribute" in c.get("reason", "")]
     assert not wrong, wrong[:3]
+
+
+def test_a_case_is_of_the_version_its_steps_need() -> None:
+    """mixed.binary.maximum and output.binary.maximum cite 2021.12's device statements and
+    call maximum, of 2023.12: they cite API-FN-3 too (spec/tools/case_versions.py), and the
+    runner's version skip, which reads the statements a case cites, keeps them from
+    array-api-strict told to be 2022.12 (skip_source "version"; before, only its one device
+    kept them from running, and a library of 2022.12 with two would be charged as lacking
+    maximum)."""
+    ok, why = importable("array-api-strict")
+    if not ok:
+        pytest.skip(why)
+    devspec, build = runner()
+    if devspec is None:
+        pytest.skip("the runner is not built")
+    ids = ["mixed.binary.maximum", "output.binary.maximum", "mixed.binary.add"]
+    with tempfile.TemporaryDirectory() as tmp:
+        report = run_report(devspec, build, [
+            "--adapter", "python:array_api_strict", "--python",
+            interpreter("array-api-strict"), *[a for i in ids for a in ("--case", i)]],
+            os.path.join(tmp, "r.json"),
+            dict(os.environ, ARRAY_API_STRICT_API_VERSION="2022.12"))
+    cases = {c["id"]: c for c in report["cases"]}
+    for i in ids[:2]:
+        assert cases[i]["skip_source"] == "version", cases[i]
+        assert "declares array API 2022.12" in cases[i]["reason"] and "API-FN-3" in \
+            cases[i]["reason"], cases[i]
+    assert cases["mixed.binary.add"].get("skip_source") != "version", cases["mixed.binary.add"]

@@ -606,6 +606,26 @@ def test_case_features_derived_from_steps(root: Path) -> None:
     assert case_problems(root, change) == [(F, "/cases/1/features", "case-features-derived")]
 
 
+def test_case_version_derived_from_steps(root: Path) -> None:
+    """A case declaring 2024.12 (it cites API-FN-4) whose step calls isin, of 2025.12, is a
+    problem at that step (spec/tools/case_versions.py); citing API-FN-5 passes."""
+    isin = {"op": "call", "args": {"fn": "isin", "args": ["$x", "$x"]}}
+
+    def change(d: Any) -> None:
+        d["cases"][0]["spec"].append("API-FN-4")
+        d["cases"][0]["features"].append("functions-set")
+        d["cases"][0]["steps"].append(isin)
+    assert case_problems(root, change) == [(F, "/cases/0/steps/2", "case-version-derived")]
+    message = next(p.message for p in check.Checker(str(root)).run())
+    assert "sample.zeros.explicit-device" in message and "isin()" in message
+    assert "of 2025.12" in message and "declares 2024.12" in message
+
+    def fixed(d: Any) -> None:
+        change(d)
+        d["cases"][0]["spec"].append("API-FN-5")
+    assert case_problems(root, fixed) == []
+
+
 def test_case_matcher_schema_rules(root: Path) -> None:
     def change(d: Any) -> None:
         s = d["cases"][1]["steps"]

@@ -184,11 +184,26 @@ def test_per_version_counts_every_case_that_applies() -> None:
     g = gen.generate(REPO)
     want = dict.fromkeys(g.versions, 0)
     for c in cases():
-        k = int(next(s for s in c["spec"] if s.startswith("API-FN-"))[len("API-FN-"):])
+        k = max(int(s[len("API-FN-"):]) for s in c["spec"] if s.startswith("API-FN-"))
         for v in g.versions[k - 1:]:
             want[v] += 1
     assert g.per_version == want
     assert g.per_version[g.versions[-1]] == len(cases())
+
+
+def test_an_expected_dtype_of_a_later_rule_is_of_that_version() -> None:
+    """sum, prod and linalg.trace of a float32 array give float32 from 2023.12 and the default
+    floating dtype before (numpy.array_api, declaring 2022.12, gives float64): a case that
+    checks that dtype cites API-FN-3 beside its signature's API-FN-1, so the runner's version
+    skip keeps it from an earlier library; with dtype= given it stays of 2021.12."""
+    by_id = {c["id"]: c for c in cases()}
+    for fn in ("sum", "prod", "linalg.trace"):
+        for what in ("expect-float32", "expect-float64"):
+            c = by_id["fn.%s.v2021-12.%s" % (fn, what)]
+            assert c["spec"] == ["API-FN-1", "API-FN-3"], c["spec"]
+    assert by_id["fn.sum.v2021-12.zero-d"]["spec"] == ["DEV-DS-10", "API-FN-1", "API-FN-3"]
+    assert "API-FN-3" not in by_id["fn.sum.v2021-12.kw-dtype"]["spec"]
+    assert by_id["fn.max.v2021-12.expect-float32"]["spec"] == ["API-FN-1"]
 
 
 def test_cases_are_scoped_and_check_d1() -> None:
