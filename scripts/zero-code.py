@@ -375,6 +375,11 @@ def main() -> int:
         done = pool.map(lambda libs: [run(lib, args.venvs, devspec, args.reuse or args.recheck,
                                           args.recheck) for lib in libs], groups.values())
         entries = {e["name"]: e for group in done for e in group}
+    # A recheck runs no library: its run's time and exit status are the earlier run's.
+    for name, e in entries.items():
+        for key in ("wall_s", "exit_status"):
+            if key not in e and key in old.get(name, {}):
+                e[key] = old[name][key]
     version = subprocess.run([devspec, "--version"], capture_output=True, text=True).stdout
     data = {"generated_by": "scripts/zero-code.py",
             "runner": version.splitlines()[0] if version else None,

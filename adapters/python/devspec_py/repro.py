@@ -807,17 +807,21 @@ def _device(text):
     def same(d):
         return any(re.sub(r" at 0x[0-9a-fA-F]+", " at 0x", t) ==
                    re.sub(r" at 0x[0-9a-fA-F]+", " at 0x", text) for t in (str(d), repr(d)))
-    for d in _info().devices():
-        if d is not None and (str(d) == text or repr(d) == text):
-            return d
-    default = _info().default_device()
-    if str(default) == text or repr(default) == text:
-        return default
-    found = [d for d in list(_info().devices()) + [default] if d is not None and same(d)]
-    if found:
-        return found[0]
-    # The default device as devspec found it where the inspection namespace does not list it:
-    # an array's .device (JAX 0.4's jax.experimental.array_api gives a sharding there).
+    # A namespace of 2022.12 or earlier may have no inspection namespace: only the fallback
+    # below can find its device then (NumPy 1.26's numpy.array_api).
+    if hasattr(xp, "__array_namespace_info__"):
+        for d in _info().devices():
+            if d is not None and (str(d) == text or repr(d) == text):
+                return d
+        default = _info().default_device()
+        if str(default) == text or repr(default) == text:
+            return default
+        found = [d for d in list(_info().devices()) + [default] if d is not None and same(d)]
+        if found:
+            return found[0]
+    # The default device as devspec found it where the inspection namespace does not list it
+    # (or there is none): an array's .device (JAX 0.4's jax.experimental.array_api gives a
+    # sharding there).
     d = xp.empty(()).device
     if str(d) == text or repr(d) == text or same(d):
         return d
