@@ -187,6 +187,31 @@ def test_lacking_functions_reproduce() -> None:
             check_fails_as_reported(python, path, lacks[cid], env=zoo)
 
 
+def test_a_namespace_without_inspection_reproduces() -> None:
+    """The zoo's `no_info` namespace (2022.12: no __array_namespace_info__, no fft): the
+    scripts bind the run's devices through an array's .device, and each fft lack's script
+    fails on fft as reported, not while looking up the devices."""
+    for library in ("numpy", "array-api-strict"):
+        ok, why = importable(library)
+        if not ok:
+            pytest.skip(why)
+    python = interpreter("numpy")
+    zoo = {"PYTHONPATH": HERE}
+    with tempfile.TemporaryDirectory() as tmp:
+        report, out = run_and_repro(tmp, ["--adapter", "python:zoo.no_info", "--python", python,
+                                          "--expectations", "/dev/null", "--case", "fn.fft.*"],
+                                    env=zoo)
+        lacks = {cid: r for cid, r in failing(report).items() if r["observed_status"] == "lacks"}
+        assert len(lacks) >= 2, sorted(failing(report))
+        for cid in sorted(lacks)[:2]:
+            path = os.path.join(out, repro.file_name(cid))
+            check_fails_as_reported(python, path, lacks[cid], env=zoo)
+            p = subprocess.run([python, path], capture_output=True, text=True, timeout=120,
+                               cwd=os.path.dirname(path), env=dict(os.environ, **zoo))
+            assert "could not bind" not in p.stderr and "__array_namespace_info__" not in \
+                p.stderr, p.stderr[-2000:]
+
+
 def test_fixed_library_passes() -> None:
     """wrong.json's wrong cases fail as reported; the right one, a case the library passes,
     has a script that passes (what a fixed library's reproducer does)."""

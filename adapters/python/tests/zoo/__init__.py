@@ -15,6 +15,8 @@ misbehaving namespaces: test fixtures, not models of any library.
 - no_device: NumPy arrays without .device and .to_device; array-api-compat's helpers work
   (--compat); over NumPy only.
 - renamed: zeros names its device parameter dev (a misnamed parameter).
+- no_info: a namespace of 2022.12 with no inspection namespace and no fft (devices found
+  through arrays only, as in NumPy 1.26's numpy.array_api).
 - lax_dtypes: creation gives a dtype its device does not list that device's default instead
   of raising, and without dtype uses the default device's defaults (over array-api-strict).
 """
