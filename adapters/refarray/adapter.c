@@ -772,11 +772,12 @@ static int arrays_on_device(void *lib, ds_device device, ds_array *out, size_t c
     return st != 0 ? st : ra_util_arrays_on_device(a->ctx, d, (ra_array **)out, cap, n);
 }
 
-/* Circle: adapter.c, call.c, call_args.c, call_elementwise.c, call_linalg.c and
- * call_shape.c. The call slot (call.c and the call_*.c groups it dispatches to) answers a
- * standard function that an op of this table already implements by calling that op through
- * the table (refarray_vendor), and reads the adapter's context (refarray_ctx), so the call
- * files and this table name each other: one adapter, one table. */
+/* The call slot: call.c answers it, with this table passed in for the names another slot
+ * answers (call_slot, after the table). */
+static int call_slot(void *lib, const char *name, const ds_value *args, size_t nargs,
+                     const char *const *kwnames, const ds_value *kwargs, size_t nkw,
+                     ds_call_result *out);
+
 static const ds_vendor table = {
     .version = DS_VENDOR_VERSION,
     .size = sizeof(ds_vendor),
@@ -857,18 +858,15 @@ static const ds_vendor table = {
     .to_devices = refarray_to_devices,
     .dlpack_export = dlpack_export,
     .dlpack_import = dlpack_import,
-    .call = refarray_call,
+    .call = call_slot,
     .info_capabilities = info_capabilities,
 };
 
-const ds_vendor *refarray_vendor(void)
+static int call_slot(void *lib, const char *name, const ds_value *args, size_t nargs,
+                     const char *const *kwnames, const ds_value *kwargs, size_t nkw,
+                     ds_call_result *out)
 {
-    return &table;
-}
-
-ra_ctx *refarray_ctx(void *lib)
-{
-    return ((adapter *)lib)->ctx;
+    return refarray_call(&table, lib, name, args, nargs, kwnames, kwargs, nkw, out);
 }
 
 DEVSPEC_SHIM_EXPORT(&table)

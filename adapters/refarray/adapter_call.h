@@ -4,23 +4,21 @@
 #ifndef DEVSPEC_ADAPTER_CALL_H
 #define DEVSPEC_ADAPTER_CALL_H
 
+#include "adapter_internal.h"
 #include "devspec_shim.h"
 #include "refarray.h"
 
-/* The adapter's vendor table (adapter.c): call.c answers through its slots. */
-const ds_vendor *refarray_vendor(void);
-
-/* refarray's context behind the adapter's `lib` (adapter.c). */
-ra_ctx *refarray_ctx(void *lib);
-
-/* The table's `call` slot (spec/protocol.md, "call"). */
-int refarray_call(void *lib, const char *name, const ds_value *args, size_t nargs,
-                  const char *const *kwnames, const ds_value *kwargs, size_t nkw,
+/* The table's `call` slot (spec/protocol.md, "call"): adapter.c's slot passes its vendor table
+ * in as v, through which the names that another slot already answers are answered (stack,
+ * to_device, arange, ...), so the call files name nothing of adapter.c. */
+int refarray_call(const ds_vendor *v, void *lib, const char *name, const ds_value *args,
+                  size_t nargs, const char *const *kwnames, const ds_value *kwargs, size_t nkw,
                   ds_call_result *out);
 
 /* One call's arguments as the slot received them. */
 typedef struct refarray_args {
-    const char *name; /* the standard's name, "where" or "Array.__getitem__" */
+    const ds_vendor *vendor; /* the adapter's table, whose slots a handler may call */
+    const char *name;        /* the standard's name, "where" or "Array.__getitem__" */
     const ds_value *args;
     size_t nargs;
     const char *const *kwnames;

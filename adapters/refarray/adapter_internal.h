@@ -26,6 +26,12 @@ typedef struct adapter {
     char message[1024];
 } adapter;
 
+/* refarray's context behind the adapter's `lib`. */
+static inline ra_ctx *refarray_ctx(void *lib)
+{
+    return ((adapter *)lib)->ctx;
+}
+
 /* ---- adapter_devices.c ----
  * The functions named after a slot of the vendor table (devspec_shim.h) are that slot. */
 

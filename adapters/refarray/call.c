@@ -58,7 +58,7 @@ static int call_stack(void *lib, const refarray_args *a, ds_call_result *out)
     int st = 0;
     for (size_t i = 0; st == 0 && i < seq->n; i++)
         st = call_array(a->name, &seq->items[i], &xs[i]);
-    if (st == 0) st = refarray_vendor()->stack(lib, xs, seq->n, axis, &out->value.array);
+    if (st == 0) st = a->vendor->stack(lib, xs, seq->n, axis, &out->value.array);
     free(xs);
     return st;
 }
@@ -79,7 +79,7 @@ static int call_to_device(void *lib, const refarray_args *a, ds_call_result *out
         ds_lacks("Array.to_device(stream=)", "refarray's call takes no stream object");
         return -1;
     }
-    return refarray_vendor()->to_device(lib, x, a->args[1].device, NULL, &out->value.array);
+    return a->vendor->to_device(lib, x, a->args[1].device, NULL, &out->value.array);
 }
 
 /* The names call.c answers through a table, as the families do (the rows of
@@ -123,11 +123,10 @@ static const struct {
                        {"Array.__invert__", "bitwise_invert"},
                        {"Array.__pos__", "positive"}};
 
-int refarray_call(void *lib, const char *name, const ds_value *args, size_t nargs,
-                  const char *const *kwnames, const ds_value *kwargs, size_t nkw,
+int refarray_call(const ds_vendor *v, void *lib, const char *name, const ds_value *args,
+                  size_t nargs, const char *const *kwnames, const ds_value *kwargs, size_t nkw,
                   ds_call_result *out)
 {
-    const ds_vendor *v = refarray_vendor();
     int fn;
     out->value.kind = DS_VALUE_ARRAY;
     if (lookup(binary_names, name, &fn)) {
@@ -186,7 +185,7 @@ int refarray_call(void *lib, const char *name, const ds_value *args, size_t narg
     for (const refarray_call_entry *const *t = refarray_call_tables; *t; t++)
         for (const refarray_call_entry *e = *t; e->name; e++)
             if (!strcmp(e->name, name)) {
-                const refarray_args a = {name, args, nargs, kwnames, kwargs, nkw};
+                const refarray_args a = {v, name, args, nargs, kwnames, kwargs, nkw};
                 return e->fn(lib, &a, out);
             }
     ds_lacks(name, "refarray has no %s through the generic call yet", name);

@@ -162,7 +162,7 @@ static int call_fill(void *lib, const refarray_args *a, ds_call_result *out)
         shape_value(a, &a->args[0], shape, &ndim) < 0 || kw_dtype(a, "dtype", &dt) < 0 ||
         kw_device(a, &dev) < 0)
         return -1;
-    const ds_vendor *v = refarray_vendor();
+    const ds_vendor *v = a->vendor;
     out->value.kind = DS_VALUE_ARRAY;
     if (!full) return v->fill(lib, fn, shape, ndim, dt, dev, &out->value.array);
     ds_scalar fill = scalar_arg(a, 1, &ok);
@@ -184,7 +184,7 @@ static int call_like(void *lib, const refarray_args *a, ds_call_result *out)
         call_array(a->name, &a->args[0], &x) < 0 || kw_dtype(a, "dtype", &dt) < 0 ||
         kw_device(a, &dev) < 0)
         return -1;
-    const ds_vendor *v = refarray_vendor();
+    const ds_vendor *v = a->vendor;
     out->value.kind = DS_VALUE_ARRAY;
     if (!full) return v->fill_like(lib, fn, x, dt, dev, &out->value.array);
     ds_scalar fill = scalar_arg(a, 1, &ok);
@@ -219,7 +219,7 @@ static int call_arange(void *lib, const refarray_args *a, ds_call_result *out)
         p[k] = dst[k];
     }
     out->value.kind = DS_VALUE_ARRAY;
-    return refarray_vendor()->arange(lib, start, p[0], p[1], dt, dev, &out->value.array);
+    return a->vendor->arange(lib, start, p[0], p[1], dt, dev, &out->value.array);
 }
 
 static int call_linspace(void *lib, const refarray_args *a, ds_call_result *out)
@@ -242,7 +242,7 @@ static int call_linspace(void *lib, const refarray_args *a, ds_call_result *out)
     ds_scalar start = scalar_arg(a, 0, &ok1), stop = scalar_arg(a, 1, &ok2);
     if (!ok1 || !ok2 || call_int(a->name, nv, false, NULL, &num) < 0) return -1;
     out->value.kind = DS_VALUE_ARRAY;
-    return refarray_vendor()->linspace(lib, start, stop, num, endpoint, dt, dev, &out->value.array);
+    return a->vendor->linspace(lib, start, stop, num, endpoint, dt, dev, &out->value.array);
 }
 
 static int call_eye(void *lib, const refarray_args *a, ds_call_result *out)
@@ -260,7 +260,7 @@ static int call_eye(void *lib, const refarray_args *a, ds_call_result *out)
         kw_dtype(a, "dtype", &dt) < 0 || kw_device(a, &dev) < 0)
         return -1;
     out->value.kind = DS_VALUE_ARRAY;
-    return refarray_vendor()->eye(lib, rows, none ? NULL : &cols, k, dt, dev, &out->value.array);
+    return a->vendor->eye(lib, rows, none ? NULL : &cols, k, dt, dev, &out->value.array);
 }
 
 /* copy=: absent or None is if-needed, True always, False never. */
@@ -396,7 +396,7 @@ static int asarray_sequence(void *lib, const refarray_args *a, ds_dtype dt, ds_d
     }
     size_t at = 0;
     seq_fill(&a->args[0], b.dtype, b.data, &at);
-    int st = refarray_vendor()->asarray_buffer(lib, &b, dt, dev, copy, out);
+    int st = a->vendor->asarray_buffer(lib, &b, dt, dev, copy, out);
     free(b.data);
     return st;
 }
@@ -411,7 +411,7 @@ static int call_asarray(void *lib, const refarray_args *a, ds_call_result *out)
         call_nargs(a->name, a->nargs, 1) < 0 || kw_dtype(a, "dtype", &dt) < 0 ||
         kw_device(a, &dev) < 0 || kw_copy(a, &copy) < 0)
         return -1;
-    const ds_vendor *v = refarray_vendor();
+    const ds_vendor *v = a->vendor;
     out->value.kind = DS_VALUE_ARRAY;
     if (a->args[0].kind == DS_VALUE_ARRAY)
         return v->asarray_array(lib, a->args[0].array, dt, dev, copy, &out->value.array);
@@ -434,7 +434,7 @@ static int call_from_dlpack(void *lib, const refarray_args *a, ds_call_result *o
         kw_device(a, &dev) < 0 || kw_copy(a, &copy) < 0)
         return -1;
     out->value.kind = DS_VALUE_ARRAY;
-    return refarray_vendor()->from_dlpack(lib, x, dev, copy, &out->value.array);
+    return a->vendor->from_dlpack(lib, x, dev, copy, &out->value.array);
 }
 
 static int call_meshgrid(void *lib, const refarray_args *a, ds_call_result *out)
@@ -478,7 +478,7 @@ static int call_astype(void *lib, const refarray_args *a, ds_call_result *out)
         return -1;
     }
     out->value.kind = DS_VALUE_ARRAY;
-    return refarray_vendor()->astype(lib, x, a->args[1].dtype, copy, dev, &out->value.array);
+    return a->vendor->astype(lib, x, a->args[1].dtype, copy, dev, &out->value.array);
 }
 
 static int call_can_cast(void *lib, const refarray_args *a, ds_call_result *out)
@@ -492,8 +492,8 @@ static int call_can_cast(void *lib, const refarray_args *a, ds_call_result *out)
         return -1;
     }
     bool b = false;
-    int st = refarray_vendor()->can_cast(lib, f->kind == DS_VALUE_ARRAY ? f->array : NULL, f->dtype,
-                                         t->dtype, &b);
+    int st = a->vendor->can_cast(lib, f->kind == DS_VALUE_ARRAY ? f->array : NULL, f->dtype,
+                                 t->dtype, &b);
     if (st != 0) return st;
     out->value.kind = DS_VALUE_SCALAR;
     out->value.scalar.kind = DS_SCALAR_BOOL;
@@ -528,7 +528,7 @@ static int call_result_type(void *lib, const refarray_args *a, ds_call_result *o
         return -1;
     }
     ds_dtype r = DS_DTYPE_NONE;
-    int st = refarray_vendor()->result_type(lib, arrays, dtypes, n, &r);
+    int st = a->vendor->result_type(lib, arrays, dtypes, n, &r);
     if (st != 0) return st;
     unsigned k = ra_dtype_kind((ra_dtype)r);
     for (size_t i = 0; i < a->nargs; i++) {

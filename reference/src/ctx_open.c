@@ -1,7 +1,9 @@
 /* ctx_open.c: opening a context, the top of the core: it knows the backends (host, and
  * OpenCL where built) and asks each to add its devices through the context's bookkeeping
- * (ctx.c). Nothing below calls up into it. */
+ * (ctx.c), and registers the sharding layer's table (shard_ops.c) for shard.c. Nothing below
+ * calls up into it. */
 #include "internal.h"
+#include "shard_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +55,7 @@ int ra_ctx_create(const ra_ctx_options *in, ra_ctx **out)
     ctx->max_host_bytes = opts ? opts->max_host_bytes : 0;
     ctx->max_device_bytes = opts ? opts->max_device_bytes : 0;
     ctx->serial = atomic_fetch_add(&next_ctx_serial, 1);
+    ctx->shard_layer = &ra__shard_layer;
     atomic_init(&ctx->inference, RA_INFER_2025);
     atomic_init(&ctx->promotion, RA_PROMOTION_ARRAY_API);
     atomic_init(&ctx->out_casting, RA_OUT_CAST_STATED);

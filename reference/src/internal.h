@@ -81,6 +81,9 @@ struct ra_ctx {
     /* Written under live_lock only; read without it by ra__live_add, which revives the
      * calling thread's spare in place when it is still the last. */
     _Atomic(struct ra_array *) live_tail;
+    /* The sharding layer's table (shard_ops.c), registered by ra_ctx_create (ctx_open.c):
+     * shard.c makes its arrays with it without naming the file of their operations. */
+    const struct ra__layer_ops *shard_layer;
 };
 
 struct ra_array {
@@ -259,7 +262,10 @@ bool ra__scope_top(ra_ctx *ctx, ra_device *out);
  * through its ra__backend_ops: every public function that takes arrays asks ra__layer_of once,
  * at its top, and hands a layer's arrays to the table's entry for it or to refuse. The core
  * knows nothing else of a layer; the layer calls the core's public operations on its parts. */
+/* Which layer a table is: a layer knows its own arrays by their table's kind (ra__shard_of). */
+typedef enum ra__layer_kind { RA__LAYER_SHARD = 1 } ra__layer_kind;
 typedef struct ra__layer_ops {
+    ra__layer_kind kind;
     /* The operations that accept the layer's arrays, with the caller's arguments. */
     int (*binary)(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out);
     int (*unary)(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out);

@@ -1,9 +1,11 @@
 /* shard.c: sharded arrays: shard, shard in place, move to a device tuple, gather (TG-SHARD-*,
  * TG-GATHER-*); the elementwise operations, reductions and matmul on them are shard_ops.c.
  * Sharding is a layer over the core: a sharded array is a header (array.c) that carries this
- * layer's table (ra__shard_layer, at the end) and its ra__shard, one ordinary array per
- * device. The core reaches the layer only through that table; every computation on a piece
- * is an ordinary public operation on its device. */
+ * layer's table (ra__shard_layer, shard_ops.c, which the context holds from its creation) and
+ * its ra__shard, one ordinary array per device. The core reaches the layer only through that
+ * table; every computation on a piece is an ordinary public operation on its device. This
+ * file names nothing of shard_ops.c: it knows its arrays by the table's kind and makes them
+ * with the context's table. */
 #include "shard_internal.h"
 
 #include <stdio.h>
@@ -12,7 +14,7 @@
 /* x's pieces, or NULL when x (may be NULL) is not sharded. */
 ra__shard *ra__shard_of(const ra_array *x)
 {
-    return x && x->layer == &ra__shard_layer ? x->layer_data : NULL;
+    return x && x->layer && x->layer->kind == RA__LAYER_SHARD ? x->layer_data : NULL;
 }
 
 /* "(gpu:0, gpu:1)" for messages; cut with "..." when long. */
@@ -81,11 +83,11 @@ int ra__shard_finish(ra_ctx *ctx, ra__shard *s, ra_dtype dtype, const int64_t *s
 {
     for (size_t i = 0; i < s->n; i++)
         piece_unlist(s->pieces[i]);
-    return ra__array_new_layered(ctx, &ra__shard_layer, s, s->pieces[0]->dev, dtype, shape, ndim,
+    return ra__array_new_layered(ctx, ctx->shard_layer, s, s->pieces[0]->dev, dtype, shape, ndim,
                                  "shard", out);
 }
 
-static int shard_refuse(ra_ctx *ctx, const ra_array *x, const char *what)
+int ra__shard_refuse(ra_ctx *ctx, const ra_array *x, const char *what)
 {
     char t[TUPLE_STR_MAX];
     return ra__ctx_error(ctx, RA_E_SHARDED,
@@ -279,7 +281,7 @@ static int gather_host(ra_ctx *ctx, const ra_array *x, char *dst)
     return status;
 }
 
-static int shard_read(ra_ctx *ctx, const ra_array *x, void *dst)
+int ra__shard_read(ra_ctx *ctx, const ra_array *x, void *dst)
 {
     return gather_host(ctx, x, dst);
 }
@@ -352,8 +354,8 @@ int ra__shard_gather(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_array **ou
 }
 
 /* ra_to_device of a sharded array: gathered onto dst (TG-GATHER-1). */
-static int shard_to_device(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_device device,
-                           void *stream, ra_array **out)
+int ra__shard_to_device(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_device device,
+                        void *stream, ra_array **out)
 {
     static const char fn[] = "ra_to_device";
     char buf[RA_DEVICE_STR_MAX];
@@ -474,7 +476,7 @@ int ra_shard_inplace(ra_ctx *ctx, ra_array *x, const ra_device *devices, size_t 
         piece_unlist(s->pieces[i]);
     atomic_store_explicit(&x->listed_on, NULL, memory_order_relaxed);
     ra__array_unshare(x);
-    x->layer = &ra__shard_layer;
+    x->layer = ctx->shard_layer;
     x->layer_data = s;
     x->dev = s->pieces[0]->dev;
     return RA_OK;
@@ -564,21 +566,3 @@ int ra_shard_bounds(const ra_array *x, size_t i, int64_t *start, int64_t *end)
     *end = *start + s->pieces[i]->shape[s->axis];
     return RA_OK;
 }
-
-/* ---- the layer ---- */
-
-/* Circle: shard.c and shard_ops.c are one module, the sharding layer, in two files. This
- * table is both the layer's identity (ra__shard_of compares an array's table with it, and
- * shard_ops.c asks ra__shard_of) and its dispatch (its operation slots are shard_ops.c's), so
- * the two files name each other; the core reaches either only through the table. */
-
-const ra__layer_ops ra__shard_layer = {
-    .binary = ra__shard_binary,
-    .unary = ra__shard_unary,
-    .reduce = ra__shard_reduce,
-    .matmul = ra__shard_matmul,
-    .to_device = shard_to_device,
-    .read = shard_read,
-    .refuse = shard_refuse,
-    .free = ra__shard_free,
-};

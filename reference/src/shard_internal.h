@@ -1,7 +1,7 @@
 /*
  * shard_internal.h: what the two parts of the sharding layer share (shard.c: the pieces,
- * the device tuple, moving bytes, the layer's table; shard_ops.c: the operations and
- * matmul on sharded arrays), private to them.
+ * the device tuple, moving bytes, reading, gathering; shard_ops.c: the operations and matmul
+ * on sharded arrays, and the layer's table, which names both files' slots), private to them.
  */
 #ifndef RA_SHARD_INTERNAL_H
 #define RA_SHARD_INTERNAL_H
@@ -19,7 +19,9 @@ typedef struct ra__shard {
 /* The longest device tuple a message prints. */
 #define TUPLE_STR_MAX 256
 
-/* The layer's table (shard.c): every sharded array's header carries it. */
+/* The layer's table (shard_ops.c): every sharded array's header carries it. ra_ctx_create
+ * (ctx_open.c) registers it as the context's shard_layer, which shard.c makes its arrays with;
+ * its kind, RA__LAYER_SHARD, is how ra__shard_of knows them. */
 extern const ra__layer_ops ra__shard_layer;
 
 /* x's pieces, or NULL when x (may be NULL) is not sharded. */
@@ -50,11 +52,10 @@ int64_t ra__piece_start(const ra__shard *s, size_t i);
 /* x's pieces assembled into one ordinary array on dst (TG-GATHER-*). */
 int ra__shard_gather(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_array **out);
 
-/* The layer's operation slots (shard_ops.c), as ra__layer_ops describes them. */
-int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out);
-int ra__shard_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out);
-int ra__shard_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis,
-                     ra_array **out);
-int ra__shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out);
+/* The layer's slots that are not operations (shard.c), as ra__layer_ops describes them. */
+int ra__shard_to_device(ra_ctx *ctx, const ra_array *x, ra__dev *dst, ra_device device,
+                        void *stream, ra_array **out);
+int ra__shard_read(ra_ctx *ctx, const ra_array *x, void *dst);
+int ra__shard_refuse(ra_ctx *ctx, const ra_array *x, const char *what);
 
 #endif /* RA_SHARD_INTERNAL_H */

@@ -1,7 +1,8 @@
 /* shard_ops.c: the operations on sharded arrays (TG-EW-*, TG-RED-1): elementwise, unary,
  * reductions combining per-device partials, and matmul with the result's layout decided by
  * the operands' (spec/decisions.md). Each runs the public operation on every piece on its
- * device; the layer's table (shard.c) points here. */
+ * device. The layer's table is at the end: shard.c's slots and these; ra_ctx_create registers
+ * it in the context, so shard.c, below this file, never names it. */
 #include "shard_internal.h"
 
 #include <stdio.h>
@@ -147,7 +148,7 @@ static int finish(ra_ctx *ctx, int status, ra_array **partial, size_t n, ra__sha
     return ra__shard_finish(ctx, r, r->pieces[0]->dtype, oshape, ondim, out);
 }
 
-int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
+static int shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
 {
     const char *fn = ra_binop_name(op);
     const ra_array *a[2] = {x1.array, x2.array};
@@ -213,7 +214,7 @@ int ra__shard_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_
     return finish(ctx, status, NULL, 0, r, oshape, ondim, out);
 }
 
-int ra__shard_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
+static int shard_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out)
 {
     const ra__shard *s = ra__shard_of(x);
     ra__shard *r = ra__shard_alloc(ctx, s->n, s->axis, s->uneven);
@@ -261,8 +262,8 @@ static int combine_partials(ra_ctx *ctx, ra_binop op, ra_array **partial, const 
     return status;
 }
 
-int ra__shard_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis,
-                     ra_array **out)
+static int shard_reduce(ra_ctx *ctx, ra_reduceop op, const ra_array *x, const int *axis,
+                        ra_array **out)
 {
     const char *fn = ra_reduceop_name(op);
     const ra__shard *s = ra__shard_of(x);
@@ -429,7 +430,7 @@ static int matmul_shape(ra_ctx *ctx, const char *fn, const ra_array *x1, const r
     return RA_OK;
 }
 
-int ra__shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out)
+static int shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_array **out)
 {
     static const char fn[] = "matmul";
     const ra_array *a[2] = {x1, x2};
@@ -485,3 +486,17 @@ int ra__shard_matmul(ra_ctx *ctx, const ra_array *x1, const ra_array *x2, ra_arr
     release_pieces(ctx, p, n);
     return finish(ctx, status, partial, n, r, oshape, ondim, out);
 }
+
+/* ---- the layer ---- */
+
+const ra__layer_ops ra__shard_layer = {
+    .kind = RA__LAYER_SHARD,
+    .binary = shard_binary,
+    .unary = shard_unary,
+    .reduce = shard_reduce,
+    .matmul = shard_matmul,
+    .to_device = ra__shard_to_device,
+    .read = ra__shard_read,
+    .refuse = ra__shard_refuse,
+    .free = ra__shard_free,
+};
