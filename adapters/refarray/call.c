@@ -86,11 +86,11 @@ static int call_to_device(void *lib, const refarray_args *a, ds_call_result *out
  * spec/signatures.json whose refarray entry names a handler of this file). */
 static const refarray_call_entry refarray_calls_own[] = {REFARRAY_CALLS_OWN{NULL, NULL}};
 
-/* The tables of names (this file's, then the families' in call_*.c), searched after the
- * names above and the math functions. */
+/* The tables of names (this file's, the families' in call_*.c, then the generated handlers'
+ * of call_generated.c), searched after the names above and the math functions. */
 static const refarray_call_entry *const refarray_call_tables[] = {
-    refarray_calls_own, refarray_calls_elementwise, refarray_calls_shape, refarray_calls_linalg,
-    NULL};
+    refarray_calls_own,    refarray_calls_elementwise, refarray_calls_shape,
+    refarray_calls_linalg, refarray_calls_generated,   NULL};
 
 static bool lookup(const name_value *table, const char *name, int *value)
 {

@@ -24,31 +24,6 @@ static int check(const refarray_args *a, size_t min, size_t max, const char *con
     return call_nargs_between(a->name, a->nargs, min, max);
 }
 
-/* An int or a tuple/list of ints into out[0..*n) (cap at most). v NULL or None: *none. */
-static int int_list(const refarray_args *a, const ds_value *v, int64_t *out, size_t cap, size_t *n,
-                    bool *none)
-{
-    *n = 0;
-    if (none) *none = v == NULL || v->kind == DS_VALUE_NONE;
-    if (v == NULL || v->kind == DS_VALUE_NONE) {
-        if (none) return 0;
-        ds_error("TypeError", "%s: an int or a tuple of ints is needed", a->name);
-        return -1;
-    }
-    if (v->kind == DS_VALUE_SCALAR) {
-        *n = 1;
-        return call_int(a->name, v, false, NULL, &out[0]);
-    }
-    if ((v->kind != DS_VALUE_TUPLE && v->kind != DS_VALUE_LIST) || v->n > cap) {
-        ds_error("TypeError", "%s: an int or a tuple of at most %zu ints is needed", a->name, cap);
-        return -1;
-    }
-    for (size_t i = 0; i < v->n; i++)
-        if (call_int(a->name, &v->items[i], false, NULL, &out[i]) < 0) return -1;
-    *n = v->n;
-    return 0;
-}
-
 static int bool_kw(const refarray_args *a, const char *kw, bool *out)
 {
     const ds_value *v = call_keyword(a->kwnames, a->kwargs, a->nkw, kw);
@@ -70,16 +45,6 @@ static const ra_array **array_list(const refarray_args *a, const ds_value *v, si
     }
     *n = v->n;
     return call_arrays(a->name, v->items, v->n);
-}
-
-/* y is read after the call that fills it (a pointer: C leaves the order of arguments'
- * evaluation open). */
-static int one_array(void *lib, ds_call_result *out, int st, ra_array *const *y)
-{
-    if (call_status(lib, st) != RA_OK) return st;
-    out->value.kind = DS_VALUE_ARRAY;
-    out->value.array = *y;
-    return 0;
 }
 
 /* ---- manipulation ------------------------------------------------------------------------ */
@@ -116,7 +81,7 @@ static int do_broadcast_shapes(void *lib, const refarray_args *a, ds_call_result
             ds_error("TypeError", "%s: each shape is a tuple of ints", a->name);
             st = -1;
         } else {
-            st = int_list(a, &a->args[i], shapes[i], RA_MAX_NDIM, &nds[i], NULL);
+            st = call_int_list(a->name, &a->args[i], shapes[i], RA_MAX_NDIM, &nds[i], NULL);
             sp[i] = shapes[i];
         }
     }
@@ -139,30 +104,6 @@ static int do_broadcast_shapes(void *lib, const refarray_args *a, ds_call_result
     return 0;
 }
 
-/* The functions of one array and one int or tuple of ints (the second argument, by position
- * or by keyword kw; kw NULL: by position only): x, the ints, their count, the result. */
-typedef int (*array_ints_fn)(ra_ctx *ctx, const ra_array *x, const int64_t *ints, size_t n,
-                             ra_array **out);
-
-static int array_ints(void *lib, const refarray_args *a, ds_call_result *out, const char *kw,
-                      array_ints_fn fn)
-{
-    const char *const kws[] = {kw, NULL};
-    ds_array x;
-    int64_t ints[RA_MAX_NDIM];
-    size_t n;
-    ra_array *y = NULL;
-    if (check(a, kw ? 1 : 2, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
-        int_list(a, arg(a, 1, kw), ints, RA_MAX_NDIM, &n, NULL) < 0)
-        return -1;
-    return one_array(lib, out, fn(refarray_ctx(lib), x, ints, n, &y), &y);
-}
-
-static int do_broadcast_to(void *lib, const refarray_args *a, ds_call_result *out)
-{
-    return array_ints(lib, a, out, "shape", ra_broadcast_to);
-}
-
 static int do_concat(void *lib, const refarray_args *a, ds_call_result *out)
 {
     static const char *const kws[] = {"axis", NULL};
@@ -177,7 +118,8 @@ static int do_concat(void *lib, const refarray_args *a, ds_call_result *out)
         (xs = array_list(a, &a->args[0], &n)) == NULL)
         return -1;
     none = none && call_keyword(a->kwnames, a->kwargs, a->nkw, "axis") != NULL;
-    int st = one_array(lib, out, ra_concat(refarray_ctx(lib), xs, n, none ? NULL : &axis, &y), &y);
+    int st =
+        call_one_array(lib, out, ra_concat(refarray_ctx(lib), xs, n, none ? NULL : &axis, &y), &y);
     free(xs);
     return st;
 }
@@ -191,24 +133,10 @@ static int do_expand_dims(void *lib, const refarray_args *a, ds_call_result *out
     bool none;
     ra_array *y = NULL;
     if (check(a, 1, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
-        int_list(a, arg(a, 1, "axis"), axes, RA_MAX_NDIM, &n, &none) < 0)
+        call_int_list(a->name, arg(a, 1, "axis"), axes, RA_MAX_NDIM, &n, &none) < 0)
         return -1;
     if (none) n = 1, axes[0] = 0;
-    return one_array(lib, out, ra_expand_dims(refarray_ctx(lib), x, axes, n, &y), &y);
-}
-
-static int do_flip(void *lib, const refarray_args *a, ds_call_result *out)
-{
-    static const char *const kws[] = {"axis", NULL};
-    ds_array x;
-    int64_t axes[RA_MAX_NDIM];
-    size_t n;
-    bool none;
-    ra_array *y = NULL;
-    if (check(a, 1, 1, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
-        int_list(a, arg(a, 1, "axis"), axes, RA_MAX_NDIM, &n, &none) < 0)
-        return -1;
-    return one_array(lib, out, ra_flip(refarray_ctx(lib), x, none ? NULL : axes, n, &y), &y);
+    return call_one_array(lib, out, ra_expand_dims(refarray_ctx(lib), x, axes, n, &y), &y);
 }
 
 static int do_moveaxis(void *lib, const refarray_args *a, ds_call_result *out)
@@ -218,19 +146,14 @@ static int do_moveaxis(void *lib, const refarray_args *a, ds_call_result *out)
     size_t ns, nd;
     ra_array *y = NULL;
     if (check(a, 3, 3, NULL) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
-        int_list(a, &a->args[1], src, RA_MAX_NDIM, &ns, NULL) < 0 ||
-        int_list(a, &a->args[2], dst, RA_MAX_NDIM, &nd, NULL) < 0)
+        call_int_list(a->name, &a->args[1], src, RA_MAX_NDIM, &ns, NULL) < 0 ||
+        call_int_list(a->name, &a->args[2], dst, RA_MAX_NDIM, &nd, NULL) < 0)
         return -1;
     if (ns != nd) {
         ds_error("ValueError", "%s: source and destination differ in length", a->name);
         return -1;
     }
-    return one_array(lib, out, ra_moveaxis(refarray_ctx(lib), x, src, dst, ns, &y), &y);
-}
-
-static int do_permute_dims(void *lib, const refarray_args *a, ds_call_result *out)
-{
-    return array_ints(lib, a, out, "axes", ra_permute_dims);
+    return call_one_array(lib, out, ra_moveaxis(refarray_ctx(lib), x, src, dst, ns, &y), &y);
 }
 
 static int do_repeat(void *lib, const refarray_args *a, ds_call_result *out)
@@ -249,8 +172,8 @@ static int do_repeat(void *lib, const refarray_args *a, ds_call_result *out)
         reps = a->args[1].array;
     else if (call_int(a->name, &a->args[1], false, NULL, &n) < 0)
         return -1;
-    return one_array(lib, out, ra_repeat(refarray_ctx(lib), x, reps, n, none ? NULL : &axis, &y),
-                     &y);
+    return call_one_array(lib, out,
+                          ra_repeat(refarray_ctx(lib), x, reps, n, none ? NULL : &axis, &y), &y);
 }
 
 static int do_reshape(void *lib, const refarray_args *a, ds_call_result *out)
@@ -262,14 +185,14 @@ static int do_reshape(void *lib, const refarray_args *a, ds_call_result *out)
     ra_array *y = NULL;
     const ds_value *copy = call_keyword(a->kwnames, a->kwargs, a->nkw, "copy");
     if (check(a, 1, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
-        int_list(a, arg(a, 1, "shape"), shape, RA_MAX_NDIM, &nd, NULL) < 0)
+        call_int_list(a->name, arg(a, 1, "shape"), shape, RA_MAX_NDIM, &nd, NULL) < 0)
         return -1;
     if (copy && copy->kind == DS_VALUE_SCALAR && copy->scalar.kind == DS_SCALAR_BOOL &&
         !copy->scalar.b) {
         ds_error("ValueError", "%s: refarray always copies (copy=False cannot be met)", a->name);
         return -1;
     }
-    return one_array(lib, out, ra_reshape(refarray_ctx(lib), x, shape, nd, &y), &y);
+    return call_one_array(lib, out, ra_reshape(refarray_ctx(lib), x, shape, nd, &y), &y);
 }
 
 static int do_roll(void *lib, const refarray_args *a, ds_call_result *out)
@@ -281,22 +204,12 @@ static int do_roll(void *lib, const refarray_args *a, ds_call_result *out)
     bool none;
     ra_array *y = NULL;
     if (check(a, 1, 2, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
-        int_list(a, arg(a, 1, "shift"), shifts, RA_MAX_NDIM, &ns, NULL) < 0 ||
-        int_list(a, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), axes, RA_MAX_NDIM, &na,
-                 &none) < 0)
+        call_int_list(a->name, arg(a, 1, "shift"), shifts, RA_MAX_NDIM, &ns, NULL) < 0 ||
+        call_int_list(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), axes,
+                      RA_MAX_NDIM, &na, &none) < 0)
         return -1;
-    return one_array(lib, out,
-                     ra_roll(refarray_ctx(lib), x, shifts, ns, none ? NULL : axes, na, &y), &y);
-}
-
-static int do_squeeze(void *lib, const refarray_args *a, ds_call_result *out)
-{
-    return array_ints(lib, a, out, "axis", ra_squeeze);
-}
-
-static int do_tile(void *lib, const refarray_args *a, ds_call_result *out)
-{
-    return array_ints(lib, a, out, NULL, ra_tile);
+    return call_one_array(
+        lib, out, ra_roll(refarray_ctx(lib), x, shifts, ns, none ? NULL : axes, na, &y), &y);
 }
 
 /* unstack(x, axis): x.shape[axis] arrays, any number (call_tuple). */
@@ -334,7 +247,7 @@ static int do_take(void *lib, const refarray_args *a, ds_call_result *out)
         call_int(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), true, &none, &axis) <
             0)
         return -1;
-    return one_array(lib, out, ra_take(refarray_ctx(lib), x, ix, none ? NULL : &axis, &y), &y);
+    return call_one_array(lib, out, ra_take(refarray_ctx(lib), x, ix, none ? NULL : &axis, &y), &y);
 }
 
 static int do_take_along_axis(void *lib, const refarray_args *a, ds_call_result *out)
@@ -348,7 +261,7 @@ static int do_take_along_axis(void *lib, const refarray_args *a, ds_call_result 
         call_int(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), false, NULL, &axis) <
             0)
         return -1;
-    return one_array(lib, out, ra_take_along_axis(refarray_ctx(lib), x, ix, axis, &y), &y);
+    return call_one_array(lib, out, ra_take_along_axis(refarray_ctx(lib), x, ix, axis, &y), &y);
 }
 
 /* A key: one index or a tuple of them. */
@@ -410,7 +323,7 @@ static int do_getitem(void *lib, const refarray_args *a, ds_call_result *out)
     if (check(a, 2, 2, NULL) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
         key_of(a, &a->args[1], idx, &n) < 0)
         return -1;
-    return one_array(lib, out, ra_getitem(refarray_ctx(lib), x, idx, n, &y), &y);
+    return call_one_array(lib, out, ra_getitem(refarray_ctx(lib), x, idx, n, &y), &y);
 }
 
 static int do_setitem(void *lib, const refarray_args *a, ds_call_result *out)
@@ -446,7 +359,7 @@ static int do_arg_extreme(void *lib, const refarray_args *a, ds_call_result *out
     const int64_t *ax = none ? NULL : &axis;
     int st = !strcmp(a->name, "argmax") ? ra_argmax(ctx, x, ax, keep, &y)
                                         : ra_argmin(ctx, x, ax, keep, &y);
-    return one_array(lib, out, st, &y);
+    return call_one_array(lib, out, st, &y);
 }
 
 static int do_count_nonzero(void *lib, const refarray_args *a, ds_call_result *out)
@@ -458,12 +371,12 @@ static int do_count_nonzero(void *lib, const refarray_args *a, ds_call_result *o
     bool none, keep = false;
     ra_array *y = NULL;
     if (check(a, 1, 1, kws) < 0 || call_array(a->name, &a->args[0], &x) < 0 ||
-        int_list(a, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), axes, RA_MAX_NDIM, &n,
-                 &none) < 0 ||
+        call_int_list(a->name, call_keyword(a->kwnames, a->kwargs, a->nkw, "axis"), axes,
+                      RA_MAX_NDIM, &n, &none) < 0 ||
         bool_kw(a, "keepdims", &keep) < 0)
         return -1;
-    return one_array(lib, out,
-                     ra_count_nonzero(refarray_ctx(lib), x, none ? NULL : axes, n, keep, &y), &y);
+    return call_one_array(
+        lib, out, ra_count_nonzero(refarray_ctx(lib), x, none ? NULL : axes, n, keep, &y), &y);
 }
 
 static int do_nonzero(void *lib, const refarray_args *a, ds_call_result *out)
@@ -502,7 +415,7 @@ static int do_searchsorted(void *lib, const refarray_args *a, ds_call_result *ou
         if (call_array(a->name, sv, &s) < 0) return -1;
         sorter = s;
     }
-    return one_array(
+    return call_one_array(
         lib, out, ra_searchsorted(refarray_ctx(lib), x1, call_ra_operand(&x2), right, sorter, &y),
         &y);
 }
@@ -515,9 +428,9 @@ static int do_where(void *lib, const refarray_args *a, ds_call_result *out)
     if (check(a, 3, 3, NULL) < 0 || call_array(a->name, &a->args[0], &c) < 0 ||
         call_operand(a->name, &a->args[1], &x1) < 0 || call_operand(a->name, &a->args[2], &x2) < 0)
         return -1;
-    return one_array(lib, out,
-                     ra_where(refarray_ctx(lib), c, call_ra_operand(&x1), call_ra_operand(&x2), &y),
-                     &y);
+    return call_one_array(
+        lib, out, ra_where(refarray_ctx(lib), c, call_ra_operand(&x1), call_ra_operand(&x2), &y),
+        &y);
 }
 
 /* ---- sets -------------------------------------------------------------------------------- */
@@ -532,7 +445,7 @@ static int do_unique(void *lib, const refarray_args *a, ds_call_result *out)
          inverse = all || !strcmp(which, "inverse");
     int st = ra_unique(refarray_ctx(lib), x, &v, all ? &ix : NULL, inverse ? &inv : NULL,
                        counts ? &cnt : NULL);
-    if (!strcmp(which, "values")) return one_array(lib, out, st, &v);
+    if (!strcmp(which, "values")) return call_one_array(lib, out, st, &v);
     ra_array *ys[4] = {v};
     size_t n = 1;
     if (all) ys[n++] = ix;
@@ -550,7 +463,7 @@ static int do_isin(void *lib, const refarray_args *a, ds_call_result *out)
     if (check(a, 2, 2, kws) < 0 || call_operand(a->name, &a->args[0], &x1) < 0 ||
         call_operand(a->name, &a->args[1], &x2) < 0 || bool_kw(a, "invert", &invert) < 0)
         return -1;
-    return one_array(
+    return call_one_array(
         lib, out,
         ra_isin(refarray_ctx(lib), call_ra_operand(&x1), call_ra_operand(&x2), invert, &y), &y);
 }
@@ -572,7 +485,7 @@ static int do_sort(void *lib, const refarray_args *a, ds_call_result *out)
     ra_ctx *ctx = refarray_ctx(lib);
     int st = !strcmp(a->name, "sort") ? ra_sort(ctx, x, axis, descending, stable, &y)
                                       : ra_argsort(ctx, x, axis, descending, stable, &y);
-    return one_array(lib, out, st, &y);
+    return call_one_array(lib, out, st, &y);
 }
 
 /* The names this file answers: the rows of spec/signatures.json whose refarray entry names

@@ -70,24 +70,19 @@
     {"argsort", do_sort}, \
     {"broadcast_arrays", do_broadcast_arrays}, \
     {"broadcast_shapes", do_broadcast_shapes}, \
-    {"broadcast_to", do_broadcast_to}, \
     {"concat", do_concat}, \
     {"count_nonzero", do_count_nonzero}, \
     {"expand_dims", do_expand_dims}, \
-    {"flip", do_flip}, \
     {"isin", do_isin}, \
     {"moveaxis", do_moveaxis}, \
     {"nonzero", do_nonzero}, \
-    {"permute_dims", do_permute_dims}, \
     {"repeat", do_repeat}, \
     {"reshape", do_reshape}, \
     {"roll", do_roll}, \
     {"searchsorted", do_searchsorted}, \
     {"sort", do_sort}, \
-    {"squeeze", do_squeeze}, \
     {"take", do_take}, \
     {"take_along_axis", do_take_along_axis}, \
-    {"tile", do_tile}, \
     {"unique_all", do_unique}, \
     {"unique_counts", do_unique}, \
     {"unique_inverse", do_unique}, \

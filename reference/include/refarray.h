@@ -1102,5 +1102,6 @@ RA_API bool ra_dtype_is_floating_point(ra_dtype dtype);
 #include "refarray_fn_elementwise.h" /* elementwise, creation, data type, statistics, utility */
 #include "refarray_fn_shape.h"       /* manipulation, indexing, searching, sets, sorting */
 #include "refarray_fn_linalg.h"      /* linalg, linear algebra, fft */
+#include "refarray_fn_generated.h"   /* declared from spec/signatures.json (gen_refarray.py) */
 
 #endif /* REFARRAY_H */

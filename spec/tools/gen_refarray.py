@@ -13,6 +13,12 @@ A row's "refarray" entry says how refarray answers the function:
     {"call": "H"}   refarray's adapter answers the name through its handler H, a function
                     `static int H(void *lib, const refarray_args *a, ds_call_result *out)` of
                     adapters/refarray/call.c or one of its call_*.c files
+    {"function": "ra_foo"}
+                    refarray's function ra_foo takes the latest signature's parameters, in
+                    their order, as C arguments, and returns an array: the adapter's handler
+                    that binds the call's arguments to them is generated (FORMS below gives
+                    each parameter's C form), and so is ra_foo's declaration when no
+                    hand-written header of reference/include declares it
     "note"          (unary and binary, optional) the enum value's comment in the header
 
 Writes (each file says so in its first line):
@@ -21,10 +27,15 @@ Writes (each file says so in its first line):
     reference/src/functions/math_tables.h         math.c's names and dtype kinds per function
                                                   (the kinds of the row's latest signature)
     adapters/refarray/call_tables_generated.h     each call file's table of names, as a macro
+    adapters/refarray/call_generated.c            the handlers of the "function" rows
+    reference/include/refarray_fn_generated.h     the declarations of their functions that
+                                                  no hand-written header has (installed)
 
-What stays written by hand is the function's body: a `case` of math.c's switches, or the
-adapter's handler and the refarray function it calls. --check writes nothing and exits 1 when
-a file differs from what it would write: generated.py. Standard-library Python 3 only.
+What stays written by hand is the function's body: a `case` of math.c's switches, the
+refarray function of a "function" row, or the adapter's handler and the refarray function it
+calls for a "call" row (a function whose arguments have a form FORMS has not). --check
+writes nothing and exits 1 when a file differs from what it would write: generated.py.
+Standard-library Python 3 only.
 """
 
 from __future__ import annotations
@@ -56,6 +67,45 @@ KIND_BITS = {"bool": 1, "signed integer": 2, "unsigned integer": 4, "real floati
 KIND_TEXT = {1: "KB", 2: "KI", 4: "KU", 8: "KF", 16: "KC", 6: "KINT", 14: "KREAL", 30: "KNUM",
              24: "KFLT", 7: "KB | KINT", 31: "KB | KNUM"}
 ENUM_OF = {"unary": ("ra_math_fn", "RA_MATH_"), "binary": ("ra_math2_fn", "RA_MATH2_")}
+GEN_C = "adapters/refarray/call_generated.c"
+GEN_H = "reference/include/refarray_fn_generated.h"
+# A "function" row's parameters: each one's types (as a set) and the form the generated
+# handler binds it in (call_type of adapters/refarray/adapter_call.h), with its C parameters
+# in the declaration ("%s" the parameter's name) and its C arguments in the call ("%d" its
+# index in the handler's bound arguments b).
+SCALARS = {"bool", "int", "float", "complex"}
+FORMS: dict[str, tuple[str, str]] = {
+    "CALL_ARRAY": ("const ra_array *%s", "b[%d].array"),
+    "CALL_ARRAY_OR_NONE": ("const ra_array *%s", "b[%d].array"),
+    "CALL_OPERAND": ("ra_operand %s", "b[%d].operand"),
+    "CALL_INT": ("int64_t %s", "b[%d].i"),
+    "CALL_INT_OR_NONE": ("const int64_t *%s", "b[%d].none ? NULL : &b[%d].i"),
+    "CALL_BOOL": ("bool %s", "b[%d].b"),
+    "CALL_FLOAT": ("double %s", "b[%d].f"),
+    "CALL_INTS": ("const int64_t *%s, size_t n_%s", "b[%d].ints, b[%d].n"),
+    "CALL_INTS_OR_NONE": ("const int64_t *%s, size_t n_%s",
+                          "b[%d].none ? NULL : b[%d].ints, b[%d].n"),
+}
+FORM_OF_TYPES = {
+    frozenset({"array"}): "CALL_ARRAY",
+    frozenset({"array", "none"}): "CALL_ARRAY_OR_NONE",
+    frozenset({"int"}): "CALL_INT",
+    frozenset({"int", "none"}): "CALL_INT_OR_NONE",
+    frozenset({"bool"}): "CALL_BOOL",
+    frozenset({"float"}): "CALL_FLOAT",
+    frozenset({"int", "float"}): "CALL_FLOAT",
+    frozenset({"ints"}): "CALL_INTS",
+    frozenset({"int", "ints"}): "CALL_INTS",
+    frozenset({"ints", "none"}): "CALL_INTS_OR_NONE",
+    frozenset({"int", "ints", "none"}): "CALL_INTS_OR_NONE",
+}
+PASS_OF_KIND = {"positional-only": "CALL_POSITIONAL", "positional-or-keyword": "CALL_EITHER",
+                "keyword-only": "CALL_KEYWORD"}
+MAX_PARAMS = 16  # CALL_MAX_PARAMS
+C_RESERVED = {"ctx", "out", "auto", "break", "case", "char", "const", "continue", "default",
+              "do", "double", "else", "enum", "extern", "float", "for", "goto", "if", "int",
+              "long", "register", "return", "short", "signed", "sizeof", "static", "struct",
+              "switch", "typedef", "union", "unsigned", "void", "volatile", "while", "bool"}
 
 
 class RefarrayError(generated.GenerateError):
@@ -191,6 +241,176 @@ def render_calls(root: str, rows: list[Any]) -> str:
     return "\n".join(out)
 
 
+def form(row: Any, p: Any) -> tuple[str, str]:
+    """The call_type of ROW's parameter P and its default's C initialiser (i, f, b)."""
+    where = "%s: refarray.function: parameter %s" % (row["name"], p["name"])
+    if p["kind"] not in PASS_OF_KIND:
+        raise fail("%s is %s, which no generated handler binds: answer the function through a "
+                   "handler ({\"call\": ...})" % (where, p["kind"]))
+    types = frozenset(p["types"])
+    kind = FORM_OF_TYPES.get(types)
+    if kind is None and "array" in types and types - {"array"} and types - {"array"} <= SCALARS:
+        kind = "CALL_OPERAND"
+    if kind is None:
+        raise fail("%s has the types %s, which no generated handler converts (it converts %s): "
+                   "answer the function through a handler ({\"call\": ...})"
+                   % (where, sorted(types), "; ".join(sorted(", ".join(sorted(k))
+                                                             for k in FORM_OF_TYPES))
+                   + "; an array or Python scalars"))
+    if p.get("required"):
+        return kind, "0, 0.0, false"
+    default = str(p.get("default"))
+    try:
+        if kind.endswith("_OR_NONE") and default == "None":
+            return kind, "0, 0.0, false"
+        if kind == "CALL_INT":
+            return kind, "%d, 0.0, false" % int(default)
+        if kind == "CALL_FLOAT":
+            return kind, "0, %r, false" % float(default)
+        if kind == "CALL_BOOL" and default in ("True", "False"):
+            return kind, "0, 0.0, %s" % default.lower()
+    except ValueError:
+        pass
+    raise fail("%s: its default %s is not one a generated handler gives (an int, a float, True "
+               "or False, or None where None is one of its types)" % (where, default))
+
+
+def c_name(name: str) -> str:
+    return name + "_" if name in C_RESERVED else name
+
+
+def python_signature(row: Any) -> str:
+    """ROW's latest signature as Python writes it, for the generated files' comments."""
+    out: list[str] = []
+    params = row["signatures"][-1]["params"]
+    for i, p in enumerate(params):
+        if p["kind"] == "keyword-only" and (i == 0 or params[i - 1]["kind"] != "keyword-only"):
+            out.append("*")
+        out.append(p["name"] + ("" if p.get("required") else "=%s" % p.get("default")))
+        if p["kind"] == "positional-only" and (i + 1 == len(params)
+                                               or params[i + 1]["kind"] != "positional-only"):
+            out.append("/")
+    return "%s(%s)" % (row["name"], ", ".join(out))
+
+
+def hand_declared(root: str) -> set[str]:
+    """The functions the hand-written headers of reference/include declare."""
+    found: set[str] = set()
+    folder = os.path.join(root, "reference", "include")
+    for name in sorted(os.listdir(folder)):
+        if name.endswith(".h") and name != os.path.basename(GEN_H):
+            with open(os.path.join(folder, name), encoding="utf-8") as f:
+                found |= set(re.findall(r"\b(ra_\w+)\s*\(", f.read()))
+    return found
+
+
+def function_rows(rows: list[Any]) -> list[Any]:
+    chosen = [r for r in rows if "function" in r.get("refarray", {})]
+    for r in chosen:
+        fn = r["refarray"]["function"]
+        if not isinstance(fn, str) or not re.fullmatch(r"ra_[a-z0-9_]+", fn):
+            raise fail("%s: refarray.function must name a refarray function ra_..., not %r"
+                       % (r["name"], fn))
+        for p in r["signatures"][-1]["params"]:
+            form(r, p)
+        returns = r["signatures"][-1].get("returns", {})
+        if returns != {"type": "array"}:
+            raise fail("%s: refarray.function: the latest signature returns %s; a generated "
+                       "handler answers one array: answer the function through a handler "
+                       "({\"call\": ...})" % (r["name"], json.dumps(returns)))
+        if len(r["signatures"][-1]["params"]) > MAX_PARAMS:
+            raise fail("%s: refarray.function: more than %d parameters"
+                       % (r["name"], MAX_PARAMS))
+    return chosen
+
+
+def handler_name(row: Any) -> str:
+    return "gen_" + re.sub(r"\W", "_", row["name"])
+
+
+def render_handlers(rows: list[Any]) -> str:
+    out = ["/* %s */" % NOTE,
+           "/*",
+           " * call_generated.c: the adapter's handlers of the functions whose row in",
+           " * spec/signatures.json has the refarray entry {\"function\": \"ra_foo\"}: each",
+           " * binds the call's arguments to the latest signature's parameters (call_bind,",
+           " * call_args.c) and calls ra_foo with them in their order; its table is",
+           " * refarray_calls_generated.",
+           " */",
+           '#include "adapter_call.h"',
+           "",
+           "/* clang-format off */"]
+    for r in rows:
+        params = r["signatures"][-1]["params"]
+        table, args = [], []
+        for i, p in enumerate(params):
+            kind, default = form(r, p)
+            table.append('        {"%s", %s, %s, %s, %s},'
+                         % (p["name"], PASS_OF_KIND[p["kind"]], kind,
+                            "true" if p.get("required") else "false", default))
+            use = FORMS[kind][1]
+            args.append(use % ((i,) * use.count("%d")))
+        call = "%s(%s)" % (r["refarray"]["function"],
+                           ", ".join(["refarray_ctx(lib)", *args, "&y"]))
+        out += ["",
+                "/* %s */" % python_signature(r),
+                "static int %s(void *lib, const refarray_args *a, ds_call_result *out)"
+                % handler_name(r),
+                "{"]
+        if params:
+            out += ["    static const call_param params[] = {", *table, "    };",
+                    "    call_bound b[%d];" % len(params),
+                    "    if (call_bind(a, params, %d, b) < 0) return -1;" % len(params)]
+        else:
+            out += ["    if (call_bind(a, NULL, 0, NULL) < 0) return -1;"]
+        out += ["    ra_array *y = NULL;",
+                "    return call_one_array(lib, out, %s, &y);" % call,
+                "}"]
+    out += ["", "const refarray_call_entry refarray_calls_generated[] = {"]
+    out += ['    {"%s", %s},' % (r["name"], handler_name(r)) for r in rows]
+    out += ["    {NULL, NULL}", "};", "", "/* clang-format on */", ""]
+    return "\n".join(out)
+
+
+def render_declarations(root: str, rows: list[Any]) -> str:
+    declared = hand_declared(root)
+    out = ["/* %s */" % NOTE,
+           "#ifndef REFARRAY_FN_GENERATED_H",
+           "#define REFARRAY_FN_GENERATED_H",
+           "",
+           "/* Part of refarray.h, which includes it: the functions of the rows of",
+           " * spec/signatures.json whose refarray entry is {\"function\": \"ra_foo\"} and that no",
+           " * hand-written header declares. Each takes the latest signature's parameters in their",
+           " * order (an array: const ra_array *; an array or Python scalars: ra_operand; int:",
+           " * int64_t; float: double; bool: bool; ints: const int64_t * and their count; where",
+           " * None is allowed, a pointer that is NULL for None) and returns a new array in *out,",
+           " * with a status as every refarray function does. A function whose row changes its",
+           " * parameters changes here, and its body no longer compiles until it follows. */",
+           "",
+           '#include "refarray.h"',
+           "",
+           "#ifdef __cplusplus",
+           'extern "C" {',
+           "#endif",
+           "",
+           "/* clang-format off */"]
+    fresh = [r for r in rows if r["refarray"]["function"] not in declared]
+    if not fresh:
+        out += ["", "/* None: each is declared in its family's header. */"]
+    for r in fresh:
+        fn = r["refarray"]["function"]
+        decl = []
+        for p in r["signatures"][-1]["params"]:
+            kind, _ = form(r, p)
+            text = FORMS[kind][0]
+            decl.append(text % ((c_name(p["name"]),) * text.count("%s")))
+        out += ["", "/* %s */" % python_signature(r),
+                "RA_API int %s(%s);" % (fn, ", ".join(["ra_ctx *ctx", *decl, "ra_array **out"]))]
+    out += ["", "/* clang-format on */", "", "#ifdef __cplusplus", "}", "#endif", "",
+            "#endif /* REFARRAY_FN_GENERATED_H */", ""]
+    return "\n".join(out)
+
+
 def build(root: str) -> dict[str, str]:
     with open(os.path.join(root, SIG), encoding="utf-8") as f:
         rows = json.load(f)["functions"]
@@ -198,13 +418,16 @@ def build(root: str) -> dict[str, str]:
         entry = r.get("refarray")
         if entry is None:
             continue
-        ways = [k for k in ("unary", "binary", "call") if k in entry]
+        ways = [k for k in ("unary", "binary", "call", "function") if k in entry]
         if len(ways) != 1:
-            raise fail("%s: refarray needs exactly one of unary, binary and call, not %s"
+            raise fail("%s: refarray needs exactly one of unary, binary, call and function, "
+                       "not %s"
                        % (r["name"], ways or "none"))
     unary, binary = math_rows(rows, "unary"), math_rows(rows, "binary")
+    functions = function_rows(rows)
     return {ENUMS: render_enums(unary, binary), TABLES: render_tables(unary, binary),
-            CALLS: render_calls(root, rows)}
+            CALLS: render_calls(root, rows), GEN_C: render_handlers(functions),
+            GEN_H: render_declarations(root, functions)}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,6 +1,7 @@
 """Tests for spec/tools/gen_refarray.py: refarray's function tables follow the refarray entries
-of spec/signatures.json, and an entry that would break refarray's ABI or name a handler that
-does not exist stops it (exit 2, naming the row)."""
+of spec/signatures.json, a "function" row gets its generated handler (and its declaration where
+no header has one), and an entry that would break refarray's ABI, name a handler that does not
+exist or have parameters no generated handler binds stops it (exit 2, naming the row)."""
 
 from __future__ import annotations
 
@@ -23,8 +24,11 @@ import gen_refarray  # noqa: E402
 @pytest.fixture
 def root(tmp_path: Path) -> Path:
     """A copy of the files the generator reads and writes."""
+    include = "reference/include"
+    headers = [os.path.join(include, n) for n in os.listdir(os.path.join(REPO, include))
+               if n.endswith(".h")]
     for rel in [gen_refarray.SIG, *gen_refarray.CALL_FILES, gen_refarray.ENUMS,
-                gen_refarray.TABLES, gen_refarray.CALLS]:
+                gen_refarray.TABLES, gen_refarray.CALLS, gen_refarray.GEN_C, *headers]:
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(os.path.join(REPO, rel), tmp_path / rel)
     return tmp_path
@@ -86,7 +90,8 @@ def test_a_new_call_row_lands_in_its_handlers_file(root: Path) -> None:
                     "signature has 2"),
     ({"call": "call_maximum"}, "maximum: refarray.call names call_maximum, which no file"),
     ({"binary": 22, "call": "call_clip"}, "maximum: refarray needs exactly one of unary, "
-                                          "binary and call"),
+                                          "binary, call and function"),
+    ({"function": "maximum"}, "maximum: refarray.function must name a refarray function ra_"),
     ({"binary": "22"}, "maximum: refarray.binary must be a positive integer"),
 ])
 def test_an_unusable_entry_exits_2_naming_the_row(root: Path, entry: object, said: str,
@@ -97,6 +102,53 @@ def test_an_unusable_entry_exits_2_naming_the_row(root: Path, entry: object, sai
     err = capsys.readouterr().err
     assert "spec/signatures.json: " in err and said in err, err
     assert (root / gen_refarray.ENUMS).read_text(encoding="utf-8") == before
+
+
+def test_a_function_row_gets_a_generated_handler_and_declaration(root: Path) -> None:
+    # roll has a hand-written handler today; as a "function" row its handler binds x, shift
+    # (int or ints, by position or keyword) and axis (int, ints or None, by keyword), and
+    # ra_roll_again, which no header declares, is declared from the signature.
+    edit_rows(root, "roll", {"function": "ra_roll_again"})
+    assert run(root) == 0
+    handlers = (root / gen_refarray.GEN_C).read_text(encoding="utf-8")
+    assert "/* roll(x, /, shift, *, axis=None) */" in handlers
+    assert '{"shift", CALL_EITHER, CALL_INTS, true, 0, 0.0, false},' in handlers
+    assert '{"axis", CALL_KEYWORD, CALL_INTS_OR_NONE, false, 0, 0.0, false},' in handlers
+    assert ("ra_roll_again(refarray_ctx(lib), b[0].array, b[1].ints, b[1].n, "
+            "b[2].none ? NULL : b[2].ints, b[2].n, &y)") in handlers
+    assert '{"roll", gen_roll},' in handlers
+    header = (root / gen_refarray.GEN_H).read_text(encoding="utf-8")
+    assert ("RA_API int ra_roll_again(ra_ctx *ctx, const ra_array *x, const int64_t *shift, "
+            "size_t n_shift, const int64_t *axis, size_t n_axis, ra_array **out);") in header
+    # flip's function is declared by hand in refarray_fn_shape.h: not again here.
+    assert "ra_flip" in handlers and "ra_flip" not in header
+    assert '"roll"' not in (root / gen_refarray.CALLS).read_text(encoding="utf-8")
+    assert run(root, "--check") == 0
+
+
+def test_defaults_become_the_bound_arguments_defaults(root: Path) -> None:
+    # sort(x, /, *, axis=-1, descending=False, stable=True)
+    edit_rows(root, "sort", {"function": "ra_sort"})
+    assert run(root) == 0
+    handlers = (root / gen_refarray.GEN_C).read_text(encoding="utf-8")
+    assert '{"axis", CALL_KEYWORD, CALL_INT, false, -1, 0.0, false},' in handlers
+    assert '{"stable", CALL_KEYWORD, CALL_BOOL, false, 0, 0.0, true},' in handlers
+    assert "ra_sort(refarray_ctx(lib), b[0].array, b[1].i, b[2].b, b[3].b, &y)" in handlers
+
+
+@pytest.mark.parametrize("name, said", [
+    ("searchsorted", "searchsorted: refarray.function: parameter side has the types ['str'], "
+                     "which no generated handler converts"),
+    ("unique_counts", "unique_counts: refarray.function: the latest signature returns "
+                      '{"type": "named-tuple"'),
+    ("meshgrid", "meshgrid: refarray.function: parameter arrays is var-positional"),
+])
+def test_a_function_row_the_handler_cannot_bind_is_refused(
+        root: Path, name: str, said: str, capsys: pytest.CaptureFixture[str]) -> None:
+    edit_rows(root, name, {"function": "ra_" + name})
+    assert run(root) == 2
+    err = capsys.readouterr().err
+    assert said in err and "answer the function through a handler" in err, err
 
 
 def test_a_removed_value_leaves_a_hole_that_is_refused(root: Path,
