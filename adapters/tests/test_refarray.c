@@ -1015,6 +1015,54 @@ DT_TEST(call_shape)
           A("call\",\"args\":{\"fn\":\"sort\",\"args\":[$y],\"kwargs\":{\"kind\":\"quick\"}}"));
 }
 
+/* The generated handlers (call_generated.c, from the rows of spec/signatures.json whose
+ * refarray entry names a function): the call's arguments bound as Python binds them, by
+ * position or by keyword as each parameter allows, with its default; a keyword no parameter
+ * takes is lacking, and a missing, repeated or extra argument is TypeError. */
+DT_TEST(call_generated)
+{
+    need_hello();
+    drv *d = drv_shared;
+    OK(d, "g = [3, 1, 2] float64", "g", NULL,
+       A("array.asarray\",\"args\":{\"obj\":{\"dtype\":\"float64\",\"shape\":[3],"
+         "\"data\":[3,1,2]},\"device\":$cpu}"));
+    OK(d, "call flip(g): axis defaults to None", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"flip\",\"args\":[$g]}"));
+    READS(d, "flip(g) is [2, 1, 3]", "r", "{\"dtype\":\"float64\",\"shape\":[3],\"data\":[2,1,3]}");
+    OK(d, "call flip(g, axis=0)", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"flip\",\"args\":[$g],\"kwargs\":{\"axis\":0}}"));
+    READS(d, "flip(g, axis=0) is [2, 1, 3]", "r",
+          "{\"dtype\":\"float64\",\"shape\":[3],\"data\":[2,1,3]}");
+    ERR(d, "flip(g, 0): axis is keyword-only, so two positional arguments are TypeError",
+        "TypeError", "library", A("call\",\"args\":{\"fn\":\"flip\",\"args\":[$g,0]}"));
+    LACKS(d, "a keyword flip has not is lacking as flip(kind=)", "flip(kind=)", NULL,
+          A("call\",\"args\":{\"fn\":\"flip\",\"args\":[$g],\"kwargs\":{\"kind\":1}}"));
+    ERR(d, "flip(g, axis=1.5) is TypeError", "TypeError", "library",
+        A("call\",\"args\":{\"fn\":\"flip\",\"args\":[$g],\"kwargs\":{\"axis\":1.5}}"));
+    OK(d, "call expand_dims(g, axis=0)", "e", NULL,
+       A("call\",\"args\":{\"fn\":\"expand_dims\",\"args\":[$g],\"kwargs\":{\"axis\":0}}"));
+    OK(d, "call squeeze(e, 0): axis by position", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"squeeze\",\"args\":[$e,0]}"));
+    READS(d, "squeeze(e, 0) is g", "r", "{\"dtype\":\"float64\",\"shape\":[3],\"data\":[3,1,2]}");
+    OK(d, "call squeeze(e, axis=(0,)): axis by keyword", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"squeeze\",\"args\":[$e],"
+         "\"kwargs\":{\"axis\":{\"tuple\":[0]}}}"));
+    READS(d, "squeeze(e, axis=(0,)) is g", "r",
+          "{\"dtype\":\"float64\",\"shape\":[3],\"data\":[3,1,2]}");
+    ERR(d, "squeeze(e) misses its required axis: TypeError", "TypeError", "library",
+        A("call\",\"args\":{\"fn\":\"squeeze\",\"args\":[$e]}"));
+    ERR(d, "squeeze(e, 0, axis=0) gives axis twice: TypeError", "TypeError", "library",
+        A("call\",\"args\":{\"fn\":\"squeeze\",\"args\":[$e,0],\"kwargs\":{\"axis\":0}}"));
+    OK(d, "call tile(g, (2,))", "r", NULL,
+       A("call\",\"args\":{\"fn\":\"tile\",\"args\":[$g,{\"tuple\":[2]}]}"));
+    READS(d, "tile(g, (2,)) is g twice", "r",
+          "{\"dtype\":\"float64\",\"shape\":[6],\"data\":[3,1,2,3,1,2]}");
+    LACKS(d, "tile's repetitions is positional-only: by keyword it is lacking",
+          "tile(repetitions=)", NULL,
+          A("call\",\"args\":{\"fn\":\"tile\",\"args\":[$g],"
+            "\"kwargs\":{\"repetitions\":{\"tuple\":[2]}}}"));
+}
+
 /* An array rtol (ra_linalg_matrix_rank_rtols, ra_linalg_pinv_rtols): the stack diag(4, 1)
  * (singular values 4, 1) and [[0, 2], [1, 0]] (2, 1) with rtol [0.1, 0.6] cuts at 0.4 and
  * 1.2: ranks 2 and 1; the second pseudo-inverse keeps 2 only: e2 e1^T / 2 = [[0, 0],
@@ -1365,5 +1413,5 @@ DRV_MAIN(DT_ENTRY(hello), DT_ENTRY(memory_limit_ops), DT_ENTRY(devices_ops), DT_
          DT_ENTRY(utilities_ops), DT_ENTRY(promotion_tri_live_ops), DT_ENTRY(multi_device_ops),
          DT_ENTRY(sharding_ops), DT_ENTRY(out_and_dtypes_ops), DT_ENTRY(global_ops_ops),
          DT_ENTRY(call_ops), DT_ENTRY(call_elementwise), DT_ENTRY(call_shape),
-         DT_ENTRY(call_linalg), DT_ENTRY(call_many_results), DT_ENTRY(wide_int_scalars),
-         DT_ENTRY(bye))
+         DT_ENTRY(call_generated), DT_ENTRY(call_linalg), DT_ENTRY(call_many_results),
+         DT_ENTRY(wide_int_scalars), DT_ENTRY(bye))

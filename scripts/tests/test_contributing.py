@@ -1,16 +1,21 @@
 """CONTRIBUTING.md's walk-through for a new function, followed in a copy of the source tree on
-two throwaway functions, each a copy of nextafter's row renamed:
+three throwaway functions, each a copy of a row renamed:
 
-- nextafter_throwaway, which refarray implements: its row with a refarray entry (the next
-  value of ra_math2_fn) and its kernel, one `case` beside nextafter's in math.c's switches;
+- nextafter_throwaway, which refarray computes in math.c: its row with a refarray entry (the
+  next value of ra_math2_fn) and its kernel, one `case` beside nextafter's in math.c's
+  switches;
+- flip_throwaway, which refarray answers through the adapter's generic call: its row with the
+  refarray entry {"function": "ra_flip_throwaway"} and the function's body in
+  functions/manipulation.c (it flips as ra_flip does); its declaration and the adapter's
+  handler are generated;
 - nextafter_lacking, which refarray does not: its row alone.
 
 Then the generators, the spec check, a build of refarray's adapter from the copy, and the
-runner, which loads the new cases: refarray passes the first function's (or skips one that
-needs more devices than this machine gives) and answers the second's as lacking. The files
+runner, which loads the new cases: refarray passes the first two functions' (or skips one that
+needs more devices than this machine gives) and answers the third's as lacking. The files
 that differ from the repository's, less those the generators name as written, are the
-hand-edited ones: exactly the two the page counts, spec/signatures.json and the kernel's
-file."""
+hand-edited ones: exactly the three the page counts, spec/signatures.json, the kernel's file
+and the call function's body's file."""
 
 from __future__ import annotations
 
@@ -27,9 +32,10 @@ import pytest
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 BUILD = os.path.join(TOP, os.environ.get("DEVSPEC_BUILD", "build"))
 DEVSPEC = os.path.join(BUILD, "conformance", "devspec")
-DONE, LACKING = "nextafter_throwaway", "nextafter_lacking"
+DONE, LACKING, CALLED = "nextafter_throwaway", "nextafter_lacking", "flip_throwaway"
 SIG = "spec/signatures.json"
 KERNEL = "reference/src/functions/math.c"
+BODY = "reference/src/functions/manipulation.c"
 GENERATORS = ("spec/tools/gen_refarray.py", "spec/tools/gen_function_cases.py")
 
 
@@ -37,7 +43,8 @@ def test_the_page_names_the_steps_followed_here() -> None:
     with open(os.path.join(TOP, "CONTRIBUTING.md"), encoding="utf-8") as f:
         page = f.read()
     for step in (SIG, KERNEL, *GENERATORS, "spec/tools/check.py", '"refarray": {"binary": 22}',
-                 "**2 hand-edited files**",
+                 '"refarray": {"function": "ra_foo"}', "adapters/refarray/call_generated.c",
+                 "reference/include/refarray_fn_generated.h", "**2 hand-edited files**",
                  "takes the signature row alone"):
         assert step in page, step
 
@@ -65,6 +72,29 @@ def add_rows(src: Path) -> None:
     lacking = re.sub(r'"refarray": \{[^}]*\}, ', "", row.replace('"nextafter"', '"%s"' % LACKING))
     assert done != row and '"refarray"' in done and '"refarray"' not in lacking
     table.write_text(text[:end] + done + lacking + text[end:], encoding="utf-8")
+
+
+def add_call_row(src: Path) -> None:
+    """flip's row renamed, refarray's function named: the adapter's handler is generated."""
+    table = src / SIG
+    text = table.read_text(encoding="utf-8")
+    start = text.index('    {"name": "flip"')
+    end = text.index("\n    {", start) + 1
+    row = text[start:end]
+    called = row.replace('"flip"', '"%s"' % CALLED).replace(
+        '"refarray": {"function": "ra_flip"}', '"refarray": {"function": "ra_%s"}' % CALLED)
+    assert '"ra_%s"' % CALLED in called
+    table.write_text(text[:end] + called + text[end:], encoding="utf-8")
+
+
+def add_body(src: Path) -> None:
+    """The call function's body, beside ra_flip: its parameters are the signature's, as the
+    generated declaration (refarray_fn_generated.h) has them."""
+    path = src / BODY
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text + "\nint ra_%s(ra_ctx *ctx, const ra_array *x, const int64_t *axis, "
+                    "size_t n_axis,\n%sra_array **out)\n{\n    return ra_flip(ctx, x, axis, "
+                    "n_axis, out);\n}\n" % (CALLED, " " * (len(CALLED) + 8)), encoding="utf-8")
 
 
 def add_kernel(src: Path) -> None:
@@ -98,6 +128,8 @@ def test_a_new_function_takes_its_row_and_its_kernel(tmp_path: Path) -> None:
     copy_tree(src)
     add_rows(src)
     add_kernel(src)
+    add_call_row(src)
+    add_body(src)
     py = sys.executable
     written = set()
     for gen in GENERATORS:
@@ -106,9 +138,15 @@ def test_a_new_function_takes_its_row_and_its_kernel(tmp_path: Path) -> None:
         assert r.returncode == 0, r.stdout + r.stderr
         written |= set(re.findall(r": wrote (\S+)", r.stdout))
     assert {"reference/include/refarray_math_generated.h", "reference/src/functions/math_tables.h",
-            "conformance/cases/functions-elementwise.json"} <= written, written
-    # The page's count: the files edited by hand are the row's table and the kernel's file.
-    assert changed_files(src) - written == {SIG, KERNEL}
+            "conformance/cases/functions-elementwise.json", "adapters/refarray/call_generated.c",
+            "reference/include/refarray_fn_generated.h",
+            "conformance/cases/functions-manipulation.json"} <= written, written
+    # The page's count: the files edited by hand are the rows' table, the kernel's file and
+    # the call function's body's file.
+    assert changed_files(src) - written == {SIG, KERNEL, BODY}
+    declared = (src / "reference/include/refarray_fn_generated.h").read_text(encoding="utf-8")
+    assert "RA_API int ra_%s(ra_ctx *ctx, const ra_array *x, const int64_t *axis" % CALLED \
+        in declared
     for gen in GENERATORS:
         r = subprocess.run([py, os.path.join(TOP, gen), "--root", str(src), "--check"],
                            capture_output=True, text=True, timeout=300)
@@ -132,21 +170,27 @@ def test_a_new_function_takes_its_row_and_its_kernel(tmp_path: Path) -> None:
     assert make.returncode == 0, make.stdout[-3000:] + make.stderr[-3000:]
     adapter = build / "adapters" / "refarray" / "devspec_adapter_refarray.so"
 
-    cases = src / "conformance" / "cases" / "functions-elementwise.json"
-    ids = {name: [c["id"] for c in json.loads(cases.read_text(encoding="utf-8"))["cases"]
-                  if c["id"].startswith("fn.%s." % name)] for name in (DONE, LACKING)}
-    assert all(len(v) >= 4 for v in ids.values()), ids
-    run = subprocess.run([DEVSPEC, "run", "--adapter", str(adapter), "--cases", str(cases),
-                          "--case", "fn.nextafter_*", "--expectations", os.devnull,
-                          "--report", str(tmp_path / "report.json")],
-                         capture_output=True, text=True, timeout=600,
-                         env={"POCL_DEVICES": "pthread pthread", **os.environ,
-                              "DEVSPEC_SOURCE": str(src)})
-    report = json.loads((tmp_path / "report.json").read_text(encoding="utf-8"))
-    statuses = {c["id"]: c["status"] for c in report["cases"]}
-    assert sorted(statuses) == sorted(ids[DONE] + ids[LACKING]), run.stdout[-2000:]
-    done = {statuses[i] for i in ids[DONE]}
-    lacking = {statuses[i] for i in ids[LACKING]}
+    env = {"POCL_DEVICES": "pthread pthread", **os.environ, "DEVSPEC_SOURCE": str(src)}
+    statuses: dict[str, str] = {}
+    ids: dict[str, list[str]] = {}
+    for family, names in (("elementwise", (DONE, LACKING)), ("manipulation", (CALLED,))):
+        cases = src / "conformance" / "cases" / ("functions-%s.json" % family)
+        found = json.loads(cases.read_text(encoding="utf-8"))["cases"]
+        for name in names:
+            ids[name] = [c["id"] for c in found if c["id"].startswith("fn.%s." % name)]
+        report = tmp_path / ("report-%s.json" % family)
+        run = subprocess.run([DEVSPEC, "run", "--adapter", str(adapter), "--cases", str(cases),
+                              *[a for n in names for a in ("--case", "fn.%s.*" % n)],
+                              "--expectations", os.devnull, "--report", str(report)],
+                             capture_output=True, text=True, timeout=600, env=env)
+        got = {c["id"]: c["status"] for c in
+               json.loads(report.read_text(encoding="utf-8"))["cases"]}
+        assert sorted(got) == sorted(i for n in names for i in ids[n]), run.stdout[-2000:]
+        statuses.update(got)
+    assert all(len(v) >= 3 for v in ids.values()), ids
     # Passed (or skipped where a case needs more devices than this machine gives).
-    assert "pass" in done and done <= {"pass", "skip"}, statuses
+    for name in (DONE, CALLED):
+        done = {statuses[i] for i in ids[name]}
+        assert "pass" in done and done <= {"pass", "skip"}, (name, statuses)
+    lacking = {statuses[i] for i in ids[LACKING]}
     assert "lacks" in lacking and lacking <= {"lacks", "skip"}, statuses
