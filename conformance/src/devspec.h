@@ -870,6 +870,14 @@ void dsr__json_watch_memory(bool on);
  * JSON or passes a limit; *WHY then says which limit (NULL: not JSON). LINE[LEN] must be a
  * NUL (it is read in place where nothing in it is rewritten). */
 cJSON *dsr__parse_reply(const char *line, size_t len, const char **why);
+/* A small reply read in one pass, as the tree dsr__parse_reply would give it (the same nodes,
+ * types, values, number texts, keys and links), or NULL where this reader declines it: it
+ * knows only objects and arrays nested at most 8 deep, of at most 16 keys, none "data" and
+ * none twice; strings of printable ASCII without escapes; integers of at most 15 digits;
+ * true, false and null; lines of at most 4096 bytes. A reply it reads is valid UTF-8 and has
+ * no duplicate key. Whatever it declines goes to dsr__parse_reply and its checks, so every
+ * refusal and its message stay theirs. */
+cJSON *dsr__read_small_reply(const char *line, size_t len);
 /* The first member of an object of V (depth first) whose key an earlier member of the same
  * object has, or NULL. JSON leaves duplicate keys to the reader and readers differ (cJSON
  * finds the first copy, Python's json keeps the last), so a reply that has one is refused
