@@ -835,6 +835,70 @@ DT_TEST(small_replies)
           reads > 5000 ? "> 5000" : "fewer");
 }
 
+/* dsr__print_compact against dsr__print(v, false): the same bytes. */
+static bool compact_agrees(const cJSON *v)
+{
+    char *want = dsr__print(v, false);
+    dsr_buf got = {0};
+    dsr__buf_puts(&got, "x"); /* appended after what OUT holds */
+    dsr__print_compact(&got, v);
+    bool same = got.len == strlen(want) + 1 && !strcmp(got.data + 1, want);
+    if (!same) fprintf(stderr, "# dsr__print: %s\n# compact:    %s\n", want, got.data + 1);
+    cJSON_free(want);
+    dsr__buf_free(&got);
+    return same;
+}
+
+DT_TEST(print_compact)
+{
+    static const char *const texts[] = {
+        "{\"a\":\"plain\",\"b\":[1,2.50,-0,1e400,true,false,null,{}],\"c\":[]}",
+        "{\"with\\nnewline\":1}",
+        "{\"k\":\"tab\\tand \\\"quotes\\\" and \\\\ and \\u0000 and \\u001f\"}",
+        "{\"caf\\u00e9\":\"\\u00e9\\u2028\",\"x\":\"\\ud83d\\ude00\"}",
+        "[\"a\",[\"b\",[\"c\",{\"d\":{\"e\":0.1}}]]]",
+        "\"just a string\"",
+        "{\"q\":\"say \\\"hi\\\"\"}",
+        "{\"b\":\"back\\\\slash\"}",
+        "{\"k\\\"ey\":1}",
+        "{\"n\":\"a\\u0000b\"}",
+        "{\"c\":\"\\u0001\"}",
+        "12345678901234567890"};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        cJSON *v = dsj_parse(texts[i], strlen(texts[i]), NULL);
+        CHECK(v && compact_agrees(v), "print_compact: parsed text printed as dsr__print prints it",
+              "same", texts[i]);
+        cJSON_Delete(v);
+    }
+    /* A record as report.c builds one: constant keys, borrowed strings, numbers made in C
+     * (an integer, a duration), a reply's packed data (a raw node: printed by dsj_print). */
+    const char *why = NULL;
+    const char *reply = "{\"id\":3,\"ok\":true,\"result\":{\"data\":[1,2,3],\"dtype\":\"int64\"}}";
+    cJSON *doc = dsr__parse_reply(reply, strlen(reply), &why);
+    cJSON *rec = cJSON_CreateObject();
+    cJSON_AddItemToObjectCS(rec, "id", cJSON_CreateStringReference("bench.c0"));
+    cJSON_AddItemToObjectCS(rec, "step", cJSON_CreateNumber(3));
+    cJSON_AddItemToObjectCS(rec, "duration", cJSON_CreateNumber(1.5973993868101388e-05));
+    cJSON_AddItemToObjectCS(rec, "nan", cJSON_CreateNumber(0.0 / 0.0));
+    cJSON_AddItemToObjectCS(rec, "observed",
+                            cJSON_CreateObjectReference(cJSON_GetObjectItem(doc, "result")->child));
+    CHECK(compact_agrees(rec), "print_compact: a record with a packed array", "same", "differs");
+    cJSON_Delete(rec);
+    cJSON_Delete(doc);
+    /* Random documents, read as replies are (packed data included). */
+    unsigned seed = 7;
+    for (int k = 0; k < 5000; k++) {
+        dsr_buf b = {0};
+        dsr__buf_puts(&b, "{\"id\":1,\"result\":");
+        random_value(&b, &seed, 1);
+        dsr__buf_puts(&b, "}");
+        cJSON *v = dsr__parse_reply(b.data, b.len, &why);
+        if (v) CHECK(compact_agrees(v), "print_compact: a random reply", "same", b.data);
+        cJSON_Delete(v);
+        dsr__buf_free(&b);
+    }
+}
+
 DT_MAIN(DT_ENTRY(judge), DT_ENTRY(judge_packed), DT_ENTRY(matchers), DT_ENTRY(close),
         DT_ENTRY(exact_integers), DT_ENTRY(locations), DT_ENTRY(expectations), DT_ENTRY(text),
-        DT_ENTRY(reindent), DT_ENTRY(small_replies))
+        DT_ENTRY(reindent), DT_ENTRY(small_replies), DT_ENTRY(print_compact))
