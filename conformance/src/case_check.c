@@ -93,9 +93,18 @@ static bool first_repeat(const cJSON *first, const cJSON *a)
 
 #define SMALL_OBJECT 8
 
+/* Whether V is an object or an array, the only values that may hold a duplicate key: tested
+ * inline (cJSON's own tests are calls into the library), and the walk does not descend into a
+ * scalar, which was most of its cost on a suite of small steps. */
+static bool is_container(const cJSON *v)
+{
+    int t = v->type & 0xFF;
+    return t == cJSON_Object || t == cJSON_Array;
+}
+
 void dsr__load_duplicates(dsr_loader *L, const cJSON *v)
 {
-    if (cJSON_IsObject(v)) {
+    if ((v->type & 0xFF) == cJSON_Object) {
         dsr_strmap seen = {0};
         int *count = NULL;
         int n = 0;
@@ -119,15 +128,19 @@ void dsr__load_duplicates(dsr_loader *L, const cJSON *v)
                 dsr__load_problem_key(L, 1, "duplicate key \"%s\"", a->string);
                 dsr__load_pop(L);
             }
+            if (!is_container(a)) continue;
             dsr__load_push_key(L, a->string);
             dsr__load_duplicates(L, a);
             dsr__load_pop(L);
         }
-        free(count);
-        dsr__strmap_free(&seen, false);
-    } else if (cJSON_IsArray(v)) {
+        if (!small) {
+            free(count);
+            dsr__strmap_free(&seen, false);
+        }
+    } else if ((v->type & 0xFF) == cJSON_Array) {
         int i = 0;
         for (const cJSON *a = v->child; a; a = a->next, i++) {
+            if (!is_container(a)) continue;
             dsr__load_push_index(L, i);
             dsr__load_duplicates(L, a);
             dsr__load_pop(L);
@@ -140,8 +153,8 @@ bool dsr__load_only_keys(dsr_loader *L, const cJSON *obj, const char *const *all
     bool ok = true;
     for (const cJSON *a = obj->child; a; a = a->next) {
         bool found = false;
-        for (int i = 0; allowed[i]; i++)
-            if (!strcmp(allowed[i], a->string)) found = true;
+        for (int i = 0; allowed[i] && !found; i++)
+            found = !strcmp(allowed[i], a->string);
         if (!found) {
             dsr__load_push_key(L, a->string);
             dsr_buf list = {0};

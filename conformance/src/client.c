@@ -287,7 +287,9 @@ dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_repl
     cJSON *doc = NULL;
     const cJSON *twice;
     char dup[200];
-    if (dsr__utf8_invalid_at(line, len) >= 0)
+    if ((doc = dsr__read_small_reply(line, len)) != NULL)
+        ; /* printable ASCII, no key twice: the checks below hold; read in one pass */
+    else if (dsr__utf8_invalid_at(line, len) >= 0)
         what = "the reply is not valid UTF-8";
     else if (!(doc = dsr__parse_reply(line, len, &what)) || !cJSON_IsObject(doc))
         what = what ? what : "the reply is not a JSON object";

@@ -419,12 +419,10 @@ static bool holds_raw(const cJSON *v)
 static void report_case(dsr_report *rep, const dsr_result *res)
 {
     cJSON *rec = case_record(res, false);
-    size_t len = 0;
-    char *text = dsj_print(rec, false, &len);
-    if (!text) {
-        fputs("devspec: out of memory\n", stderr);
-        exit(DSR_EXIT_INCOMPLETE);
-    }
+    dsr_buf printed = {0};
+    dsr__print_compact(&printed, rec);
+    const char *text = printed.data;
+    size_t len = printed.len;
     /* "{" and the record's members after the type: the record is never empty (it has an id) */
     journal_line(rep, "{\"type\":\"case\",", text + 1);
     if (rep->nkept == rep->cap_kept) {
@@ -438,7 +436,7 @@ static void report_case(dsr_report *rep, const dsr_result *res)
         rep->kept_at[rep->nkept - 1] = rep->kept.len;
         dsr__buf_add(&rep->kept, text, len + 1); /* with its NUL */
     }
-    cJSON_free(text);
+    dsr__buf_free(&printed);
     cJSON_Delete(rec);
 }
 

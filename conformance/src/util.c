@@ -602,6 +602,92 @@ static inline void emit_line(dsr_buf *out, char lead, size_t n)
     out->len += n + 1 + (lead != 0);
 }
 
+/* The bytes dsj_print escapes in a string (common/dsjson_print.c): the control characters, the
+ * quote, the backslash, and 0xC0 (the start of an encoded NUL). A string without them prints
+ * as its bytes between quotes. */
+static const bool print_escapes[256] = {
+    [0x00] = true, [0x01] = true, [0x02] = true, [0x03] = true, [0x04] = true, [0x05] = true,
+    [0x06] = true, [0x07] = true, [0x08] = true, [0x09] = true, [0x0A] = true, [0x0B] = true,
+    [0x0C] = true, [0x0D] = true, [0x0E] = true, [0x0F] = true, [0x10] = true, [0x11] = true,
+    [0x12] = true, [0x13] = true, [0x14] = true, [0x15] = true, [0x16] = true, [0x17] = true,
+    [0x18] = true, [0x19] = true, [0x1A] = true, [0x1B] = true, [0x1C] = true, [0x1D] = true,
+    [0x1E] = true, [0x1F] = true, ['"'] = true,  ['\\'] = true, [0xC0] = true,
+};
+
+/* S between quotes into OUT when it has no byte dsj_print escapes; false (OUT unchanged)
+ * otherwise. */
+static bool put_plain_string(dsr_buf *out, const char *s)
+{
+    size_t n = 0;
+    for (; s[n]; n++)
+        if (print_escapes[(unsigned char)s[n]]) return false;
+    char *d = room(out, n + 2);
+    d[0] = '"';
+    memcpy(d + 1, s, n);
+    d[n + 1] = '"';
+    out->len += n + 2;
+    return true;
+}
+
+/* V's compact text into OUT as dsj_print writes it, for what a case's record is made of:
+ * objects whose keys need no escape, arrays, literals, strings (those that need an escape
+ * printed by dsj_print) and numbers (by dsj_print). False where V holds anything else (a raw
+ * node, a node dsj_print refuses): OUT then holds part of it. */
+static bool put_compact(dsr_buf *out, const cJSON *v)
+{
+    switch (v->type & 0xFF) {
+    case cJSON_NULL:
+        emit(out, "null", 4);
+        return true;
+    case cJSON_False:
+        emit(out, "false", 5);
+        return true;
+    case cJSON_True:
+        emit(out, "true", 4);
+        return true;
+    case cJSON_String:
+        if (v->valuestring == NULL) return false;
+        if (put_plain_string(out, v->valuestring)) return true;
+        break;
+    case cJSON_Number:
+        break;
+    case cJSON_Array:
+    case cJSON_Object: {
+        bool object = (v->type & 0xFF) == cJSON_Object;
+        emit(out, object ? "{" : "[", 1);
+        for (const cJSON *c = v->child; c; c = c->next) {
+            if (object && (c->string == NULL || !put_plain_string(out, c->string))) return false;
+            if (object) emit(out, ":", 1);
+            if (!put_compact(out, c)) return false;
+            if (c->next) emit(out, ",", 1);
+        }
+        emit(out, object ? "}" : "]", 1);
+        return true;
+    }
+    default:
+        return false;
+    }
+    size_t n = 0;
+    char *t = dsj_print(v, false, &n);
+    if (t == NULL) return false;
+    emit(out, t, n);
+    cJSON_free(t);
+    return true;
+}
+
+void dsr__print_compact(dsr_buf *out, const cJSON *v)
+{
+    size_t start = out->len;
+    if (put_compact(out, v)) {
+        out->data[out->len] = '\0';
+        return;
+    }
+    out->len = start;
+    char *s = dsr__print(v, false);
+    dsr__buf_puts(out, s);
+    cJSON_free(s);
+}
+
 /* Long: one pass over the text, each of the six characters the layouts differ in ({ } [ ] ,
  * and :) outside strings in a branch of its own, beside the run of bytes copied unchanged. */
 void dsr__json_reindent(const char *text, size_t len, int depth, dsr_buf *out)

@@ -269,3 +269,187 @@ cJSON *dsr__parse_reply(const char *line, size_t len, const char **why)
         *why = "the reply could not be read: out of memory";
     return doc;
 }
+
+/* ---- small replies ---------------------------------------------------------------------- */
+
+/* Most replies are a few keys of integers, literals and plain strings
+ * ({"id":7,"ok":true,"result":null}). dsr__parse_reply reads them in three passes (the number
+ * tokens found, cJSON's parse, each number's text attached) at about 4,000 instructions for
+ * such a line, more than the runner's own work for the step; this reader builds the same tree
+ * in one pass. It is a subset that declines, never a second grammar: each thing it does not
+ * know sends the line to the full reader, so the full reader stays the only judge of what is
+ * malformed. */
+enum { SMALL_MAX_LINE = 4096, SMALL_MAX_DEPTH = 8, SMALL_MAX_KEYS = 16, SMALL_MAX_DIGITS = 15 };
+
+typedef struct small_reader {
+    const char *p, *end;
+} small_reader;
+
+/* JSON's four blanks (cJSON skips every byte up to a space; the others are declined). */
+static void small_blank(small_reader *r)
+{
+    while (r->p < r->end && (*r->p == ' ' || *r->p == '\n' || *r->p == '\r' || *r->p == '\t'))
+        r->p++;
+}
+
+/* The string at r->p (its opening quote): its bytes and, in *N, their number; NULL unless it
+ * is closed and holds printable ASCII only, no backslash. */
+static const char *small_string(small_reader *r, size_t *n)
+{
+    const char *start = ++r->p;
+    for (; r->p < r->end; r->p++) {
+        unsigned char c = (unsigned char)*r->p;
+        if (c == '"') {
+            *n = (size_t)(r->p++ - start);
+            return start;
+        }
+        if (c < 0x20 || c > 0x7e || c == '\\') return NULL;
+    }
+    return NULL;
+}
+
+/* N bytes of T as a string cJSON frees (cJSON_malloc: the hooks in force free it). */
+static char *small_copy(const char *t, size_t n)
+{
+    char *c = cJSON_malloc(n + 1);
+    if (c == NULL) return NULL;
+    memcpy(c, t, n);
+    c[n] = '\0';
+    return c;
+}
+
+/* A node of TYPE whose valuestring is a copy of N bytes of T (a string, or a number's text);
+ * NULL when memory runs out. */
+static cJSON *small_node(int type, double number, const char *t, size_t n)
+{
+    cJSON *v = type == cJSON_Number ? cJSON_CreateNumber(number) : cJSON_CreateNull();
+    if (v == NULL) return NULL;
+    v->type = type;
+    if (t != NULL && (v->valuestring = small_copy(t, n)) == NULL) {
+        cJSON_Delete(v);
+        return NULL;
+    }
+    return v;
+}
+
+/* An integer -?(0|[1-9][0-9]*) of at most SMALL_MAX_DIGITS digits, so that its double is exact
+ * and strtod's (cJSON's) reading of it; a fraction or an exponent is declined. */
+static cJSON *small_integer(small_reader *r)
+{
+    const char *start = r->p;
+    if (*r->p == '-') r->p++;
+    const char *digits = r->p;
+    uint64_t u = 0;
+    for (; r->p < r->end && *r->p >= '0' && *r->p <= '9'; r->p++)
+        u = u * 10 + (uint64_t)(*r->p - '0');
+    size_t nd = (size_t)(r->p - digits);
+    if (nd == 0 || nd > SMALL_MAX_DIGITS || (digits[0] == '0' && nd > 1)) return NULL;
+    if (r->p < r->end && (*r->p == '.' || *r->p == 'e' || *r->p == 'E')) return NULL;
+    double d = *start == '-' ? -(double)u : (double)u; /* "-0" is -0.0, as strtod reads it */
+    return small_node(cJSON_Number, d, start, (size_t)(r->p - start));
+}
+
+static cJSON *small_container(small_reader *r, int depth);
+
+static cJSON *small_value(small_reader *r, int depth)
+{
+    if (r->p == r->end) return NULL;
+    char c = *r->p;
+    size_t left = (size_t)(r->end - r->p), n;
+    if (c == '{' || c == '[') return depth < SMALL_MAX_DEPTH ? small_container(r, depth + 1) : NULL;
+    if (c == '"') {
+        const char *t = small_string(r, &n);
+        return t ? small_node(cJSON_String, 0, t, n) : NULL;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) return small_integer(r);
+    cJSON *v = NULL;
+    if (left >= 4 && !memcmp(r->p, "true", 4)) {
+        if ((v = small_node(cJSON_True, 0, NULL, 0)) != NULL) v->valueint = 1; /* as cJSON */
+        r->p += 4;
+    } else if (left >= 5 && !memcmp(r->p, "false", 5)) {
+        v = small_node(cJSON_False, 0, NULL, 0);
+        r->p += 5;
+    } else if (left >= 4 && !memcmp(r->p, "null", 4)) {
+        v = small_node(cJSON_NULL, 0, NULL, 0);
+        r->p += 4;
+    }
+    return v;
+}
+
+/* The key at r->p of an object whose members so far are FIRST...: a copy, or NULL when it is
+ * declined (not a plain string, "data", which the full reader may pack, or a key given
+ * before). */
+static char *small_key(small_reader *r, const cJSON *first)
+{
+    size_t n;
+    const char *k = r->p < r->end && *r->p == '"' ? small_string(r, &n) : NULL;
+    if (k == NULL || (n == 4 && !memcmp(k, "data", 4))) return NULL;
+    for (const cJSON *e = first; e != NULL; e = e->next)
+        if (!strncmp(e->string, k, n) && e->string[n] == '\0') return NULL;
+    small_blank(r);
+    if (r->p == r->end || *r->p != ':') return NULL;
+    r->p++;
+    small_blank(r);
+    return small_copy(k, n);
+}
+
+/* The object or array at r->p, linked as cJSON links one (the first child's prev is the last
+ * child). */
+static cJSON *small_container(small_reader *r, int depth)
+{
+    bool object = *r->p == '{';
+    char close = object ? '}' : ']';
+    cJSON *c = object ? cJSON_CreateObject() : cJSON_CreateArray();
+    if (c == NULL) return NULL;
+    r->p++;
+    small_blank(r);
+    if (r->p < r->end && *r->p == close) {
+        r->p++;
+        return c;
+    }
+    cJSON *last = NULL;
+    for (int keys = 0;; keys++) {
+        char *key = NULL;
+        if (object && (keys == SMALL_MAX_KEYS || (key = small_key(r, c->child)) == NULL)) break;
+        cJSON *v = small_value(r, depth);
+        if (v == NULL) {
+            cJSON_free(key);
+            break;
+        }
+        v->string = key;
+        if (last == NULL) {
+            c->child = v;
+        } else {
+            last->next = v;
+            v->prev = last;
+        }
+        last = v;
+        small_blank(r);
+        if (r->p == r->end) break;
+        if (*r->p == close) {
+            r->p++;
+            c->child->prev = last;
+            return c;
+        }
+        if (*r->p != ',') break;
+        r->p++;
+        small_blank(r);
+    }
+    cJSON_Delete(c);
+    return NULL;
+}
+
+cJSON *dsr__read_small_reply(const char *line, size_t len)
+{
+    if (len > SMALL_MAX_LINE) return NULL;
+    small_reader r = {line, line + len};
+    small_blank(&r);
+    if (r.p == r.end || *r.p != '{') return NULL;
+    cJSON *doc = small_container(&r, 1);
+    small_blank(&r);
+    if (doc != NULL && r.p != r.end) {
+        cJSON_Delete(doc);
+        return NULL;
+    }
+    return doc;
+}

@@ -5,8 +5,8 @@
 Reads JSON reports (.json, .jsonl), JUnit XML (.xml), TAP and summaries (.tap, .txt, .out)
 and compare pages (.html). Removed before the comparison: the times a run measures or
 stamps (duration, elapsed, started, finished, time and timestamp attributes, duration_ms,
-"in N s"), the suite's commit and modified flag (they change with every commit), and the
-page's generation time. What
+"in N s" and the loading time beside it), the suite's commit and modified flag (they change
+with every commit), and the page's generation time. What
 remains must be identical: the structural changes of the runner are checked with it, the
 reports before and after each one. Exit status 0: identical; 1: a difference (printed as a
 unified diff); 2: a file missing on one side.
@@ -35,6 +35,7 @@ TEXT_RULES = [
     (re.compile(r'\b(time|timestamp)="[^"]*"'), r'\1="T"'),
     (re.compile(r"duration_ms: [0-9.]+"), "duration_ms: T"),
     (re.compile(r" in [0-9]+\.[0-9]+ s\b"), " in T s"),
+    (re.compile(r"\(and [0-9]+\.[0-9]+ s loading the suite\)"), "(and T s loading the suite)"),
     (re.compile(r"\b[0-9a-f]{40}\b"), "COMMIT"),
     (re.compile(r'"(duration|elapsed|started|finished|generated)":\s*("[^"]*"|[-0-9.e+]+)'),
      r'"\1":T'),

@@ -683,6 +683,222 @@ DT_TEST(reindent)
     }
 }
 
+/* ---- small replies ---------------------------------------------------------------------- */
+
+/* Whether two trees are the same nodes: types (flags included), numbers to the bit, strings,
+ * keys, order, and the links cJSON keeps (a first child's prev is the last child). */
+static bool same_tree(const cJSON *a, const cJSON *b)
+{
+    if (a->type != b->type || a->valueint != b->valueint ||
+        memcmp(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble) != 0)
+        return false;
+    if ((a->valuestring == NULL) != (b->valuestring == NULL) ||
+        (a->valuestring && strcmp(a->valuestring, b->valuestring)))
+        return false;
+    if ((a->string == NULL) != (b->string == NULL) || (a->string && strcmp(a->string, b->string)))
+        return false;
+    const cJSON *x = a->child, *y = b->child;
+    if ((x == NULL) != (y == NULL)) return false;
+    if (x && ((x->prev == NULL) != (y->prev == NULL))) return false;
+    for (; x && y; x = x->next, y = y->next) {
+        if (!same_tree(x, y)) return false;
+        if (x->next && x->next->prev != x) return false;
+        if (x->next == NULL && a->child->prev != x) return false;
+    }
+    return x == NULL && y == NULL;
+}
+
+/* The small reader on TEXT: 1 when it read it as dsr__parse_reply does, 0 when it declined,
+ * -1 when it read something dsr__parse_reply refuses or reads otherwise. */
+static int small_agrees(const char *text, size_t len)
+{
+    char *line = malloc(len + 1);
+    memcpy(line, text, len);
+    line[len] = '\0';
+    cJSON *fast = dsr__read_small_reply(line, len);
+    const char *why = NULL;
+    cJSON *full = fast ? dsr__parse_reply(line, len, &why) : NULL;
+    int r = fast == NULL ? 0
+            : full && dsr__utf8_invalid_at(line, len) < 0 && !dsr__duplicate_key(full) &&
+                    same_tree(fast, full)
+                ? 1
+                : -1;
+    cJSON_Delete(fast);
+    cJSON_Delete(full);
+    free(line);
+    return r;
+}
+
+/* Appends a random JSON value of the subset the small reader knows (and, at times, a little
+ * beyond it) to B. */
+static void random_value(dsr_buf *b, unsigned *seed, int depth)
+{
+    static const char *const atoms[] = {"0",
+                                        "-0",
+                                        "7",
+                                        "-12",
+                                        "123456789012345",
+                                        "true",
+                                        "false",
+                                        "null",
+                                        "\"\"",
+                                        "\"device#0\"",
+                                        "\"a b\"",
+                                        "1.5",
+                                        "1e3",
+                                        "\"\\n\"",
+                                        "1234567890123456",
+                                        "\"~\"",
+                                        "-",
+                                        "\"caf\xc3\xa9\""};
+    static const char *const keys[] = {"id", "ok", "result", "error", "kind", "x", "data", "id"};
+    static const char *const blanks[] = {"", "", "", " ", "\n", "\t", "\r\n  "};
+    int pick = rand_r(seed) % 10;
+    if (depth < 10 && pick < 3) {
+        bool object = pick < 2;
+        dsr__buf_puts(b, object ? "{" : "[");
+        int n = rand_r(seed) % 5;
+        for (int i = 0; i < n; i++) {
+            dsr__buf_puts(b, blanks[rand_r(seed) % 7]);
+            if (i) dsr__buf_puts(b, ",");
+            if (object) {
+                dsr__buf_puts(b, "\"");
+                dsr__buf_puts(b, keys[rand_r(seed) % 8]);
+                dsr__buf_puts(b, "\":");
+            }
+            dsr__buf_puts(b, blanks[rand_r(seed) % 7]);
+            random_value(b, seed, depth + 1);
+        }
+        dsr__buf_puts(b, object ? "}" : "]");
+    } else {
+        dsr__buf_puts(b, atoms[rand_r(seed) % (sizeof atoms / sizeof atoms[0])]);
+    }
+}
+
+DT_TEST(small_replies)
+{
+    static const char *const read[] = {
+        "{\"id\":7,\"ok\":true,\"result\":null}",
+        "{\"id\": 12, \"ok\": true, \"result\": false}",
+        " {\"id\":1,\"ok\":true,\"result\":[\"device#0\",\"device#1\",-3,[],{}]}\r\n",
+        "{\"id\":2,\"ok\":false,\"error\":{\"kind\":\"TypeError\",\"message\":\"no\"}}",
+        "{\"id\":-0,\"ok\":true,\"result\":{\"a\":{\"b\":{\"c\":[[1]]}}}}",
+        "{\"id\":999999999999999,\"ok\":true}",
+        "{}"};
+    static const char *const declined[] = {
+        "{\"id\":1,\"ok\":true,\"result\":{\"data\":[1,2]}}", /* may be packed */
+        "{\"id\":1,\"ok\":true,\"result\":1.5}",
+        "{\"id\":1,\"ok\":true,\"result\":1e3}",
+        "{\"id\":1234567890123456,\"ok\":true}", /* 16 digits */
+        "{\"id\":01,\"ok\":true}",
+        "{\"id\":1,\"ok\":true,\"result\":\"a\\nb\"}",
+        "{\"id\":1,\"ok\":true,\"result\":\"caf\xc3\xa9\"}",
+        "{\"id\":1,\"ok\":true,\"id\":2}", /* a key twice */
+        "{\"id\":1,\"ok\":true,}",
+        "{\"id\":1,\"ok\":true} x",
+        "{\"id\":1,\"ok\":tru}",
+        "{\"id\":1\x01}",
+        "[1]",
+        "{\"a\":[[[[[[[[1]]]]]]]]}", /* nine deep */
+        "{\"id\":1,\"ok\":true"};
+    for (size_t i = 0; i < sizeof read / sizeof read[0]; i++)
+        CHECK(small_agrees(read[i], strlen(read[i])) == 1,
+              "small replies: read as dsr__parse_reply reads it", "1", read[i]);
+    for (size_t i = 0; i < sizeof declined / sizeof declined[0]; i++)
+        CHECK(small_agrees(declined[i], strlen(declined[i])) == 0,
+              "small replies: declined, left to dsr__parse_reply", "0", declined[i]);
+    /* Random documents, whole and with one byte changed or cut: whatever the small reader
+     * reads, dsr__parse_reply reads the same and accepts. */
+    unsigned seed = 43;
+    int reads = 0;
+    for (int k = 0; k < 20000; k++) {
+        dsr_buf b = {0};
+        dsr__buf_puts(&b, "{\"id\":1,\"result\":");
+        random_value(&b, &seed, 1);
+        dsr__buf_puts(&b, "}");
+        size_t len = b.len;
+        if (k % 2) {
+            size_t at = (size_t)rand_r(&seed) % len;
+            static const char bytes[] = "{}[],:\" 0-.etanx\\\x7f";
+            if (k % 4 == 1)
+                b.data[at] = bytes[rand_r(&seed) % (sizeof bytes - 1)];
+            else
+                len = at;
+        }
+        int r = small_agrees(b.data, len);
+        CHECK(r >= 0, "small replies: never a reading dsr__parse_reply disagrees with", "0 or 1",
+              b.data);
+        reads += r;
+        dsr__buf_free(&b);
+    }
+    CHECK(reads > 5000, "small replies: the random documents are read often", "> 5000",
+          reads > 5000 ? "> 5000" : "fewer");
+}
+
+/* dsr__print_compact against dsr__print(v, false): the same bytes. */
+static bool compact_agrees(const cJSON *v)
+{
+    char *want = dsr__print(v, false);
+    dsr_buf got = {0};
+    dsr__buf_puts(&got, "x"); /* appended after what OUT holds */
+    dsr__print_compact(&got, v);
+    bool same = got.len == strlen(want) + 1 && !strcmp(got.data + 1, want);
+    if (!same) fprintf(stderr, "# dsr__print: %s\n# compact:    %s\n", want, got.data + 1);
+    cJSON_free(want);
+    dsr__buf_free(&got);
+    return same;
+}
+
+DT_TEST(print_compact)
+{
+    static const char *const texts[] = {
+        "{\"a\":\"plain\",\"b\":[1,2.50,-0,1e400,true,false,null,{}],\"c\":[]}",
+        "{\"with\\nnewline\":1}",
+        "{\"k\":\"tab\\tand \\\"quotes\\\" and \\\\ and \\u0000 and \\u001f\"}",
+        "{\"caf\\u00e9\":\"\\u00e9\\u2028\",\"x\":\"\\ud83d\\ude00\"}",
+        "[\"a\",[\"b\",[\"c\",{\"d\":{\"e\":0.1}}]]]",
+        "\"just a string\"",
+        "{\"q\":\"say \\\"hi\\\"\"}",
+        "{\"b\":\"back\\\\slash\"}",
+        "{\"k\\\"ey\":1}",
+        "{\"n\":\"a\\u0000b\"}",
+        "{\"c\":\"\\u0001\"}",
+        "12345678901234567890"};
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        cJSON *v = dsj_parse(texts[i], strlen(texts[i]), NULL);
+        CHECK(v && compact_agrees(v), "print_compact: parsed text printed as dsr__print prints it",
+              "same", texts[i]);
+        cJSON_Delete(v);
+    }
+    /* A record as report.c builds one: constant keys, borrowed strings, numbers made in C
+     * (an integer, a duration), a reply's packed data (a raw node: printed by dsj_print). */
+    const char *why = NULL;
+    const char *reply = "{\"id\":3,\"ok\":true,\"result\":{\"data\":[1,2,3],\"dtype\":\"int64\"}}";
+    cJSON *doc = dsr__parse_reply(reply, strlen(reply), &why);
+    cJSON *rec = cJSON_CreateObject();
+    cJSON_AddItemToObjectCS(rec, "id", cJSON_CreateStringReference("bench.c0"));
+    cJSON_AddItemToObjectCS(rec, "step", cJSON_CreateNumber(3));
+    cJSON_AddItemToObjectCS(rec, "duration", cJSON_CreateNumber(1.5973993868101388e-05));
+    cJSON_AddItemToObjectCS(rec, "nan", cJSON_CreateNumber(0.0 / 0.0));
+    cJSON_AddItemToObjectCS(rec, "observed",
+                            cJSON_CreateObjectReference(cJSON_GetObjectItem(doc, "result")->child));
+    CHECK(compact_agrees(rec), "print_compact: a record with a packed array", "same", "differs");
+    cJSON_Delete(rec);
+    cJSON_Delete(doc);
+    /* Random documents, read as replies are (packed data included). */
+    unsigned seed = 7;
+    for (int k = 0; k < 5000; k++) {
+        dsr_buf b = {0};
+        dsr__buf_puts(&b, "{\"id\":1,\"result\":");
+        random_value(&b, &seed, 1);
+        dsr__buf_puts(&b, "}");
+        cJSON *v = dsr__parse_reply(b.data, b.len, &why);
+        if (v) CHECK(compact_agrees(v), "print_compact: a random reply", "same", b.data);
+        cJSON_Delete(v);
+        dsr__buf_free(&b);
+    }
+}
+
 DT_MAIN(DT_ENTRY(judge), DT_ENTRY(judge_packed), DT_ENTRY(matchers), DT_ENTRY(close),
         DT_ENTRY(exact_integers), DT_ENTRY(locations), DT_ENTRY(expectations), DT_ENTRY(text),
-        DT_ENTRY(reindent))
+        DT_ENTRY(reindent), DT_ENTRY(small_replies), DT_ENTRY(print_compact))
