@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
 #include "dtest.h"
+#include "small_reply_check.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -684,50 +685,6 @@ DT_TEST(reindent)
 }
 
 /* ---- small replies ---------------------------------------------------------------------- */
-
-/* Whether two trees are the same nodes: types (flags included), numbers to the bit, strings,
- * keys, order, and the links cJSON keeps (a first child's prev is the last child). */
-static bool same_tree(const cJSON *a, const cJSON *b)
-{
-    if (a->type != b->type || a->valueint != b->valueint ||
-        memcmp(&a->valuedouble, &b->valuedouble, sizeof a->valuedouble) != 0)
-        return false;
-    if ((a->valuestring == NULL) != (b->valuestring == NULL) ||
-        (a->valuestring && strcmp(a->valuestring, b->valuestring)))
-        return false;
-    if ((a->string == NULL) != (b->string == NULL) || (a->string && strcmp(a->string, b->string)))
-        return false;
-    const cJSON *x = a->child, *y = b->child;
-    if ((x == NULL) != (y == NULL)) return false;
-    if (x && ((x->prev == NULL) != (y->prev == NULL))) return false;
-    for (; x && y; x = x->next, y = y->next) {
-        if (!same_tree(x, y)) return false;
-        if (x->next && x->next->prev != x) return false;
-        if (x->next == NULL && a->child->prev != x) return false;
-    }
-    return x == NULL && y == NULL;
-}
-
-/* The small reader on TEXT: 1 when it read it as dsr__parse_reply does, 0 when it declined,
- * -1 when it read something dsr__parse_reply refuses or reads otherwise. */
-static int small_agrees(const char *text, size_t len)
-{
-    char *line = malloc(len + 1);
-    memcpy(line, text, len);
-    line[len] = '\0';
-    cJSON *fast = dsr__read_small_reply(line, len);
-    const char *why = NULL;
-    cJSON *full = fast ? dsr__parse_reply(line, len, &why) : NULL;
-    int r = fast == NULL ? 0
-            : full && dsr__utf8_invalid_at(line, len) < 0 && !dsr__duplicate_key(full) &&
-                    same_tree(fast, full)
-                ? 1
-                : -1;
-    cJSON_Delete(fast);
-    cJSON_Delete(full);
-    free(line);
-    return r;
-}
 
 /* Appends a random JSON value of the subset the small reader knows (and, at times, a little
  * beyond it) to B. */
