@@ -9,9 +9,11 @@ and, unless this interpreter runs with -I or -P (safe_path: no script's folder o
 the script's folder first on sys.path instead of this file's; what it writes to stdout and
 stderr is caught. Its outcome
 is one JSON line on stdout, written as soon as it ends (so a hang names the script that
-hung): {"script": SCRIPT, "status": S, "stderr": TEXT}, S the exit status `python SCRIPT`
-gives (0; a SystemExit's code; 1 after an uncaught exception) and TEXT its stderr with the
-traceback the interpreter prints, from the script's own frames down.
+hung): {"script": SCRIPT, "status": S, "stderr": TEXT, "exited": E}, S the exit status
+`python SCRIPT` gives (0; a SystemExit's code; 1 after an uncaught exception), TEXT its
+stderr with the traceback the interpreter prints, from the script's own frames down, and E
+whether it ended through SystemExit (sys.exit) rather than at its end or by an exception,
+which its exit status alone does not tell.
 
 --env sets the environment variables of the object JSON before anything is imported (a named
 adapter's, adapters.json). --library NAME undoes between scripts what a script of that library
@@ -76,12 +78,13 @@ def run(script: str) -> dict[str, Any]:
     sys.argv = [script]
     if not sys.flags.safe_path:
         sys.path[0] = os.path.dirname(script)
-    status = 0
+    status, exited = 0, False
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             try:
                 runpy.run_path(script, run_name="__main__")
             except SystemExit as e:
+                exited = True
                 if e.code is None or isinstance(e.code, int):
                     status = e.code or 0
                 else:  # the interpreter prints any other code and exits 1
@@ -92,7 +95,7 @@ def run(script: str) -> dict[str, Any]:
                 status = 1
     finally:
         sys.argv, sys.path[0] = argv, path0
-    return {"script": script, "status": status, "stderr": err.getvalue()}
+    return {"script": script, "status": status, "stderr": err.getvalue(), "exited": exited}
 
 
 def main() -> int:

@@ -62,9 +62,11 @@ def failing(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
 
 
 class Ran(NamedTuple):
-    """How a script ended: the exit status and the stderr of `python SCRIPT`."""
+    """How a script ended: the exit status and the stderr of `python SCRIPT`, and whether it
+    ended through sys.exit, which only run_together tells (run_alone says False)."""
     status: int
     stderr: str
+    exited: bool = False
 
 
 def run_alone(python: str, path: str, env: dict[str, str] | None = None) -> Ran:
@@ -100,7 +102,7 @@ def run_together(python: str, paths: list[str], library: str | None = None,
     for line in stdout.splitlines():  # the outcomes, among whatever the library printed
         if line.startswith('{"script": '):
             o = json.loads(line)
-            ran[o["script"]] = Ran(o["status"], o["stderr"])
+            ran[o["script"]] = Ran(o["status"], o["stderr"], o["exited"])
     left = [path for path in paths if os.path.abspath(path) not in ran]
     assert not left, "%s: the interpreter running it stopped (%s)" % (left[0], why)
     return {path: ran[os.path.abspath(path)] for path in paths}
@@ -135,15 +137,17 @@ def check_fails_as_reported(path: str, record: dict[str, Any], ran: Ran) -> None
 
 
 def check_passes(path: str, ran: Ran) -> str | None:
-    """What is wrong with the script PATH of a passing case, which ended as RAN says: it must
-    pass, or, where it says it is not a full reproducer, stop with NotImplementedError."""
+    """What is wrong with the script PATH of a passing case, which ended as RAN (of
+    run_together) says: it must pass; where it says it is not a full reproducer, it must stop
+    with NotImplementedError at the step with no plain form, or exit passing (sys.exit) at a
+    step before it that decided the case, but not run to its end."""
     with open(path, encoding="utf-8") as f:
         partial = "NOT A FULL REPRODUCER" in f.read()
     last = (error_lines(ran.stderr) or ["exit %d" % ran.status])[-1]
-    if partial:
-        return None if ran.status != 0 and last.startswith("NotImplementedError") else (
-            "passed, but says it is not a full reproducer" if ran.status == 0 else last)
-    return None if ran.status == 0 else last
+    if ran.status == 0:
+        return "passed, but says it is not a full reproducer" if partial and not ran.exited \
+            else None
+    return None if partial and last.startswith("NotImplementedError") else last
 
 
 def check_reproduce(python: str, scripts: dict[str, dict[str, Any]], library: str | None = None,
@@ -310,7 +314,12 @@ TOY = {
     "exit-code": "import sys\nsys.exit(3)\n",
     "exit-text": "import sys\nsys.exit('stopped: t.exit-text')\n",
     "argv": "import sys\nprint(sys.argv, sys.path[:2], file=sys.stderr)\n",
-    "partial": "raise NotImplementedError('not reproducible outside devspec: t.partial')\n",
+    # Scripts that say they are not full reproducers: one stops at the step with no plain
+    # form, one exits passing at a step before it, one runs to its end (which none may).
+    "partial": "'NOT A FULL REPRODUCER'\nraise NotImplementedError('not reproducible "
+               "outside devspec: t.partial')\n",
+    "partial-decided": "'NOT A FULL REPRODUCER'\nimport sys\nsys.exit(0)\n",
+    "partial-ran": "'NOT A FULL REPRODUCER'\nprint('t.partial-ran: passes')\n",
 }
 
 
@@ -327,16 +336,22 @@ def test_scripts_run_together_end_as_each_alone() -> None:
                 f.write(text)
         # Under -I, and without it (the zoo's way: its folder through PYTHONPATH).
         env = {"PYTHONPATH": HERE}
-        assert run_together(python, paths, env=env) == {
-            path: run_alone(python, path, env=env) for path in paths}
+        assert {p: r[:2] for p, r in run_together(python, paths, env=env).items()} == {
+            path: run_alone(python, path, env=env)[:2] for path in paths}
         together = run_together(python, paths)
-        assert together == {path: run_alone(python, path) for path in paths}
+        assert {p: r[:2] for p, r in together.items()} == {
+            path: run_alone(python, path)[:2] for path in paths}
         ran = dict(zip(TOY, together.values(), strict=True))
         assert ran["passes"].status == 0 and ran["fresh"].status == 1
-        assert ran["exit-code"] == Ran(3, "") and ran["exit-text"].status == 1
+        assert ran["exit-code"] == Ran(3, "", True) and ran["exit-text"].status == 1
+        assert not ran["passes"].exited and not ran["fails"].exited
         assert check_passes(paths[0], ran["passes"]) is None
         assert check_passes(paths[1], ran["fails"]) == "AssertionError: t.fails: step 2 " \
             "(array.read): got 1"
+        partial = {name: check_passes(path, ran[name]) for name, path in zip(
+            TOY, paths, strict=True) if name.startswith("partial")}
+        assert partial == {"partial": None, "partial-decided": None,
+                           "partial-ran": "passed, but says it is not a full reproducer"}
         known = statements()
         record = {"id": "t.fails", "step": 2, "op": "array.read", "spec": ["DEV-DS-1"],
                   "reason": "got 1"}
