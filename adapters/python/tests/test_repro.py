@@ -7,7 +7,12 @@ Known failures of array-api-strict and NumPy (conformance/expectations), the lac
 functions of the zoo's `missing` namespace, and cases with deliberately wrong expectations
 (conformance/tests/repro/wrong.json), whose right case passes. The scripts of every passing
 case of array-api-strict and NumPy pass: the translation cannot drift from the adapter's.
-Needs the runner (as test_suite.py); without it these tests skip, saying so."""
+Needs the runner (as test_suite.py); without it these tests skip, saying so.
+
+A test's scripts run one after another in one interpreter (run_scripts.py: each as `python
+SCRIPT` runs it, in a fresh namespace, its outcome its own), so that it starts the library
+once and not once a script; the first of a test's failing scripts also runs alone in a plain
+interpreter, as a maintainer runs it, and must fail the same way there."""
 
 from __future__ import annotations
 
@@ -16,7 +21,7 @@ import os
 import re
 import subprocess
 import tempfile
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from adapter_client import HERE, LIBRARIES, TOP, importable, interpreter
@@ -25,6 +30,7 @@ from test_suite import runner
 from devspec_py import ops_table, repro, repro_named
 
 WRONG = os.path.join(TOP, "conformance", "tests", "repro", "wrong.json")
+RUN_SCRIPTS = os.path.join(HERE, "run_scripts.py")
 
 
 def statements() -> dict[str, str]:
@@ -55,24 +61,71 @@ def failing(report: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {c["id"]: c for c in report["cases"] if c["observed_status"] in repro.REPRO_STATUSES}
 
 
-def check_fails_as_reported(python: str, path: str, record: dict[str, Any],
-                            env: dict[str, str] | None = None) -> None:
-    """Runs the script PATH in a plain interpreter (-I: no PYTHONPATH, no user site, the
-    script's folder first) and checks that it fails as the report's RECORD says."""
-    flags = ["-I"] if env is None else []  # the zoo is found through PYTHONPATH
+class Ran(NamedTuple):
+    """How a script ended: the exit status and the stderr of `python SCRIPT`, and whether it
+    ended through sys.exit, which only run_together tells (run_alone says False)."""
+    status: int
+    stderr: str
+    exited: bool = False
+
+
+def run_alone(python: str, path: str, env: dict[str, str] | None = None) -> Ran:
+    """Runs the script PATH as a maintainer does, alone in a plain interpreter (-I: no
+    PYTHONPATH, no user site, not even the script's folder on sys.path; without -I under ENV,
+    where the zoo is found through PYTHONPATH)."""
+    flags = ["-I"] if env is None else []
     p = subprocess.run([python, *flags, path], capture_output=True,
                        text=True, timeout=120, cwd=os.path.dirname(path),
                        env=dict(os.environ, **env) if env else None)
+    return Ran(p.returncode, p.stderr)
+
+
+def run_together(python: str, paths: list[str], library: str | None = None,
+                 env: dict[str, str] | None = None) -> dict[str, Ran]:
+    """Runs the scripts PATHS one after another in one interpreter (run_scripts.py: each as
+    `python SCRIPT` runs it, the library's state undone between them where LIBRARY names one),
+    with -I as run_alone, or under ENV; each one's outcome. A script that ends the
+    interpreter or hangs fails the test, naming it."""
+    flags = ["-I"] if env is None else []
+    extra = ["--library", library] if library else []
+    extra += ["--env", json.dumps(LIBRARIES[library])] if library in LIBRARIES else []
+    try:
+        p = subprocess.run([python, *flags, RUN_SCRIPTS, *extra, *paths], capture_output=True,
+                           text=True, timeout=600, cwd=os.path.dirname(paths[0]),
+                           env=dict(os.environ, **env) if env else None)
+        stdout, why = p.stdout, "exit %d: %s" % (p.returncode, p.stderr[-2000:])
+    except subprocess.TimeoutExpired as e:
+        out = e.stdout or b""  # bytes, even with text=True
+        stdout = out.decode(errors="replace") if isinstance(out, bytes) else out
+        why = "ran past %s s" % e.timeout
+    ran = {}
+    for line in stdout.splitlines():  # the outcomes, among whatever the library printed
+        if line.startswith('{"script": '):
+            o = json.loads(line)
+            ran[o["script"]] = Ran(o["status"], o["stderr"], o["exited"])
+    left = [path for path in paths if os.path.abspath(path) not in ran]
+    assert not left, "%s: the interpreter running it stopped (%s)" % (left[0], why)
+    return {path: ran[os.path.abspath(path)] for path in paths}
+
+
+def error_lines(stderr: str) -> list[str]:
+    """The lines of STDERR that name an exception (the traceback's last, and any chained)."""
+    return [line for line in stderr.splitlines() if re.match(r"^\w+Error: ", line)]
+
+
+def check_fails_as_reported(path: str, record: dict[str, Any], ran: Ran) -> None:
+    """Checks that the script PATH, which ended as RAN says, fails as the report's RECORD
+    says."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    assert p.returncode != 0, "%s passed; devspec reported %s" % (path, record["reason"])
-    last = [line for line in p.stderr.splitlines() if re.match(r"^\w+Error: ", line)]
-    assert last, p.stderr[-2000:]
+    assert ran.status != 0, "%s passed; devspec reported %s" % (path, record["reason"])
+    last = error_lines(ran.stderr)
+    assert last, ran.stderr[-2000:]
     if "NOT A FULL REPRODUCER" in text:
         assert last[-1].startswith("NotImplementedError: not reproducible outside devspec"), \
-            p.stderr[-2000:]
+            ran.stderr[-2000:]
         return
-    assert last[-1].startswith("AssertionError: %s: " % record["id"]), p.stderr[-2000:]
+    assert last[-1].startswith("AssertionError: %s: " % record["id"]), ran.stderr[-2000:]
     step = re.match(r"AssertionError: [^:]+: step (\d+) \(([a-z_.]+)\)", last[-1])
     if step is not None:  # a step that raised where it should return names no step
         assert (int(step.group(1)), step.group(2)) == (record["step"], record["op"]), (
@@ -80,7 +133,44 @@ def check_fails_as_reported(python: str, path: str, record: dict[str, Any],
             % (record["id"], step.group(1), step.group(2), record["step"], record["op"]))
     known = statements()
     for sid in record["spec"]:
-        assert "%s: %s" % (sid, known[sid]) in p.stderr, (sid, p.stderr[-2000:])
+        assert "%s: %s" % (sid, known[sid]) in ran.stderr, (sid, ran.stderr[-2000:])
+
+
+def check_passes(path: str, ran: Ran) -> str | None:
+    """What is wrong with the script PATH of a passing case, which ended as RAN (of
+    run_together) says: it must pass; where it says it is not a full reproducer, it must stop
+    with NotImplementedError at the step with no plain form, or exit passing (sys.exit) at a
+    step before it that decided the case, but not run to its end."""
+    with open(path, encoding="utf-8") as f:
+        partial = "NOT A FULL REPRODUCER" in f.read()
+    last = (error_lines(ran.stderr) or ["exit %d" % ran.status])[-1]
+    if ran.status == 0:
+        return "passed, but says it is not a full reproducer" if partial and not ran.exited \
+            else None
+    return None if partial and last.startswith("NotImplementedError") else last
+
+
+def check_reproduce(python: str, scripts: dict[str, dict[str, Any]], library: str | None = None,
+                    env: dict[str, str] | None = None) -> None:
+    """Checks that each of SCRIPTS ({path: its case's record in the report}) fails as its
+    record says. They run in one interpreter (run_together); the first also alone, as a
+    maintainer runs it (run_alone), where it must fail the same way."""
+    ran = run_together(python, list(scripts), library, env)
+    for path, record in scripts.items():
+        check_fails_as_reported(path, record, ran[path])
+    first = next(iter(scripts))
+    alone = run_alone(python, first, env)
+    check_fails_as_reported(first, scripts[first], alone)
+    assert error_lines(alone.stderr)[-1] == error_lines(ran[first].stderr)[-1], (
+        first, alone.stderr[-2000:], ran[first].stderr[-2000:])
+
+
+def check_pass(python: str, scripts: list[str], library: str | None = None) -> None:
+    """Checks that each of SCRIPTS, of passing cases, passes (or stops where it says it
+    must), all run in one interpreter (run_together)."""
+    ran = run_together(python, scripts, library)
+    bad = {path: why for path in scripts if (why := check_passes(path, ran[path])) is not None}
+    assert bad == {}, json.dumps(bad, indent=1)[:4000]
 
 
 # The libraries and the cases run (JAX, whose every case compiles, on a part of the suite:
@@ -102,6 +192,7 @@ def test_known_failures_reproduce(library: str) -> None:
         written = sorted(os.listdir(out))
         assert written == sorted(repro.file_name(c) for c in cases), written
         partial = 0
+        scripts = {}
         for cid, record in cases.items():
             assert record["reproducer"]["file"].endswith("/" + repro.file_name(cid))
             path = os.path.join(out, repro.file_name(cid))
@@ -111,32 +202,9 @@ def test_known_failures_reproduce(library: str) -> None:
                 partial += 1
                 # Only the exchange with refarray needs devspec: the peer is devspec's.
                 assert "array.exchange" in text.split('"""')[1], text[:1500]
-            check_fails_as_reported(interpreter(library), path, record)
+            scripts[path] = record
+        check_reproduce(interpreter(library), scripts)
         assert partial < len(cases), "every reproducer is partial"
-
-
-RUN_ALL = r"""
-import contextlib, io, json, runpy, sys
-bad = {}
-for path in sys.argv[1:]:
-    with open(path, encoding="utf-8") as f:
-        partial = "NOT A FULL REPRODUCER" in f.read()
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            runpy.run_path(path, run_name="__main__")
-    except SystemExit as e:
-        if e.code not in (0, None):
-            bad[path] = "exit %r" % e.code
-    except NotImplementedError as e:
-        if not partial:
-            bad[path] = "NotImplementedError: %s" % e
-    except BaseException as e:
-        bad[path] = "%s: %s" % (type(e).__name__, str(e)[:500])
-    else:
-        if partial:
-            bad[path] = "passed, but says it is not a full reproducer"
-print(json.dumps(bad))
-"""
 
 
 @pytest.mark.parametrize("library", list(SUITES))
@@ -159,10 +227,7 @@ def test_reproducers_of_passing_cases_pass(library: str) -> None:
         scripts = sorted(os.path.join(out, n) for n in os.listdir(out))
         passing = [c for c in report["cases"] if c["observed_status"] == "pass"]
         assert len(scripts) == len(passing) > 30, (len(scripts), len(passing))
-        proc = subprocess.run([interpreter(library), "-I", "-c", RUN_ALL, *scripts],
-                              capture_output=True, text=True, timeout=600, cwd=out)
-        bad = json.loads(proc.stdout.splitlines()[-1]) if proc.stdout else proc.stderr
-        assert bad == {}, json.dumps(bad, indent=1)[:4000]
+        check_pass(interpreter(library), scripts)
 
 
 def test_lacking_functions_reproduce() -> None:
@@ -180,11 +245,12 @@ def test_lacking_functions_reproduce() -> None:
                                           "--expectations", "/dev/null"], env=zoo)
         lacks = {cid: r for cid, r in failing(report).items() if r["observed_status"] == "lacks"}
         assert len(lacks) > 20, len(lacks)
-        for cid in sorted(lacks)[::10]:  # a sample: each script starts an interpreter
-            path = os.path.join(out, repro.file_name(cid))
+        scripts = {os.path.join(out, repro.file_name(cid)): lacks[cid]
+                   for cid in sorted(lacks)[::10]}  # a sample
+        for path in scripts:
             with open(path, encoding="utf-8") as f:
                 assert "import zoo.missing as xp" in f.read()
-            check_fails_as_reported(python, path, lacks[cid], env=zoo)
+        check_reproduce(python, scripts, env=zoo)
 
 
 def test_a_namespace_without_inspection_reproduces() -> None:
@@ -205,11 +271,10 @@ def test_a_namespace_without_inspection_reproduces() -> None:
         assert len(lacks) >= 2, sorted(failing(report))
         for cid in sorted(lacks)[:2]:
             path = os.path.join(out, repro.file_name(cid))
-            check_fails_as_reported(python, path, lacks[cid], env=zoo)
-            p = subprocess.run([python, path], capture_output=True, text=True, timeout=120,
-                               cwd=os.path.dirname(path), env=dict(os.environ, **zoo))
-            assert "could not bind" not in p.stderr and "__array_namespace_info__" not in \
-                p.stderr, p.stderr[-2000:]
+            ran = run_alone(python, path, env=zoo)
+            check_fails_as_reported(path, lacks[cid], ran)
+            assert "could not bind" not in ran.stderr and "__array_namespace_info__" not in \
+                ran.stderr, ran.stderr[-2000:]
 
 
 def test_fixed_library_passes() -> None:
@@ -225,7 +290,8 @@ def test_fixed_library_passes() -> None:
         cases = failing(report)
         assert sorted(cases) == ["repro.wrong-dtype", "repro.wrong-raises"], sorted(cases)
         for cid, record in cases.items():
-            check_fails_as_reported(python, os.path.join(out, repro.file_name(cid)), record)
+            path = os.path.join(out, repro.file_name(cid))
+            check_fails_as_reported(path, record, run_alone(python, path))
         passing = os.path.join(tmp, "passing")
         subprocess.run([python, "-m", "devspec_py.repro", "--report",
                         os.path.join(tmp, "run.json"), "--out", passing, "--status", "pass",
@@ -234,6 +300,75 @@ def test_fixed_library_passes() -> None:
         p = subprocess.run([python, "-I", os.path.join(passing, "repro.right-device.py")],
                            capture_output=True, text=True, timeout=120)
         assert p.returncode == 0 and "repro.right-device: passes" in p.stdout, p.stderr[-2000:]
+
+
+# Scripts that end each way a reproducer can, for the batch runner: named as a report's case.
+TOY = {
+    "passes": "print('t.passes: passes')\n",
+    "fails": ("import sys\nSEEN = 1\nprint('to stderr first', file=sys.stderr)\n"
+              "def main():\n    raise AssertionError('t.fails: step 2 (array.read): got 1\\n"
+              "DEV-DS-1: text')\nmain()\n"),
+    "chained": ("try:\n    {}['k']\nexcept KeyError as e:\n"
+                "    raise ValueError('t.chained: while reading') from e\n"),
+    "fresh": "print(SEEN)\n",  # a name an earlier script set is not there
+    "exit-code": "import sys\nsys.exit(3)\n",
+    "exit-text": "import sys\nsys.exit('stopped: t.exit-text')\n",
+    "argv": "import sys\nprint(sys.argv, sys.path[:2], file=sys.stderr)\n",
+    # Scripts that say they are not full reproducers: one stops at the step with no plain
+    # form, one exits passing at a step before it, one runs to its end (which none may).
+    "partial": "'NOT A FULL REPRODUCER'\nraise NotImplementedError('not reproducible "
+               "outside devspec: t.partial')\n",
+    "partial-decided": "'NOT A FULL REPRODUCER'\nimport sys\nsys.exit(0)\n",
+    "partial-ran": "'NOT A FULL REPRODUCER'\nprint('t.partial-ran: passes')\n",
+}
+
+
+def test_scripts_run_together_end_as_each_alone() -> None:
+    """run_together gives each script the exit status and stderr, traceback included, that
+    `python -I SCRIPT` gives it alone: whatever the script did, in whatever order; and the
+    checks reject a script that does not fail as reported, wherever it runs."""
+    python = interpreter("numpy")
+    with tempfile.TemporaryDirectory() as tmp:
+        paths = []
+        for name, text in TOY.items():
+            paths.append(os.path.join(tmp, "t.%s.py" % name))
+            with open(paths[-1], "w", encoding="utf-8") as f:
+                f.write(text)
+        # Under -I, and without it (the zoo's way: its folder through PYTHONPATH).
+        env = {"PYTHONPATH": HERE}
+        assert {p: r[:2] for p, r in run_together(python, paths, env=env).items()} == {
+            path: run_alone(python, path, env=env)[:2] for path in paths}
+        together = run_together(python, paths)
+        assert {p: r[:2] for p, r in together.items()} == {
+            path: run_alone(python, path)[:2] for path in paths}
+        ran = dict(zip(TOY, together.values(), strict=True))
+        assert ran["passes"].status == 0 and ran["fresh"].status == 1
+        assert ran["exit-code"] == Ran(3, "", True) and ran["exit-text"].status == 1
+        assert not ran["passes"].exited and not ran["fails"].exited
+        assert check_passes(paths[0], ran["passes"]) is None
+        assert check_passes(paths[1], ran["fails"]) == "AssertionError: t.fails: step 2 " \
+            "(array.read): got 1"
+        partial = {name: check_passes(path, ran[name]) for name, path in zip(
+            TOY, paths, strict=True) if name.startswith("partial")}
+        assert partial == {"partial": None, "partial-decided": None,
+                           "partial-ran": "passed, but says it is not a full reproducer"}
+        known = statements()
+        record = {"id": "t.fails", "step": 2, "op": "array.read", "spec": ["DEV-DS-1"],
+                  "reason": "got 1"}
+        fails = paths[1]
+        with open(fails, "w", encoding="utf-8") as f:
+            f.write(TOY["fails"].replace("DEV-DS-1: text", "DEV-DS-1: " + known["DEV-DS-1"]
+                                         .replace("\\", "\\\\").replace("'", "\\'")))
+        check_fails_as_reported(fails, record, run_together(python, [fails])[fails])
+        wrong: list[tuple[str, dict[str, Any]]] = [
+            (paths[0], dict(record, id="t.passes")),  # passes: does not reproduce
+            (fails, dict(record, step=3)),  # fails at another step
+            (fails, dict(record, spec=["DEV-DS-1", "DEV-DS-2"])),  # leaves a statement out
+            (paths[2], dict(record, id="t.chained")),  # fails, but not as an AssertionError
+        ]
+        for path, rec in wrong:
+            with pytest.raises(AssertionError):
+                check_fails_as_reported(path, rec, run_together(python, [path])[path])
 
 
 def test_every_op_has_a_translation_or_a_reason() -> None:
@@ -280,7 +415,7 @@ def test_a_namespace_reached_through_its_arrays() -> None:
         path = os.path.join(out, repro.file_name(cid))
         with open(path, encoding="utf-8") as f:
             assert "xp = zoo.arrays_only.asarray([0, 1]).__array_namespace__()" in f.read()
-        check_fails_as_reported(python, path, cases[cid], env=zoo)
+        check_fails_as_reported(path, cases[cid], run_alone(python, path, env=zoo))
 
 
 # The zero-code runs (python:SPEC, no expectations; scripts/zero-code.py runs them from PyPI)
@@ -328,52 +463,14 @@ def test_zero_code_failures_reproduce(spec: str, library: str, env: dict[str, st
                                           *cases], env=env)
         failures = failing(report)
         assert failures, "python:%s: no failure to reproduce" % spec
-        for cid, record in failures.items():
-            check_fails_as_reported(interpreter(library), os.path.join(out, repro.file_name(cid)),
-                                    record, env=environ if env else None)
+        check_reproduce(interpreter(library), {os.path.join(out, repro.file_name(cid)): record
+                                               for cid, record in failures.items()},
+                        env=environ if env else None)
 
 
 # -- the named adapters without a namespace: torch, tinygrad, Ivy (repro_named.py) -------------
 
 NAMED = {"torch": "torch", "tinygrad": "tinygrad", "ivy": "ivy"}
-
-# What the adapter's reset does between cases, done between scripts run in one interpreter
-# (a script that sets the default device leaves it set, as a case would without the reset).
-RESET = {
-    "torch": "",
-    "tinygrad": "import tinygrad.helpers as _h; _h.DEV.value = _INITIAL_DEV",
-    "ivy": ("import ivy as _ivy\nwhile _ivy.default_device_stack: _ivy.unset_default_device()"
-            "\nwhile _ivy.soft_device_mode_stack: _ivy.unset_soft_device_mode()"),
-}
-
-RUN_ALL_RESET = r"""
-import contextlib, io, json, os, runpy, sys
-os.environ.update(json.loads(sys.argv[1]))
-if "tinygrad" in sys.argv[2]:
-    import tinygrad.helpers
-    _INITIAL_DEV = tinygrad.helpers.DEV.value
-bad = {}
-for path in sys.argv[3:]:
-    with open(path, encoding="utf-8") as f:
-        partial = "NOT A FULL REPRODUCER" in f.read()
-    try:
-        with contextlib.redirect_stdout(io.StringIO()):
-            runpy.run_path(path, run_name="__main__")
-    except SystemExit as e:
-        if e.code not in (0, None):
-            bad[path] = "exit %r" % e.code
-    except NotImplementedError as e:
-        if not partial:
-            bad[path] = "NotImplementedError: %s" % e
-    except BaseException as e:
-        bad[path] = "%s: %s" % (type(e).__name__, str(e)[:500])
-    else:
-        if partial:
-            bad[path] = "passed, but says it is not a full reproducer"
-    exec(sys.argv[2])
-print(json.dumps(bad))
-"""
-
 
 def published(library: str) -> tuple[str, dict[str, Any]]:
     """reports/LIBRARY.json, the published run of the named adapter; skips, saying why, where
@@ -441,12 +538,13 @@ def test_named_failures_reproduce(library: str) -> None:
                               env=dict(os.environ, DEVSPEC_SOURCE=TOP, DEVSPEC_BUILD=build),
                               cwd=TOP, timeout=600)
         assert proc.returncode == 0, proc.stderr[-2000:]
-        for cid, record in chosen.items():
-            script = os.path.join(out, repro.file_name(cid))
+        scripts = {os.path.join(out, repro.file_name(cid)): record
+                   for cid, record in chosen.items()}
+        for script in scripts:
             with open(script, encoding="utf-8") as f:
                 text = f.read()
             assert "has no array API namespace" in text or "as devspec's named adapter" in text
-            check_fails_as_reported(interpreter(library), script, record)
+        check_reproduce(interpreter(library), scripts, library)
 
 
 @pytest.mark.parametrize("library", list(NAMED))
@@ -466,8 +564,4 @@ def test_named_reproducers_of_passing_cases_pass(library: str) -> None:
         assert proc.returncode == 0, proc.stderr[-2000:]
         scripts = sorted(os.path.join(out, n) for n in os.listdir(out))[::3]
         assert len(scripts) > 100, len(scripts)
-        proc = subprocess.run([interpreter(library), "-I", "-c", RUN_ALL_RESET,
-                               json.dumps(LIBRARIES[library]), RESET[library], *scripts],
-                              capture_output=True, text=True, timeout=600, cwd=out)
-        bad = json.loads(proc.stdout.splitlines()[-1]) if proc.stdout else proc.stderr
-        assert bad == {}, json.dumps(bad, indent=1)[:4000]
+        check_pass(interpreter(library), scripts, library)
