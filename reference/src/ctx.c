@@ -66,6 +66,7 @@ void ra__free(ra_ctx *ctx, void *ptr)
 static __attribute__((noinline)) ra__thread *thread_lookup(ra_ctx *ctx, bool create)
 {
     uint64_t id = thread_id();
+    ra__listing_barrier_init();
     pthread_mutex_lock(&ctx->lock);
     ra__thread *t = ctx->threads;
     while (t && t->thread_id != id)
@@ -130,18 +131,6 @@ void ra__ctx_keep_message(const ra_ctx *ctx, const char *what)
     const char *msg = ra_ctx_message(ctx);
     if (msg != tls_free_message)
         snprintf(tls_free_message, sizeof tls_free_message, "%s: %.480s", what, msg);
-}
-
-void ra__used_add(ra__thread *t, ra__dev *dev, int64_t delta)
-{
-    if (t && dev->index < RA__THREAD_DEVS) {
-        /* Only this thread writes its count: a load and a store, no locked instruction. */
-        _Atomic int64_t *own = &t->used[dev->index];
-        atomic_store_explicit(own, atomic_load_explicit(own, memory_order_relaxed) + delta,
-                              memory_order_relaxed);
-    } else {
-        atomic_fetch_add(&dev->used_bytes, delta);
-    }
 }
 
 uint64_t ra__used_get(ra_ctx *ctx, const ra__dev *dev)

@@ -81,6 +81,9 @@ struct ra_ctx {
     /* Written under live_lock only; read without it by ra__live_add, which revives the
      * calling thread's spare in place when it is still the last. */
     _Atomic(struct ra_array *) live_tail;
+    /* Set, under live_lock, while ra__live_collect takes references: a release that finds it
+     * set takes the locked decrement (live.c, ra__release_sole). */
+    _Atomic bool listing;
 };
 
 struct ra_array {
@@ -92,6 +95,10 @@ struct ra_array {
     struct ra_array *live_prev, *live_next; /* the context's list of live arrays */
     _Atomic(struct ra__dev *) listed_on;    /* arrays_on_device's device; NULL: never listed */
     bool linked;                            /* in the list */
+    /* Set by the thread that releases the array's only reference without a locked
+     * instruction, before it looks for a listing; cleared when the header is made a new
+     * array. A listing takes no reference from a header where it is set (live.c). */
+    _Atomic bool releasing;
     bool inline_room; /* the block has INLINE_MAX bytes of data after the header (array.c) */
     /* From here the members are the array's own, all set by array.c when it makes one. */
     ra_ctx *ctx;
@@ -128,7 +135,17 @@ int ra__opts_load(ra_ctx *ctx, const ra_opts *in, const char *what, ra_opts *out
 ra__thread *ra__thread_get(ra_ctx *ctx); /* NULL when it cannot be allocated */
 /* Adds delta bytes to dev's used bytes: to the calling thread's own count where t (its state,
  * may be NULL) has one for dev, else to the device's atomic. */
-void ra__used_add(ra__thread *t, ra__dev *dev, int64_t delta);
+static inline void ra__used_add(ra__thread *t, ra__dev *dev, int64_t delta)
+{
+    if (t && dev->index < RA__THREAD_DEVS) {
+        /* Only this thread writes its count: a load and a store, no locked instruction. */
+        _Atomic int64_t *own = &t->used[dev->index];
+        atomic_store_explicit(own, atomic_load_explicit(own, memory_order_relaxed) + delta,
+                              memory_order_relaxed);
+    } else {
+        atomic_fetch_add(&dev->used_bytes, delta);
+    }
+}
 /* dev's used bytes: the device's count plus every thread's, under the context's lock; never
  * below zero (while other threads make and release arrays the sum is a moment's figure). */
 uint64_t ra__used_get(ra_ctx *ctx, const ra__dev *dev);
@@ -222,6 +239,9 @@ int ra__array_new_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_
 /* The same with like's shape (already checked) and the data unspecified. */
 int ra__array_new_like_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const ra_array *like,
                               ra_array **out);
+/* The same for a caller that has the calling thread's state t already (may be NULL). */
+int ra__array_new_like_uninit_on(ra_ctx *ctx, ra__thread *t, ra__dev *dev, ra_dtype dtype,
+                                 const ra_array *like, ra_array **out);
 /* The last step of a function that made x: on RA_OK x goes to *out and RA_OK is returned,
  * otherwise x is released and status returned. */
 int ra__array_hand_out(int status, ra_array *x, ra_array **out);
@@ -309,6 +329,28 @@ void ra__live_add(ra_ctx *ctx, ra_array *x);
  * becomes t's spare (t may be NULL), and the spare it replaces, or x when t is NULL, leaves
  * the list and is freed. */
 void ra__live_retire(ra_ctx *ctx, ra__thread *t, ra_array *x);
+/* Whether the process has the listing's barrier (live.c), and setting it up (once; every
+ * thread state's creation and every listing call it first). */
+extern _Atomic bool ra__listing_barrier;
+void ra__listing_barrier_init(void);
+/* Releases x's count when the caller holds its only reference, without a locked instruction
+ * (live.c's comment): true when the count went from 1 to 0 so, false when the caller must
+ * take the locked decrement (other references, no listing barrier in this process, or a
+ * listing running). */
+static inline bool ra__release_sole(ra_array *x)
+{
+    if (!atomic_load_explicit(&ra__listing_barrier, memory_order_relaxed) ||
+        atomic_load_explicit(&x->refs, memory_order_acquire) != 1)
+        return false;
+    atomic_store_explicit(&x->releasing, true, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst); /* the listing's barrier is the other half */
+    if (atomic_load_explicit(&x->ctx->listing, memory_order_relaxed)) {
+        atomic_store_explicit(&x->releasing, false, memory_order_relaxed);
+        return false;
+    }
+    atomic_store_explicit(&x->refs, 0, memory_order_relaxed);
+    return true;
+}
 /* Writes up to cap of the arrays alive on d to out as new references and the number alive to
  * *count (ra_util_arrays_on_device's rules). */
 int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, size_t *count);
