@@ -113,9 +113,11 @@ static void header_init(ra_array *x, ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, 
 
 /* A new array on dev of a checked shape with size elements; its data zero-initialised when
  * zeroed, else unspecified (the caller writes it whole before anything reads it). t is the
- * calling thread's state (may be NULL). */
-static int array_make(ra_ctx *ctx, ra__thread *t, ra__dev *dev, ra_dtype dtype,
-                      const int64_t *shape, size_t ndim, int64_t size, bool zeroed, ra_array **out)
+ * calling thread's state (may be NULL). Inlined into its two callers: the result of a small
+ * operation is mostly this. */
+static inline __attribute__((always_inline)) int
+array_make(ra_ctx *ctx, ra__thread *t, ra__dev *dev, ra_dtype dtype, const int64_t *shape,
+           size_t ndim, int64_t size, bool zeroed, ra_array **out)
 {
     int status;
     size_t esize = ra_dtype_size(dtype);

@@ -132,7 +132,18 @@ int ra__size_check(ra_ctx *ctx, const void *s, size_t size, size_t first, size_t
 int ra__opts_load(ra_ctx *ctx, const ra_opts *in, const char *what, ra_opts *out);
 
 /* ---- context (ctx.c) ---- */
-ra__thread *ra__thread_get(ra_ctx *ctx); /* NULL when it cannot be allocated */
+/* The calling thread's state in ctx, made on first need; NULL when it cannot be allocated.
+ * Inline: the one-entry cache of the context used last answers (two thread-local loads),
+ * else ra__thread_lookup, which also finds states without making one (create false). */
+extern _Thread_local uint64_t ra__tls_cache_serial;
+extern _Thread_local ra__thread *ra__tls_cache_state;
+ra__thread *ra__thread_lookup(ra_ctx *ctx, bool create);
+static inline ra__thread *ra__thread_get(ra_ctx *ctx)
+{
+    ra__thread *t = ra__tls_cache_state;
+    if (ra__tls_cache_serial == ctx->serial && t) return t;
+    return ra__thread_lookup(ctx, true);
+}
 /* Adds delta bytes to dev's used bytes: to the calling thread's own count where t (its state,
  * may be NULL) has one for dev, else to the device's atomic. */
 static inline void ra__used_add(ra__thread *t, ra__dev *dev, int64_t delta)
@@ -319,16 +330,56 @@ void ra__array_unshare(ra_array *x);
 /* ---- live arrays (live.c) ---- */
 /* A header for a new array made by the calling thread (t its state, may be NULL), with room
  * for array.c's inline data after it when room: t's spare when it fits, else a new block of
- * block bytes through the allocation hook. NULL when none can be allocated. The header's own
- * members (from ctx on) are the caller's to set; it is not listed until ra__live_add. */
-ra_array *ra__live_header(ra_ctx *ctx, ra__thread *t, size_t block, bool room);
+ * block bytes through the allocation hook (ra__live_header_new). NULL when none can be
+ * allocated. The header's own members (from ctx on) are the caller's to set; it is not
+ * listed until ra__live_add. Inline, as are the next two: their common case is a few loads
+ * and stores of a small operation's few hundred instructions. */
+ra_array *ra__live_header_new(ra_ctx *ctx, size_t block, bool room);
+static inline ra_array *ra__live_header(ra_ctx *ctx, ra__thread *t, size_t block, bool room)
+{
+    ra_array *x = t ? t->spare : NULL;
+    if (x && (x->inline_room || !room)) {
+        t->spare = NULL;
+        return x;
+    }
+    return ra__live_header_new(ctx, block, room);
+}
 /* Puts a header from ra__live_header at the end of the list with one reference: from then
- * ra_util_arrays_on_device may list it (x->listed_on must be set). */
-void ra__live_add(ra_ctx *ctx, ra_array *x);
+ * ra_util_arrays_on_device may list it (x->listed_on must be set). A spare that is still the
+ * last header comes back to life where it is, without the lock (live.c's comment), else
+ * ra__live_append moves it under the lock. */
+void ra__live_append(ra_ctx *ctx, ra_array *x);
+static inline void ra__live_add(ra_ctx *ctx, ra_array *x)
+{
+    atomic_store_explicit(&x->releasing, false, memory_order_relaxed);
+    if (x->linked && atomic_load_explicit(&ctx->live_tail, memory_order_relaxed) == x) {
+        /* The release store publishes the members to a listing that then takes a reference
+         * (the count's compare-and-swap reads it). */
+        atomic_store_explicit(&x->refs, 1, memory_order_release);
+        return;
+    }
+    ra__live_append(ctx, x);
+}
 /* Gives back the header of an array whose last reference went (its data already freed): it
  * becomes t's spare (t may be NULL), and the spare it replaces, or x when t is NULL, leaves
- * the list and is freed. */
-void ra__live_retire(ra_ctx *ctx, ra__thread *t, ra_array *x);
+ * the list and is freed (ra__live_free). The last one is kept: it is of the kind the thread
+ * makes now (a spare without room for inline data kept instead would leave every small
+ * result to allocate). */
+void ra__live_free(ra_ctx *ctx, ra_array *x);
+static inline void ra__live_retire(ra_ctx *ctx, ra__thread *t, ra_array *x)
+{
+    if (t) {
+        ra_array *old = t->spare;
+        t->spare = x;
+        x = old;
+        if (!x) return;
+    }
+    ra__live_free(ctx, x);
+}
+/* Writes up to cap of the arrays alive on d to out as new references and the number alive to
+ * *count (ra_util_arrays_on_device's rules). */
+int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, size_t *count);
+
 /* Whether the process has the listing's barrier (live.c), and setting it up (once; every
  * thread state's creation and every listing call it first). */
 extern _Atomic bool ra__listing_barrier;
@@ -351,8 +402,5 @@ static inline bool ra__release_sole(ra_array *x)
     atomic_store_explicit(&x->refs, 0, memory_order_relaxed);
     return true;
 }
-/* Writes up to cap of the arrays alive on d to out as new references and the number alive to
- * *count (ra_util_arrays_on_device's rules). */
-int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, size_t *count);
 
 #endif /* RA_INTERNAL_H */

@@ -57,14 +57,9 @@ static void listing_barrier(void)
 #endif
 }
 
-ra_array *ra__live_header(ra_ctx *ctx, ra__thread *t, size_t block, bool room)
+ra_array *ra__live_header_new(ra_ctx *ctx, size_t block, bool room)
 {
-    ra_array *x = t ? t->spare : NULL;
-    if (x && (x->inline_room || !room)) {
-        t->spare = NULL;
-        return x;
-    }
-    x = ra__alloc(ctx, block);
+    ra_array *x = ra__alloc(ctx, block);
     if (!x) return NULL;
     atomic_init(&x->refs, 0);
     x->live_prev = x->live_next = NULL;
@@ -75,19 +70,12 @@ ra_array *ra__live_header(ra_ctx *ctx, ra__thread *t, size_t block, bool room)
     return x;
 }
 
-void ra__live_add(ra_ctx *ctx, ra_array *x)
+void ra__live_append(ra_ctx *ctx, ra_array *x)
 {
-    /* A spare that is still the last header is where the new array belongs: it comes back to
-     * life in place, without the lock. The release store publishes its members to a listing
-     * that then takes a reference (the count's compare-and-swap reads it). Only another
-     * thread's array made meanwhile can come before it in the list, and the order of arrays
-     * made at once by two threads is not defined; one made before this call (happening
-     * before it) is seen as the last, and the header moves behind it. */
-    atomic_store_explicit(&x->releasing, false, memory_order_relaxed);
-    if (x->linked && atomic_load_explicit(&ctx->live_tail, memory_order_relaxed) == x) {
-        atomic_store_explicit(&x->refs, 1, memory_order_release);
-        return;
-    }
+    /* ra__live_add revives a spare that is still the last header in place, without the lock:
+     * only another thread's array made meanwhile can come before it in the list, and the
+     * order of arrays made at once by two threads is not defined; one made before this call
+     * (happening before it) is seen as the last, and the header moves behind it, here. */
     ra__live_lock(ctx);
     if (x->linked) ra__live_unlink(ctx, x);
     ra_array *tail = atomic_load_explicit(&ctx->live_tail, memory_order_relaxed);
@@ -104,16 +92,8 @@ void ra__live_add(ra_ctx *ctx, ra_array *x)
     ra__live_unlock(ctx);
 }
 
-void ra__live_retire(ra_ctx *ctx, ra__thread *t, ra_array *x)
+void ra__live_free(ra_ctx *ctx, ra_array *x)
 {
-    if (t) {
-        /* The last one is kept: it is of the kind the thread makes now (a spare without room
-         * for inline data kept instead would leave every small result to allocate). */
-        ra_array *old = t->spare;
-        t->spare = x;
-        x = old;
-        if (!x) return;
-    }
     ra__live_lock(ctx);
     ra__live_unlink(ctx, x);
     ra__live_unlock(ctx);

@@ -498,6 +498,8 @@ static int binary_half(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, r
     return ra__array_hand_out(status, y, out);
 }
 
+static int binary_general(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out);
+
 int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
 {
     if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_binary: ctx is NULL");
@@ -514,6 +516,14 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
         ra__thread *t = ra__thread_get(ctx);
         if (!(t && t->nsoft && t->soft[t->nsoft - 1])) return binary_same(ctx, t, op, a, b, out);
     }
+    return binary_general(ctx, op, x1, x2, out);
+}
+
+/* ra_binary past its same-dtype, same-shape path: every check, promotion, broadcasting, the
+ * common device, casts. Out of line, so that the path before it saves few registers. */
+static __attribute__((noinline)) int binary_general(ra_ctx *ctx, ra_binop op, ra_operand x1,
+                                                    ra_operand x2, ra_array **out)
+{
     const char *fn = ra_binop_name(op);
     if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_binary: unknown operation %d", (int)op);
     if (!x1.array && !x2.array)
