@@ -120,11 +120,12 @@ array_make(ra_ctx *ctx, ra__thread *t, ra__dev *dev, ra_dtype dtype, const int64
            size_t ndim, int64_t size, bool zeroed, ra_array **out)
 {
     int status;
-    size_t esize = ra_dtype_size(dtype);
-    if ((uint64_t)size > SIZE_MAX / esize)
+    size_t esize = ra_dtype_size(dtype), nbytes;
+    /* The multiplication's own overflow flag rather than a division, which costs more than
+     * the rest of a small array's making. */
+    if ((uint64_t)size > SIZE_MAX || __builtin_mul_overflow((size_t)size, esize, &nbytes))
         return ra__ctx_error(ctx, RA_E_TOO_LARGE, "array: %lld elements of %zu bytes overflow",
                              (long long)size, esize);
-    size_t nbytes = (size_t)size * esize;
     if (dev->info.max_alloc && nbytes > dev->info.max_alloc) {
         char buf[RA_DEVICE_STR_MAX];
         return ra__ctx_error(ctx, RA_E_NOMEM,

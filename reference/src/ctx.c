@@ -18,8 +18,7 @@ static _Thread_local uint64_t tls_thread_id;
 /* One-entry cache: the state of the calling thread in the context used last (internal.h,
  * ra__thread_get). The serial (never reused) rather than the pointer identifies the context,
  * since a new context may be allocated at a destroyed one's address. */
-_Thread_local uint64_t ra__tls_cache_serial;
-_Thread_local ra__thread *ra__tls_cache_state;
+_Thread_local ra__thread_cache ra__tls_cache;
 /* Messages of calls without a context, or when a thread's state cannot be allocated. */
 static _Thread_local char tls_free_message[RA_MESSAGE_MAX];
 /* The context whose last message had to go to the free slot (its state could not be
@@ -81,15 +80,15 @@ ra__thread *ra__thread_lookup(ra_ctx *ctx, bool create)
     }
     pthread_mutex_unlock(&ctx->lock);
     if (t) {
-        ra__tls_cache_serial = ctx->serial;
-        ra__tls_cache_state = t;
+        ra__tls_cache.serial = ctx->serial;
+        ra__tls_cache.state = t;
     }
     return t;
 }
 
 static inline ra__thread *thread_find(ra_ctx *ctx, bool create)
 {
-    if (ra__tls_cache_serial == ctx->serial && ra__tls_cache_state) return ra__tls_cache_state;
+    if (ra__tls_cache.serial == ctx->serial && ra__tls_cache.state) return ra__tls_cache.state;
     return ra__thread_lookup(ctx, create);
 }
 
@@ -193,9 +192,9 @@ void ra_ctx_thread_release(ra_ctx *ctx)
             atomic_fetch_add(&ctx->devs[i]->used_bytes, atomic_load(&t->used[i]));
     }
     pthread_mutex_unlock(&ctx->lock);
-    if (ra__tls_cache_serial == ctx->serial) {
-        ra__tls_cache_serial = 0;
-        ra__tls_cache_state = NULL;
+    if (ra__tls_cache.serial == ctx->serial) {
+        ra__tls_cache.serial = 0;
+        ra__tls_cache.state = NULL;
     }
     if (!t) return;
     if (t->spare) {
@@ -293,9 +292,9 @@ void ra_ctx_destroy(ra_ctx *ctx)
         thread_free(ctx, t);
         t = next;
     }
-    if (ra__tls_cache_serial == ctx->serial) {
-        ra__tls_cache_serial = 0;
-        ra__tls_cache_state = NULL;
+    if (ra__tls_cache.serial == ctx->serial) {
+        ra__tls_cache.serial = 0;
+        ra__tls_cache.state = NULL;
     }
     pthread_mutex_destroy(&ctx->lock);
     ra_allocator a = ctx->allocator;

@@ -135,13 +135,17 @@ int ra__opts_load(ra_ctx *ctx, const ra_opts *in, const char *what, ra_opts *out
 /* The calling thread's state in ctx, made on first need; NULL when it cannot be allocated.
  * Inline: the one-entry cache of the context used last answers (two thread-local loads),
  * else ra__thread_lookup, which also finds states without making one (create false). */
-extern _Thread_local uint64_t ra__tls_cache_serial;
-extern _Thread_local ra__thread *ra__tls_cache_state;
+/* One variable, so that one thread-local address serves both loads. */
+typedef struct ra__thread_cache {
+    uint64_t serial; /* the context's, never 0 */
+    ra__thread *state;
+} ra__thread_cache;
+extern _Thread_local ra__thread_cache ra__tls_cache;
 ra__thread *ra__thread_lookup(ra_ctx *ctx, bool create);
 static inline ra__thread *ra__thread_get(ra_ctx *ctx)
 {
-    ra__thread *t = ra__tls_cache_state;
-    if (ra__tls_cache_serial == ctx->serial && t) return t;
+    ra__thread *t = ra__tls_cache.state;
+    if (ra__tls_cache.serial == ctx->serial && t) return t;
     return ra__thread_lookup(ctx, true);
 }
 /* Adds delta bytes to dev's used bytes: to the calling thread's own count where t (its state,
