@@ -49,11 +49,18 @@ void ra__listing_barrier_init(void)
     pthread_once(&listing_barrier_once, listing_barrier_register);
 }
 
-/* A full memory barrier on every running thread of the process (the listing's side). */
+/* A full memory barrier on every running thread of the process (the listing's side). The
+ * registration is the process's and a forked child keeps it; should the kernel refuse the
+ * barrier anyway, it is registered again and asked once more, and if that is refused the
+ * global command (every processor, slower) is the barrier. */
 static void listing_barrier(void)
 {
 #if defined(__linux__) && defined(__NR_membarrier)
-    syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+    if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+        syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+        return;
+    syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 #endif
 }
 
