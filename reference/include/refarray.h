@@ -431,7 +431,10 @@ typedef struct ra_array ra_array;
 /* Adds a reference to x and returns x (NULL stays NULL). */
 RA_API ra_array *ra_array_retain(const ra_array *x);
 /* Gives back one reference; the last one frees the array and its device memory. NULL is a
- * no-op. */
+ * no-op. Any thread may release any reference, whichever thread made the array. The release
+ * of the only reference takes no locked instruction where the system offers a process-wide
+ * memory barrier (Linux's membarrier), which ra_util_arrays_on_device then issues
+ * (spec/decisions.md, "Arrays and operations"). */
 RA_API void ra_array_release(ra_array *x);
 
 /* The array's device: the .device attribute (DEV-ATTR-1). NULL: RA_NO_DEVICE. */

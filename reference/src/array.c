@@ -112,16 +112,20 @@ static void header_init(ra_array *x, ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, 
 }
 
 /* A new array on dev of a checked shape with size elements; its data zero-initialised when
- * zeroed, else unspecified (the caller writes it whole before anything reads it). */
-static int array_make(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
-                      int64_t size, bool zeroed, ra_array **out)
+ * zeroed, else unspecified (the caller writes it whole before anything reads it). t is the
+ * calling thread's state (may be NULL). Inlined into its two callers: the result of a small
+ * operation is mostly this. */
+static inline __attribute__((always_inline)) int
+array_make(ra_ctx *ctx, ra__thread *t, ra__dev *dev, ra_dtype dtype, const int64_t *shape,
+           size_t ndim, int64_t size, bool zeroed, ra_array **out)
 {
     int status;
-    size_t esize = ra_dtype_size(dtype);
-    if ((uint64_t)size > SIZE_MAX / esize)
+    size_t esize = ra_dtype_size(dtype), nbytes;
+    /* The multiplication's own overflow flag rather than a division, which costs more than
+     * the rest of a small array's making. */
+    if ((uint64_t)size > SIZE_MAX || __builtin_mul_overflow((size_t)size, esize, &nbytes))
         return ra__ctx_error(ctx, RA_E_TOO_LARGE, "array: %lld elements of %zu bytes overflow",
                              (long long)size, esize);
-    size_t nbytes = (size_t)size * esize;
     if (dev->info.max_alloc && nbytes > dev->info.max_alloc) {
         char buf[RA_DEVICE_STR_MAX];
         return ra__ctx_error(ctx, RA_E_NOMEM,
@@ -134,7 +138,6 @@ static int array_make(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *
      * two, which is most of what a small operation costs (and none when the thread's spare
      * header is reused, live.c). */
     bool inline_data = nbytes && nbytes <= INLINE_MAX && RA__DEV_HOST_MEMORY(dev);
-    ra__thread *t = ra__thread_get(ctx);
     ra_array *x =
         ra__live_header(ctx, t, INLINE_OFFSET + (inline_data ? INLINE_MAX : 0), inline_data);
     if (!x) return ra__ctx_error(ctx, RA_E_NOMEM, "array: out of memory for the array header");
@@ -166,7 +169,7 @@ static int array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *s
     int64_t size;
     int status = ra__shape_check(ctx, shape, ndim, &size, "array");
     if (status != RA_OK) return status;
-    return array_make(ctx, dev, dtype, shape, ndim, size, zeroed, out);
+    return array_make(ctx, ra__thread_get(ctx), dev, dtype, shape, ndim, size, zeroed, out);
 }
 
 int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
@@ -184,8 +187,14 @@ int ra__array_new_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_
 int ra__array_new_like_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const ra_array *like,
                               ra_array **out)
 {
+    return ra__array_new_like_uninit_on(ctx, ra__thread_get(ctx), dev, dtype, like, out);
+}
+
+int ra__array_new_like_uninit_on(ra_ctx *ctx, ra__thread *t, ra__dev *dev, ra_dtype dtype,
+                                 const ra_array *like, ra_array **out)
+{
     /* like's shape was checked when it was made. */
-    return array_make(ctx, dev, dtype, like->shape, like->ndim, like->size, false, out);
+    return array_make(ctx, t, dev, dtype, like->shape, like->ndim, like->size, false, out);
 }
 
 int ra__array_hand_out(int status, ra_array *x, ra_array **out)
@@ -237,7 +246,7 @@ ra_array *ra_array_retain(const ra_array *cx)
 void ra_array_release(ra_array *x)
 {
     if (!x) return;
-    if (atomic_fetch_sub(&x->refs, 1) != 1) return;
+    if (!ra__release_sole(x) && atomic_fetch_sub(&x->refs, 1) != 1) return;
     /* Nothing else holds x now, and a listing no longer takes it (its count is zero). */
     ra_ctx *ctx = x->ctx;
     ra__thread *t = ra__thread_get(ctx);

@@ -15,11 +15,10 @@ static _Atomic uint64_t next_thread_id = 1;
  * because pthread_t values are reused after a thread exits and a new thread must not
  * inherit an old thread's scopes. */
 static _Thread_local uint64_t tls_thread_id;
-/* One-entry cache: the state of the calling thread in the context used last. The serial
- * (never reused) rather than the pointer identifies the context, since a new context may be
- * allocated at a destroyed one's address. */
-static _Thread_local uint64_t tls_cache_serial;
-static _Thread_local ra__thread *tls_cache_state;
+/* One-entry cache: the state of the calling thread in the context used last (internal.h,
+ * ra__thread_get). The serial (never reused) rather than the pointer identifies the context,
+ * since a new context may be allocated at a destroyed one's address. */
+_Thread_local ra__thread_cache ra__tls_cache;
 /* Messages of calls without a context, or when a thread's state cannot be allocated. */
 static _Thread_local char tls_free_message[RA_MESSAGE_MAX];
 /* The context whose last message had to go to the free slot (its state could not be
@@ -62,10 +61,11 @@ void ra__free(ra_ctx *ctx, void *ptr)
 }
 
 /* thread_find past its cache: kept out of line so that the cached answer, which every
- * operation asks for up to three times, costs no more than the two loads. */
-static __attribute__((noinline)) ra__thread *thread_lookup(ra_ctx *ctx, bool create)
+ * operation asks for, costs no more than the two loads. */
+ra__thread *ra__thread_lookup(ra_ctx *ctx, bool create)
 {
     uint64_t id = thread_id();
+    ra__listing_barrier_init();
     pthread_mutex_lock(&ctx->lock);
     ra__thread *t = ctx->threads;
     while (t && t->thread_id != id)
@@ -80,21 +80,16 @@ static __attribute__((noinline)) ra__thread *thread_lookup(ra_ctx *ctx, bool cre
     }
     pthread_mutex_unlock(&ctx->lock);
     if (t) {
-        tls_cache_serial = ctx->serial;
-        tls_cache_state = t;
+        ra__tls_cache.serial = ctx->serial;
+        ra__tls_cache.state = t;
     }
     return t;
 }
 
 static inline ra__thread *thread_find(ra_ctx *ctx, bool create)
 {
-    if (tls_cache_serial == ctx->serial && tls_cache_state) return tls_cache_state;
-    return thread_lookup(ctx, create);
-}
-
-ra__thread *ra__thread_get(ra_ctx *ctx)
-{
-    return thread_find(ctx, true);
+    if (ra__tls_cache.serial == ctx->serial && ra__tls_cache.state) return ra__tls_cache.state;
+    return ra__thread_lookup(ctx, create);
 }
 
 int ra__ctx_error(ra_ctx *ctx, int status, const char *fmt, ...)
@@ -130,18 +125,6 @@ void ra__ctx_keep_message(const ra_ctx *ctx, const char *what)
     const char *msg = ra_ctx_message(ctx);
     if (msg != tls_free_message)
         snprintf(tls_free_message, sizeof tls_free_message, "%s: %.480s", what, msg);
-}
-
-void ra__used_add(ra__thread *t, ra__dev *dev, int64_t delta)
-{
-    if (t && dev->index < RA__THREAD_DEVS) {
-        /* Only this thread writes its count: a load and a store, no locked instruction. */
-        _Atomic int64_t *own = &t->used[dev->index];
-        atomic_store_explicit(own, atomic_load_explicit(own, memory_order_relaxed) + delta,
-                              memory_order_relaxed);
-    } else {
-        atomic_fetch_add(&dev->used_bytes, delta);
-    }
 }
 
 uint64_t ra__used_get(ra_ctx *ctx, const ra__dev *dev)
@@ -209,9 +192,9 @@ void ra_ctx_thread_release(ra_ctx *ctx)
             atomic_fetch_add(&ctx->devs[i]->used_bytes, atomic_load(&t->used[i]));
     }
     pthread_mutex_unlock(&ctx->lock);
-    if (tls_cache_serial == ctx->serial) {
-        tls_cache_serial = 0;
-        tls_cache_state = NULL;
+    if (ra__tls_cache.serial == ctx->serial) {
+        ra__tls_cache.serial = 0;
+        ra__tls_cache.state = NULL;
     }
     if (!t) return;
     if (t->spare) {
@@ -309,9 +292,9 @@ void ra_ctx_destroy(ra_ctx *ctx)
         thread_free(ctx, t);
         t = next;
     }
-    if (tls_cache_serial == ctx->serial) {
-        tls_cache_serial = 0;
-        tls_cache_state = NULL;
+    if (ra__tls_cache.serial == ctx->serial) {
+        ra__tls_cache.serial = 0;
+        ra__tls_cache.state = NULL;
     }
     pthread_mutex_destroy(&ctx->lock);
     ra_allocator a = ctx->allocator;

@@ -84,6 +84,9 @@ struct ra_ctx {
     /* The sharding layer's table (shard_ops.c), registered by ra_ctx_create (ctx_open.c):
      * shard.c makes its arrays with it without naming the file of their operations. */
     const struct ra__layer_ops *shard_layer;
+    /* Set, under live_lock, while ra__live_collect takes references: a release that finds it
+     * set takes the locked decrement (live.c, ra__release_sole). */
+    _Atomic bool listing;
 };
 
 struct ra_array {
@@ -95,6 +98,10 @@ struct ra_array {
     struct ra_array *live_prev, *live_next; /* the context's list of live arrays */
     _Atomic(struct ra__dev *) listed_on;    /* arrays_on_device's device; NULL: never listed */
     bool linked;                            /* in the list */
+    /* Set by the thread that releases the array's only reference without a locked
+     * instruction, before it looks for a listing; cleared when the header is made a new
+     * array. A listing takes no reference from a header where it is set (live.c). */
+    _Atomic bool releasing;
     bool inline_room; /* the block has INLINE_MAX bytes of data after the header (array.c) */
     /* From here the members are the array's own, all set by array.c when it makes one. */
     ra_ctx *ctx;
@@ -128,10 +135,35 @@ int ra__size_check(ra_ctx *ctx, const void *s, size_t size, size_t first, size_t
 int ra__opts_load(ra_ctx *ctx, const ra_opts *in, const char *what, ra_opts *out);
 
 /* ---- context (ctx.c) ---- */
-ra__thread *ra__thread_get(ra_ctx *ctx); /* NULL when it cannot be allocated */
+/* The calling thread's state in ctx, made on first need; NULL when it cannot be allocated.
+ * Inline: the one-entry cache of the context used last answers (two thread-local loads),
+ * else ra__thread_lookup, which also finds states without making one (create false). */
+/* One variable, so that one thread-local address serves both loads. */
+typedef struct ra__thread_cache {
+    uint64_t serial; /* the context's, never 0 */
+    ra__thread *state;
+} ra__thread_cache;
+extern _Thread_local ra__thread_cache ra__tls_cache;
+ra__thread *ra__thread_lookup(ra_ctx *ctx, bool create);
+static inline ra__thread *ra__thread_get(ra_ctx *ctx)
+{
+    ra__thread *t = ra__tls_cache.state;
+    if (ra__tls_cache.serial == ctx->serial && t) return t;
+    return ra__thread_lookup(ctx, true);
+}
 /* Adds delta bytes to dev's used bytes: to the calling thread's own count where t (its state,
  * may be NULL) has one for dev, else to the device's atomic. */
-void ra__used_add(ra__thread *t, ra__dev *dev, int64_t delta);
+static inline void ra__used_add(ra__thread *t, ra__dev *dev, int64_t delta)
+{
+    if (t && dev->index < RA__THREAD_DEVS) {
+        /* Only this thread writes its count: a load and a store, no locked instruction. */
+        _Atomic int64_t *own = &t->used[dev->index];
+        atomic_store_explicit(own, atomic_load_explicit(own, memory_order_relaxed) + delta,
+                              memory_order_relaxed);
+    } else {
+        atomic_fetch_add(&dev->used_bytes, delta);
+    }
+}
 /* dev's used bytes: the device's count plus every thread's, under the context's lock; never
  * below zero (while other threads make and release arrays the sum is a moment's figure). */
 uint64_t ra__used_get(ra_ctx *ctx, const ra__dev *dev);
@@ -225,6 +257,9 @@ int ra__array_new_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_
 /* The same with like's shape (already checked) and the data unspecified. */
 int ra__array_new_like_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const ra_array *like,
                               ra_array **out);
+/* The same for a caller that has the calling thread's state t already (may be NULL). */
+int ra__array_new_like_uninit_on(ra_ctx *ctx, ra__thread *t, ra__dev *dev, ra_dtype dtype,
+                                 const ra_array *like, ra_array **out);
 /* The last step of a function that made x: on RA_OK x goes to *out and RA_OK is returned,
  * otherwise x is released and status returned. */
 int ra__array_hand_out(int status, ra_array *x, ra_array **out);
@@ -305,18 +340,77 @@ void ra__array_unshare(ra_array *x);
 /* ---- live arrays (live.c) ---- */
 /* A header for a new array made by the calling thread (t its state, may be NULL), with room
  * for array.c's inline data after it when room: t's spare when it fits, else a new block of
- * block bytes through the allocation hook. NULL when none can be allocated. The header's own
- * members (from ctx on) are the caller's to set; it is not listed until ra__live_add. */
-ra_array *ra__live_header(ra_ctx *ctx, ra__thread *t, size_t block, bool room);
+ * block bytes through the allocation hook (ra__live_header_new). NULL when none can be
+ * allocated. The header's own members (from ctx on) are the caller's to set; it is not
+ * listed until ra__live_add. Inline, as are the next two: their common case is a few loads
+ * and stores of a small operation's few hundred instructions. */
+ra_array *ra__live_header_new(ra_ctx *ctx, size_t block, bool room);
+static inline ra_array *ra__live_header(ra_ctx *ctx, ra__thread *t, size_t block, bool room)
+{
+    ra_array *x = t ? t->spare : NULL;
+    if (x && (x->inline_room || !room)) {
+        t->spare = NULL;
+        return x;
+    }
+    return ra__live_header_new(ctx, block, room);
+}
 /* Puts a header from ra__live_header at the end of the list with one reference: from then
- * ra_util_arrays_on_device may list it (x->listed_on must be set). */
-void ra__live_add(ra_ctx *ctx, ra_array *x);
+ * ra_util_arrays_on_device may list it (x->listed_on must be set). A spare that is still the
+ * last header comes back to life where it is, without the lock (live.c's comment), else
+ * ra__live_append moves it under the lock. */
+void ra__live_append(ra_ctx *ctx, ra_array *x);
+static inline void ra__live_add(ra_ctx *ctx, ra_array *x)
+{
+    atomic_store_explicit(&x->releasing, false, memory_order_relaxed);
+    if (x->linked && atomic_load_explicit(&ctx->live_tail, memory_order_relaxed) == x) {
+        /* The release store publishes the members to a listing that then takes a reference
+         * (the count's compare-and-swap reads it). */
+        atomic_store_explicit(&x->refs, 1, memory_order_release);
+        return;
+    }
+    ra__live_append(ctx, x);
+}
 /* Gives back the header of an array whose last reference went (its data already freed): it
  * becomes t's spare (t may be NULL), and the spare it replaces, or x when t is NULL, leaves
- * the list and is freed. */
-void ra__live_retire(ra_ctx *ctx, ra__thread *t, ra_array *x);
+ * the list and is freed (ra__live_free). The last one is kept: it is of the kind the thread
+ * makes now (a spare without room for inline data kept instead would leave every small
+ * result to allocate). */
+void ra__live_free(ra_ctx *ctx, ra_array *x);
+static inline void ra__live_retire(ra_ctx *ctx, ra__thread *t, ra_array *x)
+{
+    if (t) {
+        ra_array *old = t->spare;
+        t->spare = x;
+        x = old;
+        if (!x) return;
+    }
+    ra__live_free(ctx, x);
+}
 /* Writes up to cap of the arrays alive on d to out as new references and the number alive to
  * *count (ra_util_arrays_on_device's rules). */
 int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, size_t *count);
+
+/* Whether the process has the listing's barrier (live.c), and setting it up (once; every
+ * thread state's creation and every listing call it first). */
+extern _Atomic bool ra__listing_barrier;
+void ra__listing_barrier_init(void);
+/* Releases x's count when the caller holds its only reference, without a locked instruction
+ * (live.c's comment): true when the count went from 1 to 0 so, false when the caller must
+ * take the locked decrement (other references, no listing barrier in this process, or a
+ * listing running). */
+static inline bool ra__release_sole(ra_array *x)
+{
+    if (!atomic_load_explicit(&ra__listing_barrier, memory_order_relaxed) ||
+        atomic_load_explicit(&x->refs, memory_order_acquire) != 1)
+        return false;
+    atomic_store_explicit(&x->releasing, true, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst); /* the listing's barrier is the other half */
+    if (atomic_load_explicit(&x->ctx->listing, memory_order_relaxed)) {
+        atomic_store_explicit(&x->releasing, false, memory_order_relaxed);
+        return false;
+    }
+    atomic_store_explicit(&x->refs, 0, memory_order_relaxed);
+    return true;
+}
 
 #endif /* RA_INTERNAL_H */

@@ -8,38 +8,81 @@
  * and takes the lock once. The listing holds the lock, reads only the members the list owns
  * (the count and listed_on, both atomics, which a thread filling its spare may store to), and
  * takes a reference only from a count still above zero, so an array being released is never
- * revived, and a spare is never listed. A header is freed only once it is out of the list. */
+ * revived, and a spare is never listed. A header is freed only once it is out of the list.
+ *
+ * The release of an array's only reference takes no locked instruction (ra__release_sole):
+ * the thread that holds it is the only one that may change the count, but for a listing,
+ * which takes references from a count above zero. The two meet as in Dekker's algorithm,
+ * with the fence on the listing's side only: the releasing thread marks the header
+ * (releasing) and then reads whether a listing runs, with no fence between; the listing sets
+ * ctx->listing and then has every thread of the process execute a full memory barrier
+ * (Linux's membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED) before it reads the marks. So either
+ * the releasing thread sees the listing and takes the locked decrement, or the listing sees
+ * the mark and takes no reference. Where the kernel has no such barrier every release takes
+ * the locked decrement. */
+#define _DEFAULT_SOURCE /* syscall, for membarrier */
 #include "internal.h"
 
-ra_array *ra__live_header(ra_ctx *ctx, ra__thread *t, size_t block, bool room)
+#ifdef __linux__
+#include <linux/membarrier.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
+/* Whether this process has the listing's barrier: set once (listing_barrier_init), read by
+ * every release. */
+_Atomic bool ra__listing_barrier;
+static pthread_once_t listing_barrier_once = PTHREAD_ONCE_INIT;
+
+static void listing_barrier_register(void)
 {
-    ra_array *x = t ? t->spare : NULL;
-    if (x && (x->inline_room || !room)) {
-        t->spare = NULL;
-        return x;
-    }
-    x = ra__alloc(ctx, block);
+#if defined(__linux__) && defined(__NR_membarrier)
+    long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+        syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+        atomic_store(&ra__listing_barrier, true);
+#endif
+}
+
+void ra__listing_barrier_init(void)
+{
+    pthread_once(&listing_barrier_once, listing_barrier_register);
+}
+
+/* A full memory barrier on every running thread of the process (the listing's side). The
+ * registration is the process's and a forked child keeps it; should the kernel refuse the
+ * barrier anyway, it is registered again and asked once more, and if that is refused the
+ * global command (every processor, slower) is the barrier. */
+static void listing_barrier(void)
+{
+#if defined(__linux__) && defined(__NR_membarrier)
+    if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
+    if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
+        syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
+        return;
+    syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
+#endif
+}
+
+ra_array *ra__live_header_new(ra_ctx *ctx, size_t block, bool room)
+{
+    ra_array *x = ra__alloc(ctx, block);
     if (!x) return NULL;
     atomic_init(&x->refs, 0);
     x->live_prev = x->live_next = NULL;
     atomic_init(&x->listed_on, NULL);
+    atomic_init(&x->releasing, false);
     x->linked = false;
     x->inline_room = room;
     return x;
 }
 
-void ra__live_add(ra_ctx *ctx, ra_array *x)
+void ra__live_append(ra_ctx *ctx, ra_array *x)
 {
-    /* A spare that is still the last header is where the new array belongs: it comes back to
-     * life in place, without the lock. The release store publishes its members to a listing
-     * that then takes a reference (the count's compare-and-swap reads it). Only another
-     * thread's array made meanwhile can come before it in the list, and the order of arrays
-     * made at once by two threads is not defined; one made before this call (happening
-     * before it) is seen as the last, and the header moves behind it. */
-    if (x->linked && atomic_load_explicit(&ctx->live_tail, memory_order_relaxed) == x) {
-        atomic_store_explicit(&x->refs, 1, memory_order_release);
-        return;
-    }
+    /* ra__live_add revives a spare that is still the last header in place, without the lock:
+     * only another thread's array made meanwhile can come before it in the list, and the
+     * order of arrays made at once by two threads is not defined; one made before this call
+     * (happening before it) is seen as the last, and the header moves behind it, here. */
     ra__live_lock(ctx);
     if (x->linked) ra__live_unlink(ctx, x);
     ra_array *tail = atomic_load_explicit(&ctx->live_tail, memory_order_relaxed);
@@ -56,25 +99,19 @@ void ra__live_add(ra_ctx *ctx, ra_array *x)
     ra__live_unlock(ctx);
 }
 
-void ra__live_retire(ra_ctx *ctx, ra__thread *t, ra_array *x)
+void ra__live_free(ra_ctx *ctx, ra_array *x)
 {
-    if (t) {
-        /* The last one is kept: it is of the kind the thread makes now (a spare without room
-         * for inline data kept instead would leave every small result to allocate). */
-        ra_array *old = t->spare;
-        t->spare = x;
-        x = old;
-        if (!x) return;
-    }
     ra__live_lock(ctx);
     ra__live_unlink(ctx, x);
     ra__live_unlock(ctx);
     ra__free(ctx, x);
 }
 
-/* Adds a reference unless the count has already reached zero (released, or a spare). */
+/* Adds a reference unless the count has already reached zero (released, or a spare) or its
+ * only holder is releasing it without a locked instruction (seen after listing_barrier). */
 static bool retain_if_alive(ra_array *x)
 {
+    if (atomic_load_explicit(&x->releasing, memory_order_relaxed)) return false;
     long n = atomic_load(&x->refs);
     while (n > 0)
         if (atomic_compare_exchange_weak(&x->refs, &n, n + 1)) return true;
@@ -84,7 +121,15 @@ static bool retain_if_alive(ra_array *x)
 int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, size_t *count)
 {
     size_t n = 0;
+    ra__listing_barrier_init();
+    bool barrier = atomic_load_explicit(&ra__listing_barrier, memory_order_relaxed);
     ra__live_lock(ctx);
+    if (barrier) {
+        /* From here every release sees the listing or has its mark seen (the file's
+         * comment). */
+        atomic_store_explicit(&ctx->listing, true, memory_order_relaxed);
+        listing_barrier();
+    }
     for (ra_array *x = ctx->live_head; x; x = x->live_next) {
         /* Sharded arrays have no single device, and their pieces are theirs, not the
          * caller's: their listed_on is NULL. */
@@ -92,11 +137,13 @@ int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, 
         if (n < cap) {
             if (!retain_if_alive(x)) continue;
             out[n] = x;
-        } else if (atomic_load(&x->refs) == 0) {
+        } else if (atomic_load(&x->refs) == 0 ||
+                   atomic_load_explicit(&x->releasing, memory_order_relaxed)) {
             continue;
         }
         n++;
     }
+    if (barrier) atomic_store_explicit(&ctx->listing, false, memory_order_release);
     ra__live_unlock(ctx);
     *count = n;
     return RA_OK;

@@ -158,9 +158,10 @@ static bool same_shape(const ra_array *a, const ra_array *b)
 
 static bool binop_allowed(ra_binop op, ra_dtype t)
 {
+    /* ra__dtype_is_integer and ra__dtype_is_complex, written out: every operation asks. */
     if (t == RA_BOOL) return op == RA_EQUAL;
-    if (ra__dtype_is_integer(t)) return op != RA_DIVIDE;
-    if (ra__dtype_is_complex(t)) return op != RA_LESS && op != RA_MAXIMUM;
+    if (t >= RA_INT8 && t <= RA_UINT64) return op != RA_DIVIDE;
+    if (t == RA_COMPLEX64 || t == RA_COMPLEX128) return op != RA_LESS && op != RA_MAXIMUM;
     return true;
 }
 
@@ -428,14 +429,15 @@ static int kernel_stack(ra_ctx *ctx, const char *fn, ra_array *const *in, size_t
 /* x1 op x2 for two arrays of one dtype, shape and device whose backend has the binary slot,
  * and nothing to move (soft mode off): what ra_binary's general path would decide is already
  * decided (no promotion, broadcasting, cast or move), so it only makes the result and runs
- * the kernel over one flat axis. Small operations are mostly this overhead. */
-static int binary_same(ra_ctx *ctx, ra_binop op, const ra_array *x1, const ra_array *x2,
-                       ra_array **out)
+ * the kernel over one flat axis. Small operations are mostly this overhead; t is the calling
+ * thread's state (may be NULL), looked up once by ra_binary. */
+static int binary_same(ra_ctx *ctx, ra__thread *t, ra_binop op, const ra_array *x1,
+                       const ra_array *x2, ra_array **out)
 {
     ra__dev *dev = x1->dev;
     ra_dtype odtype = op == RA_EQUAL || op == RA_LESS ? RA_BOOL : x1->dtype;
     ra_array *y;
-    int status = ra__array_new_like_uninit(ctx, dev, odtype, x1, &y); /* written whole */
+    int status = ra__array_new_like_uninit_on(ctx, t, dev, odtype, x1, &y); /* written whole */
     if (status != RA_OK) return status;
     if (RA__DEV_HOST_MEMORY(dev)) {
         ra__host_binary_flat(op, x1->dtype, (size_t)y->size, x1->buf, x2->buf, y->buf);
@@ -496,11 +498,32 @@ static int binary_half(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, r
     return ra__array_hand_out(status, y, out);
 }
 
+static int binary_general(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out);
+
 int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
 {
     if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_binary: ctx is NULL");
     if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_binary: out is NULL");
     *out = NULL;
+    /* Two arrays of one dtype (not float16, of no layer), device and shape, with an operation
+     * defined for the dtype: the checks below would all pass and the general path would
+     * decide nothing, so unless soft mode moves them, binary_same does the work. The
+     * thread's state is looked up once, here, for soft mode and the result. */
+    const ra_array *a = x1.array, *b = x2.array;
+    if (op >= RA_ADD && op <= RA_MAXIMUM && a && b && !a->layer && !b->layer &&
+        a->dtype == b->dtype && a->dtype != RA_FLOAT16 && a->dev == b->dev && a->size > 0 &&
+        a->dev->ops->binary && same_shape(a, b) && binop_allowed(op, a->dtype)) {
+        ra__thread *t = ra__thread_get(ctx);
+        if (!(t && t->nsoft && t->soft[t->nsoft - 1])) return binary_same(ctx, t, op, a, b, out);
+    }
+    return binary_general(ctx, op, x1, x2, out);
+}
+
+/* ra_binary past its same-dtype, same-shape path: every check, promotion, broadcasting, the
+ * common device, casts. Out of line, so that the path before it saves few registers. */
+static __attribute__((noinline)) int binary_general(ra_ctx *ctx, ra_binop op, ra_operand x1,
+                                                    ra_operand x2, ra_array **out)
+{
     const char *fn = ra_binop_name(op);
     if (!fn) return ra__ctx_error(ctx, RA_E_ARG, "ra_binary: unknown operation %d", (int)op);
     if (!x1.array && !x2.array)
@@ -509,10 +532,6 @@ int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array *
     if (layer) return layer->binary(ctx, op, x1, x2, out);
     if ((x1.array && x1.array->dtype == RA_FLOAT16) || (x2.array && x2.array->dtype == RA_FLOAT16))
         return binary_half(ctx, op, x1, x2, out);
-    if (x1.array && x2.array && x1.array->dtype == x2.array->dtype &&
-        x1.array->dev == x2.array->dev && x1.array->size > 0 && x1.array->dev->ops->binary &&
-        same_shape(x1.array, x2.array) && binop_allowed(op, x1.array->dtype) && !ra_soft_get(ctx))
-        return binary_same(ctx, op, x1.array, x2.array, out);
 
     /* Dtype: the context's promotion rule set (promote.c); under the array API's a scalar
      * takes the array's dtype (DEV-DS-12: and its device). */
