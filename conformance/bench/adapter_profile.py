@@ -9,9 +9,10 @@ would, and writes into LOGDIR, per process:
 - with --compiles, compiles-PID.log: every program JAX compiles or fetches from its
   persistent cache, from the DEBUG messages of the logger jax._src.compiler ("Persistent
   compilation cache hit for 'NAME' with key KEY", "PERSISTENT COMPILATION CACHE MISS ...";
-  the key is the program's identity). Only a handler is added to that logger: JAX's
-  configuration is not touched (jax_log_compiles stays off; it would only raise these
-  messages to WARNING).
+  the key is the program's identity), each followed by a tab and the request the adapter
+  was answering ("array.asarray", "call matmul"; "-" at its start). Only a handler is
+  added to that logger: JAX's configuration is not touched (jax_log_compiles stays off; it
+  would only raise these messages to WARNING).
 - with --profile, profile-PID.json: the process's CPU time, and under cProfile (in CPU time)
   the time spent inside the library (each call the adapter's own code made into a file of
   site-packages, cumulative) and the rest, the adapter's own (its code, the protocol's JSON,
@@ -19,7 +20,8 @@ would, and writes into LOGDIR, per process:
   library's compiled code, so the adapter's share it gives is an upper bound.
 
 jax_compiles.py and suite_time.py --split wrap adapters.json entries with it (wrap) and read
-the folder back (collect). Standard-library Python.
+the folder back (collect); they and share_profile.py time their run of devspec with run_timed.
+Standard-library Python.
 """
 
 from __future__ import annotations
@@ -50,6 +52,31 @@ def _library_time(stats: Any) -> float:
     return total
 
 
+def _request_in_flight() -> str:
+    """The request the adapter is answering ("array.binary add", "call matmul"), read from
+    the frame of Server.call up the stack; "-" outside a request (the adapter's start)."""
+    frame: Any = sys._getframe(1)
+    while frame is not None:
+        code = frame.f_code
+        if code.co_name == "call" and code.co_filename.endswith(os.path.join("devspec_py",
+                                                                             "server.py")):
+            name = frame.f_locals.get("name")
+            args = frame.f_locals.get("args")
+            fn = args.get("fn") if isinstance(args, dict) else None
+            return "%s %s" % (name, fn) if isinstance(fn, str) else str(name)
+        frame = frame.f_back
+    return "-"
+
+
+def _tag_request(record: Any) -> bool:
+    """Keeps JAX's compile messages only, each with the request in flight after a tab."""
+    if not record.getMessage().startswith(MESSAGES):
+        return False
+    record.msg = "%s\t%s" % (record.getMessage(), _request_in_flight())
+    record.args = ()
+    return True
+
+
 def serve(logdir: str, compiles: bool, profile: bool, argv: list[str]) -> None:
     import logging
     import runpy
@@ -58,7 +85,7 @@ def serve(logdir: str, compiles: bool, profile: bool, argv: list[str]) -> None:
         handler = logging.FileHandler(os.path.join(logdir, "compiles-%d.log" % os.getpid()),
                                       encoding="utf-8")
         handler.setFormatter(logging.Formatter("%(message)s"))
-        handler.addFilter(lambda r: r.getMessage().startswith(MESSAGES))
+        handler.addFilter(_tag_request)
         log = logging.getLogger("jax._src.compiler")
         log.addHandler(handler)
         log.setLevel(logging.DEBUG)
@@ -106,10 +133,12 @@ def wrap(entry: dict[str, Any], top: str, logdir: str, compiles: bool,
 def collect(logdir: str) -> dict[str, Any]:
     """What the wrapped processes wrote: compiles (a Counter of program keys), per_process
     (the count of each process), across (the compiles of a program already compiled in
-    another process), profiles (each process's profile-PID.json)."""
+    another process), profiles (each process's profile-PID.json), requests (per program
+    key, a Counter of the requests that compiled it)."""
     seen: collections.Counter[str] = collections.Counter()
     processes: collections.Counter[str] = collections.Counter()
     per_process: list[int] = []
+    requests: dict[str, collections.Counter[str]] = {}
     profiles: list[dict[str, float]] = []
     for fname in sorted(os.listdir(logdir)):
         with open(os.path.join(logdir, fname), encoding="utf-8") as f:
@@ -118,12 +147,16 @@ def collect(logdir: str) -> dict[str, Any]:
                 continue
             msgs = [m for m in f.read().split("\n") if m.startswith(MESSAGES)]
         per_process.append(len(msgs))
-        keys = [m.split(" for ", 1)[1] for m in msgs]
+        keys = []
+        for m in msgs:
+            key, _, request = m.split(" for ", 1)[1].partition("\t")
+            keys.append(key)
+            requests.setdefault(key, collections.Counter())[request or "-"] += 1
         seen.update(keys)
         processes.update(set(keys))
     across = sum(n - 1 for n in processes.values())
     return {"compiles": seen, "per_process": per_process, "across": across,
-            "profiles": profiles}
+            "profiles": profiles, "requests": requests}
 
 
 def split(run_cpu: float, profiles: list[dict[str, float]]) -> tuple[float, float, float]:
@@ -134,6 +167,23 @@ def split(run_cpu: float, profiles: list[dict[str, float]]) -> tuple[float, floa
     library = sum(p["cpu_s"] * min(1.0, p["library_s"] / p["profiled_s"])
                   for p in profiles if p["profiled_s"] > 0)
     return library, max(run_cpu - library, 0.0), adapters
+
+
+def run_timed(argv: list[str], timeout: float = 3600) -> tuple[Any, float, float]:
+    """(the finished process, wall seconds, CPU seconds) of running ARGV to its end, its
+    output captured as text: the CPU is the user and system time of the children this
+    process waited for meanwhile (getrusage of RUSAGE_CHILDREN before and after), so the
+    child's own and every descendant's it waited for, such as a runner's adapters."""
+    import subprocess
+    import time
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(argv, capture_output=True, text=True, timeout=timeout)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return proc, wall, cpu
 
 
 def main(argv: list[str]) -> int:

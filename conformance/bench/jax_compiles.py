@@ -10,7 +10,9 @@ worker's adapter process observed by adapter_profile.py: every program JAX compi
 fetches from its persistent cache is logged with its key (the program's identity: module,
 compile options, devices), without changing JAX's configuration. A program compiled twice is
 a key that appears more than once in the run, in one worker or in several: each appearance
-lowered the program again. --show N prints the N programs compiled most often.
+lowered the program again. --show N prints the N programs compiled most often, each with
+the requests that compiled it, and the requests that compiled the programs compiled more than
+once.
 
 With --profile the adapter processes also run under cProfile (CPU time), and the run's CPU
 (the runner's and its adapters') is split into the library's and devspec's (the runner's,
@@ -22,26 +24,28 @@ Standard-library Python.
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from adapter_profile import collect, split, wrap  # noqa: E402
+from adapter_profile import collect, run_timed, split, wrap  # noqa: E402
 
 
 def entry(name: str) -> dict[str, Any]:
     with open(os.path.join(TOP, "adapters", "adapters.json"), encoding="utf-8") as f:
         found: dict[str, Any] = next(a for a in json.load(f)["adapters"] if a["name"] == name)
     return found
+
+
+def requests_of(counts: collections.Counter[str], most: int | None = None) -> str:
+    return ", ".join("%s %d" % (r, n) for r, n in counts.most_common(most))
 
 
 def measure(devspec: str, name: str, jobs: int, cases: list[str], profile: bool,
@@ -61,12 +65,7 @@ def measure(devspec: str, name: str, jobs: int, cases: list[str], profile: bool,
             argv += ["--timeout", "120"]  # cProfile slows a case several times over
         for c in cases:
             argv += ["--cases", c]
-        before = resource.getrusage(resource.RUSAGE_CHILDREN)
-        start = time.perf_counter()
-        p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
-        wall = time.perf_counter() - start
-        after = resource.getrusage(resource.RUSAGE_CHILDREN)
-        run_cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        p, wall, run_cpu = run_timed(argv)
         lines = (p.stdout + p.stderr).strip().splitlines()
         got = collect(logdir)
         seen = got["compiles"]
@@ -80,7 +79,15 @@ def measure(devspec: str, name: str, jobs: int, cases: list[str], profile: bool,
                  lines[-1] if lines else "exit %d" % p.returncode))
         for key, n in seen.most_common(show):
             if n > 1:
-                print("  %d x %s" % (n, key[:200]))
+                print("  %d x %s (%s)" % (n, key[:200], requests_of(got["requests"][key])))
+        if show:
+            again_by: collections.Counter[str] = collections.Counter()
+            for key, n in seen.items():
+                if n > 1:
+                    for request, k in got["requests"][key].items():
+                        again_by[request] += k
+            print("  requests that compiled the programs compiled more than once (all their "
+                  "compiles): " + requests_of(again_by, show))
         if got["profiles"]:
             library, devspec_s, adapters_cpu = split(run_cpu, got["profiles"])
             print("  CPU %.1f s: the library %.1f s, devspec %.1f s (%.1f %%; the runner %.1f "

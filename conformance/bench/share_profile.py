@@ -73,6 +73,9 @@ from typing import Any
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 ADAPTER_SCRIPT = os.path.join(TOP, "adapters", "python", "devspec_adapter.py")
+sys.path.insert(0, HERE)
+
+from adapter_profile import run_timed  # noqa: E402
 
 # Packages that make up one library beyond its own top-level module (native code included).
 COMPANIONS = {
@@ -309,12 +312,7 @@ def run_once(devspec: str, entry: dict[str, Any], jobs: int, cases: list[str], s
             "--timeout", "120"]  # py-spy's native unwinding stops the process at each sample
     for c in cases:
         argv += ["--cases", c]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    total = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    p, wall, total = run_timed(argv)
     lines = (p.stdout + p.stderr).strip().splitlines()
     outers = []
     for name in sorted(os.listdir(logdir)):

@@ -42,11 +42,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
-import subprocess
 import sys
 import tempfile
-import time
 from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -59,7 +56,7 @@ from summary import adapter_entry, expand, measure_startup  # noqa: E402
 from devspec_py.disk_cache import prune  # noqa: E402
 
 sys.path.insert(0, HERE)
-from adapter_profile import collect, split, wrap  # noqa: E402
+from adapter_profile import collect, run_timed, split, wrap  # noqa: E402
 
 DEFAULT = ("refarray", "numpy", "array-api-strict", "jax", "torch", "tinygrad", "ivy", "oneflow")
 
@@ -83,17 +80,12 @@ def run_suite(devspec: str, name: str, jobs: int, cases: list[str], tmp: str,
         argv[2:4] = ["--adapters", adapters, "--adapter", wrapped["name"]]
     for c in cases:
         argv += ["--cases", c]
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    p = subprocess.run(argv, capture_output=True, text=True, timeout=3600)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    p, wall, cpu = run_timed(argv)
     cells = None
     if observe:
         cells = "– | – | –"
         profiles = collect(logdir)["profiles"] if wrapped is not None else []
         if profiles:
-            cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
             library, own, _ = split(cpu, profiles)
             cells = "%.2f | %.2f | %.1f %%" % (library, own, 100.0 * own / cpu if cpu else 0.0)
     lines = (p.stdout + p.stderr).strip().splitlines()

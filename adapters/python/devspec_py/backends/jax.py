@@ -32,9 +32,11 @@ class JaxBackend(ArrayAPIBackend):
         import jax
         import jax.numpy as jnp
         # array-api-compat is how the ecosystem reaches a library's array API namespace; for
-        # JAX it answers jax.numpy itself.
+        # JAX it answers jax.numpy itself. The lookup compiles two XLA programs in every
+        # worker whatever array it is shown (array-api-compat creates jnp.empty(0) itself).
         self.jax: Any = jax
         self.xp = array_api_compat.array_namespace(jnp.zeros(0))
+        self.dtype_names: dict[Any, str] = {}
         self.scopes = ScopeStack()
         # reset() restores the global default the library started with (None unless the
         # user's configuration set one), never a value of the adapter's.
@@ -53,7 +55,12 @@ class JaxBackend(ArrayAPIBackend):
         return {"str": str(dev), "type": dev.platform, "index": int(dev.id)}
 
     def array_dtype(self, x: Array) -> str:
-        return str(self.jax.numpy.dtype(x.dtype).name)
+        # A dtype's name is computed by NumPy in Python on each access: kept per dtype.
+        dt = x.dtype
+        name = self.dtype_names.get(dt)
+        if name is None:
+            name = self.dtype_names[dt] = str(self.jax.numpy.dtype(dt).name)
+        return name
 
     def default_set(self, dev: Device) -> None:
         self.jax.config.update("jax_default_device", dev)
