@@ -8,8 +8,27 @@
  * Out of process: the adapter is a program, one persistent worker in its own process
  * group. Requests go to its stdin, replies come from its stdout, one JSON object per line;
  * its stderr is drained all the time (so it can never block on a full pipe) and its tail is
- * kept for crash reports. All three pipes are non-blocking and multiplexed with poll()
- * against the case's deadline; on a timeout the whole process group is killed.
+ * kept for crash reports. On a timeout the whole process group is killed.
+ *
+ * Each worker has a watcher thread, and the thread that sends a request waits for the reply
+ * in a blocking read of stdout: two system calls a request (the write and the read), where a
+ * poll() on stdout and stderr before the read cost a fifth of a pipe round trip more, on both
+ * sides of it. The watcher drains stderr and wakes the reading thread when it must stop
+ * waiting: the case's deadline passed, SIGINT, a start given up (dsr__adapter_cancel), or the
+ * worker exited while a process it started still holds its stdout (no end of file comes).
+ * It wakes it with WAKE_SIGNAL sent to that thread, whose handler is installed with
+ * SA_RESTART: a signal that lands on anything else the thread does (a TAP line written to a
+ * full stdout pipe, an fsync) is restarted as if nothing happened. Only a read of stdout is
+ * cut, and not by the signal itself: while the thread reads stdout it marks so in a
+ * thread-local variable, and the handler then puts the read end of an empty, closed pipe in
+ * place of the stdout descriptor (dup2), so that the read, restarted, ends at once with end
+ * of file; the thread puts the real pipe back (kept as out_keep) and checks why it was woken.
+ * The thread checks the reasons before each read too, after marking itself as reading, so a
+ * signal that comes just before the read is not lost. The watcher ticks at least every
+ * 200 ms (SIGINT with --jobs N reaches the main thread only; the watcher sees the flag) and
+ * sleeps until the deadline when that is sooner. A request that does not go out in one write
+ * (a full stdin pipe), or a worker whose watcher could not start, goes through the poll loop,
+ * which multiplexes the three pipes against the deadline itself.
  *
  * Each worker has a keeper: a small process forked from the runner that holds the read end
  * of a pipe only the runner writes to. When the runner dies in any way (SIGKILL, the OOM
@@ -19,6 +38,7 @@
  * worker itself, it releases the keeper first with one byte. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* syscall */
+#define _GNU_SOURCE     /* dup3, pipe2 */
 #include "devspec.h"
 
 #include <dlfcn.h>
@@ -27,6 +47,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -79,6 +100,20 @@ struct dsr_adapter {
     char why[WHY_LINES][WHY_LINE + 1]; /* the last lines that say why, oldest first */
     int nwhy;
     char death[160];
+
+    /* The watcher (see the top of this file). While it runs, out_fd is blocking, and the
+     * stderr ring, the why lines and err_fd are shared with it under err_lock. */
+    bool watched;
+    pthread_t watcher;
+    pthread_mutex_t err_lock;
+    int out_keep;                  /* the stdout pipe itself, put back after a wake-up */
+    volatile sig_atomic_t swapped; /* the wake-up handler replaced out_fd */
+    _Atomic int watch_stop;        /* the watcher is to end */
+    _Atomic int in_flight;         /* a request waits in the blocking read */
+    _Atomic int gone;              /* the worker exited during the request */
+    _Atomic double deadline;       /* the request's deadline (<= 0: none) */
+    _Atomic double watch_wake;     /* the watcher wakes by then at the latest */
+    _Atomic pthread_t reader;      /* the thread waiting in the request */
 };
 
 dsr_adapter *dsr__adapter_open_so(const char *path, char *err, size_t errlen)
@@ -150,6 +185,8 @@ dsr_adapter *dsr__adapter_open_cmd(char *const *argv, char *const *env_add)
     a->keeper = -1;
     a->lifeline = -1;
     a->in_fd = a->out_fd = a->err_fd = -1;
+    a->out_keep = -1;
+    pthread_mutex_init(&a->err_lock, NULL);
     return a;
 }
 
@@ -223,7 +260,9 @@ static void ring_add(dsr_adapter *a, const char *s, size_t n)
     a->ring_len += n;
 }
 
-static void drain_stderr(dsr_adapter *a)
+/* Reads what stderr holds now into the ring. At its end the descriptor is closed when
+ * MAY_CLOSE (not by another thread while the watcher polls it: the watcher closes it). */
+static void drain_err(dsr_adapter *a, bool may_close)
 {
     char chunk[4096];
     while (a->err_fd >= 0) {
@@ -232,14 +271,173 @@ static void drain_stderr(dsr_adapter *a)
             ring_add(a, chunk, (size_t)r);
             continue;
         }
-        if (r == 0)
-            close_fd(&a->err_fd);
-        else if (errno == EINTR)
-            continue;
-        else if (errno != EAGAIN && errno != EWOULDBLOCK)
+        if (r < 0 && errno == EINTR) continue;
+        if ((r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) && may_close)
             close_fd(&a->err_fd);
         break;
     }
+}
+
+/* The stderr ring is the watcher's too while it runs. */
+static void lock_err(dsr_adapter *a)
+{
+    if (a->watched) pthread_mutex_lock(&a->err_lock);
+}
+
+static void unlock_err(dsr_adapter *a)
+{
+    if (a->watched) pthread_mutex_unlock(&a->err_lock);
+}
+
+/* From the thread that owns A. */
+static void drain_stderr(dsr_adapter *a)
+{
+    lock_err(a);
+    drain_err(a, !a->watched);
+    unlock_err(a);
+}
+
+/* ---- the watcher and the wake-up of a blocking read (see the top of this file) ---- */
+
+#define WAKE_SIGNAL (SIGRTMIN + 3)
+#define WATCH_TICK 0.2 /* seconds: the watcher looks at SIGINT and the deadline this often */
+
+static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
+static int wake_ready;  /* the handler is installed and eof_fd open */
+static int eof_fd = -1; /* the read end of a pipe whose write end is closed */
+/* The adapter whose stdout this thread is reading, for the handler; initial-exec: the
+ * handler must not allocate. */
+static _Thread_local dsr_adapter *volatile reading __attribute__((tls_model("initial-exec")));
+
+/* Puts FROM in place of TO, close-on-exec (a worker started meanwhile by another thread of
+ * --jobs N must not inherit it). Async-signal-safe. */
+static int replace_fd(int from, int to)
+{
+#ifdef __linux__
+    return dup3(from, to, O_CLOEXEC) < 0 ? -1 : 0;
+#else
+    if (dup2(from, to) < 0) return -1;
+    return fcntl(to, F_SETFD, FD_CLOEXEC);
+#endif
+}
+
+static void wake_handler(int sig)
+{
+    (void)sig;
+    dsr_adapter *a = reading;
+    if (!a || a->swapped) return;
+    int saved = errno;
+    if (replace_fd(eof_fd, a->out_fd) == 0) a->swapped = 1;
+    errno = saved;
+}
+
+static void wake_setup(void)
+{
+    int p[2];
+    if (pipe(p) != 0) return;
+    fcntl(p[0], F_SETFD, FD_CLOEXEC);
+    close(p[1]);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = wake_handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART; /* every other call of the thread goes on as if not woken */
+    if (sigaction(WAKE_SIGNAL, &sa, NULL) != 0) {
+        close(p[0]);
+        return;
+    }
+    eof_fd = p[0];
+    wake_ready = 1;
+}
+
+static bool worker_exited(dsr_adapter *a);
+
+static void set_blocking(int fd, bool blocking)
+{
+    int fl = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, blocking ? fl & ~O_NONBLOCK : fl | O_NONBLOCK);
+}
+
+static void *watch_main(void *arg)
+{
+    dsr_adapter *a = arg;
+    /* Created with every signal blocked; the wake-up gets through only inside ppoll, so one
+     * sent before it is not lost. */
+    sigset_t waiting;
+    pthread_sigmask(SIG_SETMASK, NULL, &waiting);
+    sigdelset(&waiting, WAKE_SIGNAL);
+    while (!atomic_load(&a->watch_stop)) {
+        double now = dsr__now();
+        double wake = now + WATCH_TICK;
+        /* Published before in_flight is read, and the reading thread stores in_flight before
+         * it reads watch_wake: one of the two sees the other (a sooner deadline wakes this). */
+        atomic_store(&a->watch_wake, wake);
+        if (atomic_load(&a->in_flight)) {
+            double d = atomic_load(&a->deadline);
+            bool due = d > 0 && now >= d;
+            if (!due && !atomic_load(&a->gone) && worker_exited(a)) {
+                atomic_store(&a->gone, 1);
+                due = true;
+            }
+            if (due || dsr__interrupted || atomic_load(&a->cancelled))
+                pthread_kill(atomic_load(&a->reader), WAKE_SIGNAL); /* again each tick */
+            else if (d > 0 && d < wake)
+                wake = d;
+        }
+        pthread_mutex_lock(&a->err_lock);
+        int fd = a->err_fd;
+        pthread_mutex_unlock(&a->err_lock);
+        struct pollfd p = {fd, POLLIN, 0};
+        double left = wake - now;
+        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
+        if (ts.tv_nsec < 0) ts.tv_nsec = 0;
+        if (ppoll(&p, fd >= 0 ? 1 : 0, &ts, &waiting) > 0) {
+            pthread_mutex_lock(&a->err_lock);
+            drain_err(a, true);
+            pthread_mutex_unlock(&a->err_lock);
+        }
+    }
+    return NULL;
+}
+
+/* Starts A's watcher and makes stdout blocking; a failure leaves A on the poll loop. */
+static void watch_start(dsr_adapter *a)
+{
+    pthread_once(&wake_once, wake_setup);
+    if (!wake_ready) return;
+    a->out_keep = fcntl(a->out_fd, F_DUPFD_CLOEXEC, 0);
+    if (a->out_keep < 0) return;
+    atomic_store(&a->watch_stop, 0);
+    atomic_store(&a->in_flight, 0);
+    atomic_store(&a->gone, 0);
+    a->swapped = 0;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    a->watched = pthread_create(&a->watcher, NULL, watch_main, a) == 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (!a->watched) {
+        close_fd(&a->out_keep);
+        return;
+    }
+    set_blocking(a->out_fd, true);
+}
+
+/* Ends A's watcher: from here the owning thread alone reads stderr, without blocking. */
+static void watch_stop(dsr_adapter *a)
+{
+    if (!a->watched) return;
+    atomic_store(&a->watch_stop, 1);
+    pthread_kill(a->watcher, WAKE_SIGNAL);
+    pthread_join(a->watcher, NULL);
+    a->watched = false;
+    atomic_store(&a->in_flight, 0);
+    if (a->swapped) {
+        replace_fd(a->out_keep, a->out_fd);
+        a->swapped = 0;
+    }
+    close_fd(&a->out_keep);
+    if (a->out_fd >= 0) set_blocking(a->out_fd, false);
 }
 
 static void describe_status(dsr_adapter *a, int status)
@@ -381,6 +579,7 @@ static void reap(dsr_adapter *a, double grace)
 
 static void shut(dsr_adapter *a, double grace)
 {
+    watch_stop(a);
     close_fd(&a->in_fd);
     if (a->pid > 0) reap(a, grace);
     drain_stderr(a);
@@ -469,6 +668,7 @@ int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
     set_nonblock(a->out_fd);
     set_nonblock(a->err_fd);
     a->death[0] = '\0';
+    watch_start(a);
     return 0;
 }
 
@@ -500,6 +700,7 @@ static bool take_line(dsr_adapter *a, char **reply, size_t *reply_len)
 static dsr_io dead(dsr_adapter *a)
 {
     /* stdout closed: collect the rest of stderr and the exit status. */
+    watch_stop(a);
     close_fd(&a->in_fd);
     double until = dsr__now() + 1.0;
     while (a->err_fd >= 0 && dsr__now() < until) {
@@ -527,11 +728,16 @@ static bool worker_exited(dsr_adapter *a)
            info.si_pid == a->pid;
 }
 
-/* Reads what stdout holds now, without waiting; true when it reached end of file. */
+/* Reads what stdout holds now, without waiting (it may be blocking: each read only once
+ * poll says it will not wait); true when it reached end of file. */
 static bool drain_stdout(dsr_adapter *a)
 {
     for (;;) {
         char chunk[65536];
+        struct pollfd p = {a->out_fd, POLLIN, 0};
+        int r = poll(&p, 1, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
         ssize_t n = read(a->out_fd, chunk, sizeof chunk);
         if (n > 0 && a->rbuf.len <= MAX_REPLY_LINE + 2) {
             dsr__buf_add(&a->rbuf, chunk, (size_t)n);
@@ -560,8 +766,94 @@ static dsr_io call_inproc(dsr_adapter *a, const char *req, size_t len, char **re
     return dsr__interrupted ? DSR_IO_INTERRUPTED : DSR_IO_OK;
 }
 
+/* The line in the read buffer, if there is one: DSR_IO_OK or DSR_IO_TOO_LONG, or -1. */
+static int line_result(dsr_adapter *a, char **reply, size_t *reply_len)
+{
+    if (!a->rbuf.len || !take_line(a, reply, reply_len)) return -1;
+    if (*reply_len <= MAX_REPLY_LINE) return DSR_IO_OK;
+    free(*reply);
+    *reply = NULL;
+    return DSR_IO_TOO_LONG;
+}
+
+/* The worker exited, but a process it started still holds its stdout, so no end of file
+ * comes: what it wrote is read, and then it is dead, as after end of file (it was a timeout,
+ * and without --timeout the run waited for ever). */
+static dsr_io exited(dsr_adapter *a, char **reply, size_t *reply_len)
+{
+    bool eof = drain_stdout(a);
+    int line = line_result(a, reply, reply_len);
+    if (line >= 0) return (dsr_io)line;
+    dsr_io result = dead(a);
+    size_t n = strlen(a->death);
+    if (!eof)
+        snprintf(a->death + n, sizeof a->death - n,
+                 "; a process it started still held its stdout (killed with its group)");
+    return result;
+}
+
+/* The wait for the reply of a request already written, in a blocking read of stdout that
+ * the watcher interrupts (see the top of this file). */
+static dsr_io wait_reply(dsr_adapter *a, double deadline, char **reply, size_t *reply_len)
+{
+    atomic_store(&a->reader, pthread_self());
+    atomic_store(&a->deadline, deadline);
+    atomic_store(&a->in_flight, 1);
+    /* The watcher may be asleep until after this deadline (a --timeout under its tick). */
+    if (deadline > 0 && deadline < atomic_load(&a->watch_wake))
+        pthread_kill(a->watcher, WAKE_SIGNAL);
+    dsr_io result = DSR_IO_DEAD;
+    bool gone = false;
+    for (;;) {
+        int line = line_result(a, reply, reply_len);
+        if (line >= 0) {
+            result = (dsr_io)line;
+            break;
+        }
+        if (a->rbuf.len > MAX_REPLY_LINE) {
+            result = DSR_IO_TOO_LONG;
+            break;
+        }
+        /* Marked as reading before the reasons to stop are checked: a wake-up from here on
+         * ends the read below at once. */
+        reading = a;
+        atomic_signal_fence(memory_order_seq_cst);
+        if (dsr__interrupted || atomic_load(&a->cancelled)) {
+            result = DSR_IO_INTERRUPTED;
+        } else if (deadline > 0 && dsr__now() >= deadline) {
+            result = DSR_IO_TIMEOUT;
+        } else if (atomic_load(&a->gone)) {
+            gone = true;
+        } else {
+            char chunk[65536];
+            ssize_t n = read(a->out_fd, chunk, sizeof chunk);
+            int saved = errno;
+            reading = NULL;
+            atomic_signal_fence(memory_order_seq_cst);
+            if (a->swapped) { /* woken: the real pipe back, and the reasons checked again */
+                replace_fd(a->out_keep, a->out_fd);
+                a->swapped = 0;
+                if (n == 0) continue;
+            }
+            if (n > 0) {
+                dsr__buf_add(&a->rbuf, chunk, (size_t)n);
+                continue;
+            }
+            if (n < 0 && saved == EINTR) continue; /* SIGINT: checked above */
+            atomic_store(&a->in_flight, 0);
+            return dead(a); /* end of file */
+        }
+        reading = NULL;
+        break;
+    }
+    atomic_store(&a->in_flight, 0);
+    return gone ? exited(a, reply, reply_len) : result;
+}
+
 /* Long: the poll loop of one request: the write, the reply's read to its newline, stderr
- * drained, the deadline and SIGINT, in one place so that no path skips one of them. */
+ * drained, the deadline and SIGINT, in one place so that no path skips one of them. A
+ * request written at once waits for its reply in wait_reply instead, where the watcher
+ * drains stderr. */
 dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double deadline, char **reply,
                          size_t *reply_len)
 {
@@ -577,6 +869,16 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
     dsr__buf_add(out, "\n", 1);
     size_t sent = 0;
     dsr_io result;
+    if (a->watched && a->in_fd >= 0) {
+        ssize_t w = write(a->in_fd, out->data, out->len);
+        if (w > 0) sent = (size_t)w;
+        if (sent == out->len) {
+            result = wait_reply(a, deadline, reply, reply_len);
+            if (a->wbuf.cap > 65536) dsr__buf_free(&a->wbuf);
+            return result;
+        }
+        if (w < 0 && errno != EAGAIN && errno != EINTR) close_fd(&a->in_fd); /* gone */
+    }
     for (;;) {
         if (sent < out->len && a->in_fd >= 0) {
             ssize_t w = write(a->in_fd, out->data + sent, out->len - sent);
@@ -595,7 +897,11 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
         struct pollfd p[3];
         int np = 0;
         p[np++] = (struct pollfd){a->out_fd, POLLIN, 0};
-        if (a->err_fd >= 0) p[np++] = (struct pollfd){a->err_fd, POLLIN, 0};
+        int errp = -1; /* the watcher drains stderr when there is one */
+        if (a->err_fd >= 0 && !a->watched) {
+            errp = np;
+            p[np++] = (struct pollfd){a->err_fd, POLLIN, 0};
+        }
         if (sent < out->len && a->in_fd >= 0) p[np++] = (struct pollfd){a->in_fd, POLLOUT, 0};
         int wait_ms = -1;
         if (deadline > 0) {
@@ -621,7 +927,7 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
         }
         /* stderr only when poll says it has something: a read that finds nothing was one
          * system call in four per request, out of process) */
-        if (a->err_fd >= 0 && p[1].revents) drain_stderr(a);
+        if (errp >= 0 && p[errp].revents) drain_stderr(a);
         if (p[0].revents) {
             bool eof = false;
             for (;;) {
@@ -629,8 +935,10 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
                 ssize_t n = read(a->out_fd, chunk, sizeof chunk);
                 if (n > 0) {
                     dsr__buf_add(&a->rbuf, chunk, (size_t)n);
-                    /* stop reading a line that is already too long: memory stays bounded */
-                    if ((size_t)n < sizeof chunk || a->rbuf.len > MAX_REPLY_LINE + 2) break;
+                    /* stop reading a line that is already too long: memory stays bounded;
+                     * a blocking stdout (watched) is read once per poll */
+                    if ((size_t)n < sizeof chunk || a->rbuf.len > MAX_REPLY_LINE + 2 || a->watched)
+                        break;
                     continue;
                 }
                 if (n == 0)
@@ -656,21 +964,8 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
                 break;
             }
         }
-        /* The worker exited, but a process it started still holds its stdout, so no end of
-         * file comes: what it wrote is read, and then it is dead, as after end of file (it
-         * was a timeout, and without --timeout the run waited for ever). */
         if (worker_exited(a)) {
-            bool eof = drain_stdout(a);
-            if (take_line(a, reply, reply_len)) {
-                result = *reply_len > MAX_REPLY_LINE ? DSR_IO_TOO_LONG : DSR_IO_OK;
-                if (result != DSR_IO_OK) free(*reply);
-                break;
-            }
-            result = dead(a);
-            size_t n = strlen(a->death);
-            if (!eof)
-                snprintf(a->death + n, sizeof a->death - n,
-                         "; a process it started still held its stdout (killed with its group)");
+            result = exited(a, reply, reply_len);
             break;
         }
     }
@@ -708,6 +1003,7 @@ void dsr__adapter_destroy(dsr_adapter *a)
         shut(a, 0);
         free_list(a->argv);
         free_list(a->env_add);
+        pthread_mutex_destroy(&a->err_lock);
     }
     dsr__buf_free(&a->rbuf);
     dsr__buf_free(&a->wbuf);
@@ -722,15 +1018,19 @@ const char *dsr__adapter_death(const dsr_adapter *a)
 
 const char *dsr__adapter_why(dsr_adapter *a)
 {
-    if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
+    lock_err(a);
+    if (!a->inproc) drain_err(a, !a->watched);
     a->line[a->line_len] = '\0';
     if (a->line_len && says_why(a->line)) line_end(a); /* the last line, unended */
-    return a->nwhy ? a->why[a->nwhy - 1] : NULL;
+    const char *why = a->nwhy ? a->why[a->nwhy - 1] : NULL;
+    unlock_err(a);
+    return why;
 }
 
 const char *dsr__adapter_stderr(dsr_adapter *a)
 {
-    if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
+    lock_err(a);
+    if (!a->inproc) drain_err(a, !a->watched);
     size_t n = a->ring_len < STDERR_TAIL ? a->ring_len : STDERR_TAIL;
     size_t start = a->ring_len < STDERR_TAIL ? 0 : a->ring_len % STDERR_TAIL;
     free(a->tail);
@@ -771,13 +1071,16 @@ const char *dsr__adapter_stderr(dsr_adapter *a)
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)a->tail[i] < 0x20 && a->tail[i] != '\n' && a->tail[i] != '\t')
             a->tail[i] = '?';
+    unlock_err(a);
     return a->tail;
 }
 
 void dsr__adapter_stderr_clear(dsr_adapter *a)
 {
-    if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
+    lock_err(a);
+    if (!a->inproc) drain_err(a, !a->watched);
     a->ring_len = 0;
     a->line_len = 0;
     a->nwhy = 0;
+    unlock_err(a);
 }
