@@ -10,25 +10,30 @@
  * its stderr is drained all the time (so it can never block on a full pipe) and its tail is
  * kept for crash reports. On a timeout the whole process group is killed.
  *
- * Each worker has a watcher thread, and the thread that sends a request waits for the reply
- * in a blocking read of stdout: two system calls a request (the write and the read), where a
- * poll() on stdout and stderr before the read cost a fifth of a pipe round trip more, on both
- * sides of it. The watcher drains stderr and wakes the reading thread when it must stop
- * waiting: the case's deadline passed, SIGINT, a start given up (dsr__adapter_cancel), or the
- * worker exited while a process it started still holds its stdout (no end of file comes).
- * It wakes it with WAKE_SIGNAL sent to that thread, whose handler is installed with
- * SA_RESTART: a signal that lands on anything else the thread does (a TAP line written to a
- * full stdout pipe, an fsync) is restarted as if nothing happened. Only a read of stdout is
- * cut, and not by the signal itself: while the thread reads stdout it marks so in a
- * thread-local variable, and the handler then puts the read end of an empty, closed pipe in
- * place of the stdout descriptor (dup2), so that the read, restarted, ends at once with end
- * of file; the thread puts the real pipe back (kept as out_keep) and checks why it was woken.
- * The thread checks the reasons before each read too, after marking itself as reading, so a
- * signal that comes just before the read is not lost. The watcher ticks at least every
- * 200 ms (SIGINT with --jobs N reaches the main thread only; the watcher sees the flag) and
- * sleeps until the deadline when that is sooner. A request that does not go out in one write
- * (a full stdin pipe), or a worker whose watcher could not start, goes through the poll loop,
- * which multiplexes the three pipes against the deadline itself.
+ * The reply is awaited in a blocking read of stdout: two system calls a request, the write
+ * and the read, where a poll() on stdout and stderr before the read cost a fifth of a pipe
+ * round trip more, on both sides of the pipe. The read must still end when the case's
+ * deadline passes, on SIGINT, when a start is given up (dsr__adapter_cancel) and when the
+ * worker exited while a process it started holds its stdout (no end of file comes), and
+ * stderr must be drained while it waits. So the thread that reads has wake-ups sent to it,
+ * as the signal WAKE_SIGNAL (Linux: SIGIO) aimed at that thread alone: from stderr, which
+ * signals it whenever the worker writes there (O_ASYNC, F_SETOWN_EX), and from two timers
+ * of the thread (SIGEV_THREAD_ID), one at the deadline and one every 200 ms (SIGINT with
+ * --jobs N reaches the main thread only, a start is given up from another thread). No
+ * thread is added: a second thread would cost every malloc, free and stdio call of the run
+ * a lock, more than the poll it saves.
+ *
+ * The handler is installed with SA_RESTART, so a wake-up that lands on anything else the
+ * thread does (a TAP line written to a full stdout pipe, an fsync) is restarted as if
+ * nothing happened. Only a read of stdout is cut, and not by the signal itself: while the
+ * thread reads stdout it says so in a thread-local variable, and the handler then puts the
+ * read end of an empty, closed pipe in place of the stdout descriptor (dup3), so that the
+ * read, restarted, ends at once with end of file; the thread puts the real pipe back (kept
+ * as out_keep), drains stderr and checks why it was woken. It checks the reasons before
+ * each read too, after saying it reads, so a wake-up just before the read is not lost. A
+ * request that does not go out in one write (a full stdin pipe), a system without these
+ * calls, or a ThreadSanitizer build (see DSR_TSAN), goes through the poll loop, which
+ * multiplexes the three pipes against the deadline itself.
  *
  * Each worker has a keeper: a small process forked from the runner that holds the read end
  * of a pipe only the runner writes to. When the runner dies in any way (SIGKILL, the OOM
@@ -101,19 +106,14 @@ struct dsr_adapter {
     int nwhy;
     char death[160];
 
-    /* The watcher (see the top of this file). While it runs, out_fd is blocking, and the
-     * stderr ring, the why lines and err_fd are shared with it under err_lock. */
-    bool watched;
-    pthread_t watcher;
-    pthread_mutex_t err_lock;
+    /* The wake-ups of a blocking read (see the top of this file). */
+    bool blocking;                 /* out_fd is blocking, out_keep holds the pipe */
     int out_keep;                  /* the stdout pipe itself, put back after a wake-up */
     volatile sig_atomic_t swapped; /* the wake-up handler replaced out_fd */
-    _Atomic int watch_stop;        /* the watcher is to end */
-    _Atomic int in_flight;         /* a request waits in the blocking read */
-    _Atomic int gone;              /* the worker exited during the request */
-    _Atomic double deadline;       /* the request's deadline (<= 0: none) */
-    _Atomic double watch_wake;     /* the watcher wakes by then at the latest */
-    _Atomic pthread_t reader;      /* the thread waiting in the request */
+    pid_t owner;                   /* the thread the wake-ups go to (0: none set up) */
+    bool err_async;                /* err_fd signals the owner */
+    timer_t tick, alarm;           /* the owner's 200 ms tick and deadline */
+    double armed;                  /* the deadline the alarm is set for (0: none) */
 };
 
 dsr_adapter *dsr__adapter_open_so(const char *path, char *err, size_t errlen)
@@ -144,6 +144,7 @@ dsr_adapter *dsr__adapter_open_so(const char *path, char *err, size_t errlen)
     dsr_adapter *a = dsr__xmalloc(sizeof *a);
     memset(a, 0, sizeof *a);
     a->inproc = true;
+    a->out_keep = -1;
     a->dl = dl;
     a->call = call;
     a->release = release;
@@ -186,7 +187,6 @@ dsr_adapter *dsr__adapter_open_cmd(char *const *argv, char *const *env_add)
     a->lifeline = -1;
     a->in_fd = a->out_fd = a->err_fd = -1;
     a->out_keep = -1;
-    pthread_mutex_init(&a->err_lock, NULL);
     return a;
 }
 
@@ -260,9 +260,7 @@ static void ring_add(dsr_adapter *a, const char *s, size_t n)
     a->ring_len += n;
 }
 
-/* Reads what stderr holds now into the ring. At its end the descriptor is closed when
- * MAY_CLOSE (not by another thread while the watcher polls it: the watcher closes it). */
-static void drain_err(dsr_adapter *a, bool may_close)
+static void drain_stderr(dsr_adapter *a)
 {
     char chunk[4096];
     while (a->err_fd >= 0) {
@@ -271,71 +269,64 @@ static void drain_err(dsr_adapter *a, bool may_close)
             ring_add(a, chunk, (size_t)r);
             continue;
         }
-        if (r < 0 && errno == EINTR) continue;
-        if ((r == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) && may_close)
+        if (r == 0)
+            close_fd(&a->err_fd);
+        else if (errno == EINTR)
+            continue;
+        else if (errno != EAGAIN && errno != EWOULDBLOCK)
             close_fd(&a->err_fd);
         break;
     }
 }
 
-/* The stderr ring is the watcher's too while it runs. */
-static void lock_err(dsr_adapter *a)
+/* ---- the wake-ups of a blocking read (see the top of this file) ---------------- */
+
+/* ThreadSanitizer runs a signal's handler only once the thread is in a call it knows to
+ * block, and read() is not one: the restarted read would never see its wake-up. Its build
+ * keeps the poll loop (no thread is added here, so it has nothing to check in this path). */
+#if defined(__SANITIZE_THREAD__)
+#define DSR_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DSR_TSAN 1
+#endif
+#endif
+
+#if defined(__linux__) && !defined(DSR_TSAN)
+static void set_blocking(int fd, bool blocking)
 {
-    if (a->watched) pthread_mutex_lock(&a->err_lock);
+    int fl = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, blocking ? fl & ~O_NONBLOCK : fl | O_NONBLOCK);
 }
 
-static void unlock_err(dsr_adapter *a)
-{
-    if (a->watched) pthread_mutex_unlock(&a->err_lock);
-}
+#define WAKE_SIGNAL SIGIO /* not a real-time signal: a burst of stderr writes cannot queue up */
+#define WAKE_TICK_NS 200000000L
 
-/* From the thread that owns A. */
-static void drain_stderr(dsr_adapter *a)
-{
-    lock_err(a);
-    drain_err(a, !a->watched);
-    unlock_err(a);
-}
-
-/* ---- the watcher and the wake-up of a blocking read (see the top of this file) ---- */
-
-#define WAKE_SIGNAL (SIGRTMIN + 3)
-#define WATCH_TICK 0.2 /* seconds: the watcher looks at SIGINT and the deadline this often */
+/* Read by the handler: initial-exec, so that it allocates nothing. */
+#define HANDLER_TLS __attribute__((tls_model("initial-exec")))
+static _Thread_local dsr_adapter *volatile reading HANDLER_TLS; /* whose stdout it reads */
+static _Thread_local volatile sig_atomic_t woken HANDLER_TLS;   /* since it last looked */
+static _Thread_local pid_t my_tid;
 
 static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
-static int wake_ready;  /* the handler is installed and eof_fd open */
+static bool wake_ready; /* the handler is installed and eof_fd open */
 static int eof_fd = -1; /* the read end of a pipe whose write end is closed */
-/* The adapter whose stdout this thread is reading, for the handler; initial-exec: the
- * handler must not allocate. */
-static _Thread_local dsr_adapter *volatile reading __attribute__((tls_model("initial-exec")));
-
-/* Puts FROM in place of TO, close-on-exec (a worker started meanwhile by another thread of
- * --jobs N must not inherit it). Async-signal-safe. */
-static int replace_fd(int from, int to)
-{
-#ifdef __linux__
-    return dup3(from, to, O_CLOEXEC) < 0 ? -1 : 0;
-#else
-    if (dup2(from, to) < 0) return -1;
-    return fcntl(to, F_SETFD, FD_CLOEXEC);
-#endif
-}
 
 static void wake_handler(int sig)
 {
     (void)sig;
+    woken = 1;
     dsr_adapter *a = reading;
     if (!a || a->swapped) return;
     int saved = errno;
-    if (replace_fd(eof_fd, a->out_fd) == 0) a->swapped = 1;
+    if (dup3(eof_fd, a->out_fd, O_CLOEXEC) >= 0) a->swapped = 1;
     errno = saved;
 }
 
 static void wake_setup(void)
 {
     int p[2];
-    if (pipe(p) != 0) return;
-    fcntl(p[0], F_SETFD, FD_CLOEXEC);
+    if (pipe2(p, O_CLOEXEC) != 0) return;
     close(p[1]);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
@@ -347,98 +338,140 @@ static void wake_setup(void)
         return;
     }
     eof_fd = p[0];
-    wake_ready = 1;
+    wake_ready = true;
 }
 
-static bool worker_exited(dsr_adapter *a);
-
-static void set_blocking(int fd, bool blocking)
+/* The owner's timers and stderr's signal are given up (the worker is stopping). */
+static void wake_off(dsr_adapter *a)
 {
-    int fl = fcntl(fd, F_GETFL);
-    fcntl(fd, F_SETFL, blocking ? fl & ~O_NONBLOCK : fl | O_NONBLOCK);
-}
-
-static void *watch_main(void *arg)
-{
-    dsr_adapter *a = arg;
-    /* Created with every signal blocked; the wake-up gets through only inside ppoll, so one
-     * sent before it is not lost. */
-    sigset_t waiting;
-    pthread_sigmask(SIG_SETMASK, NULL, &waiting);
-    sigdelset(&waiting, WAKE_SIGNAL);
-    while (!atomic_load(&a->watch_stop)) {
-        double now = dsr__now();
-        double wake = now + WATCH_TICK;
-        /* Published before in_flight is read, and the reading thread stores in_flight before
-         * it reads watch_wake: one of the two sees the other (a sooner deadline wakes this). */
-        atomic_store(&a->watch_wake, wake);
-        if (atomic_load(&a->in_flight)) {
-            double d = atomic_load(&a->deadline);
-            bool due = d > 0 && now >= d;
-            if (!due && !atomic_load(&a->gone) && worker_exited(a)) {
-                atomic_store(&a->gone, 1);
-                due = true;
-            }
-            if (due || dsr__interrupted || atomic_load(&a->cancelled))
-                pthread_kill(atomic_load(&a->reader), WAKE_SIGNAL); /* again each tick */
-            else if (d > 0 && d < wake)
-                wake = d;
-        }
-        pthread_mutex_lock(&a->err_lock);
-        int fd = a->err_fd;
-        pthread_mutex_unlock(&a->err_lock);
-        struct pollfd p = {fd, POLLIN, 0};
-        double left = wake - now;
-        struct timespec ts = {(time_t)left, (long)((left - (double)(time_t)left) * 1e9)};
-        if (ts.tv_nsec < 0) ts.tv_nsec = 0;
-        if (ppoll(&p, fd >= 0 ? 1 : 0, &ts, &waiting) > 0) {
-            pthread_mutex_lock(&a->err_lock);
-            drain_err(a, true);
-            pthread_mutex_unlock(&a->err_lock);
-        }
+    if (a->owner) {
+        timer_delete(a->tick);
+        timer_delete(a->alarm);
     }
-    return NULL;
+    a->owner = 0;
+    a->err_async = false;
+    if (a->swapped) {
+        dup3(a->out_keep, a->out_fd, O_CLOEXEC);
+        a->swapped = 0;
+    }
+    close_fd(&a->out_keep);
+    if (a->blocking && a->out_fd >= 0) set_blocking(a->out_fd, false);
+    a->blocking = false;
 }
 
-/* Starts A's watcher and makes stdout blocking; a failure leaves A on the poll loop. */
-static void watch_start(dsr_adapter *a)
+/* After a start: stdout made blocking, its pipe kept apart. */
+static void wake_on(dsr_adapter *a)
 {
     pthread_once(&wake_once, wake_setup);
     if (!wake_ready) return;
     a->out_keep = fcntl(a->out_fd, F_DUPFD_CLOEXEC, 0);
     if (a->out_keep < 0) return;
-    atomic_store(&a->watch_stop, 0);
-    atomic_store(&a->in_flight, 0);
-    atomic_store(&a->gone, 0);
     a->swapped = 0;
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    a->watched = pthread_create(&a->watcher, NULL, watch_main, a) == 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (!a->watched) {
-        close_fd(&a->out_keep);
-        return;
-    }
+    a->blocking = true;
     set_blocking(a->out_fd, true);
 }
 
-/* Ends A's watcher: from here the owning thread alone reads stderr, without blocking. */
-static void watch_stop(dsr_adapter *a)
+/* Whether this thread's wake-ups are set up for A (the thread that reads may change: with
+ * --jobs N the first worker is started by the main thread and run by another). */
+static bool wake_ready_for(dsr_adapter *a)
 {
-    if (!a->watched) return;
-    atomic_store(&a->watch_stop, 1);
-    pthread_kill(a->watcher, WAKE_SIGNAL);
-    pthread_join(a->watcher, NULL);
-    a->watched = false;
-    atomic_store(&a->in_flight, 0);
-    if (a->swapped) {
-        replace_fd(a->out_keep, a->out_fd);
-        a->swapped = 0;
+    if (!a->blocking) return false;
+    if (!my_tid) my_tid = (pid_t)syscall(SYS_gettid);
+    if (a->owner != my_tid) {
+        if (a->owner) {
+            timer_delete(a->tick);
+            timer_delete(a->alarm);
+            a->owner = 0;
+        }
+        struct sigevent ev;
+        memset(&ev, 0, sizeof ev);
+        ev.sigev_notify = SIGEV_THREAD_ID;
+        ev.sigev_signo = WAKE_SIGNAL;
+        ev._sigev_un._tid = my_tid;
+        if (timer_create(CLOCK_MONOTONIC, &ev, &a->tick) != 0) return false;
+        if (timer_create(CLOCK_MONOTONIC, &ev, &a->alarm) != 0) {
+            timer_delete(a->tick);
+            return false;
+        }
+        struct itimerspec every = {{0, WAKE_TICK_NS}, {0, WAKE_TICK_NS}};
+        timer_settime(a->tick, 0, &every, NULL);
+        a->owner = my_tid;
+        a->armed = 0;
+        a->err_async = false;
     }
-    close_fd(&a->out_keep);
-    if (a->out_fd >= 0) set_blocking(a->out_fd, false);
+    if (!a->err_async && a->err_fd >= 0) {
+        struct f_owner_ex to = {F_OWNER_TID, my_tid};
+        if (fcntl(a->err_fd, F_SETOWN_EX, &to) != 0 ||
+            fcntl(a->err_fd, F_SETFL, fcntl(a->err_fd, F_GETFL) | O_ASYNC) != 0)
+            return false;
+        a->err_async = true;
+    }
+    return true;
 }
+
+/* The alarm by DEADLINE (<= 0: none). It is set again only when it would ring after the
+ * deadline, or has rung: the next case's later deadline keeps the earlier alarm, whose
+ * wake-up finds nothing due and sets it then (a system call every --timeout seconds, not
+ * every case). Without a deadline an alarm left set only wakes the thread for nothing. */
+static void wake_at(dsr_adapter *a, double deadline, double now)
+{
+    if (deadline <= 0 || (a->armed > 0 && a->armed <= deadline && a->armed > now)) return;
+    double t = deadline + 1e-6; /* never a hair before the deadline dsr__now() sees */
+    struct itimerspec at;
+    memset(&at, 0, sizeof at);
+    at.it_value.tv_sec = (time_t)t;
+    at.it_value.tv_nsec = (long)((t - (double)at.it_value.tv_sec) * 1e9);
+    timer_settime(a->alarm, TIMER_ABSTIME, &at, NULL);
+    a->armed = deadline;
+}
+
+static bool take_woken(void)
+{
+    if (!woken) return false;
+    woken = 0;
+    return true;
+}
+
+static void mark_woken(void)
+{
+    woken = 1;
+}
+
+static int replace_fd(int from, int to)
+{
+    return dup3(from, to, O_CLOEXEC) < 0 ? -1 : 0;
+}
+#else /* the poll loop only */
+static dsr_adapter *reading;
+static void wake_off(dsr_adapter *a)
+{
+    (void)a;
+}
+static void wake_on(dsr_adapter *a)
+{
+    (void)a;
+}
+static bool wake_ready_for(dsr_adapter *a)
+{
+    (void)a;
+    return false;
+}
+static void wake_at(dsr_adapter *a, double deadline, double now)
+{
+    (void)a;
+    (void)deadline;
+    (void)now;
+}
+static bool take_woken(void)
+{
+    return false;
+}
+static void mark_woken(void) {}
+static int replace_fd(int from, int to)
+{
+    return dup2(from, to) < 0 ? -1 : 0;
+}
+#endif
 
 static void describe_status(dsr_adapter *a, int status)
 {
@@ -579,7 +612,7 @@ static void reap(dsr_adapter *a, double grace)
 
 static void shut(dsr_adapter *a, double grace)
 {
-    watch_stop(a);
+    wake_off(a);
     close_fd(&a->in_fd);
     if (a->pid > 0) reap(a, grace);
     drain_stderr(a);
@@ -668,7 +701,7 @@ int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
     set_nonblock(a->out_fd);
     set_nonblock(a->err_fd);
     a->death[0] = '\0';
-    watch_start(a);
+    wake_on(a);
     return 0;
 }
 
@@ -700,7 +733,7 @@ static bool take_line(dsr_adapter *a, char **reply, size_t *reply_len)
 static dsr_io dead(dsr_adapter *a)
 {
     /* stdout closed: collect the rest of stderr and the exit status. */
-    watch_stop(a);
+    wake_off(a);
     close_fd(&a->in_fd);
     double until = dsr__now() + 1.0;
     while (a->err_fd >= 0 && dsr__now() < until) {
@@ -793,67 +826,54 @@ static dsr_io exited(dsr_adapter *a, char **reply, size_t *reply_len)
 }
 
 /* The wait for the reply of a request already written, in a blocking read of stdout that
- * the watcher interrupts (see the top of this file). */
+ * wake-ups interrupt (see the top of this file). */
 static dsr_io wait_reply(dsr_adapter *a, double deadline, char **reply, size_t *reply_len)
 {
-    atomic_store(&a->reader, pthread_self());
-    atomic_store(&a->deadline, deadline);
-    atomic_store(&a->in_flight, 1);
-    /* The watcher may be asleep until after this deadline (a --timeout under its tick). */
-    if (deadline > 0 && deadline < atomic_load(&a->watch_wake))
-        pthread_kill(a->watcher, WAKE_SIGNAL);
-    dsr_io result = DSR_IO_DEAD;
-    bool gone = false;
     for (;;) {
         int line = line_result(a, reply, reply_len);
-        if (line >= 0) {
-            result = (dsr_io)line;
-            break;
-        }
-        if (a->rbuf.len > MAX_REPLY_LINE) {
-            result = DSR_IO_TOO_LONG;
-            break;
-        }
-        /* Marked as reading before the reasons to stop are checked: a wake-up from here on
-         * ends the read below at once. */
+        if (line >= 0) return (dsr_io)line;
+        if (a->rbuf.len > MAX_REPLY_LINE) return DSR_IO_TOO_LONG;
+        /* Reading from here on: a wake-up ends the read below at once. */
         reading = a;
         atomic_signal_fence(memory_order_seq_cst);
-        if (dsr__interrupted || atomic_load(&a->cancelled)) {
-            result = DSR_IO_INTERRUPTED;
-        } else if (deadline > 0 && dsr__now() >= deadline) {
-            result = DSR_IO_TIMEOUT;
-        } else if (atomic_load(&a->gone)) {
-            gone = true;
-        } else {
-            char chunk[65536];
-            ssize_t n = read(a->out_fd, chunk, sizeof chunk);
-            int saved = errno;
-            reading = NULL;
-            atomic_signal_fence(memory_order_seq_cst);
-            if (a->swapped) { /* woken: the real pipe back, and the reasons checked again */
-                replace_fd(a->out_keep, a->out_fd);
-                a->swapped = 0;
-                if (n == 0) continue;
-            }
-            if (n > 0) {
-                dsr__buf_add(&a->rbuf, chunk, (size_t)n);
-                continue;
-            }
-            if (n < 0 && saved == EINTR) continue; /* SIGINT: checked above */
-            atomic_store(&a->in_flight, 0);
-            return dead(a); /* end of file */
+        bool gone = false;
+        if (take_woken()) {
+            drain_stderr(a);
+            gone = worker_exited(a);
         }
+        dsr_io stop = DSR_IO_OK;
+        double now = deadline > 0 ? dsr__now() : 0;
+        if (dsr__interrupted || a->cancelled)
+            stop = DSR_IO_INTERRUPTED;
+        else if (deadline > 0 && now >= deadline)
+            stop = DSR_IO_TIMEOUT;
+        else
+            wake_at(a, deadline, now);
+        char chunk[65536];
+        ssize_t n = gone || stop != DSR_IO_OK ? -1 : read(a->out_fd, chunk, sizeof chunk);
+        int saved = errno;
         reading = NULL;
-        break;
+        atomic_signal_fence(memory_order_seq_cst);
+        if (a->swapped) { /* woken: the real pipe back, and the reasons checked again */
+            replace_fd(a->out_keep, a->out_fd);
+            a->swapped = 0;
+            mark_woken(); /* the mark may have been taken just before this wake-up came */
+            if (n == 0) continue;
+        }
+        if (stop != DSR_IO_OK) return stop;
+        if (gone) return exited(a, reply, reply_len);
+        if (n > 0) {
+            dsr__buf_add(&a->rbuf, chunk, (size_t)n);
+            continue;
+        }
+        if (n < 0 && saved == EINTR) continue; /* SIGINT: checked above */
+        return dead(a);                        /* end of file */
     }
-    atomic_store(&a->in_flight, 0);
-    return gone ? exited(a, reply, reply_len) : result;
 }
 
 /* Long: the poll loop of one request: the write, the reply's read to its newline, stderr
  * drained, the deadline and SIGINT, in one place so that no path skips one of them. A
- * request written at once waits for its reply in wait_reply instead, where the watcher
- * drains stderr. */
+ * request written at once waits for its reply in wait_reply instead. */
 dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double deadline, char **reply,
                          size_t *reply_len)
 {
@@ -869,7 +889,7 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
     dsr__buf_add(out, "\n", 1);
     size_t sent = 0;
     dsr_io result;
-    if (a->watched && a->in_fd >= 0) {
+    if (a->in_fd >= 0 && wake_ready_for(a)) {
         ssize_t w = write(a->in_fd, out->data, out->len);
         if (w > 0) sent = (size_t)w;
         if (sent == out->len) {
@@ -897,8 +917,8 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
         struct pollfd p[3];
         int np = 0;
         p[np++] = (struct pollfd){a->out_fd, POLLIN, 0};
-        int errp = -1; /* the watcher drains stderr when there is one */
-        if (a->err_fd >= 0 && !a->watched) {
+        int errp = -1;
+        if (a->err_fd >= 0) {
             errp = np;
             p[np++] = (struct pollfd){a->err_fd, POLLIN, 0};
         }
@@ -936,8 +956,8 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
                 if (n > 0) {
                     dsr__buf_add(&a->rbuf, chunk, (size_t)n);
                     /* stop reading a line that is already too long: memory stays bounded;
-                     * a blocking stdout (watched) is read once per poll */
-                    if ((size_t)n < sizeof chunk || a->rbuf.len > MAX_REPLY_LINE + 2 || a->watched)
+                     * a blocking stdout is read once per poll */
+                    if ((size_t)n < sizeof chunk || a->rbuf.len > MAX_REPLY_LINE + 2 || a->blocking)
                         break;
                     continue;
                 }
@@ -1003,7 +1023,6 @@ void dsr__adapter_destroy(dsr_adapter *a)
         shut(a, 0);
         free_list(a->argv);
         free_list(a->env_add);
-        pthread_mutex_destroy(&a->err_lock);
     }
     dsr__buf_free(&a->rbuf);
     dsr__buf_free(&a->wbuf);
@@ -1018,19 +1037,15 @@ const char *dsr__adapter_death(const dsr_adapter *a)
 
 const char *dsr__adapter_why(dsr_adapter *a)
 {
-    lock_err(a);
-    if (!a->inproc) drain_err(a, !a->watched);
+    if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
     a->line[a->line_len] = '\0';
     if (a->line_len && says_why(a->line)) line_end(a); /* the last line, unended */
-    const char *why = a->nwhy ? a->why[a->nwhy - 1] : NULL;
-    unlock_err(a);
-    return why;
+    return a->nwhy ? a->why[a->nwhy - 1] : NULL;
 }
 
 const char *dsr__adapter_stderr(dsr_adapter *a)
 {
-    lock_err(a);
-    if (!a->inproc) drain_err(a, !a->watched);
+    if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
     size_t n = a->ring_len < STDERR_TAIL ? a->ring_len : STDERR_TAIL;
     size_t start = a->ring_len < STDERR_TAIL ? 0 : a->ring_len % STDERR_TAIL;
     free(a->tail);
@@ -1071,16 +1086,13 @@ const char *dsr__adapter_stderr(dsr_adapter *a)
     for (size_t i = 0; i < n; i++)
         if ((unsigned char)a->tail[i] < 0x20 && a->tail[i] != '\n' && a->tail[i] != '\t')
             a->tail[i] = '?';
-    unlock_err(a);
     return a->tail;
 }
 
 void dsr__adapter_stderr_clear(dsr_adapter *a)
 {
-    lock_err(a);
-    if (!a->inproc) drain_err(a, !a->watched);
+    if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
     a->ring_len = 0;
     a->line_len = 0;
     a->nwhy = 0;
-    unlock_err(a);
 }
