@@ -8,8 +8,32 @@
  * Out of process: the adapter is a program, one persistent worker in its own process
  * group. Requests go to its stdin, replies come from its stdout, one JSON object per line;
  * its stderr is drained all the time (so it can never block on a full pipe) and its tail is
- * kept for crash reports. All three pipes are non-blocking and multiplexed with poll()
- * against the case's deadline; on a timeout the whole process group is killed.
+ * kept for crash reports. On a timeout the whole process group is killed.
+ *
+ * The reply is awaited in a blocking read of stdout: two system calls a request, the write
+ * and the read, where a poll() on stdout and stderr before the read cost a fifth of a pipe
+ * round trip more, on both sides of the pipe. The read must still end when the case's
+ * deadline passes, on SIGINT, when a start is given up (dsr__adapter_cancel) and when the
+ * worker exited while a process it started holds its stdout (no end of file comes), and
+ * stderr must be drained while it waits. So the thread that reads has wake-ups sent to it,
+ * as the signal WAKE_SIGNAL (Linux: SIGIO) aimed at that thread alone: from stderr, which
+ * signals it whenever the worker writes there (O_ASYNC, F_SETOWN_EX), and from two timers
+ * of the thread (SIGEV_THREAD_ID), one at the deadline and one every 200 ms (SIGINT with
+ * --jobs N reaches the main thread only, a start is given up from another thread). No
+ * thread is added: a second thread would cost every malloc, free and stdio call of the run
+ * a lock, more than the poll it saves.
+ *
+ * The handler is installed with SA_RESTART, so a wake-up that lands on anything else the
+ * thread does (a TAP line written to a full stdout pipe, an fsync) is restarted as if
+ * nothing happened. Only a read of stdout is cut, and not by the signal itself: while the
+ * thread reads stdout it says so in a thread-local variable, and the handler then puts the
+ * read end of an empty, closed pipe in place of the stdout descriptor (dup3), so that the
+ * read, restarted, ends at once with end of file; the thread puts the real pipe back (kept
+ * as out_keep), drains stderr and checks why it was woken. It checks the reasons before
+ * each read too, after saying it reads, so a wake-up just before the read is not lost. A
+ * request that does not go out in one write (a full stdin pipe), a system without these
+ * calls, or a ThreadSanitizer build (see DSR_TSAN), goes through the poll loop, which
+ * multiplexes the three pipes against the deadline itself.
  *
  * Each worker has a keeper: a small process forked from the runner that holds the read end
  * of a pipe only the runner writes to. When the runner dies in any way (SIGKILL, the OOM
@@ -19,6 +43,7 @@
  * worker itself, it releases the keeper first with one byte. */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE /* syscall */
+#define _GNU_SOURCE     /* dup3, pipe2 */
 #include "devspec.h"
 
 #include <dlfcn.h>
@@ -27,6 +52,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #ifdef __linux__
 #include <sys/prctl.h>
 #endif
@@ -79,6 +105,15 @@ struct dsr_adapter {
     char why[WHY_LINES][WHY_LINE + 1]; /* the last lines that say why, oldest first */
     int nwhy;
     char death[160];
+
+    /* The wake-ups of a blocking read (see the top of this file). */
+    bool blocking;                 /* out_fd is blocking, out_keep holds the pipe */
+    int out_keep;                  /* the stdout pipe itself, put back after a wake-up */
+    volatile sig_atomic_t swapped; /* the wake-up handler replaced out_fd */
+    pid_t owner;                   /* the thread the wake-ups go to (0: none set up) */
+    bool err_async;                /* err_fd signals the owner */
+    timer_t tick, alarm;           /* the owner's 200 ms tick and deadline */
+    double armed;                  /* the deadline the alarm is set for (0: none) */
 };
 
 dsr_adapter *dsr__adapter_open_so(const char *path, char *err, size_t errlen)
@@ -109,6 +144,7 @@ dsr_adapter *dsr__adapter_open_so(const char *path, char *err, size_t errlen)
     dsr_adapter *a = dsr__xmalloc(sizeof *a);
     memset(a, 0, sizeof *a);
     a->inproc = true;
+    a->out_keep = -1;
     a->dl = dl;
     a->call = call;
     a->release = release;
@@ -150,6 +186,7 @@ dsr_adapter *dsr__adapter_open_cmd(char *const *argv, char *const *env_add)
     a->keeper = -1;
     a->lifeline = -1;
     a->in_fd = a->out_fd = a->err_fd = -1;
+    a->out_keep = -1;
     return a;
 }
 
@@ -241,6 +278,200 @@ static void drain_stderr(dsr_adapter *a)
         break;
     }
 }
+
+/* ---- the wake-ups of a blocking read (see the top of this file) ---------------- */
+
+/* ThreadSanitizer runs a signal's handler only once the thread is in a call it knows to
+ * block, and read() is not one: the restarted read would never see its wake-up. Its build
+ * keeps the poll loop (no thread is added here, so it has nothing to check in this path). */
+#if defined(__SANITIZE_THREAD__)
+#define DSR_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define DSR_TSAN 1
+#endif
+#endif
+
+#if defined(__linux__) && !defined(DSR_TSAN)
+static void set_blocking(int fd, bool blocking)
+{
+    int fl = fcntl(fd, F_GETFL);
+    fcntl(fd, F_SETFL, blocking ? fl & ~O_NONBLOCK : fl | O_NONBLOCK);
+}
+
+#define WAKE_SIGNAL SIGIO /* not a real-time signal: a burst of stderr writes cannot queue up */
+#define WAKE_TICK_NS 200000000L
+
+/* Read by the handler: initial-exec, so that it allocates nothing. */
+#define HANDLER_TLS __attribute__((tls_model("initial-exec")))
+static _Thread_local dsr_adapter *volatile reading HANDLER_TLS; /* whose stdout it reads */
+static _Thread_local volatile sig_atomic_t woken HANDLER_TLS;   /* since it last looked */
+static _Thread_local pid_t my_tid;
+
+static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
+static bool wake_ready; /* the handler is installed and eof_fd open */
+static int eof_fd = -1; /* the read end of a pipe whose write end is closed */
+
+static void wake_handler(int sig)
+{
+    (void)sig;
+    woken = 1;
+    dsr_adapter *a = reading;
+    if (!a || a->swapped) return;
+    int saved = errno;
+    if (dup3(eof_fd, a->out_fd, O_CLOEXEC) >= 0) a->swapped = 1;
+    errno = saved;
+}
+
+static void wake_setup(void)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) != 0) return;
+    close(p[1]);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = wake_handler;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART; /* every other call of the thread goes on as if not woken */
+    if (sigaction(WAKE_SIGNAL, &sa, NULL) != 0) {
+        close(p[0]);
+        return;
+    }
+    eof_fd = p[0];
+    wake_ready = true;
+}
+
+/* The owner's timers and stderr's signal are given up (the worker is stopping). */
+static void wake_off(dsr_adapter *a)
+{
+    if (a->owner) {
+        timer_delete(a->tick);
+        timer_delete(a->alarm);
+    }
+    a->owner = 0;
+    a->err_async = false;
+    if (a->swapped) {
+        dup3(a->out_keep, a->out_fd, O_CLOEXEC);
+        a->swapped = 0;
+    }
+    close_fd(&a->out_keep);
+    if (a->blocking && a->out_fd >= 0) set_blocking(a->out_fd, false);
+    a->blocking = false;
+}
+
+/* After a start: stdout made blocking, its pipe kept apart. */
+static void wake_on(dsr_adapter *a)
+{
+    pthread_once(&wake_once, wake_setup);
+    if (!wake_ready) return;
+    a->out_keep = fcntl(a->out_fd, F_DUPFD_CLOEXEC, 0);
+    if (a->out_keep < 0) return;
+    a->swapped = 0;
+    a->blocking = true;
+    set_blocking(a->out_fd, true);
+}
+
+/* Whether this thread's wake-ups are set up for A (the thread that reads may change: with
+ * --jobs N the first worker is started by the main thread and run by another). */
+static bool wake_ready_for(dsr_adapter *a)
+{
+    if (!a->blocking) return false;
+    if (!my_tid) my_tid = (pid_t)syscall(SYS_gettid);
+    if (a->owner != my_tid) {
+        if (a->owner) {
+            timer_delete(a->tick);
+            timer_delete(a->alarm);
+            a->owner = 0;
+        }
+        struct sigevent ev;
+        memset(&ev, 0, sizeof ev);
+        ev.sigev_notify = SIGEV_THREAD_ID;
+        ev.sigev_signo = WAKE_SIGNAL;
+        ev._sigev_un._tid = my_tid;
+        if (timer_create(CLOCK_MONOTONIC, &ev, &a->tick) != 0) return false;
+        if (timer_create(CLOCK_MONOTONIC, &ev, &a->alarm) != 0) {
+            timer_delete(a->tick);
+            return false;
+        }
+        struct itimerspec every = {{0, WAKE_TICK_NS}, {0, WAKE_TICK_NS}};
+        timer_settime(a->tick, 0, &every, NULL);
+        a->owner = my_tid;
+        a->armed = 0;
+        a->err_async = false;
+    }
+    if (!a->err_async && a->err_fd >= 0) {
+        struct f_owner_ex to = {F_OWNER_TID, my_tid};
+        if (fcntl(a->err_fd, F_SETOWN_EX, &to) != 0 ||
+            fcntl(a->err_fd, F_SETFL, fcntl(a->err_fd, F_GETFL) | O_ASYNC) != 0)
+            return false;
+        a->err_async = true;
+    }
+    return true;
+}
+
+/* The alarm by DEADLINE (<= 0: none). It is set again only when it would ring after the
+ * deadline, or has rung: the next case's later deadline keeps the earlier alarm, whose
+ * wake-up finds nothing due and sets it then (a system call every --timeout seconds, not
+ * every case). Without a deadline an alarm left set only wakes the thread for nothing. */
+static void wake_at(dsr_adapter *a, double deadline, double now)
+{
+    if (deadline <= 0 || (a->armed > 0 && a->armed <= deadline && a->armed > now)) return;
+    double t = deadline + 1e-6; /* never a hair before the deadline dsr__now() sees */
+    struct itimerspec at;
+    memset(&at, 0, sizeof at);
+    at.it_value.tv_sec = (time_t)t;
+    at.it_value.tv_nsec = (long)((t - (double)at.it_value.tv_sec) * 1e9);
+    timer_settime(a->alarm, TIMER_ABSTIME, &at, NULL);
+    a->armed = deadline;
+}
+
+static bool take_woken(void)
+{
+    if (!woken) return false;
+    woken = 0;
+    return true;
+}
+
+static void mark_woken(void)
+{
+    woken = 1;
+}
+
+static int replace_fd(int from, int to)
+{
+    return dup3(from, to, O_CLOEXEC) < 0 ? -1 : 0;
+}
+#else /* the poll loop only */
+static dsr_adapter *reading;
+static void wake_off(dsr_adapter *a)
+{
+    (void)a;
+}
+static void wake_on(dsr_adapter *a)
+{
+    (void)a;
+}
+static bool wake_ready_for(dsr_adapter *a)
+{
+    (void)a;
+    return false;
+}
+static void wake_at(dsr_adapter *a, double deadline, double now)
+{
+    (void)a;
+    (void)deadline;
+    (void)now;
+}
+static bool take_woken(void)
+{
+    return false;
+}
+static void mark_woken(void) {}
+static int replace_fd(int from, int to)
+{
+    return dup2(from, to) < 0 ? -1 : 0;
+}
+#endif
 
 static void describe_status(dsr_adapter *a, int status)
 {
@@ -381,6 +612,7 @@ static void reap(dsr_adapter *a, double grace)
 
 static void shut(dsr_adapter *a, double grace)
 {
+    wake_off(a);
     close_fd(&a->in_fd);
     if (a->pid > 0) reap(a, grace);
     drain_stderr(a);
@@ -469,6 +701,7 @@ int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
     set_nonblock(a->out_fd);
     set_nonblock(a->err_fd);
     a->death[0] = '\0';
+    wake_on(a);
     return 0;
 }
 
@@ -500,6 +733,7 @@ static bool take_line(dsr_adapter *a, char **reply, size_t *reply_len)
 static dsr_io dead(dsr_adapter *a)
 {
     /* stdout closed: collect the rest of stderr and the exit status. */
+    wake_off(a);
     close_fd(&a->in_fd);
     double until = dsr__now() + 1.0;
     while (a->err_fd >= 0 && dsr__now() < until) {
@@ -527,11 +761,16 @@ static bool worker_exited(dsr_adapter *a)
            info.si_pid == a->pid;
 }
 
-/* Reads what stdout holds now, without waiting; true when it reached end of file. */
+/* Reads what stdout holds now, without waiting (it may be blocking: each read only once
+ * poll says it will not wait); true when it reached end of file. */
 static bool drain_stdout(dsr_adapter *a)
 {
     for (;;) {
         char chunk[65536];
+        struct pollfd p = {a->out_fd, POLLIN, 0};
+        int r = poll(&p, 1, 0);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) return false;
         ssize_t n = read(a->out_fd, chunk, sizeof chunk);
         if (n > 0 && a->rbuf.len <= MAX_REPLY_LINE + 2) {
             dsr__buf_add(&a->rbuf, chunk, (size_t)n);
@@ -560,8 +799,81 @@ static dsr_io call_inproc(dsr_adapter *a, const char *req, size_t len, char **re
     return dsr__interrupted ? DSR_IO_INTERRUPTED : DSR_IO_OK;
 }
 
+/* The line in the read buffer, if there is one: DSR_IO_OK or DSR_IO_TOO_LONG, or -1. */
+static int line_result(dsr_adapter *a, char **reply, size_t *reply_len)
+{
+    if (!a->rbuf.len || !take_line(a, reply, reply_len)) return -1;
+    if (*reply_len <= MAX_REPLY_LINE) return DSR_IO_OK;
+    free(*reply);
+    *reply = NULL;
+    return DSR_IO_TOO_LONG;
+}
+
+/* The worker exited, but a process it started still holds its stdout, so no end of file
+ * comes: what it wrote is read, and then it is dead, as after end of file (it was a timeout,
+ * and without --timeout the run waited for ever). */
+static dsr_io exited(dsr_adapter *a, char **reply, size_t *reply_len)
+{
+    bool eof = drain_stdout(a);
+    int line = line_result(a, reply, reply_len);
+    if (line >= 0) return (dsr_io)line;
+    dsr_io result = dead(a);
+    size_t n = strlen(a->death);
+    if (!eof)
+        snprintf(a->death + n, sizeof a->death - n,
+                 "; a process it started still held its stdout (killed with its group)");
+    return result;
+}
+
+/* The wait for the reply of a request already written, in a blocking read of stdout that
+ * wake-ups interrupt (see the top of this file). */
+static dsr_io wait_reply(dsr_adapter *a, double deadline, char **reply, size_t *reply_len)
+{
+    for (;;) {
+        int line = line_result(a, reply, reply_len);
+        if (line >= 0) return (dsr_io)line;
+        if (a->rbuf.len > MAX_REPLY_LINE) return DSR_IO_TOO_LONG;
+        /* Reading from here on: a wake-up ends the read below at once. */
+        reading = a;
+        atomic_signal_fence(memory_order_seq_cst);
+        bool gone = false;
+        if (take_woken()) {
+            drain_stderr(a);
+            gone = worker_exited(a);
+        }
+        dsr_io stop = DSR_IO_OK;
+        double now = deadline > 0 ? dsr__now() : 0;
+        if (dsr__interrupted || a->cancelled)
+            stop = DSR_IO_INTERRUPTED;
+        else if (deadline > 0 && now >= deadline)
+            stop = DSR_IO_TIMEOUT;
+        else
+            wake_at(a, deadline, now);
+        char chunk[65536];
+        ssize_t n = gone || stop != DSR_IO_OK ? -1 : read(a->out_fd, chunk, sizeof chunk);
+        int saved = errno;
+        reading = NULL;
+        atomic_signal_fence(memory_order_seq_cst);
+        if (a->swapped) { /* woken: the real pipe back, and the reasons checked again */
+            replace_fd(a->out_keep, a->out_fd);
+            a->swapped = 0;
+            mark_woken(); /* the mark may have been taken just before this wake-up came */
+            if (n == 0) continue;
+        }
+        if (stop != DSR_IO_OK) return stop;
+        if (gone) return exited(a, reply, reply_len);
+        if (n > 0) {
+            dsr__buf_add(&a->rbuf, chunk, (size_t)n);
+            continue;
+        }
+        if (n < 0 && saved == EINTR) continue; /* SIGINT: checked above */
+        return dead(a);                        /* end of file */
+    }
+}
+
 /* Long: the poll loop of one request: the write, the reply's read to its newline, stderr
- * drained, the deadline and SIGINT, in one place so that no path skips one of them. */
+ * drained, the deadline and SIGINT, in one place so that no path skips one of them. A
+ * request written at once waits for its reply in wait_reply instead. */
 dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double deadline, char **reply,
                          size_t *reply_len)
 {
@@ -577,6 +889,16 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
     dsr__buf_add(out, "\n", 1);
     size_t sent = 0;
     dsr_io result;
+    if (a->in_fd >= 0 && wake_ready_for(a)) {
+        ssize_t w = write(a->in_fd, out->data, out->len);
+        if (w > 0) sent = (size_t)w;
+        if (sent == out->len) {
+            result = wait_reply(a, deadline, reply, reply_len);
+            if (a->wbuf.cap > 65536) dsr__buf_free(&a->wbuf);
+            return result;
+        }
+        if (w < 0 && errno != EAGAIN && errno != EINTR) close_fd(&a->in_fd); /* gone */
+    }
     for (;;) {
         if (sent < out->len && a->in_fd >= 0) {
             ssize_t w = write(a->in_fd, out->data + sent, out->len - sent);
@@ -595,7 +917,11 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
         struct pollfd p[3];
         int np = 0;
         p[np++] = (struct pollfd){a->out_fd, POLLIN, 0};
-        if (a->err_fd >= 0) p[np++] = (struct pollfd){a->err_fd, POLLIN, 0};
+        int errp = -1;
+        if (a->err_fd >= 0) {
+            errp = np;
+            p[np++] = (struct pollfd){a->err_fd, POLLIN, 0};
+        }
         if (sent < out->len && a->in_fd >= 0) p[np++] = (struct pollfd){a->in_fd, POLLOUT, 0};
         int wait_ms = -1;
         if (deadline > 0) {
@@ -621,7 +947,7 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
         }
         /* stderr only when poll says it has something: a read that finds nothing was one
          * system call in four per request, out of process) */
-        if (a->err_fd >= 0 && p[1].revents) drain_stderr(a);
+        if (errp >= 0 && p[errp].revents) drain_stderr(a);
         if (p[0].revents) {
             bool eof = false;
             for (;;) {
@@ -629,8 +955,10 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
                 ssize_t n = read(a->out_fd, chunk, sizeof chunk);
                 if (n > 0) {
                     dsr__buf_add(&a->rbuf, chunk, (size_t)n);
-                    /* stop reading a line that is already too long: memory stays bounded */
-                    if ((size_t)n < sizeof chunk || a->rbuf.len > MAX_REPLY_LINE + 2) break;
+                    /* stop reading a line that is already too long: memory stays bounded;
+                     * a blocking stdout is read once per poll */
+                    if ((size_t)n < sizeof chunk || a->rbuf.len > MAX_REPLY_LINE + 2 || a->blocking)
+                        break;
                     continue;
                 }
                 if (n == 0)
@@ -656,21 +984,8 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
                 break;
             }
         }
-        /* The worker exited, but a process it started still holds its stdout, so no end of
-         * file comes: what it wrote is read, and then it is dead, as after end of file (it
-         * was a timeout, and without --timeout the run waited for ever). */
         if (worker_exited(a)) {
-            bool eof = drain_stdout(a);
-            if (take_line(a, reply, reply_len)) {
-                result = *reply_len > MAX_REPLY_LINE ? DSR_IO_TOO_LONG : DSR_IO_OK;
-                if (result != DSR_IO_OK) free(*reply);
-                break;
-            }
-            result = dead(a);
-            size_t n = strlen(a->death);
-            if (!eof)
-                snprintf(a->death + n, sizeof a->death - n,
-                         "; a process it started still held its stdout (killed with its group)");
+            result = exited(a, reply, reply_len);
             break;
         }
     }

@@ -242,6 +242,27 @@ def test_adapter_leaving_a_child(env: Env) -> None:
             "crash, not a timeout; the next case runs", "crash, pass", (rc, st, err[-300:]))
 
 
+def test_tap_to_a_full_pipe(env: Env) -> None:
+    """The wake-ups that end the runner's wait for a reply out of process (a signal to the
+    reading thread, every 200 ms) never cut its other writes: TAP written to a pipe nobody
+    reads for a while (the runner blocked in write while the signals come) arrives whole,
+    every case's line in order. A handler without SA_RESTART fails this."""
+    n = 1500
+    cases = env.path("tap-many.json")
+    write_cases(cases, "Many cases, a long TAP stream.", [
+        {"id": f"tap.c{i:05d}." + "x" * 80, "description": "one step", "spec": ["T-ATTR-1"],
+         "features": ["device-attr"], "steps": [{"op": "util.num_gpus"}]} for i in range(n)])
+    p = env.start(["run", "--cases", cases, "--adapter", env.null_prog, "--jobs", "1",
+                   "--no-progress", "--report", env.path("tap-many-report.json")],
+                  env={"DEVSPEC_NULL_FEATURES": "device-attr"})
+    time.sleep(2.0)  # the TAP stream fills the pipe (64 KiB) long before this
+    out, err = stops(p, "a run writing TAP to a slow pipe")
+    oks = [int(m.group(1)) for m in re.finditer(r"^    ok (\d+) - tap\.c", out, re.M)]
+    assert p.returncode == 0 and oks == list(range(1, n + 1)), why(
+        "TAP to a pipe read late: exit 0 and every case's line, in order", (0, n),
+        (p.returncode, len(oks), err[-300:]))
+
+
 def test_link_outside_folder(env: Env) -> None:
     """A link to a folder outside the folder given (here to /) is not followed, and is named; a
     link to a folder inside it is."""
