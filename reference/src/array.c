@@ -113,26 +113,33 @@ static void header_init(ra_array *x, ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, 
 
 /* A new array on dev of a checked shape with size elements; its data zero-initialised when
  * zeroed, else unspecified (the caller writes it whole before anything reads it). t is the
- * calling thread's state (may be NULL). Inlined into its two callers: the result of a small
- * operation is mostly this. */
+ * calling thread's state (may be NULL). twin, when not NULL, is an ordinary array of the same
+ * dtype and shape on dev: its byte count passed these checks when it was made, so it is taken
+ * as it is (a result like its operand skips the size's multiplication and the device's
+ * limit). Inlined into its two callers: the result of a small operation is mostly this. */
 static inline __attribute__((always_inline)) int
 array_make(ra_ctx *ctx, ra__thread *t, ra__dev *dev, ra_dtype dtype, const int64_t *shape,
-           size_t ndim, int64_t size, bool zeroed, ra_array **out)
+           size_t ndim, int64_t size, const ra_array *twin, bool zeroed, ra_array **out)
 {
     int status;
-    size_t esize = ra_dtype_size(dtype), nbytes;
-    /* The multiplication's own overflow flag rather than a division, which costs more than
-     * the rest of a small array's making. */
-    if ((uint64_t)size > SIZE_MAX || __builtin_mul_overflow((size_t)size, esize, &nbytes))
-        return ra__ctx_error(ctx, RA_E_TOO_LARGE, "array: %lld elements of %zu bytes overflow",
-                             (long long)size, esize);
-    if (dev->info.max_alloc && nbytes > dev->info.max_alloc) {
-        char buf[RA_DEVICE_STR_MAX];
-        return ra__ctx_error(ctx, RA_E_NOMEM,
-                             "array: %zu bytes exceed the largest allocation of device '%s' "
-                             "(%llu bytes)",
-                             nbytes, ra__device_str(dev->device, buf),
-                             (unsigned long long)dev->info.max_alloc);
+    size_t nbytes;
+    if (twin) {
+        nbytes = twin->nbytes;
+    } else {
+        size_t esize = ra_dtype_size(dtype);
+        /* The multiplication's own overflow flag rather than a division, which costs more
+         * than the rest of a small array's making. */
+        if ((uint64_t)size > SIZE_MAX || __builtin_mul_overflow((size_t)size, esize, &nbytes))
+            return ra__ctx_error(ctx, RA_E_TOO_LARGE, "array: %lld elements of %zu bytes overflow",
+                                 (long long)size, esize);
+        if (dev->info.max_alloc && nbytes > dev->info.max_alloc) {
+            char buf[RA_DEVICE_STR_MAX];
+            return ra__ctx_error(ctx, RA_E_NOMEM,
+                                 "array: %zu bytes exceed the largest allocation of device "
+                                 "'%s' (%llu bytes)",
+                                 nbytes, ra__device_str(dev->device, buf),
+                                 (unsigned long long)dev->info.max_alloc);
+        }
     }
     /* Small cpu arrays keep their bytes in the header's own block: one allocation instead of
      * two, which is most of what a small operation costs (and none when the thread's spare
@@ -169,7 +176,7 @@ static int array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *s
     int64_t size;
     int status = ra__shape_check(ctx, shape, ndim, &size, "array");
     if (status != RA_OK) return status;
-    return array_make(ctx, ra__thread_get(ctx), dev, dtype, shape, ndim, size, zeroed, out);
+    return array_make(ctx, ra__thread_get(ctx), dev, dtype, shape, ndim, size, NULL, zeroed, out);
 }
 
 int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
@@ -193,8 +200,10 @@ int ra__array_new_like_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const r
 int ra__array_new_like_uninit_on(ra_ctx *ctx, ra__thread *t, ra__dev *dev, ra_dtype dtype,
                                  const ra_array *like, ra_array **out)
 {
-    /* like's shape was checked when it was made. */
-    return array_make(ctx, t, dev, dtype, like->shape, like->ndim, like->size, false, out);
+    /* like's shape was checked when it was made, and so was its byte count on its device when
+     * it is an ordinary array of the same dtype on dev (a layer's array counts logical bytes). */
+    const ra_array *twin = dtype == like->dtype && dev == like->dev && !like->layer ? like : NULL;
+    return array_make(ctx, t, dev, dtype, like->shape, like->ndim, like->size, twin, false, out);
 }
 
 int ra__array_hand_out(int status, ra_array *x, ra_array **out)

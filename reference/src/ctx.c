@@ -247,6 +247,7 @@ int ra__ctx_add_device(ra_ctx *ctx, ra_device_type type, const ra__backend_ops *
     dev->ops = ops;
     dev->impl = impl;
     dev->index = ctx->ndevs;
+    dev->host_memory = (RA__BACKEND_FLAGS(ops) & RA__BACKEND_HOST_MEMORY) != 0;
     atomic_init(&dev->used_bytes, 0);
     status = ops->query(impl, &dev->info);
     if (status != RA_OK) goto fail;

@@ -491,9 +491,88 @@ static bool fast_dispatch(ra_binop op, ra_dtype dtype, size_t n, const void *pa,
     return true;
 }
 
+/* One element of x op y, one function per operation and dtype, each the flat loop's EXPR
+ * (FAST_INTEGER, FAST_FLOAT, FAST_COMPLEX) for one element: a 1-element operation, most of
+ * whose kernel time was the two switches and the vector loop's set-up, takes one indirect
+ * call through elem_table. */
+typedef void (*elem_fn)(const void *restrict a, const void *restrict b, void *restrict out);
+
+#define ELEM(NAME, T, OT, EXPR)                                                                    \
+    static void NAME(const void *restrict a, const void *restrict b, void *restrict out)           \
+    {                                                                                              \
+        T x = *(const T *)a, y = *(const T *)b;                                                    \
+        *(OT *)out = (EXPR);                                                                       \
+    }
+#define ELEM_INTEGER(S, T, UT)                                                                     \
+    ELEM(elem_add_##S, T, T, WRAP_ADD(T, UT, x, y))                                                \
+    ELEM(elem_sub_##S, T, T, WRAP_SUB(T, UT, x, y))                                                \
+    ELEM(elem_mul_##S, T, T, WRAP_MUL(T, UT, x, y))                                                \
+    ELEM(elem_eq_##S, T, bool, x == y)                                                             \
+    ELEM(elem_lt_##S, T, bool, x < y)                                                              \
+    ELEM(elem_max_##S, T, T, x > y ? x : y)
+#define ELEM_NATURAL(S, T)                                                                         \
+    ELEM(elem_add_##S, T, T, x + y)                                                                \
+    ELEM(elem_sub_##S, T, T, x - y)                                                                \
+    ELEM(elem_mul_##S, T, T, x *y)                                                                 \
+    ELEM(elem_div_##S, T, T, x / y)                                                                \
+    ELEM(elem_eq_##S, T, bool, x == y)
+#define ELEM_FLOAT(S, T)                                                                           \
+    ELEM_NATURAL(S, T)                                                                             \
+    ELEM(elem_lt_##S, T, bool, x < y)                                                              \
+    ELEM(elem_max_##S, T, T, isnan(x) ? x : isnan(y) ? y : (x > y ? x : y))
+
+ELEM(elem_eq_b, bool, bool, x == y)
+ELEM_INTEGER(i8, int8_t, uint8_t)
+ELEM_INTEGER(i16, int16_t, uint16_t)
+ELEM_INTEGER(i32, int32_t, uint32_t)
+ELEM_INTEGER(i64, int64_t, uint64_t)
+ELEM_INTEGER(u8, uint8_t, uint8_t)
+ELEM_INTEGER(u16, uint16_t, uint16_t)
+ELEM_INTEGER(u32, uint32_t, uint32_t)
+ELEM_INTEGER(u64, uint64_t, uint64_t)
+ELEM_FLOAT(f32, float)
+ELEM_FLOAT(f64, double)
+ELEM_NATURAL(c64, float complex)
+ELEM_NATURAL(c128, double complex)
+
+/* The table's entries of a dtype E (suffix S): those of an integer, a real floating and a
+ * complex dtype. An operation the dtype does not define is NULL (the core never asks). */
+#define ELEM_ROW_COMMON(E, S)                                                                      \
+    [RA_ADD][E] = elem_add_##S, [RA_SUBTRACT][E] = elem_sub_##S, [RA_MULTIPLY][E] = elem_mul_##S,  \
+    [RA_EQUAL][E] = elem_eq_##S
+#define ELEM_ROW_INTEGER(E, S)                                                                     \
+    ELEM_ROW_COMMON(E, S), [RA_LESS][E] = elem_lt_##S, [RA_MAXIMUM][E] = elem_max_##S
+#define ELEM_ROW_FLOAT(E, S) ELEM_ROW_INTEGER(E, S), [RA_DIVIDE][E] = elem_div_##S
+#define ELEM_ROW_COMPLEX(E, S) ELEM_ROW_COMMON(E, S), [RA_DIVIDE][E] = elem_div_##S
+
+/* clang-format off */
+static const elem_fn elem_table[RA_MAXIMUM + 1][RA_COMPLEX128 + 1] = {
+    [RA_EQUAL][RA_BOOL] = elem_eq_b,
+    ELEM_ROW_INTEGER(RA_INT8, i8),
+    ELEM_ROW_INTEGER(RA_INT16, i16),
+    ELEM_ROW_INTEGER(RA_INT32, i32),
+    ELEM_ROW_INTEGER(RA_INT64, i64),
+    ELEM_ROW_INTEGER(RA_UINT8, u8),
+    ELEM_ROW_INTEGER(RA_UINT16, u16),
+    ELEM_ROW_INTEGER(RA_UINT32, u32),
+    ELEM_ROW_INTEGER(RA_UINT64, u64),
+    ELEM_ROW_FLOAT(RA_FLOAT32, f32),
+    ELEM_ROW_FLOAT(RA_FLOAT64, f64),
+    ELEM_ROW_COMPLEX(RA_COMPLEX64, c64),
+    ELEM_ROW_COMPLEX(RA_COMPLEX128, c128),
+};
+/* clang-format on */
+
 void ra__host_binary_flat(ra_binop op, ra_dtype dtype, size_t n, const void *a, const void *b,
                           void *out)
 {
+    if (n == 1 && (unsigned)op <= RA_MAXIMUM && (unsigned)dtype <= RA_COMPLEX128) {
+        elem_fn f = elem_table[op][dtype];
+        if (f) {
+            f(a, b, out);
+            return;
+        }
+    }
     fast_dispatch(op, dtype, n, a, true, b, true, out);
 }
 

@@ -25,6 +25,9 @@ typedef struct ra__dev {
     void *impl;
     ra__device_info info;
     size_t index; /* in the context's devs */
+    /* RA__BACKEND_FLAGS(ops) & RA__BACKEND_HOST_MEMORY, read once when the device is added:
+     * the making of every small result asks it. */
+    bool host_memory;
     /* Array data refarray holds on the device: this plus every thread's used[index] (ctx.c,
      * ra__used_add and ra__used_get). */
     _Atomic int64_t used_bytes;
@@ -289,7 +292,7 @@ int ra__infer_device(ra_ctx *ctx, const ra_opts *opts, const ra__dev *array_dev,
 bool ra__scope_top(ra_ctx *ctx, ra_device *out);
 
 /* Whether a device's buffers are host memory the core may use directly. */
-#define RA__DEV_HOST_MEMORY(dev) ((RA__BACKEND_FLAGS((dev)->ops) & RA__BACKEND_HOST_MEMORY) != 0)
+#define RA__DEV_HOST_MEMORY(dev) ((dev)->host_memory)
 
 /* ---- layers over the core ----
  * A layer (sharding, shard.c) makes arrays whose data it holds itself. Such an array carries
