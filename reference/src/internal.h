@@ -393,10 +393,12 @@ static inline void ra__live_retire(ra_ctx *ctx, ra__thread *t, ra_array *x)
  * *count (ra_util_arrays_on_device's rules). */
 int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, size_t *count);
 
-/* Whether the process has the listing's barrier (live.c), and setting it up (once; every
- * thread state's creation and every listing call it first). */
+/* Whether the process has the listing's barrier (membarrier.c), and setting it up (once; every
+ * thread state's creation and every listing call it first); the listing's fence, a full
+ * memory barrier on every running thread of the process. */
 extern _Atomic bool ra__listing_barrier;
 void ra__listing_barrier_init(void);
+void ra__listing_fence(void);
 /* Releases x's count when the caller holds its only reference, without a locked instruction
  * (live.c's comment): true when the count went from 1 to 0 so, false when the caller must
  * take the locked decrement (other references, no listing barrier in this process, or a

@@ -20,49 +20,7 @@
  * the releasing thread sees the listing and takes the locked decrement, or the listing sees
  * the mark and takes no reference. Where the kernel has no such barrier every release takes
  * the locked decrement. */
-#define _DEFAULT_SOURCE /* syscall, for membarrier */
 #include "internal.h"
-
-#ifdef __linux__
-#include <linux/membarrier.h>
-#include <sys/syscall.h>
-#include <unistd.h>
-#endif
-
-/* Whether this process has the listing's barrier: set once (listing_barrier_init), read by
- * every release. */
-_Atomic bool ra__listing_barrier;
-static pthread_once_t listing_barrier_once = PTHREAD_ONCE_INIT;
-
-static void listing_barrier_register(void)
-{
-#if defined(__linux__) && defined(__NR_membarrier)
-    long cmds = syscall(__NR_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
-    if (cmds > 0 && (cmds & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
-        syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
-        atomic_store(&ra__listing_barrier, true);
-#endif
-}
-
-void ra__listing_barrier_init(void)
-{
-    pthread_once(&listing_barrier_once, listing_barrier_register);
-}
-
-/* A full memory barrier on every running thread of the process (the listing's side). The
- * registration is the process's and a forked child keeps it; should the kernel refuse the
- * barrier anyway, it is registered again and asked once more, and if that is refused the
- * global command (every processor, slower) is the barrier. */
-static void listing_barrier(void)
-{
-#if defined(__linux__) && defined(__NR_membarrier)
-    if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
-    if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0 &&
-        syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0)
-        return;
-    syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
-#endif
-}
 
 ra_array *ra__live_header_new(ra_ctx *ctx, size_t block, bool room)
 {
@@ -108,7 +66,7 @@ void ra__live_free(ra_ctx *ctx, ra_array *x)
 }
 
 /* Adds a reference unless the count has already reached zero (released, or a spare) or its
- * only holder is releasing it without a locked instruction (seen after listing_barrier). */
+ * only holder is releasing it without a locked instruction (seen after ra__listing_fence). */
 static bool retain_if_alive(ra_array *x)
 {
     if (atomic_load_explicit(&x->releasing, memory_order_relaxed)) return false;
@@ -128,7 +86,7 @@ int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, 
         /* From here every release sees the listing or has its mark seen (the file's
          * comment). */
         atomic_store_explicit(&ctx->listing, true, memory_order_relaxed);
-        listing_barrier();
+        ra__listing_fence();
     }
     for (ra_array *x = ctx->live_head; x; x = x->live_next) {
         /* Sharded arrays have no single device, and their pieces are theirs, not the
