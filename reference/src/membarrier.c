@@ -45,4 +45,3 @@ void ra__listing_fence(void)
     syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0);
 #endif
 }
-
