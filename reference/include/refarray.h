@@ -720,6 +720,14 @@ RA_API const char *ra_reduceop_name(ra_reduceop op);
  * RA_E_DTYPE, RA_E_BROADCAST, RA_E_DEVICE_MISMATCH, RA_E_NOMEM, RA_E_BACKEND. */
 RA_API int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out);
 
+/* ra_binary of two arrays, ra_binary(ctx, op, ra_operand_array(x1), ra_operand_array(x2),
+ * out) in every result and error, with the arrays passed as they are: a caller of ra_binary
+ * builds two 40-byte operands on its stack for every call, which for a 1-element operation
+ * costs about as much as the operation (reference/bench/README.md). Returns RA_E_NULL also
+ * for x1 or x2 NULL (an operand that is no array needs ra_binary). */
+RA_API int ra_binary_arrays(ra_ctx *ctx, ra_binop op, const ra_array *x1, const ra_array *x2,
+                            ra_array **out);
+
 /* Elementwise op x. Returns RA_E_NULL, RA_E_ARG, RA_E_DTYPE, RA_E_NOMEM, RA_E_BACKEND. */
 RA_API int ra_unary(ra_ctx *ctx, ra_unop op, const ra_array *x, ra_array **out);
 

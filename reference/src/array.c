@@ -1,6 +1,6 @@
 /* array.c: array headers, reference counting, data movement (read, write, fill, cast,
  * copies between devices) and to_device. */
-#include "internal.h"
+#include "array_make.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -83,100 +83,14 @@ int ra__shape_check(ra_ctx *ctx, const int64_t *shape, size_t ndim, int64_t *siz
     return RA_OK;
 }
 
-/* cpu arrays of at most INLINE_MAX bytes hold their data right after the header, at
- * INLINE_OFFSET (the header's size rounded up so the data is aligned for any dtype). */
-#define INLINE_MAX ((size_t)64)
-#define INLINE_OFFSET                                                                              \
-    ((sizeof(ra_array) + _Alignof(max_align_t) - 1) / _Alignof(max_align_t) * _Alignof(max_align_t))
-
-static void *inline_buf(ra_array *x)
-{
-    return (char *)x + INLINE_OFFSET;
-}
-
-/* Sets the array's own members of a header from ra__live_header: every one is zero but those
- * given and the shape's unused tail (RA_MAX_NDIM extents: zeroing them would be most of the
- * work for a small array; only shape[0..ndim) is ever read). The members the list owns are
- * left alone: a reused header is still in the list. */
-static void header_init(ra_array *x, ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, size_t ndim,
-                        int64_t size, size_t nbytes)
-{
-    memset(&x->ctx, 0, offsetof(ra_array, shape) - offsetof(ra_array, ctx));
-    memset(&x->size, 0, sizeof *x - offsetof(ra_array, size));
-    x->ctx = ctx;
-    x->dev = dev;
-    x->dtype = dtype;
-    x->ndim = ndim;
-    x->size = size;
-    x->nbytes = nbytes;
-}
-
-/* A new array on dev of a checked shape with size elements; its data zero-initialised when
- * zeroed, else unspecified (the caller writes it whole before anything reads it). t is the
- * calling thread's state (may be NULL). twin, when not NULL, is an ordinary array of the same
- * dtype and shape on dev: its byte count passed these checks when it was made, so it is taken
- * as it is (a result like its operand skips the size's multiplication and the device's
- * limit). Inlined into its two callers: the result of a small operation is mostly this. */
-static inline __attribute__((always_inline)) int
-array_make(ra_ctx *ctx, ra__thread *t, ra__dev *dev, ra_dtype dtype, const int64_t *shape,
-           size_t ndim, int64_t size, const ra_array *twin, bool zeroed, ra_array **out)
-{
-    int status;
-    size_t nbytes;
-    if (twin) {
-        nbytes = twin->nbytes;
-    } else {
-        size_t esize = ra_dtype_size(dtype);
-        /* The multiplication's own overflow flag rather than a division, which costs more
-         * than the rest of a small array's making. */
-        if ((uint64_t)size > SIZE_MAX || __builtin_mul_overflow((size_t)size, esize, &nbytes))
-            return ra__ctx_error(ctx, RA_E_TOO_LARGE, "array: %lld elements of %zu bytes overflow",
-                                 (long long)size, esize);
-        if (dev->info.max_alloc && nbytes > dev->info.max_alloc) {
-            char buf[RA_DEVICE_STR_MAX];
-            return ra__ctx_error(ctx, RA_E_NOMEM,
-                                 "array: %zu bytes exceed the largest allocation of device "
-                                 "'%s' (%llu bytes)",
-                                 nbytes, ra__device_str(dev->device, buf),
-                                 (unsigned long long)dev->info.max_alloc);
-        }
-    }
-    /* Small cpu arrays keep their bytes in the header's own block: one allocation instead of
-     * two, which is most of what a small operation costs (and none when the thread's spare
-     * header is reused, live.c). */
-    bool inline_data = nbytes && nbytes <= INLINE_MAX && RA__DEV_HOST_MEMORY(dev);
-    ra_array *x =
-        ra__live_header(ctx, t, INLINE_OFFSET + (inline_data ? INLINE_MAX : 0), inline_data);
-    if (!x) return ra__ctx_error(ctx, RA_E_NOMEM, "array: out of memory for the array header");
-    header_init(x, ctx, dev, dtype, ndim, size, nbytes);
-    if (inline_data) {
-        x->buf = inline_buf(x);
-        if (zeroed) memset(x->buf, 0, nbytes);
-    } else if (nbytes) {
-        status = !zeroed && RA__BACKEND_HAS(dev->ops, alloc_uninit)
-                     ? dev->ops->alloc_uninit(dev->impl, nbytes, &x->buf)
-                     : dev->ops->alloc(dev->impl, nbytes, &x->buf);
-        if (status != RA_OK) {
-            ra__live_retire(ctx, t, x);
-            return status;
-        }
-    }
-    for (size_t i = 0; i < ndim; i++)
-        x->shape[i] = shape[i];
-    atomic_store_explicit(&x->listed_on, dev, memory_order_relaxed);
-    ra__used_add(t, dev, (int64_t)nbytes);
-    ra__live_add(ctx, x);
-    *out = x;
-    return RA_OK;
-}
-
 static int array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
                      bool zeroed, ra_array **out)
 {
     int64_t size;
     int status = ra__shape_check(ctx, shape, ndim, &size, "array");
     if (status != RA_OK) return status;
-    return array_make(ctx, ra__thread_get(ctx), dev, dtype, shape, ndim, size, NULL, zeroed, out);
+    return ra__array_make(ctx, ra__thread_get(ctx), dev, dtype, shape, ndim, size, NULL, zeroed,
+                          out);
 }
 
 int ra__array_new(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_t *shape, size_t ndim,
@@ -195,15 +109,6 @@ int ra__array_new_like_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const r
                               ra_array **out)
 {
     return ra__array_new_like_uninit_on(ctx, ra__thread_get(ctx), dev, dtype, like, out);
-}
-
-int ra__array_new_like_uninit_on(ra_ctx *ctx, ra__thread *t, ra__dev *dev, ra_dtype dtype,
-                                 const ra_array *like, ra_array **out)
-{
-    /* like's shape was checked when it was made, and so was its byte count on its device when
-     * it is an ordinary array of the same dtype on dev (a layer's array counts logical bytes). */
-    const ra_array *twin = dtype == like->dtype && dev == like->dev && !like->layer ? like : NULL;
-    return array_make(ctx, t, dev, dtype, like->shape, like->ndim, like->size, twin, false, out);
 }
 
 int ra__array_hand_out(int status, ra_array *x, ra_array **out)
@@ -227,13 +132,13 @@ int ra__array_new_layered(ra_ctx *ctx, const ra__layer_ops *layer, void *data, r
         return status;
     }
     ra__thread *t = ra__thread_get(ctx);
-    ra_array *x = ra__live_header(ctx, t, INLINE_OFFSET, false);
+    ra_array *x = ra__live_header(ctx, t, RA__INLINE_OFFSET, false);
     if (!x) {
         layer->free(ctx, data);
         return ra__ctx_error(ctx, RA_E_NOMEM, "%s: out of memory for the array header", fn);
     }
     /* nbytes is the logical size: what a gather or a read of the whole array needs. */
-    header_init(x, ctx, dev, dtype, ndim, size, (size_t)size * ra_dtype_size(dtype));
+    ra__header_init(x, ctx, dev, dtype, ndim, size, (size_t)size * ra_dtype_size(dtype));
     x->layer = layer;
     x->layer_data = data;
     for (size_t i = 0; i < ndim; i++)
@@ -263,7 +168,7 @@ void ra_array_release(ra_array *x)
         /* The layer's parts hold the data and its accounting. */
         x->layer->free(ctx, x->layer_data);
     } else {
-        if (x->buf && x->buf != inline_buf(x)) x->dev->ops->free(x->dev->impl, x->buf);
+        if (x->buf && x->buf != ra__inline_buf(x)) x->dev->ops->free(x->dev->impl, x->buf);
         ra__used_add(t, x->dev, -(int64_t)x->nbytes);
     }
     ra__live_retire(ctx, t, x);
@@ -316,7 +221,7 @@ int ra_array_read(ra_ctx *ctx, const ra_array *x, void *dst, size_t dst_bytes)
 void ra__array_unshare(ra_array *x)
 {
     /* The data goes, the header stays (a layer takes x over). */
-    if (x->buf && x->buf != inline_buf(x)) x->dev->ops->free(x->dev->impl, x->buf);
+    if (x->buf && x->buf != ra__inline_buf(x)) x->dev->ops->free(x->dev->impl, x->buf);
     ra__used_add(ra__thread_get(x->ctx), x->dev, -(int64_t)x->nbytes);
     x->buf = NULL;
 }

@@ -494,9 +494,7 @@ static bool fast_dispatch(ra_binop op, ra_dtype dtype, size_t n, const void *pa,
 /* One element of x op y, one function per operation and dtype, each the flat loop's EXPR
  * (FAST_INTEGER, FAST_FLOAT, FAST_COMPLEX) for one element: a 1-element operation, most of
  * whose kernel time was the two switches and the vector loop's set-up, takes one indirect
- * call through elem_table. */
-typedef void (*elem_fn)(const void *restrict a, const void *restrict b, void *restrict out);
-
+ * call through ra__host_elem. */
 #define ELEM(NAME, T, OT, EXPR)                                                                    \
     static void NAME(const void *restrict a, const void *restrict b, void *restrict out)           \
     {                                                                                              \
@@ -546,7 +544,7 @@ ELEM_NATURAL(c128, double complex)
 #define ELEM_ROW_COMPLEX(E, S) ELEM_ROW_COMMON(E, S), [RA_DIVIDE][E] = elem_div_##S
 
 /* clang-format off */
-static const elem_fn elem_table[RA_MAXIMUM + 1][RA_COMPLEX128 + 1] = {
+const ra__elem_fn ra__host_elem[RA_MAXIMUM + 1][RA_COMPLEX128 + 1] = {
     [RA_EQUAL][RA_BOOL] = elem_eq_b,
     ELEM_ROW_INTEGER(RA_INT8, i8),
     ELEM_ROW_INTEGER(RA_INT16, i16),
@@ -567,7 +565,7 @@ void ra__host_binary_flat(ra_binop op, ra_dtype dtype, size_t n, const void *a, 
                           void *out)
 {
     if (n == 1 && (unsigned)op <= RA_MAXIMUM && (unsigned)dtype <= RA_COMPLEX128) {
-        elem_fn f = elem_table[op][dtype];
+        ra__elem_fn f = ra__host_elem[op][dtype];
         if (f) {
             f(a, b, out);
             return;

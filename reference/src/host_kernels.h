@@ -21,6 +21,11 @@ int ra__host_binary(ra_binop op, const ra__view *a, const ra__view *b, const ra_
  * kernel without views, for operands that need no broadcasting. */
 void ra__host_binary_flat(ra_binop op, ra_dtype dtype, size_t n, const void *a, const void *b,
                           void *out);
+/* One element of x op y (the flat kernel's expression for n = 1), one function per operation
+ * and dtype: ra__host_elem[op][dtype], NULL where the dtype does not define the operation. A
+ * 1-element operation calls it without the flat kernel's two dispatches. */
+typedef void (*ra__elem_fn)(const void *restrict a, const void *restrict b, void *restrict out);
+extern const ra__elem_fn ra__host_elem[RA_MAXIMUM + 1][RA_COMPLEX128 + 1];
 /* out[i] = op x[i] (the unary slot). */
 int ra__host_unary(ra_unop op, const void *x, ra_dtype dtype, void *out, ra_dtype out_dtype,
                    size_t count);

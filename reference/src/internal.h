@@ -105,14 +105,15 @@ struct ra_array {
      * instruction, before it looks for a listing; cleared when the header is made a new
      * array. A listing takes no reference from a header where it is set (live.c). */
     _Atomic bool releasing;
-    bool inline_room; /* the block has INLINE_MAX bytes of data after the header (array.c) */
+    bool inline_room; /* the block has RA__INLINE_MAX bytes of data after the header (array_make.h)
+                       */
     /* From here the members are the array's own, all set by array.c when it makes one. */
     ra_ctx *ctx;
     ra__dev *dev;
     ra_dtype dtype;
     size_t ndim;
     int64_t shape[RA_MAX_NDIM]; /* only [0, ndim) is set; the rest is unspecified */
-    int64_t size;               /* the members from size on are zeroed by array.c's header_init */
+    int64_t size;               /* array.c's header_init sets every member from ctx on */
     size_t nbytes;
     void *buf; /* NULL when nbytes == 0 */
     /* An array of a layer over the core (a sharded array): the layer's table and its data;
@@ -146,7 +147,12 @@ typedef struct ra__thread_cache {
     uint64_t serial; /* the context's, never 0 */
     ra__thread *state;
 } ra__thread_cache;
-extern _Thread_local ra__thread_cache ra__tls_cache;
+/* Initial-exec: read at a fixed offset from the thread pointer, where the default model of a
+ * shared library calls the dynamic linker's resolver at each read (twice in a 1-element
+ * operation, about an eighth of its time). A library loaded by dlopen takes its 16 bytes
+ * from the static TLS block's surplus, which glibc keeps for this; were it ever exhausted,
+ * dlopen would fail saying so (spec/decisions.md, Arrays and operations). */
+extern _Thread_local ra__thread_cache ra__tls_cache __attribute__((tls_model("initial-exec")));
 ra__thread *ra__thread_lookup(ra_ctx *ctx, bool create);
 static inline ra__thread *ra__thread_get(ra_ctx *ctx)
 {
@@ -260,9 +266,8 @@ int ra__array_new_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const int64_
 /* The same with like's shape (already checked) and the data unspecified. */
 int ra__array_new_like_uninit(ra_ctx *ctx, ra__dev *dev, ra_dtype dtype, const ra_array *like,
                               ra_array **out);
-/* The same for a caller that has the calling thread's state t already (may be NULL). */
-int ra__array_new_like_uninit_on(ra_ctx *ctx, ra__thread *t, ra__dev *dev, ra_dtype dtype,
-                                 const ra_array *like, ra_array **out);
+/* ra__array_new_like_uninit_on, the same for a caller that has the calling thread's state
+ * already, is inline in array_make.h. */
 /* The last step of a function that made x: on RA_OK x goes to *out and RA_OK is returned,
  * otherwise x is released and status returned. */
 int ra__array_hand_out(int status, ra_array *x, ra_array **out);

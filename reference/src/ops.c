@@ -1,7 +1,7 @@
 /* ops.c: elementwise binary and unary operations, reductions, matmul and stack, with the
  * device rules (outputs on the inputs' device; mixed devices raise unless soft mode moves
  * them) and the fallback to host kernels for backend slots left NULL. */
-#include "internal.h"
+#include "array_make.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -426,30 +426,43 @@ static int kernel_stack(ra_ctx *ctx, const char *fn, ra_array *const *in, size_t
     return status;
 }
 
-/* x1 op x2 for two arrays of one dtype, shape and device whose backend has the binary slot,
- * and nothing to move (soft mode off): what ra_binary's general path would decide is already
- * decided (no promotion, broadcasting, cast or move), so it only makes the result and runs
- * the kernel over one flat axis. Small operations are mostly this overhead; t is the calling
- * thread's state (may be NULL), looked up once by ra_binary. */
-static int binary_same(ra_ctx *ctx, ra__thread *t, ra_binop op, const ra_array *x1,
-                       const ra_array *x2, ra_array **out)
+/* binary_same's kernel on a device whose memory is not the host's: over one flat axis. */
+static __attribute__((noinline)) int binary_same_device(ra_ctx *ctx, ra_binop op,
+                                                        const ra_array *x1, const ra_array *x2,
+                                                        ra_array *y, ra_array **out)
 {
-    ra__dev *dev = x1->dev;
-    ra_dtype odtype = op == RA_EQUAL || op == RA_LESS ? RA_BOOL : x1->dtype;
-    ra_array *y;
-    int status = ra__array_new_like_uninit_on(ctx, t, dev, odtype, x1, &y); /* written whole */
-    if (status != RA_OK) return status;
-    if (RA__DEV_HOST_MEMORY(dev)) {
-        ra__host_binary_flat(op, x1->dtype, (size_t)y->size, x1->buf, x2->buf, y->buf);
-        *out = y;
-        return RA_OK;
-    }
     int64_t n = y->size, step = 1;
     ra__view va = {x1->buf, x1->dtype, 1, &n, &step, 0};
     ra__view vb = {x2->buf, x1->dtype, 1, &n, &step, 0};
-    ra__view vo = {y->buf, odtype, 1, &n, &step, 0};
-    status = kernel_binary(ctx, ra_binop_name(op), op, x1, x2, y, va, vb, vo);
+    ra__view vo = {y->buf, y->dtype, 1, &n, &step, 0};
+    int status = kernel_binary(ctx, ra_binop_name(op), op, x1, x2, y, va, vb, vo);
     return ra__array_hand_out(status, y, out);
+}
+
+/* x1 op x2 for two arrays of one dtype, shape and device whose backend has the binary slot,
+ * and nothing to move (soft mode off): what ra_binary's general path would decide is already
+ * decided (no promotion, broadcasting, cast or move), so it only makes the result and runs
+ * the kernel over one flat axis, on host memory as one call of the element's function for a
+ * 1-element array. Small operations are mostly this overhead, so the device's path, with its
+ * views, is a function of its own that leaves this one's frame small. t is the calling
+ * thread's state (may be NULL), looked up once by ra_binary. */
+static inline __attribute__((always_inline)) int binary_same(ra_ctx *ctx, ra__thread *t,
+                                                             ra_binop op, const ra_array *x1,
+                                                             const ra_array *x2, ra_array **out)
+{
+    ra__dev *dev = x1->dev;
+    ra_dtype odtype = op == RA_EQUAL || op == RA_LESS ? RA_BOOL : x1->dtype;
+    ra_array *y = NULL;
+    int status = ra__array_new_like_uninit_on(ctx, t, dev, odtype, x1, &y); /* written whole */
+    if (status != RA_OK) return status;
+    if (!RA__DEV_HOST_MEMORY(dev)) return binary_same_device(ctx, op, x1, x2, y, out);
+    ra__elem_fn f = y->size == 1 ? ra__host_elem[op][x1->dtype] : NULL;
+    if (f)
+        f(x1->buf, x2->buf, y->buf);
+    else
+        ra__host_binary_flat(op, x1->dtype, (size_t)y->size, x1->buf, x2->buf, y->buf);
+    *out = y;
+    return RA_OK;
 }
 
 /* float16 arithmetic (spec/decisions.md, "Data types and promotion"): float16 operands are
@@ -500,23 +513,49 @@ static int binary_half(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, r
 
 static int binary_general(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out);
 
+/* x1 op x2 for two arrays, out already checked and cleared. Two arrays of one dtype (not
+ * float16, of no layer), device and shape, with an operation defined for the dtype: the
+ * checks of the general path would all pass and it would decide nothing, so unless soft mode
+ * moves them, binary_same does the work. The thread's state is looked up once, here, for
+ * soft mode and the result. The general path is a function of its own: its two operands
+ * would double this one's frame. */
+static __attribute__((noinline)) int binary_arrays_general(ra_ctx *ctx, ra_binop op,
+                                                           const ra_array *a, const ra_array *b,
+                                                           ra_array **out)
+{
+    return binary_general(ctx, op, ra_operand_array(a), ra_operand_array(b), out);
+}
+
+static int binary_arrays(ra_ctx *ctx, ra_binop op, const ra_array *a, const ra_array *b,
+                         ra_array **out)
+{
+    if (op >= RA_ADD && op <= RA_MAXIMUM && !a->layer && !b->layer && a->dtype == b->dtype &&
+        a->dtype != RA_FLOAT16 && a->dev == b->dev && a->size > 0 && a->dev->ops->binary &&
+        same_shape(a, b) && binop_allowed(op, a->dtype)) {
+        ra__thread *t = ra__thread_get(ctx);
+        if (!(t && t->nsoft && t->soft[t->nsoft - 1])) return binary_same(ctx, t, op, a, b, out);
+    }
+    return binary_arrays_general(ctx, op, a, b, out);
+}
+
 int ra_binary(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out)
 {
     if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_binary: ctx is NULL");
     if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_binary: out is NULL");
     *out = NULL;
-    /* Two arrays of one dtype (not float16, of no layer), device and shape, with an operation
-     * defined for the dtype: the checks below would all pass and the general path would
-     * decide nothing, so unless soft mode moves them, binary_same does the work. The
-     * thread's state is looked up once, here, for soft mode and the result. */
-    const ra_array *a = x1.array, *b = x2.array;
-    if (op >= RA_ADD && op <= RA_MAXIMUM && a && b && !a->layer && !b->layer &&
-        a->dtype == b->dtype && a->dtype != RA_FLOAT16 && a->dev == b->dev && a->size > 0 &&
-        a->dev->ops->binary && same_shape(a, b) && binop_allowed(op, a->dtype)) {
-        ra__thread *t = ra__thread_get(ctx);
-        if (!(t && t->nsoft && t->soft[t->nsoft - 1])) return binary_same(ctx, t, op, a, b, out);
-    }
+    if (x1.array && x2.array) return binary_arrays(ctx, op, x1.array, x2.array, out);
     return binary_general(ctx, op, x1, x2, out);
+}
+
+int ra_binary_arrays(ra_ctx *ctx, ra_binop op, const ra_array *x1, const ra_array *x2,
+                     ra_array **out)
+{
+    if (!ctx) return ra__ctx_error(NULL, RA_E_NULL, "ra_binary_arrays: ctx is NULL");
+    if (!out) return ra__ctx_error(ctx, RA_E_NULL, "ra_binary_arrays: out is NULL");
+    *out = NULL;
+    if (!x1 || !x2)
+        return ra__ctx_error(ctx, RA_E_NULL, "ra_binary_arrays: %s is NULL", x1 ? "x2" : "x1");
+    return binary_arrays(ctx, op, x1, x2, out);
 }
 
 /* ra_binary past its same-dtype, same-shape path: every check, promotion, broadcasting, the

@@ -288,6 +288,8 @@ static void mixed(ra_ctx *ctx, ra_device d0, ra_device d1)
     ra_ones(ctx, s3, 1, &o1, &y);
     ASSERT_STATUS(ctx, ra_binary(ctx, RA_ADD, A(x), A(y), &z), RA_E_DEVICE_MISMATCH,
                   "DEV-DS-11 add on %s and %s raises", s0, s1);
+    ASSERT_STATUS(ctx, ra_binary_arrays(ctx, RA_ADD, x, y, &z), RA_E_DEVICE_MISMATCH,
+                  "DEV-DS-11 ra_binary_arrays' add on %s and %s raises", s0, s1);
     ASSERT_STR(ra_status_kind(RA_E_DEVICE_MISMATCH), "ValueError", "a ValueError kind");
     char want[64];
     snprintf(want, sizeof want, "'%s' and '%s'", s0, s1);
@@ -365,10 +367,76 @@ static void promotion(ra_ctx *ctx)
     }
 }
 
+/* ra_binary_arrays gives what ra_binary gives with the same two arrays as operands: the status,
+ * the message, and the result's dtype, shape, device and bytes. The pairs take each path:
+ * the same dtype and shape (one element and six; float16 and bool), broadcasting,
+ * promotion, and the errors of a dtype and of an operation the dtype lacks. */
+static void arrays_as_operands(ra_ctx *ctx, ra_device dev)
+{
+    char ds[RA_DEVICE_STR_MAX];
+    dev_str(dev, ds);
+    int64_t s1[1] = {1}, s23[2] = {2, 3}, s3[1] = {3};
+    double v6[6] = {1.5, -2, 3, 4, 5.25, 6}, w6[6] = {10, -20, 3, -4, 0.5, 7};
+    static const struct {
+        ra_binop op;
+        ra_dtype a, b;
+        int sa, sb; /* 1: (1,), 2: (2, 3), 3: (3,) */
+    } pairs[] = {
+        {RA_ADD, RA_FLOAT32, RA_FLOAT32, 1, 1},  {RA_MAXIMUM, RA_INT16, RA_INT16, 1, 1},
+        {RA_LESS, RA_FLOAT32, RA_FLOAT32, 2, 2}, {RA_MULTIPLY, RA_UINT8, RA_UINT8, 2, 2},
+        {RA_EQUAL, RA_BOOL, RA_BOOL, 2, 2},      {RA_SUBTRACT, RA_FLOAT16, RA_FLOAT16, 2, 2},
+        {RA_ADD, RA_FLOAT32, RA_FLOAT32, 2, 3},  {RA_ADD, RA_INT8, RA_INT32, 2, 2},
+        {RA_ADD, RA_BOOL, RA_INT8, 1, 1},        {RA_DIVIDE, RA_INT32, RA_INT32, 1, 1},
+        {RA_ADD, RA_FLOAT32, RA_FLOAT32, 2, 1},  {RA_MAXIMUM, RA_COMPLEX64, RA_COMPLEX64, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+        const int64_t *sh[4] = {NULL, s1, s23, s3};
+        size_t nd[4] = {0, 1, 2, 1};
+        ra_array *a = arr(ctx, dev, pairs[i].a, v6, sh[pairs[i].sa], nd[pairs[i].sa]);
+        ra_array *b = arr(ctx, dev, pairs[i].b, w6, sh[pairs[i].sb], nd[pairs[i].sb]);
+        if (!a || !b) { /* a dtype the device lacks */
+            ra_array_release(a);
+            ra_array_release(b);
+            continue;
+        }
+        ra_array *y = NULL, *z = NULL;
+        int sy = ra_binary(ctx, pairs[i].op, A(a), A(b), &y);
+        char my[512] = "";
+        if (sy != RA_OK) snprintf(my, sizeof my, "%s", ra_ctx_message(ctx));
+        int sz = ra_binary_arrays(ctx, pairs[i].op, a, b, &z);
+        ASSERT_INT(sz, sy, "%s: pair %zu (%s %s %s): the status of ra_binary", ds, i,
+                   ra_binop_name(pairs[i].op), ra_dtype_name(pairs[i].a),
+                   ra_dtype_name(pairs[i].b));
+        if (sy != RA_OK) {
+            ASSERT_STR(ra_ctx_message(ctx), my, "%s: pair %zu: ra_binary's message", ds, i);
+            CHECK(z == NULL, "%s: pair %zu: no result", ds, i);
+        } else if (z) {
+            unsigned char by[64] = {0}, bz[64] = {0};
+            size_t n = ra_array_nbytes(y);
+            CHECK(ra_array_dtype(z) == ra_array_dtype(y) && ra_array_ndim(z) == ra_array_ndim(y) &&
+                      ra_array_size(z) == ra_array_size(y) && n <= sizeof by &&
+                      ra_device_eq(ra_array_device(z), ra_array_device(y)) &&
+                      ra_array_read(ctx, y, by, n) == RA_OK &&
+                      ra_array_read(ctx, z, bz, n) == RA_OK && memcmp(by, bz, n) == 0,
+                  "%s: pair %zu: the same dtype, shape, device and bytes as ra_binary's", ds, i);
+        }
+        ra_array_release(y);
+        ra_array_release(z);
+        ra_array_release(a);
+        ra_array_release(b);
+    }
+}
+
 DT_TEST(on_every_device)
 {
     /* Every operation and dtype on every device the context lists. */
     on_each_device(on_device);
+}
+
+DT_TEST(binary_arrays)
+{
+    /* ra_binary_arrays against ra_binary on every device. */
+    on_each_device(arrays_as_operands);
 }
 
 DT_TEST(mixed_devices)
@@ -400,12 +468,27 @@ DT_TEST(null_arguments_and_names)
     ra_ctx *ctx = open_ctx();
     /* NULL arguments and the operations' names. */
     ASSERT_STATUS(NULL, ra_binary(NULL, RA_ADD, A(NULL), A(NULL), NULL), RA_E_NULL, "NULL ctx");
+    ASSERT_STATUS(NULL, ra_binary_arrays(NULL, RA_ADD, NULL, NULL, NULL), RA_E_NULL,
+                  "ra_binary_arrays NULL ctx");
     ASSERT_STATUS(NULL, ra_unary(NULL, RA_ABS, NULL, NULL), RA_E_NULL, "unary NULL ctx");
     ASSERT_STATUS(NULL, ra_reduce(NULL, RA_SUM, NULL, NULL, NULL), RA_E_NULL, "reduce NULL ctx");
     ASSERT_STATUS(NULL, ra_matmul(NULL, NULL, NULL, NULL), RA_E_NULL, "matmul NULL ctx");
     ASSERT_STATUS(NULL, ra_stack(NULL, NULL, 0, 0, NULL), RA_E_NULL, "stack NULL ctx");
     ra_array *y;
     ASSERT_STATUS(ctx, ra_stack(ctx, NULL, 1, 0, &y), RA_E_NULL, "stack NULL list");
+    ra_array *one = NULL;
+    ra_ones(ctx, (int64_t[]){1}, 1, &(ra_opts){.device = "cpu"}, &one);
+    y = one; /* must be cleared */
+    ASSERT_STATUS(ctx, ra_binary_arrays(ctx, RA_ADD, one, NULL, &y), RA_E_NULL,
+                  "ra_binary_arrays with x2 NULL");
+    ASSERT_MESSAGE(ctx, "ra_binary_arrays: x2 is NULL", "the message names x2");
+    CHECK(y == NULL, "no result for a NULL operand");
+    ASSERT_STATUS(ctx, ra_binary_arrays(ctx, RA_ADD, NULL, one, &y), RA_E_NULL,
+                  "ra_binary_arrays with x1 NULL");
+    ASSERT_MESSAGE(ctx, "ra_binary_arrays: x1 is NULL", "the message names x1");
+    ASSERT_STATUS(ctx, ra_binary_arrays(ctx, RA_ADD, one, one, NULL), RA_E_NULL,
+                  "ra_binary_arrays with out NULL");
+    ra_array_release(one);
     ASSERT_STR(ra_binop_name(RA_MAXIMUM), "maximum", "binop name");
     ASSERT_STR(ra_unop_name(RA_SQRT), "sqrt", "unop name");
     ASSERT_STR(ra_reduceop_name(RA_MAX), "max", "reduceop name");
@@ -415,5 +498,5 @@ DT_TEST(null_arguments_and_names)
     ra_ctx_destroy(ctx);
 }
 
-DT_MAIN(DT_ENTRY(on_every_device), DT_ENTRY(mixed_devices), DT_ENTRY(promotion),
-        DT_ENTRY(null_arguments_and_names))
+DT_MAIN(DT_ENTRY(on_every_device), DT_ENTRY(binary_arrays), DT_ENTRY(mixed_devices),
+        DT_ENTRY(promotion), DT_ENTRY(null_arguments_and_names))
