@@ -180,110 +180,82 @@ void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_
 #define WRAP_SUB(T, UT, x, y) (T)((UT)(x) - (UT)(y))
 #define WRAP_MUL(T, UT, x, y) (T)(1u * (UT)(x) * (UT)(y))
 
-/* A binary kernel over T: the pointers to the operands and to the result (pq when it is
- * bool) and the strided loop; the cases of `switch (op)` follow T. */
-#define BIN_KERNEL(NAME, T, ...)                                                                   \
-    static void NAME(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)         \
+/* ---- elementwise binary ----
+ * Each operation a dtype defines is written once, in the list of its kind: X(E, S, OP, NAME,
+ * T, OT, EXPR) for each, where E is the dtype, S its suffix, T its C type, OT the result's
+ * (T, or bool for equal and less) and EXPR the result of the elements x and y. The strided
+ * kernels, the flat loops and the 1-element functions are the same lists expanded three
+ * ways, so the three compute every element with the same expression (bit for bit: no
+ * reassociation, each element is one operation on two values). The core allows only equal on
+ * bool; an operation a dtype does not define has no entry (the core never asks for it). */
+/* clang-format off */
+#define OPS_BOOL(X, E, S, T, UT)                                                                   \
+    X(E, S, RA_EQUAL, eq, T, bool, x == y)
+#define OPS_INTEGER(X, E, S, T, UT)                                                                \
+    X(E, S, RA_ADD, add, T, T, WRAP_ADD(T, UT, x, y))                                              \
+    X(E, S, RA_SUBTRACT, sub, T, T, WRAP_SUB(T, UT, x, y))                                         \
+    X(E, S, RA_MULTIPLY, mul, T, T, WRAP_MUL(T, UT, x, y))                                         \
+    X(E, S, RA_EQUAL, eq, T, bool, x == y)                                                         \
+    X(E, S, RA_LESS, lt, T, bool, x < y)                                                           \
+    X(E, S, RA_MAXIMUM, max, T, T, x > y ? x : y)
+/* The operations that are the C operators on T (floating and complex types). */
+#define OPS_NATURAL(X, E, S, T, UT)                                                                \
+    X(E, S, RA_ADD, add, T, T, x + y)                                                              \
+    X(E, S, RA_SUBTRACT, sub, T, T, x - y)                                                         \
+    X(E, S, RA_MULTIPLY, mul, T, T, x * y)                                                         \
+    X(E, S, RA_DIVIDE, div, T, T, x / y)                                                           \
+    X(E, S, RA_EQUAL, eq, T, bool, x == y)
+#define OPS_FLOAT(X, E, S, T, UT)                                                                  \
+    OPS_NATURAL(X, E, S, T, UT)                                                                    \
+    X(E, S, RA_LESS, lt, T, bool, x < y)                                                           \
+    X(E, S, RA_MAXIMUM, max, T, T, isnan(x) ? x : isnan(y) ? y : (x > y ? x : y))
+#define OPS_COMPLEX OPS_NATURAL
+
+/* Every dtype of the host kernels with its kind's list: K(OPS, E, S, T, UT), UT the unsigned
+ * type of an integer (T otherwise, unused). */
+#define BINARY_TYPES(K)                                                                            \
+    K(OPS_BOOL, RA_BOOL, b, bool, bool)                                                            \
+    K(OPS_INTEGER, RA_INT8, i8, int8_t, uint8_t)                                                   \
+    K(OPS_INTEGER, RA_INT16, i16, int16_t, uint16_t)                                               \
+    K(OPS_INTEGER, RA_INT32, i32, int32_t, uint32_t)                                               \
+    K(OPS_INTEGER, RA_INT64, i64, int64_t, uint64_t)                                               \
+    K(OPS_INTEGER, RA_UINT8, u8, uint8_t, uint8_t)                                                 \
+    K(OPS_INTEGER, RA_UINT16, u16, uint16_t, uint16_t)                                             \
+    K(OPS_INTEGER, RA_UINT32, u32, uint32_t, uint32_t)                                             \
+    K(OPS_INTEGER, RA_UINT64, u64, uint64_t, uint64_t)                                             \
+    K(OPS_FLOAT, RA_FLOAT32, f32, float, float)                                                    \
+    K(OPS_FLOAT, RA_FLOAT64, f64, double, double)                                                  \
+    K(OPS_COMPLEX, RA_COMPLEX64, c64, float complex, float complex)                                \
+    K(OPS_COMPLEX, RA_COMPLEX128, c128, double complex, double complex)
+
+/* The strided kernel of a dtype, bin_S: the operands' elements at their strides. */
+#define BIN_CASE(E, S, OP, NAME, T, OT, EXPR)                                                      \
+    case OP:                                                                                       \
+        ((OT *)po)[i] = (EXPR);                                                                    \
+        break;
+#define BIN_KERNEL(OPS, E, S, T, UT)                                                               \
+    static void bin_##S(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)      \
     {                                                                                              \
         const T *pa = a->buf;                                                                      \
         const T *pb = b->buf;                                                                      \
-        T *po = o->buf;                                                                            \
-        bool *pq = o->buf;                                                                         \
+        void *po = o->buf;                                                                         \
         STRIDED_FOR(a, b, o, {                                                                     \
             T x = pa[ia], y = pb[ib];                                                              \
             switch (op) {                                                                          \
-                __VA_ARGS__                                                                        \
+            OPS(BIN_CASE, E, S, T, UT)                                                             \
+            default:                                                                               \
+                break;                                                                             \
             }                                                                                      \
         });                                                                                        \
     }
-
-/* The case lists below are macro arguments laid out as a switch, which clang-format cannot. */
-/* clang-format off */
-#define BIN_INTEGER(NAME, T, UT)                                                                   \
-    BIN_KERNEL(NAME, T,                                                                            \
-        case RA_ADD:                                                                               \
-            po[i] = WRAP_ADD(T, UT, x, y);                                                         \
-            break;                                                                                 \
-        case RA_SUBTRACT:                                                                          \
-            po[i] = WRAP_SUB(T, UT, x, y);                                                         \
-            break;                                                                                 \
-        case RA_MULTIPLY:                                                                          \
-            po[i] = WRAP_MUL(T, UT, x, y);                                                         \
-            break;                                                                                 \
-        case RA_EQUAL:                                                                             \
-            pq[i] = x == y;                                                                        \
-            break;                                                                                 \
-        case RA_LESS:                                                                              \
-            pq[i] = x < y;                                                                         \
-            break;                                                                                 \
-        case RA_MAXIMUM:                                                                           \
-            po[i] = x > y ? x : y;                                                                 \
-            break;                                                                                 \
-        default:                                                                                   \
-            break;)
-
-/* The cases that are the C operators on T (floating and complex types). */
-#define NATURAL_CASES                                                                              \
-    case RA_ADD:                                                                                   \
-        po[i] = x + y;                                                                             \
-        break;                                                                                     \
-    case RA_SUBTRACT:                                                                              \
-        po[i] = x - y;                                                                             \
-        break;                                                                                     \
-    case RA_MULTIPLY:                                                                              \
-        po[i] = x * y;                                                                             \
-        break;                                                                                     \
-    case RA_DIVIDE:                                                                                \
-        po[i] = x / y;                                                                             \
-        break;                                                                                     \
-    case RA_EQUAL:                                                                                 \
-        pq[i] = x == y;                                                                            \
-        break;
-
-#define BIN_FLOAT(NAME, T)                                                                         \
-    BIN_KERNEL(NAME, T, NATURAL_CASES                                                              \
-        case RA_LESS:                                                                              \
-            pq[i] = x < y;                                                                         \
-            break;                                                                                 \
-        case RA_MAXIMUM:                                                                           \
-            po[i] = isnan(x) ? x : isnan(y) ? y : (x > y ? x : y);                                 \
-            break;)
-
-#define BIN_COMPLEX(NAME, T)                                                                       \
-    BIN_KERNEL(NAME, T, NATURAL_CASES                                                              \
-        default:                                                                                   \
-            break;)
-
 /* clang-format on */
-
-static void bin_bool(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *o)
-{
-    const bool *pa = a->buf;
-    const bool *pb = b->buf;
-    bool *pq = o->buf;
-    /* The core allows only equal on bool. */
-    if (op == RA_EQUAL) STRIDED_FOR(a, b, o, { pq[i] = pa[ia] == pb[ib]; });
-}
-
-BIN_INTEGER(bin_i8, int8_t, uint8_t)
-BIN_INTEGER(bin_i16, int16_t, uint16_t)
-BIN_INTEGER(bin_i32, int32_t, uint32_t)
-BIN_INTEGER(bin_i64, int64_t, uint64_t)
-BIN_INTEGER(bin_u8, uint8_t, uint8_t)
-BIN_INTEGER(bin_u16, uint16_t, uint16_t)
-BIN_INTEGER(bin_u32, uint32_t, uint32_t)
-BIN_INTEGER(bin_u64, uint64_t, uint64_t)
-BIN_FLOAT(bin_f32, float)
-BIN_FLOAT(bin_f64, double)
-BIN_COMPLEX(bin_c64, float complex)
-BIN_COMPLEX(bin_c128, double complex)
+BINARY_TYPES(BIN_KERNEL)
 
 /* ---- elementwise binary, contiguous fast path ----
  * When neither operand needs broadcasting (each is either laid out like out, or one element
  * repeated: a scalar or 0-d operand), the operation is one flat loop over count elements.
  * Each (dtype, op, layout) gets its own plain loop over restrict pointers so the compiler
- * vectorises it; the expressions are the strided kernels' own, so results are identical
- * bit for bit (no reassociation: every element is one operation on two values). */
+ * vectorises it. */
 
 /* How a view walks out's elements. */
 enum { LAYOUT_OTHER, LAYOUT_FLAT, LAYOUT_REPEAT };
@@ -332,99 +304,24 @@ static int view_layout(const ra__view *v, const ra__view *out)
         }                                                                                          \
     } while (0)
 
-#define FAST_SIGNATURE(NAME, T)                                                                    \
-    static void NAME(ra_binop op, size_t n, const T *restrict pa, bool fa, const T *restrict pb,   \
-                     bool fb, void *restrict out)
-
-#define FAST_INTEGER(NAME, T, UT)                                                                  \
-    FAST_SIGNATURE(NAME, T)                                                                        \
-    {                                                                                              \
-        switch (op) {                                                                              \
-        case RA_ADD:                                                                               \
-            FAST_LOOP(T, T, WRAP_ADD(T, UT, x, y));                                                \
-            break;                                                                                 \
-        case RA_SUBTRACT:                                                                          \
-            FAST_LOOP(T, T, WRAP_SUB(T, UT, x, y));                                                \
-            break;                                                                                 \
-        case RA_MULTIPLY:                                                                          \
-            FAST_LOOP(T, T, WRAP_MUL(T, UT, x, y));                                                \
-            break;                                                                                 \
-        case RA_EQUAL:                                                                             \
-            FAST_LOOP(T, bool, x == y);                                                            \
-            break;                                                                                 \
-        case RA_LESS:                                                                              \
-            FAST_LOOP(T, bool, x < y);                                                             \
-            break;                                                                                 \
-        case RA_MAXIMUM:                                                                           \
-            FAST_LOOP(T, T, x > y ? x : y);                                                        \
-            break;                                                                                 \
-        default:                                                                                   \
-            break;                                                                                 \
-        }                                                                                          \
-    }
-
-/* The fast kernels' cases that are the C operators on T (floating and complex types). */
+/* The flat loops of a dtype, fast_S. */
 /* clang-format off */
-#define FAST_NATURAL_CASES(T)                                                                      \
-    case RA_ADD:                                                                                   \
-        FAST_LOOP(T, T, x + y);                                                                    \
-        break;                                                                                     \
-    case RA_SUBTRACT:                                                                              \
-        FAST_LOOP(T, T, x - y);                                                                    \
-        break;                                                                                     \
-    case RA_MULTIPLY:                                                                              \
-        FAST_LOOP(T, T, x * y);                                                                    \
-        break;                                                                                     \
-    case RA_DIVIDE:                                                                                \
-        FAST_LOOP(T, T, x / y);                                                                    \
-        break;                                                                                     \
-    case RA_EQUAL:                                                                                 \
-        FAST_LOOP(T, bool, x == y);                                                                \
+#define FAST_CASE(E, S, OP, NAME, T, OT, EXPR)                                                     \
+    case OP:                                                                                       \
+        FAST_LOOP(T, OT, EXPR);                                                                    \
         break;
-
-#define FAST_FLOAT(NAME, T)                                                                        \
-    FAST_SIGNATURE(NAME, T)                                                                        \
+#define FAST_KERNEL(OPS, E, S, T, UT)                                                              \
+    static void fast_##S(ra_binop op, size_t n, const T *restrict pa, bool fa,                     \
+                         const T *restrict pb, bool fb, void *restrict out)                        \
     {                                                                                              \
         switch (op) {                                                                              \
-        FAST_NATURAL_CASES(T)                                                                      \
-        case RA_LESS:                                                                              \
-            FAST_LOOP(T, bool, x < y);                                                             \
-            break;                                                                                 \
-        case RA_MAXIMUM:                                                                           \
-            FAST_LOOP(T, T, isnan(x) ? x : isnan(y) ? y : (x > y ? x : y));                        \
-            break;                                                                                 \
-        }                                                                                          \
-    }
-
-#define FAST_COMPLEX(NAME, T)                                                                      \
-    FAST_SIGNATURE(NAME, T)                                                                        \
-    {                                                                                              \
-        switch (op) {                                                                              \
-        FAST_NATURAL_CASES(T)                                                                      \
+        OPS(FAST_CASE, E, S, T, UT)                                                                \
         default:                                                                                   \
             break;                                                                                 \
         }                                                                                          \
     }
 /* clang-format on */
-
-FAST_SIGNATURE(fast_bool, bool)
-{
-    /* The core allows only equal on bool. */
-    if (op == RA_EQUAL) FAST_LOOP(bool, bool, x == y);
-}
-
-FAST_INTEGER(fast_i8, int8_t, uint8_t)
-FAST_INTEGER(fast_i16, int16_t, uint16_t)
-FAST_INTEGER(fast_i32, int32_t, uint32_t)
-FAST_INTEGER(fast_i64, int64_t, uint64_t)
-FAST_INTEGER(fast_u8, uint8_t, uint8_t)
-FAST_INTEGER(fast_u16, uint16_t, uint16_t)
-FAST_INTEGER(fast_u32, uint32_t, uint32_t)
-FAST_INTEGER(fast_u64, uint64_t, uint64_t)
-FAST_FLOAT(fast_f32, float)
-FAST_FLOAT(fast_f64, double)
-FAST_COMPLEX(fast_c64, float complex)
-FAST_COMPLEX(fast_c128, double complex)
+BINARY_TYPES(FAST_KERNEL)
 
 /* The element size of a dtype (ra_dtype_size without the call and the validity check: the
  * core passes valid dtypes only). */
@@ -446,119 +343,35 @@ static bool fast_dispatch(ra_binop op, ra_dtype dtype, size_t n, const void *pa,
                           const void *pb, bool fb, void *po)
 {
     switch (dtype) {
-    case RA_BOOL:
-        fast_bool(op, n, pa, fa, pb, fb, po);
+#define FAST_DISPATCH(OPS, E, S, T, UT)                                                            \
+    case E:                                                                                        \
+        fast_##S(op, n, pa, fa, pb, fb, po);                                                       \
         break;
-    case RA_INT8:
-        fast_i8(op, n, pa, fa, pb, fb, po);
-        break;
-    case RA_INT16:
-        fast_i16(op, n, pa, fa, pb, fb, po);
-        break;
-    case RA_INT32:
-        fast_i32(op, n, pa, fa, pb, fb, po);
-        break;
-    case RA_INT64:
-        fast_i64(op, n, pa, fa, pb, fb, po);
-        break;
-    case RA_UINT8:
-        fast_u8(op, n, pa, fa, pb, fb, po);
-        break;
-    case RA_UINT16:
-        fast_u16(op, n, pa, fa, pb, fb, po);
-        break;
-    case RA_UINT32:
-        fast_u32(op, n, pa, fa, pb, fb, po);
-        break;
-    case RA_UINT64:
-        fast_u64(op, n, pa, fa, pb, fb, po);
-        break;
-    case RA_FLOAT32:
-        fast_f32(op, n, pa, fa, pb, fb, po);
-        break;
-    case RA_FLOAT64:
-        fast_f64(op, n, pa, fa, pb, fb, po);
-        break;
-    case RA_COMPLEX64:
-        fast_c64(op, n, pa, fa, pb, fb, po);
-        break;
-    case RA_COMPLEX128:
-        fast_c128(op, n, pa, fa, pb, fb, po);
-        break;
+        BINARY_TYPES(FAST_DISPATCH)
+#undef FAST_DISPATCH
     default:
         return false;
     }
     return true;
 }
 
-/* One element of x op y, one function per operation and dtype, each the flat loop's EXPR
- * (FAST_INTEGER, FAST_FLOAT, FAST_COMPLEX) for one element: a 1-element operation, most of
- * whose kernel time was the two switches and the vector loop's set-up, takes one indirect
- * call through ra__host_elem. */
-#define ELEM(NAME, T, OT, EXPR)                                                                    \
-    static void NAME(const void *restrict a, const void *restrict b, void *restrict out)           \
+/* One element of x op y, one function per operation and dtype, elem_NAME_S: a 1-element
+ * operation, most of whose kernel time was the two switches and the vector loop's set-up,
+ * takes one indirect call through ra__host_elem. */
+/* clang-format off */
+#define ELEM_FUNCTION(E, S, OP, NAME, T, OT, EXPR)                                                 \
+    static void elem_##NAME##_##S(const void *restrict a, const void *restrict b,                  \
+                                  void *restrict out)                                              \
     {                                                                                              \
         T x = *(const T *)a, y = *(const T *)b;                                                    \
         *(OT *)out = (EXPR);                                                                       \
     }
-#define ELEM_INTEGER(S, T, UT)                                                                     \
-    ELEM(elem_add_##S, T, T, WRAP_ADD(T, UT, x, y))                                                \
-    ELEM(elem_sub_##S, T, T, WRAP_SUB(T, UT, x, y))                                                \
-    ELEM(elem_mul_##S, T, T, WRAP_MUL(T, UT, x, y))                                                \
-    ELEM(elem_eq_##S, T, bool, x == y)                                                             \
-    ELEM(elem_lt_##S, T, bool, x < y)                                                              \
-    ELEM(elem_max_##S, T, T, x > y ? x : y)
-#define ELEM_NATURAL(S, T)                                                                         \
-    ELEM(elem_add_##S, T, T, x + y)                                                                \
-    ELEM(elem_sub_##S, T, T, x - y)                                                                \
-    ELEM(elem_mul_##S, T, T, x *y)                                                                 \
-    ELEM(elem_div_##S, T, T, x / y)                                                                \
-    ELEM(elem_eq_##S, T, bool, x == y)
-#define ELEM_FLOAT(S, T)                                                                           \
-    ELEM_NATURAL(S, T)                                                                             \
-    ELEM(elem_lt_##S, T, bool, x < y)                                                              \
-    ELEM(elem_max_##S, T, T, isnan(x) ? x : isnan(y) ? y : (x > y ? x : y))
+#define ELEM_FUNCTIONS(OPS, E, S, T, UT) OPS(ELEM_FUNCTION, E, S, T, UT)
+BINARY_TYPES(ELEM_FUNCTIONS)
 
-ELEM(elem_eq_b, bool, bool, x == y)
-ELEM_INTEGER(i8, int8_t, uint8_t)
-ELEM_INTEGER(i16, int16_t, uint16_t)
-ELEM_INTEGER(i32, int32_t, uint32_t)
-ELEM_INTEGER(i64, int64_t, uint64_t)
-ELEM_INTEGER(u8, uint8_t, uint8_t)
-ELEM_INTEGER(u16, uint16_t, uint16_t)
-ELEM_INTEGER(u32, uint32_t, uint32_t)
-ELEM_INTEGER(u64, uint64_t, uint64_t)
-ELEM_FLOAT(f32, float)
-ELEM_FLOAT(f64, double)
-ELEM_NATURAL(c64, float complex)
-ELEM_NATURAL(c128, double complex)
-
-/* The table's entries of a dtype E (suffix S): those of an integer, a real floating and a
- * complex dtype. An operation the dtype does not define is NULL (the core never asks). */
-#define ELEM_ROW_COMMON(E, S)                                                                      \
-    [RA_ADD][E] = elem_add_##S, [RA_SUBTRACT][E] = elem_sub_##S, [RA_MULTIPLY][E] = elem_mul_##S,  \
-    [RA_EQUAL][E] = elem_eq_##S
-#define ELEM_ROW_INTEGER(E, S)                                                                     \
-    ELEM_ROW_COMMON(E, S), [RA_LESS][E] = elem_lt_##S, [RA_MAXIMUM][E] = elem_max_##S
-#define ELEM_ROW_FLOAT(E, S) ELEM_ROW_INTEGER(E, S), [RA_DIVIDE][E] = elem_div_##S
-#define ELEM_ROW_COMPLEX(E, S) ELEM_ROW_COMMON(E, S), [RA_DIVIDE][E] = elem_div_##S
-
-/* clang-format off */
-const ra__elem_fn ra__host_elem[RA_MAXIMUM + 1][RA_COMPLEX128 + 1] = {
-    [RA_EQUAL][RA_BOOL] = elem_eq_b,
-    ELEM_ROW_INTEGER(RA_INT8, i8),
-    ELEM_ROW_INTEGER(RA_INT16, i16),
-    ELEM_ROW_INTEGER(RA_INT32, i32),
-    ELEM_ROW_INTEGER(RA_INT64, i64),
-    ELEM_ROW_INTEGER(RA_UINT8, u8),
-    ELEM_ROW_INTEGER(RA_UINT16, u16),
-    ELEM_ROW_INTEGER(RA_UINT32, u32),
-    ELEM_ROW_INTEGER(RA_UINT64, u64),
-    ELEM_ROW_FLOAT(RA_FLOAT32, f32),
-    ELEM_ROW_FLOAT(RA_FLOAT64, f64),
-    ELEM_ROW_COMPLEX(RA_COMPLEX64, c64),
-    ELEM_ROW_COMPLEX(RA_COMPLEX128, c128),
-};
+#define ELEM_ENTRY(E, S, OP, NAME, T, OT, EXPR) [OP][E] = elem_##NAME##_##S,
+#define ELEM_ENTRIES(OPS, E, S, T, UT) OPS(ELEM_ENTRY, E, S, T, UT)
+const ra__elem_fn ra__host_elem[RA_MAXIMUM + 1][RA_COMPLEX128 + 1] = {BINARY_TYPES(ELEM_ENTRIES)};
 /* clang-format on */
 
 void ra__host_binary_flat(ra_binop op, ra_dtype dtype, size_t n, const void *a, const void *b,
@@ -592,45 +405,12 @@ int ra__host_binary(ra_binop op, const ra__view *a, const ra__view *b, const ra_
 {
     if (host_binary_fast(op, a, b, out)) return RA_OK;
     switch (a->dtype) {
-    case RA_BOOL:
-        bin_bool(op, a, b, out);
+#define BIN_DISPATCH(OPS, E, S, T, UT)                                                             \
+    case E:                                                                                        \
+        bin_##S(op, a, b, out);                                                                    \
         break;
-    case RA_INT8:
-        bin_i8(op, a, b, out);
-        break;
-    case RA_INT16:
-        bin_i16(op, a, b, out);
-        break;
-    case RA_INT32:
-        bin_i32(op, a, b, out);
-        break;
-    case RA_INT64:
-        bin_i64(op, a, b, out);
-        break;
-    case RA_UINT8:
-        bin_u8(op, a, b, out);
-        break;
-    case RA_UINT16:
-        bin_u16(op, a, b, out);
-        break;
-    case RA_UINT32:
-        bin_u32(op, a, b, out);
-        break;
-    case RA_UINT64:
-        bin_u64(op, a, b, out);
-        break;
-    case RA_FLOAT32:
-        bin_f32(op, a, b, out);
-        break;
-    case RA_FLOAT64:
-        bin_f64(op, a, b, out);
-        break;
-    case RA_COMPLEX64:
-        bin_c64(op, a, b, out);
-        break;
-    case RA_COMPLEX128:
-        bin_c128(op, a, b, out);
-        break;
+        BINARY_TYPES(BIN_DISPATCH)
+#undef BIN_DISPATCH
     default:
         return RA_E_DTYPE;
     }
