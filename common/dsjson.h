@@ -172,6 +172,10 @@ bool dsj_too_deep(const char *text, size_t len, size_t *at);
  * as the header comment says. Free the result with cJSON_free; *LEN (may be NULL) gets its
  * length. NULL when memory runs out or ITEM holds an invalid node. */
 char *dsj_print(const cJSON *item, bool formatted, size_t *len);
+/* The bytes dsj_print escapes in a string (true): the two JSON requires escaped, the control
+ * characters, and 0xC0 (the start of the overlong NUL that stands for U+0000 inside a C
+ * string). A string with none of them prints as its bytes between quotes. */
+extern const bool dsj_string_escaped[256];
 
 /* The exact source text of a number node, or NULL when it has none (made in C) or when its
  * value was changed after reading (the text no longer reads back to it). */

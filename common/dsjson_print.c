@@ -215,10 +215,9 @@ static void tabs(out *o, int n)
         put(o, "\t", 1);
 }
 
-/* The bytes print_string looks at: the two JSON requires escaped, the control characters, and
- * 0xC0 (the start of the overlong NUL that stands for U+0000 inside a C string). Every other
- * byte is copied as it is, with one table lookup. */
-static const bool escaped[256] = {
+/* The bytes print_string looks at (dsjson.h): every other byte is copied as it is, with one
+ * table lookup. */
+const bool dsj_string_escaped[256] = {
     [0x00] = true, [0x01] = true, [0x02] = true, [0x03] = true, [0x04] = true, [0x05] = true,
     [0x06] = true, [0x07] = true, [0x08] = true, [0x09] = true, [0x0A] = true, [0x0B] = true,
     [0x0C] = true, [0x0D] = true, [0x0E] = true, [0x0F] = true, [0x10] = true, [0x11] = true,
@@ -234,7 +233,7 @@ static void print_string(out *o, const char *s)
     const char *run = s;
     for (; *s; s++) {
         unsigned char c = (unsigned char)*s;
-        if (!escaped[c]) continue;
+        if (!dsj_string_escaped[c]) continue;
         const char *esc = NULL;
         char u[7];
         if (c == '"')

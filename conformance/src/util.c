@@ -602,25 +602,13 @@ static inline void emit_line(dsr_buf *out, char lead, size_t n)
     out->len += n + 1 + (lead != 0);
 }
 
-/* The bytes dsj_print escapes in a string (common/dsjson_print.c): the control characters, the
- * quote, the backslash, and 0xC0 (the start of an encoded NUL). A string without them prints
- * as its bytes between quotes. */
-static const bool print_escapes[256] = {
-    [0x00] = true, [0x01] = true, [0x02] = true, [0x03] = true, [0x04] = true, [0x05] = true,
-    [0x06] = true, [0x07] = true, [0x08] = true, [0x09] = true, [0x0A] = true, [0x0B] = true,
-    [0x0C] = true, [0x0D] = true, [0x0E] = true, [0x0F] = true, [0x10] = true, [0x11] = true,
-    [0x12] = true, [0x13] = true, [0x14] = true, [0x15] = true, [0x16] = true, [0x17] = true,
-    [0x18] = true, [0x19] = true, [0x1A] = true, [0x1B] = true, [0x1C] = true, [0x1D] = true,
-    [0x1E] = true, [0x1F] = true, ['"'] = true,  ['\\'] = true, [0xC0] = true,
-};
-
 /* S between quotes into OUT when it has no byte dsj_print escapes; false (OUT unchanged)
  * otherwise. */
 static bool put_plain_string(dsr_buf *out, const char *s)
 {
     size_t n = 0;
     for (; s[n]; n++)
-        if (print_escapes[(unsigned char)s[n]]) return false;
+        if (dsj_string_escaped[(unsigned char)s[n]]) return false;
     char *d = room(out, n + 2);
     d[0] = '"';
     memcpy(d + 1, s, n);
