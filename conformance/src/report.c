@@ -320,6 +320,16 @@ static cJSON *profile_json(const dsr_run_state *r, const dsr_profile *p, bool co
     return j;
 }
 
+/* The ids of the cases that crashed where an intermittent-crash entry covers them and were
+ * run again (their results are the second runs'), in suite order. */
+static cJSON *rerun_ids(const dsr_run_state *r)
+{
+    cJSON *ids = cJSON_CreateArray();
+    for (int i = 0; i < r->nresults; i++)
+        if (r->results[i].first) cJSON_AddItemToArray(ids, cJSON_CreateString(r->results[i].c->id));
+    return ids;
+}
+
 cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed, int *gate)
 {
     cJSON *f = cJSON_CreateObject();
@@ -335,7 +345,6 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     cJSON_AddBoolToObject(f, "interrupted", r->interrupted);
     cJSON_AddNumberToObject(f, "restarts", r->restarts);
     int counts[DSR_STATUS_COUNT] = {0};
-    cJSON *rerun = cJSON_CreateArray();
     int n_unexpected = 0;
     cJSON *features = cJSON_CreateObject();
     cJSON *statements = cJSON_CreateObject();
@@ -351,7 +360,6 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
             cJSON_AddItemToArray(unexp, cJSON_CreateString(res->c->id));
         }
         if (res->status == DSR_XPASS) cJSON_AddItemToArray(xpass, cJSON_CreateString(res->c->id));
-        if (res->first) cJSON_AddItemToArray(rerun, cJSON_CreateString(res->c->id));
         for (int k = 0; k < res->c->nfeatures; k++)
             counts_add(features, res->c->features[k], res->status);
         for (int k = 0; k < res->c->nspec; k++)
@@ -365,8 +373,7 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     cJSON_AddNumberToObject(f, "not_run", filtered);
     cJSON_AddItemToObject(f, "unexpected", unexp);
     cJSON_AddItemToObject(f, "xpass", xpass);
-    /* The cases that crashed where an intermittent-crash entry covers them and were run
-     * again: their results are the second runs'. */
+    cJSON *rerun = rerun_ids(r);
     cJSON_AddNumberToObject(f, "reruns", cJSON_GetArraySize(rerun));
     cJSON_AddItemToObject(f, "rerun", rerun);
     /* An entry that matches no case is stale; one whose every case an earlier entry took

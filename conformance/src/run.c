@@ -48,7 +48,6 @@ typedef struct runner {
     unsigned dtypes[DSR_MAX_DEVICES]; /* what info.dtypes lists per device; all when unknown */
     const dsr_case *last; /* the case this worker process ran before, whose state the reset
                            * clears; NULL on a fresh worker */
-    bool reset_crashed;   /* the worker died in the reset before the last case's first step */
     char death[128];      /* how it died, kept before the restart (dsr__adapter_death) */
     int *reruns;          /* shared by the workers of a run (--jobs N) */
 } runner;
@@ -58,6 +57,8 @@ static dsr_end request(runner *r, const char *op, cJSON *args, dsr_reply *rep,
                        bool restart_on_error)
 {
     dsr_end e = dsr__client_request(&r->cl, op, args, rep, restart_on_error);
+    /* how the worker died, kept for a rerun's first_run before run_case restarts it */
+    if (e == DSR_END_CRASH) snprintf(r->death, sizeof r->death, "%s", dsr__adapter_death(r->cl.ad));
     if (e != DSR_END_OK) {
         r->f.msg.len = 0;
         dsr__buf_puts(&r->f.msg, r->cl.msg.data ? r->cl.msg.data : "");
@@ -176,11 +177,9 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
     }
     dsr_end end = DSR_END_OK;
     int failed_step = -1;
-    r->reset_crashed = false;
     if (r->cl.need_reset) {
         dsr_reply rep;
         end = request(r, "reset", NULL, &rep, true);
-        r->reset_crashed = end == DSR_END_CRASH;
         if (end == DSR_END_OK && !rep.ok) {
             dsr__failure_say(&r->f, "reset before the case failed: %s: %s", rep.kind, rep.message);
             end = DSR_END_ERROR;
@@ -251,8 +250,6 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
     /* A lack is explained as a failure is: its values name devices too (test_failure_text) */
     if (end == DSR_END_FAIL || end == DSR_END_LACKS)
         dsr__explain_failure(&r->cl, c, r->bindings, res);
-    if (end == DSR_END_CRASH)
-        snprintf(r->death, sizeof r->death, "%s", dsr__adapter_death(r->cl.ad));
     if (end == DSR_END_CRASH || end == DSR_END_TIMEOUT) dsr__client_restart(&r->cl);
     sync_client(r);
     return !dsr__interrupted;
@@ -261,17 +258,18 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
 static void free_result(dsr_result *res);
 
 /* The intermittent-crash entry that covers a crash of case C, whose expectation is X: C's
- * own, or, for a crash in the reset before C's first step, that of BEFORE, the case whose
- * state the reset cleared (an asynchronous fault of its work can strike there). NULL: none;
- * in process, where no worker is left to run it again (the status has no effect there); or
- * a case whose entry expects a crash, which its crash already is (a rerun could only make it
- * an xpass, and would spend a restart and a rerun of the run's on a crash that is known). */
+ * own, or, for a crash in the reset before C's first step, that of BEFORE (NULL for another
+ * crash), the case whose state the reset cleared (an asynchronous fault of its work can strike
+ * there). NULL: none; in process, where no worker is left to run it again (the status has no effect
+ * there); or a case whose entry expects a crash, which its crash already is (a rerun could only
+ * make it an xpass, and would spend a restart and a rerun of the run's on a crash that is known).
+ */
 static const dsr_expectation *rerun_entry(const runner *r, const dsr_case *c,
                                           const dsr_expectation *x, const dsr_case *before)
 {
     if (dsr__adapter_in_process(r->cl.ad) || (x && x->status == DSR_CRASH)) return NULL;
     const dsr_expectation *e = dsr__expectations_intermittent(r->ex, c->id);
-    if (!e && r->reset_crashed && before) e = dsr__expectations_intermittent(r->ex, before->id);
+    if (!e && before) e = dsr__expectations_intermittent(r->ex, before->id);
     return e;
 }
 
@@ -291,12 +289,14 @@ static bool take_rerun(runner *r)
  * crash stands, and its reason says why it was not run again. */
 static bool run_covered(runner *r, const dsr_case *c, dsr_result *res, int index)
 {
-    const dsr_case *before = r->last;
+    const dsr_case *before = r->cl.need_reset ? r->last : NULL; /* NULL: no reset before C */
     r->last = c;
     bool go = run_case(r, c, res, index);
     if (!go || res->status != DSR_CRASH) return go;
     r->last = NULL; /* the worker was restarted */
-    const dsr_expectation *x = rerun_entry(r, c, res->expectation, before);
+    /* The only request before the first step is the reset. */
+    bool in_reset = before && res->step < 0;
+    const dsr_expectation *x = rerun_entry(r, c, res->expectation, in_reset ? before : NULL);
     if (!x || r->incomplete) return go;
     if (!take_rerun(r)) {
         dsr_buf why = {0};
@@ -312,7 +312,7 @@ static bool run_covered(runner *r, const dsr_case *c, dsr_result *res, int index
     *first = (dsr_first_run){.reason = res->reason,
                              .death = dsr__xstrdup(r->death),
                              .step = res->step,
-                             .after = r->reset_crashed && before ? before->id : NULL,
+                             .after = in_reset ? before->id : NULL,
                              .stderr_tail = res->stderr_tail,
                              .duration = res->duration,
                              .entry = x};
