@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from support import (
+    CASES,
     Env,
     check_junit,
     check_schema,
@@ -216,3 +217,20 @@ def test_jobs_same_report(env: Env) -> None:
     a, b = without_first_run_times(r1), without_first_run_times(r2)
     assert json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True), why(
         "--jobs 2 writes the report of --jobs 1", a["cases"], b["cases"])
+
+
+def test_in_process_no_effect(env: Env) -> None:
+    """In process there is no worker to run a case again: a library that aborts ends the run
+    (exit 3) whatever an intermittent-crash entry says, and the crash stands."""
+    exp = write(env.path("inproc.txt"), "* intermittent-crash # at random\n")
+    rep = env.path("inproc.json")
+    rc, _, err = env.run(["run", "--cases", os.path.join(CASES, "null.json"), "--adapter",
+                          env.null_so, "--expectations", exp, "--report", rep],
+                         env={"DEVSPEC_NULL_DIE": "device.equal:abort"})
+    r = load_report(rep)
+    assert (rc, statuses(r)) == (3, {"null.one": "pass", "null.three": "crash"}), why(
+        "in process the crash ends the run, as without the entry", (3, "pass, crash"),
+        (rc, statuses(r), err[-300:]))
+    assert "first_run" not in r["cases"][1] and r["footer"]["reruns"] == 0, why(
+        "no rerun in process", 0, r["footer"])
+    check_schema(env, rep, env.path("inproc.jsonl"), "in process")
