@@ -259,11 +259,11 @@ static void free_result(dsr_result *res);
 
 /* The intermittent-crash entry that covers a crash of case C, whose expectation is X: C's
  * own, or, for a crash in the reset before C's first step, that of BEFORE (NULL for another
- * crash), the case whose state the reset cleared (an asynchronous fault of its work can strike
- * there). NULL: none; in process, where no worker is left to run it again (the status has no effect
- * there); or a case whose entry expects a crash, which its crash already is (a rerun could only
- * make it an xpass, and would spend a restart and a rerun of the run's on a crash that is known).
- */
+ * crash), the case whose state the reset cleared, since an asynchronous fault of its work
+ * can strike there. NULL: none; in process, where no worker is left to run it again (the
+ * status has no effect there); or a case whose entry expects a crash, which its crash
+ * already is (a rerun could only make it an xpass, and would spend a restart and one of the
+ * run's reruns on a known crash). */
 static const dsr_expectation *rerun_entry(const runner *r, const dsr_case *c,
                                           const dsr_expectation *x, const dsr_case *before)
 {
