@@ -66,22 +66,11 @@ e = json.load(open(sys.argv[1]))["header"]["adapter"].get("error") or ""
 mark = " is unavailable: "
 print(e[e.find(mark) + len(mark):].strip().splitlines()[0] if mark in e else "")' "$1" 2>/dev/null
 }
-# Whether run A's report R failed only by crashes while A's expectations file (adapters.json)
-# has an entry of status crash whose reason calls it intermittent: a crash the library itself
-# says strikes at random, which a second run tells from a regression.
-intermittent() {
+# How many cases of report R crashed and were run again, an intermittent-crash entry of the
+# expectations file covering them (the footer's reruns), or nothing when none was.
+reruns() {
     python3 -c 'import json, sys
-a = [x for x in json.load(open("adapters/adapters.json"))["adapters"] if x["name"] == sys.argv[1]]
-exp = a[0].get("expectations") if a else None
-try:
-    r = json.load(open(sys.argv[2]))
-    lines = open(exp).read().splitlines() if exp else []
-except (OSError, ValueError):
-    sys.exit(1)
-named = any(l.split("#")[0].split()[1:2] == ["crash"] and "intermittent" in l for l in lines if not l.startswith("#") and l.strip())
-bad = r["footer"].get("unexpected") or []
-status = {c["id"]: c["status"] for c in r["cases"]}
-sys.exit(0 if named and bad and all(status.get(i) == "crash" for i in bad) else 1)' "$1" "$2" 2>/dev/null
+print(json.load(open(sys.argv[1]))["footer"].get("reruns") or "")' "$1" 2>/dev/null
 }
 worst=0
 note() { [ "$1" -gt "$worst" ] && worst=$1; }
@@ -113,16 +102,10 @@ for a in "${adapters[@]}"; do
         summary+=("$a: unavailable: $why")
         continue
     fi
-    if [ "$rc" -eq 1 ] && intermittent "$a" "$out/$a.json"; then
-        # The library's own intermittent crash, which its expectations file says may strike
-        # outside the cases it names (OneFlow's asynchronous SIGFPE): the run is made once
-        # more, and the summary says so; a second run with anything unexpected fails.
-        echo "# $a: every unexpected result is a crash, and its expectations file names an intermittent crash: run once more" >&2
-        mv "$out/$a.json" "$out/$a.first-run.json"
-        "$devspec" run --adapter "$a" --no-progress --report "$out/$a.json" --junit "$out/$a.junit.xml"
-        rc=$?
-        summary+=("$a: first run met its intermittent crash (report: $out/$a.first-run.json); run again")
-    fi
+    # A crash that the library's expectations file says strikes at random (intermittent-crash,
+    # OneFlow's asynchronous SIGFPE) the runner itself runs again; the summary says so.
+    n=$(reruns "$out/$a.json")
+    [ -n "$n" ] && summary+=("$a: $n case(s) crashed and were run again (intermittent-crash; the report's first_run)")
     note "$rc"
     summary+=("$a: exit $rc")
     if [ "$inproc" -eq 1 ] && grep -q "\"name\": \"$a\"" adapters/adapters.json &&

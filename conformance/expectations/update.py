@@ -323,7 +323,6 @@ def _oneflow_rules() -> list[tuple[str, str, str]]:
     rules = [
         ("fn.*.kw-*", "lacks (?P<fn>[\\w.]+)[(](?P<kw>\\w+)=[)]: call raised NotImplementedError: [\\w.]+ takes no keyword", "oneflow.\\g<fn> takes no keyword \\g<kw> (its signature has no such parameter, or OneFlow 0.9.0 raises TypeError 'unexpected keyword argument'): where OneFlow has the option it is under torch's name (dim for axis, keepdim for keepdims, unbiased for correction, diagonal for k)"),
         ("fn.fft.*fftfreq.*", "lacks (?P<fn>fft[.]\\w+): call raised NotImplementedError: the namespace has no", (_OF_BASE % "oneflow.\\g<fn>") + "it has no fft module at all"),
-        ("fn.max.v2021-12.*", "killed by signal 8", "an intermittent SIGFPE inside OneFlow 0.9.0 in oneflow.max late in a whole run (in 2 of 3 runs with one worker, in fn.max.v2021-12.values or fn.max.v2021-12.expect-float64; with two workers also in later cases of sort and cumulative_sum, as OneFlow's kernels run asynchronously): the cases pass when run alone and 600 plain calls of oneflow.max did not reproduce it, so these entries may xpass"),
         ("fn.array.and.*", "expected \"int32\", observed \"bool\"", "OneFlow 0.9.0's &, | and ^ of two int32 tensors give bool tensors (logical, not bitwise: oneflow.tensor([3, -1, 2]) & oneflow.tensor([-1, 2, -4]) is bool), where the standard's __and__, __or__ and __xor__ of integers are bitwise and keep the dtype"),
         ("fn.array.or.*", "expected \"int32\", observed \"bool\"", "OneFlow 0.9.0's &, | and ^ of two int32 tensors give bool tensors (logical, not bitwise), where the standard's __and__, __or__ and __xor__ of integers are bitwise and keep the dtype"),
         ("fn.array.xor.*", "expected \"int32\", observed \"bool\"", "OneFlow 0.9.0's &, | and ^ of two int32 tensors give bool tensors (logical, not bitwise), where the standard's __and__, __or__ and __xor__ of integers are bitwise and keep the dtype"),
@@ -415,6 +414,19 @@ R["oneflow-4"] = [
  ("oneflow.sbp.fewer-rows.*", "died", "a global tensor of 3 elements split(0) over 4 ranks, fewer rows than ranks, aborts OneFlow 0.9.0 (whether made so from the whole value or converted from broadcast): the ranks that would hold an element raise RuntimeError '(3 vs 4)' and the rank that would hold none aborts (SIGABRT, 'Check failed: bs.At(id).size() > 0' in nd_sbp_util.cpp), taking the job down; 5 rows over 4 ranks (2, 1, 1, 1) work"),
 ]
 
+# Per library, the crashes that strike at random, written as intermittent-crash entries
+# whatever the run (one run cannot tell where they will strike; the runner runs such a crash
+# once more, spec/decisions.md, Runner and reports 46), in this order after the others: a
+# crash that no rule explains is explained by the first of them that names its case, and gets
+# no entry of its own.
+INTERMITTENT: dict[str, list[tuple[str, str]]] = {
+    "oneflow": [
+        ("fn.max.v2021-12.values", "an intermittent SIGFPE late in a whole run, most often here (9 of 16 runs with one worker; the case passes alone, and 600 plain calls of oneflow.max do not fault): it is the fault of OneFlow 0.9.0's sort of an empty tensor (fn.sort.v2021-12.empty, 21 cases before), which dies of SIGFPE in a thread of its own, most often after the call has returned, as argsort of an empty tensor dies at once (a division by the zero length); a crash here is run once more"),
+        ("fn.max.v2021-12.expect-float64", "an intermittent SIGFPE late in a whole run, most often here (9 of 16 runs with one worker; the case passes alone, and 600 plain calls of oneflow.max do not fault): it is the fault of OneFlow 0.9.0's sort of an empty tensor (fn.sort.v2021-12.empty, 21 cases before), which dies of SIGFPE in a thread of its own, most often after the call has returned, as argsort of an empty tensor dies at once (a division by the zero length); a crash here is run once more"),
+        ("*", "the intermittent SIGFPE of OneFlow 0.9.0's sort of an empty tensor (fn.sort.v2021-12.empty), asynchronous: the process dies within a second of the call (in plain OneFlow every time), most often after it returned, at whatever request the run is then: in oneflow.max (above), in the explanation of that case's own failure (6 of 16 runs, charged to no case), in the reset before a later case (after fn.cumulative_prod.v2024-12.same-device, after fn.cumulative_sum.v2023-12.expect-float32), with two workers in later cases of sort and cumulative_sum; a crash in any case is run once more"),
+    ],
+}
+
 # An adapter's expectations file is made with the rules of its own name for a report of the
 # library named here (where its name is not the library's), and written where its entry says
 # (conformance/expectations/NAME.txt for a run whose entry names none yet).
@@ -453,7 +465,8 @@ Entry = tuple[str, str, str]
 
 
 def entries(library: str, report: dict[str, Any]) -> tuple[list[Entry], list[Entry]]:
-    """(id, status, reason) of each failure a rule explains, and of each that none does."""
+    """(id, status, reason) of each failure a rule explains, and of each that none does (a
+    crash that an intermittent-crash entry of INTERMITTENT names is neither)."""
     rules = R.get(library, [])
     found: list[Entry] = []
     unexplained: list[Entry] = []
@@ -470,7 +483,9 @@ def entries(library: str, report: dict[str, Any]) -> tuple[list[Entry], list[Ent
                 found.append((case["id"], status, m.expand(why) if "\\g<" in why else why))
                 break
         else:
-            unexplained.append((case["id"], status, text))
+            if not (status == "crash" and any(fnmatch.fnmatchcase(case["id"], glob)
+                                              for glob, _ in INTERMITTENT.get(library, []))):
+                unexplained.append((case["id"], status, text))
     return found, unexplained
 
 
@@ -501,6 +516,7 @@ def main(argv: list[str]) -> int:
              "does.",
              "# Generated by update.py from a run without expectations; edit the rules there."]
     lines += ["%s %s # %s" % entry for entry in found]
+    lines += ["%s intermittent-crash # %s" % entry for entry in INTERMITTENT.get(library, [])]
     top = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     out = os.path.join(top, EXPECTATIONS[library])
     with open(out + ".tmp", "w", encoding="utf-8") as f:

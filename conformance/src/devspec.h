@@ -492,8 +492,10 @@ int dsr__status_parse(const char *name); /* -1 when unknown */
 
 typedef struct dsr_expectation {
     char *pattern;
-    dsr_status status;
-    char *reason; /* may be empty */
+    dsr_status status; /* crash for an intermittent-crash entry */
+    bool intermittent; /* intermittent-crash: a crash of a case it names is run once more on
+                        * a fresh worker (run.c); matched apart from the other entries */
+    char *reason;      /* may be empty */
     int line;
     int matches;
     int shadowed_by; /* the line of an earlier entry that took a case this one matches; 0 */
@@ -513,8 +515,15 @@ int dsr__expectations_load(dsr_expectations *e, const char *path, FILE *err);
 int dsr__expectations_parse(dsr_expectations *e, const char *path, const char *text, size_t len,
                             FILE *err);
 void dsr__expectations_free(dsr_expectations *e);
-/* The first entry whose pattern matches ID, or NULL. Counts the match. */
+/* The first entry whose pattern matches ID, or NULL; intermittent-crash entries are not
+ * among them. Counts the match, and that of the first intermittent-crash entry that matches
+ * ID (an entry that matches no case is stale, whichever kind it is). */
 dsr_expectation *dsr__expectations_match(dsr_expectations *e, const char *id);
+/* The first intermittent-crash entry whose pattern matches ID, or NULL. Counts nothing: the
+ * runner's workers ask it while they run. */
+const dsr_expectation *dsr__expectations_intermittent(const dsr_expectations *e, const char *id);
+/* X's status as the file writes it: "intermittent-crash", or the status's name. */
+const char *dsr__expectation_status_name(const dsr_expectation *x);
 
 /* ---- adapter.c ------------------------------------------------------------------- */
 
@@ -611,6 +620,19 @@ cJSON *dsr__resolve(const cJSON *bindings, const cJSON *v);
 /* What a case's expectation rests on (spec/decisions.md, Runner and reports 35). */
 typedef enum dsr_basis { DSR_BASIS_MUST, DSR_BASIS_SHOULD, DSR_BASIS_DECISION } dsr_basis;
 
+/* The first run of a case that crashed where an intermittent-crash entry covers it, and was
+ * run once more on a fresh worker (run.c): what the report keeps of it (report.json,
+ * case.first_run). */
+typedef struct dsr_first_run {
+    char *reason;      /* the crash's message */
+    char *death;       /* how the worker ended ("killed by signal 8 (SIGFPE)") */
+    int step;          /* the step in flight; -1: the reset before the case's first step */
+    const char *after; /* when in the reset: the case the worker ran before (its id), or NULL */
+    char *stderr_tail; /* may be NULL */
+    double duration;
+    const dsr_expectation *entry; /* the intermittent-crash entry that covered it */
+} dsr_first_run;
+
 typedef struct dsr_result {
     const dsr_case *c;
     dsr_status status;
@@ -630,6 +652,8 @@ typedef struct dsr_result {
     dsr_basis basis;   /* what its expectation rests on, at the newest levels (profile.c) */
     char *call;        /* a failed step as the library saw it (explain.c); or NULL */
     cJSON *devices;    /* {handle: the library's name} for the handles it mentions; or NULL */
+    /* The crash of a first run, when the case was run again (run.c); or NULL. */
+    dsr_first_run *first;
     double duration;
 } dsr_result;
 /* Applies the expectations file to a result that ran (or was skipped for a reason other
@@ -661,6 +685,7 @@ typedef struct dsr_options {
     double timeout;
     double start_timeout;      /* for hello, first and replayed: libraries can be slow to load */
     int max_restarts;          /* of all the workers together */
+    int max_reruns;            /* cases run once more after an intermittent crash, per run */
     int jobs;                  /* out-of-process workers (--jobs); in process always 1 */
     const char *adapter_label; /* shown in reports */
     const char *adapter_spec;  /* --adapter as given, or the command */

@@ -2,7 +2,12 @@
  *   <case id or glob> <status> [# reason]
  * with '#' comments and blank lines ignored. Statuses: fail, error, crash, timeout, lacks (an
  * expected failure of that exact class), skip (do not run: for cases that hang or damage
- * later cases), pass (documents a case that must pass; changes nothing). */
+ * later cases), pass (documents a case that must pass; changes nothing), and
+ * intermittent-crash: the library may crash at random in a case it names, and such a crash
+ * out of process is run once more on a fresh worker, the second run's result being the
+ * case's (run.c; spec/decisions.md, Runner and reports 46). The first entry that matches a
+ * case is its expectation; intermittent-crash entries are matched apart, so that a case has
+ * at most one of each. */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
 
@@ -22,6 +27,14 @@ const char *dsr__status_name(dsr_status s)
 bool dsr__status_unexpected(dsr_status s)
 {
     return s == DSR_FAIL || s == DSR_ERROR || s == DSR_CRASH || s == DSR_TIMEOUT || s == DSR_LACKS;
+}
+
+/* The entry status that is no result status: it never makes an xfail or an xpass. */
+static const char INTERMITTENT[] = "intermittent-crash";
+
+const char *dsr__expectation_status_name(const dsr_expectation *x)
+{
+    return x->intermittent ? INTERMITTENT : dsr__status_name(x->status);
 }
 
 int dsr__status_parse(const char *name)
@@ -94,7 +107,8 @@ int dsr__expectations_parse(dsr_expectations *e, const char *path, const char *d
         char *pattern = strtok_r(cur, " \t", &save);
         char *status = strtok_r(NULL, " \t", &save);
         char *extra = strtok_r(NULL, " \t", &save);
-        int st = status ? dsr__status_parse(status) : -1;
+        bool intermittent = status && !strcmp(status, INTERMITTENT);
+        int st = intermittent ? DSR_CRASH : status ? dsr__status_parse(status) : -1;
         if (!status) {
             fprintf(err,
                     "%s:%d: '%s' has no status (expected '<id or glob> <status> [# reason]')\n",
@@ -110,8 +124,8 @@ int dsr__expectations_parse(dsr_expectations *e, const char *path, const char *d
         }
         if (st < 0 || st == DSR_XFAIL || st == DSR_XPASS) {
             fprintf(err,
-                    "%s:%d: '%s' is not a status here (use pass, fail, error, crash, timeout, "
-                    "lacks or skip)\n",
+                    "%s:%d: '%s' is not a status here (use pass, fail, error, crash, "
+                    "intermittent-crash, timeout, lacks or skip)\n",
                     path, line + 1, status);
             problems++;
             continue;
@@ -120,6 +134,7 @@ int dsr__expectations_parse(dsr_expectations *e, const char *path, const char *d
         dsr_expectation *x = &e->items[e->count++];
         x->pattern = dsr__xstrdup(pattern);
         x->status = (dsr_status)st;
+        x->intermittent = intermittent;
         x->reason = dsr__xstrdup(reason ? trim(reason) : "");
         x->line = line + 1;
         x->matches = 0;
@@ -140,20 +155,36 @@ void dsr__expectations_free(dsr_expectations *e)
     memset(e, 0, sizeof *e);
 }
 
-dsr_expectation *dsr__expectations_match(dsr_expectations *e, const char *id)
+/* The first entry of E of the kind INTERMITTENT that matches ID, or -1; COUNT: the match is
+ * counted, and the later entries of that kind that match ID too are shadowed by it for ID
+ * (one that never applies to any case is reported as shadowed, not as stale). */
+static int first_match(const dsr_expectations *e, const char *id, bool intermittent, bool count)
 {
     for (int i = 0; e && i < e->count; i++) {
-        if (fnmatch(e->items[i].pattern, id, 0) == 0) {
-            e->items[i].matches++;
-            /* The later entries that match ID too are shadowed by this one for it: one that
-             * never applies to any case is reported as shadowed, not as stale. */
-            for (int k = i + 1; k < e->count; k++)
-                if (!e->items[k].shadowed_by && fnmatch(e->items[k].pattern, id, 0) == 0)
-                    e->items[k].shadowed_by = e->items[i].line;
-            return &e->items[i];
-        }
+        dsr_expectation *x = &e->items[i];
+        if (x->intermittent != intermittent || fnmatch(x->pattern, id, 0) != 0) continue;
+        if (!count) return i;
+        x->matches++;
+        for (int k = i + 1; k < e->count; k++)
+            if (e->items[k].intermittent == intermittent && !e->items[k].shadowed_by &&
+                fnmatch(e->items[k].pattern, id, 0) == 0)
+                e->items[k].shadowed_by = x->line;
+        return i;
     }
-    return NULL;
+    return -1;
+}
+
+dsr_expectation *dsr__expectations_match(dsr_expectations *e, const char *id)
+{
+    first_match(e, id, true, true);
+    int i = first_match(e, id, false, true);
+    return i < 0 ? NULL : &e->items[i];
+}
+
+const dsr_expectation *dsr__expectations_intermittent(const dsr_expectations *e, const char *id)
+{
+    int i = first_match(e, id, true, false);
+    return i < 0 ? NULL : &e->items[i];
 }
 
 /* An expectation matches only the same outcome class: an expected fail that becomes a crash

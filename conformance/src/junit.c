@@ -121,6 +121,30 @@ static void details(dsr_buf *b, const dsr_result *r)
     dsr__buf_free(&t);
 }
 
+/* Ends <testcase>'s start tag; a case run once more after an intermittent crash gets
+ * <properties> first (the schema's order) with the first run's crash: first_run (its
+ * message), first_run.death, first_run.expectation (the entry's line) and first_run.stderr. */
+static void open_body(dsr_buf *b, const dsr_result *r)
+{
+    dsr__buf_puts(b, ">\n");
+    if (!r->first) return;
+    char line[16];
+    snprintf(line, sizeof line, "%d", r->first->entry->line);
+    const char *names[] = {"first_run", "first_run.death", "first_run.expectation",
+                           "first_run.stderr"};
+    const char *values[] = {r->first->reason ? r->first->reason : "", r->first->death, line,
+                            r->first->stderr_tail};
+    dsr__buf_puts(b, "      <properties>\n");
+    for (int i = 0; i < 4; i++) {
+        if (!values[i]) continue;
+        dsr__buf_puts(b, "        <property");
+        attr(b, "name", names[i]);
+        attr(b, "value", values[i]);
+        dsr__buf_puts(b, "/>\n");
+    }
+    dsr__buf_puts(b, "      </properties>\n");
+}
+
 /* One <testcase> and what it holds. */
 static void testcase(dsr_buf *b, const dsr_result *r, bool strict)
 {
@@ -134,27 +158,36 @@ static void testcase(dsr_buf *b, const dsr_result *r, bool strict)
     const char *reason = r->reason ? r->reason : "";
     switch (r->status) {
     case DSR_PASS:
-        dsr__buf_puts(b, "/>\n");
+        if (!r->first) {
+            dsr__buf_puts(b, "/>\n");
+            return;
+        }
+        open_body(b, r);
+        dsr__buf_puts(b, "    </testcase>\n");
         return;
     case DSR_XPASS:
         if (strict) {
-            dsr__buf_puts(b, ">\n      <failure type=\"xpass\"");
+            open_body(b, r);
+            dsr__buf_puts(b, "      <failure type=\"xpass\"");
             attr(b, "message", "unexpected pass (--strict)");
             dsr__buf_puts(b, "/>\n    </testcase>\n");
             return;
         }
-        dsr__buf_puts(b, ">\n      <system-out>");
+        open_body(b, r);
+        dsr__buf_puts(b, "      <system-out>");
         dsr__xml_escape(b, "unexpected pass: the expectations file lists this case as ");
         dsr__xml_escape(b, dsr__status_name(r->expectation->status));
         dsr__buf_puts(b, "</system-out>\n    </testcase>\n");
         return;
     case DSR_SKIP:
-        dsr__buf_puts(b, ">\n      <skipped");
+        open_body(b, r);
+        dsr__buf_puts(b, "      <skipped");
         attr(b, "message", reason);
         dsr__buf_puts(b, "/>\n");
         break;
     case DSR_XFAIL:
-        dsr__buf_puts(b, ">\n      <skipped type=\"xfail\"");
+        open_body(b, r);
+        dsr__buf_puts(b, "      <skipped type=\"xfail\"");
         attr(b, "message", r->expectation->reason);
         dsr__buf_puts(b, ">");
         details(b, r);
@@ -162,14 +195,16 @@ static void testcase(dsr_buf *b, const dsr_result *r, bool strict)
         break;
     case DSR_FAIL:
     case DSR_LACKS:
-        dsr__buf_printf(b, ">\n      <failure type=\"%s\"", dsr__status_name(r->status));
+        open_body(b, r);
+        dsr__buf_printf(b, "      <failure type=\"%s\"", dsr__status_name(r->status));
         attr(b, "message", reason);
         dsr__buf_puts(b, ">");
         details(b, r);
         dsr__buf_puts(b, "</failure>\n");
         break;
     default:
-        dsr__buf_puts(b, ">\n      <error");
+        open_body(b, r);
+        dsr__buf_puts(b, "      <error");
         attr(b, "type", dsr__status_name(r->status));
         attr(b, "message", reason);
         dsr__buf_puts(b, ">");

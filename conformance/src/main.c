@@ -90,7 +90,7 @@ typedef struct args {
     const char *python, *tap_version;
     bool tap, strict, progress, in_process, json, core, skip_crashes;
     double timeout, start_timeout;
-    int max_restarts, jobs;
+    int max_restarts, max_reruns, jobs;
 } args;
 
 #define RUN(field) offsetof(args, field)
@@ -163,6 +163,9 @@ static const dsr_option OPTIONS[] = {
         "for the adapter's hello, also after a restart (default 60)"),
     COUNT("--max-restarts", max_restarts, "--max-restarts N",
           "worker restarts before the run stops (default 10)"),
+    COUNT("--max-reruns", max_reruns, "--max-reruns N",
+          "cases run once more after a crash that an intermittent-crash\n"
+          "entry covers (default 3; each rerun follows a restart)"),
     /* --jobs 0 is refused (a count >= 1), as probe refuses it: 0 reads as "none" to some
      * and as "as many as the cores" to others, and was silently one. */
     {"--jobs", DSR_OPT_COUNT, RUN(jobs), "--jobs N, -j N",
@@ -212,6 +215,7 @@ static int parse(int argc, char **argv, int first, args *a, const char *cmd)
     a->timeout = 10;
     a->start_timeout = 60;
     a->max_restarts = 10;
+    a->max_reruns = 3;
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     a->jobs = cores > 0 ? (int)(cores < 64 ? cores : 64) : 1;
     return dsr__options_parse(strcmp(cmd, "list") ? &RUN_COMMAND : &LIST_COMMAND, argc, argv, first,
@@ -479,6 +483,7 @@ static void run_options(const args *a, const char *expectations, dsr_options *o)
     o->timeout = a->timeout;
     o->start_timeout = a->start_timeout;
     o->max_restarts = a->max_restarts;
+    o->max_reruns = a->max_reruns;
     o->jobs = a->jobs > 0 ? a->jobs : 1;
     /* Each worker is a process of the adapter's (a Python library loads for seconds): more
      * than two per core only costs their start-up. */

@@ -60,6 +60,7 @@ static cJSON *config_json(const dsr_run_state *r)
     cJSON_AddNumberToObject(cfg, "timeout", o->timeout);
     cJSON_AddNumberToObject(cfg, "start_timeout", o->start_timeout);
     cJSON_AddNumberToObject(cfg, "max_restarts", o->max_restarts);
+    cJSON_AddNumberToObject(cfg, "max_reruns", o->max_reruns);
     cJSON_AddBoolToObject(cfg, "strict", o->strict);
     cJSON *exj = cJSON_AddObjectToObject(cfg, "expectations");
     if (r->ex && r->ex->path) {
@@ -196,6 +197,36 @@ static cJSON *borrowed_strings(const char *const *l, int n)
     return a;
 }
 
+/* The crash of RES's first run, which an intermittent-crash entry covered and the runner ran
+ * again (report.json, case.first_run). */
+static cJSON *first_run_record(const dsr_result *res)
+{
+    const dsr_first_run *f = res->first;
+    cJSON *j = cJSON_CreateObject();
+    add_str(j, "status", dsr__status_name(DSR_CRASH));
+    add_str(j, "reason", f->reason ? f->reason : "");
+    add_str(j, "death", f->death ? f->death : "");
+    int sig = 0;
+    if (f->death && sscanf(f->death, "killed by signal %d", &sig) == 1 && sig > 0)
+        add(j, "signal", cJSON_CreateNumber(sig));
+    if (f->step >= 0) {
+        add(j, "step", cJSON_CreateNumber(f->step));
+        add_str(j, "op", res->c->steps[f->step].op);
+    } else {
+        add_str(j, "op", "reset");
+    }
+    if (f->after) add_str(j, "after", f->after);
+    if (f->stderr_tail) add_str(j, "stderr", f->stderr_tail);
+    cJSON *e = cJSON_CreateObject();
+    add(j, "expectation", e);
+    add_str(e, "status", dsr__expectation_status_name(f->entry));
+    add_str(e, "reason", f->entry->reason);
+    add_str(e, "pattern", f->entry->pattern);
+    add(e, "line", cJSON_CreateNumber(f->entry->line));
+    add(j, "duration", cJSON_CreateNumber(f->duration));
+    return j;
+}
+
 /* The record of RES; TYPED: with "type": "case" first, as the journal has it. */
 static cJSON *case_record(const dsr_result *res, bool typed)
 {
@@ -235,6 +266,7 @@ static cJSON *case_record(const dsr_result *res, bool typed)
         add(j, "stopped_at", cJSON_CreateNumber(res->stopped_at));
         add_str(j, "stop_reason", res->stop_reason ? res->stop_reason : "");
     }
+    if (res->first) add(j, "first_run", first_run_record(res));
     add(j, "duration", cJSON_CreateNumber(res->duration));
     return j;
 }
@@ -288,6 +320,16 @@ static cJSON *profile_json(const dsr_run_state *r, const dsr_profile *p, bool co
     return j;
 }
 
+/* The ids of the cases that crashed where an intermittent-crash entry covers them and were
+ * run again (their results are the second runs'), in suite order. */
+static cJSON *rerun_ids(const dsr_run_state *r)
+{
+    cJSON *ids = cJSON_CreateArray();
+    for (int i = 0; i < r->nresults; i++)
+        if (r->results[i].first) cJSON_AddItemToArray(ids, cJSON_CreateString(r->results[i].c->id));
+    return ids;
+}
+
 cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed, int *gate)
 {
     cJSON *f = cJSON_CreateObject();
@@ -331,6 +373,9 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     cJSON_AddNumberToObject(f, "not_run", filtered);
     cJSON_AddItemToObject(f, "unexpected", unexp);
     cJSON_AddItemToObject(f, "xpass", xpass);
+    cJSON *rerun = rerun_ids(r);
+    cJSON_AddNumberToObject(f, "reruns", cJSON_GetArraySize(rerun));
+    cJSON_AddItemToObject(f, "rerun", rerun);
     /* An entry that matches no case is stale; one whose every case an earlier entry took
      * first is shadowed by it (a duplicate, or a glob after a wider one). */
     cJSON *stale = cJSON_AddArrayToObject(f, "stale_expectations");
@@ -341,7 +386,7 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
         if (x->matches) continue;
         cJSON *s = cJSON_CreateObject();
         cJSON_AddStringToObject(s, "pattern", x->pattern);
-        cJSON_AddStringToObject(s, "status", dsr__status_name(x->status));
+        cJSON_AddStringToObject(s, "status", dsr__expectation_status_name(x));
         cJSON_AddNumberToObject(s, "line", x->line);
         if (x->shadowed_by) {
             cJSON_AddNumberToObject(s, "shadowed_by", x->shadowed_by);

@@ -4,7 +4,13 @@
  * the gate.
  *
  * Crash attribution follows the journal rule: the runner knows which case it sent last, so
- * when the worker dies the case in flight is the one that crashed. */
+ * when the worker dies the case in flight is the one that crashed; a crash in the reset
+ * before a case's first step is that case's too.
+ *
+ * A crash that an intermittent-crash entry of the expectations file covers (the case's own,
+ * or, for a crash in the reset, that of the case the worker ran before) is run once more,
+ * at once, on the fresh worker the crash already started; the second result is the case's,
+ * and its record keeps the first (spec/decisions.md, Runner and reports 46). */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
 
@@ -16,6 +22,9 @@
 #include <unistd.h>
 
 static const char *signal_name(int sig);
+
+/* --max-reruns counts the reruns of all the workers of a run together (--jobs N). */
+static pthread_mutex_t rerun_lock = PTHREAD_MUTEX_INITIALIZER;
 
 typedef struct runner {
     const dsr_options *o;
@@ -37,6 +46,10 @@ typedef struct runner {
     bool dtypes_asked;     /* info.dtypes was asked of every device (on the first case that
                             * makes a dtype) */
     unsigned dtypes[DSR_MAX_DEVICES]; /* what info.dtypes lists per device; all when unknown */
+    const dsr_case *last; /* the case this worker process ran before, whose state the reset
+                           * clears; NULL on a fresh worker */
+    char death[128];      /* how it died, kept before the restart (dsr__adapter_death) */
+    int *reruns;          /* shared by the workers of a run (--jobs N) */
 } runner;
 
 /* A request through the client; what it says of a failure becomes the case's. */
@@ -44,6 +57,8 @@ static dsr_end request(runner *r, const char *op, cJSON *args, dsr_reply *rep,
                        bool restart_on_error)
 {
     dsr_end e = dsr__client_request(&r->cl, op, args, rep, restart_on_error);
+    /* how the worker died, kept for a rerun's first_run before run_case restarts it */
+    if (e == DSR_END_CRASH) snprintf(r->death, sizeof r->death, "%s", dsr__adapter_death(r->cl.ad));
     if (e != DSR_END_OK) {
         r->f.msg.len = 0;
         dsr__buf_puts(&r->f.msg, r->cl.msg.data ? r->cl.msg.data : "");
@@ -240,6 +255,79 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
     return !dsr__interrupted;
 }
 
+static void free_result(dsr_result *res);
+
+/* The intermittent-crash entry that covers a crash of case C, whose expectation is X: C's
+ * own, or, for a crash in the reset before C's first step, that of BEFORE (NULL for another
+ * crash), the case whose state the reset cleared, since an asynchronous fault of its work
+ * can strike there. NULL: none; in process, where no worker is left to run it again (the
+ * status has no effect there); or a case whose entry expects a crash, which its crash
+ * already is (a rerun could only make it an xpass, and would spend a restart and one of the
+ * run's reruns on a known crash). */
+static const dsr_expectation *rerun_entry(const runner *r, const dsr_case *c,
+                                          const dsr_expectation *x, const dsr_case *before)
+{
+    if (dsr__adapter_in_process(r->cl.ad) || (x && x->status == DSR_CRASH)) return NULL;
+    const dsr_expectation *e = dsr__expectations_intermittent(r->ex, c->id);
+    if (!e && before) e = dsr__expectations_intermittent(r->ex, before->id);
+    return e;
+}
+
+/* Takes one rerun of the run's --max-reruns: false when none is left. */
+static bool take_rerun(runner *r)
+{
+    pthread_mutex_lock(&rerun_lock);
+    bool left = *r->reruns < r->o->max_reruns;
+    if (left) ++*r->reruns;
+    pthread_mutex_unlock(&rerun_lock);
+    return left;
+}
+
+/* Runs C into RES (run_case), and once more when it crashed where an intermittent-crash entry
+ * covers it: on the fresh worker the crash started, at once, the second result being the
+ * case's and the first kept in RES->first. A second crash is a crash. Past --max-reruns the
+ * crash stands, and its reason says why it was not run again. */
+static bool run_covered(runner *r, const dsr_case *c, dsr_result *res, int index)
+{
+    const dsr_case *before = r->cl.need_reset ? r->last : NULL; /* NULL: no reset before C */
+    r->last = c;
+    bool go = run_case(r, c, res, index);
+    if (!go || res->status != DSR_CRASH) return go;
+    r->last = NULL; /* the worker was restarted */
+    /* The only request before the first step is the reset. */
+    bool in_reset = before && res->step < 0;
+    const dsr_expectation *x = rerun_entry(r, c, res->expectation, in_reset ? before : NULL);
+    if (!x || r->incomplete) return go;
+    if (!take_rerun(r)) {
+        dsr_buf why = {0};
+        dsr__buf_printf(&why,
+                        "%s (not run again: the run's %d reruns after an intermittent crash "
+                        "are spent, --max-reruns)",
+                        res->reason ? res->reason : "", r->o->max_reruns);
+        free(res->reason);
+        res->reason = why.data;
+        return go;
+    }
+    dsr_first_run *first = dsr__xmalloc(sizeof *first);
+    *first = (dsr_first_run){.reason = res->reason,
+                             .death = dsr__xstrdup(r->death),
+                             .step = res->step,
+                             .after = in_reset ? before->id : NULL,
+                             .stderr_tail = res->stderr_tail,
+                             .duration = res->duration,
+                             .entry = x};
+    res->reason = res->stderr_tail = NULL;
+    dsr_result fresh = {.c = c, .basis = res->basis, .expectation = res->expectation};
+    free_result(res);
+    *res = fresh;
+    res->step = -1;
+    res->stopped_at = -1;
+    r->last = c;
+    go = run_case(r, c, res, index);
+    res->first = first;
+    return go;
+}
+
 /* ---- progress and expectations ---------------------------------------------------- */
 
 static void progress(runner *r, int done, int total, const char *id)
@@ -384,7 +472,7 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
          * feature it does not claim (spec/decisions.md, Runner and reports 44). */
         res->status = DSR_SKIP;
         res->skip_source = dsr__xstrdup("dtype");
-    } else if (!run_case(r, c, res, index)) {
+    } else if (!run_covered(r, c, res, index)) {
         if (r->interrupted) return false; /* RES holds the interrupted case, as a skip */
     }
     if (why.data) res->reason = why.data;
@@ -402,6 +490,12 @@ static void emit(runner *r, const dsr_result *res)
 
 static void free_result(dsr_result *res)
 {
+    if (res->first) {
+        free(res->first->reason);
+        free(res->first->death);
+        free(res->first->stderr_tail);
+        free(res->first);
+    }
     free(res->reason);
     free(res->skip_source);
     free(res->stderr_tail);
@@ -536,7 +630,8 @@ static worker *make_workers(runner *r, pool *p, int jobs)
             ws[k].r = *r;
             ws[k].started = true;
         } else {
-            ws[k].r = (runner){.o = r->o, .reg = r->reg, .suite = r->suite, .ex = r->ex};
+            ws[k].r = (runner){
+                .o = r->o, .reg = r->reg, .suite = r->suite, .ex = r->ex, .reruns = r->reruns};
             dsr__client_init(&ws[k].r.cl, dsr__adapter_clone(r->cl.ad), r->o, r->cl.restarts);
             ws[k].r.cl.reference = cJSON_Duplicate(r->cl.hello, true);
         }
@@ -740,6 +835,8 @@ static void run_cases(runner *r, const dsr_expectation **exp_of)
     const dsr_expectation **sel_exp = dsr__xmalloc(sizeof(void *) * n);
     int total = select_cases(r, exp_of, sel, sel_exp);
     const dsr_options *o = r->o;
+    int reruns = 0;
+    r->reruns = &reruns;
     int jobs = o->jobs > 1 && !dsr__adapter_in_process(r->cl.ad) && r->cl.nranks == 1 ? o->jobs : 1;
     if (jobs > total) jobs = total > 0 ? total : 1;
     if (jobs == 1) {

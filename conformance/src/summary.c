@@ -336,6 +336,21 @@ static void print_closing(FILE *out, const dsr_run_state *r, const cJSON *footer
                 "%d case%s expected to crash left out (--skip-expected-crashes): a run without "
                 "the option checks that they still do\n",
                 left_out, left_out == 1 ? "" : "s");
+    /* The cases run once more after an intermittent crash: their results are the second
+     * runs', and the report keeps each first crash (case.first_run). */
+    int rerun = 0;
+    for (int i = 0; i < r->nresults; i++)
+        rerun += r->results[i].first != NULL;
+    if (rerun) {
+        fprintf(out,
+                "%d case%s crashed and %s run again on a fresh worker (intermittent-crash):", rerun,
+                rerun == 1 ? "" : "s", rerun == 1 ? "was" : "were");
+        for (int i = 0, shown = 0; i < r->nresults && shown < 5; i++)
+            if (r->results[i].first) fprintf(out, "%s %s", shown++ ? "," : "", r->results[i].c->id);
+        fputs(rerun > 5 ? ", ... (the report's first_run says how each crashed)\n"
+                        : " (the report's first_run says how)\n",
+              out);
+    }
     if (want_devices)
         fprintf(out,
                 "%d case%s need more devices (up to %d) than the library gave (%d): give it more "

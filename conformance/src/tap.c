@@ -10,7 +10,9 @@
  *   ok with a YAML block holding status, message, expected, observed and location (and, for
  *   lacks, what the library lacks: "lacks: arange").
  *
- * A file's test point is "not ok" when one of its cases is unexpected. */
+ * A file's test point is "not ok" when one of its cases is unexpected. A case run once more
+ * after an intermittent crash has a comment line before its test point that says so; a not
+ * ok one's YAML block holds the first run's message too (first_run). */
 #define _POSIX_C_SOURCE 200809L
 #include "devspec.h"
 
@@ -142,6 +144,13 @@ void dsr__tap_result(dsr_tap *t, const dsr_result *r)
         fputc('\n', t->out);
     }
     t->sub_n++;
+    if (r->first) {
+        fputs("    ", t->out);
+        dsr__tap_comment(t,
+                         "%s crashed (%s) and was run again on a fresh worker "
+                         "(intermittent-crash, expectations line %d)",
+                         c->id, r->first->death, r->first->entry->line);
+    }
     bool bad = dsr__status_unexpected(r->status);
     t->sub_bad = t->sub_bad || bad;
     bool not_ok = bad || r->status == DSR_XFAIL;
@@ -186,6 +195,7 @@ void dsr__tap_result(dsr_tap *t, const dsr_result *r)
         dsr__buf_free(&list);
         dsr__buf_printf(&b, "      duration_ms: %.3f\n", r->duration * 1e3);
         if (r->stderr_tail) yaml_line(&b, "stderr", r->stderr_tail);
+        if (r->first) yaml_line(&b, "first_run", r->first->reason ? r->first->reason : "");
         dsr__buf_puts(&b, "      ...\n");
         fputs(b.data, t->out);
         dsr__buf_free(&b);
