@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A Python adapter's process, observed from inside without changing what it does.
 
-    adapter_profile.py --serve LOGDIR [--compiles] [--profile] -- SCRIPT [ARG...]
+    adapter_profile.py --serve LOGDIR [--compiles] [--profile] [--cold] -- SCRIPT [ARG...]
 
 runs SCRIPT (devspec_adapter.py and its arguments) in this interpreter, as `python SCRIPT`
 would, and writes into LOGDIR, per process:
@@ -10,9 +10,14 @@ would, and writes into LOGDIR, per process:
   persistent cache, from the DEBUG messages of the logger jax._src.compiler ("Persistent
   compilation cache hit for 'NAME' with key KEY", "PERSISTENT COMPILATION CACHE MISS ...";
   the key is the program's identity), each followed by a tab and the request the adapter
-  was answering ("array.asarray", "call matmul"; "-" at its start). Only a handler is
-  added to that logger: JAX's configuration is not touched (jax_log_compiles stays off; it
-  would only raise these messages to WARNING).
+  was answering ("array.asarray", "call matmul"; "-" at its start), and a tab and that
+  request's id (-1 at the start; case_of gives the case the id belongs to); and
+  requests-PID.log, each request's id and the CPU seconds it took. Only a handler is added
+  to that logger: JAX's configuration is not touched (jax_log_compiles stays off; it would
+  only raise these messages to WARNING).
+- with --cold (and --compiles), JAX's in-memory caches cleared before each case's first
+  request, so that each case logs every program it needs (compile_graph.py's graph): a
+  measuring run only.
 - with --profile, profile-PID.json: the process's CPU time, and under cProfile (in CPU time)
   the time spent inside the library (each call the adapter's own code made into a file of
   site-packages, cumulative) and the rest, the adapter's own (its code, the protocol's JSON,
@@ -52,9 +57,10 @@ def _library_time(stats: Any) -> float:
     return total
 
 
-def _request_in_flight() -> str:
-    """The request the adapter is answering ("array.binary add", "call matmul"), read from
-    the frame of Server.call up the stack; "-" outside a request (the adapter's start)."""
+def _request_in_flight() -> tuple[str, int]:
+    """The request the adapter is answering ("array.binary add", "call matmul") and its id,
+    read from the frame of Server.call up the stack; ("-", -1) outside a request (the
+    adapter's start)."""
     frame: Any = sys._getframe(1)
     while frame is not None:
         code = frame.f_code
@@ -62,22 +68,66 @@ def _request_in_flight() -> str:
                                                                              "server.py")):
             name = frame.f_locals.get("name")
             args = frame.f_locals.get("args")
+            rid = frame.f_locals.get("rid")
             fn = args.get("fn") if isinstance(args, dict) else None
-            return "%s %s" % (name, fn) if isinstance(fn, str) else str(name)
+            return ("%s %s" % (name, fn) if isinstance(fn, str) else str(name),
+                    rid if isinstance(rid, int) else -1)
         frame = frame.f_back
-    return "-"
+    return "-", -1
+
+
+def case_of(rid: int) -> int:
+    """The index of the case (its place among the run's selected cases) whose request RID is:
+    the runner numbers a case's requests from (index + 1) << 20 (its reset from 64 below);
+    -1 for none (the adapter's start, a request outside every case)."""
+    return (rid + 64 >> 20) - 1 if rid >= 0 else -1
 
 
 def _tag_request(record: Any) -> bool:
-    """Keeps JAX's compile messages only, each with the request in flight after a tab."""
+    """Keeps JAX's compile messages only, each with the request in flight and its id after
+    tabs."""
     if not record.getMessage().startswith(MESSAGES):
         return False
-    record.msg = "%s\t%s" % (record.getMessage(), _request_in_flight())
+    request, rid = _request_in_flight()
+    record.msg = "%s\t%s\t%d" % (record.getMessage(), request, rid)
     record.args = ()
     return True
 
 
-def serve(logdir: str, compiles: bool, profile: bool, argv: list[str]) -> None:
+def _observe_requests(logdir: str, cold: bool) -> None:
+    """Wraps the adapter's Server.call to write, per request, its id and the process's CPU
+    seconds it took into requests-PID.log. With COLD, JAX's in-memory caches are cleared
+    (jax.clear_caches) before the first request of each case, so that every case compiles
+    (or fetches from the persistent cache) every program it needs, not only those no case
+    before it in the same process needed: the case -> programs graph of compile_graph.py.
+    A measuring run only; the adapter and JAX's configuration are left as they are."""
+    import time
+
+    from devspec_py import server  # the adapter's own package, on sys.path by then
+
+    out = open(os.path.join(logdir, "requests-%d.log" % os.getpid()), "w",  # noqa: SIM115
+               encoding="utf-8")
+    plain = server.Server.call
+    last = [-2]
+
+    def call(self: Any, rid: int, name: str, args: Any) -> Any:
+        if cold and isinstance(rid, int) and case_of(rid) != last[0]:
+            last[0] = case_of(rid)
+            jax = sys.modules.get("jax")
+            if jax is not None:
+                jax.clear_caches()
+        t = time.process_time()
+        try:
+            return plain(self, rid, name, args)
+        finally:
+            out.write("%s\t%.6f\n" % (rid, time.process_time() - t))
+            out.flush()
+
+    server.Server.call = call  # type: ignore[method-assign]
+
+
+def serve(logdir: str, compiles: bool, profile: bool, argv: list[str],
+          cold: bool = False) -> None:
     import logging
     import runpy
 
@@ -92,6 +142,8 @@ def serve(logdir: str, compiles: bool, profile: bool, argv: list[str]) -> None:
         log.propagate = False  # to the file only, never to the adapter's stderr
     sys.argv = argv
     sys.path.insert(0, os.path.dirname(os.path.abspath(argv[0])))  # as `python SCRIPT` does
+    if compiles:
+        _observe_requests(logdir, cold)
     if not profile:
         runpy.run_path(argv[0], run_name="__main__")
         return
@@ -115,13 +167,15 @@ def serve(logdir: str, compiles: bool, profile: bool, argv: list[str]) -> None:
 
 
 def wrap(entry: dict[str, Any], top: str, logdir: str, compiles: bool,
-         profile: bool) -> dict[str, Any] | None:
-    """ENTRY of adapters.json with its command run under this script; None where the
-    command is not `PYTHON SCRIPT.py ...`."""
+         profile: bool, cold: bool = False) -> dict[str, Any] | None:
+    """ENTRY of adapters.json with its command run under this script (COLD: JAX's in-memory
+    caches cleared at each case, see _observe_requests); None where the command is not
+    `PYTHON SCRIPT.py ...`."""
     cmd = [c.replace("${SOURCE}", top) for c in entry["command"]]
     if len(cmd) < 2 or not cmd[1].endswith(".py") or "python" not in os.path.basename(cmd[0]):
         return None
-    flags = (["--compiles"] if compiles else []) + (["--profile"] if profile else [])
+    flags = ((["--compiles"] if compiles else []) + (["--profile"] if profile else [])
+             + (["--cold"] if cold else []))
     out = dict(entry, name=entry["name"] + "-observed")
     out["command"] = [cmd[0], os.path.abspath(__file__), "--serve", logdir, *flags, "--",
                       *cmd[1:]]
@@ -134,29 +188,44 @@ def collect(logdir: str) -> dict[str, Any]:
     """What the wrapped processes wrote: compiles (a Counter of program keys), per_process
     (the count of each process), across (the compiles of a program already compiled in
     another process), profiles (each process's profile-PID.json), requests (per program
-    key, a Counter of the requests that compiled it)."""
+    key, a Counter of the requests that compiled it), events (each compile as (process,
+    request id, program key), the process numbered from 0 in the order of the logs' names;
+    the id -1 outside a request) and request_cpu (per request id, the CPU seconds it took,
+    summed over the processes)."""
     seen: collections.Counter[str] = collections.Counter()
     processes: collections.Counter[str] = collections.Counter()
     per_process: list[int] = []
     requests: dict[str, collections.Counter[str]] = {}
     profiles: list[dict[str, float]] = []
+    events: list[tuple[int, int, str]] = []
+    request_cpu: dict[int, float] = {}
     for fname in sorted(os.listdir(logdir)):
         with open(os.path.join(logdir, fname), encoding="utf-8") as f:
             if fname.startswith("profile-"):
                 profiles.append(json.load(f))
                 continue
+            if fname.startswith("requests-"):
+                for line in f.read().splitlines():
+                    rid, _, cpu = line.partition("\t")
+                    if rid.lstrip("-").isdigit():
+                        request_cpu[int(rid)] = request_cpu.get(int(rid), 0.0) + float(cpu)
+                continue
             msgs = [m for m in f.read().split("\n") if m.startswith(MESSAGES)]
-        per_process.append(len(msgs))
         keys = []
         for m in msgs:
-            key, _, request = m.split(" for ", 1)[1].partition("\t")
+            key, _, tags = m.split(" for ", 1)[1].partition("\t")
+            request, _, rid = tags.partition("\t")
             keys.append(key)
             requests.setdefault(key, collections.Counter())[request or "-"] += 1
+            events.append((len(per_process), int(rid) if rid.lstrip("-").isdigit() else -1,
+                           key))
+        per_process.append(len(msgs))
         seen.update(keys)
         processes.update(set(keys))
     across = sum(n - 1 for n in processes.values())
     return {"compiles": seen, "per_process": per_process, "across": across,
-            "profiles": profiles, "requests": requests}
+            "profiles": profiles, "requests": requests, "events": events,
+            "request_cpu": request_cpu}
 
 
 def split(run_cpu: float, profiles: list[dict[str, float]]) -> tuple[float, float, float]:
@@ -191,10 +260,11 @@ def main(argv: list[str]) -> int:
         sys.stderr.write(__doc__.split("\n\n")[1] + "\n")
         return 2
     rest = argv[2:]
-    compiles = "--compiles" in rest[:3]
-    profile = "--profile" in rest[:3]
+    compiles = "--compiles" in rest[:4]
+    profile = "--profile" in rest[:4]
+    cold = "--cold" in rest[:4]
     script = rest[rest.index("--") + 1:] if "--" in rest else rest
-    serve(argv[1], compiles, profile, script)
+    serve(argv[1], compiles, profile, script, cold)
     return 0
 
 

@@ -197,11 +197,12 @@ void dsr__strmap_free(dsr_strmap *m, bool free_keys);
 
 /* ---- schedule.c: the order --jobs N workers take the cases in ----------------------- */
 
-/* The places of SEL's TOTAL cases in the order the workers take them (the cases of one
- * subject together, the subjects in the order of their first case), and in *GROUP_END, per
- * place, where its subject's places end. Both are the caller's to free. */
+/* The places of SEL's TOTAL cases in the order JOBS workers take them (the cases that name
+ * the same dtypes together, the groups in the order of their first case), and in *GROUP_END,
+ * per place, where its piece of the group ends (a piece is at most TOTAL / JOBS places).
+ * Both are the caller's to free. */
 struct dsr_case;
-int *dsr__schedule(const struct dsr_case **sel, int total, int **group_end);
+int *dsr__schedule(const struct dsr_case **sel, int total, int jobs, int **group_end);
 
 /* ---- options.c: the command line's options tables ------------------------------------ */
 

@@ -512,7 +512,8 @@ static void free_result(dsr_result *res)
 /* ---- --jobs N ------------------------------------------------------------------------ */
 
 /* N workers take the cases in the order of dsr__schedule (schedule.c: the cases of one
- * subject together), in runs that end where a subject's cases end (take_run); the main thread
+ * group together), in runs that end where a group's piece ends, and at the end from each
+ * other's runs (take_run); the main thread
  * writes each result when it and every one before it in the suite's order is done, so TAP,
  * the journal and the report are those of --jobs 1. Each worker is a runner of its own (its
  * adapter process, handles, bindings); they share the restart count. */
@@ -524,8 +525,10 @@ typedef struct pool {
     dsr_result *results;
     char *state;    /* per case: 0 waiting or running, 1 done, 2 abandoned */
     int *order;     /* the cases in the order they are taken (indexes into sel) */
-    int *group_end; /* per place in order: where its subject's cases end */
-    int total, next, live;
+    int *group_end; /* per place in order: where its group's piece ends */
+    int *run_at;    /* per worker: the next place of the run it has taken */
+    int *run_end;   /* per worker: where that run ends */
+    int total, next, live, nworkers;
     bool stop;
 } pool;
 
@@ -539,21 +542,37 @@ typedef struct worker {
     _Atomic int given_up; /* the run gave its start up: every case was done */
 } worker;
 
-/* Gives a worker the next run of places in P's order, [*first, *end), under P's lock: an
- * eighth of what is left per worker, so that the runs shrink towards the end and no worker is
- * left with a long tail while the others wait (guided self-scheduling), and at most 64; then
- * on to the end of the subject it stops in, so that a library that compiles or caches per
- * process (JAX's programs, tinygrad's kernels) meets each subject's programs in one worker. */
-static void take_run(pool *p, int *first, int *end)
+/* Gives worker SELF the next run of places in P's order, in p->run_at[SELF] and
+ * p->run_end[SELF], under P's lock: an eighth of what is left per worker, so that the runs
+ * shrink towards the end and no worker is left with a long tail while the others wait (guided
+ * self-scheduling), and at most 64; then on to the end of the group's piece it stops in, so
+ * that a library that compiles or caches per process (JAX's programs, tinygrad's kernels)
+ * meets each group's programs in one worker. A piece can be a worker's share of the cases
+ * (schedule.c), so when none are left the worker takes the back half of the places not yet
+ * begun of the run that has most of them. An empty run: nothing is left to take. */
+static void take_run(pool *p, int self)
 {
     int left = p->total - p->next;
     int n = left / (8 * (p->live > 0 ? p->live : 1));
     if (n < 1) n = 1;
     if (n > 64) n = 64;
     if (n > left) n = left;
-    *first = p->next;
-    *end = n > 0 ? p->group_end[p->next + n - 1] : p->next;
-    p->next = *end;
+    if (n > 0) {
+        p->run_at[self] = p->next;
+        p->run_end[self] = p->group_end[p->next + n - 1];
+        p->next = p->run_end[self];
+        return;
+    }
+    int victim = -1, most = 1;
+    for (int v = 0; v < p->nworkers; v++)
+        if (p->run_end[v] - p->run_at[v] > most) {
+            most = p->run_end[v] - p->run_at[v];
+            victim = v;
+        }
+    if (victim < 0) return;
+    p->run_at[self] = p->run_at[victim] + most / 2;
+    p->run_end[self] = p->run_end[victim];
+    p->run_end[victim] = p->run_at[self];
 }
 
 static void *worker_main(void *arg)
@@ -583,15 +602,17 @@ static void *worker_main(void *arg)
             return NULL;
         }
     }
-    int i = 0, end = 0; /* the run of cases this worker has taken: [i, end) */
-    for (;; i++) {
+    /* The run of places this worker has taken: [p->run_at[self], p->run_end[self]), which
+     * another worker may shorten from its end (take_run). */
+    int self = w->index;
+    for (;;) {
         pthread_mutex_lock(&p->mu);
-        if (i >= end) take_run(p, &i, &end);
-        if (p->stop || i >= end || dsr__interrupted) {
+        if (p->run_at[self] >= p->run_end[self]) take_run(p, self);
+        if (p->stop || p->run_at[self] >= p->run_end[self] || dsr__interrupted) {
             pthread_mutex_unlock(&p->mu);
             break;
         }
-        int c = p->order[i];
+        int c = p->order[p->run_at[self]++];
         pthread_mutex_unlock(&p->mu);
         bool go = do_case(r, p->sel[c], p->sel_exp[c], &p->results[c], c);
         pthread_mutex_lock(&p->mu);
@@ -649,7 +670,12 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
     pthread_cond_init(&p.cv, NULL);
     p.state = dsr__xmalloc((size_t)total + 1);
     memset(p.state, 0, (size_t)total + 1);
-    p.order = dsr__schedule(sel, total, &p.group_end);
+    p.order = dsr__schedule(sel, total, jobs, &p.group_end);
+    p.nworkers = jobs;
+    p.run_at = dsr__xmalloc(sizeof(int) * (size_t)jobs);
+    p.run_end = dsr__xmalloc(sizeof(int) * (size_t)jobs);
+    memset(p.run_at, 0, sizeof(int) * (size_t)jobs);
+    memset(p.run_end, 0, sizeof(int) * (size_t)jobs);
     worker *ws = make_workers(r, &p, jobs);
     /* SIGINT, SIGTERM and SIGHUP go to this thread, which watches dsr__interrupted for
      * all. */
@@ -730,6 +756,8 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
     free(p.state);
     free(p.order);
     free(p.group_end);
+    free(p.run_at);
+    free(p.run_end);
     free(ws);
     pthread_cond_destroy(&p.cv);
     pthread_mutex_destroy(&p.mu);

@@ -45,13 +45,13 @@ def test_run_timed_counts_the_child_and_its_descendants(env: Env) -> None:
 
 def test_a_compile_is_tagged_with_the_request_in_flight(env: Env, tmp_path: Path) -> None:
     """_tag_request finds Server.call up the stack (a function `call` of a file
-    devspec_py/server.py, here a fixture of that name) and tags the message with its op and
-    fn; collect reads the tags back per program key."""
+    devspec_py/server.py, here a fixture of that name) and tags the message with its op, fn
+    and request id; collect reads the tags back per program key and per compile."""
     ap = load(env)
     import logging
     server = tmp_path / "devspec_py" / "server.py"
     server.parent.mkdir()
-    server.write_text("def call(name, args, emit):\n    return emit()\n")
+    server.write_text("def call(rid, name, args, emit):\n    return emit()\n")
     spec = importlib.util.spec_from_file_location("fixture_server", server)
     assert spec is not None and spec.loader is not None
     fixture = importlib.util.module_from_spec(spec)
@@ -70,8 +70,8 @@ def test_a_compile_is_tagged_with_the_request_in_flight(env: Env, tmp_path: Path
         def emit(key: str) -> None:
             log.debug("Persistent compilation cache hit for '%s' with key %s", "jit_add", key)
 
-        fixture.call("array.binary", {"fn": "add"}, lambda: emit("k1"))
-        fixture.call("array.asarray", {"obj": {}}, lambda: emit("k2"))
+        fixture.call((3 << 20) + 5, "array.binary", {"fn": "add"}, lambda: emit("k1"))
+        fixture.call((1 << 20) - 64, "array.asarray", {"obj": {}}, lambda: emit("k2"))
         emit("k2")  # outside a request: the adapter's start
         log.debug("some other message, not kept")
     finally:
@@ -83,6 +83,10 @@ def test_a_compile_is_tagged_with_the_request_in_flight(env: Env, tmp_path: Path
     assert got["compiles"] == {k1: 1, k2: 2}, got["compiles"]
     assert got["requests"][k1] == {"array.binary add": 1}
     assert got["requests"][k2] == {"array.asarray": 1, "-": 1}
+    # Each compile with its request's id; case_of gives the case (the reset's ids, 64 below
+    # the case's first, are the case's).
+    assert got["events"] == [(0, (3 << 20) + 5, k1), (0, (1 << 20) - 64, k2), (0, -1, k2)]
+    assert [ap.case_of(e[1]) for e in got["events"]] == [2, 0, -1]
 
 
 def test_jax_compiles_names_the_requests(env: Env) -> None:

@@ -856,6 +856,64 @@ DT_TEST(print_compact)
     }
 }
 
+/* schedule.c: cases that name the same dtypes go together, whatever function they call
+ * (int8 apart from uint8), the groups in the order of their first case, in pieces of at most
+ * total / jobs places. */
+DT_TEST(schedule)
+{
+    /* The dtypes of each case's one step; "-" names none. */
+    const char *dtypes[] = {"float32", "int8",       "float32", "uint8,int8", "-",
+                            "float32", "int8,uint8", "float32", "float32",    "-"};
+    const char *fns[] = {"add", "add", "sum", "add", "zeros", "mean", "sum", "fft", "max", "ones"};
+    enum { N = 10 };
+    dsr_case cases[N];
+    dsr_step steps[N];
+    cJSON *args[N];
+    const dsr_case *sel[N];
+    for (int i = 0; i < N; i++) {
+        char text[256];
+        if (strcmp(dtypes[i], "-") == 0) {
+            snprintf(text, sizeof text, "{\"fn\": \"%s\", \"shape\": [2]}", fns[i]);
+        } else {
+            char first[32];
+            snprintf(first, sizeof first, "%s", dtypes[i]);
+            char *comma = strchr(first, ',');
+            const char *second = comma ? comma + 1 : first;
+            if (comma) *comma = '\0';
+            snprintf(text, sizeof text,
+                     "{\"fn\": \"%s\", \"x\": {\"dtype\": \"%s\"}, \"y\": [{\"dtype\": \"%s\"}]}",
+                     fns[i], first, second);
+        }
+        args[i] = cJSON_Parse(text);
+        steps[i] = (dsr_step){.op = "call", .args = args[i]};
+        cases[i] = (dsr_case){.id = fns[i], .steps = &steps[i], .nsteps = 1};
+        sel[i] = &cases[i];
+    }
+    /* One worker's pieces hold the whole of a group of 5 (total / 1); four workers', 3. */
+    const struct {
+        int jobs;
+        int order[N], end[N];
+    } want[] = {
+        {1, {0, 2, 5, 7, 8, 1, 3, 6, 4, 9}, {5, 5, 5, 5, 5, 6, 8, 8, 10, 10}},
+        {4, {0, 2, 5, 7, 8, 1, 3, 6, 4, 9}, {3, 3, 3, 5, 5, 6, 8, 8, 10, 10}},
+    };
+    for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+        int *end = NULL;
+        int *order = dsr__schedule(sel, N, want[w].jobs, &end);
+        char got[128] = "", expected[128] = "";
+        for (int k = 0; k < N; k++) {
+            size_t g = strlen(got), e = strlen(expected);
+            snprintf(got + g, sizeof got - g, "%d:%d ", order[k], end[k]);
+            snprintf(expected + e, sizeof expected - e, "%d:%d ", want[w].order[k], want[w].end[k]);
+        }
+        CHECK(strcmp(got, expected) == 0, "schedule: places and piece ends", expected, got);
+        free(order);
+        free(end);
+    }
+    for (int i = 0; i < N; i++)
+        cJSON_Delete(args[i]);
+}
+
 DT_MAIN(DT_ENTRY(judge), DT_ENTRY(judge_packed), DT_ENTRY(matchers), DT_ENTRY(close),
         DT_ENTRY(exact_integers), DT_ENTRY(locations), DT_ENTRY(expectations), DT_ENTRY(text),
-        DT_ENTRY(reindent), DT_ENTRY(small_replies), DT_ENTRY(print_compact))
+        DT_ENTRY(reindent), DT_ENTRY(small_replies), DT_ENTRY(print_compact), DT_ENTRY(schedule))

@@ -3,9 +3,11 @@ computes what the standard says, checked on values worked out by hand. Where a l
 no way to express an op, the adapter must say so (NotImplementedError, origin adapter) rather
 than compute something else."""
 
+import os
 from typing import Any
 
 import pytest
+from adapter_client import PROGRAM, importable, interpreter
 from test_libraries import ALL, session
 
 F32 = "float32"
@@ -172,3 +174,37 @@ def test_arrays_on_device(library: str) -> None:
     assert r["count"] == len(r["arrays"])
     for handle in r["arrays"]:
         assert a.ok("array.describe", {"array": handle})
+
+
+JAX_TRIL = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import jax, jax.numpy as jnp
+from devspec_py.backends import backend_class
+lowered = []
+jax.monitoring.register_event_duration_secs_listener(
+    lambda event, secs, **kw: lowered.append(event) if event.endswith("mlir_module_duration")
+    else None)
+backend = backend_class("jax")()
+x = jnp.ones((3, 3))
+for name in ("tril", "triu"):
+    getattr(backend, name)(x, 0)   # array.tril with k = 0 (given or not)
+    before = len(lowered)
+    getattr(jnp, name)(x)          # a case's own call, tril(x)
+    print(name, len(lowered) - before)
+"""
+
+
+def test_tril_k_0_is_called_as_a_case_calls_it() -> None:
+    """array.tril and array.triu with k = 0 call tril(x) as a case's `call tril` does, not
+    tril(x, k=0): JAX's jit keys its in-memory cache on the keywords given, so the same
+    program was lowered and compiled twice in one process."""
+    ok, why = importable("jax")
+    if not ok:
+        pytest.skip(why)
+    import subprocess
+    proc = subprocess.run([interpreter("jax"), "-c", JAX_TRIL, os.path.dirname(PROGRAM)],
+                          capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, JAX_PLATFORMS="cpu"))
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["tril", "0", "triu", "0"], proc.stdout
