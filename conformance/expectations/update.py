@@ -335,6 +335,7 @@ def _oneflow_rules() -> list[tuple[str, str, str]]:
         ("fn.linalg.matrix_norm.*.kw-ord-nuc", "Not support ord is nuc", "oneflow.linalg.matrix_norm has no nuclear norm (NotImplementedError 'Not support ord is nuc')"),
         ("fn.searchsorted.*.kw-side-right", "invalid combination of arguments", "oneflow.searchsorted has no side keyword: its one signature is (sorted_sequence, values, out_int32=False, right=False)"),
         ("fn.argsort.*.empty", "signal 8", "oneflow.argsort of an empty tensor kills the process with SIGFPE (a division by the zero length), where the standard's argsort of an empty array is empty"),
+        ("fn.sort.*.empty", "during call: killed by signal 8", "oneflow.sort of an empty tensor kills the process with SIGFPE, from a thread of OneFlow's virtual machine that runs the kernel after the call has returned; the adapter waits for OneFlow's eager work at the end of each operation, as a user who synchronises does, so it dies in the call (in plain OneFlow, at the first wait after the call: 10 of 10), where the standard's sort of an empty array is empty"),
         ("fn.*.kw-axis", "invalid combination of arguments", _OF_REDUCE),
         ("fn.*.kw-keepdims", "invalid combination of arguments", _OF_REDUCE),
         ("fn.sum.*.kw-dtype", "invalid combination of arguments", _OF_REDUCE),
@@ -418,14 +419,10 @@ R["oneflow-4"] = [
 # whatever the run (one run cannot tell where they will strike; the runner runs such a crash
 # once more, spec/decisions.md, Runner and reports 46), in this order after the others: a
 # crash that no rule explains is explained by the first of them that names its case, and gets
-# no entry of its own.
-INTERMITTENT: dict[str, list[tuple[str, str]]] = {
-    "oneflow": [
-        ("fn.max.v2021-12.values", "an intermittent SIGFPE late in a whole run, most often here (9 of 16 runs with one worker; the case passes alone, and 600 plain calls of oneflow.max do not fault): it is the fault of OneFlow 0.9.0's sort of an empty tensor (fn.sort.v2021-12.empty, 21 cases before), which dies of SIGFPE in a thread of its own, most often after the call has returned, as argsort of an empty tensor dies at once (a division by the zero length); a crash here is run once more"),
-        ("fn.max.v2021-12.expect-float64", "an intermittent SIGFPE late in a whole run, most often here (9 of 16 runs with one worker; the case passes alone, and 600 plain calls of oneflow.max do not fault): it is the fault of OneFlow 0.9.0's sort of an empty tensor (fn.sort.v2021-12.empty, 21 cases before), which dies of SIGFPE in a thread of its own, most often after the call has returned, as argsort of an empty tensor dies at once (a division by the zero length); a crash here is run once more"),
-        ("*", "the intermittent SIGFPE of OneFlow 0.9.0's sort of an empty tensor (fn.sort.v2021-12.empty), asynchronous: the process dies within a second of the call (in plain OneFlow every time), most often after it returned, at whatever request the run is then: in oneflow.max (above), in the explanation of that case's own failure (6 of 16 runs, charged to no case), in the reset before a later case (after fn.cumulative_prod.v2024-12.same-device, after fn.cumulative_sum.v2023-12.expect-float32), with two workers in later cases of sort and cumulative_sum; a crash in any case is run once more"),
-    ],
-}
+# no entry of its own. None at present: OneFlow 0.9.0's sort of an empty tensor struck at
+# random only while the oneflow adapter did not wait for OneFlow's eager work; it now waits,
+# and the crash is its own case's (spec/decisions.md, OneFlow itself 13).
+INTERMITTENT: dict[str, list[tuple[str, str]]] = {}
 
 # An adapter's expectations file is made with the rules of its own name for a report of the
 # library named here (where its name is not the library's), and written where its entry says

@@ -86,6 +86,24 @@ def test_one_process() -> None:
         assert reply["error"]["origin"] == "library" and reply["error"]["lacks"] == name, reply
 
 
+def test_sort_of_empty_dies_in_its_own_call() -> None:
+    """OneFlow 0.9.0's sort of an empty tensor kills the process with SIGFPE from a thread of
+    its virtual machine, most often after the call has returned. The adapter waits for
+    OneFlow's eager work at the end of each operation, so the process dies in the call, which
+    gets no reply, and not at a later request (without the wait the call answered and the
+    fault struck at whatever request came next; spec/decisions.md, OneFlow itself 13)."""
+    available()
+    replies, err, rc = session("oneflow", [
+        HELLO,
+        {"op": "array.asarray", "args": {"obj": typed("float32", [])}},
+        {"op": "call", "args": {"fn": "sort", "args": ["array#0"]}},
+        {"op": "array.asarray", "args": {"obj": typed("float32", [1.0])}},
+        {"op": "bye"},
+    ])
+    assert [r["id"] for r in replies] == [1, 2], replies
+    assert rc == -8, err[-2000:]
+
+
 def test_four_ranks_and_a_rank_that_aborts() -> None:
     available()
     if not os.access(os.path.join(BUILD, "adapters", "host", "devspec-adapter-mpi-host"),

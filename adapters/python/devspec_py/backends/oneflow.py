@@ -5,11 +5,14 @@ process per MPI rank under mpirun)."""
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from typing import Any
 
 from ..backend import (
     Array,
+    Backend,
     Device,
     DType,
     GlobalArg,
@@ -38,6 +41,32 @@ LOCAL_FEATURES = (
 RANK_FEATURES = ("placement", "sbp", "sbp-convert")
 
 
+def _observed(method: Callable[..., Any]) -> Callable[..., Any]:
+    """`method`, then a wait until OneFlow's virtual machine has run every instruction it was
+    given (OneFlowBackend.wait), whether the method returned or raised; within another
+    operation (the backend calling itself) the outer one waits."""
+    @functools.wraps(method)
+    def observed(self: OneFlowBackend, *args: Any, **kw: Any) -> Any:
+        self.depth += 1
+        try:
+            return method(self, *args, **kw)
+        finally:
+            self.depth -= 1
+            if not self.depth:
+                self.wait()
+    return observed
+
+
+def _each_call_waits(cls: type[OneFlowBackend]) -> type[OneFlowBackend]:
+    """Every operation of the Backend protocol on `cls` waits for OneFlow's work before it
+    returns (spec/decisions.md, "OneFlow itself" 13)."""
+    for name, value in vars(Backend).items():
+        if callable(value) and not name.startswith("_"):
+            setattr(cls, name, _observed(getattr(cls, name)))
+    return cls
+
+
+@_each_call_waits
 class OneFlowBackend(TorchLikeBackend):
     """OneFlow, which copies much of torch's API: TorchLikeBackend's mapping, shared with the
     torch backend, where OneFlow has the same function; OneFlow's own where it differs (no
@@ -45,6 +74,7 @@ class OneFlowBackend(TorchLikeBackend):
 
     library_name = "oneflow"
     features: tuple[str, ...] = LOCAL_FEATURES
+    depth = 0  # operations in progress (_observed)
 
     def __init__(self) -> None:
         # A rank of a global job (started with OneFlow's rank variables) or one process;
@@ -60,6 +90,17 @@ class OneFlowBackend(TorchLikeBackend):
 
     def library_version(self) -> str:
         return str(self.flow.__version__)
+
+    def wait(self) -> None:
+        # OneFlow's eager ops only enqueue their kernels on its virtual machine, whose threads
+        # run them after the call has returned: a kernel's fault (sort of an empty tensor's
+        # SIGFPE) would strike during whatever request comes next. eager.Sync waits until
+        # every instruction given so far has run, as a user who synchronises does (OneFlow's
+        # own cuda.synchronize calls it first), and changes nothing of OneFlow's. It is local
+        # to the process, so a rank of a global job waits for its own work only. Every
+        # operation of this backend ends here (_each_call_waits), the generic call's
+        # call_result included, so a fault is its request's.
+        self.flow._oneflow_internal.eager.Sync()
 
     # -- device names: devspec's gpu is OneFlow's cuda ---------------------------------------
     # spec/decisions.md ("OneFlow devices", the accelerator): adapters translate device type
