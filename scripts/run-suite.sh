@@ -102,8 +102,8 @@ for a in "${adapters[@]}"; do
         summary+=("$a: unavailable: $why")
         continue
     fi
-    # A crash that the library's expectations file says strikes at random (intermittent-crash,
-    # OneFlow's asynchronous SIGFPE) the runner itself runs again; the summary says so.
+    # A crash that the library's expectations file says strikes at random (intermittent-crash)
+    # the runner itself runs again; the summary says so.
     n=$(reruns "$out/$a.json")
     [ -n "$n" ] && summary+=("$a: $n case(s) crashed and were run again (intermittent-crash; the report's first_run)")
     note "$rc"
