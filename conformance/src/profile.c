@@ -237,10 +237,19 @@ bool dsr__case_selected(const dsr_options *o, const dsr_registry *reg, const dsr
     return true;
 }
 
-static const dsr_result *find_result(const dsr_result *results, int n, const dsr_case *c)
+/* C's result, or NULL when it has none. *AT is where the search starts and, after a find, the
+ * place after it: results come in the suite's order, so a walk over the suite finds each at
+ * once (a search from the start for every case was most of a report's footer: 4,544 cases
+ * and 11 profiles, 167 million instructions). */
+static const dsr_result *find_result(const dsr_result *results, int n, const dsr_case *c, int *at)
 {
-    for (int i = 0; i < n; i++)
-        if (results[i].c == c) return &results[i];
+    for (int k = 0; k < n; k++) {
+        int i = (*at + k) % n;
+        if (results[i].c == c) {
+            *at = i + 1;
+            return &results[i];
+        }
+    }
     return NULL;
 }
 
@@ -288,6 +297,7 @@ void dsr__profile_verdict(const dsr_registry *reg, const dsr_suite *suite, const
         if (!hello || !dsr__claimed(hello, p->required[i]))
             v->missing[v->nmissing++] = p->required[i];
     v->lacks = dsr__xmalloc(sizeof *v->lacks * (size_t)(nresults + 1));
+    int at = 0;
     for (int f = 0; f < suite->nfiles; f++) {
         for (int k = 0; k < suite->files[f].ncases; k++) {
             const dsr_case *c = &suite->files[f].cases[k];
@@ -298,7 +308,7 @@ void dsr__profile_verdict(const dsr_registry *reg, const dsr_suite *suite, const
                 dsr__profile_has_feature(p, c->features[i], &opt);
                 optional = optional || opt;
             }
-            const dsr_result *res = find_result(results, nresults, c);
+            const dsr_result *res = find_result(results, nresults, c, &at);
             tally(optional ? &v->optional : &v->required, res, dsr__case_basis(reg, c, p));
             if (!optional) add_lacks(v, res, nresults);
         }
