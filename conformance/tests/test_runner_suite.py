@@ -46,10 +46,13 @@ def test_refarray_runs_the_suite(env: Env) -> None:
                 trace, *mode]
         pocl = {"POCL_DEVICES": os.environ.get("POCL_DEVICES", "pthread pthread")}
         rc, out, err = env.run(args, spec=False, timeout=900, env=pocl)
-        if rc != 0 and LSAN_TRACER_FAILED in err:
+        for _ in range(2):
+            if rc == 0 or LSAN_TRACER_FAILED not in err:
+                break
             # LeakSanitizer's own failure, not a finding: its stop-the-world tracer can crash
             # when the OpenCL runtime's worker threads end during the check at exit (in
-            # process only). Once more; a second failure of any kind fails the test.
+            # process only; on a loaded machine it struck twice running). Up to twice more;
+            # any other failure, or a third of this one, fails the test.
             rc, out, err = env.run(args, spec=False, timeout=900, env=pocl)
         what = "in process" if mode == ["--in-process"] else "out of process " + " ".join(mode)
         r = load_report(rep)

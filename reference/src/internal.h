@@ -87,9 +87,12 @@ struct ra_ctx {
     /* The sharding layer's table (shard_ops.c), registered by ra_ctx_create (ctx_open.c):
      * shard.c makes its arrays with it without naming the file of their operations. */
     const struct ra__layer_ops *shard_layer;
-    /* Set, under live_lock, while ra__live_collect takes references: a release that finds it
-     * set takes the locked decrement (live.c, ra__release_sole). */
-    _Atomic bool listing;
+    /* The listings' count, twice: ra__live_collect adds one, under live_lock, before it
+     * takes references and one after, so it is odd while a listing runs. A release that finds
+     * it odd, or changed between its two reads, takes the locked decrement (live.c,
+     * ra__release_sole): a flag that the listing cleared again would miss a listing that ran
+     * whole between the release's reading of the count and its look for a listing. */
+    _Atomic unsigned long listings;
 };
 
 struct ra_array {
@@ -407,15 +410,18 @@ void ra__listing_fence(void);
 /* Releases x's count when the caller holds its only reference, without a locked instruction
  * (live.c's comment): true when the count went from 1 to 0 so, false when the caller must
  * take the locked decrement (other references, no listing barrier in this process, or a
- * listing running). */
+ * listing running or run since the count was read). */
 static inline bool ra__release_sole(ra_array *x)
 {
-    if (!atomic_load_explicit(&ra__listing_barrier, memory_order_relaxed) ||
-        atomic_load_explicit(&x->refs, memory_order_acquire) != 1)
-        return false;
+    if (!atomic_load_explicit(&ra__listing_barrier, memory_order_relaxed)) return false;
+    _Atomic unsigned long *listings = &x->ctx->listings;
+    /* Acquire: a listing that ended before this read took its references before it, and the
+     * count read next sees them. */
+    unsigned long seen = atomic_load_explicit(listings, memory_order_acquire);
+    if ((seen & 1) || atomic_load_explicit(&x->refs, memory_order_acquire) != 1) return false;
     atomic_store_explicit(&x->releasing, true, memory_order_relaxed);
     atomic_signal_fence(memory_order_seq_cst); /* the listing's barrier is the other half */
-    if (atomic_load_explicit(&x->ctx->listing, memory_order_relaxed)) {
+    if (atomic_load_explicit(listings, memory_order_relaxed) != seen) {
         atomic_store_explicit(&x->releasing, false, memory_order_relaxed);
         return false;
     }

@@ -13,13 +13,19 @@
  * The release of an array's only reference takes no locked instruction (ra__release_sole):
  * the thread that holds it is the only one that may change the count, but for a listing,
  * which takes references from a count above zero. The two meet as in Dekker's algorithm,
- * with the fence on the listing's side only: the releasing thread marks the header
- * (releasing) and then reads whether a listing runs, with no fence between; the listing sets
- * ctx->listing and then has every thread of the process execute a full memory barrier
- * (Linux's membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED) before it reads the marks. So either
- * the releasing thread sees the listing and takes the locked decrement, or the listing sees
- * the mark and takes no reference. Where the kernel has no such barrier every release takes
- * the locked decrement. */
+ * with the fence on the listing's side only: the releasing thread reads the context's count
+ * of listings (odd while one runs), reads the array's count, marks the header (releasing)
+ * and reads the listings' count again, with no fence between; the listing makes the count
+ * odd and then has every thread of the process execute a full memory barrier (Linux's
+ * membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED) before it reads the marks, and makes the
+ * count even again when done. So either the releasing thread sees the listing (the count
+ * odd, or changed between its two reads) and takes the locked decrement, or the listing sees
+ * the mark and takes no reference. The count, not a flag set and cleared: a listing that
+ * took a reference to the array and ended between the release's reading of the array's
+ * count and its second look would leave a flag as it found it, and the release, sure of
+ * holding the only reference, would have made the header its spare under the listing's
+ * caller (ThreadSanitizer found it in test_live_threads). Where the kernel has no such
+ * barrier every release takes the locked decrement. */
 #include "internal.h"
 
 ra_array *ra__live_header_new(ra_ctx *ctx, size_t block, bool room)
@@ -82,10 +88,11 @@ int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, 
     ra__listing_barrier_init();
     bool barrier = atomic_load_explicit(&ra__listing_barrier, memory_order_relaxed);
     ra__live_lock(ctx);
+    unsigned long listings = atomic_load_explicit(&ctx->listings, memory_order_relaxed);
     if (barrier) {
-        /* From here every release sees the listing or has its mark seen (the file's
-         * comment). */
-        atomic_store_explicit(&ctx->listing, true, memory_order_relaxed);
+        /* From here every release sees the listing (the count odd, or changed since it read
+         * it) or has its mark seen (the file's comment). */
+        atomic_store_explicit(&ctx->listings, listings + 1, memory_order_relaxed);
         ra__listing_fence();
     }
     for (ra_array *x = ctx->live_head; x; x = x->live_next) {
@@ -101,7 +108,7 @@ int ra__live_collect(ra_ctx *ctx, const ra__dev *d, ra_array **out, size_t cap, 
         }
         n++;
     }
-    if (barrier) atomic_store_explicit(&ctx->listing, false, memory_order_release);
+    if (barrier) atomic_store_explicit(&ctx->listings, listings + 2, memory_order_release);
     ra__live_unlock(ctx);
     *count = n;
     return RA_OK;
