@@ -39,9 +39,11 @@ static inline void ra__header_init(ra_array *x, ra_ctx *ctx, ra__dev *dev, ra_dt
     x->layer_data = NULL;
     x->layer_piece = false;
 }
-/* layer_piece is the last member: one added after it must be set in ra__header_init. */
+/* layer_piece is the last member: one added after it must be set in ra__header_init. The
+ * assertion sees a member added beyond layer_piece's padding, not one as small as a bool
+ * within it. */
 _Static_assert(sizeof(ra_array) <= offsetof(ra_array, layer_piece) + _Alignof(ra_array),
-               "header_init sets every member of ra_array after the list's own");
+               "ra__header_init sets every member of ra_array after the list's own");
 
 /* A new array on dev of a checked shape with size elements; its data zero-initialised when
  * zeroed, else unspecified (the caller writes it whole before anything reads it). t is the

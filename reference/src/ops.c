@@ -445,7 +445,7 @@ static __attribute__((noinline)) int binary_same_device(ra_ctx *ctx, ra_binop op
  * the kernel over one flat axis, on host memory as one call of the element's function for a
  * 1-element array. Small operations are mostly this overhead, so the device's path, with its
  * views, is a function of its own that leaves this one's frame small. t is the calling
- * thread's state (may be NULL), looked up once by ra_binary. */
+ * thread's state (may be NULL), looked up once by binary_arrays. */
 static inline __attribute__((always_inline)) int binary_same(ra_ctx *ctx, ra__thread *t,
                                                              ra_binop op, const ra_array *x1,
                                                              const ra_array *x2, ra_array **out)
@@ -513,12 +513,8 @@ static int binary_half(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, r
 
 static int binary_general(ra_ctx *ctx, ra_binop op, ra_operand x1, ra_operand x2, ra_array **out);
 
-/* x1 op x2 for two arrays, out already checked and cleared. Two arrays of one dtype (not
- * float16, of no layer), device and shape, with an operation defined for the dtype: the
- * checks of the general path would all pass and it would decide nothing, so unless soft mode
- * moves them, binary_same does the work. The thread's state is looked up once, here, for
- * soft mode and the result. The general path is a function of its own: its two operands
- * would double this one's frame. */
+/* The general path for two arrays, a function of its own: its two operands would double
+ * binary_arrays' frame. */
 static __attribute__((noinline)) int binary_arrays_general(ra_ctx *ctx, ra_binop op,
                                                            const ra_array *a, const ra_array *b,
                                                            ra_array **out)
@@ -526,6 +522,11 @@ static __attribute__((noinline)) int binary_arrays_general(ra_ctx *ctx, ra_binop
     return binary_general(ctx, op, ra_operand_array(a), ra_operand_array(b), out);
 }
 
+/* x1 op x2 for two arrays, out already checked and cleared. Two arrays of one dtype (not
+ * float16, of no layer), device and shape, with an operation defined for the dtype: the
+ * checks of the general path would all pass and it would decide nothing, so unless soft mode
+ * moves them, binary_same does the work. The thread's state is looked up once, here, for
+ * soft mode and the result. */
 static int binary_arrays(ra_ctx *ctx, ra_binop op, const ra_array *a, const ra_array *b,
                          ra_array **out)
 {
