@@ -46,14 +46,16 @@ def test_refarray_runs_the_suite(env: Env) -> None:
                 trace, *mode]
         pocl = {"POCL_DEVICES": os.environ.get("POCL_DEVICES", "pthread pthread")}
         rc, out, err = env.run(args, spec=False, timeout=900, env=pocl)
-        for _ in range(2):
-            if rc == 0 or LSAN_TRACER_FAILED not in err:
-                break
-            # LeakSanitizer's own failure, not a finding: its stop-the-world tracer can crash
-            # when the OpenCL runtime's worker threads end during the check at exit (in
-            # process only; on a loaded machine it struck twice running). Up to twice more;
-            # any other failure, or a third of this one, fails the test.
-            rc, out, err = env.run(args, spec=False, timeout=900, env=pocl)
+        if rc != 0 and LSAN_TRACER_FAILED in err:
+            # LeakSanitizer's own failure, not a finding (in process only): its stop-the-world
+            # tracer crashes reading a thread's dynamic TLS as its own bookkeeping recorded it,
+            # a range that is garbage in some builds' layout of the dlopened OpenCL runtime
+            # (with LSAN_OPTIONS=verbosity=1: "DTLS 9 at 0x000000000182-0x000400001284"), and
+            # there it does so on every run. Once more with use_tls=0: leaks are still looked
+            # for, only not from pointers held in TLS alone. Any failure then fails the test.
+            lsan = os.environ.get("LSAN_OPTIONS", "")
+            retry = {**pocl, "LSAN_OPTIONS": (lsan + ":" if lsan else "") + "use_tls=0"}
+            rc, out, err = env.run(args, spec=False, timeout=900, env=retry)
         what = "in process" if mode == ["--in-process"] else "out of process " + " ".join(mode)
         r = load_report(rep)
         bad = {c["id"]: (c["status"], c.get("reason", "")[:200]) for c in r["cases"]
