@@ -374,16 +374,9 @@ BINARY_TYPES(ELEM_FUNCTIONS)
 const ra__elem_fn ra__host_elem[RA_MAXIMUM + 1][RA_COMPLEX128 + 1] = {BINARY_TYPES(ELEM_ENTRIES)};
 /* clang-format on */
 
-void ra__host_binary_flat(ra_binop op, ra_dtype dtype, size_t n, const void *a, const void *b,
-                          void *out)
+void ra__host_binary_loops(ra_binop op, ra_dtype dtype, size_t n, const void *a, const void *b,
+                           void *out)
 {
-    if (n == 1 && (unsigned)op <= RA_MAXIMUM && (unsigned)dtype <= RA_COMPLEX128) {
-        ra__elem_fn f = ra__host_elem[op][dtype];
-        if (f) {
-            f(a, b, out);
-            return;
-        }
-    }
     fast_dispatch(op, dtype, n, a, true, b, true, out);
 }
 

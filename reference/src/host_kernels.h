@@ -17,15 +17,28 @@ void ra__host_cast(void *dst, ra_dtype dst_dtype, const void *src, ra_dtype src_
 /* out = a op b over out's shape, a and b broadcast views (the binary slot). RA_E_DTYPE for a
  * dtype outside the table. */
 int ra__host_binary(ra_binop op, const ra__view *a, const ra__view *b, const ra__view *out);
-/* out[i] = a[i] op b[i] for n contiguous elements of dtype (out bool for equal and less): the
- * kernel without views, for operands that need no broadcasting. */
-void ra__host_binary_flat(ra_binop op, ra_dtype dtype, size_t n, const void *a, const void *b,
-                          void *out);
-/* One element of x op y (the flat kernel's expression for n = 1), one function per operation
- * and dtype: ra__host_elem[op][dtype], NULL where the dtype does not define the operation. A
- * 1-element operation calls it without the flat kernel's two dispatches. */
+/* One element of x op y (the flat loops' expression for n = 1), one function per operation
+ * and dtype: ra__host_elem[op][dtype], NULL where the dtype does not define the operation. */
 typedef void (*ra__elem_fn)(const void *restrict a, const void *restrict b, void *restrict out);
 extern const ra__elem_fn ra__host_elem[RA_MAXIMUM + 1][RA_COMPLEX128 + 1];
+/* The flat loops of ra__host_binary_flat, for any n. */
+void ra__host_binary_loops(ra_binop op, ra_dtype dtype, size_t n, const void *a, const void *b,
+                           void *out);
+/* out[i] = a[i] op b[i] for n contiguous elements of dtype (out bool for equal and less): the
+ * kernel without views, for operands that need no broadcasting. Inline: one element is one
+ * call of its function, without the loops' two dispatches (a 1-element operation is mostly
+ * its overhead). */
+static inline void ra__host_binary_flat(ra_binop op, ra_dtype dtype, size_t n, const void *a,
+                                        const void *b, void *out)
+{
+    ra__elem_fn f = n == 1 && (unsigned)op <= RA_MAXIMUM && (unsigned)dtype <= RA_COMPLEX128
+                        ? ra__host_elem[op][dtype]
+                        : NULL;
+    if (f)
+        f(a, b, out);
+    else
+        ra__host_binary_loops(op, dtype, n, a, b, out);
+}
 /* out[i] = op x[i] (the unary slot). */
 int ra__host_unary(ra_unop op, const void *x, ra_dtype dtype, void *out, ra_dtype out_dtype,
                    size_t count);

@@ -456,11 +456,7 @@ static inline __attribute__((always_inline)) int binary_same(ra_ctx *ctx, ra__th
     int status = ra__array_new_like_uninit_on(ctx, t, dev, odtype, x1, &y); /* written whole */
     if (status != RA_OK) return status;
     if (!RA__DEV_HOST_MEMORY(dev)) return binary_same_device(ctx, op, x1, x2, y, out);
-    ra__elem_fn f = y->size == 1 ? ra__host_elem[op][x1->dtype] : NULL;
-    if (f)
-        f(x1->buf, x2->buf, y->buf);
-    else
-        ra__host_binary_flat(op, x1->dtype, (size_t)y->size, x1->buf, x2->buf, y->buf);
+    ra__host_binary_flat(op, x1->dtype, (size_t)y->size, x1->buf, x2->buf, y->buf);
     *out = y;
     return RA_OK;
 }
