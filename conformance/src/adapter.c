@@ -105,6 +105,7 @@ struct dsr_adapter {
     char why[WHY_LINES][WHY_LINE + 1]; /* the last lines that say why, oldest first */
     int nwhy;
     char death[160];
+    int death_signal; /* the signal that killed the worker, 0 for none (describe_status) */
 
     /* The wake-ups of a blocking read (see the top of this file). */
     bool blocking;                 /* out_fd is blocking, out_keep holds the pipe */
@@ -475,6 +476,7 @@ static int replace_fd(int from, int to)
 
 static void describe_status(dsr_adapter *a, int status)
 {
+    a->death_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
     if (WIFSIGNALED(status)) {
         int sig = WTERMSIG(status);
         const char *name = sig == SIGSEGV   ? "SIGSEGV"
@@ -701,6 +703,7 @@ int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen)
     set_nonblock(a->out_fd);
     set_nonblock(a->err_fd);
     a->death[0] = '\0';
+    a->death_signal = 0;
     wake_on(a);
     return 0;
 }
@@ -1033,6 +1036,11 @@ void dsr__adapter_destroy(dsr_adapter *a)
 const char *dsr__adapter_death(const dsr_adapter *a)
 {
     return a->death;
+}
+
+int dsr__adapter_death_signal(const dsr_adapter *a)
+{
+    return a->death_signal;
 }
 
 const char *dsr__adapter_why(dsr_adapter *a)

@@ -562,6 +562,8 @@ void dsr__adapter_destroy(dsr_adapter *a);
 bool dsr__adapter_in_process(const dsr_adapter *a);
 /* After DSR_IO_DEAD: how the worker ended, e.g. "killed by signal 11 (SIGSEGV)". */
 const char *dsr__adapter_death(const dsr_adapter *a);
+/* The signal that killed the worker, 0 when none did (it exited, or closed its stdout). */
+int dsr__adapter_death_signal(const dsr_adapter *a);
 /* The last few KiB of the worker's stderr (since the last dsr__adapter_stderr_clear),
  * preceded by the lines that say why (dsr__adapter_why) when they fell out of it. */
 const char *dsr__adapter_stderr(dsr_adapter *a);
@@ -627,6 +629,7 @@ typedef enum dsr_basis { DSR_BASIS_MUST, DSR_BASIS_SHOULD, DSR_BASIS_DECISION } 
 typedef struct dsr_first_run {
     char *reason;      /* the crash's message */
     char *death;       /* how the worker ended ("killed by signal 8 (SIGFPE)") */
+    int signal;        /* the signal that ended it, 0 for none */
     int step;          /* the step in flight; -1: the reset before the case's first step */
     const char *after; /* when in the reset: the case the worker ran before (its id), or NULL */
     char *stderr_tail; /* may be NULL */

@@ -206,9 +206,7 @@ static cJSON *first_run_record(const dsr_result *res)
     add_str(j, "status", dsr__status_name(DSR_CRASH));
     add_str(j, "reason", f->reason ? f->reason : "");
     add_str(j, "death", f->death ? f->death : "");
-    int sig = 0;
-    if (f->death && sscanf(f->death, "killed by signal %d", &sig) == 1 && sig > 0)
-        add(j, "signal", cJSON_CreateNumber(sig));
+    if (f->signal > 0) add(j, "signal", cJSON_CreateNumber(f->signal));
     if (f->step >= 0) {
         add(j, "step", cJSON_CreateNumber(f->step));
         add_str(j, "op", res->c->steps[f->step].op);

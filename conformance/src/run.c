@@ -49,6 +49,7 @@ typedef struct runner {
     const dsr_case *last; /* the case this worker process ran before, whose state the reset
                            * clears; NULL on a fresh worker */
     char death[128];      /* how it died, kept before the restart (dsr__adapter_death) */
+    int death_signal;     /* and the signal that killed it, 0 for none */
     int *reruns;          /* shared by the workers of a run (--jobs N) */
 } runner;
 
@@ -58,7 +59,10 @@ static dsr_end request(runner *r, const char *op, cJSON *args, dsr_reply *rep,
 {
     dsr_end e = dsr__client_request(&r->cl, op, args, rep, restart_on_error);
     /* how the worker died, kept for a rerun's first_run before run_case restarts it */
-    if (e == DSR_END_CRASH) snprintf(r->death, sizeof r->death, "%s", dsr__adapter_death(r->cl.ad));
+    if (e == DSR_END_CRASH) {
+        snprintf(r->death, sizeof r->death, "%s", dsr__adapter_death(r->cl.ad));
+        r->death_signal = dsr__adapter_death_signal(r->cl.ad);
+    }
     if (e != DSR_END_OK) {
         r->f.msg.len = 0;
         dsr__buf_puts(&r->f.msg, r->cl.msg.data ? r->cl.msg.data : "");
@@ -311,6 +315,7 @@ static bool run_covered(runner *r, const dsr_case *c, dsr_result *res, int index
     dsr_first_run *first = dsr__xmalloc(sizeof *first);
     *first = (dsr_first_run){.reason = res->reason,
                              .death = dsr__xstrdup(r->death),
+                             .signal = r->death_signal,
                              .step = res->step,
                              .after = in_reset ? before->id : NULL,
                              .stderr_tail = res->stderr_tail,

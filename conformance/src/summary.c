@@ -336,17 +336,17 @@ static void print_closing(FILE *out, const dsr_run_state *r, const cJSON *footer
                 "%d case%s expected to crash left out (--skip-expected-crashes): a run without "
                 "the option checks that they still do\n",
                 left_out, left_out == 1 ? "" : "s");
-    /* The cases run once more after an intermittent crash: their results are the second
-     * runs', and the report keeps each first crash (case.first_run). */
-    int rerun = 0;
-    for (int i = 0; i < r->nresults; i++)
-        rerun += r->results[i].first != NULL;
+    /* The cases run once more after an intermittent crash (the footer's rerun): their
+     * results are the second runs', and the report keeps each first crash (case.first_run). */
+    const cJSON *reruns = cJSON_GetObjectItemCaseSensitive(footer, "rerun");
+    int rerun = cJSON_GetArraySize(reruns);
     if (rerun) {
         fprintf(out,
                 "%d case%s crashed and %s run again on a fresh worker (intermittent-crash):", rerun,
                 rerun == 1 ? "" : "s", rerun == 1 ? "was" : "were");
-        for (int i = 0, shown = 0; i < r->nresults && shown < 5; i++)
-            if (r->results[i].first) fprintf(out, "%s %s", shown++ ? "," : "", r->results[i].c->id);
+        int shown = 0;
+        for (const cJSON *id = reruns->child; id && shown < 5; id = id->next)
+            fprintf(out, "%s %s", shown++ ? "," : "", id->valuestring);
         fputs(rerun > 5 ? ", ... (the report's first_run says how each crashed)\n"
                         : " (the report's first_run says how)\n",
               out);
