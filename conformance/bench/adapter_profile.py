@@ -24,8 +24,9 @@ would, and writes into LOGDIR, per process:
   the standard library, the interpreter's start). cProfile slows Python code more than a
   library's compiled code, so the adapter's share it gives is an upper bound.
 
-jax_compiles.py and suite_time.py --split wrap adapters.json entries with it (wrap) and read
-the folder back (collect); they and share_profile.py time their run of devspec with run_timed.
+jax_compiles.py, compile_graph.py and suite_time.py --split wrap adapters.json entries with it
+(wrap; observed_run for the first two) and read the folder back (collect); they and
+share_profile.py time their run of devspec with run_timed.
 Standard-library Python.
 """
 
@@ -253,6 +254,38 @@ def run_timed(argv: list[str], timeout: float = 3600) -> tuple[Any, float, float
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
     return proc, wall, cpu
+
+
+def adapter_entry(top: str, name: str) -> dict[str, Any]:
+    """The entry NAME of TOP's adapters/adapters.json."""
+    with open(os.path.join(top, "adapters", "adapters.json"), encoding="utf-8") as f:
+        found: dict[str, Any] = next(a for a in json.load(f)["adapters"] if a["name"] == name)
+    return found
+
+
+def observed_run(devspec: str, top: str, name: str, tmp: str, jobs: int, cases: list[str],
+                 profile: bool = False, cold: bool = False) -> tuple[Any, float, float, str]:
+    """`devspec run` of adapter NAME with --jobs JOBS over CASES (none: the suite), its
+    processes observed (wrap, every compile logged; PROFILE, COLD as wrap says), in folder
+    TMP: (the finished process and its wall and CPU seconds as run_timed gives them, and the
+    folder of the processes' logs, for collect). The report is TMP/report.json."""
+    logdir = os.path.join(tmp, "logs")
+    os.mkdir(logdir)
+    wrapped = wrap(adapter_entry(top, name), top, logdir, True, profile, cold=cold)
+    if wrapped is None:
+        raise SystemExit("%s is not a Python adapter" % name)
+    adapters = os.path.join(tmp, "adapters.json")
+    with open(adapters, "w", encoding="utf-8") as f:
+        json.dump({"adapters": [wrapped]}, f)
+    argv = [devspec, "run", "--adapters", adapters, "--adapter", wrapped["name"],
+            "--jobs", str(jobs), "--report", os.path.join(tmp, "report.json"), "--no-tap",
+            "--no-progress"]
+    if profile:
+        argv += ["--timeout", "120"]  # cProfile slows a case several times over
+    for c in cases:
+        argv += ["--cases", c]
+    proc, wall, cpu = run_timed(argv)
+    return proc, wall, cpu, logdir
 
 
 def main(argv: list[str]) -> int:

@@ -48,7 +48,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from adapter_profile import case_of, collect, run_timed, wrap  # noqa: E402
+from adapter_profile import case_of, collect, observed_run  # noqa: E402
 
 Case = dict[str, Any]
 
@@ -78,23 +78,9 @@ def suite_cases(devspec: str, cases: list[str]) -> list[Case]:
 
 
 def record(devspec: str, adapter: str, cases: list[str], out: str) -> None:
-    with open(os.path.join(TOP, "adapters", "adapters.json"), encoding="utf-8") as f:
-        entry = next(a for a in json.load(f)["adapters"] if a["name"] == adapter)
     suite = suite_cases(devspec, cases)
     with tempfile.TemporaryDirectory() as tmp:
-        logdir = os.path.join(tmp, "logs")
-        os.mkdir(logdir)
-        wrapped = wrap(entry, TOP, logdir, True, False, cold=True)
-        assert wrapped is not None, adapter + " is not a Python adapter"
-        adapters = os.path.join(tmp, "adapters.json")
-        with open(adapters, "w", encoding="utf-8") as f:
-            json.dump({"adapters": [wrapped]}, f)
-        argv = [devspec, "run", "--adapters", adapters, "--adapter", wrapped["name"],
-                "--jobs", "1", "--report", os.path.join(tmp, "report.json"), "--no-tap",
-                "--no-progress"]
-        for c in cases:
-            argv += ["--cases", c]
-        proc, wall, cpu = run_timed(argv)
+        proc, wall, cpu, logdir = observed_run(devspec, TOP, adapter, tmp, 1, cases, cold=True)
         with open(os.path.join(tmp, "report.json"), encoding="utf-8") as f:
             ran = [r["id"] for r in json.load(f)["cases"]]
         got = collect(logdir)

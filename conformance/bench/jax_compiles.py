@@ -25,23 +25,15 @@ from __future__ import annotations
 
 import argparse
 import collections
-import json
 import os
 import sys
 import tempfile
-from typing import Any
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, HERE)
 
-from adapter_profile import collect, run_timed, split, wrap  # noqa: E402
-
-
-def entry(name: str) -> dict[str, Any]:
-    with open(os.path.join(TOP, "adapters", "adapters.json"), encoding="utf-8") as f:
-        found: dict[str, Any] = next(a for a in json.load(f)["adapters"] if a["name"] == name)
-    return found
+from adapter_profile import collect, observed_run, split  # noqa: E402
 
 
 def requests_of(counts: collections.Counter[str], most: int | None = None) -> str:
@@ -51,21 +43,7 @@ def requests_of(counts: collections.Counter[str], most: int | None = None) -> st
 def measure(devspec: str, name: str, jobs: int, cases: list[str], profile: bool,
             show: int) -> None:
     with tempfile.TemporaryDirectory() as tmp:
-        logdir = os.path.join(tmp, "logs")
-        os.mkdir(logdir)
-        wrapped = wrap(entry(name), TOP, logdir, True, profile)
-        assert wrapped is not None, name + " is not a Python adapter"
-        adapters = os.path.join(tmp, "adapters.json")
-        with open(adapters, "w", encoding="utf-8") as f:
-            json.dump({"adapters": [wrapped]}, f)
-        argv = [devspec, "run", "--adapters", adapters, "--adapter", wrapped["name"],
-                "--jobs", str(jobs), "--report", os.path.join(tmp, "report.json"),
-                "--no-tap", "--no-progress"]
-        if profile:
-            argv += ["--timeout", "120"]  # cProfile slows a case several times over
-        for c in cases:
-            argv += ["--cases", c]
-        p, wall, run_cpu = run_timed(argv)
+        p, wall, run_cpu, logdir = observed_run(devspec, TOP, name, tmp, jobs, cases, profile)
         lines = (p.stdout + p.stderr).strip().splitlines()
         got = collect(logdir)
         seen = got["compiles"]
