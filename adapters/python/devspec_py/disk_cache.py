@@ -13,7 +13,9 @@ The first worker to take the stamp file's lock prunes and marks the stamp; a wor
 finds the lock taken (another is pruning now) or the stamp marked within the last
 PRUNE_INTERVAL_S seconds does not list the folder. The bound is then held at the start of a
 run unless the folder was pruned within the last minute: it can exceed the bound by what the
-runs of that minute wrote, as it can by what one run writes."""
+runs of that minute wrote, as it can by what one run writes. Nor is the folder listed when
+its modification time is the one the stamp recorded before a listing that deleted nothing:
+no entry was added or deleted since it held at most the bound (a warm run writes none)."""
 
 from __future__ import annotations
 
@@ -87,9 +89,10 @@ def prune(folder: str, max_bytes: int) -> list[str]:
 def prune_unless_recent(folder: str, max_bytes: int,
                         interval: float = PRUNE_INTERVAL_S) -> list[str] | None:
     """prune(folder, max_bytes), unless the folder was pruned within the last `interval`
-    seconds or another process is pruning it now (the module's docstring says why): then
-    None, and the folder is not listed. Where the stamp cannot be written (a read-only folder,
-    a system without fcntl), it prunes as prune() does."""
+    seconds, another process is pruning it now, or no entry was added or deleted since a
+    listing found it within this bound (the module's docstring says why): then None, and the
+    folder is not listed. Where the stamp cannot be written (a read-only folder, a system
+    without fcntl), it prunes as prune() does."""
     if not HAVE_FLOCK:
         return prune(folder, max_bytes)
     try:
@@ -107,9 +110,18 @@ def prune_unless_recent(folder: str, max_bytes: int,
         # set back) does not count as recent.
         if st.st_size > 0 and now - interval < st.st_mtime <= now:
             return None
+        # The folder's modification time before the listing, and the bound: when a listing
+        # deleted nothing, the folder held at most the bound then, and holds the same entries
+        # while its modification time is the same (an entry added, deleted or renamed
+        # changes it; JAX writes each entry once, under a new name).
+        mark = b"unchanged since %d within %d\n" % (os.stat(folder).st_mtime_ns, max_bytes)
+        if os.read(fd, 256) == mark:
+            os.utime(fd)
+            return None
         deleted = prune(folder, max_bytes)
         os.ftruncate(fd, 0)
-        os.write(fd, b"pruned\n")  # the stamp's modification time: now
+        # the stamp's modification time: now
+        os.pwrite(fd, b"pruned\n" if deleted else mark, 0)
         return deleted
     finally:
         os.close(fd)

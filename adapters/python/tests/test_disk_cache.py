@@ -75,6 +75,32 @@ def test_prune_unless_recent_lists_the_folder_once_a_minute() -> None:
         assert disk_cache.prune_unless_recent(d, 1000) == ["c-cache"]
 
 
+def age(stamp: str) -> None:
+    old = os.stat(stamp).st_mtime - disk_cache.PRUNE_INTERVAL_S - 1
+    os.utime(stamp, (old, old))
+
+
+def test_prune_unless_recent_lists_an_unchanged_folder_once() -> None:
+    with tempfile.TemporaryDirectory() as d:
+        stamp = os.path.join(d, disk_cache.STAMP)
+        make(d, "a-cache", 100, 1_000_000)
+        assert disk_cache.prune_unless_recent(d, 1000) == []
+        age(stamp)
+        # nothing added or deleted since a listing found it within the bound: not listed
+        assert disk_cache.prune_unless_recent(d, 1000) is None
+        age(stamp)
+        # a smaller bound is listed again
+        assert disk_cache.prune_unless_recent(d, 50) == ["a-cache"]
+        age(stamp)
+        # a listing that deleted is followed by one more listing
+        assert disk_cache.prune_unless_recent(d, 50) == []
+        age(stamp)
+        assert disk_cache.prune_unless_recent(d, 50) is None
+        age(stamp)
+        make(d, "b-cache", 100, 1_000_001)  # an entry written: the folder changed
+        assert disk_cache.prune_unless_recent(d, 50) == ["b-cache"]
+
+
 def test_prune_unless_recent_skips_while_another_prunes() -> None:
     fcntl = pytest.importorskip("fcntl")
     with tempfile.TemporaryDirectory() as d:
