@@ -82,16 +82,29 @@ def native_name(exc: BaseException) -> str:
 TRACEBACK_FRAMES = 4
 
 
+def _own(filename: str) -> bool:
+    """Whether a frame's file is the library's (or anything's but the adapter's)."""
+    return "devspec_py" not in filename.replace("\\", "/").split("/")
+
+
 def last_frames(exc: BaseException, limit: int = TRACEBACK_FRAMES) -> list[str]:
     """The innermost LIMIT frames of EXC's traceback, innermost last, each as
     `FILE:LINE in FUNCTION: SOURCE` (no source where Python has none), for an error reply's
     `traceback`. The adapter's own frames (the call into the library) are left out when the
-    library's own frames follow them."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    own = [f for f in frames if "devspec_py" not in f.filename.replace("\\", "/").split("/")]
-    chosen = (own or list(frames))[-limit:]
+    library's own frames follow them.
+
+    The traceback is walked first and only the frames kept are summarised: a library's
+    traceback is often tens of frames deep, and a summary reads each frame's source line."""
+    tbs = []
+    tb = exc.__traceback__
+    while tb is not None:
+        tbs.append(tb)
+        tb = tb.tb_next
+    own = [t for t in tbs if _own(t.tb_frame.f_code.co_filename)]
+    chosen = (own or tbs)[-limit:]
+    frames = traceback.StackSummary.extract((t.tb_frame, t.tb_lineno) for t in chosen)
     lines = []
-    for f in chosen:
+    for f in frames:
         # A file of an installed package is named from its package on, as Python's own
         # tracebacks name it to a reader who knows where packages live.
         path = f.filename.replace("\\", "/")

@@ -59,7 +59,15 @@ def _peer_holds(peer: str, dtype: str) -> None:
 
 
 def reachable_peers() -> list[str]:
-    """The features dlpack-exchange-PEER this interpreter can serve."""
+    """The features dlpack-exchange-PEER this interpreter can serve.
+
+    refarray's context is made here, at hello, not at the first exchange: whether refarray
+    has an OpenCL device (dlpack-exchange-refarray-opencl) is known only from its own
+    discovery, which a context runs (opencl_discover.c: the devices that are available and
+    have a compiler, in a build with OpenCL). Of the context's 24 to 39 ms of CPU, the OpenCL
+    loader's listing of platforms and devices alone is about 20 ms (PoCL loads and probes the
+    host), so listing the devices apart, in Python, would save the rest only at the price of a
+    second copy of refarray's rule that could disagree with it."""
     peers = [p for p in PEERS if _peer_module(p) is not None]
     ref = refarray_peer.peer()
     if ref is not None:

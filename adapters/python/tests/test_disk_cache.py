@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import time
 
 import pytest
 from adapter_client import LIBRARIES, Adapter, importable
@@ -50,6 +51,65 @@ def test_prune_leaves_folders_and_links_and_a_missing_folder_is_empty() -> None:
         assert disk_cache.prune(d, 0) == ["old-cache", "new-atime"]
         assert sorted(os.listdir(d)) == ["link-cache", "notes.txt", "sub-cache"]
         assert disk_cache.prune(os.path.join(d, "absent"), 0) == []
+
+
+def test_prune_unless_recent_lists_the_folder_once_a_minute() -> None:
+    with tempfile.TemporaryDirectory() as d:
+        make(d, "a-cache", 100, 1_000_000)
+        assert disk_cache.prune_unless_recent(d, 1000) == []
+        stamp = os.path.join(d, disk_cache.STAMP)
+        assert os.path.isfile(stamp)
+        # Pruned a moment ago (another worker of the same run): not listed again, though
+        # the folder is now over the bound.
+        make(d, "b-cache", 2000, 1_000_001)
+        assert disk_cache.prune_unless_recent(d, 1000) is None
+        assert sorted(os.listdir(d)) == ["a-cache", "b-cache", disk_cache.STAMP]
+        # A minute later the next start prunes; the stamp itself is never an entry.
+        old = os.stat(stamp).st_mtime - disk_cache.PRUNE_INTERVAL_S - 1
+        os.utime(stamp, (old, old))
+        assert disk_cache.prune_unless_recent(d, 1000) == ["a-cache", "b-cache"]
+        assert os.listdir(d) == [disk_cache.STAMP]
+        # A stamp from the future (a clock set back) is not recent.
+        os.utime(stamp, (4e9, 4e9))
+        make(d, "c-cache", 2000, 1_000_002)
+        assert disk_cache.prune_unless_recent(d, 1000) == ["c-cache"]
+
+
+def age(stamp: str) -> None:
+    old = os.stat(stamp).st_mtime - disk_cache.PRUNE_INTERVAL_S - 1
+    os.utime(stamp, (old, old))
+
+
+def test_prune_unless_recent_lists_an_unchanged_folder_once() -> None:
+    with tempfile.TemporaryDirectory() as d:
+        stamp = os.path.join(d, disk_cache.STAMP)
+        make(d, "a-cache", 100, 1_000_000)
+        assert disk_cache.prune_unless_recent(d, 1000) == []
+        age(stamp)
+        # nothing added or deleted since a listing found it within the bound: not listed
+        assert disk_cache.prune_unless_recent(d, 1000) is None
+        age(stamp)
+        # a smaller bound is listed again
+        assert disk_cache.prune_unless_recent(d, 50) == ["a-cache"]
+        age(stamp)
+        # a listing that deleted is followed by one more listing
+        assert disk_cache.prune_unless_recent(d, 50) == []
+        age(stamp)
+        assert disk_cache.prune_unless_recent(d, 50) is None
+        age(stamp)
+        make(d, "b-cache", 100, 1_000_001)  # an entry written: the folder changed
+        assert disk_cache.prune_unless_recent(d, 50) == ["b-cache"]
+
+
+def test_prune_unless_recent_skips_while_another_prunes() -> None:
+    fcntl = pytest.importorskip("fcntl")
+    with tempfile.TemporaryDirectory() as d:
+        make(d, "a-cache", 100, 1_000_000)
+        with open(os.path.join(d, disk_cache.STAMP), "w") as held:
+            fcntl.flock(held, fcntl.LOCK_EX)
+            assert disk_cache.prune_unless_recent(d, 0) is None
+        assert disk_cache.prune_unless_recent(d, 0) == ["a-cache"]
+        assert disk_cache.prune_unless_recent(os.path.join(d, "absent"), 0) == []
 
 
 @pytest.mark.parametrize("text,why", [("lots", "not a whole number"), ("-1", "negative"),
@@ -99,6 +159,11 @@ def test_jax_cache_as_configured_is_written_then_read_and_bounded() -> None:
         # a start with a bound of 0 deletes every entry; what that start compiles itself
         # (hello makes arrays) is written again, the sum is not
         assert any(n.startswith("jit_add") for n in written), written
+        # (a start within a minute of the last pruning leaves the folder alone: the last
+        # pruning, the first run's, is made older than that)
+        assert disk_cache.STAMP in written
+        old = time.time() - 2 * disk_cache.PRUNE_INTERVAL_S
+        os.utime(os.path.join(d, disk_cache.STAMP), (old, old))
         a = Adapter("jax", {"JAX_COMPILATION_CACHE_DIR": d, disk_cache.ENV_MAX_BYTES: "0"})
         a.ok("hello", {"protocol": 1})
         assert a.close() == 0

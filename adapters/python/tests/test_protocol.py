@@ -418,6 +418,61 @@ def test_library_errors_and_adapter_failures_have_their_own_origins() -> None:
     assert "cannot be written as JSON" in util["error"]["message"]
 
 
+@pytest.mark.parametrize("result", [
+    "array#0", "device#12", "", "a\"b", "a\\b", "tab\there", "\x7f", "caf\u00e9", "\u2028",
+    None, True, False, 0, -7, 1 << 62, -(1 << 63), (1 << 63), 10 ** 30, 1.5, [1, "x"],
+    {"k": None}])
+def test_the_commonest_replies_are_the_bytes_dumps_writes(result: Any) -> None:
+    """reply_bytes writes a handle, null, a boolean or an integer itself: the same bytes as
+    the JSON encoder, and anything else through the encoder."""
+    from devspec_py.values import dumps
+    server = Server(BaseBackend())
+    for rid in (0, 5, (1 << 53) - 1):
+        reply = {"id": rid, "ok": True, "result": result}
+        assert server.reply_bytes(reply) == dumps(reply)
+
+
+def test_last_frames_reads_the_source_of_the_frames_it_keeps_only(tmp_path: Any) -> None:
+    """A library's traceback is many frames deep: the error reply keeps the innermost four
+    (of the library's), and only their files' source lines are read."""
+    import importlib.util
+    import linecache
+    import traceback
+
+    from devspec_py.errors import TRACEBACK_FRAMES, last_frames
+    names = ["deep%d" % i for i in range(8)]
+    for i, name in enumerate(names):  # deep0.f calls deep1.f ... deep7.f raises
+        body = ("import %s\ndef f(n):\n    return %s.f(n)  # call %d\n" % (
+            names[i + 1], names[i + 1], i) if i + 1 < len(names) else
+            "def f(n):\n    raise ValueError('deep %d' % n)  # raise\n")
+        (tmp_path / (name + ".py")).write_text(body)
+    import sys
+    sys.path.insert(0, str(tmp_path))
+    try:
+        spec = importlib.util.spec_from_file_location("deep0", tmp_path / "deep0.py")
+        assert spec is not None and spec.loader is not None
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        try:
+            mod.f(1)
+        except ValueError as e:
+            exc = e
+        for name in names:
+            linecache.cache.pop(str(tmp_path / (name + ".py")), None)
+        frames = last_frames(exc)
+        read = {os.path.basename(k) for k in linecache.cache if k.startswith(str(tmp_path))}
+        # the frames Python's own summary of the whole traceback gives, innermost four
+        whole = traceback.extract_tb(exc.__traceback__)[-TRACEBACK_FRAMES:]
+        assert frames == ["%s:%s in %s: %s" % (f.filename, f.lineno, f.name, f.line)
+                          for f in whole]
+        assert frames[-1].endswith("in f: raise ValueError('deep %d' % n)  # raise")
+        assert read == {"deep%d.py" % i for i in range(4, 8)}
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in names[1:]:
+            sys.modules.pop(name, None)
+
+
 @needs_numpy
 def test_largest_float32_read_back_exactly(numpy_adapter: Any) -> None:
     a = numpy_adapter

@@ -27,7 +27,7 @@ class JaxBackend(ArrayAPIBackend):
         bound = disk_cache.max_bytes_from_env(os.environ)
         folder = os.environ.get("JAX_COMPILATION_CACHE_DIR")
         if bound is not None and folder:
-            disk_cache.prune(folder, bound)
+            disk_cache.prune_unless_recent(folder, bound)
         import array_api_compat
         import jax
         import jax.numpy as jnp
