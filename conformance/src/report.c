@@ -428,24 +428,31 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     return f;
 }
 
-/* A line of the journal: HEAD (may be NULL), then TEXT, flushed. */
-static void journal_line(dsr_report *rep, const char *head, const char *text)
+/* A write to the journal failed (BAD), or its flush does (FLUSH): a full disk, said once, and
+ * the run's exit status says it too. */
+static void journal_check(dsr_report *rep, bool bad, bool flush)
+{
+    if ((bad || (flush && dsr__flush_failed(rep->jsonl))) && !rep->failed) {
+        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, dsr__strerror(errno));
+        rep->failed = true;
+    }
+}
+
+/* A line of the journal: HEAD (may be NULL), then TEXT; flushed when FLUSH (a case's line is
+ * flushed by journal_flush, once per case or batch of cases: see dsr_reporter). */
+static void journal_line(dsr_report *rep, const char *head, const char *text, bool flush)
 {
     if (!rep->jsonl) return;
     bool bad = (head && fputs(head, rep->jsonl) < 0) || fputs(text, rep->jsonl) < 0 ||
                fputc('\n', rep->jsonl) == EOF;
-    if ((bad || dsr__flush_failed(rep->jsonl)) && !rep->failed) {
-        /* a full disk: said once, and the run's exit status says it too */
-        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, dsr__strerror(errno));
-        rep->failed = true;
-    }
+    journal_check(rep, bad, flush);
 }
 
 void dsr__report_record(dsr_report *rep, const cJSON *record)
 {
     if (!rep->jsonl) return;
     char *s = dsr__print(record, false);
-    journal_line(rep, NULL, s);
+    journal_line(rep, NULL, s, true);
     cJSON_free(s);
 }
 
@@ -467,7 +474,7 @@ static void report_case(dsr_report *rep, const dsr_result *res)
     const char *text = printed.data;
     size_t len = printed.len;
     /* "{" and the record's members after the type: the record is never empty (it has an id) */
-    journal_line(rep, "{\"type\":\"case\",", text + 1);
+    journal_line(rep, "{\"type\":\"case\",", text + 1, false);
     if (rep->nkept == rep->cap_kept) {
         rep->cap_kept = rep->cap_kept ? 2 * rep->cap_kept : 256;
         rep->kept_res = dsr__xrealloc(rep->kept_res, sizeof *rep->kept_res * (size_t)rep->cap_kept);
@@ -799,6 +806,12 @@ static void journal_case(dsr_reporter *self, const dsr_result *res)
     report_case(&j->rep, res);
 }
 
+static void journal_flush(dsr_reporter *self)
+{
+    journal *j = (journal *)self;
+    if (j->rep.jsonl) journal_check(&j->rep, false, true);
+}
+
 static bool journal_end(dsr_reporter *self, const dsr_run_state *r, const cJSON *footer,
                         double elapsed)
 {
@@ -822,7 +835,8 @@ dsr_reporter *dsr__journal_reporter(void)
     journal *j = dsr__xmalloc(sizeof *j);
     memset(j, 0, sizeof *j);
     j->rep.lock_fd = -1;
-    j->base = (dsr_reporter){journal_begin, journal_case, journal_end, journal_destroy};
+    j->base =
+        (dsr_reporter){journal_begin, journal_case, journal_flush, journal_end, journal_destroy};
     return &j->base;
 }
 
