@@ -300,6 +300,9 @@ typedef struct dsr_profile {
     bool core;
     char *document; /* NULL: statements of every document apply */
     char *version;
+    /* feature -> 0 required, 1 optional (the first listing): the report's footer asks it of
+     * every case for every profile; empty in a profile not loaded by the registry */
+    dsr_strmap feature_index;
 } dsr_profile;
 
 typedef struct dsr_statement {
