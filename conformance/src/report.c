@@ -274,16 +274,38 @@ cJSON *dsr__report_case(const dsr_result *res)
     return case_record(res, true);
 }
 
-static void counts_add(cJSON *map, const char *key, dsr_status st)
+/* A map of counts per status by key (a feature, a statement), in the order the keys come:
+ * the JSON object, and where each key's counts are (found by hash, not by a walk of the
+ * object for every case: about a thousand statements). */
+typedef struct counts_map {
+    cJSON *json;
+    dsr_strmap index; /* key (borrowed from the suite) -> place in COUNTS */
+    cJSON *(*counts)[DSR_STATUS_COUNT];
+    int n, cap;
+} counts_map;
+
+static void counts_add(counts_map *m, const char *key, dsr_status st)
 {
-    cJSON *c = cJSON_GetObjectItemCaseSensitive(map, key);
-    if (!c) {
-        c = cJSON_AddObjectToObject(map, key);
+    int at = dsr__strmap_get(&m->index, key);
+    if (at < 0) {
+        if (m->n == m->cap) {
+            m->cap = m->cap ? 2 * m->cap : 64;
+            m->counts = dsr__xrealloc(m->counts, sizeof *m->counts * (size_t)m->cap);
+        }
+        at = m->n++;
+        dsr__strmap_put(&m->index, key, at);
+        cJSON *c = cJSON_AddObjectToObject(m->json, key);
         for (int i = 0; i < DSR_STATUS_COUNT; i++)
-            cJSON_AddNumberToObject(c, dsr__status_name((dsr_status)i), 0);
+            m->counts[at][i] = cJSON_AddNumberToObject(c, dsr__status_name((dsr_status)i), 0);
     }
-    cJSON *n = cJSON_GetObjectItemCaseSensitive(c, dsr__status_name(st));
+    cJSON *n = m->counts[at][st];
     dsj_set_number(n, n->valuedouble + 1);
+}
+
+static void counts_map_free(counts_map *m)
+{
+    dsr__strmap_free(&m->index, false);
+    free(m->counts);
 }
 
 static void tally_json(cJSON *j, const dsr_tally *t)
@@ -344,8 +366,9 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     cJSON_AddNumberToObject(f, "restarts", r->restarts);
     int counts[DSR_STATUS_COUNT] = {0};
     int n_unexpected = 0;
-    cJSON *features = cJSON_CreateObject();
-    cJSON *statements = cJSON_CreateObject();
+    counts_map by_feature = {.json = cJSON_CreateObject()};
+    counts_map by_statement = {.json = cJSON_CreateObject()};
+    cJSON *features = by_feature.json, *statements = by_statement.json;
     cJSON *unexp = cJSON_CreateArray();
     cJSON *xpass = cJSON_CreateArray();
     int expectation_skips = 0;
@@ -359,10 +382,12 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
         }
         if (res->status == DSR_XPASS) cJSON_AddItemToArray(xpass, cJSON_CreateString(res->c->id));
         for (int k = 0; k < res->c->nfeatures; k++)
-            counts_add(features, res->c->features[k], res->status);
+            counts_add(&by_feature, res->c->features[k], res->status);
         for (int k = 0; k < res->c->nspec; k++)
-            counts_add(statements, res->c->spec[k], res->status);
+            counts_add(&by_statement, res->c->spec[k], res->status);
     }
+    counts_map_free(&by_feature);
+    counts_map_free(&by_statement);
     cJSON *cj = cJSON_AddObjectToObject(f, "counts");
     for (int i = 0; i < DSR_STATUS_COUNT; i++)
         cJSON_AddNumberToObject(cj, dsr__status_name((dsr_status)i), counts[i]);
