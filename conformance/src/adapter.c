@@ -428,11 +428,14 @@ static bool wake_ready_for(dsr_adapter *a)
     return true;
 }
 
+/* Whether A's stderr signals this thread on every write (the thread's wake-up count then
+ * says whether anything came since A's last drain). */
 static bool err_signals_here(const dsr_adapter *a)
 {
     return a->err_async && a->owner == my_tid && a->err_fd >= 0;
 }
 
+/* This thread's wake-ups so far. */
 static unsigned wakes_now(void)
 {
     return (unsigned)wakes;

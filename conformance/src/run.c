@@ -493,6 +493,7 @@ static void emit(runner *r, const dsr_result *res)
         r->out[i]->case_done(r->out[i], res);
 }
 
+/* Sends out what the reporters hold of the results emitted so far (see dsr_reporter). */
 static void flush_outputs(runner *r)
 {
     for (int i = 0; i < r->nout; i++)
