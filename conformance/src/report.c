@@ -302,10 +302,22 @@ static void counts_add(counts_map *m, const char *key, dsr_status st)
     dsj_set_number(n, n->valuedouble + 1);
 }
 
-static void counts_map_free(counts_map *m)
+/* The footer's counts per status of each feature and each statement the results cite, into
+ * FEATURES and STATEMENTS. */
+static void count_keys(const dsr_run_state *r, cJSON *features, cJSON *statements)
 {
-    dsr__strmap_free(&m->index, false);
-    free(m->counts);
+    counts_map by_feature = {.json = features}, by_statement = {.json = statements};
+    for (int i = 0; i < r->nresults; i++) {
+        const dsr_result *res = &r->results[i];
+        for (int k = 0; k < res->c->nfeatures; k++)
+            counts_add(&by_feature, res->c->features[k], res->status);
+        for (int k = 0; k < res->c->nspec; k++)
+            counts_add(&by_statement, res->c->spec[k], res->status);
+    }
+    dsr__strmap_free(&by_feature.index, false);
+    free(by_feature.counts);
+    dsr__strmap_free(&by_statement.index, false);
+    free(by_statement.counts);
 }
 
 static void tally_json(cJSON *j, const dsr_tally *t)
@@ -366,9 +378,9 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     cJSON_AddNumberToObject(f, "restarts", r->restarts);
     int counts[DSR_STATUS_COUNT] = {0};
     int n_unexpected = 0;
-    counts_map by_feature = {.json = cJSON_CreateObject()};
-    counts_map by_statement = {.json = cJSON_CreateObject()};
-    cJSON *features = by_feature.json, *statements = by_statement.json;
+    cJSON *features = cJSON_CreateObject();
+    cJSON *statements = cJSON_CreateObject();
+    count_keys(r, features, statements);
     cJSON *unexp = cJSON_CreateArray();
     cJSON *xpass = cJSON_CreateArray();
     int expectation_skips = 0;
@@ -381,13 +393,7 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
             cJSON_AddItemToArray(unexp, cJSON_CreateString(res->c->id));
         }
         if (res->status == DSR_XPASS) cJSON_AddItemToArray(xpass, cJSON_CreateString(res->c->id));
-        for (int k = 0; k < res->c->nfeatures; k++)
-            counts_add(&by_feature, res->c->features[k], res->status);
-        for (int k = 0; k < res->c->nspec; k++)
-            counts_add(&by_statement, res->c->spec[k], res->status);
     }
-    counts_map_free(&by_feature);
-    counts_map_free(&by_statement);
     cJSON *cj = cJSON_AddObjectToObject(f, "counts");
     for (int i = 0; i < DSR_STATUS_COUNT; i++)
         cJSON_AddNumberToObject(cj, dsr__status_name((dsr_status)i), counts[i]);
