@@ -19,7 +19,10 @@
  * as the signal WAKE_SIGNAL (Linux: SIGIO) aimed at that thread alone: from stderr, which
  * signals it whenever the worker writes there (O_ASYNC, F_SETOWN_EX), and from two timers
  * of the thread (SIGEV_THREAD_ID), one at the deadline and one every 200 ms (SIGINT with
- * --jobs N reaches the main thread only, a start is given up from another thread). No
+ * --jobs N reaches the main thread only, a start is given up from another thread). As
+ * every write to stderr signals, stderr is read only when a wake-up came since it was last
+ * drained, and a drain ends at its first short read (drain_stderr): no read that finds
+ * nothing, where there was one per case and one per wake-up. No
  * thread is added: a second thread would cost every malloc, free and stdio call of the run
  * a lock, more than the poll it saves.
  *
@@ -113,6 +116,7 @@ struct dsr_adapter {
     volatile sig_atomic_t swapped; /* the wake-up handler replaced out_fd */
     pid_t owner;                   /* the thread the wake-ups go to (0: none set up) */
     bool err_async;                /* err_fd signals the owner */
+    unsigned drained_wakes;        /* the owner's wake-up count when stderr was last drained */
     timer_t tick, alarm;           /* the owner's 200 ms tick and deadline */
     double armed;                  /* the deadline the alarm is set for (0: none) */
 };
@@ -261,13 +265,24 @@ static void ring_add(dsr_adapter *a, const char *s, size_t n)
     a->ring_len += n;
 }
 
+static bool err_signals_here(const dsr_adapter *a);
+static unsigned wakes_now(void);
+
+/* Reads what stderr holds. When stderr signals this thread (the blocking read's scheme, see
+ * the top of this file), a read shorter than the chunk emptied the pipe, and anything
+ * written after it wakes the thread, which the wake-up count records: so the drain ends
+ * there, and stderr_quiet spares the next drain when no wake-up came since, instead of a
+ * read that finds nothing (one per case and one per wake-up before). */
 static void drain_stderr(dsr_adapter *a)
 {
     char chunk[4096];
+    bool signalled = err_signals_here(a);
+    if (signalled) a->drained_wakes = wakes_now(); /* before the read: one during it counts */
     while (a->err_fd >= 0) {
         ssize_t r = read(a->err_fd, chunk, sizeof chunk);
         if (r > 0) {
             ring_add(a, chunk, (size_t)r);
+            if (signalled && (size_t)r < sizeof chunk) break;
             continue;
         }
         if (r == 0)
@@ -307,6 +322,7 @@ static void set_blocking(int fd, bool blocking)
 #define HANDLER_TLS __attribute__((tls_model("initial-exec")))
 static _Thread_local dsr_adapter *volatile reading HANDLER_TLS; /* whose stdout it reads */
 static _Thread_local volatile sig_atomic_t woken HANDLER_TLS;   /* since it last looked */
+static _Thread_local volatile sig_atomic_t wakes HANDLER_TLS;   /* wake-ups, counted */
 static _Thread_local pid_t my_tid;
 
 static pthread_once_t wake_once = PTHREAD_ONCE_INIT;
@@ -317,6 +333,7 @@ static void wake_handler(int sig)
 {
     (void)sig;
     woken = 1;
+    wakes = wakes + 1; /* the handler alone writes it, and SIGIO waits while it runs */
     dsr_adapter *a = reading;
     if (!a || a->swapped) return;
     int saved = errno;
@@ -406,8 +423,22 @@ static bool wake_ready_for(dsr_adapter *a)
             fcntl(a->err_fd, F_SETFL, fcntl(a->err_fd, F_GETFL) | O_ASYNC) != 0)
             return false;
         a->err_async = true;
+        drain_stderr(a); /* what came before the signal was set up */
     }
     return true;
+}
+
+/* Whether A's stderr signals this thread on every write (the thread's wake-up count then
+ * says whether anything came since A's last drain). */
+static bool err_signals_here(const dsr_adapter *a)
+{
+    return a->err_async && a->owner == my_tid && a->err_fd >= 0;
+}
+
+/* This thread's wake-ups so far. */
+static unsigned wakes_now(void)
+{
+    return (unsigned)wakes;
 }
 
 /* The alarm by DEADLINE (<= 0: none). It is set again only when it would ring after the
@@ -468,6 +499,15 @@ static bool take_woken(void)
     return false;
 }
 static void mark_woken(void) {}
+static bool err_signals_here(const dsr_adapter *a)
+{
+    (void)a;
+    return false;
+}
+static unsigned wakes_now(void)
+{
+    return 0;
+}
 static int replace_fd(int from, int to)
 {
     return dup2(from, to) < 0 ? -1 : 0;
@@ -1097,9 +1137,16 @@ const char *dsr__adapter_stderr(dsr_adapter *a)
     return a->tail;
 }
 
+/* Whether stderr holds nothing: it signals this thread, and no wake-up came since it was
+ * last drained (see drain_stderr). */
+static bool stderr_quiet(const dsr_adapter *a)
+{
+    return err_signals_here(a) && a->drained_wakes == wakes_now();
+}
+
 void dsr__adapter_stderr_clear(dsr_adapter *a)
 {
-    if (!a->inproc && a->err_fd >= 0) drain_stderr(a);
+    if (!a->inproc && a->err_fd >= 0 && !stderr_quiet(a)) drain_stderr(a);
     a->ring_len = 0;
     a->line_len = 0;
     a->nwhy = 0;

@@ -231,10 +231,8 @@ static void compose(dsr_client *c, long id, const char *op, cJSON *args)
     dsr__buf_puts(&c->req, op);
     dsr__buf_add(&c->req, "\"", 1);
     if (args) {
-        char *a = dsr__print(args, false);
         dsr__buf_puts(&c->req, ",\"args\":");
-        dsr__buf_puts(&c->req, a);
-        cJSON_free(a);
+        dsr__print_compact(&c->req, args); /* in place: no text of its own to copy */
         cJSON_Delete(args);
     }
     dsr__buf_puts(&c->req, "}");

@@ -300,6 +300,9 @@ typedef struct dsr_profile {
     bool core;
     char *document; /* NULL: statements of every document apply */
     char *version;
+    /* feature -> 0 required, 1 optional (the first listing): the report's footer asks it of
+     * every case for every profile; empty in a profile not loaded by the registry */
+    dsr_strmap feature_index;
 } dsr_profile;
 
 typedef struct dsr_statement {
@@ -974,7 +977,10 @@ int dsr__watch_recover(const dsr_watch_run *run, int sig, double elapsed);
  *             the adapter answered hello) says why the adapter did not start, and then no
  *             case follows. false: this run must not go on (another run holds its report),
  *             and no further event comes to any reporter;
- *   case_done one case's result, in suite order;
+ *   case_done one case's result, in suite order, left in the output's buffer;
+ *   flush     what case_done left buffered goes out (TAP's stream, the journal; NULL where
+ *             nothing is): after every case with one worker, after each batch of results
+ *             with --jobs N (run.c);
  *   end       the run is over (FOOTER: its counts, verdicts and gate); false: a file could
  *             not be written (said on stderr), which makes the exit status 3.
  * The TAP stream (tap.c), the JSON Lines journal and its consolidated report (report.c), the
@@ -984,6 +990,7 @@ struct dsr_reporter {
     bool (*begin)(dsr_reporter *self, const dsr_run_state *r, const cJSON *header,
                   const char *adapter_error);
     void (*case_done)(dsr_reporter *self, const dsr_result *res);
+    void (*flush)(dsr_reporter *self);
     bool (*end)(dsr_reporter *self, const dsr_run_state *r, const cJSON *footer, double elapsed);
     void (*destroy)(dsr_reporter *self);
 };

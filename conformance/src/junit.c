@@ -373,6 +373,6 @@ dsr_reporter *dsr__junit_reporter(const char *path, bool strict)
     memset(j, 0, sizeof *j);
     j->path = path;
     j->strict = strict;
-    j->base = (dsr_reporter){junit_begin, junit_case, junit_end, junit_destroy};
+    j->base = (dsr_reporter){junit_begin, junit_case, NULL, junit_end, junit_destroy};
     return &j->base;
 }

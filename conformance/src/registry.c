@@ -73,6 +73,11 @@ static void load_profile(dsr_profile *p, const char *name, const cJSON *o)
     if (!req) req = cJSON_GetObjectItemCaseSensitive(o, "features");
     p->required = string_list(req, &p->nrequired);
     p->optional = string_list(cJSON_GetObjectItemCaseSensitive(o, "optional"), &p->noptional);
+    p->feature_index = (dsr_strmap){0};
+    for (int i = 0; i < p->nrequired; i++)
+        dsr__strmap_put(&p->feature_index, p->required[i], 0);
+    for (int i = 0; i < p->noptional; i++)
+        dsr__strmap_put(&p->feature_index, p->optional[i], 1);
     const cJSON *core = cJSON_GetObjectItemCaseSensitive(o, "core");
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
     const cJSON *tier = cJSON_GetObjectItemCaseSensitive(o, "tier");
@@ -249,6 +254,7 @@ void dsr__registry_free(dsr_registry *r)
         free(r->profiles[i].version);
         free_list(r->profiles[i].required, r->profiles[i].nrequired);
         free_list(r->profiles[i].optional, r->profiles[i].noptional);
+        dsr__strmap_free(&r->profiles[i].feature_index, false);
     }
     free(r->profiles);
     dsr__strmap_free(&r->statement_index, false);
@@ -305,6 +311,11 @@ bool dsr__registry_retired(const dsr_registry *r, const char *id)
 
 bool dsr__profile_has_feature(const dsr_profile *p, const char *feature, bool *optional)
 {
+    if (p->feature_index.n) {
+        int v = dsr__strmap_get(&p->feature_index, feature);
+        if (v >= 0 && optional) *optional = v == 1;
+        return v >= 0;
+    }
     for (int i = 0; i < p->nrequired; i++)
         if (!strcmp(p->required[i], feature)) {
             if (optional) *optional = false;

@@ -274,16 +274,50 @@ cJSON *dsr__report_case(const dsr_result *res)
     return case_record(res, true);
 }
 
-static void counts_add(cJSON *map, const char *key, dsr_status st)
+/* A map of counts per status by key (a feature, a statement), in the order the keys come:
+ * the JSON object, and where each key's counts are (found by hash, not by a walk of the
+ * object for every case: about a thousand statements). */
+typedef struct counts_map {
+    cJSON *json;
+    dsr_strmap index; /* key (borrowed from the suite) -> place in COUNTS */
+    cJSON *(*counts)[DSR_STATUS_COUNT];
+    int n, cap;
+} counts_map;
+
+static void counts_add(counts_map *m, const char *key, dsr_status st)
 {
-    cJSON *c = cJSON_GetObjectItemCaseSensitive(map, key);
-    if (!c) {
-        c = cJSON_AddObjectToObject(map, key);
+    int at = dsr__strmap_get(&m->index, key);
+    if (at < 0) {
+        if (m->n == m->cap) {
+            m->cap = m->cap ? 2 * m->cap : 64;
+            m->counts = dsr__xrealloc(m->counts, sizeof *m->counts * (size_t)m->cap);
+        }
+        at = m->n++;
+        dsr__strmap_put(&m->index, key, at);
+        cJSON *c = cJSON_AddObjectToObject(m->json, key);
         for (int i = 0; i < DSR_STATUS_COUNT; i++)
-            cJSON_AddNumberToObject(c, dsr__status_name((dsr_status)i), 0);
+            m->counts[at][i] = cJSON_AddNumberToObject(c, dsr__status_name((dsr_status)i), 0);
     }
-    cJSON *n = cJSON_GetObjectItemCaseSensitive(c, dsr__status_name(st));
+    cJSON *n = m->counts[at][st];
     dsj_set_number(n, n->valuedouble + 1);
+}
+
+/* The footer's counts per status of each feature and each statement the results cite, into
+ * FEATURES and STATEMENTS. */
+static void count_keys(const dsr_run_state *r, cJSON *features, cJSON *statements)
+{
+    counts_map by_feature = {.json = features}, by_statement = {.json = statements};
+    for (int i = 0; i < r->nresults; i++) {
+        const dsr_result *res = &r->results[i];
+        for (int k = 0; k < res->c->nfeatures; k++)
+            counts_add(&by_feature, res->c->features[k], res->status);
+        for (int k = 0; k < res->c->nspec; k++)
+            counts_add(&by_statement, res->c->spec[k], res->status);
+    }
+    dsr__strmap_free(&by_feature.index, false);
+    free(by_feature.counts);
+    dsr__strmap_free(&by_statement.index, false);
+    free(by_statement.counts);
 }
 
 static void tally_json(cJSON *j, const dsr_tally *t)
@@ -346,6 +380,7 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     int n_unexpected = 0;
     cJSON *features = cJSON_CreateObject();
     cJSON *statements = cJSON_CreateObject();
+    count_keys(r, features, statements);
     cJSON *unexp = cJSON_CreateArray();
     cJSON *xpass = cJSON_CreateArray();
     int expectation_skips = 0;
@@ -358,10 +393,6 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
             cJSON_AddItemToArray(unexp, cJSON_CreateString(res->c->id));
         }
         if (res->status == DSR_XPASS) cJSON_AddItemToArray(xpass, cJSON_CreateString(res->c->id));
-        for (int k = 0; k < res->c->nfeatures; k++)
-            counts_add(features, res->c->features[k], res->status);
-        for (int k = 0; k < res->c->nspec; k++)
-            counts_add(statements, res->c->spec[k], res->status);
     }
     cJSON *cj = cJSON_AddObjectToObject(f, "counts");
     for (int i = 0; i < DSR_STATUS_COUNT; i++)
@@ -428,24 +459,31 @@ cJSON *dsr__report_footer(const dsr_run_state *r, bool complete, double elapsed,
     return f;
 }
 
-/* A line of the journal: HEAD (may be NULL), then TEXT, flushed. */
-static void journal_line(dsr_report *rep, const char *head, const char *text)
+/* A write to the journal failed (BAD), or its flush does (FLUSH): a full disk, said once, and
+ * the run's exit status says it too. */
+static void journal_check(dsr_report *rep, bool bad, bool flush)
+{
+    if ((bad || (flush && dsr__flush_failed(rep->jsonl))) && !rep->failed) {
+        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, dsr__strerror(errno));
+        rep->failed = true;
+    }
+}
+
+/* A line of the journal: HEAD (may be NULL), then TEXT; flushed when FLUSH (a case's line is
+ * flushed by journal_flush, once per case or batch of cases: see dsr_reporter). */
+static void journal_line(dsr_report *rep, const char *head, const char *text, bool flush)
 {
     if (!rep->jsonl) return;
     bool bad = (head && fputs(head, rep->jsonl) < 0) || fputs(text, rep->jsonl) < 0 ||
                fputc('\n', rep->jsonl) == EOF;
-    if ((bad || dsr__flush_failed(rep->jsonl)) && !rep->failed) {
-        /* a full disk: said once, and the run's exit status says it too */
-        fprintf(stderr, "devspec: cannot write %s: %s\n", rep->jsonl_path, dsr__strerror(errno));
-        rep->failed = true;
-    }
+    journal_check(rep, bad, flush);
 }
 
 void dsr__report_record(dsr_report *rep, const cJSON *record)
 {
     if (!rep->jsonl) return;
     char *s = dsr__print(record, false);
-    journal_line(rep, NULL, s);
+    journal_line(rep, NULL, s, true);
     cJSON_free(s);
 }
 
@@ -467,7 +505,7 @@ static void report_case(dsr_report *rep, const dsr_result *res)
     const char *text = printed.data;
     size_t len = printed.len;
     /* "{" and the record's members after the type: the record is never empty (it has an id) */
-    journal_line(rep, "{\"type\":\"case\",", text + 1);
+    journal_line(rep, "{\"type\":\"case\",", text + 1, false);
     if (rep->nkept == rep->cap_kept) {
         rep->cap_kept = rep->cap_kept ? 2 * rep->cap_kept : 256;
         rep->kept_res = dsr__xrealloc(rep->kept_res, sizeof *rep->kept_res * (size_t)rep->cap_kept);
@@ -799,6 +837,12 @@ static void journal_case(dsr_reporter *self, const dsr_result *res)
     report_case(&j->rep, res);
 }
 
+static void journal_flush(dsr_reporter *self)
+{
+    journal *j = (journal *)self;
+    if (j->rep.jsonl) journal_check(&j->rep, false, true);
+}
+
 static bool journal_end(dsr_reporter *self, const dsr_run_state *r, const cJSON *footer,
                         double elapsed)
 {
@@ -822,7 +866,8 @@ dsr_reporter *dsr__journal_reporter(void)
     journal *j = dsr__xmalloc(sizeof *j);
     memset(j, 0, sizeof *j);
     j->rep.lock_fd = -1;
-    j->base = (dsr_reporter){journal_begin, journal_case, journal_end, journal_destroy};
+    j->base =
+        (dsr_reporter){journal_begin, journal_case, journal_flush, journal_end, journal_destroy};
     return &j->base;
 }
 

@@ -485,12 +485,19 @@ static bool do_case(runner *r, const dsr_case *c, const dsr_expectation *x, dsr_
     return true;
 }
 
-/* Tells every reporter of a finished result, in suite order. */
+/* Tells every reporter of a finished result, in suite order; flush_outputs sends it out. */
 static void emit(runner *r, const dsr_result *res)
 {
     r->nresults++;
     for (int i = 0; i < r->nout; i++)
         r->out[i]->case_done(r->out[i], res);
+}
+
+/* Sends out what the reporters hold of the results emitted so far (see dsr_reporter). */
+static void flush_outputs(runner *r)
+{
+    for (int i = 0; i < r->nout; i++)
+        if (r->out[i]->flush) r->out[i]->flush(r->out[i]);
 }
 
 static void free_result(dsr_result *res)
@@ -521,7 +528,17 @@ static void free_result(dsr_result *res)
  * other's runs (take_run); the main thread
  * writes each result when it and every one before it in the suite's order is done, so TAP,
  * the journal and the report are those of --jobs 1. Each worker is a runner of its own (its
- * adapter process, handles, bindings); they share the restart count. */
+ * adapter process, handles, bindings); they share the restart count.
+ *
+ * The main thread waits for one case, the next in suite order (p->want), and a worker wakes
+ * it only when it has finished that case, when the run stops, or when a worker ends: the
+ * workers finish cases in the schedule's order, far from the suite's, and a wake-up per case
+ * found the awaited case not done most times. Woken, it writes every result done from there
+ * on in one batch, and flushes TAP and the journal once per batch rather than per case. That
+ * is as safe as per case here: --jobs N is out of process only, so a library's crash kills a
+ * worker, never the runner, and what the batch wrote goes out before the next wait. With one
+ * worker each case is flushed as it is written (run_cases): in process, what TAP and the
+ * journal said so far must survive the library (watch.c reads the journal back). */
 typedef struct pool {
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -534,6 +551,7 @@ typedef struct pool {
     int *run_at;    /* per worker: the next place of the run it has taken */
     int *run_end;   /* per worker: where that run ends */
     int total, next, live, nworkers;
+    int want; /* the case the main thread waits for: the next to write in suite order */
     bool stop;
 } pool;
 
@@ -623,7 +641,7 @@ static void *worker_main(void *arg)
         pthread_mutex_lock(&p->mu);
         p->state[c] = go ? 1 : r->interrupted ? 3 : 2;
         if (!go || r->incomplete) p->stop = true;
-        pthread_cond_broadcast(&p->cv);
+        if (c == p->want || p->stop) pthread_cond_broadcast(&p->cv);
         pthread_mutex_unlock(&p->mu);
         if (!go || r->incomplete) break;
     }
@@ -665,6 +683,42 @@ static worker *make_workers(runner *r, pool *p, int jobs)
     return ws;
 }
 
+/* The main thread's part of run_parallel: each result of P, in suite order, once it and all
+ * before it are done, in batches (see pool). */
+static void write_results(runner *r, pool *p)
+{
+    int total = p->total;
+    for (int i = 0; i < total;) {
+        pthread_mutex_lock(&p->mu);
+        p->want = i;
+        while (p->state[i] == 0 && p->live > 0) {
+            if (dsr__interrupted) p->stop = true;
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 100 * 1000 * 1000;
+            if (ts.tv_nsec >= 1000000000L) {
+                ts.tv_sec++;
+                ts.tv_nsec -= 1000000000L;
+            }
+            pthread_cond_timedwait(&p->cv, &p->mu, &ts);
+        }
+        /* The batch: every case done from I on; the interrupted case is the last one
+         * reported. A case done stays so, and its result is the worker's no more. */
+        int end = i, st = 0;
+        while (end < total && st != 3 && ((st = p->state[end]) == 1 || st == 3))
+            end++;
+        pthread_mutex_unlock(&p->mu);
+        if (end == i) break;
+        for (; i < end; i++) {
+            emit(r, &r->results[i]);
+            if (i + 1 < end || st != 3)
+                progress(r, i + 1, total, i + 1 < total ? p->sel[i + 1]->id : "");
+        }
+        flush_outputs(r);
+        if (st == 3) break;
+    }
+}
+
 /* Runs the TOTAL cases SEL on JOBS workers; the first is R's own, already started. Leaves
  * R's adapter stopped (the goodbye is said by each worker). */
 static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_expectation **sel_exp,
@@ -703,26 +757,7 @@ static void run_parallel(runner *r, int jobs, const dsr_case **sel, const dsr_ex
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (created == 0) worker_main(&ws[0]); /* no thread at all: run here */
 
-    for (int i = 0; i < total; i++) {
-        pthread_mutex_lock(&p.mu);
-        while (p.state[i] == 0 && p.live > 0) {
-            if (dsr__interrupted) p.stop = true;
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 100 * 1000 * 1000;
-            if (ts.tv_nsec >= 1000000000L) {
-                ts.tv_sec++;
-                ts.tv_nsec -= 1000000000L;
-            }
-            pthread_cond_timedwait(&p.cv, &p.mu, &ts);
-        }
-        int st = p.state[i];
-        pthread_mutex_unlock(&p.mu);
-        if (st != 1 && st != 3) break;
-        emit(r, &r->results[i]);
-        if (st == 3) break; /* the interrupted case is the last one reported */
-        progress(r, i + 1, total, i + 1 < total ? sel[i + 1]->id : "");
-    }
+    write_results(r, &p);
     pthread_mutex_lock(&p.mu);
     p.stop = true;
     pthread_mutex_unlock(&p.mu);
@@ -881,7 +916,10 @@ static void run_cases(runner *r, const dsr_expectation **exp_of)
             }
             bool go = do_case(r, sel[i], sel_exp[i], &r->results[i], i);
             if (dsr__watch) dsr__watch->index = -1;
-            if (go || r->interrupted) emit(r, &r->results[i]); /* the interrupted case too */
+            if (go || r->interrupted) { /* the interrupted case too */
+                emit(r, &r->results[i]);
+                flush_outputs(r);
+            }
             if (!go) break;
         }
     } else {

@@ -477,6 +477,6 @@ dsr_reporter *dsr__summary_reporter(FILE *out, const dsr_reporter *journal)
     memset(s, 0, sizeof *s);
     s->out = out;
     s->journal = journal;
-    s->base = (dsr_reporter){summary_begin, summary_case, summary_end, summary_destroy};
+    s->base = (dsr_reporter){summary_begin, summary_case, NULL, summary_end, summary_destroy};
     return &s->base;
 }

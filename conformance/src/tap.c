@@ -200,7 +200,6 @@ void dsr__tap_result(dsr_tap *t, const dsr_result *r)
         fputs(b.data, t->out);
         dsr__buf_free(&b);
     }
-    fflush(t->out);
 }
 
 void dsr__tap_bail(dsr_tap *t, const char *reason)
@@ -256,6 +255,11 @@ static void tap_case(dsr_reporter *self, const dsr_result *res)
     dsr__tap_result(((tap_reporter *)self)->t, res);
 }
 
+static void tap_flush(dsr_reporter *self)
+{
+    fflush(((tap_reporter *)self)->t->out);
+}
+
 static bool tap_end(dsr_reporter *self, const dsr_run_state *r, const cJSON *footer, double elapsed)
 {
     (void)footer;
@@ -281,6 +285,6 @@ dsr_reporter *dsr__tap_reporter(FILE *out, int version)
     tap_reporter *t = dsr__xmalloc(sizeof *t);
     memset(t, 0, sizeof *t);
     t->t = dsr__tap_open(out, version);
-    t->base = (dsr_reporter){tap_begin, tap_case, tap_end, tap_destroy};
+    t->base = (dsr_reporter){tap_begin, tap_case, tap_flush, tap_end, tap_destroy};
     return &t->base;
 }

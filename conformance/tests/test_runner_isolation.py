@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import re
+from typing import Any
 
 from support import (
     CASES,
@@ -170,6 +171,35 @@ def test_misbehaving_adapter(env: Env) -> None:
         (r3["footer"]["restarts"], read(state3).count("hello")))
     assert drop_timing_lines(out3) == drop_timing_lines(out), why(
         "misbehave --jobs 2: the TAP of --jobs 1", "identical", out3[:500])
+
+
+def test_stderr_tail_per_case(env: Env) -> None:
+    """A case keeps the stderr its own requests caused, and none of an earlier case's; a
+    library that writes far more than a pipe holds to stderr is drained, never blocked: with
+    one worker and with two (whose first is started by one thread and run by another)."""
+    def parse(text: str, expect: str) -> list[dict[str, Any]]:
+        return [{"op": "device.parse", "args": {"text": text}, "expect": expect}]
+    steps = [("e.quiet-writes", parse("say:first", "$D0")),
+             ("e.much", parse("say:1000000-bytes", "$D0")),
+             ("e.fails-writing", parse("say:second", "$D1")),
+             ("e.fails-silent", parse("cpu", "$D1"))]
+    cases = write_cases(env.path("stderr.json"), "Stderr per case.", [
+        {"id": cid, "description": "stderr", "spec": ["T-EQ-1"], "features": ["device-eq"],
+         "steps": st} for cid, st in steps])
+    for jobs in ("1", "2"):
+        rep = env.path(f"stderr-{jobs}.json")
+        rc, _, err = env.run(["run", "--cases", cases, "--adapter-cmd", fake_cmd(),
+                              "--timeout", "20", "--jobs", jobs, "--no-tap", "--report", rep])
+        r = load_report(rep)
+        got = {c["id"]: (c["status"], c.get("stderr", "")) for c in r["cases"]}
+        assert [got[c][0] for c, _ in steps] == ["pass", "pass", "fail", "fail"], why(
+            f"--jobs {jobs}: the cases that write to stderr run", "pass pass fail fail",
+            (rc, got, err[-300:]))
+        tail = got["e.fails-writing"][1]
+        assert "fake says second" in tail and "first" not in tail and "x" * 64 not in tail, why(
+            f"--jobs {jobs}: a failure's stderr is its own case's", "fake says second", tail)
+        assert got["e.fails-silent"][1] == "", why(
+            f"--jobs {jobs}: a case that wrote nothing has no stderr", "", got["e.fails-silent"])
 
 
 def test_bounded_restarts(env: Env) -> None:
