@@ -52,6 +52,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -916,9 +917,11 @@ static dsr_io wait_reply(dsr_adapter *a, double deadline, char **reply, size_t *
 
 /* Long: the poll loop of one request: the write, the reply's read to its newline, stderr
  * drained, the deadline and SIGINT, in one place so that no path skips one of them. A
- * request written at once waits for its reply in wait_reply instead. */
-dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double deadline, char **reply,
-                         size_t *reply_len)
+ * request written at once waits for its reply in wait_reply instead. AHEAD (may be NULL) is
+ * a second request written after REQ in the same write (dsr__adapter_call_ahead); REQ NULL
+ * writes nothing and waits for the reply of the request written ahead. */
+static dsr_io call_lines(dsr_adapter *a, const char *req, size_t len, const char *ahead,
+                         size_t ahead_len, double deadline, char **reply, size_t *reply_len)
 {
     *reply = NULL;
     *reply_len = 0;
@@ -928,12 +931,18 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
     /* The request and its newline go out in one write where the pipe allows. */
     dsr_buf *out = &a->wbuf;
     out->len = 0;
-    dsr__buf_add(out, req, len);
-    dsr__buf_add(out, "\n", 1);
+    if (req) {
+        dsr__buf_add(out, req, len);
+        dsr__buf_add(out, "\n", 1);
+    }
+    if (ahead) {
+        dsr__buf_add(out, ahead, ahead_len);
+        dsr__buf_add(out, "\n", 1);
+    }
     size_t sent = 0;
     dsr_io result;
     if (a->in_fd >= 0 && wake_ready_for(a)) {
-        ssize_t w = write(a->in_fd, out->data, out->len);
+        ssize_t w = out->len ? write(a->in_fd, out->data, out->len) : 0;
         if (w > 0) sent = (size_t)w;
         if (sent == out->len) {
             result = wait_reply(a, deadline, reply, reply_len);
@@ -1035,6 +1044,25 @@ dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double dea
     /* A long request's buffer is not kept for the rest of the run */
     if (a->wbuf.cap > 65536) dsr__buf_free(&a->wbuf);
     return result;
+}
+
+dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double deadline, char **reply,
+                         size_t *reply_len)
+{
+    return call_lines(a, req, len, NULL, 0, deadline, reply, reply_len);
+}
+
+bool dsr__adapter_ahead_fits(const dsr_adapter *a, size_t len, size_t ahead_len)
+{
+    /* At most PIPE_BUF bytes in all: the write is then whole or nothing (POSIX), into a pipe
+     * the adapter has emptied, so no reply can come before both requests are written. */
+    return !a->inproc && len + ahead_len + 2 <= PIPE_BUF;
+}
+
+dsr_io dsr__adapter_call_ahead(dsr_adapter *a, const char *req, size_t len, const char *ahead,
+                               size_t ahead_len, double deadline, char **reply, size_t *reply_len)
+{
+    return call_lines(a, req, len, ahead, ahead_len, deadline, reply, reply_len);
 }
 
 void dsr__adapter_cancel(dsr_adapter *a)

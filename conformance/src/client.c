@@ -121,6 +121,7 @@ void dsr__client_free(dsr_client *c)
     c->hello = c->violation = c->reference = NULL;
     dsr__buf_free(&c->msg);
     dsr__buf_free(&c->req);
+    dsr__buf_free(&c->ahead);
 }
 
 /* Starts a fresh worker after a crash, a timeout or a protocol violation, and replays the
@@ -134,6 +135,8 @@ void dsr__client_restart(dsr_client *c)
         return;
     }
     dsr__adapter_kill(c->ad);
+    c->ahead_sent = false; /* a request written ahead went with the worker */
+    c->ahead.len = 0;
     /* --max-restarts counts the restarts of all the workers together. */
     pthread_mutex_lock(&restart_lock);
     int done = *c->restarts;
@@ -238,6 +241,74 @@ static void compose(dsr_client *c, long id, const char *op, cJSON *args)
     dsr__buf_puts(&c->req, "}");
 }
 
+bool dsr__client_ahead(dsr_client *c, long id, const char *op, cJSON *args)
+{
+    c->ahead.len = 0;
+    if (dsr__adapter_in_process(c->ad) || !c->hello) {
+        cJSON_Delete(args);
+        return false;
+    }
+    dsr_buf keep = c->req; /* compose writes c->req: the ahead buffer takes its place */
+    c->req = c->ahead;
+    compose(c, id, op, args);
+    bool fits = c->max_line < 0 || (double)c->req.len <= c->max_line;
+    c->ahead = c->req;
+    c->req = keep;
+    if (!fits) c->ahead.len = 0;
+    c->ahead_id = id;
+    return fits;
+}
+
+void dsr__client_drop_ahead(dsr_client *c)
+{
+    c->ahead.len = 0;
+    if (!c->ahead_sent) return;
+    dsr_reply rep;
+    long id = c->next_id;
+    c->next_id = c->ahead_id;
+    dsr_end e = dsr__client_request(c, "(a request written ahead)", NULL, &rep, true);
+    c->next_id = id;
+    if (e == DSR_END_OK)
+        cJSON_Delete(rep.doc);
+    else if (e == DSR_END_CRASH || e == DSR_END_TIMEOUT)
+        dsr__client_restart(c);
+}
+
+/* Writes the request OP with ARGS (taken over) as *ID, with the request composed ahead where
+ * it goes next, and waits for its reply line; where OP went out ahead with the request before
+ * it, writes nothing and waits for that reply. False, nothing written: the request is longer
+ * than hello's max_line (c->msg says so). */
+static bool send_and_wait(dsr_client *c, const char *op, cJSON *args, long *id, dsr_io *io,
+                          char **line, size_t *len)
+{
+    if (c->ahead_sent) {
+        cJSON_Delete(args);
+        *id = c->ahead_id;
+        c->next_id = *id + 1;
+        c->ahead_sent = false;
+        *io = dsr__adapter_call(c->ad, NULL, 0, c->deadline, line, len);
+        return true;
+    }
+    compose(c, *id, op, args);
+    if (!fits_max_line(c, op)) {
+        c->ahead.len = 0;
+        return false;
+    }
+    trace("> ", c->req.data, c->req.len);
+    if (c->ahead.len && c->ahead_id == c->next_id &&
+        dsr__adapter_ahead_fits(c->ad, c->req.len, c->ahead.len)) {
+        trace("> ", c->ahead.data, c->ahead.len);
+        *io = dsr__adapter_call_ahead(c->ad, c->req.data, c->req.len, c->ahead.data, c->ahead.len,
+                                      c->deadline, line, len);
+        /* its reply is read only while the worker lives: a failed exchange restarts it */
+        c->ahead_sent = *io == DSR_IO_OK;
+    } else
+        *io = dsr__adapter_call(c->ad, c->req.data, c->req.len, c->deadline, line, len);
+    c->ahead.len = 0;
+    if (c->ahead.cap > 65536) dsr__buf_free(&c->ahead);
+    return true;
+}
+
 /* Sends OP with ARGS (taken over) and reads the reply. On DSR_END_OK *rep is filled; any other
  * result has set c->msg. */
 dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_reply *rep,
@@ -245,12 +316,10 @@ dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_repl
 {
     memset(rep, 0, sizeof *rep);
     long id = c->next_id++;
-    compose(c, id, op, args);
-    if (!fits_max_line(c, op)) return DSR_END_ERROR;
     char *line = NULL;
     size_t len = 0;
-    trace("> ", c->req.data, c->req.len);
-    dsr_io io = dsr__adapter_call(c->ad, c->req.data, c->req.len, c->deadline, &line, &len);
+    dsr_io io;
+    if (!send_and_wait(c, op, args, &id, &io, &line, &len)) return DSR_END_ERROR;
     if (io == DSR_IO_OK) trace("< ", line, len);
     switch (io) {
     case DSR_IO_OK:

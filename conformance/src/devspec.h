@@ -551,9 +551,19 @@ dsr_adapter *dsr__adapter_clone(const dsr_adapter *a);
 /* Starts (or restarts) the worker. Returns 0 or -1 with the reason in ERR. */
 int dsr__adapter_start(dsr_adapter *a, char *err, size_t errlen);
 /* Sends one request line (without '\n') and waits for one reply line until DEADLINE
- * (dsr__now() seconds; <= 0: none). On DSR_IO_OK *reply is malloc'd, NUL-terminated. */
+ * (dsr__now() seconds; <= 0: none). On DSR_IO_OK *reply is malloc'd, NUL-terminated. REQ NULL
+ * sends nothing: the reply awaited is that of a request written ahead. */
 dsr_io dsr__adapter_call(dsr_adapter *a, const char *req, size_t len, double deadline, char **reply,
                          size_t *reply_len);
+/* Whether a request of LEN bytes and a second of AHEAD_LEN can go out in one write,
+ * dsr__adapter_call_ahead: out of process, and PIPE_BUF bytes at most together (so that no
+ * reply can come before both are written). */
+bool dsr__adapter_ahead_fits(const dsr_adapter *a, size_t len, size_t ahead_len);
+/* dsr__adapter_call of REQ with AHEAD, a second request line, written after it in the same
+ * write (where dsr__adapter_ahead_fits): the result and *REPLY are REQ's; AHEAD's reply is read
+ * by a dsr__adapter_call with REQ NULL, which writes nothing. */
+dsr_io dsr__adapter_call_ahead(dsr_adapter *a, const char *req, size_t len, const char *ahead,
+                               size_t ahead_len, double deadline, char **reply, size_t *reply_len);
 /* Gives up the request A is waiting for, from another thread: dsr__adapter_call returns
  * DSR_IO_INTERRUPTED within 200 ms, and so does every later call. */
 void dsr__adapter_cancel(dsr_adapter *a);
@@ -803,6 +813,9 @@ typedef struct dsr_client {
     bool broken; /* the worker could not be restarted: nothing more can be sent */
     char why_broken[1200];
     dsr_buf req;      /* the request being sent */
+    dsr_buf ahead;    /* a request composed to go out with the next one (dsr__client_ahead) */
+    long ahead_id;    /* its id */
+    bool ahead_sent;  /* it went out: the next dsr__client_request reads its reply */
     dsr_buf msg;      /* why the last request failed */
     cJSON *violation; /* the reply that broke the protocol (owned; the caller may take it) */
     cJSON *reference; /* the run's first hello, for another worker (owned); NULL: the first */
@@ -817,6 +830,16 @@ int dsr__client_start(dsr_client *c, char *err, size_t errlen);
  * broke the protocol. RESTART_ON_ERROR: a worker that broke the protocol is restarted. */
 dsr_end dsr__client_request(dsr_client *c, const char *op, cJSON *args, dsr_reply *rep,
                             bool restart_on_error);
+/* OP with ARGS (taken over) and ID, composed now to be written in the same write as the next
+ * request, and answered after it (spec/protocol.md, "Transports": a case's first step goes
+ * out with the reset before it). True: the next dsr__client_request after that one must be
+ * OP (with ARGS NULL) and reads its reply; false: nothing is kept (in process, no hello, or
+ * the line too long for hello's max_line), the caller sends OP as usual. */
+bool dsr__client_ahead(dsr_client *c, long id, const char *op, cJSON *args);
+/* Drops a request written ahead whose reply will not be read by a step (the request before it
+ * failed): its reply is read and discarded; a worker that dies or breaks the protocol
+ * meanwhile is restarted, so that the next case begins on a sound one. */
+void dsr__client_drop_ahead(dsr_client *c);
 /* Starts a fresh worker after a crash, a timeout or a protocol violation and replays the
  * handshake; past --max-restarts, or when that fails, the client is broken. */
 void dsr__client_restart(dsr_client *c);

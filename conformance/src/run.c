@@ -157,6 +157,25 @@ static bool skipped_unclaimed(runner *r, const dsr_case *c, dsr_result *res, int
     return true;
 }
 
+/* The reset before case C, whose requests have ids from BASE: C's first step goes out in the
+ * same write (spec/protocol.md, "Transports"; its arguments name only devices, bound before),
+ * and where the reset fails that step's reply is read and dropped. */
+static dsr_end reset_before(runner *r, const dsr_case *c, long base)
+{
+    if (c->nsteps > 0)
+        dsr__client_ahead(&r->cl, base + 1, c->steps[0].op,
+                          c->steps[0].args ? dsr__resolve(r->bindings, c->steps[0].args) : NULL);
+    dsr_reply rep;
+    dsr_end end = request(r, "reset", NULL, &rep, true);
+    if (end == DSR_END_OK && !rep.ok) {
+        dsr__failure_say(&r->f, "reset before the case failed: %s: %s", rep.kind, rep.message);
+        end = DSR_END_ERROR;
+    }
+    cJSON_Delete(rep.doc);
+    if (end != DSR_END_OK) dsr__client_drop_ahead(&r->cl);
+    return end;
+}
+
 /* The requests of the case at position INDEX of the selection have ids from
  * (INDEX + 1) << 20, the reset first: a report (its messages quote ids) is the same
  * whichever worker of --jobs N ran the case. */
@@ -181,21 +200,15 @@ static bool run_case(runner *r, const dsr_case *c, dsr_result *res, int index)
     }
     dsr_end end = DSR_END_OK;
     int failed_step = -1;
-    if (r->cl.need_reset) {
-        dsr_reply rep;
-        end = request(r, "reset", NULL, &rep, true);
-        if (end == DSR_END_OK && !rep.ok) {
-            dsr__failure_say(&r->f, "reset before the case failed: %s: %s", rep.kind, rep.message);
-            end = DSR_END_ERROR;
-        }
-        cJSON_Delete(rep.doc);
-    }
+    if (r->cl.need_reset) end = reset_before(r, c, base);
     r->cl.need_reset = true;
     r->cl.next_id = base + 1;
     for (int s = 0; end == DSR_END_OK && s < c->nsteps; s++) {
         const dsr_step *st = &c->steps[s];
-        /* The loader guarantees every reference is bound or a $Dn the case can have. */
-        cJSON *args = st->args ? dsr__resolve(r->bindings, st->args) : NULL;
+        /* The loader guarantees every reference is bound or a $Dn the case can have; a step
+         * that went out with the reset has its arguments sent already. */
+        cJSON *args =
+            st->args && !(s == 0 && r->cl.ahead_sent) ? dsr__resolve(r->bindings, st->args) : NULL;
         dsr_reply rep;
         end = request(r, st->op, args, &rep, true);
         bool stop = false;

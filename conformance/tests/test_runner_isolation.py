@@ -202,6 +202,46 @@ def test_stderr_tail_per_case(env: Env) -> None:
             f"--jobs {jobs}: a case that wrote nothing has no stderr", "", got["e.fails-silent"])
 
 
+def test_first_step_written_with_the_reset(env: Env) -> None:
+    """A case's first step goes out in the same write as the reset before it (spec/protocol.md,
+    "Transports"): the trace shows both requests before the reset's reply. Where the reset
+    fails, that case is an error and its first step's reply is read and dropped, so the next
+    case reads its own replies; where the adapter dies in that step, the next case runs on a
+    restarted worker and is not charged the crash."""
+    def parse(cid: str, text: str) -> dict[str, Any]:
+        return {"id": cid, "description": "device.parse", "spec": ["T-STR-1"],
+                "features": ["device-string"],
+                "steps": [{"op": "device.parse", "args": {"text": text}}]}
+    for mode in ("reset-error", "reset-error-crash"):
+        cases = write_cases(env.path(mode + ".json"), "Resets that fail.", [
+            parse("a.sets-up", mode), parse("b.after-failed-reset", "cpu"),
+            parse("c.next", "gpu:0")])
+        rep, trace = env.path(mode + "-report.json"), env.path(mode + ".trace")
+        rc, _, err = env.run(["run", "--cases", cases, "--adapter-cmd", fake_cmd(),
+                              "--timeout", "20", "--jobs", "1", "--no-tap", "--report", rep,
+                              "--trace", trace])
+        r = load_report(rep)
+        got = {c["id"]: c for c in r["cases"]}
+        st = {cid: c["status"] for cid, c in got.items()}
+        assert st == {"a.sets-up": "pass", "b.after-failed-reset": "error",
+                      "c.next": "pass"}, why(
+            f"{mode}: only the case whose reset failed is an error", "pass error pass",
+            (st, rc, err[-400:]))
+        reason = got["b.after-failed-reset"].get("reason", "")
+        assert "reset before the case failed" in reason, why(
+            f"{mode}: the error names the reset", "reset before the case failed", reason)
+        restarts = r["footer"].get("restarts", 0)
+        assert restarts == (1 if mode.endswith("crash") else 0), why(
+            f"{mode}: a worker that died in the dropped step is restarted, once",
+            1 if mode.endswith("crash") else 0, restarts)
+        lines = [ln for ln in read(trace).splitlines() if ln[:2] in ("> ", "< ")]
+        resets = [i for i, ln in enumerate(lines) if '"op":"reset"' in ln]
+        assert resets and all(lines[i + 1].startswith("> ") and '"device.parse"' in lines[i + 1]
+                              and lines[i + 2].startswith("< ") for i in resets), why(
+            f"{mode}: each reset and the next case's first step go out before a reply",
+            "> reset, > device.parse, < ...", [lines[i:i + 3] for i in resets])
+
+
 def test_bounded_restarts(env: Env) -> None:
     """Bounded restarts: the run stops as incomplete (exit 3)."""
     rep = env.path("bounded.json")
