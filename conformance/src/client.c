@@ -200,13 +200,19 @@ static bool read_reply(dsr_client *c, const char *op, cJSON *doc, dsr_reply *rep
     return true;
 }
 
-/* Whether the request in c->req is within the max_line the adapter's hello gave
- * (spec/protocol.md, "Limits"). A longer one would be refused unread, so it is not sent: the
- * step is an error whose reason names both sizes (a case's host data too large for this
- * adapter). */
+/* Whether a request of LEN bytes is within the max_line the adapter's hello gave
+ * (spec/protocol.md, "Limits"). */
+static bool line_fits(const dsr_client *c, size_t len)
+{
+    return !c->hello || c->max_line < 0 || (double)len <= c->max_line;
+}
+
+/* Whether the request in c->req fits (line_fits). A longer one would be refused unread, so it
+ * is not sent: the step is an error whose reason names both sizes (a case's host data too
+ * large for this adapter). */
 static bool fits_max_line(dsr_client *c, const char *op)
 {
-    if (!c->hello || c->max_line < 0 || (double)c->req.len <= c->max_line) return true;
+    if (line_fits(c, c->req.len)) return true;
     failmsg(c,
             "the request for %s is %zu bytes, more than the %.0f bytes the adapter reads "
             "(hello's max_line); not sent",
@@ -214,13 +220,13 @@ static bool fits_max_line(dsr_client *c, const char *op)
     return false;
 }
 
-/* The request line of OP with ARGS (taken over) and ID, into c->req. Composed by hand: cJSON
+/* The request line of OP with ARGS (taken over) and ID, into B. Composed by hand: cJSON
  * prints every number through sprintf and sscanf, which was a quarter of the runner's time per
  * step, and printf itself was a tenth of what remained. OP comes from the validated list of
  * ops and needs no escaping. */
-static void compose(dsr_client *c, long id, const char *op, cJSON *args)
+static void compose(dsr_buf *b, long id, const char *op, cJSON *args)
 {
-    c->req.len = 0;
+    b->len = 0;
     char digits[24];
     int nd = 0;
     unsigned long u = id < 0 ? 0UL - (unsigned long)id : (unsigned long)id;
@@ -228,17 +234,17 @@ static void compose(dsr_client *c, long id, const char *op, cJSON *args)
         digits[sizeof digits - 1 - nd++] = (char)('0' + u % 10);
     while ((u /= 10) != 0);
     if (id < 0) digits[sizeof digits - 1 - nd++] = '-';
-    dsr__buf_add(&c->req, "{\"id\":", 6);
-    dsr__buf_add(&c->req, digits + sizeof digits - nd, (size_t)nd);
-    dsr__buf_add(&c->req, ",\"op\":\"", 7);
-    dsr__buf_puts(&c->req, op);
-    dsr__buf_add(&c->req, "\"", 1);
+    dsr__buf_add(b, "{\"id\":", 6);
+    dsr__buf_add(b, digits + sizeof digits - nd, (size_t)nd);
+    dsr__buf_add(b, ",\"op\":\"", 7);
+    dsr__buf_puts(b, op);
+    dsr__buf_add(b, "\"", 1);
     if (args) {
-        dsr__buf_puts(&c->req, ",\"args\":");
-        dsr__print_compact(&c->req, args); /* in place: no text of its own to copy */
+        dsr__buf_puts(b, ",\"args\":");
+        dsr__print_compact(b, args); /* in place: no text of its own to copy */
         cJSON_Delete(args);
     }
-    dsr__buf_puts(&c->req, "}");
+    dsr__buf_puts(b, "}");
 }
 
 bool dsr__client_ahead(dsr_client *c, long id, const char *op, cJSON *args)
@@ -248,26 +254,18 @@ bool dsr__client_ahead(dsr_client *c, long id, const char *op, cJSON *args)
         cJSON_Delete(args);
         return false;
     }
-    dsr_buf keep = c->req; /* compose writes c->req: the ahead buffer takes its place */
-    c->req = c->ahead;
-    compose(c, id, op, args);
-    bool fits = c->max_line < 0 || (double)c->req.len <= c->max_line;
-    c->ahead = c->req;
-    c->req = keep;
-    if (!fits) c->ahead.len = 0;
+    compose(&c->ahead, id, op, args);
     c->ahead_id = id;
-    return fits;
+    if (!line_fits(c, c->ahead.len)) c->ahead.len = 0;
+    return c->ahead.len > 0;
 }
 
 void dsr__client_drop_ahead(dsr_client *c)
 {
     c->ahead.len = 0;
     if (!c->ahead_sent) return;
-    dsr_reply rep;
-    long id = c->next_id;
-    c->next_id = c->ahead_id;
+    dsr_reply rep; /* send_and_wait reads it under the id it went out with */
     dsr_end e = dsr__client_request(c, "(a request written ahead)", NULL, &rep, true);
-    c->next_id = id;
     if (e == DSR_END_OK)
         cJSON_Delete(rep.doc);
     else if (e == DSR_END_CRASH || e == DSR_END_TIMEOUT)
@@ -289,7 +287,7 @@ static bool send_and_wait(dsr_client *c, const char *op, cJSON *args, long *id, 
         *io = dsr__adapter_call(c->ad, NULL, 0, c->deadline, line, len);
         return true;
     }
-    compose(c, *id, op, args);
+    compose(&c->req, *id, op, args);
     if (!fits_max_line(c, op)) {
         c->ahead.len = 0;
         return false;

@@ -301,7 +301,7 @@ typedef struct dsr_profile {
     char *document; /* NULL: statements of every document apply */
     char *version;
     /* feature -> 0 required, 1 optional (the first listing): the report's footer asks it of
-     * every case for every profile; empty in a profile not loaded by the registry */
+     * every case for every profile */
     dsr_strmap feature_index;
 } dsr_profile;
 

@@ -311,22 +311,9 @@ bool dsr__registry_retired(const dsr_registry *r, const char *id)
 
 bool dsr__profile_has_feature(const dsr_profile *p, const char *feature, bool *optional)
 {
-    if (p->feature_index.n) {
-        int v = dsr__strmap_get(&p->feature_index, feature);
-        if (v >= 0 && optional) *optional = v == 1;
-        return v >= 0;
-    }
-    for (int i = 0; i < p->nrequired; i++)
-        if (!strcmp(p->required[i], feature)) {
-            if (optional) *optional = false;
-            return true;
-        }
-    for (int i = 0; i < p->noptional; i++)
-        if (!strcmp(p->optional[i], feature)) {
-            if (optional) *optional = true;
-            return true;
-        }
-    return false;
+    int v = dsr__strmap_get(&p->feature_index, feature);
+    if (v >= 0 && optional) *optional = v == 1;
+    return v >= 0;
 }
 
 bool dsr__statement_applies(const dsr_statement *s, const dsr_profile *p)
